@@ -1,0 +1,232 @@
+//! The typed builder kernels are written with.
+//!
+//! A kernel is a Rust function that takes a `&mut Builder<Isa>` and calls one method per instruction; the methods
+//! are generated from the ISA table (see [`crate::isa`]), so their parameters are typed by operand kind. Macros
+//! are Rust functions, unrolling is a Rust loop. The builder checks every instruction against the features the
+//! function was declared with: using an instruction the target's feature set does not allow is an error when
+//! the listing is generated, not when it is assembled.
+
+use crate::ir::{CType, Const, Frame, Function, Inst, Item, Label, Param, Signature};
+use crate::isa::{FeatureSet, Isa};
+use crate::target::Abi;
+use std::collections::BTreeSet;
+use std::fmt;
+use std::sync::Arc;
+
+/// An error found while generating a function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GenError {
+    /// The function being generated.
+    pub function: String,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl fmt::Display for GenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.function, self.message)
+    }
+}
+
+impl std::error::Error for GenError {}
+
+/// Builds one function.
+pub struct Builder<I: Isa> {
+    name: String,
+    doc: Vec<String>,
+    abi: Abi,
+    params: Vec<Param>,
+    allowed: FeatureSet<I::Feature>,
+    required: FeatureSet<I::Feature>,
+    body: Vec<Item<I>>,
+    consts: Vec<Const>,
+    label_names: BTreeSet<String>,
+    defined: BTreeSet<Label>,
+    referenced: BTreeSet<Label>,
+    error: Option<String>,
+}
+
+impl<I: Isa> Builder<I> {
+    /// Starts the function `name` for `abi`, allowed to use exactly the features in `allowed`.
+    pub fn new(name: &str, abi: Abi, allowed: &[I::Feature]) -> Self {
+        Builder {
+            name: name.to_string(),
+            doc: Vec::new(),
+            abi,
+            params: Vec::new(),
+            allowed: FeatureSet::of(allowed),
+            required: FeatureSet::empty(),
+            body: Vec::new(),
+            consts: Vec::new(),
+            label_names: BTreeSet::new(),
+            defined: BTreeSet::new(),
+            referenced: BTreeSet::new(),
+            error: None,
+        }
+    }
+
+    /// The function's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The ABI the function is generated for.
+    pub fn abi(&self) -> Abi {
+        self.abi
+    }
+
+    /// Whether the function may use `feature` (kernels use this to pick a variant).
+    pub fn has(&self, feature: I::Feature) -> bool {
+        self.allowed.contains(feature)
+    }
+
+    /// Adds a line of documentation, printed above the function in the listing.
+    pub fn doc(&mut self, line: &str) -> &mut Self {
+        self.doc.push(line.to_string());
+        self
+    }
+
+    /// Declares the next parameter and returns the register the ABI passes it in.
+    pub fn param(&mut self, name: &'static str, ty: CType) -> I::Reg {
+        let regs = I::arg_regs(self.abi);
+        let i = self.params.len();
+        self.params.push(Param { name, ty });
+        match regs.get(i) {
+            Some(r) => *r,
+            None => {
+                self.fail(format!(
+                    "parameter {name} is not passed in a register under {:?}",
+                    self.abi
+                ));
+                regs[0]
+            }
+        }
+    }
+
+    /// Appends an instruction. Generated methods call this; kernels call the generated methods.
+    pub fn inst(&mut self, op: I::Op, operands: Vec<I::Operand>) -> &mut Self {
+        let info = I::info(op);
+        let needs = FeatureSet::of(info.features);
+        if !self.allowed.contains_all(&needs) {
+            let missing = needs.difference(self.allowed);
+            self.fail(format!(
+                "`{}` needs {} which the function's feature set {:?} does not allow",
+                info.name,
+                missing.names(", "),
+                self.allowed
+            ));
+        }
+        self.required = self.required.union(needs);
+        for o in &operands {
+            if let Some(l) = I::label(o) {
+                self.referenced.insert(l.clone());
+            }
+        }
+        self.body.push(Item::Inst(Inst { op, operands }));
+        self
+    }
+
+    /// A new label, unique in the function; bind it with [`Builder::bind`].
+    pub fn label(&mut self, name: &str) -> Label {
+        let base = format!("{}_{}", self.name, name);
+        let mut n = base.clone();
+        let mut k = 1;
+        while !self.label_names.insert(n.clone()) {
+            k += 1;
+            n = format!("{base}{k}");
+        }
+        Label(Arc::from(n))
+    }
+
+    /// Defines `label` at the current position.
+    pub fn bind(&mut self, label: &Label) -> &mut Self {
+        if !self.defined.insert(label.clone()) {
+            self.fail(format!("label {} bound twice", label.name()));
+        }
+        self.body.push(Item::Label(label.clone()));
+        self
+    }
+
+    /// A comment line in the listing.
+    pub fn comment(&mut self, text: impl Into<String>) -> &mut Self {
+        self.body.push(Item::Comment(text.into()));
+        self
+    }
+
+    /// An empty line in the listing.
+    pub fn blank(&mut self) -> &mut Self {
+        self.body.push(Item::Blank);
+        self
+    }
+
+    /// Aligns the next instruction to `1 << log2` bytes (loop heads).
+    pub fn align(&mut self, log2: u32) -> &mut Self {
+        self.body.push(Item::Align(log2));
+        self
+    }
+
+    /// A read-only constant: `bytes` aligned to `align`, labelled `name` (shared by the functions of a listing
+    /// when the contents agree).
+    pub fn constant(&mut self, name: &str, align: u32, comment: &str, bytes: &[u8]) -> Label {
+        let label = Label(Arc::from(format!("const_{name}")));
+        if !self.consts.iter().any(|c| c.label == label) {
+            self.consts.push(Const {
+                label: label.clone(),
+                align,
+                comment: comment.to_string(),
+                bytes: bytes.to_vec(),
+            });
+        }
+        label
+    }
+
+    fn fail(&mut self, message: String) {
+        if self.error.is_none() {
+            self.error = Some(message);
+        }
+    }
+
+    /// Finishes the function: checks labels and computes the registers the prologue must save.
+    pub fn finish(self) -> Result<Function<I>, GenError> {
+        let err = |message: String| GenError {
+            function: self.name.clone(),
+            message,
+        };
+        if let Some(e) = &self.error {
+            return Err(err(e.clone()));
+        }
+        let consts: BTreeSet<Label> = self.consts.iter().map(|c| c.label.clone()).collect();
+        for l in &self.referenced {
+            if !self.defined.contains(l) && !consts.contains(l) {
+                return Err(err(format!("label {} is used but never bound", l.name())));
+            }
+        }
+        let mut regs = Vec::new();
+        for inst in self.body.iter().filter_map(|i| match i {
+            Item::Inst(inst) => Some(inst),
+            _ => None,
+        }) {
+            for o in &inst.operands {
+                I::regs(o, &mut regs);
+            }
+        }
+        let saved: BTreeSet<I::Reg> = regs
+            .into_iter()
+            .filter(|r| I::callee_saved(self.abi, *r) && !I::is_stack_pointer(*r))
+            .collect();
+        Ok(Function {
+            name: self.name,
+            doc: self.doc,
+            signature: Signature {
+                params: self.params,
+            },
+            allowed: self.allowed,
+            required: self.required,
+            frame: Frame {
+                saved: saved.into_iter().collect(),
+            },
+            body: self.body,
+            consts: self.consts,
+        })
+    }
+}

@@ -1,0 +1,9 @@
+//! Emitters: from [`Listing`]s to text.
+//!
+//! * [`gas`]: GNU as listings (`generated/<target>/<kernel>.S`), one flavour table per target.
+//! * [`rust`]: the Rust `extern` declarations of the listings' functions, so no one writes them by hand.
+
+pub mod gas;
+pub mod rust;
+
+pub use gas::listing;

@@ -1,0 +1,175 @@
+//! The intermediate representation every emitter, the ISA report and the JIT read: a function is a list of
+//! items (instructions, labels, comments, unwind directives) plus its signature and feature set.
+
+use crate::isa::{FeatureSet, Isa};
+use std::sync::Arc;
+
+/// A code or constant label. Names are unique within a listing; the emitter adds the flavour's local prefix.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Label(pub(crate) Arc<str>);
+
+impl Label {
+    /// The label's name without the local prefix.
+    pub fn name(&self) -> &str {
+        &self.0
+    }
+}
+
+/// An unwind directive, derived from the prologue; printed as `.cfi_*` on ELF (and, later, as SEH codes).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Cfi {
+    /// The canonical frame address moved by this many bytes (stack grew by a positive amount).
+    AdjustCfaOffset(i32),
+    /// `reg` was saved at this offset from the current stack pointer.
+    RelOffset(String, i32),
+    /// `reg` has its caller's value again.
+    Restore(String),
+}
+
+/// One line of a function body.
+#[derive(Clone, Debug)]
+pub enum Item<I: Isa> {
+    /// An instruction.
+    Inst(Inst<I>),
+    /// A label definition.
+    Label(Label),
+    /// A comment line from the kernel source.
+    Comment(String),
+    /// An empty line (visual grouping).
+    Blank,
+    /// Align the next instruction to `1 << log2` bytes.
+    Align(u32),
+    /// An unwind directive.
+    Cfi(Cfi),
+}
+
+/// An instruction: an opcode from the ISA's table and its operands.
+#[derive(Clone, Debug)]
+pub struct Inst<I: Isa> {
+    /// The table entry.
+    pub op: I::Op,
+    /// Operands, in the table's order.
+    pub operands: Vec<I::Operand>,
+}
+
+/// A C type of a parameter, enough to print a prototype and a Rust `extern` declaration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CType {
+    /// `const uint8_t *`
+    ConstBytePtr,
+    /// `uint8_t *`
+    BytePtr,
+    /// `size_t`
+    Size,
+    /// `uint64_t`
+    U64,
+}
+
+impl CType {
+    /// The C spelling.
+    pub fn c(self) -> &'static str {
+        match self {
+            CType::ConstBytePtr => "const uint8_t *",
+            CType::BytePtr => "uint8_t *",
+            CType::Size => "size_t ",
+            CType::U64 => "uint64_t ",
+        }
+    }
+    /// The Rust FFI spelling.
+    pub fn rust(self) -> &'static str {
+        match self {
+            CType::ConstBytePtr => "*const u8",
+            CType::BytePtr => "*mut u8",
+            CType::Size => "usize",
+            CType::U64 => "u64",
+        }
+    }
+}
+
+/// A parameter: its name, type and what it means.
+#[derive(Clone, Debug)]
+pub struct Param {
+    /// Name in the prototype.
+    pub name: &'static str,
+    /// Type.
+    pub ty: CType,
+}
+
+/// A function's C signature (all functions return `void`).
+#[derive(Clone, Debug)]
+pub struct Signature {
+    /// Parameters in order; each is passed in the ABI's next argument register.
+    pub params: Vec<Param>,
+}
+
+/// Registers the function body uses that the ABI says the callee must preserve, and its stack needs.
+#[derive(Clone, Debug)]
+pub struct Frame<I: Isa> {
+    /// Callee-saved registers the body writes or reads, sorted.
+    pub saved: Vec<I::Reg>,
+}
+
+/// A read-only constant, placed in the listing's constant section.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Const {
+    /// Its label.
+    pub label: Label,
+    /// Alignment in bytes.
+    pub align: u32,
+    /// What it is, printed above it.
+    pub comment: String,
+    /// Contents.
+    pub bytes: Vec<u8>,
+}
+
+/// A finished function, ready for an emitter.
+#[derive(Clone, Debug)]
+pub struct Function<I: Isa> {
+    /// Symbol name (without the flavour's prefix).
+    pub name: String,
+    /// Documentation, printed above the function.
+    pub doc: Vec<String>,
+    /// The signature.
+    pub signature: Signature,
+    /// Features the function was allowed to use.
+    pub allowed: FeatureSet<I::Feature>,
+    /// Features its instructions actually require.
+    pub required: FeatureSet<I::Feature>,
+    /// The saved registers.
+    pub frame: Frame<I>,
+    /// Body, without prologue and epilogue.
+    pub body: Vec<Item<I>>,
+    /// Constants the body refers to.
+    pub consts: Vec<Const>,
+}
+
+impl<I: Isa> Function<I> {
+    /// The C prototype, e.g. `void f(uint8_t *state, size_t n);`.
+    pub fn c_prototype(&self, prefix: &str) -> String {
+        let params: Vec<String> = self
+            .signature
+            .params
+            .iter()
+            .map(|p| format!("{}{}", p.ty.c(), p.name))
+            .collect();
+        format!("void {prefix}{}({});", self.name, params.join(", "))
+    }
+
+    /// Instructions in the body.
+    pub fn insts(&self) -> impl Iterator<Item = &Inst<I>> {
+        self.body.iter().filter_map(|i| match i {
+            Item::Inst(inst) => Some(inst),
+            _ => None,
+        })
+    }
+}
+
+/// A listing: the functions of one kernel family for one target, written to `generated/<target>/<name>.S`.
+pub struct Listing<I: Isa> {
+    /// File stem, e.g. `ghash`.
+    pub name: String,
+    /// What the listing contains.
+    pub title: String,
+    /// Functions in order.
+    pub functions: Vec<Function<I>>,
+}

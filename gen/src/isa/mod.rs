@@ -1,0 +1,249 @@
+//! Instruction-set descriptions.
+//!
+//! Each ISA module holds one table, written with [`define_isa!`](crate::define_isa): one entry per instruction
+//! form, giving the builder method's name, its assembler syntax, its typed operands, the CPU features it needs
+//! and (for fixed-width ISAs) its encoding. The macro derives from that single entry:
+//!
+//! * the `Op` enum and the static `OPS` table of [`OpInfo`] (what the printer, the feature check, the ISA report
+//!   and the encoder read),
+//! * a typed builder method `Builder::<Isa>::name(...)` taking exactly the operand types of the entry.
+//!
+//! Adding an instruction is adding one line to the table.
+
+pub mod aarch64;
+pub mod fixed;
+pub mod riscv64;
+pub mod x86_64;
+
+use crate::ir::{Frame, Item, Label};
+use crate::target::{Abi, Arch};
+use std::fmt::Debug;
+
+/// A CPU feature (ISA extension) an instruction may require.
+pub trait Feature: Copy + Eq + Ord + Debug + 'static {
+    /// Every feature of the ISA, in declaration order.
+    const ALL: &'static [Self];
+    /// The conventional name (`AVX`, `PCLMULQDQ`, `zbc`, ...).
+    fn name(self) -> &'static str;
+    /// Bit position in a [`FeatureSet`].
+    fn bit(self) -> u32;
+}
+
+/// A set of features of one ISA.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FeatureSet<F: Feature> {
+    bits: u64,
+    _f: std::marker::PhantomData<F>,
+}
+
+impl<F: Feature> FeatureSet<F> {
+    /// The empty set.
+    pub const fn empty() -> Self {
+        FeatureSet {
+            bits: 0,
+            _f: std::marker::PhantomData,
+        }
+    }
+    /// The set of the given features.
+    pub fn of(features: &[F]) -> Self {
+        let mut s = Self::empty();
+        for &f in features {
+            s.insert(f);
+        }
+        s
+    }
+    /// Adds a feature.
+    pub fn insert(&mut self, f: F) {
+        self.bits |= 1 << f.bit();
+    }
+    /// Whether `f` is in the set.
+    pub fn contains(&self, f: F) -> bool {
+        self.bits & (1 << f.bit()) != 0
+    }
+    /// Whether every feature of `other` is in this set.
+    pub fn contains_all(&self, other: &Self) -> bool {
+        other.bits & !self.bits == 0
+    }
+    /// Union.
+    pub fn union(mut self, other: Self) -> Self {
+        self.bits |= other.bits;
+        self
+    }
+    /// Features of `self` not in `other`.
+    pub fn difference(mut self, other: Self) -> Self {
+        self.bits &= !other.bits;
+        self
+    }
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.bits == 0
+    }
+    /// The features, in declaration order.
+    pub fn iter(&self) -> impl Iterator<Item = F> + '_ {
+        F::ALL.iter().copied().filter(|f| self.contains(*f))
+    }
+    /// Names joined with `sep`.
+    pub fn names(&self, sep: &str) -> String {
+        self.iter().map(|f| f.name()).collect::<Vec<_>>().join(sep)
+    }
+}
+
+impl<F: Feature> Debug for FeatureSet<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{{{}}}", self.names(", "))
+    }
+}
+
+/// Everything the table says about one instruction form.
+#[derive(Debug)]
+pub struct OpInfo<F: 'static> {
+    /// The builder method's name, unique in the table (`vpxor`, `pmull2`, ...).
+    pub name: &'static str,
+    /// The assembler syntax: a template with `{operand}` holes, or a bare mnemonic followed by the operands
+    /// separated by commas.
+    pub syntax: &'static str,
+    /// Operand names, in order.
+    pub operands: &'static [&'static str],
+    /// Operand kinds (the builder's parameter types), in order.
+    pub kinds: &'static [&'static str],
+    /// Features the instruction requires.
+    pub features: &'static [F],
+    /// Encoding, for ISAs whose encodings are described in the table.
+    pub encoding: Option<fixed::Encoding>,
+}
+
+impl<F: 'static> OpInfo<F> {
+    /// The mnemonic: the first word of the syntax.
+    pub fn mnemonic(&self) -> &'static str {
+        self.syntax.split_whitespace().next().unwrap_or(self.syntax)
+    }
+}
+
+/// What an emitter needs from the context to print an operand.
+pub struct PrintCtx<'a> {
+    /// Prefix of local labels (`.L` on ELF).
+    pub local_label_prefix: &'a str,
+}
+
+impl PrintCtx<'_> {
+    /// The printed name of a label.
+    pub fn label(&self, l: &Label) -> String {
+        format!("{}{}", self.local_label_prefix, l.name())
+    }
+}
+
+/// An instruction-set architecture: its table, its registers and its ABI details.
+pub trait Isa: Sized + 'static {
+    /// Which architecture this is.
+    const ARCH: Arch;
+    /// The opcode enum generated from the table.
+    type Op: Copy + Eq + Debug + 'static;
+    /// One operand.
+    type Operand: Clone + Debug;
+    /// A physical register.
+    type Reg: Copy + Eq + Ord + Debug;
+    /// The ISA's features.
+    type Feature: Feature;
+
+    /// The table entry of an opcode.
+    fn info(op: Self::Op) -> &'static OpInfo<Self::Feature>;
+    /// Every table entry.
+    fn ops() -> &'static [OpInfo<Self::Feature>];
+    /// Appends the registers an operand names.
+    fn regs(operand: &Self::Operand, out: &mut Vec<Self::Reg>);
+    /// The label an operand refers to, if any.
+    fn label(operand: &Self::Operand) -> Option<&Label>;
+    /// Prints an operand in the assembler's syntax.
+    fn print_operand(operand: &Self::Operand, ctx: &PrintCtx) -> String;
+    /// The value an operand contributes to an encoding (register number or immediate).
+    fn operand_value(_operand: &Self::Operand) -> Option<i64> {
+        None
+    }
+    /// The directive that emits a raw instruction word (`.inst` on aarch64, `.insn` on riscv64).
+    const RAW_DIRECTIVE: &'static str = ".inst";
+    /// The prefix of section-type and symbol-type arguments (`@` or `%`).
+    const TYPE_PREFIX: &'static str = "@";
+    /// The register's assembler name.
+    fn reg_name(reg: Self::Reg) -> String;
+    /// The registers the ABI passes integer/pointer arguments in, in order.
+    fn arg_regs(abi: Abi) -> &'static [Self::Reg];
+    /// Whether the callee must preserve `reg` under `abi`.
+    fn callee_saved(abi: Abi, reg: Self::Reg) -> bool;
+    /// The stack pointer (never counted as a clobbered register).
+    fn is_stack_pointer(reg: Self::Reg) -> bool;
+    /// Instructions (and unwind directives) that save the registers in `frame` and those that restore them and
+    /// return.
+    fn prologue_epilogue(abi: Abi, frame: &Frame<Self>) -> (Vec<Item<Self>>, Vec<Item<Self>>);
+    /// The indirect-branch landing pad that starts every exported function, with its comment.
+    fn landing_pad() -> Option<(&'static str, &'static str)>;
+    /// The GNU property note's type and value (IBT/SHSTK on x86, BTI/PAC on aarch64), if any.
+    fn gnu_property() -> Option<(u32, u32)>;
+    /// An assembler directive that must precede the code (syntax or ISA selection).
+    fn preamble(features: FeatureSet<Self::Feature>) -> Vec<String>;
+    /// Directive that aligns to `1 << log2` bytes.
+    fn align_directive(log2: u32) -> String {
+        format!(".p2align {log2}")
+    }
+}
+
+/// Defines an ISA table. See the ISA modules for the entry syntax:
+///
+/// ```text
+/// method: "syntax" (operand: Kind, ...) [Feature, ...] $(=> encoding)? ;
+/// ```
+#[macro_export]
+macro_rules! define_isa {
+    (
+        isa: $isa:ty, feature: $feat:ident;
+        $( $(#[$doc:meta])* $name:ident : $syntax:literal ( $($arg:ident : $kind:ident),* ) [$($f:ident),*] $(=> $enc:expr)? ; )*
+    ) => {
+        /// Opcodes of this ISA, one per table entry.
+        #[allow(non_camel_case_types, missing_docs)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[repr(u16)]
+        pub enum Op { $($name),* }
+
+        /// The instruction table: one entry per instruction form.
+        pub static OPS: &[$crate::isa::OpInfo<$feat>] = &[
+            $( $crate::isa::OpInfo {
+                name: stringify!($name),
+                syntax: $syntax,
+                operands: &[$(stringify!($arg)),*],
+                kinds: &[$(stringify!($kind)),*],
+                features: &[$($feat::$f),*],
+                encoding: $crate::define_isa!(@enc $($enc)?),
+            } ),*
+        ];
+
+        #[allow(clippy::too_many_arguments)]
+        impl $crate::builder::Builder<$isa> {
+            $(
+                $(#[$doc])*
+                #[doc = concat!("`", $syntax, "`")]
+                pub fn $name(&mut self, $($arg: impl Into<$kind>),*) -> &mut Self {
+                    let operands = vec![$(Operand::from($arg.into())),*];
+                    self.inst(Op::$name, operands)
+                }
+            )*
+        }
+    };
+    (@enc) => { None };
+    (@enc $enc:expr) => { Some($enc) };
+}
+
+/// Defines an ISA's feature enum with its printed names.
+#[macro_export]
+macro_rules! define_features {
+    ($(#[$doc:meta])* $enum:ident { $( $(#[$vdoc:meta])* $v:ident = $name:literal ),* $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum $enum { $( $(#[$vdoc])* $v ),* }
+        impl $crate::isa::Feature for $enum {
+            const ALL: &'static [Self] = &[$($enum::$v),*];
+            fn name(self) -> &'static str {
+                match self { $($enum::$v => $name),* }
+            }
+            fn bit(self) -> u32 { self as u32 }
+        }
+    };
+}

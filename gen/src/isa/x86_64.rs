@@ -1,0 +1,458 @@
+//! x86-64: registers, operand kinds, features and the instruction table.
+//!
+//! Listings use GNU as in Intel syntax (`.intel_syntax noprefix`): operands are in the order of the Intel SDM
+//! (destination first), which is the order of the table, of the builder methods, of iced-x86's formatter (used
+//! to disassemble JIT code) and of the vendors' documentation an auditor checks against.
+
+use super::{Isa, OpInfo, PrintCtx};
+use crate::define_isa;
+use crate::ir::{Cfi, Frame, Item, Label};
+use crate::target::{Abi, Arch};
+
+crate::define_features! {
+    /// x86-64 ISA extensions (the x86-64 baseline, SSE2 included, needs none).
+    X86Feature {
+        /// Supplemental SSE3 (`pshufb`).
+        Ssse3 = "SSSE3",
+        /// SSE4.1.
+        Sse41 = "SSE4.1",
+        /// AES-NI.
+        Aes = "AES",
+        /// Carry-less multiplication on xmm.
+        Pclmulqdq = "PCLMULQDQ",
+        /// AVX (VEX encoding, 3-operand forms, ymm for floating point).
+        Avx = "AVX",
+        /// AVX2 (integer ops on ymm).
+        Avx2 = "AVX2",
+        /// BMI2.
+        Bmi2 = "BMI2",
+        /// AES on ymm/zmm.
+        Vaes = "VAES",
+        /// Carry-less multiplication on ymm/zmm.
+        Vpclmulqdq = "VPCLMULQDQ",
+        /// Galois-field affine instructions.
+        Gfni = "GFNI",
+        /// Indirect branch tracking landing pads (`endbr64` is a NOP without it).
+        Ibt = "IBT",
+    }
+}
+
+/// A 64-bit general-purpose register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Gpr(pub u8);
+/// The 32-bit view of a general-purpose register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Gpr32(pub u8);
+/// A 128-bit vector register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Xmm(pub u8);
+/// A 256-bit vector register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Ymm(pub u8);
+
+#[allow(missing_docs)]
+pub mod regs {
+    //! Register names.
+    use super::{Gpr, Xmm, Ymm};
+    pub const RAX: Gpr = Gpr(0);
+    pub const RCX: Gpr = Gpr(1);
+    pub const RDX: Gpr = Gpr(2);
+    pub const RBX: Gpr = Gpr(3);
+    pub const RSP: Gpr = Gpr(4);
+    pub const RBP: Gpr = Gpr(5);
+    pub const RSI: Gpr = Gpr(6);
+    pub const RDI: Gpr = Gpr(7);
+    pub const R8: Gpr = Gpr(8);
+    pub const R9: Gpr = Gpr(9);
+    pub const R10: Gpr = Gpr(10);
+    pub const R11: Gpr = Gpr(11);
+    pub const R12: Gpr = Gpr(12);
+    pub const R13: Gpr = Gpr(13);
+    pub const R14: Gpr = Gpr(14);
+    pub const R15: Gpr = Gpr(15);
+    /// `xmm(n)`.
+    pub const fn xmm(n: u8) -> Xmm {
+        Xmm(n)
+    }
+    /// `ymm(n)`.
+    pub const fn ymm(n: u8) -> Ymm {
+        Ymm(n)
+    }
+}
+
+impl Xmm {
+    /// The ymm register this xmm is the low half of.
+    pub fn y(self) -> Ymm {
+        Ymm(self.0)
+    }
+}
+impl Ymm {
+    /// The low 128 bits.
+    pub fn x(self) -> Xmm {
+        Xmm(self.0)
+    }
+}
+
+const GPR64: [&str; 16] = [
+    "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13",
+    "r14", "r15",
+];
+const GPR32: [&str; 16] = [
+    "eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "r8d", "r9d", "r10d", "r11d", "r12d",
+    "r13d", "r14d", "r15d",
+];
+
+/// A physical register, for the ABI: general-purpose or vector (xmm/ymm share a number).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Reg {
+    /// rax..r15.
+    Gpr(u8),
+    /// xmm/ymm n.
+    Vec(u8),
+}
+
+impl From<Gpr> for Reg {
+    fn from(g: Gpr) -> Reg {
+        Reg::Gpr(g.0)
+    }
+}
+
+/// A memory operand: `[base + index*scale + disp]` or `[rip + label]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mem {
+    base: Option<Gpr>,
+    index: Option<(Gpr, u8)>,
+    disp: i32,
+    label: Option<Label>,
+}
+
+/// `[base + disp]`.
+pub fn mem(base: Gpr, disp: i32) -> Mem {
+    Mem {
+        base: Some(base),
+        index: None,
+        disp,
+        label: None,
+    }
+}
+
+/// `[base + index*scale + disp]`.
+pub fn mem_index(base: Gpr, index: Gpr, scale: u8, disp: i32) -> Mem {
+    Mem {
+        base: Some(base),
+        index: Some((index, scale)),
+        disp,
+        label: None,
+    }
+}
+
+/// `[rip + label]`: a constant or code address.
+pub fn rip(label: &Label) -> Mem {
+    Mem {
+        base: None,
+        index: None,
+        disp: 0,
+        label: Some(label.clone()),
+    }
+}
+
+/// The width of a memory access, printed as Intel syntax's `... ptr`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Size {
+    /// 8 bytes.
+    Qword,
+    /// 16 bytes.
+    Xmmword,
+    /// 32 bytes.
+    Ymmword,
+}
+
+/// An operand as stored in the IR.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Operand {
+    /// 64-bit register.
+    Gpr(u8),
+    /// 32-bit register.
+    Gpr32(u8),
+    /// xmm register.
+    Xmm(u8),
+    /// ymm register.
+    Ymm(u8),
+    /// Memory of a given width.
+    Mem(Size, Mem),
+    /// Immediate printed in decimal (counts, offsets).
+    Imm(i64),
+    /// Immediate printed as a hex byte (selectors, shuffle controls).
+    Sel(u8),
+    /// Branch target.
+    Label(Label),
+}
+
+// Operand kinds: the builder's parameter types. Each converts from the registers/memory it admits.
+macro_rules! kinds {
+    ($( $(#[$doc:meta])* $kind:ident { $($from:ty => |$v:ident| $e:expr),* } )*) => {$(
+        $(#[$doc])*
+        #[derive(Clone, Debug)]
+        pub struct $kind(Operand);
+        $( impl From<$from> for $kind { fn from($v: $from) -> Self { $kind($e) } } )*
+        impl From<$kind> for Operand { fn from(k: $kind) -> Operand { k.0 } }
+    )*};
+}
+
+kinds! {
+    /// r64.
+    R64 { Gpr => |g| Operand::Gpr(g.0) }
+    /// r32.
+    R32 { Gpr32 => |g| Operand::Gpr32(g.0) }
+    /// r64 or imm32.
+    Ri64 { Gpr => |g| Operand::Gpr(g.0), i32 => |i| Operand::Imm(i as i64) }
+    /// r64 or m64.
+    Rm64 { Gpr => |g| Operand::Gpr(g.0), Mem => |m| Operand::Mem(Size::Qword, m) }
+    /// xmm.
+    X { Xmm => |x| Operand::Xmm(x.0) }
+    /// xmm or m128.
+    Xm { Xmm => |x| Operand::Xmm(x.0), Mem => |m| Operand::Mem(Size::Xmmword, m) }
+    /// m128.
+    M128 { Mem => |m| Operand::Mem(Size::Xmmword, m) }
+    /// m64.
+    M64 { Mem => |m| Operand::Mem(Size::Qword, m) }
+    /// ymm.
+    Y { Ymm => |y| Operand::Ymm(y.0) }
+    /// ymm or m256.
+    Ym { Ymm => |y| Operand::Ymm(y.0), Mem => |m| Operand::Mem(Size::Ymmword, m) }
+    /// m256.
+    M256 { Mem => |m| Operand::Mem(Size::Ymmword, m) }
+    /// Memory whose address is taken (`lea`).
+    Addr { Mem => |m| Operand::Mem(Size::Qword, m) }
+    /// Immediate count or offset.
+    Imm { i32 => |i| Operand::Imm(i as i64) }
+    /// Immediate selector byte (printed in hex).
+    Sel { u8 => |i| Operand::Sel(i) }
+    /// Branch target.
+    Target { &Label => |l| Operand::Label(l.clone()), Label => |l| Operand::Label(l) }
+}
+
+/// The x86-64 ISA.
+pub struct X86_64;
+
+define_isa! {
+    isa: X86_64, feature: X86Feature;
+
+    // --- general-purpose ---------------------------------------------------------------------------------
+    mov:        "mov"        (d: R64, s: Ri64)                 [];
+    mov_load:   "mov"        (d: R64, s: M64)                  [];
+    mov_store:  "mov"        (d: M64, s: R64)                  [];
+    lea:        "lea"        (d: R64, a: Addr)                 [];
+    add:        "add"        (d: R64, s: Ri64)                 [];
+    sub:        "sub"        (d: R64, s: Ri64)                 [];
+    and:        "and"        (d: R64, s: Ri64)                 [];
+    xor32:      "xor"        (d: R32, s: R32)                  [];
+    cmp:        "cmp"        (a: R64, b: Ri64)                 [];
+    test:       "test"       (a: R64, b: R64)                  [];
+    shl:        "shl"        (d: R64, n: Imm)                  [];
+    shr:        "shr"        (d: R64, n: Imm)                  [];
+    push:       "push"       (r: R64)                          [];
+    pop:        "pop"        (r: R64)                          [];
+    jmp:        "jmp"        (t: Target)                       [];
+    jz:         "jz"         (t: Target)                       [];
+    jnz:        "jnz"        (t: Target)                       [];
+    /// Jump if below (unsigned <).
+    jb:         "jb"         (t: Target)                       [];
+    /// Jump if above or equal (unsigned >=).
+    jae:        "jae"        (t: Target)                       [];
+    ret:        "ret"        ()                                [];
+
+    // --- 128-bit vector (VEX) -------------------------------------------------------------------------------
+    vmovdqu_load:  "vmovdqu" (d: X, s: M128)                   [Avx];
+    vmovdqu_store: "vmovdqu" (d: M128, s: X)                   [Avx];
+    vmovdqa:    "vmovdqa"    (d: X, s: Xm)                     [Avx];
+    vmovq_load: "vmovq"      (d: X, s: M64)                    [Avx];
+    vpxor:      "vpxor"      (d: X, a: X, b: Xm)               [Avx];
+    vpand:      "vpand"      (d: X, a: X, b: Xm)               [Avx];
+    vpor:       "vpor"       (d: X, a: X, b: Xm)               [Avx];
+    vpshufb:    "vpshufb"    (d: X, a: X, b: Xm)               [Avx];
+    vpshufd:    "vpshufd"    (d: X, a: Xm, sel: Sel)           [Avx];
+    vpalignr:   "vpalignr"   (d: X, a: X, b: Xm, n: Imm)       [Avx];
+    vpunpcklqdq: "vpunpcklqdq" (d: X, a: X, b: Xm)             [Avx];
+    vpunpckhqdq: "vpunpckhqdq" (d: X, a: X, b: Xm)             [Avx];
+    vpsllq:     "vpsllq"     (d: X, a: X, n: Imm)              [Avx];
+    vpsrlq:     "vpsrlq"     (d: X, a: X, n: Imm)              [Avx];
+    vpsrad:     "vpsrad"     (d: X, a: X, n: Imm)              [Avx];
+    vpslldq:    "vpslldq"    (d: X, a: X, n: Imm)              [Avx];
+    vpsrldq:    "vpsrldq"    (d: X, a: X, n: Imm)              [Avx];
+    /// Carry-less multiply of one qword of `a` and one of `b`, chosen by bits 0 and 4 of `sel`.
+    vpclmulqdq: "vpclmulqdq" (d: X, a: X, b: Xm, sel: Sel)     [Avx, Pclmulqdq];
+
+    // --- 256-bit vector (AVX2, VPCLMULQDQ) --------------------------------------------------------------------
+    vmovdqu_load_y:  "vmovdqu" (d: Y, s: M256)                 [Avx];
+    vmovdqu_store_y: "vmovdqu" (d: M256, s: Y)                 [Avx];
+    vpxor_y:    "vpxor"      (d: Y, a: Y, b: Ym)               [Avx2];
+    vpshufb_y:  "vpshufb"    (d: Y, a: Y, b: Ym)               [Avx2];
+    vpshufd_y:  "vpshufd"    (d: Y, a: Ym, sel: Sel)           [Avx2];
+    vbroadcasti128: "vbroadcasti128" (d: Y, s: M128)           [Avx2];
+    vinserti128: "vinserti128" (d: Y, a: Y, b: Xm, sel: Sel)   [Avx2];
+    vextracti128: "vextracti128" (d: X, a: Y, sel: Sel)        [Avx2];
+    vpclmulqdq_y: "vpclmulqdq" (d: Y, a: Y, b: Ym, sel: Sel)   [Avx, Vpclmulqdq];
+    vzeroupper: "vzeroupper" ()                                [Avx];
+}
+
+impl Isa for X86_64 {
+    const ARCH: Arch = Arch::X86_64;
+    type Op = Op;
+    type Operand = Operand;
+    type Reg = Reg;
+    type Feature = X86Feature;
+
+    fn info(op: Op) -> &'static OpInfo<X86Feature> {
+        &OPS[op as usize]
+    }
+    fn ops() -> &'static [OpInfo<X86Feature>] {
+        OPS
+    }
+    fn regs(o: &Operand, out: &mut Vec<Reg>) {
+        match o {
+            Operand::Gpr(n) | Operand::Gpr32(n) => out.push(Reg::Gpr(*n)),
+            Operand::Xmm(n) | Operand::Ymm(n) => out.push(Reg::Vec(*n)),
+            Operand::Mem(_, m) => {
+                out.extend(m.base.map(Reg::from));
+                out.extend(m.index.map(|(r, _)| Reg::from(r)));
+            }
+            Operand::Imm(_) | Operand::Sel(_) | Operand::Label(_) => {}
+        }
+    }
+    fn label(o: &Operand) -> Option<&Label> {
+        match o {
+            Operand::Label(l) => Some(l),
+            Operand::Mem(_, m) => m.label.as_ref(),
+            _ => None,
+        }
+    }
+    fn print_operand(o: &Operand, ctx: &PrintCtx) -> String {
+        match o {
+            Operand::Gpr(n) => GPR64[*n as usize].to_string(),
+            Operand::Gpr32(n) => GPR32[*n as usize].to_string(),
+            Operand::Xmm(n) => format!("xmm{n}"),
+            Operand::Ymm(n) => format!("ymm{n}"),
+            Operand::Imm(i) => i.to_string(),
+            Operand::Sel(i) => format!("{i:#04x}"),
+            Operand::Label(l) => ctx.label(l),
+            Operand::Mem(size, m) => {
+                let size = match size {
+                    Size::Qword => "qword",
+                    Size::Xmmword => "xmmword",
+                    Size::Ymmword => "ymmword",
+                };
+                let mut addr = String::new();
+                if let Some(l) = &m.label {
+                    addr.push_str(&format!("rip + {}", ctx.label(l)));
+                }
+                if let Some(b) = m.base {
+                    addr.push_str(GPR64[b.0 as usize]);
+                }
+                if let Some((i, s)) = m.index {
+                    addr.push_str(&format!(" + {}*{s}", GPR64[i.0 as usize]));
+                }
+                match m.disp {
+                    0 => {}
+                    d if d > 0 => addr.push_str(&format!(" + {d}")),
+                    d => addr.push_str(&format!(" - {}", -(d as i64))),
+                }
+                format!("{size} ptr [{addr}]")
+            }
+        }
+    }
+    fn reg_name(r: Reg) -> String {
+        match r {
+            Reg::Gpr(n) => GPR64[n as usize].to_string(),
+            Reg::Vec(n) => format!("xmm{n}"),
+        }
+    }
+    fn arg_regs(abi: Abi) -> &'static [Reg] {
+        use regs::*;
+        const SYSV: [Reg; 6] = [
+            Reg::Gpr(RDI.0),
+            Reg::Gpr(RSI.0),
+            Reg::Gpr(RDX.0),
+            Reg::Gpr(RCX.0),
+            Reg::Gpr(R8.0),
+            Reg::Gpr(R9.0),
+        ];
+        const WIN64: [Reg; 4] = [
+            Reg::Gpr(RCX.0),
+            Reg::Gpr(RDX.0),
+            Reg::Gpr(R8.0),
+            Reg::Gpr(R9.0),
+        ];
+        match abi {
+            Abi::Win64 => &WIN64,
+            _ => &SYSV,
+        }
+    }
+    fn callee_saved(abi: Abi, r: Reg) -> bool {
+        match (abi, r) {
+            // rbx, rbp, r12-r15 (and rsi, rdi on Windows).
+            (_, Reg::Gpr(3 | 5 | 12..=15)) => true,
+            (Abi::Win64, Reg::Gpr(6 | 7)) => true,
+            (Abi::Win64, Reg::Vec(6..=15)) => true,
+            _ => false,
+        }
+    }
+    fn is_stack_pointer(r: Reg) -> bool {
+        r == Reg::Gpr(4)
+    }
+    fn prologue_epilogue(abi: Abi, frame: &Frame<Self>) -> (Vec<Item<Self>>, Vec<Item<Self>>) {
+        let inst = |op: Op, operands: Vec<Operand>| Item::Inst(crate::ir::Inst { op, operands });
+        let gprs: Vec<u8> = frame
+            .saved
+            .iter()
+            .filter_map(|r| if let Reg::Gpr(n) = r { Some(*n) } else { None })
+            .collect();
+        let vecs: Vec<u8> = frame
+            .saved
+            .iter()
+            .filter_map(|r| if let Reg::Vec(n) = r { Some(*n) } else { None })
+            .collect();
+        let (mut pro, mut epi) = (Vec::new(), Vec::new());
+        for &g in &gprs {
+            pro.push(inst(Op::push, vec![Operand::Gpr(g)]));
+            pro.push(Item::Cfi(Cfi::AdjustCfaOffset(8)));
+            pro.push(Item::Cfi(Cfi::RelOffset(GPR64[g as usize].into(), 0)));
+        }
+        // Win64 only: xmm6-xmm15 are callee-saved; they go below the pushed registers.
+        let vec_bytes = 16 * vecs.len() as i32;
+        if abi == Abi::Win64 && !vecs.is_empty() {
+            pro.push(inst(
+                Op::sub,
+                vec![Operand::Gpr(4), Operand::Imm(vec_bytes as i64)],
+            ));
+            pro.push(Item::Cfi(Cfi::AdjustCfaOffset(vec_bytes)));
+            for (i, &v) in vecs.iter().enumerate() {
+                let slot = Operand::Mem(Size::Xmmword, mem(regs::RSP, 16 * i as i32));
+                pro.push(inst(Op::vmovdqu_store, vec![slot.clone(), Operand::Xmm(v)]));
+                epi.push(inst(Op::vmovdqu_load, vec![Operand::Xmm(v), slot]));
+            }
+            epi.push(inst(
+                Op::add,
+                vec![Operand::Gpr(4), Operand::Imm(vec_bytes as i64)],
+            ));
+            epi.push(Item::Cfi(Cfi::AdjustCfaOffset(-vec_bytes)));
+        }
+        for &g in gprs.iter().rev() {
+            epi.push(inst(Op::pop, vec![Operand::Gpr(g)]));
+            epi.push(Item::Cfi(Cfi::AdjustCfaOffset(-8)));
+            epi.push(Item::Cfi(Cfi::Restore(GPR64[g as usize].into())));
+        }
+        epi.push(inst(Op::ret, vec![]));
+        (pro, epi)
+    }
+    fn landing_pad() -> Option<(&'static str, &'static str)> {
+        Some(("endbr64", "indirect-branch landing pad (CET IBT)"))
+    }
+    fn gnu_property() -> Option<(u32, u32)> {
+        // GNU_PROPERTY_X86_FEATURE_1_AND: IBT (1) | SHSTK (2).
+        Some((0xc000_0002, 3))
+    }
+    fn preamble(_features: super::FeatureSet<X86Feature>) -> Vec<String> {
+        vec![".intel_syntax noprefix".into()]
+    }
+}

@@ -1,0 +1,23 @@
+//! asmgen: one instruction description per ISA, a typed builder that kernels are written with, and emitters
+//! that turn the result into checked-in assembly listings (and, later, JIT code).
+//!
+//! * [`target`]: architectures, operating systems, ABIs and object-file flavours.
+//! * [`isa`]: the per-ISA instruction tables ([`isa::x86_64`], [`isa::aarch64`], [`isa::riscv64`]).
+//! * [`builder`]: the typed builder (methods generated from the tables).
+//! * [`ir`]: functions and listings as data.
+//! * [`emit`]: GNU as listings and Rust declarations.
+//! * [`report`]: what each function requires and uses, for audits.
+
+#![warn(missing_docs)]
+
+pub mod builder;
+pub mod emit;
+pub mod ir;
+pub mod isa;
+pub mod report;
+pub mod target;
+
+pub use builder::{Builder, GenError};
+pub use ir::{CType, Function, Label, Listing};
+pub use isa::{Feature, FeatureSet, Isa};
+pub use target::{Abi, Arch, Os, Target};

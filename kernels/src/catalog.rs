@@ -1,0 +1,103 @@
+//! The catalog: which listings exist for which target. `cargo xtask gen` writes exactly these files and the
+//! runtime links exactly these functions (through the generated declarations).
+
+use crate::ghash;
+use asmgen::emit;
+use asmgen::isa::aarch64::Aarch64;
+use asmgen::isa::riscv64::Riscv64;
+use asmgen::isa::x86_64::X86_64;
+use asmgen::{Arch, GenError, Isa, Listing, Target};
+
+/// A file under `generated/<target>/`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GeneratedFile {
+    /// Path relative to `generated/`, e.g. `x86_64-linux/ghash.S`.
+    pub path: String,
+    /// Contents.
+    pub contents: String,
+}
+
+const GHASH_TITLE: &str =
+    "GHASH (NIST SP 800-38D) and POLYVAL (RFC 8452), N-block aggregated reduction";
+const GHASH_SOURCE: &str = "kernels/src/ghash/";
+
+fn ghash_listing<I: Isa>(functions: Vec<asmgen::Function<I>>) -> Listing<I> {
+    Listing {
+        name: "ghash".into(),
+        title: GHASH_TITLE.into(),
+        functions,
+    }
+}
+
+fn render<I: Isa>(
+    target: Target,
+    listings: Vec<(Listing<I>, String)>,
+) -> Result<Vec<GeneratedFile>, GenError> {
+    let dir = target.dir_name();
+    let mut files = Vec::new();
+    for (l, source) in &listings {
+        files.push(GeneratedFile {
+            path: format!("{dir}/{}.S", l.name),
+            contents: emit::listing(target, l, source)?,
+        });
+    }
+    let ls: Vec<Listing<I>> = listings.into_iter().map(|(l, _)| l).collect();
+    files.push(GeneratedFile {
+        path: format!("{dir}/mod.rs"),
+        contents: emit::rust::declarations(target, &ls),
+    });
+    Ok(files)
+}
+
+fn source(arch: &str) -> String {
+    format!("{GHASH_SOURCE}{arch}.rs")
+}
+
+/// The x86_64 listings.
+pub fn x86_64(target: Target) -> Result<Vec<Listing<X86_64>>, GenError> {
+    let abi = target.flavour().abi;
+    Ok(vec![ghash_listing(ghash::x86_64::functions(abi)?)])
+}
+
+/// The aarch64 listings.
+pub fn aarch64(target: Target) -> Result<Vec<Listing<Aarch64>>, GenError> {
+    let abi = target.flavour().abi;
+    Ok(vec![ghash_listing(ghash::aarch64::functions(abi)?)])
+}
+
+/// The riscv64 listings.
+pub fn riscv64(target: Target) -> Result<Vec<Listing<Riscv64>>, GenError> {
+    let abi = target.flavour().abi;
+    Ok(vec![ghash_listing(ghash::riscv64::functions(abi)?)])
+}
+
+fn with_sources<I: Isa>(ls: Vec<Listing<I>>, arch: &str) -> Vec<(Listing<I>, String)> {
+    ls.into_iter().map(|l| (l, source(arch))).collect()
+}
+
+/// Every file under `generated/` for `target`.
+pub fn generate(target: Target) -> Result<Vec<GeneratedFile>, GenError> {
+    match target.arch {
+        Arch::X86_64 => render(target, with_sources(x86_64(target)?, "x86_64")),
+        Arch::Aarch64 => render(target, with_sources(aarch64(target)?, "aarch64")),
+        Arch::Riscv64 => render(target, with_sources(riscv64(target)?, "riscv64")),
+    }
+}
+
+/// The ISA report of every function for `target`.
+pub fn report(target: Target) -> Result<String, GenError> {
+    Ok(match target.arch {
+        Arch::X86_64 => asmgen::report::report(&x86_64(target)?),
+        Arch::Aarch64 => asmgen::report::report(&aarch64(target)?),
+        Arch::Riscv64 => asmgen::report::report(&riscv64(target)?),
+    })
+}
+
+/// Every generated file of every target in [`Target::GENERATED`].
+pub fn generate_all() -> Result<Vec<GeneratedFile>, GenError> {
+    let mut v = Vec::new();
+    for t in Target::GENERATED {
+        v.extend(generate(t)?);
+    }
+    Ok(v)
+}

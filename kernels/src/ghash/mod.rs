@@ -1,0 +1,73 @@
+//! GHASH and POLYVAL: one description, lowered per ISA.
+//!
+//! POLYVAL (RFC 8452) works in GF(2^128) modulo x^128 + x^127 + x^126 + x^121 + 1 with little-endian bytes:
+//! `S = (S + X_i) * H * x^-128` for each block. GHASH is the same function under a byte reflection
+//! (RFC 8452, appendix A):
+//!
+//! ```text
+//! GHASH(H, X_1..X_n) = ByteReverse(POLYVAL(mulX_POLYVAL(ByteReverse(H)), ByteReverse(X_1), ..., ByteReverse(X_n)))
+//! ```
+//!
+//! so every kernel here is a POLYVAL kernel; the GHASH variant byte-reverses blocks as they are loaded, the
+//! state as it is loaded and stored, and converts H at key setup. The update kernels aggregate N blocks against
+//! the precomputed powers H^N..H^1 (Karatsuba: three carry-less multiplies per block) and reduce once per N
+//! blocks; the reduction multiplies by x^-128 in two 64-bit folding steps with the constant
+//! `0xc2000000_00000000` (the reflected x^63 + x^62 + x^57 of the polynomial).
+//!
+//! Every backend uses the same key-table layout ([`KEY_TABLE_BYTES`] bytes, 16-byte aligned):
+//! H^1..H^8 at `16*(i-1)`, then each power's Karatsuba half-sum (`lo ^ hi` in both 64-bit lanes) at
+//! `128 + 16*(i-1)`.
+//!
+//! Function signatures (every backend):
+//! * `<name>_init(uint8_t *table, const uint8_t *h)`: key setup from the 16-byte key `h`.
+//! * `<name>_update(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks)`: absorbs
+//!   `nblocks` 16-byte blocks into the 16-byte state (in the function's own byte order: GHASH's for GHASH).
+
+pub mod aarch64;
+pub mod riscv64;
+pub mod x86_64;
+
+/// Bytes of the key table every backend fills.
+pub const KEY_TABLE_BYTES: usize = 256;
+/// Blocks aggregated per reduction.
+pub const AGGREGATE: usize = 8;
+
+/// Which of the two functions a kernel computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flavour {
+    /// RFC 8452 POLYVAL: little-endian, no reflection.
+    Polyval,
+    /// NIST SP 800-38D GHASH: POLYVAL under byte reversal.
+    Ghash,
+}
+
+impl Flavour {
+    /// Both, in listing order.
+    pub const ALL: [Flavour; 2] = [Flavour::Ghash, Flavour::Polyval];
+
+    /// `ghash` or `polyval`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Flavour::Polyval => "polyval",
+            Flavour::Ghash => "ghash",
+        }
+    }
+
+    /// Whether data and state are byte-reversed around the POLYVAL core.
+    pub fn reflected(self) -> bool {
+        self == Flavour::Ghash
+    }
+}
+
+/// The reduction polynomial's reflected constant, as a 16-byte little-endian value:
+/// low qword `1`, high qword `0xc2000000_00000000` (x^128 + x^127 + x^126 + x^121 + 1 without x^128).
+/// The low qword serves `mulX_POLYVAL`, the high qword the Montgomery folding.
+pub const POLY: [u8; 16] = {
+    let mut p = [0u8; 16];
+    p[0] = 1;
+    p[15] = 0xc2;
+    p
+};
+
+/// `pshufb`/`tbl` control that reverses the 16 bytes of a block.
+pub const BYTE_REVERSE: [u8; 16] = [15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0];

@@ -1,0 +1,252 @@
+//! GHASH/POLYVAL with PCLMULQDQ on xmm registers (VEX-encoded, so AVX is required too).
+
+use super::{Flavour, AGGREGATE, BYTE_REVERSE, POLY};
+use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, X86Feature, Xmm, X86_64};
+use asmgen::{Abi, Builder, CType, Function, GenError};
+
+type B = Builder<X86_64>;
+
+// Register roles (all xmm registers are caller-saved under System V).
+const S: Xmm = Xmm(0); // the running state
+const LO: Xmm = Xmm(1); // sum of low products
+const HI: Xmm = Xmm(2); // sum of high products
+const MID: Xmm = Xmm(3); // sum of Karatsuba middle products
+const X: Xmm = Xmm(4); // the block being absorbed
+const T: Xmm = Xmm(5); // scratch
+const CARRY: Xmm = Xmm(6); // state still to be added to the first block of a tail
+const T2: Xmm = Xmm(7);
+const POLYR: Xmm = Xmm(14); // the reduction constant
+const BSWAP: Xmm = Xmm(15); // byte-reversal control (GHASH only)
+
+fn gpr(r: asmgen::isa::x86_64::Reg) -> Gpr {
+    match r {
+        asmgen::isa::x86_64::Reg::Gpr(n) => Gpr(n),
+        _ => unreachable!("arguments are in general-purpose registers"),
+    }
+}
+
+/// Loads a block into `x`, byte-reversing it for GHASH.
+fn load_block(b: &mut B, f: Flavour, x: Xmm, src: asmgen::isa::x86_64::Mem) {
+    b.vmovdqu_load(x, src);
+    if f.reflected() {
+        b.vpshufb(x, x, BSWAP);
+    }
+}
+
+/// Multiplies block `x` by the power of H at `table + 16*(power-1)` and adds the three Karatsuba partial
+/// products into LO, HI and MID (or sets them, for the first block of a group).
+fn mul_acc(
+    b: &mut B,
+    x: Xmm,
+    h: asmgen::isa::x86_64::Mem,
+    hk: asmgen::isa::x86_64::Mem,
+    first: bool,
+) {
+    let (lo, hi) = if first { (LO, HI) } else { (T, T2) };
+    b.vpclmulqdq(lo, x, h.clone(), 0x00);
+    b.vpclmulqdq(hi, x, h, 0x11);
+    b.vpshufd(X, x, 0x4e);
+    b.vpxor(X, X, x);
+    if first {
+        b.vpclmulqdq(MID, X, hk, 0x00);
+    } else {
+        b.vpxor(LO, LO, T);
+        b.vpxor(HI, HI, T2);
+        b.vpclmulqdq(T, X, hk, 0x00);
+        b.vpxor(MID, MID, T);
+    }
+}
+
+/// Combines LO, HI and MID into the 256-bit product and reduces it into `S` (multiplying by x^-128).
+fn reduce(b: &mut B) {
+    b.comment("Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.");
+    b.vpxor(MID, MID, LO);
+    b.vpxor(MID, MID, HI);
+    b.vpslldq(T, MID, 8);
+    b.vpsrldq(MID, MID, 8);
+    b.vpxor(LO, LO, T);
+    b.vpxor(HI, HI, MID);
+    montgomery(b, LO, HI, S);
+}
+
+/// `dst = (hi:lo) * x^-128 mod P`: two folds of the low qword by 0xc2000000_00000000, then add `hi`.
+fn montgomery(b: &mut B, lo: Xmm, hi: Xmm, dst: Xmm) {
+    b.comment(
+        "Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).",
+    );
+    b.vpclmulqdq(T, lo, POLYR, 0x10);
+    b.vpshufd(lo, lo, 0x4e);
+    b.vpxor(lo, lo, T);
+    b.vpclmulqdq(T, lo, POLYR, 0x10);
+    b.vpshufd(lo, lo, 0x4e);
+    b.vpxor(lo, lo, T);
+    b.vpxor(dst, lo, hi);
+}
+
+fn constants(b: &mut B, f: Flavour) {
+    let poly = b.constant(
+        "polyval_poly",
+        16,
+        "x^128 + x^127 + x^126 + x^121 + 1, reflected",
+        &POLY,
+    );
+    b.vmovdqa(POLYR, rip(&poly));
+    if f.reflected() {
+        let bswap = b.constant(
+            "byte_reverse",
+            16,
+            "vpshufb control: reverse 16 bytes",
+            &BYTE_REVERSE,
+        );
+        b.vmovdqa(BSWAP, rip(&bswap));
+    }
+}
+
+/// `<f>_init_avx(table, h)`: the key table (powers H^1..H^8 and their Karatsuba half-sums).
+pub fn init(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
+    let mut b = B::new(
+        &format!("asmgen_{}_init_avx", f.name()),
+        abi,
+        &[X86Feature::Avx, X86Feature::Pclmulqdq],
+    );
+    b.doc(&format!(
+        "{} key setup: table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i,",
+        f.name().to_uppercase()
+    ));
+    b.doc("for i = 1..8 (powers in the Montgomery domain: H^i = H^(i-1) * H * x^-128).");
+    let table = gpr(b.param("table", CType::BytePtr));
+    let h = gpr(b.param("h", CType::ConstBytePtr));
+    constants(&mut b, f);
+    let hreg = Xmm(8);
+    let p = Xmm(9);
+    b.vmovdqu_load(hreg, mem(h, 0));
+    if f.reflected() {
+        b.comment(
+            "GHASH key in POLYVAL form: mulX_POLYVAL(ByteReverse(H)) (RFC 8452, appendix A).",
+        );
+        b.vpshufb(hreg, hreg, BSWAP);
+        b.vpsllq(T, hreg, 1);
+        b.vpsrlq(T2, hreg, 63);
+        b.vpslldq(T2, T2, 8);
+        b.vpor(T, T, T2);
+        b.comment("Constant-time: an all-ones mask from bit 127 selects the polynomial.");
+        b.vpshufd(T2, hreg, 0xff);
+        b.vpsrad(T2, T2, 31);
+        b.vpand(T2, T2, POLYR);
+        b.vpxor(hreg, T, T2);
+    }
+    b.vmovdqa(p, hreg);
+    for i in 1..=AGGREGATE as i32 {
+        b.comment(format!("H^{i}"));
+        b.vmovdqu_store(mem(table, 16 * (i - 1)), p);
+        b.vpshufd(T, p, 0x4e);
+        b.vpxor(T, T, p);
+        b.vmovdqu_store(mem(table, 128 + 16 * (i - 1)), T);
+        if i < AGGREGATE as i32 {
+            // p = p * H (schoolbook, once per power: key setup is not the hot path).
+            b.vpclmulqdq(LO, p, hreg, 0x00);
+            b.vpclmulqdq(HI, p, hreg, 0x11);
+            b.vpclmulqdq(MID, p, hreg, 0x01);
+            b.vpclmulqdq(T, p, hreg, 0x10);
+            b.vpxor(MID, MID, T);
+            b.vpslldq(T, MID, 8);
+            b.vpsrldq(MID, MID, 8);
+            b.vpxor(LO, LO, T);
+            b.vpxor(HI, HI, MID);
+            montgomery(&mut b, LO, HI, p);
+        }
+    }
+    b.finish()
+}
+
+/// `<f>_update_avx(state, table, data, nblocks)`: absorbs `nblocks` blocks, 8 per reduction.
+pub fn update(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
+    let mut b = B::new(
+        &format!("asmgen_{}_update_avx", f.name()),
+        abi,
+        &[X86Feature::Avx, X86Feature::Pclmulqdq],
+    );
+    b.doc(&format!(
+        "{}: absorbs nblocks 16-byte blocks into state, eight blocks per reduction",
+        f.name().to_uppercase()
+    ));
+    b.doc("(S + X1)*H^8 + X2*H^7 + ... + X8*H^1, Karatsuba products, one Montgomery reduction).");
+    let state = gpr(b.param("state", CType::BytePtr));
+    let table = gpr(b.param("table", CType::ConstBytePtr));
+    let data = gpr(b.param("data", CType::ConstBytePtr));
+    let n = gpr(b.param("nblocks", CType::Size));
+    let ptr = RAX;
+    constants(&mut b, f);
+    load_block(&mut b, f, S, mem(state, 0));
+
+    let lp8 = b.label("loop8");
+    let tail = b.label("tail");
+    let tail_loop = b.label("tail_loop");
+    let done = b.label("done");
+
+    b.cmp(n, AGGREGATE as i32);
+    b.jb(&tail);
+    b.align(4);
+    b.bind(&lp8);
+    for i in 0..AGGREGATE as i32 {
+        let power = AGGREGATE as i32 - i;
+        b.comment(format!("block {i} times H^{power}"));
+        load_block(&mut b, f, Xmm(8), mem(data, 16 * i));
+        if i == 0 {
+            b.vpxor(Xmm(8), Xmm(8), S);
+        }
+        mul_acc(
+            &mut b,
+            Xmm(8),
+            mem(table, 16 * (power - 1)),
+            mem(table, 128 + 16 * (power - 1)),
+            i == 0,
+        );
+    }
+    reduce(&mut b);
+    b.add(data, 16 * AGGREGATE as i32);
+    b.sub(n, AGGREGATE as i32);
+    b.cmp(n, AGGREGATE as i32);
+    b.jae(&lp8);
+
+    b.blank();
+    b.bind(&tail);
+    b.comment("The last k < 8 blocks: X1*H^k + ... + Xk*H^1, one reduction.");
+    b.test(n, n);
+    b.jz(&done);
+    b.mov(ptr, n);
+    b.shl(ptr, 4);
+    b.add(ptr, table);
+    b.sub(ptr, 16);
+    b.vmovdqa(CARRY, S);
+    for r in [LO, HI, MID] {
+        b.vpxor(r, r, r);
+    }
+    b.bind(&tail_loop);
+    load_block(&mut b, f, Xmm(8), mem(data, 0));
+    b.vpxor(Xmm(8), Xmm(8), CARRY);
+    b.vpxor(CARRY, CARRY, CARRY);
+    mul_acc(&mut b, Xmm(8), mem(ptr, 0), mem(ptr, 128), false);
+    b.add(data, 16);
+    b.sub(ptr, 16);
+    b.sub(n, 1);
+    b.jnz(&tail_loop);
+    reduce(&mut b);
+
+    b.bind(&done);
+    if f.reflected() {
+        b.vpshufb(S, S, BSWAP);
+    }
+    b.vmovdqu_store(mem(state, 0), S);
+    b.finish()
+}
+
+/// Every GHASH/POLYVAL function for x86_64.
+pub fn functions(abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
+    let mut v = Vec::new();
+    for f in Flavour::ALL {
+        v.push(init(f, abi)?);
+        v.push(update(f, abi)?);
+    }
+    Ok(v)
+}
