@@ -1,0 +1,44 @@
+//! Assembles the host target's checked-in listings (`generated/<target>/*.S`) with the target's C compiler
+//! (GNU as through gcc; the cross gcc for cross targets) and links them into the crate. The Rust declarations
+//! of their functions are generated too (`generated/<target>/mod.rs`) and included by `src/aot.rs`.
+//!
+//! Targets without listings build the portable backend only. `ASMGEN_NO_ASM=1` forces that.
+
+use std::path::PathBuf;
+
+fn main() {
+    println!("cargo::rustc-check-cfg=cfg(asmgen_aot)");
+    println!("cargo::rerun-if-env-changed=ASMGEN_NO_ASM");
+    let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
+    let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    let dir = match (arch.as_str(), os.as_str()) {
+        ("x86_64", "linux") => "x86_64-linux",
+        ("aarch64", "linux") => "aarch64-linux",
+        ("riscv64", "linux") => "riscv64-linux",
+        _ => return,
+    };
+    if std::env::var_os("ASMGEN_NO_ASM").is_some() {
+        return;
+    }
+    let manifest =
+        PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let listings = manifest.join("..").join("generated").join(dir);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&listings)
+        .unwrap_or_else(|e| panic!("{}: {e}", listings.display()))
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "S"))
+        .collect();
+    files.sort();
+    println!("cargo::rerun-if-changed={}", listings.display());
+    for f in &files {
+        println!("cargo::rerun-if-changed={}", f.display());
+    }
+    cc::Build::new().files(&files).compile("asmgen_listings");
+    println!("cargo::rustc-cfg=asmgen_aot");
+    let canonical = listings.canonicalize().expect("listings directory exists");
+    println!(
+        "cargo::rustc-env=ASMGEN_LISTINGS_DIR={}",
+        canonical.display()
+    );
+}

@@ -1,0 +1,192 @@
+//! Backend choice: CPU features detected at run time pick the best kernel; `ASMGEN_BACKEND` overrides.
+//!
+//! `ASMGEN_BACKEND=portable` forces the portable Rust code, `ASMGEN_BACKEND=aot` the linked listings (when
+//! the CPU has what they need; otherwise the portable code runs and `backend()` says so). Unset or any other
+//! value: the best available.
+
+use crate::portable;
+use std::sync::OnceLock;
+
+/// Key setup: `init(table, h)`.
+pub(crate) type InitFn = unsafe extern "C" fn(*mut u8, *const u8);
+/// Update: `update(state, table, data, nblocks)`.
+pub(crate) type UpdateFn = unsafe extern "C" fn(*mut u8, *const u8, *const u8, usize);
+
+/// One implementation of GHASH or POLYVAL.
+pub(crate) struct HashKernels {
+    /// What `backend()` reports.
+    pub name: &'static str,
+    /// Whether the running CPU can execute it.
+    pub available: fn() -> bool,
+    /// Key setup.
+    pub init: InitFn,
+    /// Block update.
+    pub update: UpdateFn,
+}
+
+/// The override requested through `ASMGEN_BACKEND`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Request {
+    Best,
+    Portable,
+    Aot,
+}
+
+pub(crate) fn request() -> Request {
+    static R: OnceLock<Request> = OnceLock::new();
+    *R.get_or_init(|| match std::env::var("ASMGEN_BACKEND").as_deref() {
+        Ok("portable") => Request::Portable,
+        Ok("aot") => Request::Aot,
+        _ => Request::Best,
+    })
+}
+
+fn always() -> bool {
+    true
+}
+
+const PORTABLE_GHASH: HashKernels = HashKernels {
+    name: "portable",
+    available: always,
+    init: portable::ghash_init,
+    update: portable::ghash_update,
+};
+const PORTABLE_POLYVAL: HashKernels = HashKernels {
+    name: "portable",
+    available: always,
+    init: portable::polyval_init,
+    update: portable::polyval_update,
+};
+
+#[cfg(all(asmgen_aot, target_arch = "x86_64"))]
+mod host {
+    use super::HashKernels;
+    use crate::aot::*;
+    fn pclmul_avx() -> bool {
+        std::arch::is_x86_feature_detected!("pclmulqdq")
+            && std::arch::is_x86_feature_detected!("avx")
+    }
+    pub(crate) const GHASH: &[HashKernels] = &[HashKernels {
+        name: "aot/x86_64-pclmulqdq-avx",
+        available: pclmul_avx,
+        init: asmgen_ghash_init_avx,
+        update: asmgen_ghash_update_avx,
+    }];
+    pub(crate) const POLYVAL: &[HashKernels] = &[HashKernels {
+        name: "aot/x86_64-pclmulqdq-avx",
+        available: pclmul_avx,
+        init: asmgen_polyval_init_avx,
+        update: asmgen_polyval_update_avx,
+    }];
+}
+
+#[cfg(all(asmgen_aot, target_arch = "aarch64"))]
+mod host {
+    use super::HashKernels;
+    use crate::aot::*;
+    fn pmull() -> bool {
+        std::arch::is_aarch64_feature_detected!("pmull")
+    }
+    pub(crate) const GHASH: &[HashKernels] = &[HashKernels {
+        name: "aot/aarch64-pmull",
+        available: pmull,
+        init: asmgen_ghash_init_pmull,
+        update: asmgen_ghash_update_pmull,
+    }];
+    pub(crate) const POLYVAL: &[HashKernels] = &[HashKernels {
+        name: "aot/aarch64-pmull",
+        available: pmull,
+        init: asmgen_polyval_init_pmull,
+        update: asmgen_polyval_update_pmull,
+    }];
+}
+
+#[cfg(all(asmgen_aot, target_arch = "riscv64"))]
+mod host {
+    use super::HashKernels;
+    use crate::aot::*;
+    fn zbb_zbc() -> bool {
+        std::arch::is_riscv_feature_detected!("zbb") && std::arch::is_riscv_feature_detected!("zbc")
+    }
+    pub(crate) const GHASH: &[HashKernels] = &[HashKernels {
+        name: "aot/riscv64-zbb-zbc",
+        available: zbb_zbc,
+        init: asmgen_ghash_init_zbc,
+        update: asmgen_ghash_update_zbc,
+    }];
+    pub(crate) const POLYVAL: &[HashKernels] = &[HashKernels {
+        name: "aot/riscv64-zbb-zbc",
+        available: zbb_zbc,
+        init: asmgen_polyval_init_zbc,
+        update: asmgen_polyval_update_zbc,
+    }];
+}
+
+#[cfg(not(asmgen_aot))]
+mod host {
+    use super::HashKernels;
+    pub(crate) const GHASH: &[HashKernels] = &[];
+    pub(crate) const POLYVAL: &[HashKernels] = &[];
+}
+
+fn choose(
+    candidates: &'static [HashKernels],
+    portable: &'static HashKernels,
+) -> &'static HashKernels {
+    if request() == Request::Portable {
+        return portable;
+    }
+    candidates
+        .iter()
+        .find(|k| (k.available)())
+        .unwrap_or(portable)
+}
+
+/// The GHASH kernels to use.
+pub(crate) fn ghash() -> &'static HashKernels {
+    static K: OnceLock<&'static HashKernels> = OnceLock::new();
+    K.get_or_init(|| choose(host::GHASH, &PORTABLE_GHASH))
+}
+
+/// The POLYVAL kernels to use.
+pub(crate) fn polyval() -> &'static HashKernels {
+    static K: OnceLock<&'static HashKernels> = OnceLock::new();
+    K.get_or_init(|| choose(host::POLYVAL, &PORTABLE_POLYVAL))
+}
+
+/// Every GHASH implementation of this build, portable first.
+pub(crate) fn all_ghash() -> &'static [HashKernels] {
+    static V: OnceLock<Vec<HashKernels>> = OnceLock::new();
+    V.get_or_init(|| {
+        std::iter::once(PORTABLE_GHASH)
+            .chain(host::GHASH.iter().map(copy))
+            .collect()
+    })
+}
+
+/// Every POLYVAL implementation of this build, portable first.
+pub(crate) fn all_polyval() -> &'static [HashKernels] {
+    static V: OnceLock<Vec<HashKernels>> = OnceLock::new();
+    V.get_or_init(|| {
+        std::iter::once(PORTABLE_POLYVAL)
+            .chain(host::POLYVAL.iter().map(copy))
+            .collect()
+    })
+}
+
+fn copy(k: &HashKernels) -> HashKernels {
+    HashKernels {
+        name: k.name,
+        available: k.available,
+        init: k.init,
+        update: k.update,
+    }
+}
+
+/// Every GHASH and POLYVAL implementation this build has, with whether this CPU runs it (for tests and the
+/// benchmark, which compare them all).
+pub fn hash_backends() -> Vec<(&'static str, bool)> {
+    let mut v = vec![(PORTABLE_POLYVAL.name, true)];
+    v.extend(host::POLYVAL.iter().map(|k| (k.name, (k.available)())));
+    v
+}

@@ -1,0 +1,187 @@
+//! GHASH and POLYVAL: the safe API over the kernels.
+
+use crate::dispatch::{self, HashKernels};
+use crate::Error;
+use universal_hash::common::{BlockSizeUser, KeySizeUser, ParBlocksSizeUser};
+use universal_hash::consts::{U16, U8};
+use universal_hash::{Block, Key, KeyInit, ParBlocks, UhfBackend, UhfClosure, UniversalHash};
+use zeroize::Zeroize;
+
+/// Size of the key table every backend fills (powers of H and their Karatsuba half-sums).
+const TABLE_BYTES: usize = 256;
+
+#[derive(Clone)]
+#[repr(C, align(16))]
+struct KeyTable([u8; TABLE_BYTES]);
+
+/// The state shared by both functions: the kernels, the key table and the running 16-byte state.
+#[derive(Clone)]
+struct Core {
+    kernels: &'static HashKernels,
+    table: KeyTable,
+    state: [u8; 16],
+}
+
+impl Core {
+    fn new(kernels: &'static HashKernels, h: &[u8; 16]) -> Core {
+        let mut table = KeyTable([0; TABLE_BYTES]);
+        // SAFETY: the table has the 256 bytes and `h` the 16 bytes the kernels' contract asks for.
+        unsafe { (kernels.init)(table.0.as_mut_ptr(), h.as_ptr()) };
+        Core {
+            kernels,
+            table,
+            state: [0; 16],
+        }
+    }
+
+    /// Absorbs whole blocks; `blocks.len()` must be a multiple of 16.
+    fn blocks(&mut self, blocks: &[u8]) {
+        debug_assert_eq!(blocks.len() % 16, 0);
+        let n = blocks.len() / 16;
+        if n > 0 {
+            // SAFETY: `state` is 16 writable bytes, `table` was filled by the same backend's init, and
+            // `blocks` holds `16 * n` readable bytes (any alignment).
+            unsafe {
+                (self.kernels.update)(
+                    self.state.as_mut_ptr(),
+                    self.table.0.as_ptr(),
+                    blocks.as_ptr(),
+                    n,
+                )
+            };
+        }
+    }
+
+    fn update_padded(&mut self, data: &[u8]) {
+        let full = data.len() / 16 * 16;
+        self.blocks(&data[..full]);
+        let rest = &data[full..];
+        if !rest.is_empty() {
+            let mut last = [0u8; 16];
+            last[..rest.len()].copy_from_slice(rest);
+            self.blocks(&last);
+            last.zeroize();
+        }
+    }
+}
+
+impl Drop for Core {
+    fn drop(&mut self) {
+        self.table.0.zeroize();
+        self.state.zeroize();
+    }
+}
+
+fn find(
+    name: &str,
+    candidates: fn() -> &'static [HashKernels],
+) -> Result<&'static HashKernels, Error> {
+    let k = candidates()
+        .iter()
+        .find(|k| k.name == name)
+        .ok_or_else(|| Error::UnknownBackend(name.to_string()))?;
+    if (k.available)() {
+        Ok(k)
+    } else {
+        Err(Error::BackendUnavailable(k.name))
+    }
+}
+
+macro_rules! universal_hash {
+    ($(#[$doc:meta])* $name:ident, $kernels:path, $all:path) => {
+        $(#[$doc])*
+        #[derive(Clone)]
+        pub struct $name(Core);
+
+        impl $name {
+            /// Keys the function with `h`, using the best backend for this CPU (or `ASMGEN_BACKEND`).
+            pub fn new(h: &[u8; 16]) -> Self {
+                $name(Core::new($kernels(), h))
+            }
+
+            /// Keys the function with `h` on the named backend (see [`crate::backends`]); for tests and
+            /// benchmarks that compare backends.
+            pub fn with_backend(h: &[u8; 16], backend: &str) -> Result<Self, Error> {
+                Ok($name(Core::new(find(backend, $all)?, h)))
+            }
+
+            /// Absorbs `data`; a trailing partial block is zero-padded (as RustCrypto's `update_padded`), so
+            /// only the last call of a message may pass a length that is not a multiple of 16.
+            pub fn update_padded(&mut self, data: &[u8]) {
+                self.0.update_padded(data);
+            }
+
+            /// The 16-byte result.
+            pub fn finalize(self) -> [u8; 16] {
+                self.0.state
+            }
+
+            /// The kernel in use, e.g. `aot/x86_64-pclmulqdq-avx` or `portable`.
+            pub fn backend(&self) -> &'static str {
+                self.0.kernels.name
+            }
+        }
+
+        impl std::fmt::Debug for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($name)).field("backend", &self.backend()).finish_non_exhaustive()
+            }
+        }
+
+        impl KeySizeUser for $name {
+            type KeySize = U16;
+        }
+
+        impl KeyInit for $name {
+            fn new(key: &Key<Self>) -> Self {
+                let h: [u8; 16] = (*key).into();
+                $name::new(&h)
+            }
+        }
+
+        impl BlockSizeUser for $name {
+            type BlockSize = U16;
+        }
+
+        impl ParBlocksSizeUser for $name {
+            type ParBlocksSize = U8;
+        }
+
+        impl UhfBackend for $name {
+            fn proc_block(&mut self, block: &Block<Self>) {
+                self.0.blocks(block);
+            }
+
+            fn proc_par_blocks(&mut self, blocks: &ParBlocks<Self>) {
+                let mut buf = [0u8; 128];
+                for (dst, b) in buf.chunks_exact_mut(16).zip(blocks.iter()) {
+                    dst.copy_from_slice(b);
+                }
+                self.0.blocks(&buf);
+            }
+        }
+
+        impl UniversalHash for $name {
+            fn update_with_backend(&mut self, f: impl UhfClosure<BlockSize = Self::BlockSize>) {
+                f.call(self);
+            }
+
+            fn finalize(self) -> Block<Self> {
+                self.0.state.into()
+            }
+        }
+    };
+}
+
+universal_hash!(
+    /// GHASH (NIST SP 800-38D) keyed with `H`.
+    Ghash,
+    dispatch::ghash,
+    dispatch::all_ghash
+);
+universal_hash!(
+    /// POLYVAL (RFC 8452) keyed with `H`.
+    Polyval,
+    dispatch::polyval,
+    dispatch::all_polyval
+);

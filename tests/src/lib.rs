@@ -1,0 +1,49 @@
+//! Helpers shared by the integration tests: a seeded generator (so failures reproduce) and hex decoding.
+
+/// A small deterministic generator (xorshift64*), seeded per test so that failures reproduce.
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator with the given seed (never zero internally).
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed ^ 0x9e37_79b9_7f4a_7c15 | 1)
+    }
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    /// A value in `0..n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+    /// Fills `buf` with random bytes.
+    pub fn fill(&mut self, buf: &mut [u8]) {
+        for b in buf {
+            *b = self.next_u64() as u8;
+        }
+    }
+    /// A random 16-byte array.
+    pub fn block(&mut self) -> [u8; 16] {
+        let mut b = [0; 16];
+        self.fill(&mut b);
+        b
+    }
+}
+
+/// Decodes hex (whitespace ignored). Panics on bad input: test vectors are constants.
+pub fn hex(s: &str) -> Vec<u8> {
+    let s: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+    assert!(s.len() % 2 == 0, "odd hex length");
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex digit"))
+        .collect()
+}
+
+/// Decodes exactly 16 bytes of hex.
+pub fn hex16(s: &str) -> [u8; 16] {
+    hex(s).try_into().expect("16 bytes")
+}

@@ -1,0 +1,328 @@
+//! GHASH and POLYVAL on every backend this machine runs: published known answers (RFC 8452, the GCM
+//! specification's test cases as used by NIST SP 800-38D), the RFC 8452 GHASH/POLYVAL relation, and
+//! differential tests against RustCrypto's `ghash` and `polyval` over random keys, every length 0..=1024,
+//! random lengths up to 16 KiB, misaligned buffers and many ways of splitting the input.
+
+use asmgen_runtime::{backends, Ghash, Polyval};
+use asmgen_tests::{hex, hex16, Rng};
+use universal_hash::{KeyInit, UniversalHash};
+
+fn polyval_on(backend: &str, h: &[u8; 16], data: &[u8]) -> [u8; 16] {
+    let mut p = Polyval::with_backend(h, backend).expect("backend listed as available");
+    p.update_padded(data);
+    p.finalize()
+}
+
+fn ghash_on(backend: &str, h: &[u8; 16], data: &[u8]) -> [u8; 16] {
+    let mut g = Ghash::with_backend(h, backend).expect("backend listed as available");
+    g.update_padded(data);
+    g.finalize()
+}
+
+fn rc_polyval(h: &[u8; 16], data: &[u8]) -> [u8; 16] {
+    let mut p = polyval::Polyval::new(&(*h).into());
+    p.update_padded(data);
+    p.finalize().into()
+}
+
+fn rc_ghash(h: &[u8; 16], data: &[u8]) -> [u8; 16] {
+    let mut g = ghash::GHash::new(&(*h).into());
+    g.update_padded(data);
+    g.finalize().into()
+}
+
+/// The backend the dispatcher must pick on this machine, so that a fallback cannot hide a broken fast path.
+fn expected_default() -> &'static str {
+    if std::env::var("ASMGEN_BACKEND").as_deref() == Ok("portable") {
+        return "portable";
+    }
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("pclmulqdq")
+        && std::arch::is_x86_feature_detected!("avx")
+    {
+        return "aot/x86_64-pclmulqdq-avx";
+    }
+    #[cfg(target_arch = "aarch64")]
+    if std::arch::is_aarch64_feature_detected!("pmull") {
+        return "aot/aarch64-pmull";
+    }
+    #[cfg(target_arch = "riscv64")]
+    if std::arch::is_riscv_feature_detected!("zbb") && std::arch::is_riscv_feature_detected!("zbc")
+    {
+        return "aot/riscv64-zbb-zbc";
+    }
+    "portable"
+}
+
+#[test]
+fn dispatch_picks_the_expected_kernel() {
+    let h = [7u8; 16];
+    assert_eq!(Polyval::new(&h).backend(), expected_default());
+    assert_eq!(Ghash::new(&h).backend(), expected_default());
+    assert!(backends().contains(&expected_default()));
+    if std::env::var("ASMGEN_EXPECT_ASM").is_ok() {
+        assert_ne!(
+            expected_default(),
+            "portable",
+            "ASMGEN_EXPECT_ASM is set but no listing kernel runs here"
+        );
+    }
+}
+
+#[test]
+fn unknown_backend_is_an_error() {
+    assert!(Polyval::with_backend(&[0; 16], "no-such-backend").is_err());
+    assert!(Ghash::with_backend(&[0; 16], "no-such-backend").is_err());
+}
+
+#[test]
+fn polyval_rfc8452_vectors() {
+    // RFC 8452, appendix A.
+    let h = hex16("25629347589242761d31f826ba4b757b");
+    let x = hex("4f4f95668c83dfb6401762bb2d01a262 d1a24ddd2721d006bbe45f20d3c9f362");
+    // RFC 8452, appendix C.1 (AEAD_AES_128_GCM_SIV, 8-byte plaintext): POLYVAL input and result.
+    let h2 = hex16("d9b360279694941ac5dbc6987ada7377");
+    let x2 = hex("01000000000000000000000000000000 00000000000000004000000000000000");
+    for b in backends() {
+        assert_eq!(
+            polyval_on(b, &h, &x),
+            hex16("f7a3b47b846119fae5b7866cf5e5b77e"),
+            "{b}"
+        );
+        assert_eq!(
+            polyval_on(b, &h2, &x2),
+            hex16("eb93b7740962c5e49d2a90a7dc5cec74"),
+            "{b}"
+        );
+        assert_eq!(polyval_on(b, &h2, &[0; 16]), [0; 16], "{b}");
+    }
+}
+
+#[test]
+fn ghash_rfc8452_appendix_a() {
+    // RFC 8452, appendix A: GHASH of the same two blocks under the same H.
+    let h = hex16("25629347589242761d31f826ba4b757b");
+    let x = hex("4f4f95668c83dfb6401762bb2d01a262 d1a24ddd2721d006bbe45f20d3c9f362");
+    for b in backends() {
+        assert_eq!(
+            ghash_on(b, &h, &x),
+            hex16("bd9b3997046731fb96251b91f9c99d7a"),
+            "{b}"
+        );
+    }
+}
+
+/// GCM's GHASH over A || pad || C || pad || len(A) || len(C) (bit lengths, big-endian).
+fn gcm_ghash(backend: &str, h: &[u8; 16], a: &[u8], c: &[u8]) -> [u8; 16] {
+    let mut g = Ghash::with_backend(h, backend).unwrap();
+    g.update_padded(a);
+    g.update_padded(c);
+    let mut len = [0u8; 16];
+    len[..8].copy_from_slice(&(a.len() as u64 * 8).to_be_bytes());
+    len[8..].copy_from_slice(&(c.len() as u64 * 8).to_be_bytes());
+    g.update_padded(&len);
+    g.finalize()
+}
+
+#[test]
+fn ghash_gcm_spec_test_cases() {
+    // McGrew & Viega, "The Galois/Counter Mode of Operation (GCM)", test cases 1-6 (the vectors NIST SP 800-38D
+    // validation uses): H, A, C, GHASH(H, A, C).
+    let c3 = "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e\
+              21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091473f5985";
+    let cases: [(&str, &str, &str, &str); 6] = [
+        (
+            "66e94bd4ef8a2c3b884cfa59ca342b2e",
+            "",
+            "",
+            "00000000000000000000000000000000",
+        ),
+        (
+            "66e94bd4ef8a2c3b884cfa59ca342b2e",
+            "",
+            "0388dace60b6a392f328c2b971b2fe78",
+            "f38cbb1ad69223dcc3457ae5b6b0f885",
+        ),
+        (
+            "b83b533708bf535d0aa6e52980d53b78",
+            "",
+            c3,
+            "7f1b32b81b820d02614f8895ac1d4eac",
+        ),
+        (
+            "b83b533708bf535d0aa6e52980d53b78",
+            "feedfacedeadbeeffeedfacedeadbeefabaddad2",
+            &c3[..120],
+            "698e57f70e6ecc7fd9463b7260a9ae5f",
+        ),
+        (
+            "b83b533708bf535d0aa6e52980d53b78",
+            "feedfacedeadbeeffeedfacedeadbeefabaddad2",
+            "61353b4c2806934a777ff51fa22a4755699b2a714fcdc6f83766e5f97b6c7423\
+             73806900e49f24b22b097544d4896b424989b5e1ebac0f07c23f4598",
+            "df586bb4c249b92cb6922877e444d37b",
+        ),
+        (
+            "b83b533708bf535d0aa6e52980d53b78",
+            "feedfacedeadbeeffeedfacedeadbeefabaddad2",
+            "8ce24998625615b603a033aca13fb894be9112a5c3a211a8ba262a3cca7e2ca7\
+             01e4a9a4fba43c90ccdcb281d48c7c6fd62875d2aca417034c34aee5",
+            "1c5afe9760d3932f3c9a878aac3dc3de",
+        ),
+    ];
+    for b in backends() {
+        for (i, (h, a, c, want)) in cases.iter().enumerate() {
+            let got = gcm_ghash(b, &hex16(h), &hex(a), &hex(c));
+            assert_eq!(got, hex16(want), "{b}: test case {}", i + 1);
+        }
+    }
+}
+
+fn byte_reverse(b: [u8; 16]) -> [u8; 16] {
+    let mut r = b;
+    r.reverse();
+    r
+}
+
+/// mulX_POLYVAL of RFC 8452 appendix A, written out independently of the runtime.
+fn mul_x_polyval(b: [u8; 16]) -> [u8; 16] {
+    let v = u128::from_le_bytes(b);
+    let mut r = v << 1;
+    if v >> 127 == 1 {
+        r ^= (0xc2u128 << 120) | 1;
+    }
+    r.to_le_bytes()
+}
+
+#[test]
+fn ghash_polyval_relation() {
+    // GHASH(H, X1..Xn) = ByteReverse(POLYVAL(mulX_POLYVAL(ByteReverse(H)), ByteReverse(X1), ...)).
+    let mut rng = Rng::new(8452);
+    for b in backends() {
+        for n in 0..40 {
+            let h = rng.block();
+            let mut data = vec![0u8; 16 * n];
+            rng.fill(&mut data);
+            let reversed: Vec<u8> = data
+                .chunks(16)
+                .flat_map(|c| c.iter().rev().copied())
+                .collect();
+            let want = byte_reverse(polyval_on(b, &mul_x_polyval(byte_reverse(h)), &reversed));
+            assert_eq!(ghash_on(b, &h, &data), want, "{b}, {n} blocks");
+        }
+    }
+}
+
+#[test]
+fn every_length_to_1024_matches_rustcrypto() {
+    let mut rng = Rng::new(1024);
+    let mut buf = vec![0u8; 1024 + 16];
+    for b in backends() {
+        for len in 0..=1024 {
+            let h = rng.block();
+            let off = rng.below(16);
+            rng.fill(&mut buf);
+            let data = &buf[off..off + len];
+            assert_eq!(
+                polyval_on(b, &h, data),
+                rc_polyval(&h, data),
+                "{b}: POLYVAL, length {len}, offset {off}"
+            );
+            assert_eq!(
+                ghash_on(b, &h, data),
+                rc_ghash(&h, data),
+                "{b}: GHASH, length {len}, offset {off}"
+            );
+        }
+    }
+}
+
+#[test]
+fn random_lengths_to_16k_with_splits_match_rustcrypto() {
+    let mut rng = Rng::new(16384);
+    let mut buf = vec![0u8; 16384 + 64];
+    for b in backends() {
+        for _ in 0..150 {
+            let h = rng.block();
+            let len = rng.below(16384 + 1);
+            let off = rng.below(64);
+            rng.fill(&mut buf);
+            let data = &buf[off..off + len];
+            // Split at random block boundaries; only the last piece may be partial.
+            let mut p = Polyval::with_backend(&h, b).unwrap();
+            let mut g = Ghash::with_backend(&h, b).unwrap();
+            let mut at = 0;
+            while at < len {
+                let step = (16 * rng.below(40)).min(len - at);
+                let end = if step == 0 || at + step >= len {
+                    len
+                } else {
+                    at + step
+                };
+                p.update_padded(&data[at..end]);
+                g.update_padded(&data[at..end]);
+                at = end;
+            }
+            assert_eq!(
+                p.finalize(),
+                rc_polyval(&h, data),
+                "{b}: POLYVAL, length {len}"
+            );
+            assert_eq!(g.finalize(), rc_ghash(&h, data), "{b}: GHASH, length {len}");
+        }
+    }
+}
+
+#[test]
+fn backends_agree_with_each_other() {
+    let mut rng = Rng::new(7);
+    let all = backends();
+    let mut data = vec![0u8; 4096 + 3];
+    for _ in 0..50 {
+        let h = rng.block();
+        rng.fill(&mut data);
+        let len = rng.below(4096);
+        let d = &data[3..3 + len];
+        let first = polyval_on(all[0], &h, d);
+        for b in &all[1..] {
+            assert_eq!(polyval_on(b, &h, d), first, "{b} vs {}", all[0]);
+        }
+    }
+}
+
+#[test]
+fn universal_hash_traits_match_the_inherent_api() {
+    let mut rng = Rng::new(42);
+    let h = rng.block();
+    let mut data = vec![0u8; 1000];
+    rng.fill(&mut data);
+
+    let mut via_trait = <Polyval as KeyInit>::new(&h.into());
+    let blocks: Vec<universal_hash::Block<Polyval>> = data[..992]
+        .chunks(16)
+        .map(|c| <[u8; 16]>::try_from(c).unwrap().into())
+        .collect();
+    via_trait.update(&blocks);
+    UniversalHash::update_padded(&mut via_trait, &data[992..]);
+    let t: [u8; 16] = UniversalHash::finalize(via_trait).into();
+    assert_eq!(t, rc_polyval(&h, &data));
+
+    let mut g = <Ghash as KeyInit>::new(&h.into());
+    UniversalHash::update_padded(&mut g, &data);
+    let t: [u8; 16] = UniversalHash::finalize(g).into();
+    assert_eq!(t, rc_ghash(&h, &data));
+}
+
+#[test]
+fn clone_continues_independently() {
+    let mut rng = Rng::new(3);
+    let h = rng.block();
+    let mut data = vec![0u8; 512];
+    rng.fill(&mut data);
+    let mut a = Polyval::new(&h);
+    a.update_padded(&data[..256]);
+    let mut b = a.clone();
+    a.update_padded(&data[256..]);
+    b.update_padded(&data[256..]);
+    assert_eq!(a.finalize(), b.finalize());
+}
