@@ -9,6 +9,11 @@ use std::sync::Arc;
 pub struct Label(pub(crate) Arc<str>);
 
 impl Label {
+    /// A label with a fixed name, for tools and tests; kernels get unique labels from the builder.
+    pub fn named(name: &str) -> Label {
+        Label(Arc::from(name))
+    }
+
     /// The label's name without the local prefix.
     pub fn name(&self) -> &str {
         &self.0

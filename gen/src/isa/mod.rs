@@ -203,6 +203,11 @@ macro_rules! define_isa {
         #[repr(u16)]
         pub enum Op { $($name),* }
 
+        impl Op {
+            /// Every opcode, in table order (`Op::ALL[i]` is described by `OPS[i]`).
+            pub const ALL: &'static [Op] = &[$(Op::$name),*];
+        }
+
         /// The instruction table: one entry per instruction form.
         pub static OPS: &[$crate::isa::OpInfo<$feat>] = &[
             $( $crate::isa::OpInfo {

@@ -1,0 +1,190 @@
+//! The builder and emitter on x86_64: feature checks at generation time, label checks, the ABI-derived
+//! prologue (callee-saved registers and unwind directives), constants, and deterministic output that GNU as
+//! accepts.
+
+use asmgen::emit;
+use asmgen::isa::x86_64::{mem, regs::*, rip, X86Feature, Xmm, X86_64};
+use asmgen::{Abi, Builder, CType, Listing, Target};
+use std::process::Command;
+
+fn listing(functions: Vec<asmgen::Function<X86_64>>) -> String {
+    let l = Listing {
+        name: "t".into(),
+        title: "test".into(),
+        functions,
+    };
+    emit::listing(Target::X86_64_LINUX, &l, "gen/tests/x86_64_builder.rs").unwrap()
+}
+
+#[test]
+fn instruction_outside_the_feature_set_is_a_generation_error() {
+    let mut b = Builder::<X86_64>::new("f", Abi::SysV, &[X86Feature::Avx]);
+    b.vpclmulqdq(Xmm(0), Xmm(1), Xmm(2), 0x00);
+    let Err(err) = b.finish() else {
+        panic!("generation must fail")
+    };
+    assert!(err.message.contains("PCLMULQDQ"), "{err}");
+    assert_eq!(err.function, "f");
+}
+
+#[test]
+fn unbound_label_is_a_generation_error() {
+    let mut b = Builder::<X86_64>::new("f", Abi::SysV, &[]);
+    let l = b.label("nowhere");
+    b.jmp(&l);
+    let Err(err) = b.finish() else {
+        panic!("generation must fail")
+    };
+    assert!(err.message.contains("never bound"));
+}
+
+#[test]
+fn label_bound_twice_is_a_generation_error() {
+    let mut b = Builder::<X86_64>::new("f", Abi::SysV, &[]);
+    let l = b.label("x");
+    b.bind(&l);
+    b.bind(&l);
+    assert!(b.finish().is_err());
+}
+
+#[test]
+fn parameters_follow_the_abi() {
+    let mut b = Builder::<X86_64>::new("f", Abi::SysV, &[]);
+    let regs: Vec<_> = (0..4).map(|_| b.param("p", CType::Size)).collect();
+    assert_eq!(format!("{regs:?}"), "[Gpr(7), Gpr(6), Gpr(2), Gpr(1)]"); // rdi rsi rdx rcx
+    let mut w = Builder::<X86_64>::new("f", Abi::Win64, &[]);
+    let regs: Vec<_> = (0..4).map(|_| w.param("p", CType::Size)).collect();
+    assert_eq!(format!("{regs:?}"), "[Gpr(1), Gpr(2), Gpr(8), Gpr(9)]"); // rcx rdx r8 r9
+    let mut too_many = Builder::<X86_64>::new("f", Abi::Win64, &[]);
+    for _ in 0..5 {
+        too_many.param("p", CType::Size);
+    }
+    assert!(too_many.finish().is_err());
+}
+
+fn uses_rbx_and_r12() -> asmgen::Function<X86_64> {
+    let mut b = Builder::<X86_64>::new("asmgen_test_saves", Abi::SysV, &[X86Feature::Avx]);
+    b.doc("Clobbers rbx and r12, which System V says the callee preserves.");
+    let p = b.param("p", CType::BytePtr);
+    let p = match p {
+        asmgen::isa::x86_64::Reg::Gpr(n) => asmgen::isa::x86_64::Gpr(n),
+        _ => unreachable!(),
+    };
+    let c = b.constant("ones", 16, "sixteen 0x01 bytes", &[1; 16]);
+    b.mov(RBX, p);
+    b.mov(R12, 5);
+    b.vmovdqa(Xmm(0), rip(&c));
+    b.vmovdqu_store(mem(RBX, 0), Xmm(0));
+    b.finish().unwrap()
+}
+
+#[test]
+fn prologue_saves_callee_saved_registers_with_unwind_info() {
+    let f = uses_rbx_and_r12();
+    let text = listing(vec![f]);
+    let push_rbx = text.find("push        rbx").expect("rbx pushed");
+    let push_r12 = text.find("push        r12").expect("r12 pushed");
+    let pop_r12 = text.find("pop         r12").expect("r12 popped");
+    let pop_rbx = text.find("pop         rbx").expect("rbx popped");
+    assert!(
+        push_rbx < push_r12 && push_r12 < pop_r12 && pop_r12 < pop_rbx,
+        "LIFO order"
+    );
+    assert!(text.contains(".cfi_rel_offset rbx, 0"));
+    assert!(text.contains(".cfi_restore r12"));
+    assert!(text.contains("Saves: rbx, r12"));
+    assert!(text.contains("endbr64"));
+    assert!(text.contains(".section .note.GNU-stack"));
+    assert!(text.contains("void asmgen_test_saves(uint8_t *p);"));
+    assert!(text.contains("Requires: AVX"));
+    assert!(text.contains(".Lconst_ones:"));
+}
+
+#[test]
+fn output_is_deterministic() {
+    assert_eq!(
+        listing(vec![uses_rbx_and_r12()]),
+        listing(vec![uses_rbx_and_r12()])
+    );
+}
+
+#[test]
+fn conflicting_constants_are_rejected() {
+    let mut a = Builder::<X86_64>::new("a", Abi::SysV, &[X86Feature::Avx]);
+    let c = a.constant("k", 16, "", &[1; 16]);
+    a.vmovdqa(Xmm(0), rip(&c));
+    let mut b = Builder::<X86_64>::new("b", Abi::SysV, &[X86Feature::Avx]);
+    let c = b.constant("k", 16, "", &[2; 16]);
+    b.vmovdqa(Xmm(0), rip(&c));
+    let l = Listing {
+        name: "t".into(),
+        title: "t".into(),
+        functions: vec![a.finish().unwrap(), b.finish().unwrap()],
+    };
+    assert!(emit::listing(Target::X86_64_LINUX, &l, "").is_err());
+}
+
+/// Every table entry printed with sample operands must be accepted by GNU as (and llvm-mc when present) in
+/// Intel syntax: the table's syntax is checked against real assemblers, entry by entry.
+#[test]
+fn every_table_entry_assembles() {
+    use asmgen::isa::x86_64::{Op, Operand, Size, OPS};
+    use asmgen::isa::PrintCtx;
+    let ctx = PrintCtx {
+        local_label_prefix: ".L",
+    };
+    let mut src = String::from(".intel_syntax noprefix\n.text\n.Ltarget:\n");
+    for (i, info) in OPS.iter().enumerate() {
+        let operands: Vec<Operand> = info
+            .kinds
+            .iter()
+            .enumerate()
+            .map(|(k, kind)| match *kind {
+                "R64" | "Ri64" | "Rm64" => Operand::Gpr(k as u8 + 1),
+                "R32" => Operand::Gpr32(k as u8 + 1),
+                "X" | "Xm" => Operand::Xmm(k as u8 + 3),
+                "Y" | "Ym" => Operand::Ymm(k as u8 + 3),
+                "M128" => Operand::Mem(Size::Xmmword, mem(RSI, 32)),
+                "M256" => Operand::Mem(Size::Ymmword, mem(RSI, 32)),
+                "M64" | "Addr" => Operand::Mem(Size::Qword, mem(RSI, 8)),
+                "Imm" => Operand::Imm(3),
+                "Sel" => Operand::Sel(0x11),
+                "Target" => Operand::Label(asmgen::Label::named("target")),
+                other => panic!("{}: no sample for operand kind {other}", info.name),
+            })
+            .collect();
+        let op = Op::ALL[i];
+        let inst = asmgen::ir::Inst::<X86_64> { op, operands };
+        src += &emit::gas::format_inst(&inst, &ctx, "#");
+        src.push('\n');
+    }
+    let dir = std::env::temp_dir().join(format!("asmgen-x86-table-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let s = dir.join("t.S");
+    std::fs::write(&s, &src).unwrap();
+    let out = Command::new("as")
+        .arg(&s)
+        .arg("-o")
+        .arg(dir.join("t.o"))
+        .output()
+        .expect("GNU as runs");
+    assert!(
+        out.status.success(),
+        "GNU as rejected the table:\n{}\n{src}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for mc in ["llvm-mc-19", "llvm-mc"] {
+        if let Ok(out) = Command::new(mc)
+            .args(["-triple=x86_64", "-filetype=obj", "-o", "/dev/null"])
+            .arg(&s)
+            .output()
+        {
+            assert!(
+                out.status.success(),
+                "{mc} rejected the table:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            break;
+        }
+    }
+}

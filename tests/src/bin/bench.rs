@@ -1,0 +1,375 @@
+//! `cargo xtask bench`: throughput of asmgen's kernels beside the peers, in one run.
+//!
+//! Method: each (implementation, message size) is timed over batches of messages lasting at least 20 ms;
+//! the median of 9 batches is reported as MB/s (10^6 bytes per second) and cycles per byte. Cycles are core
+//! cycles: the core clock is calibrated first by timing a chain of dependent 1-cycle `add` instructions
+//! (x86_64), so turbo and TSC frequency do not distort c/B. Every message is processed from a keyed state
+//! (key setup excluded; libgcrypt's per-message reset/IV/tag is included, as an application pays it).
+//!
+//! Peers: RustCrypto crates (linked) and libgcrypt through its C API (loaded at run time, so a machine
+//! without it reports the peer as missing together with the command that installs it).
+
+use asmgen_runtime::{Ghash, Polyval};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+use universal_hash::{KeyInit, UniversalHash};
+
+const SIZES: [usize; 6] = [16, 64, 256, 1024, 4096, 8192];
+const SAMPLES: usize = 9;
+const SAMPLE_TIME: Duration = Duration::from_millis(20);
+
+/// One implementation under test: processes one message.
+struct Contender {
+    name: String,
+    ours: bool,
+    run: Box<dyn FnMut(&[u8]) -> u8>,
+}
+
+/// A missing peer and how to get it.
+struct Missing {
+    name: String,
+    install: &'static str,
+}
+
+fn ns_per_byte(c: &mut Contender, msg: &[u8]) -> f64 {
+    // Warm up and size the batch.
+    let mut n = 1usize;
+    loop {
+        let t = Instant::now();
+        for _ in 0..n {
+            black_box((c.run)(black_box(msg)));
+        }
+        if t.elapsed() >= SAMPLE_TIME / 4 {
+            break;
+        }
+        n *= 2;
+    }
+    n *= 4;
+    let mut samples: Vec<f64> = (0..SAMPLES)
+        .map(|_| {
+            let t = Instant::now();
+            for _ in 0..n {
+                black_box((c.run)(black_box(msg)));
+            }
+            t.elapsed().as_nanos() as f64 / (n * msg.len()) as f64
+        })
+        .collect();
+    samples.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    samples[SAMPLES / 2]
+}
+
+/// Core clock in GHz, from a chain of dependent register-register adds (one cycle each on every x86_64 core;
+/// register operands, because recent cores fold `add reg, imm` chains at rename).
+#[cfg(target_arch = "x86_64")]
+fn core_ghz() -> Option<f64> {
+    fn chain(iters: u64) {
+        // SAFETY: register-only arithmetic.
+        unsafe {
+            std::arch::asm!(
+                "2:",
+                "add {x}, {one}", "add {x}, {one}", "add {x}, {one}", "add {x}, {one}",
+                "add {x}, {one}", "add {x}, {one}", "add {x}, {one}", "add {x}, {one}",
+                "sub {n}, 1",
+                "jnz 2b",
+                x = inout(reg) 0u64 => _,
+                one = in(reg) 1u64,
+                n = inout(reg) iters => _,
+                options(nostack, nomem),
+            );
+        }
+    }
+    let iters = 20_000_000u64;
+    chain(iters);
+    let best = (0..7)
+        .map(|_| {
+            let t = Instant::now();
+            chain(iters);
+            t.elapsed().as_nanos() as f64
+        })
+        .fold(f64::MAX, f64::min);
+    Some(8.0 * iters as f64 / best)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn core_ghz() -> Option<f64> {
+    None
+}
+
+mod gcrypt {
+    //! libgcrypt through its C API, loaded with dlopen.
+    use std::ffi::{c_char, c_int, c_void, CString};
+
+    extern "C" {
+        fn dlopen(filename: *const c_char, flags: c_int) -> *mut c_void;
+        fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
+    }
+    const RTLD_NOW: c_int = 2;
+
+    /// GCRY_CIPHER_AES (AES-128).
+    pub const AES128: c_int = 7;
+    /// GCRY_CIPHER_MODE_GCM.
+    pub const MODE_GCM: c_int = 9;
+    /// GCRY_CIPHER_MODE_GCM_SIV.
+    pub const MODE_GCM_SIV: c_int = 16;
+
+    type Handle = *mut c_void;
+
+    /// The functions used.
+    #[derive(Clone, Copy)]
+    pub struct Lib {
+        pub version: unsafe extern "C" fn(*const c_char) -> *const c_char,
+        open: unsafe extern "C" fn(*mut Handle, c_int, c_int, u32) -> u32,
+        setkey: unsafe extern "C" fn(Handle, *const u8, usize) -> u32,
+        setiv: unsafe extern "C" fn(Handle, *const u8, usize) -> u32,
+        authenticate: unsafe extern "C" fn(Handle, *const u8, usize) -> u32,
+        gettag: unsafe extern "C" fn(Handle, *mut u8, usize) -> u32,
+        ctl: unsafe extern "C" fn(Handle, c_int, *mut c_void, usize) -> u32,
+    }
+
+    pub fn load() -> Option<Lib> {
+        let name = CString::new("libgcrypt.so.20").unwrap();
+        // SAFETY: plain dlopen/dlsym; the symbols have the C signatures declared in gcrypt.h.
+        unsafe {
+            let h = dlopen(name.as_ptr(), RTLD_NOW);
+            if h.is_null() {
+                return None;
+            }
+            let sym = |s: &str| {
+                let c = CString::new(s).unwrap();
+                let p = dlsym(h, c.as_ptr());
+                (!p.is_null()).then_some(p)
+            };
+            let lib = Lib {
+                version: std::mem::transmute::<*mut c_void, _>(sym("gcry_check_version")?),
+                open: std::mem::transmute::<*mut c_void, _>(sym("gcry_cipher_open")?),
+                setkey: std::mem::transmute::<*mut c_void, _>(sym("gcry_cipher_setkey")?),
+                setiv: std::mem::transmute::<*mut c_void, _>(sym("gcry_cipher_setiv")?),
+                authenticate: std::mem::transmute::<*mut c_void, _>(sym(
+                    "gcry_cipher_authenticate",
+                )?),
+                gettag: std::mem::transmute::<*mut c_void, _>(sym("gcry_cipher_gettag")?),
+                ctl: std::mem::transmute::<*mut c_void, _>(sym("gcry_cipher_ctl")?),
+            };
+            (lib.version)(std::ptr::null());
+            Some(lib)
+        }
+    }
+
+    /// The library's version string.
+    pub fn version(lib: &Lib) -> String {
+        // SAFETY: gcry_check_version(NULL) returns a static NUL-terminated string.
+        unsafe {
+            std::ffi::CStr::from_ptr((lib.version)(std::ptr::null()))
+                .to_string_lossy()
+                .into_owned()
+        }
+    }
+
+    /// An AEAD cipher handle used for its authenticator only (AAD in, tag out).
+    pub struct Mac {
+        lib: Lib,
+        h: Handle,
+    }
+
+    impl Mac {
+        pub fn new(lib: Lib, mode: c_int, key: &[u8; 16]) -> Mac {
+            let mut h: Handle = std::ptr::null_mut();
+            // SAFETY: valid out-pointer and key buffer.
+            unsafe {
+                assert_eq!((lib.open)(&mut h, AES128, mode, 0), 0, "gcry_cipher_open");
+                assert_eq!((lib.setkey)(h, key.as_ptr(), 16), 0, "gcry_cipher_setkey");
+            }
+            Mac { lib, h }
+        }
+
+        /// Resets, sets a 12-byte nonce, absorbs `aad`, returns the first tag byte.
+        pub fn tag(&mut self, aad: &[u8]) -> u8 {
+            let nonce = [0u8; 12];
+            let mut tag = [0u8; 16];
+            // SAFETY: the handle is open; buffers are valid for their lengths. GCRYCTL_RESET is 4.
+            unsafe {
+                (self.lib.ctl)(self.h, 4, std::ptr::null_mut(), 0);
+                (self.lib.setiv)(self.h, nonce.as_ptr(), 12);
+                (self.lib.authenticate)(self.h, aad.as_ptr(), aad.len());
+                (self.lib.gettag)(self.h, tag.as_mut_ptr(), 16);
+            }
+            tag[0]
+        }
+    }
+}
+
+fn contenders(kind: &str, lib: Option<gcrypt::Lib>) -> (Vec<Contender>, Vec<Missing>) {
+    let h = [0x42u8; 16];
+    let mut v: Vec<Contender> = Vec::new();
+    let mut missing = Vec::new();
+    match kind {
+        "GHASH" => {
+            let ours = Ghash::new(&h);
+            let portable = Ghash::with_backend(&h, "portable").expect("portable always exists");
+            let rc = ghash::GHash::new(&h.into());
+            v.push(Contender {
+                name: format!("asmgen {}", ours.backend()),
+                ours: true,
+                run: Box::new(move |m| {
+                    let mut g = ours.clone();
+                    g.update_padded(m);
+                    g.finalize()[0]
+                }),
+            });
+            v.push(Contender {
+                name: "asmgen portable".into(),
+                ours: true,
+                run: Box::new(move |m| {
+                    let mut g = portable.clone();
+                    g.update_padded(m);
+                    g.finalize()[0]
+                }),
+            });
+            v.push(Contender {
+                name: "RustCrypto ghash 0.6".into(),
+                ours: false,
+                run: Box::new(move |m| {
+                    let mut g = rc.clone();
+                    g.update_padded(m);
+                    g.finalize()[0]
+                }),
+            });
+            match lib {
+                Some(lib) => {
+                    let mut mac = gcrypt::Mac::new(lib, gcrypt::MODE_GCM, &h);
+                    v.push(Contender {
+                        name: format!("libgcrypt {} AES-GCM (AAD only)", gcrypt::version(&lib)),
+                        ours: false,
+                        run: Box::new(move |m| mac.tag(m)),
+                    });
+                }
+                None => missing.push(Missing {
+                    name: "libgcrypt AES-GCM (AAD only)".into(),
+                    install: "apt-get install libgcrypt20",
+                }),
+            }
+        }
+        _ => {
+            let ours = Polyval::new(&h);
+            let portable = Polyval::with_backend(&h, "portable").expect("portable always exists");
+            let rc = polyval::Polyval::new(&h.into());
+            v.push(Contender {
+                name: format!("asmgen {}", ours.backend()),
+                ours: true,
+                run: Box::new(move |m| {
+                    let mut g = ours.clone();
+                    g.update_padded(m);
+                    g.finalize()[0]
+                }),
+            });
+            v.push(Contender {
+                name: "asmgen portable".into(),
+                ours: true,
+                run: Box::new(move |m| {
+                    let mut g = portable.clone();
+                    g.update_padded(m);
+                    g.finalize()[0]
+                }),
+            });
+            v.push(Contender {
+                name: "RustCrypto polyval 0.7".into(),
+                ours: false,
+                run: Box::new(move |m| {
+                    let mut g = rc.clone();
+                    g.update_padded(m);
+                    g.finalize()[0]
+                }),
+            });
+            match lib {
+                Some(lib) => {
+                    let mut mac = gcrypt::Mac::new(lib, gcrypt::MODE_GCM_SIV, &h);
+                    v.push(Contender {
+                        name: format!(
+                            "libgcrypt {} AES-GCM-SIV (AAD only; per-nonce key derivation)",
+                            gcrypt::version(&lib)
+                        ),
+                        ours: false,
+                        run: Box::new(move |m| mac.tag(m)),
+                    });
+                }
+                None => missing.push(Missing {
+                    name: "libgcrypt AES-GCM-SIV (AAD only)".into(),
+                    install: "apt-get install libgcrypt20",
+                }),
+            }
+        }
+    }
+    (v, missing)
+}
+
+fn main() {
+    let filter: Option<String> = std::env::args().nth(1);
+    let ghz = core_ghz();
+    match ghz {
+        Some(g) => println!("core clock: {g:.2} GHz (calibrated: chain of dependent register adds); c/B = ns/B x GHz"),
+        None => println!("core clock: not calibrated on this architecture; c/B not reported"),
+    }
+    println!(
+        "method: median of {SAMPLES} batches of >= {} ms each; MB = 10^6 bytes",
+        SAMPLE_TIME.as_millis()
+    );
+    let lib = gcrypt::load();
+    let mut msg = vec![0u8; 8192];
+    for (i, b) in msg.iter_mut().enumerate() {
+        *b = (i * 131 + 7) as u8;
+    }
+    for kind in ["GHASH", "POLYVAL"] {
+        if filter
+            .as_deref()
+            .is_some_and(|f| !kind.eq_ignore_ascii_case(f))
+        {
+            continue;
+        }
+        let (mut cs, missing) = contenders(kind, lib);
+        println!();
+        println!("## {kind}");
+        for m in &missing {
+            println!("peer missing: {} (install: {})", m.name, m.install);
+        }
+        let mut table: Vec<Vec<f64>> = Vec::new();
+        for &size in &SIZES {
+            table.push(
+                cs.iter_mut()
+                    .map(|c| ns_per_byte(c, &msg[..size]))
+                    .collect(),
+            );
+        }
+        for (ci, c) in cs.iter().enumerate() {
+            println!(
+                "[{}] {}{}",
+                ci + 1,
+                c.name,
+                if c.ours { "" } else { " (peer)" }
+            );
+        }
+        let mut header = format!("{:>6}", "bytes");
+        for ci in 0..cs.len() {
+            header += &format!(" | {:>9} {:>6}", format!("[{}] MB/s", ci + 1), "c/B");
+        }
+        header += " | [1] vs best peer";
+        println!("{header}");
+        for (si, &size) in SIZES.iter().enumerate() {
+            let mut line = format!("{size:>6}");
+            for ns in &table[si] {
+                let mbs = 1e3 / ns;
+                let cpb = ghz
+                    .map(|g| format!("{:.3}", ns * g))
+                    .unwrap_or_else(|| "-".into());
+                line += &format!(" | {mbs:>9.0} {cpb:>6}");
+            }
+            let best_peer = cs
+                .iter()
+                .zip(&table[si])
+                .filter(|(c, _)| !c.ours)
+                .map(|(_, ns)| *ns)
+                .fold(f64::MAX, f64::min);
+            line += &format!(" | {:.2}x", best_peer / table[si][0]);
+            println!("{line}");
+        }
+    }
+}
