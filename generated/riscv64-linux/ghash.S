@@ -7,8 +7,1203 @@
 # Target: riscv64-linux (ELF, LP64D ABI), GNU as syntax
 #
 # Functions:
+#   void asmgen_ghash_init_zbc(uint8_t *table, const uint8_t *h);
+#       requires: zbb, zbc
+#   void asmgen_ghash_update_zbc(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+#       requires: zbb, zbc
+#   void asmgen_polyval_init_zbc(uint8_t *table, const uint8_t *h);
+#       requires: zbc
+#   void asmgen_polyval_update_zbc(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+#       requires: zbc
 
 	.option arch, +zbb, +zbc
 	.text
+
+# ----------------------------------------------------------------------------------------------------
+# GHASH key setup: table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i,
+# for i = 1..8 (powers in the Montgomery domain: H^i = H^(i-1) * H * x^-128).
+#
+# void asmgen_ghash_init_zbc(uint8_t *table, const uint8_t *h);
+# Requires: zbb, zbc
+# Saves: s0, s1, s2, s3, s4, s5
+# ----------------------------------------------------------------------------------------------------
+	.globl asmgen_ghash_init_zbc
+	.hidden asmgen_ghash_init_zbc
+	.type asmgen_ghash_init_zbc, @function
+	.p2align 5
+asmgen_ghash_init_zbc:
+	.cfi_startproc
+	addi        sp, sp, -48
+	.cfi_adjust_cfa_offset 48
+	sd          s0, 0(sp)
+	.cfi_rel_offset s0, 0
+	sd          s1, 8(sp)
+	.cfi_rel_offset s1, 8
+	sd          s2, 16(sp)
+	.cfi_rel_offset s2, 16
+	sd          s3, 24(sp)
+	.cfi_rel_offset s3, 24
+	sd          s4, 32(sp)
+	.cfi_rel_offset s4, 32
+	sd          s5, 40(sp)
+	.cfi_rel_offset s5, 40
+	li          a6, 194
+	slli        a6, a6, 56
+	ld          t3, 0(a1)
+	ld          t2, 8(a1)
+	rev8        t3, t3
+	rev8        t2, t2
+	# GHASH key in POLYVAL form: mulX_POLYVAL(ByteReverse(H)) (RFC 8452, appendix A).
+	# Constant-time: an all-ones mask from bit 127 selects the polynomial.
+	srai        t5, t3, 63
+	srli        t6, t2, 63
+	slli        t2, t2, 1
+	slli        t3, t3, 1
+	or          t3, t3, t6
+	andi        t6, t5, 1
+	and         t5, t5, a6
+	xor         t2, t2, t6
+	xor         t3, t3, t5
+	xor         t4, t2, t3
+	mv          a4, t2
+	mv          a5, t3
+	# H^1
+	sd          a4, 0(a0)
+	sd          a5, 8(a0)
+	xor         t5, a4, a5
+	sd          t5, 128(a0)
+	sd          t5, 136(a0)
+	mv          t0, a4
+	mv          t1, a5
+	clmul       s0, t0, t2
+	clmulh      s1, t0, t2
+	clmul       s2, t1, t3
+	clmulh      s3, t1, t3
+	xor         t0, t0, t1
+	clmul       s4, t0, t4
+	clmulh      s5, t0, t4
+	# Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	xor         s4, s4, s0
+	xor         s5, s5, s1
+	xor         s4, s4, s2
+	xor         s5, s5, s3
+	xor         s1, s1, s4
+	xor         s2, s2, s5
+	# Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI.
+	clmul       t5, s0, a6
+	clmulh      t6, s0, a6
+	xor         s1, s1, t5
+	xor         s0, s0, t6
+	clmul       t5, s1, a6
+	clmulh      t6, s1, a6
+	xor         a4, s0, t5
+	xor         a5, s1, t6
+	xor         a4, a4, s2
+	xor         a5, a5, s3
+	# H^2
+	sd          a4, 16(a0)
+	sd          a5, 24(a0)
+	xor         t5, a4, a5
+	sd          t5, 144(a0)
+	sd          t5, 152(a0)
+	mv          t0, a4
+	mv          t1, a5
+	clmul       s0, t0, t2
+	clmulh      s1, t0, t2
+	clmul       s2, t1, t3
+	clmulh      s3, t1, t3
+	xor         t0, t0, t1
+	clmul       s4, t0, t4
+	clmulh      s5, t0, t4
+	# Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	xor         s4, s4, s0
+	xor         s5, s5, s1
+	xor         s4, s4, s2
+	xor         s5, s5, s3
+	xor         s1, s1, s4
+	xor         s2, s2, s5
+	# Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI.
+	clmul       t5, s0, a6
+	clmulh      t6, s0, a6
+	xor         s1, s1, t5
+	xor         s0, s0, t6
+	clmul       t5, s1, a6
+	clmulh      t6, s1, a6
+	xor         a4, s0, t5
+	xor         a5, s1, t6
+	xor         a4, a4, s2
+	xor         a5, a5, s3
+	# H^3
+	sd          a4, 32(a0)
+	sd          a5, 40(a0)
+	xor         t5, a4, a5
+	sd          t5, 160(a0)
+	sd          t5, 168(a0)
+	mv          t0, a4
+	mv          t1, a5
+	clmul       s0, t0, t2
+	clmulh      s1, t0, t2
+	clmul       s2, t1, t3
+	clmulh      s3, t1, t3
+	xor         t0, t0, t1
+	clmul       s4, t0, t4
+	clmulh      s5, t0, t4
+	# Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	xor         s4, s4, s0
+	xor         s5, s5, s1
+	xor         s4, s4, s2
+	xor         s5, s5, s3
+	xor         s1, s1, s4
+	xor         s2, s2, s5
+	# Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI.
+	clmul       t5, s0, a6
+	clmulh      t6, s0, a6
+	xor         s1, s1, t5
+	xor         s0, s0, t6
+	clmul       t5, s1, a6
+	clmulh      t6, s1, a6
+	xor         a4, s0, t5
+	xor         a5, s1, t6
+	xor         a4, a4, s2
+	xor         a5, a5, s3
+	# H^4
+	sd          a4, 48(a0)
+	sd          a5, 56(a0)
+	xor         t5, a4, a5
+	sd          t5, 176(a0)
+	sd          t5, 184(a0)
+	mv          t0, a4
+	mv          t1, a5
+	clmul       s0, t0, t2
+	clmulh      s1, t0, t2
+	clmul       s2, t1, t3
+	clmulh      s3, t1, t3
+	xor         t0, t0, t1
+	clmul       s4, t0, t4
+	clmulh      s5, t0, t4
+	# Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	xor         s4, s4, s0
+	xor         s5, s5, s1
+	xor         s4, s4, s2
+	xor         s5, s5, s3
+	xor         s1, s1, s4
+	xor         s2, s2, s5
+	# Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI.
+	clmul       t5, s0, a6
+	clmulh      t6, s0, a6
+	xor         s1, s1, t5
+	xor         s0, s0, t6
+	clmul       t5, s1, a6
+	clmulh      t6, s1, a6
+	xor         a4, s0, t5
+	xor         a5, s1, t6
+	xor         a4, a4, s2
+	xor         a5, a5, s3
+	# H^5
+	sd          a4, 64(a0)
+	sd          a5, 72(a0)
+	xor         t5, a4, a5
+	sd          t5, 192(a0)
+	sd          t5, 200(a0)
+	mv          t0, a4
+	mv          t1, a5
+	clmul       s0, t0, t2
+	clmulh      s1, t0, t2
+	clmul       s2, t1, t3
+	clmulh      s3, t1, t3
+	xor         t0, t0, t1
+	clmul       s4, t0, t4
+	clmulh      s5, t0, t4
+	# Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	xor         s4, s4, s0
+	xor         s5, s5, s1
+	xor         s4, s4, s2
+	xor         s5, s5, s3
+	xor         s1, s1, s4
+	xor         s2, s2, s5
+	# Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI.
+	clmul       t5, s0, a6
+	clmulh      t6, s0, a6
+	xor         s1, s1, t5
+	xor         s0, s0, t6
+	clmul       t5, s1, a6
+	clmulh      t6, s1, a6
+	xor         a4, s0, t5
+	xor         a5, s1, t6
+	xor         a4, a4, s2
+	xor         a5, a5, s3
+	# H^6
+	sd          a4, 80(a0)
+	sd          a5, 88(a0)
+	xor         t5, a4, a5
+	sd          t5, 208(a0)
+	sd          t5, 216(a0)
+	mv          t0, a4
+	mv          t1, a5
+	clmul       s0, t0, t2
+	clmulh      s1, t0, t2
+	clmul       s2, t1, t3
+	clmulh      s3, t1, t3
+	xor         t0, t0, t1
+	clmul       s4, t0, t4
+	clmulh      s5, t0, t4
+	# Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	xor         s4, s4, s0
+	xor         s5, s5, s1
+	xor         s4, s4, s2
+	xor         s5, s5, s3
+	xor         s1, s1, s4
+	xor         s2, s2, s5
+	# Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI.
+	clmul       t5, s0, a6
+	clmulh      t6, s0, a6
+	xor         s1, s1, t5
+	xor         s0, s0, t6
+	clmul       t5, s1, a6
+	clmulh      t6, s1, a6
+	xor         a4, s0, t5
+	xor         a5, s1, t6
+	xor         a4, a4, s2
+	xor         a5, a5, s3
+	# H^7
+	sd          a4, 96(a0)
+	sd          a5, 104(a0)
+	xor         t5, a4, a5
+	sd          t5, 224(a0)
+	sd          t5, 232(a0)
+	mv          t0, a4
+	mv          t1, a5
+	clmul       s0, t0, t2
+	clmulh      s1, t0, t2
+	clmul       s2, t1, t3
+	clmulh      s3, t1, t3
+	xor         t0, t0, t1
+	clmul       s4, t0, t4
+	clmulh      s5, t0, t4
+	# Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	xor         s4, s4, s0
+	xor         s5, s5, s1
+	xor         s4, s4, s2
+	xor         s5, s5, s3
+	xor         s1, s1, s4
+	xor         s2, s2, s5
+	# Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI.
+	clmul       t5, s0, a6
+	clmulh      t6, s0, a6
+	xor         s1, s1, t5
+	xor         s0, s0, t6
+	clmul       t5, s1, a6
+	clmulh      t6, s1, a6
+	xor         a4, s0, t5
+	xor         a5, s1, t6
+	xor         a4, a4, s2
+	xor         a5, a5, s3
+	# H^8
+	sd          a4, 112(a0)
+	sd          a5, 120(a0)
+	xor         t5, a4, a5
+	sd          t5, 240(a0)
+	sd          t5, 248(a0)
+	ld          s0, 0(sp)
+	.cfi_restore s0
+	ld          s1, 8(sp)
+	.cfi_restore s1
+	ld          s2, 16(sp)
+	.cfi_restore s2
+	ld          s3, 24(sp)
+	.cfi_restore s3
+	ld          s4, 32(sp)
+	.cfi_restore s4
+	ld          s5, 40(sp)
+	.cfi_restore s5
+	addi        sp, sp, 48
+	.cfi_adjust_cfa_offset -48
+	ret
+	.cfi_endproc
+	.size asmgen_ghash_init_zbc, .-asmgen_ghash_init_zbc
+
+# ----------------------------------------------------------------------------------------------------
+# GHASH: absorbs nblocks 16-byte blocks into state, eight blocks per reduction
+# (S + X1)*H^8 + X2*H^7 + ... + X8*H^1, Karatsuba products, one Montgomery reduction).
+#
+# void asmgen_ghash_update_zbc(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+# Requires: zbb, zbc
+# Saves: s0, s1, s2, s3, s4, s5
+# ----------------------------------------------------------------------------------------------------
+	.globl asmgen_ghash_update_zbc
+	.hidden asmgen_ghash_update_zbc
+	.type asmgen_ghash_update_zbc, @function
+	.p2align 5
+asmgen_ghash_update_zbc:
+	.cfi_startproc
+	addi        sp, sp, -48
+	.cfi_adjust_cfa_offset 48
+	sd          s0, 0(sp)
+	.cfi_rel_offset s0, 0
+	sd          s1, 8(sp)
+	.cfi_rel_offset s1, 8
+	sd          s2, 16(sp)
+	.cfi_rel_offset s2, 16
+	sd          s3, 24(sp)
+	.cfi_rel_offset s3, 24
+	sd          s4, 32(sp)
+	.cfi_rel_offset s4, 32
+	sd          s5, 40(sp)
+	.cfi_rel_offset s5, 40
+	li          a6, 194
+	slli        a6, a6, 56
+	ld          a5, 0(a0)
+	ld          a4, 8(a0)
+	rev8        a5, a5
+	rev8        a4, a4
+	li          t5, 8
+	bltu        a3, t5, .Lasmgen_ghash_update_zbc_tail
+	.p2align 4
+.Lasmgen_ghash_update_zbc_loop8:
+	# block 0 times H^8
+	ld          t1, 0(a2)
+	ld          t0, 8(a2)
+	rev8        t1, t1
+	rev8        t0, t0
+	ld          t2, 112(a1)
+	ld          t3, 120(a1)
+	ld          t4, 240(a1)
+	xor         t0, t0, a4
+	xor         t1, t1, a5
+	clmul       s0, t0, t2
+	clmulh      s1, t0, t2
+	clmul       s2, t1, t3
+	clmulh      s3, t1, t3
+	xor         t0, t0, t1
+	clmul       s4, t0, t4
+	clmulh      s5, t0, t4
+	# block 1 times H^7
+	ld          t1, 16(a2)
+	ld          t0, 24(a2)
+	rev8        t1, t1
+	rev8        t0, t0
+	ld          t2, 96(a1)
+	ld          t3, 104(a1)
+	ld          t4, 224(a1)
+	clmul       t5, t0, t2
+	clmulh      t6, t0, t2
+	xor         s0, s0, t5
+	xor         s1, s1, t6
+	clmul       t5, t1, t3
+	clmulh      t6, t1, t3
+	xor         s2, s2, t5
+	xor         s3, s3, t6
+	xor         t0, t0, t1
+	clmul       t5, t0, t4
+	clmulh      t6, t0, t4
+	xor         s4, s4, t5
+	xor         s5, s5, t6
+	# block 2 times H^6
+	ld          t1, 32(a2)
+	ld          t0, 40(a2)
+	rev8        t1, t1
+	rev8        t0, t0
+	ld          t2, 80(a1)
+	ld          t3, 88(a1)
+	ld          t4, 208(a1)
+	clmul       t5, t0, t2
+	clmulh      t6, t0, t2
+	xor         s0, s0, t5
+	xor         s1, s1, t6
+	clmul       t5, t1, t3
+	clmulh      t6, t1, t3
+	xor         s2, s2, t5
+	xor         s3, s3, t6
+	xor         t0, t0, t1
+	clmul       t5, t0, t4
+	clmulh      t6, t0, t4
+	xor         s4, s4, t5
+	xor         s5, s5, t6
+	# block 3 times H^5
+	ld          t1, 48(a2)
+	ld          t0, 56(a2)
+	rev8        t1, t1
+	rev8        t0, t0
+	ld          t2, 64(a1)
+	ld          t3, 72(a1)
+	ld          t4, 192(a1)
+	clmul       t5, t0, t2
+	clmulh      t6, t0, t2
+	xor         s0, s0, t5
+	xor         s1, s1, t6
+	clmul       t5, t1, t3
+	clmulh      t6, t1, t3
+	xor         s2, s2, t5
+	xor         s3, s3, t6
+	xor         t0, t0, t1
+	clmul       t5, t0, t4
+	clmulh      t6, t0, t4
+	xor         s4, s4, t5
+	xor         s5, s5, t6
+	# block 4 times H^4
+	ld          t1, 64(a2)
+	ld          t0, 72(a2)
+	rev8        t1, t1
+	rev8        t0, t0
+	ld          t2, 48(a1)
+	ld          t3, 56(a1)
+	ld          t4, 176(a1)
+	clmul       t5, t0, t2
+	clmulh      t6, t0, t2
+	xor         s0, s0, t5
+	xor         s1, s1, t6
+	clmul       t5, t1, t3
+	clmulh      t6, t1, t3
+	xor         s2, s2, t5
+	xor         s3, s3, t6
+	xor         t0, t0, t1
+	clmul       t5, t0, t4
+	clmulh      t6, t0, t4
+	xor         s4, s4, t5
+	xor         s5, s5, t6
+	# block 5 times H^3
+	ld          t1, 80(a2)
+	ld          t0, 88(a2)
+	rev8        t1, t1
+	rev8        t0, t0
+	ld          t2, 32(a1)
+	ld          t3, 40(a1)
+	ld          t4, 160(a1)
+	clmul       t5, t0, t2
+	clmulh      t6, t0, t2
+	xor         s0, s0, t5
+	xor         s1, s1, t6
+	clmul       t5, t1, t3
+	clmulh      t6, t1, t3
+	xor         s2, s2, t5
+	xor         s3, s3, t6
+	xor         t0, t0, t1
+	clmul       t5, t0, t4
+	clmulh      t6, t0, t4
+	xor         s4, s4, t5
+	xor         s5, s5, t6
+	# block 6 times H^2
+	ld          t1, 96(a2)
+	ld          t0, 104(a2)
+	rev8        t1, t1
+	rev8        t0, t0
+	ld          t2, 16(a1)
+	ld          t3, 24(a1)
+	ld          t4, 144(a1)
+	clmul       t5, t0, t2
+	clmulh      t6, t0, t2
+	xor         s0, s0, t5
+	xor         s1, s1, t6
+	clmul       t5, t1, t3
+	clmulh      t6, t1, t3
+	xor         s2, s2, t5
+	xor         s3, s3, t6
+	xor         t0, t0, t1
+	clmul       t5, t0, t4
+	clmulh      t6, t0, t4
+	xor         s4, s4, t5
+	xor         s5, s5, t6
+	# block 7 times H^1
+	ld          t1, 112(a2)
+	ld          t0, 120(a2)
+	rev8        t1, t1
+	rev8        t0, t0
+	ld          t2, 0(a1)
+	ld          t3, 8(a1)
+	ld          t4, 128(a1)
+	clmul       t5, t0, t2
+	clmulh      t6, t0, t2
+	xor         s0, s0, t5
+	xor         s1, s1, t6
+	clmul       t5, t1, t3
+	clmulh      t6, t1, t3
+	xor         s2, s2, t5
+	xor         s3, s3, t6
+	xor         t0, t0, t1
+	clmul       t5, t0, t4
+	clmulh      t6, t0, t4
+	xor         s4, s4, t5
+	xor         s5, s5, t6
+	# Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	xor         s4, s4, s0
+	xor         s5, s5, s1
+	xor         s4, s4, s2
+	xor         s5, s5, s3
+	xor         s1, s1, s4
+	xor         s2, s2, s5
+	# Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI.
+	clmul       t5, s0, a6
+	clmulh      t6, s0, a6
+	xor         s1, s1, t5
+	xor         s0, s0, t6
+	clmul       t5, s1, a6
+	clmulh      t6, s1, a6
+	xor         a4, s0, t5
+	xor         a5, s1, t6
+	xor         a4, a4, s2
+	xor         a5, a5, s3
+	addi        a2, a2, 128
+	addi        a3, a3, -8
+	li          t5, 8
+	bgeu        a3, t5, .Lasmgen_ghash_update_zbc_loop8
+
+.Lasmgen_ghash_update_zbc_tail:
+	# The last k < 8 blocks: X1*H^k + ... + Xk*H^1, one reduction.
+	beqz        a3, .Lasmgen_ghash_update_zbc_done
+	slli        a7, a3, 4
+	add         a7, a7, a1
+	addi        a7, a7, -16
+	li          s0, 0
+	li          s1, 0
+	li          s2, 0
+	li          s3, 0
+	li          s4, 0
+	li          s5, 0
+.Lasmgen_ghash_update_zbc_tail_loop:
+	ld          t1, 0(a2)
+	ld          t0, 8(a2)
+	rev8        t1, t1
+	rev8        t0, t0
+	ld          t2, 0(a7)
+	ld          t3, 8(a7)
+	ld          t4, 128(a7)
+	# The state goes into the first block only: add it, then clear it.
+	xor         t0, t0, a4
+	xor         t1, t1, a5
+	li          a4, 0
+	li          a5, 0
+	clmul       t5, t0, t2
+	clmulh      t6, t0, t2
+	xor         s0, s0, t5
+	xor         s1, s1, t6
+	clmul       t5, t1, t3
+	clmulh      t6, t1, t3
+	xor         s2, s2, t5
+	xor         s3, s3, t6
+	xor         t0, t0, t1
+	clmul       t5, t0, t4
+	clmulh      t6, t0, t4
+	xor         s4, s4, t5
+	xor         s5, s5, t6
+	addi        a2, a2, 16
+	addi        a7, a7, -16
+	addi        a3, a3, -1
+	bnez        a3, .Lasmgen_ghash_update_zbc_tail_loop
+	# Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	xor         s4, s4, s0
+	xor         s5, s5, s1
+	xor         s4, s4, s2
+	xor         s5, s5, s3
+	xor         s1, s1, s4
+	xor         s2, s2, s5
+	# Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI.
+	clmul       t5, s0, a6
+	clmulh      t6, s0, a6
+	xor         s1, s1, t5
+	xor         s0, s0, t6
+	clmul       t5, s1, a6
+	clmulh      t6, s1, a6
+	xor         a4, s0, t5
+	xor         a5, s1, t6
+	xor         a4, a4, s2
+	xor         a5, a5, s3
+.Lasmgen_ghash_update_zbc_done:
+	rev8        a4, a4
+	rev8        a5, a5
+	sd          a5, 0(a0)
+	sd          a4, 8(a0)
+	ld          s0, 0(sp)
+	.cfi_restore s0
+	ld          s1, 8(sp)
+	.cfi_restore s1
+	ld          s2, 16(sp)
+	.cfi_restore s2
+	ld          s3, 24(sp)
+	.cfi_restore s3
+	ld          s4, 32(sp)
+	.cfi_restore s4
+	ld          s5, 40(sp)
+	.cfi_restore s5
+	addi        sp, sp, 48
+	.cfi_adjust_cfa_offset -48
+	ret
+	.cfi_endproc
+	.size asmgen_ghash_update_zbc, .-asmgen_ghash_update_zbc
+
+# ----------------------------------------------------------------------------------------------------
+# POLYVAL key setup: table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i,
+# for i = 1..8 (powers in the Montgomery domain: H^i = H^(i-1) * H * x^-128).
+#
+# void asmgen_polyval_init_zbc(uint8_t *table, const uint8_t *h);
+# Requires: zbc
+# Saves: s0, s1, s2, s3, s4, s5
+# ----------------------------------------------------------------------------------------------------
+	.globl asmgen_polyval_init_zbc
+	.hidden asmgen_polyval_init_zbc
+	.type asmgen_polyval_init_zbc, @function
+	.p2align 5
+asmgen_polyval_init_zbc:
+	.cfi_startproc
+	addi        sp, sp, -48
+	.cfi_adjust_cfa_offset 48
+	sd          s0, 0(sp)
+	.cfi_rel_offset s0, 0
+	sd          s1, 8(sp)
+	.cfi_rel_offset s1, 8
+	sd          s2, 16(sp)
+	.cfi_rel_offset s2, 16
+	sd          s3, 24(sp)
+	.cfi_rel_offset s3, 24
+	sd          s4, 32(sp)
+	.cfi_rel_offset s4, 32
+	sd          s5, 40(sp)
+	.cfi_rel_offset s5, 40
+	li          a6, 194
+	slli        a6, a6, 56
+	ld          t2, 0(a1)
+	ld          t3, 8(a1)
+	xor         t4, t2, t3
+	mv          a4, t2
+	mv          a5, t3
+	# H^1
+	sd          a4, 0(a0)
+	sd          a5, 8(a0)
+	xor         t5, a4, a5
+	sd          t5, 128(a0)
+	sd          t5, 136(a0)
+	mv          t0, a4
+	mv          t1, a5
+	clmul       s0, t0, t2
+	clmulh      s1, t0, t2
+	clmul       s2, t1, t3
+	clmulh      s3, t1, t3
+	xor         t0, t0, t1
+	clmul       s4, t0, t4
+	clmulh      s5, t0, t4
+	# Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	xor         s4, s4, s0
+	xor         s5, s5, s1
+	xor         s4, s4, s2
+	xor         s5, s5, s3
+	xor         s1, s1, s4
+	xor         s2, s2, s5
+	# Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI.
+	clmul       t5, s0, a6
+	clmulh      t6, s0, a6
+	xor         s1, s1, t5
+	xor         s0, s0, t6
+	clmul       t5, s1, a6
+	clmulh      t6, s1, a6
+	xor         a4, s0, t5
+	xor         a5, s1, t6
+	xor         a4, a4, s2
+	xor         a5, a5, s3
+	# H^2
+	sd          a4, 16(a0)
+	sd          a5, 24(a0)
+	xor         t5, a4, a5
+	sd          t5, 144(a0)
+	sd          t5, 152(a0)
+	mv          t0, a4
+	mv          t1, a5
+	clmul       s0, t0, t2
+	clmulh      s1, t0, t2
+	clmul       s2, t1, t3
+	clmulh      s3, t1, t3
+	xor         t0, t0, t1
+	clmul       s4, t0, t4
+	clmulh      s5, t0, t4
+	# Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	xor         s4, s4, s0
+	xor         s5, s5, s1
+	xor         s4, s4, s2
+	xor         s5, s5, s3
+	xor         s1, s1, s4
+	xor         s2, s2, s5
+	# Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI.
+	clmul       t5, s0, a6
+	clmulh      t6, s0, a6
+	xor         s1, s1, t5
+	xor         s0, s0, t6
+	clmul       t5, s1, a6
+	clmulh      t6, s1, a6
+	xor         a4, s0, t5
+	xor         a5, s1, t6
+	xor         a4, a4, s2
+	xor         a5, a5, s3
+	# H^3
+	sd          a4, 32(a0)
+	sd          a5, 40(a0)
+	xor         t5, a4, a5
+	sd          t5, 160(a0)
+	sd          t5, 168(a0)
+	mv          t0, a4
+	mv          t1, a5
+	clmul       s0, t0, t2
+	clmulh      s1, t0, t2
+	clmul       s2, t1, t3
+	clmulh      s3, t1, t3
+	xor         t0, t0, t1
+	clmul       s4, t0, t4
+	clmulh      s5, t0, t4
+	# Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	xor         s4, s4, s0
+	xor         s5, s5, s1
+	xor         s4, s4, s2
+	xor         s5, s5, s3
+	xor         s1, s1, s4
+	xor         s2, s2, s5
+	# Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI.
+	clmul       t5, s0, a6
+	clmulh      t6, s0, a6
+	xor         s1, s1, t5
+	xor         s0, s0, t6
+	clmul       t5, s1, a6
+	clmulh      t6, s1, a6
+	xor         a4, s0, t5
+	xor         a5, s1, t6
+	xor         a4, a4, s2
+	xor         a5, a5, s3
+	# H^4
+	sd          a4, 48(a0)
+	sd          a5, 56(a0)
+	xor         t5, a4, a5
+	sd          t5, 176(a0)
+	sd          t5, 184(a0)
+	mv          t0, a4
+	mv          t1, a5
+	clmul       s0, t0, t2
+	clmulh      s1, t0, t2
+	clmul       s2, t1, t3
+	clmulh      s3, t1, t3
+	xor         t0, t0, t1
+	clmul       s4, t0, t4
+	clmulh      s5, t0, t4
+	# Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	xor         s4, s4, s0
+	xor         s5, s5, s1
+	xor         s4, s4, s2
+	xor         s5, s5, s3
+	xor         s1, s1, s4
+	xor         s2, s2, s5
+	# Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI.
+	clmul       t5, s0, a6
+	clmulh      t6, s0, a6
+	xor         s1, s1, t5
+	xor         s0, s0, t6
+	clmul       t5, s1, a6
+	clmulh      t6, s1, a6
+	xor         a4, s0, t5
+	xor         a5, s1, t6
+	xor         a4, a4, s2
+	xor         a5, a5, s3
+	# H^5
+	sd          a4, 64(a0)
+	sd          a5, 72(a0)
+	xor         t5, a4, a5
+	sd          t5, 192(a0)
+	sd          t5, 200(a0)
+	mv          t0, a4
+	mv          t1, a5
+	clmul       s0, t0, t2
+	clmulh      s1, t0, t2
+	clmul       s2, t1, t3
+	clmulh      s3, t1, t3
+	xor         t0, t0, t1
+	clmul       s4, t0, t4
+	clmulh      s5, t0, t4
+	# Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	xor         s4, s4, s0
+	xor         s5, s5, s1
+	xor         s4, s4, s2
+	xor         s5, s5, s3
+	xor         s1, s1, s4
+	xor         s2, s2, s5
+	# Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI.
+	clmul       t5, s0, a6
+	clmulh      t6, s0, a6
+	xor         s1, s1, t5
+	xor         s0, s0, t6
+	clmul       t5, s1, a6
+	clmulh      t6, s1, a6
+	xor         a4, s0, t5
+	xor         a5, s1, t6
+	xor         a4, a4, s2
+	xor         a5, a5, s3
+	# H^6
+	sd          a4, 80(a0)
+	sd          a5, 88(a0)
+	xor         t5, a4, a5
+	sd          t5, 208(a0)
+	sd          t5, 216(a0)
+	mv          t0, a4
+	mv          t1, a5
+	clmul       s0, t0, t2
+	clmulh      s1, t0, t2
+	clmul       s2, t1, t3
+	clmulh      s3, t1, t3
+	xor         t0, t0, t1
+	clmul       s4, t0, t4
+	clmulh      s5, t0, t4
+	# Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	xor         s4, s4, s0
+	xor         s5, s5, s1
+	xor         s4, s4, s2
+	xor         s5, s5, s3
+	xor         s1, s1, s4
+	xor         s2, s2, s5
+	# Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI.
+	clmul       t5, s0, a6
+	clmulh      t6, s0, a6
+	xor         s1, s1, t5
+	xor         s0, s0, t6
+	clmul       t5, s1, a6
+	clmulh      t6, s1, a6
+	xor         a4, s0, t5
+	xor         a5, s1, t6
+	xor         a4, a4, s2
+	xor         a5, a5, s3
+	# H^7
+	sd          a4, 96(a0)
+	sd          a5, 104(a0)
+	xor         t5, a4, a5
+	sd          t5, 224(a0)
+	sd          t5, 232(a0)
+	mv          t0, a4
+	mv          t1, a5
+	clmul       s0, t0, t2
+	clmulh      s1, t0, t2
+	clmul       s2, t1, t3
+	clmulh      s3, t1, t3
+	xor         t0, t0, t1
+	clmul       s4, t0, t4
+	clmulh      s5, t0, t4
+	# Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	xor         s4, s4, s0
+	xor         s5, s5, s1
+	xor         s4, s4, s2
+	xor         s5, s5, s3
+	xor         s1, s1, s4
+	xor         s2, s2, s5
+	# Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI.
+	clmul       t5, s0, a6
+	clmulh      t6, s0, a6
+	xor         s1, s1, t5
+	xor         s0, s0, t6
+	clmul       t5, s1, a6
+	clmulh      t6, s1, a6
+	xor         a4, s0, t5
+	xor         a5, s1, t6
+	xor         a4, a4, s2
+	xor         a5, a5, s3
+	# H^8
+	sd          a4, 112(a0)
+	sd          a5, 120(a0)
+	xor         t5, a4, a5
+	sd          t5, 240(a0)
+	sd          t5, 248(a0)
+	ld          s0, 0(sp)
+	.cfi_restore s0
+	ld          s1, 8(sp)
+	.cfi_restore s1
+	ld          s2, 16(sp)
+	.cfi_restore s2
+	ld          s3, 24(sp)
+	.cfi_restore s3
+	ld          s4, 32(sp)
+	.cfi_restore s4
+	ld          s5, 40(sp)
+	.cfi_restore s5
+	addi        sp, sp, 48
+	.cfi_adjust_cfa_offset -48
+	ret
+	.cfi_endproc
+	.size asmgen_polyval_init_zbc, .-asmgen_polyval_init_zbc
+
+# ----------------------------------------------------------------------------------------------------
+# POLYVAL: absorbs nblocks 16-byte blocks into state, eight blocks per reduction
+# (S + X1)*H^8 + X2*H^7 + ... + X8*H^1, Karatsuba products, one Montgomery reduction).
+#
+# void asmgen_polyval_update_zbc(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+# Requires: zbc
+# Saves: s0, s1, s2, s3, s4, s5
+# ----------------------------------------------------------------------------------------------------
+	.globl asmgen_polyval_update_zbc
+	.hidden asmgen_polyval_update_zbc
+	.type asmgen_polyval_update_zbc, @function
+	.p2align 5
+asmgen_polyval_update_zbc:
+	.cfi_startproc
+	addi        sp, sp, -48
+	.cfi_adjust_cfa_offset 48
+	sd          s0, 0(sp)
+	.cfi_rel_offset s0, 0
+	sd          s1, 8(sp)
+	.cfi_rel_offset s1, 8
+	sd          s2, 16(sp)
+	.cfi_rel_offset s2, 16
+	sd          s3, 24(sp)
+	.cfi_rel_offset s3, 24
+	sd          s4, 32(sp)
+	.cfi_rel_offset s4, 32
+	sd          s5, 40(sp)
+	.cfi_rel_offset s5, 40
+	li          a6, 194
+	slli        a6, a6, 56
+	ld          a4, 0(a0)
+	ld          a5, 8(a0)
+	li          t5, 8
+	bltu        a3, t5, .Lasmgen_polyval_update_zbc_tail
+	.p2align 4
+.Lasmgen_polyval_update_zbc_loop8:
+	# block 0 times H^8
+	ld          t0, 0(a2)
+	ld          t1, 8(a2)
+	ld          t2, 112(a1)
+	ld          t3, 120(a1)
+	ld          t4, 240(a1)
+	xor         t0, t0, a4
+	xor         t1, t1, a5
+	clmul       s0, t0, t2
+	clmulh      s1, t0, t2
+	clmul       s2, t1, t3
+	clmulh      s3, t1, t3
+	xor         t0, t0, t1
+	clmul       s4, t0, t4
+	clmulh      s5, t0, t4
+	# block 1 times H^7
+	ld          t0, 16(a2)
+	ld          t1, 24(a2)
+	ld          t2, 96(a1)
+	ld          t3, 104(a1)
+	ld          t4, 224(a1)
+	clmul       t5, t0, t2
+	clmulh      t6, t0, t2
+	xor         s0, s0, t5
+	xor         s1, s1, t6
+	clmul       t5, t1, t3
+	clmulh      t6, t1, t3
+	xor         s2, s2, t5
+	xor         s3, s3, t6
+	xor         t0, t0, t1
+	clmul       t5, t0, t4
+	clmulh      t6, t0, t4
+	xor         s4, s4, t5
+	xor         s5, s5, t6
+	# block 2 times H^6
+	ld          t0, 32(a2)
+	ld          t1, 40(a2)
+	ld          t2, 80(a1)
+	ld          t3, 88(a1)
+	ld          t4, 208(a1)
+	clmul       t5, t0, t2
+	clmulh      t6, t0, t2
+	xor         s0, s0, t5
+	xor         s1, s1, t6
+	clmul       t5, t1, t3
+	clmulh      t6, t1, t3
+	xor         s2, s2, t5
+	xor         s3, s3, t6
+	xor         t0, t0, t1
+	clmul       t5, t0, t4
+	clmulh      t6, t0, t4
+	xor         s4, s4, t5
+	xor         s5, s5, t6
+	# block 3 times H^5
+	ld          t0, 48(a2)
+	ld          t1, 56(a2)
+	ld          t2, 64(a1)
+	ld          t3, 72(a1)
+	ld          t4, 192(a1)
+	clmul       t5, t0, t2
+	clmulh      t6, t0, t2
+	xor         s0, s0, t5
+	xor         s1, s1, t6
+	clmul       t5, t1, t3
+	clmulh      t6, t1, t3
+	xor         s2, s2, t5
+	xor         s3, s3, t6
+	xor         t0, t0, t1
+	clmul       t5, t0, t4
+	clmulh      t6, t0, t4
+	xor         s4, s4, t5
+	xor         s5, s5, t6
+	# block 4 times H^4
+	ld          t0, 64(a2)
+	ld          t1, 72(a2)
+	ld          t2, 48(a1)
+	ld          t3, 56(a1)
+	ld          t4, 176(a1)
+	clmul       t5, t0, t2
+	clmulh      t6, t0, t2
+	xor         s0, s0, t5
+	xor         s1, s1, t6
+	clmul       t5, t1, t3
+	clmulh      t6, t1, t3
+	xor         s2, s2, t5
+	xor         s3, s3, t6
+	xor         t0, t0, t1
+	clmul       t5, t0, t4
+	clmulh      t6, t0, t4
+	xor         s4, s4, t5
+	xor         s5, s5, t6
+	# block 5 times H^3
+	ld          t0, 80(a2)
+	ld          t1, 88(a2)
+	ld          t2, 32(a1)
+	ld          t3, 40(a1)
+	ld          t4, 160(a1)
+	clmul       t5, t0, t2
+	clmulh      t6, t0, t2
+	xor         s0, s0, t5
+	xor         s1, s1, t6
+	clmul       t5, t1, t3
+	clmulh      t6, t1, t3
+	xor         s2, s2, t5
+	xor         s3, s3, t6
+	xor         t0, t0, t1
+	clmul       t5, t0, t4
+	clmulh      t6, t0, t4
+	xor         s4, s4, t5
+	xor         s5, s5, t6
+	# block 6 times H^2
+	ld          t0, 96(a2)
+	ld          t1, 104(a2)
+	ld          t2, 16(a1)
+	ld          t3, 24(a1)
+	ld          t4, 144(a1)
+	clmul       t5, t0, t2
+	clmulh      t6, t0, t2
+	xor         s0, s0, t5
+	xor         s1, s1, t6
+	clmul       t5, t1, t3
+	clmulh      t6, t1, t3
+	xor         s2, s2, t5
+	xor         s3, s3, t6
+	xor         t0, t0, t1
+	clmul       t5, t0, t4
+	clmulh      t6, t0, t4
+	xor         s4, s4, t5
+	xor         s5, s5, t6
+	# block 7 times H^1
+	ld          t0, 112(a2)
+	ld          t1, 120(a2)
+	ld          t2, 0(a1)
+	ld          t3, 8(a1)
+	ld          t4, 128(a1)
+	clmul       t5, t0, t2
+	clmulh      t6, t0, t2
+	xor         s0, s0, t5
+	xor         s1, s1, t6
+	clmul       t5, t1, t3
+	clmulh      t6, t1, t3
+	xor         s2, s2, t5
+	xor         s3, s3, t6
+	xor         t0, t0, t1
+	clmul       t5, t0, t4
+	clmulh      t6, t0, t4
+	xor         s4, s4, t5
+	xor         s5, s5, t6
+	# Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	xor         s4, s4, s0
+	xor         s5, s5, s1
+	xor         s4, s4, s2
+	xor         s5, s5, s3
+	xor         s1, s1, s4
+	xor         s2, s2, s5
+	# Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI.
+	clmul       t5, s0, a6
+	clmulh      t6, s0, a6
+	xor         s1, s1, t5
+	xor         s0, s0, t6
+	clmul       t5, s1, a6
+	clmulh      t6, s1, a6
+	xor         a4, s0, t5
+	xor         a5, s1, t6
+	xor         a4, a4, s2
+	xor         a5, a5, s3
+	addi        a2, a2, 128
+	addi        a3, a3, -8
+	li          t5, 8
+	bgeu        a3, t5, .Lasmgen_polyval_update_zbc_loop8
+
+.Lasmgen_polyval_update_zbc_tail:
+	# The last k < 8 blocks: X1*H^k + ... + Xk*H^1, one reduction.
+	beqz        a3, .Lasmgen_polyval_update_zbc_done
+	slli        a7, a3, 4
+	add         a7, a7, a1
+	addi        a7, a7, -16
+	li          s0, 0
+	li          s1, 0
+	li          s2, 0
+	li          s3, 0
+	li          s4, 0
+	li          s5, 0
+.Lasmgen_polyval_update_zbc_tail_loop:
+	ld          t0, 0(a2)
+	ld          t1, 8(a2)
+	ld          t2, 0(a7)
+	ld          t3, 8(a7)
+	ld          t4, 128(a7)
+	# The state goes into the first block only: add it, then clear it.
+	xor         t0, t0, a4
+	xor         t1, t1, a5
+	li          a4, 0
+	li          a5, 0
+	clmul       t5, t0, t2
+	clmulh      t6, t0, t2
+	xor         s0, s0, t5
+	xor         s1, s1, t6
+	clmul       t5, t1, t3
+	clmulh      t6, t1, t3
+	xor         s2, s2, t5
+	xor         s3, s3, t6
+	xor         t0, t0, t1
+	clmul       t5, t0, t4
+	clmulh      t6, t0, t4
+	xor         s4, s4, t5
+	xor         s5, s5, t6
+	addi        a2, a2, 16
+	addi        a7, a7, -16
+	addi        a3, a3, -1
+	bnez        a3, .Lasmgen_polyval_update_zbc_tail_loop
+	# Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	xor         s4, s4, s0
+	xor         s5, s5, s1
+	xor         s4, s4, s2
+	xor         s5, s5, s3
+	xor         s1, s1, s4
+	xor         s2, s2, s5
+	# Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI.
+	clmul       t5, s0, a6
+	clmulh      t6, s0, a6
+	xor         s1, s1, t5
+	xor         s0, s0, t6
+	clmul       t5, s1, a6
+	clmulh      t6, s1, a6
+	xor         a4, s0, t5
+	xor         a5, s1, t6
+	xor         a4, a4, s2
+	xor         a5, a5, s3
+.Lasmgen_polyval_update_zbc_done:
+	sd          a4, 0(a0)
+	sd          a5, 8(a0)
+	ld          s0, 0(sp)
+	.cfi_restore s0
+	ld          s1, 8(sp)
+	.cfi_restore s1
+	ld          s2, 16(sp)
+	.cfi_restore s2
+	ld          s3, 24(sp)
+	.cfi_restore s3
+	ld          s4, 32(sp)
+	.cfi_restore s4
+	ld          s5, 40(sp)
+	.cfi_restore s5
+	addi        sp, sp, 48
+	.cfi_adjust_cfa_offset -48
+	ret
+	.cfi_endproc
+	.size asmgen_polyval_update_zbc, .-asmgen_polyval_update_zbc
 
 	.section .note.GNU-stack,"",@progbits

@@ -40,7 +40,7 @@ impl Out<'_> {
     }
     fn comment(&mut self, text: &str) {
         if text.is_empty() {
-            self.line(self.comment.to_string());
+            self.line(self.comment);
         } else {
             self.line(format!("{} {}", self.comment, text));
         }

@@ -1,30 +1,168 @@
-//! riscv64: registers, operand kinds, features and the instruction table. (Skeleton: being filled in.)
+//! riscv64: registers, operand kinds, features and the instruction table.
+//!
+//! Listings use GNU as syntax with ABI register names (`a0`, `t1`, `s2`, ...), operands in the order of the
+//! RISC-V unprivileged specification (destination first). Every entry without a label operand carries its
+//! 32-bit encoding; the vector-crypto entries (Zvkb, Zvkg, Zvbc, Zvksed), which GNU as 2.40 does not know, are
+//! printed as raw words (`.insn 0x...`, accepted by GNU as 2.40 and llvm-mc) with the mnemonic in a comment.
+//!
+//! Pseudo-instructions (`mv`, `li`, `not`, `neg`, `ret`, branches against zero) are table entries of their
+//! own, encoded as the base instruction the assemblers expand them to. Compressed (C) forms are never
+//! written by asmgen; the assembler may still pick them when the listing is assembled for `rv64gc`.
 
-use super::fixed::{enc, fld};
-use super::{Isa, OpInfo, PrintCtx};
+use super::fixed::{enc, fld, part, raw};
+use super::{Feature, FeatureSet, Isa, OpInfo, PrintCtx};
 use crate::define_isa;
-use crate::ir::{Frame, Item, Label};
+use crate::ir::{Cfi, Frame, Item, Label};
 use crate::target::{Abi, Arch};
 
 crate::define_features! {
-    /// aarch64 ISA extensions beyond ARMv8.0-A with Advanced SIMD.
+    /// RISC-V ISA extensions beyond RV64GC.
     RvFeature {
-        /// Carry-less multiplication.
+        /// Basic bit manipulation (`rev8`, `andn`, `rol`, ...).
+        Zbb = "zbb",
+        /// Carry-less multiplication (`clmul`, `clmulh`, `clmulr`).
         Zbc = "zbc",
+        /// Bit manipulation for cryptography (`pack`, `packh`, `brev8`).
+        Zbkb = "zbkb",
+        /// Scalar SM4 (`sm4ed`, `sm4ks`).
+        Zksed = "zksed",
+        /// The vector extension, version 1.0.
+        V = "v",
+        /// Vector bit manipulation for cryptography (`vrev8.v`, ...).
+        Zvkb = "zvkb",
+        /// Vector GCM/GMAC (`vghsh.vv`, `vgmul.vv`).
+        Zvkg = "zvkg",
+        /// Vector SM4 (`vsm4k.vi`, `vsm4r.vv`).
+        Zvksed = "zvksed",
+        /// Vector carry-less multiplication (`vclmul.vv`, `vclmulh.vv`).
+        Zvbc = "zvbc",
     }
 }
 
-/// A 64-bit general-purpose register x0..x30.
+impl RvFeature {
+    /// Whether GNU as 2.40 knows the extension (and so whether `.option arch, +name` may name it). Instructions
+    /// of the other extensions are emitted as raw words.
+    pub fn known_to_gas(self) -> bool {
+        !matches!(
+            self,
+            RvFeature::Zvkb | RvFeature::Zvkg | RvFeature::Zvksed | RvFeature::Zvbc
+        )
+    }
+}
+
+/// A 64-bit general-purpose register x0..x31.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct X(pub u8);
+/// A vector register v0..v31.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct V(pub u8);
 
-/// A physical register.
+#[allow(missing_docs)]
+pub mod regs {
+    //! Register names (the ABI's). `gp` and `tp` are listed for completeness: kernels must not touch them.
+    use super::{V, X};
+    pub const ZERO: X = X(0);
+    pub const RA: X = X(1);
+    pub const SP: X = X(2);
+    pub const GP: X = X(3);
+    pub const TP: X = X(4);
+    pub const T0: X = X(5);
+    pub const T1: X = X(6);
+    pub const T2: X = X(7);
+    pub const S0: X = X(8);
+    pub const S1: X = X(9);
+    pub const A0: X = X(10);
+    pub const A1: X = X(11);
+    pub const A2: X = X(12);
+    pub const A3: X = X(13);
+    pub const A4: X = X(14);
+    pub const A5: X = X(15);
+    pub const A6: X = X(16);
+    pub const A7: X = X(17);
+    pub const S2: X = X(18);
+    pub const S3: X = X(19);
+    pub const S4: X = X(20);
+    pub const S5: X = X(21);
+    pub const S6: X = X(22);
+    pub const S7: X = X(23);
+    pub const S8: X = X(24);
+    pub const S9: X = X(25);
+    pub const S10: X = X(26);
+    pub const S11: X = X(27);
+    pub const T3: X = X(28);
+    pub const T4: X = X(29);
+    pub const T5: X = X(30);
+    pub const T6: X = X(31);
+    /// `x(n)`.
+    pub const fn x(n: u8) -> X {
+        X(n)
+    }
+    /// `v(n)`.
+    pub const fn v(n: u8) -> V {
+        V(n)
+    }
+}
+
+/// ABI names of x0..x31.
+pub const XNAMES: [&str; 32] = [
+    "zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "s0", "s1", "a0", "a1", "a2", "a3", "a4",
+    "a5", "a6", "a7", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "t3", "t4",
+    "t5", "t6",
+];
+
+/// A physical register, for the ABI.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Reg {
-    /// x0..x30 (31 is sp).
+    /// x0..x31.
     X(u8),
     /// v0..v31.
     V(u8),
+}
+
+/// A memory operand `offset(base)` for scalar loads and stores; the offset is a 12-bit signed immediate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mem {
+    base: X,
+    offset: i32,
+}
+
+/// `offset(base)`. Panics unless `-2048 <= offset <= 2047` (a kernel bug, found when the listing is generated).
+pub fn mem(base: X, offset: i32) -> Mem {
+    assert!(
+        (-2048..=2047).contains(&offset),
+        "riscv64 load/store offset {offset} does not fit in 12 signed bits"
+    );
+    Mem { base, offset }
+}
+
+/// A vector type for `vsetivli`: element width and register-group multiplier, tail and mask agnostic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VType {
+    /// Element width in bits: 8, 16, 32 or 64.
+    pub sew: u32,
+    /// Register-group multiplier: 1, 2, 4 or 8.
+    pub lmul: u32,
+}
+
+impl VType {
+    /// The `vtypei` immediate: vlmul in bits 0..3, vsew in 3..6, vta (bit 6) and vma (bit 7) set.
+    pub fn bits(self) -> i64 {
+        let lmul = match self.lmul {
+            1 => 0,
+            2 => 1,
+            4 => 2,
+            8 => 3,
+            l => panic!("unsupported LMUL {l}"),
+        };
+        let sew = match self.sew {
+            8 => 0,
+            16 => 1,
+            32 => 2,
+            64 => 3,
+            s => panic!("unsupported SEW {s}"),
+        };
+        lmul | (sew << 3) | (1 << 6) | (1 << 7)
+    }
 }
 
 /// An operand as stored in the IR.
@@ -32,29 +170,221 @@ pub enum Reg {
 pub enum Operand {
     /// General-purpose register.
     X(u8),
+    /// Vector register.
+    V(u8),
+    /// Immediate, printed in decimal.
+    Imm(i64),
+    /// `offset(base)`.
+    Mem(Mem),
+    /// `(base)`: the address of a vector load or store.
+    Base(u8),
+    /// `e32, m1, ta, ma`.
+    VType(VType),
+    /// Branch target or address.
+    Label(Label),
 }
 
-/// Operand kind: a general-purpose register.
-#[derive(Clone, Debug)]
-pub struct Xr(Operand);
-impl From<X> for Xr {
-    fn from(x: X) -> Self {
-        Xr(Operand::X(x.0))
-    }
-}
-impl From<Xr> for Operand {
-    fn from(k: Xr) -> Operand {
-        k.0
-    }
+// Operand kinds: the builder's parameter types. Each converts from the values it admits.
+macro_rules! kinds {
+    ($( $(#[$doc:meta])* $kind:ident { $($from:ty => |$v:ident| $e:expr),* } )*) => {$(
+        $(#[$doc])*
+        #[derive(Clone, Debug)]
+        pub struct $kind(Operand);
+        $( impl From<$from> for $kind { fn from($v: $from) -> Self { $kind($e) } } )*
+        impl From<$kind> for Operand { fn from(k: $kind) -> Operand { k.0 } }
+    )*};
 }
 
-/// The aarch64 ISA.
+fn imm_in(v: i32, lo: i32, hi: i32, what: &str) -> Operand {
+    assert!(
+        (lo..=hi).contains(&v),
+        "riscv64 {what} {v} is outside {lo}..={hi}"
+    );
+    Operand::Imm(v as i64)
+}
+
+kinds! {
+    /// A general-purpose register.
+    Xr { X => |x| Operand::X(x.0) }
+    /// A vector register.
+    Vr { V => |v| Operand::V(v.0) }
+    /// A 12-bit signed immediate (-2048..=2047; panics otherwise).
+    Simm12 { i32 => |i| imm_in(i, -2048, 2047, "12-bit immediate") }
+    /// A shift amount 0..=63.
+    Shamt { i32 => |i| imm_in(i, 0, 63, "shift amount") }
+    /// A 5-bit unsigned immediate 0..=31.
+    Uimm5 { i32 => |i| imm_in(i, 0, 31, "5-bit immediate") }
+    /// A 2-bit byte select 0..=3 (`sm4ed`, `sm4ks`).
+    Bs { i32 => |i| imm_in(i, 0, 3, "byte select") }
+    /// A 20-bit upper immediate 0..=0xfffff (`lui`).
+    Uimm20 { i32 => |i| imm_in(i, 0, 0xfffff, "20-bit upper immediate") }
+    /// A scalar memory operand `offset(base)`.
+    M { Mem => |m| Operand::Mem(m) }
+    /// The base register of a vector load or store, printed `(base)`.
+    VAddr { X => |x| Operand::Base(x.0) }
+    /// A vector type (`vsetivli`).
+    VTypeI { VType => |t| Operand::VType(t) }
+    /// A branch target or a constant's address.
+    Target { &Label => |l| Operand::Label(l.clone()), Label => |l| Operand::Label(l) }
+}
+
+/// The riscv64 ISA (RV64GC plus the extensions in [`RvFeature`]).
 pub struct Riscv64;
+
+// Encoding helpers: field positions of the base formats.
+const RD: u8 = 7;
+const RS1: u8 = 15;
+const RS2: u8 = 20;
+
+// R-type: rd, rs1, rs2.
+const R3: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS1, 5), fld(2, RS2, 5)];
+// rd, rs1 (unary Zbb/Zbkb forms, `mv`).
+const R2: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS1, 5)];
+// rd, rs2 (`neg`: sub rd, zero, rs2).
+const R2S: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS2, 5)];
+// I-type: rd, rs1, imm[11:0].
+const I3: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS1, 5), part(2, 20, 12, 0)];
+// Shifts by an immediate: rd, rs1, shamt[5:0].
+const SH: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS1, 5), fld(2, 20, 6)];
+// Loads: rd, offset(base). The memory operand's value is `offset << 5 | base` (see `operand_value`).
+const LD: &[super::fixed::Field] = &[fld(0, RD, 5), part(1, RS1, 5, 0), part(1, 20, 12, 5)];
+// Stores: rs2, offset(base), the offset split into imm[4:0] (bits 7..12) and imm[11:5] (bits 25..32).
+const ST: &[super::fixed::Field] = &[
+    fld(0, RS2, 5),
+    part(1, RS1, 5, 0),
+    part(1, 7, 5, 5),
+    part(1, 25, 7, 10),
+];
+// Zksed: rd, rs1, rs2, bs (bits 30..32).
+const BS: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS1, 5), fld(2, RS2, 5), fld(3, 30, 2)];
+// Vector .vv: vd, vs2, vs1 (assembler order), vm = 1 (unmasked) in the base word.
+const VV: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS2, 5), fld(2, RS1, 5)];
+// Vector unary: vd, vs2.
+const V2: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS2, 5)];
+// Vector .vi with a 5-bit unsigned immediate in the vs1 field: vd, vs2, uimm.
+const VI: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS2, 5), fld(2, RS1, 5)];
+// Vector unit-stride load/store: vd/vs3, (rs1).
+const VM: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS1, 5)];
 
 define_isa! {
     isa: Riscv64, feature: RvFeature;
-    ret: "ret" () [] => enc(0x00008067, &[]);
-    mv: "mv {d}, {s}" (d: Xr, s: Xr) [] => enc(0x00000013, &[fld(0, 7, 5), fld(1, 15, 5)]);
+
+    // --- RV64I ----------------------------------------------------------------------------------------------
+    add:    "add"    (d: Xr, a: Xr, b: Xr)          [] => enc(0x0000_0033, R3);
+    sub:    "sub"    (d: Xr, a: Xr, b: Xr)          [] => enc(0x4000_0033, R3);
+    and:    "and"    (d: Xr, a: Xr, b: Xr)          [] => enc(0x0000_7033, R3);
+    or:     "or"     (d: Xr, a: Xr, b: Xr)          [] => enc(0x0000_6033, R3);
+    xor:    "xor"    (d: Xr, a: Xr, b: Xr)          [] => enc(0x0000_4033, R3);
+    sll:    "sll"    (d: Xr, a: Xr, b: Xr)          [] => enc(0x0000_1033, R3);
+    srl:    "srl"    (d: Xr, a: Xr, b: Xr)          [] => enc(0x0000_5033, R3);
+    sra:    "sra"    (d: Xr, a: Xr, b: Xr)          [] => enc(0x4000_5033, R3);
+    /// Set if less than, unsigned.
+    sltu:   "sltu"   (d: Xr, a: Xr, b: Xr)          [] => enc(0x0000_3033, R3);
+    addi:   "addi"   (d: Xr, a: Xr, i: Simm12)      [] => enc(0x0000_0013, I3);
+    andi:   "andi"   (d: Xr, a: Xr, i: Simm12)      [] => enc(0x0000_7013, I3);
+    ori:    "ori"    (d: Xr, a: Xr, i: Simm12)      [] => enc(0x0000_6013, I3);
+    xori:   "xori"   (d: Xr, a: Xr, i: Simm12)      [] => enc(0x0000_4013, I3);
+    /// Set if less than an immediate (sign-extended), unsigned comparison.
+    sltiu:  "sltiu"  (d: Xr, a: Xr, i: Simm12)      [] => enc(0x0000_3013, I3);
+    slli:   "slli"   (d: Xr, a: Xr, n: Shamt)       [] => enc(0x0000_1013, SH);
+    srli:   "srli"   (d: Xr, a: Xr, n: Shamt)       [] => enc(0x0000_5013, SH);
+    srai:   "srai"   (d: Xr, a: Xr, n: Shamt)       [] => enc(0x4000_5013, SH);
+    /// Load upper immediate: `d = sext(imm << 12)`.
+    lui:    "lui"    (d: Xr, i: Uimm20)             [] => enc(0x0000_0037, &[fld(0, RD, 5), fld(1, 12, 20)]);
+    ld:     "ld"     (d: Xr, m: M)                  [] => enc(0x0000_3003, LD);
+    lw:     "lw"     (d: Xr, m: M)                  [] => enc(0x0000_2003, LD);
+    lwu:    "lwu"    (d: Xr, m: M)                  [] => enc(0x0000_6003, LD);
+    lbu:    "lbu"    (d: Xr, m: M)                  [] => enc(0x0000_4003, LD);
+    sd:     "sd"     (s: Xr, m: M)                  [] => enc(0x0000_3023, ST);
+    sw:     "sw"     (s: Xr, m: M)                  [] => enc(0x0000_2023, ST);
+    sb:     "sb"     (s: Xr, m: M)                  [] => enc(0x0000_0023, ST);
+
+    // --- pseudo-instructions (encoded as what they expand to) ------------------------------------------------
+    /// `addi d, s, 0`.
+    mv:     "mv"     (d: Xr, s: Xr)                 [] => enc(0x0000_0013, R2);
+    /// `addi d, zero, i`: only 12-bit signed constants (larger ones need `lui`).
+    li:     "li"     (d: Xr, i: Simm12)             [] => enc(0x0000_0013, &[fld(0, RD, 5), part(1, 20, 12, 0)]);
+    /// `xori d, s, -1`.
+    not:    "not"    (d: Xr, s: Xr)                 [] => enc(0xfff0_4013, R2);
+    /// `sub d, zero, s`.
+    neg:    "neg"    (d: Xr, s: Xr)                 [] => enc(0x4000_0033, R2S);
+    /// `addi zero, zero, 0`.
+    nop:    "nop"    ()                             [] => enc(0x0000_0013, &[]);
+    /// `jalr zero, 0(ra)`.
+    ret:    "ret"    ()                             [] => enc(0x0000_8067, &[]);
+    /// The PC-relative address of a label (`auipc` + `addi`, relocated by the assembler).
+    lla:    "lla"    (d: Xr, t: Target)             [];
+    j:      "j"      (t: Target)                    [];
+    beqz:   "beqz"   (a: Xr, t: Target)             [];
+    bnez:   "bnez"   (a: Xr, t: Target)             [];
+    beq:    "beq"    (a: Xr, b: Xr, t: Target)      [];
+    bne:    "bne"    (a: Xr, b: Xr, t: Target)      [];
+    /// Branch if less than, unsigned.
+    bltu:   "bltu"   (a: Xr, b: Xr, t: Target)      [];
+    /// Branch if greater than or equal, unsigned.
+    bgeu:   "bgeu"   (a: Xr, b: Xr, t: Target)      [];
+
+    // --- Zbb, Zbkb --------------------------------------------------------------------------------------------
+    /// Byte-reverse the 64-bit register.
+    rev8:   "rev8"   (d: Xr, s: Xr)                 [Zbb] => enc(0x6b80_5013, R2);
+    /// `d = a & !b`.
+    andn:   "andn"   (d: Xr, a: Xr, b: Xr)          [Zbb] => enc(0x4000_7033, R3);
+    /// `d = a | !b`.
+    orn:    "orn"    (d: Xr, a: Xr, b: Xr)          [Zbb] => enc(0x4000_6033, R3);
+    /// `d = !(a ^ b)`.
+    xnor:   "xnor"   (d: Xr, a: Xr, b: Xr)          [Zbb] => enc(0x4000_4033, R3);
+    rol:    "rol"    (d: Xr, a: Xr, b: Xr)          [Zbb] => enc(0x6000_1033, R3);
+    ror:    "ror"    (d: Xr, a: Xr, b: Xr)          [Zbb] => enc(0x6000_5033, R3);
+    rori:   "rori"   (d: Xr, a: Xr, n: Shamt)       [Zbb] => enc(0x6000_5013, SH);
+    /// `d = (b[31:0] << 32) | a[31:0]`.
+    pack:   "pack"   (d: Xr, a: Xr, b: Xr)          [Zbkb] => enc(0x0800_4033, R3);
+    /// `d = (b[7:0] << 8) | a[7:0]`.
+    packh:  "packh"  (d: Xr, a: Xr, b: Xr)          [Zbkb] => enc(0x0800_7033, R3);
+    /// Reverse the bits of each byte.
+    brev8:  "brev8"  (d: Xr, s: Xr)                 [Zbkb] => enc(0x6870_5013, R2);
+
+    // --- Zbc ----------------------------------------------------------------------------------------------------
+    /// Low 64 bits of the 128-bit carry-less product.
+    clmul:  "clmul"  (d: Xr, a: Xr, b: Xr)          [Zbc] => enc(0x0a00_1033, R3);
+    /// High 64 bits of the 128-bit carry-less product.
+    clmulh: "clmulh" (d: Xr, a: Xr, b: Xr)          [Zbc] => enc(0x0a00_3033, R3);
+    /// Bits 63..126 of the 128-bit carry-less product.
+    clmulr: "clmulr" (d: Xr, a: Xr, b: Xr)          [Zbc] => enc(0x0a00_2033, R3);
+
+    // --- Zksed ----------------------------------------------------------------------------------------------
+    /// One SM4 round step on byte `bs` of `b`, accumulated into `a`.
+    sm4ed:  "sm4ed"  (d: Xr, a: Xr, b: Xr, bs: Bs)  [Zksed] => enc(0x3000_0033, BS);
+    /// One SM4 key-schedule step on byte `bs` of `b`, accumulated into `a`.
+    sm4ks:  "sm4ks"  (d: Xr, a: Xr, b: Xr, bs: Bs)  [Zksed] => enc(0x3400_0033, BS);
+
+    // --- V 1.0 ------------------------------------------------------------------------------------------------
+    /// Sets vl to min(avl, VLMAX) for the vector type; `d` receives vl.
+    vsetivli: "vsetivli" (d: Xr, avl: Uimm5, t: VTypeI) [V]
+        => enc(0xc000_7057, &[fld(0, RD, 5), fld(1, RS1, 5), fld(2, 20, 10)]);
+    vle32_v: "vle32.v" (d: Vr, a: VAddr)            [V] => enc(0x0200_6007, VM);
+    vse32_v: "vse32.v" (s: Vr, a: VAddr)            [V] => enc(0x0200_6027, VM);
+    vle64_v: "vle64.v" (d: Vr, a: VAddr)            [V] => enc(0x0200_7007, VM);
+    vse64_v: "vse64.v" (s: Vr, a: VAddr)            [V] => enc(0x0200_7027, VM);
+    vxor_vv: "vxor.vv" (d: Vr, a: Vr, b: Vr)        [V] => enc(0x2e00_0057, VV);
+    vmv_v_v: "vmv.v.v" (d: Vr, s: Vr)               [V] => enc(0x5e00_0057, &[fld(0, RD, 5), fld(1, RS1, 5)]);
+
+    // --- vector crypto (raw words: GNU as 2.40 does not know them) --------------------------------------------
+    /// Byte-reverse each element.
+    vrev8_v: "vrev8.v" (d: Vr, s: Vr)               [V, Zvkb] => raw(0x4a04_a057, V2);
+    /// One GHASH step per element group: `d = (d ^ b) * a` in GCM's bit order (`a` is H).
+    vghsh_vv: "vghsh.vv" (d: Vr, a: Vr, b: Vr)      [V, Zvkg] => raw(0xb200_2077, VV);
+    /// GCM multiplication: `d = d * s`.
+    vgmul_vv: "vgmul.vv" (d: Vr, s: Vr)             [V, Zvkg] => raw(0xa208_a077, V2);
+    vclmul_vv: "vclmul.vv" (d: Vr, a: Vr, b: Vr)    [V, Zvbc] => raw(0x3200_2057, VV);
+    vclmulh_vv: "vclmulh.vv" (d: Vr, a: Vr, b: Vr)  [V, Zvbc] => raw(0x3600_2057, VV);
+    /// SM4 key expansion: four round keys from `s`, round group `r`.
+    vsm4k_vi: "vsm4k.vi" (d: Vr, s: Vr, r: Uimm5)   [V, Zvksed] => raw(0x8600_2077, VI);
+    /// Four SM4 rounds with the round keys in `s` (one per element group).
+    vsm4r_vv: "vsm4r.vv" (d: Vr, s: Vr)             [V, Zvksed] => raw(0xa208_2077, V2);
+}
+
+fn vtype_text(t: VType) -> String {
+    format!("e{}, m{}, ta, ma", t.sew, t.lmul)
 }
 
 impl Isa for Riscv64 {
@@ -73,25 +403,43 @@ impl Isa for Riscv64 {
     }
     fn regs(o: &Operand, out: &mut Vec<Reg>) {
         match o {
-            Operand::X(n) => out.push(Reg::X(*n)),
+            Operand::X(n) | Operand::Base(n) => out.push(Reg::X(*n)),
+            Operand::Mem(m) => out.push(Reg::X(m.base.0)),
+            Operand::V(n) => out.push(Reg::V(*n)),
+            Operand::Imm(_) | Operand::VType(_) | Operand::Label(_) => {}
         }
     }
-    fn label(_o: &Operand) -> Option<&Label> {
-        None
-    }
-    fn print_operand(o: &Operand, _ctx: &PrintCtx) -> String {
+    fn label(o: &Operand) -> Option<&Label> {
         match o {
-            Operand::X(n) => format!("x{n}"),
+            Operand::Label(l) => Some(l),
+            _ => None,
         }
     }
+    fn print_operand(o: &Operand, ctx: &PrintCtx) -> String {
+        match o {
+            Operand::X(n) => XNAMES[*n as usize].to_string(),
+            Operand::V(n) => format!("v{n}"),
+            Operand::Imm(i) => i.to_string(),
+            Operand::Mem(m) => format!("{}({})", m.offset, XNAMES[m.base.0 as usize]),
+            Operand::Base(n) => format!("({})", XNAMES[*n as usize]),
+            Operand::VType(t) => vtype_text(*t),
+            Operand::Label(l) => ctx.label(l),
+        }
+    }
+    /// Register numbers and immediates as they are; a memory operand `offset(base)` packs into one value,
+    /// `offset << 5 | base`, which the load/store encodings split with `part`.
     fn operand_value(o: &Operand) -> Option<i64> {
         match o {
-            Operand::X(n) => Some(*n as i64),
+            Operand::X(n) | Operand::V(n) | Operand::Base(n) => Some(*n as i64),
+            Operand::Imm(i) => Some(*i),
+            Operand::Mem(m) => Some(((m.offset as i64) << 5) | m.base.0 as i64),
+            Operand::VType(t) => Some(t.bits()),
+            Operand::Label(_) => None,
         }
     }
     fn reg_name(r: Reg) -> String {
         match r {
-            Reg::X(n) => format!("x{n}"),
+            Reg::X(n) => XNAMES[n as usize].to_string(),
             Reg::V(n) => format!("v{n}"),
         }
     }
@@ -108,19 +456,51 @@ impl Isa for Riscv64 {
         ]
     }
     fn callee_saved(_abi: Abi, r: Reg) -> bool {
+        // LP64D: sp, s0..s11 (x8, x9, x18..x27); every vector register is caller-saved.
         matches!(r, Reg::X(2) | Reg::X(8..=9) | Reg::X(18..=27))
     }
     fn is_stack_pointer(r: Reg) -> bool {
         r == Reg::X(2)
     }
-    fn prologue_epilogue(_abi: Abi, _frame: &Frame<Self>) -> (Vec<Item<Self>>, Vec<Item<Self>>) {
-        (
-            vec![],
-            vec![Item::Inst(crate::ir::Inst {
-                op: Op::ret,
-                operands: vec![],
-            })],
-        )
+    /// Saves the callee-saved registers the body uses below a 16-byte aligned frame
+    /// (`addi sp, sp, -N; sd s_i, 8*i(sp)`), restores them in the epilogue and returns.
+    fn prologue_epilogue(_abi: Abi, frame: &Frame<Self>) -> (Vec<Item<Self>>, Vec<Item<Self>>) {
+        let inst = |op: Op, operands: Vec<Operand>| Item::Inst(crate::ir::Inst { op, operands });
+        let saved: Vec<u8> = frame
+            .saved
+            .iter()
+            .filter_map(|r| match r {
+                Reg::X(n) if *n != 2 => Some(*n),
+                _ => None,
+            })
+            .collect();
+        let (mut pro, mut epi) = (Vec::new(), Vec::new());
+        if !saved.is_empty() {
+            let bytes = (8 * saved.len() as i32 + 15) & !15;
+            let sp = Operand::X(regs::SP.0);
+            pro.push(inst(
+                Op::addi,
+                vec![sp.clone(), sp.clone(), Operand::Imm(-bytes as i64)],
+            ));
+            pro.push(Item::Cfi(Cfi::AdjustCfaOffset(bytes)));
+            for (i, &r) in saved.iter().enumerate() {
+                let slot = Operand::Mem(mem(regs::SP, 8 * i as i32));
+                pro.push(inst(Op::sd, vec![Operand::X(r), slot.clone()]));
+                pro.push(Item::Cfi(Cfi::RelOffset(
+                    XNAMES[r as usize].into(),
+                    8 * i as i32,
+                )));
+                epi.push(inst(Op::ld, vec![Operand::X(r), slot]));
+                epi.push(Item::Cfi(Cfi::Restore(XNAMES[r as usize].into())));
+            }
+            epi.push(inst(
+                Op::addi,
+                vec![sp.clone(), sp, Operand::Imm(bytes as i64)],
+            ));
+            epi.push(Item::Cfi(Cfi::AdjustCfaOffset(-bytes)));
+        }
+        epi.push(inst(Op::ret, vec![]));
+        (pro, epi)
     }
     fn landing_pad() -> Option<(&'static str, &'static str)> {
         None
@@ -128,7 +508,18 @@ impl Isa for Riscv64 {
     fn gnu_property() -> Option<(u32, u32)> {
         None
     }
-    fn preamble(_f: super::FeatureSet<RvFeature>) -> Vec<String> {
-        vec![".option arch, +zbb, +zbc".into()]
+    /// `.option arch, +ext, ...` naming exactly the extensions the listing's instructions use (those GNU as
+    /// knows; the others are emitted as raw words).
+    fn preamble(features: FeatureSet<RvFeature>) -> Vec<String> {
+        let exts: Vec<String> = features
+            .iter()
+            .filter(|f| f.known_to_gas())
+            .map(|f| format!("+{}", f.name()))
+            .collect();
+        if exts.is_empty() {
+            vec![]
+        } else {
+            vec![format!(".option arch, {}", exts.join(", "))]
+        }
     }
 }
