@@ -12,7 +12,10 @@
 use asmgen_runtime::{Ghash, Polyval};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-use universal_hash::{KeyInit, UniversalHash};
+use universal_hash::UniversalHash;
+
+/// Processes one message, returning a byte of the result (so the work cannot be optimised away).
+type RunFn = Box<dyn FnMut(&[u8]) -> u8>;
 
 const SIZES: [usize; 6] = [16, 64, 256, 1024, 4096, 8192];
 const SAMPLES: usize = 9;
@@ -22,7 +25,7 @@ const SAMPLE_TIME: Duration = Duration::from_millis(20);
 struct Contender {
     name: String,
     ours: bool,
-    run: Box<dyn FnMut(&[u8]) -> u8>,
+    run: RunFn,
 }
 
 /// A missing peer and how to get it.
@@ -126,6 +129,16 @@ mod gcrypt {
         ctl: unsafe extern "C" fn(Handle, c_int, *mut c_void, usize) -> u32,
     }
 
+    /// The symbol `name` as a function pointer of type `F`.
+    ///
+    /// # Safety
+    /// `F` must be the symbol's C signature.
+    unsafe fn sym<F: Copy>(h: *mut c_void, name: &str) -> Option<F> {
+        let c = CString::new(name).ok()?;
+        let p = dlsym(h, c.as_ptr());
+        (!p.is_null()).then(|| std::mem::transmute_copy::<*mut c_void, F>(&p))
+    }
+
     pub fn load() -> Option<Lib> {
         let name = CString::new("libgcrypt.so.20").unwrap();
         // SAFETY: plain dlopen/dlsym; the symbols have the C signatures declared in gcrypt.h.
@@ -134,21 +147,14 @@ mod gcrypt {
             if h.is_null() {
                 return None;
             }
-            let sym = |s: &str| {
-                let c = CString::new(s).unwrap();
-                let p = dlsym(h, c.as_ptr());
-                (!p.is_null()).then_some(p)
-            };
             let lib = Lib {
-                version: std::mem::transmute::<*mut c_void, _>(sym("gcry_check_version")?),
-                open: std::mem::transmute::<*mut c_void, _>(sym("gcry_cipher_open")?),
-                setkey: std::mem::transmute::<*mut c_void, _>(sym("gcry_cipher_setkey")?),
-                setiv: std::mem::transmute::<*mut c_void, _>(sym("gcry_cipher_setiv")?),
-                authenticate: std::mem::transmute::<*mut c_void, _>(sym(
-                    "gcry_cipher_authenticate",
-                )?),
-                gettag: std::mem::transmute::<*mut c_void, _>(sym("gcry_cipher_gettag")?),
-                ctl: std::mem::transmute::<*mut c_void, _>(sym("gcry_cipher_ctl")?),
+                version: sym(h, "gcry_check_version")?,
+                open: sym(h, "gcry_cipher_open")?,
+                setkey: sym(h, "gcry_cipher_setkey")?,
+                setiv: sym(h, "gcry_cipher_setiv")?,
+                authenticate: sym(h, "gcry_cipher_authenticate")?,
+                gettag: sym(h, "gcry_cipher_gettag")?,
+                ctl: sym(h, "gcry_cipher_ctl")?,
             };
             (lib.version)(std::ptr::null());
             Some(lib)
@@ -198,106 +204,88 @@ mod gcrypt {
     }
 }
 
+/// A contender that hashes each message from a clone of an already keyed state.
+fn keyed<T: Clone + 'static>(
+    name: String,
+    ours: bool,
+    state: T,
+    hash: fn(T, &[u8]) -> u8,
+) -> Contender {
+    Contender {
+        name,
+        ours,
+        run: Box::new(move |m| hash(state.clone(), m)),
+    }
+}
+
 fn contenders(kind: &str, lib: Option<gcrypt::Lib>) -> (Vec<Contender>, Vec<Missing>) {
     let h = [0x42u8; 16];
-    let mut v: Vec<Contender> = Vec::new();
+    let ghash = kind == "GHASH";
+    let mut v = if ghash {
+        let ours = Ghash::new(&h);
+        let portable = Ghash::with_backend(&h, "portable").expect("portable always exists");
+        let f: fn(Ghash, &[u8]) -> u8 = |mut g, m| {
+            g.update_padded(m);
+            g.finalize()[0]
+        };
+        let rc: fn(ghash::GHash, &[u8]) -> u8 = |mut g, m| {
+            g.update_padded(m);
+            g.finalize()[0]
+        };
+        vec![
+            keyed(format!("asmgen {}", ours.backend()), true, ours, f),
+            keyed("asmgen portable".into(), true, portable, f),
+            keyed(
+                "RustCrypto ghash 0.6".into(),
+                false,
+                ghash::GHash::new(&h.into()),
+                rc,
+            ),
+        ]
+    } else {
+        let ours = Polyval::new(&h);
+        let portable = Polyval::with_backend(&h, "portable").expect("portable always exists");
+        let f: fn(Polyval, &[u8]) -> u8 = |mut g, m| {
+            g.update_padded(m);
+            g.finalize()[0]
+        };
+        let rc: fn(polyval::Polyval, &[u8]) -> u8 = |mut g, m| {
+            g.update_padded(m);
+            g.finalize()[0]
+        };
+        vec![
+            keyed(format!("asmgen {}", ours.backend()), true, ours, f),
+            keyed("asmgen portable".into(), true, portable, f),
+            keyed(
+                "RustCrypto polyval 0.7".into(),
+                false,
+                polyval::Polyval::new(&h.into()),
+                rc,
+            ),
+        ]
+    };
+    let (mode, what) = if ghash {
+        (gcrypt::MODE_GCM, "AES-GCM (AAD only)")
+    } else {
+        (
+            gcrypt::MODE_GCM_SIV,
+            "AES-GCM-SIV (AAD only; includes its per-nonce key derivation)",
+        )
+    };
     let mut missing = Vec::new();
-    match kind {
-        "GHASH" => {
-            let ours = Ghash::new(&h);
-            let portable = Ghash::with_backend(&h, "portable").expect("portable always exists");
-            let rc = ghash::GHash::new(&h.into());
+    match lib {
+        Some(lib) => {
+            let mut mac = gcrypt::Mac::new(lib, mode, &h);
             v.push(Contender {
-                name: format!("asmgen {}", ours.backend()),
-                ours: true,
-                run: Box::new(move |m| {
-                    let mut g = ours.clone();
-                    g.update_padded(m);
-                    g.finalize()[0]
-                }),
-            });
-            v.push(Contender {
-                name: "asmgen portable".into(),
-                ours: true,
-                run: Box::new(move |m| {
-                    let mut g = portable.clone();
-                    g.update_padded(m);
-                    g.finalize()[0]
-                }),
-            });
-            v.push(Contender {
-                name: "RustCrypto ghash 0.6".into(),
+                name: format!("libgcrypt {} {what}", gcrypt::version(&lib)),
                 ours: false,
-                run: Box::new(move |m| {
-                    let mut g = rc.clone();
-                    g.update_padded(m);
-                    g.finalize()[0]
-                }),
+                run: Box::new(move |m| mac.tag(m)),
             });
-            match lib {
-                Some(lib) => {
-                    let mut mac = gcrypt::Mac::new(lib, gcrypt::MODE_GCM, &h);
-                    v.push(Contender {
-                        name: format!("libgcrypt {} AES-GCM (AAD only)", gcrypt::version(&lib)),
-                        ours: false,
-                        run: Box::new(move |m| mac.tag(m)),
-                    });
-                }
-                None => missing.push(Missing {
-                    name: "libgcrypt AES-GCM (AAD only)".into(),
-                    install: "apt-get install libgcrypt20",
-                }),
-            }
         }
-        _ => {
-            let ours = Polyval::new(&h);
-            let portable = Polyval::with_backend(&h, "portable").expect("portable always exists");
-            let rc = polyval::Polyval::new(&h.into());
-            v.push(Contender {
-                name: format!("asmgen {}", ours.backend()),
-                ours: true,
-                run: Box::new(move |m| {
-                    let mut g = ours.clone();
-                    g.update_padded(m);
-                    g.finalize()[0]
-                }),
-            });
-            v.push(Contender {
-                name: "asmgen portable".into(),
-                ours: true,
-                run: Box::new(move |m| {
-                    let mut g = portable.clone();
-                    g.update_padded(m);
-                    g.finalize()[0]
-                }),
-            });
-            v.push(Contender {
-                name: "RustCrypto polyval 0.7".into(),
-                ours: false,
-                run: Box::new(move |m| {
-                    let mut g = rc.clone();
-                    g.update_padded(m);
-                    g.finalize()[0]
-                }),
-            });
-            match lib {
-                Some(lib) => {
-                    let mut mac = gcrypt::Mac::new(lib, gcrypt::MODE_GCM_SIV, &h);
-                    v.push(Contender {
-                        name: format!(
-                            "libgcrypt {} AES-GCM-SIV (AAD only; per-nonce key derivation)",
-                            gcrypt::version(&lib)
-                        ),
-                        ours: false,
-                        run: Box::new(move |m| mac.tag(m)),
-                    });
-                }
-                None => missing.push(Missing {
-                    name: "libgcrypt AES-GCM-SIV (AAD only)".into(),
-                    install: "apt-get install libgcrypt20",
-                }),
-            }
-        }
+        None => missing.push(Missing {
+            name: format!("libgcrypt {what}"),
+            install: "apt-get install libgcrypt20",
+        }),
     }
     (v, missing)
 }
