@@ -7,9 +7,844 @@
 // Target: aarch64-linux (ELF, AAPCS64 ABI), GNU as syntax
 //
 // Functions:
+//   void asmgen_ghash_init_pmull(uint8_t *table, const uint8_t *h);
+//       requires: pmull
+//   void asmgen_ghash_update_pmull(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+//       requires: pmull
+//   void asmgen_polyval_init_pmull(uint8_t *table, const uint8_t *h);
+//       requires: pmull
+//   void asmgen_polyval_update_pmull(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+//       requires: pmull
 
 	.arch armv8.2-a+crypto+sm4+sha3
 	.text
+
+// ----------------------------------------------------------------------------------------------------
+// GHASH key setup: table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i,
+// for i = 1..8 (powers in the Montgomery domain: H^i = H^(i-1) * H * x^-128).
+//
+// void asmgen_ghash_init_pmull(uint8_t *table, const uint8_t *h);
+// Requires: pmull
+// ----------------------------------------------------------------------------------------------------
+	.globl asmgen_ghash_init_pmull
+	.hidden asmgen_ghash_init_pmull
+	.type asmgen_ghash_init_pmull, %function
+	.p2align 5
+asmgen_ghash_init_pmull:
+	.cfi_startproc
+	hint #34    	// bti c: indirect-branch landing pad (BTI)
+	adrp        x9, .Lconst_polyval_poly
+	add         x9, x9, :lo12:.Lconst_polyval_poly
+	ldr         q28, [x9, #0]
+	dup         v24.2d, v28.d[1]
+	movi        v27.2d, #0
+	ldr         q0, [x1, #0]
+	// GHASH key in POLYVAL form: mulX_POLYVAL(ByteReverse(H)) (RFC 8452, appendix A).
+	rev64       v0.16b, v0.16b
+	ext         v0.16b, v0.16b, v0.16b, #8
+	shl         v25.2d, v0.2d, #1
+	ushr        v26.2d, v0.2d, #63
+	ext         v26.16b, v27.16b, v26.16b, #8
+	orr         v25.16b, v25.16b, v26.16b
+	// Constant-time: an all-ones mask from bit 127 selects the polynomial.
+	sshr        v26.2d, v0.2d, #63
+	dup         v26.2d, v26.d[1]
+	and         v26.16b, v26.16b, v28.16b
+	eor         v0.16b, v25.16b, v26.16b
+	// The half-sum of H, for the middle products of every power.
+	ext         v1.16b, v0.16b, v0.16b, #8
+	eor         v1.16b, v1.16b, v0.16b
+	mov         v2.16b, v0.16b
+	// H^1
+	str         q2, [x0, #0]
+	ext         v25.16b, v2.16b, v2.16b, #8
+	eor         v25.16b, v25.16b, v2.16b
+	str         q25, [x0, #128]
+	pmull       v20.1q, v2.1d, v0.1d
+	pmull2      v21.1q, v2.2d, v0.2d
+	pmull       v22.1q, v25.1d, v1.1d
+	// Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	eor         v22.16b, v22.16b, v20.16b
+	eor         v22.16b, v22.16b, v21.16b
+	ext         v25.16b, v27.16b, v22.16b, #8
+	ext         v22.16b, v22.16b, v27.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v21.16b, v21.16b, v22.16b
+	// Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v2.16b, v20.16b, v21.16b
+	// H^2
+	str         q2, [x0, #16]
+	ext         v25.16b, v2.16b, v2.16b, #8
+	eor         v25.16b, v25.16b, v2.16b
+	str         q25, [x0, #144]
+	pmull       v20.1q, v2.1d, v0.1d
+	pmull2      v21.1q, v2.2d, v0.2d
+	pmull       v22.1q, v25.1d, v1.1d
+	// Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	eor         v22.16b, v22.16b, v20.16b
+	eor         v22.16b, v22.16b, v21.16b
+	ext         v25.16b, v27.16b, v22.16b, #8
+	ext         v22.16b, v22.16b, v27.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v21.16b, v21.16b, v22.16b
+	// Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v2.16b, v20.16b, v21.16b
+	// H^3
+	str         q2, [x0, #32]
+	ext         v25.16b, v2.16b, v2.16b, #8
+	eor         v25.16b, v25.16b, v2.16b
+	str         q25, [x0, #160]
+	pmull       v20.1q, v2.1d, v0.1d
+	pmull2      v21.1q, v2.2d, v0.2d
+	pmull       v22.1q, v25.1d, v1.1d
+	// Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	eor         v22.16b, v22.16b, v20.16b
+	eor         v22.16b, v22.16b, v21.16b
+	ext         v25.16b, v27.16b, v22.16b, #8
+	ext         v22.16b, v22.16b, v27.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v21.16b, v21.16b, v22.16b
+	// Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v2.16b, v20.16b, v21.16b
+	// H^4
+	str         q2, [x0, #48]
+	ext         v25.16b, v2.16b, v2.16b, #8
+	eor         v25.16b, v25.16b, v2.16b
+	str         q25, [x0, #176]
+	pmull       v20.1q, v2.1d, v0.1d
+	pmull2      v21.1q, v2.2d, v0.2d
+	pmull       v22.1q, v25.1d, v1.1d
+	// Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	eor         v22.16b, v22.16b, v20.16b
+	eor         v22.16b, v22.16b, v21.16b
+	ext         v25.16b, v27.16b, v22.16b, #8
+	ext         v22.16b, v22.16b, v27.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v21.16b, v21.16b, v22.16b
+	// Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v2.16b, v20.16b, v21.16b
+	// H^5
+	str         q2, [x0, #64]
+	ext         v25.16b, v2.16b, v2.16b, #8
+	eor         v25.16b, v25.16b, v2.16b
+	str         q25, [x0, #192]
+	pmull       v20.1q, v2.1d, v0.1d
+	pmull2      v21.1q, v2.2d, v0.2d
+	pmull       v22.1q, v25.1d, v1.1d
+	// Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	eor         v22.16b, v22.16b, v20.16b
+	eor         v22.16b, v22.16b, v21.16b
+	ext         v25.16b, v27.16b, v22.16b, #8
+	ext         v22.16b, v22.16b, v27.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v21.16b, v21.16b, v22.16b
+	// Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v2.16b, v20.16b, v21.16b
+	// H^6
+	str         q2, [x0, #80]
+	ext         v25.16b, v2.16b, v2.16b, #8
+	eor         v25.16b, v25.16b, v2.16b
+	str         q25, [x0, #208]
+	pmull       v20.1q, v2.1d, v0.1d
+	pmull2      v21.1q, v2.2d, v0.2d
+	pmull       v22.1q, v25.1d, v1.1d
+	// Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	eor         v22.16b, v22.16b, v20.16b
+	eor         v22.16b, v22.16b, v21.16b
+	ext         v25.16b, v27.16b, v22.16b, #8
+	ext         v22.16b, v22.16b, v27.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v21.16b, v21.16b, v22.16b
+	// Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v2.16b, v20.16b, v21.16b
+	// H^7
+	str         q2, [x0, #96]
+	ext         v25.16b, v2.16b, v2.16b, #8
+	eor         v25.16b, v25.16b, v2.16b
+	str         q25, [x0, #224]
+	pmull       v20.1q, v2.1d, v0.1d
+	pmull2      v21.1q, v2.2d, v0.2d
+	pmull       v22.1q, v25.1d, v1.1d
+	// Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	eor         v22.16b, v22.16b, v20.16b
+	eor         v22.16b, v22.16b, v21.16b
+	ext         v25.16b, v27.16b, v22.16b, #8
+	ext         v22.16b, v22.16b, v27.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v21.16b, v21.16b, v22.16b
+	// Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v2.16b, v20.16b, v21.16b
+	// H^8
+	str         q2, [x0, #112]
+	ext         v25.16b, v2.16b, v2.16b, #8
+	eor         v25.16b, v25.16b, v2.16b
+	str         q25, [x0, #240]
+	ret
+	.cfi_endproc
+	.size asmgen_ghash_init_pmull, .-asmgen_ghash_init_pmull
+
+// ----------------------------------------------------------------------------------------------------
+// GHASH: absorbs nblocks 16-byte blocks into state, eight blocks per reduction
+// (S + X1)*H^8 + X2*H^7 + ... + X8*H^1, Karatsuba products, one Montgomery reduction).
+//
+// void asmgen_ghash_update_pmull(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+// Requires: pmull
+// Saves: v8, v9, v10, v11, v12, v13, v14, v15
+// ----------------------------------------------------------------------------------------------------
+	.globl asmgen_ghash_update_pmull
+	.hidden asmgen_ghash_update_pmull
+	.type asmgen_ghash_update_pmull, %function
+	.p2align 5
+asmgen_ghash_update_pmull:
+	.cfi_startproc
+	hint #34    	// bti c: indirect-branch landing pad (BTI)
+	stp         d8, d9, [sp, #-64]!
+	.cfi_adjust_cfa_offset 64
+	.cfi_rel_offset d8, 0
+	.cfi_rel_offset d9, 8
+	stp         d10, d11, [sp, #16]
+	.cfi_rel_offset d10, 16
+	.cfi_rel_offset d11, 24
+	stp         d12, d13, [sp, #32]
+	.cfi_rel_offset d12, 32
+	.cfi_rel_offset d13, 40
+	stp         d14, d15, [sp, #48]
+	.cfi_rel_offset d14, 48
+	.cfi_rel_offset d15, 56
+	adrp        x9, .Lconst_polyval_poly
+	add         x9, x9, :lo12:.Lconst_polyval_poly
+	ldr         q28, [x9, #0]
+	dup         v24.2d, v28.d[1]
+	movi        v27.2d, #0
+	ldr         q23, [x0, #0]
+	rev64       v23.16b, v23.16b
+	ext         v23.16b, v23.16b, v23.16b, #8
+	cmp         x3, #8
+	b.lo        .Lasmgen_ghash_update_pmull_tail
+	// H^1..H^8 stay in v8-v15; pair j's half-sums of H^(8-2j) and H^(7-2j) in v16+j.
+	ldp         q8, q9, [x1, #0]
+	ldp         q10, q11, [x1, #32]
+	ldp         q12, q13, [x1, #64]
+	ldp         q14, q15, [x1, #96]
+	ldp         q25, q26, [x1, #224]
+	zip1        v16.2d, v26.2d, v25.2d
+	ldp         q25, q26, [x1, #192]
+	zip1        v17.2d, v26.2d, v25.2d
+	ldp         q25, q26, [x1, #160]
+	zip1        v18.2d, v26.2d, v25.2d
+	ldp         q25, q26, [x1, #128]
+	zip1        v19.2d, v26.2d, v25.2d
+	.p2align 4
+.Lasmgen_ghash_update_pmull_loop8:
+	// Eight blocks X1..X8 into v0-v7.
+	ldp         q0, q1, [x2], #32
+	ldp         q2, q3, [x2], #32
+	ldp         q4, q5, [x2], #32
+	ldp         q6, q7, [x2], #32
+	rev64       v0.16b, v0.16b
+	ext         v0.16b, v0.16b, v0.16b, #8
+	rev64       v1.16b, v1.16b
+	ext         v1.16b, v1.16b, v1.16b, #8
+	rev64       v2.16b, v2.16b
+	ext         v2.16b, v2.16b, v2.16b, #8
+	rev64       v3.16b, v3.16b
+	ext         v3.16b, v3.16b, v3.16b, #8
+	rev64       v4.16b, v4.16b
+	ext         v4.16b, v4.16b, v4.16b, #8
+	rev64       v5.16b, v5.16b
+	ext         v5.16b, v5.16b, v5.16b, #8
+	rev64       v6.16b, v6.16b
+	ext         v6.16b, v6.16b, v6.16b, #8
+	rev64       v7.16b, v7.16b
+	ext         v7.16b, v7.16b, v7.16b, #8
+	eor         v0.16b, v0.16b, v23.16b
+	// X1 * H^8 and X2 * H^7: low and high products
+	pmull       v20.1q, v0.1d, v15.1d
+	pmull2      v21.1q, v0.2d, v15.2d
+	pmull       v25.1q, v1.1d, v14.1d
+	eor         v20.16b, v20.16b, v25.16b
+	pmull2      v25.1q, v1.2d, v14.2d
+	eor         v21.16b, v21.16b, v25.16b
+	// middle products: the half-sums (lo ^ hi) of X1 and X2 in one register, times those of H^8 and H^7
+	zip1        v25.2d, v0.2d, v1.2d
+	zip2        v26.2d, v0.2d, v1.2d
+	eor         v25.16b, v25.16b, v26.16b
+	pmull       v22.1q, v25.1d, v16.1d
+	pmull2      v26.1q, v25.2d, v16.2d
+	eor         v22.16b, v22.16b, v26.16b
+	// X3 * H^6 and X4 * H^5: low and high products
+	pmull       v25.1q, v2.1d, v13.1d
+	eor         v20.16b, v20.16b, v25.16b
+	pmull2      v25.1q, v2.2d, v13.2d
+	eor         v21.16b, v21.16b, v25.16b
+	pmull       v25.1q, v3.1d, v12.1d
+	eor         v20.16b, v20.16b, v25.16b
+	pmull2      v25.1q, v3.2d, v12.2d
+	eor         v21.16b, v21.16b, v25.16b
+	// middle products: the half-sums (lo ^ hi) of X3 and X4 in one register, times those of H^6 and H^5
+	zip1        v25.2d, v2.2d, v3.2d
+	zip2        v26.2d, v2.2d, v3.2d
+	eor         v25.16b, v25.16b, v26.16b
+	pmull       v26.1q, v25.1d, v17.1d
+	eor         v22.16b, v22.16b, v26.16b
+	pmull2      v26.1q, v25.2d, v17.2d
+	eor         v22.16b, v22.16b, v26.16b
+	// X5 * H^4 and X6 * H^3: low and high products
+	pmull       v25.1q, v4.1d, v11.1d
+	eor         v20.16b, v20.16b, v25.16b
+	pmull2      v25.1q, v4.2d, v11.2d
+	eor         v21.16b, v21.16b, v25.16b
+	pmull       v25.1q, v5.1d, v10.1d
+	eor         v20.16b, v20.16b, v25.16b
+	pmull2      v25.1q, v5.2d, v10.2d
+	eor         v21.16b, v21.16b, v25.16b
+	// middle products: the half-sums (lo ^ hi) of X5 and X6 in one register, times those of H^4 and H^3
+	zip1        v25.2d, v4.2d, v5.2d
+	zip2        v26.2d, v4.2d, v5.2d
+	eor         v25.16b, v25.16b, v26.16b
+	pmull       v26.1q, v25.1d, v18.1d
+	eor         v22.16b, v22.16b, v26.16b
+	pmull2      v26.1q, v25.2d, v18.2d
+	eor         v22.16b, v22.16b, v26.16b
+	// X7 * H^2 and X8 * H^1: low and high products
+	pmull       v25.1q, v6.1d, v9.1d
+	eor         v20.16b, v20.16b, v25.16b
+	pmull2      v25.1q, v6.2d, v9.2d
+	eor         v21.16b, v21.16b, v25.16b
+	pmull       v25.1q, v7.1d, v8.1d
+	eor         v20.16b, v20.16b, v25.16b
+	pmull2      v25.1q, v7.2d, v8.2d
+	eor         v21.16b, v21.16b, v25.16b
+	// middle products: the half-sums (lo ^ hi) of X7 and X8 in one register, times those of H^2 and H^1
+	zip1        v25.2d, v6.2d, v7.2d
+	zip2        v26.2d, v6.2d, v7.2d
+	eor         v25.16b, v25.16b, v26.16b
+	pmull       v26.1q, v25.1d, v19.1d
+	eor         v22.16b, v22.16b, v26.16b
+	pmull2      v26.1q, v25.2d, v19.2d
+	eor         v22.16b, v22.16b, v26.16b
+	// Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	eor         v22.16b, v22.16b, v20.16b
+	eor         v22.16b, v22.16b, v21.16b
+	ext         v25.16b, v27.16b, v22.16b, #8
+	ext         v22.16b, v22.16b, v27.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v21.16b, v21.16b, v22.16b
+	// Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v23.16b, v20.16b, v21.16b
+	sub         x3, x3, #8
+	cmp         x3, #8
+	b.hs        .Lasmgen_ghash_update_pmull_loop8
+
+.Lasmgen_ghash_update_pmull_tail:
+	// The last k < 8 blocks: X1*H^k + ... + Xk*H^1, one reduction.
+	// The state is added to the first block, then cleared.
+	cbz         x3, .Lasmgen_ghash_update_pmull_done
+	add         x10, x1, x3, lsl #4
+	sub         x10, x10, #16
+	movi        v20.2d, #0
+	movi        v21.2d, #0
+	movi        v22.2d, #0
+.Lasmgen_ghash_update_pmull_tail_loop:
+	ldr         q29, [x2], #16
+	rev64       v29.16b, v29.16b
+	ext         v29.16b, v29.16b, v29.16b, #8
+	eor         v29.16b, v29.16b, v23.16b
+	movi        v23.2d, #0
+	ldr         q31, [x10, #128]
+	ldr         q30, [x10], #-16
+	pmull       v25.1q, v29.1d, v30.1d
+	eor         v20.16b, v20.16b, v25.16b
+	pmull2      v25.1q, v29.2d, v30.2d
+	eor         v21.16b, v21.16b, v25.16b
+	ext         v25.16b, v29.16b, v29.16b, #8
+	eor         v25.16b, v25.16b, v29.16b
+	pmull       v25.1q, v25.1d, v31.1d
+	eor         v22.16b, v22.16b, v25.16b
+	subs        x3, x3, #1
+	b.ne        .Lasmgen_ghash_update_pmull_tail_loop
+	// Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	eor         v22.16b, v22.16b, v20.16b
+	eor         v22.16b, v22.16b, v21.16b
+	ext         v25.16b, v27.16b, v22.16b, #8
+	ext         v22.16b, v22.16b, v27.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v21.16b, v21.16b, v22.16b
+	// Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v23.16b, v20.16b, v21.16b
+.Lasmgen_ghash_update_pmull_done:
+	rev64       v23.16b, v23.16b
+	ext         v23.16b, v23.16b, v23.16b, #8
+	str         q23, [x0, #0]
+	ldp         d14, d15, [sp, #48]
+	.cfi_restore d14
+	.cfi_restore d15
+	ldp         d12, d13, [sp, #32]
+	.cfi_restore d12
+	.cfi_restore d13
+	ldp         d10, d11, [sp, #16]
+	.cfi_restore d10
+	.cfi_restore d11
+	ldp         d8, d9, [sp], #64
+	.cfi_adjust_cfa_offset -64
+	.cfi_restore d8
+	.cfi_restore d9
+	ret
+	.cfi_endproc
+	.size asmgen_ghash_update_pmull, .-asmgen_ghash_update_pmull
+
+// ----------------------------------------------------------------------------------------------------
+// POLYVAL key setup: table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i,
+// for i = 1..8 (powers in the Montgomery domain: H^i = H^(i-1) * H * x^-128).
+//
+// void asmgen_polyval_init_pmull(uint8_t *table, const uint8_t *h);
+// Requires: pmull
+// ----------------------------------------------------------------------------------------------------
+	.globl asmgen_polyval_init_pmull
+	.hidden asmgen_polyval_init_pmull
+	.type asmgen_polyval_init_pmull, %function
+	.p2align 5
+asmgen_polyval_init_pmull:
+	.cfi_startproc
+	hint #34    	// bti c: indirect-branch landing pad (BTI)
+	adrp        x9, .Lconst_polyval_poly
+	add         x9, x9, :lo12:.Lconst_polyval_poly
+	ldr         q28, [x9, #0]
+	dup         v24.2d, v28.d[1]
+	movi        v27.2d, #0
+	ldr         q0, [x1, #0]
+	// The half-sum of H, for the middle products of every power.
+	ext         v1.16b, v0.16b, v0.16b, #8
+	eor         v1.16b, v1.16b, v0.16b
+	mov         v2.16b, v0.16b
+	// H^1
+	str         q2, [x0, #0]
+	ext         v25.16b, v2.16b, v2.16b, #8
+	eor         v25.16b, v25.16b, v2.16b
+	str         q25, [x0, #128]
+	pmull       v20.1q, v2.1d, v0.1d
+	pmull2      v21.1q, v2.2d, v0.2d
+	pmull       v22.1q, v25.1d, v1.1d
+	// Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	eor         v22.16b, v22.16b, v20.16b
+	eor         v22.16b, v22.16b, v21.16b
+	ext         v25.16b, v27.16b, v22.16b, #8
+	ext         v22.16b, v22.16b, v27.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v21.16b, v21.16b, v22.16b
+	// Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v2.16b, v20.16b, v21.16b
+	// H^2
+	str         q2, [x0, #16]
+	ext         v25.16b, v2.16b, v2.16b, #8
+	eor         v25.16b, v25.16b, v2.16b
+	str         q25, [x0, #144]
+	pmull       v20.1q, v2.1d, v0.1d
+	pmull2      v21.1q, v2.2d, v0.2d
+	pmull       v22.1q, v25.1d, v1.1d
+	// Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	eor         v22.16b, v22.16b, v20.16b
+	eor         v22.16b, v22.16b, v21.16b
+	ext         v25.16b, v27.16b, v22.16b, #8
+	ext         v22.16b, v22.16b, v27.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v21.16b, v21.16b, v22.16b
+	// Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v2.16b, v20.16b, v21.16b
+	// H^3
+	str         q2, [x0, #32]
+	ext         v25.16b, v2.16b, v2.16b, #8
+	eor         v25.16b, v25.16b, v2.16b
+	str         q25, [x0, #160]
+	pmull       v20.1q, v2.1d, v0.1d
+	pmull2      v21.1q, v2.2d, v0.2d
+	pmull       v22.1q, v25.1d, v1.1d
+	// Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	eor         v22.16b, v22.16b, v20.16b
+	eor         v22.16b, v22.16b, v21.16b
+	ext         v25.16b, v27.16b, v22.16b, #8
+	ext         v22.16b, v22.16b, v27.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v21.16b, v21.16b, v22.16b
+	// Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v2.16b, v20.16b, v21.16b
+	// H^4
+	str         q2, [x0, #48]
+	ext         v25.16b, v2.16b, v2.16b, #8
+	eor         v25.16b, v25.16b, v2.16b
+	str         q25, [x0, #176]
+	pmull       v20.1q, v2.1d, v0.1d
+	pmull2      v21.1q, v2.2d, v0.2d
+	pmull       v22.1q, v25.1d, v1.1d
+	// Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	eor         v22.16b, v22.16b, v20.16b
+	eor         v22.16b, v22.16b, v21.16b
+	ext         v25.16b, v27.16b, v22.16b, #8
+	ext         v22.16b, v22.16b, v27.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v21.16b, v21.16b, v22.16b
+	// Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v2.16b, v20.16b, v21.16b
+	// H^5
+	str         q2, [x0, #64]
+	ext         v25.16b, v2.16b, v2.16b, #8
+	eor         v25.16b, v25.16b, v2.16b
+	str         q25, [x0, #192]
+	pmull       v20.1q, v2.1d, v0.1d
+	pmull2      v21.1q, v2.2d, v0.2d
+	pmull       v22.1q, v25.1d, v1.1d
+	// Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	eor         v22.16b, v22.16b, v20.16b
+	eor         v22.16b, v22.16b, v21.16b
+	ext         v25.16b, v27.16b, v22.16b, #8
+	ext         v22.16b, v22.16b, v27.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v21.16b, v21.16b, v22.16b
+	// Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v2.16b, v20.16b, v21.16b
+	// H^6
+	str         q2, [x0, #80]
+	ext         v25.16b, v2.16b, v2.16b, #8
+	eor         v25.16b, v25.16b, v2.16b
+	str         q25, [x0, #208]
+	pmull       v20.1q, v2.1d, v0.1d
+	pmull2      v21.1q, v2.2d, v0.2d
+	pmull       v22.1q, v25.1d, v1.1d
+	// Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	eor         v22.16b, v22.16b, v20.16b
+	eor         v22.16b, v22.16b, v21.16b
+	ext         v25.16b, v27.16b, v22.16b, #8
+	ext         v22.16b, v22.16b, v27.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v21.16b, v21.16b, v22.16b
+	// Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v2.16b, v20.16b, v21.16b
+	// H^7
+	str         q2, [x0, #96]
+	ext         v25.16b, v2.16b, v2.16b, #8
+	eor         v25.16b, v25.16b, v2.16b
+	str         q25, [x0, #224]
+	pmull       v20.1q, v2.1d, v0.1d
+	pmull2      v21.1q, v2.2d, v0.2d
+	pmull       v22.1q, v25.1d, v1.1d
+	// Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	eor         v22.16b, v22.16b, v20.16b
+	eor         v22.16b, v22.16b, v21.16b
+	ext         v25.16b, v27.16b, v22.16b, #8
+	ext         v22.16b, v22.16b, v27.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v21.16b, v21.16b, v22.16b
+	// Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v2.16b, v20.16b, v21.16b
+	// H^8
+	str         q2, [x0, #112]
+	ext         v25.16b, v2.16b, v2.16b, #8
+	eor         v25.16b, v25.16b, v2.16b
+	str         q25, [x0, #240]
+	ret
+	.cfi_endproc
+	.size asmgen_polyval_init_pmull, .-asmgen_polyval_init_pmull
+
+// ----------------------------------------------------------------------------------------------------
+// POLYVAL: absorbs nblocks 16-byte blocks into state, eight blocks per reduction
+// (S + X1)*H^8 + X2*H^7 + ... + X8*H^1, Karatsuba products, one Montgomery reduction).
+//
+// void asmgen_polyval_update_pmull(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+// Requires: pmull
+// Saves: v8, v9, v10, v11, v12, v13, v14, v15
+// ----------------------------------------------------------------------------------------------------
+	.globl asmgen_polyval_update_pmull
+	.hidden asmgen_polyval_update_pmull
+	.type asmgen_polyval_update_pmull, %function
+	.p2align 5
+asmgen_polyval_update_pmull:
+	.cfi_startproc
+	hint #34    	// bti c: indirect-branch landing pad (BTI)
+	stp         d8, d9, [sp, #-64]!
+	.cfi_adjust_cfa_offset 64
+	.cfi_rel_offset d8, 0
+	.cfi_rel_offset d9, 8
+	stp         d10, d11, [sp, #16]
+	.cfi_rel_offset d10, 16
+	.cfi_rel_offset d11, 24
+	stp         d12, d13, [sp, #32]
+	.cfi_rel_offset d12, 32
+	.cfi_rel_offset d13, 40
+	stp         d14, d15, [sp, #48]
+	.cfi_rel_offset d14, 48
+	.cfi_rel_offset d15, 56
+	adrp        x9, .Lconst_polyval_poly
+	add         x9, x9, :lo12:.Lconst_polyval_poly
+	ldr         q28, [x9, #0]
+	dup         v24.2d, v28.d[1]
+	movi        v27.2d, #0
+	ldr         q23, [x0, #0]
+	cmp         x3, #8
+	b.lo        .Lasmgen_polyval_update_pmull_tail
+	// H^1..H^8 stay in v8-v15; pair j's half-sums of H^(8-2j) and H^(7-2j) in v16+j.
+	ldp         q8, q9, [x1, #0]
+	ldp         q10, q11, [x1, #32]
+	ldp         q12, q13, [x1, #64]
+	ldp         q14, q15, [x1, #96]
+	ldp         q25, q26, [x1, #224]
+	zip1        v16.2d, v26.2d, v25.2d
+	ldp         q25, q26, [x1, #192]
+	zip1        v17.2d, v26.2d, v25.2d
+	ldp         q25, q26, [x1, #160]
+	zip1        v18.2d, v26.2d, v25.2d
+	ldp         q25, q26, [x1, #128]
+	zip1        v19.2d, v26.2d, v25.2d
+	.p2align 4
+.Lasmgen_polyval_update_pmull_loop8:
+	// Eight blocks X1..X8 into v0-v7.
+	ldp         q0, q1, [x2], #32
+	ldp         q2, q3, [x2], #32
+	ldp         q4, q5, [x2], #32
+	ldp         q6, q7, [x2], #32
+	eor         v0.16b, v0.16b, v23.16b
+	// X1 * H^8 and X2 * H^7: low and high products
+	pmull       v20.1q, v0.1d, v15.1d
+	pmull2      v21.1q, v0.2d, v15.2d
+	pmull       v25.1q, v1.1d, v14.1d
+	eor         v20.16b, v20.16b, v25.16b
+	pmull2      v25.1q, v1.2d, v14.2d
+	eor         v21.16b, v21.16b, v25.16b
+	// middle products: the half-sums (lo ^ hi) of X1 and X2 in one register, times those of H^8 and H^7
+	zip1        v25.2d, v0.2d, v1.2d
+	zip2        v26.2d, v0.2d, v1.2d
+	eor         v25.16b, v25.16b, v26.16b
+	pmull       v22.1q, v25.1d, v16.1d
+	pmull2      v26.1q, v25.2d, v16.2d
+	eor         v22.16b, v22.16b, v26.16b
+	// X3 * H^6 and X4 * H^5: low and high products
+	pmull       v25.1q, v2.1d, v13.1d
+	eor         v20.16b, v20.16b, v25.16b
+	pmull2      v25.1q, v2.2d, v13.2d
+	eor         v21.16b, v21.16b, v25.16b
+	pmull       v25.1q, v3.1d, v12.1d
+	eor         v20.16b, v20.16b, v25.16b
+	pmull2      v25.1q, v3.2d, v12.2d
+	eor         v21.16b, v21.16b, v25.16b
+	// middle products: the half-sums (lo ^ hi) of X3 and X4 in one register, times those of H^6 and H^5
+	zip1        v25.2d, v2.2d, v3.2d
+	zip2        v26.2d, v2.2d, v3.2d
+	eor         v25.16b, v25.16b, v26.16b
+	pmull       v26.1q, v25.1d, v17.1d
+	eor         v22.16b, v22.16b, v26.16b
+	pmull2      v26.1q, v25.2d, v17.2d
+	eor         v22.16b, v22.16b, v26.16b
+	// X5 * H^4 and X6 * H^3: low and high products
+	pmull       v25.1q, v4.1d, v11.1d
+	eor         v20.16b, v20.16b, v25.16b
+	pmull2      v25.1q, v4.2d, v11.2d
+	eor         v21.16b, v21.16b, v25.16b
+	pmull       v25.1q, v5.1d, v10.1d
+	eor         v20.16b, v20.16b, v25.16b
+	pmull2      v25.1q, v5.2d, v10.2d
+	eor         v21.16b, v21.16b, v25.16b
+	// middle products: the half-sums (lo ^ hi) of X5 and X6 in one register, times those of H^4 and H^3
+	zip1        v25.2d, v4.2d, v5.2d
+	zip2        v26.2d, v4.2d, v5.2d
+	eor         v25.16b, v25.16b, v26.16b
+	pmull       v26.1q, v25.1d, v18.1d
+	eor         v22.16b, v22.16b, v26.16b
+	pmull2      v26.1q, v25.2d, v18.2d
+	eor         v22.16b, v22.16b, v26.16b
+	// X7 * H^2 and X8 * H^1: low and high products
+	pmull       v25.1q, v6.1d, v9.1d
+	eor         v20.16b, v20.16b, v25.16b
+	pmull2      v25.1q, v6.2d, v9.2d
+	eor         v21.16b, v21.16b, v25.16b
+	pmull       v25.1q, v7.1d, v8.1d
+	eor         v20.16b, v20.16b, v25.16b
+	pmull2      v25.1q, v7.2d, v8.2d
+	eor         v21.16b, v21.16b, v25.16b
+	// middle products: the half-sums (lo ^ hi) of X7 and X8 in one register, times those of H^2 and H^1
+	zip1        v25.2d, v6.2d, v7.2d
+	zip2        v26.2d, v6.2d, v7.2d
+	eor         v25.16b, v25.16b, v26.16b
+	pmull       v26.1q, v25.1d, v19.1d
+	eor         v22.16b, v22.16b, v26.16b
+	pmull2      v26.1q, v25.2d, v19.2d
+	eor         v22.16b, v22.16b, v26.16b
+	// Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	eor         v22.16b, v22.16b, v20.16b
+	eor         v22.16b, v22.16b, v21.16b
+	ext         v25.16b, v27.16b, v22.16b, #8
+	ext         v22.16b, v22.16b, v27.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v21.16b, v21.16b, v22.16b
+	// Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v23.16b, v20.16b, v21.16b
+	sub         x3, x3, #8
+	cmp         x3, #8
+	b.hs        .Lasmgen_polyval_update_pmull_loop8
+
+.Lasmgen_polyval_update_pmull_tail:
+	// The last k < 8 blocks: X1*H^k + ... + Xk*H^1, one reduction.
+	// The state is added to the first block, then cleared.
+	cbz         x3, .Lasmgen_polyval_update_pmull_done
+	add         x10, x1, x3, lsl #4
+	sub         x10, x10, #16
+	movi        v20.2d, #0
+	movi        v21.2d, #0
+	movi        v22.2d, #0
+.Lasmgen_polyval_update_pmull_tail_loop:
+	ldr         q29, [x2], #16
+	eor         v29.16b, v29.16b, v23.16b
+	movi        v23.2d, #0
+	ldr         q31, [x10, #128]
+	ldr         q30, [x10], #-16
+	pmull       v25.1q, v29.1d, v30.1d
+	eor         v20.16b, v20.16b, v25.16b
+	pmull2      v25.1q, v29.2d, v30.2d
+	eor         v21.16b, v21.16b, v25.16b
+	ext         v25.16b, v29.16b, v29.16b, #8
+	eor         v25.16b, v25.16b, v29.16b
+	pmull       v25.1q, v25.1d, v31.1d
+	eor         v22.16b, v22.16b, v25.16b
+	subs        x3, x3, #1
+	b.ne        .Lasmgen_polyval_update_pmull_tail_loop
+	// Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	eor         v22.16b, v22.16b, v20.16b
+	eor         v22.16b, v22.16b, v21.16b
+	ext         v25.16b, v27.16b, v22.16b, #8
+	ext         v22.16b, v22.16b, v27.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v21.16b, v21.16b, v22.16b
+	// Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	pmull       v25.1q, v20.1d, v24.1d
+	ext         v20.16b, v20.16b, v20.16b, #8
+	eor         v20.16b, v20.16b, v25.16b
+	eor         v23.16b, v20.16b, v21.16b
+.Lasmgen_polyval_update_pmull_done:
+	str         q23, [x0, #0]
+	ldp         d14, d15, [sp, #48]
+	.cfi_restore d14
+	.cfi_restore d15
+	ldp         d12, d13, [sp, #32]
+	.cfi_restore d12
+	.cfi_restore d13
+	ldp         d10, d11, [sp, #16]
+	.cfi_restore d10
+	.cfi_restore d11
+	ldp         d8, d9, [sp], #64
+	.cfi_adjust_cfa_offset -64
+	.cfi_restore d8
+	.cfi_restore d9
+	ret
+	.cfi_endproc
+	.size asmgen_polyval_update_pmull, .-asmgen_polyval_update_pmull
+
+	.section .rodata
+	.p2align 4
+.Lconst_polyval_poly:	// x^128 + x^127 + x^126 + x^121 + 1, reflected
+	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2
 
 	.section .note.GNU-stack,"",%progbits
 // GNU property note: every function in this file carries its landing pad.

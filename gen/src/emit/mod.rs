@@ -1,4 +1,4 @@
-//! Emitters: from [`Listing`]s to text.
+//! Emitters: from [`Listing`](crate::ir::Listing)s to text.
 //!
 //! * [`gas`]: GNU as listings (`generated/<target>/<kernel>.S`), one flavour table per target.
 //! * [`rust`]: the Rust `extern` declarations of the listings' functions, so no one writes them by hand.

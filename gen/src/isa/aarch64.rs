@@ -1,16 +1,34 @@
-//! aarch64: registers, operand kinds, features and the instruction table. (Skeleton: being filled in.)
+//! aarch64: registers, operand kinds, features and the instruction table.
+//!
+//! Listings use GNU as syntax. Every entry's syntax is a template: the holes `{name}` are replaced by the printed
+//! operands, so the arrangement of a vector operand (`.16b`, `.2d`, `.1q`, ...), the `#` of an immediate and the
+//! brackets of an address are part of the entry, not of the operand. An entry is therefore one exact instruction
+//! form, and its encoding (a base word plus one bit field per operand, see [`super::fixed`]) is checked against
+//! GNU as and LLVM by `gen/tests/aarch64_table.rs`. Branches and address computations whose operand is a label
+//! carry no encoding: the assembler resolves them.
+//!
+//! Operand values, as the encoder sees them: a register is its number (`sp` and `xzr` are 31), an immediate is
+//! the number the programmer writes (byte offsets, shift counts, lane indices); the table's field maps scale or
+//! transform it (e.g. `ldr q` offsets are divided by 16, `ushr` counts become `128 - shift`) and reject values
+//! that the form cannot encode.
 
-use super::fixed::{enc, fld};
+use super::fixed::{enc, fld, mapped, part};
 use super::{Isa, OpInfo, PrintCtx};
 use crate::define_isa;
-use crate::ir::{Frame, Item, Label};
+use crate::ir::{Cfi, Frame, Item, Label};
 use crate::target::{Abi, Arch};
 
 crate::define_features! {
-    /// aarch64 ISA extensions beyond ARMv8.0-A with Advanced SIMD.
+    /// aarch64 ISA extensions beyond ARMv8.0-A with Advanced SIMD (which needs none).
     A64Feature {
         /// PMULL/PMULL2 on 64-bit lanes (FEAT_PMULL).
         Pmull = "pmull",
+        /// AES round instructions (FEAT_AES).
+        Aes = "aes",
+        /// Three-way XOR and bit-clear-and-XOR: `eor3`, `bcax` (FEAT_SHA3).
+        Sha3 = "sha3",
+        /// SM4 rounds and key expansion: `sm4e`, `sm4ekey` (FEAT_SM4).
+        Sm4 = "sm4",
     }
 }
 
@@ -18,7 +36,62 @@ crate::define_features! {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct X(pub u8);
 
-/// A physical register.
+/// The stack pointer (register number 31 in the forms that admit it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Sp;
+
+/// The zero register `xzr` (register number 31 in the forms that admit it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Xzr;
+
+/// A 128-bit vector register v0..v31. Instructions choose the view: `vN.<arrangement>` (the table entry's
+/// template gives the arrangement), `qN` (loads and stores of 128 bits) or `dN` (the low 64 bits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct V(pub u8);
+
+#[allow(missing_docs)]
+pub mod regs {
+    //! Register names.
+    use super::{Sp, Xzr, X};
+    pub const X0: X = X(0);
+    pub const X1: X = X(1);
+    pub const X2: X = X(2);
+    pub const X3: X = X(3);
+    pub const X4: X = X(4);
+    pub const X5: X = X(5);
+    pub const X6: X = X(6);
+    pub const X7: X = X(7);
+    pub const X8: X = X(8);
+    pub const X9: X = X(9);
+    pub const X10: X = X(10);
+    pub const X11: X = X(11);
+    pub const X12: X = X(12);
+    pub const X13: X = X(13);
+    pub const X14: X = X(14);
+    pub const X15: X = X(15);
+    pub const X16: X = X(16);
+    pub const X17: X = X(17);
+    /// The platform register: kernels must not use it.
+    pub const X18: X = X(18);
+    pub const X19: X = X(19);
+    pub const X20: X = X(20);
+    pub const X21: X = X(21);
+    pub const X22: X = X(22);
+    pub const X23: X = X(23);
+    pub const X24: X = X(24);
+    pub const X25: X = X(25);
+    pub const X26: X = X(26);
+    pub const X27: X = X(27);
+    pub const X28: X = X(28);
+    /// The frame pointer.
+    pub const X29: X = X(29);
+    /// The link register.
+    pub const X30: X = X(30);
+    pub const SP: Sp = Sp;
+    pub const XZR: Xzr = Xzr;
+}
+
+/// A physical register, for the ABI and the reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Reg {
     /// x0..x30 (31 is sp).
@@ -27,24 +100,164 @@ pub enum Reg {
     V(u8),
 }
 
+impl From<X> for Reg {
+    fn from(x: X) -> Reg {
+        Reg::X(x.0)
+    }
+}
+
+impl From<V> for Reg {
+    fn from(v: V) -> Reg {
+        Reg::V(v.0)
+    }
+}
+
 /// An operand as stored in the IR.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Operand {
-    /// General-purpose register.
+    /// x0..x30.
     X(u8),
+    /// `sp`.
+    Sp,
+    /// `xzr`.
+    Xzr,
+    /// `vN` (the template adds the arrangement).
+    V(u8),
+    /// `qN`: all 128 bits of vN.
+    Q(u8),
+    /// `dN`: the low 64 bits of vN.
+    D(u8),
+    /// An immediate, printed in decimal (the template adds `#` where the syntax has one).
+    Imm(i64),
+    /// A code or constant label.
+    Label(Label),
 }
 
-/// Operand kind: a general-purpose register.
-#[derive(Clone, Debug)]
-pub struct Xr(Operand);
-impl From<X> for Xr {
-    fn from(x: X) -> Self {
-        Xr(Operand::X(x.0))
+// Operand kinds: the builder's parameter types. Each converts from the registers/values it admits.
+macro_rules! kinds {
+    ($( $(#[$doc:meta])* $kind:ident { $($from:ty => |$v:ident| $e:expr),* } )*) => {$(
+        $(#[$doc])*
+        #[derive(Clone, Debug)]
+        pub struct $kind(Operand);
+        $( impl From<$from> for $kind { fn from($v: $from) -> Self { $kind($e) } } )*
+        impl From<$kind> for Operand { fn from(k: $kind) -> Operand { k.0 } }
+    )*};
+}
+
+fn x_checked(x: X) -> Operand {
+    assert!(x.0 <= 30, "x{} is not a general-purpose register", x.0);
+    Operand::X(x.0)
+}
+
+fn v_checked(v: V, view: fn(u8) -> Operand) -> Operand {
+    assert!(v.0 <= 31, "v{} is not a vector register", v.0);
+    view(v.0)
+}
+
+kinds! {
+    /// A general-purpose register where number 31 is `xzr`.
+    Xn { X => |x| x_checked(x), Xzr => |_z| Operand::Xzr }
+    /// A general-purpose register where number 31 is `sp` (address bases, `add`/`sub` immediate).
+    XnSp { X => |x| x_checked(x), Sp => |_s| Operand::Sp }
+    /// A vector register `vN`; the entry's template gives the arrangement.
+    Vn { V => |v| v_checked(v, Operand::V) }
+    /// A vector register as `qN` (128-bit loads and stores).
+    Qn { V => |v| v_checked(v, Operand::Q) }
+    /// A vector register as `dN` (its low 64 bits: saving v8..v15).
+    Dn { V => |v| v_checked(v, Operand::D) }
+    /// An unsigned 12-bit immediate (`add`, `sub`, `cmp`).
+    Imm12 { i32 => |i| Operand::Imm(i as i64) }
+    /// An 8-bit immediate (`movi` byte).
+    Imm8 { i32 => |i| Operand::Imm(i as i64) }
+    /// A byte index 0..15 (`ext`).
+    Imm4 { i32 => |i| Operand::Imm(i as i64) }
+    /// A shift count (0..63 for left shifts, 1..64 for right shifts).
+    Shift { i32 => |i| Operand::Imm(i as i64) }
+    /// A lane index of a `.d` element (0 or 1).
+    Lane { i32 => |i| Operand::Imm(i as i64) }
+    /// A non-negative byte offset, a multiple of the access size (`[xN, #off]`).
+    UOff { i32 => |i| Operand::Imm(i as i64) }
+    /// A signed byte offset or post-/pre-index increment (a multiple of the access size for pairs).
+    SOff { i32 => |i| Operand::Imm(i as i64) }
+    /// A branch target or the address of a constant.
+    Target { &Label => |l| Operand::Label(l.clone()), Label => |l| Operand::Label(l) }
+}
+
+// --- field maps: operand value -> encoded field (out-of-range values map to i64::MAX, which the encoder rejects).
+
+const BAD: i64 = i64::MAX;
+
+/// An unsigned offset scaled by `S`: `off / S`, `off` a non-negative multiple of `S`.
+fn uscaled<const S: i64>(v: i64) -> i64 {
+    if v < 0 || v % S != 0 {
+        BAD
+    } else {
+        v / S
     }
 }
-impl From<Xr> for Operand {
-    fn from(k: Xr) -> Operand {
-        k.0
+
+/// A signed offset scaled by `S` into a `BITS`-bit two's-complement field.
+fn sscaled<const S: i64, const BITS: u32>(v: i64) -> i64 {
+    let q = v / S;
+    let lim = 1i64 << (BITS - 1);
+    if v % S != 0 || q < -lim || q >= lim {
+        BAD
+    } else {
+        q & ((1 << BITS) - 1)
+    }
+}
+
+/// `lsl #s` as UBFM: immr = -s mod 64.
+fn lsl_immr(s: i64) -> i64 {
+    if (0..64).contains(&s) {
+        (64 - s) & 63
+    } else {
+        BAD
+    }
+}
+
+/// `lsl #s` as UBFM: imms = 63 - s.
+fn lsl_imms(s: i64) -> i64 {
+    if (0..64).contains(&s) {
+        63 - s
+    } else {
+        BAD
+    }
+}
+
+/// A 64-bit-lane right shift: immh:immb = 128 - s, s in 1..=64.
+fn shr64(s: i64) -> i64 {
+    if (1..=64).contains(&s) {
+        128 - s
+    } else {
+        BAD
+    }
+}
+
+/// A 64-bit-lane left shift: immh:immb = 64 + s, s in 0..=63.
+fn shl64(s: i64) -> i64 {
+    if (0..64).contains(&s) {
+        64 + s
+    } else {
+        BAD
+    }
+}
+
+/// The imm5 of a `.d[i]` element: i:1000.
+fn d_imm5(i: i64) -> i64 {
+    if (0..2).contains(&i) {
+        (i << 4) | 8
+    } else {
+        BAD
+    }
+}
+
+/// The imm4 of a `.d[j]` source element: j:000.
+fn d_imm4(j: i64) -> i64 {
+    if (0..2).contains(&j) {
+        j << 3
+    } else {
+        BAD
     }
 }
 
@@ -53,8 +266,272 @@ pub struct Aarch64;
 
 define_isa! {
     isa: Aarch64, feature: A64Feature;
-    ret: "ret" () [] => enc(0xd65f03c0, &[]);
-    mov: "mov {d}, {s}" (d: Xr, s: Xr) [] => enc(0xaa0003e0, &[fld(0, 0, 5), fld(1, 16, 5)]);
+
+    // --- general-purpose -------------------------------------------------------------------------------------
+    nop:        "nop"                                () [] => enc(0xd503201f, &[]);
+    ret:        "ret"                                () [] => enc(0xd65f03c0, &[]);
+    /// Register move (ORR with xzr).
+    mov:        "mov {d}, {s}"                       (d: Xn, s: Xn) []
+        => enc(0xaa0003e0, &[fld(0, 0, 5), fld(1, 16, 5)]);
+    add_imm:    "add {d}, {n}, #{imm}"               (d: XnSp, n: XnSp, imm: Imm12) []
+        => enc(0x91000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 10, 12)]);
+    sub_imm:    "sub {d}, {n}, #{imm}"               (d: XnSp, n: XnSp, imm: Imm12) []
+        => enc(0xd1000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 10, 12)]);
+    /// Subtract and set flags.
+    subs_imm:   "subs {d}, {n}, #{imm}"              (d: Xn, n: XnSp, imm: Imm12) []
+        => enc(0xf1000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 10, 12)]);
+    cmp_imm:    "cmp {n}, #{imm}"                    (n: XnSp, imm: Imm12) []
+        => enc(0xf100001f, &[fld(0, 5, 5), fld(1, 10, 12)]);
+    add:        "add {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) []
+        => enc(0x8b000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+    /// `d = n + (m << s)`.
+    add_lsl:    "add {d}, {n}, {m}, lsl #{s}"        (d: Xn, n: Xn, m: Xn, s: Shift) []
+        => enc(0x8b000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), fld(3, 10, 6)]);
+    sub:        "sub {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) []
+        => enc(0xcb000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+    subs:       "subs {d}, {n}, {m}"                 (d: Xn, n: Xn, m: Xn) []
+        => enc(0xeb000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+    cmp:        "cmp {n}, {m}"                       (n: Xn, m: Xn) []
+        => enc(0xeb00001f, &[fld(0, 5, 5), fld(1, 16, 5)]);
+    lsl:        "lsl {d}, {n}, #{s}"                 (d: Xn, n: Xn, s: Shift) []
+        => enc(0xd3400000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 6, lsl_immr), mapped(2, 10, 6, lsl_imms)]);
+    lsr:        "lsr {d}, {n}, #{s}"                 (d: Xn, n: Xn, s: Shift) []
+        => enc(0xd340fc00, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 6)]);
+    /// The 4 KiB page of a label (ELF: pair with `add_lo12`).
+    adrp:       "adrp {d}, {l}"                      (d: Xn, l: Target) [];
+    /// Adds the low 12 bits of a label's address (after `adrp`).
+    add_lo12:   "add {d}, {n}, :lo12:{l}"            (d: XnSp, n: XnSp, l: Target) [];
+    /// The address of a label within 1 MiB.
+    adr:        "adr {d}, {l}"                       (d: Xn, l: Target) [];
+    b:          "b {t}"                              (t: Target) [];
+    /// Branch if equal (Z set).
+    b_eq:       "b.eq {t}"                           (t: Target) [];
+    /// Branch if not equal (Z clear).
+    b_ne:       "b.ne {t}"                           (t: Target) [];
+    /// Branch if unsigned higher or same (C set).
+    b_hs:       "b.hs {t}"                           (t: Target) [];
+    /// Branch if unsigned lower (C clear).
+    b_lo:       "b.lo {t}"                           (t: Target) [];
+    /// Branch if unsigned higher.
+    b_hi:       "b.hi {t}"                           (t: Target) [];
+    /// Branch if unsigned lower or same.
+    b_ls:       "b.ls {t}"                           (t: Target) [];
+    /// Branch if the register is zero.
+    cbz:        "cbz {r}, {t}"                       (r: Xn, t: Target) [];
+    /// Branch if the register is not zero.
+    cbnz:       "cbnz {r}, {t}"                      (r: Xn, t: Target) [];
+
+    // --- general-purpose loads and stores ---------------------------------------------------------------------
+    ldr_x:      "ldr {t}, [{n}, #{off}]"             (t: Xn, n: XnSp, off: UOff) []
+        => enc(0xf9400000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<8>)]);
+    str_x:      "str {t}, [{n}, #{off}]"             (t: Xn, n: XnSp, off: UOff) []
+        => enc(0xf9000000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<8>)]);
+    /// Store with pre-index writeback: `n += off; [n] = t`.
+    str_x_pre:  "str {t}, [{n}, #{off}]!"            (t: Xn, n: XnSp, off: SOff) []
+        => enc(0xf8000c00, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 12, 9, sscaled::<1, 9>)]);
+    /// Load with post-index writeback: `t = [n]; n += off`.
+    ldr_x_post: "ldr {t}, [{n}], #{off}"             (t: Xn, n: XnSp, off: SOff) []
+        => enc(0xf8400400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 12, 9, sscaled::<1, 9>)]);
+    stp_x:      "stp {a}, {b}, [{n}, #{off}]"        (a: Xn, b: Xn, n: XnSp, off: SOff) []
+        => enc(0xa9000000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
+    ldp_x:      "ldp {a}, {b}, [{n}, #{off}]"        (a: Xn, b: Xn, n: XnSp, off: SOff) []
+        => enc(0xa9400000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
+    stp_x_pre:  "stp {a}, {b}, [{n}, #{off}]!"       (a: Xn, b: Xn, n: XnSp, off: SOff) []
+        => enc(0xa9800000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
+    ldp_x_post: "ldp {a}, {b}, [{n}], #{off}"        (a: Xn, b: Xn, n: XnSp, off: SOff) []
+        => enc(0xa8c00000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
+
+    // --- vector loads and stores --------------------------------------------------------------------------------
+    ldr_d:      "ldr {t}, [{n}, #{off}]"             (t: Dn, n: XnSp, off: UOff) []
+        => enc(0xfd400000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<8>)]);
+    str_d:      "str {t}, [{n}, #{off}]"             (t: Dn, n: XnSp, off: UOff) []
+        => enc(0xfd000000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<8>)]);
+    str_d_pre:  "str {t}, [{n}, #{off}]!"            (t: Dn, n: XnSp, off: SOff) []
+        => enc(0xfc000c00, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 12, 9, sscaled::<1, 9>)]);
+    ldr_d_post: "ldr {t}, [{n}], #{off}"             (t: Dn, n: XnSp, off: SOff) []
+        => enc(0xfc400400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 12, 9, sscaled::<1, 9>)]);
+    stp_d:      "stp {a}, {b}, [{n}, #{off}]"        (a: Dn, b: Dn, n: XnSp, off: SOff) []
+        => enc(0x6d000000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
+    ldp_d:      "ldp {a}, {b}, [{n}, #{off}]"        (a: Dn, b: Dn, n: XnSp, off: SOff) []
+        => enc(0x6d400000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
+    stp_d_pre:  "stp {a}, {b}, [{n}, #{off}]!"       (a: Dn, b: Dn, n: XnSp, off: SOff) []
+        => enc(0x6d800000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
+    ldp_d_post: "ldp {a}, {b}, [{n}], #{off}"        (a: Dn, b: Dn, n: XnSp, off: SOff) []
+        => enc(0x6cc00000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
+    ldr_q:      "ldr {t}, [{n}, #{off}]"             (t: Qn, n: XnSp, off: UOff) []
+        => enc(0x3dc00000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<16>)]);
+    str_q:      "str {t}, [{n}, #{off}]"             (t: Qn, n: XnSp, off: UOff) []
+        => enc(0x3d800000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<16>)]);
+    ldr_q_post: "ldr {t}, [{n}], #{off}"             (t: Qn, n: XnSp, off: SOff) []
+        => enc(0x3cc00400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 12, 9, sscaled::<1, 9>)]);
+    str_q_post: "str {t}, [{n}], #{off}"             (t: Qn, n: XnSp, off: SOff) []
+        => enc(0x3c800400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 12, 9, sscaled::<1, 9>)]);
+    ldp_q:      "ldp {a}, {b}, [{n}, #{off}]"        (a: Qn, b: Qn, n: XnSp, off: SOff) []
+        => enc(0xad400000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<16, 7>)]);
+    stp_q:      "stp {a}, {b}, [{n}, #{off}]"        (a: Qn, b: Qn, n: XnSp, off: SOff) []
+        => enc(0xad000000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<16, 7>)]);
+    /// Load a pair with post-index writeback: `a = [n]; b = [n + 16]; n += off`.
+    ldp_q_post: "ldp {a}, {b}, [{n}], #{off}"        (a: Qn, b: Qn, n: XnSp, off: SOff) []
+        => enc(0xacc00000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<16, 7>)]);
+    /// Load 16 bytes, byte i into lane i (on little-endian, the same as `ldr q`).
+    ld1_16b:    "ld1 {{t}.16b}, [{n}]"               (t: Vn, n: XnSp) []
+        => enc(0x4c407000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+    ld1_16b_post: "ld1 {{t}.16b}, [{n}], #16"        (t: Vn, n: XnSp) []
+        => enc(0x4cdf7000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+    st1_16b:    "st1 {{t}.16b}, [{n}]"               (t: Vn, n: XnSp) []
+        => enc(0x4c007000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+    st1_16b_post: "st1 {{t}.16b}, [{n}], #16"        (t: Vn, n: XnSp) []
+        => enc(0x4c9f7000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+
+    // --- Advanced SIMD ------------------------------------------------------------------------------------------
+    eor_16b:    "eor {d}.16b, {n}.16b, {m}.16b"      (d: Vn, n: Vn, m: Vn) []
+        => enc(0x6e201c00, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+    and_16b:    "and {d}.16b, {n}.16b, {m}.16b"      (d: Vn, n: Vn, m: Vn) []
+        => enc(0x4e201c00, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+    orr_16b:    "orr {d}.16b, {n}.16b, {m}.16b"      (d: Vn, n: Vn, m: Vn) []
+        => enc(0x4ea01c00, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+    /// `d = n & !m`.
+    bic_16b:    "bic {d}.16b, {n}.16b, {m}.16b"      (d: Vn, n: Vn, m: Vn) []
+        => enc(0x4e601c00, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+    /// Vector register move (ORR of a register with itself).
+    mov_16b:    "mov {d}.16b, {n}.16b"               (d: Vn, n: Vn) []
+        => enc(0x4ea01c00, &[fld(0, 0, 5), fld(1, 5, 5), fld(1, 16, 5)]);
+    /// Bytes `imm..imm+15` of the 32-byte concatenation m:n (n the low half): with n = m, a rotation.
+    ext_16b:    "ext {d}.16b, {n}.16b, {m}.16b, #{imm}" (d: Vn, n: Vn, m: Vn, imm: Imm4) []
+        => enc(0x6e000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), fld(3, 11, 4)]);
+    /// Reverses the bytes of each 64-bit lane.
+    rev64_16b:  "rev64 {d}.16b, {n}.16b"             (d: Vn, n: Vn) []
+        => enc(0x4e200800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+    /// Reverses the bytes of each 32-bit lane.
+    rev32_16b:  "rev32 {d}.16b, {n}.16b"             (d: Vn, n: Vn) []
+        => enc(0x6e200800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+    /// Table lookup: byte i of d is byte `m[i]` of n (0 when out of range).
+    tbl_16b:    "tbl {d}.16b, {{n}.16b}, {m}.16b"    (d: Vn, n: Vn, m: Vn) []
+        => enc(0x4e000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+    /// `d = (n.d[0], m.d[0])`.
+    zip1_2d:    "zip1 {d}.2d, {n}.2d, {m}.2d"        (d: Vn, n: Vn, m: Vn) []
+        => enc(0x4ec03800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+    /// `d = (n.d[1], m.d[1])`.
+    zip2_2d:    "zip2 {d}.2d, {n}.2d, {m}.2d"        (d: Vn, n: Vn, m: Vn) []
+        => enc(0x4ec07800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+    /// Logical shift right of each 64-bit lane (1..64).
+    ushr_2d:    "ushr {d}.2d, {n}.2d, #{s}"          (d: Vn, n: Vn, s: Shift) []
+        => enc(0x6f000400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 7, shr64)]);
+    /// Arithmetic shift right of each 64-bit lane (1..64).
+    sshr_2d:    "sshr {d}.2d, {n}.2d, #{s}"          (d: Vn, n: Vn, s: Shift) []
+        => enc(0x4f000400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 7, shr64)]);
+    /// Shift left of each 64-bit lane (0..63).
+    shl_2d:     "shl {d}.2d, {n}.2d, #{s}"           (d: Vn, n: Vn, s: Shift) []
+        => enc(0x4f005400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 7, shl64)]);
+    /// Both 64-bit lanes of d = lane i of n.
+    dup_2d:     "dup {d}.2d, {n}.d[{i}]"             (d: Vn, n: Vn, i: Lane) []
+        => enc(0x4e000400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 5, d_imm5)]);
+    /// Both 64-bit lanes of d = general register n.
+    dup_2d_x:   "dup {d}.2d, {n}"                    (d: Vn, n: Xn) []
+        => enc(0x4e080c00, &[fld(0, 0, 5), fld(1, 5, 5)]);
+    /// d = 0.
+    movi_zero:  "movi {d}.2d, #0"                    (d: Vn) []
+        => enc(0x6f00e400, &[fld(0, 0, 5)]);
+    /// Every byte of d = imm.
+    movi_16b:   "movi {d}.16b, #{imm}"               (d: Vn, imm: Imm8) []
+        => enc(0x4f00e400, &[fld(0, 0, 5), part(1, 5, 5, 0), part(1, 16, 3, 5)]);
+    /// Lane i of d = lane j of n (INS element).
+    ins_d:      "mov {d}.d[{i}], {n}.d[{j}]"         (d: Vn, i: Lane, n: Vn, j: Lane) []
+        => enc(0x6e000400, &[fld(0, 0, 5), mapped(1, 16, 5, d_imm5), fld(2, 5, 5), mapped(3, 11, 4, d_imm4)]);
+    /// Lane i of d = general register n (INS general).
+    ins_d_x:    "mov {d}.d[{i}], {n}"                (d: Vn, i: Lane, n: Xn) []
+        => enc(0x4e001c00, &[fld(0, 0, 5), mapped(1, 16, 5, d_imm5), fld(2, 5, 5)]);
+    /// General register d = lane i of n (UMOV).
+    umov_d:     "mov {d}, {n}.d[{i}]"                (d: Xn, n: Vn, i: Lane) []
+        => enc(0x4e003c00, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 5, d_imm5)]);
+
+    // --- crypto extensions ------------------------------------------------------------------------------------
+    /// Carry-less product of the low 64-bit lanes: `d = n.d[0] * m.d[0]`.
+    pmull:      "pmull {d}.1q, {n}.1d, {m}.1d"       (d: Vn, n: Vn, m: Vn) [Pmull]
+        => enc(0x0ee0e000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+    /// Carry-less product of the high 64-bit lanes: `d = n.d[1] * m.d[1]`.
+    pmull2:     "pmull2 {d}.1q, {n}.2d, {m}.2d"      (d: Vn, n: Vn, m: Vn) [Pmull]
+        => enc(0x4ee0e000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+    /// One AES round's AddRoundKey, SubBytes and ShiftRows.
+    aese:       "aese {d}.16b, {n}.16b"              (d: Vn, n: Vn) [Aes]
+        => enc(0x4e284800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+    /// One AES decryption round's AddRoundKey, InvSubBytes and InvShiftRows.
+    aesd:       "aesd {d}.16b, {n}.16b"              (d: Vn, n: Vn) [Aes]
+        => enc(0x4e285800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+    /// AES MixColumns.
+    aesmc:      "aesmc {d}.16b, {n}.16b"             (d: Vn, n: Vn) [Aes]
+        => enc(0x4e286800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+    /// AES InvMixColumns.
+    aesimc:     "aesimc {d}.16b, {n}.16b"            (d: Vn, n: Vn) [Aes]
+        => enc(0x4e287800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+    /// `d = n ^ m ^ a`.
+    eor3:       "eor3 {d}.16b, {n}.16b, {m}.16b, {a}.16b" (d: Vn, n: Vn, m: Vn, a: Vn) [Sha3]
+        => enc(0xce000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), fld(3, 10, 5)]);
+    /// `d = n ^ (m & !a)`.
+    bcax:       "bcax {d}.16b, {n}.16b, {m}.16b, {a}.16b" (d: Vn, n: Vn, m: Vn, a: Vn) [Sha3]
+        => enc(0xce200000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), fld(3, 10, 5)]);
+    /// Four SM4 rounds on state d with round keys n.
+    sm4e:       "sm4e {d}.4s, {n}.4s"                (d: Vn, n: Vn) [Sm4]
+        => enc(0xcec08400, &[fld(0, 0, 5), fld(1, 5, 5)]);
+    /// Four SM4 key-expansion steps from keys n and constants m.
+    sm4ekey:    "sm4ekey {d}.4s, {n}.4s, {m}.4s"     (d: Vn, n: Vn, m: Vn) [Sm4]
+        => enc(0xce60c800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+}
+
+const XNAMES: [&str; 32] = [
+    "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12", "x13", "x14",
+    "x15", "x16", "x17", "x18", "x19", "x20", "x21", "x22", "x23", "x24", "x25", "x26", "x27",
+    "x28", "x29", "x30", "sp",
+];
+
+/// One slot of the register save area: a pair (`stp`) or a single register (`str`), x or d.
+struct Slot {
+    d: bool,
+    a: u8,
+    b: Option<u8>,
+}
+
+impl Slot {
+    fn name(&self, r: u8) -> String {
+        if self.d {
+            format!("d{r}")
+        } else {
+            XNAMES[r as usize].to_string()
+        }
+    }
+    fn reg(&self, r: u8) -> Operand {
+        if self.d {
+            Operand::D(r)
+        } else {
+            Operand::X(r)
+        }
+    }
+    /// The store (pre-indexed by `off` when `pre`) or the load (post-indexed by `off` when `post`).
+    fn inst(&self, store: bool, writeback: bool, off: i32) -> crate::ir::Inst<Aarch64> {
+        let op = match (self.d, self.b.is_some(), store, writeback) {
+            (false, true, true, true) => Op::stp_x_pre,
+            (false, true, true, false) => Op::stp_x,
+            (false, true, false, true) => Op::ldp_x_post,
+            (false, true, false, false) => Op::ldp_x,
+            (false, false, true, true) => Op::str_x_pre,
+            (false, false, true, false) => Op::str_x,
+            (false, false, false, true) => Op::ldr_x_post,
+            (false, false, false, false) => Op::ldr_x,
+            (true, true, true, true) => Op::stp_d_pre,
+            (true, true, true, false) => Op::stp_d,
+            (true, true, false, true) => Op::ldp_d_post,
+            (true, true, false, false) => Op::ldp_d,
+            (true, false, true, true) => Op::str_d_pre,
+            (true, false, true, false) => Op::str_d,
+            (true, false, false, true) => Op::ldr_d_post,
+            (true, false, false, false) => Op::ldr_d,
+        };
+        let mut operands = vec![self.reg(self.a)];
+        operands.extend(self.b.map(|b| self.reg(b)));
+        operands.push(Operand::Sp);
+        operands.push(Operand::Imm(off as i64));
+        crate::ir::Inst { op, operands }
+    }
 }
 
 impl Isa for Aarch64 {
@@ -74,24 +551,40 @@ impl Isa for Aarch64 {
     fn regs(o: &Operand, out: &mut Vec<Reg>) {
         match o {
             Operand::X(n) => out.push(Reg::X(*n)),
+            Operand::Sp => out.push(Reg::X(31)),
+            Operand::V(n) | Operand::Q(n) | Operand::D(n) => out.push(Reg::V(*n)),
+            Operand::Xzr | Operand::Imm(_) | Operand::Label(_) => {}
         }
     }
-    fn label(_o: &Operand) -> Option<&Label> {
-        None
-    }
-    fn print_operand(o: &Operand, _ctx: &PrintCtx) -> String {
+    fn label(o: &Operand) -> Option<&Label> {
         match o {
-            Operand::X(n) => format!("x{n}"),
+            Operand::Label(l) => Some(l),
+            _ => None,
+        }
+    }
+    fn print_operand(o: &Operand, ctx: &PrintCtx) -> String {
+        match o {
+            Operand::X(n) => XNAMES[*n as usize].to_string(),
+            Operand::Sp => "sp".into(),
+            Operand::Xzr => "xzr".into(),
+            Operand::V(n) => format!("v{n}"),
+            Operand::Q(n) => format!("q{n}"),
+            Operand::D(n) => format!("d{n}"),
+            Operand::Imm(i) => i.to_string(),
+            Operand::Label(l) => ctx.label(l),
         }
     }
     fn operand_value(o: &Operand) -> Option<i64> {
         match o {
-            Operand::X(n) => Some(*n as i64),
+            Operand::X(n) | Operand::V(n) | Operand::Q(n) | Operand::D(n) => Some(*n as i64),
+            Operand::Sp | Operand::Xzr => Some(31),
+            Operand::Imm(i) => Some(*i),
+            Operand::Label(_) => None,
         }
     }
     fn reg_name(r: Reg) -> String {
         match r {
-            Reg::X(n) => format!("x{n}"),
+            Reg::X(n) => XNAMES[n as usize].to_string(),
             Reg::V(n) => format!("v{n}"),
         }
     }
@@ -108,19 +601,75 @@ impl Isa for Aarch64 {
         ]
     }
     fn callee_saved(_abi: Abi, r: Reg) -> bool {
-        matches!(r, Reg::X(19..=29) | Reg::V(8..=15))
+        // x19-x28 and the low 64 bits of v8-v15 (AAPCS64); x29 and x30 are saved when the body touches them
+        // (a leaf that writes x30 could not return otherwise).
+        matches!(r, Reg::X(19..=30) | Reg::V(8..=15))
     }
     fn is_stack_pointer(r: Reg) -> bool {
         r == Reg::X(31)
     }
-    fn prologue_epilogue(_abi: Abi, _frame: &Frame<Self>) -> (Vec<Item<Self>>, Vec<Item<Self>>) {
-        (
-            vec![],
-            vec![Item::Inst(crate::ir::Inst {
-                op: Op::ret,
-                operands: vec![],
-            })],
-        )
+    /// The save area: the registers in pairs (x with x, d with d; an odd one alone), 16 bytes per slot. The
+    /// first slot's store allocates the whole area (pre-index), the last load frees it (post-index), so sp stays
+    /// 16-byte aligned and the unwinder sees every step.
+    fn prologue_epilogue(_abi: Abi, frame: &Frame<Self>) -> (Vec<Item<Self>>, Vec<Item<Self>>) {
+        let mut xs = Vec::new();
+        let mut ds = Vec::new();
+        for r in &frame.saved {
+            match *r {
+                Reg::X(n) => xs.push(n),
+                Reg::V(n) => ds.push(n),
+            }
+        }
+        let mut slots = Vec::new();
+        for (d, regs) in [(false, &xs), (true, &ds)] {
+            for c in regs.chunks(2) {
+                slots.push(Slot {
+                    d,
+                    a: c[0],
+                    b: c.get(1).copied(),
+                });
+            }
+        }
+        let (mut pro, mut epi) = (Vec::new(), Vec::new());
+        let ret = Item::Inst(crate::ir::Inst {
+            op: Op::ret,
+            operands: vec![],
+        });
+        if slots.is_empty() {
+            return (pro, vec![ret]);
+        }
+        let size = 16 * slots.len() as i32;
+        let saved_at = |s: &Slot, off: i32, out: &mut Vec<Item<Self>>| {
+            out.push(Item::Cfi(Cfi::RelOffset(s.name(s.a), off)));
+            if let Some(b) = s.b {
+                out.push(Item::Cfi(Cfi::RelOffset(s.name(b), off + 8)));
+            }
+        };
+        let restored = |s: &Slot, out: &mut Vec<Item<Self>>| {
+            out.push(Item::Cfi(Cfi::Restore(s.name(s.a))));
+            if let Some(b) = s.b {
+                out.push(Item::Cfi(Cfi::Restore(s.name(b))));
+            }
+        };
+        for (i, s) in slots.iter().enumerate() {
+            let off = 16 * i as i32;
+            if i == 0 {
+                pro.push(Item::Inst(s.inst(true, true, -size)));
+                pro.push(Item::Cfi(Cfi::AdjustCfaOffset(size)));
+            } else {
+                pro.push(Item::Inst(s.inst(true, false, off)));
+            }
+            saved_at(s, off, &mut pro);
+        }
+        for (i, s) in slots.iter().enumerate().skip(1).rev() {
+            epi.push(Item::Inst(s.inst(false, false, 16 * i as i32)));
+            restored(s, &mut epi);
+        }
+        epi.push(Item::Inst(slots[0].inst(false, true, size)));
+        epi.push(Item::Cfi(Cfi::AdjustCfaOffset(-size)));
+        restored(&slots[0], &mut epi);
+        epi.push(ret);
+        (pro, epi)
     }
     fn landing_pad() -> Option<(&'static str, &'static str)> {
         Some(("hint #34", "bti c: indirect-branch landing pad (BTI)"))
@@ -130,6 +679,7 @@ impl Isa for Aarch64 {
         Some((0xc000_0000, 3))
     }
     fn preamble(_f: super::FeatureSet<A64Feature>) -> Vec<String> {
+        // GNU as 2.40 accepts pmull .1q, eor3/bcax and sm4e only on a v8.2 base.
         vec![".arch armv8.2-a+crypto+sm4+sha3".into()]
     }
 }

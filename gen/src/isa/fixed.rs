@@ -101,9 +101,16 @@ impl Encoding {
                 .ok_or_else(|| EncodeError(format!("missing operand {}", f.operand)))?;
             let v = (f.map)(v);
             let bits = self.operand_bits(f.operand);
-            let fits = if v >= 0 { bits >= 63 || v < (1i64 << bits) } else { v >= -(1i64 << (bits - 1)) };
+            let fits = if v >= 0 {
+                bits >= 63 || v < (1i64 << bits)
+            } else {
+                v >= -(1i64 << (bits - 1))
+            };
             if !fits {
-                return Err(EncodeError(format!("operand {}: value {v} does not fit in {bits} bits", f.operand)));
+                return Err(EncodeError(format!(
+                    "operand {}: value {v} does not fit in {bits} bits",
+                    f.operand
+                )));
             }
             let part = ((v >> f.from) as u64) & ((1u64 << f.width) - 1);
             word |= (part as u32) << f.lsb;
@@ -113,7 +120,12 @@ impl Encoding {
 
     /// How many bits of an operand's value its fields take.
     fn operand_bits(&self, operand: u8) -> u32 {
-        self.fields.iter().filter(|f| f.operand == operand).map(|f| u32::from(f.from + f.width)).max().unwrap_or(0)
+        self.fields
+            .iter()
+            .filter(|f| f.operand == operand)
+            .map(|f| u32::from(f.from + f.width))
+            .max()
+            .unwrap_or(0)
     }
 }
 
@@ -126,9 +138,15 @@ mod tests {
         // An R-type-like word: rd at 7, rs1 at 15, a 12-bit signed immediate at 20.
         const FIELDS: &[Field] = &[fld(0, 7, 5), fld(1, 15, 5), fld(2, 20, 12)];
         let e = enc(0x13, FIELDS);
-        assert_eq!(e.encode(&[1, 2, 3]).unwrap(), 0x13 | 1 << 7 | 2 << 15 | 3 << 20);
+        assert_eq!(
+            e.encode(&[1, 2, 3]).unwrap(),
+            0x13 | 1 << 7 | 2 << 15 | 3 << 20
+        );
         assert_eq!(e.encode(&[0, 0, -1]).unwrap(), 0x13 | 0xfff << 20);
-        assert!(e.encode(&[32, 0, 0]).is_err(), "register 32 does not fit 5 bits");
+        assert!(
+            e.encode(&[32, 0, 0]).is_err(),
+            "register 32 does not fit 5 bits"
+        );
         assert!(e.encode(&[0, 0, 4096]).is_err());
         assert!(e.encode(&[0, 0, -2049]).is_err());
         assert!(e.encode(&[0, 0]).is_err(), "missing operand");

@@ -1,9 +1,282 @@
-//! GHASH/POLYVAL for aarch64 (skeleton: being filled in).
+//! GHASH/POLYVAL with PMULL/PMULL2 (ARMv8 Crypto Extension, FEAT_PMULL) on the 128-bit vector registers.
+//!
+//! The same algorithm as the x86_64 kernel (see the module above): POLYVAL core, Karatsuba products, one
+//! Montgomery reduction per 8 blocks; GHASH byte-reverses blocks and state with `rev64` + `ext #8`. A vector
+//! register holds a field element as two 64-bit lanes: `.d[0]` the coefficients of x^0..x^63, `.d[1]` those of
+//! x^64..x^127. `pmull` multiplies the low lanes of its sources, `pmull2` the high lanes; `ext d, n, m, #8` takes
+//! the high lane of `n` into the low lane of `d` and the low lane of `m` into its high lane (with `n = m`: swap
+//! the halves).
 
-use asmgen::isa::aarch64::Aarch64;
-use asmgen::{Abi, Function, GenError};
+use super::{Flavour, AGGREGATE, POLY};
+use asmgen::isa::aarch64::{regs::*, A64Feature, Aarch64, Reg, V, X};
+use asmgen::{Abi, Builder, CType, Function, GenError};
 
-/// Every GHASH/POLYVAL function for aarch64.
-pub fn functions(_abi: Abi) -> Result<Vec<Function<Aarch64>>, GenError> {
-    Ok(vec![])
+type B = Builder<Aarch64>;
+
+// Register roles. v0-v7 and v16-v31 are caller-saved; the update kernel keeps H^1..H^8 in v8-v15, whose low
+// halves the prologue saves.
+const LO: V = V(20); // sum of low products
+const HI: V = V(21); // sum of high products
+const MID: V = V(22); // sum of Karatsuba middle products
+const S: V = V(23); // the running state
+const POLYC: V = V(24); // 0xc2000000_00000000 in both lanes: the folding constant
+const T: V = V(25); // scratch
+const T2: V = V(26); // scratch
+const ZERO: V = V(27); // all zeroes
+const POLYR: V = V(28); // POLY: low lane 1, high lane 0xc2000000_00000000 (mulX_POLYVAL)
+const XB: V = V(29); // the block being absorbed (tail)
+const HT: V = V(30); // its power of H (tail)
+const HKT: V = V(31); // that power's Karatsuba half-sum (tail)
+const CONST_ADDR: X = X9; // address of a constant
+const TAIL_PTR: X = X10; // table entry of the tail's next power
+
+/// The register holding H^`power` in the 8-block loop of the update kernel.
+fn h_pow(power: usize) -> V {
+    V(7 + power as u8)
+}
+
+/// The register holding the half-sums of H^(8-2j) (low lane) and H^(7-2j) (high lane) in the 8-block loop.
+fn hk_pair(j: usize) -> V {
+    V(16 + j as u8)
+}
+
+fn xreg(r: Reg) -> X {
+    match r {
+        Reg::X(n) => X(n),
+        Reg::V(_) => unreachable!("arguments are in general-purpose registers"),
+    }
+}
+
+/// Byte-reverses the 16 bytes of `v` for GHASH: `rev64` reverses each half, `ext #8` swaps the halves.
+fn reflect(b: &mut B, f: Flavour, v: V) {
+    if f.reflected() {
+        b.rev64_16b(v, v);
+        b.ext_16b(v, v, v, 8);
+    }
+}
+
+/// Loads the reduction constants: POLYR = POLY, POLYC = its high lane in both lanes, and ZERO.
+fn constants(b: &mut B) {
+    let poly = b.constant(
+        "polyval_poly",
+        16,
+        "x^128 + x^127 + x^126 + x^121 + 1, reflected",
+        &POLY,
+    );
+    b.adrp(CONST_ADDR, &poly);
+    b.add_lo12(CONST_ADDR, CONST_ADDR, &poly);
+    b.ldr_q(POLYR, CONST_ADDR, 0);
+    b.dup_2d(POLYC, POLYR, 1);
+    b.movi_zero(ZERO);
+}
+
+/// Combines LO, HI and MID into the 256-bit product HI:LO and reduces it into `dst` (multiplying by x^-128).
+fn reduce(b: &mut B, dst: V) {
+    b.comment("Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.");
+    b.eor_16b(MID, MID, LO);
+    b.eor_16b(MID, MID, HI);
+    b.ext_16b(T, ZERO, MID, 8);
+    b.ext_16b(MID, MID, ZERO, 8);
+    b.eor_16b(LO, LO, T);
+    b.eor_16b(HI, HI, MID);
+    b.comment(
+        "Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).",
+    );
+    b.pmull(T, LO, POLYC);
+    b.ext_16b(LO, LO, LO, 8);
+    b.eor_16b(LO, LO, T);
+    b.pmull(T, LO, POLYC);
+    b.ext_16b(LO, LO, LO, 8);
+    b.eor_16b(LO, LO, T);
+    b.eor_16b(dst, LO, HI);
+}
+
+/// `<f>_init_pmull(table, h)`: the key table (powers H^1..H^8 and their Karatsuba half-sums).
+pub fn init(f: Flavour, abi: Abi) -> Result<Function<Aarch64>, GenError> {
+    let mut b = B::new(
+        &format!("asmgen_{}_init_pmull", f.name()),
+        abi,
+        &[A64Feature::Pmull],
+    );
+    b.doc(&format!(
+        "{} key setup: table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i,",
+        f.name().to_uppercase()
+    ));
+    b.doc("for i = 1..8 (powers in the Montgomery domain: H^i = H^(i-1) * H * x^-128).");
+    let table = xreg(b.param("table", CType::BytePtr));
+    let h = xreg(b.param("h", CType::ConstBytePtr));
+    let hreg = V(0);
+    let hk = V(1);
+    let p = V(2);
+    constants(&mut b);
+    b.ldr_q(hreg, h, 0);
+    if f.reflected() {
+        b.comment(
+            "GHASH key in POLYVAL form: mulX_POLYVAL(ByteReverse(H)) (RFC 8452, appendix A).",
+        );
+        reflect(&mut b, f, hreg);
+        b.shl_2d(T, hreg, 1);
+        b.ushr_2d(T2, hreg, 63);
+        b.ext_16b(T2, ZERO, T2, 8);
+        b.orr_16b(T, T, T2);
+        b.comment("Constant-time: an all-ones mask from bit 127 selects the polynomial.");
+        b.sshr_2d(T2, hreg, 63);
+        b.dup_2d(T2, T2, 1);
+        b.and_16b(T2, T2, POLYR);
+        b.eor_16b(hreg, T, T2);
+    }
+    b.comment("The half-sum of H, for the middle products of every power.");
+    b.ext_16b(hk, hreg, hreg, 8);
+    b.eor_16b(hk, hk, hreg);
+    b.mov_16b(p, hreg);
+    for i in 1..=AGGREGATE as i32 {
+        b.comment(format!("H^{i}"));
+        b.str_q(p, table, 16 * (i - 1));
+        b.ext_16b(T, p, p, 8);
+        b.eor_16b(T, T, p);
+        b.str_q(T, table, 128 + 16 * (i - 1));
+        if i < AGGREGATE as i32 {
+            // p = p * H (Karatsuba; key setup is not the hot path).
+            b.pmull(LO, p, hreg);
+            b.pmull2(HI, p, hreg);
+            b.pmull(MID, T, hk);
+            reduce(&mut b, p);
+        }
+    }
+    b.finish()
+}
+
+/// `<f>_update_pmull(state, table, data, nblocks)`: absorbs `nblocks` blocks, 8 per reduction.
+pub fn update(f: Flavour, abi: Abi) -> Result<Function<Aarch64>, GenError> {
+    let mut b = B::new(
+        &format!("asmgen_{}_update_pmull", f.name()),
+        abi,
+        &[A64Feature::Pmull],
+    );
+    b.doc(&format!(
+        "{}: absorbs nblocks 16-byte blocks into state, eight blocks per reduction",
+        f.name().to_uppercase()
+    ));
+    b.doc("(S + X1)*H^8 + X2*H^7 + ... + X8*H^1, Karatsuba products, one Montgomery reduction).");
+    let state = xreg(b.param("state", CType::BytePtr));
+    let table = xreg(b.param("table", CType::ConstBytePtr));
+    let data = xreg(b.param("data", CType::ConstBytePtr));
+    let n = xreg(b.param("nblocks", CType::Size));
+    constants(&mut b);
+    b.ldr_q(S, state, 0);
+    reflect(&mut b, f, S);
+
+    let lp8 = b.label("loop8");
+    let tail = b.label("tail");
+    let tail_loop = b.label("tail_loop");
+    let done = b.label("done");
+
+    b.cmp_imm(n, AGGREGATE as i32);
+    b.b_lo(&tail);
+    b.comment("H^1..H^8 stay in v8-v15; pair j's half-sums of H^(8-2j) and H^(7-2j) in v16+j.");
+    for i in (0..AGGREGATE).step_by(2) {
+        b.ldp_q(h_pow(i + 1), h_pow(i + 2), table, 16 * i as i32);
+    }
+    for j in 0..AGGREGATE / 2 {
+        let low_power = 7 - 2 * j; // H^(7-2j) and H^(8-2j) are adjacent in the table
+        b.ldp_q(T, T2, table, 128 + 16 * (low_power as i32 - 1));
+        b.zip1_2d(hk_pair(j), T2, T);
+    }
+
+    b.align(4);
+    b.bind(&lp8);
+    b.comment("Eight blocks X1..X8 into v0-v7.");
+    for i in (0..AGGREGATE as u8).step_by(2) {
+        b.ldp_q_post(V(i), V(i + 1), data, 32);
+    }
+    for i in 0..AGGREGATE as u8 {
+        reflect(&mut b, f, V(i));
+    }
+    b.eor_16b(V(0), V(0), S);
+    for j in 0..AGGREGATE / 2 {
+        let (xa, xb) = (V(2 * j as u8), V(2 * j as u8 + 1));
+        let (pa, pb) = (AGGREGATE - 2 * j, AGGREGATE - 2 * j - 1);
+        b.comment(format!(
+            "X{} * H^{pa} and X{} * H^{pb}: low and high products",
+            2 * j + 1,
+            2 * j + 2
+        ));
+        if j == 0 {
+            b.pmull(LO, xa, h_pow(pa));
+            b.pmull2(HI, xa, h_pow(pa));
+        } else {
+            b.pmull(T, xa, h_pow(pa));
+            b.eor_16b(LO, LO, T);
+            b.pmull2(T, xa, h_pow(pa));
+            b.eor_16b(HI, HI, T);
+        }
+        b.pmull(T, xb, h_pow(pb));
+        b.eor_16b(LO, LO, T);
+        b.pmull2(T, xb, h_pow(pb));
+        b.eor_16b(HI, HI, T);
+        b.comment(format!(
+            "middle products: the half-sums (lo ^ hi) of X{} and X{} in one register, times those of H^{pa} and H^{pb}",
+            2 * j + 1,
+            2 * j + 2
+        ));
+        b.zip1_2d(T, xa, xb);
+        b.zip2_2d(T2, xa, xb);
+        b.eor_16b(T, T, T2);
+        if j == 0 {
+            b.pmull(MID, T, hk_pair(j));
+        } else {
+            b.pmull(T2, T, hk_pair(j));
+            b.eor_16b(MID, MID, T2);
+        }
+        b.pmull2(T2, T, hk_pair(j));
+        b.eor_16b(MID, MID, T2);
+    }
+    reduce(&mut b, S);
+    b.sub_imm(n, n, AGGREGATE as i32);
+    b.cmp_imm(n, AGGREGATE as i32);
+    b.b_hs(&lp8);
+
+    b.blank();
+    b.bind(&tail);
+    b.comment("The last k < 8 blocks: X1*H^k + ... + Xk*H^1, one reduction.");
+    b.comment("The state is added to the first block, then cleared.");
+    b.cbz(n, &done);
+    b.add_lsl(TAIL_PTR, table, n, 4);
+    b.sub_imm(TAIL_PTR, TAIL_PTR, 16);
+    for r in [LO, HI, MID] {
+        b.movi_zero(r);
+    }
+    b.bind(&tail_loop);
+    b.ldr_q_post(XB, data, 16);
+    reflect(&mut b, f, XB);
+    b.eor_16b(XB, XB, S);
+    b.movi_zero(S);
+    b.ldr_q(HKT, TAIL_PTR, 128);
+    b.ldr_q_post(HT, TAIL_PTR, -16);
+    b.pmull(T, XB, HT);
+    b.eor_16b(LO, LO, T);
+    b.pmull2(T, XB, HT);
+    b.eor_16b(HI, HI, T);
+    b.ext_16b(T, XB, XB, 8);
+    b.eor_16b(T, T, XB);
+    b.pmull(T, T, HKT);
+    b.eor_16b(MID, MID, T);
+    b.subs_imm(n, n, 1);
+    b.b_ne(&tail_loop);
+    reduce(&mut b, S);
+
+    b.bind(&done);
+    reflect(&mut b, f, S);
+    b.str_q(S, state, 0);
+    b.finish()
+}
+
+/// Every GHASH/POLYVAL function for aarch64: GHASH init and update, then POLYVAL init and update.
+pub fn functions(abi: Abi) -> Result<Vec<Function<Aarch64>>, GenError> {
+    let mut v = Vec::new();
+    for f in Flavour::ALL {
+        v.push(init(f, abi)?);
+        v.push(update(f, abi)?);
+    }
+    Ok(v)
 }
