@@ -20,8 +20,7 @@ fn main() {
     if std::env::var_os("ASMGEN_NO_ASM").is_some() {
         return;
     }
-    let manifest =
-        PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let listings = manifest.join("..").join("generated").join(dir);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&listings)
         .unwrap_or_else(|e| panic!("{}: {e}", listings.display()))
@@ -37,8 +36,5 @@ fn main() {
     cc::Build::new().files(&files).compile("asmgen_listings");
     println!("cargo::rustc-cfg=asmgen_aot");
     let canonical = listings.canonicalize().expect("listings directory exists");
-    println!(
-        "cargo::rustc-env=ASMGEN_LISTINGS_DIR={}",
-        canonical.display()
-    );
+    println!("cargo::rustc-env=ASMGEN_LISTINGS_DIR={}", canonical.display());
 }

@@ -94,10 +94,7 @@ impl<I: Isa> Builder<I> {
         match regs.get(i) {
             Some(r) => *r,
             None => {
-                self.fail(format!(
-                    "parameter {name} is not passed in a register under {:?}",
-                    self.abi
-                ));
+                self.fail(format!("parameter {name} is not passed in a register under {:?}", self.abi));
                 regs[0]
             }
         }
@@ -188,10 +185,7 @@ impl<I: Isa> Builder<I> {
 
     /// Finishes the function: checks labels and computes the registers the prologue must save.
     pub fn finish(self) -> Result<Function<I>, GenError> {
-        let err = |message: String| GenError {
-            function: self.name.clone(),
-            message,
-        };
+        let err = |message: String| GenError { function: self.name.clone(), message };
         if let Some(e) = &self.error {
             return Err(err(e.clone()));
         }
@@ -210,21 +204,15 @@ impl<I: Isa> Builder<I> {
                 I::regs(o, &mut regs);
             }
         }
-        let saved: BTreeSet<I::Reg> = regs
-            .into_iter()
-            .filter(|r| I::callee_saved(self.abi, *r) && !I::is_stack_pointer(*r))
-            .collect();
+        let saved: BTreeSet<I::Reg> =
+            regs.into_iter().filter(|r| I::callee_saved(self.abi, *r) && !I::is_stack_pointer(*r)).collect();
         Ok(Function {
             name: self.name,
             doc: self.doc,
-            signature: Signature {
-                params: self.params,
-            },
+            signature: Signature { params: self.params },
             allowed: self.allowed,
             required: self.required,
-            frame: Frame {
-                saved: saved.into_iter().collect(),
-            },
+            frame: Frame { saved: saved.into_iter().collect() },
             body: self.body,
             consts: self.consts,
         })

@@ -151,12 +151,7 @@ pub struct Function<I: Isa> {
 impl<I: Isa> Function<I> {
     /// The C prototype, e.g. `void f(uint8_t *state, size_t n);`.
     pub fn c_prototype(&self, prefix: &str) -> String {
-        let params: Vec<String> = self
-            .signature
-            .params
-            .iter()
-            .map(|p| format!("{}{}", p.ty.c(), p.name))
-            .collect();
+        let params: Vec<String> = self.signature.params.iter().map(|p| format!("{}{}", p.ty.c(), p.name)).collect();
         format!("void {prefix}{}({});", self.name, params.join(", "))
     }
 

@@ -13,11 +13,7 @@ pub fn report<I: Isa>(listings: &[Listing<I>]) -> String {
         for f in &l.functions {
             let _ = writeln!(s, "{} ({}.S)", f.name, l.name);
             let req = f.required.names(", ");
-            let _ = writeln!(
-                s,
-                "  requires: {}",
-                if req.is_empty() { "baseline" } else { &req }
-            );
+            let _ = writeln!(s, "  requires: {}", if req.is_empty() { "baseline" } else { &req });
             let mut mix: BTreeMap<&str, usize> = BTreeMap::new();
             let mut regs = Vec::new();
             for inst in f.insts() {
@@ -37,11 +33,7 @@ pub fn report<I: Isa>(listings: &[Listing<I>]) -> String {
             let _ = writeln!(
                 s,
                 "  callee-saved, preserved by the prologue: {}",
-                if saved.is_empty() {
-                    "none".into()
-                } else {
-                    saved.join(" ")
-                }
+                if saved.is_empty() { "none".into() } else { saved.join(" ") }
             );
         }
     }

@@ -87,24 +87,14 @@ pub struct Flavour {
 
 impl Target {
     /// x86_64 Linux (ELF, System V).
-    pub const X86_64_LINUX: Target = Target {
-        arch: Arch::X86_64,
-        os: Os::Linux,
-    };
+    pub const X86_64_LINUX: Target = Target { arch: Arch::X86_64, os: Os::Linux };
     /// aarch64 Linux (ELF, AAPCS64).
-    pub const AARCH64_LINUX: Target = Target {
-        arch: Arch::Aarch64,
-        os: Os::Linux,
-    };
+    pub const AARCH64_LINUX: Target = Target { arch: Arch::Aarch64, os: Os::Linux };
     /// riscv64 Linux (ELF, LP64D).
-    pub const RISCV64_LINUX: Target = Target {
-        arch: Arch::Riscv64,
-        os: Os::Linux,
-    };
+    pub const RISCV64_LINUX: Target = Target { arch: Arch::Riscv64, os: Os::Linux };
 
     /// The targets whose listings are checked in under `generated/`.
-    pub const GENERATED: [Target; 3] =
-        [Self::X86_64_LINUX, Self::AARCH64_LINUX, Self::RISCV64_LINUX];
+    pub const GENERATED: [Target; 3] = [Self::X86_64_LINUX, Self::AARCH64_LINUX, Self::RISCV64_LINUX];
 
     /// Directory name under `generated/`, e.g. `x86_64-linux`.
     pub fn dir_name(&self) -> String {

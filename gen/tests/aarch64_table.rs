@@ -65,9 +65,7 @@ struct Case {
 }
 
 fn cases() -> Vec<Case> {
-    let ctx = PrintCtx {
-        local_label_prefix: ".L",
-    };
+    let ctx = PrintCtx { local_label_prefix: ".L" };
     let mut cases = Vec::new();
     let mut encodable = 0;
     for (i, info) in OPS.iter().enumerate() {
@@ -75,34 +73,18 @@ fn cases() -> Vec<Case> {
         encodable += 1;
         for set in 0..SETS {
             let mut lane = 0;
-            let operands: Vec<Operand> = info
-                .kinds
-                .iter()
-                .enumerate()
-                .map(|(pos, k)| sample(k, pos, set, &mut lane))
-                .collect();
-            let values: Vec<i64> = operands
-                .iter()
-                .map(|o| Aarch64::operand_value(o).expect("encodable operand"))
-                .collect();
-            let word = enc
-                .encode(&values)
-                .unwrap_or_else(|e| panic!("{}: {:?}: {}", info.name, operands, e.0));
-            let inst = Inst::<Aarch64> {
-                op: op_of(i),
-                operands,
-            };
+            let operands: Vec<Operand> =
+                info.kinds.iter().enumerate().map(|(pos, k)| sample(k, pos, set, &mut lane)).collect();
+            let values: Vec<i64> =
+                operands.iter().map(|o| Aarch64::operand_value(o).expect("encodable operand")).collect();
+            let word = enc.encode(&values).unwrap_or_else(|e| panic!("{}: {:?}: {}", info.name, operands, e.0));
+            let inst = Inst::<Aarch64> { op: op_of(i), operands };
             let line = format_inst(&inst, &ctx, "//");
             let text = match line.split_once("// ") {
                 Some((_, mnemonic)) if !enc.gas => mnemonic.to_string(),
                 _ => line.trim().to_string(),
             };
-            cases.push(Case {
-                name: info.name,
-                line,
-                text,
-                word,
-            });
+            cases.push(Case { name: info.name, line, text, word });
         }
     }
     assert!(encodable > 50, "only {encodable} encodable entries");
@@ -117,11 +99,7 @@ fn op_of(i: usize) -> asmgen::isa::aarch64::Op {
 }
 
 fn have(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
+    Command::new(tool).arg("--version").output().map(|o| o.status.success()).unwrap_or(false)
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -148,43 +126,20 @@ fn gas_words(dir: &Path, source: &str) -> Vec<u32> {
     let bin = dir.join("t.bin");
     std::fs::write(&s, source).unwrap();
     run(Command::new(GAS).arg(GAS_MARCH).arg(&s).arg("-o").arg(&o));
-    run(Command::new(OBJCOPY)
-        .args(["-O", "binary", "-j", ".text"])
-        .arg(&o)
-        .arg(&bin));
+    run(Command::new(OBJCOPY).args(["-O", "binary", "-j", ".text"]).arg(&o).arg(&bin));
     let bytes = std::fs::read(&bin).unwrap();
-    bytes
-        .chunks(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
+    bytes.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
 }
 
 fn compare(who: &str, cases: &[Case], words: &[u32]) {
-    assert_eq!(
-        words.len(),
-        cases.len(),
-        "{who} produced {} words for {} instructions",
-        words.len(),
-        cases.len()
-    );
+    assert_eq!(words.len(), cases.len(), "{who} produced {} words for {} instructions", words.len(), cases.len());
     let mut bad = Vec::new();
     for (c, w) in cases.iter().zip(words) {
         if c.word != *w {
-            bad.push(format!(
-                "{:<14} {:<48} ours {:#010x}  {who} {w:#010x}",
-                c.name,
-                c.line.trim(),
-                c.word
-            ));
+            bad.push(format!("{:<14} {:<48} ours {:#010x}  {who} {w:#010x}", c.name, c.line.trim(), c.word));
         }
     }
-    assert!(
-        bad.is_empty(),
-        "{} of {} encodings differ from {who}:\n{}",
-        bad.len(),
-        cases.len(),
-        bad.join("\n")
-    );
+    assert!(bad.is_empty(), "{} of {} encodings differ from {who}:\n{}", bad.len(), cases.len(), bad.join("\n"));
 }
 
 #[test]
@@ -221,19 +176,11 @@ fn every_encoding_matches_llvm_mc() {
         src.push('\n');
     }
     std::fs::write(&s, src).unwrap();
-    let out = run(Command::new(LLVM_MC)
-        .args([
-            "-triple=aarch64",
-            "-mattr=+v8.2a,+aes,+sm4,+sha3",
-            "-show-encoding",
-        ])
-        .arg(&s));
+    let out =
+        run(Command::new(LLVM_MC).args(["-triple=aarch64", "-mattr=+v8.2a,+aes,+sm4,+sha3", "-show-encoding"]).arg(&s));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !stderr.contains("error"),
-        "{LLVM_MC} reported errors:\n{stderr}"
-    );
+    assert!(!stderr.contains("error"), "{LLVM_MC} reported errors:\n{stderr}");
     let words: Vec<u32> = stdout
         .lines()
         .filter_map(|l| l.split_once("encoding: [").map(|(_, r)| r))
@@ -286,55 +233,30 @@ fn prologue_saves_callee_saved_registers() {
         b.movi_zero(V(n));
     }
     let f = b.finish().unwrap();
-    let saved: Vec<String> = f
-        .frame
-        .saved
-        .iter()
-        .map(|r| Aarch64::reg_name(*r))
-        .collect();
+    let saved: Vec<String> = f.frame.saved.iter().map(|r| Aarch64::reg_name(*r)).collect();
     assert_eq!(saved, ["x19", "x20", "x21", "x30", "v8", "v9", "v10"]);
     let (pro, epi) = Aarch64::prologue_epilogue(Abi::Aapcs64, &f.frame);
-    let ctx = PrintCtx {
-        local_label_prefix: ".L",
-    };
+    let ctx = PrintCtx { local_label_prefix: ".L" };
     let insts = |items: &[Item<Aarch64>]| -> Vec<String> {
         items
             .iter()
             .filter_map(|i| match i {
-                Item::Inst(inst) => Some(
-                    format_inst(inst, &ctx, "//")
-                        .split_whitespace()
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                ),
+                Item::Inst(inst) => {
+                    Some(format_inst(inst, &ctx, "//").split_whitespace().collect::<Vec<_>>().join(" "))
+                }
                 _ => None,
             })
             .collect()
     };
     assert_eq!(
         insts(&pro),
-        [
-            "stp x19, x20, [sp, #-64]!",
-            "stp x21, x30, [sp, #16]",
-            "stp d8, d9, [sp, #32]",
-            "str d10, [sp, #48]",
-        ]
+        ["stp x19, x20, [sp, #-64]!", "stp x21, x30, [sp, #16]", "stp d8, d9, [sp, #32]", "str d10, [sp, #48]",]
     );
     assert_eq!(
         insts(&epi),
-        [
-            "ldr d10, [sp, #48]",
-            "ldp d8, d9, [sp, #32]",
-            "ldp x21, x30, [sp, #16]",
-            "ldp x19, x20, [sp], #64",
-            "ret",
-        ]
+        ["ldr d10, [sp, #48]", "ldp d8, d9, [sp, #32]", "ldp x21, x30, [sp, #16]", "ldp x19, x20, [sp], #64", "ret",]
     );
-    let listing = Listing {
-        name: "frame".into(),
-        title: "prologue test".into(),
-        functions: vec![f],
-    };
+    let listing = Listing { name: "frame".into(), title: "prologue test".into(), functions: vec![f] };
     let text = asmgen::emit::listing(Target::AARCH64_LINUX, &listing, "test").unwrap();
     for cfi in [
         ".cfi_adjust_cfa_offset 64",

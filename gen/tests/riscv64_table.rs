@@ -42,23 +42,15 @@ fn sample(kind: &str, j: usize, k: usize) -> Operand {
         "Bs" => Operand::Imm([0, 3, 2][k]),
         "Uimm20" => Operand::Imm([1, 0xfffff, 0x12345][k]),
         "M" => Operand::Mem(mem(X(reg(j, k)), [-2048, 2047, -8][k])),
-        "VTypeI" => Operand::VType(
-            [
-                VType { sew: 32, lmul: 1 },
-                VType { sew: 64, lmul: 8 },
-                VType { sew: 8, lmul: 2 },
-            ][k],
-        ),
+        "VTypeI" => {
+            Operand::VType([VType { sew: 32, lmul: 1 }, VType { sew: 64, lmul: 8 }, VType { sew: 8, lmul: 2 }][k])
+        }
         other => panic!("no sample for operand kind {other}"),
     }
 }
 
 fn tool(name: &str) -> bool {
-    Command::new(name)
-        .arg("--version")
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
+    Command::new(name).arg("--version").output().map(|o| o.status.success()).unwrap_or(false)
 }
 
 fn run(cmd: &mut Command) {
@@ -79,25 +71,11 @@ fn words(dir: &Path, name: &str, src: &str, assemble: impl Fn(&Path, &Path)) -> 
     let bin = dir.join(format!("{name}.bin"));
     std::fs::write(&s, src).unwrap();
     assemble(&s, &o);
-    let objcopy = if tool("llvm-objcopy-19") {
-        "llvm-objcopy-19"
-    } else {
-        "riscv64-linux-gnu-objcopy"
-    };
-    run(Command::new(objcopy)
-        .args(["-O", "binary", "--only-section=.text"])
-        .arg(&o)
-        .arg(&bin));
+    let objcopy = if tool("llvm-objcopy-19") { "llvm-objcopy-19" } else { "riscv64-linux-gnu-objcopy" };
+    run(Command::new(objcopy).args(["-O", "binary", "--only-section=.text"]).arg(&o).arg(&bin));
     let bytes = std::fs::read(&bin).unwrap();
-    assert_eq!(
-        bytes.len() % 4,
-        0,
-        "{name}: compressed instructions in .text"
-    );
-    bytes
-        .chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+    assert_eq!(bytes.len() % 4, 0, "{name}: compressed instructions in .text");
+    bytes.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
 
 /// The assembler text of a printed line: raw words carry the mnemonic form in their comment.
@@ -119,9 +97,7 @@ struct Case {
 }
 
 fn cases() -> Vec<Case> {
-    let ctx = PrintCtx {
-        local_label_prefix: ".L",
-    };
+    let ctx = PrintCtx { local_label_prefix: ".L" };
     assert_eq!(Op::ALL.len(), OPS.len());
     let mut cases = Vec::new();
     for (info, &op) in OPS.iter().zip(Op::ALL) {
@@ -133,26 +109,11 @@ fn cases() -> Vec<Case> {
         };
         assert!(!has_label, "{}: label operand with an encoding", info.name);
         for k in 0..3 {
-            let operands: Vec<Operand> = info
-                .kinds
-                .iter()
-                .enumerate()
-                .map(|(j, kind)| sample(kind, j, k))
-                .collect();
-            let values: Vec<i64> = operands
-                .iter()
-                .map(|o| Riscv64::operand_value(o).expect("operand value"))
-                .collect();
-            let word = enc
-                .encode(&values)
-                .unwrap_or_else(|e| panic!("{}: {}", info.name, e.0));
+            let operands: Vec<Operand> = info.kinds.iter().enumerate().map(|(j, kind)| sample(kind, j, k)).collect();
+            let values: Vec<i64> = operands.iter().map(|o| Riscv64::operand_value(o).expect("operand value")).collect();
+            let word = enc.encode(&values).unwrap_or_else(|e| panic!("{}: {}", info.name, e.0));
             let line = format_inst(&Inst::<Riscv64> { op, operands }, &ctx, "#");
-            cases.push(Case {
-                name: info.name,
-                line,
-                word,
-                gas_known: enc.gas,
-            });
+            cases.push(Case { name: info.name, line, word, gas_known: enc.gas });
             if info.kinds.is_empty() {
                 break;
             }
@@ -172,12 +133,7 @@ fn compare(who: &str, cases: &[Case], got: &[u32]) {
     let mut bad = Vec::new();
     for (c, &w) in cases.iter().zip(got) {
         if c.word != w {
-            bad.push(format!(
-                "{}: `{}`: asmgen {:#010x}, {who} {w:#010x}",
-                c.name,
-                c.line.trim(),
-                c.word
-            ));
+            bad.push(format!("{}: `{}`: asmgen {:#010x}, {who} {w:#010x}", c.name, c.line.trim(), c.word));
         }
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
@@ -201,21 +157,13 @@ fn gnu_as_agrees() {
     let mut src = String::from("\t.option norvc\n\t.text\n");
     for c in &cases {
         // GNU as 2.40 only sees the raw words of the instructions it does not know.
-        assert_eq!(
-            c.gas_known,
-            !c.line.trim().starts_with(".insn"),
-            "{}",
-            c.name
-        );
+        assert_eq!(c.gas_known, !c.line.trim().starts_with(".insn"), "{}", c.name);
         src.push_str(&c.line);
         src.push('\n');
     }
     let dir = scratch("gas");
     let got = words(&dir, "gas", &src, |s, o| {
-        run(Command::new(GAS)
-            .args([GAS_MARCH, "-mno-relax", "-o"])
-            .arg(o)
-            .arg(s));
+        run(Command::new(GAS).args([GAS_MARCH, "-mno-relax", "-o"]).arg(o).arg(s));
     });
     compare("GNU as", &cases, &got);
     let _ = std::fs::remove_dir_all(dir);
@@ -236,13 +184,7 @@ fn llvm_mc_agrees() {
     let dir = scratch("llvm");
     let got = words(&dir, "llvm", &src, |s, o| {
         run(Command::new(LLVM_MC)
-            .args([
-                "-triple=riscv64",
-                LLVM_MATTR,
-                "-mattr=-relax",
-                "-filetype=obj",
-                "-o",
-            ])
+            .args(["-triple=riscv64", LLVM_MATTR, "-mattr=-relax", "-filetype=obj", "-o"])
             .arg(o)
             .arg(s));
     });

@@ -8,11 +8,7 @@ use asmgen::{Abi, Builder, CType, Listing, Target};
 use std::process::Command;
 
 fn listing(functions: Vec<asmgen::Function<X86_64>>) -> String {
-    let l = Listing {
-        name: "t".into(),
-        title: "test".into(),
-        functions,
-    };
+    let l = Listing { name: "t".into(), title: "test".into(), functions };
     emit::listing(Target::X86_64_LINUX, &l, "gen/tests/x86_64_builder.rs").unwrap()
 }
 
@@ -20,9 +16,7 @@ fn listing(functions: Vec<asmgen::Function<X86_64>>) -> String {
 fn instruction_outside_the_feature_set_is_a_generation_error() {
     let mut b = Builder::<X86_64>::new("f", Abi::SysV, &[X86Feature::Avx]);
     b.vpclmulqdq(Xmm(0), Xmm(1), Xmm(2), 0x00);
-    let Err(err) = b.finish() else {
-        panic!("generation must fail")
-    };
+    let Err(err) = b.finish() else { panic!("generation must fail") };
     assert!(err.message.contains("PCLMULQDQ"), "{err}");
     assert_eq!(err.function, "f");
 }
@@ -32,9 +26,7 @@ fn unbound_label_is_a_generation_error() {
     let mut b = Builder::<X86_64>::new("f", Abi::SysV, &[]);
     let l = b.label("nowhere");
     b.jmp(&l);
-    let Err(err) = b.finish() else {
-        panic!("generation must fail")
-    };
+    let Err(err) = b.finish() else { panic!("generation must fail") };
     assert!(err.message.contains("never bound"));
 }
 
@@ -86,10 +78,7 @@ fn prologue_saves_callee_saved_registers_with_unwind_info() {
     let push_r12 = text.find("push        r12").expect("r12 pushed");
     let pop_r12 = text.find("pop         r12").expect("r12 popped");
     let pop_rbx = text.find("pop         rbx").expect("rbx popped");
-    assert!(
-        push_rbx < push_r12 && push_r12 < pop_r12 && pop_r12 < pop_rbx,
-        "LIFO order"
-    );
+    assert!(push_rbx < push_r12 && push_r12 < pop_r12 && pop_r12 < pop_rbx, "LIFO order");
     assert!(text.contains(".cfi_rel_offset rbx, 0"));
     assert!(text.contains(".cfi_restore r12"));
     assert!(text.contains("Saves: rbx, r12"));
@@ -102,10 +91,7 @@ fn prologue_saves_callee_saved_registers_with_unwind_info() {
 
 #[test]
 fn output_is_deterministic() {
-    assert_eq!(
-        listing(vec![uses_rbx_and_r12()]),
-        listing(vec![uses_rbx_and_r12()])
-    );
+    assert_eq!(listing(vec![uses_rbx_and_r12()]), listing(vec![uses_rbx_and_r12()]));
 }
 
 #[test]
@@ -116,11 +102,7 @@ fn conflicting_constants_are_rejected() {
     let mut b = Builder::<X86_64>::new("b", Abi::SysV, &[X86Feature::Avx]);
     let c = b.constant("k", 16, "", &[2; 16]);
     b.vmovdqa(Xmm(0), rip(&c));
-    let l = Listing {
-        name: "t".into(),
-        title: "t".into(),
-        functions: vec![a.finish().unwrap(), b.finish().unwrap()],
-    };
+    let l = Listing { name: "t".into(), title: "t".into(), functions: vec![a.finish().unwrap(), b.finish().unwrap()] };
     assert!(emit::listing(Target::X86_64_LINUX, &l, "").is_err());
 }
 
@@ -130,9 +112,7 @@ fn conflicting_constants_are_rejected() {
 fn every_table_entry_assembles() {
     use asmgen::isa::x86_64::{Op, Operand, Size, OPS};
     use asmgen::isa::PrintCtx;
-    let ctx = PrintCtx {
-        local_label_prefix: ".L",
-    };
+    let ctx = PrintCtx { local_label_prefix: ".L" };
     let mut src = String::from(".intel_syntax noprefix\n.text\n.Ltarget:\n");
     for (i, info) in OPS.iter().enumerate() {
         let operands: Vec<Operand> = info
@@ -162,28 +142,12 @@ fn every_table_entry_assembles() {
     std::fs::create_dir_all(&dir).unwrap();
     let s = dir.join("t.S");
     std::fs::write(&s, &src).unwrap();
-    let out = Command::new("as")
-        .arg(&s)
-        .arg("-o")
-        .arg(dir.join("t.o"))
-        .output()
-        .expect("GNU as runs");
-    assert!(
-        out.status.success(),
-        "GNU as rejected the table:\n{}\n{src}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = Command::new("as").arg(&s).arg("-o").arg(dir.join("t.o")).output().expect("GNU as runs");
+    assert!(out.status.success(), "GNU as rejected the table:\n{}\n{src}", String::from_utf8_lossy(&out.stderr));
     for mc in ["llvm-mc-19", "llvm-mc"] {
-        if let Ok(out) = Command::new(mc)
-            .args(["-triple=x86_64", "-filetype=obj", "-o", "/dev/null"])
-            .arg(&s)
-            .output()
+        if let Ok(out) = Command::new(mc).args(["-triple=x86_64", "-filetype=obj", "-o", "/dev/null"]).arg(&s).output()
         {
-            assert!(
-                out.status.success(),
-                "{mc} rejected the table:\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            assert!(out.status.success(), "{mc} rejected the table:\n{}", String::from_utf8_lossy(&out.stderr));
             break;
         }
     }

@@ -17,35 +17,21 @@ pub struct GeneratedFile {
     pub contents: String,
 }
 
-const GHASH_TITLE: &str =
-    "GHASH (NIST SP 800-38D) and POLYVAL (RFC 8452), N-block aggregated reduction";
+const GHASH_TITLE: &str = "GHASH (NIST SP 800-38D) and POLYVAL (RFC 8452), N-block aggregated reduction";
 const GHASH_SOURCE: &str = "kernels/src/ghash/";
 
 fn ghash_listing<I: Isa>(functions: Vec<asmgen::Function<I>>) -> Listing<I> {
-    Listing {
-        name: "ghash".into(),
-        title: GHASH_TITLE.into(),
-        functions,
-    }
+    Listing { name: "ghash".into(), title: GHASH_TITLE.into(), functions }
 }
 
-fn render<I: Isa>(
-    target: Target,
-    listings: Vec<(Listing<I>, String)>,
-) -> Result<Vec<GeneratedFile>, GenError> {
+fn render<I: Isa>(target: Target, listings: Vec<(Listing<I>, String)>) -> Result<Vec<GeneratedFile>, GenError> {
     let dir = target.dir_name();
     let mut files = Vec::new();
     for (l, source) in &listings {
-        files.push(GeneratedFile {
-            path: format!("{dir}/{}.S", l.name),
-            contents: emit::listing(target, l, source)?,
-        });
+        files.push(GeneratedFile { path: format!("{dir}/{}.S", l.name), contents: emit::listing(target, l, source)? });
     }
     let ls: Vec<Listing<I>> = listings.into_iter().map(|(l, _)| l).collect();
-    files.push(GeneratedFile {
-        path: format!("{dir}/mod.rs"),
-        contents: emit::rust::declarations(target, &ls),
-    });
+    files.push(GeneratedFile { path: format!("{dir}/mod.rs"), contents: emit::rust::declarations(target, &ls) });
     Ok(files)
 }
 

@@ -45,26 +45,17 @@ fn always() -> bool {
     true
 }
 
-const PORTABLE_GHASH: HashKernels = HashKernels {
-    name: "portable",
-    available: always,
-    init: portable::ghash_init,
-    update: portable::ghash_update,
-};
-const PORTABLE_POLYVAL: HashKernels = HashKernels {
-    name: "portable",
-    available: always,
-    init: portable::polyval_init,
-    update: portable::polyval_update,
-};
+const PORTABLE_GHASH: HashKernels =
+    HashKernels { name: "portable", available: always, init: portable::ghash_init, update: portable::ghash_update };
+const PORTABLE_POLYVAL: HashKernels =
+    HashKernels { name: "portable", available: always, init: portable::polyval_init, update: portable::polyval_update };
 
 #[cfg(all(asmgen_aot, target_arch = "x86_64"))]
 mod host {
     use super::HashKernels;
     use crate::aot::*;
     fn pclmul_avx() -> bool {
-        std::arch::is_x86_feature_detected!("pclmulqdq")
-            && std::arch::is_x86_feature_detected!("avx")
+        std::arch::is_x86_feature_detected!("pclmulqdq") && std::arch::is_x86_feature_detected!("avx")
     }
     pub(crate) const GHASH: &[HashKernels] = &[HashKernels {
         name: "aot/x86_64-pclmulqdq-avx",
@@ -129,17 +120,11 @@ mod host {
     pub(crate) const POLYVAL: &[HashKernels] = &[];
 }
 
-fn choose(
-    candidates: &'static [HashKernels],
-    portable: &'static HashKernels,
-) -> &'static HashKernels {
+fn choose(candidates: &'static [HashKernels], portable: &'static HashKernels) -> &'static HashKernels {
     if request() == Request::Portable {
         return portable;
     }
-    candidates
-        .iter()
-        .find(|k| (k.available)())
-        .unwrap_or(portable)
+    candidates.iter().find(|k| (k.available)()).unwrap_or(portable)
 }
 
 /// The GHASH kernels to use.
@@ -157,30 +142,17 @@ pub(crate) fn polyval() -> &'static HashKernels {
 /// Every GHASH implementation of this build, portable first.
 pub(crate) fn all_ghash() -> &'static [HashKernels] {
     static V: OnceLock<Vec<HashKernels>> = OnceLock::new();
-    V.get_or_init(|| {
-        std::iter::once(PORTABLE_GHASH)
-            .chain(host::GHASH.iter().map(copy))
-            .collect()
-    })
+    V.get_or_init(|| std::iter::once(PORTABLE_GHASH).chain(host::GHASH.iter().map(copy)).collect())
 }
 
 /// Every POLYVAL implementation of this build, portable first.
 pub(crate) fn all_polyval() -> &'static [HashKernels] {
     static V: OnceLock<Vec<HashKernels>> = OnceLock::new();
-    V.get_or_init(|| {
-        std::iter::once(PORTABLE_POLYVAL)
-            .chain(host::POLYVAL.iter().map(copy))
-            .collect()
-    })
+    V.get_or_init(|| std::iter::once(PORTABLE_POLYVAL).chain(host::POLYVAL.iter().map(copy)).collect())
 }
 
 fn copy(k: &HashKernels) -> HashKernels {
-    HashKernels {
-        name: k.name,
-        available: k.available,
-        init: k.init,
-        update: k.update,
-    }
+    HashKernels { name: k.name, available: k.available, init: k.init, update: k.update }
 }
 
 /// Every GHASH and POLYVAL implementation this build has, with whether this CPU runs it (for tests and the

@@ -23,9 +23,5 @@ pub use universal::{Ghash, Polyval};
 
 /// Names of the GHASH/POLYVAL backends this CPU can run, best last.
 pub fn backends() -> Vec<&'static str> {
-    hash_backends()
-        .into_iter()
-        .filter(|(_, ok)| *ok)
-        .map(|(n, _)| n)
-        .collect()
+    hash_backends().into_iter().filter(|(_, ok)| *ok).map(|(n, _)| n).collect()
 }

@@ -68,11 +68,7 @@ fn load(p: *const u8, reflected: bool) -> u128 {
 }
 
 fn store(p: *mut u8, v: u128, reflected: bool) {
-    let b = if reflected {
-        v.to_be_bytes()
-    } else {
-        v.to_le_bytes()
-    };
+    let b = if reflected { v.to_be_bytes() } else { v.to_le_bytes() };
     // SAFETY: callers pass pointers to 16 writable bytes.
     unsafe { core::ptr::write_unaligned(p as *mut [u8; 16], b) }
 }
@@ -88,11 +84,7 @@ fn init(table: *mut u8, h: *const u8, reflected: bool) {
         unsafe {
             store(table.add(16 * i), p, false);
             let k = (p as u64) ^ ((p >> 64) as u64);
-            store(
-                table.add(128 + 16 * i),
-                (u128::from(k) << 64) | u128::from(k),
-                false,
-            );
+            store(table.add(128 + 16 * i), (u128::from(k) << 64) | u128::from(k), false);
         }
         p = mul(p, h1);
     }
@@ -113,12 +105,7 @@ pub(crate) unsafe extern "C" fn ghash_init(table: *mut u8, h: *const u8) {
     init(table, h, true)
 }
 /// GHASH update (portable).
-pub(crate) unsafe extern "C" fn ghash_update(
-    state: *mut u8,
-    table: *const u8,
-    data: *const u8,
-    nblocks: usize,
-) {
+pub(crate) unsafe extern "C" fn ghash_update(state: *mut u8, table: *const u8, data: *const u8, nblocks: usize) {
     update(state, table, data, nblocks, true)
 }
 /// POLYVAL key setup (portable).
@@ -126,12 +113,7 @@ pub(crate) unsafe extern "C" fn polyval_init(table: *mut u8, h: *const u8) {
     init(table, h, false)
 }
 /// POLYVAL update (portable).
-pub(crate) unsafe extern "C" fn polyval_update(
-    state: *mut u8,
-    table: *const u8,
-    data: *const u8,
-    nblocks: usize,
-) {
+pub(crate) unsafe extern "C" fn polyval_update(state: *mut u8, table: *const u8, data: *const u8, nblocks: usize) {
     update(state, table, data, nblocks, false)
 }
 
@@ -140,9 +122,7 @@ mod tests {
     use super::*;
 
     fn clmul64_slow(x: u64, y: u64) -> u128 {
-        (0..64)
-            .filter(|i| y >> i & 1 == 1)
-            .fold(0u128, |acc, i| acc ^ ((x as u128) << i))
+        (0..64).filter(|i| y >> i & 1 == 1).fold(0u128, |acc, i| acc ^ ((x as u128) << i))
     }
 
     #[test]
@@ -155,9 +135,6 @@ mod tests {
             let t = s.rotate_left(23) ^ 0x5555;
             assert_eq!(clmul64(s, t), clmul64_slow(s, t));
         }
-        assert_eq!(
-            clmul64(u64::MAX, u64::MAX),
-            clmul64_slow(u64::MAX, u64::MAX)
-        );
+        assert_eq!(clmul64(u64::MAX, u64::MAX), clmul64_slow(u64::MAX, u64::MAX));
     }
 }

@@ -37,11 +37,7 @@ impl Core {
         let mut table = KeyTable([0; TABLE_BYTES / 16]);
         // SAFETY: the table has the 256 bytes and `h` the 16 bytes the kernels' contract asks for.
         unsafe { (kernels.init)(table.as_mut_ptr(), h.as_ptr()) };
-        Core {
-            kernels,
-            table,
-            state: [0; 16],
-        }
+        Core { kernels, table, state: [0; 16] }
     }
 
     /// Absorbs whole blocks; `blocks.len()` must be a multiple of 16.
@@ -51,14 +47,7 @@ impl Core {
         if n > 0 {
             // SAFETY: `state` is 16 writable bytes, `table` was filled by the same backend's init, and
             // `blocks` holds `16 * n` readable bytes (any alignment).
-            unsafe {
-                (self.kernels.update)(
-                    self.state.as_mut_ptr(),
-                    self.table.as_ptr(),
-                    blocks.as_ptr(),
-                    n,
-                )
-            };
+            unsafe { (self.kernels.update)(self.state.as_mut_ptr(), self.table.as_ptr(), blocks.as_ptr(), n) };
         }
     }
 
@@ -82,14 +71,8 @@ impl Drop for Core {
     }
 }
 
-fn find(
-    name: &str,
-    candidates: fn() -> &'static [HashKernels],
-) -> Result<&'static HashKernels, Error> {
-    let k = candidates()
-        .iter()
-        .find(|k| k.name == name)
-        .ok_or_else(|| Error::UnknownBackend(name.to_string()))?;
+fn find(name: &str, candidates: fn() -> &'static [HashKernels]) -> Result<&'static HashKernels, Error> {
+    let k = candidates().iter().find(|k| k.name == name).ok_or_else(|| Error::UnknownBackend(name.to_string()))?;
     if (k.available)() {
         Ok(k)
     } else {

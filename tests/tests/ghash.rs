@@ -37,9 +37,7 @@ fn expected_default() -> &'static str {
         return "portable";
     }
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("pclmulqdq")
-        && std::arch::is_x86_feature_detected!("avx")
-    {
+    if std::arch::is_x86_feature_detected!("pclmulqdq") && std::arch::is_x86_feature_detected!("avx") {
         return "aot/x86_64-pclmulqdq-avx";
     }
     #[cfg(target_arch = "aarch64")]
@@ -47,8 +45,7 @@ fn expected_default() -> &'static str {
         return "aot/aarch64-pmull";
     }
     #[cfg(target_arch = "riscv64")]
-    if std::arch::is_riscv_feature_detected!("zbb") && std::arch::is_riscv_feature_detected!("zbc")
-    {
+    if std::arch::is_riscv_feature_detected!("zbb") && std::arch::is_riscv_feature_detected!("zbc") {
         return "aot/riscv64-zbb-zbc";
     }
     "portable"
@@ -61,11 +58,7 @@ fn dispatch_picks_the_expected_kernel() {
     assert_eq!(Ghash::new(&h).backend(), expected_default());
     assert!(backends().contains(&expected_default()));
     if std::env::var("ASMGEN_EXPECT_ASM").is_ok() {
-        assert_ne!(
-            expected_default(),
-            "portable",
-            "ASMGEN_EXPECT_ASM is set but no listing kernel runs here"
-        );
+        assert_ne!(expected_default(), "portable", "ASMGEN_EXPECT_ASM is set but no listing kernel runs here");
     }
 }
 
@@ -84,16 +77,8 @@ fn polyval_rfc8452_vectors() {
     let h2 = hex16("d9b360279694941ac5dbc6987ada7377");
     let x2 = hex("01000000000000000000000000000000 00000000000000004000000000000000");
     for b in backends() {
-        assert_eq!(
-            polyval_on(b, &h, &x),
-            hex16("f7a3b47b846119fae5b7866cf5e5b77e"),
-            "{b}"
-        );
-        assert_eq!(
-            polyval_on(b, &h2, &x2),
-            hex16("eb93b7740962c5e49d2a90a7dc5cec74"),
-            "{b}"
-        );
+        assert_eq!(polyval_on(b, &h, &x), hex16("f7a3b47b846119fae5b7866cf5e5b77e"), "{b}");
+        assert_eq!(polyval_on(b, &h2, &x2), hex16("eb93b7740962c5e49d2a90a7dc5cec74"), "{b}");
         assert_eq!(polyval_on(b, &h2, &[0; 16]), [0; 16], "{b}");
     }
 }
@@ -104,11 +89,7 @@ fn ghash_rfc8452_appendix_a() {
     let h = hex16("25629347589242761d31f826ba4b757b");
     let x = hex("4f4f95668c83dfb6401762bb2d01a262 d1a24ddd2721d006bbe45f20d3c9f362");
     for b in backends() {
-        assert_eq!(
-            ghash_on(b, &h, &x),
-            hex16("bd9b3997046731fb96251b91f9c99d7a"),
-            "{b}"
-        );
+        assert_eq!(ghash_on(b, &h, &x), hex16("bd9b3997046731fb96251b91f9c99d7a"), "{b}");
     }
 }
 
@@ -131,24 +112,14 @@ fn ghash_gcm_spec_test_cases() {
     let c3 = "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e\
               21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091473f5985";
     let cases: [(&str, &str, &str, &str); 6] = [
-        (
-            "66e94bd4ef8a2c3b884cfa59ca342b2e",
-            "",
-            "",
-            "00000000000000000000000000000000",
-        ),
+        ("66e94bd4ef8a2c3b884cfa59ca342b2e", "", "", "00000000000000000000000000000000"),
         (
             "66e94bd4ef8a2c3b884cfa59ca342b2e",
             "",
             "0388dace60b6a392f328c2b971b2fe78",
             "f38cbb1ad69223dcc3457ae5b6b0f885",
         ),
-        (
-            "b83b533708bf535d0aa6e52980d53b78",
-            "",
-            c3,
-            "7f1b32b81b820d02614f8895ac1d4eac",
-        ),
+        ("b83b533708bf535d0aa6e52980d53b78", "", c3, "7f1b32b81b820d02614f8895ac1d4eac"),
         (
             "b83b533708bf535d0aa6e52980d53b78",
             "feedfacedeadbeeffeedfacedeadbeefabaddad2",
@@ -203,10 +174,7 @@ fn ghash_polyval_relation() {
             let h = rng.block();
             let mut data = vec![0u8; 16 * n];
             rng.fill(&mut data);
-            let reversed: Vec<u8> = data
-                .chunks(16)
-                .flat_map(|c| c.iter().rev().copied())
-                .collect();
+            let reversed: Vec<u8> = data.chunks(16).flat_map(|c| c.iter().rev().copied()).collect();
             let want = byte_reverse(polyval_on(b, &mul_x_polyval(byte_reverse(h)), &reversed));
             assert_eq!(ghash_on(b, &h, &data), want, "{b}, {n} blocks");
         }
@@ -223,16 +191,8 @@ fn every_length_to_1024_matches_rustcrypto() {
             let off = rng.below(16);
             rng.fill(&mut buf);
             let data = &buf[off..off + len];
-            assert_eq!(
-                polyval_on(b, &h, data),
-                rc_polyval(&h, data),
-                "{b}: POLYVAL, length {len}, offset {off}"
-            );
-            assert_eq!(
-                ghash_on(b, &h, data),
-                rc_ghash(&h, data),
-                "{b}: GHASH, length {len}, offset {off}"
-            );
+            assert_eq!(polyval_on(b, &h, data), rc_polyval(&h, data), "{b}: POLYVAL, length {len}, offset {off}");
+            assert_eq!(ghash_on(b, &h, data), rc_ghash(&h, data), "{b}: GHASH, length {len}, offset {off}");
         }
     }
 }
@@ -254,20 +214,12 @@ fn random_lengths_to_16k_with_splits_match_rustcrypto() {
             let mut at = 0;
             while at < len {
                 let step = (16 * rng.below(40)).min(len - at);
-                let end = if step == 0 || at + step >= len {
-                    len
-                } else {
-                    at + step
-                };
+                let end = if step == 0 || at + step >= len { len } else { at + step };
                 p.update_padded(&data[at..end]);
                 g.update_padded(&data[at..end]);
                 at = end;
             }
-            assert_eq!(
-                p.finalize(),
-                rc_polyval(&h, data),
-                "{b}: POLYVAL, length {len}"
-            );
+            assert_eq!(p.finalize(), rc_polyval(&h, data), "{b}: POLYVAL, length {len}");
             assert_eq!(g.finalize(), rc_ghash(&h, data), "{b}: GHASH, length {len}");
         }
     }
@@ -298,10 +250,8 @@ fn universal_hash_traits_match_the_inherent_api() {
     rng.fill(&mut data);
 
     let mut via_trait = <Polyval as KeyInit>::new(&h.into());
-    let blocks: Vec<universal_hash::Block<Polyval>> = data[..992]
-        .chunks(16)
-        .map(|c| <[u8; 16]>::try_from(c).unwrap().into())
-        .collect();
+    let blocks: Vec<universal_hash::Block<Polyval>> =
+        data[..992].chunks(16).map(|c| <[u8; 16]>::try_from(c).unwrap().into()).collect();
     via_trait.update(&blocks);
     UniversalHash::update_padded(&mut via_trait, &data[992..]);
     let t: [u8; 16] = UniversalHash::finalize(via_trait).into();

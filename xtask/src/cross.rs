@@ -37,36 +37,19 @@ const TARGETS: [CrossTarget; 2] = [
 ];
 
 fn env_key(triple: &str, what: &str) -> String {
-    format!(
-        "CARGO_TARGET_{}_{what}",
-        triple.to_uppercase().replace('-', "_")
-    )
+    format!("CARGO_TARGET_{}_{what}", triple.to_uppercase().replace('-', "_"))
 }
 
 fn have(cmd: &str) -> bool {
-    Command::new("sh")
-        .arg("-c")
-        .arg(format!("command -v {cmd} >/dev/null"))
-        .status()
-        .is_ok_and(|s| s.success())
+    Command::new("sh").arg("-c").arg(format!("command -v {cmd} >/dev/null")).status().is_ok_and(|s| s.success())
 }
 
 /// Runs the test suite for each cross target (or the ones named in `args`).
 pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    for t in TARGETS
-        .iter()
-        .filter(|t| args.is_empty() || args.iter().any(|a| t.triple.starts_with(a.as_str())))
-    {
-        let qemu = if t.qemu.contains('/') {
-            root.join(t.qemu).display().to_string()
-        } else {
-            t.qemu.to_string()
-        };
-        let missing: Vec<&str> = [t.linker, qemu.as_str()]
-            .into_iter()
-            .filter(|c| !have(c))
-            .collect();
+    for t in TARGETS.iter().filter(|t| args.is_empty() || args.iter().any(|a| t.triple.starts_with(a.as_str()))) {
+        let qemu = if t.qemu.contains('/') { root.join(t.qemu).display().to_string() } else { t.qemu.to_string() };
+        let missing: Vec<&str> = [t.linker, qemu.as_str()].into_iter().filter(|c| !have(c)).collect();
         if !missing.is_empty() {
             return Err(format!(
                 "{}: missing {}; install with `.ci/install-deps` (apt packages, rustup targets, qemu 10)",
@@ -79,10 +62,7 @@ pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
             .current_dir(root)
             .args(["test", "-p", "asmgen-tests", "--target", t.triple])
             .env(env_key(t.triple, "LINKER"), t.linker)
-            .env(
-                env_key(t.triple, "RUNNER"),
-                format!("{qemu} {} -L {}", t.args, t.sysroot),
-            )
+            .env(env_key(t.triple, "RUNNER"), format!("{qemu} {} -L {}", t.args, t.sysroot))
             .env("ASMGEN_EXPECT_ASM", "1")
             .status()
             .map_err(|e| format!("running cargo: {e}"))?;
@@ -98,16 +78,7 @@ pub fn bench(root: &Path, args: &[String]) -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let status = Command::new(cargo)
         .current_dir(root)
-        .args([
-            "run",
-            "--quiet",
-            "--release",
-            "-p",
-            "asmgen-tests",
-            "--bin",
-            "bench",
-            "--",
-        ])
+        .args(["run", "--quiet", "--release", "-p", "asmgen-tests", "--bin", "bench", "--"])
         .args(args)
         .status()
         .map_err(|e| format!("running cargo: {e}"))?;

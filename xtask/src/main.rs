@@ -15,10 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask lives in the workspace")
-        .to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_path_buf()
 }
 
 fn generated() -> Result<Vec<GeneratedFile>, String> {
@@ -72,10 +69,7 @@ fn check() -> Result<(), String> {
     for f in &files {
         match std::fs::read_to_string(dir.join(&f.path)) {
             Ok(s) if s == f.contents => {}
-            Ok(_) => stale.push(format!(
-                "generated/{} differs from what the kernels generate",
-                f.path
-            )),
+            Ok(_) => stale.push(format!("generated/{} differs from what the kernels generate", f.path)),
             Err(_) => stale.push(format!("generated/{} is missing", f.path)),
         }
     }
@@ -86,10 +80,7 @@ fn check() -> Result<(), String> {
         println!("generated/ is fresh ({} files)", files.len());
         Ok(())
     } else {
-        Err(format!(
-            "generated/ is stale; run `cargo xtask gen`:\n  {}",
-            stale.join("\n  ")
-        ))
+        Err(format!("generated/ is stale; run `cargo xtask gen`:\n  {}", stale.join("\n  ")))
     }
 }
 

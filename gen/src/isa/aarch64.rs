@@ -479,9 +479,8 @@ define_isa! {
 }
 
 const XNAMES: [&str; 32] = [
-    "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12", "x13", "x14",
-    "x15", "x16", "x17", "x18", "x19", "x20", "x21", "x22", "x23", "x24", "x25", "x26", "x27",
-    "x28", "x29", "x30", "sp",
+    "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12", "x13", "x14", "x15", "x16", "x17",
+    "x18", "x19", "x20", "x21", "x22", "x23", "x24", "x25", "x26", "x27", "x28", "x29", "x30", "sp",
 ];
 
 /// One slot of the register save area: a pair (`stp`) or a single register (`str`), x or d.
@@ -589,16 +588,7 @@ impl Isa for Aarch64 {
         }
     }
     fn arg_regs(_abi: Abi) -> &'static [Reg] {
-        &[
-            Reg::X(0),
-            Reg::X(1),
-            Reg::X(2),
-            Reg::X(3),
-            Reg::X(4),
-            Reg::X(5),
-            Reg::X(6),
-            Reg::X(7),
-        ]
+        &[Reg::X(0), Reg::X(1), Reg::X(2), Reg::X(3), Reg::X(4), Reg::X(5), Reg::X(6), Reg::X(7)]
     }
     fn callee_saved(_abi: Abi, r: Reg) -> bool {
         // x19-x28 and the low 64 bits of v8-v15 (AAPCS64); x29 and x30 are saved when the body touches them
@@ -623,18 +613,11 @@ impl Isa for Aarch64 {
         let mut slots = Vec::new();
         for (d, regs) in [(false, &xs), (true, &ds)] {
             for c in regs.chunks(2) {
-                slots.push(Slot {
-                    d,
-                    a: c[0],
-                    b: c.get(1).copied(),
-                });
+                slots.push(Slot { d, a: c[0], b: c.get(1).copied() });
             }
         }
         let (mut pro, mut epi) = (Vec::new(), Vec::new());
-        let ret = Item::Inst(crate::ir::Inst {
-            op: Op::ret,
-            operands: vec![],
-        });
+        let ret = Item::Inst(crate::ir::Inst { op: Op::ret, operands: vec![] });
         if slots.is_empty() {
             return (pro, vec![ret]);
         }

@@ -26,35 +26,17 @@ fn identity(v: i64) -> i64 {
 
 /// Operand `operand` fills `width` bits at `lsb`.
 pub const fn fld(operand: u8, lsb: u8, width: u8) -> Field {
-    Field {
-        operand,
-        lsb,
-        width,
-        from: 0,
-        map: identity,
-    }
+    Field { operand, lsb, width, from: 0, map: identity }
 }
 
 /// Bits `from..from+width` of operand `operand` go to `lsb..lsb+width` (split immediates).
 pub const fn part(operand: u8, lsb: u8, width: u8, from: u8) -> Field {
-    Field {
-        operand,
-        lsb,
-        width,
-        from,
-        map: identity,
-    }
+    Field { operand, lsb, width, from, map: identity }
 }
 
 /// Operand `operand`, transformed by `map`, fills `width` bits at `lsb`.
 pub const fn mapped(operand: u8, lsb: u8, width: u8, map: fn(i64) -> i64) -> Field {
-    Field {
-        operand,
-        lsb,
-        width,
-        from: 0,
-        map,
-    }
+    Field { operand, lsb, width, from: 0, map }
 }
 
 /// How an instruction is encoded.
@@ -70,20 +52,12 @@ pub struct Encoding {
 
 /// `base` with `fields`, known to GNU as.
 pub const fn enc(base: u32, fields: &'static [Field]) -> Encoding {
-    Encoding {
-        base,
-        fields,
-        gas: true,
-    }
+    Encoding { base, fields, gas: true }
 }
 
 /// `base` with `fields`, unknown to GNU as 2.40: emitted as a raw word.
 pub const fn raw(base: u32, fields: &'static [Field]) -> Encoding {
-    Encoding {
-        base,
-        fields,
-        gas: false,
-    }
+    Encoding { base, fields, gas: false }
 }
 
 /// An error encoding an operand value.
@@ -96,21 +70,13 @@ impl Encoding {
     pub fn encode(&self, values: &[i64]) -> Result<u32, EncodeError> {
         let mut word = self.base;
         for f in self.fields {
-            let v = *values
-                .get(f.operand as usize)
-                .ok_or_else(|| EncodeError(format!("missing operand {}", f.operand)))?;
+            let v =
+                *values.get(f.operand as usize).ok_or_else(|| EncodeError(format!("missing operand {}", f.operand)))?;
             let v = (f.map)(v);
             let bits = self.operand_bits(f.operand);
-            let fits = if v >= 0 {
-                bits >= 63 || v < (1i64 << bits)
-            } else {
-                v >= -(1i64 << (bits - 1))
-            };
+            let fits = if v >= 0 { bits >= 63 || v < (1i64 << bits) } else { v >= -(1i64 << (bits - 1)) };
             if !fits {
-                return Err(EncodeError(format!(
-                    "operand {}: value {v} does not fit in {bits} bits",
-                    f.operand
-                )));
+                return Err(EncodeError(format!("operand {}: value {v} does not fit in {bits} bits", f.operand)));
             }
             let part = ((v >> f.from) as u64) & ((1u64 << f.width) - 1);
             word |= (part as u32) << f.lsb;
@@ -120,12 +86,7 @@ impl Encoding {
 
     /// How many bits of an operand's value its fields take.
     fn operand_bits(&self, operand: u8) -> u32 {
-        self.fields
-            .iter()
-            .filter(|f| f.operand == operand)
-            .map(|f| u32::from(f.from + f.width))
-            .max()
-            .unwrap_or(0)
+        self.fields.iter().filter(|f| f.operand == operand).map(|f| u32::from(f.from + f.width)).max().unwrap_or(0)
     }
 }
 
@@ -138,15 +99,9 @@ mod tests {
         // An R-type-like word: rd at 7, rs1 at 15, a 12-bit signed immediate at 20.
         const FIELDS: &[Field] = &[fld(0, 7, 5), fld(1, 15, 5), fld(2, 20, 12)];
         let e = enc(0x13, FIELDS);
-        assert_eq!(
-            e.encode(&[1, 2, 3]).unwrap(),
-            0x13 | 1 << 7 | 2 << 15 | 3 << 20
-        );
+        assert_eq!(e.encode(&[1, 2, 3]).unwrap(), 0x13 | 1 << 7 | 2 << 15 | 3 << 20);
         assert_eq!(e.encode(&[0, 0, -1]).unwrap(), 0x13 | 0xfff << 20);
-        assert!(
-            e.encode(&[32, 0, 0]).is_err(),
-            "register 32 does not fit 5 bits"
-        );
+        assert!(e.encode(&[32, 0, 0]).is_err(), "register 32 does not fit 5 bits");
         assert!(e.encode(&[0, 0, 4096]).is_err());
         assert!(e.encode(&[0, 0, -2049]).is_err());
         assert!(e.encode(&[0, 0]).is_err(), "missing operand");

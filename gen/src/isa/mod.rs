@@ -39,10 +39,7 @@ pub struct FeatureSet<F: Feature> {
 impl<F: Feature> FeatureSet<F> {
     /// The empty set.
     pub const fn empty() -> Self {
-        FeatureSet {
-            bits: 0,
-            _f: std::marker::PhantomData,
-        }
+        FeatureSet { bits: 0, _f: std::marker::PhantomData }
     }
     /// The set of the given features.
     pub fn of(features: &[F]) -> Self {

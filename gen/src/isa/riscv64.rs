@@ -43,10 +43,7 @@ impl RvFeature {
     /// Whether GNU as 2.40 knows the extension (and so whether `.option arch, +name` may name it). Instructions
     /// of the other extensions are emitted as raw words.
     pub fn known_to_gas(self) -> bool {
-        !matches!(
-            self,
-            RvFeature::Zvkb | RvFeature::Zvkg | RvFeature::Zvksed | RvFeature::Zvbc
-        )
+        !matches!(self, RvFeature::Zvkb | RvFeature::Zvkg | RvFeature::Zvksed | RvFeature::Zvbc)
     }
 }
 
@@ -105,9 +102,8 @@ pub mod regs {
 
 /// ABI names of x0..x31.
 pub const XNAMES: [&str; 32] = [
-    "zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "s0", "s1", "a0", "a1", "a2", "a3", "a4",
-    "a5", "a6", "a7", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "t3", "t4",
-    "t5", "t6",
+    "zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "s0", "s1", "a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "s2",
+    "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "t3", "t4", "t5", "t6",
 ];
 
 /// A physical register, for the ABI.
@@ -128,10 +124,7 @@ pub struct Mem {
 
 /// `offset(base)`. Panics unless `-2048 <= offset <= 2047` (a kernel bug, found when the listing is generated).
 pub fn mem(base: X, offset: i32) -> Mem {
-    assert!(
-        (-2048..=2047).contains(&offset),
-        "riscv64 load/store offset {offset} does not fit in 12 signed bits"
-    );
+    assert!((-2048..=2047).contains(&offset), "riscv64 load/store offset {offset} does not fit in 12 signed bits");
     Mem { base, offset }
 }
 
@@ -196,10 +189,7 @@ macro_rules! kinds {
 }
 
 fn imm_in(v: i32, lo: i32, hi: i32, what: &str) -> Operand {
-    assert!(
-        (lo..=hi).contains(&v),
-        "riscv64 {what} {v} is outside {lo}..={hi}"
-    );
+    assert!((lo..=hi).contains(&v), "riscv64 {what} {v} is outside {lo}..={hi}");
     Operand::Imm(v as i64)
 }
 
@@ -249,12 +239,7 @@ const SH: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS1, 5), fld(2, 20, 6
 // Loads: rd, offset(base). The memory operand's value is `offset << 5 | base` (see `operand_value`).
 const LD: &[super::fixed::Field] = &[fld(0, RD, 5), part(1, RS1, 5, 0), part(1, 20, 12, 5)];
 // Stores: rs2, offset(base), the offset split into imm[4:0] (bits 7..12) and imm[11:5] (bits 25..32).
-const ST: &[super::fixed::Field] = &[
-    fld(0, RS2, 5),
-    part(1, RS1, 5, 0),
-    part(1, 7, 5, 5),
-    part(1, 25, 7, 10),
-];
+const ST: &[super::fixed::Field] = &[fld(0, RS2, 5), part(1, RS1, 5, 0), part(1, 7, 5, 5), part(1, 25, 7, 10)];
 // Zksed: rd, rs1, rs2, bs (bits 30..32).
 const BS: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS1, 5), fld(2, RS2, 5), fld(3, 30, 2)];
 // Vector .vv: vd, vs2, vs1 (assembler order), vm = 1 (unmasked) in the base word.
@@ -444,16 +429,7 @@ impl Isa for Riscv64 {
         }
     }
     fn arg_regs(_abi: Abi) -> &'static [Reg] {
-        &[
-            Reg::X(10),
-            Reg::X(11),
-            Reg::X(12),
-            Reg::X(13),
-            Reg::X(14),
-            Reg::X(15),
-            Reg::X(16),
-            Reg::X(17),
-        ]
+        &[Reg::X(10), Reg::X(11), Reg::X(12), Reg::X(13), Reg::X(14), Reg::X(15), Reg::X(16), Reg::X(17)]
     }
     fn callee_saved(_abi: Abi, r: Reg) -> bool {
         // LP64D: sp, s0..s11 (x8, x9, x18..x27); every vector register is caller-saved.
@@ -478,25 +454,16 @@ impl Isa for Riscv64 {
         if !saved.is_empty() {
             let bytes = (8 * saved.len() as i32 + 15) & !15;
             let sp = Operand::X(regs::SP.0);
-            pro.push(inst(
-                Op::addi,
-                vec![sp.clone(), sp.clone(), Operand::Imm(-bytes as i64)],
-            ));
+            pro.push(inst(Op::addi, vec![sp.clone(), sp.clone(), Operand::Imm(-bytes as i64)]));
             pro.push(Item::Cfi(Cfi::AdjustCfaOffset(bytes)));
             for (i, &r) in saved.iter().enumerate() {
                 let slot = Operand::Mem(mem(regs::SP, 8 * i as i32));
                 pro.push(inst(Op::sd, vec![Operand::X(r), slot.clone()]));
-                pro.push(Item::Cfi(Cfi::RelOffset(
-                    XNAMES[r as usize].into(),
-                    8 * i as i32,
-                )));
+                pro.push(Item::Cfi(Cfi::RelOffset(XNAMES[r as usize].into(), 8 * i as i32)));
                 epi.push(inst(Op::ld, vec![Operand::X(r), slot]));
                 epi.push(Item::Cfi(Cfi::Restore(XNAMES[r as usize].into())));
             }
-            epi.push(inst(
-                Op::addi,
-                vec![sp.clone(), sp, Operand::Imm(bytes as i64)],
-            ));
+            epi.push(inst(Op::addi, vec![sp.clone(), sp, Operand::Imm(bytes as i64)]));
             epi.push(Item::Cfi(Cfi::AdjustCfaOffset(-bytes)));
         }
         epi.push(inst(Op::ret, vec![]));
@@ -511,11 +478,8 @@ impl Isa for Riscv64 {
     /// `.option arch, +ext, ...` naming exactly the extensions the listing's instructions use (those GNU as
     /// knows; the others are emitted as raw words).
     fn preamble(features: FeatureSet<RvFeature>) -> Vec<String> {
-        let exts: Vec<String> = features
-            .iter()
-            .filter(|f| f.known_to_gas())
-            .map(|f| format!("+{}", f.name()))
-            .collect();
+        let exts: Vec<String> =
+            features.iter().filter(|f| f.known_to_gas()).map(|f| format!("+{}", f.name())).collect();
         if exts.is_empty() {
             vec![]
         } else {

@@ -93,13 +93,11 @@ impl Ymm {
     }
 }
 
-const GPR64: [&str; 16] = [
-    "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13",
-    "r14", "r15",
-];
+const GPR64: [&str; 16] =
+    ["rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15"];
 const GPR32: [&str; 16] = [
-    "eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "r8d", "r9d", "r10d", "r11d", "r12d",
-    "r13d", "r14d", "r15d",
+    "eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "r8d", "r9d", "r10d", "r11d", "r12d", "r13d", "r14d",
+    "r15d",
 ];
 
 /// A physical register, for the ABI: general-purpose or vector (xmm/ymm share a number).
@@ -128,32 +126,17 @@ pub struct Mem {
 
 /// `[base + disp]`.
 pub fn mem(base: Gpr, disp: i32) -> Mem {
-    Mem {
-        base: Some(base),
-        index: None,
-        disp,
-        label: None,
-    }
+    Mem { base: Some(base), index: None, disp, label: None }
 }
 
 /// `[base + index*scale + disp]`.
 pub fn mem_index(base: Gpr, index: Gpr, scale: u8, disp: i32) -> Mem {
-    Mem {
-        base: Some(base),
-        index: Some((index, scale)),
-        disp,
-        label: None,
-    }
+    Mem { base: Some(base), index: Some((index, scale)), disp, label: None }
 }
 
 /// `[rip + label]`: a constant or code address.
 pub fn rip(label: &Label) -> Mem {
-    Mem {
-        base: None,
-        index: None,
-        disp: 0,
-        label: Some(label.clone()),
-    }
+    Mem { base: None, index: None, disp: 0, label: Some(label.clone()) }
 }
 
 /// The width of a memory access, printed as Intel syntax's `... ptr`.
@@ -369,20 +352,9 @@ impl Isa for X86_64 {
     }
     fn arg_regs(abi: Abi) -> &'static [Reg] {
         use regs::*;
-        const SYSV: [Reg; 6] = [
-            Reg::Gpr(RDI.0),
-            Reg::Gpr(RSI.0),
-            Reg::Gpr(RDX.0),
-            Reg::Gpr(RCX.0),
-            Reg::Gpr(R8.0),
-            Reg::Gpr(R9.0),
-        ];
-        const WIN64: [Reg; 4] = [
-            Reg::Gpr(RCX.0),
-            Reg::Gpr(RDX.0),
-            Reg::Gpr(R8.0),
-            Reg::Gpr(R9.0),
-        ];
+        const SYSV: [Reg; 6] =
+            [Reg::Gpr(RDI.0), Reg::Gpr(RSI.0), Reg::Gpr(RDX.0), Reg::Gpr(RCX.0), Reg::Gpr(R8.0), Reg::Gpr(R9.0)];
+        const WIN64: [Reg; 4] = [Reg::Gpr(RCX.0), Reg::Gpr(RDX.0), Reg::Gpr(R8.0), Reg::Gpr(R9.0)];
         match abi {
             Abi::Win64 => &WIN64,
             _ => &SYSV,
@@ -402,16 +374,10 @@ impl Isa for X86_64 {
     }
     fn prologue_epilogue(abi: Abi, frame: &Frame<Self>) -> (Vec<Item<Self>>, Vec<Item<Self>>) {
         let inst = |op: Op, operands: Vec<Operand>| Item::Inst(crate::ir::Inst { op, operands });
-        let gprs: Vec<u8> = frame
-            .saved
-            .iter()
-            .filter_map(|r| if let Reg::Gpr(n) = r { Some(*n) } else { None })
-            .collect();
-        let vecs: Vec<u8> = frame
-            .saved
-            .iter()
-            .filter_map(|r| if let Reg::Vec(n) = r { Some(*n) } else { None })
-            .collect();
+        let gprs: Vec<u8> =
+            frame.saved.iter().filter_map(|r| if let Reg::Gpr(n) = r { Some(*n) } else { None }).collect();
+        let vecs: Vec<u8> =
+            frame.saved.iter().filter_map(|r| if let Reg::Vec(n) = r { Some(*n) } else { None }).collect();
         let (mut pro, mut epi) = (Vec::new(), Vec::new());
         for &g in &gprs {
             pro.push(inst(Op::push, vec![Operand::Gpr(g)]));
@@ -421,20 +387,14 @@ impl Isa for X86_64 {
         // Win64 only: xmm6-xmm15 are callee-saved; they go below the pushed registers.
         let vec_bytes = 16 * vecs.len() as i32;
         if abi == Abi::Win64 && !vecs.is_empty() {
-            pro.push(inst(
-                Op::sub,
-                vec![Operand::Gpr(4), Operand::Imm(vec_bytes as i64)],
-            ));
+            pro.push(inst(Op::sub, vec![Operand::Gpr(4), Operand::Imm(vec_bytes as i64)]));
             pro.push(Item::Cfi(Cfi::AdjustCfaOffset(vec_bytes)));
             for (i, &v) in vecs.iter().enumerate() {
                 let slot = Operand::Mem(Size::Xmmword, mem(regs::RSP, 16 * i as i32));
                 pro.push(inst(Op::vmovdqu_store, vec![slot.clone(), Operand::Xmm(v)]));
                 epi.push(inst(Op::vmovdqu_load, vec![Operand::Xmm(v), slot]));
             }
-            epi.push(inst(
-                Op::add,
-                vec![Operand::Gpr(4), Operand::Imm(vec_bytes as i64)],
-            ));
+            epi.push(inst(Op::add, vec![Operand::Gpr(4), Operand::Imm(vec_bytes as i64)]));
             epi.push(Item::Cfi(Cfi::AdjustCfaOffset(-vec_bytes)));
         }
         for &g in gprs.iter().rev() {

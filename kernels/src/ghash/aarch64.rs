@@ -57,12 +57,7 @@ fn reflect(b: &mut B, f: Flavour, v: V) {
 
 /// Loads the reduction constants: POLYR = POLY, POLYC = its high lane in both lanes, and ZERO.
 fn constants(b: &mut B) {
-    let poly = b.constant(
-        "polyval_poly",
-        16,
-        "x^128 + x^127 + x^126 + x^121 + 1, reflected",
-        &POLY,
-    );
+    let poly = b.constant("polyval_poly", 16, "x^128 + x^127 + x^126 + x^121 + 1, reflected", &POLY);
     b.adrp(CONST_ADDR, &poly);
     b.add_lo12(CONST_ADDR, CONST_ADDR, &poly);
     b.ldr_q(POLYR, CONST_ADDR, 0);
@@ -79,9 +74,7 @@ fn reduce(b: &mut B, dst: V) {
     b.ext_16b(MID, MID, ZERO, 8);
     b.eor_16b(LO, LO, T);
     b.eor_16b(HI, HI, MID);
-    b.comment(
-        "Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).",
-    );
+    b.comment("Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).");
     b.pmull(T, LO, POLYC);
     b.ext_16b(LO, LO, LO, 8);
     b.eor_16b(LO, LO, T);
@@ -93,11 +86,7 @@ fn reduce(b: &mut B, dst: V) {
 
 /// `<f>_init_pmull(table, h)`: the key table (powers H^1..H^8 and their Karatsuba half-sums).
 pub fn init(f: Flavour, abi: Abi) -> Result<Function<Aarch64>, GenError> {
-    let mut b = B::new(
-        &format!("asmgen_{}_init_pmull", f.name()),
-        abi,
-        &[A64Feature::Pmull],
-    );
+    let mut b = B::new(&format!("asmgen_{}_init_pmull", f.name()), abi, &[A64Feature::Pmull]);
     b.doc(&format!(
         "{} key setup: table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i,",
         f.name().to_uppercase()
@@ -111,9 +100,7 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<Aarch64>, GenError> {
     constants(&mut b);
     b.ldr_q(hreg, h, 0);
     if f.reflected() {
-        b.comment(
-            "GHASH key in POLYVAL form: mulX_POLYVAL(ByteReverse(H)) (RFC 8452, appendix A).",
-        );
+        b.comment("GHASH key in POLYVAL form: mulX_POLYVAL(ByteReverse(H)) (RFC 8452, appendix A).");
         reflect(&mut b, f, hreg);
         b.shl_2d(T, hreg, 1);
         b.ushr_2d(T2, hreg, 63);
@@ -148,11 +135,7 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<Aarch64>, GenError> {
 
 /// `<f>_update_pmull(state, table, data, nblocks)`: absorbs `nblocks` blocks, 8 per reduction.
 pub fn update(f: Flavour, abi: Abi) -> Result<Function<Aarch64>, GenError> {
-    let mut b = B::new(
-        &format!("asmgen_{}_update_pmull", f.name()),
-        abi,
-        &[A64Feature::Pmull],
-    );
+    let mut b = B::new(&format!("asmgen_{}_update_pmull", f.name()), abi, &[A64Feature::Pmull]);
     b.doc(&format!(
         "{}: absorbs nblocks 16-byte blocks into state, eight blocks per reduction",
         f.name().to_uppercase()
@@ -196,11 +179,7 @@ pub fn update(f: Flavour, abi: Abi) -> Result<Function<Aarch64>, GenError> {
     for j in 0..AGGREGATE / 2 {
         let (xa, xb) = (V(2 * j as u8), V(2 * j as u8 + 1));
         let (pa, pb) = (AGGREGATE - 2 * j, AGGREGATE - 2 * j - 1);
-        b.comment(format!(
-            "X{} * H^{pa} and X{} * H^{pb}: low and high products",
-            2 * j + 1,
-            2 * j + 2
-        ));
+        b.comment(format!("X{} * H^{pa} and X{} * H^{pb}: low and high products", 2 * j + 1, 2 * j + 2));
         if j == 0 {
             b.pmull(LO, xa, h_pow(pa));
             b.pmull2(HI, xa, h_pow(pa));

@@ -118,9 +118,7 @@ fn reduce(b: &mut B) {
 
 /// `(ST0, ST1) = (HI:LO) * x^-128 mod P`: two folds of the low qword by 0xc2000000_00000000, then add HI.
 fn montgomery(b: &mut B) {
-    b.comment(
-        "Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI.",
-    );
+    b.comment("Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI.");
     b.clmul(P0, LO0, POLY);
     b.clmulh(P1, LO0, POLY);
     b.xor(LO1, LO1, P0);
@@ -140,11 +138,7 @@ fn constants(b: &mut B) {
 }
 
 fn new(f: Flavour, what: &str, abi: Abi) -> B {
-    B::new(
-        &format!("asmgen_{}_{what}_zbc", f.name()),
-        abi,
-        &[RvFeature::Zbb, RvFeature::Zbc],
-    )
+    B::new(&format!("asmgen_{}_{what}_zbc", f.name()), abi, &[RvFeature::Zbb, RvFeature::Zbc])
 }
 
 /// `<f>_init_zbc(table, h)`: the key table (powers H^1..H^8 and their Karatsuba half-sums).
@@ -161,9 +155,7 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<Riscv64>, GenError> {
     // H stays in (K0, K1) with its half-sum in KK; the running power is the "state" (ST0, ST1).
     load_block(&mut b, f, K0, K1, h, 0);
     if f.reflected() {
-        b.comment(
-            "GHASH key in POLYVAL form: mulX_POLYVAL(ByteReverse(H)) (RFC 8452, appendix A).",
-        );
+        b.comment("GHASH key in POLYVAL form: mulX_POLYVAL(ByteReverse(H)) (RFC 8452, appendix A).");
         b.comment("Constant-time: an all-ones mask from bit 127 selects the polynomial.");
         b.srai(P0, K1, 63);
         b.srli(P1, K0, 63);

@@ -35,13 +35,7 @@ fn load_block(b: &mut B, f: Flavour, x: Xmm, src: asmgen::isa::x86_64::Mem) {
 
 /// Multiplies block `x` by the power of H at `table + 16*(power-1)` and adds the three Karatsuba partial
 /// products into LO, HI and MID (or sets them, for the first block of a group).
-fn mul_acc(
-    b: &mut B,
-    x: Xmm,
-    h: asmgen::isa::x86_64::Mem,
-    hk: asmgen::isa::x86_64::Mem,
-    first: bool,
-) {
+fn mul_acc(b: &mut B, x: Xmm, h: asmgen::isa::x86_64::Mem, hk: asmgen::isa::x86_64::Mem, first: bool) {
     let (lo, hi) = if first { (LO, HI) } else { (T, T2) };
     b.vpclmulqdq(lo, x, h.clone(), 0x00);
     b.vpclmulqdq(hi, x, h, 0x11);
@@ -71,9 +65,7 @@ fn reduce(b: &mut B) {
 
 /// `dst = (hi:lo) * x^-128 mod P`: two folds of the low qword by 0xc2000000_00000000, then add `hi`.
 fn montgomery(b: &mut B, lo: Xmm, hi: Xmm, dst: Xmm) {
-    b.comment(
-        "Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).",
-    );
+    b.comment("Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).");
     b.vpclmulqdq(T, lo, POLYR, 0x10);
     b.vpshufd(lo, lo, 0x4e);
     b.vpxor(lo, lo, T);
@@ -84,31 +76,17 @@ fn montgomery(b: &mut B, lo: Xmm, hi: Xmm, dst: Xmm) {
 }
 
 fn constants(b: &mut B, f: Flavour) {
-    let poly = b.constant(
-        "polyval_poly",
-        16,
-        "x^128 + x^127 + x^126 + x^121 + 1, reflected",
-        &POLY,
-    );
+    let poly = b.constant("polyval_poly", 16, "x^128 + x^127 + x^126 + x^121 + 1, reflected", &POLY);
     b.vmovdqa(POLYR, rip(&poly));
     if f.reflected() {
-        let bswap = b.constant(
-            "byte_reverse",
-            16,
-            "vpshufb control: reverse 16 bytes",
-            &BYTE_REVERSE,
-        );
+        let bswap = b.constant("byte_reverse", 16, "vpshufb control: reverse 16 bytes", &BYTE_REVERSE);
         b.vmovdqa(BSWAP, rip(&bswap));
     }
 }
 
 /// `<f>_init_avx(table, h)`: the key table (powers H^1..H^8 and their Karatsuba half-sums).
 pub fn init(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
-    let mut b = B::new(
-        &format!("asmgen_{}_init_avx", f.name()),
-        abi,
-        &[X86Feature::Avx, X86Feature::Pclmulqdq],
-    );
+    let mut b = B::new(&format!("asmgen_{}_init_avx", f.name()), abi, &[X86Feature::Avx, X86Feature::Pclmulqdq]);
     b.doc(&format!(
         "{} key setup: table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i,",
         f.name().to_uppercase()
@@ -121,9 +99,7 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
     let p = Xmm(9);
     b.vmovdqu_load(hreg, mem(h, 0));
     if f.reflected() {
-        b.comment(
-            "GHASH key in POLYVAL form: mulX_POLYVAL(ByteReverse(H)) (RFC 8452, appendix A).",
-        );
+        b.comment("GHASH key in POLYVAL form: mulX_POLYVAL(ByteReverse(H)) (RFC 8452, appendix A).");
         b.vpshufb(hreg, hreg, BSWAP);
         b.vpsllq(T, hreg, 1);
         b.vpsrlq(T2, hreg, 63);
@@ -161,11 +137,7 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
 
 /// `<f>_update_avx(state, table, data, nblocks)`: absorbs `nblocks` blocks, 8 per reduction.
 pub fn update(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
-    let mut b = B::new(
-        &format!("asmgen_{}_update_avx", f.name()),
-        abi,
-        &[X86Feature::Avx, X86Feature::Pclmulqdq],
-    );
+    let mut b = B::new(&format!("asmgen_{}_update_avx", f.name()), abi, &[X86Feature::Avx, X86Feature::Pclmulqdq]);
     b.doc(&format!(
         "{}: absorbs nblocks 16-byte blocks into state, eight blocks per reduction",
         f.name().to_uppercase()
@@ -195,13 +167,7 @@ pub fn update(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
         if i == 0 {
             b.vpxor(Xmm(8), Xmm(8), S);
         }
-        mul_acc(
-            &mut b,
-            Xmm(8),
-            mem(table, 16 * (power - 1)),
-            mem(table, 128 + 16 * (power - 1)),
-            i == 0,
-        );
+        mul_acc(&mut b, Xmm(8), mem(table, 16 * (power - 1)), mem(table, 128 + 16 * (power - 1)), i == 0);
     }
     reduce(&mut b);
     b.add(data, 16 * AGGREGATE as i32);

@@ -164,11 +164,7 @@ mod gcrypt {
     /// The library's version string.
     pub fn version(lib: &Lib) -> String {
         // SAFETY: gcry_check_version(NULL) returns a static NUL-terminated string.
-        unsafe {
-            std::ffi::CStr::from_ptr((lib.version)(std::ptr::null()))
-                .to_string_lossy()
-                .into_owned()
-        }
+        unsafe { std::ffi::CStr::from_ptr((lib.version)(std::ptr::null())).to_string_lossy().into_owned() }
     }
 
     /// An AEAD cipher handle used for its authenticator only (AAD in, tag out).
@@ -205,17 +201,8 @@ mod gcrypt {
 }
 
 /// A contender that hashes each message from a clone of an already keyed state.
-fn keyed<T: Clone + 'static>(
-    name: String,
-    ours: bool,
-    state: T,
-    hash: fn(T, &[u8]) -> u8,
-) -> Contender {
-    Contender {
-        name,
-        ours,
-        run: Box::new(move |m| hash(state.clone(), m)),
-    }
+fn keyed<T: Clone + 'static>(name: String, ours: bool, state: T, hash: fn(T, &[u8]) -> u8) -> Contender {
+    Contender { name, ours, run: Box::new(move |m| hash(state.clone(), m)) }
 }
 
 fn contenders(kind: &str, lib: Option<gcrypt::Lib>) -> (Vec<Contender>, Vec<Missing>) {
@@ -235,12 +222,7 @@ fn contenders(kind: &str, lib: Option<gcrypt::Lib>) -> (Vec<Contender>, Vec<Miss
         vec![
             keyed(format!("asmgen {}", ours.backend()), true, ours, f),
             keyed("asmgen portable".into(), true, portable, f),
-            keyed(
-                "RustCrypto ghash 0.6".into(),
-                false,
-                ghash::GHash::new(&h.into()),
-                rc,
-            ),
+            keyed("RustCrypto ghash 0.6".into(), false, ghash::GHash::new(&h.into()), rc),
         ]
     } else {
         let ours = Polyval::new(&h);
@@ -256,21 +238,13 @@ fn contenders(kind: &str, lib: Option<gcrypt::Lib>) -> (Vec<Contender>, Vec<Miss
         vec![
             keyed(format!("asmgen {}", ours.backend()), true, ours, f),
             keyed("asmgen portable".into(), true, portable, f),
-            keyed(
-                "RustCrypto polyval 0.7".into(),
-                false,
-                polyval::Polyval::new(&h.into()),
-                rc,
-            ),
+            keyed("RustCrypto polyval 0.7".into(), false, polyval::Polyval::new(&h.into()), rc),
         ]
     };
     let (mode, what) = if ghash {
         (gcrypt::MODE_GCM, "AES-GCM (AAD only)")
     } else {
-        (
-            gcrypt::MODE_GCM_SIV,
-            "AES-GCM-SIV (AAD only; includes its per-nonce key derivation)",
-        )
+        (gcrypt::MODE_GCM_SIV, "AES-GCM-SIV (AAD only; includes its per-nonce key derivation)")
     };
     let mut missing = Vec::new();
     match lib {
@@ -282,10 +256,7 @@ fn contenders(kind: &str, lib: Option<gcrypt::Lib>) -> (Vec<Contender>, Vec<Miss
                 run: Box::new(move |m| mac.tag(m)),
             });
         }
-        None => missing.push(Missing {
-            name: format!("libgcrypt {what}"),
-            install: "apt-get install libgcrypt20",
-        }),
+        None => missing.push(Missing { name: format!("libgcrypt {what}"), install: "apt-get install libgcrypt20" }),
     }
     (v, missing)
 }
@@ -297,20 +268,14 @@ fn main() {
         Some(g) => println!("core clock: {g:.2} GHz (calibrated: chain of dependent register adds); c/B = ns/B x GHz"),
         None => println!("core clock: not calibrated on this architecture; c/B not reported"),
     }
-    println!(
-        "method: median of {SAMPLES} batches of >= {} ms each; MB = 10^6 bytes",
-        SAMPLE_TIME.as_millis()
-    );
+    println!("method: median of {SAMPLES} batches of >= {} ms each; MB = 10^6 bytes", SAMPLE_TIME.as_millis());
     let lib = gcrypt::load();
     let mut msg = vec![0u8; 8192];
     for (i, b) in msg.iter_mut().enumerate() {
         *b = (i * 131 + 7) as u8;
     }
     for kind in ["GHASH", "POLYVAL"] {
-        if filter
-            .as_deref()
-            .is_some_and(|f| !kind.eq_ignore_ascii_case(f))
-        {
+        if filter.as_deref().is_some_and(|f| !kind.eq_ignore_ascii_case(f)) {
             continue;
         }
         let (mut cs, missing) = contenders(kind, lib);
@@ -321,19 +286,10 @@ fn main() {
         }
         let mut table: Vec<Vec<f64>> = Vec::new();
         for &size in &SIZES {
-            table.push(
-                cs.iter_mut()
-                    .map(|c| ns_per_byte(c, &msg[..size]))
-                    .collect(),
-            );
+            table.push(cs.iter_mut().map(|c| ns_per_byte(c, &msg[..size])).collect());
         }
         for (ci, c) in cs.iter().enumerate() {
-            println!(
-                "[{}] {}{}",
-                ci + 1,
-                c.name,
-                if c.ours { "" } else { " (peer)" }
-            );
+            println!("[{}] {}{}", ci + 1, c.name, if c.ours { "" } else { " (peer)" });
         }
         let mut header = format!("{:>6}", "bytes");
         for ci in 0..cs.len() {
@@ -345,17 +301,11 @@ fn main() {
             let mut line = format!("{size:>6}");
             for ns in &table[si] {
                 let mbs = 1e3 / ns;
-                let cpb = ghz
-                    .map(|g| format!("{:.3}", ns * g))
-                    .unwrap_or_else(|| "-".into());
+                let cpb = ghz.map(|g| format!("{:.3}", ns * g)).unwrap_or_else(|| "-".into());
                 line += &format!(" | {mbs:>9.0} {cpb:>6}");
             }
-            let best_peer = cs
-                .iter()
-                .zip(&table[si])
-                .filter(|(c, _)| !c.ours)
-                .map(|(_, ns)| *ns)
-                .fold(f64::MAX, f64::min);
+            let best_peer =
+                cs.iter().zip(&table[si]).filter(|(c, _)| !c.ours).map(|(_, ns)| *ns).fold(f64::MAX, f64::min);
             line += &format!(" | {:.2}x", best_peer / table[si][0]);
             println!("{line}");
         }
