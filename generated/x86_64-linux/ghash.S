@@ -233,26 +233,14 @@ asmgen_ghash_update_avx:
 	jb          .Lasmgen_ghash_update_avx_tail
 	.p2align 4
 .Lasmgen_ghash_update_avx_loop8:
-	# block 0 times H^8
-	vmovdqu     xmm8, xmmword ptr [rdx]
-	vpshufb     xmm8, xmm8, xmm15
-	vpxor       xmm8, xmm8, xmm0
-	vpclmulqdq  xmm1, xmm8, xmmword ptr [rsi + 112], 0x00
-	vpclmulqdq  xmm2, xmm8, xmmword ptr [rsi + 112], 0x11
-	vpshufd     xmm4, xmm8, 0x4e
-	vpxor       xmm4, xmm4, xmm8
-	vpclmulqdq  xmm3, xmm4, xmmword ptr [rsi + 240], 0x00
 	# block 1 times H^7
 	vmovdqu     xmm8, xmmword ptr [rdx + 16]
 	vpshufb     xmm8, xmm8, xmm15
-	vpclmulqdq  xmm5, xmm8, xmmword ptr [rsi + 96], 0x00
-	vpclmulqdq  xmm7, xmm8, xmmword ptr [rsi + 96], 0x11
+	vpclmulqdq  xmm1, xmm8, xmmword ptr [rsi + 96], 0x00
+	vpclmulqdq  xmm2, xmm8, xmmword ptr [rsi + 96], 0x11
 	vpshufd     xmm4, xmm8, 0x4e
 	vpxor       xmm4, xmm4, xmm8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm7
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rsi + 224], 0x00
-	vpxor       xmm3, xmm3, xmm5
+	vpclmulqdq  xmm3, xmm4, xmmword ptr [rsi + 224], 0x00
 	# block 2 times H^6
 	vmovdqu     xmm8, xmmword ptr [rdx + 32]
 	vpshufb     xmm8, xmm8, xmm15
@@ -318,6 +306,18 @@ asmgen_ghash_update_avx:
 	vpxor       xmm1, xmm1, xmm5
 	vpxor       xmm2, xmm2, xmm7
 	vpclmulqdq  xmm5, xmm4, xmmword ptr [rsi + 128], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	# block 0 times H^8, after adding the state
+	vmovdqu     xmm8, xmmword ptr [rdx]
+	vpshufb     xmm8, xmm8, xmm15
+	vpxor       xmm8, xmm8, xmm0
+	vpclmulqdq  xmm5, xmm8, xmmword ptr [rsi + 112], 0x00
+	vpclmulqdq  xmm7, xmm8, xmmword ptr [rsi + 112], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rsi + 240], 0x00
 	vpxor       xmm3, xmm3, xmm5
 	# Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
 	vpxor       xmm3, xmm3, xmm1
@@ -590,24 +590,13 @@ asmgen_polyval_update_avx:
 	jb          .Lasmgen_polyval_update_avx_tail
 	.p2align 4
 .Lasmgen_polyval_update_avx_loop8:
-	# block 0 times H^8
-	vmovdqu     xmm8, xmmword ptr [rdx]
-	vpxor       xmm8, xmm8, xmm0
-	vpclmulqdq  xmm1, xmm8, xmmword ptr [rsi + 112], 0x00
-	vpclmulqdq  xmm2, xmm8, xmmword ptr [rsi + 112], 0x11
-	vpshufd     xmm4, xmm8, 0x4e
-	vpxor       xmm4, xmm4, xmm8
-	vpclmulqdq  xmm3, xmm4, xmmword ptr [rsi + 240], 0x00
 	# block 1 times H^7
 	vmovdqu     xmm8, xmmword ptr [rdx + 16]
-	vpclmulqdq  xmm5, xmm8, xmmword ptr [rsi + 96], 0x00
-	vpclmulqdq  xmm7, xmm8, xmmword ptr [rsi + 96], 0x11
+	vpclmulqdq  xmm1, xmm8, xmmword ptr [rsi + 96], 0x00
+	vpclmulqdq  xmm2, xmm8, xmmword ptr [rsi + 96], 0x11
 	vpshufd     xmm4, xmm8, 0x4e
 	vpxor       xmm4, xmm4, xmm8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm7
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rsi + 224], 0x00
-	vpxor       xmm3, xmm3, xmm5
+	vpclmulqdq  xmm3, xmm4, xmmword ptr [rsi + 224], 0x00
 	# block 2 times H^6
 	vmovdqu     xmm8, xmmword ptr [rdx + 32]
 	vpclmulqdq  xmm5, xmm8, xmmword ptr [rsi + 80], 0x00
@@ -667,6 +656,17 @@ asmgen_polyval_update_avx:
 	vpxor       xmm1, xmm1, xmm5
 	vpxor       xmm2, xmm2, xmm7
 	vpclmulqdq  xmm5, xmm4, xmmword ptr [rsi + 128], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	# block 0 times H^8, after adding the state
+	vmovdqu     xmm8, xmmword ptr [rdx]
+	vpxor       xmm8, xmm8, xmm0
+	vpclmulqdq  xmm5, xmm8, xmmword ptr [rsi + 112], 0x00
+	vpclmulqdq  xmm7, xmm8, xmmword ptr [rsi + 112], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rsi + 240], 0x00
 	vpxor       xmm3, xmm3, xmm5
 	# Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
 	vpxor       xmm3, xmm3, xmm1
