@@ -127,6 +127,7 @@ fn every_table_entry_assembles() {
                 "M128" => Operand::Mem(Size::Xmmword, mem(RSI, 32)),
                 "M256" => Operand::Mem(Size::Ymmword, mem(RSI, 32)),
                 "M64" | "Addr" => Operand::Mem(Size::Qword, mem(RSI, 8)),
+                "M32" => Operand::Mem(Size::Dword, mem(RSI, 4)),
                 "Imm" => Operand::Imm(3),
                 "Sel" => Operand::Sel(0x11),
                 "Target" => Operand::Label(asmgen::Label::named("target")),

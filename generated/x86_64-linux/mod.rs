@@ -10,6 +10,30 @@ extern "C" {
     pub fn asmgen_polyval_init_avx(table: *mut u8, h: *const u8);
     /// `asmgen_polyval_update_avx` (ghash.S): requires PCLMULQDQ, AVX.
     pub fn asmgen_polyval_update_avx(state: *mut u8, table: *const u8, data: *const u8, nblocks: usize);
+    /// `asmgen_sm4_expand_key_avx` (sm4.S): requires AES, AVX.
+    pub fn asmgen_sm4_expand_key_avx(rk_enc: *mut u8, rk_dec: *mut u8, key: *const u8);
+    /// `asmgen_sm4_ecb_avx` (sm4.S): requires AES, AVX.
+    pub fn asmgen_sm4_ecb_avx(rk: *const u8, dst: *mut u8, src: *const u8, nblocks: usize);
+    /// `asmgen_sm4_ctr_avx` (sm4.S): requires AES, AVX.
+    pub fn asmgen_sm4_ctr_avx(rk: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, ctr: *mut u8);
+    /// `asmgen_sm4_cbc_dec_avx` (sm4.S): requires AES, AVX.
+    pub fn asmgen_sm4_cbc_dec_avx(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_cfb_dec_avx` (sm4.S): requires AES, AVX.
+    pub fn asmgen_sm4_cfb_dec_avx(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_ecb_avx2` (sm4.S): requires AES, AVX, AVX2.
+    pub fn asmgen_sm4_ecb_avx2(rk: *const u8, dst: *mut u8, src: *const u8, nblocks: usize);
+    /// `asmgen_sm4_ctr_avx2` (sm4.S): requires AES, AVX, AVX2.
+    pub fn asmgen_sm4_ctr_avx2(rk: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, ctr: *mut u8);
+    /// `asmgen_sm4_cbc_dec_avx2` (sm4.S): requires AES, AVX, AVX2.
+    pub fn asmgen_sm4_cbc_dec_avx2(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_cfb_dec_avx2` (sm4.S): requires AES, AVX, AVX2.
+    pub fn asmgen_sm4_cfb_dec_avx2(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_cbc_enc_avx` (sm4.S): requires AES, AVX.
+    pub fn asmgen_sm4_cbc_enc_avx(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_cfb_enc_avx` (sm4.S): requires AES, AVX.
+    pub fn asmgen_sm4_cfb_enc_avx(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_cbc_mac_avx` (sm4.S): requires AES, AVX.
+    pub fn asmgen_sm4_cbc_mac_avx(rk_enc: *const u8, mac: *mut u8, src: *const u8, nblocks: usize);
 }
 
 /// Every function of the listings with the CPU features it requires.
@@ -18,4 +42,16 @@ pub const KERNELS: &[(&str, &[&str])] = &[
     ("asmgen_ghash_update_avx", &["PCLMULQDQ", "AVX"]),
     ("asmgen_polyval_init_avx", &["PCLMULQDQ", "AVX"]),
     ("asmgen_polyval_update_avx", &["PCLMULQDQ", "AVX"]),
+    ("asmgen_sm4_expand_key_avx", &["AES", "AVX"]),
+    ("asmgen_sm4_ecb_avx", &["AES", "AVX"]),
+    ("asmgen_sm4_ctr_avx", &["AES", "AVX"]),
+    ("asmgen_sm4_cbc_dec_avx", &["AES", "AVX"]),
+    ("asmgen_sm4_cfb_dec_avx", &["AES", "AVX"]),
+    ("asmgen_sm4_ecb_avx2", &["AES", "AVX", "AVX2"]),
+    ("asmgen_sm4_ctr_avx2", &["AES", "AVX", "AVX2"]),
+    ("asmgen_sm4_cbc_dec_avx2", &["AES", "AVX", "AVX2"]),
+    ("asmgen_sm4_cfb_dec_avx2", &["AES", "AVX", "AVX2"]),
+    ("asmgen_sm4_cbc_enc_avx", &["AES", "AVX"]),
+    ("asmgen_sm4_cfb_enc_avx", &["AES", "AVX"]),
+    ("asmgen_sm4_cbc_mac_avx", &["AES", "AVX"]),
 ];

@@ -1,7 +1,7 @@
 //! The catalog: which listings exist for which target. `cargo xtask gen` writes exactly these files and the
 //! runtime links exactly these functions (through the generated declarations).
 
-use crate::ghash;
+use crate::{ghash, sm4};
 use asmgen::emit;
 use asmgen::isa::aarch64::Aarch64;
 use asmgen::isa::riscv64::Riscv64;
@@ -18,7 +18,7 @@ pub struct GeneratedFile {
 }
 
 const GHASH_TITLE: &str = "GHASH (NIST SP 800-38D) and POLYVAL (RFC 8452), N-block aggregated reduction";
-const GHASH_SOURCE: &str = "kernels/src/ghash/";
+const SM4_TITLE: &str = "SM4 (GB/T 32907-2016) with AES-NI: key schedule, ECB, CTR, CBC, CFB, CBC-MAC";
 
 fn ghash_listing<I: Isa>(functions: Vec<asmgen::Function<I>>) -> Listing<I> {
     Listing { name: "ghash".into(), title: GHASH_TITLE.into(), functions }
@@ -35,14 +35,18 @@ fn render<I: Isa>(target: Target, listings: Vec<(Listing<I>, String)>) -> Result
     Ok(files)
 }
 
-fn source(arch: &str) -> String {
-    format!("{GHASH_SOURCE}{arch}.rs")
+/// The kernel source a listing is generated from: `kernels/src/<listing>/<arch>.rs`.
+fn source(listing: &str, arch: &str) -> String {
+    format!("kernels/src/{listing}/{arch}.rs")
 }
 
 /// The x86_64 listings.
 pub fn x86_64(target: Target) -> Result<Vec<Listing<X86_64>>, GenError> {
     let abi = target.flavour().abi;
-    Ok(vec![ghash_listing(ghash::x86_64::functions(abi)?)])
+    Ok(vec![
+        ghash_listing(ghash::x86_64::functions(abi)?),
+        Listing { name: "sm4".into(), title: SM4_TITLE.into(), functions: sm4::x86_64::functions(abi)? },
+    ])
 }
 
 /// The aarch64 listings.
@@ -58,7 +62,12 @@ pub fn riscv64(target: Target) -> Result<Vec<Listing<Riscv64>>, GenError> {
 }
 
 fn with_sources<I: Isa>(ls: Vec<Listing<I>>, arch: &str) -> Vec<(Listing<I>, String)> {
-    ls.into_iter().map(|l| (l, source(arch))).collect()
+    ls.into_iter()
+        .map(|l| {
+            let s = source(&l.name, arch);
+            (l, s)
+        })
+        .collect()
 }
 
 /// Every file under `generated/` for `target`.

@@ -142,6 +142,8 @@ pub fn rip(label: &Label) -> Mem {
 /// The width of a memory access, printed as Intel syntax's `... ptr`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Size {
+    /// 4 bytes.
+    Dword,
     /// 8 bytes.
     Qword,
     /// 16 bytes.
@@ -199,6 +201,8 @@ kinds! {
     M128 { Mem => |m| Operand::Mem(Size::Xmmword, m) }
     /// m64.
     M64 { Mem => |m| Operand::Mem(Size::Qword, m) }
+    /// m32.
+    M32 { Mem => |m| Operand::Mem(Size::Dword, m) }
     /// ymm.
     Y { Ymm => |y| Operand::Ymm(y.0) }
     /// ymm or m256.
@@ -227,6 +231,8 @@ define_isa! {
     mov_store:  "mov"        (d: M64, s: R64)                  [];
     lea:        "lea"        (d: R64, a: Addr)                 [];
     add:        "add"        (d: R64, s: Ri64)                 [];
+    /// Add with carry.
+    adc:        "adc"        (d: R64, s: Ri64)                 [];
     sub:        "sub"        (d: R64, s: Ri64)                 [];
     and:        "and"        (d: R64, s: Ri64)                 [];
     xor32:      "xor"        (d: R32, s: R32)                  [];
@@ -234,6 +240,8 @@ define_isa! {
     test:       "test"       (a: R64, b: R64)                  [];
     shl:        "shl"        (d: R64, n: Imm)                  [];
     shr:        "shr"        (d: R64, n: Imm)                  [];
+    /// Byte-swap a 64-bit register (big-endian <-> native).
+    bswap:      "bswap"      (r: R64)                          [];
     push:       "push"       (r: R64)                          [];
     pop:        "pop"        (r: R64)                          [];
     jmp:        "jmp"        (t: Target)                       [];
@@ -243,6 +251,10 @@ define_isa! {
     jb:         "jb"         (t: Target)                       [];
     /// Jump if above or equal (unsigned >=).
     jae:        "jae"        (t: Target)                       [];
+    /// Jump if above (unsigned >).
+    ja:         "ja"         (t: Target)                       [];
+    /// Jump if below or equal (unsigned <=).
+    jbe:        "jbe"        (t: Target)                       [];
     ret:        "ret"        ()                                [];
 
     // --- 128-bit vector (VEX) -------------------------------------------------------------------------------
@@ -250,26 +262,58 @@ define_isa! {
     vmovdqu_store: "vmovdqu" (d: M128, s: X)                   [Avx];
     vmovdqa:    "vmovdqa"    (d: X, s: Xm)                     [Avx];
     vmovq_load: "vmovq"      (d: X, s: M64)                    [Avx];
+    /// Moves a 64-bit register into the low qword, zeroing the rest.
+    vmovq_gpr:  "vmovq"      (d: X, s: R64)                    [Avx];
+    vmovd_store: "vmovd"     (d: M32, s: X)                    [Avx];
+    /// Inserts a qword at qword position `n`.
+    vpinsrq:    "vpinsrq"    (d: X, a: X, s: Rm64, n: Imm)     [Avx];
+    /// Broadcasts a dword from memory to the four dwords (a plain load on current cores).
+    vbroadcastss: "vbroadcastss" (d: X, s: M32)                [Avx];
     vpxor:      "vpxor"      (d: X, a: X, b: Xm)               [Avx];
     vpand:      "vpand"      (d: X, a: X, b: Xm)               [Avx];
     vpor:       "vpor"       (d: X, a: X, b: Xm)               [Avx];
+    vpandn:     "vpandn"     (d: X, a: X, b: Xm)               [Avx];
+    vpaddd:     "vpaddd"     (d: X, a: X, b: Xm)               [Avx];
+    vpaddq:     "vpaddq"     (d: X, a: X, b: Xm)               [Avx];
+    vpsubq:     "vpsubq"     (d: X, a: X, b: Xm)               [Avx];
     vpshufb:    "vpshufb"    (d: X, a: X, b: Xm)               [Avx];
     vpshufd:    "vpshufd"    (d: X, a: Xm, sel: Sel)           [Avx];
     vpalignr:   "vpalignr"   (d: X, a: X, b: Xm, n: Imm)       [Avx];
+    vpunpckldq: "vpunpckldq" (d: X, a: X, b: Xm)               [Avx];
+    vpunpckhdq: "vpunpckhdq" (d: X, a: X, b: Xm)               [Avx];
     vpunpcklqdq: "vpunpcklqdq" (d: X, a: X, b: Xm)             [Avx];
     vpunpckhqdq: "vpunpckhqdq" (d: X, a: X, b: Xm)             [Avx];
     vpsllq:     "vpsllq"     (d: X, a: X, n: Imm)              [Avx];
     vpsrlq:     "vpsrlq"     (d: X, a: X, n: Imm)              [Avx];
     vpsrad:     "vpsrad"     (d: X, a: X, n: Imm)              [Avx];
+    vpslld:     "vpslld"     (d: X, a: X, n: Imm)              [Avx];
+    vpsrld:     "vpsrld"     (d: X, a: X, n: Imm)              [Avx];
     vpslldq:    "vpslldq"    (d: X, a: X, n: Imm)              [Avx];
     vpsrldq:    "vpsrldq"    (d: X, a: X, n: Imm)              [Avx];
     /// Carry-less multiply of one qword of `a` and one of `b`, chosen by bits 0 and 4 of `sel`.
     vpclmulqdq: "vpclmulqdq" (d: X, a: X, b: Xm, sel: Sel)     [Avx, Pclmulqdq];
+    /// AES last round: ShiftRows, SubBytes, xor with the round key `k` (VEX form: AES-NI and AVX).
+    vaesenclast: "vaesenclast" (d: X, a: X, k: Xm)             [Aes, Avx];
 
     // --- 256-bit vector (AVX2, VPCLMULQDQ) --------------------------------------------------------------------
     vmovdqu_load_y:  "vmovdqu" (d: Y, s: M256)                 [Avx];
     vmovdqu_store_y: "vmovdqu" (d: M256, s: Y)                 [Avx];
+    vmovdqa_y:  "vmovdqa"    (d: Y, s: Ym)                     [Avx];
     vpxor_y:    "vpxor"      (d: Y, a: Y, b: Ym)               [Avx2];
+    vpand_y:    "vpand"      (d: Y, a: Y, b: Ym)               [Avx2];
+    vpandn_y:   "vpandn"     (d: Y, a: Y, b: Ym)               [Avx2];
+    vpor_y:     "vpor"       (d: Y, a: Y, b: Ym)               [Avx2];
+    vpaddd_y:   "vpaddd"     (d: Y, a: Y, b: Ym)               [Avx2];
+    vpaddq_y:   "vpaddq"     (d: Y, a: Y, b: Ym)               [Avx2];
+    vpsubq_y:   "vpsubq"     (d: Y, a: Y, b: Ym)               [Avx2];
+    vpslld_y:   "vpslld"     (d: Y, a: Y, n: Imm)              [Avx2];
+    vpsrld_y:   "vpsrld"     (d: Y, a: Y, n: Imm)              [Avx2];
+    vpunpckldq_y: "vpunpckldq" (d: Y, a: Y, b: Ym)             [Avx2];
+    vpunpckhdq_y: "vpunpckhdq" (d: Y, a: Y, b: Ym)             [Avx2];
+    vpunpcklqdq_y: "vpunpcklqdq" (d: Y, a: Y, b: Ym)           [Avx2];
+    vpunpckhqdq_y: "vpunpckhqdq" (d: Y, a: Y, b: Ym)           [Avx2];
+    /// Broadcasts a dword from memory to the eight dwords.
+    vpbroadcastd_y: "vpbroadcastd" (d: Y, s: M32)              [Avx2];
     vpshufb_y:  "vpshufb"    (d: Y, a: Y, b: Ym)               [Avx2];
     vpshufd_y:  "vpshufd"    (d: Y, a: Ym, sel: Sel)           [Avx2];
     vbroadcasti128: "vbroadcasti128" (d: Y, s: M128)           [Avx2];
@@ -321,6 +365,7 @@ impl Isa for X86_64 {
             Operand::Label(l) => ctx.label(l),
             Operand::Mem(size, m) => {
                 let size = match size {
+                    Size::Dword => "dword",
                     Size::Qword => "qword",
                     Size::Xmmword => "xmmword",
                     Size::Ymmword => "ymmword",

@@ -1,0 +1,348 @@
+//! SM4 (GB/T 32907-2016): the algorithm's constants, the S-box as an affine image of the AES S-box, and the
+//! ABI every SM4 backend implements.
+//!
+//! # The cipher
+//!
+//! A block is four big-endian 32-bit words `X0..X3`. Round `i` (0..32) computes
+//! `X(i+4) = X(i) ^ T(X(i+1) ^ X(i+2) ^ X(i+3) ^ rk[i])` with `T(x) = L(S(x))`: [`SBOX`] on each byte, then
+//! `L(B) = B ^ rol(B, 2) ^ rol(B, 10) ^ rol(B, 18) ^ rol(B, 24)`. The ciphertext is `X35, X34, X33, X32`.
+//! Decryption is encryption with the round keys reversed. The key schedule runs the same recurrence on
+//! `K = MK ^ FK` with `CK[i]` in place of the round key and `L'(B) = B ^ rol(B, 13) ^ rol(B, 23)`.
+//!
+//! # The S-box through AES-NI
+//!
+//! SM4's S-box is `S(x) = A·inv(A·x ^ C) ^ C` in GF(2^8) modulo x^8+x^7+x^6+x^5+x^4+x^2+1 ([`SM4_POLY`]), with
+//! `A` the circulant bit matrix whose row `i` is `rotl(0xa7, i)` and `C = 0xd3` (bit `i` of a byte is the
+//! coefficient of x^i). Both fields of order 256 are isomorphic: [`Affine::field_map`] maps SM4's field onto
+//! AES's (x^8+x^4+x^3+x+1) by sending x to a root of [`SM4_POLY`] there. Composing,
+//!
+//! ```text
+//! S(x) = M2 · AES_SubBytes(M1 · x ^ c1) ^ c2
+//! ```
+//!
+//! and [`sbox_affine`] derives `(M1, c1)` and `(M2, c2)` when the listing is generated (nothing copied). The
+//! kernels apply each affine map with two 16-entry `vpshufb` nibble tables ([`Affine::nibble_tables`]) and get
+//! `AES_SubBytes` from `aesenclast` with a zero round key (which also applies ShiftRows; the kernels undo it
+//! in the byte shuffles of the linear layer).
+//!
+//! # ABI (every backend)
+//!
+//! All functions return `void`. `dst` and `src` may be the same buffer (exact aliasing only) and may be
+//! misaligned; `nblocks` may be 0. Round keys are 32 `u32` stored as little-endian words (128 bytes);
+//! `rk_dec` is `rk_enc` in reverse order. Counters and IVs are 16 bytes.
+//!
+//! * `asmgen_sm4_expand_key_<isa>(uint8_t *rk_enc, uint8_t *rk_dec, const uint8_t *key)`: the key schedule
+//!   (constant time); writes both schedules.
+//! * `asmgen_sm4_ecb_<isa>(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks)`: encrypts
+//!   (or, given `rk_dec`, decrypts) `nblocks` blocks.
+//! * `asmgen_sm4_ctr_<isa>(rk, dst, src, nblocks, uint8_t *ctr)`: `dst = src ^ E(ctr), E(ctr + 1), ...`; the
+//!   counter is a 128-bit big-endian integer (the carry crosses the 64-bit halves; it wraps mod 2^128) and is
+//!   updated to `ctr + nblocks`.
+//! * `asmgen_sm4_cbc_dec_<isa>(rk_dec, dst, src, nblocks, uint8_t *iv)`: CBC decryption; `iv` becomes the last
+//!   ciphertext block, so calls chain.
+//! * `asmgen_sm4_cfb_dec_<isa>(rk_enc, dst, src, nblocks, uint8_t *iv)`: CFB-128 decryption of whole blocks;
+//!   `iv` becomes the last ciphertext block.
+//! * `asmgen_sm4_cbc_enc_<isa>(rk_enc, dst, src, nblocks, iv)`, `asmgen_sm4_cfb_enc_<isa>(rk_enc, dst, src,
+//!   nblocks, iv)`: the serial modes; `iv` becomes the last ciphertext block.
+//! * `asmgen_sm4_cbc_mac_<isa>(const uint8_t *rk_enc, uint8_t *mac, const uint8_t *src, size_t nblocks)`:
+//!   `mac = E(mac ^ block)` for each block (the core of CBC-MAC, CMAC and XCBC).
+//!
+//! x86_64 implements `<isa>` = `avx` (AES-NI + AVX, 8 blocks in flight) for every function and `avx2` (AES-NI +
+//! AVX2, 16 blocks in flight; no VAES) for ECB, CTR, CBC and CFB decryption.
+
+pub mod x86_64;
+
+/// The S-box of GB/T 32907-2016 (table 1), used only to check the derivation.
+pub const SBOX: [u8; 256] = [
+    0xd6, 0x90, 0xe9, 0xfe, 0xcc, 0xe1, 0x3d, 0xb7, 0x16, 0xb6, 0x14, 0xc2, 0x28, 0xfb, 0x2c, 0x05, //
+    0x2b, 0x67, 0x9a, 0x76, 0x2a, 0xbe, 0x04, 0xc3, 0xaa, 0x44, 0x13, 0x26, 0x49, 0x86, 0x06, 0x99, //
+    0x9c, 0x42, 0x50, 0xf4, 0x91, 0xef, 0x98, 0x7a, 0x33, 0x54, 0x0b, 0x43, 0xed, 0xcf, 0xac, 0x62, //
+    0xe4, 0xb3, 0x1c, 0xa9, 0xc9, 0x08, 0xe8, 0x95, 0x80, 0xdf, 0x94, 0xfa, 0x75, 0x8f, 0x3f, 0xa6, //
+    0x47, 0x07, 0xa7, 0xfc, 0xf3, 0x73, 0x17, 0xba, 0x83, 0x59, 0x3c, 0x19, 0xe6, 0x85, 0x4f, 0xa8, //
+    0x68, 0x6b, 0x81, 0xb2, 0x71, 0x64, 0xda, 0x8b, 0xf8, 0xeb, 0x0f, 0x4b, 0x70, 0x56, 0x9d, 0x35, //
+    0x1e, 0x24, 0x0e, 0x5e, 0x63, 0x58, 0xd1, 0xa2, 0x25, 0x22, 0x7c, 0x3b, 0x01, 0x21, 0x78, 0x87, //
+    0xd4, 0x00, 0x46, 0x57, 0x9f, 0xd3, 0x27, 0x52, 0x4c, 0x36, 0x02, 0xe7, 0xa0, 0xc4, 0xc8, 0x9e, //
+    0xea, 0xbf, 0x8a, 0xd2, 0x40, 0xc7, 0x38, 0xb5, 0xa3, 0xf7, 0xf2, 0xce, 0xf9, 0x61, 0x15, 0xa1, //
+    0xe0, 0xae, 0x5d, 0xa4, 0x9b, 0x34, 0x1a, 0x55, 0xad, 0x93, 0x32, 0x30, 0xf5, 0x8c, 0xb1, 0xe3, //
+    0x1d, 0xf6, 0xe2, 0x2e, 0x82, 0x66, 0xca, 0x60, 0xc0, 0x29, 0x23, 0xab, 0x0d, 0x53, 0x4e, 0x6f, //
+    0xd5, 0xdb, 0x37, 0x45, 0xde, 0xfd, 0x8e, 0x2f, 0x03, 0xff, 0x6a, 0x72, 0x6d, 0x6c, 0x5b, 0x51, //
+    0x8d, 0x1b, 0xaf, 0x92, 0xbb, 0xdd, 0xbc, 0x7f, 0x11, 0xd9, 0x5c, 0x41, 0x1f, 0x10, 0x5a, 0xd8, //
+    0x0a, 0xc1, 0x31, 0x88, 0xa5, 0xcd, 0x7b, 0xbd, 0x2d, 0x74, 0xd0, 0x12, 0xb8, 0xe5, 0xb4, 0xb0, //
+    0x89, 0x69, 0x97, 0x4a, 0x0c, 0x96, 0x77, 0x7e, 0x65, 0xb9, 0xf1, 0x09, 0xc5, 0x6e, 0xc6, 0x84, //
+    0x18, 0xf0, 0x7d, 0xec, 0x3a, 0xdc, 0x4d, 0x20, 0x79, 0xee, 0x5f, 0x3e, 0xd7, 0xcb, 0x39, 0x48, //
+];
+
+/// The system parameter FK of the key schedule.
+pub const FK: [u32; 4] = [0xa3b1bac6, 0x56aa3350, 0x677d9197, 0xb27022dc];
+
+/// The key-schedule constants: byte `j` (big-endian) of `CK[i]` is `(4i + j) * 7 mod 256`.
+pub const CK: [u32; 32] = {
+    let mut ck = [0u32; 32];
+    let mut i = 0;
+    while i < 32 {
+        let mut j = 0;
+        while j < 4 {
+            ck[i] = (ck[i] << 8) | (((4 * i + j) * 7) % 256) as u32;
+            j += 1;
+        }
+        i += 1;
+    }
+    ck
+};
+
+/// SM4's field polynomial x^8+x^7+x^6+x^5+x^4+x^2+1.
+pub const SM4_POLY: u16 = 0x1f5;
+/// AES's field polynomial x^8+x^4+x^3+x+1.
+pub const AES_POLY: u16 = 0x11b;
+/// First row of SM4's circulant affine matrix `A` (row `i` is this rotated left by `i`).
+pub const SM4_A_ROW: u8 = 0xa7;
+/// SM4's affine constant `C`.
+pub const SM4_C: u8 = 0xd3;
+/// First row of AES's circulant affine matrix (row `i` is this rotated left by `i`).
+pub const AES_A_ROW: u8 = 0xf1;
+/// AES's affine constant.
+pub const AES_C: u8 = 0x63;
+
+/// Product in GF(2^8) modulo `poly`.
+pub fn gf_mul(mut a: u8, mut b: u8, poly: u16) -> u8 {
+    let mut r = 0u8;
+    while b != 0 {
+        if b & 1 != 0 {
+            r ^= a;
+        }
+        b >>= 1;
+        let carry = a & 0x80 != 0;
+        a <<= 1;
+        if carry {
+            a ^= (poly & 0xff) as u8;
+        }
+    }
+    r
+}
+
+/// Multiplicative inverse in GF(2^8) modulo `poly` (0 maps to 0): `a^254`.
+pub fn gf_inv(a: u8, poly: u16) -> u8 {
+    let mut r = 1u8;
+    let mut p = a;
+    let mut e = 254u32;
+    while e != 0 {
+        if e & 1 != 0 {
+            r = gf_mul(r, p, poly);
+        }
+        p = gf_mul(p, p, poly);
+        e >>= 1;
+    }
+    r
+}
+
+/// An 8x8 bit matrix over GF(2), stored by columns: `col[i]` is the image of bit `i`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Matrix(pub [u8; 8]);
+
+impl Matrix {
+    /// The matrix whose row `i` is `row0` rotated left by `i` (AES's and SM4's affine matrices).
+    pub fn circulant(row0: u8) -> Matrix {
+        let mut cols = [0u8; 8];
+        for (i, c) in cols.iter_mut().enumerate() {
+            for r in 0..8 {
+                if row0.rotate_left(r as u32) >> i & 1 != 0 {
+                    *c |= 1 << r;
+                }
+            }
+        }
+        Matrix(cols)
+    }
+
+    /// `M · x`.
+    pub fn apply(&self, x: u8) -> u8 {
+        (0..8).filter(|i| x >> i & 1 != 0).fold(0, |acc, i| acc ^ self.0[i])
+    }
+
+    /// `self · other`.
+    pub fn mul(&self, other: &Matrix) -> Matrix {
+        Matrix(other.0.map(|c| self.apply(c)))
+    }
+
+    /// The inverse (the matrices here are bijections; panics otherwise).
+    pub fn inverse(&self) -> Matrix {
+        let mut cols = [0u8; 8];
+        for (i, c) in cols.iter_mut().enumerate() {
+            *c = (0..=255u8).find(|&x| self.apply(x) == 1 << i).expect("invertible matrix");
+        }
+        Matrix(cols)
+    }
+}
+
+/// An affine map `x -> M·x ^ c` on bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Affine {
+    /// The linear part.
+    pub m: Matrix,
+    /// The constant.
+    pub c: u8,
+}
+
+impl Affine {
+    /// Applies the map.
+    pub fn apply(&self, x: u8) -> u8 {
+        self.m.apply(x) ^ self.c
+    }
+
+    /// The `vpshufb` tables: `lo[n] = M·n ^ c`, `hi[n] = M·(n << 4)`, so `f(x) = lo[x & 15] ^ hi[x >> 4]`.
+    pub fn nibble_tables(&self) -> ([u8; 16], [u8; 16]) {
+        let lo = std::array::from_fn(|n| self.apply(n as u8));
+        let hi = std::array::from_fn(|n| self.m.apply((n as u8) << 4));
+        (lo, hi)
+    }
+
+    /// The field isomorphism `T` from GF(2^8)/[`SM4_POLY`] to GF(2^8)/[`AES_POLY`]: `T(x^i) = beta^i` for the
+    /// smallest root `beta` of [`SM4_POLY`] in the AES field.
+    pub fn field_map() -> Matrix {
+        let eval = |beta: u8| {
+            let mut acc = 0u8;
+            for i in (0..=8).rev() {
+                acc = gf_mul(acc, beta, AES_POLY) ^ ((SM4_POLY >> i) & 1) as u8;
+            }
+            acc
+        };
+        let beta = (2..=255u8).find(|&b| eval(b) == 0).expect("SM4's polynomial splits in the AES field");
+        let mut cols = [0u8; 8];
+        let mut p = 1u8;
+        for c in cols.iter_mut() {
+            *c = p;
+            p = gf_mul(p, beta, AES_POLY);
+        }
+        Matrix(cols)
+    }
+}
+
+/// `AES_SubBytes(x) = Aaes·inv(x) ^ 0x63` in the AES field (computed, for the derivation and its test).
+pub fn aes_sub_byte(x: u8) -> u8 {
+    Matrix::circulant(AES_A_ROW).apply(gf_inv(x, AES_POLY)) ^ AES_C
+}
+
+/// SM4's S-box from its algebraic description: `A·inv(A·x ^ C) ^ C` modulo [`SM4_POLY`].
+pub fn sm4_sub_byte(x: u8) -> u8 {
+    let a = Matrix::circulant(SM4_A_ROW);
+    a.apply(gf_inv(a.apply(x) ^ SM4_C, SM4_POLY)) ^ SM4_C
+}
+
+/// The pre- and post-maps `(f1, f2)` with `S(x) = f2(AES_SubBytes(f1(x)))`:
+/// `f1 = T·A·x ^ T·C`, `f2(y) = A·T^-1·Aaes^-1·y ^ (A·T^-1·Aaes^-1·0x63 ^ C)`.
+pub fn sbox_affine() -> (Affine, Affine) {
+    let a = Matrix::circulant(SM4_A_ROW);
+    let t = Affine::field_map();
+    let aaes_inv = Matrix::circulant(AES_A_ROW).inverse();
+    let m1 = t.mul(&a);
+    let c1 = t.apply(SM4_C);
+    let m2 = a.mul(&t.inverse()).mul(&aaes_inv);
+    let c2 = m2.apply(AES_C) ^ SM4_C;
+    (Affine { m: m1, c: c1 }, Affine { m: m2, c: c2 })
+}
+
+/// A plain, table-based SM4 for tests (not constant time).
+#[cfg(test)]
+pub mod reference {
+    use super::{CK, FK, SBOX};
+
+    fn tau(x: u32) -> u32 {
+        u32::from_be_bytes(x.to_be_bytes().map(|b| SBOX[b as usize]))
+    }
+
+    /// Round keys of `key`.
+    pub fn expand(key: &[u8; 16]) -> [u32; 32] {
+        let mut k: [u32; 4] = std::array::from_fn(|i| u32::from_be_bytes(key[4 * i..4 * i + 4].try_into().unwrap()));
+        for (ki, f) in k.iter_mut().zip(FK) {
+            *ki ^= f;
+        }
+        let mut rk = [0u32; 32];
+        for i in 0..32 {
+            let b = tau(k[1] ^ k[2] ^ k[3] ^ CK[i]);
+            let n = k[0] ^ b ^ b.rotate_left(13) ^ b.rotate_left(23);
+            rk[i] = n;
+            k = [k[1], k[2], k[3], n];
+        }
+        rk
+    }
+
+    /// Encrypts one block with round keys `rk` (decrypts with them reversed).
+    pub fn crypt(rk: &[u32; 32], block: &[u8; 16]) -> [u8; 16] {
+        let mut x: [u32; 4] = std::array::from_fn(|i| u32::from_be_bytes(block[4 * i..4 * i + 4].try_into().unwrap()));
+        for &r in rk {
+            let b = tau(x[1] ^ x[2] ^ x[3] ^ r);
+            let n = x[0] ^ b ^ b.rotate_left(2) ^ b.rotate_left(10) ^ b.rotate_left(18) ^ b.rotate_left(24);
+            x = [x[1], x[2], x[3], n];
+        }
+        let mut out = [0u8; 16];
+        for i in 0..4 {
+            out[4 * i..4 * i + 4].copy_from_slice(&x[3 - i].to_be_bytes());
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hex(s: &str) -> [u8; 16] {
+        std::array::from_fn(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
+    }
+
+    #[test]
+    fn algebraic_sbox_is_the_standard_table() {
+        for x in 0..=255u8 {
+            assert_eq!(sm4_sub_byte(x), SBOX[x as usize], "x = {x:#04x}");
+        }
+    }
+
+    #[test]
+    fn aes_sub_bytes_is_the_standard_one() {
+        for (x, y) in [(0x00, 0x63), (0x01, 0x7c), (0x53, 0xed), (0xff, 0x16), (0x10, 0xca)] {
+            assert_eq!(aes_sub_byte(x), y);
+        }
+    }
+
+    #[test]
+    fn field_map_is_a_field_isomorphism() {
+        let t = Affine::field_map();
+        for a in 0..=255u8 {
+            for b in [0u8, 1, 2, 0x53, 0x80, 0xa7, 0xff, a.wrapping_mul(31)] {
+                assert_eq!(t.apply(gf_mul(a, b, SM4_POLY)), gf_mul(t.apply(a), t.apply(b), AES_POLY));
+            }
+        }
+    }
+
+    #[test]
+    fn sm4_sbox_is_affine_image_of_aes_sbox() {
+        let (pre, post) = sbox_affine();
+        let (plo, phi) = pre.nibble_tables();
+        let (qlo, qhi) = post.nibble_tables();
+        for x in 0..=255u8 {
+            assert_eq!(post.apply(aes_sub_byte(pre.apply(x))), SBOX[x as usize], "x = {x:#04x}");
+            // The same through the nibble tables the kernels use.
+            let a = plo[(x & 15) as usize] ^ phi[(x >> 4) as usize];
+            let s = aes_sub_byte(a);
+            assert_eq!(qlo[(s & 15) as usize] ^ qhi[(s >> 4) as usize], SBOX[x as usize]);
+        }
+    }
+
+    #[test]
+    fn ck_matches_the_standard() {
+        assert_eq!(CK[0], 0x00070e15);
+        assert_eq!(CK[1], 0x1c232a31);
+        assert_eq!(CK[31], 0x646b7279);
+    }
+
+    #[test]
+    fn reference_matches_gbt_32907_examples() {
+        let k = hex("0123456789abcdeffedcba9876543210");
+        let rk = reference::expand(&k);
+        assert_eq!(rk[0], 0xf12186f9);
+        assert_eq!(rk[31], 0x9124a012);
+        assert_eq!(reference::crypt(&rk, &k), hex("681edf34d206965e86b3e94f536e4246"));
+        let mut rev = rk;
+        rev.reverse();
+        assert_eq!(reference::crypt(&rev, &hex("681edf34d206965e86b3e94f536e4246")), k);
+    }
+}

@@ -1,0 +1,920 @@
+//! SM4 with AES-NI on x86_64: AVX (xmm, 8 blocks in flight) and AVX2 (ymm, 16 blocks in flight).
+//!
+//! Blocks are kept transposed: after loading, each 32-bit word is byte-swapped to its big-endian value and four
+//! blocks are transposed so that one register holds word `j` of four blocks (xmm) or, per 128-bit lane, of four
+//! blocks each (ymm: eight). A group is four such registers `X0..X3`; two groups are in flight. Round `i`
+//! overwrites the register holding `X(i)` with `X(i+4)`, so four rounds bring the roles back and the round loop
+//! runs eight times over four unrolled rounds.
+//!
+//! The S-box is `post(AES_SubBytes(pre(x)))` with the affine maps of [`super::sbox_affine`] applied by
+//! `vpshufb` nibble tables, and `aesenclast` with a zero key supplying SubBytes (and ShiftRows, undone by the
+//! byte shuffles of the linear layer). The baseline AVX2 CPU has no VAES, so ymm rounds run `aesenclast` on
+//! the two 128-bit halves. Constant time: data only reaches `vpshufb` indices and `aesenclast`; branches and
+//! addresses depend on lengths and counter values only.
+//!
+//! The building blocks ([`round`], [`rounds`], [`transpose`], [`Consts`], [`Width`]) are public for the modes
+//! that later listings add on top (XTS, GCM, CCM).
+
+use super::{sbox_affine, CK, FK};
+use asmgen::isa::x86_64::{mem, mem_index, regs::*, rip, Gpr, Mem, X86Feature, Xmm, Ymm, X86_64};
+use asmgen::{Abi, Builder, CType, Function, GenError, Label};
+
+type B = Builder<X86_64>;
+
+/// Register width of a vector operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Width {
+    /// xmm: 4 blocks per group.
+    X,
+    /// ymm: 8 blocks per group (4 per 128-bit lane).
+    Y,
+}
+
+impl Width {
+    /// Blocks one register holds when it holds whole blocks.
+    pub fn blocks(self) -> usize {
+        match self {
+            Width::X => 1,
+            Width::Y => 2,
+        }
+    }
+}
+
+/// A vector register by number (printed as xmm or ymm according to the operation's [`Width`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct V(pub u8);
+
+impl V {
+    /// The xmm view.
+    pub fn x(self) -> Xmm {
+        Xmm(self.0)
+    }
+    /// The ymm view.
+    pub fn y(self) -> Ymm {
+        Ymm(self.0)
+    }
+}
+
+/// A register or memory source operand.
+#[derive(Clone, Debug)]
+pub enum Src {
+    /// A register.
+    R(V),
+    /// Memory (16 or 32 bytes, by width).
+    M(Mem),
+}
+
+impl From<V> for Src {
+    fn from(v: V) -> Src {
+        Src::R(v)
+    }
+}
+impl From<Mem> for Src {
+    fn from(m: Mem) -> Src {
+        Src::M(m)
+    }
+}
+
+macro_rules! binops {
+    ($($name:ident => $x:ident, $y:ident;)*) => {$(
+        #[doc = concat!("`", stringify!($x), "` at width `w`.")]
+        pub fn $name(b: &mut B, w: Width, d: V, a: V, s: impl Into<Src>) {
+            match (w, s.into()) {
+                (Width::X, Src::R(r)) => b.$x(d.x(), a.x(), r.x()),
+                (Width::X, Src::M(m)) => b.$x(d.x(), a.x(), m),
+                (Width::Y, Src::R(r)) => b.$y(d.y(), a.y(), r.y()),
+                (Width::Y, Src::M(m)) => b.$y(d.y(), a.y(), m),
+            };
+        }
+    )*};
+}
+
+binops! {
+    vxor => vpxor, vpxor_y;
+    vand => vpand, vpand_y;
+    vshufb => vpshufb, vpshufb_y;
+    vaddq => vpaddq, vpaddq_y;
+    vunpckldq => vpunpckldq, vpunpckldq_y;
+    vunpckhdq => vpunpckhdq, vpunpckhdq_y;
+    vunpcklqdq => vpunpcklqdq, vpunpcklqdq_y;
+    vunpckhqdq => vpunpckhqdq, vpunpckhqdq_y;
+}
+
+/// `vpslld` at width `w`.
+pub fn vslld(b: &mut B, w: Width, d: V, a: V, n: i32) {
+    match w {
+        Width::X => b.vpslld(d.x(), a.x(), n),
+        Width::Y => b.vpslld_y(d.y(), a.y(), n),
+    };
+}
+
+/// `vpsrld` at width `w`.
+pub fn vsrld(b: &mut B, w: Width, d: V, a: V, n: i32) {
+    match w {
+        Width::X => b.vpsrld(d.x(), a.x(), n),
+        Width::Y => b.vpsrld_y(d.y(), a.y(), n),
+    };
+}
+
+/// Unaligned load at width `w`.
+pub fn vload(b: &mut B, w: Width, d: V, m: Mem) {
+    match w {
+        Width::X => b.vmovdqu_load(d.x(), m),
+        Width::Y => b.vmovdqu_load_y(d.y(), m),
+    };
+}
+
+/// Unaligned store at width `w`.
+pub fn vstore(b: &mut B, w: Width, m: Mem, s: V) {
+    match w {
+        Width::X => b.vmovdqu_store(m, s.x()),
+        Width::Y => b.vmovdqu_store_y(m, s.y()),
+    };
+}
+
+/// Broadcasts the round-key word at `m` to every dword.
+pub fn vbroadcast(b: &mut B, w: Width, d: V, m: Mem) {
+    match w {
+        Width::X => b.vbroadcastss(d.x(), m),
+        Width::Y => b.vpbroadcastd_y(d.y(), m),
+    };
+}
+
+// Register roles. Groups are v0-v3 and v4-v7 (slot `s` of a batch, a register of whole blocks, is `V(s)`).
+/// The two groups of state registers.
+pub const GROUPS: [[V; 4]; 2] = [[V(0), V(1), V(2), V(3)], [V(4), V(5), V(6), V(7)]];
+/// Scratch registers of a round.
+pub const TMP: [V; 3] = [V(8), V(9), V(10)];
+/// The broadcast round key.
+pub const RK: V = V(11);
+/// Pre-affine nibble tables (low, high), post-affine nibble tables (low, high).
+pub const PRE_LO: V = V(12);
+/// See [`PRE_LO`].
+pub const PRE_HI: V = V(13);
+/// See [`PRE_LO`].
+pub const POST_LO: V = V(14);
+/// See [`PRE_LO`].
+pub const POST_HI: V = V(15);
+
+fn gpr(r: asmgen::isa::x86_64::Reg) -> Gpr {
+    match r {
+        asmgen::isa::x86_64::Reg::Gpr(n) => Gpr(n),
+        _ => unreachable!("arguments are in general-purpose registers"),
+    }
+}
+
+/// Twice a 16-byte pattern: every vector constant is 32 bytes so ymm code can use it as a memory operand.
+fn twice(x: [u8; 16]) -> [u8; 32] {
+    std::array::from_fn(|i| x[i % 16])
+}
+
+/// `vpshufb` control for a byte permutation given as `out[i] = in[p(i)]`.
+fn perm(p: impl Fn(usize) -> usize) -> [u8; 16] {
+    std::array::from_fn(|i| p(i) as u8)
+}
+
+/// The AES ShiftRows source index: `aesenclast` output byte `i` is S-box(input byte `SR[i]`).
+fn shift_rows(i: usize) -> usize {
+    let (c, r) = (i / 4, i % 4);
+    4 * ((c + r) % 4) + r
+}
+
+/// Control undoing ShiftRows and then rotating each dword left by `8*n` bits.
+fn inv_shift_rows_rol(n: usize) -> [u8; 16] {
+    let isr = |j: usize| (0..16).find(|&i| shift_rows(i) == j).expect("permutation");
+    // rol(w, 8n) on a little-endian dword: byte m of the result is byte (m - n) mod 4 of the input.
+    perm(|i| isr(4 * (i / 4) + (i % 4 + 4 - n) % 4))
+}
+
+/// The read-only constants of the SM4 listing, registered in one function.
+pub struct Consts {
+    /// Pre-affine tables.
+    pub pre: (Label, Label),
+    /// Post-affine tables.
+    pub post: (Label, Label),
+    /// `0x0f` bytes.
+    pub nibble: Label,
+    /// Zero (the `aesenclast` round key).
+    pub zero: Label,
+    /// Inverse ShiftRows composed with dword rotations by 0, 8, 16 and 24 bits.
+    pub isr_rol: [Label; 4],
+    /// Byte swap of each dword.
+    pub bswap32: Label,
+    /// Counter increments: 16 entries of `(k as u64, 0)`.
+    pub ctr_add: Label,
+    /// FK as four dwords.
+    pub fk: Label,
+    /// CK as 32 dwords.
+    pub ck: Label,
+}
+
+impl Consts {
+    /// Registers the constants with `b`.
+    pub fn new(b: &mut B) -> Consts {
+        let (pre, post) = sbox_affine();
+        let (plo, phi) = pre.nibble_tables();
+        let (qlo, qhi) = post.nibble_tables();
+        let names = ["sm4_isr", "sm4_isr_rol8", "sm4_isr_rol16", "sm4_isr_rol24"];
+        let isr_rol = std::array::from_fn(|n| {
+            b.constant(
+                names[n],
+                32,
+                &format!("vpshufb: undo ShiftRows, then rotate each dword left by {}", 8 * n),
+                &twice(inv_shift_rows_rol(n)),
+            )
+        });
+        let mut ctr_add = Vec::new();
+        for k in 0..16u64 {
+            ctr_add.extend_from_slice(&k.to_le_bytes());
+            ctr_add.extend_from_slice(&[0; 8]);
+        }
+        let fk: Vec<u8> = FK.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let ck: Vec<u8> = CK.iter().flat_map(|w| w.to_le_bytes()).collect();
+        Consts {
+            pre: (
+                b.constant("sm4_pre_lo", 32, "S-box pre-affine M1*x ^ c1 (low nibble, c1 included)", &twice(plo)),
+                b.constant("sm4_pre_hi", 32, "S-box pre-affine M1*x (high nibble)", &twice(phi)),
+            ),
+            post: (
+                b.constant("sm4_post_lo", 32, "S-box post-affine M2*y ^ c2 (low nibble, c2 included)", &twice(qlo)),
+                b.constant("sm4_post_hi", 32, "S-box post-affine M2*y (high nibble)", &twice(qhi)),
+            ),
+            nibble: b.constant("sm4_nibble", 32, "0x0f bytes", &[0x0f; 32]),
+            zero: b.constant("sm4_zero", 16, "aesenclast round key: zero", &[0; 16]),
+            isr_rol,
+            bswap32: b.constant("sm4_bswap32", 32, "vpshufb: byte-swap each dword", &twice(perm(|i| i ^ 3))),
+            ctr_add: b.constant("sm4_ctr_add", 32, "counter increments k = 0..15 (low qword)", &ctr_add),
+            fk: b.constant("sm4_fk", 16, "FK", &fk),
+            ck: b.constant("sm4_ck", 16, "CK[0..32]", &ck),
+        }
+    }
+
+    /// Loads the four affine tables into [`PRE_LO`], [`PRE_HI`], [`POST_LO`], [`POST_HI`].
+    pub fn load_tables(&self, b: &mut B, w: Width) {
+        let regs = [(PRE_LO, &self.pre.0), (PRE_HI, &self.pre.1), (POST_LO, &self.post.0), (POST_HI, &self.post.1)];
+        for (r, l) in regs {
+            match w {
+                Width::X => b.vmovdqa(r.x(), rip(l)),
+                Width::Y => b.vmovdqa_y(r.y(), rip(l)),
+            };
+        }
+    }
+}
+
+/// The S-box on every byte of `t`, leaving the result in ShiftRows order: `t = ShiftRows(S(t))`.
+/// 13 vector ops on xmm (6 pre-affine, `aesenclast`, 6 post-affine), 16 on ymm. Clobbers `s`.
+pub fn sbox(b: &mut B, c: &Consts, w: Width, t: V, s: V) {
+    let nib = || rip(&c.nibble);
+    // Pre-affine: M1*x ^ c1 = lo[x & 15] ^ hi[x >> 4].
+    vsrld(b, w, s, t, 4);
+    vand(b, w, t, t, nib());
+    vand(b, w, s, s, nib());
+    vshufb(b, w, t, PRE_LO, t);
+    vshufb(b, w, s, PRE_HI, s);
+    vxor(b, w, t, t, s);
+    // AES SubBytes (and ShiftRows) with a zero round key; on ymm, per 128-bit half (no VAES).
+    match w {
+        Width::X => {
+            b.vaesenclast(t.x(), t.x(), rip(&c.zero));
+        }
+        Width::Y => {
+            b.vextracti128(s.x(), t.y(), 0x01);
+            b.vaesenclast(t.x(), t.x(), rip(&c.zero));
+            b.vaesenclast(s.x(), s.x(), rip(&c.zero));
+            b.vinserti128(t.y(), t.y(), s.x(), 0x01);
+        }
+    }
+    // Post-affine: M2*y ^ c2.
+    vsrld(b, w, s, t, 4);
+    vand(b, w, t, t, nib());
+    vand(b, w, s, s, nib());
+    vshufb(b, w, t, POST_LO, t);
+    vshufb(b, w, s, POST_HI, s);
+    vxor(b, w, t, t, s);
+}
+
+/// One SM4 round on one group held transposed: `x[0] ^= L(S(x[1] ^ x[2] ^ x[3] ^ rk))`.
+///
+/// Per round and group: 28 vector ops on xmm (4 blocks), 31 on ymm (8 blocks):
+/// 3 xor; S-box 13 (16 on ymm: extract, two `aesenclast`, insert); linear layer 12 as
+/// `x0 ^= B ^ rol(B, 24) ^ rol(B ^ rol(B, 8) ^ rol(B, 16), 2)`, the byte rotations being `vpshufb`s composed
+/// with the inverse ShiftRows (4 shuffles, 6 xor, 2 shifts).
+pub fn round(b: &mut B, c: &Consts, w: Width, x: [V; 4], rk: V, t: [V; 3]) {
+    let [t0, t1, t2] = t;
+    // x[3] is the newest word: xor it last to keep one op on the dependency chain.
+    vxor(b, w, t0, x[1], x[2]);
+    vxor(b, w, t0, t0, rk);
+    vxor(b, w, t0, t0, x[3]);
+    sbox(b, c, w, t0, t1);
+    // t0 = ShiftRows(B); each shuffle below undoes ShiftRows and rotates.
+    vshufb(b, w, t1, t0, rip(&c.isr_rol[0]));
+    vxor(b, w, x[0], x[0], t1);
+    vshufb(b, w, t2, t0, rip(&c.isr_rol[1]));
+    vxor(b, w, t1, t1, t2);
+    vshufb(b, w, t2, t0, rip(&c.isr_rol[2]));
+    vxor(b, w, t1, t1, t2);
+    vshufb(b, w, t0, t0, rip(&c.isr_rol[3]));
+    vxor(b, w, x[0], x[0], t0);
+    vslld(b, w, t2, t1, 2);
+    vsrld(b, w, t1, t1, 30);
+    vxor(b, w, x[0], x[0], t2);
+    vxor(b, w, x[0], x[0], t1);
+}
+
+/// The 32 rounds on `groups` with the round keys at `rk`: a loop of four unrolled rounds (the roles of the
+/// registers rotate back every four). Uses rax and r11.
+pub fn rounds(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]], rk: Gpr) {
+    let (ptr, end) = (RAX, R11);
+    b.comment(format!(
+        "32 rounds on {} blocks: 8 x 4 unrolled rounds; {} vector ops per round and group (3 xor, S-box {}, L 12).",
+        groups.len() * 4 * w.blocks(),
+        if w == Width::X { 28 } else { 31 },
+        if w == Width::X { 13 } else { 16 },
+    ));
+    b.lea(end, mem(rk, 128));
+    b.mov(ptr, rk);
+    let lp = b.label("rounds");
+    b.align(4);
+    b.bind(&lp);
+    for j in 0..4 {
+        b.comment(format!(
+            "round 4i+{j}: X{j} ^= T(X{} ^ X{} ^ X{} ^ rk[4i+{j}])",
+            (j + 1) % 4,
+            (j + 2) % 4,
+            (j + 3) % 4
+        ));
+        vbroadcast(b, w, RK, mem(ptr, 4 * j as i32));
+        for g in groups {
+            let x = [g[j], g[(j + 1) % 4], g[(j + 2) % 4], g[(j + 3) % 4]];
+            round(b, c, w, x, RK, TMP);
+        }
+    }
+    b.add(ptr, 16);
+    b.cmp(ptr, end);
+    b.jnz(&lp);
+}
+
+/// Transposes a 4x4 matrix of dwords (per 128-bit lane): row `k` in `rows[k]`, column `k` ends in `out[k]`
+/// (`out` is a permutation of `rows`). 8 ops; clobbers `t`.
+pub fn transpose(b: &mut B, w: Width, rows: [V; 4], out: [V; 4], t: [V; 3]) {
+    let [t0, t1, t2] = t;
+    let r = rows[1];
+    vunpckldq(b, w, t0, rows[0], rows[1]); // r0.0 r1.0 r0.1 r1.1
+    vunpckhdq(b, w, t1, rows[0], rows[1]); // r0.2 r1.2 r0.3 r1.3
+    vunpckldq(b, w, t2, rows[2], rows[3]); // r2.0 r3.0 r2.1 r3.1
+    vunpckhdq(b, w, r, rows[2], rows[3]); // r2.2 r3.2 r2.3 r3.3
+    let ops: [(usize, bool, V, V); 4] = [(0, false, t0, t2), (1, true, t0, t2), (2, false, t1, r), (3, true, t1, r)];
+    // The column written into `r` goes last: the others still read it.
+    let mut order: Vec<_> = ops.iter().filter(|o| out[o.0] != r).collect();
+    order.extend(ops.iter().filter(|o| out[o.0] == r));
+    for &&(k, high, a, s) in &order {
+        if high {
+            vunpckhqdq(b, w, out[k], a, s);
+        } else {
+            vunpcklqdq(b, w, out[k], a, s);
+        }
+    }
+}
+
+/// What a mode feeds the cipher and what it xors into the output, per block `i` of a batch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// `dst[i] = E(src[i])`.
+    Ecb,
+    /// `dst[i] = src[i] ^ E(ctr + i)`.
+    Ctr,
+    /// `dst[i] = D(src[i]) ^ src[i-1]` (`src[-1]` = iv); stores run backwards so `dst == src` works.
+    CbcDec,
+    /// `dst[i] = src[i] ^ E(src[i-1])`.
+    CfbDec,
+}
+
+impl Mode {
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Ecb => "ecb",
+            Mode::Ctr => "ctr",
+            Mode::CbcDec => "cbc_dec",
+            Mode::CfbDec => "cfb_dec",
+        }
+    }
+    fn chains(self) -> bool {
+        matches!(self, Mode::CbcDec | Mode::CfbDec)
+    }
+}
+
+/// Where a block of a batch comes from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Blk {
+    /// `src[i]`.
+    Cur,
+    /// `src[i-1]`, the IV for `i = 0`.
+    Prev,
+}
+
+/// The general-purpose registers of a batch kernel.
+struct Ctx {
+    c: Consts,
+    mode: Mode,
+    rk: Gpr,
+    dst: Gpr,
+    src: Gpr,
+    n: Gpr,
+    /// ctr or iv.
+    extra: Gpr,
+    /// The counter's halves as integers (CTR).
+    lo: Gpr,
+    hi: Gpr,
+}
+
+impl Ctx {
+    /// `[src + 16*i]` or, for `Prev`, `[src + 16*(i-1)]` / `[iv]`.
+    fn addr(&self, k: Blk, i: usize) -> Mem {
+        match (k, i) {
+            (Blk::Cur, _) => mem(self.src, 16 * i as i32),
+            (Blk::Prev, 0) => mem(self.extra, 0),
+            (Blk::Prev, _) => mem(self.src, 16 * (i as i32 - 1)),
+        }
+    }
+
+    /// Loads blocks `i, i+1` of kind `k` into the ymm `d` (the IV case needs an insert).
+    fn load_pair(&self, b: &mut B, d: V, k: Blk, i: usize) {
+        if k == Blk::Prev && i == 0 {
+            b.vmovdqu_load(d.x(), mem(self.extra, 0));
+            b.vinserti128(d.y(), d.y(), mem(self.src, 0), 0x01);
+        } else {
+            b.vmovdqu_load_y(d.y(), self.addr(k, i));
+        }
+    }
+
+    /// Loads slot `s` (blocks `s*bps ..`) as the cipher's input; `half`: only its first block.
+    fn slot_in(&self, b: &mut B, w: Width, s: usize, half: bool) {
+        let k = if self.mode == Mode::CfbDec { Blk::Prev } else { Blk::Cur };
+        let i = s * w.blocks();
+        if w == Width::X || half {
+            b.vmovdqu_load(V(s as u8).x(), self.addr(k, i));
+        } else {
+            self.load_pair(b, V(s as u8), k, i);
+        }
+    }
+
+    /// Finishes slot `s`: xors the mode's mask and stores.
+    fn slot_out(&self, b: &mut B, w: Width, s: usize, half: bool) {
+        let v = V(s as u8);
+        let i = s * w.blocks();
+        let mask = match self.mode {
+            Mode::Ecb => None,
+            Mode::Ctr | Mode::CfbDec => Some(Blk::Cur),
+            Mode::CbcDec => Some(Blk::Prev),
+        };
+        if w == Width::X || half {
+            if let Some(k) = mask {
+                b.vpxor(v.x(), v.x(), self.addr(k, i));
+            }
+            b.vmovdqu_store(mem(self.dst, 16 * i as i32), v.x());
+        } else {
+            match mask {
+                Some(Blk::Prev) if i == 0 => {
+                    self.load_pair(b, TMP[1], Blk::Prev, 0);
+                    b.vpxor_y(v.y(), v.y(), TMP[1].y());
+                }
+                Some(k) => {
+                    b.vpxor_y(v.y(), v.y(), self.addr(k, i));
+                }
+                None => {}
+            }
+            b.vmovdqu_store_y(mem(self.dst, 16 * i as i32), v.y());
+        }
+    }
+}
+
+/// How a batch knows its size: `n < N` (in `n`), or either, decided by `n >= N`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fill {
+    Partial,
+    Both,
+}
+
+/// Emits `f` for every slot of a batch: unconditionally (`full`) or only for the slots that hold blocks
+/// `< n` (a ymm slot holding only block `n-1` gets `f(.., half = true)`). `rev`: last slot first.
+fn for_slots(
+    b: &mut B,
+    x: &Ctx,
+    w: Width,
+    slots: usize,
+    full: bool,
+    rev: bool,
+    f: fn(&Ctx, &mut B, Width, usize, bool),
+) {
+    let bps = w.blocks();
+    let order: Vec<usize> = if rev { (0..slots).rev().collect() } else { (0..slots).collect() };
+    if full {
+        for s in order {
+            f(x, b, w, s, false);
+        }
+        return;
+    }
+    let done = b.label("slots_done");
+    for s in order {
+        let next = b.label("slot_next");
+        if s > 0 {
+            b.cmp(x.n, (s * bps) as i32 + 1);
+            b.jb(if rev { &next } else { &done });
+        }
+        if bps == 2 {
+            let half = b.label("slot_half");
+            b.cmp(x.n, (s * bps) as i32 + 2);
+            b.jb(&half);
+            f(x, b, w, s, false);
+            b.jmp(&next);
+            b.bind(&half);
+            f(x, b, w, s, true);
+        } else {
+            f(x, b, w, s, false);
+        }
+        b.bind(&next);
+    }
+    b.bind(&done);
+}
+
+fn slot_in(x: &Ctx, b: &mut B, w: Width, s: usize, half: bool) {
+    x.slot_in(b, w, s, half)
+}
+fn slot_out(x: &Ctx, b: &mut B, w: Width, s: usize, half: bool) {
+    x.slot_out(b, w, s, half)
+}
+
+/// CTR inputs for every slot: `ctr + i` as 128-bit little-endian values (the byte-swap to the state layout is
+/// folded into the transposition). The counter is public, so the carry check may branch.
+fn ctr_inputs(b: &mut B, x: &Ctx, w: Width, slots: usize) {
+    let nblk = slots * w.blocks();
+    let slow = b.label("ctr_carry");
+    let done = b.label("ctr_ready");
+    b.comment("Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch.");
+    b.mov(RAX, x.lo);
+    b.add(RAX, nblk as i32 - 1);
+    b.jb(&slow);
+    let base = TMP[0];
+    b.vmovq_gpr(base.x(), x.lo);
+    b.vpinsrq(base.x(), base.x(), x.hi, 1);
+    if w == Width::Y {
+        b.vinserti128(base.y(), base.y(), base.x(), 0x01);
+    }
+    b.lea(RAX, rip(&x.c.ctr_add));
+    for s in 0..slots {
+        vaddq(b, w, V(s as u8), base, mem(RAX, (16 * s * w.blocks()) as i32));
+    }
+    b.jmp(&done);
+    b.bind(&slow);
+    b.comment("Slow path: 128-bit increments one block at a time.");
+    b.mov(RAX, x.lo);
+    b.mov(R11, x.hi);
+    for s in 0..slots {
+        for j in 0..w.blocks() {
+            let d = if j == 0 { V(s as u8) } else { TMP[1] };
+            b.vmovq_gpr(d.x(), RAX);
+            b.vpinsrq(d.x(), d.x(), R11, 1);
+            b.add(RAX, 1);
+            b.adc(R11, 0);
+        }
+        if w == Width::Y {
+            b.vinserti128(V(s as u8).y(), V(s as u8).y(), TMP[1].x(), 0x01);
+        }
+    }
+    b.bind(&done);
+}
+
+/// One batch of up to `slots * blocks` blocks: inputs, transposition, 32 rounds, transposition, outputs.
+fn batch(b: &mut B, x: &Ctx, w: Width, fill: Fill) {
+    let groups = &GROUPS[..];
+    let slots = 8;
+    let nblk = slots * w.blocks();
+    let both = |b: &mut B, f: &dyn Fn(&mut B, bool)| match fill {
+        Fill::Partial => f(b, false),
+        Fill::Both => {
+            let part = b.label("partial");
+            let join = b.label("join");
+            b.cmp(x.n, nblk as i32);
+            b.jb(&part);
+            f(b, true);
+            b.jmp(&join);
+            b.bind(&part);
+            f(b, false);
+            b.bind(&join);
+        }
+    };
+
+    b.comment(format!("Load {nblk} blocks ({} per register).", w.blocks()));
+    if x.mode == Mode::Ctr {
+        ctr_inputs(b, x, w, slots);
+    } else {
+        both(b, &|b, full| for_slots(b, x, w, slots, full, false, slot_in));
+    }
+    b.comment("Big-endian words, transposed: register j of a group holds word j of its blocks.");
+    for g in groups {
+        if x.mode == Mode::Ctr {
+            // Little-endian 128-bit counters: dword k is word 3-k.
+            transpose(b, w, *g, [g[3], g[2], g[1], g[0]], TMP);
+        } else {
+            for &v in g {
+                vshufb(b, w, v, v, rip(&x.c.bswap32));
+            }
+            transpose(b, w, *g, *g, TMP);
+        }
+    }
+    rounds(b, &x.c, w, groups, x.rk);
+    b.comment("Output words X35, X34, X33, X32: transpose back, byte-swap.");
+    for g in groups {
+        transpose(b, w, [g[3], g[2], g[1], g[0]], *g, TMP);
+        for &v in g {
+            vshufb(b, w, v, v, rip(&x.c.bswap32));
+        }
+    }
+    both(b, &|b, full| {
+        let last = TMP[2].x();
+        if x.mode.chains() {
+            b.comment("The last ciphertext block becomes the IV (read before any store: dst may be src).");
+            if full {
+                b.vmovdqu_load(last, mem(x.src, 16 * (nblk as i32 - 1)));
+            } else {
+                b.mov(RAX, x.n);
+                b.shl(RAX, 4);
+                b.vmovdqu_load(last, mem_index(x.src, RAX, 1, -16));
+            }
+        }
+        for_slots(b, x, w, slots, full, x.mode == Mode::CbcDec, slot_out);
+        match x.mode {
+            Mode::CbcDec | Mode::CfbDec => {
+                b.vmovdqu_store(mem(x.extra, 0), last);
+            }
+            Mode::Ctr => {
+                if full {
+                    b.add(x.lo, nblk as i32);
+                } else {
+                    b.add(x.lo, x.n);
+                }
+                b.adc(x.hi, 0);
+            }
+            Mode::Ecb => {}
+        }
+    });
+}
+
+fn isa_name(w: Width) -> &'static str {
+    match w {
+        Width::X => "avx",
+        Width::Y => "avx2",
+    }
+}
+
+fn features(w: Width) -> Vec<X86Feature> {
+    match w {
+        Width::X => vec![X86Feature::Aes, X86Feature::Avx],
+        Width::Y => vec![X86Feature::Aes, X86Feature::Avx, X86Feature::Avx2],
+    }
+}
+
+/// `asmgen_sm4_<mode>_<avx|avx2>`: a batch mode (ECB, CTR, CBC or CFB decryption); `w` is the main width
+/// (8 blocks per batch on xmm, 16 on ymm; the ymm kernel finishes 1..8 blocks with one xmm batch).
+pub fn batch_mode(mode: Mode, w: Width, abi: Abi) -> Result<Function<X86_64>, GenError> {
+    let mut b = B::new(&format!("asmgen_sm4_{}_{}", mode.name(), isa_name(w)), abi, &features(w));
+    let what = match mode {
+        Mode::Ecb => "ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys)",
+        Mode::Ctr => "CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks",
+        Mode::CbcDec => "CBC decryption: dst[i] = D(src[i]) ^ src[i-1], src[-1] = iv; iv = last ciphertext block",
+        Mode::CfbDec => "CFB-128 decryption: dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv; iv = last ciphertext block",
+    };
+    b.doc(&format!("SM4-{what}."));
+    b.doc(&format!(
+        "{} blocks in flight ({}); dst may equal src.",
+        8 * w.blocks(),
+        if w == Width::X { "two groups of 4 in xmm" } else { "two groups of 8 in ymm, aesenclast per half" }
+    ));
+    let rk_name = match mode {
+        Mode::Ecb | Mode::Ctr => "rk",
+        Mode::CbcDec => "rk_dec",
+        Mode::CfbDec => "rk_enc",
+    };
+    let rk = gpr(b.param(rk_name, CType::ConstBytePtr));
+    let dst = gpr(b.param("dst", CType::BytePtr));
+    let src = gpr(b.param("src", CType::ConstBytePtr));
+    let n = gpr(b.param("nblocks", CType::Size));
+    let extra = match mode {
+        Mode::Ecb => RAX,
+        Mode::Ctr => gpr(b.param("ctr", CType::BytePtr)),
+        _ => gpr(b.param("iv", CType::BytePtr)),
+    };
+    let c = Consts::new(&mut b);
+    let x = Ctx { c, mode, rk, dst, src, n, extra, lo: R9, hi: R10 };
+    x.c.load_tables(&mut b, w);
+    if mode == Mode::Ctr {
+        b.comment("The counter as two integers (hi, lo).");
+        b.mov_load(x.hi, mem(extra, 0));
+        b.mov_load(x.lo, mem(extra, 8));
+        b.bswap(x.hi);
+        b.bswap(x.lo);
+    }
+    let done = b.label("done");
+    let lp = b.label("loop");
+    b.test(n, n);
+    b.jz(&done);
+    match w {
+        Width::X => {
+            b.align(4);
+            b.bind(&lp);
+            batch(&mut b, &x, Width::X, Fill::Both);
+            b.cmp(n, 8);
+            b.jbe(&done);
+            b.sub(n, 8);
+            b.add(src, 128);
+            b.add(dst, 128);
+            b.jmp(&lp);
+        }
+        Width::Y => {
+            let small = b.label("small");
+            b.cmp(n, 8);
+            b.jbe(&small);
+            b.align(4);
+            b.bind(&lp);
+            batch(&mut b, &x, Width::Y, Fill::Both);
+            b.cmp(n, 16);
+            b.jbe(&done);
+            b.sub(n, 16);
+            b.add(src, 256);
+            b.add(dst, 256);
+            b.cmp(n, 8);
+            b.ja(&lp);
+            b.blank();
+            b.bind(&small);
+            b.comment("1..8 blocks: one xmm batch (lower latency than a ymm batch).");
+            batch(&mut b, &x, Width::X, Fill::Partial);
+        }
+    }
+    b.bind(&done);
+    if mode == Mode::Ctr {
+        b.bswap(x.hi);
+        b.bswap(x.lo);
+        b.mov_store(mem(extra, 0), x.hi);
+        b.mov_store(mem(extra, 8), x.lo);
+    }
+    if w == Width::Y {
+        b.vzeroupper();
+    }
+    b.finish()
+}
+
+/// Encrypts the block in `v` (byte order as in memory) with the round keys at `rk`, one lane, 32 rounds.
+fn encrypt_one(b: &mut B, c: &Consts, rk: Gpr, v: V) {
+    let g = GROUPS[0];
+    b.comment("One block: byte-swap, broadcast word j to register j.");
+    b.vpshufb(g[0].x(), v.x(), rip(&c.bswap32));
+    for j in (0..4).rev() {
+        b.vpshufd(g[j].x(), g[0].x(), 0x55 * j as u8);
+    }
+    rounds(b, c, Width::X, &[g], rk);
+    b.comment("Gather X35, X34, X33, X32 and byte-swap.");
+    b.vpunpckldq(TMP[0].x(), g[3].x(), g[2].x());
+    b.vpunpckldq(TMP[1].x(), g[1].x(), g[0].x());
+    b.vpunpcklqdq(v.x(), TMP[0].x(), TMP[1].x());
+    b.vpshufb(v.x(), v.x(), rip(&c.bswap32));
+}
+
+/// The serial modes, one block at a time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Serial {
+    /// CBC encryption.
+    CbcEnc,
+    /// CFB-128 encryption.
+    CfbEnc,
+    /// `mac = E(mac ^ block)`.
+    CbcMac,
+}
+
+/// `asmgen_sm4_{cbc_enc,cfb_enc,cbc_mac}_avx`.
+pub fn serial_mode(mode: Serial, abi: Abi) -> Result<Function<X86_64>, GenError> {
+    let name = match mode {
+        Serial::CbcEnc => "cbc_enc",
+        Serial::CfbEnc => "cfb_enc",
+        Serial::CbcMac => "cbc_mac",
+    };
+    let mut b = B::new(&format!("asmgen_sm4_{name}_avx"), abi, &features(Width::X));
+    b.doc(match mode {
+        Serial::CbcEnc => "SM4-CBC encryption: c[i] = E(p[i] ^ c[i-1]), c[-1] = iv; iv = last ciphertext block.",
+        Serial::CfbEnc => "SM4-CFB-128 encryption: c[i] = p[i] ^ E(c[i-1]), c[-1] = iv; iv = last ciphertext block.",
+        Serial::CbcMac => "SM4 CBC-MAC core: mac = E(mac ^ block) for each block.",
+    });
+    b.doc("Serial: one block per 32 rounds.");
+    let rk = gpr(b.param("rk_enc", CType::ConstBytePtr));
+    let (dst, src, n, state) = if mode == Serial::CbcMac {
+        let mac = gpr(b.param("mac", CType::BytePtr));
+        let src = gpr(b.param("src", CType::ConstBytePtr));
+        (None, src, gpr(b.param("nblocks", CType::Size)), mac)
+    } else {
+        let dst = gpr(b.param("dst", CType::BytePtr));
+        let src = gpr(b.param("src", CType::ConstBytePtr));
+        let n = gpr(b.param("nblocks", CType::Size));
+        (Some(dst), src, n, gpr(b.param("iv", CType::BytePtr)))
+    };
+    let c = Consts::new(&mut b);
+    c.load_tables(&mut b, Width::X);
+    let s = V(4);
+    let done = b.label("done");
+    let lp = b.label("loop");
+    b.test(n, n);
+    b.jz(&done);
+    b.vmovdqu_load(s.x(), mem(state, 0));
+    b.align(4);
+    b.bind(&lp);
+    match mode {
+        Serial::CbcEnc | Serial::CbcMac => {
+            b.vpxor(s.x(), s.x(), mem(src, 0));
+            encrypt_one(&mut b, &c, rk, s);
+        }
+        Serial::CfbEnc => {
+            encrypt_one(&mut b, &c, rk, s);
+            b.vpxor(s.x(), s.x(), mem(src, 0));
+        }
+    }
+    if let Some(dst) = dst {
+        b.vmovdqu_store(mem(dst, 0), s.x());
+        b.add(dst, 16);
+    }
+    b.add(src, 16);
+    b.sub(n, 1);
+    b.jnz(&lp);
+    b.vmovdqu_store(mem(state, 0), s.x());
+    b.bind(&done);
+    b.finish()
+}
+
+/// `asmgen_sm4_expand_key_avx(rk_enc, rk_dec, key)`: the key schedule, both orders.
+pub fn expand_key(abi: Abi) -> Result<Function<X86_64>, GenError> {
+    let mut b = B::new("asmgen_sm4_expand_key_avx", abi, &features(Width::X));
+    b.doc("SM4 key schedule: K = MK ^ FK, rk[i] = K[i+4] = K[i] ^ L'(S(K[i+1] ^ K[i+2] ^ K[i+3] ^ CK[i])),");
+    b.doc("L'(B) = B ^ rol(B, 13) ^ rol(B, 23). Writes rk_enc[i] and rk_dec[31-i] (little-endian words).");
+    let re = gpr(b.param("rk_enc", CType::BytePtr));
+    let rd = gpr(b.param("rk_dec", CType::BytePtr));
+    let key = gpr(b.param("key", CType::ConstBytePtr));
+    let c = Consts::new(&mut b);
+    c.load_tables(&mut b, Width::X);
+    let w = Width::X;
+    let g = GROUPS[0];
+    let [t0, t1, t2] = TMP;
+    b.comment("K = MK ^ FK as big-endian words; word j broadcast in register j.");
+    b.vmovdqu_load(g[0].x(), mem(key, 0));
+    b.vpshufb(g[0].x(), g[0].x(), rip(&c.bswap32));
+    b.vpxor(g[0].x(), g[0].x(), rip(&c.fk));
+    for j in (0..4).rev() {
+        b.vpshufd(g[j].x(), g[0].x(), 0x55 * j as u8);
+    }
+    let (ck, end, rdp) = (RAX, R11, R8);
+    b.lea(ck, rip(&c.ck));
+    b.lea(end, mem(ck, 128));
+    b.lea(rdp, mem(rd, 112));
+    let lp = b.label("loop");
+    b.align(4);
+    b.bind(&lp);
+    for j in 0..4 {
+        b.comment(format!("rk[4i+{j}]"));
+        let x = [g[j], g[(j + 1) % 4], g[(j + 2) % 4], g[(j + 3) % 4]];
+        b.vbroadcastss(RK.x(), mem(ck, 4 * j as i32));
+        vxor(&mut b, w, t0, x[1], x[2]);
+        vxor(&mut b, w, t0, t0, RK);
+        vxor(&mut b, w, t0, t0, x[3]);
+        sbox(&mut b, &c, w, t0, t1);
+        vshufb(&mut b, w, t1, t0, rip(&c.isr_rol[0]));
+        vxor(&mut b, w, x[0], x[0], t1);
+        for (l, r) in [(13, 19), (23, 9)] {
+            vslld(&mut b, w, t2, t1, l);
+            vxor(&mut b, w, x[0], x[0], t2);
+            vsrld(&mut b, w, t2, t1, r);
+            vxor(&mut b, w, x[0], x[0], t2);
+        }
+        b.vmovd_store(mem(re, 4 * j as i32), x[0].x());
+        b.vmovd_store(mem(rdp, 12 - 4 * j as i32), x[0].x());
+    }
+    b.add(ck, 16);
+    b.add(re, 16);
+    b.sub(rdp, 16);
+    b.cmp(ck, end);
+    b.jnz(&lp);
+    b.comment("Clear the key material from the vector registers.");
+    for v in [g[0], g[1], g[2], g[3], t0, t1, t2, RK] {
+        b.vpxor(v.x(), v.x(), v.x());
+    }
+    b.finish()
+}
+
+/// Every SM4 function for x86_64.
+pub fn functions(abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
+    let mut v = vec![expand_key(abi)?];
+    for w in [Width::X, Width::Y] {
+        for m in [Mode::Ecb, Mode::Ctr, Mode::CbcDec, Mode::CfbDec] {
+            v.push(batch_mode(m, w, abi)?);
+        }
+    }
+    for m in [Serial::CbcEnc, Serial::CfbEnc, Serial::CbcMac] {
+        v.push(serial_mode(m, abi)?);
+    }
+    Ok(v)
+}
