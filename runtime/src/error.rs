@@ -10,6 +10,25 @@ pub enum Error {
     UnknownBackend(String),
     /// The backend exists but the running CPU lacks the features it needs.
     BackendUnavailable(&'static str),
+    /// A buffer has a length the operation does not accept (e.g. ECB data not a multiple of 16 bytes).
+    InvalidLength {
+        /// What the buffer is.
+        what: &'static str,
+        /// Its length in bytes.
+        len: usize,
+    },
+    /// The nonce length is not one the mode accepts (GCM: non-empty; CCM: 7..=13 bytes).
+    InvalidNonceLength {
+        /// The length given.
+        len: usize,
+    },
+    /// The tag length is not one the mode accepts (CCM: 4..=16 bytes and even).
+    InvalidTagLength {
+        /// The length given.
+        len: usize,
+    },
+    /// Authentication failed: the message, associated data, nonce or tag was altered (nothing was decrypted).
+    TagMismatch,
 }
 
 impl fmt::Display for Error {
@@ -19,6 +38,10 @@ impl fmt::Display for Error {
             Error::BackendUnavailable(name) => {
                 write!(f, "backend {name} needs CPU features this machine lacks")
             }
+            Error::InvalidLength { what, len } => write!(f, "{what}: length {len} is not allowed"),
+            Error::InvalidNonceLength { len } => write!(f, "nonce length {len} is not allowed"),
+            Error::InvalidTagLength { len } => write!(f, "tag length {len} is not allowed"),
+            Error::TagMismatch => f.write_str("authentication failed"),
         }
     }
 }

@@ -5,8 +5,11 @@
 //!
 //! * [`Ghash`] and [`Polyval`]: `new`, `update_padded`, `finalize`, `backend`, plus RustCrypto's
 //!   `UniversalHash` and `KeyInit`.
+//! * SM4: [`Sm4`] (ECB, CBC, CFB, CTR, CBC-CS3 and RustCrypto's `cipher` traits), [`Sm4Xts`] (IEEE 1619 and
+//!   GB/T 17964), [`Sm4Cmac`], [`Sm4Xcbc`], [`Sm4CbcMac`], [`Sm4Gcm`] (also `aead::AeadInOut`), [`Sm4Ccm`].
 //!
-//! `ASMGEN_BACKEND=portable|aot` overrides the choice (for tests and benchmarks).
+//! `ASMGEN_BACKEND=portable|aot` overrides the choice (for tests and benchmarks); `ASMGEN_ISA=avx` keeps the
+//! x86_64 SM4 kernels to AVX (as on a CPU without AVX2).
 
 #![warn(missing_docs)]
 
@@ -15,10 +18,12 @@ mod aot;
 mod dispatch;
 mod error;
 mod portable;
+mod sm4;
 mod universal;
 
 pub use dispatch::hash_backends;
 pub use error::Error;
+pub use sm4::{sm4_backend_table, sm4_backends, Sm4, Sm4CbcMac, Sm4Ccm, Sm4Cmac, Sm4Gcm, Sm4Xcbc, Sm4Xts};
 pub use universal::{Ghash, Polyval};
 
 /// Names of the GHASH/POLYVAL backends this CPU can run, best last.

@@ -44,3 +44,41 @@ pub fn hex(s: &str) -> Vec<u8> {
 pub fn hex16(s: &str) -> [u8; 16] {
     hex(s).try_into().expect("16 bytes")
 }
+
+/// Whether this run is on a target where the tests run under qemu (or only the portable SM4 code exists),
+/// so that the heaviest loops use smaller counts.
+pub const SLOW_TARGET: bool = cfg!(not(target_arch = "x86_64"));
+
+/// `native` on x86_64, `emulated` elsewhere (qemu runs of `cargo xtask cross`).
+pub fn scaled(native: usize, emulated: usize) -> usize {
+    if SLOW_TARGET {
+        emulated
+    } else {
+        native
+    }
+}
+
+/// A copy of `data` placed at byte offset `off` of a fresh allocation, so kernels see misaligned buffers.
+pub struct Misaligned {
+    storage: Vec<u8>,
+    off: usize,
+    len: usize,
+}
+
+impl Misaligned {
+    /// `data` copied to offset `off` (0..=63).
+    pub fn new(data: &[u8], off: usize) -> Misaligned {
+        let mut storage = vec![0xa5u8; data.len() + off + 64];
+        storage[off..off + data.len()].copy_from_slice(data);
+        Misaligned { storage, off, len: data.len() }
+    }
+    /// The bytes.
+    pub fn get(&mut self) -> &mut [u8] {
+        &mut self.storage[self.off..self.off + self.len]
+    }
+    /// Panics if a byte outside the buffer changed (the kernels must not write past the end).
+    pub fn check_guards(&self) {
+        assert!(self.storage[..self.off].iter().all(|&b| b == 0xa5), "write before the buffer");
+        assert!(self.storage[self.off + self.len..].iter().all(|&b| b == 0xa5), "write after the buffer");
+    }
+}

@@ -114,6 +114,16 @@ mod gcrypt {
     pub const MODE_GCM: c_int = 9;
     /// GCRY_CIPHER_MODE_GCM_SIV.
     pub const MODE_GCM_SIV: c_int = 16;
+    /// GCRY_CIPHER_SM4.
+    pub const SM4: c_int = 318;
+    /// GCRY_CIPHER_MODE_ECB, _CFB, _CBC, _CTR, _XTS.
+    pub const MODE_ECB: c_int = 1;
+    pub const MODE_CFB: c_int = 2;
+    pub const MODE_CBC: c_int = 3;
+    pub const MODE_CTR: c_int = 6;
+    pub const MODE_XTS: c_int = 13;
+    /// GCRY_MAC_CMAC_SM4.
+    pub const MAC_CMAC_SM4: c_int = 212;
 
     type Handle = *mut c_void;
 
@@ -121,12 +131,20 @@ mod gcrypt {
     #[derive(Clone, Copy)]
     pub struct Lib {
         pub version: unsafe extern "C" fn(*const c_char) -> *const c_char,
-        open: unsafe extern "C" fn(*mut Handle, c_int, c_int, u32) -> u32,
-        setkey: unsafe extern "C" fn(Handle, *const u8, usize) -> u32,
-        setiv: unsafe extern "C" fn(Handle, *const u8, usize) -> u32,
-        authenticate: unsafe extern "C" fn(Handle, *const u8, usize) -> u32,
-        gettag: unsafe extern "C" fn(Handle, *mut u8, usize) -> u32,
-        ctl: unsafe extern "C" fn(Handle, c_int, *mut c_void, usize) -> u32,
+        pub(crate) open: unsafe extern "C" fn(*mut Handle, c_int, c_int, u32) -> u32,
+        pub(crate) setkey: unsafe extern "C" fn(Handle, *const u8, usize) -> u32,
+        pub(crate) setiv: unsafe extern "C" fn(Handle, *const u8, usize) -> u32,
+        pub(crate) authenticate: unsafe extern "C" fn(Handle, *const u8, usize) -> u32,
+        pub(crate) gettag: unsafe extern "C" fn(Handle, *mut u8, usize) -> u32,
+        pub(crate) ctl: unsafe extern "C" fn(Handle, c_int, *mut c_void, usize) -> u32,
+        pub(crate) encrypt: unsafe extern "C" fn(Handle, *mut u8, usize, *const u8, usize) -> u32,
+        pub(crate) decrypt: unsafe extern "C" fn(Handle, *mut u8, usize, *const u8, usize) -> u32,
+        pub(crate) setctr: unsafe extern "C" fn(Handle, *const u8, usize) -> u32,
+        pub(crate) mac_open: unsafe extern "C" fn(*mut Handle, c_int, u32, *mut c_void) -> u32,
+        pub(crate) mac_setkey: unsafe extern "C" fn(Handle, *const u8, usize) -> u32,
+        pub(crate) mac_write: unsafe extern "C" fn(Handle, *const u8, usize) -> u32,
+        pub(crate) mac_read: unsafe extern "C" fn(Handle, *mut u8, *mut usize) -> u32,
+        pub(crate) mac_ctl: unsafe extern "C" fn(Handle, c_int, *mut c_void, usize) -> u32,
     }
 
     /// The symbol `name` as a function pointer of type `F`.
@@ -155,6 +173,14 @@ mod gcrypt {
                 authenticate: sym(h, "gcry_cipher_authenticate")?,
                 gettag: sym(h, "gcry_cipher_gettag")?,
                 ctl: sym(h, "gcry_cipher_ctl")?,
+                encrypt: sym(h, "gcry_cipher_encrypt")?,
+                decrypt: sym(h, "gcry_cipher_decrypt")?,
+                setctr: sym(h, "gcry_cipher_setctr")?,
+                mac_open: sym(h, "gcry_mac_open")?,
+                mac_setkey: sym(h, "gcry_mac_setkey")?,
+                mac_write: sym(h, "gcry_mac_write")?,
+                mac_read: sym(h, "gcry_mac_read")?,
+                mac_ctl: sym(h, "gcry_mac_ctl")?,
             };
             (lib.version)(std::ptr::null());
             Some(lib)
@@ -198,6 +224,270 @@ mod gcrypt {
             tag[0]
         }
     }
+}
+
+/// libgcrypt SM4 in one mode, processing each message in place as an application would (IV/counter set per
+/// message; GCM: reset, IV, encrypt, tag; CMAC: reset, write, read).
+mod gcrypt_sm4 {
+    use super::gcrypt::{self, Lib};
+    use std::ffi::c_void;
+
+    pub struct Sm4 {
+        lib: Lib,
+        h: *mut c_void,
+        mode: i32,
+        decrypt: bool,
+        mac: bool,
+    }
+
+    impl Sm4 {
+        /// `mode` a GCRY_CIPHER_MODE_*, or `None` for CMAC.
+        pub fn new(lib: Lib, mode: Option<i32>, decrypt: bool) -> Option<Sm4> {
+            let mut h: *mut c_void = std::ptr::null_mut();
+            let key = [0x42u8; 32];
+            // SAFETY: valid out-pointer and key buffer; sizes as gcrypt.h documents.
+            unsafe {
+                match mode {
+                    Some(m) => {
+                        if (lib.open)(&mut h, gcrypt::SM4, m, 0) != 0 {
+                            return None;
+                        }
+                        let klen = if m == gcrypt::MODE_XTS { 32 } else { 16 };
+                        if (lib.setkey)(h, key.as_ptr(), klen) != 0 {
+                            return None;
+                        }
+                    }
+                    None => {
+                        if (lib.mac_open)(&mut h, gcrypt::MAC_CMAC_SM4, 0, std::ptr::null_mut()) != 0 {
+                            return None;
+                        }
+                        if (lib.mac_setkey)(h, key.as_ptr(), 16) != 0 {
+                            return None;
+                        }
+                    }
+                }
+            }
+            Some(Sm4 { lib, h, mode: mode.unwrap_or(-1), decrypt, mac: mode.is_none() })
+        }
+
+        pub fn run(&mut self, buf: &mut [u8]) -> u8 {
+            let iv = [7u8; 16];
+            // SAFETY: the handle is open; buffers are valid for their lengths; in-place (NULL input).
+            unsafe {
+                if self.mac {
+                    let mut tag = [0u8; 16];
+                    let mut n = 16usize;
+                    (self.lib.mac_ctl)(self.h, 4, std::ptr::null_mut(), 0);
+                    (self.lib.mac_write)(self.h, buf.as_ptr(), buf.len());
+                    (self.lib.mac_read)(self.h, tag.as_mut_ptr(), &mut n);
+                    return tag[0];
+                }
+                match self.mode {
+                    gcrypt::MODE_ECB => {}
+                    gcrypt::MODE_CTR => {
+                        (self.lib.setctr)(self.h, iv.as_ptr(), 16);
+                    }
+                    gcrypt::MODE_GCM => {
+                        (self.lib.ctl)(self.h, 4, std::ptr::null_mut(), 0);
+                        (self.lib.setiv)(self.h, iv.as_ptr(), 12);
+                    }
+                    _ => {
+                        (self.lib.setiv)(self.h, iv.as_ptr(), 16);
+                    }
+                }
+                if self.decrypt {
+                    (self.lib.decrypt)(self.h, buf.as_mut_ptr(), buf.len(), std::ptr::null(), 0);
+                } else {
+                    (self.lib.encrypt)(self.h, buf.as_mut_ptr(), buf.len(), std::ptr::null(), 0);
+                }
+                if self.mode == gcrypt::MODE_GCM {
+                    let mut tag = [0u8; 16];
+                    (self.lib.gettag)(self.h, tag.as_mut_ptr(), 16);
+                    return tag[0];
+                }
+            }
+            buf[0]
+        }
+    }
+}
+
+/// The SM4 modes benchmarked, with their libgcrypt mode (`None`: CMAC) and direction.
+const SM4_KINDS: [(&str, Option<i32>, bool); 9] = [
+    ("SM4-ECB", Some(gcrypt::MODE_ECB), false),
+    ("SM4-CTR", Some(gcrypt::MODE_CTR), false),
+    ("SM4-CBC-ENC", Some(gcrypt::MODE_CBC), false),
+    ("SM4-CBC-DEC", Some(gcrypt::MODE_CBC), true),
+    ("SM4-CFB-DEC", Some(gcrypt::MODE_CFB), true),
+    ("SM4-XTS", Some(gcrypt::MODE_XTS), false),
+    ("SM4-XTS-GB", None, false),
+    ("SM4-GCM", Some(gcrypt::MODE_GCM), false),
+    ("SM4-CMAC", None, false),
+];
+
+/// A contender that encrypts (or MACs) each message in place in its own 8 KiB buffer.
+fn in_place(name: String, ours: bool, mut f: impl FnMut(&mut [u8]) -> u8 + 'static) -> Contender {
+    let mut buf = vec![0x5au8; 8192];
+    Contender { name, ours, run: Box::new(move |m| f(&mut buf[..m.len()])) }
+}
+
+/// Ours on the given backend for an SM4 kind.
+fn sm4_ours(kind: &str, backend: Option<&str>) -> Contender {
+    use asmgen_runtime::{Sm4, Sm4Cmac, Sm4Gcm, Sm4Xts};
+    let key = [0x42u8; 16];
+    let b = backend.map(str::to_string).unwrap_or_else(|| Sm4::new(&key).backend().to_string());
+    let s = Sm4::with_backend(&key, &b).expect("listed backend");
+    let name = format!("asmgen {b}");
+    let iv = [7u8; 16];
+    match kind {
+        "SM4-ECB" => in_place(name, true, move |m| {
+            s.encrypt_ecb(m).unwrap();
+            m[0]
+        }),
+        "SM4-CTR" => in_place(name, true, move |m| {
+            s.apply_ctr(&mut iv.clone(), m);
+            m[0]
+        }),
+        "SM4-CBC-ENC" => in_place(name, true, move |m| {
+            s.encrypt_cbc(&mut iv.clone(), m).unwrap();
+            m[0]
+        }),
+        "SM4-CBC-DEC" => in_place(name, true, move |m| {
+            s.decrypt_cbc(&mut iv.clone(), m).unwrap();
+            m[0]
+        }),
+        "SM4-CFB-DEC" => in_place(name, true, move |m| {
+            s.decrypt_cfb(&mut iv.clone(), m).unwrap();
+            m[0]
+        }),
+        "SM4-XTS" | "SM4-XTS-GB" => {
+            let x = if kind == "SM4-XTS" {
+                Sm4Xts::with_backend(&key, &[0x24; 16], &b)
+            } else {
+                Sm4Xts::with_backend_gb(&key, &[0x24; 16], &b)
+            }
+            .expect("listed backend");
+            in_place(name, true, move |m| {
+                x.encrypt(&iv, m).unwrap();
+                m[0]
+            })
+        }
+        "SM4-GCM" => {
+            let g = Sm4Gcm::with_backend(&key, &b).expect("listed backend");
+            in_place(name, true, move |m| g.encrypt(&iv[..12], &[], m).unwrap()[0])
+        }
+        "SM4-CMAC" => {
+            let c = Sm4Cmac::with_backend(&key, &b).expect("listed backend");
+            in_place(name, true, move |m| {
+                let mut c = c.clone();
+                c.update(m);
+                c.finalize()[0]
+            })
+        }
+        _ => unreachable!("{kind}"),
+    }
+}
+
+/// RustCrypto (sm4 0.6 with the mode crates) for an SM4 kind.
+fn sm4_rustcrypto(kind: &str) -> Contender {
+    use cipher::{BlockCipherEncrypt, BlockModeDecrypt, BlockModeEncrypt, InnerIvInit, KeyInit, StreamCipher};
+    let key = [0x42u8; 16];
+    let k = sm4::Sm4::new(&key.into());
+    let iv = [7u8; 16];
+    let name = format!(
+        "RustCrypto sm4 0.6 + {}",
+        match kind {
+            "SM4-CTR" => "ctr 0.10",
+            "SM4-CBC-ENC" | "SM4-CBC-DEC" => "cbc 0.2",
+            "SM4-CFB-DEC" => "cfb-mode 0.9",
+            "SM4-XTS" => "xts-mode 0.6",
+            "SM4-GCM" => "aes-gcm 0.11",
+            "SM4-CMAC" => "cmac 0.8",
+            _ => "blocks",
+        }
+    );
+    fn blocks(m: &mut [u8]) -> &mut [cipher::Block<sm4::Sm4>] {
+        let n = m.len() / 16;
+        // SAFETY: `Block<Sm4>` is `[u8; 16]` in layout (hybrid-array is repr(transparent)); n whole blocks.
+        unsafe { std::slice::from_raw_parts_mut(m.as_mut_ptr().cast(), n) }
+    }
+    match kind {
+        "SM4-ECB" => in_place(name, false, move |m| {
+            k.encrypt_blocks(blocks(m));
+            m[0]
+        }),
+        "SM4-CTR" => in_place(name, false, move |m| {
+            ctr::Ctr128BE::<sm4::Sm4>::from_core(ctr::CtrCore::inner_iv_init(k.clone(), &iv.into())).apply_keystream(m);
+            m[0]
+        }),
+        "SM4-CBC-ENC" => in_place(name, false, move |m| {
+            cbc::Encryptor::<sm4::Sm4>::inner_iv_init(k.clone(), &iv.into()).encrypt_blocks(blocks(m));
+            m[0]
+        }),
+        "SM4-CBC-DEC" => in_place(name, false, move |m| {
+            cbc::Decryptor::<sm4::Sm4>::inner_iv_init(k.clone(), &iv.into()).decrypt_blocks(blocks(m));
+            m[0]
+        }),
+        "SM4-CFB-DEC" => in_place(name, false, move |m| {
+            cfb_mode::Decryptor::<sm4::Sm4>::inner_iv_init(k.clone(), &iv.into()).decrypt(m);
+            m[0]
+        }),
+        "SM4-XTS" => {
+            let x = xts_mode::Xts128::new(k, sm4::Sm4::new(&[0x24; 16].into()));
+            in_place(name, false, move |m| {
+                x.encrypt_sector(m, iv.into());
+                m[0]
+            })
+        }
+        "SM4-GCM" => {
+            use aead::AeadInOut;
+            let g = aes_gcm::AesGcm::<sm4::Sm4, cipher::consts::U12>::from(k);
+            in_place(name, false, move |m| {
+                g.encrypt_inout_detached(iv[..12].try_into().unwrap(), &[], m.into()).unwrap()[0]
+            })
+        }
+        "SM4-CMAC" => {
+            use cmac::Mac;
+            let proto = <cmac::Cmac<sm4::Sm4> as cmac::KeyInit>::new(&key.into());
+            in_place(name, false, move |m| {
+                let mut c = proto.clone();
+                c.update(m);
+                c.finalize().into_bytes()[0]
+            })
+        }
+        _ => unreachable!("{kind}"),
+    }
+}
+
+fn sm4_contenders(
+    kind: &str,
+    mode: Option<i32>,
+    decrypt: bool,
+    lib: Option<gcrypt::Lib>,
+) -> (Vec<Contender>, Vec<Missing>) {
+    let mut v = vec![sm4_ours(kind, None)];
+    let best = asmgen_runtime::Sm4::new(&[0; 16]).backend();
+    for b in asmgen_runtime::sm4_backends() {
+        if b != best {
+            v.push(sm4_ours(kind, Some(b)));
+        }
+    }
+    let mut missing = Vec::new();
+    if kind != "SM4-XTS-GB" {
+        v.push(sm4_rustcrypto(kind));
+        let gmode = if kind == "SM4-CMAC" { None } else { mode };
+        match lib.and_then(|lib| gcrypt_sm4::Sm4::new(lib, gmode, decrypt).map(|h| (lib, h))) {
+            Some((lib, mut h)) => {
+                v.push(in_place(format!("libgcrypt {} {kind}", gcrypt::version(&lib)), false, move |m| h.run(m)))
+            }
+            None => missing.push(Missing {
+                name: format!("libgcrypt {kind}"),
+                install: "apt-get install libgcrypt20 (1.9+ for SM4 modes)",
+            }),
+        }
+    } else {
+        missing.push(Missing { name: "GB/T 17964 XTS".into(), install: "no peer implements it; ours only" });
+    }
+    (v, missing)
 }
 
 /// A contender that hashes each message from a clone of an already keyed state.
@@ -274,11 +564,15 @@ fn main() {
     for (i, b) in msg.iter_mut().enumerate() {
         *b = (i * 131 + 7) as u8;
     }
-    for kind in ["GHASH", "POLYVAL"] {
-        if filter.as_deref().is_some_and(|f| !kind.eq_ignore_ascii_case(f)) {
+    let kinds: Vec<(&str, Option<i32>, bool)> =
+        [("GHASH", None, false), ("POLYVAL", None, false)].into_iter().chain(SM4_KINDS).collect();
+    for (kind, mode, decrypt) in kinds {
+        // A filter names one kind ("sm4-ctr") or a prefix of several ("sm4").
+        if filter.as_deref().is_some_and(|f| !kind.to_ascii_lowercase().starts_with(&f.to_ascii_lowercase())) {
             continue;
         }
-        let (mut cs, missing) = contenders(kind, lib);
+        let (mut cs, missing) =
+            if kind.starts_with("SM4") { sm4_contenders(kind, mode, decrypt, lib) } else { contenders(kind, lib) };
         println!();
         println!("## {kind}");
         for m in &missing {
@@ -306,7 +600,11 @@ fn main() {
             }
             let best_peer =
                 cs.iter().zip(&table[si]).filter(|(c, _)| !c.ours).map(|(_, ns)| *ns).fold(f64::MAX, f64::min);
-            line += &format!(" | {:.2}x", best_peer / table[si][0]);
+            if best_peer < f64::MAX {
+                line += &format!(" | {:.2}x", best_peer / table[si][0]);
+            } else {
+                line += " | -";
+            }
             println!("{line}");
         }
     }

@@ -1,0 +1,248 @@
+//! SM4-GCM and SM4-CCM on every backend: RFC 8998's examples, differential tests against RustCrypto's
+//! `aes-gcm` (its generic `AesGcm<Sm4, N>`, several nonce lengths) and `ccm` (several nonce and tag
+//! lengths) over every length 0..=1024 and random lengths up to 64 KiB with random associated data and
+//! misaligned buffers; tag failures leave the buffer unchanged; wrong lengths are errors.
+
+use aead::{AeadInOut, KeyInit};
+use asmgen_runtime::{sm4_backends, Error, Sm4Ccm, Sm4Gcm};
+use asmgen_tests::{hex, hex16, scaled, Misaligned, Rng};
+use cipher::array::ArraySize;
+use cipher::consts::{U1, U10, U11, U12, U13, U14, U16, U4, U6, U7, U8};
+
+const KEY: &str = "0123456789abcdeffedcba9876543210";
+const NONCE: &str = "00001234567800000000abcd";
+const AAD: &str = "feedfacedeadbeeffeedfacedeadbeefabaddad2";
+const PT: &str = "aaaaaaaaaaaaaaaabbbbbbbbbbbbbbbbccccccccccccccccdddddddddddddddd\
+                  eeeeeeeeeeeeeeeeffffffffffffffffeeeeeeeeeeeeeeeeaaaaaaaaaaaaaaaa";
+
+#[test]
+fn rfc8998_gcm_example() {
+    let ct = hex("17f399f08c67d5ee19d0dc9969c4bb7d5fd46fd3756489069157b282bb200735\
+         d82710ca5c22f0ccfa7cbf93d496ac15a56834cbcf98c397b4024a2691233b8d");
+    let tag = hex16("83de3541e4c2b58177e065a9bf7b62ec");
+    for b in sm4_backends() {
+        let g = Sm4Gcm::with_backend(&hex16(KEY), b).unwrap();
+        let mut buf = hex(PT);
+        assert_eq!(g.encrypt(&hex(NONCE), &hex(AAD), &mut buf).unwrap(), tag, "{b}");
+        assert_eq!(buf, ct, "{b}");
+        g.decrypt(&hex(NONCE), &hex(AAD), &mut buf, &tag).unwrap();
+        assert_eq!(buf, hex(PT), "{b}");
+    }
+}
+
+#[test]
+fn rfc8998_ccm_example() {
+    let ct = hex("48af93501fa62adbcd414cce6034d895dda1bf8f132f042098661572e7483094\
+         fd12e518ce062c98acee28d95df4416bed31a2f04476c18bb40c84a74b97dc5b");
+    let tag = hex("16842d4fa186f56ab33256971fa110f4");
+    for b in sm4_backends() {
+        let c = Sm4Ccm::with_backend(&hex16(KEY), b).unwrap();
+        let mut buf = hex(PT);
+        let mut t = [0u8; 16];
+        c.encrypt(&hex(NONCE), &hex(AAD), &mut buf, &mut t).unwrap();
+        assert_eq!((buf.clone(), t.to_vec()), (ct.clone(), tag.clone()), "{b}");
+        c.decrypt(&hex(NONCE), &hex(AAD), &mut buf, &tag).unwrap();
+        assert_eq!(buf, hex(PT), "{b}");
+    }
+}
+
+/// RustCrypto's GCM over SM4 with an `N`-byte nonce: (ciphertext, tag).
+fn rc_gcm<N: ArraySize>(key: &[u8; 16], nonce: &[u8], aad: &[u8], pt: &[u8]) -> (Vec<u8>, [u8; 16]) {
+    let g = aes_gcm::AesGcm::<sm4::Sm4, N>::new(&(*key).into());
+    let mut buf = pt.to_vec();
+    let tag = g.encrypt_inout_detached(nonce.try_into().unwrap(), aad, buf.as_mut_slice().into()).unwrap();
+    (buf, tag.into())
+}
+
+fn rc_gcm_any(key: &[u8; 16], nonce: &[u8], aad: &[u8], pt: &[u8]) -> (Vec<u8>, [u8; 16]) {
+    match nonce.len() {
+        1 => rc_gcm::<U1>(key, nonce, aad, pt),
+        8 => rc_gcm::<U8>(key, nonce, aad, pt),
+        12 => rc_gcm::<U12>(key, nonce, aad, pt),
+        16 => rc_gcm::<U16>(key, nonce, aad, pt),
+        n => unreachable!("nonce length {n}"),
+    }
+}
+
+fn rc_ccm<M: ArraySize + ccm::TagSize, N: ArraySize + ccm::NonceSize>(
+    key: &[u8; 16],
+    nonce: &[u8],
+    aad: &[u8],
+    pt: &[u8],
+) -> (Vec<u8>, Vec<u8>) {
+    let c = ccm::Ccm::<sm4::Sm4, M, N>::new(&(*key).into());
+    let mut buf = pt.to_vec();
+    let tag = c.encrypt_inout_detached(nonce.try_into().unwrap(), aad, buf.as_mut_slice().into()).unwrap();
+    (buf, tag.to_vec())
+}
+
+/// (tag length, nonce length) pairs compared against `ccm`.
+const CCM_SHAPES: [(usize, usize); 6] = [(16, 12), (4, 7), (8, 13), (10, 11), (6, 8), (14, 10)];
+
+fn rc_ccm_any(shape: (usize, usize), key: &[u8; 16], nonce: &[u8], aad: &[u8], pt: &[u8]) -> (Vec<u8>, Vec<u8>) {
+    match shape {
+        (16, 12) => rc_ccm::<U16, U12>(key, nonce, aad, pt),
+        (4, 7) => rc_ccm::<U4, U7>(key, nonce, aad, pt),
+        (8, 13) => rc_ccm::<U8, U13>(key, nonce, aad, pt),
+        (10, 11) => rc_ccm::<U10, U11>(key, nonce, aad, pt),
+        (6, 8) => rc_ccm::<U6, U8>(key, nonce, aad, pt),
+        (14, 10) => rc_ccm::<U14, U10>(key, nonce, aad, pt),
+        s => unreachable!("{s:?}"),
+    }
+}
+
+fn check(b: &str, rng: &mut Rng, data: &[u8], case: usize) {
+    let key = rng.block();
+    let mut aad = vec![0u8; [0, 1, 16, 20, 100, 300][case % 6]];
+    rng.fill(&mut aad);
+    let len = data.len();
+
+    // GCM.
+    let nonce_len = [12, 12, 1, 8, 16][case % 5];
+    let mut nonce = vec![0u8; nonce_len];
+    rng.fill(&mut nonce);
+    let (want, want_tag) = rc_gcm_any(&key, &nonce, &aad, data);
+    let g = Sm4Gcm::with_backend(&key, b).unwrap();
+    let mut m = Misaligned::new(data, rng.below(32));
+    let tag = g.encrypt(&nonce, &aad, m.get()).unwrap();
+    m.check_guards();
+    assert_eq!((m.get().to_vec(), tag), (want, want_tag), "{b}: GCM, length {len}, nonce {nonce_len}");
+    g.decrypt(&nonce, &aad, m.get(), &tag).unwrap();
+    m.check_guards();
+    assert_eq!(m.get(), data, "{b}: GCM decryption, length {len}");
+
+    // CCM.
+    let shape = CCM_SHAPES[case % CCM_SHAPES.len()];
+    let mut nonce = vec![0u8; shape.1];
+    rng.fill(&mut nonce);
+    let (want, want_tag) = rc_ccm_any(shape, &key, &nonce, &aad, data);
+    let c = Sm4Ccm::with_backend(&key, b).unwrap();
+    let mut m = Misaligned::new(data, rng.below(32));
+    let mut tag = vec![0u8; shape.0];
+    c.encrypt(&nonce, &aad, m.get(), &mut tag).unwrap();
+    m.check_guards();
+    assert_eq!((m.get().to_vec(), tag.clone()), (want, want_tag), "{b}: CCM, length {len}, shape {shape:?}");
+    c.decrypt(&nonce, &aad, m.get(), &tag).unwrap();
+    m.check_guards();
+    assert_eq!(m.get(), data, "{b}: CCM decryption, length {len}");
+}
+
+#[test]
+fn every_length_to_1024_matches_rustcrypto() {
+    let mut rng = Rng::new(8998);
+    let mut data = vec![0u8; 1024];
+    for b in sm4_backends() {
+        for len in (0..=1024).step_by(scaled(1, 7)) {
+            rng.fill(&mut data[..len]);
+            check(b, &mut rng, &data[..len], len);
+        }
+    }
+}
+
+#[test]
+fn random_lengths_to_64k_match_rustcrypto() {
+    let mut rng = Rng::new(38);
+    let max = scaled(65536, 8192);
+    let mut data = vec![0u8; max];
+    for b in sm4_backends() {
+        for case in 0..scaled(12, 3) {
+            let len = rng.below(max + 1);
+            rng.fill(&mut data[..len]);
+            check(b, &mut rng, &data[..len], case);
+        }
+    }
+}
+
+#[test]
+fn tag_failures_leave_the_buffer_unchanged() {
+    let mut rng = Rng::new(1);
+    for b in sm4_backends() {
+        for len in [0usize, 1, 15, 16, 17, 64, 100, 1000] {
+            let key = rng.block();
+            let mut pt = vec![0u8; len];
+            rng.fill(&mut pt);
+            let aad = rng.block();
+            let nonce = rng.block();
+
+            let g = Sm4Gcm::with_backend(&key, b).unwrap();
+            let mut ct = pt.clone();
+            let tag = g.encrypt(&nonce[..12], &aad, &mut ct).unwrap();
+            let mut bad_tag = tag;
+            bad_tag[rng.below(16)] ^= 1 << rng.below(8);
+            let mut buf = ct.clone();
+            assert_eq!(g.decrypt(&nonce[..12], &aad, &mut buf, &bad_tag), Err(Error::TagMismatch), "{b}: {len}");
+            assert_eq!(buf, ct, "{b}: GCM buffer changed on failure");
+            assert!(g.decrypt(&nonce[..12], &aad[..15], &mut buf, &tag).is_err(), "{b}: GCM with other AAD");
+            assert!(g.decrypt(&nonce[1..13], &aad, &mut buf, &tag).is_err(), "{b}: GCM with other nonce");
+            if len > 0 {
+                buf[rng.below(len)] ^= 0x80;
+                let before = buf.clone();
+                assert!(g.decrypt(&nonce[..12], &aad, &mut buf, &tag).is_err(), "{b}: GCM with altered text");
+                assert_eq!(buf, before, "{b}: GCM buffer changed on failure");
+            }
+
+            let c = Sm4Ccm::with_backend(&key, b).unwrap();
+            let mut ct = pt.clone();
+            let mut tag = [0u8; 12];
+            c.encrypt(&nonce[..11], &aad, &mut ct, &mut tag).unwrap();
+            let mut buf = ct.clone();
+            let mut bad = tag;
+            bad[rng.below(12)] ^= 1 << rng.below(8);
+            assert_eq!(c.decrypt(&nonce[..11], &aad, &mut buf, &bad), Err(Error::TagMismatch), "{b}: {len}");
+            assert_eq!(buf, ct, "{b}: CCM buffer changed on failure");
+            assert!(c.decrypt(&nonce[..11], &aad, &mut buf, &tag[..10]).is_err(), "{b}: CCM with a truncated tag");
+            assert_eq!(buf, ct);
+            if len > 0 {
+                buf[rng.below(len)] ^= 4;
+                let before = buf.clone();
+                assert!(c.decrypt(&nonce[..11], &aad, &mut buf, &tag).is_err(), "{b}: CCM with altered text");
+                assert_eq!(buf, before, "{b}: CCM buffer changed on failure");
+            }
+        }
+    }
+}
+
+#[test]
+fn wrong_lengths_are_errors() {
+    let g = Sm4Gcm::new(&[1; 16]);
+    let mut buf = [5u8; 20];
+    assert!(matches!(g.encrypt(&[], &[], &mut buf), Err(Error::InvalidNonceLength { len: 0 })));
+    assert!(g.decrypt(&[], &[], &mut buf, &[0; 16]).is_err());
+    assert_eq!(buf, [5; 20]);
+    let c = Sm4Ccm::new(&[1; 16]);
+    let mut tag = [0u8; 16];
+    for n in [0usize, 6, 14, 16] {
+        let nonce = vec![0u8; n];
+        assert!(matches!(c.encrypt(&nonce, &[], &mut buf, &mut tag), Err(Error::InvalidNonceLength { .. })));
+        assert!(c.decrypt(&nonce, &[], &mut buf, &tag).is_err());
+    }
+    for t in [0usize, 2, 3, 5, 15, 17, 18] {
+        let mut tag = vec![0u8; t];
+        assert!(matches!(c.encrypt(&[0; 12], &[], &mut buf, &mut tag), Err(Error::InvalidTagLength { .. })));
+        assert!(c.decrypt(&[0; 12], &[], &mut buf, &tag).is_err());
+    }
+    assert_eq!(buf, [5; 20]);
+    // A 13-byte nonce leaves 2 bytes for the length: 65,536 bytes do not fit.
+    let mut big = vec![0u8; 65536];
+    assert!(matches!(c.encrypt(&[0; 13], &[], &mut big, &mut tag), Err(Error::InvalidLength { .. })));
+    c.encrypt(&[0; 13], &[], &mut big[..65535], &mut tag).unwrap();
+}
+
+#[test]
+fn aead_traits_match_the_inherent_api() {
+    let mut rng = Rng::new(77);
+    let key = rng.block();
+    let nonce = rng.block();
+    let mut pt = vec![0u8; 77];
+    rng.fill(&mut pt);
+    let g = <Sm4Gcm as KeyInit>::new(&key.into());
+    let mut buf = pt.clone();
+    let tag = g.encrypt_inout_detached(nonce[..12].try_into().unwrap(), b"ad", buf.as_mut_slice().into()).unwrap();
+    let (want, want_tag) = rc_gcm::<U12>(&key, &nonce[..12], b"ad", &pt);
+    assert_eq!((buf.clone(), <[u8; 16]>::from(tag)), (want, want_tag));
+    g.decrypt_inout_detached(nonce[..12].try_into().unwrap(), b"ad", buf.as_mut_slice().into(), &tag).unwrap();
+    assert_eq!(buf, pt);
+    let mut bad = tag;
+    bad[0] ^= 1;
+    assert!(g.decrypt_inout_detached(nonce[..12].try_into().unwrap(), b"ad", buf.as_mut_slice().into(), &bad).is_err());
+}
