@@ -1,73 +1,103 @@
 //! `cargo xtask cross` and `cargo xtask bench`: commands that run other cargo invocations.
 //!
 //! `cross` runs the runtime's test suite (the `asmgen-tests` crate) for aarch64 and riscv64 under qemu-user,
-//! with the listings assembled by the cross GNU as (see `../shared/CROSS.md`). `ASMGEN_EXPECT_ASM=1` makes the
-//! dispatch test fail if the listing kernels do not run, so a fallback cannot hide a broken listing.
+//! with the listings assembled by the cross GNU as (see `../shared/CROSS.md`), once per emulated CPU model in
+//! [`RUNS`]. Each run names the kernels the dispatcher must pick on that CPU (`ASMGEN_EXPECT_GHASH`,
+//! `ASMGEN_EXPECT_SM4`), so a fallback cannot hide a broken fast path.
 
 use std::path::Path;
 use std::process::Command;
 
-/// A cross target: rustup triple, linker, and the qemu command line that runs its binaries.
+/// A cross target: rustup triple, linker and sysroot.
 struct CrossTarget {
     triple: &'static str,
     linker: &'static str,
-    /// qemu binary: a name on PATH, or a path relative to the workspace root.
-    qemu: &'static str,
-    args: &'static str,
     sysroot: &'static str,
 }
 
-const TARGETS: [CrossTarget; 2] = [
-    CrossTarget {
-        triple: "aarch64-unknown-linux-gnu",
-        linker: "aarch64-linux-gnu-gcc",
+const AARCH64: CrossTarget = CrossTarget {
+    triple: "aarch64-unknown-linux-gnu",
+    linker: "aarch64-linux-gnu-gcc",
+    sysroot: "/usr/aarch64-linux-gnu",
+};
+const RISCV64: CrossTarget = CrossTarget {
+    triple: "riscv64gc-unknown-linux-gnu",
+    linker: "riscv64-linux-gnu-gcc",
+    sysroot: "/usr/riscv64-linux-gnu",
+};
+
+/// One run of the suite: a target, the qemu binary and CPU model, and the kernels that CPU must get.
+struct Run {
+    target: &'static CrossTarget,
+    /// What the run checks, printed before it.
+    label: &'static str,
+    /// qemu binary: a name on PATH, or a path relative to the workspace root.
+    qemu: &'static str,
+    cpu: &'static str,
+    expect_ghash: &'static str,
+    expect_sm4: &'static str,
+}
+
+/// qemu 7.2 (bookworm) lacks riscv_hwprobe, so feature detection would see no extension there; qemu 10 from
+/// bookworm-backports has it and runs the vector crypto extensions. `.ci/fetch-qemu10.sh` puts it here.
+const QEMU10_RISCV: &str = ".tools/qemu10/usr/bin/qemu-riscv64";
+
+const RUNS: &[Run] = &[
+    Run {
+        target: &AARCH64,
+        label: "SM4 and PMULL (-cpu max)",
         qemu: "qemu-aarch64",
-        args: "-cpu max",
-        sysroot: "/usr/aarch64-linux-gnu",
+        cpu: "max",
+        expect_ghash: "aot/aarch64-pmull",
+        expect_sm4: "portable",
     },
-    CrossTarget {
-        triple: "riscv64gc-unknown-linux-gnu",
-        linker: "riscv64-linux-gnu-gcc",
-        // qemu 7.2 (bookworm) lacks riscv_hwprobe, so feature detection would see no Zbb/Zbc; qemu 10 from
-        // bookworm-backports has it. `.ci/fetch-qemu10.sh` puts it here.
-        qemu: ".tools/qemu10/usr/bin/qemu-riscv64",
-        args: "-cpu rv64,zbb=true,zbc=true",
-        sysroot: "/usr/riscv64-linux-gnu",
+    Run {
+        target: &RISCV64,
+        label: "Zbb + Zbc scalar",
+        qemu: QEMU10_RISCV,
+        cpu: "rv64,zbb=true,zbc=true",
+        expect_ghash: "aot/riscv64-zbb-zbc",
+        expect_sm4: "portable",
     },
 ];
-
-fn env_key(triple: &str, what: &str) -> String {
-    format!("CARGO_TARGET_{}_{what}", triple.to_uppercase().replace('-', "_"))
-}
 
 fn have(cmd: &str) -> bool {
     Command::new("sh").arg("-c").arg(format!("command -v {cmd} >/dev/null")).status().is_ok_and(|s| s.success())
 }
 
-/// Runs the test suite for each cross target (or the ones named in `args`).
+fn env_key(triple: &str, what: &str) -> String {
+    format!("CARGO_TARGET_{}_{what}", triple.to_uppercase().replace('-', "_"))
+}
+
+/// Runs the test suite for each run in [`RUNS`] (or those whose triple starts with one of `args`).
 pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    for t in TARGETS.iter().filter(|t| args.is_empty() || args.iter().any(|a| t.triple.starts_with(a.as_str()))) {
-        let qemu = if t.qemu.contains('/') { root.join(t.qemu).display().to_string() } else { t.qemu.to_string() };
+    for r in RUNS.iter().filter(|r| args.is_empty() || args.iter().any(|a| r.target.triple.starts_with(a.as_str()))) {
+        let t = r.target;
+        let qemu = if r.qemu.contains('/') { root.join(r.qemu).display().to_string() } else { r.qemu.to_string() };
         let missing: Vec<&str> = [t.linker, qemu.as_str()].into_iter().filter(|c| !have(c)).collect();
         if !missing.is_empty() {
             return Err(format!(
-                "{}: missing {}; install with `.ci/install-deps` (apt packages, rustup targets, qemu 10)",
+                "{}: missing {}; install with `bash .ci/install-deps` (apt packages, rustup targets, qemu 10)",
                 t.triple,
                 missing.join(", ")
             ));
         }
-        println!("== {} under {} {}", t.triple, qemu, t.args);
+        println!(
+            "== {}: {} (qemu -cpu {}; expects GHASH {}, SM4 {})",
+            t.triple, r.label, r.cpu, r.expect_ghash, r.expect_sm4
+        );
         let status = Command::new(&cargo)
             .current_dir(root)
             .args(["test", "-p", "asmgen-tests", "--target", t.triple])
             .env(env_key(t.triple, "LINKER"), t.linker)
-            .env(env_key(t.triple, "RUNNER"), format!("{qemu} {} -L {}", t.args, t.sysroot))
-            .env("ASMGEN_EXPECT_ASM", "1")
+            .env(env_key(t.triple, "RUNNER"), format!("{qemu} -cpu {} -L {}", r.cpu, t.sysroot))
+            .env("ASMGEN_EXPECT_GHASH", r.expect_ghash)
+            .env("ASMGEN_EXPECT_SM4", r.expect_sm4)
             .status()
             .map_err(|e| format!("running cargo: {e}"))?;
         if !status.success() {
-            return Err(format!("tests failed for {}", t.triple));
+            return Err(format!("tests failed for {} ({})", t.triple, r.label));
         }
     }
     Ok(())
