@@ -18,7 +18,8 @@ pub struct GeneratedFile {
 }
 
 const GHASH_TITLE: &str = "GHASH (NIST SP 800-38D) and POLYVAL (RFC 8452), N-block aggregated reduction";
-const SM4_TITLE: &str = "SM4 (GB/T 32907-2016) with AES-NI: key schedule, ECB, CTR, CBC, CFB, CBC-MAC";
+const SM4_TITLE: &str =
+    "SM4 (GB/T 32907-2016) with AES-NI: key schedule, ECB, CTR, CBC, CFB, CBC-MAC, XTS, GCM (fused GHASH), CCM";
 
 fn ghash_listing<I: Isa>(functions: Vec<asmgen::Function<I>>) -> Listing<I> {
     Listing { name: "ghash".into(), title: GHASH_TITLE.into(), functions }

@@ -1,7 +1,7 @@
 //! GHASH/POLYVAL with PCLMULQDQ on xmm registers (VEX-encoded, so AVX is required too).
 
 use super::{Flavour, AGGREGATE, BYTE_REVERSE, POLY};
-use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, X86Feature, Xmm, X86_64};
+use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, Mem, X86Feature, Xmm, X86_64};
 use asmgen::{Abi, Builder, CType, Function, GenError};
 
 type B = Builder<X86_64>;
@@ -147,9 +147,17 @@ pub fn update(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
     let table = gpr(b.param("table", CType::ConstBytePtr));
     let data = gpr(b.param("data", CType::ConstBytePtr));
     let n = gpr(b.param("nblocks", CType::Size));
+    absorb(&mut b, f, mem(state, 0), table, data, n);
+    b.finish()
+}
+
+/// The body of [`update`] for other kernels (SM4-GCM's tail): absorbs `n` blocks at `data` into the state at
+/// `state` (16 bytes, in `f`'s byte order) with the key table at `table`. Advances `data`, clears `n`; clobbers
+/// rax and xmm0-xmm8, xmm14, xmm15.
+pub fn absorb(b: &mut B, f: Flavour, state: Mem, table: Gpr, data: Gpr, n: Gpr) {
     let ptr = RAX;
-    constants(&mut b, f);
-    load_block(&mut b, f, S, mem(state, 0));
+    constants(b, f);
+    load_block(b, f, S, state.clone());
 
     let lp8 = b.label("loop8");
     let tail = b.label("tail");
@@ -165,13 +173,13 @@ pub fn update(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
     for i in (1..AGGREGATE as i32).chain([0]) {
         let power = AGGREGATE as i32 - i;
         b.comment(format!("block {i} times H^{power}{}", if i == 0 { ", after adding the state" } else { "" }));
-        load_block(&mut b, f, Xmm(8), mem(data, 16 * i));
+        load_block(b, f, Xmm(8), mem(data, 16 * i));
         if i == 0 {
             b.vpxor(Xmm(8), Xmm(8), S);
         }
-        mul_acc(&mut b, Xmm(8), mem(table, 16 * (power - 1)), mem(table, 128 + 16 * (power - 1)), i == 1);
+        mul_acc(b, Xmm(8), mem(table, 16 * (power - 1)), mem(table, 128 + 16 * (power - 1)), i == 1);
     }
-    reduce(&mut b);
+    reduce(b);
     b.add(data, 16 * AGGREGATE as i32);
     b.sub(n, AGGREGATE as i32);
     b.cmp(n, AGGREGATE as i32);
@@ -191,22 +199,21 @@ pub fn update(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
         b.vpxor(r, r, r);
     }
     b.bind(&tail_loop);
-    load_block(&mut b, f, Xmm(8), mem(data, 0));
+    load_block(b, f, Xmm(8), mem(data, 0));
     b.vpxor(Xmm(8), Xmm(8), CARRY);
     b.vpxor(CARRY, CARRY, CARRY);
-    mul_acc(&mut b, Xmm(8), mem(ptr, 0), mem(ptr, 128), false);
+    mul_acc(b, Xmm(8), mem(ptr, 0), mem(ptr, 128), false);
     b.add(data, 16);
     b.sub(ptr, 16);
     b.sub(n, 1);
     b.jnz(&tail_loop);
-    reduce(&mut b);
+    reduce(b);
 
     b.bind(&done);
     if f.reflected() {
         b.vpshufb(S, S, BSWAP);
     }
-    b.vmovdqu_store(mem(state, 0), S);
-    b.finish()
+    b.vmovdqu_store(state, S);
 }
 
 /// Every GHASH/POLYVAL function for x86_64.

@@ -47,8 +47,29 @@
 //! * `asmgen_sm4_cbc_mac_<isa>(const uint8_t *rk_enc, uint8_t *mac, const uint8_t *src, size_t nblocks)`:
 //!   `mac = E(mac ^ block)` for each block (the core of CBC-MAC, CMAC and XCBC).
 //!
+//! * `asmgen_sm4_xts_{enc,dec}_{ieee,gb}_<isa>(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t
+//!   nblocks, uint8_t *tweak)`: XTS over whole blocks (ciphertext stealing is the caller's, with single-block
+//!   calls): `dst[i] = E(src[i] ^ T[i]) ^ T[i]` with `rk` = `rk_enc` (enc) or `rk_dec` (dec). `tweak` holds
+//!   `T[0]`, the already-encrypted tweak, and becomes `T[nblocks]`. `ieee` (IEEE 1619): `T[i+1] = T[i] * x` in
+//!   GF(2^128), the block read little-endian (byte 0 least significant), reduction `0x87`. `gb`
+//!   (GB/T 17964-2021): the bit-reflected convention, the block read as a 128-bit big-endian integer `V`,
+//!   `V' = (V >> 1) ^ (V & 1 ? 0xe1 << 120 : 0)`.
+//! * `asmgen_sm4_gcm_{enc,dec}_<isa>(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t
+//!   *src, size_t nblocks, uint8_t *state)`: GCM's payload over whole blocks in one pass. `state[0..16]` is the
+//!   counter block (its last 4 bytes a big-endian counter, incremented per block mod 2^32 without touching the
+//!   first 12 bytes: `inc32`), `state[16..32]` the running GHASH state in GHASH byte order (as
+//!   `asmgen_ghash_update_avx`'s); `htable` is the table `asmgen_ghash_init_avx` fills. `dst = src ^
+//!   E(ctr_i)`; GHASH absorbs the ciphertext (`dst` when encrypting, `src` when decrypting). Both halves of
+//!   `state` are updated, so calls chain.
+//! * `asmgen_sm4_ccm_{enc,dec}_<isa>(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks,
+//!   uint8_t *ctr, uint8_t *mac)`: CCM's payload over whole blocks in one pass: `dst = src ^ E(ctr_i)` with
+//!   `ctr` a 128-bit big-endian counter (updated), and `mac = E(mac ^ p_i)` over the plaintext (`p = src`
+//!   when encrypting, `p = dst` when decrypting).
+//!
 //! x86_64 implements `<isa>` = `avx` (AES-NI + AVX, 8 blocks in flight) for every function and `avx2` (AES-NI +
-//! AVX2, 16 blocks in flight; no VAES) for ECB, CTR, CBC and CFB decryption.
+//! AVX2, 16 blocks in flight; no VAES) for ECB, CTR, CBC and CFB decryption, XTS and GCM (GCM also needs
+//! PCLMULQDQ). CCM is `avx` only: its CBC-MAC is serial, and the CTR block rides in a spare lane of the MAC's
+//! rounds.
 
 pub mod x86_64;
 

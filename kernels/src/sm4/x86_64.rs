@@ -12,12 +12,17 @@
 //! the two 128-bit halves. Constant time: data only reaches `vpshufb` indices and `aesenclast`; branches and
 //! addresses depend on lengths and counter values only.
 //!
-//! The building blocks ([`round`], [`rounds`], [`transpose`], [`Consts`], [`Width`]) are public for the modes
-//! that later listings add on top (XTS, GCM, CCM).
+//! The building blocks ([`round`], [`round_lean`], [`rounds`], [`transpose`], [`Consts`], [`Width`]) are public;
+//! the modes with more state than a batch of blocks live in submodules: [`xts`] (tweak chain in registers),
+//! [`gcm`] (CTR fused with GHASH) and [`ccm`] (CTR and CBC-MAC in one pass).
 
 use super::{sbox_affine, CK, FK};
 use asmgen::isa::x86_64::{mem, mem_index, regs::*, rip, Gpr, Mem, X86Feature, Xmm, Ymm, X86_64};
 use asmgen::{Abi, Builder, CType, Function, GenError, Label};
+
+pub mod ccm;
+pub mod gcm;
+pub mod xts;
 
 type B = Builder<X86_64>;
 
@@ -94,6 +99,7 @@ binops! {
     vand => vpand, vpand_y;
     vshufb => vpshufb, vpshufb_y;
     vaddq => vpaddq, vpaddq_y;
+    vaddd => vpaddd, vpaddd_y;
     vunpckldq => vpunpckldq, vpunpckldq_y;
     vunpckhdq => vpunpckhdq, vpunpckhdq_y;
     vunpcklqdq => vpunpcklqdq, vpunpcklqdq_y;
@@ -129,6 +135,14 @@ pub fn vstore(b: &mut B, w: Width, m: Mem, s: V) {
     match w {
         Width::X => b.vmovdqu_store(m, s.x()),
         Width::Y => b.vmovdqu_store_y(m, s.y()),
+    };
+}
+
+/// Register-to-register copy at width `w`.
+pub fn vmov(b: &mut B, w: Width, d: V, s: V) {
+    match w {
+        Width::X => b.vmovdqa(d.x(), s.x()),
+        Width::Y => b.vmovdqa_y(d.y(), s.y()),
     };
 }
 
@@ -318,6 +332,39 @@ pub fn round(b: &mut B, c: &Consts, w: Width, x: [V; 4], rk: V, t: [V; 3]) {
     vslld(b, w, t2, t1, 2);
     vsrld(b, w, t1, t1, 30);
     vxor(b, w, x[0], x[0], t2);
+    vxor(b, w, x[0], x[0], t1);
+}
+
+/// `vpshufb` control rotating each dword left by 8 bits (no ShiftRows), for [`round_lean`].
+pub fn rol8_constant(b: &mut B) -> Label {
+    b.constant("sm4_rol8", 32, "vpshufb: rotate each dword left by 8", &twice(perm(|i| 4 * (i / 4) + (i % 4 + 3) % 4)))
+}
+
+/// [`round`] with two scratch registers instead of three plus the round-key register, for kernels that keep
+/// other state in the registers this frees (GCM keeps GHASH accumulators there).
+///
+/// The round key is broadcast into `t[1]` from `rk` (once per group), and the linear layer rotates `B` in place:
+/// `t1 = B, t0 = rol8(B), t1 ^= t0, t0 = rol8(t0), t1 ^= t0, t0 = rol8(t0)`, then
+/// `x0 ^= B ^ rol24(B) ^ rol2(t1)`. The same 28 vector ops per round and group on xmm (31 on ymm) plus the
+/// broadcast; a longer chain of shuffles, hidden by the other group.
+pub fn round_lean(b: &mut B, c: &Consts, w: Width, x: [V; 4], rk: Mem, t: [V; 2], rol8: &Label) {
+    let [t0, t1] = t;
+    vbroadcast(b, w, t1, rk);
+    vxor(b, w, t0, x[1], x[2]);
+    vxor(b, w, t0, t0, t1);
+    vxor(b, w, t0, t0, x[3]);
+    sbox(b, c, w, t0, t1);
+    vshufb(b, w, t1, t0, rip(&c.isr_rol[0]));
+    vxor(b, w, x[0], x[0], t1);
+    vshufb(b, w, t0, t0, rip(&c.isr_rol[1]));
+    vxor(b, w, t1, t1, t0);
+    vshufb(b, w, t0, t0, rip(rol8));
+    vxor(b, w, t1, t1, t0);
+    vshufb(b, w, t0, t0, rip(rol8));
+    vxor(b, w, x[0], x[0], t0);
+    vslld(b, w, t0, t1, 2);
+    vsrld(b, w, t1, t1, 30);
+    vxor(b, w, x[0], x[0], t0);
     vxor(b, w, x[0], x[0], t1);
 }
 
@@ -533,6 +580,39 @@ fn for_slots(
             f(x, b, w, s, false);
         }
         b.bind(&next);
+    }
+    b.bind(&done);
+}
+
+/// Emits `f(b, s, half)` for the slots of a batch that hold blocks `< n` (in order): every slot when `n` is
+/// `None`, else with branches on `n` (public); a ymm slot holding only block `n-1` gets `half = true`.
+fn each_slot(b: &mut B, w: Width, slots: usize, n: Option<Gpr>, f: &mut dyn FnMut(&mut B, usize, bool)) {
+    let Some(n) = n else {
+        for s in 0..slots {
+            f(b, s, false);
+        }
+        return;
+    };
+    let bps = w.blocks();
+    let done = b.label("slots_done");
+    for s in 0..slots {
+        if s > 0 {
+            b.cmp(n, (s * bps) as i32 + 1);
+            b.jb(&done);
+        }
+        if bps == 2 {
+            let half = b.label("slot_half");
+            let next = b.label("slot_next");
+            b.cmp(n, (s * bps) as i32 + 2);
+            b.jb(&half);
+            f(b, s, false);
+            b.jmp(&next);
+            b.bind(&half);
+            f(b, s, true);
+            b.bind(&next);
+        } else {
+            f(b, s, false);
+        }
     }
     b.bind(&done);
 }
@@ -916,5 +996,8 @@ pub fn functions(abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
     for m in [Serial::CbcEnc, Serial::CfbEnc, Serial::CbcMac] {
         v.push(serial_mode(m, abi)?);
     }
+    v.extend(xts::functions(abi)?);
+    v.extend(gcm::functions(abi)?);
+    v.extend(ccm::functions(abi)?);
     Ok(v)
 }

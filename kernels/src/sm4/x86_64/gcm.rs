@@ -1,0 +1,344 @@
+//! SM4-GCM on x86_64: CTR (32-bit big-endian counter) and GHASH in one pass, the carry-less multiplies
+//! interleaved with the SM4 rounds.
+//!
+//! The counter blocks need no transposition: words 0..2 of every block are the IV's (broadcast into `X0..X2`)
+//! and word 3 is the counter, so `X3` is the broadcast counter plus the block offsets (`vpaddd` wraps mod 2^32
+//! exactly as `inc32` does).
+//!
+//! The rounds use [`round_lean`](super::round_lean), which leaves xmm10 and xmm11 free: they accumulate the
+//! low and high Karatsuba products of one 8-block GHASH aggregate, the middle products accumulate in
+//! `state[16..32]` (the GHASH state's own slot; the state itself is in xmm11 between aggregates), and
+//! xmm8/xmm9 are free between rounds for the multiplies. The state enters an aggregate as `S * H^8`, added to
+//! the accumulators before its first block. One block is absorbed every two rounds with xmm (8 per batch), two
+//! every four with ymm (16 per batch, reduced after each 8). Encryption absorbs the previous batch's
+//! ciphertext while computing the next batch; decryption absorbs the batch it decrypts (its input). Leftover
+//! blocks (fewer than a batch) go through the plain GHASH loop of [`crate::ghash::x86_64::absorb`].
+
+use super::{
+    each_slot, features, gpr, isa_name, rol8_constant, round_lean, transpose, vaddd, vbroadcast, vmov, vshufb, vstore,
+    vxor, Consts, Width, B, GROUPS, TMP, V,
+};
+use crate::ghash::{x86_64::absorb, Flavour, BYTE_REVERSE, POLY};
+use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, Mem, X86_64};
+use asmgen::{Abi, CType, Function, GenError, Label};
+
+// GHASH registers inside the round loop.
+const X: V = V(8);
+const T: V = V(9);
+const LO: V = V(10);
+/// The high-product accumulator; between aggregates, the GHASH state (POLYVAL form).
+const HI: V = V(11);
+
+struct Ctx {
+    c: Consts,
+    rol8: Label,
+    rev: Label,
+    poly: Label,
+    inc: [[Label; 2]; 2],
+    rk: Gpr,
+    htable: Gpr,
+    dst: Gpr,
+    src: Gpr,
+    state: Gpr,
+    /// The 32-bit counter (low half; the upper bits are ignored).
+    ctr: Gpr,
+    /// Next block to absorb.
+    gptr: Gpr,
+    /// The power of H for the next block.
+    hptr: Gpr,
+    /// Round-key pointer at which the first 8-block aggregate of a ymm batch is reduced.
+    mid: Gpr,
+}
+
+/// The middle-product accumulator.
+fn mid_acc(x: &Ctx) -> Mem {
+    mem(x.state, 16)
+}
+
+/// Starts an aggregate: accumulators = the Karatsuba products of `S * H^8` (S in [`HI`]).
+fn ghash_start(b: &mut B, x: &Ctx) {
+    b.comment("GHASH aggregate: accumulators = S * H^8 (S in xmm11), middle products in state[16..32].");
+    b.vpclmulqdq(LO.x(), HI.x(), mem(x.htable, 112), 0x00);
+    b.vpshufd(X.x(), HI.x(), 0x4e);
+    b.vpxor(X.x(), X.x(), HI.x());
+    b.vpclmulqdq(X.x(), X.x(), mem(x.htable, 128 + 112), 0x00);
+    b.vmovdqu_store(mid_acc(x), X.x());
+    b.vpclmulqdq(HI.x(), HI.x(), mem(x.htable, 112), 0x11);
+    b.lea(x.hptr, mem(x.htable, 112));
+}
+
+/// Absorbs the block at `gptr` against the power at `hptr` into the accumulators.
+fn ghash_block(b: &mut B, x: &Ctx) {
+    b.comment("GHASH: next block times its power of H (Karatsuba), into the accumulators.");
+    b.vmovdqu_load(X.x(), mem(x.gptr, 0));
+    b.vpshufb(X.x(), X.x(), rip(&x.rev));
+    b.vpclmulqdq(T.x(), X.x(), mem(x.hptr, 0), 0x00);
+    b.vpxor(LO.x(), LO.x(), T.x());
+    b.vpclmulqdq(T.x(), X.x(), mem(x.hptr, 0), 0x11);
+    b.vpxor(HI.x(), HI.x(), T.x());
+    b.vpshufd(T.x(), X.x(), 0x4e);
+    b.vpxor(X.x(), X.x(), T.x());
+    b.vpclmulqdq(X.x(), X.x(), mem(x.hptr, 128), 0x00);
+    b.vpxor(X.x(), X.x(), mid_acc(x));
+    b.vmovdqu_store(mid_acc(x), X.x());
+    b.add(x.gptr, 16);
+    b.sub(x.hptr, 16);
+}
+
+/// Ends an aggregate: Karatsuba recombination and Montgomery reduction into S (in [`HI`]).
+fn ghash_reduce(b: &mut B, x: &Ctx) {
+    b.comment("GHASH: recombine the Karatsuba products, reduce (two folds by x^-64) into S = xmm11.");
+    b.vmovdqu_load(T.x(), mid_acc(x));
+    b.vpxor(T.x(), T.x(), LO.x());
+    b.vpxor(T.x(), T.x(), HI.x());
+    b.vpslldq(X.x(), T.x(), 8);
+    b.vpsrldq(T.x(), T.x(), 8);
+    b.vpxor(LO.x(), LO.x(), X.x());
+    b.vpxor(HI.x(), HI.x(), T.x());
+    for _ in 0..2 {
+        b.vpclmulqdq(X.x(), LO.x(), rip(&x.poly), 0x10);
+        b.vpshufd(LO.x(), LO.x(), 0x4e);
+        b.vpxor(LO.x(), LO.x(), X.x());
+    }
+    b.vpxor(HI.x(), HI.x(), LO.x());
+}
+
+/// One batch: counter blocks, 32 rounds (with GHASH of the blocks at `gptr` when `ghash`), keystream xor.
+/// `n`: `None` for a full batch, else the block count (< batch) in that register.
+fn batch(b: &mut B, x: &Ctx, w: Width, ghash: bool, n: Option<Gpr>) {
+    let nblk = 8 * w.blocks();
+    let wi = if w == Width::X { 0 } else { 1 };
+    b.comment(format!("{nblk} counter blocks, transposed: X0..X2 = IV words (broadcast), X3 = counter + i."));
+    let base = TMP[0];
+    b.vmovq_gpr(base.x(), x.ctr);
+    b.vpshufd(base.x(), base.x(), 0x00);
+    if w == Width::Y {
+        b.vinserti128(base.y(), base.y(), base.x(), 0x01);
+    }
+    for (gi, g) in GROUPS.iter().enumerate() {
+        vaddd(b, w, g[3], base, rip(&x.inc[wi][gi]));
+    }
+    for (j, (&v, &u)) in GROUPS[0].iter().zip(&GROUPS[1]).take(3).enumerate() {
+        vbroadcast(b, w, v, mem(x.state, 4 * j as i32));
+        vshufb(b, w, v, v, rip(&x.c.bswap32));
+        vmov(b, w, u, v);
+    }
+    if ghash {
+        ghash_start(b, x);
+    }
+    // Blocks absorbed per iteration of four rounds, after these rounds.
+    let hooks: &[usize] = if !ghash {
+        &[]
+    } else if w == Width::X {
+        &[1]
+    } else {
+        &[1, 3]
+    };
+    let (ptr, end) = (RAX, R11);
+    b.comment(format!(
+        "32 rounds on {nblk} blocks (two scratch registers){}.",
+        if ghash { format!(", {} GHASH block(s) every four rounds", hooks.len()) } else { String::new() }
+    ));
+    b.lea(end, mem(x.rk, 128));
+    b.mov(ptr, x.rk);
+    if ghash && w == Width::Y {
+        b.lea(x.mid, mem(x.rk, 64));
+    }
+    let lp = b.label("rounds");
+    b.align(4);
+    b.bind(&lp);
+    for j in 0..4 {
+        b.comment(format!("round 4i+{j}"));
+        for g in &GROUPS {
+            let r = [g[j], g[(j + 1) % 4], g[(j + 2) % 4], g[(j + 3) % 4]];
+            round_lean(b, &x.c, w, r, mem(ptr, 4 * j as i32), [TMP[0], TMP[1]], &x.rol8);
+        }
+        if hooks.contains(&j) {
+            ghash_block(b, x);
+        }
+    }
+    b.add(ptr, 16);
+    if ghash && w == Width::Y {
+        let skip = b.label("no_reduce");
+        b.cmp(ptr, x.mid);
+        b.jnz(&skip);
+        ghash_reduce(b, x);
+        ghash_start(b, x);
+        b.bind(&skip);
+    }
+    b.cmp(ptr, end);
+    b.jnz(&lp);
+    if ghash {
+        ghash_reduce(b, x);
+    }
+    b.comment("Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream.");
+    for g in &GROUPS {
+        transpose(b, w, [g[3], g[2], g[1], g[0]], *g, TMP);
+        for &v in g {
+            vshufb(b, w, v, v, rip(&x.c.bswap32));
+        }
+    }
+    each_slot(b, w, 8, n, &mut |b, s, half| {
+        let v = V(s as u8);
+        let off = 16 * (s * w.blocks()) as i32;
+        if w == Width::X || half {
+            b.vpxor(v.x(), v.x(), mem(x.src, off));
+            b.vmovdqu_store(mem(x.dst, off), v.x());
+        } else {
+            vxor(b, w, v, v, mem(x.src, off));
+            vstore(b, w, mem(x.dst, off), v);
+        }
+    });
+    match n {
+        None => b.add(x.ctr, nblk as i32),
+        Some(n) => b.add(x.ctr, n),
+    };
+}
+
+/// `asmgen_sm4_gcm_<enc|dec>_<avx|avx2>(rk, htable, dst, src, nblocks, state)`.
+pub fn gcm(enc: bool, w: Width, abi: Abi) -> Result<Function<X86_64>, GenError> {
+    let dir = if enc { "enc" } else { "dec" };
+    let mut f = features(w);
+    f.push(asmgen::isa::x86_64::X86Feature::Pclmulqdq);
+    let mut b = B::new(&format!("asmgen_sm4_gcm_{dir}_{}", isa_name(w)), abi, &f);
+    b.doc(&format!(
+        "SM4-GCM {}, whole blocks: dst[i] = src[i] ^ E(ctr_i) (ctr = state[0..16], inc32), GHASH state[16..32]",
+        if enc { "encryption" } else { "decryption" }
+    ));
+    b.doc(&format!(
+        "absorbs the ciphertext ({}) with the key table htable (asmgen_ghash_init_avx). One pass: {} blocks in",
+        if enc { "dst" } else { "src" },
+        8 * w.blocks()
+    ));
+    b.doc("flight, GHASH multiplies interleaved with the rounds; dst may equal src.");
+    let rk = gpr(b.param("rk_enc", CType::ConstBytePtr));
+    let htable = gpr(b.param("htable", CType::ConstBytePtr));
+    let dst = gpr(b.param("dst", CType::BytePtr));
+    let src = gpr(b.param("src", CType::ConstBytePtr));
+    let n = gpr(b.param("nblocks", CType::Size));
+    let state = gpr(b.param("state", CType::BytePtr));
+    let c = Consts::new(&mut b);
+    let rol8 = rol8_constant(&mut b);
+    let rev = b.constant("byte_reverse", 16, "vpshufb control: reverse 16 bytes", &BYTE_REVERSE);
+    let poly = b.constant("polyval_poly", 16, "x^128 + x^127 + x^126 + x^121 + 1, reflected", &POLY);
+    let dw = |v: [u32; 8]| -> Vec<u8> { v.iter().flat_map(|d| d.to_le_bytes()).collect() };
+    let inc = [
+        [
+            b.constant("sm4_gcm_inc_x0", 32, "inc32 offsets, xmm group 0", &dw([0, 1, 2, 3, 0, 1, 2, 3])),
+            b.constant("sm4_gcm_inc_x1", 32, "inc32 offsets, xmm group 1", &dw([4, 5, 6, 7, 4, 5, 6, 7])),
+        ],
+        [
+            b.constant("sm4_gcm_inc_y0", 32, "inc32 offsets, ymm group 0", &dw([0, 2, 4, 6, 1, 3, 5, 7])),
+            b.constant("sm4_gcm_inc_y1", 32, "inc32 offsets, ymm group 1", &dw([8, 10, 12, 14, 9, 11, 13, 15])),
+        ],
+    ];
+    let x = Ctx { c, rol8, rev, poly, inc, rk, htable, dst, src, state, ctr: R10, gptr: RBX, hptr: RBP, mid: R12 };
+    let nblk = 8 * w.blocks() as i32;
+    x.c.load_tables(&mut b, w);
+    b.comment("The 32-bit counter (big-endian word 3) and the GHASH state in POLYVAL form (xmm11).");
+    b.mov_load(x.ctr, mem(state, 8));
+    b.bswap(x.ctr);
+    b.vmovdqu_load(HI.x(), mem(state, 16));
+    b.vpshufb(HI.x(), HI.x(), rip(&x.rev));
+    b.mov(x.gptr, if enc { dst } else { src });
+
+    let tail = b.label("tail");
+    let fin = b.label("fin");
+    let lp = b.label("loop");
+    if enc {
+        b.cmp(n, nblk);
+        b.jb(&tail);
+        b.comment("First batch: nothing to absorb yet.");
+        batch(&mut b, &x, w, false, None);
+        b.sub(n, nblk);
+        b.add(src, 16 * nblk);
+        b.add(dst, 16 * nblk);
+        b.align(4);
+        b.bind(&lp);
+        b.cmp(n, nblk);
+        b.jb(&tail);
+        b.comment("Encrypt this batch while absorbing the previous batch's ciphertext.");
+    } else {
+        b.align(4);
+        b.bind(&lp);
+        b.cmp(n, nblk);
+        b.jb(&tail);
+        b.comment("Decrypt this batch while absorbing its ciphertext.");
+    }
+    batch(&mut b, &x, w, true, None);
+    b.sub(n, nblk);
+    b.add(src, 16 * nblk);
+    b.add(dst, 16 * nblk);
+    b.jmp(&lp);
+
+    b.blank();
+    b.bind(&tail);
+    b.comment("Fewer blocks than a batch remain; the GHASH state goes back to memory for the plain loop.");
+    b.vpshufb(HI.x(), HI.x(), rip(&x.rev));
+    b.vmovdqu_store(mem(state, 16), HI.x());
+    let cnt = R12;
+    if !enc {
+        b.comment("Decryption: absorb the remaining ciphertext before it may be overwritten.");
+        b.mov(x.gptr, src);
+        b.mov(cnt, n);
+        absorb(&mut b, Flavour::Ghash, mem(state, 16), htable, x.gptr, cnt);
+        x.c.load_tables(&mut b, w);
+    }
+    b.test(n, n);
+    b.jz(&fin);
+    b.comment(format!("The last 1..{} blocks (xmm batches).", nblk - 1));
+    if w == Width::Y {
+        let part = b.label("tail_partial");
+        b.cmp(n, 8);
+        b.jb(&part);
+        batch(&mut b, &x, Width::X, false, None);
+        b.sub(n, 8);
+        b.add(src, 128);
+        b.add(dst, 128);
+        b.test(n, n);
+        b.jz(&fin);
+        b.bind(&part);
+        batch(&mut b, &x, Width::X, false, Some(n));
+        b.mov(RAX, n);
+        b.shl(RAX, 4);
+        b.add(dst, RAX);
+    } else {
+        batch(&mut b, &x, Width::X, false, Some(n));
+        b.mov(RAX, n);
+        b.shl(RAX, 4);
+        b.add(dst, RAX);
+    }
+    b.bind(&fin);
+    if enc {
+        b.comment("Absorb the ciphertext not yet absorbed: from gptr to the end of dst.");
+        b.mov(cnt, dst);
+        b.sub(cnt, x.gptr);
+        b.shr(cnt, 4);
+        absorb(&mut b, Flavour::Ghash, mem(state, 16), htable, x.gptr, cnt);
+    }
+    b.comment("Counter back: word 3 = ctr, words 0..2 unchanged.");
+    b.mov_load(RAX, mem(state, 8));
+    b.bswap(RAX);
+    b.shr(RAX, 32);
+    b.shl(RAX, 32);
+    b.shl(x.ctr, 32);
+    b.shr(x.ctr, 32);
+    b.add(RAX, x.ctr);
+    b.bswap(RAX);
+    b.mov_store(mem(state, 8), RAX);
+    if w == Width::Y {
+        b.vzeroupper();
+    }
+    b.finish()
+}
+
+/// Every GCM function: encryption and decryption, AVX and AVX2.
+pub fn functions(abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
+    let mut v = Vec::new();
+    for w in [Width::X, Width::Y] {
+        for enc in [true, false] {
+            v.push(gcm(enc, w, abi)?);
+        }
+    }
+    Ok(v)
+}

@@ -1,0 +1,296 @@
+//! SM4-XTS on x86_64: IEEE 1619 and GB/T 17964-2021, tweaks for every block in flight computed in registers.
+//!
+//! `dst[i] = E(src[i] ^ T[i]) ^ T[i]`. IEEE 1619 reads a tweak little-endian (byte 0 least significant) and
+//! steps `T[i+1] = T[i] * x` modulo x^128 + x^7 + x^2 + x + 1 (`0x87`). GB/T 17964-2021 reads it big-endian
+//! with the bits reflected (GCM's convention): as the 128-bit big-endian integer `V`,
+//! `V' = (V >> 1) ^ (V & 1 ? 0xe1 << 120 : 0)`. The kernel keeps a chain register (the tweak itself for IEEE,
+//! its byte reversal `V` for GB, so both step with 64-bit lane shifts) and doubles it once per block with
+//! shifts and a sign mask, no branches and no scalar code.
+//!
+//! The tweak of block `i` is stored into `dst[i]` as the block's input is formed (after `src[i]` is loaded, so
+//! `dst == src` works) and xored back from there after the rounds: all sixteen vector registers are busy
+//! during the rounds, and this keeps the tweaks out of them.
+
+use super::{
+    each_slot, features, gpr, isa_name, rounds, transpose, vshufb, vstore, Consts, Fill, Width, B, GROUPS, TMP, V,
+};
+use crate::ghash::BYTE_REVERSE;
+use asmgen::isa::x86_64::{mem, rip, Gpr, Mem, X86_64};
+use asmgen::{Abi, CType, Function, GenError, Label};
+
+/// Which XTS tweak convention.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Standard {
+    /// IEEE 1619 (NIST SP 800-38E): little-endian, `* x` with reduction `0x87`.
+    Ieee,
+    /// GB/T 17964-2021: bit-reflected big-endian, `* x` as a right shift with reduction `0xe1 << 120`.
+    Gb,
+}
+
+impl Standard {
+    fn name(self) -> &'static str {
+        match self {
+            Standard::Ieee => "ieee",
+            Standard::Gb => "gb",
+        }
+    }
+}
+
+/// The tweak-chain constants.
+struct Tw {
+    std: Standard,
+    /// IEEE: `[0x87, 0, 1, 0]` dwords (bit 127 folds to 0x87, bit 63 carries to bit 64).
+    /// GB: `[0, 0x8000_0000, 0, 0xe100_0000]` (bit 0 folds to 0xe1 << 120, bit 64 carries to bit 63).
+    mask: Label,
+    /// Byte reversal (GB only).
+    rev: Label,
+}
+
+// Registers of the tweak chain while a batch's inputs are formed (the round temporaries are free then).
+const CHAIN: V = V(8);
+const MASK: V = V(9);
+const OUT: V = V(10);
+const OUT2: V = V(11);
+
+impl Tw {
+    fn new(b: &mut B, std: Standard) -> Tw {
+        let dwords: [u32; 4] = match std {
+            Standard::Ieee => [0x87, 0, 1, 0],
+            Standard::Gb => [0, 0x8000_0000, 0, 0xe100_0000],
+        };
+        let bytes: Vec<u8> = dwords.iter().flat_map(|d| d.to_le_bytes()).collect();
+        let (name, what) = match std {
+            Standard::Ieee => ("sm4_xts_ieee_poly", "XTS (IEEE 1619) doubling: 0x87 and the qword carry"),
+            Standard::Gb => ("sm4_xts_gb_poly", "XTS (GB/T 17964) halving: 0xe1 << 120 and the qword carry"),
+        };
+        Tw {
+            std,
+            mask: b.constant(name, 16, what, &bytes),
+            rev: b.constant("byte_reverse", 16, "vpshufb control: reverse 16 bytes", &BYTE_REVERSE),
+        }
+    }
+
+    /// `d = s * x` in the chain's representation (5 ops IEEE, 6 GB); `d` may be `s`. Clobbers [`MASK`].
+    fn step(&self, b: &mut B, d: V, s: V) {
+        match self.std {
+            Standard::Ieee => {
+                // Sign masks of dwords 1 and 3 (bits 63 and 127) moved to dwords 2 and 0.
+                b.vpsrad(MASK.x(), s.x(), 31);
+                b.vpshufd(MASK.x(), MASK.x(), 0x13);
+                b.vpand(MASK.x(), MASK.x(), rip(&self.mask));
+                b.vpsllq(d.x(), s.x(), 1);
+            }
+            Standard::Gb => {
+                // Masks of bits 0 and 64 (dwords 0 and 2) moved to dwords 3 and 1.
+                b.vpslld(MASK.x(), s.x(), 31);
+                b.vpsrad(MASK.x(), MASK.x(), 31);
+                b.vpshufd(MASK.x(), MASK.x(), 0x08);
+                b.vpand(MASK.x(), MASK.x(), rip(&self.mask));
+                b.vpsrlq(d.x(), s.x(), 1);
+            }
+        }
+        b.vpxor(d.x(), d.x(), MASK.x());
+    }
+
+    /// The tweak held by chain register `s`: `s` itself (IEEE) or its byte reversal in `d` (GB).
+    fn out(&self, b: &mut B, d: V, s: V) -> V {
+        match self.std {
+            Standard::Ieee => s,
+            Standard::Gb => {
+                b.vpshufb(d.x(), s.x(), rip(&self.rev));
+                d
+            }
+        }
+    }
+
+    /// Loads the chain from the tweak in memory.
+    fn load(&self, b: &mut B, m: Mem) {
+        b.vmovdqu_load(CHAIN.x(), m);
+        if self.std == Standard::Gb {
+            b.vpshufb(CHAIN.x(), CHAIN.x(), rip(&self.rev));
+        }
+    }
+}
+
+struct Ctx {
+    c: Consts,
+    tw: Tw,
+    rk: Gpr,
+    dst: Gpr,
+    src: Gpr,
+    n: Gpr,
+    tweak: Gpr,
+}
+
+/// Slot `s`: tweaks for its blocks (the chain steps past them), input `src ^ T` into `V(s)`, `T` into `dst`.
+fn slot_in(b: &mut B, x: &Ctx, w: Width, s: usize, half: bool) {
+    let v = V(s as u8);
+    let off = 16 * (s * w.blocks()) as i32;
+    if w == Width::X || half {
+        let t = x.tw.out(b, OUT, CHAIN);
+        b.vpxor(v.x(), t.x(), mem(x.src, off));
+        b.vmovdqu_store(mem(x.dst, off), t.x());
+        x.tw.step(b, CHAIN, CHAIN);
+        return;
+    }
+    // A pair of tweaks in one ymm: T (low lane) and T * x (high lane).
+    let pair = match x.tw.std {
+        Standard::Ieee => {
+            x.tw.step(b, OUT, CHAIN);
+            b.vinserti128(CHAIN.y(), CHAIN.y(), OUT.x(), 0x01);
+            CHAIN
+        }
+        Standard::Gb => {
+            x.tw.out(b, OUT, CHAIN);
+            x.tw.step(b, CHAIN, CHAIN);
+            x.tw.out(b, OUT2, CHAIN);
+            b.vinserti128(OUT.y(), OUT.y(), OUT2.x(), 0x01);
+            OUT
+        }
+    };
+    b.vpxor_y(v.y(), pair.y(), mem(x.src, off));
+    b.vmovdqu_store_y(mem(x.dst, off), pair.y());
+    match x.tw.std {
+        Standard::Ieee => x.tw.step(b, CHAIN, OUT),
+        Standard::Gb => x.tw.step(b, CHAIN, CHAIN),
+    }
+}
+
+/// Slot `s` after the rounds: xor the tweak saved in `dst` and store.
+fn slot_out(b: &mut B, x: &Ctx, w: Width, s: usize, half: bool) {
+    let v = V(s as u8);
+    let off = 16 * (s * w.blocks()) as i32;
+    if w == Width::X || half {
+        b.vpxor(v.x(), v.x(), mem(x.dst, off));
+        b.vmovdqu_store(mem(x.dst, off), v.x());
+    } else {
+        b.vpxor_y(v.y(), v.y(), mem(x.dst, off));
+        vstore(b, w, mem(x.dst, off), v);
+    }
+}
+
+/// One batch of up to `8 * blocks` blocks; `fill` as in the batch modes.
+fn batch(b: &mut B, x: &Ctx, w: Width, fill: Fill) {
+    let slots = 8;
+    let nblk = slots * w.blocks();
+    let both = |b: &mut B, f: &dyn Fn(&mut B, Option<Gpr>)| match fill {
+        Fill::Partial => f(b, Some(x.n)),
+        Fill::Both => {
+            let part = b.label("partial");
+            let join = b.label("join");
+            b.cmp(x.n, nblk as i32);
+            b.jb(&part);
+            f(b, None);
+            b.jmp(&join);
+            b.bind(&part);
+            f(b, Some(x.n));
+            b.bind(&join);
+        }
+    };
+    b.comment(format!("Tweaks for {nblk} blocks, stepped in registers; inputs src ^ T, T parked in dst."));
+    both(b, &|b, n| {
+        x.tw.load(b, mem(x.tweak, 0));
+        each_slot(b, w, slots, n, &mut |b, s, half| slot_in(b, x, w, s, half));
+        b.comment("The tweak of the block after the batch.");
+        let t = x.tw.out(b, OUT, CHAIN);
+        b.vmovdqu_store(mem(x.tweak, 0), t.x());
+    });
+    b.comment("Big-endian words, transposed.");
+    for g in &GROUPS {
+        for &v in g {
+            vshufb(b, w, v, v, rip(&x.c.bswap32));
+        }
+        transpose(b, w, *g, *g, TMP);
+    }
+    rounds(b, &x.c, w, &GROUPS, x.rk);
+    b.comment("Output words X35, X34, X33, X32: transpose back, byte-swap, xor the tweaks parked in dst.");
+    for g in &GROUPS {
+        transpose(b, w, [g[3], g[2], g[1], g[0]], *g, TMP);
+        for &v in g {
+            vshufb(b, w, v, v, rip(&x.c.bswap32));
+        }
+    }
+    both(b, &|b, n| each_slot(b, w, slots, n, &mut |b, s, half| slot_out(b, x, w, s, half)));
+}
+
+/// `asmgen_sm4_xts_<enc|dec>_<ieee|gb>_<avx|avx2>(rk, dst, src, nblocks, tweak)`.
+pub fn xts(enc: bool, std: Standard, w: Width, abi: Abi) -> Result<Function<X86_64>, GenError> {
+    let dir = if enc { "enc" } else { "dec" };
+    let mut b = B::new(&format!("asmgen_sm4_xts_{dir}_{}_{}", std.name(), isa_name(w)), abi, &features(w));
+    b.doc(&format!(
+        "SM4-XTS {} ({}), whole blocks: dst[i] = {}(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);",
+        if enc { "encryption" } else { "decryption" },
+        match std {
+            Standard::Ieee => "IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87",
+            Standard::Gb => "GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1",
+        },
+        if enc { "E" } else { "D" },
+    ));
+    b.doc(&format!(
+        "tweak becomes T[nblocks]. {} blocks in flight, tweaks computed in registers; dst may equal src.",
+        8 * w.blocks()
+    ));
+    let rk = gpr(b.param(if enc { "rk_enc" } else { "rk_dec" }, CType::ConstBytePtr));
+    let dst = gpr(b.param("dst", CType::BytePtr));
+    let src = gpr(b.param("src", CType::ConstBytePtr));
+    let n = gpr(b.param("nblocks", CType::Size));
+    let tweak = gpr(b.param("tweak", CType::BytePtr));
+    let c = Consts::new(&mut b);
+    let tw = Tw::new(&mut b, std);
+    let x = Ctx { c, tw, rk, dst, src, n, tweak };
+    x.c.load_tables(&mut b, w);
+    let done = b.label("done");
+    let lp = b.label("loop");
+    b.test(n, n);
+    b.jz(&done);
+    match w {
+        Width::X => {
+            b.align(4);
+            b.bind(&lp);
+            batch(&mut b, &x, Width::X, Fill::Both);
+            b.cmp(n, 8);
+            b.jbe(&done);
+            b.sub(n, 8);
+            b.add(src, 128);
+            b.add(dst, 128);
+            b.jmp(&lp);
+        }
+        Width::Y => {
+            let small = b.label("small");
+            b.cmp(n, 8);
+            b.jbe(&small);
+            b.align(4);
+            b.bind(&lp);
+            batch(&mut b, &x, Width::Y, Fill::Both);
+            b.cmp(n, 16);
+            b.jbe(&done);
+            b.sub(n, 16);
+            b.add(src, 256);
+            b.add(dst, 256);
+            b.cmp(n, 8);
+            b.ja(&lp);
+            b.blank();
+            b.bind(&small);
+            b.comment("1..8 blocks: one xmm batch.");
+            batch(&mut b, &x, Width::X, Fill::Partial);
+        }
+    }
+    b.bind(&done);
+    if w == Width::Y {
+        b.vzeroupper();
+    }
+    b.finish()
+}
+
+/// Every XTS function: encryption and decryption, both standards, AVX and AVX2.
+pub fn functions(abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
+    let mut v = Vec::new();
+    for w in [Width::X, Width::Y] {
+        for std in [Standard::Ieee, Standard::Gb] {
+            for enc in [true, false] {
+                v.push(xts(enc, std, w, abi)?);
+            }
+        }
+    }
+    Ok(v)
+}
