@@ -52,12 +52,8 @@ extern "C" {
     pub fn asmgen_sm4_xts_dec_gb_avx2(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
     /// `asmgen_sm4_gcm_enc_avx` (sm4.S): requires AES, PCLMULQDQ, AVX.
     pub fn asmgen_sm4_gcm_enc_avx(rk_enc: *const u8, htable: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, state: *mut u8);
-    /// `asmgen_sm4_gcm_dec_avx` (sm4.S): requires AES, PCLMULQDQ, AVX.
-    pub fn asmgen_sm4_gcm_dec_avx(rk_enc: *const u8, htable: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, state: *mut u8);
     /// `asmgen_sm4_gcm_enc_avx2` (sm4.S): requires AES, PCLMULQDQ, AVX, AVX2.
     pub fn asmgen_sm4_gcm_enc_avx2(rk_enc: *const u8, htable: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, state: *mut u8);
-    /// `asmgen_sm4_gcm_dec_avx2` (sm4.S): requires AES, PCLMULQDQ, AVX, AVX2.
-    pub fn asmgen_sm4_gcm_dec_avx2(rk_enc: *const u8, htable: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, state: *mut u8);
     /// `asmgen_sm4_ccm_enc_avx` (sm4.S): requires AES, AVX.
     pub fn asmgen_sm4_ccm_enc_avx(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, ctr: *mut u8, mac: *mut u8);
     /// `asmgen_sm4_ccm_dec_avx` (sm4.S): requires AES, AVX.
@@ -91,9 +87,7 @@ pub const KERNELS: &[(&str, &[&str])] = &[
     ("asmgen_sm4_xts_enc_gb_avx2", &["AES", "AVX", "AVX2"]),
     ("asmgen_sm4_xts_dec_gb_avx2", &["AES", "AVX", "AVX2"]),
     ("asmgen_sm4_gcm_enc_avx", &["AES", "PCLMULQDQ", "AVX"]),
-    ("asmgen_sm4_gcm_dec_avx", &["AES", "PCLMULQDQ", "AVX"]),
     ("asmgen_sm4_gcm_enc_avx2", &["AES", "PCLMULQDQ", "AVX", "AVX2"]),
-    ("asmgen_sm4_gcm_dec_avx2", &["AES", "PCLMULQDQ", "AVX", "AVX2"]),
     ("asmgen_sm4_ccm_enc_avx", &["AES", "AVX"]),
     ("asmgen_sm4_ccm_dec_avx", &["AES", "AVX"]),
 ];
