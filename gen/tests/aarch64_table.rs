@@ -37,12 +37,18 @@ fn sample(kind: &str, pos: usize, set: usize, lane: &mut usize) -> Operand {
         "XnSp" if set == 2 => Operand::Sp,
         "XnSp" => Operand::X(x),
         "Vn" => Operand::V(v),
+        // Register lists: set 1 starts at v31 and wraps to v0..v2.
+        "VList16b" => Operand::List4(v, "16b"),
+        "VList4s" => Operand::List4(v, "4s"),
+        "VListS" => Operand::List4(v, "s"),
         "Qn" => Operand::Q(v),
         "Dn" => Operand::D(v),
         "Imm12" => pick([0, 4095, 1234]),
         "Imm8" => pick([0, 0xff, 0xa5]),
         "Imm4" => pick([0, 15, 8]),
         "Shift" => pick([1, 63, 13]),
+        "Shift32" => pick([1, 31, 13]),
+        "LaneS" => pick([0, 3, 2]),
         "Lane" => {
             const LANES: [[i64; 2]; SETS] = [[0, 1], [1, 0], [1, 1]];
             let l = LANES[set][*lane];

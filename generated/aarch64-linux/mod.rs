@@ -10,6 +10,46 @@ extern "C" {
     pub fn asmgen_polyval_init_pmull(table: *mut u8, h: *const u8);
     /// `asmgen_polyval_update_pmull` (ghash.S): requires pmull.
     pub fn asmgen_polyval_update_pmull(state: *mut u8, table: *const u8, data: *const u8, nblocks: usize);
+    /// `asmgen_sm4_expand_key_ce` (sm4.S): requires sm4.
+    pub fn asmgen_sm4_expand_key_ce(rk_enc: *mut u8, rk_dec: *mut u8, key: *const u8);
+    /// `asmgen_sm4_ecb_ce` (sm4.S): requires sm4.
+    pub fn asmgen_sm4_ecb_ce(rk: *const u8, dst: *mut u8, src: *const u8, nblocks: usize);
+    /// `asmgen_sm4_ctr_ce` (sm4.S): requires sm4.
+    pub fn asmgen_sm4_ctr_ce(rk: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, ctr: *mut u8);
+    /// `asmgen_sm4_cbc_dec_ce` (sm4.S): requires sm4.
+    pub fn asmgen_sm4_cbc_dec_ce(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_cfb_dec_ce` (sm4.S): requires sm4.
+    pub fn asmgen_sm4_cfb_dec_ce(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_cbc_enc_ce` (sm4.S): requires sm4.
+    pub fn asmgen_sm4_cbc_enc_ce(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_cfb_enc_ce` (sm4.S): requires sm4.
+    pub fn asmgen_sm4_cfb_enc_ce(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_cbc_mac_ce` (sm4.S): requires sm4.
+    pub fn asmgen_sm4_cbc_mac_ce(rk_enc: *const u8, mac: *mut u8, src: *const u8, nblocks: usize);
+    /// `asmgen_sm4_xts_enc_ieee_ce` (sm4.S): requires sm4.
+    pub fn asmgen_sm4_xts_enc_ieee_ce(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
+    /// `asmgen_sm4_xts_dec_ieee_ce` (sm4.S): requires sm4.
+    pub fn asmgen_sm4_xts_dec_ieee_ce(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
+    /// `asmgen_sm4_xts_enc_gb_ce` (sm4.S): requires sm4.
+    pub fn asmgen_sm4_xts_enc_gb_ce(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
+    /// `asmgen_sm4_xts_dec_gb_ce` (sm4.S): requires sm4.
+    pub fn asmgen_sm4_xts_dec_gb_ce(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
+    /// `asmgen_sm4_expand_key_neon` (sm4.S): requires no extension.
+    pub fn asmgen_sm4_expand_key_neon(rk_enc: *mut u8, rk_dec: *mut u8, key: *const u8);
+    /// `asmgen_sm4_ecb_neon` (sm4.S): requires no extension.
+    pub fn asmgen_sm4_ecb_neon(rk: *const u8, dst: *mut u8, src: *const u8, nblocks: usize);
+    /// `asmgen_sm4_ctr_neon` (sm4.S): requires no extension.
+    pub fn asmgen_sm4_ctr_neon(rk: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, ctr: *mut u8);
+    /// `asmgen_sm4_cbc_dec_neon` (sm4.S): requires no extension.
+    pub fn asmgen_sm4_cbc_dec_neon(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_cfb_dec_neon` (sm4.S): requires no extension.
+    pub fn asmgen_sm4_cfb_dec_neon(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_cbc_enc_neon` (sm4.S): requires no extension.
+    pub fn asmgen_sm4_cbc_enc_neon(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_cfb_enc_neon` (sm4.S): requires no extension.
+    pub fn asmgen_sm4_cfb_enc_neon(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_cbc_mac_neon` (sm4.S): requires no extension.
+    pub fn asmgen_sm4_cbc_mac_neon(rk_enc: *const u8, mac: *mut u8, src: *const u8, nblocks: usize);
 }
 
 /// Every function of the listings with the CPU features it requires.
@@ -18,4 +58,24 @@ pub const KERNELS: &[(&str, &[&str])] = &[
     ("asmgen_ghash_update_pmull", &["pmull"]),
     ("asmgen_polyval_init_pmull", &["pmull"]),
     ("asmgen_polyval_update_pmull", &["pmull"]),
+    ("asmgen_sm4_expand_key_ce", &["sm4"]),
+    ("asmgen_sm4_ecb_ce", &["sm4"]),
+    ("asmgen_sm4_ctr_ce", &["sm4"]),
+    ("asmgen_sm4_cbc_dec_ce", &["sm4"]),
+    ("asmgen_sm4_cfb_dec_ce", &["sm4"]),
+    ("asmgen_sm4_cbc_enc_ce", &["sm4"]),
+    ("asmgen_sm4_cfb_enc_ce", &["sm4"]),
+    ("asmgen_sm4_cbc_mac_ce", &["sm4"]),
+    ("asmgen_sm4_xts_enc_ieee_ce", &["sm4"]),
+    ("asmgen_sm4_xts_dec_ieee_ce", &["sm4"]),
+    ("asmgen_sm4_xts_enc_gb_ce", &["sm4"]),
+    ("asmgen_sm4_xts_dec_gb_ce", &["sm4"]),
+    ("asmgen_sm4_expand_key_neon", &[]),
+    ("asmgen_sm4_ecb_neon", &[]),
+    ("asmgen_sm4_ctr_neon", &[]),
+    ("asmgen_sm4_cbc_dec_neon", &[]),
+    ("asmgen_sm4_cfb_dec_neon", &[]),
+    ("asmgen_sm4_cbc_enc_neon", &[]),
+    ("asmgen_sm4_cfb_enc_neon", &[]),
+    ("asmgen_sm4_cbc_mac_neon", &[]),
 ];

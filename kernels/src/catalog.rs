@@ -18,6 +18,7 @@ pub struct GeneratedFile {
 }
 
 const GHASH_TITLE: &str = "GHASH (NIST SP 800-38D) and POLYVAL (RFC 8452), N-block aggregated reduction";
+const SM4_A64_TITLE: &str = "SM4 (GB/T 32907-2016) with the SM4 extension (sm4e, sm4ekey) and with NEON (tbl S-box)";
 const SM4_TITLE: &str =
     "SM4 (GB/T 32907-2016) with AES-NI: key schedule, ECB, CTR, CBC, CFB, CBC-MAC, XTS, GCM (fused GHASH), CCM";
 
@@ -53,7 +54,10 @@ pub fn x86_64(target: Target) -> Result<Vec<Listing<X86_64>>, GenError> {
 /// The aarch64 listings.
 pub fn aarch64(target: Target) -> Result<Vec<Listing<Aarch64>>, GenError> {
     let abi = target.flavour().abi;
-    Ok(vec![ghash_listing(ghash::aarch64::functions(abi)?)])
+    Ok(vec![
+        ghash_listing(ghash::aarch64::functions(abi)?),
+        Listing { name: "sm4".into(), title: SM4_A64_TITLE.into(), functions: sm4::aarch64::functions(abi)? },
+    ])
 }
 
 /// The riscv64 listings.

@@ -49,7 +49,15 @@ const RUNS: &[Run] = &[
         qemu: "qemu-aarch64",
         cpu: "max",
         expect_ghash: "aot/aarch64-pmull",
-        expect_sm4: "portable",
+        expect_sm4: "aot/aarch64-sm4ce",
+    },
+    Run {
+        target: &AARCH64,
+        label: "PMULL without SM4: the NEON SM4 kernels (-cpu neoverse-n1)",
+        qemu: "qemu-aarch64",
+        cpu: "neoverse-n1",
+        expect_ghash: "aot/aarch64-pmull",
+        expect_sm4: "aot/aarch64-neon",
     },
     Run {
         target: &RISCV64,

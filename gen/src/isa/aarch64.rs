@@ -131,6 +131,9 @@ pub enum Operand {
     Imm(i64),
     /// A code or constant label.
     Label(Label),
+    /// Four consecutive vector registers `vN..vN+3` (numbers wrap modulo 32) with an arrangement (`16b`, `4s`,
+    /// or `s` for a single-structure lane list), printed as `vN.16b, vN+1.16b, ...` (the template adds braces).
+    List4(u8, &'static str),
 }
 
 // Operand kinds: the builder's parameter types. Each converts from the registers/values it admits.
@@ -179,6 +182,16 @@ kinds! {
     UOff { i32 => |i| Operand::Imm(i as i64) }
     /// A signed byte offset or post-/pre-index increment (a multiple of the access size for pairs).
     SOff { i32 => |i| Operand::Imm(i as i64) }
+    /// Four consecutive registers as `.16b` (multi-register `ld1`/`st1`, `tbl`/`tbx` tables).
+    VList16b { V => |v| v_checked(v, |n| Operand::List4(n, "16b")) }
+    /// Four consecutive registers as `.4s` (`ld4`/`st4`: word j of four blocks into register j).
+    VList4s { V => |v| v_checked(v, |n| Operand::List4(n, "4s")) }
+    /// Four consecutive registers as `.s` (single-structure `ld4`/`st4` of one lane).
+    VListS { V => |v| v_checked(v, |n| Operand::List4(n, "s")) }
+    /// A shift count of a 32-bit lane (0..31 for left shifts, 1..32 for right shifts).
+    Shift32 { i32 => |i| Operand::Imm(i as i64) }
+    /// A lane index of a `.s` element (0..3).
+    LaneS { i32 => |i| Operand::Imm(i as i64) }
     /// A branch target or the address of a constant.
     Target { &Label => |l| Operand::Label(l.clone()), Label => |l| Operand::Label(l) }
 }
@@ -243,6 +256,42 @@ fn shl64(s: i64) -> i64 {
     }
 }
 
+/// A 32-bit-lane right shift: immh:immb = 64 - s, s in 1..=32.
+fn shr32(s: i64) -> i64 {
+    if (1..=32).contains(&s) {
+        64 - s
+    } else {
+        BAD
+    }
+}
+
+/// A 32-bit-lane left shift: immh:immb = 32 + s, s in 0..=31.
+fn shl32(s: i64) -> i64 {
+    if (0..32).contains(&s) {
+        32 + s
+    } else {
+        BAD
+    }
+}
+
+/// The imm5 of a `.s[i]` element: i:100.
+fn s_imm5(i: i64) -> i64 {
+    if (0..4).contains(&i) {
+        (i << 3) | 4
+    } else {
+        BAD
+    }
+}
+
+/// A `.s` lane of a single-structure load or store, 0..3 (split into Q:S by the fields).
+fn s_lane(i: i64) -> i64 {
+    if (0..4).contains(&i) {
+        i
+    } else {
+        BAD
+    }
+}
+
 /// The imm5 of a `.d[i]` element: i:1000.
 fn d_imm5(i: i64) -> i64 {
     if (0..2).contains(&i) {
@@ -293,6 +342,18 @@ define_isa! {
         => enc(0xeb000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
     cmp:        "cmp {n}, {m}"                       (n: Xn, m: Xn) []
         => enc(0xeb00001f, &[fld(0, 5, 5), fld(1, 16, 5)]);
+    /// Move a 16-bit immediate (MOVZ, no shift): `d = imm`.
+    movz:       "movz {d}, #{imm}"                   (d: Xn, imm: Imm12) []
+        => enc(0xd2800000, &[fld(0, 0, 5), fld(1, 5, 16)]);
+    /// Add an immediate and set flags (C is the carry out).
+    adds_imm:   "adds {d}, {n}, #{imm}"              (d: Xn, n: XnSp, imm: Imm12) []
+        => enc(0xb1000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 10, 12)]);
+    /// Add with carry: `d = n + m + C`.
+    adc:        "adc {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) []
+        => enc(0x9a000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+    /// Byte reversal of a 64-bit register.
+    rev:        "rev {d}, {n}"                       (d: Xn, n: Xn) []
+        => enc(0xdac00c00, &[fld(0, 0, 5), fld(1, 5, 5)]);
     lsl:        "lsl {d}, {n}, #{s}"                 (d: Xn, n: Xn, s: Shift) []
         => enc(0xd3400000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 6, lsl_immr), mapped(2, 10, 6, lsl_imms)]);
     lsr:        "lsr {d}, {n}, #{s}"                 (d: Xn, n: Xn, s: Shift) []
@@ -382,6 +443,27 @@ define_isa! {
         => enc(0x4c007000, &[fld(0, 0, 5), fld(1, 5, 5)]);
     st1_16b_post: "st1 {{t}.16b}, [{n}], #16"        (t: Vn, n: XnSp) []
         => enc(0x4c9f7000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+    /// Load 64 bytes into four consecutive registers: `l = [n]; n += 64`.
+    ld1_4x16b_post: "ld1 {{l}}, [{n}], #64"          (l: VList16b, n: XnSp) []
+        => enc(0x4cdf2000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+    /// Store four consecutive registers: `[n] = l; n += 64`.
+    st1_4x16b_post: "st1 {{l}}, [{n}], #64"          (l: VList16b, n: XnSp) []
+        => enc(0x4c9f2000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+    /// Load four blocks de-interleaving words: word j of block i into lane i of register j; `n += 64`.
+    ld4_4s_post: "ld4 {{l}}, [{n}], #64"             (l: VList4s, n: XnSp) []
+        => enc(0x4cdf0800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+    /// Store four blocks interleaving words (the inverse of `ld4_4s_post`); `n += 64`.
+    st4_4s_post: "st4 {{l}}, [{n}], #64"             (l: VList4s, n: XnSp) []
+        => enc(0x4c9f0800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+    /// Load one block's four words into lane i of four registers; `n += 16`.
+    ld4_s_post: "ld4 {{l}}[{i}], [{n}], #16"         (l: VListS, i: LaneS, n: XnSp) []
+        => enc(0x0dffa000, &[fld(0, 0, 5), mapped(1, 12, 1, s_lane), part(1, 30, 1, 1), fld(2, 5, 5)]);
+    /// Store lane i of four registers as one block; `n += 16`.
+    st4_s_post: "st4 {{l}}[{i}], [{n}], #16"         (l: VListS, i: LaneS, n: XnSp) []
+        => enc(0x0dbfa000, &[fld(0, 0, 5), mapped(1, 12, 1, s_lane), part(1, 30, 1, 1), fld(2, 5, 5)]);
+    /// Load one word and replicate it to the four lanes; `n += 4`.
+    ld1r_4s_post: "ld1r {{t}.4s}, [{n}], #4"         (t: Vn, n: XnSp) []
+        => enc(0x4ddfc800, &[fld(0, 0, 5), fld(1, 5, 5)]);
 
     // --- Advanced SIMD ------------------------------------------------------------------------------------------
     eor_16b:    "eor {d}.16b, {n}.16b, {m}.16b"      (d: Vn, n: Vn, m: Vn) []
@@ -408,6 +490,57 @@ define_isa! {
     /// Table lookup: byte i of d is byte `m[i]` of n (0 when out of range).
     tbl_16b:    "tbl {d}.16b, {{n}.16b}, {m}.16b"    (d: Vn, n: Vn, m: Vn) []
         => enc(0x4e000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+    /// Table lookup in four registers (64 bytes): byte i of d is byte `m[i]` of the table (0 when >= 64).
+    tbl4_16b:   "tbl {d}.16b, {{n}}, {m}.16b"        (d: Vn, n: VList16b, m: Vn) []
+        => enc(0x4e006000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+    /// Table lookup extension in four registers: like `tbl4_16b`, but bytes whose index is >= 64 keep d's value.
+    tbx4_16b:   "tbx {d}.16b, {{n}}, {m}.16b"        (d: Vn, n: VList16b, m: Vn) []
+        => enc(0x4e007000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+    /// Even-numbered words of n:m: `d = (n.s[0], n.s[2], m.s[0], m.s[2])`.
+    uzp1_4s:    "uzp1 {d}.4s, {n}.4s, {m}.4s"        (d: Vn, n: Vn, m: Vn) []
+        => enc(0x4e801800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+    /// Odd-numbered words of n:m: `d = (n.s[1], n.s[3], m.s[1], m.s[3])`.
+    uzp2_4s:    "uzp2 {d}.4s, {n}.4s, {m}.4s"        (d: Vn, n: Vn, m: Vn) []
+        => enc(0x4e805800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+    /// Interleaves the low words: `d = (n.s[0], m.s[0], n.s[1], m.s[1])`.
+    zip1_4s:    "zip1 {d}.4s, {n}.4s, {m}.4s"        (d: Vn, n: Vn, m: Vn) []
+        => enc(0x4e803800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+    /// Unsigned 64-bit compare: each lane of d is all ones where `n > m`, else zero.
+    cmhi_2d:    "cmhi {d}.2d, {n}.2d, {m}.2d"        (d: Vn, n: Vn, m: Vn) []
+        => enc(0x6ee03400, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+    /// Lane-wise 64-bit subtraction.
+    sub_2d:     "sub {d}.2d, {n}.2d, {m}.2d"         (d: Vn, n: Vn, m: Vn) []
+        => enc(0x6ee08400, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+    /// Lane-wise 64-bit addition.
+    add_2d:     "add {d}.2d, {n}.2d, {m}.2d"         (d: Vn, n: Vn, m: Vn) []
+        => enc(0x4ee08400, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+    /// Lane-wise 32-bit addition (wraps modulo 2^32).
+    add_4s:     "add {d}.4s, {n}.4s, {m}.4s"         (d: Vn, n: Vn, m: Vn) []
+        => enc(0x4ea08400, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+    /// Byte-wise subtraction (wraps modulo 256).
+    sub_16b:    "sub {d}.16b, {n}.16b, {m}.16b"      (d: Vn, n: Vn, m: Vn) []
+        => enc(0x6e208400, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+    /// Swaps the two 32-bit words of each 64-bit lane.
+    rev64_4s:   "rev64 {d}.4s, {n}.4s"               (d: Vn, n: Vn) []
+        => enc(0x4ea00800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+    /// Swaps the 16-bit halves of each 32-bit lane (a rotation by 16).
+    rev32_8h:   "rev32 {d}.8h, {n}.8h"               (d: Vn, n: Vn) []
+        => enc(0x6e600800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+    /// Reverses the bits of each byte.
+    rbit_16b:   "rbit {d}.16b, {n}.16b"              (d: Vn, n: Vn) []
+        => enc(0x6e605800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+    /// Shift left of each 32-bit lane (0..31).
+    shl_4s:     "shl {d}.4s, {n}.4s, #{s}"           (d: Vn, n: Vn, s: Shift32) []
+        => enc(0x4f005400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 7, shl32)]);
+    /// Logical shift right of each 32-bit lane (1..32).
+    ushr_4s:    "ushr {d}.4s, {n}.4s, #{s}"          (d: Vn, n: Vn, s: Shift32) []
+        => enc(0x6f000400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 7, shr32)]);
+    /// Shift right and insert: each 32-bit lane of d keeps its top s bits and takes `n >> s` below them.
+    sri_4s:     "sri {d}.4s, {n}.4s, #{s}"           (d: Vn, n: Vn, s: Shift32) []
+        => enc(0x6f004400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 7, shr32)]);
+    /// The four 32-bit lanes of d = lane i of n.
+    dup_4s:     "dup {d}.4s, {n}.s[{i}]"             (d: Vn, n: Vn, i: LaneS) []
+        => enc(0x4e000400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 5, s_imm5)]);
     /// `d = (n.d[0], m.d[0])`.
     zip1_2d:    "zip1 {d}.2d, {n}.2d, {m}.2d"        (d: Vn, n: Vn, m: Vn) []
         => enc(0x4ec03800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
@@ -552,6 +685,7 @@ impl Isa for Aarch64 {
             Operand::X(n) => out.push(Reg::X(*n)),
             Operand::Sp => out.push(Reg::X(31)),
             Operand::V(n) | Operand::Q(n) | Operand::D(n) => out.push(Reg::V(*n)),
+            Operand::List4(n, _) => out.extend((0..4).map(|k| Reg::V((n + k) % 32))),
             Operand::Xzr | Operand::Imm(_) | Operand::Label(_) => {}
         }
     }
@@ -571,11 +705,12 @@ impl Isa for Aarch64 {
             Operand::D(n) => format!("d{n}"),
             Operand::Imm(i) => i.to_string(),
             Operand::Label(l) => ctx.label(l),
+            Operand::List4(n, arr) => (0..4).map(|k| format!("v{}.{arr}", (n + k) % 32)).collect::<Vec<_>>().join(", "),
         }
     }
     fn operand_value(o: &Operand) -> Option<i64> {
         match o {
-            Operand::X(n) | Operand::V(n) | Operand::Q(n) | Operand::D(n) => Some(*n as i64),
+            Operand::X(n) | Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::List4(n, _) => Some(*n as i64),
             Operand::Sp | Operand::Xzr => Some(31),
             Operand::Imm(i) => Some(*i),
             Operand::Label(_) => None,

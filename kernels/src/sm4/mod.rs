@@ -70,7 +70,12 @@
 //! AVX2, 16 blocks in flight; no VAES) for ECB, CTR, CBC and CFB decryption, XTS and GCM (GCM also needs
 //! PCLMULQDQ). CCM is `avx` only: its CBC-MAC is serial, and the CTR block rides in a spare lane of the MAC's
 //! rounds.
+//!
+//! aarch64 implements `<isa>` = `ce` (the SM4 extension: `sm4e`, `sm4ekey`; 8 blocks in flight) for the key
+//! schedule, ECB, CTR, CBC, CFB, CBC-MAC and XTS, and `neon` (plain Advanced SIMD, `tbl`/`tbx` S-box; 8
+//! blocks in flight) for the key schedule, ECB, CTR, CBC, CFB and CBC-MAC.
 
+pub mod aarch64;
 pub mod x86_64;
 
 /// The S-box of GB/T 32907-2016 (table 1), used only to check the derivation.

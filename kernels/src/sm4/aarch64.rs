@@ -1,0 +1,676 @@
+//! SM4 on aarch64: the SM4 crypto extension (`_ce`) and plain Advanced SIMD (`_neon`).
+//!
+//! # SM4 CE (FEAT_SM4)
+//!
+//! `sm4e` runs four rounds on one block held as four big-endian words (`.s[0]` = X0), so a block is loaded,
+//! byte-swapped per word (`rev32`) and put through eight `sm4e` with the 32 round keys in eight registers
+//! (v16-v23, loaded once per call). The result holds X32..X35 in lanes 0..3; the ciphertext is
+//! X35, X34, X33, X32 big-endian, which is exactly the byte reversal of the register (one `tbl`).
+//! Parallel modes (ECB, CTR, CBC/CFB decryption, XTS) keep eight blocks in flight in v0-v7, each an
+//! independent chain of eight `sm4e`. Bottleneck (modelled with llvm-mca-19 for Neoverse N2, no hardware
+//! measurement): the `sm4e` issue rate, 64 per 128 bytes (block throughput 64 cycles); CTR models at 74
+//! cycles per 128 bytes (0.58 c/B), ECB 72, CBC decryption 74. XTS adds the tweak recurrence (mov or rbit,
+//! then 4 dependent vector ops per block, off the `sm4e` chains): 83 cycles per 128 bytes (0.65 c/B) in both
+//! conventions. The serial modes (CBC/CFB encryption, CBC-MAC) are bound by the latency of eight dependent
+//! `sm4e` per block.
+//!
+//! # NEON (no SM4 extension)
+//!
+//! Blocks are kept transposed with `ld4`/`st4`: register j of a group holds word j of four blocks; two groups
+//! (eight blocks) are in flight. The S-box is a constant-time lookup of every byte in the 256-byte table held
+//! in v16-v31: `tbl` over the first 64 bytes, then `tbx` over the next three quarters with the index lowered
+//! by 64 each time (an index out of a quarter's range leaves the byte alone). The linear layer is
+//! `x0 ^= B ^ rol(B, 24) ^ rol(B ^ rol(B, 8) ^ rol(B, 16), 2)` with byte rotations as `tbl`/`rev32`.
+//! Bottleneck (modelled, Neoverse N1): the vector pipes, about 9.5 c/B for CTR (see [`neon`]).
+//!
+//! Constant time: secret data only reaches `sm4e`/`sm4ekey`, vector arithmetic and `tbl`/`tbx` indices on
+//! vector registers; branches and addresses depend on lengths and counter values only.
+
+use super::{CK, FK};
+use asmgen::isa::aarch64::{regs::*, A64Feature, Aarch64, Reg, V, X};
+use asmgen::{Abi, Builder, CType, Function, GenError, Label};
+
+type B = Builder<Aarch64>;
+
+fn xreg(r: Reg) -> X {
+    match r {
+        Reg::X(n) => X(n),
+        Reg::V(_) => unreachable!("arguments are in general-purpose registers"),
+    }
+}
+
+/// Loads the address of a constant into `x`.
+fn addr(b: &mut B, x: X, l: &Label) {
+    b.adrp(x, l);
+    b.add_lo12(x, x, l);
+}
+
+/// `tbl` control reversing the 16 bytes of a register.
+const REVERSE: [u8; 16] = [15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0];
+
+// ================================================================================================
+// SM4 CE
+// ================================================================================================
+
+/// The eight blocks in flight.
+const ST: [V; 8] = [V(0), V(1), V(2), V(3), V(4), V(5), V(6), V(7)];
+/// The round keys: RK[i] holds rk[4i..4i+4].
+const RK: [V; 8] = [V(16), V(17), V(18), V(19), V(20), V(21), V(22), V(23)];
+/// Data kept beside the blocks (ciphertext for the chaining modes, plaintext for CTR).
+const DT: [V; 8] = [V(24), V(25), V(26), V(27), V(28), V(29), V(30), V(31)];
+/// The byte-reversal control (output of `sm4e` to memory order).
+const REV: V = V(8);
+/// Chaining value (IV, MAC) of the serial and chaining modes.
+const IV: V = V(9);
+/// CTR: the counter (hi, lo) as 64-bit lanes, and (0, 1).
+const CB: V = V(10);
+const ONE: V = V(11);
+
+const CE: &[A64Feature] = &[A64Feature::Sm4];
+
+/// Loads the 32 round keys at `rk` into [`RK`].
+fn load_rk(b: &mut B, rk: X) {
+    b.comment("Round keys: RK[i] = rk[4i..4i+4] (little-endian words, as sm4e takes them).");
+    for i in (0..8).step_by(2) {
+        b.ldp_q(RK[i], RK[i + 1], rk, 16 * i as i32);
+    }
+}
+
+/// The byte-reversal control of the XTS kernels (whose tweaks occupy v8-v15).
+const XTS_REV: V = V(27);
+
+/// Loads the byte-reversal control into `rev`.
+fn load_rev(b: &mut B, tmp: X, rev: V) {
+    let l = b.constant("sm4_reverse16", 16, "tbl: reverse the 16 bytes of a block", &REVERSE);
+    addr(b, tmp, &l);
+    b.ldr_q(rev, tmp, 0);
+}
+
+/// 32 rounds on `regs` (each a block as big-endian words), eight `sm4e` each, interleaved across blocks; then
+/// the result X32..X35 is byte-reversed into memory order (X35..X32 big-endian).
+fn ce_rounds(b: &mut B, regs: &[V], rev: V) {
+    b.comment(format!("32 rounds on {} block(s): 8 x sm4e each, interleaved.", regs.len()));
+    for k in RK {
+        for &r in regs {
+            b.sm4e(r, k);
+        }
+    }
+    b.comment("X32..X35 -> X35..X32 big-endian: a byte reversal.");
+    for &r in regs {
+        b.tbl_16b(r, r, rev);
+    }
+}
+
+/// Loads `n` blocks (8, 4 or 1) from `src` (post-increment) into `dst[..n]`.
+fn load_blocks(b: &mut B, dst: &[V], src: X) {
+    match dst.len() {
+        1 => {
+            b.ld1_16b_post(dst[0], src);
+        }
+        n => {
+            for c in dst.chunks(4) {
+                assert_eq!(c.len(), 4, "{n} blocks");
+                b.ld1_4x16b_post(c[0], src);
+            }
+        }
+    }
+}
+
+/// Stores `src[..n]` (8, 4 or 1 consecutive registers) to `dst` (post-increment).
+fn store_blocks(b: &mut B, src: &[V], dst: X) {
+    match src.len() {
+        1 => {
+            b.st1_16b_post(src[0], dst);
+        }
+        _ => {
+            for c in src.chunks(4) {
+                b.st1_4x16b_post(c[0], dst);
+            }
+        }
+    }
+}
+
+/// What a parallel mode computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// `dst[i] = E(src[i])`.
+    Ecb,
+    /// `dst[i] = src[i] ^ E(ctr + i)`.
+    Ctr,
+    /// `dst[i] = D(src[i]) ^ src[i-1]`.
+    CbcDec,
+    /// `dst[i] = src[i] ^ E(src[i-1])`.
+    CfbDec,
+}
+
+impl Mode {
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Ecb => "ecb",
+            Mode::Ctr => "ctr",
+            Mode::CbcDec => "cbc_dec",
+            Mode::CfbDec => "cfb_dec",
+        }
+    }
+    fn doc(self) -> &'static str {
+        match self {
+            Mode::Ecb => "ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys)",
+            Mode::Ctr => "CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks",
+            Mode::CbcDec => "CBC decryption: dst[i] = D(src[i]) ^ src[i-1], src[-1] = iv; iv = last ciphertext block",
+            Mode::CfbDec => {
+                "CFB-128 decryption: dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv; iv = last ciphertext block"
+            }
+        }
+    }
+    fn rk_name(self) -> &'static str {
+        match self {
+            Mode::Ecb | Mode::Ctr => "rk",
+            Mode::CbcDec => "rk_dec",
+            Mode::CfbDec => "rk_enc",
+        }
+    }
+}
+
+/// General-purpose registers of the CE batch kernels.
+struct CeCtx {
+    mode: Mode,
+    dst: X,
+    src: X,
+    /// CTR: the counter's halves as integers.
+    hi: X,
+    lo: X,
+}
+
+/// CTR inputs for `k` blocks: (hi, lo + j) with the 128-bit carry, as big-endian words (`rev64` on the words
+/// of each 64-bit lane). The counter is public: the carry test may branch.
+fn ce_ctr_inputs(b: &mut B, x: &CeCtx, k: usize) {
+    let regs = &ST[..k];
+    if k == 1 {
+        b.ins_d_x(regs[0], 0, x.hi);
+        b.ins_d_x(regs[0], 1, x.lo);
+        b.rev64_4s(regs[0], regs[0]);
+        b.adds_imm(x.lo, x.lo, 1);
+        b.adc(x.hi, x.hi, XZR);
+        return;
+    }
+    let slow = b.label("ctr_carry");
+    let ready = b.label("ctr_ready");
+    b.comment(format!("Counter blocks: vector adds unless the low 64 bits wrap inside these {k} blocks."));
+    b.adds_imm(X12, x.lo, k as i32 - 1);
+    b.b_hs(&slow);
+    b.ins_d_x(CB, 0, x.hi);
+    b.ins_d_x(CB, 1, x.lo);
+    for (j, &r) in regs.iter().enumerate() {
+        b.rev64_4s(r, CB);
+        if j + 1 < k {
+            b.add_2d(CB, CB, ONE);
+        }
+    }
+    b.adds_imm(x.lo, x.lo, k as i32);
+    b.adc(x.hi, x.hi, XZR);
+    b.b(&ready);
+    b.bind(&slow);
+    b.comment("Slow path: 128-bit increments one block at a time.");
+    for &r in regs {
+        b.ins_d_x(r, 0, x.hi);
+        b.ins_d_x(r, 1, x.lo);
+        b.rev64_4s(r, r);
+        b.adds_imm(x.lo, x.lo, 1);
+        b.adc(x.hi, x.hi, XZR);
+    }
+    b.bind(&ready);
+}
+
+/// One batch of `k` (8, 4 or 1) blocks of a parallel mode.
+fn ce_batch(b: &mut B, x: &CeCtx, k: usize) {
+    let st = &ST[..k];
+    let dt = &DT[..k];
+    b.comment(format!("{k} block(s)."));
+    match x.mode {
+        Mode::Ecb => {
+            load_blocks(b, st, x.src);
+            for &r in st {
+                b.rev32_16b(r, r);
+            }
+        }
+        Mode::Ctr => ce_ctr_inputs(b, x, k),
+        Mode::CbcDec => {
+            load_blocks(b, dt, x.src);
+            for (&r, &d) in st.iter().zip(dt) {
+                b.rev32_16b(r, d);
+            }
+        }
+        Mode::CfbDec => {
+            load_blocks(b, dt, x.src);
+            b.rev32_16b(st[0], IV);
+            for j in 1..k {
+                b.rev32_16b(st[j], dt[j - 1]);
+            }
+        }
+    }
+    ce_rounds(b, st, REV);
+    match x.mode {
+        Mode::Ecb => {}
+        Mode::Ctr => {
+            load_blocks(b, dt, x.src);
+            for (&r, &d) in st.iter().zip(dt) {
+                b.eor_16b(r, r, d);
+            }
+        }
+        Mode::CbcDec => {
+            b.eor_16b(st[0], st[0], IV);
+            for j in 1..k {
+                b.eor_16b(st[j], st[j], dt[j - 1]);
+            }
+            b.mov_16b(IV, dt[k - 1]);
+        }
+        Mode::CfbDec => {
+            for (&r, &d) in st.iter().zip(dt) {
+                b.eor_16b(r, r, d);
+            }
+            b.mov_16b(IV, dt[k - 1]);
+        }
+    }
+    store_blocks(b, st, x.dst);
+}
+
+/// `asmgen_sm4_<mode>_ce`: ECB, CTR, CBC or CFB decryption, eight blocks in flight, then four, then one.
+pub fn ce_batch_mode(mode: Mode, abi: Abi) -> Result<Function<Aarch64>, GenError> {
+    let mut b = B::new(&format!("asmgen_sm4_{}_ce", mode.name()), abi, CE);
+    b.doc(&format!("SM4-{} (SM4 extension).", mode.doc()));
+    b.doc("Eight blocks in flight (8 x sm4e each), then a batch of four and single blocks; dst may equal src.");
+    let rk = xreg(b.param(mode.rk_name(), CType::ConstBytePtr));
+    let dst = xreg(b.param("dst", CType::BytePtr));
+    let src = xreg(b.param("src", CType::ConstBytePtr));
+    let n = xreg(b.param("nblocks", CType::Size));
+    let extra = match mode {
+        Mode::Ecb => None,
+        Mode::Ctr => Some(xreg(b.param("ctr", CType::BytePtr))),
+        _ => Some(xreg(b.param("iv", CType::BytePtr))),
+    };
+    let x = CeCtx { mode, dst, src, hi: X10, lo: X11 };
+    let done = b.label("done");
+    b.cbz(n, &done);
+    load_rk(&mut b, rk);
+    load_rev(&mut b, X9, REV);
+    match mode {
+        Mode::Ctr => {
+            let ctr = extra.expect("ctr");
+            b.comment("The counter as two integers (hi, lo); ONE = (0, 1) for the vector increments.");
+            b.ldp_x(x.hi, x.lo, ctr, 0);
+            b.rev(x.hi, x.hi);
+            b.rev(x.lo, x.lo);
+            let mut one = [0u8; 16];
+            one[8] = 1;
+            let l = b.constant("sm4_ctr_one", 16, "CTR increment: (0, 1) as 64-bit lanes", &one);
+            addr(&mut b, X9, &l);
+            b.ldr_q(ONE, X9, 0);
+        }
+        Mode::CbcDec | Mode::CfbDec => {
+            b.ldr_q(IV, extra.expect("iv"), 0);
+        }
+        Mode::Ecb => {}
+    }
+    let lp8 = b.label("loop8");
+    let four = b.label("four");
+    let one = b.label("one");
+    let tail = b.label("tail");
+    b.cmp_imm(n, 8);
+    b.b_lo(&four);
+    b.align(4);
+    b.bind(&lp8);
+    ce_batch(&mut b, &x, 8);
+    b.sub_imm(n, n, 8);
+    b.cmp_imm(n, 8);
+    b.b_hs(&lp8);
+    b.blank();
+    b.bind(&four);
+    b.cmp_imm(n, 4);
+    b.b_lo(&tail);
+    ce_batch(&mut b, &x, 4);
+    b.sub_imm(n, n, 4);
+    b.bind(&tail);
+    b.cbz(n, &one);
+    let lp1 = b.label("loop1");
+    b.bind(&lp1);
+    ce_batch(&mut b, &x, 1);
+    b.subs_imm(n, n, 1);
+    b.b_ne(&lp1);
+    b.bind(&one);
+    match mode {
+        Mode::Ctr => {
+            let ctr = extra.expect("ctr");
+            b.rev(x.hi, x.hi);
+            b.rev(x.lo, x.lo);
+            b.stp_x(x.hi, x.lo, ctr, 0);
+        }
+        Mode::CbcDec | Mode::CfbDec => {
+            b.str_q(IV, extra.expect("iv"), 0);
+        }
+        Mode::Ecb => {}
+    }
+    b.bind(&done);
+    b.finish()
+}
+
+/// The serial modes, one block at a time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Serial {
+    /// CBC encryption.
+    CbcEnc,
+    /// CFB-128 encryption.
+    CfbEnc,
+    /// `mac = E(mac ^ block)`.
+    CbcMac,
+}
+
+impl Serial {
+    fn name(self) -> &'static str {
+        match self {
+            Serial::CbcEnc => "cbc_enc",
+            Serial::CfbEnc => "cfb_enc",
+            Serial::CbcMac => "cbc_mac",
+        }
+    }
+    fn doc(self) -> &'static str {
+        match self {
+            Serial::CbcEnc => "SM4-CBC encryption: c[i] = E(p[i] ^ c[i-1]), c[-1] = iv; iv = last ciphertext block.",
+            Serial::CfbEnc => {
+                "SM4-CFB-128 encryption: c[i] = p[i] ^ E(c[i-1]), c[-1] = iv; iv = last ciphertext block."
+            }
+            Serial::CbcMac => "SM4 CBC-MAC core: mac = E(mac ^ block) for each block.",
+        }
+    }
+}
+
+/// The parameters of a serial kernel: (rk, dst, src, n, state).
+fn serial_params(b: &mut B, mode: Serial) -> (X, Option<X>, X, X, X) {
+    let rk = xreg(b.param("rk_enc", CType::ConstBytePtr));
+    if mode == Serial::CbcMac {
+        let mac = xreg(b.param("mac", CType::BytePtr));
+        let src = xreg(b.param("src", CType::ConstBytePtr));
+        let n = xreg(b.param("nblocks", CType::Size));
+        (rk, None, src, n, mac)
+    } else {
+        let dst = xreg(b.param("dst", CType::BytePtr));
+        let src = xreg(b.param("src", CType::ConstBytePtr));
+        let n = xreg(b.param("nblocks", CType::Size));
+        let iv = xreg(b.param("iv", CType::BytePtr));
+        (rk, Some(dst), src, n, iv)
+    }
+}
+
+/// One serial step on the chaining value [`IV`] with plaintext `p`; the new chaining value is also the output
+/// block (written back into `p`).
+fn ce_serial_step(b: &mut B, mode: Serial, p: V) {
+    let s = ST[0];
+    match mode {
+        Serial::CbcEnc | Serial::CbcMac => {
+            b.eor_16b(IV, IV, p);
+            b.rev32_16b(s, IV);
+            ce_rounds(b, &[s], REV);
+            b.mov_16b(IV, s);
+        }
+        Serial::CfbEnc => {
+            b.rev32_16b(s, IV);
+            ce_rounds(b, &[s], REV);
+            b.eor_16b(IV, s, p);
+        }
+    }
+    if mode != Serial::CbcMac {
+        b.mov_16b(p, IV);
+    }
+}
+
+/// `asmgen_sm4_{cbc_enc,cfb_enc,cbc_mac}_ce`: serial, plaintext loaded four blocks per `ld1`.
+pub fn ce_serial_mode(mode: Serial, abi: Abi) -> Result<Function<Aarch64>, GenError> {
+    let mut b = B::new(&format!("asmgen_sm4_{}_ce", mode.name()), abi, CE);
+    b.doc(mode.doc());
+    b.doc("Serial (8 dependent sm4e per block); input loaded and output stored four blocks at a time.");
+    let (rk, dst, src, n, state) = serial_params(&mut b, mode);
+    let done = b.label("done");
+    b.cbz(n, &done);
+    load_rk(&mut b, rk);
+    load_rev(&mut b, X9, REV);
+    b.ldr_q(IV, state, 0);
+    let lp4 = b.label("loop4");
+    let tail = b.label("tail");
+    let lp1 = b.label("loop1");
+    let end = b.label("end");
+    b.cmp_imm(n, 4);
+    b.b_lo(&tail);
+    b.align(4);
+    b.bind(&lp4);
+    b.ld1_4x16b_post(DT[0], src);
+    for &p in &DT[..4] {
+        ce_serial_step(&mut b, mode, p);
+    }
+    if let Some(dst) = dst {
+        b.st1_4x16b_post(DT[0], dst);
+    }
+    b.sub_imm(n, n, 4);
+    b.cmp_imm(n, 4);
+    b.b_hs(&lp4);
+    b.bind(&tail);
+    b.cbz(n, &end);
+    b.bind(&lp1);
+    b.ld1_16b_post(DT[0], src);
+    ce_serial_step(&mut b, mode, DT[0]);
+    if let Some(dst) = dst {
+        b.st1_16b_post(DT[0], dst);
+    }
+    b.subs_imm(n, n, 1);
+    b.b_ne(&lp1);
+    b.bind(&end);
+    b.str_q(IV, state, 0);
+    b.bind(&done);
+    b.finish()
+}
+
+/// `asmgen_sm4_expand_key_ce(rk_enc, rk_dec, key)`: eight `sm4ekey`; the decryption keys are the encryption
+/// keys in reverse order (registers in reverse, words reversed within each register).
+pub fn ce_expand_key(abi: Abi) -> Result<Function<Aarch64>, GenError> {
+    let mut b = B::new("asmgen_sm4_expand_key_ce", abi, CE);
+    b.doc("SM4 key schedule with sm4ekey: K = MK ^ FK, then four round keys per sm4ekey with CK[4i..4i+4].");
+    b.doc("Writes rk_enc[i] and rk_dec[31-i] (little-endian words).");
+    let re = xreg(b.param("rk_enc", CType::BytePtr));
+    let rd = xreg(b.param("rk_dec", CType::BytePtr));
+    let key = xreg(b.param("key", CType::ConstBytePtr));
+    let fk: Vec<u8> = FK.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let ck: Vec<u8> = CK.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let fk = b.constant("sm4_fk", 16, "FK as words", &fk);
+    let ck = b.constant("sm4_ck", 16, "CK[0..32] as words", &ck);
+    let k = V(24);
+    b.comment("K = MK ^ FK as big-endian words.");
+    b.ldr_q(k, key, 0);
+    b.rev32_16b(k, k);
+    addr(&mut b, X9, &fk);
+    b.ldr_q(V(25), X9, 0);
+    b.eor_16b(k, k, V(25));
+    addr(&mut b, X9, &ck);
+    b.comment("CK in v16-v23; rk[4i..4i+4] = sm4ekey(rk[4i-4..4i], CK[4i..4i+4]) into v0-v7.");
+    for i in (0..8).step_by(2) {
+        b.ldp_q(RK[i], RK[i + 1], X9, 16 * i as i32);
+    }
+    for i in 0..8 {
+        let prev = if i == 0 { k } else { ST[i - 1] };
+        b.sm4ekey(ST[i], prev, RK[i]);
+    }
+    b.st1_4x16b_post(ST[0], re);
+    b.st1_4x16b_post(ST[4], re);
+    b.comment("Decryption keys: register 7-i with its words reversed (rev64 .4s, then swap halves).");
+    for i in 0..8 {
+        let d = DT[i];
+        b.rev64_4s(d, ST[7 - i]);
+        b.ext_16b(d, d, d, 8);
+    }
+    b.st1_4x16b_post(DT[0], rd);
+    b.st1_4x16b_post(DT[4], rd);
+    b.comment("Clear the key material from the vector registers.");
+    for v in ST.iter().chain(&DT).chain(&[V(24), V(25)]) {
+        b.movi_zero(*v);
+    }
+    b.finish()
+}
+
+// ------------------------------------------------------------------------------------------------
+// XTS (CE)
+// ------------------------------------------------------------------------------------------------
+
+/// The tweaks of a batch of eight.
+const TW: [V; 8] = [V(8), V(9), V(10), V(11), V(12), V(13), V(14), V(15)];
+/// XTS: the doubling constant, (0x87, 1) as 64-bit lanes.
+const GF: V = V(24);
+/// XTS: the tweak chain (GB/T: in the bit-reflected domain), and a scratch register.
+const CHAIN: V = V(25);
+const MASK: V = V(26);
+
+/// `d = s * x` in GF(2^128), IEEE 1619 order (little-endian, 0x87): each 64-bit lane shifted left by one, the
+/// bit leaving lane 0 entering lane 1 and the bit leaving lane 1 folded into lane 0 as 0x87. Constant time.
+fn xts_double(b: &mut B, d: V, s: V) {
+    b.sshr_2d(MASK, s, 63);
+    b.ext_16b(MASK, MASK, MASK, 8);
+    b.and_16b(MASK, MASK, GF);
+    b.add_2d(d, s, s);
+    b.eor_16b(d, d, MASK);
+}
+
+/// Which XTS flavour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Xts {
+    /// IEEE 1619.
+    Ieee,
+    /// GB/T 17964-2021.
+    Gb,
+}
+
+/// `asmgen_sm4_xts_{enc,dec}_{ieee,gb}_ce(rk, dst, src, nblocks, tweak)`: XTS on whole blocks,
+/// `dst[i] = E(src[i] ^ T[i]) ^ T[i]`, `T[0]` the (encrypted) tweak at `tweak`, which becomes `T[nblocks]`.
+///
+/// GB/T 17964 multiplies by x in the bit-reflected order (big-endian, shift right, 0xe1 into the first
+/// byte). Reversing the bits of every byte (`rbit`) turns that into the IEEE doubling, so the chain runs in
+/// the reflected domain and each tweak is reflected back once (one `rbit` per block).
+pub fn ce_xts(flavour: Xts, decrypt: bool, abi: Abi) -> Result<Function<Aarch64>, GenError> {
+    let fl = match flavour {
+        Xts::Ieee => "ieee",
+        Xts::Gb => "gb",
+    };
+    let dir = if decrypt { "dec" } else { "enc" };
+    let mut b = B::new(&format!("asmgen_sm4_xts_{dir}_{fl}_ce"), abi, CE);
+    b.doc(&format!(
+        "SM4-XTS {} ({}), whole blocks: dst[i] = {}(src[i] ^ T[i]) ^ T[i]; tweak = T[0] in, T[nblocks] out.",
+        if decrypt { "decryption" } else { "encryption" },
+        if flavour == Xts::Ieee { "IEEE 1619" } else { "GB/T 17964-2021" },
+        if decrypt { "D" } else { "E" },
+    ));
+    b.doc("Eight blocks in flight; the tweak chain stays in vector registers.");
+    let rk = xreg(b.param(if decrypt { "rk_dec" } else { "rk_enc" }, CType::ConstBytePtr));
+    let dst = xreg(b.param("dst", CType::BytePtr));
+    let src = xreg(b.param("src", CType::ConstBytePtr));
+    let n = xreg(b.param("nblocks", CType::Size));
+    let tweak = xreg(b.param("tweak", CType::BytePtr));
+    let gb = flavour == Xts::Gb;
+    let done = b.label("done");
+    b.cbz(n, &done);
+    load_rk(&mut b, rk);
+    load_rev(&mut b, X9, XTS_REV);
+    let mut gf = [0u8; 16];
+    gf[0] = 0x87;
+    gf[8] = 1;
+    let gfl = b.constant("sm4_xts_gf", 16, "XTS doubling: 0x87 into lane 0, the carry into lane 1", &gf);
+    addr(&mut b, X9, &gfl);
+    b.ldr_q(GF, X9, 0);
+    b.ldr_q(CHAIN, tweak, 0);
+    if gb {
+        b.comment("GB/T: the chain runs on the bit-reflected tweak (rbit of every byte).");
+        b.rbit_16b(CHAIN, CHAIN);
+    }
+    // The tweak of block j of a batch from the chain: IEEE keeps the chain in TW[j] directly.
+    let tweaks = |b: &mut B, k: usize| {
+        for &t in &TW[..k] {
+            if gb {
+                b.rbit_16b(t, CHAIN);
+            } else {
+                b.mov_16b(t, CHAIN);
+            }
+            xts_double(b, CHAIN, CHAIN);
+        }
+    };
+    let batch = |b: &mut B, k: usize| {
+        let st = &ST[..k];
+        b.comment(format!("{k} block(s): tweaks, then E(src ^ T) ^ T."));
+        tweaks(b, k);
+        load_blocks(b, st, src);
+        for (&r, &t) in st.iter().zip(&TW) {
+            b.eor_16b(r, r, t);
+            b.rev32_16b(r, r);
+        }
+        ce_rounds(b, st, XTS_REV);
+        for (&r, &t) in st.iter().zip(&TW) {
+            b.eor_16b(r, r, t);
+        }
+        store_blocks(b, st, dst);
+    };
+    let lp8 = b.label("loop8");
+    let four = b.label("four");
+    let tail = b.label("tail");
+    let end = b.label("end");
+    b.cmp_imm(n, 8);
+    b.b_lo(&four);
+    b.align(4);
+    b.bind(&lp8);
+    batch(&mut b, 8);
+    b.sub_imm(n, n, 8);
+    b.cmp_imm(n, 8);
+    b.b_hs(&lp8);
+    b.bind(&four);
+    b.cmp_imm(n, 4);
+    b.b_lo(&tail);
+    batch(&mut b, 4);
+    b.sub_imm(n, n, 4);
+    b.bind(&tail);
+    b.cbz(n, &end);
+    let lp1 = b.label("loop1");
+    b.bind(&lp1);
+    batch(&mut b, 1);
+    b.subs_imm(n, n, 1);
+    b.b_ne(&lp1);
+    b.bind(&end);
+    if gb {
+        b.rbit_16b(CHAIN, CHAIN);
+    }
+    b.str_q(CHAIN, tweak, 0);
+    b.comment("Clear the tweaks.");
+    for v in TW.iter().chain(&[CHAIN, MASK]) {
+        b.movi_zero(*v);
+    }
+    b.bind(&done);
+    b.finish()
+}
+
+/// Every SM4 CE function.
+pub fn ce_functions(abi: Abi) -> Result<Vec<Function<Aarch64>>, GenError> {
+    let mut v = vec![ce_expand_key(abi)?];
+    for m in [Mode::Ecb, Mode::Ctr, Mode::CbcDec, Mode::CfbDec] {
+        v.push(ce_batch_mode(m, abi)?);
+    }
+    for m in [Serial::CbcEnc, Serial::CfbEnc, Serial::CbcMac] {
+        v.push(ce_serial_mode(m, abi)?);
+    }
+    for fl in [Xts::Ieee, Xts::Gb] {
+        for dec in [false, true] {
+            v.push(ce_xts(fl, dec, abi)?);
+        }
+    }
+    Ok(v)
+}
+
+/// Every SM4 function for aarch64: the CE set, then the NEON set.
+pub fn functions(abi: Abi) -> Result<Vec<Function<Aarch64>>, GenError> {
+    let mut v = ce_functions(abi)?;
+    v.extend(neon::functions(abi)?);
+    Ok(v)
+}
+
+#[path = "aarch64_neon.rs"]
+pub mod neon;
