@@ -40,6 +40,7 @@ fn sample(kind: &str, j: usize, k: usize) -> Operand {
         "Shamt" => Operand::Imm([1, 63, 32][k]),
         "Uimm5" => Operand::Imm([1, 31, 16][k]),
         "Bs" => Operand::Imm([0, 3, 2][k]),
+        "Simm5" => Operand::Imm([-16, 15, -5][k]),
         "Uimm20" => Operand::Imm([1, 0xfffff, 0x12345][k]),
         "M" => Operand::Mem(mem(X(reg(j, k)), [-2048, 2047, -8][k])),
         "VTypeI" => {

@@ -15,8 +15,16 @@
 #       requires: zbc
 #   void asmgen_polyval_update_zbc(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 #       requires: zbc
+#   void asmgen_ghash_init_zvkg(uint8_t *table, const uint8_t *h);
+#       requires: v, zvkb, zvkg
+#   void asmgen_ghash_update_zvkg(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+#       requires: v, zvkb, zvkg
+#   void asmgen_polyval_init_zvkg(uint8_t *table, const uint8_t *h);
+#       requires: v, zvkb, zvkg
+#   void asmgen_polyval_update_zvkg(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+#       requires: v, zvkb, zvkg
 
-	.option arch, +zbb, +zbc
+	.option arch, +zbb, +zbc, +v
 	.text
 
 # ----------------------------------------------------------------------------------------------------
@@ -1205,5 +1213,543 @@ asmgen_polyval_update_zbc:
 	ret
 	.cfi_endproc
 	.size asmgen_polyval_update_zbc, .-asmgen_polyval_update_zbc
+
+# ----------------------------------------------------------------------------------------------------
+# GHASH key setup (shared table layout): table[16*(i-1)] = f^-1(Hg^i),
+# table[128 + 16*(i-1)] = its Karatsuba half-sum, i = 1..8; f^-1(y) = ByteReverse(y * x^-1).
+#
+# void asmgen_ghash_init_zvkg(uint8_t *table, const uint8_t *h);
+# Requires: v, zvkb, zvkg
+# ----------------------------------------------------------------------------------------------------
+	.globl asmgen_ghash_init_zvkg
+	.hidden asmgen_ghash_init_zvkg
+	.type asmgen_ghash_init_zvkg, @function
+	.p2align 5
+asmgen_ghash_init_zvkg:
+	.cfi_startproc
+	vsetivli    zero, 4, e32, m1, ta, ma
+	vid.v       v5
+	vxor.vi     v5, v5, 3
+	lla         t0, .Lconst_gcm_x_groups
+	vle32.v     v6, (t0)
+	lla         t0, .Lconst_gcm_x_inverse
+	vle32.v     v7, (t0)
+	li          t3, 1
+	vle32.v     v1, (a1)
+	# GHASH: the key is already GCM's.
+	vmv.v.v     v2, v1
+	mv          t0, a0
+	# H^1: f^-1(Hg^1) and its half-sum.
+	vmv.v.v     v3, v2
+	.insn       0xa278a1f7	# vgmul.vv    v3, v7
+	vrgather.vv v4, v3, v5
+	.insn       0x4a44a257	# vrev8.v     v4, v4
+	vse32.v     v4, (t0)
+	vsetivli    zero, 2, e64, m1, ta, ma
+	vmv.x.s     t1, v4
+	vslidedown.vx v8, v4, t3
+	vmv.x.s     t2, v8
+	xor         t1, t1, t2
+	sd          t1, 128(a0)
+	sd          t1, 136(a0)
+	vsetivli    zero, 4, e32, m1, ta, ma
+	.insn       0xa218a177	# vgmul.vv    v2, v1
+	addi        t0, t0, 16
+	# H^2: f^-1(Hg^2) and its half-sum.
+	vmv.v.v     v3, v2
+	.insn       0xa278a1f7	# vgmul.vv    v3, v7
+	vrgather.vv v4, v3, v5
+	.insn       0x4a44a257	# vrev8.v     v4, v4
+	vse32.v     v4, (t0)
+	vsetivli    zero, 2, e64, m1, ta, ma
+	vmv.x.s     t1, v4
+	vslidedown.vx v8, v4, t3
+	vmv.x.s     t2, v8
+	xor         t1, t1, t2
+	sd          t1, 144(a0)
+	sd          t1, 152(a0)
+	vsetivli    zero, 4, e32, m1, ta, ma
+	.insn       0xa218a177	# vgmul.vv    v2, v1
+	addi        t0, t0, 16
+	# H^3: f^-1(Hg^3) and its half-sum.
+	vmv.v.v     v3, v2
+	.insn       0xa278a1f7	# vgmul.vv    v3, v7
+	vrgather.vv v4, v3, v5
+	.insn       0x4a44a257	# vrev8.v     v4, v4
+	vse32.v     v4, (t0)
+	vsetivli    zero, 2, e64, m1, ta, ma
+	vmv.x.s     t1, v4
+	vslidedown.vx v8, v4, t3
+	vmv.x.s     t2, v8
+	xor         t1, t1, t2
+	sd          t1, 160(a0)
+	sd          t1, 168(a0)
+	vsetivli    zero, 4, e32, m1, ta, ma
+	.insn       0xa218a177	# vgmul.vv    v2, v1
+	addi        t0, t0, 16
+	# H^4: f^-1(Hg^4) and its half-sum.
+	vmv.v.v     v3, v2
+	.insn       0xa278a1f7	# vgmul.vv    v3, v7
+	vrgather.vv v4, v3, v5
+	.insn       0x4a44a257	# vrev8.v     v4, v4
+	vse32.v     v4, (t0)
+	vsetivli    zero, 2, e64, m1, ta, ma
+	vmv.x.s     t1, v4
+	vslidedown.vx v8, v4, t3
+	vmv.x.s     t2, v8
+	xor         t1, t1, t2
+	sd          t1, 176(a0)
+	sd          t1, 184(a0)
+	vsetivli    zero, 4, e32, m1, ta, ma
+	.insn       0xa218a177	# vgmul.vv    v2, v1
+	addi        t0, t0, 16
+	# H^5: f^-1(Hg^5) and its half-sum.
+	vmv.v.v     v3, v2
+	.insn       0xa278a1f7	# vgmul.vv    v3, v7
+	vrgather.vv v4, v3, v5
+	.insn       0x4a44a257	# vrev8.v     v4, v4
+	vse32.v     v4, (t0)
+	vsetivli    zero, 2, e64, m1, ta, ma
+	vmv.x.s     t1, v4
+	vslidedown.vx v8, v4, t3
+	vmv.x.s     t2, v8
+	xor         t1, t1, t2
+	sd          t1, 192(a0)
+	sd          t1, 200(a0)
+	vsetivli    zero, 4, e32, m1, ta, ma
+	.insn       0xa218a177	# vgmul.vv    v2, v1
+	addi        t0, t0, 16
+	# H^6: f^-1(Hg^6) and its half-sum.
+	vmv.v.v     v3, v2
+	.insn       0xa278a1f7	# vgmul.vv    v3, v7
+	vrgather.vv v4, v3, v5
+	.insn       0x4a44a257	# vrev8.v     v4, v4
+	vse32.v     v4, (t0)
+	vsetivli    zero, 2, e64, m1, ta, ma
+	vmv.x.s     t1, v4
+	vslidedown.vx v8, v4, t3
+	vmv.x.s     t2, v8
+	xor         t1, t1, t2
+	sd          t1, 208(a0)
+	sd          t1, 216(a0)
+	vsetivli    zero, 4, e32, m1, ta, ma
+	.insn       0xa218a177	# vgmul.vv    v2, v1
+	addi        t0, t0, 16
+	# H^7: f^-1(Hg^7) and its half-sum.
+	vmv.v.v     v3, v2
+	.insn       0xa278a1f7	# vgmul.vv    v3, v7
+	vrgather.vv v4, v3, v5
+	.insn       0x4a44a257	# vrev8.v     v4, v4
+	vse32.v     v4, (t0)
+	vsetivli    zero, 2, e64, m1, ta, ma
+	vmv.x.s     t1, v4
+	vslidedown.vx v8, v4, t3
+	vmv.x.s     t2, v8
+	xor         t1, t1, t2
+	sd          t1, 224(a0)
+	sd          t1, 232(a0)
+	vsetivli    zero, 4, e32, m1, ta, ma
+	.insn       0xa218a177	# vgmul.vv    v2, v1
+	addi        t0, t0, 16
+	# H^8: f^-1(Hg^8) and its half-sum.
+	vmv.v.v     v3, v2
+	.insn       0xa278a1f7	# vgmul.vv    v3, v7
+	vrgather.vv v4, v3, v5
+	.insn       0x4a44a257	# vrev8.v     v4, v4
+	vse32.v     v4, (t0)
+	vsetivli    zero, 2, e64, m1, ta, ma
+	vmv.x.s     t1, v4
+	vslidedown.vx v8, v4, t3
+	vmv.x.s     t2, v8
+	xor         t1, t1, t2
+	sd          t1, 240(a0)
+	sd          t1, 248(a0)
+	vsetivli    zero, 4, e32, m1, ta, ma
+	# Clear the key material.
+	vmv.v.i     v1, 0
+	vmv.v.i     v2, 0
+	vmv.v.i     v3, 0
+	vmv.v.i     v4, 0
+	vmv.v.i     v8, 0
+	li          t1, 0
+	li          t2, 0
+	ret
+	.cfi_endproc
+	.size asmgen_ghash_init_zvkg, .-asmgen_ghash_init_zvkg
+
+# ----------------------------------------------------------------------------------------------------
+# GHASH: absorbs nblocks 16-byte blocks into state with vghsh, G = min(VLMAX/4, 8) blocks per batch
+# (G running sums, multiplied by Hg^G..Hg^1 at the last whole batch and xored together).
+#
+# void asmgen_ghash_update_zvkg(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+# Requires: v, zvkb, zvkg
+# ----------------------------------------------------------------------------------------------------
+	.globl asmgen_ghash_update_zvkg
+	.hidden asmgen_ghash_update_zvkg
+	.type asmgen_ghash_update_zvkg, @function
+	.p2align 5
+asmgen_ghash_update_zvkg:
+	.cfi_startproc
+	# G = min(VLMAX / 4, 8) blocks per batch at e32, m4.
+	li          t2, 32
+	vsetvli     t0, t2, e32, m4, ta, ma
+	srli        t1, t0, 2
+	# Indices: word reversal in a group (i ^ 3), group broadcast (i & 3), whole reversal.
+	vid.v       v0
+	vxor.vi     v4, v0, 3
+	vand.vi     v8, v0, 3
+	addi        t2, t0, -1
+	vrsub.vx    v0, v0, t2
+	# pw = [Hg^G, ..., Hg^1] = f(table[G-1]), ..., f(table[0]); hb = Hg^G in every group.
+	vle32.v     v28, (a1)
+	vrgather.vv v12, v28, v0
+	.insn       0x4ac4a657	# vrev8.v     v12, v12
+	lla         t4, .Lconst_gcm_x_groups
+	vle32.v     v24, (t4)
+	.insn       0xa388a677	# vgmul.vv    v12, v24
+	vrgather.vv v16, v12, v8
+	# The state in group 0, the other sums zero.
+	vsetivli    zero, 4, e32, m4, ta, ma
+	vle32.v     v24, (a0)
+	vsetvli     zero, t0, e32, m4, ta, ma
+	lla         t4, .Lconst_first_group_mask
+	vle32.v     v28, (t4)
+	vand.vv     v20, v24, v28
+	slli        t3, t1, 4
+	slli        t2, t1, 1
+	bltu        a3, t2, .Lasmgen_ghash_update_zvkg_last_batch
+	.p2align 4
+.Lasmgen_ghash_update_zvkg_main:
+	# Every batch but the last whole one: S = (S ^ X) * Hg^G per group.
+	vle32.v     v24, (a2)
+	.insn       0xb30c2a77	# vghsh.vv    v20, v16, v24
+	add         a2, a2, t3
+	sub         a3, a3, t1
+	bgeu        a3, t2, .Lasmgen_ghash_update_zvkg_main
+.Lasmgen_ghash_update_zvkg_last_batch:
+	bltu        a3, t1, .Lasmgen_ghash_update_zvkg_tail_setup
+	# The last whole batch: group j times Hg^(G-j), then the groups xored together.
+	vle32.v     v24, (a2)
+	.insn       0xb2cc2a77	# vghsh.vv    v20, v12, v24
+	add         a2, a2, t3
+	sub         a3, a3, t1
+	mv          t3, t1
+	li          t4, 1
+.Lasmgen_ghash_update_zvkg_reduce:
+	srli        t3, t3, 1
+	slli        t2, t3, 2
+	vslidedown.vx v28, v20, t2
+	vxor.vv     v20, v20, v28
+	bne         t3, t4, .Lasmgen_ghash_update_zvkg_reduce
+.Lasmgen_ghash_update_zvkg_tail_setup:
+	# The last 0..G-1 blocks one at a time with Hg (the last group of pw).
+	addi        t2, t1, -1
+	slli        t2, t2, 2
+	vslidedown.vx v16, v12, t2
+	vsetivli    zero, 4, e32, m4, ta, ma
+	beqz        a3, .Lasmgen_ghash_update_zvkg_store
+.Lasmgen_ghash_update_zvkg_tail:
+	vle32.v     v24, (a2)
+	.insn       0xb30c2a77	# vghsh.vv    v20, v16, v24
+	addi        a2, a2, 16
+	addi        a3, a3, -1
+	bnez        a3, .Lasmgen_ghash_update_zvkg_tail
+.Lasmgen_ghash_update_zvkg_store:
+	vse32.v     v20, (a0)
+	# Clear the powers of H.
+	vsetvli     zero, t0, e32, m4, ta, ma
+	vmv.v.i     v12, 0
+	vmv.v.i     v16, 0
+	ret
+	.cfi_endproc
+	.size asmgen_ghash_update_zvkg, .-asmgen_ghash_update_zvkg
+
+# ----------------------------------------------------------------------------------------------------
+# POLYVAL key setup (shared table layout): table[16*(i-1)] = f^-1(Hg^i),
+# table[128 + 16*(i-1)] = its Karatsuba half-sum, i = 1..8; f^-1(y) = ByteReverse(y * x^-1).
+#
+# void asmgen_polyval_init_zvkg(uint8_t *table, const uint8_t *h);
+# Requires: v, zvkb, zvkg
+# ----------------------------------------------------------------------------------------------------
+	.globl asmgen_polyval_init_zvkg
+	.hidden asmgen_polyval_init_zvkg
+	.type asmgen_polyval_init_zvkg, @function
+	.p2align 5
+asmgen_polyval_init_zvkg:
+	.cfi_startproc
+	vsetivli    zero, 4, e32, m1, ta, ma
+	vid.v       v5
+	vxor.vi     v5, v5, 3
+	lla         t0, .Lconst_gcm_x_groups
+	vle32.v     v6, (t0)
+	lla         t0, .Lconst_gcm_x_inverse
+	vle32.v     v7, (t0)
+	li          t3, 1
+	vle32.v     v1, (a1)
+	# POLYVAL: Hg = ByteReverse(H) * x (RFC 8452, appendix A).
+	vrgather.vv v8, v1, v5
+	.insn       0x4a84a0d7	# vrev8.v     v1, v8
+	.insn       0xa268a0f7	# vgmul.vv    v1, v6
+	vmv.v.v     v2, v1
+	mv          t0, a0
+	# H^1: f^-1(Hg^1) and its half-sum.
+	vmv.v.v     v3, v2
+	.insn       0xa278a1f7	# vgmul.vv    v3, v7
+	vrgather.vv v4, v3, v5
+	.insn       0x4a44a257	# vrev8.v     v4, v4
+	vse32.v     v4, (t0)
+	vsetivli    zero, 2, e64, m1, ta, ma
+	vmv.x.s     t1, v4
+	vslidedown.vx v8, v4, t3
+	vmv.x.s     t2, v8
+	xor         t1, t1, t2
+	sd          t1, 128(a0)
+	sd          t1, 136(a0)
+	vsetivli    zero, 4, e32, m1, ta, ma
+	.insn       0xa218a177	# vgmul.vv    v2, v1
+	addi        t0, t0, 16
+	# H^2: f^-1(Hg^2) and its half-sum.
+	vmv.v.v     v3, v2
+	.insn       0xa278a1f7	# vgmul.vv    v3, v7
+	vrgather.vv v4, v3, v5
+	.insn       0x4a44a257	# vrev8.v     v4, v4
+	vse32.v     v4, (t0)
+	vsetivli    zero, 2, e64, m1, ta, ma
+	vmv.x.s     t1, v4
+	vslidedown.vx v8, v4, t3
+	vmv.x.s     t2, v8
+	xor         t1, t1, t2
+	sd          t1, 144(a0)
+	sd          t1, 152(a0)
+	vsetivli    zero, 4, e32, m1, ta, ma
+	.insn       0xa218a177	# vgmul.vv    v2, v1
+	addi        t0, t0, 16
+	# H^3: f^-1(Hg^3) and its half-sum.
+	vmv.v.v     v3, v2
+	.insn       0xa278a1f7	# vgmul.vv    v3, v7
+	vrgather.vv v4, v3, v5
+	.insn       0x4a44a257	# vrev8.v     v4, v4
+	vse32.v     v4, (t0)
+	vsetivli    zero, 2, e64, m1, ta, ma
+	vmv.x.s     t1, v4
+	vslidedown.vx v8, v4, t3
+	vmv.x.s     t2, v8
+	xor         t1, t1, t2
+	sd          t1, 160(a0)
+	sd          t1, 168(a0)
+	vsetivli    zero, 4, e32, m1, ta, ma
+	.insn       0xa218a177	# vgmul.vv    v2, v1
+	addi        t0, t0, 16
+	# H^4: f^-1(Hg^4) and its half-sum.
+	vmv.v.v     v3, v2
+	.insn       0xa278a1f7	# vgmul.vv    v3, v7
+	vrgather.vv v4, v3, v5
+	.insn       0x4a44a257	# vrev8.v     v4, v4
+	vse32.v     v4, (t0)
+	vsetivli    zero, 2, e64, m1, ta, ma
+	vmv.x.s     t1, v4
+	vslidedown.vx v8, v4, t3
+	vmv.x.s     t2, v8
+	xor         t1, t1, t2
+	sd          t1, 176(a0)
+	sd          t1, 184(a0)
+	vsetivli    zero, 4, e32, m1, ta, ma
+	.insn       0xa218a177	# vgmul.vv    v2, v1
+	addi        t0, t0, 16
+	# H^5: f^-1(Hg^5) and its half-sum.
+	vmv.v.v     v3, v2
+	.insn       0xa278a1f7	# vgmul.vv    v3, v7
+	vrgather.vv v4, v3, v5
+	.insn       0x4a44a257	# vrev8.v     v4, v4
+	vse32.v     v4, (t0)
+	vsetivli    zero, 2, e64, m1, ta, ma
+	vmv.x.s     t1, v4
+	vslidedown.vx v8, v4, t3
+	vmv.x.s     t2, v8
+	xor         t1, t1, t2
+	sd          t1, 192(a0)
+	sd          t1, 200(a0)
+	vsetivli    zero, 4, e32, m1, ta, ma
+	.insn       0xa218a177	# vgmul.vv    v2, v1
+	addi        t0, t0, 16
+	# H^6: f^-1(Hg^6) and its half-sum.
+	vmv.v.v     v3, v2
+	.insn       0xa278a1f7	# vgmul.vv    v3, v7
+	vrgather.vv v4, v3, v5
+	.insn       0x4a44a257	# vrev8.v     v4, v4
+	vse32.v     v4, (t0)
+	vsetivli    zero, 2, e64, m1, ta, ma
+	vmv.x.s     t1, v4
+	vslidedown.vx v8, v4, t3
+	vmv.x.s     t2, v8
+	xor         t1, t1, t2
+	sd          t1, 208(a0)
+	sd          t1, 216(a0)
+	vsetivli    zero, 4, e32, m1, ta, ma
+	.insn       0xa218a177	# vgmul.vv    v2, v1
+	addi        t0, t0, 16
+	# H^7: f^-1(Hg^7) and its half-sum.
+	vmv.v.v     v3, v2
+	.insn       0xa278a1f7	# vgmul.vv    v3, v7
+	vrgather.vv v4, v3, v5
+	.insn       0x4a44a257	# vrev8.v     v4, v4
+	vse32.v     v4, (t0)
+	vsetivli    zero, 2, e64, m1, ta, ma
+	vmv.x.s     t1, v4
+	vslidedown.vx v8, v4, t3
+	vmv.x.s     t2, v8
+	xor         t1, t1, t2
+	sd          t1, 224(a0)
+	sd          t1, 232(a0)
+	vsetivli    zero, 4, e32, m1, ta, ma
+	.insn       0xa218a177	# vgmul.vv    v2, v1
+	addi        t0, t0, 16
+	# H^8: f^-1(Hg^8) and its half-sum.
+	vmv.v.v     v3, v2
+	.insn       0xa278a1f7	# vgmul.vv    v3, v7
+	vrgather.vv v4, v3, v5
+	.insn       0x4a44a257	# vrev8.v     v4, v4
+	vse32.v     v4, (t0)
+	vsetivli    zero, 2, e64, m1, ta, ma
+	vmv.x.s     t1, v4
+	vslidedown.vx v8, v4, t3
+	vmv.x.s     t2, v8
+	xor         t1, t1, t2
+	sd          t1, 240(a0)
+	sd          t1, 248(a0)
+	vsetivli    zero, 4, e32, m1, ta, ma
+	# Clear the key material.
+	vmv.v.i     v1, 0
+	vmv.v.i     v2, 0
+	vmv.v.i     v3, 0
+	vmv.v.i     v4, 0
+	vmv.v.i     v8, 0
+	li          t1, 0
+	li          t2, 0
+	ret
+	.cfi_endproc
+	.size asmgen_polyval_init_zvkg, .-asmgen_polyval_init_zvkg
+
+# ----------------------------------------------------------------------------------------------------
+# POLYVAL: absorbs nblocks 16-byte blocks into state with vghsh, G = min(VLMAX/4, 8) blocks per batch
+# (G running sums, multiplied by Hg^G..Hg^1 at the last whole batch and xored together).
+#
+# void asmgen_polyval_update_zvkg(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+# Requires: v, zvkb, zvkg
+# ----------------------------------------------------------------------------------------------------
+	.globl asmgen_polyval_update_zvkg
+	.hidden asmgen_polyval_update_zvkg
+	.type asmgen_polyval_update_zvkg, @function
+	.p2align 5
+asmgen_polyval_update_zvkg:
+	.cfi_startproc
+	# G = min(VLMAX / 4, 8) blocks per batch at e32, m4.
+	li          t2, 32
+	vsetvli     t0, t2, e32, m4, ta, ma
+	srli        t1, t0, 2
+	# Indices: word reversal in a group (i ^ 3), group broadcast (i & 3), whole reversal.
+	vid.v       v0
+	vxor.vi     v4, v0, 3
+	vand.vi     v8, v0, 3
+	addi        t2, t0, -1
+	vrsub.vx    v0, v0, t2
+	# pw = [Hg^G, ..., Hg^1] = f(table[G-1]), ..., f(table[0]); hb = Hg^G in every group.
+	vle32.v     v28, (a1)
+	vrgather.vv v12, v28, v0
+	.insn       0x4ac4a657	# vrev8.v     v12, v12
+	lla         t4, .Lconst_gcm_x_groups
+	vle32.v     v24, (t4)
+	.insn       0xa388a677	# vgmul.vv    v12, v24
+	vrgather.vv v16, v12, v8
+	# The state in group 0, the other sums zero.
+	vsetivli    zero, 4, e32, m4, ta, ma
+	vle32.v     v24, (a0)
+	vrgather.vv v28, v24, v4
+	.insn       0x4bc4ac57	# vrev8.v     v24, v28
+	vsetvli     zero, t0, e32, m4, ta, ma
+	lla         t4, .Lconst_first_group_mask
+	vle32.v     v28, (t4)
+	vand.vv     v20, v24, v28
+	slli        t3, t1, 4
+	slli        t2, t1, 1
+	bltu        a3, t2, .Lasmgen_polyval_update_zvkg_last_batch
+	.p2align 4
+.Lasmgen_polyval_update_zvkg_main:
+	# Every batch but the last whole one: S = (S ^ X) * Hg^G per group.
+	vle32.v     v24, (a2)
+	vrgather.vv v28, v24, v4
+	.insn       0x4bc4ac57	# vrev8.v     v24, v28
+	.insn       0xb30c2a77	# vghsh.vv    v20, v16, v24
+	add         a2, a2, t3
+	sub         a3, a3, t1
+	bgeu        a3, t2, .Lasmgen_polyval_update_zvkg_main
+.Lasmgen_polyval_update_zvkg_last_batch:
+	bltu        a3, t1, .Lasmgen_polyval_update_zvkg_tail_setup
+	# The last whole batch: group j times Hg^(G-j), then the groups xored together.
+	vle32.v     v24, (a2)
+	vrgather.vv v28, v24, v4
+	.insn       0x4bc4ac57	# vrev8.v     v24, v28
+	.insn       0xb2cc2a77	# vghsh.vv    v20, v12, v24
+	add         a2, a2, t3
+	sub         a3, a3, t1
+	mv          t3, t1
+	li          t4, 1
+.Lasmgen_polyval_update_zvkg_reduce:
+	srli        t3, t3, 1
+	slli        t2, t3, 2
+	vslidedown.vx v28, v20, t2
+	vxor.vv     v20, v20, v28
+	bne         t3, t4, .Lasmgen_polyval_update_zvkg_reduce
+.Lasmgen_polyval_update_zvkg_tail_setup:
+	# The last 0..G-1 blocks one at a time with Hg (the last group of pw).
+	addi        t2, t1, -1
+	slli        t2, t2, 2
+	vslidedown.vx v16, v12, t2
+	vsetivli    zero, 4, e32, m4, ta, ma
+	beqz        a3, .Lasmgen_polyval_update_zvkg_store
+.Lasmgen_polyval_update_zvkg_tail:
+	vle32.v     v24, (a2)
+	vrgather.vv v28, v24, v4
+	.insn       0x4bc4ac57	# vrev8.v     v24, v28
+	.insn       0xb30c2a77	# vghsh.vv    v20, v16, v24
+	addi        a2, a2, 16
+	addi        a3, a3, -1
+	bnez        a3, .Lasmgen_polyval_update_zvkg_tail
+.Lasmgen_polyval_update_zvkg_store:
+	vrgather.vv v28, v20, v4
+	.insn       0x4bc4aa57	# vrev8.v     v20, v28
+	vse32.v     v20, (a0)
+	# Clear the powers of H.
+	vsetvli     zero, t0, e32, m4, ta, ma
+	vmv.v.i     v12, 0
+	vmv.v.i     v16, 0
+	ret
+	.cfi_endproc
+	.size asmgen_polyval_update_zvkg, .-asmgen_polyval_update_zvkg
+
+	.section .rodata
+	.p2align 4
+.Lconst_first_group_mask:	# all-ones in the first of eight element groups
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.p2align 4
+.Lconst_gcm_x_groups:	# GCM's x in eight element groups
+	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.p2align 4
+.Lconst_gcm_x_inverse:	# GCM's x^-1 = x^127 + x^6 + x + 1
+	.byte 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01
 
 	.section .note.GNU-stack,"",@progbits

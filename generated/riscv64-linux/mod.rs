@@ -10,6 +10,54 @@ extern "C" {
     pub fn asmgen_polyval_init_zbc(table: *mut u8, h: *const u8);
     /// `asmgen_polyval_update_zbc` (ghash.S): requires zbc.
     pub fn asmgen_polyval_update_zbc(state: *mut u8, table: *const u8, data: *const u8, nblocks: usize);
+    /// `asmgen_ghash_init_zvkg` (ghash.S): requires v, zvkb, zvkg.
+    pub fn asmgen_ghash_init_zvkg(table: *mut u8, h: *const u8);
+    /// `asmgen_ghash_update_zvkg` (ghash.S): requires v, zvkb, zvkg.
+    pub fn asmgen_ghash_update_zvkg(state: *mut u8, table: *const u8, data: *const u8, nblocks: usize);
+    /// `asmgen_polyval_init_zvkg` (ghash.S): requires v, zvkb, zvkg.
+    pub fn asmgen_polyval_init_zvkg(table: *mut u8, h: *const u8);
+    /// `asmgen_polyval_update_zvkg` (ghash.S): requires v, zvkb, zvkg.
+    pub fn asmgen_polyval_update_zvkg(state: *mut u8, table: *const u8, data: *const u8, nblocks: usize);
+    /// `asmgen_sm4_expand_key_zksed` (sm4.S): requires zbb, zksed.
+    pub fn asmgen_sm4_expand_key_zksed(rk_enc: *mut u8, rk_dec: *mut u8, key: *const u8);
+    /// `asmgen_sm4_ecb_zksed` (sm4.S): requires zbb, zksed.
+    pub fn asmgen_sm4_ecb_zksed(rk: *const u8, dst: *mut u8, src: *const u8, nblocks: usize);
+    /// `asmgen_sm4_ctr_zksed` (sm4.S): requires zbb, zksed.
+    pub fn asmgen_sm4_ctr_zksed(rk: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, ctr: *mut u8);
+    /// `asmgen_sm4_cbc_dec_zksed` (sm4.S): requires zbb, zksed.
+    pub fn asmgen_sm4_cbc_dec_zksed(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_cfb_dec_zksed` (sm4.S): requires zbb, zksed.
+    pub fn asmgen_sm4_cfb_dec_zksed(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_cbc_enc_zksed` (sm4.S): requires zbb, zksed.
+    pub fn asmgen_sm4_cbc_enc_zksed(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_cfb_enc_zksed` (sm4.S): requires zbb, zksed.
+    pub fn asmgen_sm4_cfb_enc_zksed(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_cbc_mac_zksed` (sm4.S): requires zbb, zksed.
+    pub fn asmgen_sm4_cbc_mac_zksed(rk_enc: *const u8, mac: *mut u8, src: *const u8, nblocks: usize);
+    /// `asmgen_sm4_expand_key_zvksed` (sm4.S): requires v, zvkb, zvksed.
+    pub fn asmgen_sm4_expand_key_zvksed(rk_enc: *mut u8, rk_dec: *mut u8, key: *const u8);
+    /// `asmgen_sm4_ecb_zvksed` (sm4.S): requires v, zvkb, zvksed.
+    pub fn asmgen_sm4_ecb_zvksed(rk: *const u8, dst: *mut u8, src: *const u8, nblocks: usize);
+    /// `asmgen_sm4_ctr_zvksed` (sm4.S): requires v, zvkb, zvksed.
+    pub fn asmgen_sm4_ctr_zvksed(rk: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, ctr: *mut u8);
+    /// `asmgen_sm4_cbc_dec_zvksed` (sm4.S): requires v, zvkb, zvksed.
+    pub fn asmgen_sm4_cbc_dec_zvksed(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_cfb_dec_zvksed` (sm4.S): requires v, zvkb, zvksed.
+    pub fn asmgen_sm4_cfb_dec_zvksed(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_cbc_enc_zvksed` (sm4.S): requires v, zvkb, zvksed.
+    pub fn asmgen_sm4_cbc_enc_zvksed(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_cfb_enc_zvksed` (sm4.S): requires v, zvkb, zvksed.
+    pub fn asmgen_sm4_cfb_enc_zvksed(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_cbc_mac_zvksed` (sm4.S): requires v, zvkb, zvksed.
+    pub fn asmgen_sm4_cbc_mac_zvksed(rk_enc: *const u8, mac: *mut u8, src: *const u8, nblocks: usize);
+    /// `asmgen_sm4_xts_enc_ieee_zvksed` (sm4.S): requires v, zvkb, zvkg, zvksed.
+    pub fn asmgen_sm4_xts_enc_ieee_zvksed(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
+    /// `asmgen_sm4_xts_dec_ieee_zvksed` (sm4.S): requires v, zvkb, zvkg, zvksed.
+    pub fn asmgen_sm4_xts_dec_ieee_zvksed(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
+    /// `asmgen_sm4_xts_enc_gb_zvksed` (sm4.S): requires v, zvkb, zvkg, zvksed.
+    pub fn asmgen_sm4_xts_enc_gb_zvksed(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
+    /// `asmgen_sm4_xts_dec_gb_zvksed` (sm4.S): requires v, zvkb, zvkg, zvksed.
+    pub fn asmgen_sm4_xts_dec_gb_zvksed(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
 }
 
 /// Every function of the listings with the CPU features it requires.
@@ -18,4 +66,28 @@ pub const KERNELS: &[(&str, &[&str])] = &[
     ("asmgen_ghash_update_zbc", &["zbb", "zbc"]),
     ("asmgen_polyval_init_zbc", &["zbc"]),
     ("asmgen_polyval_update_zbc", &["zbc"]),
+    ("asmgen_ghash_init_zvkg", &["v", "zvkb", "zvkg"]),
+    ("asmgen_ghash_update_zvkg", &["v", "zvkb", "zvkg"]),
+    ("asmgen_polyval_init_zvkg", &["v", "zvkb", "zvkg"]),
+    ("asmgen_polyval_update_zvkg", &["v", "zvkb", "zvkg"]),
+    ("asmgen_sm4_expand_key_zksed", &["zbb", "zksed"]),
+    ("asmgen_sm4_ecb_zksed", &["zbb", "zksed"]),
+    ("asmgen_sm4_ctr_zksed", &["zbb", "zksed"]),
+    ("asmgen_sm4_cbc_dec_zksed", &["zbb", "zksed"]),
+    ("asmgen_sm4_cfb_dec_zksed", &["zbb", "zksed"]),
+    ("asmgen_sm4_cbc_enc_zksed", &["zbb", "zksed"]),
+    ("asmgen_sm4_cfb_enc_zksed", &["zbb", "zksed"]),
+    ("asmgen_sm4_cbc_mac_zksed", &["zbb", "zksed"]),
+    ("asmgen_sm4_expand_key_zvksed", &["v", "zvkb", "zvksed"]),
+    ("asmgen_sm4_ecb_zvksed", &["v", "zvkb", "zvksed"]),
+    ("asmgen_sm4_ctr_zvksed", &["v", "zvkb", "zvksed"]),
+    ("asmgen_sm4_cbc_dec_zvksed", &["v", "zvkb", "zvksed"]),
+    ("asmgen_sm4_cfb_dec_zvksed", &["v", "zvkb", "zvksed"]),
+    ("asmgen_sm4_cbc_enc_zvksed", &["v", "zvkb", "zvksed"]),
+    ("asmgen_sm4_cfb_enc_zvksed", &["v", "zvkb", "zvksed"]),
+    ("asmgen_sm4_cbc_mac_zvksed", &["v", "zvkb", "zvksed"]),
+    ("asmgen_sm4_xts_enc_ieee_zvksed", &["v", "zvkb", "zvkg", "zvksed"]),
+    ("asmgen_sm4_xts_dec_ieee_zvksed", &["v", "zvkb", "zvkg", "zvksed"]),
+    ("asmgen_sm4_xts_enc_gb_zvksed", &["v", "zvkb", "zvkg", "zvksed"]),
+    ("asmgen_sm4_xts_dec_gb_zvksed", &["v", "zvkb", "zvkg", "zvksed"]),
 ];

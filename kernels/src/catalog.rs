@@ -63,7 +63,13 @@ pub fn aarch64(target: Target) -> Result<Vec<Listing<Aarch64>>, GenError> {
 /// The riscv64 listings.
 pub fn riscv64(target: Target) -> Result<Vec<Listing<Riscv64>>, GenError> {
     let abi = target.flavour().abi;
-    Ok(vec![ghash_listing(ghash::riscv64::functions(abi)?)])
+    let mut ghash = ghash::riscv64::functions(abi)?;
+    ghash.extend(ghash::riscv64_zvkg::functions(abi)?);
+    let sm4_title = "SM4 (GB/T 32907-2016) with Zksed (sm4ed, sm4ks) and with Zvksed (vsm4k, vsm4r; XTS with Zvkg)";
+    Ok(vec![
+        ghash_listing(ghash),
+        Listing { name: "sm4".into(), title: sm4_title.into(), functions: sm4::riscv64::functions(abi)? },
+    ])
 }
 
 fn with_sources<I: Isa>(ls: Vec<Listing<I>>, arch: &str) -> Vec<(Listing<I>, String)> {

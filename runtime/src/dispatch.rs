@@ -93,24 +93,84 @@ mod host {
 }
 
 #[cfg(all(asmgen_aot, target_arch = "riscv64"))]
-mod host {
+pub(crate) mod host {
     use super::HashKernels;
     use crate::aot::*;
     fn zbb_zbc() -> bool {
         std::arch::is_riscv_feature_detected!("zbb") && std::arch::is_riscv_feature_detected!("zbc")
     }
-    pub(crate) const GHASH: &[HashKernels] = &[HashKernels {
-        name: "aot/riscv64-zbb-zbc",
-        available: zbb_zbc,
-        init: asmgen_ghash_init_zbc,
-        update: asmgen_ghash_update_zbc,
-    }];
-    pub(crate) const POLYVAL: &[HashKernels] = &[HashKernels {
-        name: "aot/riscv64-zbb-zbc",
-        available: zbb_zbc,
-        init: asmgen_polyval_init_zbc,
-        update: asmgen_polyval_update_zbc,
-    }];
+    fn zvkg() -> bool {
+        has_all(RVV | ZVKB | ZVKG)
+    }
+
+    // Bits of riscv_hwprobe's RISCV_HWPROBE_KEY_IMA_EXT_0 (Linux uapi asm/hwprobe.h).
+    /// The vector extension V.
+    pub(crate) const RVV: u64 = 1 << 2;
+    /// Zvkb.
+    pub(crate) const ZVKB: u64 = 1 << 19;
+    /// Zvkg.
+    pub(crate) const ZVKG: u64 = 1 << 20;
+    /// Zvksed.
+    pub(crate) const ZVKSED: u64 = 1 << 24;
+
+    /// Whether the kernel reports every extension in `bits` (RISCV_HWPROBE_KEY_IMA_EXT_0). std's
+    /// `is_riscv_feature_detected!` knows the vector extensions only on nightly (Rust 1.95), so the vector
+    /// kernels ask `riscv_hwprobe` (syscall 258) themselves; the call fails (no kernel support) as "none".
+    pub(crate) fn has_all(bits: u64) -> bool {
+        static EXT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+        let ext = *EXT.get_or_init(|| {
+            // struct riscv_hwprobe { i64 key; u64 value; }, key 4 = IMA_EXT_0.
+            let mut pair: [i64; 2] = [4, 0];
+            let ret: i64;
+            // SAFETY: riscv_hwprobe(pairs, 1, 0, NULL, 0) writes only the one pair it is given.
+            unsafe {
+                core::arch::asm!(
+                    "ecall",
+                    inlateout("a0") pair.as_mut_ptr() as i64 => ret,
+                    in("a1") 1i64,
+                    in("a2") 0i64,
+                    in("a3") 0i64,
+                    in("a4") 0i64,
+                    in("a7") 258i64,
+                    options(nostack),
+                );
+            }
+            if ret == 0 && pair[0] == 4 {
+                pair[1] as u64
+            } else {
+                0
+            }
+        });
+        ext & bits == bits
+    }
+    pub(crate) const GHASH: &[HashKernels] = &[
+        HashKernels {
+            name: "aot/riscv64-zvkg",
+            available: zvkg,
+            init: asmgen_ghash_init_zvkg,
+            update: asmgen_ghash_update_zvkg,
+        },
+        HashKernels {
+            name: "aot/riscv64-zbb-zbc",
+            available: zbb_zbc,
+            init: asmgen_ghash_init_zbc,
+            update: asmgen_ghash_update_zbc,
+        },
+    ];
+    pub(crate) const POLYVAL: &[HashKernels] = &[
+        HashKernels {
+            name: "aot/riscv64-zvkg",
+            available: zvkg,
+            init: asmgen_polyval_init_zvkg,
+            update: asmgen_polyval_update_zvkg,
+        },
+        HashKernels {
+            name: "aot/riscv64-zbb-zbc",
+            available: zbb_zbc,
+            init: asmgen_polyval_init_zbc,
+            update: asmgen_polyval_update_zbc,
+        },
+    ];
 }
 
 #[cfg(not(asmgen_aot))]

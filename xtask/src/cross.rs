@@ -61,11 +61,29 @@ const RUNS: &[Run] = &[
     },
     Run {
         target: &RISCV64,
-        label: "Zbb + Zbc scalar",
+        label: "Zbb + Zbc + Zksed scalar",
         qemu: QEMU10_RISCV,
-        cpu: "rv64,zbb=true,zbc=true",
+        cpu: "rv64,zbb=true,zbc=true,zksed=true",
         expect_ghash: "aot/riscv64-zbb-zbc",
-        expect_sm4: "portable",
+        expect_sm4: "aot/riscv64-zksed",
+    },
+    Run {
+        target: &RISCV64,
+        label: "V + vector crypto, VLEN 128",
+        qemu: QEMU10_RISCV,
+        cpu: "rv64,v=true,vlen=128,elen=64,zbb=true,zbc=true,zksed=true,zvbb=true,zvbc=true,zvkb=true,zvkg=true,\
+              zvksed=true",
+        expect_ghash: "aot/riscv64-zvkg",
+        expect_sm4: "aot/riscv64-zvksed",
+    },
+    Run {
+        target: &RISCV64,
+        label: "V + vector crypto, VLEN 256",
+        qemu: QEMU10_RISCV,
+        cpu: "rv64,v=true,vlen=256,elen=64,zbb=true,zbc=true,zksed=true,zvbb=true,zvbc=true,zvkb=true,zvkg=true,\
+              zvksed=true",
+        expect_ghash: "aot/riscv64-zvkg",
+        expect_sm4: "aot/riscv64-zvksed",
     },
 ];
 

@@ -204,6 +204,8 @@ kinds! {
     Shamt { i32 => |i| imm_in(i, 0, 63, "shift amount") }
     /// A 5-bit unsigned immediate 0..=31.
     Uimm5 { i32 => |i| imm_in(i, 0, 31, "5-bit immediate") }
+    /// A 5-bit signed immediate -16..=15 (vector `.vi` forms of signed operations).
+    Simm5 { i32 => |i| imm_in(i, -16, 15, "5-bit signed immediate") }
     /// A 2-bit byte select 0..=3 (`sm4ed`, `sm4ks`).
     Bs { i32 => |i| imm_in(i, 0, 3, "byte select") }
     /// A 20-bit upper immediate 0..=0xfffff (`lui`).
@@ -250,6 +252,12 @@ const V2: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS2, 5)];
 const VI: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS2, 5), fld(2, RS1, 5)];
 // Vector unit-stride load/store: vd/vs3, (rs1).
 const VM: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS1, 5)];
+// Vector .vx: vd, vs2, rs1.
+const VX: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS2, 5), fld(2, RS1, 5)];
+// vd, rs1 / vd, imm (`vmv.v.x`, `vmv.v.i`).
+const V1: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS1, 5)];
+// Zvkb rotate by a 6-bit immediate: vd, vs2, uimm[4:0] at 15, uimm[5] at 26.
+const VROR: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS2, 5), part(2, RS1, 5, 0), part(2, 26, 1, 5)];
 
 define_isa! {
     isa: Riscv64, feature: RvFeature;
@@ -346,16 +354,48 @@ define_isa! {
     /// Sets vl to min(avl, VLMAX) for the vector type; `d` receives vl.
     vsetivli: "vsetivli" (d: Xr, avl: Uimm5, t: VTypeI) [V]
         => enc(0xc000_7057, &[fld(0, RD, 5), fld(1, RS1, 5), fld(2, 20, 10)]);
+    /// Sets vl to min(avl, VLMAX) for the vector type, the AVL in a register; `d` receives vl.
+    vsetvli: "vsetvli" (d: Xr, avl: Xr, t: VTypeI) [V]
+        => enc(0x0000_7057, &[fld(0, RD, 5), fld(1, RS1, 5), fld(2, 20, 11)]);
     vle32_v: "vle32.v" (d: Vr, a: VAddr)            [V] => enc(0x0200_6007, VM);
     vse32_v: "vse32.v" (s: Vr, a: VAddr)            [V] => enc(0x0200_6027, VM);
     vle64_v: "vle64.v" (d: Vr, a: VAddr)            [V] => enc(0x0200_7007, VM);
     vse64_v: "vse64.v" (s: Vr, a: VAddr)            [V] => enc(0x0200_7027, VM);
     vxor_vv: "vxor.vv" (d: Vr, a: Vr, b: Vr)        [V] => enc(0x2e00_0057, VV);
     vmv_v_v: "vmv.v.v" (d: Vr, s: Vr)               [V] => enc(0x5e00_0057, &[fld(0, RD, 5), fld(1, RS1, 5)]);
+    /// Every element = the scalar `s`.
+    vmv_v_x: "vmv.v.x" (d: Vr, s: Xr)               [V] => enc(0x5e00_4057, V1);
+    /// Every element = the immediate.
+    vmv_v_i: "vmv.v.i" (d: Vr, i: Simm5)            [V] => enc(0x5e00_3057, V1);
+    /// `d` = element 0 of `s`.
+    vmv_x_s: "vmv.x.s" (d: Xr, s: Vr)               [V] => enc(0x4200_2057, &[fld(0, RD, 5), fld(1, RS2, 5)]);
+    /// Element indices 0, 1, 2, ...
+    vid_v:   "vid.v"   (d: Vr)                      [V] => enc(0x5208_a057, &[fld(0, RD, 5)]);
+    vxor_vx: "vxor.vx" (d: Vr, a: Vr, s: Xr)        [V] => enc(0x2e00_4057, VX);
+    vxor_vi: "vxor.vi" (d: Vr, a: Vr, i: Simm5)     [V] => enc(0x2e00_3057, VI);
+    vand_vv: "vand.vv" (d: Vr, a: Vr, b: Vr)        [V] => enc(0x2600_0057, VV);
+    vand_vi: "vand.vi" (d: Vr, a: Vr, i: Simm5)     [V] => enc(0x2600_3057, VI);
+    vadd_vv: "vadd.vv" (d: Vr, a: Vr, b: Vr)        [V] => enc(0x0200_0057, VV);
+    vadd_vx: "vadd.vx" (d: Vr, a: Vr, s: Xr)        [V] => enc(0x0200_4057, VX);
+    /// `d = s - a` per element.
+    vrsub_vx: "vrsub.vx" (d: Vr, a: Vr, s: Xr)      [V] => enc(0x0e00_4057, VX);
+    /// `d = i - a` per element.
+    vrsub_vi: "vrsub.vi" (d: Vr, a: Vr, i: Simm5)   [V] => enc(0x0e00_3057, VI);
+    vsrl_vi: "vsrl.vi" (d: Vr, a: Vr, n: Uimm5)     [V] => enc(0xa200_3057, VI);
+    /// `d[i] = a[idx[i]]` (0 for indices >= VLMAX); `d` overlaps neither source.
+    vrgather_vv: "vrgather.vv" (d: Vr, a: Vr, idx: Vr) [V] => enc(0x3200_0057, VV);
+    /// `d[i] = a[i + off]` (0 past VLMAX).
+    vslidedown_vx: "vslidedown.vx" (d: Vr, a: Vr, off: Xr) [V] => enc(0x3e00_4057, VX);
+    /// `d[i + off] = a[i]`; elements below `off` keep their value.
+    vslideup_vx: "vslideup.vx" (d: Vr, a: Vr, off: Xr) [V] => enc(0x3a00_4057, VX);
 
     // --- vector crypto (raw words: GNU as 2.40 does not know them) --------------------------------------------
     /// Byte-reverse each element.
     vrev8_v: "vrev8.v" (d: Vr, s: Vr)               [V, Zvkb] => raw(0x4a04_a057, V2);
+    /// Reverse the bits of each byte.
+    vbrev8_v: "vbrev8.v" (d: Vr, s: Vr)             [V, Zvkb] => raw(0x4a04_2057, V2);
+    /// Rotate each element right by `n` (0..=63, below SEW).
+    vror_vi: "vror.vi" (d: Vr, s: Vr, n: Shamt)     [V, Zvkb] => raw(0x5200_3057, VROR);
     /// One GHASH step per element group: `d = (d ^ b) * a` in GCM's bit order (`a` is H).
     vghsh_vv: "vghsh.vv" (d: Vr, a: Vr, b: Vr)      [V, Zvkg] => raw(0xb200_2077, VV);
     /// GCM multiplication: `d = d * s`.
@@ -366,6 +406,8 @@ define_isa! {
     vsm4k_vi: "vsm4k.vi" (d: Vr, s: Vr, r: Uimm5)   [V, Zvksed] => raw(0x8600_2077, VI);
     /// Four SM4 rounds with the round keys in `s` (one per element group).
     vsm4r_vv: "vsm4r.vv" (d: Vr, s: Vr)             [V, Zvksed] => raw(0xa208_2077, V2);
+    /// Four SM4 rounds on every element group of `d` with the round keys of `s`'s first element group.
+    vsm4r_vs: "vsm4r.vs" (d: Vr, s: Vr)             [V, Zvksed] => raw(0xa608_2077, V2);
 }
 
 fn vtype_text(t: VType) -> String {

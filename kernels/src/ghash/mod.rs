@@ -25,6 +25,7 @@
 
 pub mod aarch64;
 pub mod riscv64;
+pub mod riscv64_zvkg;
 pub mod x86_64;
 
 /// Bytes of the key table every backend fills.

@@ -76,6 +76,7 @@
 //! blocks in flight) for the key schedule, ECB, CTR, CBC, CFB and CBC-MAC.
 
 pub mod aarch64;
+pub mod riscv64;
 pub mod x86_64;
 
 /// The S-box of GB/T 32907-2016 (table 1), used only to check the derivation.

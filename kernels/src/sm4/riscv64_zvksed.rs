@@ -1,0 +1,451 @@
+//! SM4 with the vector crypto extensions: Zvksed (`vsm4k.vi`, `vsm4r.vs`), Zvkb (`vrev8.v`, `vbrev8.v`,
+//! `vror.vi`) and, for XTS, Zvkg (`vgmul.vv`). VLEN-agnostic: every loop asks `vsetvli` for as many 32-bit
+//! elements as blocks remain (four per block, one element group), at LMUL 4.
+//!
+//! The state of a block is one element group of four 32-bit elements `X0..X3` (numeric values: `vle32`
+//! loads the big-endian words byte-swapped, `vrev8.v` swaps them back). `vsm4r.vs` runs four rounds on every
+//! element group of the register group with the four round keys of one register, so 32 rounds are eight
+//! `vsm4r.vs` with the round keys held in v0..v7 for the whole call. The result `X32..X35` is stored as
+//! `X35..X32` big-endian: a `vrgather.vv` with indices `i ^ 3` reverses the words of each group and
+//! `vrev8.v` swaps their bytes.
+//!
+//! Bottleneck: per register group (VLEN/32 blocks at LMUL 4) the cipher is eight dependent `vsm4r.vs`, plus
+//! two permutations, one load, one store and the mode's xors. On a core with one vector crypto pipe the
+//! `vsm4r` throughput bounds the bulk modes: 8 x (LMUL 4 = four register-sized issues) per group of
+//! VLEN/32 blocks. CTR builds its counters in the vector unit (64-bit lanes `hi, lo + i`, rotated by 32 to
+//! big-endian word order) unless the low 64 bits wrap inside the batch (then one block at a time: the counter
+//! is public, the branch leaks nothing). XTS keeps the tweaks of a whole register group in GCM's bit order
+//! and steps them with one `vgmul` by x^G per batch. The serial modes are latency bound: eight `vsm4r`
+//! latencies per block.
+//!
+//! Modelled (llvm-mca-19 `-mcpu=sifive-p670`, VLEN 128, a model, not a measurement): the CTR loop takes 32
+//! cycles per 4 blocks, 0.50 cycles/byte, bound by the eight LMUL-4 `vsm4r.vs` (4 cycles each on the one
+//! vector crypto pipe); everything else of the loop issues in their shadow.
+//!
+//! Constant time: data only reaches vector arithmetic, `vsm4r`, `vgmul` and permutations with data-independent
+//! indices; branches and addresses depend on lengths, pointers and the (public) CTR counter only.
+
+use super::FK;
+use asmgen::isa::riscv64::{mem, regs::*, Reg, Riscv64, RvFeature, VType, V, X};
+use asmgen::{Abi, Builder, CType, Function, GenError, Label};
+
+type B = Builder<Riscv64>;
+
+/// The features of the vector set (XTS also needs Zvkg).
+pub const FEATURES: [RvFeature; 3] = [RvFeature::V, RvFeature::Zvkb, RvFeature::Zvksed];
+
+const E32M1: VType = VType { sew: 32, lmul: 1 };
+const E32M4: VType = VType { sew: 32, lmul: 4 };
+const E64M4: VType = VType { sew: 64, lmul: 4 };
+
+// Vector register roles. The round keys occupy v0..v7 (one register of four keys per four rounds); the
+// register groups of LMUL 4 are v8, v12, ..., v28.
+/// Word-reversal indices `i ^ 3`.
+const IDX3: V = V(8);
+/// The cipher's state.
+const D: V = V(12);
+/// The cipher's output.
+const T: V = V(16);
+/// The mode's mask (source blocks, previous blocks).
+const M: V = V(20);
+/// CTR: group index per 64-bit lane (`i >> 1`); XTS: the tweaks (GCM bit order).
+const G1: V = V(24);
+/// CTR: all-ones in odd 64-bit lanes; XTS: the step x^G of every group.
+const G2: V = V(28);
+
+fn x(r: Reg) -> X {
+    match r {
+        Reg::X(n) => X(n),
+        Reg::V(_) => unreachable!("arguments are in general-purpose registers"),
+    }
+}
+
+fn rk_reg(i: usize) -> V {
+    V(i as u8)
+}
+
+/// Loads the 32 round keys at `rk` into v0..v7 (numeric words, as `vsm4r` wants them). Clobbers `p`; leaves
+/// vl = 4.
+fn load_keys(b: &mut B, rk: X, p: X) {
+    b.comment("The 32 round keys, four per register, in v0..v7.");
+    b.vsetivli(ZERO, 4, E32M1);
+    b.mv(p, rk);
+    for i in 0..8 {
+        b.vle32_v(rk_reg(i), p);
+        if i < 7 {
+            b.addi(p, p, 16);
+        }
+    }
+}
+
+/// `IDX3 = i ^ 3` for every element (vl = VLMAX at e32, m4).
+fn word_reverse_indices(b: &mut B, t: X) {
+    b.vsetvli(t, ZERO, E32M4);
+    b.vid_v(IDX3);
+    b.vxor_vi(IDX3, IDX3, 3);
+}
+
+/// 32 rounds on every element group of `D` (big-endian words as loaded when `swap_in`), result in `T` as
+/// bytes to store.
+fn crypt(b: &mut B, swap_in: bool) {
+    if swap_in {
+        b.vrev8_v(D, D);
+    }
+    b.comment("32 rounds: eight vsm4r.vs, four rounds each.");
+    for i in 0..8 {
+        b.vsm4r_vs(D, rk_reg(i));
+    }
+    b.comment("X35, X34, X33, X32 big-endian: reverse the words of each group, swap their bytes.");
+    b.vrgather_vv(T, D, IDX3);
+    b.vrev8_v(T, T);
+}
+
+/// The batch modes (as in [`super::Mode`]).
+pub use super::Mode;
+
+/// `D = (hi, lo + i)` in 64-bit lanes `2i, 2i + 1` (`G1` = lane >> 1, `G2` = all-ones in odd lanes): a select
+/// by mask, `hi ^ ((lo + i) ^ hi) & odd`. With `vl` > 0, sets vl = `vl` lanes at e64 first.
+fn ctr_lanes(b: &mut B, hi: X, lo: X, vl: u8) {
+    if vl > 0 {
+        b.vsetivli(ZERO, vl as i32, E64M4);
+    }
+    b.vadd_vx(D, G1, lo);
+    b.vxor_vx(D, D, hi);
+    b.vand_vv(D, D, G2);
+    b.vxor_vx(D, D, hi);
+}
+
+/// `vl = min(4 * n, VLMAX)` at e32, m4; `blk = vl / 4`.
+fn set_vl(b: &mut B, n: X, vl: X, blk: X) {
+    b.slli(vl, n, 2);
+    b.vsetvli(vl, vl, E32M4);
+    b.srli(blk, vl, 2);
+}
+
+/// `asmgen_sm4_<mode>_zvksed`: a batch mode, VLEN/32 blocks per register group.
+pub fn batch_mode(mode: Mode, abi: Abi) -> Result<Function<Riscv64>, GenError> {
+    let mut b = B::new(&format!("asmgen_sm4_{}_zvksed", mode.name()), abi, &FEATURES);
+    b.doc(mode.doc());
+    b.doc("Vector: every element group of a register group (LMUL 4) is a block; dst may equal src.");
+    let rk = x(b.param(mode.rk_name(), CType::ConstBytePtr));
+    let dst = x(b.param("dst", CType::BytePtr));
+    let src = x(b.param("src", CType::ConstBytePtr));
+    let n = x(b.param("nblocks", CType::Size));
+    let extra = match mode {
+        Mode::Ecb => ZERO,
+        Mode::Ctr => x(b.param("ctr", CType::BytePtr)),
+        _ => x(b.param("iv", CType::BytePtr)),
+    };
+    let (vl, blk, t, u, hi, lo, four) = (T0, T1, T2, T3, T4, T5, T6);
+    let (lp, done) = (b.label("loop"), b.label("done"));
+    b.beqz(n, &done);
+    load_keys(&mut b, rk, t);
+    word_reverse_indices(&mut b, t);
+    if mode == Mode::Ctr {
+        b.comment("Counter lanes: G1 = lane >> 1 (the block), G2 = all-ones in the odd (low-half) lanes.");
+        b.vsetvli(t, ZERO, E64M4);
+        b.vid_v(G1);
+        b.vand_vi(G2, G1, 1);
+        b.vrsub_vi(G2, G2, 0);
+        b.vsrl_vi(G1, G1, 1);
+        b.comment("The counter as two integers (hi, lo): big-endian qwords, byte-swapped by vrev8 at e64.");
+        b.vsetivli(ZERO, 2, E64M4);
+        b.vle64_v(D, extra);
+        b.vrev8_v(D, D);
+        b.vmv_x_s(hi, D);
+        b.li(four, 1);
+        b.vslidedown_vx(T, D, four);
+        b.vmv_x_s(lo, T);
+    }
+    if mode.chains() {
+        b.li(four, 4);
+    }
+    b.align(4);
+    b.bind(&lp);
+    set_vl(&mut b, n, vl, blk);
+    match mode {
+        Mode::Ecb => {
+            b.vle32_v(D, src);
+            crypt(&mut b, true);
+        }
+        Mode::Ctr => {
+            let fast = b.label("no_wrap");
+            b.comment("If lo + blocks - 1 wraps, do one block only (the carry then reaches hi exactly once).");
+            b.addi(t, blk, -1);
+            b.add(t, t, lo);
+            b.bgeu(t, lo, &fast);
+            b.vsetivli(vl, 4, E32M4);
+            b.li(blk, 1);
+            b.bind(&fast);
+            b.comment("Lanes (hi, lo + i) at e64, rotated by 32: the big-endian words of ctr + i.");
+            b.srli(t, vl, 1);
+            b.vsetvli(ZERO, t, E64M4);
+            ctr_lanes(&mut b, hi, lo, 0);
+            b.vror_vi(D, D, 32);
+            b.vsetvli(ZERO, vl, E32M4);
+            b.vle32_v(M, src);
+            crypt(&mut b, false);
+            b.vxor_vv(T, T, M);
+            b.add(lo, lo, blk);
+            b.sltu(t, lo, blk);
+            b.add(hi, hi, t);
+        }
+        Mode::CbcDec | Mode::CfbDec => {
+            let (cur, prev) = if mode == Mode::CbcDec { (D, M) } else { (M, D) };
+            b.comment("Previous blocks: the IV, then the source slid up by one group.");
+            b.vle32_v(cur, src);
+            b.vsetivli(ZERO, 4, E32M4);
+            b.vle32_v(prev, extra);
+            b.vsetvli(ZERO, vl, E32M4);
+            b.vslideup_vx(prev, cur, four);
+            crypt(&mut b, true);
+            b.vxor_vv(T, T, M);
+            b.comment("The last ciphertext block becomes the IV (read before the store: dst may be src).");
+            b.slli(t, blk, 4);
+            b.add(t, t, src);
+            b.ld(hi, mem(t, -16));
+            b.ld(lo, mem(t, -8));
+        }
+    }
+    b.vse32_v(T, dst);
+    if mode.chains() {
+        b.sd(hi, mem(extra, 0));
+        b.sd(lo, mem(extra, 8));
+    }
+    b.slli(u, vl, 2);
+    b.add(src, src, u);
+    b.add(dst, dst, u);
+    b.sub(n, n, blk);
+    b.bnez(n, &lp);
+    if mode == Mode::Ctr {
+        b.comment("Store the counter: lanes (hi, lo), byte-swapped.");
+        ctr_lanes(&mut b, hi, lo, 2);
+        b.vrev8_v(D, D);
+        b.vse64_v(D, extra);
+    }
+    b.bind(&done);
+    b.finish()
+}
+
+pub use super::Serial;
+
+/// `asmgen_sm4_{cbc_enc,cfb_enc,cbc_mac}_zvksed`: one block (one element group) at a time.
+pub fn serial_mode(mode: Serial, abi: Abi) -> Result<Function<Riscv64>, GenError> {
+    let mut b = B::new(&format!("asmgen_sm4_{}_zvksed", mode.name()), abi, &FEATURES);
+    b.doc(mode.doc());
+    b.doc("Serial: one block per eight dependent vsm4r.");
+    let rk = x(b.param("rk_enc", CType::ConstBytePtr));
+    let (dst, src, n, state) = if mode == Serial::CbcMac {
+        let mac = x(b.param("mac", CType::BytePtr));
+        let src = x(b.param("src", CType::ConstBytePtr));
+        (None, src, x(b.param("nblocks", CType::Size)), mac)
+    } else {
+        let dst = x(b.param("dst", CType::BytePtr));
+        let src = x(b.param("src", CType::ConstBytePtr));
+        let n = x(b.param("nblocks", CType::Size));
+        (Some(dst), src, n, x(b.param("iv", CType::BytePtr)))
+    };
+    let t = T0;
+    let (lp, done) = (b.label("loop"), b.label("done"));
+    b.beqz(n, &done);
+    load_keys(&mut b, rk, t);
+    word_reverse_indices(&mut b, t);
+    b.vsetivli(ZERO, 4, E32M4);
+    b.comment("The chaining value lives in T (the cipher's output register).");
+    b.vle32_v(T, state);
+    b.align(4);
+    b.bind(&lp);
+    b.vle32_v(M, src);
+    if mode == Serial::CfbEnc {
+        b.vmv_v_v(D, T);
+        crypt(&mut b, true);
+        b.vxor_vv(T, T, M);
+    } else {
+        b.vxor_vv(D, T, M);
+        crypt(&mut b, true);
+    }
+    if let Some(dst) = dst {
+        b.vse32_v(T, dst);
+        b.addi(dst, dst, 16);
+    }
+    b.addi(src, src, 16);
+    b.addi(n, n, -1);
+    b.bnez(n, &lp);
+    b.vse32_v(T, state);
+    b.bind(&done);
+    b.finish()
+}
+
+/// `asmgen_sm4_expand_key_zvksed(rk_enc, rk_dec, key)`: eight `vsm4k.vi`.
+pub fn expand_key(abi: Abi) -> Result<Function<Riscv64>, GenError> {
+    let mut b = B::new("asmgen_sm4_expand_key_zvksed", abi, &FEATURES);
+    b.doc("SM4 key schedule with vsm4k.vi: K = MK ^ FK, then four round keys per instruction.");
+    b.doc("Writes rk_enc[i] and rk_dec[31-i] (little-endian words).");
+    let re = x(b.param("rk_enc", CType::BytePtr));
+    let rd = x(b.param("rk_dec", CType::BytePtr));
+    let key = x(b.param("key", CType::ConstBytePtr));
+    let fk: Vec<u8> = FK.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let fk = b.constant("sm4_fk_le", 4, "SM4 FK, little-endian words", &fk);
+    let p = T0;
+    let (k, k2, f, r) = (V(1), V(2), V(3), V(4));
+    b.vsetivli(ZERO, 4, E32M1);
+    b.vid_v(IDX3);
+    b.vxor_vi(IDX3, IDX3, 3);
+    b.comment("K = MK ^ FK as numeric words.");
+    b.vle32_v(k, key);
+    b.vrev8_v(k, k);
+    b.lla(p, &fk);
+    b.vle32_v(f, p);
+    b.vxor_vv(k, k, f);
+    b.addi(rd, rd, 112);
+    for i in 0..8 {
+        let (src, dst) = if i % 2 == 0 { (k, k2) } else { (k2, k) };
+        b.comment(format!("rk[{}..{}]; reversed for rk_dec.", 4 * i, 4 * i + 4));
+        b.vsm4k_vi(dst, src, i);
+        b.vse32_v(dst, re);
+        b.vrgather_vv(r, dst, IDX3);
+        b.vse32_v(r, rd);
+        if i < 7 {
+            b.addi(re, re, 16);
+            b.addi(rd, rd, -16);
+        }
+    }
+    b.comment("Clear the key material.");
+    for v in [k, k2, r] {
+        b.vmv_v_i(v, 0);
+    }
+    b.finish()
+}
+
+/// x^0 .. x^XTS_MAX in GCM's bit order (byte j/8, bit 7 - j%8).
+const XTS_MAX: usize = 32;
+
+fn xts_powers(b: &mut B) -> Label {
+    let mut bytes = vec![0u8; 16 * (XTS_MAX + 1)];
+    for j in 0..=XTS_MAX {
+        bytes[16 * j + j / 8] = 0x80 >> (j % 8);
+    }
+    b.constant("gcm_x_powers_0_32", 16, "x^0..x^32 in GCM bit order", &bytes)
+}
+
+/// The XTS tweak conventions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Xts {
+    /// IEEE 1619: little-endian, doubling with 0x87 (GCM's field with the bits of each byte reversed).
+    Ieee,
+    /// GB/T 17964: GCM's own bit order (big-endian, shift right, 0xe1).
+    Gb,
+}
+
+/// `asmgen_sm4_xts_{enc,dec}_{ieee,gb}_zvksed(rk, dst, src, nblocks, tweak)`: XTS on whole blocks; `tweak`
+/// (the encrypted tweak of the first block) becomes the next block's.
+pub fn xts(conv: Xts, decrypt: bool, abi: Abi) -> Result<Function<Riscv64>, GenError> {
+    let (dir, cname) = (if decrypt { "dec" } else { "enc" }, if conv == Xts::Ieee { "ieee" } else { "gb" });
+    let mut features = FEATURES.to_vec();
+    features.push(RvFeature::Zvkg);
+    let mut b = B::new(&format!("asmgen_sm4_xts_{dir}_{cname}_zvksed"), abi, &features);
+    b.doc(&format!(
+        "SM4-XTS {} ({}), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak = T[nblocks].",
+        if decrypt { "decryption" } else { "encryption" },
+        if conv == Xts::Ieee { "IEEE 1619" } else { "GB/T 17964" }
+    ));
+    b.doc("Tweaks of a register group (at most 32 blocks) in GCM bit order, stepped by one vgmul by x^G.");
+    let rk = x(b.param(if decrypt { "rk_dec" } else { "rk_enc" }, CType::ConstBytePtr));
+    let dst = x(b.param("dst", CType::BytePtr));
+    let src = x(b.param("src", CType::ConstBytePtr));
+    let n = x(b.param("nblocks", CType::Size));
+    let tweak = x(b.param("tweak", CType::BytePtr));
+    let (vl, blk, t, full, g, p) = (T0, T1, T2, T3, T4, T5);
+    let (tw, step, ti) = (G1, G2, M);
+    let pow = xts_powers(&mut b);
+    let (lp, last, done, fin) = (b.label("loop"), b.label("partial"), b.label("done"), b.label("store_tweak"));
+    b.beqz(n, &done);
+    load_keys(&mut b, rk, t);
+    word_reverse_indices(&mut b, t);
+    b.comment("G = blocks per batch: VLMAX / 4 at e32, m4, at most 32.");
+    b.li(t, 4 * XTS_MAX as i32);
+    b.vsetvli(full, t, E32M4);
+    b.srli(g, full, 2);
+    b.comment("Broadcast indices (i & 3) in T, x^0..x^(G-1) in ti.");
+    b.vid_v(T);
+    b.vand_vi(T, T, 3);
+    b.lla(p, &pow);
+    b.vle32_v(ti, p);
+    b.vsetivli(ZERO, 4, E32M4);
+    b.vle32_v(D, tweak);
+    if conv == Xts::Ieee {
+        b.comment("IEEE's tweak in GCM's bit order: reverse the bits of each byte.");
+        b.vbrev8_v(D, D);
+    }
+    b.slli(t, g, 4);
+    b.add(t, t, p);
+    b.vle32_v(step, t);
+    b.vsetvli(ZERO, full, E32M4);
+    b.comment("tw = (T * x^i) for every group i; step = x^G in every group.");
+    b.vrgather_vv(tw, D, T);
+    b.vgmul_vv(tw, ti);
+    b.vmv_v_v(D, step);
+    b.vrgather_vv(step, D, T);
+    b.align(4);
+    b.bind(&lp);
+    b.slli(vl, n, 2);
+    let capped = b.label("capped");
+    b.bgeu(full, vl, &capped);
+    b.mv(vl, full);
+    b.bind(&capped);
+    b.vsetvli(vl, vl, E32M4);
+    b.srli(blk, vl, 2);
+    if conv == Xts::Ieee {
+        b.vbrev8_v(ti, tw);
+    } else {
+        b.vmv_v_v(ti, tw);
+    }
+    b.vle32_v(D, src);
+    b.vxor_vv(D, D, ti);
+    crypt(&mut b, true);
+    b.vxor_vv(T, T, ti);
+    b.vse32_v(T, dst);
+    b.slli(t, vl, 2);
+    b.add(src, src, t);
+    b.add(dst, dst, t);
+    b.sub(n, n, blk);
+    b.bne(vl, full, &last);
+    b.comment("A whole batch: every tweak times x^G.");
+    b.vgmul_vv(tw, step);
+    b.bnez(n, &lp);
+    b.j(&fin);
+    b.bind(&last);
+    b.comment("A partial (last) batch of k blocks: the next tweak is group k.");
+    b.vsetvli(ZERO, full, E32M4);
+    b.vslidedown_vx(tw, tw, vl);
+    b.bind(&fin);
+    b.vsetivli(ZERO, 4, E32M4);
+    if conv == Xts::Ieee {
+        b.vbrev8_v(tw, tw);
+    }
+    b.vse32_v(tw, tweak);
+    b.comment("Clear the tweaks.");
+    b.vsetvli(ZERO, full, E32M4);
+    for v in [tw, ti, D, T] {
+        b.vmv_v_i(v, 0);
+    }
+    b.bind(&done);
+    b.finish()
+}
+
+/// Every vector SM4 function.
+pub fn functions(abi: Abi) -> Result<Vec<Function<Riscv64>>, GenError> {
+    let mut v = vec![expand_key(abi)?];
+    for m in Mode::ALL {
+        v.push(batch_mode(m, abi)?);
+    }
+    for m in Serial::ALL {
+        v.push(serial_mode(m, abi)?);
+    }
+    for conv in [Xts::Ieee, Xts::Gb] {
+        for decrypt in [false, true] {
+            v.push(xts(conv, decrypt, abi)?);
+        }
+    }
+    Ok(v)
+}
