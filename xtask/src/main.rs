@@ -4,9 +4,11 @@
 //! * `check`: regenerate in memory and fail, naming the files, if `generated/` is stale.
 //! * `report [target]`: the ISA report (features, instruction mix, registers) of every function.
 //! * `cross`: run the runtime's tests for aarch64 and riscv64 under qemu-user.
-//! * `bench`: the benchmark table (this project beside libgcrypt and RustCrypto).
+//! * `bench [filter]`: the benchmark table (this project beside libgcrypt and RustCrypto).
+//! * `bench --model`: llvm-mca-19 cycles/byte of the aarch64 and riscv64 hot loops (no such hardware here).
 
 mod cross;
+mod model;
 
 use asmgen::Target;
 use asmgen_kernels::catalog::{self, GeneratedFile};
@@ -102,8 +104,9 @@ fn main() -> ExitCode {
         Some("check") => check(),
         Some("report") => report(args.get(1).map(String::as_str)),
         Some("cross") => cross::run(&root(), &args[1..]),
+        Some("bench") if args.get(1).map(String::as_str) == Some("--model") => model::run(&root()),
         Some("bench") => cross::bench(&root(), &args[1..]),
-        _ => Err("usage: cargo xtask <gen | check | report [target] | cross | bench>".into()),
+        _ => Err("usage: cargo xtask <gen | check | report [target] | cross [arch] | bench [filter | --model]>".into()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
