@@ -58,6 +58,52 @@ extern "C" {
     pub fn asmgen_sm4_ccm_enc_avx(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, ctr: *mut u8, mac: *mut u8);
     /// `asmgen_sm4_ccm_dec_avx` (sm4.S): requires AES, AVX.
     pub fn asmgen_sm4_ccm_dec_avx(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, ctr: *mut u8, mac: *mut u8);
+    /// `asmgen_sm4_ecb_gfni` (sm4.S): requires AVX, AVX2, GFNI.
+    pub fn asmgen_sm4_ecb_gfni(rk: *const u8, dst: *mut u8, src: *const u8, nblocks: usize);
+    /// `asmgen_sm4_ctr_gfni` (sm4.S): requires AVX, AVX2, GFNI.
+    pub fn asmgen_sm4_ctr_gfni(rk: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, ctr: *mut u8);
+    /// `asmgen_sm4_cbc_dec_gfni` (sm4.S): requires AVX, AVX2, GFNI.
+    pub fn asmgen_sm4_cbc_dec_gfni(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_cfb_dec_gfni` (sm4.S): requires AVX, AVX2, GFNI.
+    pub fn asmgen_sm4_cfb_dec_gfni(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_xts_enc_ieee_gfni` (sm4.S): requires AVX, AVX2, GFNI.
+    pub fn asmgen_sm4_xts_enc_ieee_gfni(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
+    /// `asmgen_sm4_xts_dec_ieee_gfni` (sm4.S): requires AVX, AVX2, GFNI.
+    pub fn asmgen_sm4_xts_dec_ieee_gfni(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
+    /// `asmgen_sm4_xts_enc_gb_gfni` (sm4.S): requires AVX, AVX2, GFNI.
+    pub fn asmgen_sm4_xts_enc_gb_gfni(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
+    /// `asmgen_sm4_xts_dec_gb_gfni` (sm4.S): requires AVX, AVX2, GFNI.
+    pub fn asmgen_sm4_xts_dec_gb_gfni(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
+    /// `asmgen_sm4_gcm_enc_gfni` (sm4.S): requires PCLMULQDQ, AVX, AVX2, GFNI.
+    pub fn asmgen_sm4_gcm_enc_gfni(rk_enc: *const u8, htable: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, state: *mut u8);
+    /// `asmgen_sm4_ecb_vaes` (sm4.S): requires AES, AVX, AVX2, VAES.
+    pub fn asmgen_sm4_ecb_vaes(rk: *const u8, dst: *mut u8, src: *const u8, nblocks: usize);
+    /// `asmgen_sm4_ctr_vaes` (sm4.S): requires AES, AVX, AVX2, VAES.
+    pub fn asmgen_sm4_ctr_vaes(rk: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, ctr: *mut u8);
+    /// `asmgen_sm4_cbc_dec_vaes` (sm4.S): requires AES, AVX, AVX2, VAES.
+    pub fn asmgen_sm4_cbc_dec_vaes(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_cfb_dec_vaes` (sm4.S): requires AES, AVX, AVX2, VAES.
+    pub fn asmgen_sm4_cfb_dec_vaes(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_xts_enc_ieee_vaes` (sm4.S): requires AES, AVX, AVX2, VAES.
+    pub fn asmgen_sm4_xts_enc_ieee_vaes(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
+    /// `asmgen_sm4_xts_dec_ieee_vaes` (sm4.S): requires AES, AVX, AVX2, VAES.
+    pub fn asmgen_sm4_xts_dec_ieee_vaes(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
+    /// `asmgen_sm4_xts_enc_gb_vaes` (sm4.S): requires AES, AVX, AVX2, VAES.
+    pub fn asmgen_sm4_xts_enc_gb_vaes(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
+    /// `asmgen_sm4_xts_dec_gb_vaes` (sm4.S): requires AES, AVX, AVX2, VAES.
+    pub fn asmgen_sm4_xts_dec_gb_vaes(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
+    /// `asmgen_sm4_gcm_enc_vaes` (sm4.S): requires AES, PCLMULQDQ, AVX, AVX2, VAES.
+    pub fn asmgen_sm4_gcm_enc_vaes(rk_enc: *const u8, htable: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, state: *mut u8);
+    /// `asmgen_sm4_cbc_enc_gfni` (sm4.S): requires AVX, GFNI.
+    pub fn asmgen_sm4_cbc_enc_gfni(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_cfb_enc_gfni` (sm4.S): requires AVX, GFNI.
+    pub fn asmgen_sm4_cfb_enc_gfni(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_cbc_mac_gfni` (sm4.S): requires AVX, GFNI.
+    pub fn asmgen_sm4_cbc_mac_gfni(rk_enc: *const u8, mac: *mut u8, src: *const u8, nblocks: usize);
+    /// `asmgen_sm4_ccm_enc_gfni` (sm4.S): requires AVX, GFNI.
+    pub fn asmgen_sm4_ccm_enc_gfni(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, ctr: *mut u8, mac: *mut u8);
+    /// `asmgen_sm4_ccm_dec_gfni` (sm4.S): requires AVX, GFNI.
+    pub fn asmgen_sm4_ccm_dec_gfni(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, ctr: *mut u8, mac: *mut u8);
 }
 
 /// Every function of the listings with the CPU features it requires.
@@ -90,4 +136,27 @@ pub const KERNELS: &[(&str, &[&str])] = &[
     ("asmgen_sm4_gcm_enc_avx2", &["AES", "PCLMULQDQ", "AVX", "AVX2"]),
     ("asmgen_sm4_ccm_enc_avx", &["AES", "AVX"]),
     ("asmgen_sm4_ccm_dec_avx", &["AES", "AVX"]),
+    ("asmgen_sm4_ecb_gfni", &["AVX", "AVX2", "GFNI"]),
+    ("asmgen_sm4_ctr_gfni", &["AVX", "AVX2", "GFNI"]),
+    ("asmgen_sm4_cbc_dec_gfni", &["AVX", "AVX2", "GFNI"]),
+    ("asmgen_sm4_cfb_dec_gfni", &["AVX", "AVX2", "GFNI"]),
+    ("asmgen_sm4_xts_enc_ieee_gfni", &["AVX", "AVX2", "GFNI"]),
+    ("asmgen_sm4_xts_dec_ieee_gfni", &["AVX", "AVX2", "GFNI"]),
+    ("asmgen_sm4_xts_enc_gb_gfni", &["AVX", "AVX2", "GFNI"]),
+    ("asmgen_sm4_xts_dec_gb_gfni", &["AVX", "AVX2", "GFNI"]),
+    ("asmgen_sm4_gcm_enc_gfni", &["PCLMULQDQ", "AVX", "AVX2", "GFNI"]),
+    ("asmgen_sm4_ecb_vaes", &["AES", "AVX", "AVX2", "VAES"]),
+    ("asmgen_sm4_ctr_vaes", &["AES", "AVX", "AVX2", "VAES"]),
+    ("asmgen_sm4_cbc_dec_vaes", &["AES", "AVX", "AVX2", "VAES"]),
+    ("asmgen_sm4_cfb_dec_vaes", &["AES", "AVX", "AVX2", "VAES"]),
+    ("asmgen_sm4_xts_enc_ieee_vaes", &["AES", "AVX", "AVX2", "VAES"]),
+    ("asmgen_sm4_xts_dec_ieee_vaes", &["AES", "AVX", "AVX2", "VAES"]),
+    ("asmgen_sm4_xts_enc_gb_vaes", &["AES", "AVX", "AVX2", "VAES"]),
+    ("asmgen_sm4_xts_dec_gb_vaes", &["AES", "AVX", "AVX2", "VAES"]),
+    ("asmgen_sm4_gcm_enc_vaes", &["AES", "PCLMULQDQ", "AVX", "AVX2", "VAES"]),
+    ("asmgen_sm4_cbc_enc_gfni", &["AVX", "GFNI"]),
+    ("asmgen_sm4_cfb_enc_gfni", &["AVX", "GFNI"]),
+    ("asmgen_sm4_cbc_mac_gfni", &["AVX", "GFNI"]),
+    ("asmgen_sm4_ccm_enc_gfni", &["AVX", "GFNI"]),
+    ("asmgen_sm4_ccm_dec_gfni", &["AVX", "GFNI"]),
 ];

@@ -20,7 +20,7 @@ pub struct GeneratedFile {
 const GHASH_TITLE: &str = "GHASH (NIST SP 800-38D) and POLYVAL (RFC 8452), N-block aggregated reduction";
 const SM4_A64_TITLE: &str = "SM4 (GB/T 32907-2016) with the SM4 extension (sm4e, sm4ekey) and with NEON (tbl S-box)";
 const SM4_TITLE: &str =
-    "SM4 (GB/T 32907-2016) with AES-NI: key schedule, ECB, CTR, CBC, CFB, CBC-MAC, XTS, GCM (fused GHASH), CCM";
+    "SM4 (GB/T 32907-2016) with AES-NI, VAES or GFNI: key schedule, ECB, CTR, CBC, CFB, CBC-MAC, XTS, GCM, CCM";
 
 fn ghash_listing<I: Isa>(functions: Vec<asmgen::Function<I>>) -> Listing<I> {
     Listing { name: "ghash".into(), title: GHASH_TITLE.into(), functions }

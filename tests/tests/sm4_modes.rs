@@ -118,6 +118,22 @@ fn expected_default() -> &'static str {
     {
         let aesni_avx = std::arch::is_x86_feature_detected!("aes") && std::arch::is_x86_feature_detected!("avx");
         let avx_only = std::env::var("ASMGEN_ISA").is_ok_and(|v| v.eq_ignore_ascii_case("avx"));
+        let isa = std::env::var("ASMGEN_ISA").unwrap_or_default().to_ascii_lowercase();
+        let avx2 = aesni_avx && std::arch::is_x86_feature_detected!("avx2") && !avx_only;
+        if avx2
+            && std::arch::is_x86_feature_detected!("gfni")
+            && !matches!(isa.as_str(), "avx2" | "vaes")
+            && listed.contains(&"aot/x86_64-gfni-avx2")
+        {
+            return "aot/x86_64-gfni-avx2";
+        }
+        if avx2
+            && std::arch::is_x86_feature_detected!("vaes")
+            && isa != "avx2"
+            && listed.contains(&"aot/x86_64-vaes-avx2")
+        {
+            return "aot/x86_64-vaes-avx2";
+        }
         if aesni_avx
             && std::arch::is_x86_feature_detected!("avx2")
             && !avx_only

@@ -139,6 +139,11 @@ pub fn rip(label: &Label) -> Mem {
     Mem { base: None, index: None, disp: 0, label: Some(label.clone()) }
 }
 
+/// `[rip + label + disp]`: an entry of a constant table.
+pub fn rip_off(label: &Label, disp: i32) -> Mem {
+    Mem { base: None, index: None, disp, label: Some(label.clone()) }
+}
+
 /// The width of a memory access, printed as Intel syntax's `... ptr`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Size {
@@ -294,6 +299,11 @@ define_isa! {
     vpclmulqdq: "vpclmulqdq" (d: X, a: X, b: Xm, sel: Sel)     [Avx, Pclmulqdq];
     /// AES last round: ShiftRows, SubBytes, xor with the round key `k` (VEX form: AES-NI and AVX).
     vaesenclast: "vaesenclast" (d: X, a: X, k: Xm)             [Aes, Avx];
+    /// Affine map on each byte: `A·x ^ imm`, with the 8x8 bit matrix of each qword lane in `m` (row `i` in byte
+    /// `7 - i`).
+    vgf2p8affineqb: "vgf2p8affineqb" (d: X, a: X, m: Xm, c: Sel) [Gfni, Avx];
+    /// Inverse in GF(2^8)/0x11b, then the affine map of `vgf2p8affineqb`.
+    vgf2p8affineinvqb: "vgf2p8affineinvqb" (d: X, a: X, m: Xm, c: Sel) [Gfni, Avx];
 
     // --- 256-bit vector (AVX2, VPCLMULQDQ) --------------------------------------------------------------------
     vmovdqu_load_y:  "vmovdqu" (d: Y, s: M256)                 [Avx];
@@ -307,6 +317,15 @@ define_isa! {
     vpaddq_y:   "vpaddq"     (d: Y, a: Y, b: Ym)               [Avx2];
     vpsubq_y:   "vpsubq"     (d: Y, a: Y, b: Ym)               [Avx2];
     vpslld_y:   "vpslld"     (d: Y, a: Y, n: Imm)              [Avx2];
+    vpsllq_y:   "vpsllq"     (d: Y, a: Y, n: Imm)              [Avx2];
+    /// Byte shift left within each 128-bit lane.
+    vpslldq_y:  "vpslldq"    (d: Y, a: Y, n: Imm)              [Avx2];
+    /// Byte shift right within each 128-bit lane.
+    vpsrldq_y:  "vpsrldq"    (d: Y, a: Y, n: Imm)              [Avx2];
+    /// Shift each qword left by the count in the matching qword of `n` (counts over 63 give 0).
+    vpsllvq_y:  "vpsllvq"    (d: Y, a: Y, n: Ym)               [Avx2];
+    /// Shift each qword right (logical) by the count in the matching qword of `n` (counts over 63 give 0).
+    vpsrlvq_y:  "vpsrlvq"    (d: Y, a: Y, n: Ym)               [Avx2];
     vpsrld_y:   "vpsrld"     (d: Y, a: Y, n: Imm)              [Avx2];
     vpunpckldq_y: "vpunpckldq" (d: Y, a: Y, b: Ym)             [Avx2];
     vpunpckhdq_y: "vpunpckhdq" (d: Y, a: Y, b: Ym)             [Avx2];
@@ -320,6 +339,12 @@ define_isa! {
     vinserti128: "vinserti128" (d: Y, a: Y, b: Xm, sel: Sel)   [Avx2];
     vextracti128: "vextracti128" (d: X, a: Y, sel: Sel)        [Avx2];
     vpclmulqdq_y: "vpclmulqdq" (d: Y, a: Y, b: Ym, sel: Sel)   [Avx, Vpclmulqdq];
+    /// AES last round on both 128-bit lanes.
+    vaesenclast_y: "vaesenclast" (d: Y, a: Y, k: Ym)          [Avx, Vaes];
+    /// `vgf2p8affineqb` on ymm.
+    vgf2p8affineqb_y: "vgf2p8affineqb" (d: Y, a: Y, m: Ym, c: Sel) [Gfni, Avx];
+    /// `vgf2p8affineinvqb` on ymm.
+    vgf2p8affineinvqb_y: "vgf2p8affineinvqb" (d: Y, a: Y, m: Ym, c: Sel) [Gfni, Avx];
     vzeroupper: "vzeroupper" ()                                [Avx];
 }
 

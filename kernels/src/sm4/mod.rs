@@ -69,7 +69,10 @@
 //! x86_64 implements `<isa>` = `avx` (AES-NI + AVX, 8 blocks in flight) for every function and `avx2` (AES-NI +
 //! AVX2, 16 blocks in flight; no VAES) for ECB, CTR, CBC and CFB decryption, XTS and GCM (GCM also needs
 //! PCLMULQDQ). CCM is `avx` only: its CBC-MAC is serial, and the CTR block rides in a spare lane of the MAC's
-//! rounds.
+//! rounds. `vaes` (VAES + AVX2: `vaesenclast` on whole ymm registers) covers the parallel modes, XTS and GCM;
+//! `gfni` (GFNI + AVX2) covers every mode but the key schedule, with the S-box in GFNI's affine instructions
+//! and the state kept in the pre-affine's domain (see [`gfni`]): three `vgf2p8affineinvqb` and three `vpshufb`
+//! per round.
 //!
 //! aarch64 implements `<isa>` = `ce` (the SM4 extension: `sm4e`, `sm4ekey`; 8 blocks in flight) for the key
 //! schedule, ECB, CTR, CBC, CFB, CBC-MAC and XTS, and `neon` (plain Advanced SIMD, `tbl`/`tbx` S-box; 8
@@ -371,5 +374,164 @@ mod tests {
         let mut rev = rk;
         rev.reverse();
         assert_eq!(reference::crypt(&rev, &hex("681edf34d206965e86b3e94f536e4246")), k);
+    }
+}
+
+/// GFNI (`vgf2p8affineqb`, `vgf2p8affineinvqb`) encodings of the S-box and of the round.
+///
+/// `vgf2p8affineqb(x, A, b)` computes, for every byte `x` of a qword lane, the byte whose bit `i` is the parity
+/// of `A.byte[7 - i] & x`, xored with bit `i` of the immediate `b`: byte `7 - i` of the matrix qword is row `i`.
+/// `vgf2p8affineinvqb` first replaces `x` by its inverse in AES's field. So the S-box is two instructions,
+/// `S(x) = affineinv(affine(x, M1, c1), M2·Aaes, M2·0x63 ^ c2)`, by [`sbox_affine`] and
+/// `AES_SubBytes(y) = Aaes·inv(y) ^ 0x63`.
+///
+/// The kernels go further ([`GfniRound`]): they keep the state words in the pre-affine's linear domain
+/// (`Y = M1·X` on every byte, a byte-wise linear map, which commutes with the byte rotations of the linear
+/// layer), and split `L` into byte-wise linear maps and byte rotations, so that a round is three
+/// `vgf2p8affineinvqb` and three `vpshufb` after the xors.
+pub mod gfni {
+    use super::{gf_inv, sbox_affine, Affine, Matrix, AES_A_ROW, AES_C, AES_POLY};
+
+    /// The qword operand of `vgf2p8affineqb` for `m` (row `i` in byte `7 - i`).
+    pub fn qword(m: &Matrix) -> u64 {
+        let mut q = 0u64;
+        for i in 0..8 {
+            let row = (0..8).filter(|&j| m.0[j] >> i & 1 != 0).fold(0u8, |r, j| r | 1 << j);
+            q |= (row as u64) << (8 * (7 - i));
+        }
+        q
+    }
+
+    /// A model of `vgf2p8affineqb` on one byte.
+    pub fn affine(x: u8, q: u64, c: u8) -> u8 {
+        (0..8).fold(c, |acc, i| acc ^ ((((q >> (8 * (7 - i))) as u8 & x).count_ones() as u8 & 1) << i))
+    }
+
+    /// A model of `vgf2p8affineinvqb` on one byte.
+    pub fn affine_inv(x: u8, q: u64, c: u8) -> u8 {
+        affine(gf_inv(x, AES_POLY), q, c)
+    }
+
+    /// The two maps of the S-box: `(pre, post)` with `S(x) = post·inv(pre(x))` in AES's field.
+    pub fn sbox() -> (Affine, Affine) {
+        let (pre, post) = sbox_affine();
+        let aaes = Matrix::circulant(AES_A_ROW);
+        (pre, Affine { m: post.m.mul(&aaes), c: post.m.apply(AES_C) ^ post.c })
+    }
+
+    /// Byte-wise shift left by `n` (bits shifted out are lost).
+    fn shl(n: usize) -> Matrix {
+        Matrix(std::array::from_fn(|i| if i + n < 8 { 1 << (i + n) } else { 0 }))
+    }
+
+    /// Byte-wise shift right by `n`.
+    fn shr(n: usize) -> Matrix {
+        Matrix(std::array::from_fn(|i| if i >= n { 1 << (i - n) } else { 0 }))
+    }
+
+    fn add(a: &Matrix, b: &Matrix) -> Matrix {
+        Matrix(std::array::from_fn(|i| a.0[i] ^ b.0[i]))
+    }
+
+    /// The maps of a round in the domain `Y = M1·X`.
+    ///
+    /// With `P` = byte-wise `<< 2` and `Q` = byte-wise `>> 6`, `rol(B, 2) = P·B ^ rol(Q·B, 8)` on a 32-bit word,
+    /// so `L(B) = (I+P)·B ^ rol((P+Q)·B, 8) ^ rol((P+Q)·B, 16) ^ rol((I+Q)·B, 24)`. With
+    /// `u = Y1 ^ Y2 ^ Y3 ^ (M1·rk ^ c1)` = `pre(X1 ^ X2 ^ X3 ^ rk)` and `B = post·inv(u)`, the new word is
+    /// `Y0 ^ M1·L(B)`, each `M1·R·B` being one `vgf2p8affineinvqb(u, M1·R·post.m, M1·R·post.c)`.
+    #[derive(Clone, Copy, Debug)]
+    pub struct GfniRound {
+        /// `rk -> M1·rk ^ c1` (the round key into the domain, constant included).
+        pub key: Affine,
+        /// `X -> M1·X` (the state into the domain; no constant).
+        pub enter: Matrix,
+        /// `Y -> M1^-1·Y` (back).
+        pub leave: Matrix,
+        /// `M1·(I+P)·S`: the unrotated term.
+        pub rot0: Affine,
+        /// `M1·(P+Q)·S`: rotated by 8 and by 16.
+        pub rot8: Affine,
+        /// `M1·(I+Q)·S`: rotated by 24.
+        pub rot24: Affine,
+    }
+
+    /// The round maps (see [`GfniRound`]).
+    pub fn round() -> GfniRound {
+        let (pre, post) = sbox();
+        let id = Matrix(std::array::from_fn(|i| 1 << i));
+        let (p, q) = (shl(2), shr(6));
+        let term = |r: Matrix| {
+            let m = pre.m.mul(&r);
+            Affine { m: m.mul(&post.m), c: m.apply(post.c) }
+        };
+        GfniRound {
+            key: pre,
+            enter: pre.m,
+            leave: pre.m.inverse(),
+            rot0: term(add(&id, &p)),
+            rot8: term(add(&p, &q)),
+            rot24: term(add(&id, &q)),
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::super::{SBOX, SM4_POLY};
+        use super::*;
+
+        #[test]
+        fn qword_encoding_matches_the_instruction_definition() {
+            // The identity is 0x0102040810204080 in Intel's documentation; the AES affine map through
+            // affineinv is SubBytes.
+            let id = Matrix(std::array::from_fn(|i| 1 << i));
+            assert_eq!(qword(&id), 0x0102_0408_1020_4080);
+            let aes = qword(&Matrix::circulant(AES_A_ROW));
+            assert_eq!(aes, 0xf1e3_c78f_1f3e_7cf8);
+            for x in 0..=255u8 {
+                assert_eq!(affine(x, qword(&id), 0), x);
+                assert_eq!(affine_inv(x, aes, AES_C), super::super::aes_sub_byte(x));
+            }
+        }
+
+        #[test]
+        fn two_instruction_sbox_is_sm4s() {
+            let (pre, post) = sbox();
+            for x in 0..=255u8 {
+                let t = affine(x, qword(&pre.m), pre.c);
+                assert_eq!(affine_inv(t, qword(&post.m), post.c), SBOX[x as usize], "x = {x:#04x}");
+            }
+            let _ = SM4_POLY;
+        }
+
+        fn bytes(w: u32, f: impl Fn(u8) -> u8) -> u32 {
+            u32::from_le_bytes(w.to_le_bytes().map(f))
+        }
+
+        #[test]
+        fn round_in_the_domain_is_sm4s_round() {
+            let r = round();
+            let q = |a: &Affine| (qword(&a.m), a.c);
+            let (k, e, l) = (q(&r.key), qword(&r.enter), qword(&r.leave));
+            let (r0, r8, r24) = (q(&r.rot0), q(&r.rot8), q(&r.rot24));
+            let mut s = 0x1234_5678u32;
+            for i in 0..20000u32 {
+                s ^= s << 13;
+                s ^= s >> 17;
+                s ^= s << 5;
+                let (x0, x123, rk) = (s.rotate_left(7) ^ i, s, s.wrapping_mul(0x9e37_79b9));
+                // Reference: X0 ^ L(S(X1 ^ X2 ^ X3 ^ rk)), X123 standing for X1 ^ X2 ^ X3.
+                let b = bytes(x123 ^ rk, |v| SBOX[v as usize]);
+                let want = x0 ^ b ^ b.rotate_left(2) ^ b.rotate_left(10) ^ b.rotate_left(18) ^ b.rotate_left(24);
+                // Kernel: in the domain.
+                let y0 = bytes(x0, |v| affine(v, e, 0));
+                let y123 = bytes(x123, |v| affine(v, e, 0));
+                let u = y123 ^ bytes(rk, |v| affine(v, k.0, k.1));
+                let a0 = bytes(u, |v| affine_inv(v, r0.0, r0.1));
+                let a8 = bytes(u, |v| affine_inv(v, r8.0, r8.1));
+                let a24 = bytes(u, |v| affine_inv(v, r24.0, r24.1));
+                let y4 = y0 ^ a0 ^ a8.rotate_left(8) ^ a8.rotate_left(16) ^ a24.rotate_left(24);
+                assert_eq!(bytes(y4, |v| affine(v, l, 0)), want);
+            }
+        }
     }
 }

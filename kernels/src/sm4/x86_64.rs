@@ -16,7 +16,7 @@
 //! the modes with more state than a batch of blocks live in submodules: [`xts`] (tweak chain in registers),
 //! [`gcm`] (CTR fused with GHASH) and [`ccm`] (CTR and CBC-MAC in one pass).
 
-use super::{sbox_affine, CK, FK};
+use super::{gfni, sbox_affine, CK, FK};
 use asmgen::isa::x86_64::{mem, mem_index, regs::*, rip, Gpr, Mem, X86Feature, Xmm, Ymm, X86_64};
 use asmgen::{Abi, Builder, CType, Function, GenError, Label};
 
@@ -41,6 +41,80 @@ impl Width {
         match self {
             Width::X => 1,
             Width::Y => 2,
+        }
+    }
+}
+
+/// How a round computes the S-box.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sbox {
+    /// `vpshufb` nibble tables around `aesenclast` with a zero key (ymm: on the two 128-bit halves).
+    AesNi,
+    /// The same with `vaesenclast` on whole ymm registers (VAES).
+    Vaes,
+    /// GFNI: the state kept in the pre-affine's domain, a round is three `vgf2p8affineinvqb` ([`gfni::round`]).
+    Gfni,
+}
+
+/// A kernel set of the listing: the suffix of its function names, its main width and its S-box.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Set {
+    /// `_avx`: AES-NI + AVX, xmm.
+    Avx,
+    /// `_avx2`: AES-NI + AVX2, ymm, `aesenclast` per half.
+    Avx2,
+    /// `_vaes`: VAES + AVX2, ymm.
+    Vaes,
+    /// `_gfni`: GFNI + AVX2, ymm.
+    Gfni,
+}
+
+impl Set {
+    /// The width of the main loop (small batches and serial modes run on xmm).
+    pub fn width(self) -> Width {
+        match self {
+            Set::Avx => Width::X,
+            _ => Width::Y,
+        }
+    }
+
+    /// The S-box strategy.
+    pub fn sbox(self) -> Sbox {
+        match self {
+            Set::Avx | Set::Avx2 => Sbox::AesNi,
+            Set::Vaes => Sbox::Vaes,
+            Set::Gfni => Sbox::Gfni,
+        }
+    }
+
+    /// The function-name suffix.
+    pub fn name(self) -> &'static str {
+        match self {
+            Set::Avx => "avx",
+            Set::Avx2 => "avx2",
+            Set::Vaes => "vaes",
+            Set::Gfni => "gfni",
+        }
+    }
+
+    /// The features the set's kernels may use.
+    pub fn features(self) -> Vec<X86Feature> {
+        use X86Feature::*;
+        match self {
+            Set::Avx => vec![Aes, Avx],
+            Set::Avx2 => vec![Aes, Avx, Avx2],
+            Set::Vaes => vec![Aes, Avx, Avx2, Vaes],
+            Set::Gfni => vec![Avx, Avx2, Gfni],
+        }
+    }
+
+    /// How the main loop's blocks are held, for the functions' documentation.
+    fn layout(self) -> &'static str {
+        match self {
+            Set::Avx => "two groups of 4 in xmm",
+            Set::Avx2 => "two groups of 8 in ymm, aesenclast per half",
+            Set::Vaes => "two groups of 8 in ymm, vaesenclast",
+            Set::Gfni => "two groups of 8 in ymm, GFNI S-box",
         }
     }
 }
@@ -154,6 +228,26 @@ pub fn vbroadcast(b: &mut B, w: Width, d: V, m: Mem) {
     };
 }
 
+/// `vgf2p8affineqb` at width `w`: `d = A·a ^ c` on every byte.
+pub fn vaffine(b: &mut B, w: Width, d: V, a: V, m: impl Into<Src>, c: u8) {
+    match (w, m.into()) {
+        (Width::X, Src::R(r)) => b.vgf2p8affineqb(d.x(), a.x(), r.x(), c),
+        (Width::X, Src::M(m)) => b.vgf2p8affineqb(d.x(), a.x(), m, c),
+        (Width::Y, Src::R(r)) => b.vgf2p8affineqb_y(d.y(), a.y(), r.y(), c),
+        (Width::Y, Src::M(m)) => b.vgf2p8affineqb_y(d.y(), a.y(), m, c),
+    };
+}
+
+/// `vgf2p8affineinvqb` at width `w`: `d = A·inv(a) ^ c` on every byte.
+pub fn vaffineinv(b: &mut B, w: Width, d: V, a: V, m: impl Into<Src>, c: u8) {
+    match (w, m.into()) {
+        (Width::X, Src::R(r)) => b.vgf2p8affineinvqb(d.x(), a.x(), r.x(), c),
+        (Width::X, Src::M(m)) => b.vgf2p8affineinvqb(d.x(), a.x(), m, c),
+        (Width::Y, Src::R(r)) => b.vgf2p8affineinvqb_y(d.y(), a.y(), r.y(), c),
+        (Width::Y, Src::M(m)) => b.vgf2p8affineinvqb_y(d.y(), a.y(), m, c),
+    };
+}
+
 // Register roles. Groups are v0-v3 and v4-v7 (slot `s` of a batch, a register of whole blocks, is `V(s)`).
 /// The two groups of state registers.
 pub const GROUPS: [[V; 4]; 2] = [[V(0), V(1), V(2), V(3)], [V(4), V(5), V(6), V(7)]];
@@ -161,7 +255,8 @@ pub const GROUPS: [[V; 4]; 2] = [[V(0), V(1), V(2), V(3)], [V(4), V(5), V(6), V(
 pub const TMP: [V; 3] = [V(8), V(9), V(10)];
 /// The broadcast round key.
 pub const RK: V = V(11);
-/// Pre-affine nibble tables (low, high), post-affine nibble tables (low, high).
+/// Pre-affine nibble tables (low, high), post-affine nibble tables (low, high). GFNI: the matrices of
+/// [`gfni::GfniRound`] `rot0`, `rot8`, `rot24` and `key` (= `enter`).
 pub const PRE_LO: V = V(12);
 /// See [`PRE_LO`].
 pub const PRE_HI: V = V(13);
@@ -200,8 +295,24 @@ fn inv_shift_rows_rol(n: usize) -> [u8; 16] {
     perm(|i| isr(4 * (i / 4) + (i % 4 + 4 - n) % 4))
 }
 
+/// The GFNI constants (matrix qwords, repeated to 32 bytes) and the immediates.
+pub struct GfniConsts {
+    /// The maps (matrices and constants).
+    pub maps: gfni::GfniRound,
+    /// `leave` (`M1^-1`).
+    pub leave: Label,
+    /// `vpshufb` controls rotating each dword left by 8, 16, 24.
+    pub rol: [Label; 3],
+}
+
 /// The read-only constants of the SM4 listing, registered in one function.
 pub struct Consts {
+    /// The S-box strategy of the kernel.
+    pub sbox: Sbox,
+    /// GFNI's constants (`Sbox::Gfni` only).
+    pub gfni: Option<GfniConsts>,
+    /// The matrices loaded into [`PRE_LO`]..[`POST_HI`] (GFNI).
+    tables_gfni: Vec<Label>,
     /// Pre-affine tables.
     pub pre: (Label, Label),
     /// Post-affine tables.
@@ -223,8 +334,11 @@ pub struct Consts {
 }
 
 impl Consts {
-    /// Registers the constants with `b`.
-    pub fn new(b: &mut B) -> Consts {
+    /// Registers the constants of an `sbox` kernel with `b`.
+    pub fn new(b: &mut B, sbox: Sbox) -> Consts {
+        if sbox == Sbox::Gfni {
+            return Consts::new_gfni(b);
+        }
         let (pre, post) = sbox_affine();
         let (plo, phi) = pre.nibble_tables();
         let (qlo, qhi) = post.nibble_tables();
@@ -245,6 +359,9 @@ impl Consts {
         let fk: Vec<u8> = FK.iter().flat_map(|w| w.to_le_bytes()).collect();
         let ck: Vec<u8> = CK.iter().flat_map(|w| w.to_le_bytes()).collect();
         Consts {
+            sbox,
+            gfni: None,
+            tables_gfni: Vec::new(),
             pre: (
                 b.constant("sm4_pre_lo", 32, "S-box pre-affine M1*x ^ c1 (low nibble, c1 included)", &twice(plo)),
                 b.constant("sm4_pre_hi", 32, "S-box pre-affine M1*x (high nibble)", &twice(phi)),
@@ -254,7 +371,11 @@ impl Consts {
                 b.constant("sm4_post_hi", 32, "S-box post-affine M2*y (high nibble)", &twice(qhi)),
             ),
             nibble: b.constant("sm4_nibble", 32, "0x0f bytes", &[0x0f; 32]),
-            zero: b.constant("sm4_zero", 16, "aesenclast round key: zero", &[0; 16]),
+            zero: if sbox == Sbox::Vaes {
+                b.constant("sm4_zero_y", 32, "vaesenclast round key: zero", &[0; 32])
+            } else {
+                b.constant("sm4_zero", 16, "aesenclast round key: zero", &[0; 16])
+            },
             isr_rol,
             bswap32: b.constant("sm4_bswap32", 32, "vpshufb: byte-swap each dword", &twice(perm(|i| i ^ 3))),
             ctr_add: b.constant("sm4_ctr_add", 32, "counter increments k = 0..15 (low qword)", &ctr_add),
@@ -263,9 +384,63 @@ impl Consts {
         }
     }
 
-    /// Loads the four affine tables into [`PRE_LO`], [`PRE_HI`], [`POST_LO`], [`POST_HI`].
+    /// The GFNI kernels' constants (the table labels are unused placeholders for the GFNI matrices).
+    fn new_gfni(b: &mut B) -> Consts {
+        let maps = gfni::round();
+        let mat = |b: &mut B, name: &str, what: &str, m: &super::Matrix| {
+            b.constant(name, 32, what, &gfni::qword(m).to_le_bytes().repeat(4))
+        };
+        let rot0 = mat(b, "sm4_gfni_rot0", "GFNI matrix M1*(I + <<2)*S (unrotated term of L)", &maps.rot0.m);
+        let rot8 = mat(b, "sm4_gfni_rot8", "GFNI matrix M1*(<<2 + >>6)*S (rotated by 8 and 16)", &maps.rot8.m);
+        let rot24 = mat(b, "sm4_gfni_rot24", "GFNI matrix M1*(I + >>6)*S (rotated by 24)", &maps.rot24.m);
+        let key = mat(b, "sm4_gfni_m1", "GFNI matrix M1 (pre-affine; the state's domain)", &maps.enter);
+        let leave = mat(b, "sm4_gfni_m1inv", "GFNI matrix M1^-1 (out of the domain)", &maps.leave);
+        let rol = [1usize, 2, 3].map(|n| {
+            let name = ["", "sm4_rol8", "sm4_rol16", "sm4_rol24"][n];
+            let what = [
+                "",
+                "vpshufb: rotate each dword left by 8",
+                "vpshufb: rotate each dword left by 16",
+                "vpshufb: rotate each dword left by 24",
+            ][n];
+            b.constant(name, 32, what, &twice(perm(|i| 4 * (i / 4) + (i % 4 + 4 - n) % 4)))
+        });
+        let mut ctr_add = Vec::new();
+        for k in 0..16u64 {
+            ctr_add.extend_from_slice(&k.to_le_bytes());
+            ctr_add.extend_from_slice(&[0; 8]);
+        }
+        let fk: Vec<u8> = FK.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let ck: Vec<u8> = CK.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let bswap32 = b.constant("sm4_bswap32", 32, "vpshufb: byte-swap each dword", &twice(perm(|i| i ^ 3)));
+        Consts {
+            sbox: Sbox::Gfni,
+            gfni: Some(GfniConsts { maps, leave, rol: rol.clone() }),
+            tables_gfni: vec![rot0, rot8, rot24, key.clone()],
+            pre: (key.clone(), key.clone()),
+            post: (key.clone(), key.clone()),
+            nibble: key.clone(),
+            zero: key.clone(),
+            isr_rol: [key.clone(), rol[0].clone(), rol[1].clone(), rol[2].clone()],
+            bswap32,
+            ctr_add: b.constant("sm4_ctr_add", 32, "counter increments k = 0..15 (low qword)", &ctr_add),
+            fk: b.constant("sm4_fk", 16, "FK", &fk),
+            ck: b.constant("sm4_ck", 16, "CK[0..32]", &ck),
+        }
+    }
+
+    fn g(&self) -> &GfniConsts {
+        self.gfni.as_ref().expect("GFNI constants")
+    }
+
+    /// Loads the four affine tables into [`PRE_LO`], [`PRE_HI`], [`POST_LO`], [`POST_HI`] (GFNI: the matrices
+    /// `rot0`, `rot8`, `rot24`, `M1`).
     pub fn load_tables(&self, b: &mut B, w: Width) {
-        let regs = [(PRE_LO, &self.pre.0), (PRE_HI, &self.pre.1), (POST_LO, &self.post.0), (POST_HI, &self.post.1)];
+        let regs: Vec<(V, &Label)> = if self.sbox == Sbox::Gfni {
+            [PRE_LO, PRE_HI, POST_LO, POST_HI].into_iter().zip(&self.tables_gfni).collect()
+        } else {
+            vec![(PRE_LO, &self.pre.0), (PRE_HI, &self.pre.1), (POST_LO, &self.post.0), (POST_HI, &self.post.1)]
+        };
         for (r, l) in regs {
             match w {
                 Width::X => b.vmovdqa(r.x(), rip(l)),
@@ -278,6 +453,7 @@ impl Consts {
 /// The S-box on every byte of `t`, leaving the result in ShiftRows order: `t = ShiftRows(S(t))`.
 /// 13 vector ops on xmm (6 pre-affine, `aesenclast`, 6 post-affine), 16 on ymm. Clobbers `s`.
 pub fn sbox(b: &mut B, c: &Consts, w: Width, t: V, s: V) {
+    assert!(c.sbox != Sbox::Gfni, "the GFNI round has its own S-box");
     let nib = || rip(&c.nibble);
     // Pre-affine: M1*x ^ c1 = lo[x & 15] ^ hi[x >> 4].
     vsrld(b, w, s, t, 4);
@@ -290,6 +466,9 @@ pub fn sbox(b: &mut B, c: &Consts, w: Width, t: V, s: V) {
     match w {
         Width::X => {
             b.vaesenclast(t.x(), t.x(), rip(&c.zero));
+        }
+        Width::Y if c.sbox == Sbox::Vaes => {
+            b.vaesenclast_y(t.y(), t.y(), rip(&c.zero));
         }
         Width::Y => {
             b.vextracti128(s.x(), t.y(), 0x01);
@@ -314,6 +493,9 @@ pub fn sbox(b: &mut B, c: &Consts, w: Width, t: V, s: V) {
 /// `x0 ^= B ^ rol(B, 24) ^ rol(B ^ rol(B, 8) ^ rol(B, 16), 2)`, the byte rotations being `vpshufb`s composed
 /// with the inverse ShiftRows (4 shuffles, 6 xor, 2 shifts).
 pub fn round(b: &mut B, c: &Consts, w: Width, x: [V; 4], rk: V, t: [V; 3]) {
+    if c.sbox == Sbox::Gfni {
+        return round_gfni(b, c, w, x, rk, t);
+    }
     let [t0, t1, t2] = t;
     // x[3] is the newest word: xor it last to keep one op on the dependency chain.
     vxor(b, w, t0, x[1], x[2]);
@@ -335,6 +517,57 @@ pub fn round(b: &mut B, c: &Consts, w: Width, x: [V; 4], rk: V, t: [V; 3]) {
     vxor(b, w, x[0], x[0], t1);
 }
 
+/// [`round`] with GFNI, in the domain `Y = M1·X` ([`gfni::GfniRound`]), `rk` already mapped (`M1·rk ^ c1`):
+/// `u = x1 ^ x2 ^ rk ^ x3`, `x0 ^= rot0(u) ^ rol8(rot8(u)) ^ rol16(rot8(u)) ^ rol24(rot24(u))`, each `rotK` one
+/// `vgf2p8affineinvqb`. 13 vector ops; the chain from `x3` to the new word is xor, affine-inverse, shuffle and
+/// two xors.
+pub fn round_gfni(b: &mut B, c: &Consts, w: Width, x: [V; 4], rk: V, t: [V; 3]) {
+    let g = c.g();
+    let m = g.maps;
+    let [t0, t1, t2] = t;
+    vxor(b, w, t0, x[1], x[2]);
+    vxor(b, w, t0, t0, rk);
+    vxor(b, w, t0, t0, x[3]);
+    vaffineinv(b, w, t1, t0, PRE_HI, m.rot8.c);
+    vaffineinv(b, w, t2, t0, PRE_LO, m.rot0.c);
+    vaffineinv(b, w, t0, t0, POST_LO, m.rot24.c);
+    vxor(b, w, x[0], x[0], t2);
+    vshufb(b, w, t2, t1, rip(&g.rol[0]));
+    vshufb(b, w, t1, t1, rip(&g.rol[1]));
+    vshufb(b, w, t0, t0, rip(&g.rol[2]));
+    vxor(b, w, t1, t1, t2);
+    vxor(b, w, x[0], x[0], t0);
+    vxor(b, w, x[0], x[0], t1);
+}
+
+/// The round key at `rk` broadcast into `d` and mapped into the GFNI domain (`M1·rk ^ c1`).
+pub fn round_key_gfni(b: &mut B, c: &Consts, w: Width, d: V, rk: Mem) {
+    vbroadcast(b, w, d, rk);
+    vaffine(b, w, d, d, POST_HI, c.g().maps.key.c);
+}
+
+/// Moves the state words of `groups` into the GFNI domain (`Y = M1·X`); nothing for the AES-NI S-boxes.
+pub fn enter(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]]) {
+    if c.sbox != Sbox::Gfni {
+        return;
+    }
+    b.comment("Into the GFNI domain: Y = M1*X on every byte.");
+    for &v in groups.iter().flatten() {
+        vaffine(b, w, v, v, POST_HI, 0);
+    }
+}
+
+/// Moves the state words of `groups` out of the GFNI domain (`X = M1^-1·Y`); nothing for the AES-NI S-boxes.
+pub fn leave(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]]) {
+    if c.sbox != Sbox::Gfni {
+        return;
+    }
+    b.comment("Out of the GFNI domain: X = M1^-1*Y.");
+    for &v in groups.iter().flatten() {
+        vaffine(b, w, v, v, rip(&c.g().leave), 0);
+    }
+}
+
 /// `vpshufb` control rotating each dword left by 8 bits (no ShiftRows), for [`round_lean`].
 pub fn rol8_constant(b: &mut B) -> Label {
     b.constant("sm4_rol8", 32, "vpshufb: rotate each dword left by 8", &twice(perm(|i| 4 * (i / 4) + (i % 4 + 3) % 4)))
@@ -349,6 +582,26 @@ pub fn rol8_constant(b: &mut B) -> Label {
 /// broadcast; a longer chain of shuffles, hidden by the other group.
 pub fn round_lean(b: &mut B, c: &Consts, w: Width, x: [V; 4], rk: Mem, t: [V; 2], rol8: &Label) {
     let [t0, t1] = t;
+    if c.sbox == Sbox::Gfni {
+        // GFNI: the same terms as round_gfni, one at a time (15 vector ops).
+        let g = c.g();
+        let m = g.maps;
+        round_key_gfni(b, c, w, t1, rk);
+        vxor(b, w, t0, x[1], x[2]);
+        vxor(b, w, t0, t0, t1);
+        vxor(b, w, t0, t0, x[3]);
+        vaffineinv(b, w, t1, t0, PRE_LO, m.rot0.c);
+        vxor(b, w, x[0], x[0], t1);
+        vaffineinv(b, w, t1, t0, POST_LO, m.rot24.c);
+        vshufb(b, w, t1, t1, rip(&g.rol[2]));
+        vxor(b, w, x[0], x[0], t1);
+        vaffineinv(b, w, t0, t0, PRE_HI, m.rot8.c);
+        vshufb(b, w, t1, t0, rip(&g.rol[0]));
+        vxor(b, w, x[0], x[0], t1);
+        vshufb(b, w, t0, t0, rip(&g.rol[1]));
+        vxor(b, w, x[0], x[0], t0);
+        return;
+    }
     vbroadcast(b, w, t1, rk);
     vxor(b, w, t0, x[1], x[2]);
     vxor(b, w, t0, t0, t1);
@@ -372,12 +625,21 @@ pub fn round_lean(b: &mut B, c: &Consts, w: Width, x: [V; 4], rk: Mem, t: [V; 2]
 /// registers rotate back every four). Uses rax and r11.
 pub fn rounds(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]], rk: Gpr) {
     let (ptr, end) = (RAX, R11);
-    b.comment(format!(
-        "32 rounds on {} blocks: 8 x 4 unrolled rounds; {} vector ops per round and group (3 xor, S-box {}, L 12).",
-        groups.len() * 4 * w.blocks(),
-        if w == Width::X { 28 } else { 31 },
-        if w == Width::X { 13 } else { 16 },
-    ));
+    if c.sbox == Sbox::Gfni {
+        enter(b, c, w, groups);
+        b.comment(format!(
+            "32 rounds on {} blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 \
+             vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map.",
+            groups.len() * 4 * w.blocks(),
+        ));
+    } else {
+        b.comment(format!(
+            "32 rounds on {} blocks: 8 x 4 unrolled rounds; {} vector ops per round and group (3 xor, S-box {}, L 12).",
+            groups.len() * 4 * w.blocks(),
+            if w == Width::X || c.sbox == Sbox::Vaes { 28 } else { 31 },
+            if w == Width::X || c.sbox == Sbox::Vaes { 13 } else { 16 },
+        ));
+    }
     b.lea(end, mem(rk, 128));
     b.mov(ptr, rk);
     let lp = b.label("rounds");
@@ -390,7 +652,11 @@ pub fn rounds(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]], rk: Gpr) {
             (j + 2) % 4,
             (j + 3) % 4
         ));
-        vbroadcast(b, w, RK, mem(ptr, 4 * j as i32));
+        if c.sbox == Sbox::Gfni {
+            round_key_gfni(b, c, w, RK, mem(ptr, 4 * j as i32));
+        } else {
+            vbroadcast(b, w, RK, mem(ptr, 4 * j as i32));
+        }
         for g in groups {
             let x = [g[j], g[(j + 1) % 4], g[(j + 2) % 4], g[(j + 3) % 4]];
             round(b, c, w, x, RK, TMP);
@@ -399,6 +665,7 @@ pub fn rounds(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]], rk: Gpr) {
     b.add(ptr, 16);
     b.cmp(ptr, end);
     b.jnz(&lp);
+    leave(b, c, w, groups);
 }
 
 /// Transposes a 4x4 matrix of dwords (per 128-bit lane): row `k` in `rows[k]`, column `k` ends in `out[k]`
@@ -740,24 +1007,11 @@ fn batch(b: &mut B, x: &Ctx, w: Width, fill: Fill) {
     });
 }
 
-fn isa_name(w: Width) -> &'static str {
-    match w {
-        Width::X => "avx",
-        Width::Y => "avx2",
-    }
-}
-
-fn features(w: Width) -> Vec<X86Feature> {
-    match w {
-        Width::X => vec![X86Feature::Aes, X86Feature::Avx],
-        Width::Y => vec![X86Feature::Aes, X86Feature::Avx, X86Feature::Avx2],
-    }
-}
-
 /// `asmgen_sm4_<mode>_<avx|avx2>`: a batch mode (ECB, CTR, CBC or CFB decryption); `w` is the main width
 /// (8 blocks per batch on xmm, 16 on ymm; the ymm kernel finishes 1..8 blocks with one xmm batch).
-pub fn batch_mode(mode: Mode, w: Width, abi: Abi) -> Result<Function<X86_64>, GenError> {
-    let mut b = B::new(&format!("asmgen_sm4_{}_{}", mode.name(), isa_name(w)), abi, &features(w));
+pub fn batch_mode(mode: Mode, set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> {
+    let w = set.width();
+    let mut b = B::new(&format!("asmgen_sm4_{}_{}", mode.name(), set.name()), abi, &set.features());
     let what = match mode {
         Mode::Ecb => "ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys)",
         Mode::Ctr => "CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks",
@@ -765,11 +1019,7 @@ pub fn batch_mode(mode: Mode, w: Width, abi: Abi) -> Result<Function<X86_64>, Ge
         Mode::CfbDec => "CFB-128 decryption: dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv; iv = last ciphertext block",
     };
     b.doc(&format!("SM4-{what}."));
-    b.doc(&format!(
-        "{} blocks in flight ({}); dst may equal src.",
-        8 * w.blocks(),
-        if w == Width::X { "two groups of 4 in xmm" } else { "two groups of 8 in ymm, aesenclast per half" }
-    ));
+    b.doc(&format!("{} blocks in flight ({}); dst may equal src.", 8 * w.blocks(), set.layout()));
     let rk_name = match mode {
         Mode::Ecb | Mode::Ctr => "rk",
         Mode::CbcDec => "rk_dec",
@@ -784,7 +1034,7 @@ pub fn batch_mode(mode: Mode, w: Width, abi: Abi) -> Result<Function<X86_64>, Ge
         Mode::Ctr => gpr(b.param("ctr", CType::BytePtr)),
         _ => gpr(b.param("iv", CType::BytePtr)),
     };
-    let c = Consts::new(&mut b);
+    let c = Consts::new(&mut b, set.sbox());
     let x = Ctx { c, mode, rk, dst, src, n, extra, lo: R9, hi: R10 };
     x.c.load_tables(&mut b, w);
     if mode == Mode::Ctr {
@@ -870,14 +1120,14 @@ pub enum Serial {
     CbcMac,
 }
 
-/// `asmgen_sm4_{cbc_enc,cfb_enc,cbc_mac}_avx`.
-pub fn serial_mode(mode: Serial, abi: Abi) -> Result<Function<X86_64>, GenError> {
+/// `asmgen_sm4_{cbc_enc,cfb_enc,cbc_mac}_<avx|gfni>` (xmm; `set` picks the S-box).
+pub fn serial_mode(mode: Serial, set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> {
     let name = match mode {
         Serial::CbcEnc => "cbc_enc",
         Serial::CfbEnc => "cfb_enc",
         Serial::CbcMac => "cbc_mac",
     };
-    let mut b = B::new(&format!("asmgen_sm4_{name}_avx"), abi, &features(Width::X));
+    let mut b = B::new(&format!("asmgen_sm4_{name}_{}", set.name()), abi, &set.features());
     b.doc(match mode {
         Serial::CbcEnc => "SM4-CBC encryption: c[i] = E(p[i] ^ c[i-1]), c[-1] = iv; iv = last ciphertext block.",
         Serial::CfbEnc => "SM4-CFB-128 encryption: c[i] = p[i] ^ E(c[i-1]), c[-1] = iv; iv = last ciphertext block.",
@@ -895,7 +1145,7 @@ pub fn serial_mode(mode: Serial, abi: Abi) -> Result<Function<X86_64>, GenError>
         let n = gpr(b.param("nblocks", CType::Size));
         (Some(dst), src, n, gpr(b.param("iv", CType::BytePtr)))
     };
-    let c = Consts::new(&mut b);
+    let c = Consts::new(&mut b, set.sbox());
     c.load_tables(&mut b, Width::X);
     let s = V(4);
     let done = b.label("done");
@@ -929,13 +1179,13 @@ pub fn serial_mode(mode: Serial, abi: Abi) -> Result<Function<X86_64>, GenError>
 
 /// `asmgen_sm4_expand_key_avx(rk_enc, rk_dec, key)`: the key schedule, both orders.
 pub fn expand_key(abi: Abi) -> Result<Function<X86_64>, GenError> {
-    let mut b = B::new("asmgen_sm4_expand_key_avx", abi, &features(Width::X));
+    let mut b = B::new("asmgen_sm4_expand_key_avx", abi, &Set::Avx.features());
     b.doc("SM4 key schedule: K = MK ^ FK, rk[i] = K[i+4] = K[i] ^ L'(S(K[i+1] ^ K[i+2] ^ K[i+3] ^ CK[i])),");
     b.doc("L'(B) = B ^ rol(B, 13) ^ rol(B, 23). Writes rk_enc[i] and rk_dec[31-i] (little-endian words).");
     let re = gpr(b.param("rk_enc", CType::BytePtr));
     let rd = gpr(b.param("rk_dec", CType::BytePtr));
     let key = gpr(b.param("key", CType::ConstBytePtr));
-    let c = Consts::new(&mut b);
+    let c = Consts::new(&mut b, Sbox::AesNi);
     c.load_tables(&mut b, Width::X);
     let w = Width::X;
     let g = GROUPS[0];
@@ -988,16 +1238,28 @@ pub fn expand_key(abi: Abi) -> Result<Function<X86_64>, GenError> {
 /// Every SM4 function for x86_64.
 pub fn functions(abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
     let mut v = vec![expand_key(abi)?];
-    for w in [Width::X, Width::Y] {
+    for set in [Set::Avx, Set::Avx2] {
         for m in [Mode::Ecb, Mode::Ctr, Mode::CbcDec, Mode::CfbDec] {
-            v.push(batch_mode(m, w, abi)?);
+            v.push(batch_mode(m, set, abi)?);
         }
     }
     for m in [Serial::CbcEnc, Serial::CfbEnc, Serial::CbcMac] {
-        v.push(serial_mode(m, abi)?);
+        v.push(serial_mode(m, Set::Avx, abi)?);
     }
     v.extend(xts::functions(abi)?);
     v.extend(gcm::functions(abi)?);
     v.extend(ccm::functions(abi)?);
+    for set in [Set::Gfni, Set::Vaes] {
+        for m in [Mode::Ecb, Mode::Ctr, Mode::CbcDec, Mode::CfbDec] {
+            v.push(batch_mode(m, set, abi)?);
+        }
+        v.extend(xts::functions_of(set, abi)?);
+        v.push(gcm::gcm(true, set, abi)?);
+    }
+    for m in [Serial::CbcEnc, Serial::CfbEnc, Serial::CbcMac] {
+        v.push(serial_mode(m, Set::Gfni, abi)?);
+    }
+    v.push(ccm::ccm(true, Set::Gfni, abi)?);
+    v.push(ccm::ccm(false, Set::Gfni, abi)?);
     Ok(v)
 }

@@ -1,16 +1,34 @@
 //! The SM4 kernel sets of the x86_64 listings.
+//!
+//! Best first: GFNI + AVX2, VAES + AVX2, AES-NI + AVX2, AES-NI + AVX. `ASMGEN_ISA=avx` forces the AES-NI AVX
+//! set (as on a CPU without AVX2), `ASMGEN_ISA=avx2` the AES-NI AVX2 set, `ASMGEN_ISA=vaes` the VAES set (as
+//! on CPUs without GFNI), each still subject to the CPU's features.
 
 use super::{avx_only, Sm4Kernels};
 use crate::aot::*;
+use std::arch::is_x86_feature_detected as has;
+use std::sync::OnceLock;
+
+/// The value of `ASMGEN_ISA`, lowercase ("" when unset).
+fn isa_request() -> &'static str {
+    static R: OnceLock<String> = OnceLock::new();
+    R.get_or_init(|| std::env::var("ASMGEN_ISA").map(|v| v.to_ascii_lowercase()).unwrap_or_default())
+}
 
 /// AES-NI and AVX, plus PCLMULQDQ for the fused GCM kernel (every AES-NI CPU has it).
 fn aesni_avx() -> bool {
-    std::arch::is_x86_feature_detected!("aes")
-        && std::arch::is_x86_feature_detected!("avx")
-        && std::arch::is_x86_feature_detected!("pclmulqdq")
+    has!("aes") && has!("avx") && has!("pclmulqdq")
 }
 fn aesni_avx2() -> bool {
-    aesni_avx() && std::arch::is_x86_feature_detected!("avx2") && !avx_only()
+    aesni_avx() && has!("avx2") && !avx_only()
+}
+/// VAES + AVX2 (the key schedule and the serial modes are the AES-NI AVX kernels).
+fn vaes_avx2() -> bool {
+    aesni_avx2() && has!("vaes") && !matches!(isa_request(), "avx2")
+}
+/// GFNI + AVX2 (the key schedule is the AES-NI AVX kernel; every GFNI CPU has AES-NI).
+fn gfni_avx2() -> bool {
+    aesni_avx2() && has!("gfni") && !matches!(isa_request(), "avx2" | "vaes")
 }
 
 /// AES-NI + AVX (four blocks per register): every mode.
@@ -37,6 +55,42 @@ const AVX: Sm4Kernels = Sm4Kernels {
 
 /// The listings' sets of this target, best first.
 pub(crate) const SETS: &[Sm4Kernels] = &[
+    // GFNI + AVX2: the S-box in GFNI's affine instructions, 16 blocks in flight (ymm); every mode has its
+    // own kernel except the key schedule.
+    Sm4Kernels {
+        name: "aot/x86_64-gfni-avx2",
+        available: gfni_avx2,
+        ecb: asmgen_sm4_ecb_gfni,
+        ctr: asmgen_sm4_ctr_gfni,
+        cbc_enc: asmgen_sm4_cbc_enc_gfni,
+        cbc_dec: asmgen_sm4_cbc_dec_gfni,
+        cfb_enc: asmgen_sm4_cfb_enc_gfni,
+        cfb_dec: asmgen_sm4_cfb_dec_gfni,
+        cbc_mac: asmgen_sm4_cbc_mac_gfni,
+        xts_enc_ieee: Some(asmgen_sm4_xts_enc_ieee_gfni),
+        xts_dec_ieee: Some(asmgen_sm4_xts_dec_ieee_gfni),
+        xts_enc_gb: Some(asmgen_sm4_xts_enc_gb_gfni),
+        xts_dec_gb: Some(asmgen_sm4_xts_dec_gb_gfni),
+        gcm_enc: Some(asmgen_sm4_gcm_enc_gfni),
+        ccm_enc: Some(asmgen_sm4_ccm_enc_gfni),
+        ccm_dec: Some(asmgen_sm4_ccm_dec_gfni),
+        ..AVX
+    },
+    // VAES + AVX2: the AES-NI S-box with vaesenclast on whole ymm registers, for the parallel modes.
+    Sm4Kernels {
+        name: "aot/x86_64-vaes-avx2",
+        available: vaes_avx2,
+        ecb: asmgen_sm4_ecb_vaes,
+        ctr: asmgen_sm4_ctr_vaes,
+        cbc_dec: asmgen_sm4_cbc_dec_vaes,
+        cfb_dec: asmgen_sm4_cfb_dec_vaes,
+        xts_enc_ieee: Some(asmgen_sm4_xts_enc_ieee_vaes),
+        xts_dec_ieee: Some(asmgen_sm4_xts_dec_ieee_vaes),
+        xts_enc_gb: Some(asmgen_sm4_xts_enc_gb_vaes),
+        xts_dec_gb: Some(asmgen_sm4_xts_dec_gb_vaes),
+        gcm_enc: Some(asmgen_sm4_gcm_enc_vaes),
+        ..AVX
+    },
     // AES-NI + AVX2 (eight blocks per register) for the parallel modes; the serial ones (CBC/CFB
     // encryption, CBC-MAC) and the key schedule are the AVX kernels.
     Sm4Kernels {

@@ -6,7 +6,7 @@
 //! `ctr + i`; decryption needs the plaintext first, so its MAC lane runs one block behind (block `i-1` in the
 //! pass of `ctr + i`), with a MAC-only pass at the end.
 
-use super::{encrypt_one, features, gpr, rounds, Consts, Width, B, GROUPS, TMP, V};
+use super::{encrypt_one, gpr, rounds, Consts, Set, Width, B, GROUPS, TMP, V};
 use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, X86_64};
 use asmgen::{Abi, CType, Function, GenError};
 
@@ -51,10 +51,10 @@ fn pass(b: &mut B, x: &Ctx) {
     b.vpshufb(CB.x(), CB.x(), rip(&x.c.bswap32));
 }
 
-/// `asmgen_sm4_ccm_<enc|dec>_avx(rk, dst, src, nblocks, ctr, mac)`.
-pub fn ccm(enc: bool, abi: Abi) -> Result<Function<X86_64>, GenError> {
+/// `asmgen_sm4_ccm_<enc|dec>_<avx|gfni>(rk, dst, src, nblocks, ctr, mac)` (xmm; `set` picks the S-box).
+pub fn ccm(enc: bool, set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> {
     let dir = if enc { "enc" } else { "dec" };
-    let mut b = B::new(&format!("asmgen_sm4_ccm_{dir}_avx"), abi, &features(Width::X));
+    let mut b = B::new(&format!("asmgen_sm4_ccm_{dir}_{}", set.name()), abi, &set.features());
     b.doc(&format!(
         "SM4-CCM payload {}, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit big-endian counter, updated),",
         if enc { "encryption" } else { "decryption" }
@@ -70,7 +70,7 @@ pub fn ccm(enc: bool, abi: Abi) -> Result<Function<X86_64>, GenError> {
     let n = gpr(b.param("nblocks", CType::Size));
     let ctr = gpr(b.param("ctr", CType::BytePtr));
     let mac = gpr(b.param("mac", CType::BytePtr));
-    let c = Consts::new(&mut b);
+    let c = Consts::new(&mut b, set.sbox());
     let x = Ctx { c, rk, lo: R10, hi: RBX };
     x.c.load_tables(&mut b, Width::X);
     let done = b.label("done");
@@ -135,5 +135,5 @@ pub fn ccm(enc: bool, abi: Abi) -> Result<Function<X86_64>, GenError> {
 
 /// Both CCM functions (AVX).
 pub fn functions(abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
-    Ok(vec![ccm(true, abi)?, ccm(false, abi)?])
+    Ok(vec![ccm(true, Set::Avx, abi)?, ccm(false, Set::Avx, abi)?])
 }

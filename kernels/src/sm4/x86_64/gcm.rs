@@ -15,8 +15,8 @@
 //! blocks (fewer than a batch) go through the plain GHASH loop of [`crate::ghash::x86_64::absorb`].
 
 use super::{
-    each_slot, features, gpr, isa_name, rol8_constant, round_lean, transpose, vaddd, vbroadcast, vmov, vshufb, vstore,
-    vxor, Consts, Width, B, GROUPS, TMP, V,
+    each_slot, enter, gpr, leave, rol8_constant, round_lean, transpose, vaddd, vbroadcast, vmov, vshufb, vstore, vxor,
+    Consts, Set, Width, B, GROUPS, TMP, V,
 };
 use crate::ghash::{x86_64::absorb, Flavour, BYTE_REVERSE, POLY};
 use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, Mem, X86_64};
@@ -126,6 +126,7 @@ fn batch(b: &mut B, x: &Ctx, w: Width, ghash: bool, n: Option<Gpr>) {
     if ghash {
         ghash_start(b, x);
     }
+    enter(b, &x.c, w, &GROUPS);
     // Blocks absorbed per iteration of four rounds, after these rounds.
     let hooks: &[usize] = if !ghash {
         &[]
@@ -171,6 +172,7 @@ fn batch(b: &mut B, x: &Ctx, w: Width, ghash: bool, n: Option<Gpr>) {
     if ghash {
         ghash_reduce(b, x);
     }
+    leave(b, &x.c, w, &GROUPS);
     b.comment("Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream.");
     for g in &GROUPS {
         transpose(b, w, [g[3], g[2], g[1], g[0]], *g, TMP);
@@ -196,11 +198,12 @@ fn batch(b: &mut B, x: &Ctx, w: Width, ghash: bool, n: Option<Gpr>) {
 }
 
 /// `asmgen_sm4_gcm_<enc|dec>_<avx|avx2>(rk, htable, dst, src, nblocks, state)`.
-pub fn gcm(enc: bool, w: Width, abi: Abi) -> Result<Function<X86_64>, GenError> {
+pub fn gcm(enc: bool, set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> {
     let dir = if enc { "enc" } else { "dec" };
-    let mut f = features(w);
+    let w = set.width();
+    let mut f = set.features();
     f.push(asmgen::isa::x86_64::X86Feature::Pclmulqdq);
-    let mut b = B::new(&format!("asmgen_sm4_gcm_{dir}_{}", isa_name(w)), abi, &f);
+    let mut b = B::new(&format!("asmgen_sm4_gcm_{dir}_{}", set.name()), abi, &f);
     b.doc(&format!(
         "SM4-GCM {}, whole blocks: dst[i] = src[i] ^ E(ctr_i) (ctr = state[0..16], inc32), GHASH state[16..32]",
         if enc { "encryption" } else { "decryption" }
@@ -217,7 +220,7 @@ pub fn gcm(enc: bool, w: Width, abi: Abi) -> Result<Function<X86_64>, GenError> 
     let src = gpr(b.param("src", CType::ConstBytePtr));
     let n = gpr(b.param("nblocks", CType::Size));
     let state = gpr(b.param("state", CType::BytePtr));
-    let c = Consts::new(&mut b);
+    let c = Consts::new(&mut b, set.sbox());
     let rol8 = rol8_constant(&mut b);
     let rev = b.constant("byte_reverse", 16, "vpshufb control: reverse 16 bytes", &BYTE_REVERSE);
     let poly = b.constant("polyval_poly", 16, "x^128 + x^127 + x^126 + x^121 + 1, reflected", &POLY);
@@ -338,5 +341,5 @@ pub fn gcm(enc: bool, w: Width, abi: Abi) -> Result<Function<X86_64>, GenError> 
 /// before it decrypts anything, so decryption is a GHASH pass and then CTR, and a fused decryption pass would
 /// have no caller (a listing nobody runs is not shipped).
 pub fn functions(abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
-    [Width::X, Width::Y].into_iter().map(|w| gcm(true, w, abi)).collect()
+    [Set::Avx, Set::Avx2].into_iter().map(|set| gcm(true, set, abi)).collect()
 }

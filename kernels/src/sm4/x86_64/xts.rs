@@ -12,10 +12,10 @@
 //! during the rounds, and this keeps the tweaks out of them.
 
 use super::{
-    each_slot, features, gpr, isa_name, rounds, transpose, vshufb, vstore, Consts, Fill, Width, B, GROUPS, TMP, V,
+    each_slot, gpr, rounds, transpose, vaffine, vshufb, vstore, vxor, Consts, Fill, Set, Width, B, GROUPS, TMP, V,
 };
 use crate::ghash::BYTE_REVERSE;
-use asmgen::isa::x86_64::{mem, rip, Gpr, Mem, X86_64};
+use asmgen::isa::x86_64::{mem, rip, rip_off, Gpr, Mem, X86_64};
 use asmgen::{Abi, CType, Function, GenError, Label};
 
 /// Which XTS tweak convention.
@@ -44,6 +44,23 @@ struct Tw {
     mask: Label,
     /// Byte reversal (GB only).
     rev: Label,
+    /// GFNI kernels ([`Fast`]): GB's chain is held in IEEE form.
+    fast: Option<Fast>,
+}
+
+/// The GFNI kernels' tweaks. GB's bit-reflected big-endian value, with every byte's bits reversed and read
+/// little-endian, is IEEE's value: the same doubling (`* x`, `0x87`). So the chain is in IEEE form for both
+/// standards and a GB tweak is its byte-wise bit reversal (one `vgf2p8affineqb`). A full ymm batch computes
+/// its sixteen tweaks from the batch's first, `T * x^k` for `k = 0..15`, independently (no serial chain):
+/// `(T << k) ^ (T >> (128 - k)) * 0x87` with per-qword variable shifts, the carry between the qwords moved by
+/// byte shifts, and the product by 0x87 as `o ^ o << 1 ^ o << 2 ^ o << 7`.
+struct Fast {
+    /// Byte-wise bit reversal as a GFNI matrix (GB only).
+    bitrev: Label,
+    /// Left shift counts per slot: `[2s, 2s, 2s + 1, 2s + 1]` qwords.
+    shl: Label,
+    /// Right shift counts per slot: `64 -` the left ones.
+    shr: Label,
 }
 
 // Registers of the tweak chain while a batch's inputs are formed (the round temporaries are free then).
@@ -53,13 +70,34 @@ const OUT: V = V(10);
 const OUT2: V = V(11);
 
 impl Tw {
-    fn new(b: &mut B, std: Standard) -> Tw {
-        let dwords: [u32; 4] = match std {
-            Standard::Ieee => [0x87, 0, 1, 0],
-            Standard::Gb => [0, 0x8000_0000, 0, 0xe100_0000],
-        };
+    fn new(b: &mut B, std: Standard, set: Set) -> Tw {
+        let fast = (set == Set::Gfni).then(|| {
+            let rev = crate::sm4::Matrix(std::array::from_fn(|i| 1 << (7 - i)));
+            let q = crate::sm4::gfni::qword(&rev).to_le_bytes().repeat(4);
+            let counts = |f: &dyn Fn(u64) -> u64| -> Vec<u8> {
+                (0..8u64).flat_map(|s| [2 * s, 2 * s, 2 * s + 1, 2 * s + 1]).flat_map(|k| f(k).to_le_bytes()).collect()
+            };
+            Fast {
+                bitrev: b.constant("sm4_gfni_bitrev", 32, "GFNI matrix: reverse the bits of each byte", &q),
+                shl: b.constant(
+                    "sm4_xts_shl",
+                    32,
+                    "XTS tweak k = 2s, 2s+1: qword left shift counts k",
+                    &counts(&|k| k),
+                ),
+                shr: b.constant(
+                    "sm4_xts_shr",
+                    32,
+                    "XTS tweak k = 2s, 2s+1: qword right shift counts 64-k",
+                    &counts(&|k| 64 - k),
+                ),
+            }
+        });
+        // The GFNI kernels step GB's chain in IEEE form.
+        let ieee = std == Standard::Ieee || fast.is_some();
+        let dwords: [u32; 4] = if ieee { [0x87, 0, 1, 0] } else { [0, 0x8000_0000, 0, 0xe100_0000] };
         let bytes: Vec<u8> = dwords.iter().flat_map(|d| d.to_le_bytes()).collect();
-        let (name, what) = match std {
+        let (name, what) = match if ieee { Standard::Ieee } else { Standard::Gb } {
             Standard::Ieee => ("sm4_xts_ieee_poly", "XTS (IEEE 1619) doubling: 0x87 and the qword carry"),
             Standard::Gb => ("sm4_xts_gb_poly", "XTS (GB/T 17964) halving: 0xe1 << 120 and the qword carry"),
         };
@@ -67,12 +105,63 @@ impl Tw {
             std,
             mask: b.constant(name, 16, what, &bytes),
             rev: b.constant("byte_reverse", 16, "vpshufb control: reverse 16 bytes", &BYTE_REVERSE),
+            fast,
+        }
+    }
+
+    /// Whether the chain is in IEEE form (IEEE, or GB in the GFNI kernels).
+    fn ieee_chain(&self) -> bool {
+        self.std == Standard::Ieee || self.fast.is_some()
+    }
+
+    /// The sixteen tweaks of a full ymm batch (GFNI kernels): slot `s` gets `T[2s], T[2s+1]` xored with its
+    /// source blocks, the tweaks parked in `dst`; then `CHAIN = T * x^16`. The chain must hold `T[0]` (IEEE
+    /// form) in both lanes. Clobbers [`MASK`], [`OUT`] and [`OUT2`].
+    fn fast_batch(&self, b: &mut B, x: &Ctx) {
+        let f = self.fast.as_ref().expect("GFNI kernel");
+        let w = Width::Y;
+        b.comment("All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87.");
+        for s in 0..8i32 {
+            // The tweaks in OUT2, xored with src before they are parked in dst (dst may be src).
+            let (v, t) = (V(s as u8), OUT2);
+            let off = 32 * s;
+            b.vpsllvq_y(t.y(), CHAIN.y(), rip_off(&f.shl, 32 * s));
+            b.vpsrlvq_y(MASK.y(), CHAIN.y(), rip_off(&f.shr, 32 * s));
+            b.vpslldq_y(OUT.y(), MASK.y(), 8);
+            vxor(b, w, t, t, OUT);
+            b.vpsrldq_y(MASK.y(), MASK.y(), 8);
+            self.fold(b, w, t, MASK);
+            if self.std == Standard::Gb {
+                vaffine(b, w, t, t, rip(&f.bitrev), 0);
+            }
+            b.vpxor_y(v.y(), t.y(), mem(x.src, off));
+            b.vmovdqu_store_y(mem(x.dst, off), t.y());
+        }
+        b.comment("The chain: T * x^16.");
+        b.vpsrlq(MASK.x(), CHAIN.x(), 48);
+        b.vpsllq(CHAIN.x(), CHAIN.x(), 16);
+        b.vpslldq(OUT.x(), MASK.x(), 8);
+        b.vpxor(CHAIN.x(), CHAIN.x(), OUT.x());
+        b.vpsrldq(MASK.x(), MASK.x(), 8);
+        self.fold(b, Width::X, CHAIN, MASK);
+    }
+
+    /// `d ^= o * 0x87` (carry-less; `o` has at most 16 bits): `o ^ o << 1 ^ o << 2 ^ o << 7`. Clobbers `o`.
+    fn fold(&self, b: &mut B, w: Width, d: V, o: V) {
+        vxor(b, w, d, d, o);
+        // o << 1, o << 2, o << 7 by successive shifts of o.
+        for k in [1, 1, 5] {
+            match w {
+                Width::X => b.vpsllq(o.x(), o.x(), k),
+                Width::Y => b.vpsllq_y(o.y(), o.y(), k),
+            };
+            vxor(b, w, d, d, o);
         }
     }
 
     /// `d = s * x` in the chain's representation (5 ops IEEE, 6 GB); `d` may be `s`. Clobbers [`MASK`].
     fn step(&self, b: &mut B, d: V, s: V) {
-        match self.std {
+        match if self.ieee_chain() { Standard::Ieee } else { Standard::Gb } {
             Standard::Ieee => {
                 // Sign masks of dwords 1 and 3 (bits 63 and 127) moved to dwords 2 and 0.
                 b.vpsrad(MASK.x(), s.x(), 31);
@@ -96,6 +185,10 @@ impl Tw {
     fn out(&self, b: &mut B, d: V, s: V) -> V {
         match self.std {
             Standard::Ieee => s,
+            Standard::Gb if self.fast.is_some() => {
+                b.vgf2p8affineqb(d.x(), s.x(), rip(&self.fast.as_ref().expect("GFNI").bitrev), 0);
+                d
+            }
             Standard::Gb => {
                 b.vpshufb(d.x(), s.x(), rip(&self.rev));
                 d
@@ -106,7 +199,9 @@ impl Tw {
     /// Loads the chain from the tweak in memory.
     fn load(&self, b: &mut B, m: Mem) {
         b.vmovdqu_load(CHAIN.x(), m);
-        if self.std == Standard::Gb {
+        if let (Standard::Gb, Some(f)) = (self.std, &self.fast) {
+            b.vgf2p8affineqb(CHAIN.x(), CHAIN.x(), rip(&f.bitrev), 0);
+        } else if self.std == Standard::Gb {
             b.vpshufb(CHAIN.x(), CHAIN.x(), rip(&self.rev));
         }
     }
@@ -190,7 +285,12 @@ fn batch(b: &mut B, x: &Ctx, w: Width, fill: Fill) {
     b.comment(format!("Tweaks for {nblk} blocks, stepped in registers; inputs src ^ T, T parked in dst."));
     both(b, &|b, n| {
         x.tw.load(b, mem(x.tweak, 0));
-        each_slot(b, w, slots, n, &mut |b, s, half| slot_in(b, x, w, s, half));
+        if x.tw.fast.is_some() && w == Width::Y && n.is_none() {
+            b.vinserti128(CHAIN.y(), CHAIN.y(), CHAIN.x(), 0x01);
+            x.tw.fast_batch(b, x);
+        } else {
+            each_slot(b, w, slots, n, &mut |b, s, half| slot_in(b, x, w, s, half));
+        }
         b.comment("The tweak of the block after the batch.");
         let t = x.tw.out(b, OUT, CHAIN);
         b.vmovdqu_store(mem(x.tweak, 0), t.x());
@@ -214,9 +314,10 @@ fn batch(b: &mut B, x: &Ctx, w: Width, fill: Fill) {
 }
 
 /// `asmgen_sm4_xts_<enc|dec>_<ieee|gb>_<avx|avx2>(rk, dst, src, nblocks, tweak)`.
-pub fn xts(enc: bool, std: Standard, w: Width, abi: Abi) -> Result<Function<X86_64>, GenError> {
+pub fn xts(enc: bool, std: Standard, set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> {
     let dir = if enc { "enc" } else { "dec" };
-    let mut b = B::new(&format!("asmgen_sm4_xts_{dir}_{}_{}", std.name(), isa_name(w)), abi, &features(w));
+    let w = set.width();
+    let mut b = B::new(&format!("asmgen_sm4_xts_{dir}_{}_{}", std.name(), set.name()), abi, &set.features());
     b.doc(&format!(
         "SM4-XTS {} ({}), whole blocks: dst[i] = {}(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);",
         if enc { "encryption" } else { "decryption" },
@@ -235,8 +336,8 @@ pub fn xts(enc: bool, std: Standard, w: Width, abi: Abi) -> Result<Function<X86_
     let src = gpr(b.param("src", CType::ConstBytePtr));
     let n = gpr(b.param("nblocks", CType::Size));
     let tweak = gpr(b.param("tweak", CType::BytePtr));
-    let c = Consts::new(&mut b);
-    let tw = Tw::new(&mut b, std);
+    let c = Consts::new(&mut b, set.sbox());
+    let tw = Tw::new(&mut b, std, set);
     let x = Ctx { c, tw, rk, dst, src, n, tweak };
     x.c.load_tables(&mut b, w);
     let done = b.label("done");
@@ -284,12 +385,17 @@ pub fn xts(enc: bool, std: Standard, w: Width, abi: Abi) -> Result<Function<X86_
 
 /// Every XTS function: encryption and decryption, both standards, AVX and AVX2.
 pub fn functions(abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
+    let mut v = functions_of(Set::Avx, abi)?;
+    v.extend(functions_of(Set::Avx2, abi)?);
+    Ok(v)
+}
+
+/// The four XTS functions (both directions, both standards) of one kernel set.
+pub fn functions_of(set: Set, abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
     let mut v = Vec::new();
-    for w in [Width::X, Width::Y] {
-        for std in [Standard::Ieee, Standard::Gb] {
-            for enc in [true, false] {
-                v.push(xts(enc, std, w, abi)?);
-            }
+    for std in [Standard::Ieee, Standard::Gb] {
+        for enc in [true, false] {
+            v.push(xts(enc, std, set, abi)?);
         }
     }
     Ok(v)
