@@ -6,6 +6,7 @@
 //! * [`builder`]: the typed builder (methods generated from the tables).
 //! * [`ir`]: functions and listings as data.
 //! * [`emit`]: GNU as listings and Rust declarations.
+//! * [`lower`]: machine code for the JIT (aarch64, riscv64), laid out as the linked listing.
 //! * [`report`]: what each function requires and uses, for audits.
 
 #![warn(missing_docs)]
@@ -14,6 +15,7 @@ pub mod builder;
 pub mod emit;
 pub mod ir;
 pub mod isa;
+pub mod lower;
 pub mod report;
 pub mod target;
 

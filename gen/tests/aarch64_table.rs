@@ -76,6 +76,10 @@ fn cases() -> Vec<Case> {
     let mut encodable = 0;
     for (i, info) in OPS.iter().enumerate() {
         let Some(enc) = info.encoding else { continue };
+        if enc.label.is_some() {
+            // Checked with linked addresses by `label_entries_match_gnu_as_when_linked`.
+            continue;
+        }
         encodable += 1;
         for set in 0..SETS {
             let mut lane = 0;
@@ -204,6 +208,114 @@ fn every_encoding_matches_llvm_mc() {
     eprintln!("{} instructions match llvm-mc", cases.len());
 }
 
+/// Where a label case's target is: the start of `.text`, just after the cases, or far after them.
+const TARGETS: [&str; 3] = ["back", "near", "far"];
+/// The gap before the far label (crosses many 4 KiB pages; not a multiple of 4096).
+const FAR_GAP: u64 = 0x2_3454;
+/// Where the test links `.text` (a page boundary falls among the cases).
+const TEXT_BASE: u64 = 0x40_0f80;
+
+struct LabelCase {
+    name: &'static str,
+    line: String,
+    words: Vec<u32>,
+}
+
+/// Every entry with a label operand, against each target that its range admits, encoded for the addresses the
+/// linker will give them.
+fn label_cases() -> (Vec<LabelCase>, String) {
+    let ctx = PrintCtx { local_label_prefix: ".L" };
+    let mut cand: Vec<(usize, usize)> = Vec::new();
+    for (i, info) in OPS.iter().enumerate() {
+        if info.encoding.is_some_and(|e| e.label.is_some()) {
+            cand.extend((0..SETS).map(|set| (i, set)));
+        }
+    }
+    assert!(cand.len() >= 11 * SETS, "label entries missing");
+    loop {
+        // Layout: .Lback: nop; cases...; .Lnear: nop; .skip FAR_GAP; .Lfar: nop
+        let n: u64 = cand.iter().map(|&(i, _)| OPS[i].encoding.unwrap().len_bytes() as u64).sum();
+        let addr = [TEXT_BASE, TEXT_BASE + 4 + n, TEXT_BASE + 4 + n + 4 + FAR_GAP];
+        let mut pc = TEXT_BASE + 4;
+        let mut cases = Vec::new();
+        let mut keep = Vec::new();
+        for &(i, set) in &cand {
+            let info = &OPS[i];
+            let enc = info.encoding.unwrap();
+            let lref = enc.label.unwrap();
+            let mut lane = 0;
+            let operands: Vec<Operand> = info
+                .kinds
+                .iter()
+                .enumerate()
+                .map(|(pos, k)| match *k {
+                    "Target" => Operand::Label(asmgen::Label::named(TARGETS[set])),
+                    k => sample(k, pos, set, &mut lane),
+                })
+                .collect();
+            let values: Vec<i64> = operands
+                .iter()
+                .enumerate()
+                .map(|(pos, o)| {
+                    if pos == lref.operand as usize {
+                        lref.value.value(pc, addr[set])
+                    } else {
+                        Aarch64::operand_value(o).unwrap()
+                    }
+                })
+                .collect();
+            if let Ok(words) = enc.encode_words(&values) {
+                keep.push((i, set));
+                let line = format_inst(&Inst::<Aarch64> { op: op_of(i), operands }, &ctx, "//");
+                cases.push(LabelCase { name: info.name, line, words });
+            }
+            pc += enc.len_bytes() as u64;
+        }
+        if keep.len() == cand.len() {
+            let mut src = String::from("\t.arch armv8.2-a+crypto+sm4+sha3\n\t.text\n.Lback:\n\tnop\n");
+            for c in &cases {
+                src.push_str(&c.line);
+                src.push('\n');
+            }
+            src.push_str(&format!(".Lnear:\n\tnop\n\t.skip {FAR_GAP}\n.Lfar:\n\tnop\n"));
+            return (cases, src);
+        }
+        cand = keep;
+    }
+}
+
+/// Branches, `adr`, `adrp` and `add :lo12:`: the table's encodings with the label values the JIT computes
+/// equal GNU as's output once `ld` has placed `.text` (so that page-relative forms are resolved too).
+#[test]
+fn label_entries_match_gnu_as_when_linked() {
+    const LD: &str = "aarch64-linux-gnu-ld";
+    let (cases, src) = label_cases();
+    if !have(GAS) || !have(OBJCOPY) || !have(LD) {
+        eprintln!("NOTICE: {GAS}, {LD} or {OBJCOPY} not found; skipping the linked label check");
+        return;
+    }
+    let dir = scratch("labels");
+    let (s, o, elf, bin) = (dir.join("l.s"), dir.join("l.o"), dir.join("l.elf"), dir.join("l.bin"));
+    std::fs::write(&s, &src).unwrap();
+    run(Command::new(GAS).arg(GAS_MARCH).arg(&s).arg("-o").arg(&o));
+    run(Command::new(LD).arg(format!("-Ttext={TEXT_BASE:#x}")).args(["-e", "0", "-o"]).arg(&elf).arg(&o));
+    run(Command::new(OBJCOPY).args(["-O", "binary", "-j", ".text"]).arg(&elf).arg(&bin));
+    let bytes = std::fs::read(&bin).unwrap();
+    let words: Vec<u32> = bytes.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+    let mut at = 1;
+    let mut bad = Vec::new();
+    for c in &cases {
+        let got = &words[at..at + c.words.len()];
+        if got != c.words.as_slice() {
+            bad.push(format!("{:<10} {:<36} ours {:08x?} GNU as {got:08x?}", c.name, c.line.trim(), c.words));
+        }
+        at += c.words.len();
+    }
+    let _ = std::fs::remove_dir_all(dir);
+    assert!(bad.is_empty(), "{} of {} label encodings differ:\n{}", bad.len(), cases.len(), bad.join("\n"));
+    eprintln!("{} label instructions match GNU as", cases.len());
+}
+
 #[test]
 fn encoder_rejects_unencodable_immediates() {
     use asmgen::isa::aarch64::Op;
@@ -224,6 +336,12 @@ fn encoder_rejects_unencodable_immediates() {
     // Lane indices and 12-bit immediates.
     assert!(enc(Op::dup_2d, &[0, 1, 2]).is_err());
     assert!(enc(Op::add_imm, &[0, 1, 4096]).is_err());
+    // Branch and address ranges.
+    assert!(enc(Op::b_ne, &[2]).is_err(), "misaligned branch");
+    assert!(enc(Op::b_ne, &[1 << 20]).is_err());
+    assert!(enc(Op::b_ne, &[-(1 << 20)]).is_ok());
+    assert!(enc(Op::adr, &[0, 1 << 20]).is_err());
+    assert!(enc(Op::adrp, &[0, 100]).is_err(), "adrp takes whole pages");
 }
 
 /// A function that touches callee-saved registers gets a prologue that saves them in pairs, with unwind

@@ -1,8 +1,9 @@
 //! Backend choice: CPU features detected at run time pick the best kernel; `ASMGEN_BACKEND` overrides.
 //!
 //! `ASMGEN_BACKEND=portable` forces the portable Rust code, `ASMGEN_BACKEND=aot` the linked listings (when
-//! the CPU has what they need; otherwise the portable code runs and `backend()` says so). Unset or any other
-//! value: the best available.
+//! the CPU has what they need; otherwise the portable code runs and `backend()` says so), `ASMGEN_BACKEND=jit`
+//! the JIT's kernels (feature `jit`, aarch64 and riscv64; the best AOT or portable code where the JIT has none).
+//! Unset or any other value: the best available.
 
 use crate::portable;
 use std::sync::OnceLock;
@@ -30,6 +31,7 @@ pub(crate) enum Request {
     Best,
     Portable,
     Aot,
+    Jit,
 }
 
 pub(crate) fn request() -> Request {
@@ -37,6 +39,7 @@ pub(crate) fn request() -> Request {
     *R.get_or_init(|| match std::env::var("ASMGEN_BACKEND").as_deref() {
         Ok("portable") => Request::Portable,
         Ok("aot") => Request::Aot,
+        Ok("jit") => Request::Jit,
         _ => Request::Best,
     })
 }
@@ -180,35 +183,101 @@ mod host {
     pub(crate) const POLYVAL: &[HashKernels] = &[];
 }
 
-fn choose(candidates: &'static [HashKernels], portable: &'static HashKernels) -> &'static HashKernels {
-    if request() == Request::Portable {
-        return portable;
+/// The JIT's GHASH and POLYVAL sets: (backend name, GHASH init, GHASH update, POLYVAL init, POLYVAL update).
+#[cfg(all(feature = "jit", target_arch = "aarch64"))]
+const JIT_HASH: &[[&str; 5]] = &[[
+    "jit/aarch64-pmull",
+    "asmgen_ghash_init_pmull",
+    "asmgen_ghash_update_pmull",
+    "asmgen_polyval_init_pmull",
+    "asmgen_polyval_update_pmull",
+]];
+#[cfg(all(feature = "jit", target_arch = "riscv64"))]
+const JIT_HASH: &[[&str; 5]] = &[
+    [
+        "jit/riscv64-zvkg",
+        "asmgen_ghash_init_zvkg",
+        "asmgen_ghash_update_zvkg",
+        "asmgen_polyval_init_zvkg",
+        "asmgen_polyval_update_zvkg",
+    ],
+    [
+        "jit/riscv64-zbb-zbc",
+        "asmgen_ghash_init_zbc",
+        "asmgen_ghash_update_zbc",
+        "asmgen_polyval_init_zbc",
+        "asmgen_polyval_update_zbc",
+    ],
+];
+#[cfg(not(all(feature = "jit", any(target_arch = "aarch64", target_arch = "riscv64"))))]
+const JIT_HASH: &[[&str; 5]] = &[];
+
+/// The JIT's sets, best first: `(ghash, polyval)` for those whose kernels the JIT assembled (it assembles only
+/// what this CPU runs).
+fn jit_hash() -> &'static (Vec<HashKernels>, Vec<HashKernels>) {
+    static V: OnceLock<(Vec<HashKernels>, Vec<HashKernels>)> = OnceLock::new();
+    V.get_or_init(|| {
+        let (mut g, mut p) = (Vec::new(), Vec::new());
+        #[cfg(feature = "jit")]
+        for [name, gi, gu, pi, pu] in JIT_HASH {
+            // SAFETY: the names are the listings' functions with these C signatures.
+            let found = unsafe {
+                (
+                    crate::jit::entry::<InitFn>(gi),
+                    crate::jit::entry::<UpdateFn>(gu),
+                    crate::jit::entry::<InitFn>(pi),
+                    crate::jit::entry::<UpdateFn>(pu),
+                )
+            };
+            if let (Some(gi), Some(gu), Some(pi), Some(pu)) = found {
+                g.push(HashKernels { name, available: always, init: gi, update: gu });
+                p.push(HashKernels { name, available: always, init: pi, update: pu });
+            }
+        }
+        let _ = JIT_HASH;
+        (g, p)
+    })
+}
+
+fn choose(
+    candidates: &'static [HashKernels],
+    jit: &'static [HashKernels],
+    portable: &'static HashKernels,
+) -> &'static HashKernels {
+    match request() {
+        Request::Portable => portable,
+        Request::Jit if !jit.is_empty() => &jit[0],
+        _ => candidates.iter().find(|k| (k.available)()).unwrap_or(portable),
     }
-    candidates.iter().find(|k| (k.available)()).unwrap_or(portable)
 }
 
 /// The GHASH kernels to use.
 pub(crate) fn ghash() -> &'static HashKernels {
     static K: OnceLock<&'static HashKernels> = OnceLock::new();
-    K.get_or_init(|| choose(host::GHASH, &PORTABLE_GHASH))
+    K.get_or_init(|| choose(host::GHASH, &jit_hash().0, &PORTABLE_GHASH))
 }
 
 /// The POLYVAL kernels to use.
 pub(crate) fn polyval() -> &'static HashKernels {
     static K: OnceLock<&'static HashKernels> = OnceLock::new();
-    K.get_or_init(|| choose(host::POLYVAL, &PORTABLE_POLYVAL))
+    K.get_or_init(|| choose(host::POLYVAL, &jit_hash().1, &PORTABLE_POLYVAL))
+}
+
+/// Portable first, then the listings' sets, then the JIT's.
+fn ordered(portable: &HashKernels, aot: &[HashKernels], jit: &[HashKernels]) -> Vec<HashKernels> {
+    std::iter::once(portable).chain(aot).chain(jit).map(copy).collect()
 }
 
 /// Every GHASH implementation of this build, portable first.
 pub(crate) fn all_ghash() -> &'static [HashKernels] {
     static V: OnceLock<Vec<HashKernels>> = OnceLock::new();
-    V.get_or_init(|| std::iter::once(PORTABLE_GHASH).chain(host::GHASH.iter().map(copy)).collect())
+    V.get_or_init(|| ordered(&PORTABLE_GHASH, host::GHASH, &jit_hash().0))
 }
 
 /// Every POLYVAL implementation of this build, portable first.
 pub(crate) fn all_polyval() -> &'static [HashKernels] {
     static V: OnceLock<Vec<HashKernels>> = OnceLock::new();
-    V.get_or_init(|| std::iter::once(PORTABLE_POLYVAL).chain(host::POLYVAL.iter().map(copy)).collect())
+    V.get_or_init(|| ordered(&PORTABLE_POLYVAL, host::POLYVAL, &jit_hash().1))
 }
 
 fn copy(k: &HashKernels) -> HashKernels {
@@ -218,7 +287,5 @@ fn copy(k: &HashKernels) -> HashKernels {
 /// Every GHASH and POLYVAL implementation this build has, with whether this CPU runs it (for tests and the
 /// benchmark, which compare them all).
 pub fn hash_backends() -> Vec<(&'static str, bool)> {
-    let mut v = vec![(PORTABLE_POLYVAL.name, true)];
-    v.extend(host::POLYVAL.iter().map(|k| (k.name, (k.available)())));
-    v
+    all_polyval().iter().map(|k| (k.name, (k.available)())).collect()
 }

@@ -8,7 +8,10 @@
 //! * SM4: [`Sm4`] (ECB, CBC, CFB, CTR, CBC-CS3 and RustCrypto's `cipher` traits), [`Sm4Xts`] (IEEE 1619 and
 //!   GB/T 17964), [`Sm4Cmac`], [`Sm4Xcbc`], [`Sm4CbcMac`], [`Sm4Gcm`] (also `aead::AeadInOut`), [`Sm4Ccm`].
 //!
-//! `ASMGEN_BACKEND=portable|aot` overrides the choice (for tests and benchmarks); `ASMGEN_ISA=avx` keeps the
+//! With the default feature `jit`, [`jit::Jit`] assembles the same kernel descriptions at startup (aarch64 and
+//! riscv64); `ASMGEN_BACKEND=jit` makes the safe API use those kernels.
+//!
+//! `ASMGEN_BACKEND=portable|aot|jit` overrides the choice (for tests and benchmarks); `ASMGEN_ISA=avx` keeps the
 //! x86_64 SM4 kernels to AVX (as on a CPU without AVX2).
 
 #![warn(missing_docs)]
@@ -17,6 +20,8 @@
 mod aot;
 mod dispatch;
 mod error;
+#[cfg(feature = "jit")]
+pub mod jit;
 mod portable;
 mod sm4;
 mod universal;

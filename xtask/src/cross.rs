@@ -26,7 +26,8 @@ const RISCV64: CrossTarget = CrossTarget {
     sysroot: "/usr/riscv64-linux-gnu",
 };
 
-/// One run of the suite: a target, the qemu binary and CPU model, and the kernels that CPU must get.
+/// One run of the suite: a target, the qemu binary and CPU model, extra environment, and the kernels that CPU
+/// must get.
 struct Run {
     target: &'static CrossTarget,
     /// What the run checks, printed before it.
@@ -36,7 +37,11 @@ struct Run {
     cpu: &'static str,
     expect_ghash: &'static str,
     expect_sm4: &'static str,
+    /// Extra environment of the run (`ASMGEN_BACKEND=jit` for the JIT rows).
+    env: &'static [(&'static str, &'static str)],
 }
+
+const JIT: &[(&str, &str)] = &[("ASMGEN_BACKEND", "jit")];
 
 /// qemu 7.2 (bookworm) lacks riscv_hwprobe, so feature detection would see no extension there; qemu 10 from
 /// bookworm-backports has it and runs the vector crypto extensions. `.ci/fetch-qemu10.sh` puts it here.
@@ -50,6 +55,16 @@ const RUNS: &[Run] = &[
         cpu: "max",
         expect_ghash: "aot/aarch64-pmull",
         expect_sm4: "aot/aarch64-sm4ce",
+        env: &[],
+    },
+    Run {
+        target: &AARCH64,
+        label: "JIT kernels, SM4 and PMULL (-cpu max, ASMGEN_BACKEND=jit)",
+        qemu: "qemu-aarch64",
+        cpu: "max",
+        expect_ghash: "jit/aarch64-pmull",
+        expect_sm4: "jit/aarch64-sm4ce",
+        env: JIT,
     },
     Run {
         target: &AARCH64,
@@ -58,6 +73,7 @@ const RUNS: &[Run] = &[
         cpu: "neoverse-n1",
         expect_ghash: "aot/aarch64-pmull",
         expect_sm4: "aot/aarch64-neon",
+        env: &[],
     },
     Run {
         target: &RISCV64,
@@ -66,6 +82,7 @@ const RUNS: &[Run] = &[
         cpu: "rv64,zbb=true,zbc=true,zksed=true",
         expect_ghash: "aot/riscv64-zbb-zbc",
         expect_sm4: "aot/riscv64-zksed",
+        env: &[],
     },
     Run {
         target: &RISCV64,
@@ -75,6 +92,17 @@ const RUNS: &[Run] = &[
               zvksed=true",
         expect_ghash: "aot/riscv64-zvkg",
         expect_sm4: "aot/riscv64-zvksed",
+        env: &[],
+    },
+    Run {
+        target: &RISCV64,
+        label: "JIT kernels, V + vector crypto, VLEN 128 (ASMGEN_BACKEND=jit)",
+        qemu: QEMU10_RISCV,
+        cpu: "rv64,v=true,vlen=128,elen=64,zbb=true,zbc=true,zksed=true,zvbb=true,zvbc=true,zvkb=true,zvkg=true,\
+              zvksed=true",
+        expect_ghash: "jit/riscv64-zvkg",
+        expect_sm4: "jit/riscv64-zvksed",
+        env: JIT,
     },
     Run {
         target: &RISCV64,
@@ -84,6 +112,7 @@ const RUNS: &[Run] = &[
               zvksed=true",
         expect_ghash: "aot/riscv64-zvkg",
         expect_sm4: "aot/riscv64-zvksed",
+        env: &[],
     },
 ];
 
@@ -120,6 +149,7 @@ pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
             .env(env_key(t.triple, "RUNNER"), format!("{qemu} -cpu {} -L {}", r.cpu, t.sysroot))
             .env("ASMGEN_EXPECT_GHASH", r.expect_ghash)
             .env("ASMGEN_EXPECT_SM4", r.expect_sm4)
+            .envs(r.env.iter().copied())
             .status()
             .map_err(|e| format!("running cargo: {e}"))?;
         if !status.success() {

@@ -1,10 +1,9 @@
 //! GNU as listings. Deterministic: the same listing always prints the same bytes.
 
 use crate::builder::GenError;
-use crate::ir::{Cfi, Const, Function, Inst, Item, Listing};
+use crate::ir::{Cfi, Function, Inst, Item, Listing};
 use crate::isa::{Isa, PrintCtx};
 use crate::target::{Abi, ObjectFormat, Target};
-use std::collections::BTreeMap;
 
 /// The command that rewrites every listing, printed in each header.
 pub const REGEN_COMMAND: &str = "cargo xtask gen";
@@ -116,29 +115,15 @@ pub fn listing<I: Isa>(target: Target, listing: &Listing<I>, source: &str) -> Re
     }
     o.directive(fl.text_section);
 
-    let mut consts: BTreeMap<String, Const> = BTreeMap::new();
     for f in &listing.functions {
         function(&mut o, f, target, &ctx)?;
-        for c in &f.consts {
-            match consts.get(c.label.name()) {
-                Some(prev) if prev.bytes != c.bytes || prev.align != c.align => {
-                    return Err(GenError {
-                        function: f.name.clone(),
-                        message: format!("constant {} defined twice with different contents", c.label.name()),
-                    })
-                }
-                Some(_) => {}
-                None => {
-                    consts.insert(c.label.name().to_string(), c.clone());
-                }
-            }
-        }
     }
+    let consts = super::layout::constants(&listing.functions)?;
 
     if !consts.is_empty() {
         o.line("");
         o.directive(fl.rodata_section);
-        for c in consts.values() {
+        for c in &consts {
             o.directive(I::align_directive(c.align.trailing_zeros()));
             o.line(format!("{}:\t{} {}", ctx.label(&c.label), fl.comment, c.comment));
             for chunk in c.bytes.chunks(16) {
@@ -191,7 +176,7 @@ fn function<I: Isa>(o: &mut Out, f: &Function<I>, target: Target, ctx: &PrintCtx
         o.directive(format!(".hidden {sym}"));
         o.directive(format!(".type {sym}, {tp}function"));
     }
-    o.directive(I::align_directive(5));
+    o.directive(I::align_directive(super::layout::FUNCTION_ALIGN_LOG2));
     o.line(format!("{sym}:"));
     if fl.cfi {
         o.directive(".cfi_startproc");
@@ -199,7 +184,6 @@ fn function<I: Isa>(o: &mut Out, f: &Function<I>, target: Target, ctx: &PrintCtx
     if let Some((pad, why)) = I::landing_pad() {
         o.line(format!("\t{pad:<11} \t{} {why}", fl.comment));
     }
-    let (pro, epi) = I::prologue_epilogue(fl.abi, &f.frame);
     let print = |o: &mut Out, item: &Item<I>| match item {
         Item::Inst(i) => o.line(format_inst(i, ctx, fl.comment)),
         Item::Label(l) => o.line(format!("{}:", ctx.label(l))),
@@ -212,7 +196,7 @@ fn function<I: Isa>(o: &mut Out, f: &Function<I>, target: Target, ctx: &PrintCtx
             }
         }
     };
-    for item in pro.iter().chain(&f.body).chain(&epi) {
+    for item in super::layout::function_items(fl.abi, f).iter() {
         print(o, item);
     }
     if fl.cfi {

@@ -5,14 +5,17 @@
 //! brackets of an address are part of the entry, not of the operand. An entry is therefore one exact instruction
 //! form, and its encoding (a base word plus one bit field per operand, see [`super::fixed`]) is checked against
 //! GNU as and LLVM by `gen/tests/aarch64_table.rs`. Branches and address computations whose operand is a label
-//! carry no encoding: the assembler resolves them.
+//! carry an encoding too: the label's value is a byte offset from the instruction (`b`, `b.cond`, `cbz`,
+//! `adr`), a distance in 4 KiB pages (`adrp`) or the low 12 bits of the address (`add :lo12:`), see
+//! [`LabelValue`]; listings leave it to the assembler, the JIT computes it (checked against GNU as with
+//! linked addresses).
 //!
 //! Operand values, as the encoder sees them: a register is its number (`sp` and `xzr` are 31), an immediate is
 //! the number the programmer writes (byte offsets, shift counts, lane indices); the table's field maps scale or
 //! transform it (e.g. `ldr q` offsets are divided by 16, `ushr` counts become `128 - shift`) and reject values
 //! that the form cannot encode.
 
-use super::fixed::{enc, fld, mapped, part};
+use super::fixed::{enc, fld, label, mapped, mapped_part, part, LabelValue};
 use super::{Isa, OpInfo, PrintCtx};
 use crate::define_isa;
 use crate::ir::{Cfi, Frame, Item, Label};
@@ -310,6 +313,21 @@ fn d_imm4(j: i64) -> i64 {
     }
 }
 
+/// A branch offset in bytes: a multiple of 4 within the `BITS`-bit word offset field.
+fn branch<const BITS: u32>(v: i64) -> i64 {
+    sscaled::<4, BITS>(v)
+}
+
+/// `adr`: a byte offset within +-1 MiB, as the 21-bit immhi:immlo.
+fn adr_off(v: i64) -> i64 {
+    sscaled::<1, 21>(v)
+}
+
+/// `adrp`: a page distance in bytes (a multiple of 4096) within +-4 GiB, as the 21-bit immhi:immlo.
+fn adrp_off(v: i64) -> i64 {
+    sscaled::<4096, 21>(v)
+}
+
 /// The aarch64 ISA.
 pub struct Aarch64;
 
@@ -359,28 +377,42 @@ define_isa! {
     lsr:        "lsr {d}, {n}, #{s}"                 (d: Xn, n: Xn, s: Shift) []
         => enc(0xd340fc00, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 6)]);
     /// The 4 KiB page of a label (ELF: pair with `add_lo12`).
-    adrp:       "adrp {d}, {l}"                      (d: Xn, l: Target) [];
+    adrp:       "adrp {d}, {l}"                      (d: Xn, l: Target) []
+        => label(0x90000000, &[fld(0, 0, 5), mapped_part(1, 29, 2, 0, adrp_off), mapped_part(1, 5, 19, 2, adrp_off)],
+                 1, LabelValue::Page);
     /// Adds the low 12 bits of a label's address (after `adrp`).
-    add_lo12:   "add {d}, {n}, :lo12:{l}"            (d: XnSp, n: XnSp, l: Target) [];
+    add_lo12:   "add {d}, {n}, :lo12:{l}"            (d: XnSp, n: XnSp, l: Target) []
+        => label(0x91000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 10, 12)], 2, LabelValue::Lo12);
     /// The address of a label within 1 MiB.
-    adr:        "adr {d}, {l}"                       (d: Xn, l: Target) [];
-    b:          "b {t}"                              (t: Target) [];
+    adr:        "adr {d}, {l}"                       (d: Xn, l: Target) []
+        => label(0x10000000, &[fld(0, 0, 5), mapped_part(1, 29, 2, 0, adr_off), mapped_part(1, 5, 19, 2, adr_off)],
+                 1, LabelValue::Offset);
+    b:          "b {t}"                              (t: Target) []
+        => label(0x14000000, &[mapped(0, 0, 26, branch::<26>)], 0, LabelValue::Offset);
     /// Branch if equal (Z set).
-    b_eq:       "b.eq {t}"                           (t: Target) [];
+    b_eq:       "b.eq {t}"                           (t: Target) []
+        => label(0x54000000, &[mapped(0, 5, 19, branch::<19>)], 0, LabelValue::Offset);
     /// Branch if not equal (Z clear).
-    b_ne:       "b.ne {t}"                           (t: Target) [];
+    b_ne:       "b.ne {t}"                           (t: Target) []
+        => label(0x54000001, &[mapped(0, 5, 19, branch::<19>)], 0, LabelValue::Offset);
     /// Branch if unsigned higher or same (C set).
-    b_hs:       "b.hs {t}"                           (t: Target) [];
+    b_hs:       "b.hs {t}"                           (t: Target) []
+        => label(0x54000002, &[mapped(0, 5, 19, branch::<19>)], 0, LabelValue::Offset);
     /// Branch if unsigned lower (C clear).
-    b_lo:       "b.lo {t}"                           (t: Target) [];
+    b_lo:       "b.lo {t}"                           (t: Target) []
+        => label(0x54000003, &[mapped(0, 5, 19, branch::<19>)], 0, LabelValue::Offset);
     /// Branch if unsigned higher.
-    b_hi:       "b.hi {t}"                           (t: Target) [];
+    b_hi:       "b.hi {t}"                           (t: Target) []
+        => label(0x54000008, &[mapped(0, 5, 19, branch::<19>)], 0, LabelValue::Offset);
     /// Branch if unsigned lower or same.
-    b_ls:       "b.ls {t}"                           (t: Target) [];
+    b_ls:       "b.ls {t}"                           (t: Target) []
+        => label(0x54000009, &[mapped(0, 5, 19, branch::<19>)], 0, LabelValue::Offset);
     /// Branch if the register is zero.
-    cbz:        "cbz {r}, {t}"                       (r: Xn, t: Target) [];
+    cbz:        "cbz {r}, {t}"                       (r: Xn, t: Target) []
+        => label(0xb4000000, &[fld(0, 0, 5), mapped(1, 5, 19, branch::<19>)], 1, LabelValue::Offset);
     /// Branch if the register is not zero.
-    cbnz:       "cbnz {r}, {t}"                      (r: Xn, t: Target) [];
+    cbnz:       "cbnz {r}, {t}"                      (r: Xn, t: Target) []
+        => label(0xb5000000, &[fld(0, 0, 5), mapped(1, 5, 19, branch::<19>)], 1, LabelValue::Offset);
 
     // --- general-purpose loads and stores ---------------------------------------------------------------------
     ldr_x:      "ldr {t}, [{n}, #{off}]"             (t: Xn, n: XnSp, off: UOff) []

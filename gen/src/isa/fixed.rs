@@ -39,6 +39,50 @@ pub const fn mapped(operand: u8, lsb: u8, width: u8, map: fn(i64) -> i64) -> Fie
     Field { operand, lsb, width, from: 0, map }
 }
 
+/// Bits `from..from+width` of operand `operand`, transformed by `map`, go to `lsb..lsb+width` (split
+/// PC-relative immediates: every part of one operand takes the same map).
+pub const fn mapped_part(operand: u8, lsb: u8, width: u8, from: u8, map: fn(i64) -> i64) -> Field {
+    Field { operand, lsb, width, from, map }
+}
+
+/// How the value of a label operand is computed from the address `pc` of the instruction (its first word) and
+/// the address `target` of the label. The value then goes through the entry's fields like any other operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LabelValue {
+    /// `target - pc` in bytes (branches, `adr`, `auipc`+`addi`).
+    Offset,
+    /// `(target & !0xfff) - (pc & !0xfff)`: the distance in 4 KiB pages, in bytes (`adrp`).
+    Page,
+    /// `target & 0xfff`: the low 12 bits of the absolute address (`add :lo12:`).
+    Lo12,
+}
+
+impl LabelValue {
+    /// The operand value for an instruction at `pc` referring to `target`.
+    pub fn value(self, pc: u64, target: u64) -> i64 {
+        match self {
+            LabelValue::Offset => target.wrapping_sub(pc) as i64,
+            LabelValue::Page => (target & !0xfff).wrapping_sub(pc & !0xfff) as i64,
+            LabelValue::Lo12 => (target & 0xfff) as i64,
+        }
+    }
+
+    /// Whether the value depends only on `target - pc` (otherwise it also depends on where the code is placed
+    /// modulo 4 KiB: code using it must be placed at a 4 KiB-aligned base, or relocated when moved).
+    pub fn position_independent(self) -> bool {
+        self == LabelValue::Offset
+    }
+}
+
+/// The label operand of an entry and how its value is computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LabelRef {
+    /// Operand index in the table entry.
+    pub operand: u8,
+    /// How the value is computed.
+    pub value: LabelValue,
+}
+
 /// How an instruction is encoded.
 #[derive(Clone, Copy, Debug)]
 pub struct Encoding {
@@ -48,16 +92,41 @@ pub struct Encoding {
     pub fields: &'static [Field],
     /// Whether GNU as 2.40 knows the mnemonic; if not, listings carry the raw word.
     pub gas: bool,
+    /// The label operand, for entries that refer to a label (branches, address computations).
+    pub label: Option<LabelRef>,
+    /// A second word (base and fields), for entries the assembler expands to two instructions (`lla`:
+    /// `auipc` + `addi`). Its fields read the same operand values; a label's value is computed for the
+    /// address of the first word.
+    pub second: Option<(u32, &'static [Field])>,
 }
 
 /// `base` with `fields`, known to GNU as.
 pub const fn enc(base: u32, fields: &'static [Field]) -> Encoding {
-    Encoding { base, fields, gas: true }
+    Encoding { base, fields, gas: true, label: None, second: None }
 }
 
 /// `base` with `fields`, unknown to GNU as 2.40: emitted as a raw word.
 pub const fn raw(base: u32, fields: &'static [Field]) -> Encoding {
-    Encoding { base, fields, gas: false }
+    Encoding { base, fields, gas: false, label: None, second: None }
+}
+
+/// `base` with `fields`, where operand `operand` is a label whose value is computed as `value` says (the
+/// assembler resolves it in listings; the JIT computes it).
+pub const fn label(base: u32, fields: &'static [Field], operand: u8, value: LabelValue) -> Encoding {
+    Encoding { base, fields, gas: true, label: Some(LabelRef { operand, value }), second: None }
+}
+
+/// Two words (`base`/`fields`, then `base2`/`fields2`) with a label operand, for pseudo-instructions the
+/// assembler expands to a pair.
+pub const fn label2(
+    base: u32,
+    fields: &'static [Field],
+    base2: u32,
+    fields2: &'static [Field],
+    operand: u8,
+    value: LabelValue,
+) -> Encoding {
+    Encoding { base, fields, gas: true, label: Some(LabelRef { operand, value }), second: Some((base2, fields2)) }
 }
 
 /// An error encoding an operand value.
@@ -65,29 +134,50 @@ pub const fn raw(base: u32, fields: &'static [Field]) -> Encoding {
 pub struct EncodeError(pub String);
 
 impl Encoding {
-    /// Encodes with the given operand values (register numbers, immediates). A value must fit the bits its
-    /// fields take: `0..2^bits`, or `-2^(bits-1)..0` for signed immediates.
+    /// Encodes the first word with the given operand values (register numbers, immediates, label values as
+    /// [`LabelValue`] computes them). A value must fit the bits its fields take: `0..2^bits`, or
+    /// `-2^(bits-1)..0` for signed immediates.
     pub fn encode(&self, values: &[i64]) -> Result<u32, EncodeError> {
-        let mut word = self.base;
-        for f in self.fields {
-            let v =
-                *values.get(f.operand as usize).ok_or_else(|| EncodeError(format!("missing operand {}", f.operand)))?;
-            let v = (f.map)(v);
-            let bits = self.operand_bits(f.operand);
-            let fits = if v >= 0 { bits >= 63 || v < (1i64 << bits) } else { v >= -(1i64 << (bits - 1)) };
-            if !fits {
-                return Err(EncodeError(format!("operand {}: value {v} does not fit in {bits} bits", f.operand)));
-            }
-            let part = ((v >> f.from) as u64) & ((1u64 << f.width) - 1);
-            word |= (part as u32) << f.lsb;
-        }
-        Ok(word)
+        encode_word(self.base, self.fields, values)
     }
 
-    /// How many bits of an operand's value its fields take.
-    fn operand_bits(&self, operand: u8) -> u32 {
-        self.fields.iter().filter(|f| f.operand == operand).map(|f| u32::from(f.from + f.width)).max().unwrap_or(0)
+    /// Every word of the instruction (one, or two for a [`label2`] entry).
+    pub fn encode_words(&self, values: &[i64]) -> Result<Vec<u32>, EncodeError> {
+        let mut words = vec![self.encode(values)?];
+        if let Some((base, fields)) = self.second {
+            words.push(encode_word(base, fields, values)?);
+        }
+        Ok(words)
     }
+
+    /// The instruction's length in bytes.
+    pub fn len_bytes(&self) -> usize {
+        if self.second.is_some() {
+            8
+        } else {
+            4
+        }
+    }
+}
+
+fn encode_word(base: u32, fields: &[Field], values: &[i64]) -> Result<u32, EncodeError> {
+    // How many bits of an operand's value its fields (in this word) take.
+    let operand_bits = |operand: u8| -> u32 {
+        fields.iter().filter(|f| f.operand == operand).map(|f| u32::from(f.from + f.width)).max().unwrap_or(0)
+    };
+    let mut word = base;
+    for f in fields {
+        let v = *values.get(f.operand as usize).ok_or_else(|| EncodeError(format!("missing operand {}", f.operand)))?;
+        let v = (f.map)(v);
+        let bits = operand_bits(f.operand);
+        let fits = if v >= 0 { bits >= 63 || v < (1i64 << bits) } else { v >= -(1i64 << (bits - 1)) };
+        if !fits {
+            return Err(EncodeError(format!("operand {}: value {v} does not fit in {bits} bits", f.operand)));
+        }
+        let part = ((v >> f.from) as u64) & ((1u64 << f.width) - 1);
+        word |= (part as u32) << f.lsb;
+    }
+    Ok(word)
 }
 
 #[cfg(test)]
@@ -111,5 +201,19 @@ mod tests {
         // A mapped field (aarch64 right shifts encode 128 - n).
         const MAPPED: &[Field] = &[mapped(0, 16, 7, |n| 128 - n)];
         assert_eq!(enc(0, MAPPED).encode(&[1]).unwrap(), 127 << 16);
+    }
+
+    #[test]
+    fn label_values_and_two_word_entries() {
+        assert_eq!(LabelValue::Offset.value(0x1000, 0xff8), -8);
+        assert_eq!(LabelValue::Page.value(0x1ffc, 0x3004), 0x2000);
+        assert_eq!(LabelValue::Lo12.value(0x1ffc, 0x3004), 4);
+        assert!(LabelValue::Offset.position_independent() && !LabelValue::Page.position_independent());
+        const W1: &[Field] = &[fld(0, 7, 5)];
+        const W2: &[Field] = &[fld(0, 7, 5), fld(1, 20, 12)];
+        let e = label2(0x17, W1, 0x13, W2, 1, LabelValue::Offset);
+        assert_eq!(e.len_bytes(), 8);
+        assert_eq!(e.encode_words(&[5, 3]).unwrap(), vec![0x17 | 5 << 7, 0x13 | 5 << 7 | 3 << 20]);
+        assert_eq!(e.label, Some(LabelRef { operand: 1, value: LabelValue::Offset }));
     }
 }

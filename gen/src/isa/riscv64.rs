@@ -1,15 +1,16 @@
 //! riscv64: registers, operand kinds, features and the instruction table.
 //!
 //! Listings use GNU as syntax with ABI register names (`a0`, `t1`, `s2`, ...), operands in the order of the
-//! RISC-V unprivileged specification (destination first). Every entry without a label operand carries its
-//! 32-bit encoding; the vector-crypto entries (Zvkb, Zvkg, Zvbc, Zvksed), which GNU as 2.40 does not know, are
+//! RISC-V unprivileged specification (destination first). Every entry carries its 32-bit encoding (`lla`: two
+//! words, `auipc` + `addi`; a label operand's value is its byte offset from the instruction, which listings
+//! leave to the assembler and the JIT computes); the vector-crypto entries (Zvkb, Zvkg, Zvbc, Zvksed), which GNU as 2.40 does not know, are
 //! printed as raw words (`.insn 0x...`, accepted by GNU as 2.40 and llvm-mc) with the mnemonic in a comment.
 //!
 //! Pseudo-instructions (`mv`, `li`, `not`, `neg`, `ret`, branches against zero) are table entries of their
 //! own, encoded as the base instruction the assemblers expand them to. Compressed (C) forms are never
 //! written by asmgen; the assembler may still pick them when the listing is assembled for `rv64gc`.
 
-use super::fixed::{enc, fld, part, raw};
+use super::fixed::{enc, fld, label, label2, mapped, mapped_part, part, raw, Field, LabelValue};
 use super::{Feature, FeatureSet, Isa, OpInfo, PrintCtx};
 use crate::define_isa;
 use crate::ir::{Cfi, Frame, Item, Label};
@@ -223,6 +224,66 @@ kinds! {
 /// The riscv64 ISA (RV64GC plus the extensions in [`RvFeature`]).
 pub struct Riscv64;
 
+const BAD: i64 = i64::MAX;
+
+/// A B-type branch offset: even, within +-4 KiB (13-bit two's complement).
+fn boff(v: i64) -> i64 {
+    if v % 2 != 0 || !(-4096..4096).contains(&v) {
+        BAD
+    } else {
+        v & 0x1fff
+    }
+}
+
+/// A J-type jump offset: even, within +-1 MiB (21-bit two's complement).
+fn joff(v: i64) -> i64 {
+    if v % 2 != 0 || !(-(1 << 20)..(1 << 20)).contains(&v) {
+        BAD
+    } else {
+        v & 0x1f_ffff
+    }
+}
+
+/// `auipc`'s 20 bits of a PC-relative offset: rounded so that the sign-extended low 12 bits add back.
+fn hi20(v: i64) -> i64 {
+    if !(-(1i64 << 31) - 0x800..(1i64 << 31) - 0x800).contains(&v) {
+        BAD
+    } else {
+        ((v + 0x800) >> 12) & 0xf_ffff
+    }
+}
+
+/// The low 12 bits of a PC-relative offset (sign-extended by `addi`).
+fn lo12(v: i64) -> i64 {
+    v & 0xfff
+}
+
+// B-type offset fields of operand `t`: imm[4:1|11] at 8|7, imm[10:5|12] at 25|31.
+const fn btype(t: u8) -> [Field; 4] {
+    [
+        mapped_part(t, 8, 4, 1, boff),
+        mapped_part(t, 25, 6, 5, boff),
+        mapped_part(t, 7, 1, 11, boff),
+        mapped_part(t, 31, 1, 12, boff),
+    ]
+}
+const B1: [Field; 4] = btype(1);
+const B2: [Field; 4] = btype(2);
+// Branches against zero: rs1, offset.
+const BZ: &[Field] = &[fld(0, RS1, 5), B1[0], B1[1], B1[2], B1[3]];
+// Two-register branches: rs1, rs2, offset.
+const BR: &[Field] = &[fld(0, RS1, 5), fld(1, RS2, 5), B2[0], B2[1], B2[2], B2[3]];
+// `jal zero`: imm[10:1] at 21, imm[11] at 20, imm[19:12] at 12, imm[20] at 31.
+const JT: &[Field] = &[
+    mapped_part(0, 21, 10, 1, joff),
+    mapped_part(0, 20, 1, 11, joff),
+    mapped_part(0, 12, 8, 12, joff),
+    mapped_part(0, 31, 1, 20, joff),
+];
+// `lla`: auipc rd, hi20 ; addi rd, rd, lo12.
+const AUIPC: &[Field] = &[fld(0, RD, 5), mapped(1, 12, 20, hi20)];
+const ADDI_LO: &[Field] = &[fld(0, RD, 5), fld(0, RS1, 5), mapped(1, 20, 12, lo12)];
+
 // Encoding helpers: field positions of the base formats.
 const RD: u8 = 7;
 const RS1: u8 = 15;
@@ -305,17 +366,21 @@ define_isa! {
     nop:    "nop"    ()                             [] => enc(0x0000_0013, &[]);
     /// `jalr zero, 0(ra)`.
     ret:    "ret"    ()                             [] => enc(0x0000_8067, &[]);
-    /// The PC-relative address of a label (`auipc` + `addi`, relocated by the assembler).
-    lla:    "lla"    (d: Xr, t: Target)             [];
-    j:      "j"      (t: Target)                    [];
-    beqz:   "beqz"   (a: Xr, t: Target)             [];
-    bnez:   "bnez"   (a: Xr, t: Target)             [];
-    beq:    "beq"    (a: Xr, b: Xr, t: Target)      [];
-    bne:    "bne"    (a: Xr, b: Xr, t: Target)      [];
+    /// The PC-relative address of a label: `auipc d, hi20; addi d, d, lo12`.
+    lla:    "lla"    (d: Xr, t: Target)             []
+        => label2(0x0000_0017, AUIPC, 0x0000_0013, ADDI_LO, 1, LabelValue::Offset);
+    /// `jal zero, t`.
+    j:      "j"      (t: Target)                    [] => label(0x0000_006f, JT, 0, LabelValue::Offset);
+    /// `beq a, zero, t`.
+    beqz:   "beqz"   (a: Xr, t: Target)             [] => label(0x0000_0063, BZ, 1, LabelValue::Offset);
+    /// `bne a, zero, t`.
+    bnez:   "bnez"   (a: Xr, t: Target)             [] => label(0x0000_1063, BZ, 1, LabelValue::Offset);
+    beq:    "beq"    (a: Xr, b: Xr, t: Target)      [] => label(0x0000_0063, BR, 2, LabelValue::Offset);
+    bne:    "bne"    (a: Xr, b: Xr, t: Target)      [] => label(0x0000_1063, BR, 2, LabelValue::Offset);
     /// Branch if less than, unsigned.
-    bltu:   "bltu"   (a: Xr, b: Xr, t: Target)      [];
+    bltu:   "bltu"   (a: Xr, b: Xr, t: Target)      [] => label(0x0000_6063, BR, 2, LabelValue::Offset);
     /// Branch if greater than or equal, unsigned.
-    bgeu:   "bgeu"   (a: Xr, b: Xr, t: Target)      [];
+    bgeu:   "bgeu"   (a: Xr, b: Xr, t: Target)      [] => label(0x0000_7063, BR, 2, LabelValue::Offset);
 
     // --- Zbb, Zbkb --------------------------------------------------------------------------------------------
     /// Byte-reverse the 64-bit register.

@@ -3,7 +3,7 @@
 //! portable function for that mode, and its name describes the kernels of the bulk modes (ECB, CTR, CBC/CFB
 //! decryption).
 //!
-//! `ASMGEN_BACKEND=portable` forces the portable code; `ASMGEN_ISA=avx` makes the AVX2 kernels unavailable,
+//! `ASMGEN_BACKEND=portable` forces the portable code; `ASMGEN_BACKEND=jit` picks the JIT's sets (`jit.rs`); `ASMGEN_ISA=avx` makes the AVX2 kernels unavailable,
 //! as on a CPU without AVX2, so the AVX (four-block) kernels run instead.
 
 use super::portable;
@@ -113,10 +113,26 @@ mod host {
     pub(crate) const SETS: &[Sm4Kernels] = &[];
 }
 
-/// Every SM4 implementation of this build, portable first, best last.
+#[cfg(feature = "jit")]
+#[path = "jit.rs"]
+mod jit;
+
+/// The JIT's sets, best first (none without the `jit` feature).
+fn jit_sets() -> &'static [Sm4Kernels] {
+    #[cfg(feature = "jit")]
+    return jit::sets();
+    #[cfg(not(feature = "jit"))]
+    &[]
+}
+
+/// Every SM4 implementation of this build, portable first, best last: the JIT's sets come after the
+/// listings' when `ASMGEN_BACKEND=jit` (they are the default then), before them otherwise.
 pub(crate) fn all() -> &'static [&'static Sm4Kernels] {
     static V: OnceLock<Vec<&'static Sm4Kernels>> = OnceLock::new();
-    V.get_or_init(|| std::iter::once(&PORTABLE).chain(host::SETS.iter().rev()).collect())
+    V.get_or_init(|| {
+        let (first, last) = if request() == Request::Jit { (host::SETS, jit_sets()) } else { (jit_sets(), host::SETS) };
+        std::iter::once(&PORTABLE).chain(first.iter().rev()).chain(last.iter().rev()).collect()
+    })
 }
 
 /// The SM4 kernels to use.
@@ -125,6 +141,11 @@ pub(crate) fn best() -> &'static Sm4Kernels {
     K.get_or_init(|| {
         if request() == Request::Portable {
             return &PORTABLE;
+        }
+        if request() == Request::Jit {
+            if let Some(k) = jit_sets().first() {
+                return k;
+            }
         }
         host::SETS.iter().find(|k| (k.available)()).unwrap_or(&PORTABLE)
     })

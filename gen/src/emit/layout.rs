@@ -1,0 +1,55 @@
+//! What the GNU as emitter and the JIT lowering ([`crate::lower`]) share, so that a JIT image has the bytes of
+//! the assembled listing: the function alignment, the items of a function in emission order (prologue, body,
+//! epilogue) and the constant pool of a listing (deduplicated by name, in name order, each at its alignment).
+
+use crate::builder::GenError;
+use crate::ir::{Const, Function, Item};
+use crate::isa::Isa;
+use crate::target::Abi;
+use std::collections::BTreeMap;
+
+/// Every function starts at a multiple of `1 << FUNCTION_ALIGN_LOG2` bytes.
+pub const FUNCTION_ALIGN_LOG2: u32 = 5;
+
+/// The items of a function as they are emitted, after the landing pad: prologue, body, epilogue.
+pub struct FunctionItems<'a, I: Isa> {
+    prologue: Vec<Item<I>>,
+    body: &'a [Item<I>],
+    epilogue: Vec<Item<I>>,
+}
+
+impl<I: Isa> FunctionItems<'_, I> {
+    /// Prologue, body and epilogue, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &Item<I>> + '_ {
+        self.prologue.iter().chain(self.body).chain(&self.epilogue)
+    }
+}
+
+/// The items of `f` as they are emitted under `abi`.
+pub fn function_items<I: Isa>(abi: Abi, f: &Function<I>) -> FunctionItems<'_, I> {
+    let (prologue, epilogue) = I::prologue_epilogue(abi, &f.frame);
+    FunctionItems { prologue, body: &f.body, epilogue }
+}
+
+/// The constants of `functions`, as the constant section holds them: one per name, in name order. Two
+/// constants with one name and different contents or alignment are an error.
+pub fn constants<'a, I: Isa>(functions: impl IntoIterator<Item = &'a Function<I>>) -> Result<Vec<Const>, GenError> {
+    let mut consts: BTreeMap<String, Const> = BTreeMap::new();
+    for f in functions {
+        for c in &f.consts {
+            match consts.get(c.label.name()) {
+                Some(prev) if prev.bytes != c.bytes || prev.align != c.align => {
+                    return Err(GenError {
+                        function: f.name.clone(),
+                        message: format!("constant {} defined twice with different contents", c.label.name()),
+                    })
+                }
+                Some(_) => {}
+                None => {
+                    consts.insert(c.label.name().to_string(), c.clone());
+                }
+            }
+        }
+    }
+    Ok(consts.into_values().collect())
+}

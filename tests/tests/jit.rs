@@ -1,0 +1,189 @@
+//! The JIT's proof: for every function of the aarch64 and riscv64 listings, the bytes the JIT lowering
+//! (`asmgen::lower`) produces equal the bytes GNU as makes from the checked-in listing
+//! (`generated/<target>/<listing>.S`), linked with `.text` at 0 and `.rodata` where the JIT puts the constants.
+//! Nothing is masked: branches, `adrp`/`add :lo12:` and `auipc`/`addi` must all agree, and every symbol must
+//! be at the JIT's offset.
+//!
+//! The lowering is pure Rust, so this runs natively (on x86_64 too) with the cross assemblers; without them
+//! (or under qemu-user, which cannot spawn host tools) it prints a notice and checks only that every function
+//! lowers. riscv64 listings are assembled without the C extension (`-march=rv64g`): the JIT never compresses,
+//! while the runtime's AOT build (`rv64gc`) lets GNU as pick compressed forms.
+//!
+//! With `asmgen-runtime`'s `jit` feature, it also checks on the host that `Jit::host()` maps its code W^X.
+
+use asmgen::emit::layout;
+use asmgen::ir::Listing;
+use asmgen::lower::{lower, FixedIsa, Image};
+use asmgen::Target;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn have(tool: &str) -> bool {
+    Command::new(tool).arg("--version").output().map(|o| o.status.success()).unwrap_or(false)
+}
+
+fn run(cmd: &mut Command) {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+struct Tools {
+    gcc: &'static str,
+    flags: &'static [&'static str],
+    ld: &'static str,
+    ld_flags: &'static [&'static str],
+    objcopy: &'static str,
+    nm: &'static str,
+}
+
+const A64: Tools = Tools {
+    gcc: "aarch64-linux-gnu-gcc",
+    flags: &[],
+    ld: "aarch64-linux-gnu-ld",
+    ld_flags: &[],
+    objcopy: "aarch64-linux-gnu-objcopy",
+    nm: "aarch64-linux-gnu-nm",
+};
+const RV64: Tools = Tools {
+    gcc: "riscv64-linux-gnu-gcc",
+    flags: &["-march=rv64g", "-mabi=lp64d", "-Wa,-mno-relax"],
+    ld: "riscv64-linux-gnu-ld",
+    ld_flags: &["--no-relax"],
+    objcopy: "riscv64-linux-gnu-objcopy",
+    nm: "riscv64-linux-gnu-nm",
+};
+
+/// Assembles and links `generated/<target>/<listing>.S` as the image is laid out; returns `.text`,
+/// `.rodata` and the global symbols (name, address).
+fn reference(tools: &Tools, target: Target, name: &str, image: &Image) -> (Vec<u8>, Vec<u8>, Vec<(String, usize)>) {
+    let src = root().join("generated").join(target.dir_name()).join(format!("{name}.S"));
+    let dir =
+        std::env::temp_dir().join(format!("asmgen-jit-proof-{}-{}-{name}", std::process::id(), target.dir_name()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (o, elf, lds) = (dir.join("l.o"), dir.join("l.elf"), dir.join("l.ld"));
+    let (text, rodata) = (dir.join("text.bin"), dir.join("rodata.bin"));
+    run(Command::new(tools.gcc).args(tools.flags).arg("-c").arg(&src).arg("-o").arg(&o));
+    std::fs::write(
+        &lds,
+        format!(
+            "SECTIONS {{\n  .text 0 : {{ *(.text) }}\n  .rodata {:#x} : {{ *(.rodata) }}\n  \
+             /DISCARD/ : {{ *(.note.gnu.property) *(.eh_frame) }}\n}}\n",
+            image.rodata_offset
+        ),
+    )
+    .unwrap();
+    run(Command::new(tools.ld).args(tools.ld_flags).args(["-e", "0", "-T"]).arg(&lds).arg(&o).arg("-o").arg(&elf));
+    run(Command::new(tools.objcopy).args(["-O", "binary", "-j", ".text"]).arg(&elf).arg(&text));
+    run(Command::new(tools.objcopy).args(["-O", "binary", "-j", ".rodata"]).arg(&elf).arg(&rodata));
+    let nm = Command::new(tools.nm).arg(&elf).output().unwrap();
+    let symbols = String::from_utf8_lossy(&nm.stdout)
+        .lines()
+        .filter_map(|l| {
+            let mut it = l.split_whitespace();
+            let (addr, kind, sym) = (it.next()?, it.next()?, it.next()?);
+            (kind == "T").then(|| (sym.to_string(), usize::from_str_radix(addr, 16).unwrap()))
+        })
+        .collect();
+    let out = (std::fs::read(&text).unwrap(), std::fs::read(&rodata).unwrap_or_default(), symbols);
+    let _ = std::fs::remove_dir_all(dir);
+    out
+}
+
+fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
+    a.iter().zip(b).position(|(x, y)| x != y).or((a.len() != b.len()).then(|| a.len().min(b.len())))
+}
+
+fn check<I: FixedIsa>(target: Target, tools: &Tools, listings: Vec<Listing<I>>) {
+    let tools_ok = [tools.gcc, tools.ld, tools.objcopy, tools.nm].iter().all(|t| have(t));
+    if !tools_ok {
+        eprintln!("NOTICE: {} cross binutils not found; only lowering {target} (no byte comparison)", tools.gcc);
+    }
+    for l in &listings {
+        let functions: Vec<_> = l.functions.iter().collect();
+        let image = lower(&functions).unwrap_or_else(|e| panic!("{target} {}: {e}", l.name));
+        assert_eq!(image.symbols.len(), l.functions.len());
+        let consts: usize = layout::constants(functions.iter().copied()).unwrap().iter().map(|c| c.bytes.len()).sum();
+        assert!(image.bytes.len() >= image.rodata_offset + consts);
+        if !tools_ok {
+            continue;
+        }
+        let (text, rodata, symbols) = reference(tools, target, &l.name, &image);
+        let code = &image.bytes[..image.code_len];
+        if let Some(at) = first_difference(code, &text) {
+            let f = image.symbols.iter().rev().find(|s| s.offset <= at).map_or("?", |s| s.name.as_str());
+            panic!(
+                "{target} {}: JIT code differs from the assembled listing at {at:#x} (in {f}): JIT {:02x?}, GNU as \
+                 {:02x?} (lengths {} and {})",
+                l.name,
+                &code[at..(at + 8).min(code.len())],
+                &text[at..(at + 8).min(text.len())],
+                code.len(),
+                text.len()
+            );
+        }
+        assert_eq!(&image.bytes[image.rodata_offset..], &rodata[..], "{target} {}: constants differ", l.name);
+        for s in &image.symbols {
+            let at = symbols.iter().find(|(n, _)| *n == s.name).unwrap_or_else(|| panic!("no symbol {}", s.name));
+            assert_eq!(at.1, s.offset, "{target} {}: {} is at a different offset", l.name, s.name);
+        }
+        eprintln!(
+            "{target} {}: {} functions, {} code bytes, {} constant bytes identical to GNU as",
+            l.name,
+            image.symbols.len(),
+            image.code_len,
+            rodata.len()
+        );
+    }
+}
+
+#[test]
+fn aarch64_jit_bytes_equal_the_assembled_listings() {
+    let t = Target::AARCH64_LINUX;
+    check(t, &A64, asmgen_kernels::catalog::aarch64(t).unwrap());
+}
+
+#[test]
+fn riscv64_jit_bytes_equal_the_assembled_listings() {
+    let t = Target::RISCV64_LINUX;
+    check(t, &RV64, asmgen_kernels::catalog::riscv64(t).unwrap());
+}
+
+/// `Jit::host()` lists its kernels with features, bytes and text; no mapping of the process is writable and
+/// executable at once afterwards. On x86_64 the JIT is not written yet and says so.
+#[test]
+fn host_jit_is_w_xor_x_and_lists_its_kernels() {
+    use asmgen_runtime::jit::{Jit, JitError};
+    match Jit::host() {
+        Err(JitError::Unsupported(why)) => {
+            if cfg!(any(target_arch = "aarch64", target_arch = "riscv64")) {
+                panic!("{why}");
+            }
+            eprintln!("NOTICE: {why}");
+        }
+        Err(e) => panic!("{e}"),
+        Ok(jit) => {
+            assert!(!jit.kernels().is_empty(), "no kernel for this CPU");
+            for k in jit.kernels() {
+                assert!(!jit.bytes(k).is_empty() && jit.bytes(k).len() % 4 == 0, "{}", k.name);
+                assert!(k.disassembly.lines().count() * 4 >= jit.bytes(k).len() / 8, "{}", k.name);
+                assert!(!k.features.is_empty());
+            }
+            eprintln!("{} kernels, features {:?}, {} bytes", jit.kernels().len(), jit.features(), jit.code_size());
+            let maps = std::fs::read_to_string("/proc/self/maps").expect("/proc/self/maps");
+            for line in maps.lines() {
+                let perms = line.split_whitespace().nth(1).unwrap_or("");
+                assert!(!(perms.contains('w') && perms.contains('x')), "writable and executable: {line}");
+            }
+            drop(jit);
+        }
+    }
+}
