@@ -66,13 +66,13 @@ extern "C" {
     pub fn asmgen_sm4_cbc_dec_gfni(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
     /// `asmgen_sm4_cfb_dec_gfni` (sm4.S): requires AVX, AVX2, GFNI.
     pub fn asmgen_sm4_cfb_dec_gfni(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
-    /// `asmgen_sm4_xts_enc_ieee_gfni` (sm4.S): requires AVX, AVX2, GFNI.
+    /// `asmgen_sm4_xts_enc_ieee_gfni` (sm4.S): requires AVX, AVX2, VPCLMULQDQ, GFNI.
     pub fn asmgen_sm4_xts_enc_ieee_gfni(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
-    /// `asmgen_sm4_xts_dec_ieee_gfni` (sm4.S): requires AVX, AVX2, GFNI.
+    /// `asmgen_sm4_xts_dec_ieee_gfni` (sm4.S): requires AVX, AVX2, VPCLMULQDQ, GFNI.
     pub fn asmgen_sm4_xts_dec_ieee_gfni(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
-    /// `asmgen_sm4_xts_enc_gb_gfni` (sm4.S): requires AVX, AVX2, GFNI.
+    /// `asmgen_sm4_xts_enc_gb_gfni` (sm4.S): requires AVX, AVX2, VPCLMULQDQ, GFNI.
     pub fn asmgen_sm4_xts_enc_gb_gfni(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
-    /// `asmgen_sm4_xts_dec_gb_gfni` (sm4.S): requires AVX, AVX2, GFNI.
+    /// `asmgen_sm4_xts_dec_gb_gfni` (sm4.S): requires AVX, AVX2, VPCLMULQDQ, GFNI.
     pub fn asmgen_sm4_xts_dec_gb_gfni(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
     /// `asmgen_sm4_gcm_enc_gfni` (sm4.S): requires PCLMULQDQ, AVX, AVX2, GFNI.
     pub fn asmgen_sm4_gcm_enc_gfni(rk_enc: *const u8, htable: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, state: *mut u8);
@@ -140,10 +140,10 @@ pub const KERNELS: &[(&str, &[&str])] = &[
     ("asmgen_sm4_ctr_gfni", &["AVX", "AVX2", "GFNI"]),
     ("asmgen_sm4_cbc_dec_gfni", &["AVX", "AVX2", "GFNI"]),
     ("asmgen_sm4_cfb_dec_gfni", &["AVX", "AVX2", "GFNI"]),
-    ("asmgen_sm4_xts_enc_ieee_gfni", &["AVX", "AVX2", "GFNI"]),
-    ("asmgen_sm4_xts_dec_ieee_gfni", &["AVX", "AVX2", "GFNI"]),
-    ("asmgen_sm4_xts_enc_gb_gfni", &["AVX", "AVX2", "GFNI"]),
-    ("asmgen_sm4_xts_dec_gb_gfni", &["AVX", "AVX2", "GFNI"]),
+    ("asmgen_sm4_xts_enc_ieee_gfni", &["AVX", "AVX2", "VPCLMULQDQ", "GFNI"]),
+    ("asmgen_sm4_xts_dec_ieee_gfni", &["AVX", "AVX2", "VPCLMULQDQ", "GFNI"]),
+    ("asmgen_sm4_xts_enc_gb_gfni", &["AVX", "AVX2", "VPCLMULQDQ", "GFNI"]),
+    ("asmgen_sm4_xts_dec_gb_gfni", &["AVX", "AVX2", "VPCLMULQDQ", "GFNI"]),
     ("asmgen_sm4_gcm_enc_gfni", &["PCLMULQDQ", "AVX", "AVX2", "GFNI"]),
     ("asmgen_sm4_ecb_vaes", &["AES", "AVX", "AVX2", "VAES"]),
     ("asmgen_sm4_ctr_vaes", &["AES", "AVX", "AVX2", "VAES"]),

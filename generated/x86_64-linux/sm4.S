@@ -64,13 +64,13 @@
 #   void asmgen_sm4_cfb_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 #       requires: AVX, AVX2, GFNI
 #   void asmgen_sm4_xts_enc_ieee_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
-#       requires: AVX, AVX2, GFNI
+#       requires: AVX, AVX2, VPCLMULQDQ, GFNI
 #   void asmgen_sm4_xts_dec_ieee_gfni(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
-#       requires: AVX, AVX2, GFNI
+#       requires: AVX, AVX2, VPCLMULQDQ, GFNI
 #   void asmgen_sm4_xts_enc_gb_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
-#       requires: AVX, AVX2, GFNI
+#       requires: AVX, AVX2, VPCLMULQDQ, GFNI
 #   void asmgen_sm4_xts_dec_gb_gfni(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
-#       requires: AVX, AVX2, GFNI
+#       requires: AVX, AVX2, VPCLMULQDQ, GFNI
 #   void asmgen_sm4_gcm_enc_gfni(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
 #       requires: PCLMULQDQ, AVX, AVX2, GFNI
 #   void asmgen_sm4_ecb_vaes(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
@@ -6609,7 +6609,7 @@ asmgen_sm4_xts_enc_ieee_avx:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_enc_ieee_avx_rounds
-	# Output words X35, X34, X33, X32: transpose back, byte-swap, xor the tweaks parked in dst.
+	# Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
 	vpunpckldq  xmm10, xmm1, xmm0
@@ -6634,6 +6634,7 @@ asmgen_sm4_xts_enc_ieee_avx:
 	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	# Xor the tweaks parked in dst.
 	cmp         rcx, 8
 	jb          .Lasmgen_sm4_xts_enc_ieee_avx_partial2
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
@@ -7123,7 +7124,7 @@ asmgen_sm4_xts_dec_ieee_avx:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_dec_ieee_avx_rounds
-	# Output words X35, X34, X33, X32: transpose back, byte-swap, xor the tweaks parked in dst.
+	# Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
 	vpunpckldq  xmm10, xmm1, xmm0
@@ -7148,6 +7149,7 @@ asmgen_sm4_xts_dec_ieee_avx:
 	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	# Xor the tweaks parked in dst.
 	cmp         rcx, 8
 	jb          .Lasmgen_sm4_xts_dec_ieee_avx_partial2
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
@@ -7673,7 +7675,7 @@ asmgen_sm4_xts_enc_gb_avx:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_enc_gb_avx_rounds
-	# Output words X35, X34, X33, X32: transpose back, byte-swap, xor the tweaks parked in dst.
+	# Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
 	vpunpckldq  xmm10, xmm1, xmm0
@@ -7698,6 +7700,7 @@ asmgen_sm4_xts_enc_gb_avx:
 	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	# Xor the tweaks parked in dst.
 	cmp         rcx, 8
 	jb          .Lasmgen_sm4_xts_enc_gb_avx_partial2
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
@@ -8223,7 +8226,7 @@ asmgen_sm4_xts_dec_gb_avx:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_dec_gb_avx_rounds
-	# Output words X35, X34, X33, X32: transpose back, byte-swap, xor the tweaks parked in dst.
+	# Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
 	vpunpckldq  xmm10, xmm1, xmm0
@@ -8248,6 +8251,7 @@ asmgen_sm4_xts_dec_gb_avx:
 	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	# Xor the tweaks parked in dst.
 	cmp         rcx, 8
 	jb          .Lasmgen_sm4_xts_dec_gb_avx_partial2
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
@@ -8955,7 +8959,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_enc_ieee_avx2_rounds
-	# Output words X35, X34, X33, X32: transpose back, byte-swap, xor the tweaks parked in dst.
+	# Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  ymm8, ymm3, ymm2
 	vpunpckhdq  ymm9, ymm3, ymm2
 	vpunpckldq  ymm10, ymm1, ymm0
@@ -8980,6 +8984,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vpshufb     ymm5, ymm5, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm6, ymm6, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm7, ymm7, ymmword ptr [rip + .Lconst_sm4_bswap32]
+	# Xor the tweaks parked in dst.
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_partial2
 	vpxor       ymm0, ymm0, ymmword ptr [rsi]
@@ -9438,7 +9443,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_enc_ieee_avx2_rounds2
-	# Output words X35, X34, X33, X32: transpose back, byte-swap, xor the tweaks parked in dst.
+	# Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
 	vpunpckldq  xmm10, xmm1, xmm0
@@ -9463,6 +9468,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	# Xor the tweaks parked in dst.
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
@@ -10144,7 +10150,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_dec_ieee_avx2_rounds
-	# Output words X35, X34, X33, X32: transpose back, byte-swap, xor the tweaks parked in dst.
+	# Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  ymm8, ymm3, ymm2
 	vpunpckhdq  ymm9, ymm3, ymm2
 	vpunpckldq  ymm10, ymm1, ymm0
@@ -10169,6 +10175,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vpshufb     ymm5, ymm5, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm6, ymm6, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm7, ymm7, ymmword ptr [rip + .Lconst_sm4_bswap32]
+	# Xor the tweaks parked in dst.
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_partial2
 	vpxor       ymm0, ymm0, ymmword ptr [rsi]
@@ -10627,7 +10634,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_dec_ieee_avx2_rounds2
-	# Output words X35, X34, X33, X32: transpose back, byte-swap, xor the tweaks parked in dst.
+	# Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
 	vpunpckldq  xmm10, xmm1, xmm0
@@ -10652,6 +10659,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	# Xor the tweaks parked in dst.
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
@@ -11417,7 +11425,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_enc_gb_avx2_rounds
-	# Output words X35, X34, X33, X32: transpose back, byte-swap, xor the tweaks parked in dst.
+	# Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  ymm8, ymm3, ymm2
 	vpunpckhdq  ymm9, ymm3, ymm2
 	vpunpckldq  ymm10, ymm1, ymm0
@@ -11442,6 +11450,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vpshufb     ymm5, ymm5, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm6, ymm6, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm7, ymm7, ymmword ptr [rip + .Lconst_sm4_bswap32]
+	# Xor the tweaks parked in dst.
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_enc_gb_avx2_partial2
 	vpxor       ymm0, ymm0, ymmword ptr [rsi]
@@ -11918,7 +11927,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_enc_gb_avx2_rounds2
-	# Output words X35, X34, X33, X32: transpose back, byte-swap, xor the tweaks parked in dst.
+	# Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
 	vpunpckldq  xmm10, xmm1, xmm0
@@ -11943,6 +11952,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	# Xor the tweaks parked in dst.
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
@@ -12708,7 +12718,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_dec_gb_avx2_rounds
-	# Output words X35, X34, X33, X32: transpose back, byte-swap, xor the tweaks parked in dst.
+	# Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  ymm8, ymm3, ymm2
 	vpunpckhdq  ymm9, ymm3, ymm2
 	vpunpckldq  ymm10, ymm1, ymm0
@@ -12733,6 +12743,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vpshufb     ymm5, ymm5, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm6, ymm6, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm7, ymm7, ymmword ptr [rip + .Lconst_sm4_bswap32]
+	# Xor the tweaks parked in dst.
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_dec_gb_avx2_partial2
 	vpxor       ymm0, ymm0, ymmword ptr [rsi]
@@ -13209,7 +13220,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_dec_gb_avx2_rounds2
-	# Output words X35, X34, X33, X32: transpose back, byte-swap, xor the tweaks parked in dst.
+	# Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
 	vpunpckldq  xmm10, xmm1, xmm0
@@ -13234,6 +13245,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	# Xor the tweaks parked in dst.
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
@@ -19567,7 +19579,7 @@ asmgen_sm4_cfb_dec_gfni:
 # tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
 #
 # void asmgen_sm4_xts_enc_ieee_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
-# Requires: AVX, AVX2, GFNI
+# Requires: AVX, AVX2, VPCLMULQDQ, GFNI
 # ----------------------------------------------------------------------------------------------------
 	.globl asmgen_sm4_xts_enc_ieee_gfni
 	.hidden asmgen_sm4_xts_enc_ieee_gfni
@@ -19584,7 +19596,6 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	jz          .Lasmgen_sm4_xts_enc_ieee_gfni_done
 	cmp         rcx, 8
 	jbe         .Lasmgen_sm4_xts_enc_ieee_gfni_small
-	.p2align 4
 .Lasmgen_sm4_xts_enc_ieee_gfni_loop:
 	# Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         rcx, 16
@@ -19704,21 +19715,6 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vpxor       ymm11, ymm11, ymm9
 	vpxor       ymm7, ymm11, ymmword ptr [rdx + 224]
 	vmovdqu     ymmword ptr [rsi + 224], ymm11
-	# The chain: T * x^16.
-	vpsrlq      xmm9, xmm8, 48
-	vpsllq      xmm8, xmm8, 16
-	vpslldq     xmm10, xmm9, 8
-	vpxor       xmm8, xmm8, xmm10
-	vpsrldq     xmm9, xmm9, 8
-	vpxor       xmm8, xmm8, xmm9
-	vpsllq      xmm9, xmm9, 1
-	vpxor       xmm8, xmm8, xmm9
-	vpsllq      xmm9, xmm9, 1
-	vpxor       xmm8, xmm8, xmm9
-	vpsllq      xmm9, xmm9, 5
-	vpxor       xmm8, xmm8, xmm9
-	# The tweak of the block after the batch.
-	vmovdqu     xmmword ptr [r8], xmm8
 	jmp         .Lasmgen_sm4_xts_enc_ieee_gfni_join
 .Lasmgen_sm4_xts_enc_ieee_gfni_partial:
 	vmovdqu     xmm8, xmmword ptr [r8]
@@ -19940,6 +19936,8 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	# The tweak of the block after the batch.
 	vmovdqu     xmmword ptr [r8], xmm8
 .Lasmgen_sm4_xts_enc_ieee_gfni_join:
+	.p2align 4
+.Lasmgen_sm4_xts_enc_ieee_gfni_core:
 	# Big-endian words, transposed.
 	vpshufb     ymm0, ymm0, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm1, ymm1, ymmword ptr [rip + .Lconst_sm4_bswap32]
@@ -20107,7 +20105,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vgf2p8affineqb ymm5, ymm5, ymmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb ymm6, ymm6, ymmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb ymm7, ymm7, ymmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	# Output words X35, X34, X33, X32: transpose back, byte-swap, xor the tweaks parked in dst.
+	# Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  ymm8, ymm3, ymm2
 	vpunpckhdq  ymm9, ymm3, ymm2
 	vpunpckldq  ymm10, ymm1, ymm0
@@ -20132,8 +20130,97 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vpshufb     ymm5, ymm5, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm6, ymm6, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm7, ymm7, ymmword ptr [rip + .Lconst_sm4_bswap32]
+	cmp         rcx, 32
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_last
+	# This batch's outputs and the next batch's inputs, with its tweaks T * x^16 from the parked ones.
+	vmovdqu     ymm10, ymmword ptr [rsi]
+	vpxor       ymm0, ymm0, ymm10
+	vmovdqu     ymmword ptr [rsi], ymm0
+	vpsrldq     ymm11, ymm10, 14
+	vpslldq     ymm10, ymm10, 2
+	vpclmulqdq  ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_ieee_x16], 0x00
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm0, ymm10, ymmword ptr [rdx + 256]
+	vmovdqu     ymmword ptr [rsi + 256], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 32]
+	vpxor       ymm1, ymm1, ymm9
+	vmovdqu     ymmword ptr [rsi + 32], ymm1
+	vpsrldq     ymm8, ymm9, 14
+	vpslldq     ymm9, ymm9, 2
+	vpclmulqdq  ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_ieee_x16], 0x00
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm1, ymm9, ymmword ptr [rdx + 288]
+	vmovdqu     ymmword ptr [rsi + 288], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 64]
+	vpxor       ymm2, ymm2, ymm10
+	vmovdqu     ymmword ptr [rsi + 64], ymm2
+	vpsrldq     ymm11, ymm10, 14
+	vpslldq     ymm10, ymm10, 2
+	vpclmulqdq  ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_ieee_x16], 0x00
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm2, ymm10, ymmword ptr [rdx + 320]
+	vmovdqu     ymmword ptr [rsi + 320], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 96]
+	vpxor       ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rsi + 96], ymm3
+	vpsrldq     ymm8, ymm9, 14
+	vpslldq     ymm9, ymm9, 2
+	vpclmulqdq  ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_ieee_x16], 0x00
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm3, ymm9, ymmword ptr [rdx + 352]
+	vmovdqu     ymmword ptr [rsi + 352], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 128]
+	vpxor       ymm4, ymm4, ymm10
+	vmovdqu     ymmword ptr [rsi + 128], ymm4
+	vpsrldq     ymm11, ymm10, 14
+	vpslldq     ymm10, ymm10, 2
+	vpclmulqdq  ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_ieee_x16], 0x00
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm4, ymm10, ymmword ptr [rdx + 384]
+	vmovdqu     ymmword ptr [rsi + 384], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 160]
+	vpxor       ymm5, ymm5, ymm9
+	vmovdqu     ymmword ptr [rsi + 160], ymm5
+	vpsrldq     ymm8, ymm9, 14
+	vpslldq     ymm9, ymm9, 2
+	vpclmulqdq  ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_ieee_x16], 0x00
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm5, ymm9, ymmword ptr [rdx + 416]
+	vmovdqu     ymmword ptr [rsi + 416], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 192]
+	vpxor       ymm6, ymm6, ymm10
+	vmovdqu     ymmword ptr [rsi + 192], ymm6
+	vpsrldq     ymm11, ymm10, 14
+	vpslldq     ymm10, ymm10, 2
+	vpclmulqdq  ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_ieee_x16], 0x00
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm6, ymm10, ymmword ptr [rdx + 448]
+	vmovdqu     ymmword ptr [rsi + 448], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 224]
+	vpxor       ymm7, ymm7, ymm9
+	vmovdqu     ymmword ptr [rsi + 224], ymm7
+	vpsrldq     ymm8, ymm9, 14
+	vpslldq     ymm9, ymm9, 2
+	vpclmulqdq  ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_ieee_x16], 0x00
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm7, ymm9, ymmword ptr [rdx + 480]
+	vmovdqu     ymmword ptr [rsi + 480], ymm9
+	sub         rcx, 16
+	add         rdx, 256
+	add         rsi, 256
+	jmp         .Lasmgen_sm4_xts_enc_ieee_gfni_core
+
+.Lasmgen_sm4_xts_enc_ieee_gfni_last:
+	# Xor the tweaks parked in dst.
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_partial2
+	# The tweak of the block after the batch: T[0] * x^16.
+	vmovdqu     ymm10, ymmword ptr [rsi]
+	vpsrldq     ymm11, ymm10, 14
+	vpslldq     ymm10, ymm10, 2
+	vpclmulqdq  ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_ieee_x16], 0x00
+	vpxor       ymm10, ymm10, ymm11
+	vmovdqu     xmmword ptr [r8], xmm10
 	vpxor       ymm0, ymm0, ymmword ptr [rsi]
 	vmovdqu     ymmword ptr [rsi], ymm0
 	vpxor       ymm1, ymm1, ymmword ptr [rsi + 32]
@@ -20492,7 +20579,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vgf2p8affineqb xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	# Output words X35, X34, X33, X32: transpose back, byte-swap, xor the tweaks parked in dst.
+	# Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
 	vpunpckldq  xmm10, xmm1, xmm0
@@ -20517,6 +20604,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	# Xor the tweaks parked in dst.
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
@@ -20559,7 +20647,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 # tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
 #
 # void asmgen_sm4_xts_dec_ieee_gfni(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
-# Requires: AVX, AVX2, GFNI
+# Requires: AVX, AVX2, VPCLMULQDQ, GFNI
 # ----------------------------------------------------------------------------------------------------
 	.globl asmgen_sm4_xts_dec_ieee_gfni
 	.hidden asmgen_sm4_xts_dec_ieee_gfni
@@ -20576,7 +20664,6 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	jz          .Lasmgen_sm4_xts_dec_ieee_gfni_done
 	cmp         rcx, 8
 	jbe         .Lasmgen_sm4_xts_dec_ieee_gfni_small
-	.p2align 4
 .Lasmgen_sm4_xts_dec_ieee_gfni_loop:
 	# Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         rcx, 16
@@ -20696,21 +20783,6 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vpxor       ymm11, ymm11, ymm9
 	vpxor       ymm7, ymm11, ymmword ptr [rdx + 224]
 	vmovdqu     ymmword ptr [rsi + 224], ymm11
-	# The chain: T * x^16.
-	vpsrlq      xmm9, xmm8, 48
-	vpsllq      xmm8, xmm8, 16
-	vpslldq     xmm10, xmm9, 8
-	vpxor       xmm8, xmm8, xmm10
-	vpsrldq     xmm9, xmm9, 8
-	vpxor       xmm8, xmm8, xmm9
-	vpsllq      xmm9, xmm9, 1
-	vpxor       xmm8, xmm8, xmm9
-	vpsllq      xmm9, xmm9, 1
-	vpxor       xmm8, xmm8, xmm9
-	vpsllq      xmm9, xmm9, 5
-	vpxor       xmm8, xmm8, xmm9
-	# The tweak of the block after the batch.
-	vmovdqu     xmmword ptr [r8], xmm8
 	jmp         .Lasmgen_sm4_xts_dec_ieee_gfni_join
 .Lasmgen_sm4_xts_dec_ieee_gfni_partial:
 	vmovdqu     xmm8, xmmword ptr [r8]
@@ -20932,6 +21004,8 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	# The tweak of the block after the batch.
 	vmovdqu     xmmword ptr [r8], xmm8
 .Lasmgen_sm4_xts_dec_ieee_gfni_join:
+	.p2align 4
+.Lasmgen_sm4_xts_dec_ieee_gfni_core:
 	# Big-endian words, transposed.
 	vpshufb     ymm0, ymm0, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm1, ymm1, ymmword ptr [rip + .Lconst_sm4_bswap32]
@@ -21099,7 +21173,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vgf2p8affineqb ymm5, ymm5, ymmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb ymm6, ymm6, ymmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb ymm7, ymm7, ymmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	# Output words X35, X34, X33, X32: transpose back, byte-swap, xor the tweaks parked in dst.
+	# Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  ymm8, ymm3, ymm2
 	vpunpckhdq  ymm9, ymm3, ymm2
 	vpunpckldq  ymm10, ymm1, ymm0
@@ -21124,8 +21198,97 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vpshufb     ymm5, ymm5, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm6, ymm6, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm7, ymm7, ymmword ptr [rip + .Lconst_sm4_bswap32]
+	cmp         rcx, 32
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_last
+	# This batch's outputs and the next batch's inputs, with its tweaks T * x^16 from the parked ones.
+	vmovdqu     ymm10, ymmword ptr [rsi]
+	vpxor       ymm0, ymm0, ymm10
+	vmovdqu     ymmword ptr [rsi], ymm0
+	vpsrldq     ymm11, ymm10, 14
+	vpslldq     ymm10, ymm10, 2
+	vpclmulqdq  ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_ieee_x16], 0x00
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm0, ymm10, ymmword ptr [rdx + 256]
+	vmovdqu     ymmword ptr [rsi + 256], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 32]
+	vpxor       ymm1, ymm1, ymm9
+	vmovdqu     ymmword ptr [rsi + 32], ymm1
+	vpsrldq     ymm8, ymm9, 14
+	vpslldq     ymm9, ymm9, 2
+	vpclmulqdq  ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_ieee_x16], 0x00
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm1, ymm9, ymmword ptr [rdx + 288]
+	vmovdqu     ymmword ptr [rsi + 288], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 64]
+	vpxor       ymm2, ymm2, ymm10
+	vmovdqu     ymmword ptr [rsi + 64], ymm2
+	vpsrldq     ymm11, ymm10, 14
+	vpslldq     ymm10, ymm10, 2
+	vpclmulqdq  ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_ieee_x16], 0x00
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm2, ymm10, ymmword ptr [rdx + 320]
+	vmovdqu     ymmword ptr [rsi + 320], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 96]
+	vpxor       ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rsi + 96], ymm3
+	vpsrldq     ymm8, ymm9, 14
+	vpslldq     ymm9, ymm9, 2
+	vpclmulqdq  ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_ieee_x16], 0x00
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm3, ymm9, ymmword ptr [rdx + 352]
+	vmovdqu     ymmword ptr [rsi + 352], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 128]
+	vpxor       ymm4, ymm4, ymm10
+	vmovdqu     ymmword ptr [rsi + 128], ymm4
+	vpsrldq     ymm11, ymm10, 14
+	vpslldq     ymm10, ymm10, 2
+	vpclmulqdq  ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_ieee_x16], 0x00
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm4, ymm10, ymmword ptr [rdx + 384]
+	vmovdqu     ymmword ptr [rsi + 384], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 160]
+	vpxor       ymm5, ymm5, ymm9
+	vmovdqu     ymmword ptr [rsi + 160], ymm5
+	vpsrldq     ymm8, ymm9, 14
+	vpslldq     ymm9, ymm9, 2
+	vpclmulqdq  ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_ieee_x16], 0x00
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm5, ymm9, ymmword ptr [rdx + 416]
+	vmovdqu     ymmword ptr [rsi + 416], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 192]
+	vpxor       ymm6, ymm6, ymm10
+	vmovdqu     ymmword ptr [rsi + 192], ymm6
+	vpsrldq     ymm11, ymm10, 14
+	vpslldq     ymm10, ymm10, 2
+	vpclmulqdq  ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_ieee_x16], 0x00
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm6, ymm10, ymmword ptr [rdx + 448]
+	vmovdqu     ymmword ptr [rsi + 448], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 224]
+	vpxor       ymm7, ymm7, ymm9
+	vmovdqu     ymmword ptr [rsi + 224], ymm7
+	vpsrldq     ymm8, ymm9, 14
+	vpslldq     ymm9, ymm9, 2
+	vpclmulqdq  ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_ieee_x16], 0x00
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm7, ymm9, ymmword ptr [rdx + 480]
+	vmovdqu     ymmword ptr [rsi + 480], ymm9
+	sub         rcx, 16
+	add         rdx, 256
+	add         rsi, 256
+	jmp         .Lasmgen_sm4_xts_dec_ieee_gfni_core
+
+.Lasmgen_sm4_xts_dec_ieee_gfni_last:
+	# Xor the tweaks parked in dst.
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_partial2
+	# The tweak of the block after the batch: T[0] * x^16.
+	vmovdqu     ymm10, ymmword ptr [rsi]
+	vpsrldq     ymm11, ymm10, 14
+	vpslldq     ymm10, ymm10, 2
+	vpclmulqdq  ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_ieee_x16], 0x00
+	vpxor       ymm10, ymm10, ymm11
+	vmovdqu     xmmword ptr [r8], xmm10
 	vpxor       ymm0, ymm0, ymmword ptr [rsi]
 	vmovdqu     ymmword ptr [rsi], ymm0
 	vpxor       ymm1, ymm1, ymmword ptr [rsi + 32]
@@ -21484,7 +21647,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vgf2p8affineqb xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	# Output words X35, X34, X33, X32: transpose back, byte-swap, xor the tweaks parked in dst.
+	# Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
 	vpunpckldq  xmm10, xmm1, xmm0
@@ -21509,6 +21672,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	# Xor the tweaks parked in dst.
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
@@ -21551,7 +21715,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 # tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
 #
 # void asmgen_sm4_xts_enc_gb_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
-# Requires: AVX, AVX2, GFNI
+# Requires: AVX, AVX2, VPCLMULQDQ, GFNI
 # ----------------------------------------------------------------------------------------------------
 	.globl asmgen_sm4_xts_enc_gb_gfni
 	.hidden asmgen_sm4_xts_enc_gb_gfni
@@ -21568,7 +21732,6 @@ asmgen_sm4_xts_enc_gb_gfni:
 	jz          .Lasmgen_sm4_xts_enc_gb_gfni_done
 	cmp         rcx, 8
 	jbe         .Lasmgen_sm4_xts_enc_gb_gfni_small
-	.p2align 4
 .Lasmgen_sm4_xts_enc_gb_gfni_loop:
 	# Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         rcx, 16
@@ -21697,22 +21860,6 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vgf2p8affineqb ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       ymm7, ymm11, ymmword ptr [rdx + 224]
 	vmovdqu     ymmword ptr [rsi + 224], ymm11
-	# The chain: T * x^16.
-	vpsrlq      xmm9, xmm8, 48
-	vpsllq      xmm8, xmm8, 16
-	vpslldq     xmm10, xmm9, 8
-	vpxor       xmm8, xmm8, xmm10
-	vpsrldq     xmm9, xmm9, 8
-	vpxor       xmm8, xmm8, xmm9
-	vpsllq      xmm9, xmm9, 1
-	vpxor       xmm8, xmm8, xmm9
-	vpsllq      xmm9, xmm9, 1
-	vpxor       xmm8, xmm8, xmm9
-	vpsllq      xmm9, xmm9, 5
-	vpxor       xmm8, xmm8, xmm9
-	# The tweak of the block after the batch.
-	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
-	vmovdqu     xmmword ptr [r8], xmm10
 	jmp         .Lasmgen_sm4_xts_enc_gb_gfni_join
 .Lasmgen_sm4_xts_enc_gb_gfni_partial:
 	vmovdqu     xmm8, xmmword ptr [r8]
@@ -21960,6 +22107,8 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vmovdqu     xmmword ptr [r8], xmm10
 .Lasmgen_sm4_xts_enc_gb_gfni_join:
+	.p2align 4
+.Lasmgen_sm4_xts_enc_gb_gfni_core:
 	# Big-endian words, transposed.
 	vpshufb     ymm0, ymm0, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm1, ymm1, ymmword ptr [rip + .Lconst_sm4_bswap32]
@@ -22127,7 +22276,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vgf2p8affineqb ymm5, ymm5, ymmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb ymm6, ymm6, ymmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb ymm7, ymm7, ymmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	# Output words X35, X34, X33, X32: transpose back, byte-swap, xor the tweaks parked in dst.
+	# Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  ymm8, ymm3, ymm2
 	vpunpckhdq  ymm9, ymm3, ymm2
 	vpunpckldq  ymm10, ymm1, ymm0
@@ -22152,8 +22301,106 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vpshufb     ymm5, ymm5, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm6, ymm6, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm7, ymm7, ymmword ptr [rip + .Lconst_sm4_bswap32]
+	cmp         rcx, 32
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_last
+	# This batch's outputs and the next batch's inputs, with its tweaks T * x^16 from the parked ones.
+	vmovdqu     ymm10, ymmword ptr [rsi]
+	vpxor       ymm0, ymm0, ymm10
+	vmovdqu     ymmword ptr [rsi], ymm0
+	vpshufb     ymm11, ymm10, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm10, ymm10, 2
+	vpclmulqdq  ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_x16], 0x00
+	vpshufb     ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm0, ymm10, ymmword ptr [rdx + 256]
+	vmovdqu     ymmword ptr [rsi + 256], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 32]
+	vpxor       ymm1, ymm1, ymm9
+	vmovdqu     ymmword ptr [rsi + 32], ymm1
+	vpshufb     ymm8, ymm9, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm9, ymm9, 2
+	vpclmulqdq  ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_x16], 0x00
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm1, ymm9, ymmword ptr [rdx + 288]
+	vmovdqu     ymmword ptr [rsi + 288], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 64]
+	vpxor       ymm2, ymm2, ymm10
+	vmovdqu     ymmword ptr [rsi + 64], ymm2
+	vpshufb     ymm11, ymm10, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm10, ymm10, 2
+	vpclmulqdq  ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_x16], 0x00
+	vpshufb     ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm2, ymm10, ymmword ptr [rdx + 320]
+	vmovdqu     ymmword ptr [rsi + 320], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 96]
+	vpxor       ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rsi + 96], ymm3
+	vpshufb     ymm8, ymm9, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm9, ymm9, 2
+	vpclmulqdq  ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_x16], 0x00
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm3, ymm9, ymmword ptr [rdx + 352]
+	vmovdqu     ymmword ptr [rsi + 352], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 128]
+	vpxor       ymm4, ymm4, ymm10
+	vmovdqu     ymmword ptr [rsi + 128], ymm4
+	vpshufb     ymm11, ymm10, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm10, ymm10, 2
+	vpclmulqdq  ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_x16], 0x00
+	vpshufb     ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm4, ymm10, ymmword ptr [rdx + 384]
+	vmovdqu     ymmword ptr [rsi + 384], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 160]
+	vpxor       ymm5, ymm5, ymm9
+	vmovdqu     ymmword ptr [rsi + 160], ymm5
+	vpshufb     ymm8, ymm9, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm9, ymm9, 2
+	vpclmulqdq  ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_x16], 0x00
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm5, ymm9, ymmword ptr [rdx + 416]
+	vmovdqu     ymmword ptr [rsi + 416], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 192]
+	vpxor       ymm6, ymm6, ymm10
+	vmovdqu     ymmword ptr [rsi + 192], ymm6
+	vpshufb     ymm11, ymm10, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm10, ymm10, 2
+	vpclmulqdq  ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_x16], 0x00
+	vpshufb     ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm6, ymm10, ymmword ptr [rdx + 448]
+	vmovdqu     ymmword ptr [rsi + 448], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 224]
+	vpxor       ymm7, ymm7, ymm9
+	vmovdqu     ymmword ptr [rsi + 224], ymm7
+	vpshufb     ymm8, ymm9, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm9, ymm9, 2
+	vpclmulqdq  ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_x16], 0x00
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm7, ymm9, ymmword ptr [rdx + 480]
+	vmovdqu     ymmword ptr [rsi + 480], ymm9
+	sub         rcx, 16
+	add         rdx, 256
+	add         rsi, 256
+	jmp         .Lasmgen_sm4_xts_enc_gb_gfni_core
+
+.Lasmgen_sm4_xts_enc_gb_gfni_last:
+	# Xor the tweaks parked in dst.
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_enc_gb_gfni_partial2
+	# The tweak of the block after the batch: T[0] * x^16.
+	vmovdqu     ymm10, ymmword ptr [rsi]
+	vpshufb     ymm11, ymm10, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm10, ymm10, 2
+	vpclmulqdq  ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_x16], 0x00
+	vpshufb     ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm10, ymm10, ymm11
+	vmovdqu     xmmword ptr [r8], xmm10
 	vpxor       ymm0, ymm0, ymmword ptr [rsi]
 	vmovdqu     ymmword ptr [rsi], ymm0
 	vpxor       ymm1, ymm1, ymmword ptr [rsi + 32]
@@ -22522,7 +22769,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vgf2p8affineqb xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	# Output words X35, X34, X33, X32: transpose back, byte-swap, xor the tweaks parked in dst.
+	# Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
 	vpunpckldq  xmm10, xmm1, xmm0
@@ -22547,6 +22794,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	# Xor the tweaks parked in dst.
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
@@ -22589,7 +22837,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 # tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
 #
 # void asmgen_sm4_xts_dec_gb_gfni(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
-# Requires: AVX, AVX2, GFNI
+# Requires: AVX, AVX2, VPCLMULQDQ, GFNI
 # ----------------------------------------------------------------------------------------------------
 	.globl asmgen_sm4_xts_dec_gb_gfni
 	.hidden asmgen_sm4_xts_dec_gb_gfni
@@ -22606,7 +22854,6 @@ asmgen_sm4_xts_dec_gb_gfni:
 	jz          .Lasmgen_sm4_xts_dec_gb_gfni_done
 	cmp         rcx, 8
 	jbe         .Lasmgen_sm4_xts_dec_gb_gfni_small
-	.p2align 4
 .Lasmgen_sm4_xts_dec_gb_gfni_loop:
 	# Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         rcx, 16
@@ -22735,22 +22982,6 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vgf2p8affineqb ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       ymm7, ymm11, ymmword ptr [rdx + 224]
 	vmovdqu     ymmword ptr [rsi + 224], ymm11
-	# The chain: T * x^16.
-	vpsrlq      xmm9, xmm8, 48
-	vpsllq      xmm8, xmm8, 16
-	vpslldq     xmm10, xmm9, 8
-	vpxor       xmm8, xmm8, xmm10
-	vpsrldq     xmm9, xmm9, 8
-	vpxor       xmm8, xmm8, xmm9
-	vpsllq      xmm9, xmm9, 1
-	vpxor       xmm8, xmm8, xmm9
-	vpsllq      xmm9, xmm9, 1
-	vpxor       xmm8, xmm8, xmm9
-	vpsllq      xmm9, xmm9, 5
-	vpxor       xmm8, xmm8, xmm9
-	# The tweak of the block after the batch.
-	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
-	vmovdqu     xmmword ptr [r8], xmm10
 	jmp         .Lasmgen_sm4_xts_dec_gb_gfni_join
 .Lasmgen_sm4_xts_dec_gb_gfni_partial:
 	vmovdqu     xmm8, xmmword ptr [r8]
@@ -22998,6 +23229,8 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vmovdqu     xmmword ptr [r8], xmm10
 .Lasmgen_sm4_xts_dec_gb_gfni_join:
+	.p2align 4
+.Lasmgen_sm4_xts_dec_gb_gfni_core:
 	# Big-endian words, transposed.
 	vpshufb     ymm0, ymm0, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm1, ymm1, ymmword ptr [rip + .Lconst_sm4_bswap32]
@@ -23165,7 +23398,7 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vgf2p8affineqb ymm5, ymm5, ymmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb ymm6, ymm6, ymmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb ymm7, ymm7, ymmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	# Output words X35, X34, X33, X32: transpose back, byte-swap, xor the tweaks parked in dst.
+	# Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  ymm8, ymm3, ymm2
 	vpunpckhdq  ymm9, ymm3, ymm2
 	vpunpckldq  ymm10, ymm1, ymm0
@@ -23190,8 +23423,106 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vpshufb     ymm5, ymm5, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm6, ymm6, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm7, ymm7, ymmword ptr [rip + .Lconst_sm4_bswap32]
+	cmp         rcx, 32
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_last
+	# This batch's outputs and the next batch's inputs, with its tweaks T * x^16 from the parked ones.
+	vmovdqu     ymm10, ymmword ptr [rsi]
+	vpxor       ymm0, ymm0, ymm10
+	vmovdqu     ymmword ptr [rsi], ymm0
+	vpshufb     ymm11, ymm10, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm10, ymm10, 2
+	vpclmulqdq  ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_x16], 0x00
+	vpshufb     ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm0, ymm10, ymmword ptr [rdx + 256]
+	vmovdqu     ymmword ptr [rsi + 256], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 32]
+	vpxor       ymm1, ymm1, ymm9
+	vmovdqu     ymmword ptr [rsi + 32], ymm1
+	vpshufb     ymm8, ymm9, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm9, ymm9, 2
+	vpclmulqdq  ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_x16], 0x00
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm1, ymm9, ymmword ptr [rdx + 288]
+	vmovdqu     ymmword ptr [rsi + 288], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 64]
+	vpxor       ymm2, ymm2, ymm10
+	vmovdqu     ymmword ptr [rsi + 64], ymm2
+	vpshufb     ymm11, ymm10, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm10, ymm10, 2
+	vpclmulqdq  ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_x16], 0x00
+	vpshufb     ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm2, ymm10, ymmword ptr [rdx + 320]
+	vmovdqu     ymmword ptr [rsi + 320], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 96]
+	vpxor       ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rsi + 96], ymm3
+	vpshufb     ymm8, ymm9, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm9, ymm9, 2
+	vpclmulqdq  ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_x16], 0x00
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm3, ymm9, ymmword ptr [rdx + 352]
+	vmovdqu     ymmword ptr [rsi + 352], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 128]
+	vpxor       ymm4, ymm4, ymm10
+	vmovdqu     ymmword ptr [rsi + 128], ymm4
+	vpshufb     ymm11, ymm10, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm10, ymm10, 2
+	vpclmulqdq  ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_x16], 0x00
+	vpshufb     ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm4, ymm10, ymmword ptr [rdx + 384]
+	vmovdqu     ymmword ptr [rsi + 384], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 160]
+	vpxor       ymm5, ymm5, ymm9
+	vmovdqu     ymmword ptr [rsi + 160], ymm5
+	vpshufb     ymm8, ymm9, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm9, ymm9, 2
+	vpclmulqdq  ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_x16], 0x00
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm5, ymm9, ymmword ptr [rdx + 416]
+	vmovdqu     ymmword ptr [rsi + 416], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 192]
+	vpxor       ymm6, ymm6, ymm10
+	vmovdqu     ymmword ptr [rsi + 192], ymm6
+	vpshufb     ymm11, ymm10, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm10, ymm10, 2
+	vpclmulqdq  ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_x16], 0x00
+	vpshufb     ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm6, ymm10, ymmword ptr [rdx + 448]
+	vmovdqu     ymmword ptr [rsi + 448], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 224]
+	vpxor       ymm7, ymm7, ymm9
+	vmovdqu     ymmword ptr [rsi + 224], ymm7
+	vpshufb     ymm8, ymm9, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm9, ymm9, 2
+	vpclmulqdq  ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_x16], 0x00
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm7, ymm9, ymmword ptr [rdx + 480]
+	vmovdqu     ymmword ptr [rsi + 480], ymm9
+	sub         rcx, 16
+	add         rdx, 256
+	add         rsi, 256
+	jmp         .Lasmgen_sm4_xts_dec_gb_gfni_core
+
+.Lasmgen_sm4_xts_dec_gb_gfni_last:
+	# Xor the tweaks parked in dst.
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_dec_gb_gfni_partial2
+	# The tweak of the block after the batch: T[0] * x^16.
+	vmovdqu     ymm10, ymmword ptr [rsi]
+	vpshufb     ymm11, ymm10, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm10, ymm10, 2
+	vpclmulqdq  ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_x16], 0x00
+	vpshufb     ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm10, ymm10, ymm11
+	vmovdqu     xmmword ptr [r8], xmm10
 	vpxor       ymm0, ymm0, ymmword ptr [rsi]
 	vmovdqu     ymmword ptr [rsi], ymm0
 	vpxor       ymm1, ymm1, ymmword ptr [rsi + 32]
@@ -23560,7 +23891,7 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vgf2p8affineqb xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	# Output words X35, X34, X33, X32: transpose back, byte-swap, xor the tweaks parked in dst.
+	# Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
 	vpunpckldq  xmm10, xmm1, xmm0
@@ -23585,6 +23916,7 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	# Xor the tweaks parked in dst.
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
@@ -28987,7 +29319,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_enc_ieee_vaes_rounds
-	# Output words X35, X34, X33, X32: transpose back, byte-swap, xor the tweaks parked in dst.
+	# Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  ymm8, ymm3, ymm2
 	vpunpckhdq  ymm9, ymm3, ymm2
 	vpunpckldq  ymm10, ymm1, ymm0
@@ -29012,6 +29344,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vpshufb     ymm5, ymm5, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm6, ymm6, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm7, ymm7, ymmword ptr [rip + .Lconst_sm4_bswap32]
+	# Xor the tweaks parked in dst.
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_partial2
 	vpxor       ymm0, ymm0, ymmword ptr [rsi]
@@ -29470,7 +29803,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_enc_ieee_vaes_rounds2
-	# Output words X35, X34, X33, X32: transpose back, byte-swap, xor the tweaks parked in dst.
+	# Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
 	vpunpckldq  xmm10, xmm1, xmm0
@@ -29495,6 +29828,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	# Xor the tweaks parked in dst.
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
@@ -30152,7 +30486,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_dec_ieee_vaes_rounds
-	# Output words X35, X34, X33, X32: transpose back, byte-swap, xor the tweaks parked in dst.
+	# Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  ymm8, ymm3, ymm2
 	vpunpckhdq  ymm9, ymm3, ymm2
 	vpunpckldq  ymm10, ymm1, ymm0
@@ -30177,6 +30511,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vpshufb     ymm5, ymm5, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm6, ymm6, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm7, ymm7, ymmword ptr [rip + .Lconst_sm4_bswap32]
+	# Xor the tweaks parked in dst.
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_partial2
 	vpxor       ymm0, ymm0, ymmword ptr [rsi]
@@ -30635,7 +30970,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_dec_ieee_vaes_rounds2
-	# Output words X35, X34, X33, X32: transpose back, byte-swap, xor the tweaks parked in dst.
+	# Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
 	vpunpckldq  xmm10, xmm1, xmm0
@@ -30660,6 +30995,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	# Xor the tweaks parked in dst.
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
@@ -31401,7 +31737,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_enc_gb_vaes_rounds
-	# Output words X35, X34, X33, X32: transpose back, byte-swap, xor the tweaks parked in dst.
+	# Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  ymm8, ymm3, ymm2
 	vpunpckhdq  ymm9, ymm3, ymm2
 	vpunpckldq  ymm10, ymm1, ymm0
@@ -31426,6 +31762,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vpshufb     ymm5, ymm5, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm6, ymm6, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm7, ymm7, ymmword ptr [rip + .Lconst_sm4_bswap32]
+	# Xor the tweaks parked in dst.
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_enc_gb_vaes_partial2
 	vpxor       ymm0, ymm0, ymmword ptr [rsi]
@@ -31902,7 +32239,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_enc_gb_vaes_rounds2
-	# Output words X35, X34, X33, X32: transpose back, byte-swap, xor the tweaks parked in dst.
+	# Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
 	vpunpckldq  xmm10, xmm1, xmm0
@@ -31927,6 +32264,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	# Xor the tweaks parked in dst.
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
@@ -32668,7 +33006,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_dec_gb_vaes_rounds
-	# Output words X35, X34, X33, X32: transpose back, byte-swap, xor the tweaks parked in dst.
+	# Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  ymm8, ymm3, ymm2
 	vpunpckhdq  ymm9, ymm3, ymm2
 	vpunpckldq  ymm10, ymm1, ymm0
@@ -32693,6 +33031,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vpshufb     ymm5, ymm5, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm6, ymm6, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm7, ymm7, ymmword ptr [rip + .Lconst_sm4_bswap32]
+	# Xor the tweaks parked in dst.
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_dec_gb_vaes_partial2
 	vpxor       ymm0, ymm0, ymmword ptr [rsi]
@@ -33169,7 +33508,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_dec_gb_vaes_rounds2
-	# Output words X35, X34, X33, X32: transpose back, byte-swap, xor the tweaks parked in dst.
+	# Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
 	vpunpckldq  xmm10, xmm1, xmm0
@@ -33194,6 +33533,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	# Xor the tweaks parked in dst.
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
@@ -35820,9 +36160,25 @@ asmgen_sm4_ccm_dec_gfni:
 	.p2align 4
 .Lconst_sm4_xts_gb_poly:	# XTS (GB/T 17964) halving: 0xe1 << 120 and the qword carry
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xe1
+	.p2align 5
+.Lconst_sm4_xts_gb_rev3:	# vpshufb: reverse bytes 0..3 of each lane
+	.byte 0x02, 0x01, 0x00, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	.byte 0x02, 0x01, 0x00, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	.p2align 5
+.Lconst_sm4_xts_gb_top:	# vpshufb: bytes 15, 14 of each lane to 0, 1
+	.byte 0x0f, 0x0e, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	.byte 0x0f, 0x0e, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	.p2align 5
+.Lconst_sm4_xts_gb_x16:	# XTS (GB/T 17964) * x^16: vpclmulqdq factor 0x1c2 (0x87 reflected, << 1) per lane
+	.byte 0xc2, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0xc2, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.p2align 4
 .Lconst_sm4_xts_ieee_poly:	# XTS (IEEE 1619) doubling: 0x87 and the qword carry
 	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.p2align 5
+.Lconst_sm4_xts_ieee_x16:	# XTS (IEEE) * x^16: vpclmulqdq factor 0x87 per lane
+	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.p2align 5
 .Lconst_sm4_xts_shl:	# XTS tweak k = 2s, 2s+1: qword left shift counts k
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00

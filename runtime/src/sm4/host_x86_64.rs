@@ -26,9 +26,10 @@ fn aesni_avx2() -> bool {
 fn vaes_avx2() -> bool {
     aesni_avx2() && has!("vaes") && !matches!(isa_request(), "avx2")
 }
-/// GFNI + AVX2 (the key schedule is the AES-NI AVX kernel; every GFNI CPU has AES-NI).
+/// GFNI + AVX2 (the key schedule is the AES-NI AVX kernel; every GFNI CPU has AES-NI), plus VPCLMULQDQ for
+/// the XTS kernels' tweaks (every AVX2 CPU with GFNI has it).
 fn gfni_avx2() -> bool {
-    aesni_avx2() && has!("gfni") && !matches!(isa_request(), "avx2" | "vaes")
+    aesni_avx2() && has!("gfni") && has!("vpclmulqdq") && !matches!(isa_request(), "avx2" | "vaes")
 }
 
 /// AES-NI + AVX (four blocks per register): every mode.

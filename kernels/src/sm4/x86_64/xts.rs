@@ -10,12 +10,16 @@
 //! The tweak of block `i` is stored into `dst[i]` as the block's input is formed (after `src[i]` is loaded, so
 //! `dst == src` works) and xored back from there after the rounds: all sixteen vector registers are busy
 //! during the rounds, and this keeps the tweaks out of them.
+//!
+//! The GFNI kernels run full 16-block batches back to back: one pass over the slots xors this batch's parked
+//! tweaks into its outputs and forms the next batch's inputs with the tweaks 16 blocks on, `T * x^16` from the
+//! parked ones (a byte shift and one `vpclmulqdq` per pair of blocks, [`Tw::times_x16`]).
 
 use super::{
     each_slot, gpr, rounds, transpose, vaffine, vshufb, vstore, vxor, Consts, Fill, Set, Width, B, GROUPS, TMP, V,
 };
 use crate::ghash::BYTE_REVERSE;
-use asmgen::isa::x86_64::{mem, rip, rip_off, Gpr, Mem, X86_64};
+use asmgen::isa::x86_64::{mem, rip, rip_off, Gpr, Mem, X86Feature, X86_64};
 use asmgen::{Abi, CType, Function, GenError, Label};
 
 /// Which XTS tweak convention.
@@ -61,6 +65,13 @@ struct Fast {
     shl: Label,
     /// Right shift counts per slot: `64 -` the left ones.
     shr: Label,
+    /// `vpclmulqdq` factor of the fold in [`Tw::times_x16`]: `0x87` per lane (IEEE), or `0x1c2` (GB: `0x87`
+    /// bit-reflected, times 2).
+    poly: Label,
+    /// GB: `vpshufb` control taking bytes 15 and 14 of each lane to bytes 0 and 1, zeroing the rest.
+    top: Option<Label>,
+    /// GB: `vpshufb` control reversing bytes 0..3 of each lane, zeroing the rest.
+    rev3: Option<Label>,
 }
 
 // Registers of the tweak chain while a batch's inputs are formed (the round temporaries are free then).
@@ -91,6 +102,28 @@ impl Tw {
                     "XTS tweak k = 2s, 2s+1: qword right shift counts 64-k",
                     &counts(&|k| 64 - k),
                 ),
+                poly: match std {
+                    Standard::Ieee => b.constant(
+                        "sm4_xts_ieee_x16",
+                        32,
+                        "XTS (IEEE) * x^16: vpclmulqdq factor 0x87 per lane",
+                        &[0x87u64, 0, 0x87, 0].iter().flat_map(|q| q.to_le_bytes()).collect::<Vec<u8>>(),
+                    ),
+                    Standard::Gb => b.constant(
+                        "sm4_xts_gb_x16",
+                        32,
+                        "XTS (GB/T 17964) * x^16: vpclmulqdq factor 0x1c2 (0x87 reflected, << 1) per lane",
+                        &[0x1c2u64, 0, 0x1c2, 0].iter().flat_map(|q| q.to_le_bytes()).collect::<Vec<u8>>(),
+                    ),
+                },
+                top: (std == Standard::Gb).then(|| {
+                    let c: Vec<u8> = (0..32).map(|i| [15u8, 14].get(i % 16).copied().unwrap_or(0x80)).collect();
+                    b.constant("sm4_xts_gb_top", 32, "vpshufb: bytes 15, 14 of each lane to 0, 1", &c)
+                }),
+                rev3: (std == Standard::Gb).then(|| {
+                    let c: Vec<u8> = (0..32).map(|i| [2u8, 1, 0].get(i % 16).copied().unwrap_or(0x80)).collect();
+                    b.constant("sm4_xts_gb_rev3", 32, "vpshufb: reverse bytes 0..3 of each lane", &c)
+                }),
             }
         });
         // The GFNI kernels step GB's chain in IEEE form.
@@ -115,8 +148,8 @@ impl Tw {
     }
 
     /// The sixteen tweaks of a full ymm batch (GFNI kernels): slot `s` gets `T[2s], T[2s+1]` xored with its
-    /// source blocks, the tweaks parked in `dst`; then `CHAIN = T * x^16`. The chain must hold `T[0]` (IEEE
-    /// form) in both lanes. Clobbers [`MASK`], [`OUT`] and [`OUT2`].
+    /// source blocks, the tweaks parked in `dst`. The chain must hold `T[0]` (IEEE form) in both lanes.
+    /// Clobbers [`MASK`], [`OUT`] and [`OUT2`].
     fn fast_batch(&self, b: &mut B, x: &Ctx) {
         let f = self.fast.as_ref().expect("GFNI kernel");
         let w = Width::Y;
@@ -137,13 +170,30 @@ impl Tw {
             b.vpxor_y(v.y(), t.y(), mem(x.src, off));
             b.vmovdqu_store_y(mem(x.dst, off), t.y());
         }
-        b.comment("The chain: T * x^16.");
-        b.vpsrlq(MASK.x(), CHAIN.x(), 48);
-        b.vpsllq(CHAIN.x(), CHAIN.x(), 16);
-        b.vpslldq(OUT.x(), MASK.x(), 8);
-        b.vpxor(CHAIN.x(), CHAIN.x(), OUT.x());
-        b.vpsrldq(MASK.x(), MASK.x(), 8);
-        self.fold(b, Width::X, CHAIN, MASK);
+    }
+
+    /// `t = t * x^16` on both lanes of ymm `t`, in the tweak's memory form (GFNI kernels), clobbering `c`.
+    /// A product by x^16 is a two-byte shift of each lane and the product of the lane's top two bytes by
+    /// 0x87. IEEE: `(t << 16) ^ clmul(t >> 112, 0x87)`, 4 ops. GB's memory form is IEEE's with each byte's
+    /// bits reversed, which commutes with the byte shift; its top two bytes, swapped, are the bit reflection
+    /// of IEEE's, so `clmul` by the reflected `0x87` (times 2) gives the fold's three bytes reflected, and a
+    /// byte reversal puts them in place: 5 ops.
+    fn times_x16(&self, b: &mut B, t: V, c: V) {
+        let f = self.fast.as_ref().expect("GFNI kernel");
+        match (&f.top, &f.rev3) {
+            (Some(top), Some(rev3)) => {
+                b.vpshufb_y(c.y(), t.y(), rip(top));
+                b.vpslldq_y(t.y(), t.y(), 2);
+                b.vpclmulqdq_y(c.y(), c.y(), rip(&f.poly), 0x00);
+                b.vpshufb_y(c.y(), c.y(), rip(rev3));
+            }
+            _ => {
+                b.vpsrldq_y(c.y(), t.y(), 14);
+                b.vpslldq_y(t.y(), t.y(), 2);
+                b.vpclmulqdq_y(c.y(), c.y(), rip(&f.poly), 0x00);
+            }
+        }
+        b.vpxor_y(t.y(), t.y(), c.y());
     }
 
     /// `d ^= o * 0x87` (carry-less; `o` has at most 16 bits): `o ^ o << 1 ^ o << 2 ^ o << 7`. Clobbers `o`.
@@ -264,11 +314,11 @@ fn slot_out(b: &mut B, x: &Ctx, w: Width, s: usize, half: bool) {
     }
 }
 
-/// One batch of up to `8 * blocks` blocks; `fill` as in the batch modes.
-fn batch(b: &mut B, x: &Ctx, w: Width, fill: Fill) {
-    let slots = 8;
-    let nblk = slots * w.blocks();
-    let both = |b: &mut B, f: &dyn Fn(&mut B, Option<Gpr>)| match fill {
+/// Emits `f(b, None)` when the batch is full (`n >= 8 * blocks`), `f(b, Some(n))` otherwise; `fill` as in the
+/// batch modes.
+fn both(b: &mut B, x: &Ctx, w: Width, fill: Fill, f: &dyn Fn(&mut B, Option<Gpr>)) {
+    let nblk = 8 * w.blocks();
+    match fill {
         Fill::Partial => f(b, Some(x.n)),
         Fill::Both => {
             let part = b.label("partial");
@@ -281,20 +331,31 @@ fn batch(b: &mut B, x: &Ctx, w: Width, fill: Fill) {
             f(b, Some(x.n));
             b.bind(&join);
         }
-    };
+    }
+}
+
+/// A batch's inputs: the tweaks from the one at `[tweak]`, `src ^ T` into the slots, `T` parked in `dst`, and
+/// the tweak of the block after the batch stored back to `[tweak]` (the GFNI kernels' full ymm batches leave
+/// that to [`batch_out`]).
+fn batch_in(b: &mut B, x: &Ctx, w: Width, fill: Fill) {
+    let nblk = 8 * w.blocks();
     b.comment(format!("Tweaks for {nblk} blocks, stepped in registers; inputs src ^ T, T parked in dst."));
-    both(b, &|b, n| {
+    both(b, x, w, fill, &|b, n| {
         x.tw.load(b, mem(x.tweak, 0));
         if x.tw.fast.is_some() && w == Width::Y && n.is_none() {
             b.vinserti128(CHAIN.y(), CHAIN.y(), CHAIN.x(), 0x01);
             x.tw.fast_batch(b, x);
-        } else {
-            each_slot(b, w, slots, n, &mut |b, s, half| slot_in(b, x, w, s, half));
+            return;
         }
+        each_slot(b, w, 8, n, &mut |b, s, half| slot_in(b, x, w, s, half));
         b.comment("The tweak of the block after the batch.");
         let t = x.tw.out(b, OUT, CHAIN);
         b.vmovdqu_store(mem(x.tweak, 0), t.x());
     });
+}
+
+/// The cipher on a batch's slots: byte-swap and transpose, 32 rounds, transpose back and byte-swap.
+fn batch_core(b: &mut B, x: &Ctx, w: Width) {
     b.comment("Big-endian words, transposed.");
     for g in &GROUPS {
         for &v in g {
@@ -303,21 +364,65 @@ fn batch(b: &mut B, x: &Ctx, w: Width, fill: Fill) {
         transpose(b, w, *g, *g, TMP);
     }
     rounds(b, &x.c, w, &GROUPS, x.rk);
-    b.comment("Output words X35, X34, X33, X32: transpose back, byte-swap, xor the tweaks parked in dst.");
+    b.comment("Output words X35, X34, X33, X32: transpose back, byte-swap.");
     for g in &GROUPS {
         transpose(b, w, [g[3], g[2], g[1], g[0]], *g, TMP);
         for &v in g {
             vshufb(b, w, v, v, rip(&x.c.bswap32));
         }
     }
-    both(b, &|b, n| each_slot(b, w, slots, n, &mut |b, s, half| slot_out(b, x, w, s, half)));
+}
+
+/// A batch's outputs: xor the tweaks parked in `dst` and store. A full ymm batch of the GFNI kernels first
+/// stores the tweak after it, `T[0] * x^16`, to `[tweak]`.
+fn batch_out(b: &mut B, x: &Ctx, w: Width, fill: Fill) {
+    b.comment("Xor the tweaks parked in dst.");
+    both(b, x, w, fill, &|b, n| {
+        if x.tw.fast.is_some() && w == Width::Y && n.is_none() {
+            b.comment("The tweak of the block after the batch: T[0] * x^16.");
+            b.vmovdqu_load_y(OUT.y(), mem(x.dst, 0));
+            x.tw.times_x16(b, OUT, OUT2);
+            b.vmovdqu_store(mem(x.tweak, 0), OUT.x());
+        }
+        each_slot(b, w, 8, n, &mut |b, s, half| slot_out(b, x, w, s, half))
+    });
+}
+
+/// One batch of up to `8 * blocks` blocks; `fill` as in the batch modes.
+fn batch(b: &mut B, x: &Ctx, w: Width, fill: Fill) {
+    batch_in(b, x, w, fill);
+    batch_core(b, x, w);
+    batch_out(b, x, w, fill);
+}
+
+/// Between two full ymm batches (GFNI kernels): the outputs of this one and the inputs of the next, slot by
+/// slot, the next tweaks being the parked ones times x^16 (4 ops per slot, 5 for GB). `dst == src` works: a
+/// slot of the next batch is read before its tweak is parked.
+fn batch_step(b: &mut B, x: &Ctx) {
+    b.comment("This batch's outputs and the next batch's inputs, with its tweaks T * x^16 from the parked ones.");
+    for s in 0..8u8 {
+        let v = V(s);
+        let (t, c) = if s % 2 == 0 { (OUT, OUT2) } else { (MASK, CHAIN) };
+        let off = 32 * s as i32;
+        b.vmovdqu_load_y(t.y(), mem(x.dst, off));
+        b.vpxor_y(v.y(), v.y(), t.y());
+        b.vmovdqu_store_y(mem(x.dst, off), v.y());
+        x.tw.times_x16(b, t, c);
+        b.vpxor_y(v.y(), t.y(), mem(x.src, 256 + off));
+        b.vmovdqu_store_y(mem(x.dst, 256 + off), t.y());
+    }
 }
 
 /// `asmgen_sm4_xts_<enc|dec>_<ieee|gb>_<avx|avx2>(rk, dst, src, nblocks, tweak)`.
 pub fn xts(enc: bool, std: Standard, set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> {
     let dir = if enc { "enc" } else { "dec" };
     let w = set.width();
-    let mut b = B::new(&format!("asmgen_sm4_xts_{dir}_{}_{}", std.name(), set.name()), abi, &set.features());
+    let mut features = set.features();
+    if set == Set::Gfni {
+        // The tweaks of the next batch: vpclmulqdq on ymm.
+        features.push(X86Feature::Vpclmulqdq);
+    }
+    let mut b = B::new(&format!("asmgen_sm4_xts_{dir}_{}_{}", std.name(), set.name()), abi, &features);
     b.doc(&format!(
         "SM4-XTS {} ({}), whole blocks: dst[i] = {}(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);",
         if enc { "encryption" } else { "decryption" },
@@ -355,6 +460,40 @@ pub fn xts(enc: bool, std: Standard, set: Set, abi: Abi) -> Result<Function<X86_
             b.add(src, 128);
             b.add(dst, 128);
             b.jmp(&lp);
+        }
+        Width::Y if x.tw.fast.is_some() => {
+            // Batches in a row: the outputs of one and the inputs of the next in one pass over the slots.
+            let small = b.label("small");
+            let last = b.label("last");
+            b.cmp(n, 8);
+            b.jbe(&small);
+            b.bind(&lp);
+            batch_in(&mut b, &x, Width::Y, Fill::Both);
+            let core = b.label("core");
+            b.align(4);
+            b.bind(&core);
+            batch_core(&mut b, &x, Width::Y);
+            b.cmp(n, 32);
+            b.jb(&last);
+            batch_step(&mut b, &x);
+            b.sub(n, 16);
+            b.add(src, 256);
+            b.add(dst, 256);
+            b.jmp(&core);
+            b.blank();
+            b.bind(&last);
+            batch_out(&mut b, &x, Width::Y, Fill::Both);
+            b.cmp(n, 16);
+            b.jbe(&done);
+            b.sub(n, 16);
+            b.add(src, 256);
+            b.add(dst, 256);
+            b.cmp(n, 8);
+            b.ja(&lp);
+            b.blank();
+            b.bind(&small);
+            b.comment("1..8 blocks: one xmm batch.");
+            batch(&mut b, &x, Width::X, Fill::Partial);
         }
         Width::Y => {
             let small = b.label("small");
