@@ -26,7 +26,7 @@
 //! Constant time: secret data only reaches `sm4e`/`sm4ekey`, vector arithmetic and `tbl`/`tbx` indices on
 //! vector registers; branches and addresses depend on lengths and counter values only.
 
-use super::{CK, FK};
+use super::{Mode, CK, FK};
 use asmgen::isa::aarch64::{regs::*, A64Feature, Aarch64, Reg, V, X};
 use asmgen::{Abi, Builder, CType, Function, GenError, Label};
 
@@ -126,47 +126,6 @@ fn store_blocks(b: &mut B, src: &[V], dst: X) {
             for c in src.chunks(4) {
                 b.st1_4x16b_post(c[0], dst);
             }
-        }
-    }
-}
-
-/// What a parallel mode computes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// `dst[i] = E(src[i])`.
-    Ecb,
-    /// `dst[i] = src[i] ^ E(ctr + i)`.
-    Ctr,
-    /// `dst[i] = D(src[i]) ^ src[i-1]`.
-    CbcDec,
-    /// `dst[i] = src[i] ^ E(src[i-1])`.
-    CfbDec,
-}
-
-impl Mode {
-    fn name(self) -> &'static str {
-        match self {
-            Mode::Ecb => "ecb",
-            Mode::Ctr => "ctr",
-            Mode::CbcDec => "cbc_dec",
-            Mode::CfbDec => "cfb_dec",
-        }
-    }
-    fn doc(self) -> &'static str {
-        match self {
-            Mode::Ecb => "ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys)",
-            Mode::Ctr => "CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks",
-            Mode::CbcDec => "CBC decryption: dst[i] = D(src[i]) ^ src[i-1], src[-1] = iv; iv = last ciphertext block",
-            Mode::CfbDec => {
-                "CFB-128 decryption: dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv; iv = last ciphertext block"
-            }
-        }
-    }
-    fn rk_name(self) -> &'static str {
-        match self {
-            Mode::Ecb | Mode::Ctr => "rk",
-            Mode::CbcDec => "rk_dec",
-            Mode::CfbDec => "rk_enc",
         }
     }
 }
@@ -277,7 +236,7 @@ fn ce_batch(b: &mut B, x: &CeCtx, k: usize) {
 /// `asmgen_sm4_<mode>_ce`: ECB, CTR, CBC or CFB decryption, eight blocks in flight, then four, then one.
 pub fn ce_batch_mode(mode: Mode, abi: Abi) -> Result<Function<Aarch64>, GenError> {
     let mut b = B::new(&format!("asmgen_sm4_{}_ce", mode.name()), abi, CE);
-    b.doc(&format!("SM4-{} (SM4 extension).", mode.doc()));
+    b.doc(&format!("{} (SM4 extension).", mode.doc().trim_end_matches('.')));
     b.doc("Eight blocks in flight (8 x sm4e each), then a batch of four and single blocks; dst may equal src.");
     let rk = xreg(b.param(mode.rk_name(), CType::ConstBytePtr));
     let dst = xreg(b.param("dst", CType::BytePtr));

@@ -314,7 +314,7 @@ fn b_st4_lane(b: &mut B, i: usize, dst: X) {
 /// `asmgen_sm4_<mode>_neon`: ECB, CTR, CBC or CFB decryption, eight blocks in flight.
 pub fn batch_mode(mode: Mode, abi: Abi) -> Result<Function<Aarch64>, GenError> {
     let mut b = B::new(&format!("asmgen_sm4_{}_neon", mode.name()), abi, &[]);
-    b.doc(&format!("SM4-{} (NEON, tbl S-box).", mode.doc()));
+    b.doc(&format!("{} (NEON, tbl S-box).", mode.doc().trim_end_matches('.')));
     b.doc("Eight blocks in flight (two transposed groups of four); dst may equal src.");
     let rk = xreg(b.param(mode.rk_name(), CType::ConstBytePtr));
     let dst = xreg(b.param("dst", CType::BytePtr));

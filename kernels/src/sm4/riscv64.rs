@@ -30,7 +30,7 @@
 #[path = "riscv64_zvksed.rs"]
 pub mod zvksed;
 
-use super::{CK, FK};
+use super::{Mode, CK, FK};
 use asmgen::isa::riscv64::{mem, regs::*, Reg, Riscv64, RvFeature, X};
 use asmgen::{Abi, Builder, CType, Function, GenError, Label};
 
@@ -122,62 +122,6 @@ fn rounds(b: &mut B, rk: X, blocks: &[[X; 4]], serial: bool) {
 fn load_words(b: &mut B, w: [X; 4], base: X, off: i32) {
     for (j, &r) in w.iter().enumerate() {
         b.lw(r, mem(base, off + 4 * j as i32));
-    }
-}
-
-/// The batch modes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// `dst[i] = E(src[i])`.
-    Ecb,
-    /// `dst[i] = src[i] ^ E(ctr + i)`.
-    Ctr,
-    /// `dst[i] = D(src[i]) ^ src[i-1]` (`src[-1]` = iv).
-    CbcDec,
-    /// `dst[i] = src[i] ^ E(src[i-1])`.
-    CfbDec,
-}
-
-impl Mode {
-    /// The four, in listing order.
-    pub const ALL: [Mode; 4] = [Mode::Ecb, Mode::Ctr, Mode::CbcDec, Mode::CfbDec];
-
-    /// The name in the function's symbol.
-    pub fn name(self) -> &'static str {
-        match self {
-            Mode::Ecb => "ecb",
-            Mode::Ctr => "ctr",
-            Mode::CbcDec => "cbc_dec",
-            Mode::CfbDec => "cfb_dec",
-        }
-    }
-
-    /// The description of the function.
-    pub fn doc(self) -> &'static str {
-        match self {
-            Mode::Ecb => "SM4-ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys).",
-            Mode::Ctr => "SM4-CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks.",
-            Mode::CbcDec => {
-                "SM4-CBC decryption: dst[i] = D(src[i]) ^ src[i-1], src[-1] = iv; iv = last ciphertext block."
-            }
-            Mode::CfbDec => {
-                "SM4-CFB-128 decryption: dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv; iv = last ciphertext block."
-            }
-        }
-    }
-
-    /// The name of the round-key parameter.
-    pub fn rk_name(self) -> &'static str {
-        match self {
-            Mode::Ecb | Mode::Ctr => "rk",
-            Mode::CbcDec => "rk_dec",
-            Mode::CfbDec => "rk_enc",
-        }
-    }
-
-    /// Whether the mode chains through an IV.
-    pub fn chains(self) -> bool {
-        matches!(self, Mode::CbcDec | Mode::CfbDec)
     }
 }
 

@@ -100,8 +100,7 @@ fn crypt(b: &mut B, swap_in: bool) {
     b.vrev8_v(T, T);
 }
 
-/// The batch modes (as in [`super::Mode`]).
-pub use super::Mode;
+use crate::sm4::Mode;
 
 /// `D = (hi, lo + i)` in 64-bit lanes `2i, 2i + 1` (`G1` = lane >> 1, `G2` = all-ones in odd lanes): a select
 /// by mask, `hi ^ ((lo + i) ^ hi) & odd`. With `vl` > 0, sets vl = `vl` lanes at e64 first.

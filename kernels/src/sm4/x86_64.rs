@@ -16,7 +16,7 @@
 //! the modes with more state than a batch of blocks live in submodules: [`xts`] (tweak chain in registers),
 //! [`gcm`] (CTR fused with GHASH) and [`ccm`] (CTR and CBC-MAC in one pass).
 
-use super::{gfni, sbox_affine, CK, FK};
+use super::{gfni, sbox_affine, Mode, CK, FK};
 use asmgen::isa::x86_64::{mem, mem_index, regs::*, rip, Gpr, Mem, X86Feature, Xmm, Ymm, X86_64};
 use asmgen::{Abi, Builder, CType, Function, GenError, Label};
 
@@ -687,33 +687,6 @@ pub fn transpose(b: &mut B, w: Width, rows: [V; 4], out: [V; 4], t: [V; 3]) {
         } else {
             vunpcklqdq(b, w, out[k], a, s);
         }
-    }
-}
-
-/// What a mode feeds the cipher and what it xors into the output, per block `i` of a batch.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// `dst[i] = E(src[i])`.
-    Ecb,
-    /// `dst[i] = src[i] ^ E(ctr + i)`.
-    Ctr,
-    /// `dst[i] = D(src[i]) ^ src[i-1]` (`src[-1]` = iv); stores run backwards so `dst == src` works.
-    CbcDec,
-    /// `dst[i] = src[i] ^ E(src[i-1])`.
-    CfbDec,
-}
-
-impl Mode {
-    fn name(self) -> &'static str {
-        match self {
-            Mode::Ecb => "ecb",
-            Mode::Ctr => "ctr",
-            Mode::CbcDec => "cbc_dec",
-            Mode::CfbDec => "cfb_dec",
-        }
-    }
-    fn chains(self) -> bool {
-        matches!(self, Mode::CbcDec | Mode::CfbDec)
     }
 }
 
