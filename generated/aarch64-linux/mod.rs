@@ -34,6 +34,12 @@ extern "C" {
     pub fn asmgen_sm4_xts_enc_gb_ce(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
     /// `asmgen_sm4_xts_dec_gb_ce` (sm4.S): requires sm4.
     pub fn asmgen_sm4_xts_dec_gb_ce(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
+    /// `asmgen_sm4_gcm_enc_ce` (sm4.S): requires pmull, sm4.
+    pub fn asmgen_sm4_gcm_enc_ce(rk_enc: *const u8, htable: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, state: *mut u8);
+    /// `asmgen_sm4_ccm_enc_ce` (sm4.S): requires sm4.
+    pub fn asmgen_sm4_ccm_enc_ce(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, ctr: *mut u8, mac: *mut u8);
+    /// `asmgen_sm4_ccm_dec_ce` (sm4.S): requires sm4.
+    pub fn asmgen_sm4_ccm_dec_ce(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, ctr: *mut u8, mac: *mut u8);
     /// `asmgen_sm4_expand_key_neon` (sm4.S): requires no extension.
     pub fn asmgen_sm4_expand_key_neon(rk_enc: *mut u8, rk_dec: *mut u8, key: *const u8);
     /// `asmgen_sm4_ecb_neon` (sm4.S): requires no extension.
@@ -70,6 +76,9 @@ pub const KERNELS: &[(&str, &[&str])] = &[
     ("asmgen_sm4_xts_dec_ieee_ce", &["sm4"]),
     ("asmgen_sm4_xts_enc_gb_ce", &["sm4"]),
     ("asmgen_sm4_xts_dec_gb_ce", &["sm4"]),
+    ("asmgen_sm4_gcm_enc_ce", &["pmull", "sm4"]),
+    ("asmgen_sm4_ccm_enc_ce", &["sm4"]),
+    ("asmgen_sm4_ccm_dec_ce", &["sm4"]),
     ("asmgen_sm4_expand_key_neon", &[]),
     ("asmgen_sm4_ecb_neon", &[]),
     ("asmgen_sm4_ctr_neon", &[]),

@@ -83,6 +83,10 @@ const ROWS: &[Row] = &[
     Row::a64("SM4-CE XTS (GB)", SM4, "asmgen_sm4_xts_enc_gb_ce_loop8", "neoverse-n2").target(0.8),
     Row::a64("SM4-CE XTS (IEEE)", SM4, "asmgen_sm4_xts_enc_ieee_ce_loop8", "neoverse-v1"),
     Row::a64("SM4-CE CBC decrypt", SM4, "asmgen_sm4_cbc_dec_ce_loop8", "neoverse-n2"),
+    Row::a64("SM4-CE GCM encrypt", SM4, "asmgen_sm4_gcm_enc_ce_loop8", "neoverse-n2"),
+    Row::a64("SM4-CE CCM encrypt", SM4, "asmgen_sm4_ccm_enc_ce_loop", "neoverse-n2")
+        .bytes(16)
+        .note("serial: one block per 8 dependent sm4e"),
     Row {
         inner: Some(("asmgen_sm4_ctr_neon_rounds", 8)),
         ..Row::a64("SM4 NEON CTR", SM4, "asmgen_sm4_ctr_neon_loop8", "neoverse-n1")

@@ -57,31 +57,91 @@ fn reflect(b: &mut B, f: Flavour, v: V) {
 
 /// Loads the reduction constants: POLYR = POLY, POLYC = its high lane in both lanes, and ZERO.
 fn constants(b: &mut B) {
+    load_constants(b, CONST_ADDR, POLYR, POLYC, ZERO);
+}
+
+/// The registers of a Karatsuba accumulation and its reduction, so that other kernels (SM4-GCM) can run the
+/// same GHASH steps on registers of their choosing.
+#[derive(Clone, Copy, Debug)]
+pub struct Acc {
+    /// Sum of low products.
+    pub lo: V,
+    /// Sum of high products.
+    pub hi: V,
+    /// Sum of Karatsuba middle products.
+    pub mid: V,
+    /// 0xc2000000_00000000 in both lanes.
+    pub polyc: V,
+    /// Scratch.
+    pub t: V,
+    /// All zeroes.
+    pub zero: V,
+}
+
+/// The accumulation registers of this module's kernels.
+const ACC: Acc = Acc { lo: LO, hi: HI, mid: MID, polyc: POLYC, t: T, zero: ZERO };
+
+/// Loads the reduction constants: `polyr` = POLY, `polyc` = its high lane in both lanes, and `zero`.
+pub fn load_constants(b: &mut B, addr: X, polyr: V, polyc: V, zero: V) {
     let poly = b.constant("polyval_poly", 16, "x^128 + x^127 + x^126 + x^121 + 1, reflected", &POLY);
-    b.adrp(CONST_ADDR, &poly);
-    b.add_lo12(CONST_ADDR, CONST_ADDR, &poly);
-    b.ldr_q(POLYR, CONST_ADDR, 0);
-    b.dup_2d(POLYC, POLYR, 1);
-    b.movi_zero(ZERO);
+    b.adrp(addr, &poly);
+    b.add_lo12(addr, addr, &poly);
+    b.ldr_q(polyr, addr, 0);
+    b.dup_2d(polyc, polyr, 1);
+    b.movi_zero(zero);
+}
+
+/// Byte-reverses the 16 bytes of `v` (GHASH byte order <-> POLYVAL's): `rev64`, then `ext #8`.
+pub fn reflect_block(b: &mut B, v: V) {
+    b.rev64_16b(v, v);
+    b.ext_16b(v, v, v, 8);
+}
+
+/// One block into the accumulation: `lo ^= x*h` (low), `hi ^= x*h` (high), `mid ^= (x.lo ^ x.hi) * hk` where
+/// `hk` holds the half-sum of `h` (the table's layout). With `first`, the sums are set instead of updated.
+pub fn mul_acc(b: &mut B, a: &Acc, x: V, h: V, hk: V, first: bool) {
+    if first {
+        b.pmull(a.lo, x, h);
+        b.pmull2(a.hi, x, h);
+        b.ext_16b(a.t, x, x, 8);
+        b.eor_16b(a.t, a.t, x);
+        b.pmull(a.mid, a.t, hk);
+        return;
+    }
+    b.pmull(a.t, x, h);
+    b.eor_16b(a.lo, a.lo, a.t);
+    b.pmull2(a.t, x, h);
+    b.eor_16b(a.hi, a.hi, a.t);
+    b.ext_16b(a.t, x, x, 8);
+    b.eor_16b(a.t, a.t, x);
+    b.pmull(a.t, a.t, hk);
+    b.eor_16b(a.mid, a.mid, a.t);
+}
+
+/// Combines `lo`, `hi` and `mid` into the 256-bit product hi:lo and reduces it into `dst` (multiplying by
+/// x^-128); clobbers the accumulation.
+pub fn reduce_acc(b: &mut B, a: &Acc, dst: V) {
+    let Acc { lo, hi, mid, polyc, t, zero } = *a;
+    b.comment("Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.");
+    b.eor_16b(mid, mid, lo);
+    b.eor_16b(mid, mid, hi);
+    b.ext_16b(t, zero, mid, 8);
+    b.ext_16b(mid, mid, zero, 8);
+    b.eor_16b(lo, lo, t);
+    b.eor_16b(hi, hi, mid);
+    b.comment("Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).");
+    b.pmull(t, lo, polyc);
+    b.ext_16b(lo, lo, lo, 8);
+    b.eor_16b(lo, lo, t);
+    b.pmull(t, lo, polyc);
+    b.ext_16b(lo, lo, lo, 8);
+    b.eor_16b(lo, lo, t);
+    b.eor_16b(dst, lo, hi);
 }
 
 /// Combines LO, HI and MID into the 256-bit product HI:LO and reduces it into `dst` (multiplying by x^-128).
 fn reduce(b: &mut B, dst: V) {
-    b.comment("Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.");
-    b.eor_16b(MID, MID, LO);
-    b.eor_16b(MID, MID, HI);
-    b.ext_16b(T, ZERO, MID, 8);
-    b.ext_16b(MID, MID, ZERO, 8);
-    b.eor_16b(LO, LO, T);
-    b.eor_16b(HI, HI, MID);
-    b.comment("Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).");
-    b.pmull(T, LO, POLYC);
-    b.ext_16b(LO, LO, LO, 8);
-    b.eor_16b(LO, LO, T);
-    b.pmull(T, LO, POLYC);
-    b.ext_16b(LO, LO, LO, 8);
-    b.eor_16b(LO, LO, T);
-    b.eor_16b(dst, LO, HI);
+    reduce_acc(b, &ACC, dst);
 }
 
 /// `<f>_init_pmull(table, h)`: the key table (powers H^1..H^8 and their Karatsuba half-sums).
@@ -232,14 +292,7 @@ pub fn update(f: Flavour, abi: Abi) -> Result<Function<Aarch64>, GenError> {
     b.movi_zero(S);
     b.ldr_q(HKT, TAIL_PTR, 128);
     b.ldr_q_post(HT, TAIL_PTR, -16);
-    b.pmull(T, XB, HT);
-    b.eor_16b(LO, LO, T);
-    b.pmull2(T, XB, HT);
-    b.eor_16b(HI, HI, T);
-    b.ext_16b(T, XB, XB, 8);
-    b.eor_16b(T, T, XB);
-    b.pmull(T, T, HKT);
-    b.eor_16b(MID, MID, T);
+    mul_acc(&mut b, &ACC, XB, HT, HKT, false);
     b.subs_imm(n, n, 1);
     b.b_ne(&tail_loop);
     reduce(&mut b, S);

@@ -621,6 +621,7 @@ pub fn ce_functions(abi: Abi) -> Result<Vec<Function<Aarch64>>, GenError> {
             v.push(ce_xts(fl, dec, abi)?);
         }
     }
+    v.extend(aead::functions(abi)?);
     Ok(v)
 }
 
@@ -633,3 +634,6 @@ pub fn functions(abi: Abi) -> Result<Vec<Function<Aarch64>>, GenError> {
 
 #[path = "aarch64_neon.rs"]
 pub mod neon;
+
+#[path = "aarch64_aead.rs"]
+pub mod aead;
