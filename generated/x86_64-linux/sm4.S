@@ -8337,7 +8337,6 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	jz          .Lasmgen_sm4_xts_enc_ieee_avx2_done
 	cmp         rcx, 8
 	jbe         .Lasmgen_sm4_xts_enc_ieee_avx2_small
-	.p2align 4
 .Lasmgen_sm4_xts_enc_ieee_avx2_loop:
 	# Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         rcx, 16
@@ -8670,6 +8669,8 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	# The tweak of the block after the batch.
 	vmovdqu     xmmword ptr [r8], xmm8
 .Lasmgen_sm4_xts_enc_ieee_avx2_join:
+	.p2align 4
+.Lasmgen_sm4_xts_enc_ieee_avx2_core:
 	# Big-endian words, transposed.
 	vpshufb     ymm0, ymm0, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm1, ymm1, ymmword ptr [rip + .Lconst_sm4_bswap32]
@@ -8984,9 +8985,142 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vpshufb     ymm5, ymm5, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm6, ymm6, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm7, ymm7, ymmword ptr [rip + .Lconst_sm4_bswap32]
+	cmp         rcx, 32
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_last
+	# This batch's outputs and the next batch's inputs, with its tweaks T * x^16 from the parked ones.
+	vmovdqu     ymm10, ymmword ptr [rsi]
+	vpxor       ymm0, ymm0, ymm10
+	vmovdqu     ymmword ptr [rsi], ymm0
+	vpsrldq     ymm11, ymm10, 14
+	vpslldq     ymm10, ymm10, 2
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 5
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm0, ymm10, ymmword ptr [rdx + 256]
+	vmovdqu     ymmword ptr [rsi + 256], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 32]
+	vpxor       ymm1, ymm1, ymm9
+	vmovdqu     ymmword ptr [rsi + 32], ymm1
+	vpsrldq     ymm8, ymm9, 14
+	vpslldq     ymm9, ymm9, 2
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 5
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm1, ymm9, ymmword ptr [rdx + 288]
+	vmovdqu     ymmword ptr [rsi + 288], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 64]
+	vpxor       ymm2, ymm2, ymm10
+	vmovdqu     ymmword ptr [rsi + 64], ymm2
+	vpsrldq     ymm11, ymm10, 14
+	vpslldq     ymm10, ymm10, 2
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 5
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm2, ymm10, ymmword ptr [rdx + 320]
+	vmovdqu     ymmword ptr [rsi + 320], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 96]
+	vpxor       ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rsi + 96], ymm3
+	vpsrldq     ymm8, ymm9, 14
+	vpslldq     ymm9, ymm9, 2
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 5
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm3, ymm9, ymmword ptr [rdx + 352]
+	vmovdqu     ymmword ptr [rsi + 352], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 128]
+	vpxor       ymm4, ymm4, ymm10
+	vmovdqu     ymmword ptr [rsi + 128], ymm4
+	vpsrldq     ymm11, ymm10, 14
+	vpslldq     ymm10, ymm10, 2
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 5
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm4, ymm10, ymmword ptr [rdx + 384]
+	vmovdqu     ymmword ptr [rsi + 384], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 160]
+	vpxor       ymm5, ymm5, ymm9
+	vmovdqu     ymmword ptr [rsi + 160], ymm5
+	vpsrldq     ymm8, ymm9, 14
+	vpslldq     ymm9, ymm9, 2
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 5
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm5, ymm9, ymmword ptr [rdx + 416]
+	vmovdqu     ymmword ptr [rsi + 416], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 192]
+	vpxor       ymm6, ymm6, ymm10
+	vmovdqu     ymmword ptr [rsi + 192], ymm6
+	vpsrldq     ymm11, ymm10, 14
+	vpslldq     ymm10, ymm10, 2
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 5
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm6, ymm10, ymmword ptr [rdx + 448]
+	vmovdqu     ymmword ptr [rsi + 448], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 224]
+	vpxor       ymm7, ymm7, ymm9
+	vmovdqu     ymmword ptr [rsi + 224], ymm7
+	vpsrldq     ymm8, ymm9, 14
+	vpslldq     ymm9, ymm9, 2
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 5
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm7, ymm9, ymmword ptr [rdx + 480]
+	vmovdqu     ymmword ptr [rsi + 480], ymm9
+	sub         rcx, 16
+	add         rdx, 256
+	add         rsi, 256
+	jmp         .Lasmgen_sm4_xts_enc_ieee_avx2_core
+
+.Lasmgen_sm4_xts_enc_ieee_avx2_last:
 	# Xor the tweaks parked in dst.
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_partial2
+	# The tweak of the block after the batch: T[0] * x^16.
+	vmovdqu     ymm10, ymmword ptr [rsi]
+	vpsrldq     ymm11, ymm10, 14
+	vpslldq     ymm10, ymm10, 2
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 5
+	vpxor       ymm10, ymm10, ymm11
+	vmovdqu     xmmword ptr [r8], xmm10
 	vpxor       ymm0, ymm0, ymmword ptr [rsi]
 	vmovdqu     ymmword ptr [rsi], ymm0
 	vpxor       ymm1, ymm1, ymmword ptr [rsi + 32]
@@ -9528,7 +9662,6 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	jz          .Lasmgen_sm4_xts_dec_ieee_avx2_done
 	cmp         rcx, 8
 	jbe         .Lasmgen_sm4_xts_dec_ieee_avx2_small
-	.p2align 4
 .Lasmgen_sm4_xts_dec_ieee_avx2_loop:
 	# Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         rcx, 16
@@ -9861,6 +9994,8 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	# The tweak of the block after the batch.
 	vmovdqu     xmmword ptr [r8], xmm8
 .Lasmgen_sm4_xts_dec_ieee_avx2_join:
+	.p2align 4
+.Lasmgen_sm4_xts_dec_ieee_avx2_core:
 	# Big-endian words, transposed.
 	vpshufb     ymm0, ymm0, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm1, ymm1, ymmword ptr [rip + .Lconst_sm4_bswap32]
@@ -10175,9 +10310,142 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vpshufb     ymm5, ymm5, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm6, ymm6, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm7, ymm7, ymmword ptr [rip + .Lconst_sm4_bswap32]
+	cmp         rcx, 32
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_last
+	# This batch's outputs and the next batch's inputs, with its tweaks T * x^16 from the parked ones.
+	vmovdqu     ymm10, ymmword ptr [rsi]
+	vpxor       ymm0, ymm0, ymm10
+	vmovdqu     ymmword ptr [rsi], ymm0
+	vpsrldq     ymm11, ymm10, 14
+	vpslldq     ymm10, ymm10, 2
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 5
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm0, ymm10, ymmword ptr [rdx + 256]
+	vmovdqu     ymmword ptr [rsi + 256], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 32]
+	vpxor       ymm1, ymm1, ymm9
+	vmovdqu     ymmword ptr [rsi + 32], ymm1
+	vpsrldq     ymm8, ymm9, 14
+	vpslldq     ymm9, ymm9, 2
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 5
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm1, ymm9, ymmword ptr [rdx + 288]
+	vmovdqu     ymmword ptr [rsi + 288], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 64]
+	vpxor       ymm2, ymm2, ymm10
+	vmovdqu     ymmword ptr [rsi + 64], ymm2
+	vpsrldq     ymm11, ymm10, 14
+	vpslldq     ymm10, ymm10, 2
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 5
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm2, ymm10, ymmword ptr [rdx + 320]
+	vmovdqu     ymmword ptr [rsi + 320], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 96]
+	vpxor       ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rsi + 96], ymm3
+	vpsrldq     ymm8, ymm9, 14
+	vpslldq     ymm9, ymm9, 2
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 5
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm3, ymm9, ymmword ptr [rdx + 352]
+	vmovdqu     ymmword ptr [rsi + 352], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 128]
+	vpxor       ymm4, ymm4, ymm10
+	vmovdqu     ymmword ptr [rsi + 128], ymm4
+	vpsrldq     ymm11, ymm10, 14
+	vpslldq     ymm10, ymm10, 2
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 5
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm4, ymm10, ymmword ptr [rdx + 384]
+	vmovdqu     ymmword ptr [rsi + 384], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 160]
+	vpxor       ymm5, ymm5, ymm9
+	vmovdqu     ymmword ptr [rsi + 160], ymm5
+	vpsrldq     ymm8, ymm9, 14
+	vpslldq     ymm9, ymm9, 2
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 5
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm5, ymm9, ymmword ptr [rdx + 416]
+	vmovdqu     ymmword ptr [rsi + 416], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 192]
+	vpxor       ymm6, ymm6, ymm10
+	vmovdqu     ymmword ptr [rsi + 192], ymm6
+	vpsrldq     ymm11, ymm10, 14
+	vpslldq     ymm10, ymm10, 2
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 5
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm6, ymm10, ymmword ptr [rdx + 448]
+	vmovdqu     ymmword ptr [rsi + 448], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 224]
+	vpxor       ymm7, ymm7, ymm9
+	vmovdqu     ymmword ptr [rsi + 224], ymm7
+	vpsrldq     ymm8, ymm9, 14
+	vpslldq     ymm9, ymm9, 2
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 5
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm7, ymm9, ymmword ptr [rdx + 480]
+	vmovdqu     ymmword ptr [rsi + 480], ymm9
+	sub         rcx, 16
+	add         rdx, 256
+	add         rsi, 256
+	jmp         .Lasmgen_sm4_xts_dec_ieee_avx2_core
+
+.Lasmgen_sm4_xts_dec_ieee_avx2_last:
 	# Xor the tweaks parked in dst.
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_partial2
+	# The tweak of the block after the batch: T[0] * x^16.
+	vmovdqu     ymm10, ymmword ptr [rsi]
+	vpsrldq     ymm11, ymm10, 14
+	vpslldq     ymm10, ymm10, 2
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 5
+	vpxor       ymm10, ymm10, ymm11
+	vmovdqu     xmmword ptr [r8], xmm10
 	vpxor       ymm0, ymm0, ymmword ptr [rsi]
 	vmovdqu     ymmword ptr [rsi], ymm0
 	vpxor       ymm1, ymm1, ymmword ptr [rsi + 32]
@@ -10719,7 +10987,6 @@ asmgen_sm4_xts_enc_gb_avx2:
 	jz          .Lasmgen_sm4_xts_enc_gb_avx2_done
 	cmp         rcx, 8
 	jbe         .Lasmgen_sm4_xts_enc_gb_avx2_small
-	.p2align 4
 .Lasmgen_sm4_xts_enc_gb_avx2_loop:
 	# Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         rcx, 16
@@ -11136,6 +11403,8 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vmovdqu     xmmword ptr [r8], xmm10
 .Lasmgen_sm4_xts_enc_gb_avx2_join:
+	.p2align 4
+.Lasmgen_sm4_xts_enc_gb_avx2_core:
 	# Big-endian words, transposed.
 	vpshufb     ymm0, ymm0, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm1, ymm1, ymmword ptr [rip + .Lconst_sm4_bswap32]
@@ -11450,9 +11719,160 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vpshufb     ymm5, ymm5, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm6, ymm6, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm7, ymm7, ymmword ptr [rip + .Lconst_sm4_bswap32]
+	cmp         rcx, 32
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_last
+	# This batch's outputs and the next batch's inputs, with its tweaks T * x^16 from the parked ones.
+	vmovdqu     ymm10, ymmword ptr [rsi]
+	vpxor       ymm0, ymm0, ymm10
+	vmovdqu     ymmword ptr [rsi], ymm0
+	vpshufb     ymm11, ymm10, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm10, ymm10, 2
+	vpsllq      ymm11, ymm11, 1
+	vpsllq      ymm0, ymm11, 5
+	vpxor       ymm11, ymm11, ymm0
+	vpsllq      ymm0, ymm0, 1
+	vpxor       ymm11, ymm11, ymm0
+	vpsllq      ymm0, ymm0, 1
+	vpxor       ymm11, ymm11, ymm0
+	vpshufb     ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm0, ymm10, ymmword ptr [rdx + 256]
+	vmovdqu     ymmword ptr [rsi + 256], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 32]
+	vpxor       ymm1, ymm1, ymm9
+	vmovdqu     ymmword ptr [rsi + 32], ymm1
+	vpshufb     ymm8, ymm9, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm9, ymm9, 2
+	vpsllq      ymm8, ymm8, 1
+	vpsllq      ymm1, ymm8, 5
+	vpxor       ymm8, ymm8, ymm1
+	vpsllq      ymm1, ymm1, 1
+	vpxor       ymm8, ymm8, ymm1
+	vpsllq      ymm1, ymm1, 1
+	vpxor       ymm8, ymm8, ymm1
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm1, ymm9, ymmword ptr [rdx + 288]
+	vmovdqu     ymmword ptr [rsi + 288], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 64]
+	vpxor       ymm2, ymm2, ymm10
+	vmovdqu     ymmword ptr [rsi + 64], ymm2
+	vpshufb     ymm11, ymm10, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm10, ymm10, 2
+	vpsllq      ymm11, ymm11, 1
+	vpsllq      ymm2, ymm11, 5
+	vpxor       ymm11, ymm11, ymm2
+	vpsllq      ymm2, ymm2, 1
+	vpxor       ymm11, ymm11, ymm2
+	vpsllq      ymm2, ymm2, 1
+	vpxor       ymm11, ymm11, ymm2
+	vpshufb     ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm2, ymm10, ymmword ptr [rdx + 320]
+	vmovdqu     ymmword ptr [rsi + 320], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 96]
+	vpxor       ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rsi + 96], ymm3
+	vpshufb     ymm8, ymm9, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm9, ymm9, 2
+	vpsllq      ymm8, ymm8, 1
+	vpsllq      ymm3, ymm8, 5
+	vpxor       ymm8, ymm8, ymm3
+	vpsllq      ymm3, ymm3, 1
+	vpxor       ymm8, ymm8, ymm3
+	vpsllq      ymm3, ymm3, 1
+	vpxor       ymm8, ymm8, ymm3
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm3, ymm9, ymmword ptr [rdx + 352]
+	vmovdqu     ymmword ptr [rsi + 352], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 128]
+	vpxor       ymm4, ymm4, ymm10
+	vmovdqu     ymmword ptr [rsi + 128], ymm4
+	vpshufb     ymm11, ymm10, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm10, ymm10, 2
+	vpsllq      ymm11, ymm11, 1
+	vpsllq      ymm4, ymm11, 5
+	vpxor       ymm11, ymm11, ymm4
+	vpsllq      ymm4, ymm4, 1
+	vpxor       ymm11, ymm11, ymm4
+	vpsllq      ymm4, ymm4, 1
+	vpxor       ymm11, ymm11, ymm4
+	vpshufb     ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm4, ymm10, ymmword ptr [rdx + 384]
+	vmovdqu     ymmword ptr [rsi + 384], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 160]
+	vpxor       ymm5, ymm5, ymm9
+	vmovdqu     ymmword ptr [rsi + 160], ymm5
+	vpshufb     ymm8, ymm9, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm9, ymm9, 2
+	vpsllq      ymm8, ymm8, 1
+	vpsllq      ymm5, ymm8, 5
+	vpxor       ymm8, ymm8, ymm5
+	vpsllq      ymm5, ymm5, 1
+	vpxor       ymm8, ymm8, ymm5
+	vpsllq      ymm5, ymm5, 1
+	vpxor       ymm8, ymm8, ymm5
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm5, ymm9, ymmword ptr [rdx + 416]
+	vmovdqu     ymmword ptr [rsi + 416], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 192]
+	vpxor       ymm6, ymm6, ymm10
+	vmovdqu     ymmword ptr [rsi + 192], ymm6
+	vpshufb     ymm11, ymm10, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm10, ymm10, 2
+	vpsllq      ymm11, ymm11, 1
+	vpsllq      ymm6, ymm11, 5
+	vpxor       ymm11, ymm11, ymm6
+	vpsllq      ymm6, ymm6, 1
+	vpxor       ymm11, ymm11, ymm6
+	vpsllq      ymm6, ymm6, 1
+	vpxor       ymm11, ymm11, ymm6
+	vpshufb     ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm6, ymm10, ymmword ptr [rdx + 448]
+	vmovdqu     ymmword ptr [rsi + 448], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 224]
+	vpxor       ymm7, ymm7, ymm9
+	vmovdqu     ymmword ptr [rsi + 224], ymm7
+	vpshufb     ymm8, ymm9, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm9, ymm9, 2
+	vpsllq      ymm8, ymm8, 1
+	vpsllq      ymm7, ymm8, 5
+	vpxor       ymm8, ymm8, ymm7
+	vpsllq      ymm7, ymm7, 1
+	vpxor       ymm8, ymm8, ymm7
+	vpsllq      ymm7, ymm7, 1
+	vpxor       ymm8, ymm8, ymm7
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm7, ymm9, ymmword ptr [rdx + 480]
+	vmovdqu     ymmword ptr [rsi + 480], ymm9
+	sub         rcx, 16
+	add         rdx, 256
+	add         rsi, 256
+	jmp         .Lasmgen_sm4_xts_enc_gb_avx2_core
+
+.Lasmgen_sm4_xts_enc_gb_avx2_last:
 	# Xor the tweaks parked in dst.
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_enc_gb_avx2_partial2
+	# The tweak of the block after the batch: T[0] * x^16.
+	vmovdqu     ymm10, ymmword ptr [rsi]
+	vpshufb     ymm11, ymm10, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm10, ymm10, 2
+	vpsllq      ymm11, ymm11, 1
+	vpsllq      ymm9, ymm11, 5
+	vpxor       ymm11, ymm11, ymm9
+	vpsllq      ymm9, ymm9, 1
+	vpxor       ymm11, ymm11, ymm9
+	vpsllq      ymm9, ymm9, 1
+	vpxor       ymm11, ymm11, ymm9
+	vpshufb     ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm10, ymm10, ymm11
+	vmovdqu     xmmword ptr [r8], xmm10
 	vpxor       ymm0, ymm0, ymmword ptr [rsi]
 	vmovdqu     ymmword ptr [rsi], ymm0
 	vpxor       ymm1, ymm1, ymmword ptr [rsi + 32]
@@ -12012,7 +12432,6 @@ asmgen_sm4_xts_dec_gb_avx2:
 	jz          .Lasmgen_sm4_xts_dec_gb_avx2_done
 	cmp         rcx, 8
 	jbe         .Lasmgen_sm4_xts_dec_gb_avx2_small
-	.p2align 4
 .Lasmgen_sm4_xts_dec_gb_avx2_loop:
 	# Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         rcx, 16
@@ -12429,6 +12848,8 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vmovdqu     xmmword ptr [r8], xmm10
 .Lasmgen_sm4_xts_dec_gb_avx2_join:
+	.p2align 4
+.Lasmgen_sm4_xts_dec_gb_avx2_core:
 	# Big-endian words, transposed.
 	vpshufb     ymm0, ymm0, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm1, ymm1, ymmword ptr [rip + .Lconst_sm4_bswap32]
@@ -12743,9 +13164,160 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vpshufb     ymm5, ymm5, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm6, ymm6, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm7, ymm7, ymmword ptr [rip + .Lconst_sm4_bswap32]
+	cmp         rcx, 32
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_last
+	# This batch's outputs and the next batch's inputs, with its tweaks T * x^16 from the parked ones.
+	vmovdqu     ymm10, ymmword ptr [rsi]
+	vpxor       ymm0, ymm0, ymm10
+	vmovdqu     ymmword ptr [rsi], ymm0
+	vpshufb     ymm11, ymm10, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm10, ymm10, 2
+	vpsllq      ymm11, ymm11, 1
+	vpsllq      ymm0, ymm11, 5
+	vpxor       ymm11, ymm11, ymm0
+	vpsllq      ymm0, ymm0, 1
+	vpxor       ymm11, ymm11, ymm0
+	vpsllq      ymm0, ymm0, 1
+	vpxor       ymm11, ymm11, ymm0
+	vpshufb     ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm0, ymm10, ymmword ptr [rdx + 256]
+	vmovdqu     ymmword ptr [rsi + 256], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 32]
+	vpxor       ymm1, ymm1, ymm9
+	vmovdqu     ymmword ptr [rsi + 32], ymm1
+	vpshufb     ymm8, ymm9, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm9, ymm9, 2
+	vpsllq      ymm8, ymm8, 1
+	vpsllq      ymm1, ymm8, 5
+	vpxor       ymm8, ymm8, ymm1
+	vpsllq      ymm1, ymm1, 1
+	vpxor       ymm8, ymm8, ymm1
+	vpsllq      ymm1, ymm1, 1
+	vpxor       ymm8, ymm8, ymm1
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm1, ymm9, ymmword ptr [rdx + 288]
+	vmovdqu     ymmword ptr [rsi + 288], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 64]
+	vpxor       ymm2, ymm2, ymm10
+	vmovdqu     ymmword ptr [rsi + 64], ymm2
+	vpshufb     ymm11, ymm10, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm10, ymm10, 2
+	vpsllq      ymm11, ymm11, 1
+	vpsllq      ymm2, ymm11, 5
+	vpxor       ymm11, ymm11, ymm2
+	vpsllq      ymm2, ymm2, 1
+	vpxor       ymm11, ymm11, ymm2
+	vpsllq      ymm2, ymm2, 1
+	vpxor       ymm11, ymm11, ymm2
+	vpshufb     ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm2, ymm10, ymmword ptr [rdx + 320]
+	vmovdqu     ymmword ptr [rsi + 320], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 96]
+	vpxor       ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rsi + 96], ymm3
+	vpshufb     ymm8, ymm9, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm9, ymm9, 2
+	vpsllq      ymm8, ymm8, 1
+	vpsllq      ymm3, ymm8, 5
+	vpxor       ymm8, ymm8, ymm3
+	vpsllq      ymm3, ymm3, 1
+	vpxor       ymm8, ymm8, ymm3
+	vpsllq      ymm3, ymm3, 1
+	vpxor       ymm8, ymm8, ymm3
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm3, ymm9, ymmword ptr [rdx + 352]
+	vmovdqu     ymmword ptr [rsi + 352], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 128]
+	vpxor       ymm4, ymm4, ymm10
+	vmovdqu     ymmword ptr [rsi + 128], ymm4
+	vpshufb     ymm11, ymm10, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm10, ymm10, 2
+	vpsllq      ymm11, ymm11, 1
+	vpsllq      ymm4, ymm11, 5
+	vpxor       ymm11, ymm11, ymm4
+	vpsllq      ymm4, ymm4, 1
+	vpxor       ymm11, ymm11, ymm4
+	vpsllq      ymm4, ymm4, 1
+	vpxor       ymm11, ymm11, ymm4
+	vpshufb     ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm4, ymm10, ymmword ptr [rdx + 384]
+	vmovdqu     ymmword ptr [rsi + 384], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 160]
+	vpxor       ymm5, ymm5, ymm9
+	vmovdqu     ymmword ptr [rsi + 160], ymm5
+	vpshufb     ymm8, ymm9, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm9, ymm9, 2
+	vpsllq      ymm8, ymm8, 1
+	vpsllq      ymm5, ymm8, 5
+	vpxor       ymm8, ymm8, ymm5
+	vpsllq      ymm5, ymm5, 1
+	vpxor       ymm8, ymm8, ymm5
+	vpsllq      ymm5, ymm5, 1
+	vpxor       ymm8, ymm8, ymm5
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm5, ymm9, ymmword ptr [rdx + 416]
+	vmovdqu     ymmword ptr [rsi + 416], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 192]
+	vpxor       ymm6, ymm6, ymm10
+	vmovdqu     ymmword ptr [rsi + 192], ymm6
+	vpshufb     ymm11, ymm10, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm10, ymm10, 2
+	vpsllq      ymm11, ymm11, 1
+	vpsllq      ymm6, ymm11, 5
+	vpxor       ymm11, ymm11, ymm6
+	vpsllq      ymm6, ymm6, 1
+	vpxor       ymm11, ymm11, ymm6
+	vpsllq      ymm6, ymm6, 1
+	vpxor       ymm11, ymm11, ymm6
+	vpshufb     ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm6, ymm10, ymmword ptr [rdx + 448]
+	vmovdqu     ymmword ptr [rsi + 448], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 224]
+	vpxor       ymm7, ymm7, ymm9
+	vmovdqu     ymmword ptr [rsi + 224], ymm7
+	vpshufb     ymm8, ymm9, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm9, ymm9, 2
+	vpsllq      ymm8, ymm8, 1
+	vpsllq      ymm7, ymm8, 5
+	vpxor       ymm8, ymm8, ymm7
+	vpsllq      ymm7, ymm7, 1
+	vpxor       ymm8, ymm8, ymm7
+	vpsllq      ymm7, ymm7, 1
+	vpxor       ymm8, ymm8, ymm7
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm7, ymm9, ymmword ptr [rdx + 480]
+	vmovdqu     ymmword ptr [rsi + 480], ymm9
+	sub         rcx, 16
+	add         rdx, 256
+	add         rsi, 256
+	jmp         .Lasmgen_sm4_xts_dec_gb_avx2_core
+
+.Lasmgen_sm4_xts_dec_gb_avx2_last:
 	# Xor the tweaks parked in dst.
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_dec_gb_avx2_partial2
+	# The tweak of the block after the batch: T[0] * x^16.
+	vmovdqu     ymm10, ymmword ptr [rsi]
+	vpshufb     ymm11, ymm10, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm10, ymm10, 2
+	vpsllq      ymm11, ymm11, 1
+	vpsllq      ymm9, ymm11, 5
+	vpxor       ymm11, ymm11, ymm9
+	vpsllq      ymm9, ymm9, 1
+	vpxor       ymm11, ymm11, ymm9
+	vpsllq      ymm9, ymm9, 1
+	vpxor       ymm11, ymm11, ymm9
+	vpshufb     ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm10, ymm10, ymm11
+	vmovdqu     xmmword ptr [r8], xmm10
 	vpxor       ymm0, ymm0, ymmword ptr [rsi]
 	vmovdqu     ymmword ptr [rsi], ymm0
 	vpxor       ymm1, ymm1, ymmword ptr [rsi + 32]
@@ -28721,7 +29293,6 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	jz          .Lasmgen_sm4_xts_enc_ieee_vaes_done
 	cmp         rcx, 8
 	jbe         .Lasmgen_sm4_xts_enc_ieee_vaes_small
-	.p2align 4
 .Lasmgen_sm4_xts_enc_ieee_vaes_loop:
 	# Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         rcx, 16
@@ -29054,6 +29625,8 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	# The tweak of the block after the batch.
 	vmovdqu     xmmword ptr [r8], xmm8
 .Lasmgen_sm4_xts_enc_ieee_vaes_join:
+	.p2align 4
+.Lasmgen_sm4_xts_enc_ieee_vaes_core:
 	# Big-endian words, transposed.
 	vpshufb     ymm0, ymm0, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm1, ymm1, ymmword ptr [rip + .Lconst_sm4_bswap32]
@@ -29344,9 +29917,142 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vpshufb     ymm5, ymm5, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm6, ymm6, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm7, ymm7, ymmword ptr [rip + .Lconst_sm4_bswap32]
+	cmp         rcx, 32
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_last
+	# This batch's outputs and the next batch's inputs, with its tweaks T * x^16 from the parked ones.
+	vmovdqu     ymm10, ymmword ptr [rsi]
+	vpxor       ymm0, ymm0, ymm10
+	vmovdqu     ymmword ptr [rsi], ymm0
+	vpsrldq     ymm11, ymm10, 14
+	vpslldq     ymm10, ymm10, 2
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 5
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm0, ymm10, ymmword ptr [rdx + 256]
+	vmovdqu     ymmword ptr [rsi + 256], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 32]
+	vpxor       ymm1, ymm1, ymm9
+	vmovdqu     ymmword ptr [rsi + 32], ymm1
+	vpsrldq     ymm8, ymm9, 14
+	vpslldq     ymm9, ymm9, 2
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 5
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm1, ymm9, ymmword ptr [rdx + 288]
+	vmovdqu     ymmword ptr [rsi + 288], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 64]
+	vpxor       ymm2, ymm2, ymm10
+	vmovdqu     ymmword ptr [rsi + 64], ymm2
+	vpsrldq     ymm11, ymm10, 14
+	vpslldq     ymm10, ymm10, 2
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 5
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm2, ymm10, ymmword ptr [rdx + 320]
+	vmovdqu     ymmword ptr [rsi + 320], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 96]
+	vpxor       ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rsi + 96], ymm3
+	vpsrldq     ymm8, ymm9, 14
+	vpslldq     ymm9, ymm9, 2
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 5
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm3, ymm9, ymmword ptr [rdx + 352]
+	vmovdqu     ymmword ptr [rsi + 352], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 128]
+	vpxor       ymm4, ymm4, ymm10
+	vmovdqu     ymmword ptr [rsi + 128], ymm4
+	vpsrldq     ymm11, ymm10, 14
+	vpslldq     ymm10, ymm10, 2
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 5
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm4, ymm10, ymmword ptr [rdx + 384]
+	vmovdqu     ymmword ptr [rsi + 384], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 160]
+	vpxor       ymm5, ymm5, ymm9
+	vmovdqu     ymmword ptr [rsi + 160], ymm5
+	vpsrldq     ymm8, ymm9, 14
+	vpslldq     ymm9, ymm9, 2
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 5
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm5, ymm9, ymmword ptr [rdx + 416]
+	vmovdqu     ymmword ptr [rsi + 416], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 192]
+	vpxor       ymm6, ymm6, ymm10
+	vmovdqu     ymmword ptr [rsi + 192], ymm6
+	vpsrldq     ymm11, ymm10, 14
+	vpslldq     ymm10, ymm10, 2
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 5
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm6, ymm10, ymmword ptr [rdx + 448]
+	vmovdqu     ymmword ptr [rsi + 448], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 224]
+	vpxor       ymm7, ymm7, ymm9
+	vmovdqu     ymmword ptr [rsi + 224], ymm7
+	vpsrldq     ymm8, ymm9, 14
+	vpslldq     ymm9, ymm9, 2
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 5
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm7, ymm9, ymmword ptr [rdx + 480]
+	vmovdqu     ymmword ptr [rsi + 480], ymm9
+	sub         rcx, 16
+	add         rdx, 256
+	add         rsi, 256
+	jmp         .Lasmgen_sm4_xts_enc_ieee_vaes_core
+
+.Lasmgen_sm4_xts_enc_ieee_vaes_last:
 	# Xor the tweaks parked in dst.
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_partial2
+	# The tweak of the block after the batch: T[0] * x^16.
+	vmovdqu     ymm10, ymmword ptr [rsi]
+	vpsrldq     ymm11, ymm10, 14
+	vpslldq     ymm10, ymm10, 2
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 5
+	vpxor       ymm10, ymm10, ymm11
+	vmovdqu     xmmword ptr [r8], xmm10
 	vpxor       ymm0, ymm0, ymmword ptr [rsi]
 	vmovdqu     ymmword ptr [rsi], ymm0
 	vpxor       ymm1, ymm1, ymmword ptr [rsi + 32]
@@ -29888,7 +30594,6 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	jz          .Lasmgen_sm4_xts_dec_ieee_vaes_done
 	cmp         rcx, 8
 	jbe         .Lasmgen_sm4_xts_dec_ieee_vaes_small
-	.p2align 4
 .Lasmgen_sm4_xts_dec_ieee_vaes_loop:
 	# Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         rcx, 16
@@ -30221,6 +30926,8 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	# The tweak of the block after the batch.
 	vmovdqu     xmmword ptr [r8], xmm8
 .Lasmgen_sm4_xts_dec_ieee_vaes_join:
+	.p2align 4
+.Lasmgen_sm4_xts_dec_ieee_vaes_core:
 	# Big-endian words, transposed.
 	vpshufb     ymm0, ymm0, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm1, ymm1, ymmword ptr [rip + .Lconst_sm4_bswap32]
@@ -30511,9 +31218,142 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vpshufb     ymm5, ymm5, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm6, ymm6, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm7, ymm7, ymmword ptr [rip + .Lconst_sm4_bswap32]
+	cmp         rcx, 32
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_last
+	# This batch's outputs and the next batch's inputs, with its tweaks T * x^16 from the parked ones.
+	vmovdqu     ymm10, ymmword ptr [rsi]
+	vpxor       ymm0, ymm0, ymm10
+	vmovdqu     ymmword ptr [rsi], ymm0
+	vpsrldq     ymm11, ymm10, 14
+	vpslldq     ymm10, ymm10, 2
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 5
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm0, ymm10, ymmword ptr [rdx + 256]
+	vmovdqu     ymmword ptr [rsi + 256], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 32]
+	vpxor       ymm1, ymm1, ymm9
+	vmovdqu     ymmword ptr [rsi + 32], ymm1
+	vpsrldq     ymm8, ymm9, 14
+	vpslldq     ymm9, ymm9, 2
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 5
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm1, ymm9, ymmword ptr [rdx + 288]
+	vmovdqu     ymmword ptr [rsi + 288], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 64]
+	vpxor       ymm2, ymm2, ymm10
+	vmovdqu     ymmword ptr [rsi + 64], ymm2
+	vpsrldq     ymm11, ymm10, 14
+	vpslldq     ymm10, ymm10, 2
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 5
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm2, ymm10, ymmword ptr [rdx + 320]
+	vmovdqu     ymmword ptr [rsi + 320], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 96]
+	vpxor       ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rsi + 96], ymm3
+	vpsrldq     ymm8, ymm9, 14
+	vpslldq     ymm9, ymm9, 2
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 5
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm3, ymm9, ymmword ptr [rdx + 352]
+	vmovdqu     ymmword ptr [rsi + 352], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 128]
+	vpxor       ymm4, ymm4, ymm10
+	vmovdqu     ymmword ptr [rsi + 128], ymm4
+	vpsrldq     ymm11, ymm10, 14
+	vpslldq     ymm10, ymm10, 2
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 5
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm4, ymm10, ymmword ptr [rdx + 384]
+	vmovdqu     ymmword ptr [rsi + 384], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 160]
+	vpxor       ymm5, ymm5, ymm9
+	vmovdqu     ymmword ptr [rsi + 160], ymm5
+	vpsrldq     ymm8, ymm9, 14
+	vpslldq     ymm9, ymm9, 2
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 5
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm5, ymm9, ymmword ptr [rdx + 416]
+	vmovdqu     ymmword ptr [rsi + 416], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 192]
+	vpxor       ymm6, ymm6, ymm10
+	vmovdqu     ymmword ptr [rsi + 192], ymm6
+	vpsrldq     ymm11, ymm10, 14
+	vpslldq     ymm10, ymm10, 2
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 5
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm6, ymm10, ymmword ptr [rdx + 448]
+	vmovdqu     ymmword ptr [rsi + 448], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 224]
+	vpxor       ymm7, ymm7, ymm9
+	vmovdqu     ymmword ptr [rsi + 224], ymm7
+	vpsrldq     ymm8, ymm9, 14
+	vpslldq     ymm9, ymm9, 2
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 1
+	vpxor       ymm9, ymm9, ymm8
+	vpsllq      ymm8, ymm8, 5
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm7, ymm9, ymmword ptr [rdx + 480]
+	vmovdqu     ymmword ptr [rsi + 480], ymm9
+	sub         rcx, 16
+	add         rdx, 256
+	add         rsi, 256
+	jmp         .Lasmgen_sm4_xts_dec_ieee_vaes_core
+
+.Lasmgen_sm4_xts_dec_ieee_vaes_last:
 	# Xor the tweaks parked in dst.
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_partial2
+	# The tweak of the block after the batch: T[0] * x^16.
+	vmovdqu     ymm10, ymmword ptr [rsi]
+	vpsrldq     ymm11, ymm10, 14
+	vpslldq     ymm10, ymm10, 2
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 1
+	vpxor       ymm10, ymm10, ymm11
+	vpsllq      ymm11, ymm11, 5
+	vpxor       ymm10, ymm10, ymm11
+	vmovdqu     xmmword ptr [r8], xmm10
 	vpxor       ymm0, ymm0, ymmword ptr [rsi]
 	vmovdqu     ymmword ptr [rsi], ymm0
 	vpxor       ymm1, ymm1, ymmword ptr [rsi + 32]
@@ -31055,7 +31895,6 @@ asmgen_sm4_xts_enc_gb_vaes:
 	jz          .Lasmgen_sm4_xts_enc_gb_vaes_done
 	cmp         rcx, 8
 	jbe         .Lasmgen_sm4_xts_enc_gb_vaes_small
-	.p2align 4
 .Lasmgen_sm4_xts_enc_gb_vaes_loop:
 	# Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         rcx, 16
@@ -31472,6 +32311,8 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vmovdqu     xmmword ptr [r8], xmm10
 .Lasmgen_sm4_xts_enc_gb_vaes_join:
+	.p2align 4
+.Lasmgen_sm4_xts_enc_gb_vaes_core:
 	# Big-endian words, transposed.
 	vpshufb     ymm0, ymm0, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm1, ymm1, ymmword ptr [rip + .Lconst_sm4_bswap32]
@@ -31762,9 +32603,160 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vpshufb     ymm5, ymm5, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm6, ymm6, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm7, ymm7, ymmword ptr [rip + .Lconst_sm4_bswap32]
+	cmp         rcx, 32
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_last
+	# This batch's outputs and the next batch's inputs, with its tweaks T * x^16 from the parked ones.
+	vmovdqu     ymm10, ymmword ptr [rsi]
+	vpxor       ymm0, ymm0, ymm10
+	vmovdqu     ymmword ptr [rsi], ymm0
+	vpshufb     ymm11, ymm10, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm10, ymm10, 2
+	vpsllq      ymm11, ymm11, 1
+	vpsllq      ymm0, ymm11, 5
+	vpxor       ymm11, ymm11, ymm0
+	vpsllq      ymm0, ymm0, 1
+	vpxor       ymm11, ymm11, ymm0
+	vpsllq      ymm0, ymm0, 1
+	vpxor       ymm11, ymm11, ymm0
+	vpshufb     ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm0, ymm10, ymmword ptr [rdx + 256]
+	vmovdqu     ymmword ptr [rsi + 256], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 32]
+	vpxor       ymm1, ymm1, ymm9
+	vmovdqu     ymmword ptr [rsi + 32], ymm1
+	vpshufb     ymm8, ymm9, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm9, ymm9, 2
+	vpsllq      ymm8, ymm8, 1
+	vpsllq      ymm1, ymm8, 5
+	vpxor       ymm8, ymm8, ymm1
+	vpsllq      ymm1, ymm1, 1
+	vpxor       ymm8, ymm8, ymm1
+	vpsllq      ymm1, ymm1, 1
+	vpxor       ymm8, ymm8, ymm1
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm1, ymm9, ymmword ptr [rdx + 288]
+	vmovdqu     ymmword ptr [rsi + 288], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 64]
+	vpxor       ymm2, ymm2, ymm10
+	vmovdqu     ymmword ptr [rsi + 64], ymm2
+	vpshufb     ymm11, ymm10, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm10, ymm10, 2
+	vpsllq      ymm11, ymm11, 1
+	vpsllq      ymm2, ymm11, 5
+	vpxor       ymm11, ymm11, ymm2
+	vpsllq      ymm2, ymm2, 1
+	vpxor       ymm11, ymm11, ymm2
+	vpsllq      ymm2, ymm2, 1
+	vpxor       ymm11, ymm11, ymm2
+	vpshufb     ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm2, ymm10, ymmword ptr [rdx + 320]
+	vmovdqu     ymmword ptr [rsi + 320], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 96]
+	vpxor       ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rsi + 96], ymm3
+	vpshufb     ymm8, ymm9, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm9, ymm9, 2
+	vpsllq      ymm8, ymm8, 1
+	vpsllq      ymm3, ymm8, 5
+	vpxor       ymm8, ymm8, ymm3
+	vpsllq      ymm3, ymm3, 1
+	vpxor       ymm8, ymm8, ymm3
+	vpsllq      ymm3, ymm3, 1
+	vpxor       ymm8, ymm8, ymm3
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm3, ymm9, ymmword ptr [rdx + 352]
+	vmovdqu     ymmword ptr [rsi + 352], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 128]
+	vpxor       ymm4, ymm4, ymm10
+	vmovdqu     ymmword ptr [rsi + 128], ymm4
+	vpshufb     ymm11, ymm10, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm10, ymm10, 2
+	vpsllq      ymm11, ymm11, 1
+	vpsllq      ymm4, ymm11, 5
+	vpxor       ymm11, ymm11, ymm4
+	vpsllq      ymm4, ymm4, 1
+	vpxor       ymm11, ymm11, ymm4
+	vpsllq      ymm4, ymm4, 1
+	vpxor       ymm11, ymm11, ymm4
+	vpshufb     ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm4, ymm10, ymmword ptr [rdx + 384]
+	vmovdqu     ymmword ptr [rsi + 384], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 160]
+	vpxor       ymm5, ymm5, ymm9
+	vmovdqu     ymmword ptr [rsi + 160], ymm5
+	vpshufb     ymm8, ymm9, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm9, ymm9, 2
+	vpsllq      ymm8, ymm8, 1
+	vpsllq      ymm5, ymm8, 5
+	vpxor       ymm8, ymm8, ymm5
+	vpsllq      ymm5, ymm5, 1
+	vpxor       ymm8, ymm8, ymm5
+	vpsllq      ymm5, ymm5, 1
+	vpxor       ymm8, ymm8, ymm5
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm5, ymm9, ymmword ptr [rdx + 416]
+	vmovdqu     ymmword ptr [rsi + 416], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 192]
+	vpxor       ymm6, ymm6, ymm10
+	vmovdqu     ymmword ptr [rsi + 192], ymm6
+	vpshufb     ymm11, ymm10, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm10, ymm10, 2
+	vpsllq      ymm11, ymm11, 1
+	vpsllq      ymm6, ymm11, 5
+	vpxor       ymm11, ymm11, ymm6
+	vpsllq      ymm6, ymm6, 1
+	vpxor       ymm11, ymm11, ymm6
+	vpsllq      ymm6, ymm6, 1
+	vpxor       ymm11, ymm11, ymm6
+	vpshufb     ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm6, ymm10, ymmword ptr [rdx + 448]
+	vmovdqu     ymmword ptr [rsi + 448], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 224]
+	vpxor       ymm7, ymm7, ymm9
+	vmovdqu     ymmword ptr [rsi + 224], ymm7
+	vpshufb     ymm8, ymm9, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm9, ymm9, 2
+	vpsllq      ymm8, ymm8, 1
+	vpsllq      ymm7, ymm8, 5
+	vpxor       ymm8, ymm8, ymm7
+	vpsllq      ymm7, ymm7, 1
+	vpxor       ymm8, ymm8, ymm7
+	vpsllq      ymm7, ymm7, 1
+	vpxor       ymm8, ymm8, ymm7
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm7, ymm9, ymmword ptr [rdx + 480]
+	vmovdqu     ymmword ptr [rsi + 480], ymm9
+	sub         rcx, 16
+	add         rdx, 256
+	add         rsi, 256
+	jmp         .Lasmgen_sm4_xts_enc_gb_vaes_core
+
+.Lasmgen_sm4_xts_enc_gb_vaes_last:
 	# Xor the tweaks parked in dst.
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_enc_gb_vaes_partial2
+	# The tweak of the block after the batch: T[0] * x^16.
+	vmovdqu     ymm10, ymmword ptr [rsi]
+	vpshufb     ymm11, ymm10, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm10, ymm10, 2
+	vpsllq      ymm11, ymm11, 1
+	vpsllq      ymm9, ymm11, 5
+	vpxor       ymm11, ymm11, ymm9
+	vpsllq      ymm9, ymm9, 1
+	vpxor       ymm11, ymm11, ymm9
+	vpsllq      ymm9, ymm9, 1
+	vpxor       ymm11, ymm11, ymm9
+	vpshufb     ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm10, ymm10, ymm11
+	vmovdqu     xmmword ptr [r8], xmm10
 	vpxor       ymm0, ymm0, ymmword ptr [rsi]
 	vmovdqu     ymmword ptr [rsi], ymm0
 	vpxor       ymm1, ymm1, ymmword ptr [rsi + 32]
@@ -32324,7 +33316,6 @@ asmgen_sm4_xts_dec_gb_vaes:
 	jz          .Lasmgen_sm4_xts_dec_gb_vaes_done
 	cmp         rcx, 8
 	jbe         .Lasmgen_sm4_xts_dec_gb_vaes_small
-	.p2align 4
 .Lasmgen_sm4_xts_dec_gb_vaes_loop:
 	# Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         rcx, 16
@@ -32741,6 +33732,8 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vmovdqu     xmmword ptr [r8], xmm10
 .Lasmgen_sm4_xts_dec_gb_vaes_join:
+	.p2align 4
+.Lasmgen_sm4_xts_dec_gb_vaes_core:
 	# Big-endian words, transposed.
 	vpshufb     ymm0, ymm0, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm1, ymm1, ymmword ptr [rip + .Lconst_sm4_bswap32]
@@ -33031,9 +34024,160 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vpshufb     ymm5, ymm5, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm6, ymm6, ymmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     ymm7, ymm7, ymmword ptr [rip + .Lconst_sm4_bswap32]
+	cmp         rcx, 32
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_last
+	# This batch's outputs and the next batch's inputs, with its tweaks T * x^16 from the parked ones.
+	vmovdqu     ymm10, ymmword ptr [rsi]
+	vpxor       ymm0, ymm0, ymm10
+	vmovdqu     ymmword ptr [rsi], ymm0
+	vpshufb     ymm11, ymm10, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm10, ymm10, 2
+	vpsllq      ymm11, ymm11, 1
+	vpsllq      ymm0, ymm11, 5
+	vpxor       ymm11, ymm11, ymm0
+	vpsllq      ymm0, ymm0, 1
+	vpxor       ymm11, ymm11, ymm0
+	vpsllq      ymm0, ymm0, 1
+	vpxor       ymm11, ymm11, ymm0
+	vpshufb     ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm0, ymm10, ymmword ptr [rdx + 256]
+	vmovdqu     ymmword ptr [rsi + 256], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 32]
+	vpxor       ymm1, ymm1, ymm9
+	vmovdqu     ymmword ptr [rsi + 32], ymm1
+	vpshufb     ymm8, ymm9, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm9, ymm9, 2
+	vpsllq      ymm8, ymm8, 1
+	vpsllq      ymm1, ymm8, 5
+	vpxor       ymm8, ymm8, ymm1
+	vpsllq      ymm1, ymm1, 1
+	vpxor       ymm8, ymm8, ymm1
+	vpsllq      ymm1, ymm1, 1
+	vpxor       ymm8, ymm8, ymm1
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm1, ymm9, ymmword ptr [rdx + 288]
+	vmovdqu     ymmword ptr [rsi + 288], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 64]
+	vpxor       ymm2, ymm2, ymm10
+	vmovdqu     ymmword ptr [rsi + 64], ymm2
+	vpshufb     ymm11, ymm10, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm10, ymm10, 2
+	vpsllq      ymm11, ymm11, 1
+	vpsllq      ymm2, ymm11, 5
+	vpxor       ymm11, ymm11, ymm2
+	vpsllq      ymm2, ymm2, 1
+	vpxor       ymm11, ymm11, ymm2
+	vpsllq      ymm2, ymm2, 1
+	vpxor       ymm11, ymm11, ymm2
+	vpshufb     ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm2, ymm10, ymmword ptr [rdx + 320]
+	vmovdqu     ymmword ptr [rsi + 320], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 96]
+	vpxor       ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rsi + 96], ymm3
+	vpshufb     ymm8, ymm9, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm9, ymm9, 2
+	vpsllq      ymm8, ymm8, 1
+	vpsllq      ymm3, ymm8, 5
+	vpxor       ymm8, ymm8, ymm3
+	vpsllq      ymm3, ymm3, 1
+	vpxor       ymm8, ymm8, ymm3
+	vpsllq      ymm3, ymm3, 1
+	vpxor       ymm8, ymm8, ymm3
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm3, ymm9, ymmword ptr [rdx + 352]
+	vmovdqu     ymmword ptr [rsi + 352], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 128]
+	vpxor       ymm4, ymm4, ymm10
+	vmovdqu     ymmword ptr [rsi + 128], ymm4
+	vpshufb     ymm11, ymm10, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm10, ymm10, 2
+	vpsllq      ymm11, ymm11, 1
+	vpsllq      ymm4, ymm11, 5
+	vpxor       ymm11, ymm11, ymm4
+	vpsllq      ymm4, ymm4, 1
+	vpxor       ymm11, ymm11, ymm4
+	vpsllq      ymm4, ymm4, 1
+	vpxor       ymm11, ymm11, ymm4
+	vpshufb     ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm4, ymm10, ymmword ptr [rdx + 384]
+	vmovdqu     ymmword ptr [rsi + 384], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 160]
+	vpxor       ymm5, ymm5, ymm9
+	vmovdqu     ymmword ptr [rsi + 160], ymm5
+	vpshufb     ymm8, ymm9, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm9, ymm9, 2
+	vpsllq      ymm8, ymm8, 1
+	vpsllq      ymm5, ymm8, 5
+	vpxor       ymm8, ymm8, ymm5
+	vpsllq      ymm5, ymm5, 1
+	vpxor       ymm8, ymm8, ymm5
+	vpsllq      ymm5, ymm5, 1
+	vpxor       ymm8, ymm8, ymm5
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm5, ymm9, ymmword ptr [rdx + 416]
+	vmovdqu     ymmword ptr [rsi + 416], ymm9
+	vmovdqu     ymm10, ymmword ptr [rsi + 192]
+	vpxor       ymm6, ymm6, ymm10
+	vmovdqu     ymmword ptr [rsi + 192], ymm6
+	vpshufb     ymm11, ymm10, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm10, ymm10, 2
+	vpsllq      ymm11, ymm11, 1
+	vpsllq      ymm6, ymm11, 5
+	vpxor       ymm11, ymm11, ymm6
+	vpsllq      ymm6, ymm6, 1
+	vpxor       ymm11, ymm11, ymm6
+	vpsllq      ymm6, ymm6, 1
+	vpxor       ymm11, ymm11, ymm6
+	vpshufb     ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm10, ymm10, ymm11
+	vpxor       ymm6, ymm10, ymmword ptr [rdx + 448]
+	vmovdqu     ymmword ptr [rsi + 448], ymm10
+	vmovdqu     ymm9, ymmword ptr [rsi + 224]
+	vpxor       ymm7, ymm7, ymm9
+	vmovdqu     ymmword ptr [rsi + 224], ymm7
+	vpshufb     ymm8, ymm9, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm9, ymm9, 2
+	vpsllq      ymm8, ymm8, 1
+	vpsllq      ymm7, ymm8, 5
+	vpxor       ymm8, ymm8, ymm7
+	vpsllq      ymm7, ymm7, 1
+	vpxor       ymm8, ymm8, ymm7
+	vpsllq      ymm7, ymm7, 1
+	vpxor       ymm8, ymm8, ymm7
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm9, ymm9, ymm8
+	vpxor       ymm7, ymm9, ymmword ptr [rdx + 480]
+	vmovdqu     ymmword ptr [rsi + 480], ymm9
+	sub         rcx, 16
+	add         rdx, 256
+	add         rsi, 256
+	jmp         .Lasmgen_sm4_xts_dec_gb_vaes_core
+
+.Lasmgen_sm4_xts_dec_gb_vaes_last:
 	# Xor the tweaks parked in dst.
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_dec_gb_vaes_partial2
+	# The tweak of the block after the batch: T[0] * x^16.
+	vmovdqu     ymm10, ymmword ptr [rsi]
+	vpshufb     ymm11, ymm10, ymmword ptr [rip + .Lconst_sm4_xts_gb_top]
+	vpslldq     ymm10, ymm10, 2
+	vpsllq      ymm11, ymm11, 1
+	vpsllq      ymm9, ymm11, 5
+	vpxor       ymm11, ymm11, ymm9
+	vpsllq      ymm9, ymm9, 1
+	vpxor       ymm11, ymm11, ymm9
+	vpsllq      ymm9, ymm9, 1
+	vpxor       ymm11, ymm11, ymm9
+	vpshufb     ymm11, ymm11, ymmword ptr [rip + .Lconst_sm4_xts_gb_rev3]
+	vpxor       ymm10, ymm10, ymm11
+	vmovdqu     xmmword ptr [r8], xmm10
 	vpxor       ymm0, ymm0, ymmword ptr [rsi]
 	vmovdqu     ymmword ptr [rsi], ymm0
 	vpxor       ymm1, ymm1, ymmword ptr [rsi + 32]

@@ -13,7 +13,9 @@
 //!
 //! The GFNI kernels run full 16-block batches back to back: one pass over the slots xors this batch's parked
 //! tweaks into its outputs and forms the next batch's inputs with the tweaks 16 blocks on, `T * x^16` from the
-//! parked ones (a byte shift and one `vpclmulqdq` per pair of blocks, [`Tw::times_x16`]).
+//! parked ones (a byte shift and one `vpclmulqdq` per pair of blocks, [`Tw::times_x16`]). The AES-NI AVX2
+//! and VAES kernels run their full batches the same way, their first batch's tweaks from the chain and the
+//! product by x^16 in shifts and xors (no `vpclmulqdq`: AVX2-only CPUs such as Zen 1 lack it on ymm).
 
 use super::{
     each_slot, gpr, rounds, transpose, vaffine, vshufb, vstore, vxor, Consts, Fill, Set, Width, B, GROUPS, TMP, V,
@@ -50,6 +52,16 @@ struct Tw {
     rev: Label,
     /// GFNI kernels ([`Fast`]): GB's chain is held in IEEE form.
     fast: Option<Fast>,
+    /// AES-NI AVX2 and VAES kernels: back-to-back batches with [`Tw::times_x16`] by shifts (no `vpclmulqdq`).
+    x16: Option<X16>,
+}
+
+/// The constants of [`Tw::times_x16`] without `vpclmulqdq` (GB only; IEEE needs none).
+struct X16 {
+    /// GB: `vpshufb` control taking bytes 15 and 14 of each lane to bytes 0 and 1, zeroing the rest.
+    top: Option<Label>,
+    /// GB: `vpshufb` control reversing bytes 0..3 of each lane, zeroing the rest.
+    rev3: Option<Label>,
 }
 
 /// The GFNI kernels' tweaks. GB's bit-reflected big-endian value, with every byte's bits reversed and read
@@ -126,6 +138,16 @@ impl Tw {
                 }),
             }
         });
+        let x16 = matches!(set, Set::Avx2 | Set::Vaes).then(|| X16 {
+            top: (std == Standard::Gb).then(|| {
+                let c: Vec<u8> = (0..32).map(|i| [15u8, 14].get(i % 16).copied().unwrap_or(0x80)).collect();
+                b.constant("sm4_xts_gb_top", 32, "vpshufb: bytes 15, 14 of each lane to 0, 1", &c)
+            }),
+            rev3: (std == Standard::Gb).then(|| {
+                let c: Vec<u8> = (0..32).map(|i| [2u8, 1, 0].get(i % 16).copied().unwrap_or(0x80)).collect();
+                b.constant("sm4_xts_gb_rev3", 32, "vpshufb: reverse bytes 0..3 of each lane", &c)
+            }),
+        });
         // The GFNI kernels step GB's chain in IEEE form.
         let ieee = std == Standard::Ieee || fast.is_some();
         let dwords: [u32; 4] = if ieee { [0x87, 0, 1, 0] } else { [0, 0x8000_0000, 0, 0xe100_0000] };
@@ -139,7 +161,13 @@ impl Tw {
             mask: b.constant(name, 16, what, &bytes),
             rev: b.constant("byte_reverse", 16, "vpshufb control: reverse 16 bytes", &BYTE_REVERSE),
             fast,
+            x16,
         }
+    }
+
+    /// Whether full ymm batches run back to back ([`batch_step`]): every ymm set.
+    fn batched(&self) -> bool {
+        self.fast.is_some() || self.x16.is_some()
     }
 
     /// Whether the chain is in IEEE form (IEEE, or GB in the GFNI kernels).
@@ -178,8 +206,35 @@ impl Tw {
     /// bits reversed, which commutes with the byte shift; its top two bytes, swapped, are the bit reflection
     /// of IEEE's, so `clmul` by the reflected `0x87` (times 2) gives the fold's three bytes reflected, and a
     /// byte reversal puts them in place: 5 ops.
-    fn times_x16(&self, b: &mut B, t: V, c: V) {
-        let f = self.fast.as_ref().expect("GFNI kernel");
+    ///
+    /// Without `vpclmulqdq` (AES-NI AVX2 and VAES kernels) the fold's product is shifts and xors, clobbering
+    /// `e` too: IEEE `o ^ o << 1 ^ o << 2 ^ o << 7` (9 ops), GB the reflected product `(c << 1) * 0xe1`
+    /// (`0x1c2 = x^8 + x^7 + x^6 + x`) before the byte reversal (10 ops).
+    fn times_x16(&self, b: &mut B, t: V, c: V, e: V) {
+        let Some(f) = self.fast.as_ref() else {
+            let g = self.x16.as_ref().expect("ymm kernel");
+            match (&g.top, &g.rev3) {
+                (Some(top), Some(rev3)) => {
+                    b.vpshufb_y(c.y(), t.y(), rip(top));
+                    b.vpslldq_y(t.y(), t.y(), 2);
+                    b.vpsllq_y(c.y(), c.y(), 1);
+                    b.vpsllq_y(e.y(), c.y(), 5);
+                    b.vpxor_y(c.y(), c.y(), e.y());
+                    for _ in 0..2 {
+                        b.vpsllq_y(e.y(), e.y(), 1);
+                        b.vpxor_y(c.y(), c.y(), e.y());
+                    }
+                    b.vpshufb_y(c.y(), c.y(), rip(rev3));
+                    b.vpxor_y(t.y(), t.y(), c.y());
+                }
+                _ => {
+                    b.vpsrldq_y(c.y(), t.y(), 14);
+                    b.vpslldq_y(t.y(), t.y(), 2);
+                    self.fold(b, Width::Y, t, c);
+                }
+            }
+            return;
+        };
         match (&f.top, &f.rev3) {
             (Some(top), Some(rev3)) => {
                 b.vpshufb_y(c.y(), t.y(), rip(top));
@@ -373,15 +428,15 @@ fn batch_core(b: &mut B, x: &Ctx, w: Width) {
     }
 }
 
-/// A batch's outputs: xor the tweaks parked in `dst` and store. A full ymm batch of the GFNI kernels first
+/// A batch's outputs: xor the tweaks parked in `dst` and store. A full ymm batch first
 /// stores the tweak after it, `T[0] * x^16`, to `[tweak]`.
 fn batch_out(b: &mut B, x: &Ctx, w: Width, fill: Fill) {
     b.comment("Xor the tweaks parked in dst.");
     both(b, x, w, fill, &|b, n| {
-        if x.tw.fast.is_some() && w == Width::Y && n.is_none() {
+        if x.tw.batched() && w == Width::Y && n.is_none() {
             b.comment("The tweak of the block after the batch: T[0] * x^16.");
             b.vmovdqu_load_y(OUT.y(), mem(x.dst, 0));
-            x.tw.times_x16(b, OUT, OUT2);
+            x.tw.times_x16(b, OUT, OUT2, MASK);
             b.vmovdqu_store(mem(x.tweak, 0), OUT.x());
         }
         each_slot(b, w, 8, n, &mut |b, s, half| slot_out(b, x, w, s, half))
@@ -395,8 +450,8 @@ fn batch(b: &mut B, x: &Ctx, w: Width, fill: Fill) {
     batch_out(b, x, w, fill);
 }
 
-/// Between two full ymm batches (GFNI kernels): the outputs of this one and the inputs of the next, slot by
-/// slot, the next tweaks being the parked ones times x^16 (4 ops per slot, 5 for GB). `dst == src` works: a
+/// Between two full ymm batches: the outputs of this one and the inputs of the next, slot by slot, the next
+/// tweaks being the parked ones times x^16 (GFNI: 4 ops per slot, 5 for GB; AES-NI AVX2 and VAES: 9, 10). `dst == src` works: a
 /// slot of the next batch is read before its tweak is parked.
 fn batch_step(b: &mut B, x: &Ctx) {
     b.comment("This batch's outputs and the next batch's inputs, with its tweaks T * x^16 from the parked ones.");
@@ -407,7 +462,7 @@ fn batch_step(b: &mut B, x: &Ctx) {
         b.vmovdqu_load_y(t.y(), mem(x.dst, off));
         b.vpxor_y(v.y(), v.y(), t.y());
         b.vmovdqu_store_y(mem(x.dst, off), v.y());
-        x.tw.times_x16(b, t, c);
+        x.tw.times_x16(b, t, c, v);
         b.vpxor_y(v.y(), t.y(), mem(x.src, 256 + off));
         b.vmovdqu_store_y(mem(x.dst, 256 + off), t.y());
     }
@@ -461,7 +516,7 @@ pub fn xts(enc: bool, std: Standard, set: Set, abi: Abi) -> Result<Function<X86_
             b.add(dst, 128);
             b.jmp(&lp);
         }
-        Width::Y if x.tw.fast.is_some() => {
+        Width::Y => {
             // Batches in a row: the outputs of one and the inputs of the next in one pass over the slots.
             let small = b.label("small");
             let last = b.label("last");
@@ -483,25 +538,6 @@ pub fn xts(enc: bool, std: Standard, set: Set, abi: Abi) -> Result<Function<X86_
             b.blank();
             b.bind(&last);
             batch_out(&mut b, &x, Width::Y, Fill::Both);
-            b.cmp(n, 16);
-            b.jbe(&done);
-            b.sub(n, 16);
-            b.add(src, 256);
-            b.add(dst, 256);
-            b.cmp(n, 8);
-            b.ja(&lp);
-            b.blank();
-            b.bind(&small);
-            b.comment("1..8 blocks: one xmm batch.");
-            batch(&mut b, &x, Width::X, Fill::Partial);
-        }
-        Width::Y => {
-            let small = b.label("small");
-            b.cmp(n, 8);
-            b.jbe(&small);
-            b.align(4);
-            b.bind(&lp);
-            batch(&mut b, &x, Width::Y, Fill::Both);
             b.cmp(n, 16);
             b.jbe(&done);
             b.sub(n, 16);
