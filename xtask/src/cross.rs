@@ -144,7 +144,7 @@ pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
         );
         let status = Command::new(&cargo)
             .current_dir(root)
-            .args(["test", "-p", "asmgen-tests", "--target", t.triple])
+            .args(["test", "-p", "asmgen-tests", "-p", "asmgen-runtime", "--target", t.triple])
             .env(env_key(t.triple, "LINKER"), t.linker)
             .env(env_key(t.triple, "RUNNER"), format!("{qemu} -cpu {} -L {}", r.cpu, t.sysroot))
             .env("ASMGEN_EXPECT_GHASH", r.expect_ghash)

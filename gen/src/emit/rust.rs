@@ -32,6 +32,21 @@ pub fn declarations<I: Isa>(target: Target, listings: &[Listing<I>]) -> String {
         }
     }
     let _ = writeln!(s, "];");
+    let _ = writeln!(s);
+    let _ = writeln!(
+        s,
+        "/// The address of every function of the listings, by name (a test checks that each is linked by the"
+    );
+    let _ = writeln!(s, "/// runtime's dispatch, so no listing function is left unused).");
+    let _ = writeln!(s, "pub fn kernel_addresses() -> Vec<(&'static str, usize)> {{");
+    let _ = writeln!(s, "    vec![");
+    for l in listings {
+        for f in &l.functions {
+            let _ = writeln!(s, "        ({:?}, {} as usize),", f.name, f.name);
+        }
+    }
+    let _ = writeln!(s, "    ]");
+    let _ = writeln!(s, "}}");
     s
 }
 

@@ -166,3 +166,41 @@ pub(crate) fn find(name: &str) -> Result<&'static Sm4Kernels, Error> {
 pub fn sm4_backend_table() -> Vec<(&'static str, bool)> {
     all().iter().map(|k| (k.name, (k.available)())).collect()
 }
+
+/// The addresses of every kernel a set links.
+#[cfg(all(test, asmgen_aot))]
+fn linked(k: &Sm4Kernels) -> Vec<usize> {
+    let mut v = vec![
+        k.expand_key as usize,
+        k.ecb as usize,
+        k.ctr as usize,
+        k.cbc_enc as usize,
+        k.cbc_dec as usize,
+        k.cfb_enc as usize,
+        k.cfb_dec as usize,
+        k.cbc_mac as usize,
+    ];
+    v.extend([k.xts_enc_ieee, k.xts_dec_ieee, k.xts_enc_gb, k.xts_dec_gb].into_iter().flatten().map(|f| f as usize));
+    v.extend(k.gcm_enc.map(|f| f as usize));
+    v.extend([k.ccm_enc, k.ccm_dec].into_iter().flatten().map(|f| f as usize));
+    v
+}
+
+#[cfg(all(test, asmgen_aot))]
+mod tests {
+    /// Every function of the host's listings is linked by some kernel set (SM4 here, GHASH/POLYVAL in
+    /// `crate::dispatch`): a kernel the dispatch forgets would otherwise be shipped, listed and never run.
+    #[test]
+    fn every_listing_function_is_linked() {
+        let mut linked: Vec<usize> = super::host::SETS.iter().flat_map(super::linked).collect();
+        for k in crate::dispatch::all_ghash().iter().chain(crate::dispatch::all_polyval()) {
+            linked.extend([k.init as usize, k.update as usize]);
+        }
+        let unlinked: Vec<&str> = crate::aot::kernel_addresses()
+            .into_iter()
+            .filter(|(_, addr)| !linked.contains(addr))
+            .map(|(name, _)| name)
+            .collect();
+        assert!(unlinked.is_empty(), "listing functions no kernel set links: {unlinked:?}");
+    }
+}

@@ -48,9 +48,9 @@ const AVX: Sm4Kernels = Sm4Kernels {
     xts_dec_ieee: Some(asmgen_sm4_xts_dec_ieee_avx),
     xts_enc_gb: Some(asmgen_sm4_xts_enc_gb_avx),
     xts_dec_gb: Some(asmgen_sm4_xts_dec_gb_avx),
-    gcm_enc: None,
-    ccm_enc: None,
-    ccm_dec: None,
+    gcm_enc: Some(asmgen_sm4_gcm_enc_avx),
+    ccm_enc: Some(asmgen_sm4_ccm_enc_avx),
+    ccm_dec: Some(asmgen_sm4_ccm_dec_avx),
     ghash: crate::dispatch::ghash,
 };
 
@@ -105,6 +105,7 @@ pub(crate) const SETS: &[Sm4Kernels] = &[
         xts_dec_ieee: Some(asmgen_sm4_xts_dec_ieee_avx2),
         xts_enc_gb: Some(asmgen_sm4_xts_enc_gb_avx2),
         xts_dec_gb: Some(asmgen_sm4_xts_dec_gb_avx2),
+        gcm_enc: Some(asmgen_sm4_gcm_enc_avx2),
         ..AVX
     },
     AVX,
