@@ -42,7 +42,7 @@ pub fn declarations<I: Isa>(target: Target, listings: &[Listing<I>]) -> String {
     let _ = writeln!(s, "    vec![");
     for l in listings {
         for f in &l.functions {
-            let _ = writeln!(s, "        ({:?}, {} as usize),", f.name, f.name);
+            let _ = writeln!(s, "        ({:?}, {} as *const () as usize),", f.name, f.name);
         }
     }
     let _ = writeln!(s, "    ]");
