@@ -690,6 +690,16 @@ pub fn transpose(b: &mut B, w: Width, rows: [V; 4], out: [V; 4], t: [V; 3]) {
     }
 }
 
+/// After a batch of `blocks` blocks: done if no more than `blocks` were left, else step `n`, `src` and `dst`
+/// past the batch (the loop step every batch loop shares).
+pub(crate) fn advance(b: &mut B, n: Gpr, src: Gpr, dst: Gpr, blocks: i32, done: &Label) {
+    b.cmp(n, blocks);
+    b.jbe(done);
+    b.sub(n, blocks);
+    b.add(src, 16 * blocks);
+    b.add(dst, 16 * blocks);
+}
+
 /// Where a block of a batch comes from.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Blk {
@@ -1026,11 +1036,7 @@ pub fn batch_mode(mode: Mode, set: Set, abi: Abi) -> Result<Function<X86_64>, Ge
             b.align(4);
             b.bind(&lp);
             batch(&mut b, &x, Width::X, Fill::Both);
-            b.cmp(n, 8);
-            b.jbe(&done);
-            b.sub(n, 8);
-            b.add(src, 128);
-            b.add(dst, 128);
+            advance(&mut b, n, src, dst, 8, &done);
             b.jmp(&lp);
         }
         Width::Y => {
@@ -1040,11 +1046,7 @@ pub fn batch_mode(mode: Mode, set: Set, abi: Abi) -> Result<Function<X86_64>, Ge
             b.align(4);
             b.bind(&lp);
             batch(&mut b, &x, Width::Y, Fill::Both);
-            b.cmp(n, 16);
-            b.jbe(&done);
-            b.sub(n, 16);
-            b.add(src, 256);
-            b.add(dst, 256);
+            advance(&mut b, n, src, dst, 16, &done);
             b.cmp(n, 8);
             b.ja(&lp);
             b.blank();

@@ -18,7 +18,8 @@
 //! product by x^16 in shifts and xors (no `vpclmulqdq`: AVX2-only CPUs such as Zen 1 lack it on ymm).
 
 use super::{
-    each_slot, gpr, rounds, transpose, vaffine, vshufb, vstore, vxor, Consts, Fill, Set, Width, B, GROUPS, TMP, V,
+    advance, each_slot, gpr, rounds, transpose, vaffine, vshufb, vstore, vxor, Consts, Fill, Set, Width, B, GROUPS,
+    TMP, V,
 };
 use crate::ghash::BYTE_REVERSE;
 use asmgen::isa::x86_64::{mem, rip, rip_off, Gpr, Mem, X86Feature, X86_64};
@@ -509,11 +510,7 @@ pub fn xts(enc: bool, std: Standard, set: Set, abi: Abi) -> Result<Function<X86_
             b.align(4);
             b.bind(&lp);
             batch(&mut b, &x, Width::X, Fill::Both);
-            b.cmp(n, 8);
-            b.jbe(&done);
-            b.sub(n, 8);
-            b.add(src, 128);
-            b.add(dst, 128);
+            advance(&mut b, n, src, dst, 8, &done);
             b.jmp(&lp);
         }
         Width::Y => {
@@ -538,11 +535,7 @@ pub fn xts(enc: bool, std: Standard, set: Set, abi: Abi) -> Result<Function<X86_
             b.blank();
             b.bind(&last);
             batch_out(&mut b, &x, Width::Y, Fill::Both);
-            b.cmp(n, 16);
-            b.jbe(&done);
-            b.sub(n, 16);
-            b.add(src, 256);
-            b.add(dst, 256);
+            advance(&mut b, n, src, dst, 16, &done);
             b.cmp(n, 8);
             b.ja(&lp);
             b.blank();
