@@ -476,18 +476,17 @@ pub(crate) unsafe extern "C" fn xts_dec_gb(rk1: *const u8, dst: *mut u8, src: *c
     xts(rk1, dst, src, n, tweak, true)
 }
 
-/// GCM's CTR with inc32 plus GHASH of the ciphertext (`decrypt` picks which side is the ciphertext).
-#[allow(clippy::too_many_arguments)]
-unsafe fn gcm(
+/// GCM encryption of whole blocks: CTR with inc32, and GHASH absorbs the ciphertext. `state` is the counter
+/// block followed by the GHASH state (the kernels' ABI).
+pub(crate) unsafe extern "C" fn gcm_enc(
     rk: *const u8,
     htable: *const u8,
     dst: *mut u8,
     src: *const u8,
     nblocks: usize,
-    ctr: *mut u8,
-    ghash: *mut u8,
-    decrypt: bool,
+    state: *mut u8,
 ) {
+    let (ctr, ghash) = (state, state.add(16));
     let s = Schedule::load(rk);
     let c0 = ld(ctr);
     let mut low = u32::from_be_bytes([c0[12], c0[13], c0[14], c0[15]]);
@@ -500,35 +499,18 @@ unsafe fn gcm(
             data[k] = ld(src.add(16 * (i + k)));
         }
         low = low.wrapping_add(m as u32);
-        if decrypt {
-            crate::portable::ghash_update(ghash, htable, data.as_ptr().cast(), m);
-        }
         s.crypt(&mut b);
         for k in 0..m {
             data[k] = xor(data[k], b[k]);
             st(dst.add(16 * (i + k)), data[k]);
         }
-        if !decrypt {
-            crate::portable::ghash_update(ghash, htable, data.as_ptr().cast(), m);
-        }
+        crate::portable::ghash_update(ghash, htable, data.as_ptr().cast(), m);
     });
     b.zeroize();
     data.zeroize();
     let mut c = c0;
     c[12..].copy_from_slice(&low.to_be_bytes());
     st(ctr, c);
-}
-
-/// GCM encryption of whole blocks (CTR with inc32; GHASH absorbs the ciphertext).
-pub(crate) unsafe extern "C" fn gcm_enc(
-    rk: *const u8,
-    htable: *const u8,
-    dst: *mut u8,
-    src: *const u8,
-    nblocks: usize,
-    state: *mut u8,
-) {
-    gcm(rk, htable, dst, src, nblocks, state, state.add(16), false)
 }
 
 /// CCM encryption of whole blocks: CBC-MAC of the plaintext and CTR (128-bit counter), one batch per block.
