@@ -14,6 +14,7 @@ pub(crate) type InitFn = unsafe extern "C" fn(*mut u8, *const u8);
 pub(crate) type UpdateFn = unsafe extern "C" fn(*mut u8, *const u8, *const u8, usize);
 
 /// One implementation of GHASH or POLYVAL.
+#[derive(Clone, Copy)]
 pub(crate) struct HashKernels {
     /// What `backend()` reports.
     pub name: &'static str,
@@ -265,7 +266,7 @@ pub(crate) fn polyval() -> &'static HashKernels {
 
 /// Portable first, then the listings' sets, then the JIT's.
 fn ordered(portable: &HashKernels, aot: &[HashKernels], jit: &[HashKernels]) -> Vec<HashKernels> {
-    std::iter::once(portable).chain(aot).chain(jit).map(copy).collect()
+    std::iter::once(portable).chain(aot).chain(jit).copied().collect()
 }
 
 /// Every GHASH implementation of this build, portable first.
@@ -278,10 +279,6 @@ pub(crate) fn all_ghash() -> &'static [HashKernels] {
 pub(crate) fn all_polyval() -> &'static [HashKernels] {
     static V: OnceLock<Vec<HashKernels>> = OnceLock::new();
     V.get_or_init(|| ordered(&PORTABLE_POLYVAL, host::POLYVAL, &jit_hash().1))
-}
-
-fn copy(k: &HashKernels) -> HashKernels {
-    HashKernels { name: k.name, available: k.available, init: k.init, update: k.update }
 }
 
 /// Every GHASH and POLYVAL implementation this build has, with whether this CPU runs it (for tests and the
