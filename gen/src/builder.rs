@@ -6,6 +6,7 @@
 //! function was declared with: using an instruction the target's feature set does not allow is an error when
 //! the listing is generated, not when it is assembled.
 
+use crate::hash::{FastMap, FastSet};
 use crate::ir::{CType, Const, Frame, Function, Inst, Item, Label, Param, Signature};
 use crate::isa::{FeatureSet, Isa};
 use crate::target::Abi;
@@ -40,9 +41,11 @@ pub struct Builder<I: Isa> {
     required: FeatureSet<I::Feature>,
     body: Vec<Item<I>>,
     consts: Vec<Const>,
-    label_names: BTreeSet<String>,
-    defined: BTreeSet<Label>,
-    referenced: BTreeSet<Label>,
+    label_names: FastSet<String>,
+    /// The next suffix to try per label base name (names are never released, so the smaller ones are taken).
+    label_next: FastMap<String, u32>,
+    defined: FastSet<Label>,
+    referenced: FastSet<Label>,
     error: Option<String>,
 }
 
@@ -58,9 +61,10 @@ impl<I: Isa> Builder<I> {
             required: FeatureSet::empty(),
             body: Vec::new(),
             consts: Vec::new(),
-            label_names: BTreeSet::new(),
-            defined: BTreeSet::new(),
-            referenced: BTreeSet::new(),
+            label_names: FastSet::default(),
+            label_next: FastMap::default(),
+            defined: FastSet::default(),
+            referenced: FastSet::default(),
             error: None,
         }
     }
@@ -116,7 +120,9 @@ impl<I: Isa> Builder<I> {
         self.required = self.required.union(needs);
         for o in &operands {
             if let Some(l) = I::label(o) {
-                self.referenced.insert(l.clone());
+                if !self.referenced.contains(l) {
+                    self.referenced.insert(l.clone());
+                }
             }
         }
         self.body.push(Item::Inst(Inst { op, operands }));
@@ -126,13 +132,14 @@ impl<I: Isa> Builder<I> {
     /// A new label, unique in the function; bind it with [`Builder::bind`].
     pub fn label(&mut self, name: &str) -> Label {
         let base = format!("{}_{}", self.name, name);
-        let mut n = base.clone();
-        let mut k = 1;
-        while !self.label_names.insert(n.clone()) {
-            k += 1;
-            n = format!("{base}{k}");
+        let next = self.label_next.entry(base.clone()).or_insert(1);
+        loop {
+            let n = if *next == 1 { base.clone() } else { format!("{base}{next}") };
+            *next += 1;
+            if self.label_names.insert(n.clone()) {
+                return Label(Arc::from(n));
+            }
         }
-        Label(Arc::from(n))
     }
 
     /// Defines `label` at the current position.
@@ -196,16 +203,17 @@ impl<I: Isa> Builder<I> {
             }
         }
         let mut regs = Vec::new();
+        let mut saved: BTreeSet<I::Reg> = BTreeSet::new();
         for inst in self.body.iter().filter_map(|i| match i {
             Item::Inst(inst) => Some(inst),
             _ => None,
         }) {
             for o in &inst.operands {
+                regs.clear();
                 I::regs(o, &mut regs);
+                saved.extend(regs.iter().filter(|r| I::callee_saved(self.abi, **r) && !I::is_stack_pointer(**r)));
             }
         }
-        let saved: BTreeSet<I::Reg> =
-            regs.into_iter().filter(|r| I::callee_saved(self.abi, *r) && !I::is_stack_pointer(*r)).collect();
         Ok(Function {
             name: self.name,
             doc: self.doc,

@@ -13,6 +13,7 @@
 
 pub mod builder;
 pub mod emit;
+pub mod hash;
 pub mod ir;
 pub mod isa;
 pub mod lower;

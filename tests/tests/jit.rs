@@ -13,7 +13,7 @@
 
 use asmgen::emit::layout;
 use asmgen::ir::Listing;
-use asmgen::lower::{lower, FixedIsa, Image};
+use asmgen::lower::{lower, Image, Lower};
 use asmgen::Target;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -45,6 +45,7 @@ struct Tools {
     nm: &'static str,
 }
 
+const X64: Tools = Tools { gcc: "gcc", flags: &[], ld: "ld", ld_flags: &[], objcopy: "objcopy", nm: "nm" };
 const A64: Tools = Tools {
     gcc: "aarch64-linux-gnu-gcc",
     flags: &[],
@@ -102,7 +103,26 @@ fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
     a.iter().zip(b).position(|(x, y)| x != y).or((a.len() != b.len()).then(|| a.len().min(b.len())))
 }
 
-fn check<I: FixedIsa>(target: Target, tools: &Tools, listings: Vec<Listing<I>>) {
+/// The instructions around offset `at` of both codes, decoded by iced-x86 from the start of function `start`
+/// (x86-64 only: a readable mismatch report).
+fn x86_context(jit: &Image, reference: &[u8], start: usize, at: usize) -> String {
+    let mut theirs = jit.clone();
+    theirs.bytes[..reference.len().min(jit.code_len)].copy_from_slice(&reference[..reference.len().min(jit.code_len)]);
+    let window = |img: &Image| -> String {
+        let text = asmgen::lower::x86_64::disassemble_range(img, start, (at + 16).min(img.code_len) - start);
+        let lines: Vec<&str> = text.lines().collect();
+        let i = lines
+            .iter()
+            .rposition(|l| {
+                usize::from_str_radix(l.split(':').next().unwrap().trim_start_matches("0x"), 16).unwrap() <= at
+            })
+            .unwrap_or(0);
+        lines[i.saturating_sub(2)..(i + 2).min(lines.len())].join("\n")
+    };
+    format!("JIT:\n{}\nGNU as:\n{}", window(jit), window(&theirs))
+}
+
+fn check<I: Lower>(target: Target, tools: &Tools, listings: Vec<Listing<I>>) {
     let tools_ok = [tools.gcc, tools.ld, tools.objcopy, tools.nm].iter().all(|t| have(t));
     if !tools_ok {
         eprintln!("NOTICE: {} cross binutils not found; only lowering {target} (no byte comparison)", tools.gcc);
@@ -119,10 +139,15 @@ fn check<I: FixedIsa>(target: Target, tools: &Tools, listings: Vec<Listing<I>>) 
         let (text, rodata, symbols) = reference(tools, target, &l.name, &image);
         let code = &image.bytes[..image.code_len];
         if let Some(at) = first_difference(code, &text) {
-            let f = image.symbols.iter().rev().find(|s| s.offset <= at).map_or("?", |s| s.name.as_str());
+            let sym = image.symbols.iter().rev().find(|s| s.offset <= at);
+            let f = sym.map_or("?", |s| s.name.as_str());
+            let context = match (target.arch, sym) {
+                (asmgen::Arch::X86_64, Some(s)) => x86_context(&image, &text, s.offset, at),
+                _ => String::new(),
+            };
             panic!(
                 "{target} {}: JIT code differs from the assembled listing at {at:#x} (in {f}): JIT {:02x?}, GNU as \
-                 {:02x?} (lengths {} and {})",
+                 {:02x?} (lengths {} and {})\n{context}",
                 l.name,
                 &code[at..(at + 8).min(code.len())],
                 &text[at..(at + 8).min(text.len())],
@@ -143,6 +168,12 @@ fn check<I: FixedIsa>(target: Target, tools: &Tools, listings: Vec<Listing<I>>) 
             rodata.len()
         );
     }
+}
+
+#[test]
+fn x86_64_jit_bytes_equal_the_assembled_listings() {
+    let t = Target::X86_64_LINUX;
+    check(t, &X64, asmgen_kernels::catalog::x86_64(t).unwrap());
 }
 
 #[test]

@@ -2,7 +2,7 @@
 
 use crate::builder::GenError;
 use crate::ir::{Cfi, Function, Inst, Item, Listing};
-use crate::isa::{Isa, PrintCtx};
+use crate::isa::{Encoding, Isa, PrintCtx};
 use crate::target::{Abi, ObjectFormat, Target};
 
 /// The command that rewrites every listing, printed in each header.
@@ -67,13 +67,13 @@ pub fn format_inst<I: Isa>(inst: &Inst<I>, ctx: &PrintCtx, comment: &str) -> Str
     };
     let (mnemonic, rest) = text.split_once(' ').unwrap_or((&text, ""));
     let pretty = if rest.is_empty() { mnemonic.to_string() } else { format!("{mnemonic:<11} {}", rest.trim()) };
-    match info.encoding {
-        Some(enc) if !enc.gas => {
-            let values: Vec<i64> = inst.operands.iter().map(|o| I::operand_value(o).unwrap_or(0)).collect();
-            let word = enc.encode(&values).unwrap_or_else(|e| panic!("{}: {}", info.name, e.0));
+    let values = || inst.operands.iter().map(|o| I::operand_value(o).unwrap_or(0)).collect::<Vec<i64>>();
+    match info.encoding.and_then(|enc| enc.raw_word(&values())) {
+        Some(word) => {
+            let word = word.unwrap_or_else(|e| panic!("{}: {}", info.name, e.0));
             format!("\t{:<11} {word:#010x}\t{comment} {pretty}", I::RAW_DIRECTIVE)
         }
-        _ => format!("\t{pretty}"),
+        None => format!("\t{pretty}"),
     }
 }
 

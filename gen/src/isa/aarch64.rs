@@ -704,6 +704,7 @@ impl Isa for Aarch64 {
     type Operand = Operand;
     type Reg = Reg;
     type Feature = A64Feature;
+    type Encoding = super::fixed::Encoding;
     const TYPE_PREFIX: &'static str = "%";
 
     fn info(op: Op) -> &'static OpInfo<A64Feature> {

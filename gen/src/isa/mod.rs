@@ -91,9 +91,23 @@ impl<F: Feature> Debug for FeatureSet<F> {
     }
 }
 
+/// How a table entry's encoding is described: [`fixed::Encoding`] for the fixed-width ISAs, the iced-x86 codes
+/// of its forms on x86_64 ([`x86_64::X86Encoding`]).
+pub trait Encoding: Copy + Debug + 'static {
+    /// For an instruction the supported assemblers lack: the raw word a listing prints in its place (with
+    /// the mnemonic in a comment), from the operands' values.
+    fn raw_word(&self, values: &[i64]) -> Option<Result<u32, fixed::EncodeError>>;
+}
+
+impl Encoding for fixed::Encoding {
+    fn raw_word(&self, values: &[i64]) -> Option<Result<u32, fixed::EncodeError>> {
+        (!self.gas).then(|| self.encode(values))
+    }
+}
+
 /// Everything the table says about one instruction form.
 #[derive(Debug)]
-pub struct OpInfo<F: 'static> {
+pub struct OpInfo<F: 'static, E: 'static = fixed::Encoding> {
     /// The builder method's name, unique in the table (`vpxor`, `pmull2`, ...).
     pub name: &'static str,
     /// The assembler syntax: a template with `{operand}` holes, or a bare mnemonic followed by the operands
@@ -105,11 +119,11 @@ pub struct OpInfo<F: 'static> {
     pub kinds: &'static [&'static str],
     /// Features the instruction requires.
     pub features: &'static [F],
-    /// Encoding, for ISAs whose encodings are described in the table.
-    pub encoding: Option<fixed::Encoding>,
+    /// How it is encoded (every entry of the three tables has one; the JIT lowers through it).
+    pub encoding: Option<E>,
 }
 
-impl<F: 'static> OpInfo<F> {
+impl<F: 'static, E: 'static> OpInfo<F, E> {
     /// The mnemonic: the first word of the syntax.
     pub fn mnemonic(&self) -> &'static str {
         self.syntax.split_whitespace().next().unwrap_or(self.syntax)
@@ -141,11 +155,13 @@ pub trait Isa: Sized + 'static {
     type Reg: Copy + Eq + Ord + Debug;
     /// The ISA's features.
     type Feature: Feature;
+    /// How the table describes encodings.
+    type Encoding: Encoding;
 
     /// The table entry of an opcode.
-    fn info(op: Self::Op) -> &'static OpInfo<Self::Feature>;
+    fn info(op: Self::Op) -> &'static OpInfo<Self::Feature, Self::Encoding>;
     /// Every table entry.
-    fn ops() -> &'static [OpInfo<Self::Feature>];
+    fn ops() -> &'static [OpInfo<Self::Feature, Self::Encoding>];
     /// Appends the registers an operand names.
     fn regs(operand: &Self::Operand, out: &mut Vec<Self::Reg>);
     /// The label an operand refers to, if any.
@@ -188,10 +204,12 @@ pub trait Isa: Sized + 'static {
 /// ```text
 /// method: "syntax" (operand: Kind, ...) [Feature, ...] $(=> encoding)? ;
 /// ```
+///
+/// The header names the ISA, its feature enum and, unless it is [`fixed::Encoding`], its encoding type.
 #[macro_export]
 macro_rules! define_isa {
     (
-        isa: $isa:ty, feature: $feat:ident;
+        isa: $isa:ty, feature: $feat:ident $(, encoding: $encty:ty)?;
         $( $(#[$doc:meta])* $name:ident : $syntax:literal ( $($arg:ident : $kind:ident),* ) [$($f:ident),*] $(=> $enc:expr)? ; )*
     ) => {
         /// Opcodes of this ISA, one per table entry.
@@ -206,7 +224,7 @@ macro_rules! define_isa {
         }
 
         /// The instruction table: one entry per instruction form.
-        pub static OPS: &[$crate::isa::OpInfo<$feat>] = &[
+        pub static OPS: &[$crate::isa::OpInfo<$feat $(, $encty)?>] = &[
             $( $crate::isa::OpInfo {
                 name: stringify!($name),
                 syntax: $syntax,

@@ -485,6 +485,7 @@ impl Isa for Riscv64 {
     type Operand = Operand;
     type Reg = Reg;
     type Feature = RvFeature;
+    type Encoding = super::fixed::Encoding;
     const RAW_DIRECTIVE: &'static str = ".insn";
 
     fn info(op: Op) -> &'static OpInfo<RvFeature> {

@@ -4,7 +4,7 @@
 //! (destination first), which is the order of the table, of the builder methods, of iced-x86's formatter (used
 //! to disassemble JIT code) and of the vendors' documentation an auditor checks against.
 
-use super::{Isa, OpInfo, PrintCtx};
+use super::{Encoding, Isa, OpInfo, PrintCtx};
 use crate::define_isa;
 use crate::ir::{Cfi, Frame, Item, Label};
 use crate::target::{Abi, Arch};
@@ -118,10 +118,10 @@ impl From<Gpr> for Reg {
 /// A memory operand: `[base + index*scale + disp]` or `[rip + label]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Mem {
-    base: Option<Gpr>,
-    index: Option<(Gpr, u8)>,
-    disp: i32,
-    label: Option<Label>,
+    pub(crate) base: Option<Gpr>,
+    pub(crate) index: Option<(Gpr, u8)>,
+    pub(crate) disp: i32,
+    pub(crate) label: Option<Label>,
 }
 
 /// `[base + disp]`.
@@ -227,125 +227,159 @@ kinds! {
 /// The x86-64 ISA.
 pub struct X86_64;
 
+/// How an x86-64 entry is encoded: the iced-x86 codes of its forms (e.g. `add r/m64, r64`, `add r/m64, imm8`,
+/// `add rax, imm32`, `add r/m64, imm32`). The JIT lowering ([`crate::lower::x86_64`]) encodes the
+/// instruction with every code that accepts its operands and keeps the shortest, the first of equals, which is
+/// the form GNU as picks (checked entry by entry against GNU as in `gen/tests/x86_64_encoding.rs`); a branch
+/// takes the first code whose displacement fits, as GNU as relaxes it.
+#[derive(Clone, Copy, Debug)]
+pub struct X86Encoding(pub &'static [iced_x86::Code]);
+
+impl Encoding for X86Encoding {
+    fn raw_word(&self, _values: &[i64]) -> Option<Result<u32, super::fixed::EncodeError>> {
+        // GNU as 2.40 knows every x86-64 entry of the table.
+        None
+    }
+}
+
+/// `iced!(A, B)`: the [`X86Encoding`] of forms `iced_x86::Code::A` and `B`.
+macro_rules! iced {
+    ($($code:ident),+) => { X86Encoding(&[$(iced_x86::Code::$code),+]) };
+}
+
 define_isa! {
-    isa: X86_64, feature: X86Feature;
+    isa: X86_64, feature: X86Feature, encoding: X86Encoding;
 
     // --- general-purpose ---------------------------------------------------------------------------------
-    mov:        "mov"        (d: R64, s: Ri64)                 [];
-    mov_load:   "mov"        (d: R64, s: M64)                  [];
-    mov_store:  "mov"        (d: M64, s: R64)                  [];
-    lea:        "lea"        (d: R64, a: Addr)                 [];
-    add:        "add"        (d: R64, s: Ri64)                 [];
+    mov:        "mov"        (d: R64, s: Ri64)                 [] => iced!(Mov_rm64_r64, Mov_rm64_imm32);
+    mov_load:   "mov"        (d: R64, s: M64)                  [] => iced!(Mov_r64_rm64);
+    mov_store:  "mov"        (d: M64, s: R64)                  [] => iced!(Mov_rm64_r64);
+    lea:        "lea"        (d: R64, a: Addr)                 [] => iced!(Lea_r64_m);
+    add:        "add"        (d: R64, s: Ri64)                 []
+        => iced!(Add_rm64_r64, Add_rm64_imm8, Add_RAX_imm32, Add_rm64_imm32);
     /// Add with carry.
-    adc:        "adc"        (d: R64, s: Ri64)                 [];
-    sub:        "sub"        (d: R64, s: Ri64)                 [];
-    and:        "and"        (d: R64, s: Ri64)                 [];
-    xor32:      "xor"        (d: R32, s: R32)                  [];
-    cmp:        "cmp"        (a: R64, b: Ri64)                 [];
-    test:       "test"       (a: R64, b: R64)                  [];
-    shl:        "shl"        (d: R64, n: Imm)                  [];
-    shr:        "shr"        (d: R64, n: Imm)                  [];
+    adc:        "adc"        (d: R64, s: Ri64)                 []
+        => iced!(Adc_rm64_r64, Adc_rm64_imm8, Adc_RAX_imm32, Adc_rm64_imm32);
+    sub:        "sub"        (d: R64, s: Ri64)                 []
+        => iced!(Sub_rm64_r64, Sub_rm64_imm8, Sub_RAX_imm32, Sub_rm64_imm32);
+    and:        "and"        (d: R64, s: Ri64)                 []
+        => iced!(And_rm64_r64, And_rm64_imm8, And_RAX_imm32, And_rm64_imm32);
+    xor32:      "xor"        (d: R32, s: R32)                  [] => iced!(Xor_rm32_r32);
+    cmp:        "cmp"        (a: R64, b: Ri64)                 []
+        => iced!(Cmp_rm64_r64, Cmp_rm64_imm8, Cmp_RAX_imm32, Cmp_rm64_imm32);
+    test:       "test"       (a: R64, b: R64)                  [] => iced!(Test_rm64_r64);
+    shl:        "shl"        (d: R64, n: Imm)                  [] => iced!(Shl_rm64_1, Shl_rm64_imm8);
+    shr:        "shr"        (d: R64, n: Imm)                  [] => iced!(Shr_rm64_1, Shr_rm64_imm8);
     /// Byte-swap a 64-bit register (big-endian <-> native).
-    bswap:      "bswap"      (r: R64)                          [];
-    push:       "push"       (r: R64)                          [];
-    pop:        "pop"        (r: R64)                          [];
-    jmp:        "jmp"        (t: Target)                       [];
-    jz:         "jz"         (t: Target)                       [];
-    jnz:        "jnz"        (t: Target)                       [];
+    bswap:      "bswap"      (r: R64)                          [] => iced!(Bswap_r64);
+    push:       "push"       (r: R64)                          [] => iced!(Push_r64);
+    pop:        "pop"        (r: R64)                          [] => iced!(Pop_r64);
+    jmp:        "jmp"        (t: Target)                       [] => iced!(Jmp_rel8_64, Jmp_rel32_64);
+    jz:         "jz"         (t: Target)                       [] => iced!(Je_rel8_64, Je_rel32_64);
+    jnz:        "jnz"        (t: Target)                       [] => iced!(Jne_rel8_64, Jne_rel32_64);
     /// Jump if below (unsigned <).
-    jb:         "jb"         (t: Target)                       [];
+    jb:         "jb"         (t: Target)                       [] => iced!(Jb_rel8_64, Jb_rel32_64);
     /// Jump if above or equal (unsigned >=).
-    jae:        "jae"        (t: Target)                       [];
+    jae:        "jae"        (t: Target)                       [] => iced!(Jae_rel8_64, Jae_rel32_64);
     /// Jump if above (unsigned >).
-    ja:         "ja"         (t: Target)                       [];
+    ja:         "ja"         (t: Target)                       [] => iced!(Ja_rel8_64, Ja_rel32_64);
     /// Jump if below or equal (unsigned <=).
-    jbe:        "jbe"        (t: Target)                       [];
-    ret:        "ret"        ()                                [];
+    jbe:        "jbe"        (t: Target)                       [] => iced!(Jbe_rel8_64, Jbe_rel32_64);
+    ret:        "ret"        ()                                [] => iced!(Retnq);
 
     // --- 128-bit vector (VEX) -------------------------------------------------------------------------------
-    vmovdqu_load:  "vmovdqu" (d: X, s: M128)                   [Avx];
-    vmovdqu_store: "vmovdqu" (d: M128, s: X)                   [Avx];
-    vmovdqa:    "vmovdqa"    (d: X, s: Xm)                     [Avx];
-    vmovq_load: "vmovq"      (d: X, s: M64)                    [Avx];
+    vmovdqu_load:  "vmovdqu" (d: X, s: M128)                   [Avx] => iced!(VEX_Vmovdqu_xmm_xmmm128);
+    vmovdqu_store: "vmovdqu" (d: M128, s: X)                   [Avx] => iced!(VEX_Vmovdqu_xmmm128_xmm);
+    vmovdqa:    "vmovdqa"    (d: X, s: Xm)                     [Avx]
+        => iced!(VEX_Vmovdqa_xmm_xmmm128, VEX_Vmovdqa_xmmm128_xmm);
+    vmovq_load: "vmovq"      (d: X, s: M64)                    [Avx]
+        => iced!(VEX_Vmovq_xmm_xmmm64, VEX_Vmovq_xmm_rm64);
     /// Moves a 64-bit register into the low qword, zeroing the rest.
-    vmovq_gpr:  "vmovq"      (d: X, s: R64)                    [Avx];
-    vmovd_store: "vmovd"     (d: M32, s: X)                    [Avx];
+    vmovq_gpr:  "vmovq"      (d: X, s: R64)                    [Avx] => iced!(VEX_Vmovq_xmm_rm64);
+    vmovd_store: "vmovd"     (d: M32, s: X)                    [Avx] => iced!(VEX_Vmovd_rm32_xmm);
     /// Inserts a qword at qword position `n`.
-    vpinsrq:    "vpinsrq"    (d: X, a: X, s: Rm64, n: Imm)     [Avx];
+    vpinsrq:    "vpinsrq"    (d: X, a: X, s: Rm64, n: Imm)     [Avx] => iced!(VEX_Vpinsrq_xmm_xmm_rm64_imm8);
     /// Broadcasts a dword from memory to the four dwords (a plain load on current cores).
-    vbroadcastss: "vbroadcastss" (d: X, s: M32)                [Avx];
-    vpxor:      "vpxor"      (d: X, a: X, b: Xm)               [Avx];
-    vpand:      "vpand"      (d: X, a: X, b: Xm)               [Avx];
-    vpor:       "vpor"       (d: X, a: X, b: Xm)               [Avx];
-    vpandn:     "vpandn"     (d: X, a: X, b: Xm)               [Avx];
-    vpaddd:     "vpaddd"     (d: X, a: X, b: Xm)               [Avx];
-    vpaddq:     "vpaddq"     (d: X, a: X, b: Xm)               [Avx];
-    vpsubq:     "vpsubq"     (d: X, a: X, b: Xm)               [Avx];
-    vpshufb:    "vpshufb"    (d: X, a: X, b: Xm)               [Avx];
-    vpshufd:    "vpshufd"    (d: X, a: Xm, sel: Sel)           [Avx];
-    vpalignr:   "vpalignr"   (d: X, a: X, b: Xm, n: Imm)       [Avx];
-    vpunpckldq: "vpunpckldq" (d: X, a: X, b: Xm)               [Avx];
-    vpunpckhdq: "vpunpckhdq" (d: X, a: X, b: Xm)               [Avx];
-    vpunpcklqdq: "vpunpcklqdq" (d: X, a: X, b: Xm)             [Avx];
-    vpunpckhqdq: "vpunpckhqdq" (d: X, a: X, b: Xm)             [Avx];
-    vpsllq:     "vpsllq"     (d: X, a: X, n: Imm)              [Avx];
-    vpsrlq:     "vpsrlq"     (d: X, a: X, n: Imm)              [Avx];
-    vpsrad:     "vpsrad"     (d: X, a: X, n: Imm)              [Avx];
-    vpslld:     "vpslld"     (d: X, a: X, n: Imm)              [Avx];
-    vpsrld:     "vpsrld"     (d: X, a: X, n: Imm)              [Avx];
-    vpslldq:    "vpslldq"    (d: X, a: X, n: Imm)              [Avx];
-    vpsrldq:    "vpsrldq"    (d: X, a: X, n: Imm)              [Avx];
+    vbroadcastss: "vbroadcastss" (d: X, s: M32)                [Avx] => iced!(VEX_Vbroadcastss_xmm_m32);
+    vpxor:      "vpxor"      (d: X, a: X, b: Xm)               [Avx] => iced!(VEX_Vpxor_xmm_xmm_xmmm128);
+    vpand:      "vpand"      (d: X, a: X, b: Xm)               [Avx] => iced!(VEX_Vpand_xmm_xmm_xmmm128);
+    vpor:       "vpor"       (d: X, a: X, b: Xm)               [Avx] => iced!(VEX_Vpor_xmm_xmm_xmmm128);
+    vpandn:     "vpandn"     (d: X, a: X, b: Xm)               [Avx] => iced!(VEX_Vpandn_xmm_xmm_xmmm128);
+    vpaddd:     "vpaddd"     (d: X, a: X, b: Xm)               [Avx] => iced!(VEX_Vpaddd_xmm_xmm_xmmm128);
+    vpaddq:     "vpaddq"     (d: X, a: X, b: Xm)               [Avx] => iced!(VEX_Vpaddq_xmm_xmm_xmmm128);
+    vpsubq:     "vpsubq"     (d: X, a: X, b: Xm)               [Avx] => iced!(VEX_Vpsubq_xmm_xmm_xmmm128);
+    vpshufb:    "vpshufb"    (d: X, a: X, b: Xm)               [Avx] => iced!(VEX_Vpshufb_xmm_xmm_xmmm128);
+    vpshufd:    "vpshufd"    (d: X, a: Xm, sel: Sel)           [Avx] => iced!(VEX_Vpshufd_xmm_xmmm128_imm8);
+    vpalignr:   "vpalignr"   (d: X, a: X, b: Xm, n: Imm)       [Avx] => iced!(VEX_Vpalignr_xmm_xmm_xmmm128_imm8);
+    vpunpckldq: "vpunpckldq" (d: X, a: X, b: Xm)               [Avx] => iced!(VEX_Vpunpckldq_xmm_xmm_xmmm128);
+    vpunpckhdq: "vpunpckhdq" (d: X, a: X, b: Xm)               [Avx] => iced!(VEX_Vpunpckhdq_xmm_xmm_xmmm128);
+    vpunpcklqdq: "vpunpcklqdq" (d: X, a: X, b: Xm)             [Avx] => iced!(VEX_Vpunpcklqdq_xmm_xmm_xmmm128);
+    vpunpckhqdq: "vpunpckhqdq" (d: X, a: X, b: Xm)             [Avx] => iced!(VEX_Vpunpckhqdq_xmm_xmm_xmmm128);
+    vpsllq:     "vpsllq"     (d: X, a: X, n: Imm)              [Avx] => iced!(VEX_Vpsllq_xmm_xmm_imm8);
+    vpsrlq:     "vpsrlq"     (d: X, a: X, n: Imm)              [Avx] => iced!(VEX_Vpsrlq_xmm_xmm_imm8);
+    vpsrad:     "vpsrad"     (d: X, a: X, n: Imm)              [Avx] => iced!(VEX_Vpsrad_xmm_xmm_imm8);
+    vpslld:     "vpslld"     (d: X, a: X, n: Imm)              [Avx] => iced!(VEX_Vpslld_xmm_xmm_imm8);
+    vpsrld:     "vpsrld"     (d: X, a: X, n: Imm)              [Avx] => iced!(VEX_Vpsrld_xmm_xmm_imm8);
+    vpslldq:    "vpslldq"    (d: X, a: X, n: Imm)              [Avx] => iced!(VEX_Vpslldq_xmm_xmm_imm8);
+    vpsrldq:    "vpsrldq"    (d: X, a: X, n: Imm)              [Avx] => iced!(VEX_Vpsrldq_xmm_xmm_imm8);
     /// Carry-less multiply of one qword of `a` and one of `b`, chosen by bits 0 and 4 of `sel`.
-    vpclmulqdq: "vpclmulqdq" (d: X, a: X, b: Xm, sel: Sel)     [Avx, Pclmulqdq];
+    vpclmulqdq: "vpclmulqdq" (d: X, a: X, b: Xm, sel: Sel)     [Avx, Pclmulqdq]
+        => iced!(VEX_Vpclmulqdq_xmm_xmm_xmmm128_imm8);
     /// AES last round: ShiftRows, SubBytes, xor with the round key `k` (VEX form: AES-NI and AVX).
-    vaesenclast: "vaesenclast" (d: X, a: X, k: Xm)             [Aes, Avx];
+    vaesenclast: "vaesenclast" (d: X, a: X, k: Xm)             [Aes, Avx] => iced!(VEX_Vaesenclast_xmm_xmm_xmmm128);
     /// Affine map on each byte: `A·x ^ imm`, with the 8x8 bit matrix of each qword lane in `m` (row `i` in byte
     /// `7 - i`).
-    vgf2p8affineqb: "vgf2p8affineqb" (d: X, a: X, m: Xm, c: Sel) [Gfni, Avx];
+    vgf2p8affineqb: "vgf2p8affineqb" (d: X, a: X, m: Xm, c: Sel) [Gfni, Avx]
+        => iced!(VEX_Vgf2p8affineqb_xmm_xmm_xmmm128_imm8);
     /// Inverse in GF(2^8)/0x11b, then the affine map of `vgf2p8affineqb`.
-    vgf2p8affineinvqb: "vgf2p8affineinvqb" (d: X, a: X, m: Xm, c: Sel) [Gfni, Avx];
+    vgf2p8affineinvqb: "vgf2p8affineinvqb" (d: X, a: X, m: Xm, c: Sel) [Gfni, Avx]
+        => iced!(VEX_Vgf2p8affineinvqb_xmm_xmm_xmmm128_imm8);
 
     // --- 256-bit vector (AVX2, VPCLMULQDQ) --------------------------------------------------------------------
-    vmovdqu_load_y:  "vmovdqu" (d: Y, s: M256)                 [Avx];
-    vmovdqu_store_y: "vmovdqu" (d: M256, s: Y)                 [Avx];
-    vmovdqa_y:  "vmovdqa"    (d: Y, s: Ym)                     [Avx];
-    vpxor_y:    "vpxor"      (d: Y, a: Y, b: Ym)               [Avx2];
-    vpand_y:    "vpand"      (d: Y, a: Y, b: Ym)               [Avx2];
-    vpandn_y:   "vpandn"     (d: Y, a: Y, b: Ym)               [Avx2];
-    vpor_y:     "vpor"       (d: Y, a: Y, b: Ym)               [Avx2];
-    vpaddd_y:   "vpaddd"     (d: Y, a: Y, b: Ym)               [Avx2];
-    vpaddq_y:   "vpaddq"     (d: Y, a: Y, b: Ym)               [Avx2];
-    vpsubq_y:   "vpsubq"     (d: Y, a: Y, b: Ym)               [Avx2];
-    vpslld_y:   "vpslld"     (d: Y, a: Y, n: Imm)              [Avx2];
-    vpsllq_y:   "vpsllq"     (d: Y, a: Y, n: Imm)              [Avx2];
+    vmovdqu_load_y:  "vmovdqu" (d: Y, s: M256)                 [Avx] => iced!(VEX_Vmovdqu_ymm_ymmm256);
+    vmovdqu_store_y: "vmovdqu" (d: M256, s: Y)                 [Avx] => iced!(VEX_Vmovdqu_ymmm256_ymm);
+    vmovdqa_y:  "vmovdqa"    (d: Y, s: Ym)                     [Avx]
+        => iced!(VEX_Vmovdqa_ymm_ymmm256, VEX_Vmovdqa_ymmm256_ymm);
+    vpxor_y:    "vpxor"      (d: Y, a: Y, b: Ym)               [Avx2] => iced!(VEX_Vpxor_ymm_ymm_ymmm256);
+    vpand_y:    "vpand"      (d: Y, a: Y, b: Ym)               [Avx2] => iced!(VEX_Vpand_ymm_ymm_ymmm256);
+    vpandn_y:   "vpandn"     (d: Y, a: Y, b: Ym)               [Avx2] => iced!(VEX_Vpandn_ymm_ymm_ymmm256);
+    vpor_y:     "vpor"       (d: Y, a: Y, b: Ym)               [Avx2] => iced!(VEX_Vpor_ymm_ymm_ymmm256);
+    vpaddd_y:   "vpaddd"     (d: Y, a: Y, b: Ym)               [Avx2] => iced!(VEX_Vpaddd_ymm_ymm_ymmm256);
+    vpaddq_y:   "vpaddq"     (d: Y, a: Y, b: Ym)               [Avx2] => iced!(VEX_Vpaddq_ymm_ymm_ymmm256);
+    vpsubq_y:   "vpsubq"     (d: Y, a: Y, b: Ym)               [Avx2] => iced!(VEX_Vpsubq_ymm_ymm_ymmm256);
+    vpslld_y:   "vpslld"     (d: Y, a: Y, n: Imm)              [Avx2] => iced!(VEX_Vpslld_ymm_ymm_imm8);
+    vpsllq_y:   "vpsllq"     (d: Y, a: Y, n: Imm)              [Avx2] => iced!(VEX_Vpsllq_ymm_ymm_imm8);
     /// Byte shift left within each 128-bit lane.
-    vpslldq_y:  "vpslldq"    (d: Y, a: Y, n: Imm)              [Avx2];
+    vpslldq_y:  "vpslldq"    (d: Y, a: Y, n: Imm)              [Avx2] => iced!(VEX_Vpslldq_ymm_ymm_imm8);
     /// Byte shift right within each 128-bit lane.
-    vpsrldq_y:  "vpsrldq"    (d: Y, a: Y, n: Imm)              [Avx2];
+    vpsrldq_y:  "vpsrldq"    (d: Y, a: Y, n: Imm)              [Avx2] => iced!(VEX_Vpsrldq_ymm_ymm_imm8);
     /// Shift each qword left by the count in the matching qword of `n` (counts over 63 give 0).
-    vpsllvq_y:  "vpsllvq"    (d: Y, a: Y, n: Ym)               [Avx2];
+    vpsllvq_y:  "vpsllvq"    (d: Y, a: Y, n: Ym)               [Avx2] => iced!(VEX_Vpsllvq_ymm_ymm_ymmm256);
     /// Shift each qword right (logical) by the count in the matching qword of `n` (counts over 63 give 0).
-    vpsrlvq_y:  "vpsrlvq"    (d: Y, a: Y, n: Ym)               [Avx2];
-    vpsrld_y:   "vpsrld"     (d: Y, a: Y, n: Imm)              [Avx2];
-    vpunpckldq_y: "vpunpckldq" (d: Y, a: Y, b: Ym)             [Avx2];
-    vpunpckhdq_y: "vpunpckhdq" (d: Y, a: Y, b: Ym)             [Avx2];
-    vpunpcklqdq_y: "vpunpcklqdq" (d: Y, a: Y, b: Ym)           [Avx2];
-    vpunpckhqdq_y: "vpunpckhqdq" (d: Y, a: Y, b: Ym)           [Avx2];
+    vpsrlvq_y:  "vpsrlvq"    (d: Y, a: Y, n: Ym)               [Avx2] => iced!(VEX_Vpsrlvq_ymm_ymm_ymmm256);
+    vpsrld_y:   "vpsrld"     (d: Y, a: Y, n: Imm)              [Avx2] => iced!(VEX_Vpsrld_ymm_ymm_imm8);
+    vpunpckldq_y: "vpunpckldq" (d: Y, a: Y, b: Ym)             [Avx2] => iced!(VEX_Vpunpckldq_ymm_ymm_ymmm256);
+    vpunpckhdq_y: "vpunpckhdq" (d: Y, a: Y, b: Ym)             [Avx2] => iced!(VEX_Vpunpckhdq_ymm_ymm_ymmm256);
+    vpunpcklqdq_y: "vpunpcklqdq" (d: Y, a: Y, b: Ym)           [Avx2] => iced!(VEX_Vpunpcklqdq_ymm_ymm_ymmm256);
+    vpunpckhqdq_y: "vpunpckhqdq" (d: Y, a: Y, b: Ym)           [Avx2] => iced!(VEX_Vpunpckhqdq_ymm_ymm_ymmm256);
     /// Broadcasts a dword from memory to the eight dwords.
-    vpbroadcastd_y: "vpbroadcastd" (d: Y, s: M32)              [Avx2];
-    vpshufb_y:  "vpshufb"    (d: Y, a: Y, b: Ym)               [Avx2];
-    vpshufd_y:  "vpshufd"    (d: Y, a: Ym, sel: Sel)           [Avx2];
-    vbroadcasti128: "vbroadcasti128" (d: Y, s: M128)           [Avx2];
-    vinserti128: "vinserti128" (d: Y, a: Y, b: Xm, sel: Sel)   [Avx2];
-    vextracti128: "vextracti128" (d: X, a: Y, sel: Sel)        [Avx2];
-    vpclmulqdq_y: "vpclmulqdq" (d: Y, a: Y, b: Ym, sel: Sel)   [Avx, Vpclmulqdq];
+    vpbroadcastd_y: "vpbroadcastd" (d: Y, s: M32)              [Avx2] => iced!(VEX_Vpbroadcastd_ymm_xmmm32);
+    vpshufb_y:  "vpshufb"    (d: Y, a: Y, b: Ym)               [Avx2] => iced!(VEX_Vpshufb_ymm_ymm_ymmm256);
+    vpshufd_y:  "vpshufd"    (d: Y, a: Ym, sel: Sel)           [Avx2] => iced!(VEX_Vpshufd_ymm_ymmm256_imm8);
+    vbroadcasti128: "vbroadcasti128" (d: Y, s: M128)           [Avx2] => iced!(VEX_Vbroadcasti128_ymm_m128);
+    vinserti128: "vinserti128" (d: Y, a: Y, b: Xm, sel: Sel)   [Avx2] => iced!(VEX_Vinserti128_ymm_ymm_xmmm128_imm8);
+    vextracti128: "vextracti128" (d: X, a: Y, sel: Sel)        [Avx2] => iced!(VEX_Vextracti128_xmmm128_ymm_imm8);
+    vpclmulqdq_y: "vpclmulqdq" (d: Y, a: Y, b: Ym, sel: Sel)   [Avx, Vpclmulqdq]
+        => iced!(VEX_Vpclmulqdq_ymm_ymm_ymmm256_imm8);
     /// AES last round on both 128-bit lanes.
-    vaesenclast_y: "vaesenclast" (d: Y, a: Y, k: Ym)          [Avx, Vaes];
+    vaesenclast_y: "vaesenclast" (d: Y, a: Y, k: Ym)          [Avx, Vaes] => iced!(VEX_Vaesenclast_ymm_ymm_ymmm256);
     /// `vgf2p8affineqb` on ymm.
-    vgf2p8affineqb_y: "vgf2p8affineqb" (d: Y, a: Y, m: Ym, c: Sel) [Gfni, Avx];
+    vgf2p8affineqb_y: "vgf2p8affineqb" (d: Y, a: Y, m: Ym, c: Sel) [Gfni, Avx]
+        => iced!(VEX_Vgf2p8affineqb_ymm_ymm_ymmm256_imm8);
     /// `vgf2p8affineinvqb` on ymm.
-    vgf2p8affineinvqb_y: "vgf2p8affineinvqb" (d: Y, a: Y, m: Ym, c: Sel) [Gfni, Avx];
-    vzeroupper: "vzeroupper" ()                                [Avx];
+    vgf2p8affineinvqb_y: "vgf2p8affineinvqb" (d: Y, a: Y, m: Ym, c: Sel) [Gfni, Avx]
+        => iced!(VEX_Vgf2p8affineinvqb_ymm_ymm_ymmm256_imm8);
+    vzeroupper: "vzeroupper" ()                                [Avx] => iced!(VEX_Vzeroupper);
 }
 
 impl Isa for X86_64 {
@@ -354,11 +388,12 @@ impl Isa for X86_64 {
     type Operand = Operand;
     type Reg = Reg;
     type Feature = X86Feature;
+    type Encoding = X86Encoding;
 
-    fn info(op: Op) -> &'static OpInfo<X86Feature> {
+    fn info(op: Op) -> &'static OpInfo<X86Feature, X86Encoding> {
         &OPS[op as usize]
     }
-    fn ops() -> &'static [OpInfo<X86Feature>] {
+    fn ops() -> &'static [OpInfo<X86Feature, X86Encoding>] {
         OPS
     }
     fn regs(o: &Operand, out: &mut Vec<Reg>) {

@@ -259,7 +259,14 @@ pub fn sm4_sub_byte(x: u8) -> u8 {
 
 /// The pre- and post-maps `(f1, f2)` with `S(x) = f2(AES_SubBytes(f1(x)))`:
 /// `f1 = T·A·x ^ T·C`, `f2(y) = A·T^-1·Aaes^-1·y ^ (A·T^-1·Aaes^-1·0x63 ^ C)`.
+///
+/// Derived once per process (the JIT builds kernels at startup) and then copied.
 pub fn sbox_affine() -> (Affine, Affine) {
+    static MAPS: std::sync::OnceLock<(Affine, Affine)> = std::sync::OnceLock::new();
+    *MAPS.get_or_init(derive_sbox_affine)
+}
+
+fn derive_sbox_affine() -> (Affine, Affine) {
     let a = Matrix::circulant(SM4_A_ROW);
     let t = Affine::field_map();
     let aaes_inv = Matrix::circulant(AES_A_ROW).inverse();
@@ -456,7 +463,14 @@ pub mod gfni {
     }
 
     /// The round maps (see [`GfniRound`]).
+    ///
+    /// Derived once per process and then copied.
     pub fn round() -> GfniRound {
+        static ROUND: std::sync::OnceLock<GfniRound> = std::sync::OnceLock::new();
+        *ROUND.get_or_init(derive_round)
+    }
+
+    fn derive_round() -> GfniRound {
         let (pre, post) = sbox();
         let id = Matrix(std::array::from_fn(|i| 1 << i));
         let (p, q) = (shl(2), shr(6));

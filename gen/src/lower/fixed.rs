@@ -1,0 +1,178 @@
+//! Lowering for the fixed-width ISAs (aarch64, riscv64): every instruction is one or two 32-bit words encoded
+//! from the table ([`crate::isa::fixed`]); label operands take their values as the entry's [`LabelRef`] says.
+//!
+//! [`LabelRef`]: crate::isa::fixed::LabelRef
+
+use super::{align_up, finish_image, place_constants, Image, Labels, Lower, Symbol};
+use crate::builder::GenError;
+use crate::emit::gas::format_inst;
+use crate::emit::layout;
+use crate::ir::{Function, Item};
+use crate::isa::aarch64::Aarch64;
+use crate::isa::fixed::Encoding;
+use crate::isa::riscv64::Riscv64;
+use crate::isa::{Isa, PrintCtx};
+use crate::target::Abi;
+
+/// An ISA whose instructions are 32-bit words encoded from the table (aarch64, riscv64).
+pub trait FixedIsa: Isa<Encoding = Encoding> {
+    /// The `nop` word alignment padding is filled with (what GNU as pads code sections with).
+    const NOP: u32;
+    /// The landing pad word each function starts with, if the ISA has one.
+    const LANDING_PAD: Option<u32>;
+    /// The ABI of the Linux target.
+    const ABI: Abi;
+    /// Whether the assembler pads the end of the code section to the section's alignment (the largest
+    /// alignment requested in it) with `nop`s: riscv64 GNU as does, aarch64's does not.
+    const PAD_SECTION_END: bool;
+}
+
+impl FixedIsa for Aarch64 {
+    const NOP: u32 = 0xd503_201f;
+    /// `bti c` (`hint #34`).
+    const LANDING_PAD: Option<u32> = Some(0xd503_245f);
+    const ABI: Abi = Abi::Aapcs64;
+    const PAD_SECTION_END: bool = false;
+}
+
+impl FixedIsa for Riscv64 {
+    /// `addi zero, zero, 0`.
+    const NOP: u32 = 0x0000_0013;
+    const LANDING_PAD: Option<u32> = None;
+    const ABI: Abi = Abi::Lp64d;
+    const PAD_SECTION_END: bool = true;
+}
+
+enum Placed<'a, I: Isa> {
+    Pad(usize),
+    Word(u32, &'static str),
+    Inst(&'a crate::ir::Inst<I>, usize),
+}
+
+macro_rules! lower_fixed {
+    ($($isa:ty),*) => {$(
+        impl Lower for $isa {
+            fn lower(functions: &[&Function<Self>]) -> Result<Image, GenError> {
+                lower_words(functions, false).map(|(image, _)| image)
+            }
+            fn disassemble(functions: &[&Function<Self>], _image: &Image) -> Result<Vec<String>, GenError> {
+                lower_words(functions, true).map(|(_, text)| text)
+            }
+        }
+    )*};
+}
+lower_fixed!(Aarch64, Riscv64);
+
+/// Lowers `functions` (in order) into one image and, with `text`, each function's listing (offset, words,
+/// the description's instruction text).
+fn lower_words<I: FixedIsa>(functions: &[&Function<I>], text_on: bool) -> Result<(Image, Vec<String>), GenError> {
+    let err = |f: &Function<I>, message: String| GenError { function: f.name.clone(), message };
+    let ctx = PrintCtx { local_label_prefix: ".L" };
+    let items: Vec<layout::FunctionItems<I>> = functions.iter().map(|f| layout::function_items(I::ABI, f)).collect();
+
+    // Pass 1: addresses of functions, labels and instructions.
+    let mut labels = Labels::default();
+    let mut placed: Vec<(usize, usize, Vec<Placed<I>>)> = Vec::new(); // (function start, end, items)
+    let mut pc = 0usize;
+    let mut section_align = 1usize << layout::FUNCTION_ALIGN_LOG2;
+    for (f, items) in functions.iter().zip(&items) {
+        let mut p = Vec::new();
+        let start = align_up(pc, 1 << layout::FUNCTION_ALIGN_LOG2);
+        if start > pc {
+            // Padding between functions belongs to neither; emitted before the function.
+            p.push(Placed::Pad(start - pc));
+        }
+        pc = start;
+        if let Some(w) = I::LANDING_PAD {
+            p.push(Placed::Word(w, "landing pad"));
+            pc += 4;
+        }
+        for item in items.iter() {
+            match item {
+                Item::Inst(inst) => {
+                    let info = I::info(inst.op);
+                    let enc = info.encoding.ok_or_else(|| err(f, format!("{}: no encoding", info.name)))?;
+                    p.push(Placed::Inst(inst, pc));
+                    pc += enc.len_bytes();
+                }
+                Item::Label(l) => labels.define(l, pc).map_err(|e| err(f, e.message))?,
+                Item::Align(n) => {
+                    section_align = section_align.max(1 << n);
+                    let to = align_up(pc, 1 << n);
+                    if to > pc {
+                        p.push(Placed::Pad(to - pc));
+                    }
+                    pc = to;
+                }
+                Item::Comment(_) | Item::Blank | Item::Cfi(_) => {}
+            }
+        }
+        placed.push((start, pc, p));
+    }
+    let code_len = if I::PAD_SECTION_END { align_up(pc, section_align) } else { pc };
+
+    // The constants.
+    let (rodata_offset, consts) = place_constants(functions.iter().copied(), code_len, |l, at| labels.define(l, at))?;
+
+    // Pass 2: encode.
+    let mut bytes = Vec::with_capacity(rodata_offset + 4096);
+    let mut symbols = Vec::new();
+    let mut texts = Vec::new();
+    for (f, (start, end, p)) in functions.iter().zip(placed) {
+        let mut text = String::new();
+        for pl in p {
+            match pl {
+                Placed::Pad(n) => {
+                    for _ in 0..n / 4 {
+                        bytes.extend_from_slice(&I::NOP.to_le_bytes());
+                    }
+                    if text_on && bytes.len() > start {
+                        text.push_str(&format!("{:#06x}: {} nop (padding)\n", bytes.len() - n, n / 4));
+                    }
+                }
+                Placed::Word(w, what) => {
+                    if text_on {
+                        text.push_str(&format!("{:#06x}: {w:08x}           {what}\n", bytes.len()));
+                    }
+                    bytes.extend_from_slice(&w.to_le_bytes());
+                }
+                Placed::Inst(inst, pc) => {
+                    debug_assert_eq!(pc, bytes.len());
+                    let info = I::info(inst.op);
+                    let enc = info.encoding.expect("checked in pass 1");
+                    let mut values = Vec::with_capacity(inst.operands.len());
+                    for (k, o) in inst.operands.iter().enumerate() {
+                        let v = match (enc.label, I::label(o)) {
+                            (Some(lref), Some(l)) if lref.operand as usize == k => {
+                                let target = labels
+                                    .get(l)
+                                    .ok_or_else(|| err(f, format!("{}: undefined label {}", info.name, l.name())))?;
+                                lref.value.value(pc as u64, target as u64)
+                            }
+                            _ => I::operand_value(o)
+                                .ok_or_else(|| err(f, format!("{}: operand {k} has no value", info.name)))?,
+                        };
+                        values.push(v);
+                    }
+                    let words = enc.encode_words(&values).map_err(|e| err(f, format!("{}: {}", info.name, e.0)))?;
+                    if text_on {
+                        let hex: Vec<String> = words.iter().map(|w| format!("{w:08x}")).collect();
+                        let line = format_inst(inst, &ctx, "//");
+                        let shown = line.trim().split('\t').next_back().unwrap_or("").trim().trim_start_matches("// ");
+                        text.push_str(&format!("{pc:#06x}: {:<18} {shown}\n", hex.join(" ")));
+                    }
+                    for w in words {
+                        bytes.extend_from_slice(&w.to_le_bytes());
+                    }
+                }
+            }
+        }
+        debug_assert_eq!(bytes.len(), end);
+        symbols.push(Symbol { name: f.name.clone(), offset: start, len: end - start });
+        texts.push(text);
+    }
+    while bytes.len() < code_len {
+        bytes.extend_from_slice(&I::NOP.to_le_bytes());
+    }
+    Ok((finish_image(bytes, code_len, rodata_offset, consts, symbols), texts))
+}

@@ -1,0 +1,511 @@
+//! x86-64 lowering: every instruction is encoded by iced-x86 from the codes its table entry names
+//! ([`X86Encoding`]), laid out as GNU as lays out the listing.
+//!
+//! * Form: of the entry's codes that accept the operands, the shortest encoding, the first of equals (GNU as's
+//!   choice: `add rax, imm32` over `add r/m64, imm32`, the store form of `vmovdqa` when it saves the 3-byte VEX
+//!   prefix, `shl r/m64, 1` for a shift by one).
+//! * Branches start in their first (short) form and take the next one when the displacement does not fit,
+//!   until no branch changes: GNU as's relaxation, which only ever grows a branch.
+//! * Alignment (function starts, loop heads) is filled with GNU as's NOPs: 11-byte NOPs, then one NOP of the
+//!   remaining length.
+//! * RIP-relative operands (constants) are encoded once and their 32-bit displacement patched when the layout
+//!   is final; iced's [`ConstantOffsets`](iced_x86::ConstantOffsets) says where it is.
+//!
+//! [`disassemble`](Lower::disassemble) decodes the image with iced-x86 and prints it with its Intel formatter,
+//! constants and functions by name: what the CPU will run, not what the description meant.
+
+use super::{align_up, finish_image, place_constants, Image, Labels, Lower, Symbol};
+use crate::builder::GenError;
+use crate::emit::layout;
+use crate::hash::FastMap;
+use crate::ir::{Function, Item, Label};
+use crate::isa::x86_64::{Mem, Op, Operand, X86_64};
+use crate::isa::Isa;
+use crate::target::Abi;
+use iced_x86::{Code, Encoder, Instruction, MemoryOperand, Register};
+
+/// The fill GNU as (2.40, x86-64) puts in code alignment: as many of the 11-byte NOP as fit, then the NOP of
+/// the remaining length.
+const NOP11: &[u8] = &[0x66, 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0];
+const NOP_TAIL: [&[u8]; 11] = [
+    &[],
+    &[0x90],
+    &[0x66, 0x90],
+    &[0x0f, 0x1f, 0x00],
+    &[0x0f, 0x1f, 0x40, 0x00],
+    &[0x0f, 0x1f, 0x44, 0x00, 0x00],
+    &[0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00],
+    &[0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00],
+    &[0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00],
+    &[0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00],
+    &[0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00],
+];
+
+/// Appends `n` bytes of GNU as's NOP fill.
+pub fn nop_fill(out: &mut Vec<u8>, mut n: usize) {
+    while n > NOP11.len() {
+        out.extend_from_slice(NOP11);
+        n -= NOP11.len();
+    }
+    if n == NOP11.len() {
+        out.extend_from_slice(NOP11);
+    } else {
+        out.extend_from_slice(NOP_TAIL[n]);
+    }
+}
+
+macro_rules! registers {
+    ($($r:ident),*) => { [$(Register::$r),*] };
+}
+const GPR64: [Register; 16] = registers!(RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14, R15);
+const GPR32: [Register; 16] =
+    registers!(EAX, ECX, EDX, EBX, ESP, EBP, ESI, EDI, R8D, R9D, R10D, R11D, R12D, R13D, R14D, R15D);
+const XMM: [Register; 16] =
+    registers!(XMM0, XMM1, XMM2, XMM3, XMM4, XMM5, XMM6, XMM7, XMM8, XMM9, XMM10, XMM11, XMM12, XMM13, XMM14, XMM15);
+const YMM: [Register; 16] =
+    registers!(YMM0, YMM1, YMM2, YMM3, YMM4, YMM5, YMM6, YMM7, YMM8, YMM9, YMM10, YMM11, YMM12, YMM13, YMM14, YMM15);
+
+/// An operand as iced-x86 takes it.
+#[derive(Clone, Copy)]
+enum Arg {
+    R(Register),
+    M(MemoryOperand),
+    I(i32),
+}
+
+/// The operands of one instruction (at most four).
+struct Args {
+    args: [Arg; 4],
+    len: usize,
+}
+
+impl Args {
+    fn as_slice(&self) -> &[Arg] {
+        &self.args[..self.len]
+    }
+}
+
+fn mem_operand(m: &Mem) -> MemoryOperand {
+    if m.label.is_some() {
+        // Encoded with a provisional target; the displacement is patched once the layout is final.
+        return MemoryOperand::new(Register::RIP, Register::None, 1, 0, 8, false, Register::None);
+    }
+    let base = m.base.map_or(Register::None, |b| GPR64[b.0 as usize]);
+    let (index, scale) = m.index.map_or((Register::None, 1), |(i, s)| (GPR64[i.0 as usize], s as u32));
+    // Displacement size 1: a byte if it fits, else 32 bits (iced), as GNU as picks; none when it is zero.
+    let displ_size = if m.disp == 0 { 0 } else { 1 };
+    MemoryOperand::new(base, index, scale, m.disp as i64, displ_size, false, Register::None)
+}
+
+/// The iced-x86 operands of a (non-branch) instruction.
+fn args(operands: &[Operand]) -> Result<Args, String> {
+    let mut out = Args { args: [Arg::I(0); 4], len: operands.len() };
+    if operands.len() > 4 {
+        return Err("more than four operands".into());
+    }
+    for (a, o) in out.args.iter_mut().zip(operands) {
+        *a = match o {
+            Operand::Gpr(n) => Arg::R(GPR64[*n as usize]),
+            Operand::Gpr32(n) => Arg::R(GPR32[*n as usize]),
+            Operand::Xmm(n) => Arg::R(XMM[*n as usize]),
+            Operand::Ymm(n) => Arg::R(YMM[*n as usize]),
+            Operand::Mem(_, m) => Arg::M(mem_operand(m)),
+            Operand::Imm(v) => Arg::I(i32::try_from(*v).map_err(|_| format!("immediate {v} does not fit in 32 bits"))?),
+            Operand::Sel(v) => Arg::I(*v as i32),
+            Operand::Label(l) => return Err(format!("label {} outside a branch", l.name())),
+        };
+    }
+    Ok(out)
+}
+
+/// The RIP-relative operand of an instruction: its label and addend.
+fn rip_ref(operands: &[Operand]) -> Option<(&Label, i64)> {
+    operands.iter().find_map(|o| match o {
+        Operand::Mem(_, m) => m.label.as_ref().map(|l| (l, m.disp as i64)),
+        _ => None,
+    })
+}
+
+/// The instruction `code` with `args`, as far as iced-x86 accepts the combination.
+fn instruction(code: Code, args: &[Arg]) -> Result<Instruction, String> {
+    use Arg::*;
+    let ins = match *args {
+        [] => Ok(Instruction::with(code)),
+        [R(a)] => Instruction::with1(code, a),
+        [R(a), R(b)] => Instruction::with2(code, a, b),
+        [R(a), M(b)] => Instruction::with2(code, a, b),
+        [M(a), R(b)] => Instruction::with2(code, a, b),
+        [R(a), I(b)] => Instruction::with2(code, a, b),
+        [R(a), R(b), R(c)] => Instruction::with3(code, a, b, c),
+        [R(a), R(b), M(c)] => Instruction::with3(code, a, b, c),
+        [R(a), R(b), I(c)] => Instruction::with3(code, a, b, c),
+        [R(a), M(b), I(c)] => Instruction::with3(code, a, b, c),
+        [R(a), R(b), R(c), I(d)] => Instruction::with4(code, a, b, c, d),
+        [R(a), R(b), M(c), I(d)] => Instruction::with4(code, a, b, c, d),
+        _ => return Err("no iced-x86 constructor for this operand combination".into()),
+    };
+    ins.map_err(|e| e.to_string())
+}
+
+/// What an encoding depends on: the opcode and the operands, RIP-relative labels left out (they are encoded
+/// with a provisional target and patched).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Key {
+    op: Op,
+    operands: [(u64, i64); 4],
+}
+
+impl Key {
+    fn new(op: Op, operands: &[Operand]) -> Key {
+        let mut k = Key { op, operands: [(0, 0); 4] };
+        for (slot, o) in k.operands.iter_mut().zip(operands) {
+            *slot = match o {
+                Operand::Gpr(n) => (1 | (*n as u64) << 8, 0),
+                Operand::Gpr32(n) => (2 | (*n as u64) << 8, 0),
+                Operand::Xmm(n) => (3 | (*n as u64) << 8, 0),
+                Operand::Ymm(n) => (4 | (*n as u64) << 8, 0),
+                Operand::Mem(size, m) => {
+                    let base = m.base.map_or(0xff, |b| b.0 as u64);
+                    let (index, scale) = m.index.map_or((0xff, 0), |(i, s)| (i.0 as u64, s as u64));
+                    let rip = m.label.is_some() as u64;
+                    (5 | (*size as u64) << 8 | base << 16 | index << 24 | scale << 32 | rip << 40, m.disp as i64)
+                }
+                Operand::Imm(v) => (6, *v),
+                Operand::Sel(v) => (7, *v as i64),
+                Operand::Label(_) => (8, 0),
+            };
+        }
+        k
+    }
+}
+
+/// An encoded instruction in [`Assembler::code`]: where, how long, and where its displacement is.
+#[derive(Clone, Copy)]
+struct Encoded {
+    at: usize,
+    len: usize,
+    disp: usize,
+}
+
+/// Encodes instructions once each (an instruction that recurs, as unrolled rounds do, reuses its bytes).
+struct Assembler {
+    /// Every distinct non-branch instruction, encoded with provisional RIP-relative targets.
+    main: Encoder,
+    /// The bytes `main` has produced so far.
+    len: usize,
+    /// For measuring the alternative forms of an entry.
+    scratch: Encoder,
+    cache: FastMap<Key, Encoded>,
+}
+
+impl Assembler {
+    fn new() -> Assembler {
+        Assembler { main: Encoder::new(64), len: 0, scratch: Encoder::new(64), cache: FastMap::default() }
+    }
+
+    fn clear_scratch(&mut self) {
+        let mut b = self.scratch.take_buffer();
+        b.clear();
+        self.scratch.set_buffer(b);
+    }
+
+    /// Encodes `inst`: of the codes of its entry that accept the operands, the shortest, the first of equals.
+    fn encode(&mut self, op: Op, codes: &[Code], operands: &[Operand]) -> Result<Encoded, String> {
+        let key = Key::new(op, operands);
+        if let Some(e) = self.cache.get(&key) {
+            return Ok(*e);
+        }
+        let args = args(operands)?;
+        let args = args.as_slice();
+        let mut best: Option<(Code, usize)> = None;
+        if codes.len() > 1 {
+            for &code in codes {
+                let Ok(ins) = instruction(code, args) else { continue };
+                if let Ok(len) = self.scratch.encode(&ins, 0) {
+                    if best.is_none_or(|(_, l)| len < l) {
+                        best = Some((code, len));
+                    }
+                }
+                self.clear_scratch();
+            }
+        }
+        let code = match (best, codes) {
+            (Some((code, _)), _) => code,
+            (None, [code]) => *code,
+            (None, _) => return Err("no form of the entry accepts these operands".into()),
+        };
+        let ins = instruction(code, args)?;
+        let len = self.main.encode(&ins, 0).map_err(|e| e.to_string())?;
+        let e = Encoded { at: self.len, len, disp: self.main.get_constant_offsets().displacement_offset() };
+        self.len += len;
+        self.cache.insert(key, e);
+        Ok(e)
+    }
+
+    /// Encodes an instruction without operands that the table does not hold (the landing pad).
+    fn encode_code(&mut self, code: Code) -> Result<Encoded, String> {
+        let len = self.main.encode(&Instruction::with(code), 0).map_err(|e| e.to_string())?;
+        let e = Encoded { at: self.len, len, disp: 0 };
+        self.len += len;
+        Ok(e)
+    }
+}
+
+/// One element of the layout. Labels are numbered.
+enum Piece {
+    /// Pad to a multiple of `1 << n` bytes.
+    Align(u32),
+    /// Function `i` starts here (after its alignment).
+    Start(usize),
+    /// Function `i` ends here.
+    End(usize),
+    /// Label `id`.
+    Label(u32),
+    /// Encoded bytes; a RIP-relative displacement refers to label `id` plus an addend.
+    Bytes(Encoded, Option<(u32, i64)>),
+    /// A branch: its codes (short first), the current one, and the target label.
+    Branch { codes: &'static [Code], form: usize, target: u32 },
+}
+
+/// The length of branch `code` (encoded with a target it reaches).
+fn branch_len(code: Code) -> Result<usize, String> {
+    let ins = Instruction::with_branch(code, 0x10).map_err(|e| e.to_string())?;
+    Encoder::new(64).encode(&ins, 0).map_err(|e| e.to_string())
+}
+
+/// Whether a branch of `len` bytes at `pc` reaches `target`: the 2-byte forms (opcode, rel8) reach
+/// -128..=127 bytes from their end, the longer ones (rel32) +-2 GiB. The final encoding through iced-x86
+/// checks it again.
+fn reaches(len: usize, pc: usize, target: usize) -> bool {
+    let disp = target as i64 - (pc + len) as i64;
+    if len == 2 {
+        i8::try_from(disp).is_ok()
+    } else {
+        i32::try_from(disp).is_ok()
+    }
+}
+
+/// The number of label `l` (numbered in order of appearance).
+fn number<'a>(ids: &mut FastMap<&'a Label, u32>, names: &mut Vec<&'a Label>, l: &'a Label) -> u32 {
+    *ids.entry(l).or_insert_with(|| {
+        names.push(l);
+        names.len() as u32 - 1
+    })
+}
+
+fn fail(function: &str, message: impl Into<String>) -> GenError {
+    GenError { function: function.to_string(), message: message.into() }
+}
+
+impl Lower for X86_64 {
+    fn lower(functions: &[&Function<Self>]) -> Result<Image, GenError> {
+        let mut asm = Assembler::new();
+        let endbr = asm.encode_code(Code::Endbr64).map_err(|e| fail("", e))?;
+        let items: Vec<_> = functions.iter().map(|f| layout::function_items(Abi::SysV, f)).collect();
+
+        // Labels by number.
+        let mut ids: FastMap<&Label, u32> = FastMap::default();
+        let mut names: Vec<&Label> = Vec::new();
+
+        // Encode everything but branches; the layout is a list of pieces.
+        let mut pieces: Vec<Piece> = Vec::with_capacity(functions.iter().map(|f| f.body.len() + 16).sum());
+        for (i, (f, items)) in functions.iter().zip(&items).enumerate() {
+            pieces.push(Piece::Align(layout::FUNCTION_ALIGN_LOG2));
+            pieces.push(Piece::Start(i));
+            pieces.push(Piece::Bytes(endbr, None));
+            for item in items.iter() {
+                let mut label_id = |l| number(&mut ids, &mut names, l);
+                match item {
+                    Item::Inst(inst) => {
+                        let info = X86_64::info(inst.op);
+                        let enc = info.encoding.ok_or_else(|| fail(&f.name, format!("{}: no encoding", info.name)))?;
+                        if let [Operand::Label(target)] = inst.operands.as_slice() {
+                            pieces.push(Piece::Branch { codes: enc.0, form: 0, target: label_id(target) });
+                            continue;
+                        }
+                        let e = asm
+                            .encode(inst.op, enc.0, &inst.operands)
+                            .map_err(|e| fail(&f.name, format!("{}: {e}", info.name)))?;
+                        let rip = rip_ref(&inst.operands).map(|(l, add)| (label_id(l), add));
+                        pieces.push(Piece::Bytes(e, rip));
+                    }
+                    Item::Label(l) => pieces.push(Piece::Label(label_id(l))),
+                    Item::Align(n) => pieces.push(Piece::Align(*n)),
+                    Item::Comment(_) | Item::Blank | Item::Cfi(_) => {}
+                }
+            }
+            pieces.push(Piece::End(i));
+        }
+        let code = asm.main.take_buffer();
+
+        // Relax the branches: lay out, grow those that do not reach, until none changes.
+        let mut lens: Vec<Vec<usize>> = Vec::new();
+        for p in &pieces {
+            if let Piece::Branch { codes, .. } = p {
+                lens.push(codes.iter().map(|&c| branch_len(c)).collect::<Result<_, _>>().map_err(|e| fail("", e))?);
+            }
+        }
+        const UNBOUND: usize = usize::MAX;
+        let mut at = vec![UNBOUND; names.len()];
+        let (mut starts, mut ends) = (vec![0; functions.len()], vec![0; functions.len()]);
+        let mut branch_at = vec![0; lens.len()];
+        let code_len = loop {
+            at.fill(UNBOUND);
+            let (mut pc, mut b) = (0, 0);
+            for p in &pieces {
+                match p {
+                    Piece::Align(n) => pc = align_up(pc, 1 << n),
+                    Piece::Start(i) => starts[*i] = pc,
+                    Piece::End(i) => ends[*i] = pc,
+                    Piece::Label(l) => {
+                        if at[*l as usize] != UNBOUND {
+                            return Err(fail("", format!("label {} defined twice", names[*l as usize].name())));
+                        }
+                        at[*l as usize] = pc;
+                    }
+                    Piece::Bytes(e, _) => pc += e.len,
+                    Piece::Branch { form, .. } => {
+                        branch_at[b] = pc;
+                        pc += lens[b][*form];
+                        b += 1;
+                    }
+                }
+            }
+            let mut changed = false;
+            let mut b = 0;
+            for p in pieces.iter_mut() {
+                if let Piece::Branch { codes, form, target } = p {
+                    let to = at[*target as usize];
+                    if to == UNBOUND {
+                        return Err(fail("", format!("undefined label {}", names[*target as usize].name())));
+                    }
+                    while !reaches(lens[b][*form], branch_at[b], to) {
+                        if *form + 1 == codes.len() {
+                            return Err(fail("", format!("branch to {} out of range", names[*target as usize].name())));
+                        }
+                        *form += 1;
+                        changed = true;
+                    }
+                    b += 1;
+                }
+            }
+            if !changed {
+                break pc;
+            }
+        };
+
+        // The constants, after the code; RIP-relative operands may refer to them.
+        let mut labels = Labels::default();
+        let (rodata_offset, consts) =
+            place_constants(functions.iter().copied(), code_len, |l, offset| labels.define(l, offset))?;
+        let target = |id: u32| -> Result<usize, GenError> {
+            match at[id as usize] {
+                UNBOUND => labels
+                    .get(names[id as usize])
+                    .ok_or_else(|| fail("", format!("undefined label {}", names[id as usize].name()))),
+                pc => Ok(pc),
+            }
+        };
+
+        // Emit: copy the encoded bytes, patch RIP-relative displacements, encode the branches in place.
+        let mut out = Vec::with_capacity(rodata_offset + consts.iter().map(|(c, _)| c.bytes.len() + 32).sum::<usize>());
+        let mut branch = Encoder::new(64);
+        for p in &pieces {
+            match p {
+                Piece::Align(n) => {
+                    let pad = align_up(out.len(), 1 << n) - out.len();
+                    nop_fill(&mut out, pad);
+                }
+                Piece::Start(_) | Piece::End(_) | Piece::Label(_) => {}
+                Piece::Bytes(e, rip) => {
+                    let pc = out.len();
+                    out.extend_from_slice(&code[e.at..e.at + e.len]);
+                    if let Some((l, add)) = rip {
+                        let rel = target(*l)? as i64 + add - (pc + e.len) as i64;
+                        let rel = i32::try_from(rel).map_err(|_| fail("", "RIP-relative operand out of range"))?;
+                        out[pc + e.disp..pc + e.disp + 4].copy_from_slice(&rel.to_le_bytes());
+                    }
+                }
+                Piece::Branch { codes, form, target: l } => {
+                    let ins = Instruction::with_branch(codes[*form], target(*l)? as u64)
+                        .map_err(|e| fail("", e.to_string()))?;
+                    branch.encode(&ins, out.len() as u64).map_err(|e| fail("", e.to_string()))?;
+                    out.extend_from_slice(&branch.take_buffer());
+                }
+            }
+        }
+        debug_assert_eq!(out.len(), code_len);
+        let symbols = functions
+            .iter()
+            .enumerate()
+            .map(|(i, f)| Symbol { name: f.name.clone(), offset: starts[i], len: ends[i] - starts[i] })
+            .collect();
+        Ok(finish_image(out, code_len, rodata_offset, consts, symbols))
+    }
+
+    fn disassemble(_functions: &[&Function<Self>], image: &Image) -> Result<Vec<String>, GenError> {
+        Ok(image.symbols.iter().map(|s| disassemble_range(image, s.offset, s.len)).collect())
+    }
+}
+
+/// Names constants and functions of an image in the formatter's output.
+struct Names(Vec<(u64, String)>);
+
+impl iced_x86::SymbolResolver for Names {
+    fn symbol(
+        &mut self,
+        instruction: &Instruction,
+        _operand: u32,
+        instruction_operand: Option<u32>,
+        address: u64,
+        _address_size: u32,
+    ) -> Option<iced_x86::SymbolResult<'_>> {
+        // Only addresses: RIP-relative operands and branch targets (not displacements or immediates).
+        let kind = instruction.op_kind(instruction_operand?);
+        let address_operand = match kind {
+            iced_x86::OpKind::Memory => instruction.is_ip_rel_memory_operand(),
+            iced_x86::OpKind::NearBranch64 => true,
+            _ => false,
+        };
+        if !address_operand {
+            return None;
+        }
+        let i = self.0.partition_point(|(a, _)| *a <= address).checked_sub(1)?;
+        let (at, name) = &self.0[i];
+        (*at == address).then(|| iced_x86::SymbolResult::with_str(address, name.as_str()))
+    }
+}
+
+/// Disassembles `len` bytes of `image` from `offset` (addresses are image offsets): one line per
+/// instruction, `offset: bytes  instruction` in Intel syntax.
+pub fn disassemble_range(image: &Image, offset: usize, len: usize) -> String {
+    use iced_x86::{Decoder, DecoderOptions, Formatter, IntelFormatter};
+    use std::fmt::Write;
+    let mut names: Vec<(u64, String)> = image.constants.iter().map(|(n, at)| (*at as u64, format!(".L{n}"))).collect();
+    names.extend(image.symbols.iter().map(|s| (s.offset as u64, s.name.clone())));
+    names.sort();
+    let mut fmt = IntelFormatter::with_options(Some(Box::new(Names(names))), None);
+    let o = fmt.options_mut();
+    o.set_hex_prefix("0x");
+    o.set_hex_suffix("");
+    o.set_uppercase_hex(false);
+    o.set_space_after_operand_separator(true);
+    o.set_first_operand_char_index(12);
+    o.set_memory_size_options(iced_x86::MemorySizeOptions::Always);
+    o.set_branch_leading_zeros(false);
+    o.set_use_pseudo_ops(false);
+    let bytes = &image.bytes[offset..offset + len];
+    let mut decoder = Decoder::with_ip(64, bytes, offset as u64, DecoderOptions::NONE);
+    let mut text = String::new();
+    let mut line = String::new();
+    let mut ins = Instruction::default();
+    while decoder.can_decode() {
+        decoder.decode_out(&mut ins);
+        line.clear();
+        fmt.format(&ins, &mut line);
+        let at = ins.ip() as usize;
+        let hex: String = image.bytes[at..at + ins.len()].iter().map(|b| format!("{b:02x}")).collect();
+        let _ = writeln!(text, "{at:#06x}: {hex:<24} {line}");
+    }
+    text
+}
