@@ -1,12 +1,12 @@
 //! The catalog: which listings exist for which target. `cargo xtask gen` writes exactly these files and the
 //! runtime links exactly these functions (through the generated declarations).
 
-use crate::{ghash, sm4};
+use crate::{ghash, sm4, Fixed};
 use asmgen::emit;
 use asmgen::isa::aarch64::Aarch64;
 use asmgen::isa::riscv64::Riscv64;
 use asmgen::isa::x86_64::X86_64;
-use asmgen::{Arch, GenError, Isa, Listing, Target};
+use asmgen::{Abi, Arch, GenError, Isa, Listing, Target};
 
 /// A file under `generated/<target>/`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -98,6 +98,80 @@ pub fn report(target: Target) -> Result<String, GenError> {
         Arch::Riscv64 => asmgen::report::report(&riscv64(target)?),
     })
 }
+
+/// A kernel set: the functions one backend of the runtime links, built on demand. The JIT builds the sets this
+/// CPU gets instead of whole listings; the runtime maps each function to its set's fields by name.
+pub struct KernelSet<I: Isa> {
+    /// The listing its functions belong to (`ghash`, `sm4`).
+    pub listing: &'static str,
+    /// The runtime backend's name without its `aot/` or `jit/` prefix (`x86_64-gfni-avx2`).
+    pub name: &'static str,
+    /// Builds its functions for an ABI.
+    pub build: fn(Abi) -> Functions<I>,
+    /// Builds the fixed-size variants of its kernels (named `<kernel>_n<count>`); none where the set has no
+    /// kernel of that kind, or no fixed-size variant of it yet.
+    pub fixed: fn(Abi, Fixed) -> Functions<I>,
+}
+
+/// What a kernel description builds: functions, or why it could not.
+pub type Functions<I> = Result<Vec<asmgen::Function<I>>, GenError>;
+
+/// For sets without fixed-size kernels.
+fn no_fixed<I: Isa>(_abi: Abi, _fixed: Fixed) -> Result<Vec<asmgen::Function<I>>, GenError> {
+    Ok(Vec::new())
+}
+
+/// The x86_64 kernel sets.
+pub const X86_64_SETS: &[KernelSet<X86_64>] = {
+    use sm4::x86_64::{fixed_functions as fixed, set_functions as set, Set};
+    &[
+        KernelSet {
+            listing: "ghash",
+            name: "x86_64-pclmulqdq-avx",
+            build: ghash::x86_64::functions,
+            fixed: ghash::x86_64::fixed_functions,
+        },
+        KernelSet {
+            listing: "sm4",
+            name: "x86_64-gfni-avx2",
+            build: |abi| set(Set::Gfni, abi),
+            fixed: |abi, f| fixed(Set::Gfni, abi, f),
+        },
+        KernelSet {
+            listing: "sm4",
+            name: "x86_64-vaes-avx2",
+            build: |abi| set(Set::Vaes, abi),
+            fixed: |abi, f| fixed(Set::Vaes, abi, f),
+        },
+        KernelSet {
+            listing: "sm4",
+            name: "x86_64-aesni-avx2",
+            build: |abi| set(Set::Avx2, abi),
+            fixed: |abi, f| fixed(Set::Avx2, abi, f),
+        },
+        KernelSet {
+            listing: "sm4",
+            name: "x86_64-aesni-avx",
+            build: |abi| set(Set::Avx, abi),
+            fixed: |abi, f| fixed(Set::Avx, abi, f),
+        },
+    ]
+};
+
+/// The aarch64 kernel sets.
+pub const AARCH64_SETS: &[KernelSet<Aarch64>] = &[
+    KernelSet { listing: "ghash", name: "aarch64-pmull", build: ghash::aarch64::functions, fixed: no_fixed },
+    KernelSet { listing: "sm4", name: "aarch64-sm4ce", build: sm4::aarch64::ce_functions, fixed: no_fixed },
+    KernelSet { listing: "sm4", name: "aarch64-neon", build: sm4::aarch64::neon::functions, fixed: no_fixed },
+];
+
+/// The riscv64 kernel sets.
+pub const RISCV64_SETS: &[KernelSet<Riscv64>] = &[
+    KernelSet { listing: "ghash", name: "riscv64-zvkg", build: ghash::riscv64_zvkg::functions, fixed: no_fixed },
+    KernelSet { listing: "ghash", name: "riscv64-zbb-zbc", build: ghash::riscv64::functions, fixed: no_fixed },
+    KernelSet { listing: "sm4", name: "riscv64-zvksed", build: sm4::riscv64::zvksed::functions, fixed: no_fixed },
+    KernelSet { listing: "sm4", name: "riscv64-zksed", build: sm4::riscv64::functions_zksed, fixed: no_fixed },
+];
 
 /// Every generated file of every target in [`Target::GENERATED`].
 pub fn generate_all() -> Result<Vec<GeneratedFile>, GenError> {

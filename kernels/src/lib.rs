@@ -9,3 +9,48 @@
 pub mod catalog;
 pub mod ghash;
 pub mod sm4;
+
+/// How many blocks a kernel processes: its `nblocks` argument, or a number fixed when the kernel is generated.
+///
+/// A fixed-size kernel (the JIT's specialisations) ignores `nblocks`: its loops run a constant number of
+/// times and it has no length checks, and no tail code beyond what that number needs. Its name carries the
+/// number (`_n256`); its C signature is the general kernel's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Blocks {
+    /// `nblocks`, at run time.
+    Arg,
+    /// Exactly this many blocks.
+    Fixed(usize),
+}
+
+/// A fixed-size kernel the JIT builds on request, by block count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Fixed {
+    /// A set's XTS kernels (both directions, both tweak conventions) for one data-unit size.
+    Xts(usize),
+    /// A set's CTR kernel for one message size (whole blocks).
+    Ctr(usize),
+    /// A set's GHASH and POLYVAL update kernels for one block count.
+    Hash(usize),
+}
+
+impl Blocks {
+    /// The function-name suffix: none, or `_n<count>`.
+    pub fn suffix(self) -> String {
+        match self {
+            Blocks::Arg => String::new(),
+            Blocks::Fixed(n) => format!("_n{n}"),
+        }
+    }
+
+    /// The documentation line of a fixed-size kernel.
+    pub fn doc(self) -> Option<String> {
+        match self {
+            Blocks::Arg => None,
+            Blocks::Fixed(n) => Some(format!(
+                "Fixed size: exactly {n} blocks ({} bytes); nblocks is ignored, no length checks, no tail code.",
+                16 * n
+            )),
+        }
+    }
+}

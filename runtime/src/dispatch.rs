@@ -2,7 +2,7 @@
 //!
 //! `ASMGEN_BACKEND=portable` forces the portable Rust code, `ASMGEN_BACKEND=aot` the linked listings (when
 //! the CPU has what they need; otherwise the portable code runs and `backend()` says so), `ASMGEN_BACKEND=jit`
-//! the JIT's kernels (feature `jit`, aarch64 and riscv64; the best AOT or portable code where the JIT has none).
+//! the JIT's kernels (feature `jit`; the best AOT or portable code where the JIT has none).
 //! Unset or any other value: the best available.
 
 use crate::portable;
@@ -184,60 +184,75 @@ mod host {
     pub(crate) const POLYVAL: &[HashKernels] = &[];
 }
 
-/// The JIT's GHASH and POLYVAL sets: (backend name, GHASH init, GHASH update, POLYVAL init, POLYVAL update).
-#[cfg(all(feature = "jit", target_arch = "aarch64"))]
-const JIT_HASH: &[[&str; 5]] = &[[
-    "jit/aarch64-pmull",
-    "asmgen_ghash_init_pmull",
-    "asmgen_ghash_update_pmull",
-    "asmgen_polyval_init_pmull",
-    "asmgen_polyval_update_pmull",
-]];
-#[cfg(all(feature = "jit", target_arch = "riscv64"))]
-const JIT_HASH: &[[&str; 5]] = &[
-    [
-        "jit/riscv64-zvkg",
-        "asmgen_ghash_init_zvkg",
-        "asmgen_ghash_update_zvkg",
-        "asmgen_polyval_init_zvkg",
-        "asmgen_polyval_update_zvkg",
-    ],
-    [
-        "jit/riscv64-zbb-zbc",
-        "asmgen_ghash_init_zbc",
-        "asmgen_ghash_update_zbc",
-        "asmgen_polyval_init_zbc",
-        "asmgen_polyval_update_zbc",
-    ],
-];
-#[cfg(not(all(feature = "jit", any(target_arch = "aarch64", target_arch = "riscv64"))))]
-const JIT_HASH: &[[&str; 5]] = &[];
+/// What the JIT assembles: the listings' backends the dispatcher chooses on this CPU (GHASH/POLYVAL, then
+/// SM4 after the JIT's tuning), and the tuning's notes.
+#[cfg(feature = "jit")]
+pub(crate) struct JitChoice {
+    /// Backend names of the listings' sets (`aot/...`).
+    pub sets: Vec<&'static str>,
+    /// What was measured to choose, as text.
+    pub notes: Vec<String>,
+}
 
-/// The JIT's sets, best first: `(ghash, polyval)` for those whose kernels the JIT assembled (it assembles only
-/// what this CPU runs).
+/// The sets the JIT assembles for this CPU.
+#[cfg(feature = "jit")]
+pub(crate) fn jit_choice() -> JitChoice {
+    let mut sets: Vec<&'static str> =
+        host::POLYVAL.iter().find(|k| (k.available)()).map(|k| k.name).into_iter().collect();
+    let (sm4, notes) = crate::sm4::jit_choice();
+    sets.extend(sm4);
+    JitChoice { sets, notes }
+}
+
+/// The JIT's sets, `(ghash, polyval)`: the listings' sets the JIT assembled, each kernel re-pointed to the
+/// JIT's assembly of the same function.
 fn jit_hash() -> &'static (Vec<HashKernels>, Vec<HashKernels>) {
     static V: OnceLock<(Vec<HashKernels>, Vec<HashKernels>)> = OnceLock::new();
     V.get_or_init(|| {
+        #[allow(unused_mut)]
         let (mut g, mut p) = (Vec::new(), Vec::new());
-        #[cfg(feature = "jit")]
-        for [name, gi, gu, pi, pu] in JIT_HASH {
-            // SAFETY: the names are the listings' functions with these C signatures.
-            let found = unsafe {
-                (
-                    crate::jit::entry::<InitFn>(gi),
-                    crate::jit::entry::<UpdateFn>(gu),
-                    crate::jit::entry::<InitFn>(pi),
-                    crate::jit::entry::<UpdateFn>(pu),
-                )
-            };
-            if let (Some(gi), Some(gu), Some(pi), Some(pu)) = found {
-                g.push(HashKernels { name, available: always, init: gi, update: gu });
-                p.push(HashKernels { name, available: always, init: pi, update: pu });
+        #[cfg(all(feature = "jit", asmgen_aot))]
+        if let Some(jit) = crate::jit::host() {
+            use crate::jit::rebind;
+            for (gk, pk) in host::GHASH.iter().zip(host::POLYVAL) {
+                if !jit.sets().iter().any(|s| gk.name.strip_prefix("aot/") == Some(s.as_str())) {
+                    continue;
+                }
+                if let (Some(gi), Some(gu), Some(pi), Some(pu)) =
+                    (rebind(gk.init), rebind(gk.update), rebind(pk.init), rebind(pk.update))
+                {
+                    let name = crate::jit::backend_name(gk.name);
+                    g.push(HashKernels { name, available: always, init: gi, update: gu });
+                    p.push(HashKernels { name, available: always, init: pi, update: pu });
+                }
             }
         }
-        let _ = JIT_HASH;
         (g, p)
     })
+}
+
+/// Fixed-size GHASH and POLYVAL updates of `n` blocks from the JIT ([`crate::jit::Jit::specialised`]):
+/// `(name, ghash, polyval)`. `None` without the `jit` feature, when `ASMGEN_BACKEND` asks for the portable
+/// code or the listings, or when this CPU's set has none.
+pub(crate) fn fixed_hash(n: usize) -> Option<(&'static str, UpdateFn, UpdateFn)> {
+    #[cfg(all(feature = "jit", asmgen_aot))]
+    {
+        if matches!(request(), Request::Portable | Request::Aot) {
+            return None;
+        }
+        let spec = crate::jit::Specialisation::HashBlocks(n);
+        let jit = crate::jit::Jit::specialised(spec).ok()?;
+        let (set, _) = jit.sets().first()?.split_once('/')?;
+        let i = host::GHASH.iter().position(|k| k.name.strip_prefix("aot/") == Some(set))?;
+        let g = crate::jit::rebind_in(host::GHASH[i].update, jit, &spec.suffix())?;
+        let p = crate::jit::rebind_in(host::POLYVAL[i].update, jit, &spec.suffix())?;
+        Some((crate::jit::backend_name(jit.sets()[0].as_str()), g, p))
+    }
+    #[cfg(not(all(feature = "jit", asmgen_aot)))]
+    {
+        let _ = n;
+        None
+    }
 }
 
 fn choose(

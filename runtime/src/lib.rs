@@ -8,8 +8,10 @@
 //! * SM4: [`Sm4`] (ECB, CBC, CFB, CTR, CBC-CS3 and RustCrypto's `cipher` traits), [`Sm4Xts`] (IEEE 1619 and
 //!   GB/T 17964), [`Sm4Cmac`], [`Sm4Xcbc`], [`Sm4CbcMac`], [`Sm4Gcm`] (also `aead::AeadInOut`), [`Sm4Ccm`].
 //!
-//! With the default feature `jit`, [`jit::Jit`] assembles the same kernel descriptions at startup (aarch64 and
-//! riscv64); `ASMGEN_BACKEND=jit` makes the safe API use those kernels.
+//! With the default feature `jit`, [`jit::Jit`] assembles the same kernel descriptions at startup for this CPU
+//! (x86_64, aarch64, riscv64); `ASMGEN_BACKEND=jit` makes the safe API use those kernels, and the fixed-size
+//! constructors ([`Sm4Xts::with_sector_size`], [`Sm4::with_ctr_message_size`], [`Ghash::with_fixed_blocks`],
+//! [`Polyval::with_fixed_blocks`]) use kernels the JIT generates for one size.
 //!
 //! `ASMGEN_BACKEND=portable|aot|jit` overrides the choice (for tests and benchmarks); `ASMGEN_ISA=avx` keeps the
 //! x86_64 SM4 kernels to AVX (as on a CPU without AVX2).
@@ -30,6 +32,10 @@ pub use dispatch::hash_backends;
 pub use error::Error;
 pub use sm4::{sm4_backend_table, sm4_backends, Sm4, Sm4CbcMac, Sm4Ccm, Sm4Cmac, Sm4Gcm, Sm4Xcbc, Sm4Xts};
 pub use universal::{Ghash, Polyval};
+
+/// The largest block count a fixed-size kernel takes (256 MiB): [`Sm4Xts::with_sector_size`],
+/// [`Sm4::with_ctr_message_size`], [`Ghash::with_fixed_blocks`], [`Polyval::with_fixed_blocks`].
+pub const MAX_FIXED_BLOCKS: usize = 1 << 24;
 
 /// Names of the GHASH/POLYVAL backends this CPU can run, best last.
 pub fn backends() -> Vec<&'static str> {

@@ -1,6 +1,6 @@
 //! GHASH and POLYVAL: the safe API over the kernels.
 
-use crate::dispatch::{self, HashKernels};
+use crate::dispatch::{self, HashKernels, UpdateFn};
 use crate::Error;
 use universal_hash::common::{BlockSizeUser, KeySizeUser, ParBlocksSizeUser};
 use universal_hash::consts::{U16, U8};
@@ -24,10 +24,19 @@ impl KeyTable {
     }
 }
 
+/// A fixed-size update kernel: its name, block count and function.
+#[derive(Clone, Copy)]
+struct Fixed {
+    name: &'static str,
+    blocks: usize,
+    update: UpdateFn,
+}
+
 /// The state shared by both functions: the kernels, the key table and the running 16-byte state.
 #[derive(Clone)]
 struct Core {
     kernels: &'static HashKernels,
+    fixed: Option<Fixed>,
     table: KeyTable,
     state: [u8; 16],
 }
@@ -37,17 +46,21 @@ impl Core {
         let mut table = KeyTable([0; TABLE_BYTES / 16]);
         // SAFETY: the table has the 256 bytes and `h` the 16 bytes the kernels' contract asks for.
         unsafe { (kernels.init)(table.as_mut_ptr(), h.as_ptr()) };
-        Core { kernels, table, state: [0; 16] }
+        Core { kernels, fixed: None, table, state: [0; 16] }
     }
 
     /// Absorbs whole blocks; `blocks.len()` must be a multiple of 16.
     fn blocks(&mut self, blocks: &[u8]) {
         debug_assert_eq!(blocks.len() % 16, 0);
         let n = blocks.len() / 16;
+        let update = match self.fixed {
+            Some(f) if f.blocks == n => f.update,
+            _ => self.kernels.update,
+        };
         if n > 0 {
-            // SAFETY: `state` is 16 writable bytes, `table` was filled by the same backend's init, and
-            // `blocks` holds `16 * n` readable bytes (any alignment).
-            unsafe { (self.kernels.update)(self.state.as_mut_ptr(), self.table.as_ptr(), blocks.as_ptr(), n) };
+            // SAFETY: `state` is 16 writable bytes, `table` was filled by an init with the layout every
+            // backend shares, and `blocks` holds `16 * n` readable bytes (any alignment).
+            unsafe { update(self.state.as_mut_ptr(), self.table.as_ptr(), blocks.as_ptr(), n) };
         }
     }
 
@@ -81,7 +94,7 @@ fn find(name: &str, candidates: fn() -> &'static [HashKernels]) -> Result<&'stat
 }
 
 macro_rules! universal_hash {
-    ($(#[$doc:meta])* $name:ident, $kernels:path, $all:path) => {
+    ($(#[$doc:meta])* $name:ident, $kernels:path, $all:path, $pick:expr) => {
         $(#[$doc])*
         #[derive(Clone)]
         pub struct $name(Core);
@@ -96,6 +109,24 @@ macro_rules! universal_hash {
             /// benchmarks that compare backends.
             pub fn with_backend(h: &[u8; 16], backend: &str) -> Result<Self, Error> {
                 Ok($name(Core::new(find(backend, $all)?, h)))
+            }
+
+            /// Keys the function with `h` for messages of `blocks` 16-byte blocks (1 to 2^24): with the JIT (the
+            /// default feature `jit`), an update of exactly that many blocks runs a kernel generated for that
+            /// count ([`Self::specialised`] names it); other updates run the best kernel.
+            pub fn with_fixed_blocks(h: &[u8; 16], blocks: usize) -> Result<Self, Error> {
+                if blocks == 0 || blocks > crate::MAX_FIXED_BLOCKS {
+                    return Err(Error::InvalidLength { what: "fixed block count", len: blocks });
+                }
+                let mut core = Core::new($kernels(), h);
+                core.fixed = dispatch::fixed_hash(blocks).map(|k| Fixed { name: k.0, blocks, update: $pick(k) });
+                Ok($name(core))
+            }
+
+            /// The fixed-size kernel in use for updates of one size (see [`Self::with_fixed_blocks`]), e.g.
+            /// `jit/x86_64-pclmulqdq-avx/hash-64`.
+            pub fn specialised(&self) -> Option<&'static str> {
+                self.0.fixed.map(|f| f.name)
             }
 
             /// Absorbs `data`; a trailing partial block is zero-padded (as RustCrypto's `update_padded`), so
@@ -170,11 +201,13 @@ universal_hash!(
     /// GHASH (NIST SP 800-38D) keyed with `H`.
     Ghash,
     dispatch::ghash,
-    dispatch::all_ghash
+    dispatch::all_ghash,
+    |k: (&'static str, UpdateFn, UpdateFn)| k.1
 );
 universal_hash!(
     /// POLYVAL (RFC 8452) keyed with `H`.
     Polyval,
     dispatch::polyval,
-    dispatch::all_polyval
+    dispatch::all_polyval,
+    |k: (&'static str, UpdateFn, UpdateFn)| k.2
 );

@@ -1,6 +1,7 @@
 //! GHASH/POLYVAL with PCLMULQDQ on xmm registers (VEX-encoded, so AVX is required too).
 
 use super::{Flavour, AGGREGATE, BYTE_REVERSE, POLY};
+use crate::{Blocks, Fixed};
 use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, Mem, X86Feature, Xmm, X86_64};
 use asmgen::{Abi, Builder, CType, Function, GenError};
 
@@ -137,18 +138,88 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
 
 /// `<f>_update_avx(state, table, data, nblocks)`: absorbs `nblocks` blocks, 8 per reduction.
 pub fn update(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
-    let mut b = B::new(&format!("asmgen_{}_update_avx", f.name()), abi, &[X86Feature::Avx, X86Feature::Pclmulqdq]);
+    update_of(f, abi, Blocks::Arg)
+}
+
+/// [`update`] for `blocks` blocks: `nblocks`, or a fixed count (`_n<count>`, the JIT's fixed-size kernels:
+/// the groups of eight in a counted loop, the last `count % 8` blocks unrolled against known powers).
+pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<X86_64>, GenError> {
+    let name = format!("asmgen_{}_update_avx{}", f.name(), blocks.suffix());
+    let mut b = B::new(&name, abi, &[X86Feature::Avx, X86Feature::Pclmulqdq]);
     b.doc(&format!(
         "{}: absorbs nblocks 16-byte blocks into state, eight blocks per reduction",
         f.name().to_uppercase()
     ));
     b.doc("(S + X1)*H^8 + X2*H^7 + ... + X8*H^1, Karatsuba products, one Montgomery reduction).");
+    if let Some(d) = blocks.doc() {
+        b.doc(&d);
+    }
     let state = gpr(b.param("state", CType::BytePtr));
     let table = gpr(b.param("table", CType::ConstBytePtr));
     let data = gpr(b.param("data", CType::ConstBytePtr));
     let n = gpr(b.param("nblocks", CType::Size));
-    absorb(&mut b, f, mem(state, 0), table, data, n);
+    match blocks {
+        Blocks::Arg => absorb(&mut b, f, mem(state, 0), table, data, n),
+        Blocks::Fixed(count) => absorb_fixed(&mut b, f, mem(state, 0), table, data, n, count),
+    }
     b.finish()
+}
+
+/// Eight blocks at `data` against H^8..H^1 with the state added to the first, reduced into the state.
+fn absorb8(b: &mut B, f: Flavour, table: Gpr, data: Gpr) {
+    // Blocks 1..7 do not depend on the state: multiply them first, so that only block 0's product and the
+    // reduction lie on the loop-carried dependency chain through S.
+    for i in (1..AGGREGATE as i32).chain([0]) {
+        let power = AGGREGATE as i32 - i;
+        b.comment(format!("block {i} times H^{power}{}", if i == 0 { ", after adding the state" } else { "" }));
+        load_block(b, f, Xmm(8), mem(data, 16 * i));
+        if i == 0 {
+            b.vpxor(Xmm(8), Xmm(8), S);
+        }
+        mul_acc(b, Xmm(8), mem(table, 16 * (power - 1)), mem(table, 128 + 16 * (power - 1)), i == 1);
+    }
+    reduce(b);
+}
+
+/// [`absorb`] for exactly `count` blocks: `count / 8` groups in a counted loop (in `n`), then the last
+/// `k = count % 8` blocks unrolled against H^k..H^1 and one reduction, no tail loop.
+fn absorb_fixed(b: &mut B, f: Flavour, state: Mem, table: Gpr, data: Gpr, n: Gpr, count: usize) {
+    constants(b, f);
+    load_block(b, f, S, state.clone());
+    let (groups, k) = (count / AGGREGATE, count % AGGREGATE);
+    if groups > 0 {
+        let lp8 = b.label("loop8");
+        if groups > 1 {
+            b.mov(n, groups as i32);
+            b.align(4);
+            b.bind(&lp8);
+        }
+        absorb8(b, f, table, data);
+        if groups > 1 || k > 0 {
+            b.add(data, 16 * AGGREGATE as i32);
+        }
+        if groups > 1 {
+            b.sub(n, 1);
+            b.jnz(&lp8);
+        }
+    }
+    if k > 0 {
+        b.blank();
+        b.comment(format!("The last {k} blocks: X1*H^{k} + ... + X{k}*H^1, one reduction."));
+        for i in 0..k as i32 {
+            let power = k as i32 - i;
+            load_block(b, f, Xmm(8), mem(data, 16 * i));
+            if i == 0 {
+                b.vpxor(Xmm(8), Xmm(8), S);
+            }
+            mul_acc(b, Xmm(8), mem(table, 16 * (power - 1)), mem(table, 128 + 16 * (power - 1)), i == 0);
+        }
+        reduce(b);
+    }
+    if f.reflected() {
+        b.vpshufb(S, S, BSWAP);
+    }
+    b.vmovdqu_store(state, S);
 }
 
 /// The body of [`update`] for other kernels (SM4-GCM's tail): absorbs `n` blocks at `data` into the state at
@@ -168,18 +239,7 @@ pub fn absorb(b: &mut B, f: Flavour, state: Mem, table: Gpr, data: Gpr, n: Gpr) 
     b.jb(&tail);
     b.align(4);
     b.bind(&lp8);
-    // Blocks 1..7 do not depend on the state: multiply them first, so that only block 0's product and the
-    // reduction lie on the loop-carried dependency chain through S.
-    for i in (1..AGGREGATE as i32).chain([0]) {
-        let power = AGGREGATE as i32 - i;
-        b.comment(format!("block {i} times H^{power}{}", if i == 0 { ", after adding the state" } else { "" }));
-        load_block(b, f, Xmm(8), mem(data, 16 * i));
-        if i == 0 {
-            b.vpxor(Xmm(8), Xmm(8), S);
-        }
-        mul_acc(b, Xmm(8), mem(table, 16 * (power - 1)), mem(table, 128 + 16 * (power - 1)), i == 1);
-    }
-    reduce(b);
+    absorb8(b, f, table, data);
     b.add(data, 16 * AGGREGATE as i32);
     b.sub(n, AGGREGATE as i32);
     b.cmp(n, AGGREGATE as i32);
@@ -214,6 +274,14 @@ pub fn absorb(b: &mut B, f: Flavour, state: Mem, table: Gpr, data: Gpr, n: Gpr) 
         b.vpshufb(S, S, BSWAP);
     }
     b.vmovdqu_store(state, S);
+}
+
+/// The fixed-size kernels (the JIT's specialisations): GHASH and POLYVAL updates for a block count.
+pub fn fixed_functions(abi: Abi, fixed: Fixed) -> Result<Vec<Function<X86_64>>, GenError> {
+    match fixed {
+        Fixed::Hash(n) => Flavour::ALL.iter().map(|&f| update_of(f, abi, Blocks::Fixed(n))).collect(),
+        Fixed::Xts(_) | Fixed::Ctr(_) => Ok(Vec::new()),
+    }
 }
 
 /// Every GHASH/POLYVAL function for x86_64.

@@ -17,6 +17,7 @@
 //! [`gcm`] (CTR fused with GHASH) and [`ccm`] (CTR and CBC-MAC in one pass).
 
 use super::{gfni, sbox_affine, Mode, CK, FK};
+use crate::{Blocks, Fixed};
 use asmgen::isa::x86_64::{mem, mem_index, regs::*, rip, Gpr, Mem, X86Feature, Xmm, Ymm, X86_64};
 use asmgen::{Abi, Builder, CType, Function, GenError, Label};
 
@@ -785,42 +786,98 @@ impl Ctx {
     }
 }
 
-/// How a batch knows its size: `n < N` (in `n`), or either, decided by `n >= N`.
+/// How a batch knows its size: `n < N` (in `n`), either, decided by `n >= N`, or exactly `k <= N` blocks, known
+/// when the kernel is generated (fixed-size kernels).
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Fill {
+pub(crate) enum Fill {
     Partial,
     Both,
+    Known(usize),
 }
 
-/// Emits `f` for every slot of a batch: unconditionally (`full`) or only for the slots that hold blocks
-/// `< n` (a ymm slot holding only block `n-1` gets `f(.., half = true)`). `rev`: last slot first.
+/// How many blocks the slots of a batch hold: all of them, `n` (a register, fewer than the batch), or `k`
+/// (known when the kernel is generated, fewer than the batch).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Count {
+    /// Every slot is full.
+    All,
+    /// The count in a register.
+    Reg(Gpr),
+    /// A known count.
+    Known(usize),
+}
+
+impl Count {
+    /// The slots holding blocks `< k` with whether each holds only its first block: `(slot, half)`.
+    fn known_slots(k: usize, bps: usize) -> impl Iterator<Item = (usize, bool)> {
+        (0..k.div_ceil(bps)).map(move |s| (s, bps == 2 && 2 * s + 1 == k))
+    }
+}
+
+/// Runs `f(b, count)` for a batch of up to `nblk` blocks as `fill` says: once with [`Count::Reg`]
+/// (`Partial`), twice behind a branch on `n >= nblk` (`Both`), or once with the known count (`Known`).
+fn by_fill(b: &mut B, n: Gpr, nblk: usize, fill: Fill, f: &dyn Fn(&mut B, Count)) {
+    match fill {
+        Fill::Partial => f(b, Count::Reg(n)),
+        Fill::Both => {
+            let part = b.label("partial");
+            let join = b.label("join");
+            b.cmp(n, nblk as i32);
+            b.jb(&part);
+            f(b, Count::All);
+            b.jmp(&join);
+            b.bind(&part);
+            f(b, Count::Reg(n));
+            b.bind(&join);
+        }
+        Fill::Known(k) if k >= nblk => f(b, Count::All),
+        Fill::Known(k) => f(b, Count::Known(k)),
+    }
+}
+
+/// Emits `f` for every slot of a batch that holds blocks: all (`Count::All`), those holding blocks `< k`
+/// (`Known`), or those holding blocks `< n` behind branches on `n` (`Reg`); a ymm slot holding only one
+/// block gets `f(.., half = true)`. `rev`: last slot first.
 fn for_slots(
     b: &mut B,
     x: &Ctx,
     w: Width,
     slots: usize,
-    full: bool,
+    count: Count,
     rev: bool,
     f: fn(&Ctx, &mut B, Width, usize, bool),
 ) {
     let bps = w.blocks();
     let order: Vec<usize> = if rev { (0..slots).rev().collect() } else { (0..slots).collect() };
-    if full {
-        for s in order {
-            f(x, b, w, s, false);
+    let n = match count {
+        Count::All => {
+            for s in order {
+                f(x, b, w, s, false);
+            }
+            return;
         }
-        return;
-    }
+        Count::Known(k) => {
+            let mut known: Vec<(usize, bool)> = Count::known_slots(k, bps).collect();
+            if rev {
+                known.reverse();
+            }
+            for (s, half) in known {
+                f(x, b, w, s, half);
+            }
+            return;
+        }
+        Count::Reg(n) => n,
+    };
     let done = b.label("slots_done");
     for s in order {
         let next = b.label("slot_next");
         if s > 0 {
-            b.cmp(x.n, (s * bps) as i32 + 1);
+            b.cmp(n, (s * bps) as i32 + 1);
             b.jb(if rev { &next } else { &done });
         }
         if bps == 2 {
             let half = b.label("slot_half");
-            b.cmp(x.n, (s * bps) as i32 + 2);
+            b.cmp(n, (s * bps) as i32 + 2);
             b.jb(&half);
             f(x, b, w, s, false);
             b.jmp(&next);
@@ -834,16 +891,26 @@ fn for_slots(
     b.bind(&done);
 }
 
-/// Emits `f(b, s, half)` for the slots of a batch that hold blocks `< n` (in order): every slot when `n` is
-/// `None`, else with branches on `n` (public); a ymm slot holding only block `n-1` gets `half = true`.
-fn each_slot(b: &mut B, w: Width, slots: usize, n: Option<Gpr>, f: &mut dyn FnMut(&mut B, usize, bool)) {
-    let Some(n) = n else {
-        for s in 0..slots {
-            f(b, s, false);
-        }
-        return;
-    };
+/// Emits `f(b, s, half)` for the slots of a batch that hold blocks (in order): every slot (`Count::All`), those
+/// holding blocks `< k` (`Known`), or those holding blocks `< n` behind branches on `n` (`Reg`, public); a ymm
+/// slot holding only one block gets `half = true`.
+pub(crate) fn each_slot(b: &mut B, w: Width, slots: usize, count: Count, f: &mut dyn FnMut(&mut B, usize, bool)) {
     let bps = w.blocks();
+    let n = match count {
+        Count::All => {
+            for s in 0..slots {
+                f(b, s, false);
+            }
+            return;
+        }
+        Count::Known(k) => {
+            for (s, half) in Count::known_slots(k, bps) {
+                f(b, s, half);
+            }
+            return;
+        }
+        Count::Reg(n) => n,
+    };
     let done = b.label("slots_done");
     for s in 0..slots {
         if s > 0 {
@@ -919,26 +986,12 @@ fn batch(b: &mut B, x: &Ctx, w: Width, fill: Fill) {
     let groups = &GROUPS[..];
     let slots = 8;
     let nblk = slots * w.blocks();
-    let both = |b: &mut B, f: &dyn Fn(&mut B, bool)| match fill {
-        Fill::Partial => f(b, false),
-        Fill::Both => {
-            let part = b.label("partial");
-            let join = b.label("join");
-            b.cmp(x.n, nblk as i32);
-            b.jb(&part);
-            f(b, true);
-            b.jmp(&join);
-            b.bind(&part);
-            f(b, false);
-            b.bind(&join);
-        }
-    };
 
     b.comment(format!("Load {nblk} blocks ({} per register).", w.blocks()));
     if x.mode == Mode::Ctr {
         ctr_inputs(b, x, w, slots);
     } else {
-        both(b, &|b, full| for_slots(b, x, w, slots, full, false, slot_in));
+        by_fill(b, x.n, nblk, fill, &|b, count| for_slots(b, x, w, slots, count, false, slot_in));
     }
     b.comment("Big-endian words, transposed: register j of a group holds word j of its blocks.");
     for g in groups {
@@ -960,29 +1013,31 @@ fn batch(b: &mut B, x: &Ctx, w: Width, fill: Fill) {
             vshufb(b, w, v, v, rip(&x.c.bswap32));
         }
     }
-    both(b, &|b, full| {
+    by_fill(b, x.n, nblk, fill, &|b, count| {
         let last = TMP[2].x();
         if x.mode.chains() {
             b.comment("The last ciphertext block becomes the IV (read before any store: dst may be src).");
-            if full {
-                b.vmovdqu_load(last, mem(x.src, 16 * (nblk as i32 - 1)));
-            } else {
-                b.mov(RAX, x.n);
-                b.shl(RAX, 4);
-                b.vmovdqu_load(last, mem_index(x.src, RAX, 1, -16));
-            }
+            match count {
+                Count::All => b.vmovdqu_load(last, mem(x.src, 16 * (nblk as i32 - 1))),
+                Count::Known(k) => b.vmovdqu_load(last, mem(x.src, 16 * (k as i32 - 1))),
+                Count::Reg(n) => {
+                    b.mov(RAX, n);
+                    b.shl(RAX, 4);
+                    b.vmovdqu_load(last, mem_index(x.src, RAX, 1, -16))
+                }
+            };
         }
-        for_slots(b, x, w, slots, full, x.mode == Mode::CbcDec, slot_out);
+        for_slots(b, x, w, slots, count, x.mode == Mode::CbcDec, slot_out);
         match x.mode {
             Mode::CbcDec | Mode::CfbDec => {
                 b.vmovdqu_store(mem(x.extra, 0), last);
             }
             Mode::Ctr => {
-                if full {
-                    b.add(x.lo, nblk as i32);
-                } else {
-                    b.add(x.lo, x.n);
-                }
+                match count {
+                    Count::All => b.add(x.lo, nblk as i32),
+                    Count::Known(k) => b.add(x.lo, k as i32),
+                    Count::Reg(n) => b.add(x.lo, n),
+                };
                 b.adc(x.hi, 0);
             }
             Mode::Ecb => {}
@@ -990,11 +1045,87 @@ fn batch(b: &mut B, x: &Ctx, w: Width, fill: Fill) {
     });
 }
 
-/// `asmgen_sm4_<mode>_<avx|avx2>`: a batch mode (ECB, CTR, CBC or CFB decryption); `w` is the main width
+/// A kernel's loop over batches of `per` blocks of width `w` (`per` = 8 on xmm, 16 on ymm). With a fixed
+/// count: `count / per` full batches in a counted loop (the pointers stepped after each), then one batch of
+/// the rest (on xmm when it fits: lower latency). With `nblocks`: the general loop, full or partial batches
+/// decided at run time; on ymm, 1..8 blocks take one xmm batch.
+///
+/// `full(b)` emits a full batch, `part(b, w, fill)` a batch of width `w` filled as `fill` says.
+pub(crate) fn batch_loop(
+    b: &mut B,
+    blocks: Blocks,
+    (n, src, dst): (Gpr, Gpr, Gpr),
+    w: Width,
+    part: &dyn Fn(&mut B, Width, Fill),
+) {
+    let per = 8 * w.blocks();
+    let done = b.label("done");
+    let lp = b.label("loop");
+    match (blocks, w) {
+        (Blocks::Fixed(count), _) => {
+            let (full, rest) = (count / per, count % per);
+            if full > 1 {
+                b.mov(n, full as i32);
+                b.align(4);
+                b.bind(&lp);
+            }
+            if full > 0 {
+                part(b, w, Fill::Known(per));
+                if full > 1 || rest > 0 {
+                    b.add(src, 16 * per as i32);
+                    b.add(dst, 16 * per as i32);
+                }
+                if full > 1 {
+                    b.sub(n, 1);
+                    b.jnz(&lp);
+                }
+            }
+            if rest > 0 {
+                let tail = if rest <= 8 { Width::X } else { w };
+                b.comment(format!("The last {rest} blocks."));
+                part(b, tail, Fill::Known(rest));
+            }
+        }
+        (Blocks::Arg, Width::X) => {
+            b.test(n, n);
+            b.jz(&done);
+            b.align(4);
+            b.bind(&lp);
+            part(b, Width::X, Fill::Both);
+            advance(b, n, src, dst, 8, &done);
+            b.jmp(&lp);
+        }
+        (Blocks::Arg, Width::Y) => {
+            b.test(n, n);
+            b.jz(&done);
+            let small = b.label("small");
+            b.cmp(n, 8);
+            b.jbe(&small);
+            b.align(4);
+            b.bind(&lp);
+            part(b, Width::Y, Fill::Both);
+            advance(b, n, src, dst, 16, &done);
+            b.cmp(n, 8);
+            b.ja(&lp);
+            b.blank();
+            b.bind(&small);
+            b.comment("1..8 blocks: one xmm batch (lower latency than a ymm batch).");
+            part(b, Width::X, Fill::Partial);
+        }
+    }
+    b.bind(&done);
+}
+
+/// `asmgen_sm4_<mode>_<set>`: a batch mode (ECB, CTR, CBC or CFB decryption); `w` is the main width
 /// (8 blocks per batch on xmm, 16 on ymm; the ymm kernel finishes 1..8 blocks with one xmm batch).
 pub fn batch_mode(mode: Mode, set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> {
+    batch_mode_of(mode, set, abi, Blocks::Arg)
+}
+
+/// [`batch_mode`] for `blocks` blocks: `nblocks`, or a fixed count (`_n<count>`, the JIT's fixed-size CTR).
+pub fn batch_mode_of(mode: Mode, set: Set, abi: Abi, blocks: Blocks) -> Result<Function<X86_64>, GenError> {
     let w = set.width();
-    let mut b = B::new(&format!("asmgen_sm4_{}_{}", mode.name(), set.name()), abi, &set.features());
+    let mut b = B::new(&format!("asmgen_sm4_{}_{}{}", mode.name(), set.name(), blocks.suffix()), abi, &set.features());
     let what = match mode {
         Mode::Ecb => "ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys)",
         Mode::Ctr => "CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks",
@@ -1003,6 +1134,9 @@ pub fn batch_mode(mode: Mode, set: Set, abi: Abi) -> Result<Function<X86_64>, Ge
     };
     b.doc(&format!("SM4-{what}."));
     b.doc(&format!("{} blocks in flight ({}); dst may equal src.", 8 * w.blocks(), set.layout()));
+    if let Some(d) = blocks.doc() {
+        b.doc(&d);
+    }
     let rk_name = match mode {
         Mode::Ecb | Mode::Ctr => "rk",
         Mode::CbcDec => "rk_dec",
@@ -1027,35 +1161,7 @@ pub fn batch_mode(mode: Mode, set: Set, abi: Abi) -> Result<Function<X86_64>, Ge
         b.bswap(x.hi);
         b.bswap(x.lo);
     }
-    let done = b.label("done");
-    let lp = b.label("loop");
-    b.test(n, n);
-    b.jz(&done);
-    match w {
-        Width::X => {
-            b.align(4);
-            b.bind(&lp);
-            batch(&mut b, &x, Width::X, Fill::Both);
-            advance(&mut b, n, src, dst, 8, &done);
-            b.jmp(&lp);
-        }
-        Width::Y => {
-            let small = b.label("small");
-            b.cmp(n, 8);
-            b.jbe(&small);
-            b.align(4);
-            b.bind(&lp);
-            batch(&mut b, &x, Width::Y, Fill::Both);
-            advance(&mut b, n, src, dst, 16, &done);
-            b.cmp(n, 8);
-            b.ja(&lp);
-            b.blank();
-            b.bind(&small);
-            b.comment("1..8 blocks: one xmm batch (lower latency than a ymm batch).");
-            batch(&mut b, &x, Width::X, Fill::Partial);
-        }
-    }
-    b.bind(&done);
+    batch_loop(&mut b, blocks, (n, src, dst), w, &|b, w, fill| batch(b, &x, w, fill));
     if mode == Mode::Ctr {
         b.bswap(x.hi);
         b.bswap(x.lo);
@@ -1208,6 +1314,43 @@ pub fn expand_key(abi: Abi) -> Result<Function<X86_64>, GenError> {
         b.vpxor(v.x(), v.x(), v.x());
     }
     b.finish()
+}
+
+/// The functions of one kernel set, as the runtime's set of that name links them: the set's own batch, XTS and
+/// GCM kernels; its serial modes and CCM where it has its own (GFNI), the AES-NI AVX ones otherwise; the
+/// AES-NI AVX key schedule.
+pub fn set_functions(set: Set, abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
+    let mut v = vec![expand_key(abi)?];
+    for m in [Mode::Ecb, Mode::Ctr, Mode::CbcDec, Mode::CfbDec] {
+        v.push(batch_mode(m, set, abi)?);
+    }
+    let serial = if set == Set::Gfni { Set::Gfni } else { Set::Avx };
+    for m in [Serial::CbcEnc, Serial::CfbEnc, Serial::CbcMac] {
+        v.push(serial_mode(m, serial, abi)?);
+    }
+    v.extend(xts::functions_of(set, abi)?);
+    v.push(gcm::gcm(true, set, abi)?);
+    v.push(ccm::ccm(true, serial, abi)?);
+    v.push(ccm::ccm(false, serial, abi)?);
+    Ok(v)
+}
+
+/// The fixed-size kernels of one set (the JIT's specialisations): XTS for a data-unit size, CTR for a message
+/// size.
+pub fn fixed_functions(set: Set, abi: Abi, fixed: Fixed) -> Result<Vec<Function<X86_64>>, GenError> {
+    match fixed {
+        Fixed::Xts(n) => {
+            let mut v = Vec::new();
+            for std in [xts::Standard::Ieee, xts::Standard::Gb] {
+                for enc in [true, false] {
+                    v.push(xts::xts_of(enc, std, set, abi, Blocks::Fixed(n))?);
+                }
+            }
+            Ok(v)
+        }
+        Fixed::Ctr(n) => Ok(vec![batch_mode_of(Mode::Ctr, set, abi, Blocks::Fixed(n))?]),
+        Fixed::Hash(_) => Ok(Vec::new()),
+    }
 }
 
 /// Every SM4 function for x86_64.

@@ -6,17 +6,35 @@ use super::*;
 ///
 /// Also implements RustCrypto's `cipher::{KeyInit, BlockCipherEncrypt, BlockCipherDecrypt}`.
 #[derive(Clone)]
-pub struct Sm4(pub(super) Keys);
+pub struct Sm4(pub(super) Keys, pub(super) Option<dispatch::FixedKernels>);
 
 impl Sm4 {
     /// Keys the cipher, using the best backend for this CPU (or `ASMGEN_BACKEND` / `ASMGEN_ISA`).
     pub fn new(key: &[u8; 16]) -> Sm4 {
-        Sm4(Keys::new(dispatch::best(), key))
+        Sm4(Keys::new(dispatch::best(), key), None)
     }
 
     /// Keys the cipher on the named backend (see [`sm4_backends`]).
     pub fn with_backend(key: &[u8; 16], backend: &str) -> Result<Sm4, Error> {
-        Ok(Sm4(Keys::new(dispatch::find(backend)?, key)))
+        Ok(Sm4(Keys::new(dispatch::find(backend)?, key), None))
+    }
+
+    /// Keys the cipher for CTR messages of `message_bytes` bytes (1 to 256 MiB): with the JIT (the default
+    /// feature `jit`), [`Sm4::apply_ctr`] on exactly that many bytes runs a CTR kernel generated for that size
+    /// ([`Sm4::specialised`] names it); other lengths, and every other mode, run the best kernels.
+    pub fn with_ctr_message_size(key: &[u8; 16], message_bytes: usize) -> Result<Sm4, Error> {
+        if message_bytes == 0 || message_bytes.div_ceil(16) > crate::MAX_FIXED_BLOCKS {
+            return Err(Error::InvalidLength { what: "CTR message size", len: message_bytes });
+        }
+        // The whole blocks of such a message; a shorter one has none for the fixed kernel to take.
+        let fixed = if message_bytes >= 16 { dispatch::fixed_ctr(message_bytes / 16 * 16) } else { None };
+        Ok(Sm4(Keys::new(dispatch::best(), key), fixed.map(|f| dispatch::FixedKernels { bytes: message_bytes, ..f })))
+    }
+
+    /// The fixed-size kernel in use for messages of one size (see [`Sm4::with_ctr_message_size`]), e.g.
+    /// `jit/x86_64-gfni-avx2/ctr-1024`.
+    pub fn specialised(&self) -> Option<&'static str> {
+        self.1.map(|f| f.name)
     }
 
     /// The kernel set in use for the bulk modes, e.g. `aot/x86_64-aesni-avx2` or `portable`.
@@ -82,8 +100,12 @@ impl Sm4 {
     /// the blocks used, a trailing partial block included.
     pub fn apply_ctr(&self, counter: &mut [u8; 16], buf: &mut [u8]) {
         let full = buf.len() / 16 * 16;
+        let ctr = match self.1 {
+            Some(fixed) if fixed.bytes == buf.len() => fixed.fns[0].expect("a CTR kernel"),
+            _ => self.0.k.ctr,
+        };
         let (blocks, rest) = buf.split_at_mut(full);
-        self.0.chain(self.0.k.ctr, &self.0.enc, blocks, counter);
+        self.0.chain(ctr, &self.0.enc, blocks, counter);
         if !rest.is_empty() {
             let mut ks = Zeroizing::new([0u8; 16]);
             self.0.chain(self.0.k.ctr, &self.0.enc, &mut ks[..], counter);

@@ -16,7 +16,7 @@ impl KeySizeUser for Sm4 {
 impl KeyInit for Sm4 {
     fn new(key: &Key<Self>) -> Self {
         let k: [u8; 16] = (*key).into();
-        Sm4(Keys::new(dispatch::best(), &k))
+        Sm4(Keys::new(dispatch::best(), &k), None)
     }
 }
 

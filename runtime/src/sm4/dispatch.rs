@@ -3,8 +3,9 @@
 //! portable function for that mode, and its name describes the kernels of the bulk modes (ECB, CTR, CBC/CFB
 //! decryption).
 //!
-//! `ASMGEN_BACKEND=portable` forces the portable code; `ASMGEN_BACKEND=jit` picks the JIT's sets (`jit.rs`); `ASMGEN_ISA=avx` makes the AVX2 kernels unavailable,
-//! as on a CPU without AVX2, so the AVX (four-block) kernels run instead.
+//! `ASMGEN_BACKEND=portable` forces the portable code; `ASMGEN_BACKEND=jit` picks the JIT's set (the listings'
+//! set the JIT chose, re-pointed to its own assembly of the same functions); `ASMGEN_ISA=avx` makes the AVX2
+//! kernels unavailable, as on a CPU without AVX2, so the AVX (four-block) kernels run instead.
 
 use super::portable;
 use crate::dispatch::{request, HashKernels, Request};
@@ -113,16 +114,128 @@ mod host {
     pub(crate) const SETS: &[Sm4Kernels] = &[];
 }
 
-#[cfg(feature = "jit")]
-#[path = "jit.rs"]
-mod jit;
+impl Sm4Kernels {
+    /// The same set with every kernel re-pointed to the JIT's assembly of the same function (`None` if the JIT
+    /// lacks one).
+    #[cfg(all(feature = "jit", asmgen_aot))]
+    fn rebind(&self) -> Option<Sm4Kernels> {
+        use crate::jit::rebind as r;
+        fn opt<F: Copy>(f: Option<F>) -> Option<Option<F>> {
+            match f {
+                None => Some(None),
+                Some(f) => r(f).map(Some),
+            }
+        }
+        Some(Sm4Kernels {
+            name: crate::jit::backend_name(self.name),
+            available: always,
+            expand_key: r(self.expand_key)?,
+            ecb: r(self.ecb)?,
+            ctr: r(self.ctr)?,
+            cbc_enc: r(self.cbc_enc)?,
+            cbc_dec: r(self.cbc_dec)?,
+            cfb_enc: r(self.cfb_enc)?,
+            cfb_dec: r(self.cfb_dec)?,
+            cbc_mac: r(self.cbc_mac)?,
+            xts_enc_ieee: opt(self.xts_enc_ieee)?,
+            xts_dec_ieee: opt(self.xts_dec_ieee)?,
+            xts_enc_gb: opt(self.xts_enc_gb)?,
+            xts_dec_gb: opt(self.xts_dec_gb)?,
+            gcm_enc: opt(self.gcm_enc)?,
+            ccm_enc: opt(self.ccm_enc)?,
+            ccm_dec: opt(self.ccm_dec)?,
+            ghash: self.ghash,
+        })
+    }
+}
 
-/// The JIT's sets, best first (none without the `jit` feature).
+/// The listings' SM4 set the JIT assembles on this CPU (the best available, or, where the JIT measures the
+/// interleave width, the faster one), and what was measured.
+#[cfg(feature = "jit")]
+pub(crate) fn jit_choice() -> (Vec<&'static str>, Vec<String>) {
+    let Some(best) = host::SETS.iter().find(|k| (k.available)()) else { return (Vec::new(), Vec::new()) };
+    #[cfg(all(asmgen_aot, target_arch = "x86_64"))]
+    if let Some((k, note)) = host::tune(best) {
+        return (vec![k.name], vec![note]);
+    }
+    (vec![best.name], Vec::new())
+}
+
+/// Fixed-size kernels from the JIT ([`crate::jit::Jit::specialised`]), for the API types that take a fixed
+/// size: the functions of the process JIT's SM4 set specialised for `bytes`. `None` without the `jit` feature,
+/// when `ASMGEN_BACKEND` asks for the portable code or the listings, or when the set has no such kernel.
+#[derive(Clone, Copy)]
+pub(crate) struct FixedKernels {
+    /// `jit/<set>/<specialisation>`.
+    pub name: &'static str,
+    /// The size they take, in bytes.
+    pub bytes: usize,
+    /// XTS: encryption and decryption, IEEE then GB; CTR: the kernel in `fns[0]`.
+    pub fns: [Option<ChainFn>; 4],
+}
+
+/// The fixed-size XTS kernels for sectors of `bytes` (see [`FixedKernels`]).
+pub(crate) fn fixed_xts(bytes: usize) -> Option<FixedKernels> {
+    #[cfg(all(feature = "jit", asmgen_aot))]
+    {
+        let spec = crate::jit::Specialisation::XtsSector(bytes);
+        let (name, jit, aot) = fixed_jit(spec)?;
+        let r = |f: Option<ChainFn>| crate::jit::rebind_in(f?, jit, &spec.suffix());
+        let fns = [r(aot.xts_enc_ieee)?, r(aot.xts_dec_ieee)?, r(aot.xts_enc_gb)?, r(aot.xts_dec_gb)?];
+        Some(FixedKernels { name, bytes, fns: fns.map(Some) })
+    }
+    #[cfg(not(all(feature = "jit", asmgen_aot)))]
+    {
+        let _ = bytes;
+        None
+    }
+}
+
+/// The fixed-size CTR kernel for messages of `bytes` (see [`FixedKernels`]).
+pub(crate) fn fixed_ctr(bytes: usize) -> Option<FixedKernels> {
+    #[cfg(all(feature = "jit", asmgen_aot))]
+    {
+        let spec = crate::jit::Specialisation::CtrMessage(bytes);
+        let (name, jit, aot) = fixed_jit(spec)?;
+        let f = crate::jit::rebind_in(aot.ctr, jit, &spec.suffix())?;
+        Some(FixedKernels { name, bytes, fns: [Some(f), None, None, None] })
+    }
+    #[cfg(not(all(feature = "jit", asmgen_aot)))]
+    {
+        let _ = bytes;
+        None
+    }
+}
+
+/// The specialisation's JIT, its backend name and the listings' set it was specialised from.
+#[cfg(all(feature = "jit", asmgen_aot))]
+fn fixed_jit(
+    spec: crate::jit::Specialisation,
+) -> Option<(&'static str, &'static crate::jit::Jit, &'static Sm4Kernels)> {
+    if matches!(request(), Request::Portable | Request::Aot) {
+        return None;
+    }
+    let jit = crate::jit::Jit::specialised(spec).ok()?;
+    let (set, _) = jit.sets().first()?.split_once('/')?;
+    let aot = host::SETS.iter().find(|k| k.name.strip_prefix("aot/") == Some(set))?;
+    Some((crate::jit::backend_name(jit.sets()[0].as_str()), jit, aot))
+}
+
+/// The JIT's sets, best first (none without the `jit` feature): the listings' sets the JIT assembled, each
+/// kernel re-pointed to the JIT's assembly of the same function.
 fn jit_sets() -> &'static [Sm4Kernels] {
-    #[cfg(feature = "jit")]
-    return jit::sets();
-    #[cfg(not(feature = "jit"))]
-    &[]
+    static V: OnceLock<Vec<Sm4Kernels>> = OnceLock::new();
+    V.get_or_init(|| {
+        #[cfg(all(feature = "jit", asmgen_aot))]
+        if let Some(jit) = crate::jit::host() {
+            return host::SETS
+                .iter()
+                .filter(|k| jit.sets().iter().any(|s| k.name.strip_prefix("aot/") == Some(s.as_str())))
+                .filter_map(Sm4Kernels::rebind)
+                .collect();
+        }
+        Vec::new()
+    })
 }
 
 /// Every SM4 implementation of this build, portable first, best last: the JIT's sets come after the
@@ -202,5 +315,25 @@ mod tests {
             .map(|(name, _)| name)
             .collect();
         assert!(unlinked.is_empty(), "listing functions no kernel set links: {unlinked:?}");
+    }
+
+    /// Every listings' set has a kernel set (`asmgen_kernels::catalog`) of the same name that builds every
+    /// function it links, so the JIT can stand in for any set the dispatcher chooses.
+    #[cfg(feature = "jit")]
+    #[test]
+    fn every_listing_set_has_a_kernel_set_for_the_jit() {
+        let names: std::collections::HashMap<usize, &str> =
+            crate::aot::kernel_addresses().into_iter().map(|(n, a)| (a, n)).collect();
+        let mut sets: Vec<(&str, Vec<usize>)> = super::host::SETS.iter().map(|k| (k.name, super::linked(k))).collect();
+        for k in crate::dispatch::all_ghash().iter().zip(crate::dispatch::all_polyval()).skip(1) {
+            sets.push((k.0.name, vec![k.0.init as usize, k.0.update as usize, k.1.init as usize, k.1.update as usize]));
+        }
+        for (name, linked) in sets.into_iter().filter(|(n, _)| n.starts_with("aot/")) {
+            let built = crate::jit::set_function_names(name).unwrap_or_else(|| panic!("no kernel set for {name}"));
+            for addr in linked {
+                let f = names[&addr];
+                assert!(built.iter().any(|b| b == f), "kernel set {name} does not build {f}");
+            }
+        }
     }
 }

@@ -20,6 +20,8 @@ pub use mac::{Sm4CbcMac, Sm4Cmac, Sm4Xcbc};
 pub use xts::Sm4Xts;
 
 use crate::Error;
+#[cfg(feature = "jit")]
+pub(crate) use dispatch::jit_choice;
 pub use dispatch::sm4_backend_table;
 use dispatch::Sm4Kernels;
 use zeroize::{Zeroize, Zeroizing};

@@ -4,11 +4,16 @@ use super::*;
 
 /// SM4-XTS with ciphertext stealing: IEEE 1619 ([`Sm4Xts::new`]) or GB/T 17964-2021 ([`Sm4Xts::new_gb`],
 /// which differs in the bit order of the tweak's multiplication by x).
+///
+/// [`Sm4Xts::with_sector_size`] makes one for a fixed data-unit size (disk sectors of 512 or 4096 bytes):
+/// with the JIT, its kernels are generated for exactly that size (no length checks or tail code inside).
 #[derive(Clone)]
 pub struct Sm4Xts {
     data: Keys,
     tweak: Keys,
     gb: bool,
+    /// The fixed data-unit size and the JIT's kernels for it, if any.
+    sector: Option<(usize, Option<dispatch::FixedKernels>)>,
 }
 
 impl Sm4Xts {
@@ -32,13 +37,43 @@ impl Sm4Xts {
         Ok(Self::on(dispatch::find(backend)?, key1, key2, true))
     }
 
-    fn on(k: &'static Sm4Kernels, key1: &[u8; 16], key2: &[u8; 16], gb: bool) -> Sm4Xts {
-        Sm4Xts { data: Keys::new(k, key1), tweak: Keys::new(k, key2), gb }
+    /// IEEE 1619 XTS for data units of exactly `sector_bytes` bytes (a multiple of 16, at least 16, at most
+    /// 256 MiB), e.g. 512 or 4096. With the JIT (the default feature `jit`), the kernels are generated for that
+    /// size (`backend()` then names them, e.g. `jit/x86_64-gfni-avx2/xts-4096`); otherwise the best kernels
+    /// run. Units of any other length are an error.
+    pub fn with_sector_size(key1: &[u8; 16], key2: &[u8; 16], sector_bytes: usize) -> Result<Sm4Xts, Error> {
+        Self::sectors(key1, key2, sector_bytes, false)
     }
 
-    /// The kernel set in use.
+    /// GB/T 17964-2021 XTS for data units of exactly `sector_bytes` bytes, as [`Sm4Xts::with_sector_size`].
+    pub fn with_sector_size_gb(key1: &[u8; 16], key2: &[u8; 16], sector_bytes: usize) -> Result<Sm4Xts, Error> {
+        Self::sectors(key1, key2, sector_bytes, true)
+    }
+
+    fn sectors(key1: &[u8; 16], key2: &[u8; 16], bytes: usize, gb: bool) -> Result<Sm4Xts, Error> {
+        if bytes < 16 || bytes % 16 != 0 || bytes / 16 > crate::MAX_FIXED_BLOCKS {
+            return Err(Error::InvalidLength { what: "XTS sector size", len: bytes });
+        }
+        let mut x = Self::on(dispatch::best(), key1, key2, gb);
+        x.sector = Some((bytes, dispatch::fixed_xts(bytes)));
+        Ok(x)
+    }
+
+    fn on(k: &'static Sm4Kernels, key1: &[u8; 16], key2: &[u8; 16], gb: bool) -> Sm4Xts {
+        Sm4Xts { data: Keys::new(k, key1), tweak: Keys::new(k, key2), gb, sector: None }
+    }
+
+    /// The kernel set in use (for a fixed sector size with the JIT, its fixed-size kernels).
     pub fn backend(&self) -> &'static str {
-        self.data.k.name
+        match self.sector {
+            Some((_, Some(fixed))) => fixed.name,
+            _ => self.data.k.name,
+        }
+    }
+
+    /// The fixed data-unit size, if it has one.
+    pub fn sector_size(&self) -> Option<usize> {
+        self.sector.map(|(bytes, _)| bytes)
     }
 
     /// Encrypts one data unit in place; `tweak` is its (unencrypted) tweak. Length at least 16.
@@ -57,12 +92,21 @@ impl Sm4Xts {
             return Err(Error::InvalidLength { what: "XTS data unit", len });
         }
         let k = self.data.k;
-        let (f, rk) = match (decrypt, self.gb) {
+        let (mut f, rk) = match (decrypt, self.gb) {
             (false, false) => (k.xts_enc_ieee, &self.data.enc),
             (true, false) => (k.xts_dec_ieee, &self.data.dec),
             (false, true) => (k.xts_enc_gb, &self.data.enc),
             (true, true) => (k.xts_dec_gb, &self.data.dec),
         };
+        if let Some((bytes, fixed)) = self.sector {
+            if len != bytes {
+                return Err(Error::InvalidLength { what: "XTS sector", len });
+            }
+            // The fixed-size kernels take the same round keys (one layout on every backend).
+            if let Some(fixed) = fixed {
+                f = fixed.fns[decrypt as usize + 2 * self.gb as usize];
+            }
+        }
         let mut t = Zeroizing::new(self.tweak.encrypt_block(tweak));
         let d = len % 16;
         if d == 0 {
@@ -115,6 +159,10 @@ impl Sm4Xts {
 
 impl std::fmt::Debug for Sm4Xts {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Sm4Xts").field("backend", &self.backend()).field("gb", &self.gb).finish_non_exhaustive()
+        f.debug_struct("Sm4Xts")
+            .field("backend", &self.backend())
+            .field("gb", &self.gb)
+            .field("sector", &self.sector_size())
+            .finish_non_exhaustive()
     }
 }

@@ -16,7 +16,7 @@
 
 use super::{
     each_slot, enter, gpr, leave, rol8_constant, round_lean, transpose, vaddd, vbroadcast, vmov, vshufb, vstore, vxor,
-    Consts, Set, Width, B, GROUPS, TMP, V,
+    Consts, Count, Set, Width, B, GROUPS, TMP, V,
 };
 use crate::ghash::{x86_64::absorb, Flavour, BYTE_REVERSE, POLY};
 use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, Mem, X86_64};
@@ -180,7 +180,7 @@ fn batch(b: &mut B, x: &Ctx, w: Width, ghash: bool, n: Option<Gpr>) {
             vshufb(b, w, v, v, rip(&x.c.bswap32));
         }
     }
-    each_slot(b, w, 8, n, &mut |b, s, half| {
+    each_slot(b, w, 8, n.map_or(Count::All, Count::Reg), &mut |b, s, half| {
         let v = V(s as u8);
         let off = 16 * (s * w.blocks()) as i32;
         if w == Width::X || half {

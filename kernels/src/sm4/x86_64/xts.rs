@@ -18,10 +18,11 @@
 //! product by x^16 in shifts and xors (no `vpclmulqdq`: AVX2-only CPUs such as Zen 1 lack it on ymm).
 
 use super::{
-    advance, each_slot, gpr, rounds, transpose, vaffine, vshufb, vstore, vxor, Consts, Fill, Set, Width, B, GROUPS,
-    TMP, V,
+    batch_loop, by_fill, each_slot, gpr, rounds, transpose, vaffine, vshufb, vstore, vxor, Consts, Count, Fill, Set,
+    Width, B, GROUPS, TMP, V,
 };
 use crate::ghash::BYTE_REVERSE;
+use crate::Blocks;
 use asmgen::isa::x86_64::{mem, rip, rip_off, Gpr, Mem, X86Feature, X86_64};
 use asmgen::{Abi, CType, Function, GenError, Label};
 
@@ -370,40 +371,20 @@ fn slot_out(b: &mut B, x: &Ctx, w: Width, s: usize, half: bool) {
     }
 }
 
-/// Emits `f(b, None)` when the batch is full (`n >= 8 * blocks`), `f(b, Some(n))` otherwise; `fill` as in the
-/// batch modes.
-fn both(b: &mut B, x: &Ctx, w: Width, fill: Fill, f: &dyn Fn(&mut B, Option<Gpr>)) {
-    let nblk = 8 * w.blocks();
-    match fill {
-        Fill::Partial => f(b, Some(x.n)),
-        Fill::Both => {
-            let part = b.label("partial");
-            let join = b.label("join");
-            b.cmp(x.n, nblk as i32);
-            b.jb(&part);
-            f(b, None);
-            b.jmp(&join);
-            b.bind(&part);
-            f(b, Some(x.n));
-            b.bind(&join);
-        }
-    }
-}
-
 /// A batch's inputs: the tweaks from the one at `[tweak]`, `src ^ T` into the slots, `T` parked in `dst`, and
 /// the tweak of the block after the batch stored back to `[tweak]` (the GFNI kernels' full ymm batches leave
 /// that to [`batch_out`]).
 fn batch_in(b: &mut B, x: &Ctx, w: Width, fill: Fill) {
     let nblk = 8 * w.blocks();
     b.comment(format!("Tweaks for {nblk} blocks, stepped in registers; inputs src ^ T, T parked in dst."));
-    both(b, x, w, fill, &|b, n| {
+    by_fill(b, x.n, nblk, fill, &|b, count| {
         x.tw.load(b, mem(x.tweak, 0));
-        if x.tw.fast.is_some() && w == Width::Y && n.is_none() {
+        if x.tw.fast.is_some() && w == Width::Y && count == Count::All {
             b.vinserti128(CHAIN.y(), CHAIN.y(), CHAIN.x(), 0x01);
             x.tw.fast_batch(b, x);
             return;
         }
-        each_slot(b, w, 8, n, &mut |b, s, half| slot_in(b, x, w, s, half));
+        each_slot(b, w, 8, count, &mut |b, s, half| slot_in(b, x, w, s, half));
         b.comment("The tweak of the block after the batch.");
         let t = x.tw.out(b, OUT, CHAIN);
         b.vmovdqu_store(mem(x.tweak, 0), t.x());
@@ -433,14 +414,14 @@ fn batch_core(b: &mut B, x: &Ctx, w: Width) {
 /// stores the tweak after it, `T[0] * x^16`, to `[tweak]`.
 fn batch_out(b: &mut B, x: &Ctx, w: Width, fill: Fill) {
     b.comment("Xor the tweaks parked in dst.");
-    both(b, x, w, fill, &|b, n| {
-        if x.tw.batched() && w == Width::Y && n.is_none() {
+    by_fill(b, x.n, 8 * w.blocks(), fill, &|b, count| {
+        if x.tw.batched() && w == Width::Y && count == Count::All {
             b.comment("The tweak of the block after the batch: T[0] * x^16.");
             b.vmovdqu_load_y(OUT.y(), mem(x.dst, 0));
             x.tw.times_x16(b, OUT, OUT2, MASK);
             b.vmovdqu_store(mem(x.tweak, 0), OUT.x());
         }
-        each_slot(b, w, 8, n, &mut |b, s, half| slot_out(b, x, w, s, half))
+        each_slot(b, w, 8, count, &mut |b, s, half| slot_out(b, x, w, s, half))
     });
 }
 
@@ -469,8 +450,14 @@ fn batch_step(b: &mut B, x: &Ctx) {
     }
 }
 
-/// `asmgen_sm4_xts_<enc|dec>_<ieee|gb>_<avx|avx2>(rk, dst, src, nblocks, tweak)`.
+/// `asmgen_sm4_xts_<enc|dec>_<ieee|gb>_<set>(rk, dst, src, nblocks, tweak)`.
 pub fn xts(enc: bool, std: Standard, set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> {
+    xts_of(enc, std, set, abi, Blocks::Arg)
+}
+
+/// [`xts`] for `blocks` blocks: `nblocks`, or a fixed count (`_n<count>`: the JIT's kernels for one sector
+/// size, e.g. 256 blocks for 4096-byte sectors).
+pub fn xts_of(enc: bool, std: Standard, set: Set, abi: Abi, blocks: Blocks) -> Result<Function<X86_64>, GenError> {
     let dir = if enc { "enc" } else { "dec" };
     let w = set.width();
     let mut features = set.features();
@@ -478,7 +465,8 @@ pub fn xts(enc: bool, std: Standard, set: Set, abi: Abi) -> Result<Function<X86_
         // The tweaks of the next batch: vpclmulqdq on ymm.
         features.push(X86Feature::Vpclmulqdq);
     }
-    let mut b = B::new(&format!("asmgen_sm4_xts_{dir}_{}_{}", std.name(), set.name()), abi, &features);
+    let name = format!("asmgen_sm4_xts_{dir}_{}_{}{}", std.name(), set.name(), blocks.suffix());
+    let mut b = B::new(&name, abi, &features);
     b.doc(&format!(
         "SM4-XTS {} ({}), whole blocks: dst[i] = {}(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);",
         if enc { "encryption" } else { "decryption" },
@@ -492,6 +480,9 @@ pub fn xts(enc: bool, std: Standard, set: Set, abi: Abi) -> Result<Function<X86_
         "tweak becomes T[nblocks]. {} blocks in flight, tweaks computed in registers; dst may equal src.",
         8 * w.blocks()
     ));
+    if let Some(d) = blocks.doc() {
+        b.doc(&d);
+    }
     let rk = gpr(b.param(if enc { "rk_enc" } else { "rk_dec" }, CType::ConstBytePtr));
     let dst = gpr(b.param("dst", CType::BytePtr));
     let src = gpr(b.param("src", CType::ConstBytePtr));
@@ -501,19 +492,47 @@ pub fn xts(enc: bool, std: Standard, set: Set, abi: Abi) -> Result<Function<X86_
     let tw = Tw::new(&mut b, std, set);
     let x = Ctx { c, tw, rk, dst, src, n, tweak };
     x.c.load_tables(&mut b, w);
-    let done = b.label("done");
-    let lp = b.label("loop");
-    b.test(n, n);
-    b.jz(&done);
-    match w {
-        Width::X => {
-            b.align(4);
-            b.bind(&lp);
-            batch(&mut b, &x, Width::X, Fill::Both);
-            advance(&mut b, n, src, dst, 8, &done);
-            b.jmp(&lp);
+    match (w, blocks) {
+        (Width::X, _) => batch_loop(&mut b, blocks, (n, src, dst), w, &|b, w, fill| batch(b, &x, w, fill)),
+        (Width::Y, Blocks::Fixed(count)) => {
+            // Full batches back to back, a counted loop; then the rest as one batch.
+            let (full, rest) = (count / 16, count % 16);
+            if full > 0 {
+                let core = b.label("core");
+                let last = b.label("last");
+                batch_in(&mut b, &x, Width::Y, Fill::Known(16));
+                if full > 1 {
+                    b.mov(n, full as i32 - 1);
+                }
+                b.align(4);
+                b.bind(&core);
+                batch_core(&mut b, &x, Width::Y);
+                if full > 1 {
+                    b.test(n, n);
+                    b.jz(&last);
+                    batch_step(&mut b, &x);
+                    b.sub(n, 1);
+                    b.add(src, 256);
+                    b.add(dst, 256);
+                    b.jmp(&core);
+                }
+                b.bind(&last);
+                batch_out(&mut b, &x, Width::Y, Fill::Known(16));
+                if rest > 0 {
+                    b.add(src, 256);
+                    b.add(dst, 256);
+                }
+            }
+            if rest > 0 {
+                b.comment(format!("The last {rest} blocks."));
+                batch(&mut b, &x, if rest <= 8 { Width::X } else { Width::Y }, Fill::Known(rest));
+            }
         }
-        Width::Y => {
+        (Width::Y, Blocks::Arg) => {
+            let done = b.label("done");
+            let lp = b.label("loop");
+            b.test(n, n);
+            b.jz(&done);
             // Batches in a row: the outputs of one and the inputs of the next in one pass over the slots.
             let small = b.label("small");
             let last = b.label("last");
@@ -535,16 +554,16 @@ pub fn xts(enc: bool, std: Standard, set: Set, abi: Abi) -> Result<Function<X86_
             b.blank();
             b.bind(&last);
             batch_out(&mut b, &x, Width::Y, Fill::Both);
-            advance(&mut b, n, src, dst, 16, &done);
+            super::advance(&mut b, n, src, dst, 16, &done);
             b.cmp(n, 8);
             b.ja(&lp);
             b.blank();
             b.bind(&small);
             b.comment("1..8 blocks: one xmm batch.");
             batch(&mut b, &x, Width::X, Fill::Partial);
+            b.bind(&done);
         }
     }
-    b.bind(&done);
     if w == Width::Y {
         b.vzeroupper();
     }
