@@ -41,9 +41,13 @@ pub struct Builder<I: Isa> {
     required: FeatureSet<I::Feature>,
     body: Vec<Item<I>>,
     consts: Vec<Const>,
-    label_names: FastSet<String>,
-    /// The next suffix to try per label base name (names are never released, so the smaller ones are taken).
+    label_names: FastSet<Arc<str>>,
+    /// The next suffix to try per label name (names are never released, so the smaller ones are taken).
     label_next: FastMap<String, u32>,
+    /// Callee-saved registers the body uses, in order of first use.
+    saved: Vec<I::Reg>,
+    /// Scratch for the registers of one operand.
+    regs: Vec<I::Reg>,
     defined: FastSet<Label>,
     referenced: FastSet<Label>,
     error: Option<String>,
@@ -63,6 +67,8 @@ impl<I: Isa> Builder<I> {
             consts: Vec::new(),
             label_names: FastSet::default(),
             label_next: FastMap::default(),
+            saved: Vec::new(),
+            regs: Vec::new(),
             defined: FastSet::default(),
             referenced: FastSet::default(),
             error: None,
@@ -124,6 +130,13 @@ impl<I: Isa> Builder<I> {
                     self.referenced.insert(l.clone());
                 }
             }
+            self.regs.clear();
+            I::regs(o, &mut self.regs);
+            for &r in &self.regs {
+                if I::callee_saved(self.abi, r) && !I::is_stack_pointer(r) && !self.saved.contains(&r) {
+                    self.saved.push(r);
+                }
+            }
         }
         self.body.push(Item::Inst(Inst { op, operands }));
         self
@@ -131,13 +144,19 @@ impl<I: Isa> Builder<I> {
 
     /// A new label, unique in the function; bind it with [`Builder::bind`].
     pub fn label(&mut self, name: &str) -> Label {
-        let base = format!("{}_{}", self.name, name);
-        let next = self.label_next.entry(base.clone()).or_insert(1);
+        if !self.label_next.contains_key(name) {
+            self.label_next.insert(name.to_string(), 1);
+        }
+        let next = self.label_next.get_mut(name).expect("inserted");
         loop {
-            let n = if *next == 1 { base.clone() } else { format!("{base}{next}") };
+            let n: Arc<str> = if *next == 1 {
+                Arc::from(format!("{}_{name}", self.name))
+            } else {
+                Arc::from(format!("{}_{name}{next}", self.name))
+            };
             *next += 1;
             if self.label_names.insert(n.clone()) {
-                return Label(Arc::from(n));
+                return Label(n);
             }
         }
     }
@@ -202,25 +221,15 @@ impl<I: Isa> Builder<I> {
                 return Err(err(format!("label {} is used but never bound", l.name())));
             }
         }
-        let mut regs = Vec::new();
-        let mut saved: BTreeSet<I::Reg> = BTreeSet::new();
-        for inst in self.body.iter().filter_map(|i| match i {
-            Item::Inst(inst) => Some(inst),
-            _ => None,
-        }) {
-            for o in &inst.operands {
-                regs.clear();
-                I::regs(o, &mut regs);
-                saved.extend(regs.iter().filter(|r| I::callee_saved(self.abi, **r) && !I::is_stack_pointer(**r)));
-            }
-        }
+        let mut saved = self.saved;
+        saved.sort();
         Ok(Function {
             name: self.name,
             doc: self.doc,
             signature: Signature { params: self.params },
             allowed: self.allowed,
             required: self.required,
-            frame: Frame { saved: saved.into_iter().collect() },
+            frame: Frame { saved },
             body: self.body,
             consts: self.consts,
         })

@@ -1,4 +1,8 @@
-//! `cargo xtask cross` and `cargo xtask bench`: commands that run other cargo invocations.
+//! `cargo xtask cross`, `cargo xtask jit-tests` and `cargo xtask bench`: commands that run other cargo
+//! invocations.
+//!
+//! `jit-tests` runs the runtime's test suite natively on the JIT's kernels (`ASMGEN_BACKEND=jit`), once per
+//! x86_64 kernel set ([`NATIVE_JIT_RUNS`]: `ASMGEN_ISA` caps the choice, so each set is the JIT's once).
 //!
 //! `cross` runs the runtime's test suite (the `asmgen-tests` crate) for aarch64 and riscv64 under qemu-user,
 //! with the listings assembled by the cross GNU as (see `../shared/CROSS.md`), once per emulated CPU model in
@@ -85,6 +89,24 @@ const RUNS: &[Run] = &[
         env: &[],
     },
     Run {
+        target: &AARCH64,
+        label: "JIT kernels, PMULL without SM4: NEON (-cpu neoverse-n1, ASMGEN_BACKEND=jit)",
+        qemu: "qemu-aarch64",
+        cpu: "neoverse-n1",
+        expect_ghash: "jit/aarch64-pmull",
+        expect_sm4: "jit/aarch64-neon",
+        env: JIT,
+    },
+    Run {
+        target: &RISCV64,
+        label: "JIT kernels, Zbb + Zbc + Zksed scalar (ASMGEN_BACKEND=jit)",
+        qemu: QEMU10_RISCV,
+        cpu: "rv64,zbb=true,zbc=true,zksed=true",
+        expect_ghash: "jit/riscv64-zbb-zbc",
+        expect_sm4: "jit/riscv64-zksed",
+        env: JIT,
+    },
+    Run {
         target: &RISCV64,
         label: "V + vector crypto, VLEN 128",
         qemu: QEMU10_RISCV,
@@ -154,6 +176,36 @@ pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
             .map_err(|e| format!("running cargo: {e}"))?;
         if !status.success() {
             return Err(format!("tests failed for {} ({})", t.triple, r.label));
+        }
+    }
+    Ok(())
+}
+
+/// The native runs of `jit-tests`: a label and the environment (each with `ASMGEN_BACKEND=jit`). The tests'
+/// expectations follow the CPU's features and `ASMGEN_ISA` (`tests/tests/sm4_modes.rs`).
+const NATIVE_JIT_RUNS: &[(&str, &[(&str, &str)])] = &[
+    ("the best set for this CPU", &[]),
+    ("capped at VAES + AVX2", &[("ASMGEN_ISA", "vaes")]),
+    ("capped at AES-NI + AVX2 (the JIT measures ymm against xmm)", &[("ASMGEN_ISA", "avx2")]),
+    ("capped at AES-NI + AVX", &[("ASMGEN_ISA", "avx")]),
+];
+
+/// Runs the runtime's test suite natively with `ASMGEN_BACKEND=jit`, once per run of [`NATIVE_JIT_RUNS`].
+pub fn jit_tests(root: &Path) -> Result<(), String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let runs: &[(&str, &[(&str, &str)])] =
+        if cfg!(target_arch = "x86_64") { NATIVE_JIT_RUNS } else { &NATIVE_JIT_RUNS[..1] };
+    for (label, env) in runs {
+        println!("== native, ASMGEN_BACKEND=jit: {label}");
+        let status = Command::new(&cargo)
+            .current_dir(root)
+            .args(["test", "-p", "asmgen-tests", "-p", "asmgen-runtime"])
+            .env("ASMGEN_BACKEND", "jit")
+            .envs(env.iter().copied())
+            .status()
+            .map_err(|e| format!("running cargo: {e}"))?;
+        if !status.success() {
+            return Err(format!("tests failed on the JIT's kernels ({label})"));
         }
     }
     Ok(())

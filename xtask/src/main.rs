@@ -3,7 +3,8 @@
 //! * `gen`: rewrite `generated/` from the kernel descriptions.
 //! * `check`: regenerate in memory and fail, naming the files, if `generated/` is stale.
 //! * `report [target]`: the ISA report (features, instruction mix, registers) of every function.
-//! * `cross`: run the runtime's tests for aarch64 and riscv64 under qemu-user.
+//! * `jit-tests`: run the runtime's tests natively on the JIT's kernels, once per x86_64 kernel set.
+//! * `cross`: run the runtime's tests for aarch64 and riscv64 under qemu-user (the JIT's kernels too).
 //! * `bench [filter]`: the benchmark table (this project beside libgcrypt and RustCrypto).
 //! * `bench --model`: llvm-mca-19 cycles/byte of the aarch64 and riscv64 hot loops (no such hardware here).
 
@@ -104,9 +105,13 @@ fn main() -> ExitCode {
         Some("check") => check(),
         Some("report") => report(args.get(1).map(String::as_str)),
         Some("cross") => cross::run(&root(), &args[1..]),
+        Some("jit-tests") => cross::jit_tests(&root()),
         Some("bench") if args.get(1).map(String::as_str) == Some("--model") => model::run(&root()),
         Some("bench") => cross::bench(&root(), &args[1..]),
-        _ => Err("usage: cargo xtask <gen | check | report [target] | cross [arch] | bench [filter | --model]>".into()),
+        _ => Err(
+            "usage: cargo xtask <gen | check | report [target] | jit-tests | cross [arch] | bench [filter | --model]>"
+                .into(),
+        ),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -285,12 +285,30 @@ fn reaches(len: usize, pc: usize, target: usize) -> bool {
     }
 }
 
-/// The number of label `l` (numbered in order of appearance).
-fn number<'a>(ids: &mut FastMap<&'a Label, u32>, names: &mut Vec<&'a Label>, l: &'a Label) -> u32 {
-    *ids.entry(l).or_insert_with(|| {
-        names.push(l);
-        names.len() as u32 - 1
-    })
+/// Labels numbered in order of appearance. Labels are equal by name; most references share their label's
+/// allocation, so the lookup by address comes first and the lookup by name (a string hash) only once per
+/// allocation.
+#[derive(Default)]
+struct Numbering<'a> {
+    by_address: FastMap<usize, u32>,
+    by_name: FastMap<&'a Label, u32>,
+    names: Vec<&'a Label>,
+}
+
+impl<'a> Numbering<'a> {
+    fn number(&mut self, l: &'a Label) -> u32 {
+        let address = l.0.as_ptr() as usize;
+        if let Some(&id) = self.by_address.get(&address) {
+            return id;
+        }
+        let next = self.names.len() as u32;
+        let id = *self.by_name.entry(l).or_insert(next);
+        if id == next {
+            self.names.push(l);
+        }
+        self.by_address.insert(address, id);
+        id
+    }
 }
 
 fn fail(function: &str, message: impl Into<String>) -> GenError {
@@ -303,9 +321,7 @@ impl Lower for X86_64 {
         let endbr = asm.encode_code(Code::Endbr64).map_err(|e| fail("", e))?;
         let items: Vec<_> = functions.iter().map(|f| layout::function_items(Abi::SysV, f)).collect();
 
-        // Labels by number.
-        let mut ids: FastMap<&Label, u32> = FastMap::default();
-        let mut names: Vec<&Label> = Vec::new();
+        let mut labels = Numbering::default();
 
         // Encode everything but branches; the layout is a list of pieces.
         let mut pieces: Vec<Piece> = Vec::with_capacity(functions.iter().map(|f| f.body.len() + 16).sum());
@@ -314,7 +330,7 @@ impl Lower for X86_64 {
             pieces.push(Piece::Start(i));
             pieces.push(Piece::Bytes(endbr, None));
             for item in items.iter() {
-                let mut label_id = |l| number(&mut ids, &mut names, l);
+                let mut label_id = |l| labels.number(l);
                 match item {
                     Item::Inst(inst) => {
                         let info = X86_64::info(inst.op);
@@ -338,11 +354,27 @@ impl Lower for X86_64 {
         }
         let code = asm.main.take_buffer();
 
+        let names = labels.names;
         // Relax the branches: lay out, grow those that do not reach, until none changes.
-        let mut lens: Vec<Vec<usize>> = Vec::new();
+        let mut known: Vec<(Code, usize)> = Vec::new();
+        let mut lens: Vec<[usize; 2]> = Vec::new();
         for p in &pieces {
             if let Piece::Branch { codes, .. } = p {
-                lens.push(codes.iter().map(|&c| branch_len(c)).collect::<Result<_, _>>().map_err(|e| fail("", e))?);
+                let mut l = [0; 2];
+                if codes.len() > 2 {
+                    return Err(fail("", "a branch entry has more than two forms"));
+                }
+                for (slot, &c) in l.iter_mut().zip(codes.iter()) {
+                    *slot = match known.iter().find(|(k, _)| *k == c) {
+                        Some(&(_, len)) => len,
+                        None => {
+                            let len = branch_len(c).map_err(|e| fail("", e))?;
+                            known.push((c, len));
+                            len
+                        }
+                    };
+                }
+                lens.push(l);
             }
         }
         const UNBOUND: usize = usize::MAX;

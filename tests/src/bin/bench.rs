@@ -330,6 +330,71 @@ fn in_place(name: String, ours: bool, mut f: impl FnMut(&mut [u8]) -> u8 + 'stat
     Contender { name, ours, run: Box::new(move |m| f(&mut buf[..m.len()])) }
 }
 
+/// A contender with one instance per message size (fixed-size kernels: one specialisation per size), made
+/// on first use of that size.
+fn per_size<T: 'static>(
+    name: String,
+    make: impl Fn(usize) -> T + 'static,
+    mut run: impl FnMut(&T, &mut [u8]) -> u8 + 'static,
+) -> Contender {
+    let mut buf = vec![0x5au8; 8192];
+    let mut made: std::collections::HashMap<usize, T> = std::collections::HashMap::new();
+    Contender {
+        name,
+        ours: true,
+        run: Box::new(move |m| {
+            let t = made.entry(m.len()).or_insert_with(|| make(m.len()));
+            run(t, &mut buf[..m.len()])
+        }),
+    }
+}
+
+/// Ours with the JIT's fixed-size kernels for an SM4 kind that has them (XTS sectors, CTR messages).
+fn sm4_fixed(kind: &str) -> Option<Contender> {
+    use asmgen_runtime::{Sm4, Sm4Xts};
+    let key = [0x42u8; 16];
+    let iv = [7u8; 16];
+    let probe = match kind {
+        "SM4-XTS" => Sm4Xts::with_sector_size(&key, &[0x24; 16], 4096).ok()?.backend().to_string(),
+        "SM4-XTS-GB" => Sm4Xts::with_sector_size_gb(&key, &[0x24; 16], 4096).ok()?.backend().to_string(),
+        "SM4-CTR" => Sm4::with_ctr_message_size(&key, 4096).ok()?.specialised()?.to_string(),
+        _ => return None,
+    };
+    if !probe.starts_with("jit/") {
+        return None;
+    }
+    let set = probe.rsplit_once('/').map_or(probe.as_str(), |(s, _)| s).to_string();
+    let name = format!("asmgen {set}/<size>: fixed-size kernels, one per message size");
+    Some(match kind {
+        "SM4-CTR" => per_size(
+            name,
+            move |n| Sm4::with_ctr_message_size(&key, n).expect("a CTR message size"),
+            move |s, m| {
+                s.apply_ctr(&mut iv.clone(), m);
+                m[0]
+            },
+        ),
+        _ => {
+            let gb = kind == "SM4-XTS-GB";
+            per_size(
+                name,
+                move |n| {
+                    if gb {
+                        Sm4Xts::with_sector_size_gb(&key, &[0x24; 16], n)
+                    } else {
+                        Sm4Xts::with_sector_size(&key, &[0x24; 16], n)
+                    }
+                    .expect("a sector size")
+                },
+                move |x, m| {
+                    x.encrypt(&iv, m).unwrap();
+                    m[0]
+                },
+            )
+        }
+    })
+}
+
 /// Ours on the given backend for an SM4 kind.
 fn sm4_ours(kind: &str, backend: Option<&str>) -> Contender {
     use asmgen_runtime::{Sm4, Sm4Cmac, Sm4Gcm, Sm4Xts};
@@ -466,11 +531,13 @@ fn sm4_contenders(
 ) -> (Vec<Contender>, Vec<Missing>) {
     let mut v = vec![sm4_ours(kind, None)];
     let best = asmgen_runtime::Sm4::new(&[0; 16]).backend();
+    // The listings' sets and the JIT's (the same code, assembled at startup) side by side.
     for b in asmgen_runtime::sm4_backends() {
         if b != best {
             v.push(sm4_ours(kind, Some(b)));
         }
     }
+    v.extend(sm4_fixed(kind));
     let mut missing = Vec::new();
     if kind != "SM4-XTS-GB" {
         v.push(sm4_rustcrypto(kind));
@@ -495,6 +562,36 @@ fn keyed<T: Clone + 'static>(name: String, ours: bool, state: T, hash: fn(T, &[u
     Contender { name, ours, run: Box::new(move |m| hash(state.clone(), m)) }
 }
 
+/// The other non-portable GHASH/POLYVAL backends (the JIT's beside the listings'), keyed with `h`.
+fn others<T>(
+    h: &[u8; 16],
+    with: fn(&[u8; 16], &str) -> Result<T, asmgen_runtime::Error>,
+    best: &str,
+) -> Vec<(String, T)> {
+    asmgen_runtime::backends()
+        .into_iter()
+        .filter(|b| *b != "portable" && *b != best)
+        .filter_map(|b| with(h, b).ok().map(|t| (format!("asmgen {b}"), t)))
+        .collect()
+}
+
+/// Ours with the JIT's fixed-size update kernels, one per message size (`None` without them).
+fn fixed_hash<T: Clone + 'static>(
+    h: [u8; 16],
+    with: fn(&[u8; 16], usize) -> Result<T, asmgen_runtime::Error>,
+    specialised: fn(&T) -> Option<&'static str>,
+    hash: fn(T, &[u8]) -> u8,
+) -> Option<Contender> {
+    let probe = with(&h, 256).ok()?;
+    let name = specialised(&probe)?;
+    let set = name.rsplit_once('/').map_or(name, |(s, _)| s);
+    Some(per_size(
+        format!("asmgen {set}/<size>: fixed-size kernels, one per message size"),
+        move |n| with(&h, n / 16).expect("a block count"),
+        move |t, m| hash(t.clone(), m),
+    ))
+}
+
 fn contenders(kind: &str, lib: Option<gcrypt::Lib>) -> (Vec<Contender>, Vec<Missing>) {
     let h = [0x42u8; 16];
     let ghash = kind == "GHASH";
@@ -509,11 +606,13 @@ fn contenders(kind: &str, lib: Option<gcrypt::Lib>) -> (Vec<Contender>, Vec<Miss
             g.update_padded(m);
             g.finalize()[0]
         };
-        vec![
-            keyed(format!("asmgen {}", ours.backend()), true, ours, f),
-            keyed("asmgen portable".into(), true, portable, f),
-            keyed("RustCrypto ghash 0.6".into(), false, ghash::GHash::new(&h.into()), rc),
-        ]
+        let best = ours.backend();
+        let mut v = vec![keyed(format!("asmgen {best}"), true, ours, f)];
+        v.extend(others(&h, Ghash::with_backend, best).into_iter().map(|(n, g)| keyed(n, true, g, f)));
+        v.push(keyed("asmgen portable".into(), true, portable, f));
+        v.extend(fixed_hash(h, Ghash::with_fixed_blocks, Ghash::specialised, f));
+        v.push(keyed("RustCrypto ghash 0.6".into(), false, ghash::GHash::new(&h.into()), rc));
+        v
     } else {
         let ours = Polyval::new(&h);
         let portable = Polyval::with_backend(&h, "portable").expect("portable always exists");
@@ -525,11 +624,13 @@ fn contenders(kind: &str, lib: Option<gcrypt::Lib>) -> (Vec<Contender>, Vec<Miss
             g.update_padded(m);
             g.finalize()[0]
         };
-        vec![
-            keyed(format!("asmgen {}", ours.backend()), true, ours, f),
-            keyed("asmgen portable".into(), true, portable, f),
-            keyed("RustCrypto polyval 0.7".into(), false, polyval::Polyval::new(&h.into()), rc),
-        ]
+        let best = ours.backend();
+        let mut v = vec![keyed(format!("asmgen {best}"), true, ours, f)];
+        v.extend(others(&h, Polyval::with_backend, best).into_iter().map(|(n, g)| keyed(n, true, g, f)));
+        v.push(keyed("asmgen portable".into(), true, portable, f));
+        v.extend(fixed_hash(h, Polyval::with_fixed_blocks, Polyval::specialised, f));
+        v.push(keyed("RustCrypto polyval 0.7".into(), false, polyval::Polyval::new(&h.into()), rc));
+        v
     };
     let (mode, what) = if ghash {
         (gcrypt::MODE_GCM, "AES-GCM (AAD only)")
@@ -551,6 +652,80 @@ fn contenders(kind: &str, lib: Option<gcrypt::Lib>) -> (Vec<Contender>, Vec<Miss
     (v, missing)
 }
 
+/// The JIT's startup: what it assembles for this CPU, how long that takes (build: running the descriptions;
+/// lower: encoding and layout; map: W^X memory), and the executable memory it holds; then the fixed-size
+/// specialisations the tables below use.
+fn jit_report() {
+    use asmgen_runtime::jit::{Jit, Specialisation};
+    println!();
+    println!("## JIT");
+    let first = match Jit::host() {
+        Ok(j) => j,
+        Err(e) => {
+            println!("no JIT on this machine: {e}");
+            return;
+        }
+    };
+    let s = first.stats();
+    println!("sets: {} (features {})", first.sets().join(", "), first.features().join(", "));
+    for t in first.tuning() {
+        println!("tuning: {t}");
+    }
+    println!(
+        "made: {} kernels, {} instructions, {} bytes of code and constants, {} bytes of executable memory ({} pages)",
+        first.kernels().len(),
+        s.instructions,
+        s.bytes,
+        s.mapped,
+        s.mapped / 4096
+    );
+    drop(first);
+    let runs: Vec<_> = (0..21).map(|_| Jit::host().expect("assembled once already").stats()).collect();
+    let median = |f: &dyn Fn(&asmgen_runtime::jit::JitStats) -> Duration| {
+        let mut v: Vec<Duration> = runs.iter().map(f).collect();
+        v.sort();
+        v[v.len() / 2]
+    };
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    println!(
+        "first assembly in this process: build {:.3} ms + lower {:.3} ms + map {:.3} ms = {:.3} ms (one-time \
+         initialisation included: iced-x86's encoder tables, the S-box derivations, cold caches)",
+        ms(s.build),
+        ms(s.lower),
+        ms(s.map),
+        ms(s.total())
+    );
+    println!(
+        "time to assemble all of them (median of {}): build {:.3} ms + lower {:.3} ms + map {:.3} ms = {:.3} ms \
+         (target: under 2 ms)",
+        runs.len(),
+        ms(median(&|s| s.build)),
+        ms(median(&|s| s.lower)),
+        ms(median(&|s| s.map)),
+        ms(median(&|s| s.total())),
+    );
+    for spec in [Specialisation::XtsSector(512), Specialisation::XtsSector(4096), Specialisation::CtrMessage(4096)]
+        .into_iter()
+        .chain([Specialisation::HashBlocks(256)])
+    {
+        match Jit::specialised(spec) {
+            Ok(j) => {
+                let s = j.stats();
+                println!(
+                    "specialised {}: {} kernels, {} instructions, {} bytes ({} mapped), assembled in {:.3} ms",
+                    j.sets().join(", "),
+                    j.kernels().len(),
+                    s.instructions,
+                    s.bytes,
+                    s.mapped,
+                    ms(s.total())
+                );
+            }
+            Err(e) => println!("specialised {spec:?}: {e}"),
+        }
+    }
+}
+
 fn main() {
     let filter: Option<String> = std::env::args().nth(1);
     let ghz = core_ghz();
@@ -559,6 +734,9 @@ fn main() {
         None => println!("core clock: not calibrated on this architecture; c/B not reported"),
     }
     println!("method: median of {SAMPLES} batches of >= {} ms each; MB = 10^6 bytes", SAMPLE_TIME.as_millis());
+    if filter.as_deref().is_none_or(|f| "jit".starts_with(&f.to_ascii_lowercase())) {
+        jit_report();
+    }
     let lib = gcrypt::load();
     let mut msg = vec![0u8; 8192];
     for (i, b) in msg.iter_mut().enumerate() {
