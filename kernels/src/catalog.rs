@@ -116,11 +116,6 @@ pub struct KernelSet<I: Isa> {
 /// What a kernel description builds: functions, or why it could not.
 pub type Functions<I> = Result<Vec<asmgen::Function<I>>, GenError>;
 
-/// For sets without fixed-size kernels.
-fn no_fixed<I: Isa>(_abi: Abi, _fixed: Fixed) -> Result<Vec<asmgen::Function<I>>, GenError> {
-    Ok(Vec::new())
-}
-
 /// The x86_64 kernel sets.
 pub const X86_64_SETS: &[KernelSet<X86_64>] = {
     use sm4::x86_64::{fixed_functions as fixed, set_functions as set, Set};
@@ -160,17 +155,52 @@ pub const X86_64_SETS: &[KernelSet<X86_64>] = {
 
 /// The aarch64 kernel sets.
 pub const AARCH64_SETS: &[KernelSet<Aarch64>] = &[
-    KernelSet { listing: "ghash", name: "aarch64-pmull", build: ghash::aarch64::functions, fixed: no_fixed },
-    KernelSet { listing: "sm4", name: "aarch64-sm4ce", build: sm4::aarch64::ce_functions, fixed: no_fixed },
-    KernelSet { listing: "sm4", name: "aarch64-neon", build: sm4::aarch64::neon::functions, fixed: no_fixed },
+    KernelSet {
+        listing: "ghash",
+        name: "aarch64-pmull",
+        build: ghash::aarch64::functions,
+        fixed: ghash::aarch64::fixed_functions,
+    },
+    KernelSet {
+        listing: "sm4",
+        name: "aarch64-sm4ce",
+        build: sm4::aarch64::ce_functions,
+        fixed: sm4::aarch64::ce_fixed_functions,
+    },
+    KernelSet {
+        listing: "sm4",
+        name: "aarch64-neon",
+        build: sm4::aarch64::neon::functions,
+        fixed: sm4::aarch64::neon::fixed_functions,
+    },
 ];
 
 /// The riscv64 kernel sets.
 pub const RISCV64_SETS: &[KernelSet<Riscv64>] = &[
-    KernelSet { listing: "ghash", name: "riscv64-zvkg", build: ghash::riscv64_zvkg::functions, fixed: no_fixed },
-    KernelSet { listing: "ghash", name: "riscv64-zbb-zbc", build: ghash::riscv64::functions, fixed: no_fixed },
-    KernelSet { listing: "sm4", name: "riscv64-zvksed", build: sm4::riscv64::zvksed::functions, fixed: no_fixed },
-    KernelSet { listing: "sm4", name: "riscv64-zksed", build: sm4::riscv64::functions_zksed, fixed: no_fixed },
+    KernelSet {
+        listing: "ghash",
+        name: "riscv64-zvkg",
+        build: ghash::riscv64_zvkg::functions,
+        fixed: ghash::riscv64_zvkg::fixed_functions,
+    },
+    KernelSet {
+        listing: "ghash",
+        name: "riscv64-zbb-zbc",
+        build: ghash::riscv64::functions,
+        fixed: ghash::riscv64::fixed_functions,
+    },
+    KernelSet {
+        listing: "sm4",
+        name: "riscv64-zvksed",
+        build: sm4::riscv64::zvksed::functions,
+        fixed: sm4::riscv64::zvksed::fixed_functions,
+    },
+    KernelSet {
+        listing: "sm4",
+        name: "riscv64-zksed",
+        build: sm4::riscv64::functions_zksed,
+        fixed: sm4::riscv64::fixed_functions_zksed,
+    },
 ];
 
 /// Every generated file of every target in [`Target::GENERATED`].

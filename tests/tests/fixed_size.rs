@@ -4,23 +4,59 @@
 //! `Ghash`/`Polyval::with_fixed_blocks` against RustCrypto's `ghash`/`polyval`; random keys, misaligned
 //! buffers, lengths around every batch boundary; the kernel names and error cases.
 //!
-//! Where the JIT has a fixed-size kernel for this CPU's set (x86_64; the others fall back to their general
-//! kernels, which the names then show), the test requires it to be the one in use.
+//! Where the JIT has a fixed-size kernel of a kind for this CPU's set (every x86_64 set; on aarch64 the SM4
+//! extension's set all kinds, the NEON set CTR, PMULL the hash kind; on riscv64 the Zvksed set all kinds, the
+//! Zksed set CTR, both hash sets the hash kind; the others fall back to their general kernels, which the names
+//! then show), the test requires it to be the one in use.
 
 use asmgen_runtime::{Error, Ghash, Polyval, Sm4, Sm4Xts};
 use asmgen_tests::{hex, hex16, scaled, Misaligned, Rng};
 use cipher::{KeyInit, KeyIvInit, StreamCipher};
 use universal_hash::UniversalHash;
 
-/// Whether this build and CPU should have fixed-size kernels (x86_64 with AES-NI and AVX: every set has them).
-fn expect_fixed() -> bool {
+/// A kind of fixed-size kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// SM4-XTS for one sector size.
+    Xts,
+    /// SM4-CTR for one message size.
+    Ctr,
+    /// GHASH/POLYVAL for one block count.
+    Hash,
+}
+
+/// Whether this build and CPU should have fixed-size kernels of `kind`: x86_64 with AES-NI and AVX (every set
+/// has every kind); on aarch64 and riscv64, where the set the dispatcher chose (the one the JIT specialises,
+/// named by the default backend) has that kind.
+fn expect_fixed(kind: Kind) -> bool {
     if matches!(std::env::var("ASMGEN_BACKEND").as_deref(), Ok("portable") | Ok("aot")) {
         return false;
     }
     #[cfg(target_arch = "x86_64")]
-    return std::arch::is_x86_feature_detected!("aes") && std::arch::is_x86_feature_detected!("avx");
-    #[cfg(not(target_arch = "x86_64"))]
-    false
+    {
+        let _ = kind;
+        std::arch::is_x86_feature_detected!("aes") && std::arch::is_x86_feature_detected!("avx")
+    }
+    #[cfg(any(target_arch = "aarch64", target_arch = "riscv64"))]
+    {
+        // `aot/<set>` or `jit/<set>`.
+        let set = |backend: &'static str| backend.split_once('/').map_or("", |(_, s)| s);
+        match kind {
+            Kind::Xts => matches!(set(Sm4::new(&[0; 16]).backend()), "aarch64-sm4ce" | "riscv64-zvksed"),
+            Kind::Ctr => matches!(
+                set(Sm4::new(&[0; 16]).backend()),
+                "aarch64-sm4ce" | "aarch64-neon" | "riscv64-zvksed" | "riscv64-zksed"
+            ),
+            Kind::Hash => {
+                matches!(set(Polyval::new(&[0; 16]).backend()), "aarch64-pmull" | "riscv64-zvkg" | "riscv64-zbb-zbc")
+            }
+        }
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "riscv64")))]
+    {
+        let _ = kind;
+        false
+    }
 }
 
 fn rc_xts(k1: &[u8; 16], k2: &[u8; 16], tweak: &[u8; 16], data: &[u8], decrypt: bool) -> Vec<u8> {
@@ -47,7 +83,7 @@ fn xts_sectors_match_rustcrypto_and_the_general_kernels() {
                     Sm4Xts::with_sector_size(&k1, &k2, sector).unwrap()
                 };
                 assert_eq!(x.sector_size(), Some(sector));
-                if expect_fixed() {
+                if expect_fixed(Kind::Xts) {
                     let want = format!("/xts-{sector}");
                     assert!(x.backend().starts_with("jit/") && x.backend().ends_with(&want), "{}", x.backend());
                 }
@@ -119,7 +155,7 @@ fn ctr_for_one_message_size_matches_rustcrypto() {
     for size in sizes {
         let (key, iv) = (rng.block(), rng.block());
         let sm4 = Sm4::with_ctr_message_size(&key, size).unwrap();
-        if expect_fixed() && size >= 16 {
+        if expect_fixed(Kind::Ctr) && size >= 16 {
             let name = sm4.specialised().expect("a fixed-size CTR kernel");
             assert!(name.ends_with(&format!("/ctr-{}", size / 16 * 16)), "{name}");
         }
@@ -173,7 +209,7 @@ fn ghash_and_polyval_for_one_block_count_match_rustcrypto() {
         rng.fill(&mut data);
         let g = Ghash::with_fixed_blocks(&h, n).unwrap();
         let p = Polyval::with_fixed_blocks(&h, n).unwrap();
-        if expect_fixed() {
+        if expect_fixed(Kind::Hash) {
             for name in [g.specialised(), p.specialised()] {
                 let name = name.expect("a fixed-size kernel");
                 assert!(name.ends_with(&format!("/hash-{n}")), "{name}");

@@ -8,6 +8,7 @@
 //! the halves).
 
 use super::{Flavour, AGGREGATE, POLY};
+use crate::{Blocks, Fixed};
 use asmgen::isa::aarch64::{regs::*, A64Feature, Aarch64, Reg, V, X};
 use asmgen::{Abi, Builder, CType, Function, GenError};
 
@@ -195,27 +196,11 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<Aarch64>, GenError> {
 
 /// `<f>_update_pmull(state, table, data, nblocks)`: absorbs `nblocks` blocks, 8 per reduction.
 pub fn update(f: Flavour, abi: Abi) -> Result<Function<Aarch64>, GenError> {
-    let mut b = B::new(&format!("asmgen_{}_update_pmull", f.name()), abi, &[A64Feature::Pmull]);
-    b.doc(&format!(
-        "{}: absorbs nblocks 16-byte blocks into state, eight blocks per reduction",
-        f.name().to_uppercase()
-    ));
-    b.doc("(S + X1)*H^8 + X2*H^7 + ... + X8*H^1, Karatsuba products, one Montgomery reduction).");
-    let state = xreg(b.param("state", CType::BytePtr));
-    let table = xreg(b.param("table", CType::ConstBytePtr));
-    let data = xreg(b.param("data", CType::ConstBytePtr));
-    let n = xreg(b.param("nblocks", CType::Size));
-    constants(&mut b);
-    b.ldr_q(S, state, 0);
-    reflect(&mut b, f, S);
+    update_of(f, abi, Blocks::Arg)
+}
 
-    let lp8 = b.label("loop8");
-    let tail = b.label("tail");
-    let tail_loop = b.label("tail_loop");
-    let done = b.label("done");
-
-    b.cmp_imm(n, AGGREGATE as i32);
-    b.b_lo(&tail);
+/// Loads H^1..H^8 into v8-v15 and the pairs of half-sums into v16-v19 for the 8-block loop.
+fn load_powers(b: &mut B, table: X) {
     b.comment("H^1..H^8 stay in v8-v15; pair j's half-sums of H^(8-2j) and H^(7-2j) in v16+j.");
     for i in (0..AGGREGATE).step_by(2) {
         b.ldp_q(h_pow(i + 1), h_pow(i + 2), table, 16 * i as i32);
@@ -225,15 +210,17 @@ pub fn update(f: Flavour, abi: Abi) -> Result<Function<Aarch64>, GenError> {
         b.ldp_q(T, T2, table, 128 + 16 * (low_power as i32 - 1));
         b.zip1_2d(hk_pair(j), T2, T);
     }
+}
 
-    b.align(4);
-    b.bind(&lp8);
+/// Eight blocks at `data` (post-increment) against H^8..H^1 in registers ([`load_powers`]), the state added to
+/// the first, reduced into the state.
+fn absorb8(b: &mut B, f: Flavour, data: X) {
     b.comment("Eight blocks X1..X8 into v0-v7.");
     for i in (0..AGGREGATE as u8).step_by(2) {
         b.ldp_q_post(V(i), V(i + 1), data, 32);
     }
     for i in 0..AGGREGATE as u8 {
-        reflect(&mut b, f, V(i));
+        reflect(b, f, V(i));
     }
     b.eor_16b(V(0), V(0), S);
     for j in 0..AGGREGATE / 2 {
@@ -270,7 +257,55 @@ pub fn update(f: Flavour, abi: Abi) -> Result<Function<Aarch64>, GenError> {
         b.pmull2(T2, T, hk_pair(j));
         b.eor_16b(MID, MID, T2);
     }
-    reduce(&mut b, S);
+    reduce(b, S);
+}
+
+/// [`update`] for `blocks` blocks: `nblocks`, or a fixed count (`_n<count>`, the JIT's fixed-size kernels):
+/// then `count / 8` groups in a counted loop (straight-line for one; the powers loaded only when there is a
+/// group), the last `k = count % 8` blocks unrolled against H^k..H^1 (from the registers when loaded, from the
+/// table otherwise) with one reduction; no length checks, no tail loop.
+pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Aarch64>, GenError> {
+    let name = format!("asmgen_{}_update_pmull{}", f.name(), blocks.suffix());
+    let mut b = B::new(&name, abi, &[A64Feature::Pmull]);
+    b.doc(&format!(
+        "{}: absorbs nblocks 16-byte blocks into state, eight blocks per reduction",
+        f.name().to_uppercase()
+    ));
+    b.doc("(S + X1)*H^8 + X2*H^7 + ... + X8*H^1, Karatsuba products, one Montgomery reduction).");
+    if let Some(d) = blocks.doc() {
+        b.doc(&d);
+    }
+    let state = xreg(b.param("state", CType::BytePtr));
+    let table = xreg(b.param("table", CType::ConstBytePtr));
+    let data = xreg(b.param("data", CType::ConstBytePtr));
+    let n = xreg(b.param("nblocks", CType::Size));
+    constants(&mut b);
+    b.ldr_q(S, state, 0);
+    reflect(&mut b, f, S);
+    match blocks {
+        Blocks::Arg => absorb(&mut b, f, table, data, n),
+        Blocks::Fixed(count) => absorb_fixed(&mut b, f, table, data, n, count),
+    }
+    reflect(&mut b, f, S);
+    b.str_q(S, state, 0);
+    b.finish()
+}
+
+/// The general kernel's body: groups of eight while `n >= 8`, then a loop over the last `n % 8` blocks
+/// stepping a pointer down the table.
+fn absorb(b: &mut B, f: Flavour, table: X, data: X, n: X) {
+    let lp8 = b.label("loop8");
+    let tail = b.label("tail");
+    let tail_loop = b.label("tail_loop");
+    let done = b.label("done");
+
+    b.cmp_imm(n, AGGREGATE as i32);
+    b.b_lo(&tail);
+    load_powers(b, table);
+
+    b.align(4);
+    b.bind(&lp8);
+    absorb8(b, f, data);
     b.sub_imm(n, n, AGGREGATE as i32);
     b.cmp_imm(n, AGGREGATE as i32);
     b.b_hs(&lp8);
@@ -287,20 +322,65 @@ pub fn update(f: Flavour, abi: Abi) -> Result<Function<Aarch64>, GenError> {
     }
     b.bind(&tail_loop);
     b.ldr_q_post(XB, data, 16);
-    reflect(&mut b, f, XB);
+    reflect(b, f, XB);
     b.eor_16b(XB, XB, S);
     b.movi_zero(S);
     b.ldr_q(HKT, TAIL_PTR, 128);
     b.ldr_q_post(HT, TAIL_PTR, -16);
-    mul_acc(&mut b, &ACC, XB, HT, HKT, false);
+    mul_acc(b, &ACC, XB, HT, HKT, false);
     b.subs_imm(n, n, 1);
     b.b_ne(&tail_loop);
-    reduce(&mut b, S);
+    reduce(b, S);
 
     b.bind(&done);
-    reflect(&mut b, f, S);
-    b.str_q(S, state, 0);
-    b.finish()
+}
+
+/// [`absorb`] for exactly `count` blocks: `count / 8` groups in a counted loop (in `n`), then the last
+/// `k = count % 8` blocks in v0..v(k-1), each times its known power with one reduction.
+fn absorb_fixed(b: &mut B, f: Flavour, table: X, data: X, n: X, count: usize) {
+    let (groups, k) = (count / AGGREGATE, count % AGGREGATE);
+    if groups > 0 {
+        load_powers(b, table);
+    }
+    crate::sm4::aarch64::counted_loop(b, n, groups, &mut |b| absorb8(b, f, data));
+    if k == 0 {
+        return;
+    }
+    b.blank();
+    b.comment(format!("The last {k} blocks: X1*H^{k} + ... + X{k}*H^1, one reduction."));
+    let xs: Vec<V> = (0..k as u8).map(V).collect();
+    for pair in xs.chunks(2) {
+        match pair {
+            [a, c] => b.ldp_q_post(*a, *c, data, 32),
+            [a] => b.ldr_q_post(*a, data, 16),
+            _ => unreachable!("chunks of two"),
+        };
+    }
+    for &x in &xs {
+        reflect(b, f, x);
+    }
+    b.eor_16b(xs[0], xs[0], S);
+    for (i, &x) in xs.iter().enumerate() {
+        let power = k - i;
+        let h = if groups > 0 {
+            h_pow(power)
+        } else {
+            b.ldr_q(HT, table, 16 * (power as i32 - 1));
+            HT
+        };
+        b.ldr_q(HKT, table, 128 + 16 * (power as i32 - 1));
+        mul_acc(b, &ACC, x, h, HKT, i == 0);
+    }
+    reduce(b, S);
+}
+
+/// The fixed-size kernels (the JIT's specialisations): GHASH and POLYVAL updates for a block count; none for
+/// the SM4 kinds.
+pub fn fixed_functions(abi: Abi, fixed: Fixed) -> Result<Vec<Function<Aarch64>>, GenError> {
+    match fixed {
+        Fixed::Hash(n) => Flavour::ALL.iter().map(|&f| update_of(f, abi, Blocks::Fixed(n))).collect(),
+        Fixed::Xts(_) | Fixed::Ctr(_) => Ok(Vec::new()),
+    }
 }
 
 /// Every GHASH/POLYVAL function for aarch64: GHASH init and update, then POLYVAL init and update.

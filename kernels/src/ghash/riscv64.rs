@@ -10,6 +10,8 @@
 //! `ld`/`sd` handle misaligned data and state pointers on riscv64 Linux.
 
 use super::{Flavour, AGGREGATE};
+use crate::sm4::riscv64::counted_loop;
+use crate::{Blocks, Fixed};
 use asmgen::isa::riscv64::{mem, regs::*, Reg, Riscv64, RvFeature, X};
 use asmgen::{Abi, Builder, CType, Function, GenError};
 
@@ -137,8 +139,11 @@ fn constants(b: &mut B) {
     b.slli(POLY, POLY, 56);
 }
 
+/// The features of the scalar kernels.
+const FEATURES: [RvFeature; 2] = [RvFeature::Zbb, RvFeature::Zbc];
+
 fn new(f: Flavour, what: &str, abi: Abi) -> B {
-    B::new(&format!("asmgen_{}_{what}_zbc", f.name()), abi, &[RvFeature::Zbb, RvFeature::Zbc])
+    B::new(&format!("asmgen_{}_{what}_zbc", f.name()), abi, &FEATURES)
 }
 
 /// `<f>_init_zbc(table, h)`: the key table (powers H^1..H^8 and their Karatsuba half-sums).
@@ -190,18 +195,70 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<Riscv64>, GenError> {
 
 /// `<f>_update_zbc(state, table, data, nblocks)`: absorbs `nblocks` blocks, 8 per reduction.
 pub fn update(f: Flavour, abi: Abi) -> Result<Function<Riscv64>, GenError> {
-    let mut b = new(f, "update", abi);
+    update_of(f, abi, Blocks::Arg)
+}
+
+/// Eight blocks at `data` against H^8..H^1 with the state added to the first, reduced into the state.
+fn absorb8(b: &mut B, f: Flavour, table: X, data: X) {
+    for i in 0..AGGREGATE as i32 {
+        let power = AGGREGATE as i32 - i;
+        b.comment(format!("block {i} times H^{power}"));
+        load_block(b, f, X0, X1, data, 16 * i);
+        load_power(b, table, 16 * (power - 1));
+        if i == 0 {
+            b.xor(X0, X0, ST0);
+            b.xor(X1, X1, ST1);
+        }
+        mul_acc(b, i == 0);
+    }
+    reduce(b);
+}
+
+/// [`update`] for `blocks` blocks: `nblocks`, or a fixed count (`_n<count>`, the JIT's fixed-size kernels):
+/// then `count / 8` groups in a counted loop (straight-line for one) and the last `k = count % 8` blocks
+/// unrolled against H^k..H^1 at known table offsets with one reduction; no length checks, no tail loop.
+pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Riscv64>, GenError> {
+    let mut b = B::new(&format!("asmgen_{}_update_zbc{}", f.name(), blocks.suffix()), abi, &FEATURES);
     b.doc(&format!(
         "{}: absorbs nblocks 16-byte blocks into state, eight blocks per reduction",
         f.name().to_uppercase()
     ));
     b.doc("(S + X1)*H^8 + X2*H^7 + ... + X8*H^1, Karatsuba products, one Montgomery reduction).");
+    if let Some(d) = blocks.doc() {
+        b.doc(&d);
+    }
     let state = x(b.param("state", CType::BytePtr));
     let table = x(b.param("table", CType::ConstBytePtr));
     let data = x(b.param("data", CType::ConstBytePtr));
     let n = x(b.param("nblocks", CType::Size));
     constants(&mut b);
     load_block(&mut b, f, ST0, ST1, state, 0);
+    if let Blocks::Fixed(count) = blocks {
+        let (groups, k) = (count / AGGREGATE, count % AGGREGATE);
+        counted_loop(&mut b, n, groups, &mut |b| {
+            absorb8(b, f, table, data);
+            if groups > 1 || k > 0 {
+                b.addi(data, data, 16 * AGGREGATE as i32);
+            }
+        });
+        if k > 0 {
+            b.blank();
+            b.comment(format!("The last {k} blocks: X1*H^{k} + ... + X{k}*H^1, one reduction."));
+            for i in 0..k as i32 {
+                let power = k as i32 - i;
+                load_block(&mut b, f, X0, X1, data, 16 * i);
+                load_power(&mut b, table, 16 * (power - 1));
+                if i == 0 {
+                    b.xor(X0, X0, ST0);
+                    b.xor(X1, X1, ST1);
+                }
+                mul_acc(&mut b, i == 0);
+            }
+            reduce(&mut b);
+        }
+        store_block(&mut b, f, ST0, ST1, state);
+        return b.finish();
+    }
 
     let lp8 = b.label("loop8");
     let tail = b.label("tail");
@@ -212,18 +269,7 @@ pub fn update(f: Flavour, abi: Abi) -> Result<Function<Riscv64>, GenError> {
     b.bltu(n, P0, &tail);
     b.align(4);
     b.bind(&lp8);
-    for i in 0..AGGREGATE as i32 {
-        let power = AGGREGATE as i32 - i;
-        b.comment(format!("block {i} times H^{power}"));
-        load_block(&mut b, f, X0, X1, data, 16 * i);
-        load_power(&mut b, table, 16 * (power - 1));
-        if i == 0 {
-            b.xor(X0, X0, ST0);
-            b.xor(X1, X1, ST1);
-        }
-        mul_acc(&mut b, i == 0);
-    }
-    reduce(&mut b);
+    absorb8(&mut b, f, table, data);
     b.addi(data, data, 16 * AGGREGATE as i32);
     b.addi(n, n, -(AGGREGATE as i32));
     b.li(P0, AGGREGATE as i32);
@@ -257,6 +303,15 @@ pub fn update(f: Flavour, abi: Abi) -> Result<Function<Riscv64>, GenError> {
     b.bind(&done);
     store_block(&mut b, f, ST0, ST1, state);
     b.finish()
+}
+
+/// The fixed-size kernels (the JIT's specialisations): GHASH and POLYVAL updates for a block count; none for
+/// the SM4 kinds.
+pub fn fixed_functions(abi: Abi, fixed: Fixed) -> Result<Vec<Function<Riscv64>>, GenError> {
+    match fixed {
+        Fixed::Hash(n) => Flavour::ALL.iter().map(|&f| update_of(f, abi, Blocks::Fixed(n))).collect(),
+        Fixed::Xts(_) | Fixed::Ctr(_) => Ok(Vec::new()),
+    }
 }
 
 /// Every GHASH/POLYVAL function for riscv64: `asmgen_ghash_init_zbc`, `asmgen_ghash_update_zbc`,

@@ -27,6 +27,8 @@
 //! depend on `nblocks` only.
 
 use super::{Flavour, AGGREGATE};
+use crate::sm4::riscv64::li_count;
+use crate::{Blocks, Fixed};
 use asmgen::isa::riscv64::{mem, regs::*, Reg, Riscv64, RvFeature, VType, V, X};
 use asmgen::{Abi, Builder, CType, Function, GenError, Label};
 
@@ -135,12 +137,64 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<Riscv64>, GenError> {
 
 /// `<f>_update_zvkg(state, table, data, nblocks)`.
 pub fn update(f: Flavour, abi: Abi) -> Result<Function<Riscv64>, GenError> {
-    let mut b = new(f, "update", abi);
+    update_of(f, abi, Blocks::Arg)
+}
+
+/// Which parts of the update a block count needs, for every G the kernel can run with: VLEN >= 128 (the V
+/// extension's minimum) and the cap at 8 make G 4 or 8, so a fixed count decides a branch when it goes the
+/// same way for both.
+#[derive(Clone, Copy, Debug)]
+struct Plan {
+    /// The main loop may run (`nblocks >= 2G` for some G), and does for every G (no entry check).
+    main: bool,
+    main_always: bool,
+    /// The last whole batch may run (`nblocks >= G`), and does for every G (no check).
+    last: bool,
+    last_always: bool,
+    /// The tail: `nblocks mod G` blocks. `Some(k)`: the same `k` for both G (unrolled; 0: no tail code).
+    tail: Option<usize>,
+    /// The tail may be empty (the zero check stays).
+    tail_zero: bool,
+}
+
+impl Plan {
+    fn new(blocks: Blocks) -> Plan {
+        match blocks {
+            Blocks::Arg => {
+                Plan { main: true, main_always: false, last: true, last_always: false, tail: None, tail_zero: true }
+            }
+            Blocks::Fixed(c) => Plan {
+                main: c >= 8,
+                main_always: c >= 16,
+                last: c >= 4,
+                last_always: c >= 8,
+                tail: (c % 8 < 4).then_some(c % 8),
+                tail_zero: c % 4 == 0,
+            },
+        }
+    }
+}
+
+/// [`update`] for `blocks` blocks: `nblocks`, or a fixed count (`_n<count>`, the JIT's fixed-size kernels).
+/// VLEN is unknown when the kernel is generated, so a fixed count keeps the `vsetvli`-sized batches of G
+/// blocks and every branch whose outcome depends on G (G is 4 or 8: VLEN is at least 128, G at most 8); the
+/// count is loaded into the register `nblocks` arrived in. It removes the branches it decides for both: the
+/// main loop's entry check (at least 16 blocks) or the whole loop (under 8), the last whole batch's check
+/// (at least 8) or the whole batch and its reduction (under 4), the tail's zero check (a count not a multiple
+/// of 4), and the tail loop itself when the tail is the same for both G (`count % 8 < 4`): then it is
+/// straight-line code, one `vghsh` per block, or nothing.
+pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Riscv64>, GenError> {
+    let mut b = B::new(&format!("asmgen_{}_update_zvkg{}", f.name(), blocks.suffix()), abi, &FEATURES);
     b.doc(&format!(
         "{}: absorbs nblocks 16-byte blocks into state with vghsh, G = min(VLMAX/4, 8) blocks per batch",
         f.name().to_uppercase()
     ));
     b.doc("(G running sums, multiplied by Hg^G..Hg^1 at the last whole batch and xored together).");
+    if let Some(d) = blocks.doc() {
+        b.doc(&d);
+        b.doc("VLEN-agnostic: the batches of G blocks stay; only the branches the count decides for G = 4 and 8 go.");
+    }
+    let plan = Plan::new(blocks);
     let state = x(b.param("state", CType::BytePtr));
     let table = x(b.param("table", CType::ConstBytePtr));
     let data = x(b.param("data", CType::ConstBytePtr));
@@ -152,6 +206,12 @@ pub fn update(f: Flavour, abi: Abi) -> Result<Function<Riscv64>, GenError> {
     let mask = first_group_mask(&mut b);
     let (main, after, tail_setup, tail, store) =
         (b.label("main"), b.label("last_batch"), b.label("tail_setup"), b.label("tail"), b.label("store"));
+    if let Blocks::Fixed(count) = blocks {
+        // The count in a register for the branches that stay (none when every one is decided).
+        if plan.main || (plan.last && !plan.last_always) || plan.tail.is_none() {
+            li_count(&mut b, n, count);
+        }
+    }
     b.comment("G = min(VLMAX / 4, 8) blocks per batch at e32, m4.");
     b.li(t, 4 * AGGREGATE as i32);
     b.vsetvli(vlf, t, E32M4);
@@ -180,55 +240,88 @@ pub fn update(f: Flavour, abi: Abi) -> Result<Function<Riscv64>, GenError> {
     b.lla(p, &mask);
     b.vle32_v(tmp, p);
     b.vand_vv(s, xv, tmp);
-    b.slli(u, g, 4);
-    b.slli(t, g, 1);
-    b.bltu(n, t, &after);
-    b.align(4);
-    b.bind(&main);
-    b.comment("Every batch but the last whole one: S = (S ^ X) * Hg^G per group.");
-    b.vle32_v(xv, data);
-    if !f.reflected() {
-        byte_reverse(&mut b, xv, widx, tmp);
+    if plan.main || plan.last {
+        b.slli(u, g, 4);
     }
-    b.vghsh_vv(s, hb, xv);
-    b.add(data, data, u);
-    b.sub(n, n, g);
-    b.bgeu(n, t, &main);
+    if plan.main {
+        b.slli(t, g, 1);
+        if !plan.main_always {
+            b.bltu(n, t, &after);
+        }
+        b.align(4);
+        b.bind(&main);
+        b.comment("Every batch but the last whole one: S = (S ^ X) * Hg^G per group.");
+        b.vle32_v(xv, data);
+        if !f.reflected() {
+            byte_reverse(&mut b, xv, widx, tmp);
+        }
+        b.vghsh_vv(s, hb, xv);
+        b.add(data, data, u);
+        b.sub(n, n, g);
+        b.bgeu(n, t, &main);
+    }
     b.bind(&after);
-    b.bltu(n, g, &tail_setup);
-    b.comment("The last whole batch: group j times Hg^(G-j), then the groups xored together.");
-    b.vle32_v(xv, data);
-    if !f.reflected() {
-        byte_reverse(&mut b, xv, widx, tmp);
+    if plan.last {
+        if !plan.last_always {
+            b.bltu(n, g, &tail_setup);
+        }
+        b.comment("The last whole batch: group j times Hg^(G-j), then the groups xored together.");
+        b.vle32_v(xv, data);
+        if !f.reflected() {
+            byte_reverse(&mut b, xv, widx, tmp);
+        }
+        b.vghsh_vv(s, pw, xv);
+        b.add(data, data, u);
+        b.sub(n, n, g);
+        let red = b.label("reduce");
+        b.mv(u, g);
+        b.li(p, 1);
+        b.bind(&red);
+        b.srli(u, u, 1);
+        b.slli(t, u, 2);
+        b.vslidedown_vx(tmp, s, t);
+        b.vxor_vv(s, s, tmp);
+        b.bne(u, p, &red);
     }
-    b.vghsh_vv(s, pw, xv);
-    b.add(data, data, u);
-    b.sub(n, n, g);
-    let red = b.label("reduce");
-    b.mv(u, g);
-    b.li(p, 1);
-    b.bind(&red);
-    b.srli(u, u, 1);
-    b.slli(t, u, 2);
-    b.vslidedown_vx(tmp, s, t);
-    b.vxor_vv(s, s, tmp);
-    b.bne(u, p, &red);
     b.bind(&tail_setup);
-    b.comment("The last 0..G-1 blocks one at a time with Hg (the last group of pw).");
-    b.addi(t, g, -1);
-    b.slli(t, t, 2);
-    b.vslidedown_vx(hb, pw, t);
-    b.vsetivli(ZERO, 4, E32M4);
-    b.beqz(n, &store);
-    b.bind(&tail);
-    b.vle32_v(xv, data);
-    if !f.reflected() {
-        byte_reverse(&mut b, xv, widx, tmp);
+    if plan.tail != Some(0) {
+        b.comment("The last 0..G-1 blocks one at a time with Hg (the last group of pw).");
+        b.addi(t, g, -1);
+        b.slli(t, t, 2);
+        b.vslidedown_vx(hb, pw, t);
     }
-    b.vghsh_vv(s, hb, xv);
-    b.addi(data, data, 16);
-    b.addi(n, n, -1);
-    b.bnez(n, &tail);
+    b.vsetivli(ZERO, 4, E32M4);
+    match plan.tail {
+        Some(k) => {
+            if k > 0 {
+                b.comment(format!("The last {k} block(s), for every G."));
+            }
+            for i in 0..k {
+                b.vle32_v(xv, data);
+                if !f.reflected() {
+                    byte_reverse(&mut b, xv, widx, tmp);
+                }
+                b.vghsh_vv(s, hb, xv);
+                if i + 1 < k {
+                    b.addi(data, data, 16);
+                }
+            }
+        }
+        None => {
+            if plan.tail_zero {
+                b.beqz(n, &store);
+            }
+            b.bind(&tail);
+            b.vle32_v(xv, data);
+            if !f.reflected() {
+                byte_reverse(&mut b, xv, widx, tmp);
+            }
+            b.vghsh_vv(s, hb, xv);
+            b.addi(data, data, 16);
+            b.addi(n, n, -1);
+            b.bnez(n, &tail);
+        }
+    }
     b.bind(&store);
     if !f.reflected() {
         byte_reverse(&mut b, s, widx, tmp);
@@ -240,6 +333,15 @@ pub fn update(f: Flavour, abi: Abi) -> Result<Function<Riscv64>, GenError> {
         b.vmv_v_i(v, 0);
     }
     b.finish()
+}
+
+/// The fixed-size kernels (the JIT's specialisations): GHASH and POLYVAL updates for a block count; none for
+/// the SM4 kinds.
+pub fn fixed_functions(abi: Abi, fixed: Fixed) -> Result<Vec<Function<Riscv64>>, GenError> {
+    match fixed {
+        Fixed::Hash(n) => Flavour::ALL.iter().map(|&f| update_of(f, abi, Blocks::Fixed(n))).collect(),
+        Fixed::Xts(_) | Fixed::Ctr(_) => Ok(Vec::new()),
+    }
 }
 
 /// `asmgen_{ghash,polyval}_{init,update}_zvkg`.

@@ -27,6 +27,7 @@
 //! vector registers; branches and addresses depend on lengths and counter values only.
 
 use super::{Mode, CK, FK};
+use crate::{Blocks, Fixed};
 use asmgen::isa::aarch64::{regs::*, A64Feature, Aarch64, Reg, V, X};
 use asmgen::{Abi, Builder, CType, Function, GenError, Label};
 
@@ -43,6 +44,39 @@ fn xreg(r: Reg) -> X {
 fn addr(b: &mut B, x: X, l: &Label) {
     b.adrp(x, l);
     b.add_lo12(x, x, l);
+}
+
+/// `x = v`, a loop count known when the kernel is generated: `movz`, and above 16 bits `movz` of the bits from
+/// 12 up, `lsl #12` and `add` of the low 12 bits (counts below 2^28).
+pub(crate) fn mov_count(b: &mut B, x: X, v: usize) {
+    if v <= 0xffff {
+        b.movz(x, v as i32);
+        return;
+    }
+    assert!(v < 1 << 28, "loop count {v} does not fit in 28 bits");
+    b.movz(x, (v >> 12) as i32);
+    b.lsl(x, x, 12);
+    if v & 0xfff != 0 {
+        b.add_imm(x, x, (v & 0xfff) as i32);
+    }
+}
+
+/// `body` `times` times (fixed-size kernels): once as straight-line code, or a counted loop with the count in
+/// `n` (`movz`, then `subs` + `b.ne`); nothing for zero.
+pub(crate) fn counted_loop(b: &mut B, n: X, times: usize, body: &mut dyn FnMut(&mut B)) {
+    match times {
+        0 => {}
+        1 => body(b),
+        _ => {
+            let lp = b.label("counted");
+            mov_count(b, n, times);
+            b.align(4);
+            b.bind(&lp);
+            body(b);
+            b.subs_imm(n, n, 1);
+            b.b_ne(&lp);
+        }
+    }
 }
 
 /// `tbl` control reversing the 16 bytes of a register.
@@ -101,32 +135,32 @@ fn ce_rounds(b: &mut B, regs: &[V], rev: V) {
     }
 }
 
-/// Loads `n` blocks (8, 4 or 1) from `src` (post-increment) into `dst[..n]`.
+/// Loads `dst.len()` blocks from `src` (post-increment) into the consecutive registers `dst`: four per `ld1`,
+/// then pairs (`ldp`), then a single block.
 fn load_blocks(b: &mut B, dst: &[V], src: X) {
-    match dst.len() {
-        1 => {
-            b.ld1_16b_post(dst[0], src);
-        }
-        n => {
-            for c in dst.chunks(4) {
-                assert_eq!(c.len(), 4, "{n} blocks");
-                b.ld1_4x16b_post(c[0], src);
-            }
-        }
+    let mut rest = dst;
+    while rest.len() >= 4 {
+        b.ld1_4x16b_post(rest[0], src);
+        rest = &rest[4..];
+    }
+    while rest.len() >= 2 {
+        b.ldp_q_post(rest[0], rest[1], src, 32);
+        rest = &rest[2..];
+    }
+    if let [r] = rest {
+        b.ld1_16b_post(*r, src);
     }
 }
 
-/// Stores `src[..n]` (8, 4 or 1 consecutive registers) to `dst` (post-increment).
+/// Stores the consecutive registers `src` to `dst` (post-increment): four per `st1`, then one at a time.
 fn store_blocks(b: &mut B, src: &[V], dst: X) {
-    match src.len() {
-        1 => {
-            b.st1_16b_post(src[0], dst);
-        }
-        _ => {
-            for c in src.chunks(4) {
-                b.st1_4x16b_post(c[0], dst);
-            }
-        }
+    let mut rest = src;
+    while rest.len() >= 4 {
+        b.st1_4x16b_post(rest[0], dst);
+        rest = &rest[4..];
+    }
+    for &r in rest {
+        b.st1_16b_post(r, dst);
     }
 }
 
@@ -180,7 +214,7 @@ fn ce_ctr_inputs(b: &mut B, x: &CeCtx, k: usize) {
     b.bind(&ready);
 }
 
-/// One batch of `k` (8, 4 or 1) blocks of a parallel mode.
+/// One batch of `k` (1..=8) blocks of a parallel mode.
 fn ce_batch(b: &mut B, x: &CeCtx, k: usize) {
     let st = &ST[..k];
     let dt = &DT[..k];
@@ -235,9 +269,26 @@ fn ce_batch(b: &mut B, x: &CeCtx, k: usize) {
 
 /// `asmgen_sm4_<mode>_ce`: ECB, CTR, CBC or CFB decryption, eight blocks in flight, then four, then one.
 pub fn ce_batch_mode(mode: Mode, abi: Abi) -> Result<Function<Aarch64>, GenError> {
-    let mut b = B::new(&format!("asmgen_sm4_{}_ce", mode.name()), abi, CE);
+    ce_batch_mode_of(mode, abi, Blocks::Arg)
+}
+
+/// [`ce_batch_mode`] for `blocks` blocks: `nblocks`, or a fixed count (`_n<count>`, the JIT's fixed-size
+/// CTR): then no zero check, `count / 8` batches of eight in a counted loop (straight-line for one) and the
+/// last `count % 8` blocks as one batch of that many, interleaved; no batch of four, no single-block loop.
+pub fn ce_batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Aarch64>, GenError> {
+    let mut b = B::new(&format!("asmgen_sm4_{}_ce{}", mode.name(), blocks.suffix()), abi, CE);
     b.doc(&format!("{} (SM4 extension).", mode.doc().trim_end_matches('.')));
-    b.doc("Eight blocks in flight (8 x sm4e each), then a batch of four and single blocks; dst may equal src.");
+    b.doc(match blocks {
+        Blocks::Arg => {
+            "Eight blocks in flight (8 x sm4e each), then a batch of four and single blocks; dst may equal src."
+        }
+        Blocks::Fixed(_) => {
+            "Eight blocks in flight (8 x sm4e each) in a counted loop, then the rest as one batch; dst may equal src."
+        }
+    });
+    if let Some(d) = blocks.doc() {
+        b.doc(&d);
+    }
     let rk = xreg(b.param(mode.rk_name(), CType::ConstBytePtr));
     let dst = xreg(b.param("dst", CType::BytePtr));
     let src = xreg(b.param("src", CType::ConstBytePtr));
@@ -249,7 +300,9 @@ pub fn ce_batch_mode(mode: Mode, abi: Abi) -> Result<Function<Aarch64>, GenError
     };
     let x = CeCtx { mode, dst, src, hi: X10, lo: X11 };
     let done = b.label("done");
-    b.cbz(n, &done);
+    if blocks == Blocks::Arg {
+        b.cbz(n, &done);
+    }
     load_rk(&mut b, rk);
     load_rev(&mut b, X9, REV);
     match mode {
@@ -270,32 +323,43 @@ pub fn ce_batch_mode(mode: Mode, abi: Abi) -> Result<Function<Aarch64>, GenError
         }
         Mode::Ecb => {}
     }
-    let lp8 = b.label("loop8");
-    let four = b.label("four");
-    let one = b.label("one");
-    let tail = b.label("tail");
-    b.cmp_imm(n, 8);
-    b.b_lo(&four);
-    b.align(4);
-    b.bind(&lp8);
-    ce_batch(&mut b, &x, 8);
-    b.sub_imm(n, n, 8);
-    b.cmp_imm(n, 8);
-    b.b_hs(&lp8);
-    b.blank();
-    b.bind(&four);
-    b.cmp_imm(n, 4);
-    b.b_lo(&tail);
-    ce_batch(&mut b, &x, 4);
-    b.sub_imm(n, n, 4);
-    b.bind(&tail);
-    b.cbz(n, &one);
-    let lp1 = b.label("loop1");
-    b.bind(&lp1);
-    ce_batch(&mut b, &x, 1);
-    b.subs_imm(n, n, 1);
-    b.b_ne(&lp1);
-    b.bind(&one);
+    match blocks {
+        Blocks::Fixed(count) => {
+            counted_loop(&mut b, n, count / 8, &mut |b| ce_batch(b, &x, 8));
+            if count % 8 > 0 {
+                b.comment(format!("The last {} blocks.", count % 8));
+                ce_batch(&mut b, &x, count % 8);
+            }
+        }
+        Blocks::Arg => {
+            let lp8 = b.label("loop8");
+            let four = b.label("four");
+            let one = b.label("one");
+            let tail = b.label("tail");
+            b.cmp_imm(n, 8);
+            b.b_lo(&four);
+            b.align(4);
+            b.bind(&lp8);
+            ce_batch(&mut b, &x, 8);
+            b.sub_imm(n, n, 8);
+            b.cmp_imm(n, 8);
+            b.b_hs(&lp8);
+            b.blank();
+            b.bind(&four);
+            b.cmp_imm(n, 4);
+            b.b_lo(&tail);
+            ce_batch(&mut b, &x, 4);
+            b.sub_imm(n, n, 4);
+            b.bind(&tail);
+            b.cbz(n, &one);
+            let lp1 = b.label("loop1");
+            b.bind(&lp1);
+            ce_batch(&mut b, &x, 1);
+            b.subs_imm(n, n, 1);
+            b.b_ne(&lp1);
+            b.bind(&one);
+        }
+    }
     match mode {
         Mode::Ctr => {
             let ctr = extra.expect("ctr");
@@ -308,7 +372,9 @@ pub fn ce_batch_mode(mode: Mode, abi: Abi) -> Result<Function<Aarch64>, GenError
         }
         Mode::Ecb => {}
     }
-    b.bind(&done);
+    if blocks == Blocks::Arg {
+        b.bind(&done);
+    }
     b.finish()
 }
 
@@ -510,12 +576,20 @@ pub enum Xts {
 /// byte). Reversing the bits of every byte (`rbit`) turns that into the IEEE doubling, so the chain runs in
 /// the reflected domain and each tweak is reflected back once (one `rbit` per block).
 pub fn ce_xts(flavour: Xts, decrypt: bool, abi: Abi) -> Result<Function<Aarch64>, GenError> {
+    ce_xts_of(flavour, decrypt, abi, Blocks::Arg)
+}
+
+/// [`ce_xts`] for `blocks` blocks: `nblocks`, or a fixed count (`_n<count>`: the JIT's kernels for one sector
+/// size, e.g. 256 blocks for 4096-byte sectors): then no zero check, `count / 8` batches of eight in a counted
+/// loop (straight-line for one) and the last `count % 8` blocks as one batch of that many, interleaved; no
+/// batch of four, no single-block loop.
+pub fn ce_xts_of(flavour: Xts, decrypt: bool, abi: Abi, blocks: Blocks) -> Result<Function<Aarch64>, GenError> {
     let fl = match flavour {
         Xts::Ieee => "ieee",
         Xts::Gb => "gb",
     };
     let dir = if decrypt { "dec" } else { "enc" };
-    let mut b = B::new(&format!("asmgen_sm4_xts_{dir}_{fl}_ce"), abi, CE);
+    let mut b = B::new(&format!("asmgen_sm4_xts_{dir}_{fl}_ce{}", blocks.suffix()), abi, CE);
     b.doc(&format!(
         "SM4-XTS {} ({}), whole blocks: dst[i] = {}(src[i] ^ T[i]) ^ T[i]; tweak = T[0] in, T[nblocks] out.",
         if decrypt { "decryption" } else { "encryption" },
@@ -523,6 +597,9 @@ pub fn ce_xts(flavour: Xts, decrypt: bool, abi: Abi) -> Result<Function<Aarch64>
         if decrypt { "D" } else { "E" },
     ));
     b.doc("Eight blocks in flight; the tweak chain stays in vector registers.");
+    if let Some(d) = blocks.doc() {
+        b.doc(&d);
+    }
     let rk = xreg(b.param(if decrypt { "rk_dec" } else { "rk_enc" }, CType::ConstBytePtr));
     let dst = xreg(b.param("dst", CType::BytePtr));
     let src = xreg(b.param("src", CType::ConstBytePtr));
@@ -530,7 +607,9 @@ pub fn ce_xts(flavour: Xts, decrypt: bool, abi: Abi) -> Result<Function<Aarch64>
     let tweak = xreg(b.param("tweak", CType::BytePtr));
     let gb = flavour == Xts::Gb;
     let done = b.label("done");
-    b.cbz(n, &done);
+    if blocks == Blocks::Arg {
+        b.cbz(n, &done);
+    }
     load_rk(&mut b, rk);
     load_rev(&mut b, X9, XTS_REV);
     let mut gf = [0u8; 16];
@@ -570,31 +649,42 @@ pub fn ce_xts(flavour: Xts, decrypt: bool, abi: Abi) -> Result<Function<Aarch64>
         }
         store_blocks(b, st, dst);
     };
-    let lp8 = b.label("loop8");
-    let four = b.label("four");
-    let tail = b.label("tail");
-    let end = b.label("end");
-    b.cmp_imm(n, 8);
-    b.b_lo(&four);
-    b.align(4);
-    b.bind(&lp8);
-    batch(&mut b, 8);
-    b.sub_imm(n, n, 8);
-    b.cmp_imm(n, 8);
-    b.b_hs(&lp8);
-    b.bind(&four);
-    b.cmp_imm(n, 4);
-    b.b_lo(&tail);
-    batch(&mut b, 4);
-    b.sub_imm(n, n, 4);
-    b.bind(&tail);
-    b.cbz(n, &end);
-    let lp1 = b.label("loop1");
-    b.bind(&lp1);
-    batch(&mut b, 1);
-    b.subs_imm(n, n, 1);
-    b.b_ne(&lp1);
-    b.bind(&end);
+    match blocks {
+        Blocks::Fixed(count) => {
+            counted_loop(&mut b, n, count / 8, &mut |b| batch(b, 8));
+            if count % 8 > 0 {
+                b.comment(format!("The last {} blocks.", count % 8));
+                batch(&mut b, count % 8);
+            }
+        }
+        Blocks::Arg => {
+            let lp8 = b.label("loop8");
+            let four = b.label("four");
+            let tail = b.label("tail");
+            let end = b.label("end");
+            b.cmp_imm(n, 8);
+            b.b_lo(&four);
+            b.align(4);
+            b.bind(&lp8);
+            batch(&mut b, 8);
+            b.sub_imm(n, n, 8);
+            b.cmp_imm(n, 8);
+            b.b_hs(&lp8);
+            b.bind(&four);
+            b.cmp_imm(n, 4);
+            b.b_lo(&tail);
+            batch(&mut b, 4);
+            b.sub_imm(n, n, 4);
+            b.bind(&tail);
+            b.cbz(n, &end);
+            let lp1 = b.label("loop1");
+            b.bind(&lp1);
+            batch(&mut b, 1);
+            b.subs_imm(n, n, 1);
+            b.b_ne(&lp1);
+            b.bind(&end);
+        }
+    }
     if gb {
         b.rbit_16b(CHAIN, CHAIN);
     }
@@ -603,7 +693,9 @@ pub fn ce_xts(flavour: Xts, decrypt: bool, abi: Abi) -> Result<Function<Aarch64>
     for v in TW.iter().chain(&[CHAIN, MASK]) {
         b.movi_zero(*v);
     }
-    b.bind(&done);
+    if blocks == Blocks::Arg {
+        b.bind(&done);
+    }
     b.finish()
 }
 
@@ -623,6 +715,24 @@ pub fn ce_functions(abi: Abi) -> Result<Vec<Function<Aarch64>>, GenError> {
     }
     v.extend(aead::functions(abi)?);
     Ok(v)
+}
+
+/// The fixed-size kernels of the CE set (the JIT's specialisations): XTS for a data-unit size (both directions,
+/// both tweak conventions) and CTR for a message size; none for the hash kinds.
+pub fn ce_fixed_functions(abi: Abi, fixed: Fixed) -> Result<Vec<Function<Aarch64>>, GenError> {
+    match fixed {
+        Fixed::Xts(n) => {
+            let mut v = Vec::new();
+            for fl in [Xts::Ieee, Xts::Gb] {
+                for dec in [false, true] {
+                    v.push(ce_xts_of(fl, dec, abi, Blocks::Fixed(n))?);
+                }
+            }
+            Ok(v)
+        }
+        Fixed::Ctr(n) => Ok(vec![ce_batch_mode_of(Mode::Ctr, abi, Blocks::Fixed(n))?]),
+        Fixed::Hash(_) => Ok(Vec::new()),
+    }
 }
 
 /// Every SM4 function for aarch64: the CE set, then the NEON set.

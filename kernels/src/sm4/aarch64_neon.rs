@@ -17,8 +17,9 @@
 //! measurement): the two vector pipes are saturated (the 4-register `tbl`/`tbx` are multi-uop), about 148
 //! cycles per four rounds on eight blocks, 9.5 cycles/byte for CTR; the round's dependency chain is hidden by
 //! the two groups (32 registers hold two groups, the table and the round's temporaries, not three).
-use super::{addr, xreg, Mode, Serial, B};
+use super::{addr, counted_loop, xreg, Mode, Serial, B};
 use crate::sm4::{CK, FK, SBOX};
+use crate::{Blocks, Fixed};
 use asmgen::isa::aarch64::{regs::*, Aarch64, V, X};
 use asmgen::{Abi, CType, Function, GenError, Label};
 
@@ -145,6 +146,47 @@ fn per_block(b: &mut B, n: X, f: &dyn Fn(&mut B, usize)) {
     b.bind(&end);
 }
 
+/// How many blocks a batch holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fill {
+    /// Eight.
+    Full,
+    /// `n`, 1..7 at run time.
+    Partial,
+    /// 1..7, known when the kernel is generated (fixed-size kernels).
+    Known(usize),
+}
+
+impl Fill {
+    /// The groups of four the batch's blocks occupy (a known batch of at most four runs one group).
+    fn groups(self) -> usize {
+        match self {
+            Fill::Known(k) if k <= 4 => 1,
+            _ => 2,
+        }
+    }
+}
+
+/// Emits `f(i)` for each block `i` a partial batch holds: behind branches on `n` ([`Fill::Partial`]), or for
+/// `i < k` ([`Fill::Known`]).
+fn each_block(b: &mut B, n: X, fill: Fill, f: &dyn Fn(&mut B, usize)) {
+    match fill {
+        Fill::Known(k) => (0..k).for_each(|i| f(b, i)),
+        _ => per_block(b, n, f),
+    }
+}
+
+/// Loads the first `k` blocks at `p` (post-increment) into the groups `regs`: whole groups with `ld4`, then
+/// one lane per block.
+fn load_known(b: &mut B, regs: &[[V; 4]; 2], k: usize, p: X) {
+    for g in &regs[..k / 4] {
+        b.ld4_4s_post(g[0], p);
+    }
+    for i in 4 * (k / 4)..k {
+        lane_load(b, regs, i, p);
+    }
+}
+
 /// Loads block `i` of a batch into lane `i % 4` of the group `regs[i / 4]`.
 fn lane_load(b: &mut B, regs: &[[V; 4]; 2], i: usize, p: X) {
     b.ld4_s_post(regs[i / 4][0], (i % 4) as i32, p);
@@ -164,9 +206,9 @@ struct Ctx {
     inc: Label,
 }
 
-/// CTR inputs for eight blocks: (hi, lo + j) with the 128-bit carry computed lane-wise (`cmhi` finds the
-/// lanes whose low half wrapped), split into transposed words with `uzp1`/`uzp2`.
-fn ctr_inputs(b: &mut B, x: &Ctx) {
+/// CTR inputs for the blocks of `groups` groups (eight, or four): (hi, lo + j) with the 128-bit carry computed
+/// lane-wise (`cmhi` finds the lanes whose low half wrapped), split into transposed words with `uzp1`/`uzp2`.
+fn ctr_inputs(b: &mut B, x: &Ctx, groups: usize) {
     let (bl, bh) = (V(10), V(11));
     let inc = [V(12), V(13), V(14), V(15)];
     b.comment("Counter blocks ctr + 0..7: 64-bit lane adds, carries by compare, words split by uzp.");
@@ -174,7 +216,7 @@ fn ctr_inputs(b: &mut B, x: &Ctx) {
     b.ld1_4x16b_post(inc[0], X9);
     b.dup_2d_x(bl, x.lo);
     b.dup_2d_x(bh, x.hi);
-    for (gi, g) in G.iter().enumerate().rev() {
+    for (gi, g) in G[..groups].iter().enumerate().rev() {
         // lo + j for the group's blocks in g[0], g[1]; hi + carry in g[2], g[3].
         b.add_2d(g[0], bl, inc[2 * gi]);
         b.add_2d(g[1], bl, inc[2 * gi + 1]);
@@ -191,22 +233,29 @@ fn ctr_inputs(b: &mut B, x: &Ctx) {
     }
 }
 
-/// One batch: eight blocks (`full`) or the last `n` (1..7).
-fn batch(b: &mut B, x: &Ctx, full: bool) {
+/// One batch: eight blocks, the last `n` (1..7), or a known number of them (see [`Fill`]; a known batch of at
+/// most four runs the rounds on one group only).
+fn batch(b: &mut B, x: &Ctx, fill: Fill) {
     let p = X12;
     let q = X13;
-    b.comment(if full { "Eight blocks." } else { "The last 1..7 blocks, one lane at a time." });
+    let full = fill == Fill::Full;
+    let groups = &G[..fill.groups()];
+    b.comment(match fill {
+        Fill::Full => "Eight blocks.".to_string(),
+        Fill::Partial => "The last 1..7 blocks, one lane at a time.".to_string(),
+        Fill::Known(k) => format!("The last {k} blocks."),
+    });
     b.mov(p, x.src);
     match x.mode {
-        Mode::Ctr => ctr_inputs(b, x),
-        Mode::Ecb | Mode::CbcDec => {
-            if full {
+        Mode::Ctr => ctr_inputs(b, x, groups.len()),
+        Mode::Ecb | Mode::CbcDec => match fill {
+            Fill::Full => {
                 b.ld4_4s_post(G[0][0], p);
                 b.ld4_4s_post(G[1][0], p);
-            } else {
-                per_block(b, x.n, &|b, i| lane_load(b, &G, i, p));
             }
-        }
+            Fill::Known(k) => load_known(b, &G, k, p),
+            Fill::Partial => per_block(b, x.n, &|b, i| lane_load(b, &G, i, p)),
+        },
         Mode::CfbDec => {
             b.comment("Cipher inputs: iv, src[0], src[1], ...");
             b.mov(q, x.iv);
@@ -217,7 +266,7 @@ fn batch(b: &mut B, x: &Ctx, full: bool) {
                 }
                 b.ld4_4s_post(G[1][0], p);
             } else {
-                per_block(b, x.n, &|b, i| {
+                each_block(b, x.n, fill, &|b, i| {
                     if i > 0 {
                         lane_load(b, &G, i, p)
                     }
@@ -227,26 +276,26 @@ fn batch(b: &mut B, x: &Ctx, full: bool) {
     }
     if x.mode != Mode::Ctr {
         b.comment("Big-endian words.");
-        for g in G {
-            for r in g {
+        for g in groups {
+            for &r in g {
                 b.rev32_16b(r, r);
             }
         }
     }
     x.c.load_round(b);
-    rounds(b, &G, x.rk);
+    rounds(b, groups, x.rk);
     b.comment("Output words X35, X34, X33, X32 into v8-v15 (byte-swapped), xored with the mode's operand.");
     b.mov(p, x.src);
     match x.mode {
         Mode::Ecb => {}
-        Mode::Ctr | Mode::CfbDec => {
-            if full {
+        Mode::Ctr | Mode::CfbDec => match fill {
+            Fill::Full => {
                 b.ld4_4s_post(OUT[0][0], p);
                 b.ld4_4s_post(OUT[1][0], p);
-            } else {
-                per_block(b, x.n, &|b, i| lane_load(b, &OUT, i, p));
             }
-        }
+            Fill::Known(k) => load_known(b, &OUT, k, p),
+            Fill::Partial => per_block(b, x.n, &|b, i| lane_load(b, &OUT, i, p)),
+        },
         Mode::CbcDec => {
             b.mov(q, x.iv);
             b.ld4_s_post(OUT[0][0], 0, q);
@@ -256,7 +305,7 @@ fn batch(b: &mut B, x: &Ctx, full: bool) {
                 }
                 b.ld4_4s_post(OUT[1][0], p);
             } else {
-                per_block(b, x.n, &|b, i| {
+                each_block(b, x.n, fill, &|b, i| {
                     if i > 0 {
                         lane_load(b, &OUT, i, p)
                     }
@@ -264,7 +313,7 @@ fn batch(b: &mut B, x: &Ctx, full: bool) {
             }
         }
     }
-    for (g, o) in G.iter().zip(&OUT) {
+    for (g, o) in groups.iter().zip(&OUT) {
         for j in 0..4 {
             if x.mode == Mode::Ecb {
                 b.rev32_16b(o[j], g[3 - j]);
@@ -276,33 +325,51 @@ fn batch(b: &mut B, x: &Ctx, full: bool) {
     }
     if matches!(x.mode, Mode::CbcDec | Mode::CfbDec) {
         b.comment("The last ciphertext block becomes the IV (read before any store: dst may be src).");
-        if full {
-            b.ldr_q(V(0), x.src, 112);
-        } else {
-            b.add_lsl(p, x.src, x.n, 4);
-            b.sub_imm(p, p, 16);
-            b.ldr_q(V(0), p, 0);
-        }
+        match fill {
+            Fill::Full => b.ldr_q(V(0), x.src, 112),
+            Fill::Known(k) => b.ldr_q(V(0), x.src, 16 * (k as i32 - 1)),
+            Fill::Partial => {
+                b.add_lsl(p, x.src, x.n, 4);
+                b.sub_imm(p, p, 16);
+                b.ldr_q(V(0), p, 0)
+            }
+        };
         b.str_q(V(0), x.iv, 0);
     }
-    if full {
-        b.st4_4s_post(OUT[0][0], x.dst);
-        b.st4_4s_post(OUT[1][0], x.dst);
-    } else {
-        per_block(b, x.n, &|b, i| b_st4_lane(b, i, x.dst));
+    match fill {
+        Fill::Full => {
+            b.st4_4s_post(OUT[0][0], x.dst);
+            b.st4_4s_post(OUT[1][0], x.dst);
+        }
+        Fill::Known(k) => {
+            for o in &OUT[..k / 4] {
+                b.st4_4s_post(o[0], x.dst);
+            }
+            for i in 4 * (k / 4)..k {
+                b_st4_lane(b, i, x.dst);
+            }
+        }
+        Fill::Partial => per_block(b, x.n, &|b, i| b_st4_lane(b, i, x.dst)),
     }
     if x.mode == Mode::Ctr {
-        if full {
-            b.adds_imm(x.lo, x.lo, 8);
-            b.adc(x.hi, x.hi, XZR);
-        } else {
-            let nc = b.label("no_carry");
-            b.add(p, x.lo, x.n);
-            b.cmp(p, x.lo);
-            b.b_hs(&nc);
-            b.add_imm(x.hi, x.hi, 1);
-            b.bind(&nc);
-            b.mov(x.lo, p);
+        match fill {
+            Fill::Full => {
+                b.adds_imm(x.lo, x.lo, 8);
+                b.adc(x.hi, x.hi, XZR);
+            }
+            Fill::Known(k) => {
+                b.adds_imm(x.lo, x.lo, k as i32);
+                b.adc(x.hi, x.hi, XZR);
+            }
+            Fill::Partial => {
+                let nc = b.label("no_carry");
+                b.add(p, x.lo, x.n);
+                b.cmp(p, x.lo);
+                b.b_hs(&nc);
+                b.add_imm(x.hi, x.hi, 1);
+                b.bind(&nc);
+                b.mov(x.lo, p);
+            }
         }
     }
 }
@@ -313,9 +380,20 @@ fn b_st4_lane(b: &mut B, i: usize, dst: X) {
 
 /// `asmgen_sm4_<mode>_neon`: ECB, CTR, CBC or CFB decryption, eight blocks in flight.
 pub fn batch_mode(mode: Mode, abi: Abi) -> Result<Function<Aarch64>, GenError> {
-    let mut b = B::new(&format!("asmgen_sm4_{}_neon", mode.name()), abi, &[]);
+    batch_mode_of(mode, abi, Blocks::Arg)
+}
+
+/// [`batch_mode`] for `blocks` blocks: `nblocks`, or a fixed count (`_n<count>`, the JIT's fixed-size CTR):
+/// then no zero check, `count / 8` batches in a counted loop (straight-line for one) and the last `count % 8`
+/// blocks as straight-line code: whole groups by `ld4`/`st4`, the rest lane by lane with no branch on `n`, and
+/// the rounds on one group only when at most four remain.
+pub fn batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Aarch64>, GenError> {
+    let mut b = B::new(&format!("asmgen_sm4_{}_neon{}", mode.name(), blocks.suffix()), abi, &[]);
     b.doc(&format!("{} (NEON, tbl S-box).", mode.doc().trim_end_matches('.')));
     b.doc("Eight blocks in flight (two transposed groups of four); dst may equal src.");
+    if let Some(d) = blocks.doc() {
+        b.doc(&d);
+    }
     let rk = xreg(b.param(mode.rk_name(), CType::ConstBytePtr));
     let dst = xreg(b.param("dst", CType::BytePtr));
     let src = xreg(b.param("src", CType::ConstBytePtr));
@@ -333,7 +411,9 @@ pub fn batch_mode(mode: Mode, abi: Abi) -> Result<Function<Aarch64>, GenError> {
     let inc = b.constant("sm4_ctr_inc", 16, "CTR: 0..7 as 64-bit lanes", &incs);
     let x = Ctx { mode, rk, dst, src, n, iv, hi: X10, lo: X11, c, inc };
     let done = b.label("done");
-    b.cbz(n, &done);
+    if blocks == Blocks::Arg {
+        b.cbz(n, &done);
+    }
     x.c.load_sbox(&mut b);
     if mode == Mode::Ctr {
         b.comment("The counter as two integers (hi, lo).");
@@ -341,23 +421,39 @@ pub fn batch_mode(mode: Mode, abi: Abi) -> Result<Function<Aarch64>, GenError> {
         b.rev(x.hi, x.hi);
         b.rev(x.lo, x.lo);
     }
-    let lp = b.label("loop8");
-    let part = b.label("partial");
-    let end = b.label("end");
-    b.cmp_imm(n, 8);
-    b.b_lo(&part);
-    b.align(4);
-    b.bind(&lp);
-    batch(&mut b, &x, true);
-    b.add_imm(src, src, 128);
-    b.sub_imm(n, n, 8);
-    b.cmp_imm(n, 8);
-    b.b_hs(&lp);
-    b.blank();
-    b.bind(&part);
-    b.cbz(n, &end);
-    batch(&mut b, &x, false);
-    b.bind(&end);
+    match blocks {
+        Blocks::Fixed(count) => {
+            let (full, rest) = (count / 8, count % 8);
+            counted_loop(&mut b, n, full, &mut |b| {
+                batch(b, &x, Fill::Full);
+                if full > 1 || rest > 0 {
+                    b.add_imm(src, src, 128);
+                }
+            });
+            if rest > 0 {
+                batch(&mut b, &x, Fill::Known(rest));
+            }
+        }
+        Blocks::Arg => {
+            let lp = b.label("loop8");
+            let part = b.label("partial");
+            let end = b.label("end");
+            b.cmp_imm(n, 8);
+            b.b_lo(&part);
+            b.align(4);
+            b.bind(&lp);
+            batch(&mut b, &x, Fill::Full);
+            b.add_imm(src, src, 128);
+            b.sub_imm(n, n, 8);
+            b.cmp_imm(n, 8);
+            b.b_hs(&lp);
+            b.blank();
+            b.bind(&part);
+            b.cbz(n, &end);
+            batch(&mut b, &x, Fill::Partial);
+            b.bind(&end);
+        }
+    }
     if mode == Mode::Ctr {
         b.rev(x.hi, x.hi);
         b.rev(x.lo, x.lo);
@@ -367,7 +463,9 @@ pub fn batch_mode(mode: Mode, abi: Abi) -> Result<Function<Aarch64>, GenError> {
     for r in G.iter().chain(&OUT).flatten().chain(&[T0, T1, T2]) {
         b.movi_zero(*r);
     }
-    b.bind(&done);
+    if blocks == Blocks::Arg {
+        b.bind(&done);
+    }
     b.finish()
 }
 
@@ -500,6 +598,15 @@ pub fn expand_key(abi: Abi) -> Result<Function<Aarch64>, GenError> {
         b.movi_zero(*r);
     }
     b.finish()
+}
+
+/// The fixed-size kernels of the NEON set (the JIT's specialisations): CTR for a message size; none for XTS
+/// (the set has no XTS kernel) or the hash kinds.
+pub fn fixed_functions(abi: Abi, fixed: Fixed) -> Result<Vec<Function<Aarch64>>, GenError> {
+    match fixed {
+        Fixed::Ctr(n) => Ok(vec![batch_mode_of(Mode::Ctr, abi, Blocks::Fixed(n))?]),
+        Fixed::Xts(_) | Fixed::Hash(_) => Ok(Vec::new()),
+    }
 }
 
 /// Every NEON function.

@@ -31,6 +31,7 @@
 pub mod zvksed;
 
 use super::{Mode, CK, FK};
+use crate::{Blocks, Fixed};
 use asmgen::isa::riscv64::{mem, regs::*, Reg, Riscv64, RvFeature, X};
 use asmgen::{Abi, Builder, CType, Function, GenError, Label};
 
@@ -61,6 +62,39 @@ const KE: X = A6;
 const END: X = A7;
 /// Round temporaries (block k uses `TMP[k % 3]`).
 const TMP: [X; 3] = [T0, T1, T2];
+
+/// `d = v`, a count known when the kernel is generated: `li`, or `lui` + `addi` above 11 bits (below 2^31).
+pub(crate) fn li_count(b: &mut B, d: X, v: usize) {
+    if v < 2048 {
+        b.li(d, v as i32);
+        return;
+    }
+    assert!(v < (1 << 31) - 2048, "count {v} does not fit in 31 bits");
+    let hi = (v + 0x800) >> 12;
+    let lo = v as i64 - ((hi as i64) << 12);
+    b.lui(d, hi as i32);
+    if lo != 0 {
+        b.addi(d, d, lo as i32);
+    }
+}
+
+/// `body` `times` times (fixed-size kernels): once as straight-line code, or a counted loop with the count in
+/// `n` (`addi -1` + `bnez`); nothing for zero.
+pub(crate) fn counted_loop(b: &mut B, n: X, times: usize, body: &mut dyn FnMut(&mut B)) {
+    match times {
+        0 => {}
+        1 => body(b),
+        _ => {
+            let lp = b.label("counted");
+            li_count(b, n, times);
+            b.align(4);
+            b.bind(&lp);
+            body(b);
+            b.addi(n, n, -1);
+            b.bnez(n, &lp);
+        }
+    }
+}
 
 /// `t = a ^ b ^ k ^ c` then `x ^= T(t)` with four `sm4ed`, for each block of a round, interleaved by three.
 fn round(b: &mut B, blocks: &[[X; 4]], r: usize, key: X) {
@@ -143,7 +177,7 @@ fn prev(c: &Ctx, k: usize) -> (X, i32) {
     }
 }
 
-/// One batch of `n` blocks (`n` = 4 or 1): inputs, 32 rounds, outputs; pointers are not advanced.
+/// One batch of `n` blocks (1..=4): inputs, 32 rounds, outputs; pointers are not advanced.
 fn batch(b: &mut B, c: &Ctx, n: usize) {
     let blocks = &STATE[..n];
     match c.mode {
@@ -224,9 +258,24 @@ fn new(name: &str, abi: Abi) -> B {
 
 /// `asmgen_sm4_<mode>_zksed`: a batch mode, four blocks in flight, then the last 1..3 blocks one at a time.
 pub fn batch_mode(mode: Mode, abi: Abi) -> Result<Function<Riscv64>, GenError> {
-    let mut b = new(mode.name(), abi);
+    batch_mode_of(mode, abi, Blocks::Arg)
+}
+
+/// [`batch_mode`] for `blocks` blocks: `nblocks`, or a fixed count (`_n<count>`, the JIT's fixed-size CTR):
+/// then `count / 4` batches of four in a counted loop (straight-line for one) and the last `count % 4` blocks
+/// as one interleaved batch of that many; no length checks, no single-block loop.
+pub fn batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Riscv64>, GenError> {
+    let mut b = B::new(&format!("asmgen_sm4_{}_zksed{}", mode.name(), blocks.suffix()), abi, &FEATURES);
     b.doc(mode.doc());
-    b.doc("Four blocks interleaved (sm4ed), the last 1..3 one at a time; dst may equal src.");
+    b.doc(match blocks {
+        Blocks::Arg => "Four blocks interleaved (sm4ed), the last 1..3 one at a time; dst may equal src.",
+        Blocks::Fixed(_) => {
+            "Four blocks interleaved (sm4ed) in a counted loop, the rest as one batch; dst may equal src."
+        }
+    });
+    if let Some(d) = blocks.doc() {
+        b.doc(&d);
+    }
     let rk = x(b.param(mode.rk_name(), CType::ConstBytePtr));
     let dst = x(b.param("dst", CType::BytePtr));
     let src = x(b.param("src", CType::ConstBytePtr));
@@ -237,6 +286,21 @@ pub fn batch_mode(mode: Mode, abi: Abi) -> Result<Function<Riscv64>, GenError> {
         _ => x(b.param("iv", CType::BytePtr)),
     };
     let c = Ctx { mode, rk, dst, src, extra };
+    if let Blocks::Fixed(count) = blocks {
+        let (full, rest) = (count / LANES, count % LANES);
+        counted_loop(&mut b, n, full, &mut |b| {
+            batch(b, &c, LANES);
+            if full > 1 || rest > 0 {
+                b.addi(src, src, 16 * LANES as i32);
+                b.addi(dst, dst, 16 * LANES as i32);
+            }
+        });
+        if rest > 0 {
+            b.comment(format!("The last {rest} block(s)."));
+            batch(&mut b, &c, rest);
+        }
+        return b.finish();
+    }
     let (lp, tail, tail_loop, done) = (b.label("loop"), b.label("tail"), b.label("tail_loop"), b.label("done"));
     b.li(TMP[0], LANES as i32);
     b.bltu(n, TMP[0], &tail);
@@ -429,6 +493,15 @@ pub fn functions_zksed(abi: Abi) -> Result<Vec<Function<Riscv64>>, GenError> {
         v.push(serial_mode(m, abi)?);
     }
     Ok(v)
+}
+
+/// The fixed-size kernels of the scalar set (the JIT's specialisations): CTR for a message size; none for XTS
+/// (the set has no XTS kernel) or the hash kinds.
+pub fn fixed_functions_zksed(abi: Abi, fixed: Fixed) -> Result<Vec<Function<Riscv64>>, GenError> {
+    match fixed {
+        Fixed::Ctr(n) => Ok(vec![batch_mode_of(Mode::Ctr, abi, Blocks::Fixed(n))?]),
+        Fixed::Xts(_) | Fixed::Hash(_) => Ok(Vec::new()),
+    }
 }
 
 /// Every SM4 function for riscv64: the scalar set (`_zksed`) and the vector set (`_zvksed`).

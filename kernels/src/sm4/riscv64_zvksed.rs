@@ -25,7 +25,8 @@
 //! Constant time: data only reaches vector arithmetic, `vsm4r`, `vgmul` and permutations with data-independent
 //! indices; branches and addresses depend on lengths, pointers and the (public) CTR counter only.
 
-use super::FK;
+use super::{li_count, FK};
+use crate::{Blocks, Fixed};
 use asmgen::isa::riscv64::{mem, regs::*, Reg, Riscv64, RvFeature, VType, V, X};
 use asmgen::{Abi, Builder, CType, Function, GenError, Label};
 
@@ -123,9 +124,22 @@ fn set_vl(b: &mut B, n: X, vl: X, blk: X) {
 
 /// `asmgen_sm4_<mode>_zvksed`: a batch mode, VLEN/32 blocks per register group.
 pub fn batch_mode(mode: Mode, abi: Abi) -> Result<Function<Riscv64>, GenError> {
-    let mut b = B::new(&format!("asmgen_sm4_{}_zvksed", mode.name()), abi, &FEATURES);
+    batch_mode_of(mode, abi, Blocks::Arg)
+}
+
+/// [`batch_mode`] for `blocks` blocks: `nblocks`, or a fixed count (`_n<count>`, the JIT's fixed-size CTR).
+/// VLEN is unknown when the kernel is generated, so the fixed count still runs the `vsetvli` strip-mining
+/// loop (the count is loaded into the register `nblocks` arrived in), as does the counter-wrap path (the
+/// counter is an argument); the count removes the zero-length check, and for one block the wrap check (a
+/// single counter block cannot wrap inside the batch).
+pub fn batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Riscv64>, GenError> {
+    let mut b = B::new(&format!("asmgen_sm4_{}_zvksed{}", mode.name(), blocks.suffix()), abi, &FEATURES);
     b.doc(mode.doc());
     b.doc("Vector: every element group of a register group (LMUL 4) is a block; dst may equal src.");
+    if let Some(d) = blocks.doc() {
+        b.doc(&d);
+        b.doc("VLEN-agnostic: the vsetvli loop stays; no zero check (and for one block no wrap check).");
+    }
     let rk = x(b.param(mode.rk_name(), CType::ConstBytePtr));
     let dst = x(b.param("dst", CType::BytePtr));
     let src = x(b.param("src", CType::ConstBytePtr));
@@ -137,7 +151,12 @@ pub fn batch_mode(mode: Mode, abi: Abi) -> Result<Function<Riscv64>, GenError> {
     };
     let (vl, blk, t, u, hi, lo, four) = (T0, T1, T2, T3, T4, T5, T6);
     let (lp, done) = (b.label("loop"), b.label("done"));
-    b.beqz(n, &done);
+    match blocks {
+        Blocks::Arg => {
+            b.beqz(n, &done);
+        }
+        Blocks::Fixed(count) => li_count(&mut b, n, count),
+    }
     load_keys(&mut b, rk, t);
     word_reverse_indices(&mut b, t);
     if mode == Mode::Ctr {
@@ -168,14 +187,16 @@ pub fn batch_mode(mode: Mode, abi: Abi) -> Result<Function<Riscv64>, GenError> {
             crypt(&mut b, true);
         }
         Mode::Ctr => {
-            let fast = b.label("no_wrap");
-            b.comment("If lo + blocks - 1 wraps, do one block only (the carry then reaches hi exactly once).");
-            b.addi(t, blk, -1);
-            b.add(t, t, lo);
-            b.bgeu(t, lo, &fast);
-            b.vsetivli(vl, 4, E32M4);
-            b.li(blk, 1);
-            b.bind(&fast);
+            if blocks != Blocks::Fixed(1) {
+                let fast = b.label("no_wrap");
+                b.comment("If lo + blocks - 1 wraps, do one block only (the carry then reaches hi exactly once).");
+                b.addi(t, blk, -1);
+                b.add(t, t, lo);
+                b.bgeu(t, lo, &fast);
+                b.vsetivli(vl, 4, E32M4);
+                b.li(blk, 1);
+                b.bind(&fast);
+            }
             b.comment("Lanes (hi, lo + i) at e64, rotated by 32: the big-endian words of ctr + i.");
             b.srli(t, vl, 1);
             b.vsetvli(ZERO, t, E64M4);
@@ -222,7 +243,9 @@ pub fn batch_mode(mode: Mode, abi: Abi) -> Result<Function<Riscv64>, GenError> {
         b.vrev8_v(D, D);
         b.vse64_v(D, extra);
     }
-    b.bind(&done);
+    if blocks == Blocks::Arg {
+        b.bind(&done);
+    }
     b.finish()
 }
 
@@ -339,16 +362,40 @@ pub enum Xts {
 /// `asmgen_sm4_xts_{enc,dec}_{ieee,gb}_zvksed(rk, dst, src, nblocks, tweak)`: XTS on whole blocks; `tweak`
 /// (the encrypted tweak of the first block) becomes the next block's.
 pub fn xts(conv: Xts, decrypt: bool, abi: Abi) -> Result<Function<Riscv64>, GenError> {
+    xts_of(conv, decrypt, abi, Blocks::Arg)
+}
+
+/// [`xts`] for `blocks` blocks: `nblocks`, or a fixed count (`_n<count>`: the JIT's kernels for one sector
+/// size). VLEN is unknown when the kernel is generated, so a fixed count still strip-mines with `vsetvli`
+/// (the count is loaded into the register `nblocks` arrived in) and still asks at run time whether a batch
+/// filled the register group. The count removes the zero-length check and, for up to four blocks (which fit
+/// a register group at the smallest VLEN, 128), the loop: one batch whose length `vsetivli` sets, without
+/// the cap at a whole group, the pointer and count updates or the back branch; under four blocks, which
+/// never fill a group, also the whole-group test and its tweak step.
+pub fn xts_of(conv: Xts, decrypt: bool, abi: Abi, blocks: Blocks) -> Result<Function<Riscv64>, GenError> {
     let (dir, cname) = (if decrypt { "dec" } else { "enc" }, if conv == Xts::Ieee { "ieee" } else { "gb" });
     let mut features = FEATURES.to_vec();
     features.push(RvFeature::Zvkg);
-    let mut b = B::new(&format!("asmgen_sm4_xts_{dir}_{cname}_zvksed"), abi, &features);
+    let mut b = B::new(&format!("asmgen_sm4_xts_{dir}_{cname}_zvksed{}", blocks.suffix()), abi, &features);
     b.doc(&format!(
         "SM4-XTS {} ({}), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak = T[nblocks].",
         if decrypt { "decryption" } else { "encryption" },
         if conv == Xts::Ieee { "IEEE 1619" } else { "GB/T 17964" }
     ));
     b.doc("Tweaks of a register group (at most 32 blocks) in GCM bit order, stepped by one vgmul by x^G.");
+    // Up to four blocks fit a register group (16 elements at e32, m4) at every VLEN: one batch, no loop.
+    let single = match blocks {
+        Blocks::Fixed(count) => (count <= 4).then_some(count),
+        Blocks::Arg => None,
+    };
+    if let Some(d) = blocks.doc() {
+        b.doc(&d);
+        b.doc(if single.is_some() {
+            "VLEN-agnostic: one batch (at most four blocks fit every VLEN); no zero check, no loop."
+        } else {
+            "VLEN-agnostic: the vsetvli loop stays; the fixed count removes the zero check."
+        });
+    }
     let rk = x(b.param(if decrypt { "rk_dec" } else { "rk_enc" }, CType::ConstBytePtr));
     let dst = x(b.param("dst", CType::BytePtr));
     let src = x(b.param("src", CType::ConstBytePtr));
@@ -358,7 +405,13 @@ pub fn xts(conv: Xts, decrypt: bool, abi: Abi) -> Result<Function<Riscv64>, GenE
     let (tw, step, ti) = (G1, G2, M);
     let pow = xts_powers(&mut b);
     let (lp, last, done, fin) = (b.label("loop"), b.label("partial"), b.label("done"), b.label("store_tweak"));
-    b.beqz(n, &done);
+    match blocks {
+        Blocks::Arg => {
+            b.beqz(n, &done);
+        }
+        Blocks::Fixed(count) if single.is_none() => li_count(&mut b, n, count),
+        Blocks::Fixed(_) => {}
+    }
     load_keys(&mut b, rk, t);
     word_reverse_indices(&mut b, t);
     b.comment("G = blocks per batch: VLMAX / 4 at e32, m4, at most 32.");
@@ -385,15 +438,20 @@ pub fn xts(conv: Xts, decrypt: bool, abi: Abi) -> Result<Function<Riscv64>, GenE
     b.vgmul_vv(tw, ti);
     b.vmv_v_v(D, step);
     b.vrgather_vv(step, D, T);
-    b.align(4);
-    b.bind(&lp);
-    b.slli(vl, n, 2);
-    let capped = b.label("capped");
-    b.bgeu(full, vl, &capped);
-    b.mv(vl, full);
-    b.bind(&capped);
-    b.vsetvli(vl, vl, E32M4);
-    b.srli(blk, vl, 2);
+    if let Some(count) = single {
+        b.comment(format!("{count} block(s): one batch."));
+        b.vsetivli(vl, 4 * count as i32, E32M4);
+    } else {
+        b.align(4);
+        b.bind(&lp);
+        b.slli(vl, n, 2);
+        let capped = b.label("capped");
+        b.bgeu(full, vl, &capped);
+        b.mv(vl, full);
+        b.bind(&capped);
+        b.vsetvli(vl, vl, E32M4);
+        b.srli(blk, vl, 2);
+    }
     if conv == Xts::Ieee {
         b.vbrev8_v(ti, tw);
     } else {
@@ -404,15 +462,22 @@ pub fn xts(conv: Xts, decrypt: bool, abi: Abi) -> Result<Function<Riscv64>, GenE
     crypt(&mut b, true);
     b.vxor_vv(T, T, ti);
     b.vse32_v(T, dst);
-    b.slli(t, vl, 2);
-    b.add(src, src, t);
-    b.add(dst, dst, t);
-    b.sub(n, n, blk);
-    b.bne(vl, full, &last);
-    b.comment("A whole batch: every tweak times x^G.");
-    b.vgmul_vv(tw, step);
-    b.bnez(n, &lp);
-    b.j(&fin);
+    if single.is_none() {
+        b.slli(t, vl, 2);
+        b.add(src, src, t);
+        b.add(dst, dst, t);
+        b.sub(n, n, blk);
+    }
+    // Fewer than four blocks never fill a register group (16 elements or more): only the partial path.
+    if !matches!(single, Some(count) if count < 4) {
+        b.bne(vl, full, &last);
+        b.comment("A whole batch: every tweak times x^G.");
+        b.vgmul_vv(tw, step);
+        if single.is_none() {
+            b.bnez(n, &lp);
+        }
+        b.j(&fin);
+    }
     b.bind(&last);
     b.comment("A partial (last) batch of k blocks: the next tweak is group k.");
     b.vsetvli(ZERO, full, E32M4);
@@ -428,8 +493,28 @@ pub fn xts(conv: Xts, decrypt: bool, abi: Abi) -> Result<Function<Riscv64>, GenE
     for v in [tw, ti, D, T] {
         b.vmv_v_i(v, 0);
     }
-    b.bind(&done);
+    if blocks == Blocks::Arg {
+        b.bind(&done);
+    }
     b.finish()
+}
+
+/// The fixed-size kernels of the vector set (the JIT's specialisations): XTS for a data-unit size (both
+/// directions, both tweak conventions) and CTR for a message size; none for the hash kinds.
+pub fn fixed_functions(abi: Abi, fixed: Fixed) -> Result<Vec<Function<Riscv64>>, GenError> {
+    match fixed {
+        Fixed::Xts(n) => {
+            let mut v = Vec::new();
+            for conv in [Xts::Ieee, Xts::Gb] {
+                for decrypt in [false, true] {
+                    v.push(xts_of(conv, decrypt, abi, Blocks::Fixed(n))?);
+                }
+            }
+            Ok(v)
+        }
+        Fixed::Ctr(n) => Ok(vec![batch_mode_of(Mode::Ctr, abi, Blocks::Fixed(n))?]),
+        Fixed::Hash(_) => Ok(Vec::new()),
+    }
 }
 
 /// Every vector SM4 function.
