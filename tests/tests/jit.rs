@@ -1,13 +1,14 @@
-//! The JIT's proof: for every function of the aarch64 and riscv64 listings, the bytes the JIT lowering
+//! The JIT's proof: for every function of the x86_64, aarch64 and riscv64 listings, the bytes the JIT lowering
 //! (`asmgen::lower`) produces equal the bytes GNU as makes from the checked-in listing
 //! (`generated/<target>/<listing>.S`), linked with `.text` at 0 and `.rodata` where the JIT puts the constants.
-//! Nothing is masked: branches, `adrp`/`add :lo12:` and `auipc`/`addi` must all agree, and every symbol must
-//! be at the JIT's offset.
+//! Nothing is masked: branches (relaxed to the same sizes on x86_64), RIP-relative operands, `adrp`/`add
+//! :lo12:` and `auipc`/`addi` must all agree, alignment padding too, and every symbol must be at the JIT's
+//! offset. An x86_64 mismatch is reported with both sides decoded by iced-x86.
 //!
-//! The lowering is pure Rust, so this runs natively (on x86_64 too) with the cross assemblers; without them
-//! (or under qemu-user, which cannot spawn host tools) it prints a notice and checks only that every function
-//! lowers. riscv64 listings are assembled without the C extension (`-march=rv64g`): the JIT never compresses,
-//! while the runtime's AOT build (`rv64gc`) lets GNU as pick compressed forms.
+//! The lowering is pure Rust, so this runs natively (on x86_64) with the host's and the cross assemblers;
+//! without them (or under qemu-user, which cannot spawn host tools) it prints a notice and checks only that
+//! every function lowers. riscv64 listings are assembled without the C extension (`-march=rv64g`): the JIT
+//! never compresses, while the runtime's AOT build (`rv64gc`) lets GNU as pick compressed forms.
 //!
 //! With `asmgen-runtime`'s `jit` feature, it also checks on the host that `Jit::host()` maps its code W^X.
 

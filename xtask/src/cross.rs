@@ -80,15 +80,6 @@ const RUNS: &[Run] = &[
         env: &[],
     },
     Run {
-        target: &RISCV64,
-        label: "Zbb + Zbc + Zksed scalar",
-        qemu: QEMU10_RISCV,
-        cpu: "rv64,zbb=true,zbc=true,zksed=true",
-        expect_ghash: "aot/riscv64-zbb-zbc",
-        expect_sm4: "aot/riscv64-zksed",
-        env: &[],
-    },
-    Run {
         target: &AARCH64,
         label: "JIT kernels, PMULL without SM4: NEON (-cpu neoverse-n1, ASMGEN_BACKEND=jit)",
         qemu: "qemu-aarch64",
@@ -96,6 +87,15 @@ const RUNS: &[Run] = &[
         expect_ghash: "jit/aarch64-pmull",
         expect_sm4: "jit/aarch64-neon",
         env: JIT,
+    },
+    Run {
+        target: &RISCV64,
+        label: "Zbb + Zbc + Zksed scalar",
+        qemu: QEMU10_RISCV,
+        cpu: "rv64,zbb=true,zbc=true,zksed=true",
+        expect_ghash: "aot/riscv64-zbb-zbc",
+        expect_sm4: "aot/riscv64-zksed",
+        env: &[],
     },
     Run {
         target: &RISCV64,

@@ -10,11 +10,11 @@
 //! * How: x86_64 through iced-x86 ([`asmgen::lower::x86_64`]), aarch64 and riscv64 through the tables' own
 //!   encoders ([`asmgen::lower::fixed`]); every listing function's JIT bytes equal the assembled listing's
 //!   (`tests/tests/jit.rs`).
-//! * Fixed-size kernels ([`specialised`]): XTS for one sector size, GHASH/POLYVAL for one block count, CTR for
-//!   one message size, assembled when an application asks for them.
+//! * Fixed-size kernels ([`Jit::specialised`]): XTS for one sector size, GHASH/POLYVAL for one block count, CTR
+//!   for one message size, assembled when an application asks for them.
 //!
-//! The process's JIT is kept for the life of the process by the dispatcher ([`host`]), as are specialised
-//! kernels, so no function pointer outlives its buffer. Without listings linked (a target without them, or
+//! The process's JIT ([`Jit::process`]) is kept for the life of the process, as are specialised kernels, so no
+//! function pointer outlives its buffer. Without listings linked (a target without them, or
 //! `ASMGEN_NO_ASM`) there is nothing to specialise from and [`Jit::host`] says so.
 
 mod memory;
@@ -251,29 +251,35 @@ pub(crate) unsafe fn entry<F: Copy>(name: &str) -> Option<F> {
     Some(unsafe { std::mem::transmute_copy::<*const u8, F>(&p) })
 }
 
+/// The listing function's name at `addr` (a linked kernel's address).
+#[cfg(asmgen_aot)]
+fn listing_name(addr: usize) -> Option<&'static str> {
+    use std::collections::HashMap;
+    static NAMES: OnceLock<HashMap<usize, &'static str>> = OnceLock::new();
+    NAMES.get_or_init(|| crate::aot::kernel_addresses().into_iter().map(|(n, a)| (a, n)).collect()).get(&addr).copied()
+}
+
+/// The address of the function pointer `f`.
+#[cfg(asmgen_aot)]
+fn address<F: Copy>(f: F) -> usize {
+    assert_eq!(std::mem::size_of::<F>(), std::mem::size_of::<usize>());
+    // SAFETY: `F` is a function pointer type (checked size); its bits are an address.
+    unsafe { std::mem::transmute_copy(&f) }
+}
+
 /// The JIT's assembly of the listing function `f` (a linked kernel's pointer): the function of the same name in
 /// the process's JIT. The same name is the same description, so the same C signature.
 #[cfg(asmgen_aot)]
 pub(crate) fn rebind<F: Copy>(f: F) -> Option<F> {
-    use std::collections::HashMap;
-    static NAMES: OnceLock<HashMap<usize, &'static str>> = OnceLock::new();
-    assert_eq!(std::mem::size_of::<F>(), std::mem::size_of::<usize>());
-    // SAFETY: `F` is a function pointer type (checked size); its bits are an address.
-    let addr: usize = unsafe { std::mem::transmute_copy(&f) };
-    let names = NAMES.get_or_init(|| crate::aot::kernel_addresses().into_iter().map(|(n, a)| (a, n)).collect());
     // SAFETY: the JIT's function of that name has the listing function's signature, which is `F`.
-    unsafe { entry::<F>(names.get(&addr)?) }
+    unsafe { entry::<F>(listing_name(address(f))?) }
 }
 
 /// The function of `jit` that is the fixed-size variant of the listing function `f` (a linked kernel's
 /// pointer): the same name with `suffix` (`_n256`). Same description, same C signature.
 #[cfg(asmgen_aot)]
 pub(crate) fn rebind_in<F: Copy>(f: F, jit: &'static Jit, suffix: &str) -> Option<F> {
-    assert_eq!(std::mem::size_of::<F>(), std::mem::size_of::<usize>());
-    // SAFETY: `F` is a function pointer type (checked size); its bits are an address.
-    let addr: usize = unsafe { std::mem::transmute_copy(&f) };
-    let name = crate::aot::kernel_addresses().into_iter().find(|(_, a)| *a == addr)?.0;
-    let p = jit.entry(&format!("{name}{suffix}"))?;
+    let p = jit.entry(&format!("{}{suffix}", listing_name(address(f))?))?;
     // SAFETY: the kernel has the listing function's signature, which is `F`; `jit` lives for the process.
     Some(unsafe { std::mem::transmute_copy::<*const u8, F>(&p) })
 }
