@@ -4,22 +4,11 @@
 //! lengths up to 64 KiB, misaligned buffers, and error cases.
 
 use asmgen_runtime::{sm4_backends, Error, Sm4Xts};
-use asmgen_tests::{hex, hex16, scaled, Misaligned, Rng};
+use asmgen_tests::{hex, hex16, rc_xts_ieee, scaled, Misaligned, Rng};
 use cipher::{BlockCipherDecrypt, BlockCipherEncrypt, KeyInit};
 
 fn rc(key: &[u8; 16]) -> sm4::Sm4 {
     sm4::Sm4::new(&(*key).into())
-}
-
-fn rc_xts_ieee(k1: &[u8; 16], k2: &[u8; 16], tweak: &[u8; 16], data: &[u8], decrypt: bool) -> Vec<u8> {
-    let x = xts_mode::Xts128::new(rc(k1), rc(k2));
-    let mut out = data.to_vec();
-    if decrypt {
-        x.decrypt_sector(&mut out, (*tweak).into());
-    } else {
-        x.encrypt_sector(&mut out, (*tweak).into());
-    }
-    out
 }
 
 /// Multiplication by x of the GB/T 17964 tweak: the 128-bit string read big-endian, shifted right, with

@@ -267,14 +267,7 @@ fn absorb8(b: &mut B, f: Flavour, data: X) {
 pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Aarch64>, GenError> {
     let name = format!("asmgen_{}_update_pmull{}", f.name(), blocks.suffix());
     let mut b = B::new(&name, abi, &[A64Feature::Pmull]);
-    b.doc(&format!(
-        "{}: absorbs nblocks 16-byte blocks into state, eight blocks per reduction",
-        f.name().to_uppercase()
-    ));
-    b.doc("(S + X1)*H^8 + X2*H^7 + ... + X8*H^1, Karatsuba products, one Montgomery reduction).");
-    if let Some(d) = blocks.doc() {
-        b.doc(&d);
-    }
+    super::document_update(&mut b, f, blocks);
     let state = xreg(b.param("state", CType::BytePtr));
     let table = xreg(b.param("table", CType::ConstBytePtr));
     let data = xreg(b.param("data", CType::ConstBytePtr));

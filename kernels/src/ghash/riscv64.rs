@@ -219,14 +219,7 @@ fn absorb8(b: &mut B, f: Flavour, table: X, data: X) {
 /// unrolled against H^k..H^1 at known table offsets with one reduction; no length checks, no tail loop.
 pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Riscv64>, GenError> {
     let mut b = B::new(&format!("asmgen_{}_update_zbc{}", f.name(), blocks.suffix()), abi, &FEATURES);
-    b.doc(&format!(
-        "{}: absorbs nblocks 16-byte blocks into state, eight blocks per reduction",
-        f.name().to_uppercase()
-    ));
-    b.doc("(S + X1)*H^8 + X2*H^7 + ... + X8*H^1, Karatsuba products, one Montgomery reduction).");
-    if let Some(d) = blocks.doc() {
-        b.doc(&d);
-    }
+    super::document_update(&mut b, f, blocks);
     let state = x(b.param("state", CType::BytePtr));
     let table = x(b.param("table", CType::ConstBytePtr));
     let data = x(b.param("data", CType::ConstBytePtr));

@@ -146,14 +146,7 @@ pub fn update(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
 pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<X86_64>, GenError> {
     let name = format!("asmgen_{}_update_avx{}", f.name(), blocks.suffix());
     let mut b = B::new(&name, abi, &[X86Feature::Avx, X86Feature::Pclmulqdq]);
-    b.doc(&format!(
-        "{}: absorbs nblocks 16-byte blocks into state, eight blocks per reduction",
-        f.name().to_uppercase()
-    ));
-    b.doc("(S + X1)*H^8 + X2*H^7 + ... + X8*H^1, Karatsuba products, one Montgomery reduction).");
-    if let Some(d) = blocks.doc() {
-        b.doc(&d);
-    }
+    super::document_update(&mut b, f, blocks);
     let state = gpr(b.param("state", CType::BytePtr));
     let table = gpr(b.param("table", CType::ConstBytePtr));
     let data = gpr(b.param("data", CType::ConstBytePtr));
