@@ -1,5 +1,5 @@
 //! x86-64 lowering: every instruction is encoded by iced-x86 from the codes its table entry names
-//! ([`X86Encoding`]), laid out as GNU as lays out the listing.
+//! ([`X86Encoding`](crate::isa::x86_64::X86Encoding)), laid out as GNU as lays out the listing.
 //!
 //! * Form: of the entry's codes that accept the operands, the shortest encoding, the first of equals (GNU as's
 //!   choice: `add rax, imm32` over `add r/m64, imm32`, the store form of `vmovdqa` when it saves the 3-byte VEX
