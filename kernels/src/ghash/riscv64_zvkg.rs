@@ -73,6 +73,14 @@ fn byte_reverse(b: &mut B, v: V, idx: V, tmp: V) {
     b.vrev8_v(v, tmp);
 }
 
+/// Loads a group of blocks at `data` into `v` in POLYVAL's byte order (GHASH's blocks byte-reversed).
+fn load_group(b: &mut B, f: Flavour, v: V, data: X, idx: V, tmp: V) {
+    b.vle32_v(v, data);
+    if !f.reflected() {
+        byte_reverse(b, v, idx, tmp);
+    }
+}
+
 fn new(f: Flavour, what: &str, abi: Abi) -> B {
     B::new(&format!("asmgen_{}_{what}_zvkg", f.name()), abi, &FEATURES)
 }
@@ -251,10 +259,7 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Riscv6
         b.align(4);
         b.bind(&main);
         b.comment("Every batch but the last whole one: S = (S ^ X) * Hg^G per group.");
-        b.vle32_v(xv, data);
-        if !f.reflected() {
-            byte_reverse(&mut b, xv, widx, tmp);
-        }
+        load_group(&mut b, f, xv, data, widx, tmp);
         b.vghsh_vv(s, hb, xv);
         b.add(data, data, u);
         b.sub(n, n, g);
@@ -266,10 +271,7 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Riscv6
             b.bltu(n, g, &tail_setup);
         }
         b.comment("The last whole batch: group j times Hg^(G-j), then the groups xored together.");
-        b.vle32_v(xv, data);
-        if !f.reflected() {
-            byte_reverse(&mut b, xv, widx, tmp);
-        }
+        load_group(&mut b, f, xv, data, widx, tmp);
         b.vghsh_vv(s, pw, xv);
         b.add(data, data, u);
         b.sub(n, n, g);
@@ -297,10 +299,7 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Riscv6
                 b.comment(format!("The last {k} block(s), for every G."));
             }
             for i in 0..k {
-                b.vle32_v(xv, data);
-                if !f.reflected() {
-                    byte_reverse(&mut b, xv, widx, tmp);
-                }
+                load_group(&mut b, f, xv, data, widx, tmp);
                 b.vghsh_vv(s, hb, xv);
                 if i + 1 < k {
                     b.addi(data, data, 16);
@@ -312,10 +311,7 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Riscv6
                 b.beqz(n, &store);
             }
             b.bind(&tail);
-            b.vle32_v(xv, data);
-            if !f.reflected() {
-                byte_reverse(&mut b, xv, widx, tmp);
-            }
+            load_group(&mut b, f, xv, data, widx, tmp);
             b.vghsh_vv(s, hb, xv);
             b.addi(data, data, 16);
             b.addi(n, n, -1);
