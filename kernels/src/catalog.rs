@@ -1,8 +1,12 @@
-//! The catalog: which listings exist for which target. `cargo xtask gen` writes exactly these files and the
-//! runtime links exactly these functions (through the generated declarations).
+//! The catalog: which listings exist for which target, and the kernel sets the runtime dispatches over. It is
+//! the only registry of kernel sets: `cargo xtask gen` writes each set's roles, symbols and required features
+//! (the union of its functions' required features, never written by hand) into `generated/<target>/mod.rs`,
+//! the runtime's listings backends are exactly those sets, and the JIT assembles a set by name and rebinds its
+//! kernels by role. A new kernel set is one entry here plus its kernel functions.
 
-use crate::{ghash, sm4, Fixed};
+use crate::{ghash, sm4, Fixed, Kernels, Role};
 use asmgen::emit;
+use asmgen::emit::rust::SetTable;
 use asmgen::isa::aarch64::Aarch64;
 use asmgen::isa::riscv64::Riscv64;
 use asmgen::isa::x86_64::X86_64;
@@ -22,18 +26,31 @@ const SM4_A64_TITLE: &str = "SM4 (GB/T 32907-2016) with the SM4 extension (sm4e,
 const SM4_TITLE: &str =
     "SM4 (GB/T 32907-2016) with AES-NI, VAES or GFNI: key schedule, ECB, CTR, CBC, CFB, CBC-MAC, XTS, GCM, CCM";
 
-fn ghash_listing<I: Isa>(functions: Vec<asmgen::Function<I>>) -> Listing<I> {
-    Listing { name: "ghash".into(), title: GHASH_TITLE.into(), functions }
+fn ghash_listing<I: Isa>(sets: &[&KernelSet<I>], abi: Abi) -> Result<Listing<I>, GenError> {
+    let mut functions = Vec::new();
+    for set in sets {
+        functions.extend((set.build)(abi)?.into_iter().map(|k| k.function));
+    }
+    Ok(Listing { name: "ghash".into(), title: GHASH_TITLE.into(), functions })
 }
 
-fn render<I: Isa>(target: Target, listings: Vec<(Listing<I>, String)>) -> Result<Vec<GeneratedFile>, GenError> {
+fn render<I: Isa>(
+    target: Target,
+    listings: Vec<(Listing<I>, String)>,
+    sets: &[KernelSet<I>],
+) -> Result<Vec<GeneratedFile>, GenError> {
     let dir = target.dir_name();
     let mut files = Vec::new();
     for (l, source) in &listings {
         files.push(GeneratedFile { path: format!("{dir}/{}.S", l.name), contents: emit::listing(target, l, source)? });
     }
     let ls: Vec<Listing<I>> = listings.into_iter().map(|(l, _)| l).collect();
-    files.push(GeneratedFile { path: format!("{dir}/mod.rs"), contents: emit::rust::declarations(target, &ls) });
+    let abi = target.flavour().abi;
+    let tables = sets.iter().map(|s| s.table(abi)).collect::<Result<Vec<_>, _>>()?;
+    files.push(GeneratedFile {
+        path: format!("{dir}/mod.rs"),
+        contents: emit::rust::declarations(target, &ls, &tables),
+    });
     Ok(files)
 }
 
@@ -46,7 +63,7 @@ fn source(listing: &str, arch: &str) -> String {
 pub fn x86_64(target: Target) -> Result<Vec<Listing<X86_64>>, GenError> {
     let abi = target.flavour().abi;
     Ok(vec![
-        ghash_listing(ghash::x86_64::functions(abi)?),
+        ghash_listing(&[&X86_64_SETS[0]], abi)?,
         Listing { name: "sm4".into(), title: SM4_TITLE.into(), functions: sm4::x86_64::functions(abi)? },
     ])
 }
@@ -55,7 +72,7 @@ pub fn x86_64(target: Target) -> Result<Vec<Listing<X86_64>>, GenError> {
 pub fn aarch64(target: Target) -> Result<Vec<Listing<Aarch64>>, GenError> {
     let abi = target.flavour().abi;
     Ok(vec![
-        ghash_listing(ghash::aarch64::functions(abi)?),
+        ghash_listing(&[&AARCH64_SETS[0]], abi)?,
         Listing { name: "sm4".into(), title: SM4_A64_TITLE.into(), functions: sm4::aarch64::functions(abi)? },
     ])
 }
@@ -63,13 +80,10 @@ pub fn aarch64(target: Target) -> Result<Vec<Listing<Aarch64>>, GenError> {
 /// The riscv64 listings.
 pub fn riscv64(target: Target) -> Result<Vec<Listing<Riscv64>>, GenError> {
     let abi = target.flavour().abi;
-    let mut ghash = ghash::riscv64::functions(abi)?;
-    ghash.extend(ghash::riscv64_zvkg::functions(abi)?);
+    // The scalar kernels first, then the vector ones (listing order; the sets are best first).
+    let ghash = ghash_listing(&[&RISCV64_SETS[1], &RISCV64_SETS[0]], abi)?;
     let sm4_title = "SM4 (GB/T 32907-2016) with Zksed (sm4ed, sm4ks) and with Zvksed (vsm4k, vsm4r; XTS with Zvkg)";
-    Ok(vec![
-        ghash_listing(ghash),
-        Listing { name: "sm4".into(), title: sm4_title.into(), functions: sm4::riscv64::functions(abi)? },
-    ])
+    Ok(vec![ghash, Listing { name: "sm4".into(), title: sm4_title.into(), functions: sm4::riscv64::functions(abi)? }])
 }
 
 fn with_sources<I: Isa>(ls: Vec<Listing<I>>, arch: &str) -> Vec<(Listing<I>, String)> {
@@ -84,9 +98,9 @@ fn with_sources<I: Isa>(ls: Vec<Listing<I>>, arch: &str) -> Vec<(Listing<I>, Str
 /// Every file under `generated/` for `target`.
 pub fn generate(target: Target) -> Result<Vec<GeneratedFile>, GenError> {
     match target.arch {
-        Arch::X86_64 => render(target, with_sources(x86_64(target)?, "x86_64")),
-        Arch::Aarch64 => render(target, with_sources(aarch64(target)?, "aarch64")),
-        Arch::Riscv64 => render(target, with_sources(riscv64(target)?, "riscv64")),
+        Arch::X86_64 => render(target, with_sources(x86_64(target)?, "x86_64"), X86_64_SETS),
+        Arch::Aarch64 => render(target, with_sources(aarch64(target)?, "aarch64"), AARCH64_SETS),
+        Arch::Riscv64 => render(target, with_sources(riscv64(target)?, "riscv64"), RISCV64_SETS),
     }
 }
 
@@ -99,107 +113,161 @@ pub fn report(target: Target) -> Result<String, GenError> {
     })
 }
 
-/// A kernel set: the functions one backend of the runtime links, built on demand. The JIT builds the sets this
-/// CPU gets instead of whole listings; the runtime maps each function to its set's fields by name.
+/// A kernel set: the kernels one backend of the runtime runs, by role, built on demand. The listings' backend
+/// (`aot/<name>`) links them from the listing; the JIT (`jit/<name>`) builds and assembles them.
 pub struct KernelSet<I: Isa> {
     /// The listing its functions belong to (`ghash`, `sm4`).
     pub listing: &'static str,
     /// The runtime backend's name without its `aot/` or `jit/` prefix (`x86_64-gfni-avx2`).
     pub name: &'static str,
-    /// Builds its functions for an ABI.
-    pub build: fn(Abi) -> Functions<I>,
-    /// Builds the fixed-size variants of its kernels (named `<kernel>_n<count>`); none where the set has no
-    /// kernel of that kind, or no fixed-size variant of it yet.
-    pub fixed: fn(Abi, Fixed) -> Functions<I>,
+    /// What it is, one line (printed above its table in `generated/<target>/mod.rs`).
+    pub doc: &'static str,
+    /// Builds its kernels for an ABI.
+    pub build: fn(Abi) -> Kernels<I>,
+    /// Builds the fixed-size variants of its kernels (named `<kernel>_n<count>`, same role as the general
+    /// kernel); none where the set has no kernel of that kind, or no fixed-size variant of it yet.
+    pub fixed: fn(Abi, Fixed) -> Kernels<I>,
+    /// A set the JIT times this one against when this one is the best the CPU runs (see
+    /// [`SetTable::rival`]).
+    pub rival: Option<&'static str>,
 }
 
-/// What a kernel description builds: functions, or why it could not.
-pub type Functions<I> = Result<Vec<asmgen::Function<I>>, GenError>;
+impl<I: Isa> KernelSet<I> {
+    /// The CPU features its kernels require together: the union of its functions' required features.
+    pub fn features(&self, abi: Abi) -> Result<asmgen::FeatureSet<I::Feature>, GenError> {
+        Ok((self.build)(abi)?.iter().fold(asmgen::FeatureSet::empty(), |u, k| u.union(k.function.required)))
+    }
 
-/// The x86_64 kernel sets.
+    /// Its row of the runtime's set table.
+    pub fn table(&self, abi: Abi) -> Result<SetTable, GenError> {
+        use asmgen::Feature;
+        let kernels = (self.build)(abi)?;
+        let required = kernels.iter().fold(asmgen::FeatureSet::empty(), |u, k| u.union(k.function.required));
+        Ok(SetTable {
+            name: self.name.into(),
+            listing: self.listing.into(),
+            doc: self.doc.into(),
+            features: required.iter().map(|f| f.name()).collect(),
+            kernels: kernels.iter().map(|k| (k.role.name(), k.function.name.clone())).collect(),
+            rival: self.rival.map(String::from),
+        })
+    }
+}
+
+/// The SM4 roles every set has (the others may be missing: the runtime then composes the mode).
+pub const SM4_REQUIRED: &[Role] =
+    &[Role::ExpandKey, Role::Ecb, Role::Ctr, Role::CbcEnc, Role::CbcDec, Role::CfbEnc, Role::CfbDec, Role::CbcMac];
+
+/// The x86_64 kernel sets, best first within each listing.
 pub const X86_64_SETS: &[KernelSet<X86_64>] = {
     use sm4::x86_64::{fixed_functions as fixed, set_functions as set, Set};
     &[
         KernelSet {
             listing: "ghash",
             name: "x86_64-pclmulqdq-avx",
-            build: ghash::x86_64::functions,
-            fixed: ghash::x86_64::fixed_functions,
+            doc: "GHASH and POLYVAL with PCLMULQDQ and AVX, eight blocks per reduction.",
+            build: |abi| crate::role::hash_kernels(abi, ghash::x86_64::init, ghash::x86_64::update),
+            fixed: |abi, f| crate::role::hash_fixed_kernels(abi, f, ghash::x86_64::update_of),
+            rival: None,
         },
         KernelSet {
             listing: "sm4",
             name: "x86_64-gfni-avx2",
+            doc: "GFNI + AVX2: the S-box in two affine instructions, 16 blocks in flight; every mode has its kernel.",
             build: |abi| set(Set::Gfni, abi),
             fixed: |abi, f| fixed(Set::Gfni, abi, f),
+            rival: None,
         },
         KernelSet {
             listing: "sm4",
             name: "x86_64-vaes-avx2",
+            doc: "VAES + AVX2: vaesenclast on whole ymm registers for the parallel modes; serial modes and the key schedule are AVX.",
             build: |abi| set(Set::Vaes, abi),
             fixed: |abi, f| fixed(Set::Vaes, abi, f),
+            rival: None,
         },
         KernelSet {
             listing: "sm4",
             name: "x86_64-aesni-avx2",
+            doc: "AES-NI + AVX2: eight blocks per ymm register for the parallel modes; serial modes and the key schedule are AVX.",
             build: |abi| set(Set::Avx2, abi),
             fixed: |abi, f| fixed(Set::Avx2, abi, f),
+            // Without VAES a ymm AES round is two xmm rounds; on CPUs that split 256-bit operations (Zen 1) the
+            // xmm kernels may be faster, so the JIT measures.
+            rival: Some("x86_64-aesni-avx"),
         },
         KernelSet {
             listing: "sm4",
             name: "x86_64-aesni-avx",
+            doc: "AES-NI + AVX: four blocks per xmm register, every mode.",
             build: |abi| set(Set::Avx, abi),
             fixed: |abi, f| fixed(Set::Avx, abi, f),
+            rival: None,
         },
     ]
 };
 
-/// The aarch64 kernel sets.
+/// The aarch64 kernel sets, best first within each listing.
 pub const AARCH64_SETS: &[KernelSet<Aarch64>] = &[
     KernelSet {
         listing: "ghash",
         name: "aarch64-pmull",
-        build: ghash::aarch64::functions,
-        fixed: ghash::aarch64::fixed_functions,
+        doc: "GHASH and POLYVAL with PMULL/PMULL2, eight blocks per reduction.",
+        build: |abi| crate::role::hash_kernels(abi, ghash::aarch64::init, ghash::aarch64::update),
+        fixed: |abi, f| crate::role::hash_fixed_kernels(abi, f, ghash::aarch64::update_of),
+        rival: None,
     },
     KernelSet {
         listing: "sm4",
         name: "aarch64-sm4ce",
+        doc: "The SM4 extension (sm4e, sm4ekey), eight blocks in flight; XTS, GCM fused with PMULL, CCM in one pass.",
         build: sm4::aarch64::ce_functions,
         fixed: sm4::aarch64::ce_fixed_functions,
+        rival: None,
     },
     KernelSet {
         listing: "sm4",
         name: "aarch64-neon",
+        doc: "Advanced SIMD (tbl/tbx S-box), eight blocks in flight; XTS, GCM and CCM composed by the runtime.",
         build: sm4::aarch64::neon::functions,
         fixed: sm4::aarch64::neon::fixed_functions,
+        rival: None,
     },
 ];
 
-/// The riscv64 kernel sets.
+/// The riscv64 kernel sets, best first within each listing.
 pub const RISCV64_SETS: &[KernelSet<Riscv64>] = &[
     KernelSet {
         listing: "ghash",
         name: "riscv64-zvkg",
-        build: ghash::riscv64_zvkg::functions,
-        fixed: ghash::riscv64_zvkg::fixed_functions,
+        doc: "GHASH and POLYVAL with Zvkg (vghsh, vgmul), VLEN-agnostic.",
+        build: |abi| crate::role::hash_kernels(abi, ghash::riscv64_zvkg::init, ghash::riscv64_zvkg::update),
+        fixed: |abi, f| crate::role::hash_fixed_kernels(abi, f, ghash::riscv64_zvkg::update_of),
+        rival: None,
     },
     KernelSet {
         listing: "ghash",
         name: "riscv64-zbb-zbc",
-        build: ghash::riscv64::functions,
-        fixed: ghash::riscv64::fixed_functions,
+        doc: "GHASH and POLYVAL with scalar carry-less multiplies (Zbc) and Zbb, eight blocks per reduction.",
+        build: |abi| crate::role::hash_kernels(abi, ghash::riscv64::init, ghash::riscv64::update),
+        fixed: |abi, f| crate::role::hash_fixed_kernels(abi, f, ghash::riscv64::update_of),
+        rival: None,
     },
     KernelSet {
         listing: "sm4",
         name: "riscv64-zvksed",
+        doc: "Vector crypto (Zvksed, Zvkb; XTS tweaks with Zvkg), VLEN-agnostic; GCM and CCM composed by the runtime.",
         build: sm4::riscv64::zvksed::functions,
         fixed: sm4::riscv64::zvksed::fixed_functions,
+        rival: None,
     },
     KernelSet {
         listing: "sm4",
         name: "riscv64-zksed",
+        doc: "Scalar Zksed, four blocks interleaved; XTS, GCM and CCM composed by the runtime.",
         build: sm4::riscv64::functions_zksed,
         fixed: sm4::riscv64::fixed_functions_zksed,
+        rival: None,
     },
 ];
 
@@ -210,4 +278,63 @@ pub fn generate_all() -> Result<Vec<GeneratedFile>, GenError> {
         v.extend(generate(t)?);
     }
     Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::{BTreeSet, HashMap};
+
+    /// Checks every set of one architecture against its target's listings: each kernel has its role's C
+    /// signature, is the listing's function of that name item for item, and no role appears twice in a set;
+    /// every SM4 set has the roles every set has; every listing function is some set's kernel.
+    fn check<I: Isa>(target: Target, listings: Vec<Listing<I>>, sets: &[KernelSet<I>]) {
+        let abi = target.flavour().abi;
+        let listed: HashMap<String, asmgen::Function<I>> =
+            listings.into_iter().flat_map(|l| l.functions).map(|f| (f.name.clone(), f)).collect();
+        let mut in_sets = BTreeSet::new();
+        for set in sets {
+            let kernels = (set.build)(abi).unwrap();
+            let mut roles = BTreeSet::new();
+            for k in &kernels {
+                let f = &k.function;
+                assert!(roles.insert(k.role), "{}: role {} twice", set.name, k.role.name());
+                let types: Vec<_> = f.signature.params.iter().map(|p| p.ty).collect();
+                assert_eq!(types, k.role.param_types().collect::<Vec<_>>(), "{}: {} signature", set.name, f.name);
+                let l = listed.get(&f.name).unwrap_or_else(|| panic!("{}: {} is in no listing", set.name, f.name));
+                let text = |f: &asmgen::Function<I>| -> Vec<String> {
+                    f.insts().map(|i| format!("{:?} {:?}", i.op, i.operands)).collect()
+                };
+                assert_eq!(text(l), text(f), "{}: {} differs from the listing's", set.name, f.name);
+                in_sets.insert(f.name.clone());
+            }
+            if set.listing == "sm4" {
+                for r in SM4_REQUIRED {
+                    assert!(roles.contains(r), "{} lacks {}", set.name, r.name());
+                }
+            }
+            if let Some(r) = set.rival {
+                assert!(sets.iter().any(|s| s.name == r && s.listing == set.listing), "{}: rival {r}", set.name);
+            }
+        }
+        let unlinked: Vec<&String> = listed.keys().filter(|n| !in_sets.contains(*n)).collect();
+        assert!(unlinked.is_empty(), "{target}: listing functions no kernel set has: {unlinked:?}");
+    }
+
+    #[test]
+    fn every_set_matches_its_listings_and_roles() {
+        check(Target::X86_64_LINUX, x86_64(Target::X86_64_LINUX).unwrap(), X86_64_SETS);
+        check(Target::AARCH64_LINUX, aarch64(Target::AARCH64_LINUX).unwrap(), AARCH64_SETS);
+        check(Target::RISCV64_LINUX, riscv64(Target::RISCV64_LINUX).unwrap(), RISCV64_SETS);
+    }
+
+    /// A set's features are the union of its kernels' required features: the GFNI set needs what its GCM
+    /// (PCLMULQDQ) and XTS (VPCLMULQDQ) kernels need, not only its S-box's GFNI.
+    #[test]
+    fn set_features_are_derived() {
+        use asmgen::Feature;
+        let gfni = X86_64_SETS.iter().find(|s| s.name == "x86_64-gfni-avx2").unwrap();
+        let names: Vec<&str> = gfni.features(Abi::SysV).unwrap().iter().map(|f| f.name()).collect();
+        assert_eq!(names, ["AES", "PCLMULQDQ", "AVX", "AVX2", "VPCLMULQDQ", "GFNI"]);
+    }
 }

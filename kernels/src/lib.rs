@@ -8,7 +8,10 @@
 
 pub mod catalog;
 pub mod ghash;
+pub mod role;
 pub mod sm4;
+
+pub use role::{Kernel, Kernels, Role};
 
 /// How many blocks a kernel processes: its `nblocks` argument, or a number fixed when the kernel is generated.
 ///

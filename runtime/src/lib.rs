@@ -18,8 +18,9 @@
 
 #![warn(missing_docs)]
 
-#[cfg(asmgen_aot)]
 mod aot;
+mod backend;
+mod cpu;
 mod dispatch;
 mod error;
 #[cfg(feature = "jit")]

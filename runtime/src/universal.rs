@@ -86,7 +86,7 @@ impl Drop for Core {
 
 fn find(name: &str, candidates: fn() -> &'static [HashKernels]) -> Result<&'static HashKernels, Error> {
     let k = candidates().iter().find(|k| k.name == name).ok_or_else(|| Error::UnknownBackend(name.to_string()))?;
-    if (k.available)() {
+    if k.available {
         Ok(k)
     } else {
         Err(Error::BackendUnavailable(k.name))

@@ -8,7 +8,7 @@
 //! the halves).
 
 use super::{Flavour, AGGREGATE, POLY};
-use crate::{Blocks, Fixed};
+use crate::Blocks;
 use asmgen::isa::aarch64::{regs::*, A64Feature, Aarch64, Reg, V, X};
 use asmgen::{Abi, Builder, CType, Function, GenError};
 
@@ -365,23 +365,4 @@ fn absorb_fixed(b: &mut B, f: Flavour, table: X, data: X, n: X, count: usize) {
         mul_acc(b, &ACC, x, h, HKT, i == 0);
     }
     reduce(b, S);
-}
-
-/// The fixed-size kernels (the JIT's specialisations): GHASH and POLYVAL updates for a block count; none for
-/// the SM4 kinds.
-pub fn fixed_functions(abi: Abi, fixed: Fixed) -> Result<Vec<Function<Aarch64>>, GenError> {
-    match fixed {
-        Fixed::Hash(n) => Flavour::ALL.iter().map(|&f| update_of(f, abi, Blocks::Fixed(n))).collect(),
-        Fixed::Xts(_) | Fixed::Ctr(_) => Ok(Vec::new()),
-    }
-}
-
-/// Every GHASH/POLYVAL function for aarch64: GHASH init and update, then POLYVAL init and update.
-pub fn functions(abi: Abi) -> Result<Vec<Function<Aarch64>>, GenError> {
-    let mut v = Vec::new();
-    for f in Flavour::ALL {
-        v.push(init(f, abi)?);
-        v.push(update(f, abi)?);
-    }
-    Ok(v)
 }

@@ -11,7 +11,7 @@
 
 use super::{Flavour, AGGREGATE};
 use crate::sm4::riscv64::counted_loop;
-use crate::{Blocks, Fixed};
+use crate::Blocks;
 use asmgen::isa::riscv64::{mem, regs::*, Reg, Riscv64, RvFeature, X};
 use asmgen::{Abi, Builder, CType, Function, GenError};
 
@@ -296,24 +296,4 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Riscv6
     b.bind(&done);
     store_block(&mut b, f, ST0, ST1, state);
     b.finish()
-}
-
-/// The fixed-size kernels (the JIT's specialisations): GHASH and POLYVAL updates for a block count; none for
-/// the SM4 kinds.
-pub fn fixed_functions(abi: Abi, fixed: Fixed) -> Result<Vec<Function<Riscv64>>, GenError> {
-    match fixed {
-        Fixed::Hash(n) => Flavour::ALL.iter().map(|&f| update_of(f, abi, Blocks::Fixed(n))).collect(),
-        Fixed::Xts(_) | Fixed::Ctr(_) => Ok(Vec::new()),
-    }
-}
-
-/// Every GHASH/POLYVAL function for riscv64: `asmgen_ghash_init_zbc`, `asmgen_ghash_update_zbc`,
-/// `asmgen_polyval_init_zbc`, `asmgen_polyval_update_zbc`.
-pub fn functions(abi: Abi) -> Result<Vec<Function<Riscv64>>, GenError> {
-    let mut v = Vec::new();
-    for f in Flavour::ALL {
-        v.push(init(f, abi)?);
-        v.push(update(f, abi)?);
-    }
-    Ok(v)
 }

@@ -28,7 +28,7 @@
 
 use super::{Flavour, AGGREGATE};
 use crate::sm4::riscv64::li_count;
-use crate::{Blocks, Fixed};
+use crate::Blocks;
 use asmgen::isa::riscv64::{mem, regs::*, Reg, Riscv64, RvFeature, VType, V, X};
 use asmgen::{Abi, Builder, CType, Function, GenError, Label};
 
@@ -329,23 +329,4 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Riscv6
         b.vmv_v_i(v, 0);
     }
     b.finish()
-}
-
-/// The fixed-size kernels (the JIT's specialisations): GHASH and POLYVAL updates for a block count; none for
-/// the SM4 kinds.
-pub fn fixed_functions(abi: Abi, fixed: Fixed) -> Result<Vec<Function<Riscv64>>, GenError> {
-    match fixed {
-        Fixed::Hash(n) => Flavour::ALL.iter().map(|&f| update_of(f, abi, Blocks::Fixed(n))).collect(),
-        Fixed::Xts(_) | Fixed::Ctr(_) => Ok(Vec::new()),
-    }
-}
-
-/// `asmgen_{ghash,polyval}_{init,update}_zvkg`.
-pub fn functions(abi: Abi) -> Result<Vec<Function<Riscv64>>, GenError> {
-    let mut v = Vec::new();
-    for f in Flavour::ALL {
-        v.push(init(f, abi)?);
-        v.push(update(f, abi)?);
-    }
-    Ok(v)
 }

@@ -1,7 +1,7 @@
 //! GHASH/POLYVAL with PCLMULQDQ on xmm registers (VEX-encoded, so AVX is required too).
 
 use super::{Flavour, AGGREGATE, BYTE_REVERSE, POLY};
-use crate::{Blocks, Fixed};
+use crate::Blocks;
 use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, Mem, X86Feature, Xmm, X86_64};
 use asmgen::{Abi, Builder, CType, Function, GenError};
 
@@ -267,22 +267,4 @@ pub fn absorb(b: &mut B, f: Flavour, state: Mem, table: Gpr, data: Gpr, n: Gpr) 
         b.vpshufb(S, S, BSWAP);
     }
     b.vmovdqu_store(state, S);
-}
-
-/// The fixed-size kernels (the JIT's specialisations): GHASH and POLYVAL updates for a block count.
-pub fn fixed_functions(abi: Abi, fixed: Fixed) -> Result<Vec<Function<X86_64>>, GenError> {
-    match fixed {
-        Fixed::Hash(n) => Flavour::ALL.iter().map(|&f| update_of(f, abi, Blocks::Fixed(n))).collect(),
-        Fixed::Xts(_) | Fixed::Ctr(_) => Ok(Vec::new()),
-    }
-}
-
-/// Every GHASH/POLYVAL function for x86_64.
-pub fn functions(abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
-    let mut v = Vec::new();
-    for f in Flavour::ALL {
-        v.push(init(f, abi)?);
-        v.push(update(f, abi)?);
-    }
-    Ok(v)
 }

@@ -26,7 +26,8 @@
 //! Constant time: secret data only reaches `sm4e`/`sm4ekey`, vector arithmetic and `tbl`/`tbx` indices on
 //! vector registers; branches and addresses depend on lengths and counter values only.
 
-use super::{Mode, CK, FK};
+use super::{Mode, Serial, CK, FK};
+use crate::role::{Kernel, Kernels, Role};
 use crate::{Blocks, Fixed};
 use asmgen::isa::aarch64::{regs::*, A64Feature, Aarch64, Reg, V, X};
 use asmgen::{Abi, Builder, CType, Function, GenError, Label};
@@ -378,36 +379,6 @@ pub fn ce_batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function
     b.finish()
 }
 
-/// The serial modes, one block at a time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Serial {
-    /// CBC encryption.
-    CbcEnc,
-    /// CFB-128 encryption.
-    CfbEnc,
-    /// `mac = E(mac ^ block)`.
-    CbcMac,
-}
-
-impl Serial {
-    fn name(self) -> &'static str {
-        match self {
-            Serial::CbcEnc => "cbc_enc",
-            Serial::CfbEnc => "cfb_enc",
-            Serial::CbcMac => "cbc_mac",
-        }
-    }
-    fn doc(self) -> &'static str {
-        match self {
-            Serial::CbcEnc => "SM4-CBC encryption: c[i] = E(p[i] ^ c[i-1]), c[-1] = iv; iv = last ciphertext block.",
-            Serial::CfbEnc => {
-                "SM4-CFB-128 encryption: c[i] = p[i] ^ E(c[i-1]), c[-1] = iv; iv = last ciphertext block."
-            }
-            Serial::CbcMac => "SM4 CBC-MAC core: mac = E(mac ^ block) for each block.",
-        }
-    }
-}
-
 /// The parameters of a serial kernel: (rk, dst, src, n, state).
 fn serial_params(b: &mut B, mode: Serial) -> (X, Option<X>, X, X, X) {
     let rk = xreg(b.param("rk_enc", CType::ConstBytePtr));
@@ -699,38 +670,38 @@ pub fn ce_xts_of(flavour: Xts, decrypt: bool, abi: Abi, blocks: Blocks) -> Resul
     b.finish()
 }
 
-/// Every SM4 CE function.
-pub fn ce_functions(abi: Abi) -> Result<Vec<Function<Aarch64>>, GenError> {
-    let mut v = vec![ce_expand_key(abi)?];
+/// The SM4 CE set's kernels.
+pub fn ce_functions(abi: Abi) -> Kernels<Aarch64> {
+    let mut v = vec![Kernel::new(Role::ExpandKey, ce_expand_key(abi)?)];
     for m in [Mode::Ecb, Mode::Ctr, Mode::CbcDec, Mode::CfbDec] {
-        v.push(ce_batch_mode(m, abi)?);
+        v.push(Kernel::new(m.into(), ce_batch_mode(m, abi)?));
     }
-    for m in [Serial::CbcEnc, Serial::CfbEnc, Serial::CbcMac] {
-        v.push(ce_serial_mode(m, abi)?);
+    for m in Serial::ALL {
+        v.push(Kernel::new(m.role(), ce_serial_mode(m, abi)?));
     }
     for fl in [Xts::Ieee, Xts::Gb] {
         for dec in [false, true] {
-            v.push(ce_xts(fl, dec, abi)?);
+            v.push(Kernel::new(Role::xts(dec, fl == Xts::Gb), ce_xts(fl, dec, abi)?));
         }
     }
-    v.extend(aead::functions(abi)?);
+    v.extend(aead::kernels(abi)?);
     Ok(v)
 }
 
 /// The fixed-size kernels of the CE set (the JIT's specialisations): XTS for a data-unit size (both directions,
 /// both tweak conventions) and CTR for a message size; none for the hash kinds.
-pub fn ce_fixed_functions(abi: Abi, fixed: Fixed) -> Result<Vec<Function<Aarch64>>, GenError> {
+pub fn ce_fixed_functions(abi: Abi, fixed: Fixed) -> Kernels<Aarch64> {
     match fixed {
         Fixed::Xts(n) => {
             let mut v = Vec::new();
             for fl in [Xts::Ieee, Xts::Gb] {
                 for dec in [false, true] {
-                    v.push(ce_xts_of(fl, dec, abi, Blocks::Fixed(n))?);
+                    v.push(Kernel::new(Role::xts(dec, fl == Xts::Gb), ce_xts_of(fl, dec, abi, Blocks::Fixed(n))?));
                 }
             }
             Ok(v)
         }
-        Fixed::Ctr(n) => Ok(vec![ce_batch_mode_of(Mode::Ctr, abi, Blocks::Fixed(n))?]),
+        Fixed::Ctr(n) => Ok(vec![Kernel::new(Role::Ctr, ce_batch_mode_of(Mode::Ctr, abi, Blocks::Fixed(n))?)]),
         Fixed::Hash(_) => Ok(Vec::new()),
     }
 }
@@ -739,7 +710,7 @@ pub fn ce_fixed_functions(abi: Abi, fixed: Fixed) -> Result<Vec<Function<Aarch64
 pub fn functions(abi: Abi) -> Result<Vec<Function<Aarch64>>, GenError> {
     let mut v = ce_functions(abi)?;
     v.extend(neon::functions(abi)?);
-    Ok(v)
+    Ok(v.into_iter().map(|k| k.function).collect())
 }
 
 #[path = "aarch64_neon.rs"]

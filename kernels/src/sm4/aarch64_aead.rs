@@ -308,6 +308,11 @@ pub fn ccm(enc: bool, abi: Abi) -> Result<Function<Aarch64>, GenError> {
 }
 
 /// The AEAD kernels: GCM encryption, CCM encryption and decryption.
-pub fn functions(abi: Abi) -> Result<Vec<Function<Aarch64>>, GenError> {
-    Ok(vec![gcm_enc(abi)?, ccm(true, abi)?, ccm(false, abi)?])
+pub fn kernels(abi: Abi) -> crate::Kernels<Aarch64> {
+    use crate::{Kernel, Role};
+    Ok(vec![
+        Kernel::new(Role::GcmEnc, gcm_enc(abi)?),
+        Kernel::new(Role::CcmEnc, ccm(true, abi)?),
+        Kernel::new(Role::CcmDec, ccm(false, abi)?),
+    ])
 }

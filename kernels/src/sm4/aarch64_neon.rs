@@ -602,21 +602,24 @@ pub fn expand_key(abi: Abi) -> Result<Function<Aarch64>, GenError> {
 
 /// The fixed-size kernels of the NEON set (the JIT's specialisations): CTR for a message size; none for XTS
 /// (the set has no XTS kernel) or the hash kinds.
-pub fn fixed_functions(abi: Abi, fixed: Fixed) -> Result<Vec<Function<Aarch64>>, GenError> {
+pub fn fixed_functions(abi: Abi, fixed: Fixed) -> crate::Kernels<Aarch64> {
     match fixed {
-        Fixed::Ctr(n) => Ok(vec![batch_mode_of(Mode::Ctr, abi, Blocks::Fixed(n))?]),
+        Fixed::Ctr(n) => {
+            Ok(vec![crate::Kernel::new(crate::Role::Ctr, batch_mode_of(Mode::Ctr, abi, Blocks::Fixed(n))?)])
+        }
         Fixed::Xts(_) | Fixed::Hash(_) => Ok(Vec::new()),
     }
 }
 
-/// Every NEON function.
-pub fn functions(abi: Abi) -> Result<Vec<Function<Aarch64>>, GenError> {
-    let mut v = vec![expand_key(abi)?];
+/// The NEON set's kernels.
+pub fn functions(abi: Abi) -> crate::Kernels<Aarch64> {
+    use crate::{Kernel, Role};
+    let mut v = vec![Kernel::new(Role::ExpandKey, expand_key(abi)?)];
     for m in [Mode::Ecb, Mode::Ctr, Mode::CbcDec, Mode::CfbDec] {
-        v.push(batch_mode(m, abi)?);
+        v.push(Kernel::new(m.into(), batch_mode(m, abi)?));
     }
-    for m in [Serial::CbcEnc, Serial::CfbEnc, Serial::CbcMac] {
-        v.push(serial_mode(m, abi)?);
+    for m in Serial::ALL {
+        v.push(Kernel::new(m.role(), serial_mode(m, abi)?));
     }
     Ok(v)
 }

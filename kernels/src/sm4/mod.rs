@@ -605,3 +605,44 @@ impl Mode {
         matches!(self, Mode::CbcDec | Mode::CfbDec)
     }
 }
+
+/// The serial modes every ISA lists, one block at a time (each block depends on the previous).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Serial {
+    /// CBC encryption.
+    CbcEnc,
+    /// CFB-128 encryption.
+    CfbEnc,
+    /// `mac = E(mac ^ block)`.
+    CbcMac,
+}
+
+impl Serial {
+    /// The three, in listing order.
+    pub const ALL: [Serial; 3] = [Serial::CbcEnc, Serial::CfbEnc, Serial::CbcMac];
+
+    /// The name in the function's symbol.
+    pub fn name(self) -> &'static str {
+        self.role().name()
+    }
+
+    /// The kernel role.
+    pub fn role(self) -> crate::Role {
+        match self {
+            Serial::CbcEnc => crate::Role::CbcEnc,
+            Serial::CfbEnc => crate::Role::CfbEnc,
+            Serial::CbcMac => crate::Role::CbcMac,
+        }
+    }
+
+    /// The description of the function.
+    pub fn doc(self) -> &'static str {
+        match self {
+            Serial::CbcEnc => "SM4-CBC encryption: c[i] = E(p[i] ^ c[i-1]), c[-1] = iv; iv = last ciphertext block.",
+            Serial::CfbEnc => {
+                "SM4-CFB-128 encryption: c[i] = p[i] ^ E(c[i-1]), c[-1] = iv; iv = last ciphertext block."
+            }
+            Serial::CbcMac => "SM4 CBC-MAC core: mac = E(mac ^ block) for each block.",
+        }
+    }
+}

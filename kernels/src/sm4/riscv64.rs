@@ -30,7 +30,9 @@
 #[path = "riscv64_zvksed.rs"]
 pub mod zvksed;
 
+pub use super::Serial;
 use super::{Mode, CK, FK};
+use crate::role::{Kernel, Kernels, Role};
 use crate::{Blocks, Fixed};
 use asmgen::isa::riscv64::{mem, regs::*, Reg, Riscv64, RvFeature, X};
 use asmgen::{Abi, Builder, CType, Function, GenError, Label};
@@ -326,42 +328,6 @@ pub fn batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Ri
     b.finish()
 }
 
-/// The serial modes, one block at a time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Serial {
-    /// CBC encryption.
-    CbcEnc,
-    /// CFB-128 encryption.
-    CfbEnc,
-    /// `mac = E(mac ^ block)`.
-    CbcMac,
-}
-
-impl Serial {
-    /// The three, in listing order.
-    pub const ALL: [Serial; 3] = [Serial::CbcEnc, Serial::CfbEnc, Serial::CbcMac];
-
-    /// The name in the function's symbol.
-    pub fn name(self) -> &'static str {
-        match self {
-            Serial::CbcEnc => "cbc_enc",
-            Serial::CfbEnc => "cfb_enc",
-            Serial::CbcMac => "cbc_mac",
-        }
-    }
-
-    /// The description of the function.
-    pub fn doc(self) -> &'static str {
-        match self {
-            Serial::CbcEnc => "SM4-CBC encryption: c[i] = E(p[i] ^ c[i-1]), c[-1] = iv; iv = last ciphertext block.",
-            Serial::CfbEnc => {
-                "SM4-CFB-128 encryption: c[i] = p[i] ^ E(c[i-1]), c[-1] = iv; iv = last ciphertext block."
-            }
-            Serial::CbcMac => "SM4 CBC-MAC core: mac = E(mac ^ block) for each block.",
-        }
-    }
-}
-
 /// `asmgen_sm4_{cbc_enc,cfb_enc,cbc_mac}_zksed`.
 pub fn serial_mode(mode: Serial, abi: Abi) -> Result<Function<Riscv64>, GenError> {
     let mut b = new(mode.name(), abi);
@@ -483,23 +449,23 @@ pub fn expand_key(abi: Abi) -> Result<Function<Riscv64>, GenError> {
     b.finish()
 }
 
-/// The scalar (Zksed) functions.
-pub fn functions_zksed(abi: Abi) -> Result<Vec<Function<Riscv64>>, GenError> {
-    let mut v = vec![expand_key(abi)?];
+/// The scalar (Zksed) set's kernels.
+pub fn functions_zksed(abi: Abi) -> Kernels<Riscv64> {
+    let mut v = vec![Kernel::new(Role::ExpandKey, expand_key(abi)?)];
     for m in Mode::ALL {
-        v.push(batch_mode(m, abi)?);
+        v.push(Kernel::new(m.into(), batch_mode(m, abi)?));
     }
     for m in Serial::ALL {
-        v.push(serial_mode(m, abi)?);
+        v.push(Kernel::new(m.role(), serial_mode(m, abi)?));
     }
     Ok(v)
 }
 
 /// The fixed-size kernels of the scalar set (the JIT's specialisations): CTR for a message size; none for XTS
 /// (the set has no XTS kernel) or the hash kinds.
-pub fn fixed_functions_zksed(abi: Abi, fixed: Fixed) -> Result<Vec<Function<Riscv64>>, GenError> {
+pub fn fixed_functions_zksed(abi: Abi, fixed: Fixed) -> Kernels<Riscv64> {
     match fixed {
-        Fixed::Ctr(n) => Ok(vec![batch_mode_of(Mode::Ctr, abi, Blocks::Fixed(n))?]),
+        Fixed::Ctr(n) => Ok(vec![Kernel::new(Role::Ctr, batch_mode_of(Mode::Ctr, abi, Blocks::Fixed(n))?)]),
         Fixed::Xts(_) | Fixed::Hash(_) => Ok(Vec::new()),
     }
 }
@@ -508,5 +474,5 @@ pub fn fixed_functions_zksed(abi: Abi, fixed: Fixed) -> Result<Vec<Function<Risc
 pub fn functions(abi: Abi) -> Result<Vec<Function<Riscv64>>, GenError> {
     let mut v = functions_zksed(abi)?;
     v.extend(zvksed::functions(abi)?);
-    Ok(v)
+    Ok(v.into_iter().map(|k| k.function).collect())
 }

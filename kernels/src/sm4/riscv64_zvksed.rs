@@ -501,34 +501,37 @@ pub fn xts_of(conv: Xts, decrypt: bool, abi: Abi, blocks: Blocks) -> Result<Func
 
 /// The fixed-size kernels of the vector set (the JIT's specialisations): XTS for a data-unit size (both
 /// directions, both tweak conventions) and CTR for a message size; none for the hash kinds.
-pub fn fixed_functions(abi: Abi, fixed: Fixed) -> Result<Vec<Function<Riscv64>>, GenError> {
+pub fn fixed_functions(abi: Abi, fixed: Fixed) -> crate::Kernels<Riscv64> {
+    use crate::{Kernel, Role};
     match fixed {
         Fixed::Xts(n) => {
             let mut v = Vec::new();
             for conv in [Xts::Ieee, Xts::Gb] {
                 for decrypt in [false, true] {
-                    v.push(xts_of(conv, decrypt, abi, Blocks::Fixed(n))?);
+                    let f = xts_of(conv, decrypt, abi, Blocks::Fixed(n))?;
+                    v.push(Kernel::new(Role::xts(decrypt, conv == Xts::Gb), f));
                 }
             }
             Ok(v)
         }
-        Fixed::Ctr(n) => Ok(vec![batch_mode_of(Mode::Ctr, abi, Blocks::Fixed(n))?]),
+        Fixed::Ctr(n) => Ok(vec![Kernel::new(Role::Ctr, batch_mode_of(Mode::Ctr, abi, Blocks::Fixed(n))?)]),
         Fixed::Hash(_) => Ok(Vec::new()),
     }
 }
 
-/// Every vector SM4 function.
-pub fn functions(abi: Abi) -> Result<Vec<Function<Riscv64>>, GenError> {
-    let mut v = vec![expand_key(abi)?];
+/// The vector set's kernels.
+pub fn functions(abi: Abi) -> crate::Kernels<Riscv64> {
+    use crate::{Kernel, Role};
+    let mut v = vec![Kernel::new(Role::ExpandKey, expand_key(abi)?)];
     for m in Mode::ALL {
-        v.push(batch_mode(m, abi)?);
+        v.push(Kernel::new(m.into(), batch_mode(m, abi)?));
     }
     for m in Serial::ALL {
-        v.push(serial_mode(m, abi)?);
+        v.push(Kernel::new(m.role(), serial_mode(m, abi)?));
     }
     for conv in [Xts::Ieee, Xts::Gb] {
         for decrypt in [false, true] {
-            v.push(xts(conv, decrypt, abi)?);
+            v.push(Kernel::new(Role::xts(decrypt, conv == Xts::Gb), xts(conv, decrypt, abi)?));
         }
     }
     Ok(v)

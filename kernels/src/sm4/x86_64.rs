@@ -16,7 +16,8 @@
 //! the modes with more state than a batch of blocks live in submodules: [`xts`] (tweak chain in registers),
 //! [`gcm`] (CTR fused with GHASH) and [`ccm`] (CTR and CBC-MAC in one pass).
 
-use super::{gfni, sbox_affine, Mode, CK, FK};
+use super::{gfni, sbox_affine, Mode, Serial, CK, FK};
+use crate::role::{Kernel, Kernels, Role};
 use crate::{Blocks, Fixed};
 use asmgen::isa::x86_64::{mem, mem_index, regs::*, rip, Gpr, Mem, X86Feature, Xmm, Ymm, X86_64};
 use asmgen::{Abi, Builder, CType, Function, GenError, Label};
@@ -1190,30 +1191,10 @@ fn encrypt_one(b: &mut B, c: &Consts, rk: Gpr, v: V) {
     b.vpshufb(v.x(), v.x(), rip(&c.bswap32));
 }
 
-/// The serial modes, one block at a time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Serial {
-    /// CBC encryption.
-    CbcEnc,
-    /// CFB-128 encryption.
-    CfbEnc,
-    /// `mac = E(mac ^ block)`.
-    CbcMac,
-}
-
 /// `asmgen_sm4_{cbc_enc,cfb_enc,cbc_mac}_<avx|gfni>` (xmm; `set` picks the S-box).
 pub fn serial_mode(mode: Serial, set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> {
-    let name = match mode {
-        Serial::CbcEnc => "cbc_enc",
-        Serial::CfbEnc => "cfb_enc",
-        Serial::CbcMac => "cbc_mac",
-    };
-    let mut b = B::new(&format!("asmgen_sm4_{name}_{}", set.name()), abi, &set.features());
-    b.doc(match mode {
-        Serial::CbcEnc => "SM4-CBC encryption: c[i] = E(p[i] ^ c[i-1]), c[-1] = iv; iv = last ciphertext block.",
-        Serial::CfbEnc => "SM4-CFB-128 encryption: c[i] = p[i] ^ E(c[i-1]), c[-1] = iv; iv = last ciphertext block.",
-        Serial::CbcMac => "SM4 CBC-MAC core: mac = E(mac ^ block) for each block.",
-    });
+    let mut b = B::new(&format!("asmgen_sm4_{}_{}", mode.name(), set.name()), abi, &set.features());
+    b.doc(mode.doc());
     b.doc("Serial: one block per 32 rounds.");
     let rk = gpr(b.param("rk_enc", CType::ConstBytePtr));
     let (dst, src, n, state) = if mode == Serial::CbcMac {
@@ -1319,36 +1300,41 @@ pub fn expand_key(abi: Abi) -> Result<Function<X86_64>, GenError> {
 /// The functions of one kernel set, as the runtime's set of that name links them: the set's own batch, XTS and
 /// GCM kernels; its serial modes and CCM where it has its own (GFNI), the AES-NI AVX ones otherwise; the
 /// AES-NI AVX key schedule.
-pub fn set_functions(set: Set, abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
-    let mut v = vec![expand_key(abi)?];
+pub fn set_functions(set: Set, abi: Abi) -> Kernels<X86_64> {
+    let mut v = vec![Kernel::new(Role::ExpandKey, expand_key(abi)?)];
     for m in [Mode::Ecb, Mode::Ctr, Mode::CbcDec, Mode::CfbDec] {
-        v.push(batch_mode(m, set, abi)?);
+        v.push(Kernel::new(m.into(), batch_mode(m, set, abi)?));
     }
     let serial = if set == Set::Gfni { Set::Gfni } else { Set::Avx };
     for m in [Serial::CbcEnc, Serial::CfbEnc, Serial::CbcMac] {
-        v.push(serial_mode(m, serial, abi)?);
+        v.push(Kernel::new(m.role(), serial_mode(m, serial, abi)?));
     }
-    v.extend(xts::functions_of(set, abi)?);
-    v.push(gcm::gcm(true, set, abi)?);
-    v.push(ccm::ccm(true, serial, abi)?);
-    v.push(ccm::ccm(false, serial, abi)?);
+    for std in [xts::Standard::Ieee, xts::Standard::Gb] {
+        for enc in [true, false] {
+            v.push(Kernel::new(Role::xts(!enc, std == xts::Standard::Gb), xts::xts(enc, std, set, abi)?));
+        }
+    }
+    v.push(Kernel::new(Role::GcmEnc, gcm::gcm(true, set, abi)?));
+    v.push(Kernel::new(Role::CcmEnc, ccm::ccm(true, serial, abi)?));
+    v.push(Kernel::new(Role::CcmDec, ccm::ccm(false, serial, abi)?));
     Ok(v)
 }
 
 /// The fixed-size kernels of one set (the JIT's specialisations): XTS for a data-unit size, CTR for a message
 /// size.
-pub fn fixed_functions(set: Set, abi: Abi, fixed: Fixed) -> Result<Vec<Function<X86_64>>, GenError> {
+pub fn fixed_functions(set: Set, abi: Abi, fixed: Fixed) -> Kernels<X86_64> {
     match fixed {
         Fixed::Xts(n) => {
             let mut v = Vec::new();
             for std in [xts::Standard::Ieee, xts::Standard::Gb] {
                 for enc in [true, false] {
-                    v.push(xts::xts_of(enc, std, set, abi, Blocks::Fixed(n))?);
+                    let f = xts::xts_of(enc, std, set, abi, Blocks::Fixed(n))?;
+                    v.push(Kernel::new(Role::xts(!enc, std == xts::Standard::Gb), f));
                 }
             }
             Ok(v)
         }
-        Fixed::Ctr(n) => Ok(vec![batch_mode_of(Mode::Ctr, set, abi, Blocks::Fixed(n))?]),
+        Fixed::Ctr(n) => Ok(vec![Kernel::new(Role::Ctr, batch_mode_of(Mode::Ctr, set, abi, Blocks::Fixed(n))?)]),
         Fixed::Hash(_) => Ok(Vec::new()),
     }
 }

@@ -2,11 +2,12 @@
 //! this CPU and mapped through dynasmrt, never writable and executable at once (the code is copied into a
 //! read-write mapping, which is then turned read-execute).
 //!
-//! * What it assembles: the kernel sets the dispatcher chooses for this CPU (one GHASH/POLYVAL set, one SM4
-//!   set), not whole listings: `asmgen_kernels::catalog` builds a set's functions on demand. On x86_64, where
-//!   the choice is the AES-NI AVX2 set (no VAES or GFNI: AVX2-only CPUs such as Zen 1, which split 256-bit
-//!   operations), the AVX (xmm) and AVX2 (ymm) kernels are timed and the faster width is assembled
-//!   ([`Jit::tuning`] says what was measured).
+//! * What it assembles: the kernel sets [`crate::backend`] chooses for this CPU (per listing the best available
+//!   set, or its rival where the catalog names one and it measured faster: on x86_64 the AES-NI AVX2 set
+//!   against the AVX one, for CPUs such as Zen 1 that split 256-bit operations; [`Jit::tuning`] says what was
+//!   measured), not whole listings: `asmgen_kernels::catalog` builds a set's kernels on demand, each with its
+//!   role, and the dispatchers find the JIT's kernels by set and role ([`Jit::entry_of`]). This module is
+//!   mechanism only: it never calls the dispatchers.
 //! * How: x86_64 through iced-x86 ([`asmgen::lower::x86_64`]), aarch64 and riscv64 through the tables' own
 //!   encoders ([`asmgen::lower::fixed`]); every listing function's JIT bytes equal the assembled listing's
 //!   (`tests/tests/jit.rs`).
@@ -21,11 +22,6 @@ mod memory;
 pub(crate) mod specialised;
 #[cfg(all(asmgen_aot, any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "riscv64")))]
 mod target;
-// The one choice made by measurement today is x86_64's SM4 interleave width.
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod tune;
-#[cfg(all(test, asmgen_aot, any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "riscv64")))]
-pub(crate) use target::set_function_names;
 
 use std::fmt;
 use std::sync::OnceLock;
@@ -61,6 +57,8 @@ impl std::error::Error for JitError {}
 pub struct JitKernel {
     /// The function's symbol name (as in the listing, e.g. `asmgen_sm4_ecb_gfni`).
     pub name: String,
+    /// What it is for in its set (`ecb`, `xts_enc_ieee`, `ghash_update`): its role in the kernel catalog.
+    pub role: String,
     /// The listing it comes from (`ghash`, `sm4`).
     pub listing: String,
     /// The kernel set it was assembled for (`x86_64-gfni-avx2`), or the specialisation.
@@ -132,7 +130,7 @@ impl fmt::Debug for Jit {
 }
 
 impl Jit {
-    /// Assembles the kernel sets the dispatcher chooses for this CPU.
+    /// Assembles the kernel sets [`crate::backend`] chooses for this CPU.
     pub fn host() -> Result<Jit, JitError> {
         #[cfg(all(asmgen_aot, any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "riscv64")))]
         return target::host();
@@ -192,8 +190,26 @@ impl Jit {
 
     /// The entry point of kernel `name`, valid as long as `self` lives.
     pub fn entry(&self, name: &str) -> Option<*const u8> {
-        let k = self.kernel(name)?;
-        Some(self.images[k.image].buffer.ptr(dynasmrt::AssemblyOffset(k.offset)))
+        self.kernel(name).map(|k| self.entry_at(k))
+    }
+
+    /// The entry point of the kernel of set `set` in role `role` (`ecb`, `ghash_update`), valid as long as
+    /// `self` lives.
+    pub fn entry_of(&self, set: &str, role: &str) -> Option<*const ()> {
+        let k = self.kernels.iter().find(|k| k.set == set && k.role == role)?;
+        Some(self.entry_at(k).cast())
+    }
+
+    /// The sets assembled for listing `listing` (`ghash`, `sm4`).
+    pub fn sets_of<'a>(&'a self, listing: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.sets
+            .iter()
+            .map(String::as_str)
+            .filter(move |s| self.kernels.iter().any(|k| k.set == *s && k.listing == listing))
+    }
+
+    fn entry_at(&self, k: &JitKernel) -> *const u8 {
+        self.images[k.image].buffer.ptr(dynasmrt::AssemblyOffset(k.offset))
     }
 
     fn empty(tuning: Vec<String>) -> Jit {
@@ -207,11 +223,12 @@ impl Jit {
         }
     }
 
-    fn push(&mut self, m: Mapped, listing: &str, set: &str, features: Vec<String>) {
+    fn push(&mut self, m: Mapped, listing: &str, set: &str, kernels: Vec<(&'static str, String)>) {
         let image = self.images.len();
-        for (s, features) in m.image.symbols.iter().zip(features) {
+        for (s, (role, features)) in m.image.symbols.iter().zip(kernels) {
             self.kernels.push(JitKernel {
                 name: s.name.clone(),
+                role: role.to_string(),
                 listing: listing.to_string(),
                 set: set.to_string(),
                 features,
@@ -225,71 +242,11 @@ impl Jit {
 }
 
 impl Jit {
-    /// The JIT the dispatcher uses (`ASMGEN_BACKEND=jit`, and the `jit/` backends): assembled on first use
+    /// The JIT the dispatchers use (`ASMGEN_BACKEND=jit`, and the `jit/` backends): assembled on first use
     /// and kept for the life of the process. Its [`tuning`](Jit::tuning) tells which SM4 width it measured
     /// faster; its [`stats`](Jit::stats) what startup cost.
     pub fn process() -> Result<&'static Jit, &'static JitError> {
         static J: OnceLock<Result<Jit, JitError>> = OnceLock::new();
         J.get_or_init(Jit::host).as_ref()
     }
-}
-
-/// The process's JIT ([`Jit::process`]), `None` if it could not be built.
-pub(crate) fn host() -> Option<&'static Jit> {
-    Jit::process().ok()
-}
-
-/// The entry point of `name` in the process's JIT, as a function pointer of type `F`.
-///
-/// # Safety
-/// `F` must be the `unsafe extern "C" fn` type of the kernel's C signature.
-pub(crate) unsafe fn entry<F: Copy>(name: &str) -> Option<F> {
-    assert_eq!(std::mem::size_of::<F>(), std::mem::size_of::<*const u8>());
-    let p = host()?.entry(name)?;
-    // SAFETY: `p` points to the kernel's first instruction in a mapping that is never freed; the caller
-    // names the kernel's signature.
-    Some(unsafe { std::mem::transmute_copy::<*const u8, F>(&p) })
-}
-
-/// The listing function's name at `addr` (a linked kernel's address).
-#[cfg(asmgen_aot)]
-fn listing_name(addr: usize) -> Option<&'static str> {
-    use std::collections::HashMap;
-    static NAMES: OnceLock<HashMap<usize, &'static str>> = OnceLock::new();
-    NAMES.get_or_init(|| crate::aot::kernel_addresses().into_iter().map(|(n, a)| (a, n)).collect()).get(&addr).copied()
-}
-
-/// The address of the function pointer `f`.
-#[cfg(asmgen_aot)]
-fn address<F: Copy>(f: F) -> usize {
-    assert_eq!(std::mem::size_of::<F>(), std::mem::size_of::<usize>());
-    // SAFETY: `F` is a function pointer type (checked size); its bits are an address.
-    unsafe { std::mem::transmute_copy(&f) }
-}
-
-/// The JIT's assembly of the listing function `f` (a linked kernel's pointer): the function of the same name in
-/// the process's JIT. The same name is the same description, so the same C signature.
-#[cfg(asmgen_aot)]
-pub(crate) fn rebind<F: Copy>(f: F) -> Option<F> {
-    // SAFETY: the JIT's function of that name has the listing function's signature, which is `F`.
-    unsafe { entry::<F>(listing_name(address(f))?) }
-}
-
-/// The function of `jit` that is the fixed-size variant of the listing function `f` (a linked kernel's
-/// pointer): the same name with `suffix` (`_n256`). Same description, same C signature.
-#[cfg(asmgen_aot)]
-pub(crate) fn rebind_in<F: Copy>(f: F, jit: &'static Jit, suffix: &str) -> Option<F> {
-    let p = jit.entry(&format!("{}{suffix}", listing_name(address(f))?))?;
-    // SAFETY: the kernel has the listing function's signature, which is `F`; `jit` lives for the process.
-    Some(unsafe { std::mem::transmute_copy::<*const u8, F>(&p) })
-}
-
-/// The name of the JIT backend standing in for the listings' backend `aot` (`aot/x` -> `jit/x`).
-pub(crate) fn backend_name(aot: &'static str) -> &'static str {
-    use std::collections::HashMap;
-    use std::sync::Mutex;
-    static NAMES: OnceLock<Mutex<HashMap<&'static str, &'static str>>> = OnceLock::new();
-    let mut names = NAMES.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
-    // One string per backend for the life of the process (the names are `&'static str` like the others).
-    names.entry(aot).or_insert_with(|| Box::leak(format!("jit/{}", aot.trim_start_matches("aot/")).into_boxed_str()))
 }

@@ -20,8 +20,6 @@ pub use mac::{Sm4CbcMac, Sm4Cmac, Sm4Xcbc};
 pub use xts::Sm4Xts;
 
 use crate::Error;
-#[cfg(feature = "jit")]
-pub(crate) use dispatch::jit_choice;
 pub use dispatch::sm4_backend_table;
 use dispatch::Sm4Kernels;
 use zeroize::{Zeroize, Zeroizing};
@@ -149,7 +147,7 @@ mod tests {
     #[test]
     fn ctr32_wraps_without_carry_on_every_set() {
         let key = [0x2bu8; 16];
-        for k in dispatch::all().iter().filter(|k| (k.available)()) {
+        for k in dispatch::all().iter().filter(|k| k.available) {
             let keys = Keys::new(k, &key);
             for low in [0xffff_fffeu32, 0xffff_ffff, 0, 7] {
                 let mut c0 = [0xffu8; 16];

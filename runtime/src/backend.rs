@@ -1,0 +1,225 @@
+//! Backends: the portable code, the listings' kernel sets (`aot/<set>`) and the JIT's (`jit/<set>`), one
+//! registry and one ordering for every algorithm, and the override `ASMGEN_BACKEND`.
+//!
+//! The listings' sets are the generated table (`generated/<target>/mod.rs`, from the kernel catalog): a set is
+//! available when the CPU has every feature the table names ([`crate::cpu`]), and its kernels are found by
+//! role. `ASMGEN_BACKEND=portable` forces the portable code, `aot` the best available listings' set (the
+//! portable code where there is none), `jit` the JIT's set (the listings' otherwise); unset or anything else:
+//! the best available listings' set.
+
+use crate::aot;
+use crate::Error;
+use std::sync::OnceLock;
+
+/// The override requested through `ASMGEN_BACKEND`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Request {
+    Best,
+    Portable,
+    Aot,
+    Jit,
+}
+
+/// `ASMGEN_BACKEND`, read once.
+pub(crate) fn request() -> Request {
+    static R: OnceLock<Request> = OnceLock::new();
+    *R.get_or_init(|| match std::env::var("ASMGEN_BACKEND").as_deref() {
+        Ok("portable") => Request::Portable,
+        Ok("aot") => Request::Aot,
+        Ok("jit") => Request::Jit,
+        _ => Request::Best,
+    })
+}
+
+/// The listings' kernel sets of `listing` (`ghash`, `sm4`), best first (none without listings).
+pub(crate) fn aot_sets(listing: &str) -> impl Iterator<Item = &'static aot::KernelSet> + '_ {
+    aot::SETS.iter().filter(move |s| s.listing == listing)
+}
+
+/// Whether the CPU runs every kernel of `set`.
+pub(crate) fn available(set: &aot::KernelSet) -> bool {
+    crate::cpu::has_all(set.features)
+}
+
+/// The listing function of `set` in `role`.
+pub(crate) fn entry(set: &aot::KernelSet, role: &str) -> Option<*const ()> {
+    set.kernels.iter().find(|k| k.role == role).map(|k| k.entry)
+}
+
+/// One implementation of an algorithm: a table of kernels (function pointers by role) with its name.
+pub(crate) trait Kernels: 'static {
+    /// What `backend()` reports: `portable`, `aot/<set>`, `jit/<set>`.
+    fn name(&self) -> &'static str;
+    /// Whether the running CPU can execute it.
+    fn available(&self) -> bool;
+}
+
+/// Every backend of one algorithm in this build, portable first and best last, and the one to use.
+pub(crate) struct Registry<K: Kernels> {
+    all: Vec<K>,
+    best: usize,
+}
+
+impl<K: Kernels> Registry<K> {
+    /// The registry of `portable`, the listings' backends `aot` and the JIT's `jit` (each best first). The
+    /// JIT's come after the listings' when `ASMGEN_BACKEND=jit` (they are the default then), before them
+    /// otherwise.
+    pub(crate) fn new(portable: K, aot: Vec<K>, jit: Vec<K>) -> Registry<K> {
+        let jit_first = request() == Request::Jit && !jit.is_empty();
+        // The chosen backend is in the preferred list, which stands last: its `i`-th is `all[len - 1 - i]`.
+        let chosen = match request() {
+            Request::Portable => None,
+            _ if jit_first => Some(0),
+            _ => aot.iter().position(|b| b.available()),
+        };
+        let (first, last) = if jit_first { (aot, jit) } else { (jit, aot) };
+        let mut all = vec![portable];
+        all.extend(first.into_iter().rev());
+        all.extend(last.into_iter().rev());
+        let best = chosen.map_or(0, |i| all.len() - 1 - i);
+        Registry { all, best }
+    }
+
+    /// The backend to use.
+    pub(crate) fn best(&'static self) -> &'static K {
+        &self.all[self.best]
+    }
+
+    /// Every backend, portable first, best last.
+    pub(crate) fn all(&'static self) -> &'static [K] {
+        &self.all
+    }
+
+    /// The backend named `name`, if this build has it and the CPU runs it.
+    pub(crate) fn find(&'static self, name: &str) -> Result<&'static K, Error> {
+        let b = self.all.iter().find(|b| b.name() == name).ok_or_else(|| Error::UnknownBackend(name.to_string()))?;
+        if b.available() {
+            Ok(b)
+        } else {
+            Err(Error::BackendUnavailable(b.name()))
+        }
+    }
+
+    /// Every backend's name with whether this CPU runs it, portable first, best last.
+    pub(crate) fn table(&'static self) -> Vec<(&'static str, bool)> {
+        self.all.iter().map(|b| (b.name(), b.available())).collect()
+    }
+}
+
+/// A kernel's address as the function pointer type `F` of its role.
+///
+/// # Safety
+/// `F` must be the `unsafe extern "C" fn` type of the role's C signature (`asmgen_kernels::Role`), and `p` the
+/// entry of a kernel of that role that lives for the process (linked, or in the JIT's kept mappings).
+pub(crate) unsafe fn cast<F: Copy>(p: *const ()) -> F {
+    assert_eq!(std::mem::size_of::<F>(), std::mem::size_of::<*const ()>());
+    // SAFETY: the caller's contract; `F` is a function pointer type of the same size.
+    unsafe { std::mem::transmute_copy::<*const (), F>(&p) }
+}
+
+/// The name of the JIT backend of set `set` (`jit/<set>`), one string per set for the life of the process.
+pub(crate) fn jit_name(set: &str) -> &'static str {
+    named("jit/", set)
+}
+
+/// The name of the listings' backend of set `set` (`aot/<set>`).
+pub(crate) fn aot_name(set: &str) -> &'static str {
+    named("aot/", set)
+}
+
+fn named(prefix: &str, set: &str) -> &'static str {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static NAMES: OnceLock<Mutex<HashMap<String, &'static str>>> = OnceLock::new();
+    let mut names = NAMES.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    let key = format!("{prefix}{set}");
+    // The names are `&'static str` like the portable one; there are a handful per process.
+    names.entry(key.clone()).or_insert_with(|| Box::leak(key.into_boxed_str()))
+}
+
+/// What the JIT assembles for this CPU: per listing, the best available listings' set, or its rival where the
+/// table names one and it measured faster; and what was measured, as text.
+#[cfg(feature = "jit")]
+pub(crate) fn jit_choice() -> (Vec<&'static str>, Vec<String>) {
+    let mut listings: Vec<&str> = aot::SETS.iter().map(|s| s.listing).collect();
+    listings.dedup();
+    let (mut sets, mut notes) = (Vec::new(), Vec::new());
+    for l in listings {
+        let Some(best) = aot_sets(l).find(|s| available(s)) else { continue };
+        let rival = best.rival.and_then(|r| aot_sets(l).find(|s| s.name == r && available(s)));
+        match rival.and_then(|r| tune::race_ecb(best, r)) {
+            Some((pick, note)) => {
+                sets.push(pick.name);
+                notes.push(note);
+            }
+            None => sets.push(best.name),
+        }
+    }
+    (sets, notes)
+}
+
+/// Choices made by measurement rather than by feature bits.
+#[cfg(feature = "jit")]
+pub(crate) mod tune {
+    use crate::aot::KernelSet;
+    use std::time::{Duration, Instant};
+
+    /// The median time of each candidate over `runs` rounds, the candidates taking turns within a round (so a
+    /// change of clock or load during the race hits all of them alike). One untimed warm-up round first.
+    pub(crate) fn race<const N: usize>(candidates: &mut [&mut dyn FnMut(); N], runs: usize) -> [Duration; N] {
+        for c in candidates.iter_mut() {
+            c();
+        }
+        let mut times: [Vec<Duration>; N] = std::array::from_fn(|_| Vec::with_capacity(runs));
+        for _ in 0..runs {
+            for (c, t) in candidates.iter_mut().zip(&mut times) {
+                let start = Instant::now();
+                c();
+                t.push(start.elapsed());
+            }
+        }
+        times.map(|mut t| {
+            t.sort();
+            t[t.len() / 2]
+        })
+    }
+
+    /// MB/s of `bytes` in `t`.
+    pub(crate) fn mb_per_s(bytes: usize, t: Duration) -> f64 {
+        bytes as f64 / t.as_secs_f64().max(1e-12) / 1e6
+    }
+
+    /// Times the `ecb` kernels of `best` and its `rival` over 4 KiB and picks the faster (ties to `best`): the
+    /// interleave width where x86_64's choice is AES-NI AVX2 (ymm, 16 blocks in flight) against AVX (xmm, two
+    /// groups of 4), as on Zen 1, which splits 256-bit operations. The listings' kernels are timed: they are
+    /// the code the JIT would assemble. `None` where either set has no `ecb` kernel.
+    pub(crate) fn race_ecb(
+        best: &'static KernelSet,
+        rival: &'static KernelSet,
+    ) -> Option<(&'static KernelSet, String)> {
+        type BlocksFn = unsafe extern "C" fn(*const u8, *mut u8, *const u8, usize);
+        // SAFETY: the `ecb` role's C signature is `(rk, dst, src, nblocks)`; linked kernels live for the process.
+        let ecb = |s: &KernelSet| super::entry(s, "ecb").map(|p| unsafe { super::cast::<BlocksFn>(p) });
+        let (a, b) = (ecb(best)?, ecb(rival)?);
+        const BYTES: usize = 4096;
+        let rk = [0u8; 128];
+        let (mut x, mut y) = (vec![0u8; BYTES], vec![0u8; BYTES]);
+        let run = |f: BlocksFn, buf: &mut [u8]| {
+            // SAFETY: 128 bytes of round keys, in place over 4096 bytes (256 blocks); the CPU runs both sets.
+            unsafe { f(rk.as_ptr(), buf.as_mut_ptr(), buf.as_ptr(), BYTES / 16) }
+        };
+        let start = Instant::now();
+        let [tb, tr] = race(&mut [&mut || run(a, &mut x), &mut || run(b, &mut y)], 15);
+        let pick = if tr < tb { rival } else { best };
+        let note = format!(
+            "{} against {} (ECB, 4 KiB, median of 15, measured in {} us): {:.0} against {:.0} MB/s: {}",
+            best.name,
+            rival.name,
+            start.elapsed().as_micros(),
+            mb_per_s(BYTES, tb),
+            mb_per_s(BYTES, tr),
+            pick.name
+        );
+        Some((pick, note))
+    }
+}
