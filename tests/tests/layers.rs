@@ -1,0 +1,294 @@
+//! The code's shape, checked: no import cycle among the modules of `gen` and `runtime` (at the crate's top
+//! level, and among the files of each folder module, whose parts may use each other but not their folder's
+//! own `mod.rs` items), and no function over 80 lines in gen/, runtime/ and xtask/.
+//!
+//! Sources are parsed with syn; a module is a file (`jit/target.rs` is `jit::target`, `jit/mod.rs` is `jit`).
+//! Every path that starts with `crate::`, `super::` or `self::` (in `use` items and in code) is resolved to
+//! the file module it names.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use syn::visit::Visit;
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// Every `.rs` file under `dir`, with its module path (`["jit", "target"]`).
+fn files(src: &Path) -> Vec<(Vec<String>, PathBuf)> {
+    fn walk(dir: &Path, prefix: &[String], out: &mut Vec<(Vec<String>, PathBuf)>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).collect();
+        entries.sort();
+        for p in entries {
+            let name = p.file_stem().unwrap().to_string_lossy().to_string();
+            if p.is_dir() {
+                walk(&p, &[prefix, &[name]].concat(), out);
+            } else if p.extension().is_some_and(|e| e == "rs") {
+                let module = match name.as_str() {
+                    "mod" | "lib" | "main" => prefix.to_vec(),
+                    _ => [prefix, &[name]].concat(),
+                };
+                out.push((module, p));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(src, &[], &mut out);
+    out
+}
+
+/// Collects the module paths a file refers to.
+struct Refs<'a> {
+    /// The module the code being visited is in (the file's, plus inline modules).
+    at: Vec<String>,
+    /// Known file modules.
+    modules: &'a BTreeSet<Vec<String>>,
+    /// File modules referred to.
+    found: BTreeSet<Vec<String>>,
+}
+
+impl Refs<'_> {
+    /// Resolves a path's segments to the longest file module it names.
+    fn add(&mut self, segments: &[String]) {
+        let mut abs: Vec<String> = match segments.first().map(String::as_str) {
+            Some("crate") => Vec::new(),
+            Some("super") | Some("self") => self.at.clone(),
+            _ => return,
+        };
+        for s in &segments[if segments[0] == "crate" { 1 } else { 0 }..] {
+            match s.as_str() {
+                "super" => {
+                    abs.pop();
+                }
+                "self" => {}
+                _ => abs.push(s.clone()),
+            }
+        }
+        while !abs.is_empty() && !self.modules.contains(&abs) {
+            abs.pop();
+        }
+        self.found.insert(abs);
+    }
+
+    fn use_tree(&mut self, prefix: &mut Vec<String>, t: &syn::UseTree) {
+        match t {
+            syn::UseTree::Path(p) => {
+                prefix.push(p.ident.to_string());
+                self.use_tree(prefix, &p.tree);
+                prefix.pop();
+            }
+            syn::UseTree::Name(n) => {
+                prefix.push(n.ident.to_string());
+                self.add(&prefix.clone());
+                prefix.pop();
+            }
+            syn::UseTree::Rename(r) => {
+                prefix.push(r.ident.to_string());
+                self.add(&prefix.clone());
+                prefix.pop();
+            }
+            syn::UseTree::Glob(_) => self.add(&prefix.clone()),
+            syn::UseTree::Group(g) => {
+                for t in &g.items {
+                    self.use_tree(prefix, t);
+                }
+            }
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Refs<'_> {
+    fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
+        self.use_tree(&mut Vec::new(), &u.tree);
+    }
+    fn visit_path(&mut self, p: &'ast syn::Path) {
+        let segments: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
+        self.add(&segments);
+        syn::visit::visit_path(self, p);
+    }
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        // `#[cfg(test)] mod tests { use super::*; }`: tests may reach into what they test.
+        if m.content.is_some() && m.ident != "tests" {
+            self.at.push(m.ident.to_string());
+            syn::visit::visit_item_mod(self, m);
+            self.at.pop();
+        }
+    }
+}
+
+/// The module graph of a crate: file module -> file modules it refers to.
+fn graph(src: &Path) -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
+    let files = files(src);
+    let modules: BTreeSet<Vec<String>> = files.iter().map(|(m, _)| m.clone()).collect();
+    let mut g = BTreeMap::new();
+    for (module, path) in &files {
+        let ast = syn::parse_file(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let mut r = Refs { at: module.clone(), modules: &modules, found: BTreeSet::new() };
+        r.visit_file(&ast);
+        r.found.remove(module);
+        g.insert(module.clone(), r.found);
+    }
+    g
+}
+
+/// A cycle in `edges` over `nodes`, if any, as the list of its nodes.
+fn cycle(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn dfs(
+        n: &str,
+        edges: &BTreeMap<String, BTreeSet<String>>,
+        state: &mut BTreeMap<String, u8>,
+        stack: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        state.insert(n.to_string(), 1);
+        stack.push(n.to_string());
+        for m in edges.get(n).into_iter().flatten() {
+            match state.get(m).copied().unwrap_or(0) {
+                1 => {
+                    let i = stack.iter().position(|s| s == m).unwrap();
+                    return Some([&stack[i..], &[m.clone()]].concat());
+                }
+                0 => {
+                    if let Some(c) = dfs(m, edges, state, stack) {
+                        return Some(c);
+                    }
+                }
+                _ => {}
+            }
+        }
+        stack.pop();
+        state.insert(n.to_string(), 2);
+        None
+    }
+    let mut state = BTreeMap::new();
+    for n in edges.keys() {
+        if state.get(n).copied().unwrap_or(0) == 0 {
+            if let Some(c) = dfs(n, edges, &mut state, &mut Vec::new()) {
+                return Some(c);
+            }
+        }
+    }
+    None
+}
+
+/// The cycles of a crate: among its top-level modules, and among the files of each folder module (where a
+/// part refers to its folder's `mod.rs` items, that is an edge to the folder, which refers to its parts).
+fn cycles(src: &Path) -> Vec<String> {
+    let g = graph(src);
+    let mut problems = Vec::new();
+    // Top level: `a` -> `b` when a file under `a` refers to a module under `b`.
+    let mut top: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (m, refs) in &g {
+        let Some(a) = m.first() else { continue };
+        for r in refs {
+            match r.first() {
+                Some(b) if b != a => {
+                    top.entry(a.clone()).or_default().insert(b.clone());
+                }
+                _ => {}
+            }
+        }
+    }
+    if let Some(c) = cycle(&top) {
+        problems.push(format!("{}: top-level import cycle {}", src.display(), c.join(" -> ")));
+    }
+    // Inside each folder: the folder's own file and its direct parts.
+    let folders: BTreeSet<Vec<String>> =
+        g.keys().filter(|m| g.keys().any(|n| n.len() == m.len() + 1 && n.starts_with(m))).cloned().collect();
+    for folder in folders.into_iter().filter(|f| !f.is_empty()) {
+        let name = |m: &[String]| if m.len() == folder.len() { "mod".to_string() } else { m[folder.len()].clone() };
+        let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (m, refs) in g.iter().filter(|(m, _)| m.starts_with(&folder) && m.len() <= folder.len() + 1) {
+            for r in refs.iter().filter(|r| r.starts_with(&folder)) {
+                let (a, b) = (name(m), name(&r[..r.len().min(folder.len() + 1)]));
+                if a != b {
+                    edges.entry(a).or_default().insert(b);
+                }
+            }
+        }
+        if let Some(c) = cycle(&edges) {
+            problems.push(format!("{}/{}: import cycle {}", src.display(), folder.join("/"), c.join(" -> ")));
+        }
+    }
+    problems
+}
+
+#[test]
+fn no_import_cycles_in_gen_or_runtime() {
+    let mut problems = Vec::new();
+    for krate in ["gen", "runtime"] {
+        problems.extend(cycles(&workspace().join(krate).join("src")));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Functions (free, in impls and in traits) longer than `max` lines in the `.rs` files under `dir`.
+fn long_functions(dir: &Path, max: usize) -> Vec<String> {
+    struct Long<'a> {
+        file: &'a Path,
+        max: usize,
+        found: Vec<String>,
+    }
+    impl Long<'_> {
+        fn check(&mut self, name: &syn::Ident, span: proc_macro2::Span) {
+            let lines = span.end().line - span.start().line + 1;
+            if lines > self.max {
+                self.found.push(format!("{}:{} `{name}`: {lines} lines", self.file.display(), span.start().line));
+            }
+        }
+    }
+    impl<'ast> Visit<'ast> for Long<'_> {
+        fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+            self.check(&f.sig.ident, syn::spanned::Spanned::span(&f.block));
+            syn::visit::visit_item_fn(self, f);
+        }
+        fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+            self.check(&f.sig.ident, syn::spanned::Spanned::span(&f.block));
+            syn::visit::visit_impl_item_fn(self, f);
+        }
+        fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+            // Tests are exempt: a test function reads best as one story.
+            if m.ident != "tests" {
+                syn::visit::visit_item_mod(self, m);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    for (_, path) in files(dir) {
+        let ast = syn::parse_file(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let mut l = Long { file: &path, max, found: Vec::new() };
+        l.visit_file(&ast);
+        found.extend(l.found);
+    }
+    found
+}
+
+#[test]
+fn no_function_over_80_lines_in_gen_runtime_or_xtask() {
+    let mut found = Vec::new();
+    for krate in ["gen", "runtime", "xtask"] {
+        found.extend(long_functions(&workspace().join(krate).join("src"), 80));
+    }
+    assert!(found.is_empty(), "functions over 80 lines:\n{}", found.join("\n"));
+}
+
+/// The checks find what they look for: a planted cycle and a planted long function.
+#[test]
+fn the_checks_can_fail() {
+    let dir = std::env::temp_dir().join(format!("asmgen-layers-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("b")).unwrap();
+    std::fs::write(dir.join("lib.rs"), "mod a; mod b;").unwrap();
+    std::fs::write(dir.join("a.rs"), "use crate::b::x;").unwrap();
+    std::fs::write(dir.join("b/mod.rs"), "mod x; mod y; fn f() { crate::a::g(); }").unwrap();
+    std::fs::write(dir.join("b/x.rs"), "use super::y::Y;").unwrap();
+    std::fs::write(
+        dir.join("b/y.rs"),
+        format!("use super::x::X;\nfn long() {{\n{}}}\n", "    let _ = 1;\n".repeat(80)),
+    )
+    .unwrap();
+    let problems = cycles(&dir);
+    assert!(problems.iter().any(|p| p.contains("top-level import cycle")), "{problems:?}");
+    assert!(problems.iter().any(|p| p.contains("b: import cycle")), "{problems:?}");
+    assert_eq!(long_functions(&dir, 80).len(), 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
