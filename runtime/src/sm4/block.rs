@@ -26,9 +26,11 @@ impl Sm4 {
         if message_bytes == 0 || message_bytes.div_ceil(16) > crate::MAX_FIXED_BLOCKS {
             return Err(Error::InvalidLength { what: "CTR message size", len: message_bytes });
         }
-        // The whole blocks of such a message; a shorter one has none for the fixed kernel to take.
-        let fixed = if message_bytes >= 16 { dispatch::fixed_ctr(message_bytes / 16 * 16) } else { None };
-        Ok(Sm4(Keys::new(dispatch::best(), key), fixed.map(|f| dispatch::FixedKernels { bytes: message_bytes, ..f })))
+        // The specialisation is asked for the message size itself (its kernel takes the message's whole
+        // blocks; `apply_ctr` adds the partial one), so its name reports the size asked for (`ctr-1000`, not
+        // the kernel's `ctr-992`). A message shorter than a block has none for a fixed kernel to take.
+        let fixed = if message_bytes >= 16 { dispatch::fixed_ctr(message_bytes) } else { None };
+        Ok(Sm4(Keys::new(dispatch::best(), key), fixed))
     }
 
     /// The fixed-size kernel in use for messages of one size (see [`Sm4::with_ctr_message_size`]), e.g.
