@@ -33,6 +33,11 @@ pub use error::Error;
 pub use sm4::{sm4_backend_table, sm4_backends, Sm4, Sm4CbcMac, Sm4Ccm, Sm4Cmac, Sm4Gcm, Sm4Xcbc, Sm4Xts};
 pub use universal::{Ghash, Polyval};
 
+/// The README's examples, compiled and run as this crate's doctests (`cargo test -p asmgen-runtime --doc`).
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+mod readme {}
+
 /// The largest block count a fixed-size kernel takes (256 MiB): [`Sm4Xts::with_sector_size`],
 /// [`Sm4::with_ctr_message_size`], [`Ghash::with_fixed_blocks`], [`Polyval::with_fixed_blocks`].
 pub const MAX_FIXED_BLOCKS: usize = 1 << 24;
