@@ -4,7 +4,7 @@
 //! each instruction is printed exactly as listings print it (`format_inst`) and encoded with the table's
 //! encoding. All printed lines are assembled with GNU as (`aarch64-linux-gnu-as`, the assembler the listings are
 //! built with) and, when present, LLVM's `llvm-mc-19`; the words they produce must equal ours. A missing
-//! assembler skips that half with a notice (CI installs both).
+//! assembler skips that half with a notice, or fails the test when `CI` is set (CI installs both).
 
 use asmgen::emit::gas::format_inst;
 use asmgen::ir::{Inst, Item};
@@ -13,6 +13,9 @@ use asmgen::isa::PrintCtx;
 use asmgen::{Abi, Builder, CType, Isa, Listing, Target};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use support::have_all;
+
+mod support;
 
 const GAS: &str = "aarch64-linux-gnu-as";
 const GAS_MARCH: &str = "-march=armv8.2-a+crypto+sm4+sha3";
@@ -108,10 +111,6 @@ fn op_of(i: usize) -> asmgen::isa::aarch64::Op {
     op
 }
 
-fn have(tool: &str) -> bool {
-    Command::new(tool).arg("--version").output().map(|o| o.status.success()).unwrap_or(false)
-}
-
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("asmgen-a64-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -155,8 +154,7 @@ fn compare(who: &str, cases: &[Case], words: &[u32]) {
 #[test]
 fn every_encoding_matches_gnu_as() {
     let cases = cases();
-    if !have(GAS) || !have(OBJCOPY) {
-        eprintln!("NOTICE: {GAS} or {OBJCOPY} not found; skipping the GNU as check");
+    if !have_all(&[GAS, OBJCOPY], "the GNU as comparison") {
         return;
     }
     let mut src = String::from("\t.arch armv8.2-a+crypto+sm4+sha3\n\t.text\n");
@@ -174,8 +172,7 @@ fn every_encoding_matches_gnu_as() {
 #[test]
 fn every_encoding_matches_llvm_mc() {
     let cases = cases();
-    if !have(LLVM_MC) {
-        eprintln!("NOTICE: {LLVM_MC} not found; skipping the LLVM check");
+    if !have_all(&[LLVM_MC], "the llvm-mc comparison") {
         return;
     }
     let dir = scratch("llvm");
@@ -290,8 +287,7 @@ fn label_cases() -> (Vec<LabelCase>, String) {
 fn label_entries_match_gnu_as_when_linked() {
     const LD: &str = "aarch64-linux-gnu-ld";
     let (cases, src) = label_cases();
-    if !have(GAS) || !have(OBJCOPY) || !have(LD) {
-        eprintln!("NOTICE: {GAS}, {LD} or {OBJCOPY} not found; skipping the linked label check");
+    if !have_all(&[GAS, OBJCOPY, LD], "the linked label check") {
         return;
     }
     let dir = scratch("labels");
@@ -392,8 +388,7 @@ fn prologue_saves_callee_saved_registers() {
     ] {
         assert!(text.contains(cfi), "missing {cfi} in\n{text}");
     }
-    if !have(GAS) || !have(OBJCOPY) {
-        eprintln!("NOTICE: {GAS} not found; not assembling the listing");
+    if !have_all(&[GAS, OBJCOPY], "assembling the listing") {
         return;
     }
     let dir = scratch("frame");

@@ -10,6 +10,9 @@ use asmgen::isa::x86_64::{mem, mem_index, regs::*, rip, Op, Operand, Size, X86Fe
 use asmgen::lower::{lower, Image};
 use asmgen::{Abi, Builder, Label, Listing, Target};
 use std::process::Command;
+use support::have_all;
+
+mod support;
 
 /// Operand samples per operand kind, low registers first and high registers and RIP-relative memory last.
 fn samples(kind: &str, here: &Label) -> Vec<Operand> {
@@ -126,18 +129,19 @@ fn function(instances: &[(Op, Vec<Operand>)], here: &Label, near: &Label, far: &
 }
 
 /// GNU as's bytes of the listing's `.text` (local labels resolve within the section: no linking needed).
-fn gnu_as(listing: &str) -> Option<Vec<u8>> {
+fn gnu_as(listing: &str) -> Vec<u8> {
     let dir = std::env::temp_dir().join(format!("asmgen-x86-enc-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (s, o, bin) = (dir.join("t.S"), dir.join("t.o"), dir.join("t.bin"));
     std::fs::write(&s, listing).unwrap();
-    let out = Command::new("as").arg(&s).arg("-o").arg(&o).output().ok()?;
+    let out = Command::new("as").arg(&s).arg("-o").arg(&o).output().expect("GNU as runs");
     assert!(out.status.success(), "GNU as rejected the listing:\n{}", String::from_utf8_lossy(&out.stderr));
-    let out = Command::new("objcopy").args(["-O", "binary", "-j", ".text"]).arg(&o).arg(&bin).output().ok()?;
+    let out =
+        Command::new("objcopy").args(["-O", "binary", "-j", ".text"]).arg(&o).arg(&bin).output().expect("objcopy runs");
     assert!(out.status.success());
     let bytes = std::fs::read(&bin).unwrap();
     let _ = std::fs::remove_dir_all(dir);
-    Some(bytes)
+    bytes
 }
 
 #[test]
@@ -148,10 +152,10 @@ fn every_entry_encodes_as_gnu_as_encodes_it() {
     let l = Listing { name: "t".into(), title: "encodings".into(), functions: vec![f] };
     let text = emit::listing(Target::X86_64_LINUX, &l, "gen/tests/x86_64_encoding.rs").unwrap();
     let image = lower(&[&l.functions[0]]).unwrap();
-    let Some(gnu) = gnu_as(&text) else {
-        eprintln!("NOTICE: GNU as not found; the encodings were lowered but not compared");
+    if !have_all(&["as", "objcopy"], "comparing the lowered encodings with GNU as's") {
         return;
-    };
+    }
+    let gnu = gnu_as(&text);
     let code = &image.bytes[..image.code_len];
     if code != &gnu[..] {
         let at = code.iter().zip(&gnu).position(|(a, b)| a != b).unwrap_or(code.len().min(gnu.len()));

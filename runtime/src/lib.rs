@@ -34,9 +34,36 @@ pub use error::Error;
 pub use sm4::{sm4_backend_table, sm4_backends, Sm4, Sm4CbcMac, Sm4Ccm, Sm4Cmac, Sm4Gcm, Sm4Xcbc, Sm4Xts};
 pub use universal::{Ghash, Polyval};
 
+/// The README's examples, compiled and run as this crate's doctests (`cargo test -p asmgen-runtime --doc`).
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+mod readme {}
+
 /// The largest block count a fixed-size kernel takes (256 MiB): [`Sm4Xts::with_sector_size`],
 /// [`Sm4::with_ctr_message_size`], [`Ghash::with_fixed_blocks`], [`Polyval::with_fixed_blocks`].
 pub const MAX_FIXED_BLOCKS: usize = 1 << 24;
+
+/// Overwrites every byte of `*obj` with zeros through volatile writes (which the compiler may not elide): its
+/// fields, the padding between them and the payload of any `Option` that is `None`.
+///
+/// Why the whole object and not its fields: moving or copying a value copies all of its bytes, including those
+/// no field owns (padding; the payload of a `None`, as in `Sm4Xts`'s sector `Option` or `Sm4`'s fixed-size
+/// kernels), and those bytes carry whatever was in the stack slot the value was built in, round keys or key
+/// tables among it. Zeroising fields leaves them, so the API types' `Drop` calls this on the whole object.
+///
+/// # Safety
+///
+/// Only from `T`'s `Drop::drop`. All-zero bytes must be a valid `T` once the caller has restored its
+/// references (the API types hold `&'static` kernel tables, which are not secret and which the caller
+/// writes back right after), because the drop glue of the fields still runs on the object.
+pub(crate) unsafe fn wipe_object<T>(obj: &mut T) {
+    let p = (obj as *mut T).cast::<u8>();
+    for i in 0..std::mem::size_of::<T>() {
+        // SAFETY: `i` is within the object, which the caller owns exclusively; a byte store needs no alignment.
+        unsafe { std::ptr::write_volatile(p.add(i), 0) };
+    }
+    std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
+}
 
 /// Names of the GHASH/POLYVAL backends this CPU can run, best last.
 pub fn backends() -> Vec<&'static str> {

@@ -78,9 +78,15 @@ impl Core {
 }
 
 impl Drop for Core {
+    /// Zeroises the whole object ([`crate::wipe_object`]), not only the table and state: without a fixed-size
+    /// kernel the payload of the `None` in `fixed` is copied along with the object and may hold bytes of the
+    /// key table from the stack slot it was built in. The kernel-table reference, not secret, is written back
+    /// so that the object stays a valid value.
     fn drop(&mut self) {
-        self.table.0.zeroize();
-        self.state.zeroize();
+        let kernels = self.kernels;
+        // SAFETY: called from `drop`; with `kernels` written back, all-zero bytes are a valid `Core`.
+        unsafe { crate::wipe_object(self) };
+        self.kernels = kernels;
     }
 }
 

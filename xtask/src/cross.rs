@@ -164,11 +164,14 @@ pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
             "== {}: {} (qemu -cpu {}; expects GHASH {}, SM4 {})",
             t.triple, r.label, r.cpu, r.expect_ghash, r.expect_sm4
         );
+        let runner = format!("{qemu} -cpu {} -L {}", r.cpu, t.sysroot);
         let status = Command::new(&cargo)
             .current_dir(root)
             .args(["test", "-p", "asmgen-tests", "-p", "asmgen-runtime", "--target", t.triple])
             .env(env_key(t.triple, "LINKER"), t.linker)
-            .env(env_key(t.triple, "RUNNER"), format!("{qemu} -cpu {} -L {}", r.cpu, t.sysroot))
+            .env(env_key(t.triple, "RUNNER"), &runner)
+            // Tests that re-run their own binary (tests/tests/zeroize.rs) start it through the runner too.
+            .env("ASMGEN_TEST_RUNNER", &runner)
             .env("ASMGEN_EXPECT_GHASH", r.expect_ghash)
             .env("ASMGEN_EXPECT_SM4", r.expect_sm4)
             .envs(r.env.iter().copied())

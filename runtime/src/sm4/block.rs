@@ -8,6 +8,17 @@ use super::*;
 #[derive(Clone)]
 pub struct Sm4(pub(super) Keys, pub(super) Option<dispatch::FixedKernels>);
 
+impl Drop for Sm4 {
+    /// Zeroises every byte of the object ([`crate::wipe_object`]: padding and `None` payloads included), then
+    /// writes back its kernel-table references (not secret) so that the fields' drop glue sees a valid value.
+    fn drop(&mut self) {
+        let k = self.0.k;
+        // SAFETY: called from `drop`; with the references written back, all-zero bytes are a valid `Sm4`.
+        unsafe { crate::wipe_object(self) };
+        self.0.k = k;
+    }
+}
+
 impl Sm4 {
     /// Keys the cipher, using the best backend for this CPU (or `ASMGEN_BACKEND` / `ASMGEN_ISA`).
     pub fn new(key: &[u8; 16]) -> Sm4 {
@@ -26,9 +37,11 @@ impl Sm4 {
         if message_bytes == 0 || message_bytes.div_ceil(16) > crate::MAX_FIXED_BLOCKS {
             return Err(Error::InvalidLength { what: "CTR message size", len: message_bytes });
         }
-        // The whole blocks of such a message; a shorter one has none for the fixed kernel to take.
-        let fixed = if message_bytes >= 16 { dispatch::fixed_ctr(message_bytes / 16 * 16) } else { None };
-        Ok(Sm4(Keys::new(dispatch::best(), key), fixed.map(|f| dispatch::FixedKernels { bytes: message_bytes, ..f })))
+        // The specialisation is asked for the message size itself (its kernel takes the message's whole
+        // blocks; `apply_ctr` adds the partial one), so its name reports the size asked for (`ctr-1000`, not
+        // the kernel's `ctr-992`). A message shorter than a block has none for a fixed kernel to take.
+        let fixed = if message_bytes >= 16 { dispatch::fixed_ctr(message_bytes) } else { None };
+        Ok(Sm4(Keys::new(dispatch::best(), key), fixed))
     }
 
     /// The fixed-size kernel in use for messages of one size (see [`Sm4::with_ctr_message_size`]), e.g.

@@ -50,7 +50,7 @@ impl MacCore {
         (self.n == 16, b)
     }
 
-    pub(super) fn finish(self, last: &[u8; 16]) -> [u8; 16] {
+    pub(super) fn finish(&self, last: &[u8; 16]) -> [u8; 16] {
         let mut s = self.state;
         self.keys.cbc_mac(&mut s, last);
         s
@@ -77,6 +77,17 @@ pub struct Sm4Cmac {
     core: MacCore,
     k1: Zeroizing<[u8; 16]>,
     k2: Zeroizing<[u8; 16]>,
+}
+
+impl Drop for Sm4Cmac {
+    /// Zeroises every byte of the object ([`crate::wipe_object`]: padding and `None` payloads included), then
+    /// writes back its kernel-table references (not secret) so that the fields' drop glue sees a valid value.
+    fn drop(&mut self) {
+        let k = self.core.keys.k;
+        // SAFETY: called from `drop`; with the references written back, all-zero bytes are a valid `Sm4Cmac`.
+        unsafe { crate::wipe_object(self) };
+        self.core.keys.k = k;
+    }
 }
 
 impl Sm4Cmac {
@@ -127,6 +138,17 @@ pub struct Sm4Xcbc {
     k3: Zeroizing<[u8; 16]>,
 }
 
+impl Drop for Sm4Xcbc {
+    /// Zeroises every byte of the object ([`crate::wipe_object`]: padding and `None` payloads included), then
+    /// writes back its kernel-table references (not secret) so that the fields' drop glue sees a valid value.
+    fn drop(&mut self) {
+        let k = self.core.keys.k;
+        // SAFETY: called from `drop`; with the references written back, all-zero bytes are a valid `Sm4Xcbc`.
+        unsafe { crate::wipe_object(self) };
+        self.core.keys.k = k;
+    }
+}
+
 impl Sm4Xcbc {
     /// Keys the MAC with the best backend.
     pub fn new(key: &[u8; 16]) -> Sm4Xcbc {
@@ -172,6 +194,17 @@ impl Sm4Xcbc {
 #[derive(Clone)]
 pub struct Sm4CbcMac {
     core: MacCore,
+}
+
+impl Drop for Sm4CbcMac {
+    /// Zeroises every byte of the object ([`crate::wipe_object`]: padding and `None` payloads included), then
+    /// writes back its kernel-table references (not secret) so that the fields' drop glue sees a valid value.
+    fn drop(&mut self) {
+        let k = self.core.keys.k;
+        // SAFETY: called from `drop`; with the references written back, all-zero bytes are a valid `Sm4CbcMac`.
+        unsafe { crate::wipe_object(self) };
+        self.core.keys.k = k;
+    }
 }
 
 impl Sm4CbcMac {
