@@ -21,18 +21,16 @@
 mod aot;
 mod backend;
 mod cpu;
-mod dispatch;
 mod error;
+mod ghash;
 #[cfg(feature = "jit")]
 pub mod jit;
-mod portable;
 mod sm4;
-mod universal;
 
-pub use dispatch::hash_backends;
 pub use error::Error;
+pub use ghash::dispatch::hash_backends;
+pub use ghash::{Ghash, Polyval};
 pub use sm4::{sm4_backend_table, sm4_backends, Sm4, Sm4CbcMac, Sm4Ccm, Sm4Cmac, Sm4Gcm, Sm4Xcbc, Sm4Xts};
-pub use universal::{Ghash, Polyval};
 
 /// The README's examples, compiled and run as this crate's doctests (`cargo test -p asmgen-runtime --doc`).
 #[cfg(doctest)]

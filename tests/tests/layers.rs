@@ -53,6 +53,11 @@ impl Refs<'_> {
         let mut abs: Vec<String> = match segments.first().map(String::as_str) {
             Some("crate") => Vec::new(),
             Some("super") | Some("self") => self.at.clone(),
+            // A path relative to the current module that starts with one of its child modules (`use
+            // dispatch::Sm4Kernels` in `sm4/mod.rs`).
+            Some(first) if self.modules.contains(&[self.at.as_slice(), &[first.to_string()]].concat()) => {
+                self.at.clone()
+            }
             _ => return,
         };
         for s in &segments[if segments[0] == "crate" { 1 } else { 0 }..] {
@@ -106,6 +111,9 @@ impl<'ast> Visit<'ast> for Refs<'_> {
         self.add(&segments);
         syn::visit::visit_path(self, p);
     }
+    fn visit_visibility(&mut self, _: &'ast syn::Visibility) {
+        // `pub(super)`, `pub(crate)` name who may see an item, not what it uses.
+    }
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
         // `#[cfg(test)] mod tests { use super::*; }`: tests may reach into what they test.
         if m.content.is_some() && m.ident != "tests" {
@@ -145,7 +153,7 @@ fn cycle(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
             match state.get(m).copied().unwrap_or(0) {
                 1 => {
                     let i = stack.iter().position(|s| s == m).unwrap();
-                    return Some([&stack[i..], &[m.clone()]].concat());
+                    return Some([&stack[i..], std::slice::from_ref(m)].concat());
                 }
                 0 => {
                     if let Some(c) = dfs(m, edges, state, stack) {

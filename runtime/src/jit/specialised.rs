@@ -3,10 +3,6 @@
 //! have no length checks and no tail code beyond what the size needs. Each specialisation is its own
 //! [`Jit`] (kernels, bytes, text, stats), assembled once and kept for the life of the process.
 
-use super::{Jit, JitError};
-use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
-
 /// A size an application asks the JIT to specialise for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Specialisation {
@@ -52,30 +48,5 @@ impl Specialisation {
             Specialisation::CtrMessage(_) | Specialisation::HashBlocks(_) => true,
         };
         whole && (1..=MAX_BLOCKS).contains(&self.blocks())
-    }
-}
-
-impl Jit {
-    /// The fixed-size kernels of `spec` for this CPU's kernel sets (those [`Jit::process`] chose), assembled on
-    /// the first request and kept for the life of the process. `Unsupported` where the set has no such kernel
-    /// (the NEON and scalar riscv64 sets have no XTS kernel, for example) or the size is out of range.
-    pub fn specialised(spec: Specialisation) -> Result<&'static Jit, JitError> {
-        static CACHE: OnceLock<Mutex<HashMap<Specialisation, &'static Jit>>> = OnceLock::new();
-        if !spec.is_valid() {
-            return Err(JitError::Unsupported("no specialisation for that size"));
-        }
-        let mut cache = CACHE.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(j) = cache.get(&spec) {
-            return Ok(j);
-        }
-        #[cfg(all(asmgen_aot, any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "riscv64")))]
-        {
-            // Kept for the life of the process: the kernels' users hold plain function pointers.
-            let j: &'static Jit = Box::leak(Box::new(super::target::specialise(spec)?));
-            cache.insert(spec, j);
-            Ok(j)
-        }
-        #[cfg(not(all(asmgen_aot, any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "riscv64"))))]
-        Err(JitError::Unsupported("no listings are linked for this target"))
     }
 }

@@ -1,7 +1,9 @@
 //! The JIT on this target: its ISA and kernel sets (the catalog's), and the assembly of a set's kernels (build,
-//! lower, map) that [`Jit::host`](super::Jit::host) and the specialisations share.
+//! lower, map) that [`Jit::host`] and [`Jit::specialised`] share.
 
-use super::{memory, Jit, JitError, JitStats, Mapped};
+use super::assembly::{Jit, JitError, JitStats, Mapped};
+use super::memory;
+use super::specialised::Specialisation;
 use asmgen::lower::Lower;
 use asmgen::{Feature, FeatureSet, Function, Isa};
 use asmgen_kernels::catalog::KernelSet;
@@ -86,11 +88,11 @@ pub(crate) fn assemble(
     Ok(stats)
 }
 
-/// The fixed-size kernels of `spec` ([`Jit::specialised`](super::Jit::specialised)): those of the process
+/// The fixed-size kernels of `spec` ([`Jit::specialised`]): those of the process
 /// JIT's set of the right listing.
-pub(super) fn specialise(spec: super::Specialisation) -> Result<Jit, JitError> {
-    use super::Specialisation as S;
+pub(super) fn specialise(spec: Specialisation) -> Result<Jit, JitError> {
     use asmgen_kernels::Fixed;
+    use Specialisation as S;
     let process = Jit::process().map_err(|_| JitError::Unsupported("the JIT could not assemble this CPU's kernels"))?;
     let (fixed, listing) = match spec {
         S::XtsSector(bytes) => (Fixed::Xts(bytes / 16), "sm4"),
@@ -112,7 +114,7 @@ pub(super) fn specialise(spec: super::Specialisation) -> Result<Jit, JitError> {
     Ok(jit)
 }
 
-/// [`Jit::host`](super::Jit::host): the kernel sets [`crate::backend::jit_choice`] chooses for this CPU.
+/// [`Jit::host`]: the kernel sets [`crate::backend::jit_choice`] chooses for this CPU.
 pub(super) fn host() -> Result<Jit, JitError> {
     let (sets, notes) = crate::backend::jit_choice();
     let mut jit = Jit::empty(notes);

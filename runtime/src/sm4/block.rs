@@ -1,6 +1,9 @@
 //! SM4: The block cipher and its confidentiality modes.
 
-use super::*;
+use super::dispatch;
+use super::keys::*;
+use crate::Error;
+use zeroize::Zeroizing;
 
 /// The SM4 block cipher with its confidentiality modes (ECB, CBC, CFB, CTR, CBC with ciphertext stealing).
 ///

@@ -1,7 +1,10 @@
 //! SM4: CCM.
 
+use super::dispatch;
+use super::keys::*;
 use super::mac::MacCore;
-use super::*;
+use crate::Error;
+use zeroize::Zeroizing;
 
 /// SM4-CCM (NIST SP 800-38C, RFC 3610; RFC 8998): nonce of 7..=13 bytes, tag of 4..=16 bytes (even).
 /// Decryption works on a scratch copy and writes `buf` only once the tag has been verified.
@@ -158,3 +161,5 @@ impl Sm4Ccm {
         Ok(())
     }
 }
+
+backend_debug!(Sm4Ccm);

@@ -1,7 +1,8 @@
 //! RustCrypto `cipher` 0.5 traits for [`Sm4`]: `KeyInit`, `BlockCipherEncrypt`, `BlockCipherDecrypt`, with
 //! sixteen blocks per parallel call (one kernel call).
 
-use super::{dispatch, Keys, Sm4};
+use super::keys::Keys;
+use super::{dispatch, Sm4};
 use cipher::consts::U16;
 use cipher::{
     AlgorithmName, Block, BlockCipherDecBackend, BlockCipherDecClosure, BlockCipherDecrypt, BlockCipherEncBackend,

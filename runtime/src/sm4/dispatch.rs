@@ -5,7 +5,7 @@
 
 use super::portable;
 use crate::backend::{self, cast, Kernels, Registry};
-use crate::dispatch::HashKernels;
+use crate::ghash::dispatch::{self as ghash, HashKernels};
 use crate::Error;
 use std::sync::OnceLock;
 
@@ -60,7 +60,7 @@ impl Kernels for Sm4Kernels {
 }
 
 fn portable_ghash() -> &'static HashKernels {
-    &crate::dispatch::PORTABLE_GHASH
+    &ghash::PORTABLE_GHASH
 }
 
 /// The portable set: every function from [`portable`].
@@ -112,7 +112,7 @@ fn from_roles(name: &'static str, available: bool, entry: impl Fn(&str) -> Optio
         gcm_enc: gcm("gcm_enc"),
         ccm_enc: ccm("ccm_enc"),
         ccm_dec: ccm("ccm_dec"),
-        ghash: crate::dispatch::ghash,
+        ghash: ghash::ghash,
     })
 }
 

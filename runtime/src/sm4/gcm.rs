@@ -1,6 +1,9 @@
 //! SM4: GCM.
 
-use super::*;
+use super::dispatch::{self, Sm4Kernels};
+use super::keys::*;
+use crate::Error;
+use zeroize::{Zeroize, Zeroizing};
 
 /// The 256-byte GHASH key table (same layout on every backend).
 #[derive(Clone)]
@@ -18,7 +21,7 @@ impl Drop for HTable {
 #[derive(Clone)]
 pub struct Sm4Gcm {
     keys: Keys,
-    ghash: &'static crate::dispatch::HashKernels,
+    ghash: &'static crate::ghash::dispatch::HashKernels,
     htable: HTable,
 }
 
@@ -192,3 +195,5 @@ impl Sm4Gcm {
         Ok(())
     }
 }
+
+backend_debug!(Sm4Gcm);

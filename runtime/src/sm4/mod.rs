@@ -9,6 +9,7 @@ mod ccm;
 mod cipher_impls;
 pub(crate) mod dispatch;
 mod gcm;
+mod keys;
 mod mac;
 pub(crate) mod portable;
 mod xts;
@@ -19,152 +20,9 @@ pub use gcm::Sm4Gcm;
 pub use mac::{Sm4CbcMac, Sm4Cmac, Sm4Xcbc};
 pub use xts::Sm4Xts;
 
-use crate::Error;
 pub use dispatch::sm4_backend_table;
-use dispatch::Sm4Kernels;
-use zeroize::{Zeroize, Zeroizing};
 
 /// Names of the SM4 backends this CPU can run, portable first, best last.
 pub fn sm4_backends() -> Vec<&'static str> {
     sm4_backend_table().into_iter().filter(|(_, ok)| *ok).map(|(n, _)| n).collect()
-}
-
-/// 32 round keys as the kernels take them: little-endian 32-bit words, 128 bytes.
-#[derive(Clone)]
-#[repr(C, align(16))]
-struct RoundKeys([u8; 128]);
-
-impl RoundKeys {
-    fn ptr(&self) -> *const u8 {
-        self.0.as_ptr()
-    }
-}
-
-impl Drop for RoundKeys {
-    fn drop(&mut self) {
-        self.0.zeroize();
-    }
-}
-
-/// A key schedule in both directions on one kernel set.
-#[derive(Clone)]
-struct Keys {
-    k: &'static Sm4Kernels,
-    enc: RoundKeys,
-    dec: RoundKeys,
-}
-
-impl Keys {
-    fn new(k: &'static Sm4Kernels, key: &[u8; 16]) -> Keys {
-        let mut enc = RoundKeys([0; 128]);
-        let mut dec = RoundKeys([0; 128]);
-        // SAFETY: 128 writable bytes each and a 16-byte key, as the kernels' contract asks.
-        unsafe { (k.expand_key)(enc.0.as_mut_ptr(), dec.0.as_mut_ptr(), key.as_ptr()) };
-        Keys { k, enc, dec }
-    }
-
-    /// ECB over whole blocks in place (`decrypt` picks the schedule).
-    fn ecb(&self, buf: &mut [u8], decrypt: bool) {
-        debug_assert_eq!(buf.len() % 16, 0);
-        let rk = if decrypt { &self.dec } else { &self.enc };
-        let n = buf.len() / 16;
-        // SAFETY: `buf` holds `16 * n` bytes; source and destination alias exactly, which the kernels allow.
-        unsafe { (self.k.ecb)(rk.ptr(), buf.as_mut_ptr(), buf.as_ptr(), n) }
-    }
-
-    /// ECB over whole blocks in place with the given schedule.
-    fn ecb_rk(&self, rk: &RoundKeys, buf: &mut [u8]) {
-        debug_assert_eq!(buf.len() % 16, 0);
-        // SAFETY: as in `ecb`.
-        unsafe { (self.k.ecb)(rk.ptr(), buf.as_mut_ptr(), buf.as_ptr(), buf.len() / 16) }
-    }
-
-    /// CTR over whole blocks with GCM's inc32 counter (the low 32 bits wrap without carrying), from the
-    /// set's 128-bit CTR kernel: the message is split where the low word wraps.
-    fn ctr32(&self, ctr: &mut [u8; 16], buf: &mut [u8]) {
-        let mut rest = buf;
-        while !rest.is_empty() {
-            let low = u32::from_be_bytes([ctr[12], ctr[13], ctr[14], ctr[15]]);
-            let room = (1u64 << 32) - u64::from(low);
-            let n = ((rest.len() / 16) as u64).min(room) as usize;
-            let (now, later) = rest.split_at_mut(16 * n);
-            let mut high = [0u8; 12];
-            high.copy_from_slice(&ctr[..12]);
-            self.chain(self.k.ctr, &self.enc, now, ctr);
-            // At the wrap the 128-bit kernel carries into the upper 96 bits; inc32 does not.
-            ctr[..12].copy_from_slice(&high);
-            rest = later;
-        }
-    }
-
-    /// One block through the cipher.
-    fn encrypt_block(&self, block: &[u8; 16]) -> [u8; 16] {
-        let mut b = *block;
-        self.ecb(&mut b, false);
-        b
-    }
-
-    /// A chaining kernel (`f(rk, dst, src, n, state)`) over whole blocks of `buf` in place.
-    fn chain(&self, f: dispatch::ChainFn, rk: &RoundKeys, buf: &mut [u8], state: &mut [u8; 16]) {
-        debug_assert_eq!(buf.len() % 16, 0);
-        let n = buf.len() / 16;
-        // SAFETY: `buf` holds `16 * n` bytes (exact aliasing allowed), `state` 16 writable bytes, `rk` 128.
-        unsafe { f(rk.ptr(), buf.as_mut_ptr(), buf.as_ptr(), n, state.as_mut_ptr()) }
-    }
-
-    /// CBC-MAC kernel over whole blocks.
-    fn cbc_mac(&self, mac: &mut [u8; 16], data: &[u8]) {
-        debug_assert_eq!(data.len() % 16, 0);
-        // SAFETY: `data` holds `16 * n` readable bytes, `mac` 16 writable bytes.
-        unsafe { (self.k.cbc_mac)(self.enc.ptr(), mac.as_mut_ptr(), data.as_ptr(), data.len() / 16) }
-    }
-}
-
-fn xor_into(dst: &mut [u8], src: &[u8]) {
-    for (d, s) in dst.iter_mut().zip(src) {
-        *d ^= s;
-    }
-}
-
-fn whole_blocks(what: &'static str, buf: &[u8]) -> Result<(), Error> {
-    if buf.len() % 16 == 0 {
-        Ok(())
-    } else {
-        Err(Error::InvalidLength { what, len: buf.len() })
-    }
-}
-
-/// Equality of two byte strings in time independent of their contents.
-fn ct_eq(a: &[u8], b: &[u8]) -> bool {
-    let d = a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y));
-    core::hint::black_box(d) == 0 && a.len() == b.len()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ctr32_wraps_without_carry_on_every_set() {
-        let key = [0x2bu8; 16];
-        for k in dispatch::all().iter().filter(|k| k.available) {
-            let keys = Keys::new(k, &key);
-            for low in [0xffff_fffeu32, 0xffff_ffff, 0, 7] {
-                let mut c0 = [0xffu8; 16];
-                c0[12..].copy_from_slice(&low.to_be_bytes());
-                let mut want = vec![0u8; 80];
-                for (i, b) in want.chunks_exact_mut(16).enumerate() {
-                    let mut c = c0;
-                    c[12..].copy_from_slice(&low.wrapping_add(i as u32).to_be_bytes());
-                    b.copy_from_slice(&keys.encrypt_block(&c));
-                }
-                let mut got = vec![0u8; 80];
-                let mut ctr = c0;
-                keys.ctr32(&mut ctr, &mut got);
-                assert_eq!(got, want, "{}: low {low:#x}", k.name);
-                assert_eq!(ctr[..12], c0[..12], "{}", k.name);
-                assert_eq!(ctr[12..], low.wrapping_add(5).to_be_bytes(), "{}", k.name);
-            }
-        }
-    }
 }

@@ -504,7 +504,7 @@ pub(crate) unsafe extern "C" fn gcm_enc(
             data[k] = xor(data[k], b[k]);
             st(dst.add(16 * (i + k)), data[k]);
         }
-        crate::portable::ghash_update(ghash, htable, data.as_ptr().cast(), m);
+        crate::ghash::portable::ghash_update(ghash, htable, data.as_ptr().cast(), m);
     });
     b.zeroize();
     data.zeroize();

@@ -1,6 +1,10 @@
 //! SM4: XTS with ciphertext stealing, both tweak conventions.
 
-use super::*;
+use super::dispatch::{self, Sm4Kernels};
+use super::keys::*;
+use super::portable;
+use crate::Error;
+use zeroize::{Zeroize, Zeroizing};
 
 /// SM4-XTS with ciphertext stealing: IEEE 1619 ([`Sm4Xts::new`]) or GB/T 17964-2021 ([`Sm4Xts::new_gb`],
 /// which differs in the bit order of the tweak's multiplication by x).

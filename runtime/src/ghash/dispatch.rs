@@ -2,8 +2,8 @@
 //! (`ghash_init`, `ghash_update`, `polyval_init`, `polyval_update`) from the generated set table or the
 //! JIT, in one [`Registry`] per function.
 
+use super::portable;
 use crate::backend::{self, cast, Kernels, Registry};
-use crate::portable;
 use std::sync::OnceLock;
 
 /// Key setup: `init(table, h)`.

@@ -1,7 +1,11 @@
-//! GHASH and POLYVAL: the safe API over the kernels.
+//! GHASH and POLYVAL: the safe API ([`Ghash`], [`Polyval`]) over the kernels; [`dispatch`] picks them (the
+//! listings', the JIT's or the [`portable`] code).
 
-use crate::dispatch::{self, HashKernels, UpdateFn};
+pub(crate) mod dispatch;
+pub(crate) mod portable;
+
 use crate::Error;
+use dispatch::{HashKernels, UpdateFn};
 use universal_hash::common::{BlockSizeUser, KeySizeUser, ParBlocksSizeUser};
 use universal_hash::consts::{U16, U8};
 use universal_hash::{Block, Key, KeyInit, ParBlocks, UhfBackend, UhfClosure, UniversalHash};
