@@ -6,30 +6,15 @@
 //! function was declared with: using an instruction the target's feature set does not allow is an error when
 //! the listing is generated, not when it is assembled.
 
+use crate::feature::FeatureSet;
 use crate::hash::{FastMap, FastSet};
 use crate::ir::{CType, Const, Frame, Function, Inst, Item, Label, Param, Signature};
-use crate::isa::{FeatureSet, Isa};
+use crate::isa::Isa;
 use crate::target::Abi;
 use std::collections::BTreeSet;
-use std::fmt;
 use std::sync::Arc;
 
-/// An error found while generating a function.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GenError {
-    /// The function being generated.
-    pub function: String,
-    /// What went wrong.
-    pub message: String,
-}
-
-impl fmt::Display for GenError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.function, self.message)
-    }
-}
-
-impl std::error::Error for GenError {}
+pub use crate::error::GenError;
 
 /// Builds one function.
 pub struct Builder<I: Isa> {

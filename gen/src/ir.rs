@@ -1,24 +1,10 @@
 //! The intermediate representation every emitter, the ISA report and the JIT read: a function is a list of
 //! items (instructions, labels, comments, unwind directives) plus its signature and feature set.
 
-use crate::isa::{FeatureSet, Isa};
-use std::sync::Arc;
+use crate::feature::FeatureSet;
+use crate::isa::Isa;
 
-/// A code or constant label. Names are unique within a listing; the emitter adds the flavour's local prefix.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Label(pub(crate) Arc<str>);
-
-impl Label {
-    /// A label with a fixed name, for tools and tests; kernels get unique labels from the builder.
-    pub fn named(name: &str) -> Label {
-        Label(Arc::from(name))
-    }
-
-    /// The label's name without the local prefix.
-    pub fn name(&self) -> &str {
-        &self.0
-    }
-}
+pub use crate::label::Label;
 
 /// An unwind directive, derived from the prologue; printed as `.cfi_*` on ELF (and, later, as SEH codes).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -13,14 +13,19 @@
 
 pub mod builder;
 pub mod emit;
+pub mod error;
+pub mod feature;
 pub mod hash;
 pub mod ir;
 pub mod isa;
+pub mod label;
 pub mod lower;
 pub mod report;
 pub mod target;
 
 pub use builder::{Builder, GenError};
-pub use ir::{CType, Function, Label, Listing};
-pub use isa::{Feature, FeatureSet, Isa};
+pub use feature::{Feature, FeatureSet};
+pub use ir::{CType, Function, Listing};
+pub use isa::Isa;
+pub use label::Label;
 pub use target::{Abi, Arch, Os, Target};

@@ -102,7 +102,7 @@ pub fn listing<I: Isa>(target: Target, listing: &Listing<I>, source: &str) -> Re
     o.comment(&format!("Target: {target} ({}, {} ABI), GNU as syntax", format_name(fl.format), abi_name(fl.abi)));
     o.comment("");
     o.comment("Functions:");
-    let mut all = crate::isa::FeatureSet::<I::Feature>::empty();
+    let mut all = crate::feature::FeatureSet::<I::Feature>::empty();
     for f in &listing.functions {
         o.comment(&format!("  {}", f.c_prototype(fl.symbol_prefix)));
         let req = if f.required.is_empty() { "baseline".to_string() } else { f.required.names(", ") };

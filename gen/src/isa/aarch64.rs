@@ -829,7 +829,7 @@ impl Isa for Aarch64 {
         // GNU_PROPERTY_AARCH64_FEATURE_1_AND: BTI (1) | PAC (2).
         Some((0xc000_0000, 3))
     }
-    fn preamble(_f: super::FeatureSet<A64Feature>) -> Vec<String> {
+    fn preamble(_f: crate::feature::FeatureSet<A64Feature>) -> Vec<String> {
         // GNU as 2.40 accepts pmull .1q, eor3/bcax and sm4e only on a v8.2 base.
         vec![".arch armv8.2-a+crypto+sm4+sha3".into()]
     }

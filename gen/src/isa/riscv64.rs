@@ -11,8 +11,9 @@
 //! written by asmgen; the assembler may still pick them when the listing is assembled for `rv64gc`.
 
 use super::fixed::{enc, fld, label, label2, mapped, mapped_part, part, raw, Field, LabelValue};
-use super::{Feature, FeatureSet, Isa, OpInfo, PrintCtx};
+use super::{Isa, OpInfo, PrintCtx};
 use crate::define_isa;
+use crate::feature::{Feature, FeatureSet};
 use crate::ir::{Cfi, Frame, Item, Label};
 use crate::target::{Abi, Arch};
 

@@ -517,7 +517,7 @@ impl Isa for X86_64 {
         // GNU_PROPERTY_X86_FEATURE_1_AND: IBT (1) | SHSTK (2).
         Some((0xc000_0002, 3))
     }
-    fn preamble(_features: super::FeatureSet<X86Feature>) -> Vec<String> {
+    fn preamble(_features: crate::feature::FeatureSet<X86Feature>) -> Vec<String> {
         vec![".intel_syntax noprefix".into()]
     }
 }
