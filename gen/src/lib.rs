@@ -11,6 +11,7 @@
 
 #![warn(missing_docs)]
 
+pub mod abi;
 pub mod builder;
 pub mod emit;
 pub mod error;
@@ -20,12 +21,14 @@ pub mod ir;
 pub mod isa;
 pub mod label;
 pub mod lower;
+pub mod platform;
 pub mod report;
 pub mod target;
 
 pub use builder::{Builder, GenError};
 pub use feature::{Feature, FeatureSet};
 pub use ir::{CType, Function, Listing};
-pub use isa::Isa;
+pub use isa::InstructionSet;
 pub use label::Label;
+pub use platform::Isa;
 pub use target::{Abi, Arch, Os, Target};

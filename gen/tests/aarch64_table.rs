@@ -6,11 +6,13 @@
 //! built with) and, when present, LLVM's `llvm-mc-19`; the words they produce must equal ours. A missing
 //! assembler skips that half with a notice (CI installs both).
 
+use asmgen::abi::Conventions;
 use asmgen::emit::gas::format_inst;
 use asmgen::ir::{Inst, Item};
 use asmgen::isa::aarch64::{regs::*, Aarch64, Operand, OPS, V};
+use asmgen::isa::InstructionSet;
 use asmgen::isa::PrintCtx;
-use asmgen::{Abi, Builder, CType, Isa, Listing, Target};
+use asmgen::{Abi, Builder, CType, Listing, Target};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -9,7 +9,7 @@
 use asmgen::emit::gas::format_inst;
 use asmgen::ir::Inst;
 use asmgen::isa::riscv64::{mem, Op, Operand, Riscv64, VType, OPS, X};
-use asmgen::isa::{Isa, PrintCtx};
+use asmgen::isa::{InstructionSet, PrintCtx};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -1,8 +1,10 @@
 //! GNU as listings. Deterministic: the same listing always prints the same bytes.
 
+use crate::abi::LandingPad;
 use crate::builder::GenError;
 use crate::ir::{Cfi, Function, Inst, Item, Listing};
-use crate::isa::{Encoding, Isa, PrintCtx};
+use crate::isa::{Encoding, PrintCtx};
+use crate::platform::Isa;
 use crate::target::{Abi, ObjectFormat, Target};
 
 /// The command that rewrites every listing, printed in each header.
@@ -74,6 +76,13 @@ pub fn format_inst<I: Isa>(inst: &Inst<I>, ctx: &PrintCtx, comment: &str) -> Str
             format!("\t{:<11} {word:#010x}\t{comment} {pretty}", I::RAW_DIRECTIVE)
         }
         None => format!("\t{pretty}"),
+    }
+}
+
+fn landing_pad_text(pad: LandingPad) -> (&'static str, &'static str) {
+    match pad {
+        LandingPad::Endbr64 => ("endbr64", "indirect-branch landing pad (CET IBT)"),
+        LandingPad::BtiC => ("hint #34", "bti c: indirect-branch landing pad (BTI)"),
     }
 }
 
@@ -181,7 +190,7 @@ fn function<I: Isa>(o: &mut Out, f: &Function<I>, target: Target, ctx: &PrintCtx
     if fl.cfi {
         o.directive(".cfi_startproc");
     }
-    if let Some((pad, why)) = I::landing_pad() {
+    if let Some((pad, why)) = I::landing_pad(f.abi).map(landing_pad_text) {
         o.line(format!("\t{pad:<11} \t{} {why}", fl.comment));
     }
     let print = |o: &mut Out, item: &Item<I>| match item {
@@ -196,7 +205,7 @@ fn function<I: Isa>(o: &mut Out, f: &Function<I>, target: Target, ctx: &PrintCtx
             }
         }
     };
-    for item in super::layout::function_items(fl.abi, f).iter() {
+    for item in super::layout::function_items(f).iter() {
         print(o, item);
     }
     if fl.cfi {

@@ -4,8 +4,7 @@
 
 use crate::builder::GenError;
 use crate::ir::{Const, Function, Item};
-use crate::isa::Isa;
-use crate::target::Abi;
+use crate::platform::Isa;
 use std::collections::BTreeMap;
 
 /// Every function starts at a multiple of `1 << FUNCTION_ALIGN_LOG2` bytes.
@@ -25,9 +24,9 @@ impl<I: Isa> FunctionItems<'_, I> {
     }
 }
 
-/// The items of `f` as they are emitted under `abi`.
-pub fn function_items<I: Isa>(abi: Abi, f: &Function<I>) -> FunctionItems<'_, I> {
-    let (prologue, epilogue) = I::prologue_epilogue(abi, &f.frame);
+/// The items of `f` as they are emitted under its ABI.
+pub fn function_items<I: Isa>(f: &Function<I>) -> FunctionItems<'_, I> {
+    let (prologue, epilogue) = I::prologue_epilogue(f.abi, &f.frame);
     FunctionItems { prologue, body: &f.body, epilogue }
 }
 

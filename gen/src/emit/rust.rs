@@ -2,7 +2,7 @@
 //! `generated/<target>/mod.rs` is included by the runtime, so no `extern` block is written by hand.
 
 use crate::ir::Listing;
-use crate::isa::Isa;
+use crate::platform::Isa;
 use crate::target::Target;
 use std::fmt::Write;
 

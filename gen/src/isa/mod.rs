@@ -15,9 +15,8 @@ pub mod fixed;
 pub mod riscv64;
 pub mod x86_64;
 
-use crate::ir::{Frame, Item};
 use crate::label::Label;
-use crate::target::{Abi, Arch};
+use crate::target::Arch;
 use std::fmt::Debug;
 
 pub use crate::feature::{Feature, FeatureSet};
@@ -74,8 +73,9 @@ impl PrintCtx<'_> {
     }
 }
 
-/// An instruction-set architecture: its table, its registers and its ABI details.
-pub trait Isa: Sized + 'static {
+/// An instruction set: its table, its operands and its registers. Calling conventions are in
+/// [`crate::abi`], spelling in [`crate::syntax`]; [`crate::Isa`] is an instruction set with both.
+pub trait InstructionSet: Sized + 'static {
     /// Which architecture this is.
     const ARCH: Arch;
     /// The opcode enum generated from the table.
@@ -109,17 +109,6 @@ pub trait Isa: Sized + 'static {
     const TYPE_PREFIX: &'static str = "@";
     /// The register's assembler name.
     fn reg_name(reg: Self::Reg) -> String;
-    /// The registers the ABI passes integer/pointer arguments in, in order.
-    fn arg_regs(abi: Abi) -> &'static [Self::Reg];
-    /// Whether the callee must preserve `reg` under `abi`.
-    fn callee_saved(abi: Abi, reg: Self::Reg) -> bool;
-    /// The stack pointer (never counted as a clobbered register).
-    fn is_stack_pointer(reg: Self::Reg) -> bool;
-    /// Instructions (and unwind directives) that save the registers in `frame` and those that restore them and
-    /// return.
-    fn prologue_epilogue(abi: Abi, frame: &Frame<Self>) -> (Vec<Item<Self>>, Vec<Item<Self>>);
-    /// The indirect-branch landing pad that starts every exported function, with its comment.
-    fn landing_pad() -> Option<(&'static str, &'static str)>;
     /// The GNU property note's type and value (IBT/SHSTK on x86, BTI/PAC on aarch64), if any.
     fn gnu_property() -> Option<(u32, u32)>;
     /// An assembler directive that must precede the code (syntax or ISA selection).

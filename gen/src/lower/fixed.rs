@@ -4,6 +4,7 @@
 //! [`LabelRef`]: crate::isa::fixed::LabelRef
 
 use super::{align_up, finish_image, place_constants, Image, Labels, Lower, Symbol};
+use crate::abi::LandingPad;
 use crate::builder::GenError;
 use crate::emit::gas::format_inst;
 use crate::emit::layout;
@@ -11,17 +12,15 @@ use crate::ir::{Function, Item};
 use crate::isa::aarch64::Aarch64;
 use crate::isa::fixed::Encoding;
 use crate::isa::riscv64::Riscv64;
-use crate::isa::{Isa, PrintCtx};
-use crate::target::Abi;
+use crate::isa::PrintCtx;
+use crate::platform::Isa;
 
 /// An ISA whose instructions are 32-bit words encoded from the table (aarch64, riscv64).
 pub trait FixedIsa: Isa<Encoding = Encoding> {
     /// The `nop` word alignment padding is filled with (what GNU as pads code sections with).
     const NOP: u32;
-    /// The landing pad word each function starts with, if the ISA has one.
-    const LANDING_PAD: Option<u32>;
-    /// The ABI of the Linux target.
-    const ABI: Abi;
+    /// The word of a landing pad (`bti c` on aarch64), if the ISA has it.
+    fn landing_pad_word(pad: LandingPad) -> Option<u32>;
     /// Whether the assembler pads the end of the code section to the section's alignment (the largest
     /// alignment requested in it) with `nop`s: riscv64 GNU as does, aarch64's does not.
     const PAD_SECTION_END: bool;
@@ -29,17 +28,19 @@ pub trait FixedIsa: Isa<Encoding = Encoding> {
 
 impl FixedIsa for Aarch64 {
     const NOP: u32 = 0xd503_201f;
-    /// `bti c` (`hint #34`).
-    const LANDING_PAD: Option<u32> = Some(0xd503_245f);
-    const ABI: Abi = Abi::Aapcs64;
+    fn landing_pad_word(pad: LandingPad) -> Option<u32> {
+        // `bti c` (`hint #34`).
+        (pad == LandingPad::BtiC).then_some(0xd503_245f)
+    }
     const PAD_SECTION_END: bool = false;
 }
 
 impl FixedIsa for Riscv64 {
     /// `addi zero, zero, 0`.
     const NOP: u32 = 0x0000_0013;
-    const LANDING_PAD: Option<u32> = None;
-    const ABI: Abi = Abi::Lp64d;
+    fn landing_pad_word(_pad: LandingPad) -> Option<u32> {
+        None
+    }
     const PAD_SECTION_END: bool = true;
 }
 
@@ -68,7 +69,7 @@ lower_fixed!(Aarch64, Riscv64);
 fn lower_words<I: FixedIsa>(functions: &[&Function<I>], text_on: bool) -> Result<(Image, Vec<String>), GenError> {
     let err = |f: &Function<I>, message: String| GenError { function: f.name.clone(), message };
     let ctx = PrintCtx { local_label_prefix: ".L" };
-    let items: Vec<layout::FunctionItems<I>> = functions.iter().map(|f| layout::function_items(I::ABI, f)).collect();
+    let items: Vec<layout::FunctionItems<I>> = functions.iter().map(|f| layout::function_items(f)).collect();
 
     // Pass 1: addresses of functions, labels and instructions.
     let mut labels = Labels::default();
@@ -83,7 +84,9 @@ fn lower_words<I: FixedIsa>(functions: &[&Function<I>], text_on: bool) -> Result
             p.push(Placed::Pad(start - pc));
         }
         pc = start;
-        if let Some(w) = I::LANDING_PAD {
+        if let Some(pad) = I::landing_pad(f.abi) {
+            let w =
+                I::landing_pad_word(pad).ok_or_else(|| err(f, format!("no encoding of the landing pad {pad:?}")))?;
             p.push(Placed::Word(w, "landing pad"));
             pc += 4;
         }

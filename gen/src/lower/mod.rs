@@ -25,7 +25,7 @@ use crate::builder::GenError;
 use crate::emit::layout;
 use crate::hash::FastMap;
 use crate::ir::{Const, Function, Label};
-use crate::isa::Isa;
+use crate::platform::Isa;
 
 /// A function's place in an [`Image`].
 #[derive(Clone, Debug, PartialEq, Eq)]

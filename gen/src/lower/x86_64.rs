@@ -15,13 +15,13 @@
 //! constants and functions by name: what the CPU will run, not what the description meant.
 
 use super::{align_up, finish_image, place_constants, Image, Labels, Lower, Symbol};
+use crate::abi::{Conventions, LandingPad};
 use crate::builder::GenError;
 use crate::emit::layout;
 use crate::hash::FastMap;
 use crate::ir::{Function, Item, Label};
 use crate::isa::x86_64::{Mem, Op, Operand, X86_64};
-use crate::isa::Isa;
-use crate::target::Abi;
+use crate::isa::InstructionSet;
 use iced_x86::{Code, Encoder, Instruction, MemoryOperand, Register};
 
 /// The fill GNU as (2.40, x86-64) puts in code alignment: as many of the 11-byte NOP as fit, then the NOP of
@@ -319,7 +319,7 @@ impl Lower for X86_64 {
     fn lower(functions: &[&Function<Self>]) -> Result<Image, GenError> {
         let mut asm = Assembler::new();
         let endbr = asm.encode_code(Code::Endbr64).map_err(|e| fail("", e))?;
-        let items: Vec<_> = functions.iter().map(|f| layout::function_items(Abi::SysV, f)).collect();
+        let items: Vec<_> = functions.iter().map(|f| layout::function_items(f)).collect();
 
         let mut labels = Numbering::default();
 
@@ -328,7 +328,11 @@ impl Lower for X86_64 {
         for (i, (f, items)) in functions.iter().zip(&items).enumerate() {
             pieces.push(Piece::Align(layout::FUNCTION_ALIGN_LOG2));
             pieces.push(Piece::Start(i));
-            pieces.push(Piece::Bytes(endbr, None));
+            match X86_64::landing_pad(f.abi) {
+                Some(LandingPad::Endbr64) => pieces.push(Piece::Bytes(endbr, None)),
+                Some(pad) => return Err(fail(&f.name, format!("no encoding of the landing pad {pad:?}"))),
+                None => {}
+            }
             for item in items.iter() {
                 let mut label_id = |l| labels.number(l);
                 match item {

@@ -3,7 +3,7 @@
 
 use super::{memory, Jit, JitError, JitStats, Mapped};
 use asmgen::lower::Lower;
-use asmgen::{Feature, FeatureSet, Function, Isa};
+use asmgen::{Feature, FeatureSet, Function, InstructionSet};
 use asmgen_kernels::catalog::KernelSet;
 use std::time::Instant;
 
@@ -95,7 +95,7 @@ pub(crate) fn assemble(
         return Err(JitError::Unsupported("the kernel set has no kernel of that kind"));
     }
     let t1 = Instant::now();
-    let mut used = FeatureSet::<<I as Isa>::Feature>::empty();
+    let mut used = FeatureSet::<<I as InstructionSet>::Feature>::empty();
     let mut features = Vec::with_capacity(functions.len());
     for f in &functions {
         if let Some(missing) = f.required.iter().find(|x| !arch::has(*x)) {
@@ -120,7 +120,7 @@ pub(crate) fn assemble(
         <I as Lower>::disassemble(&refs, image).map_err(|e| e.to_string())
     };
     jit.push(Mapped { buffer, image, text: Box::new(text) }, listing, set, features);
-    for f in <I as Isa>::Feature::ALL.iter().filter(|f| used.contains(**f)) {
+    for f in <I as InstructionSet>::Feature::ALL.iter().filter(|f| used.contains(**f)) {
         if !jit.features.contains(&f.name()) {
             jit.features.push(f.name());
         }

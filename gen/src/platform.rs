@@ -1,0 +1,11 @@
+//! What an instruction set brings to the emitters and the JIT: its table ([`InstructionSet`]), its calling
+//! conventions ([`Conventions`]) and its spelling. Kernels, the catalog and the runtime write `I: Isa`.
+
+use crate::abi::Conventions;
+use crate::isa::InstructionSet;
+
+/// An instruction set with its calling conventions and its spelling: everything a listing or a JIT image of
+/// its functions needs. Implemented for every type that has the layers.
+pub trait Isa: InstructionSet + Conventions {}
+
+impl<T: InstructionSet + Conventions> Isa for T {}
