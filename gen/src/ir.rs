@@ -117,7 +117,7 @@ pub struct Const {
 /// A finished function, ready for an emitter.
 #[derive(Clone, Debug)]
 pub struct Function<I: InstructionSet> {
-    /// Symbol name (without the flavour's prefix).
+    /// Symbol name (without the object format's symbol prefix).
     pub name: String,
     /// Documentation, printed above the function.
     pub doc: Vec<String>,

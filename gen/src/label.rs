@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-/// A code or constant label. Names are unique within a listing; the emitter adds the flavour's local prefix.
+/// A code or constant label. Names are unique within a listing; the emitter adds the target's local-label prefix.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Label(pub(crate) Arc<str>);
 

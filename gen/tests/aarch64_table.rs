@@ -7,11 +7,11 @@
 //! assembler skips that half with a notice (CI installs both).
 
 use asmgen::abi::Conventions;
-use asmgen::emit::gas::format_inst;
 use asmgen::ir::{Inst, Item};
 use asmgen::isa::aarch64::{regs::*, Aarch64, Operand, OPS, V};
 use asmgen::isa::InstructionSet;
 use asmgen::isa::PrintCtx;
+use asmgen::syntax::format_inst;
 use asmgen::{Abi, Builder, CType, Listing, Target};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -91,7 +91,7 @@ fn cases() -> Vec<Case> {
                 operands.iter().map(|o| Aarch64::operand_value(o).expect("encodable operand")).collect();
             let word = enc.encode(&values).unwrap_or_else(|e| panic!("{}: {:?}: {}", info.name, operands, e.0));
             let inst = Inst::<Aarch64> { op: op_of(i), operands };
-            let line = format_inst(&inst, &ctx, "//");
+            let line = format_inst(&inst, &ctx);
             let text = match line.split_once("// ") {
                 Some((_, mnemonic)) if !enc.gas => mnemonic.to_string(),
                 _ => line.trim().to_string(),
@@ -268,7 +268,7 @@ fn label_cases() -> (Vec<LabelCase>, String) {
                 .collect();
             if let Ok(words) = enc.encode_words(&values) {
                 keep.push((i, set));
-                let line = format_inst(&Inst::<Aarch64> { op: op_of(i), operands }, &ctx, "//");
+                let line = format_inst(&Inst::<Aarch64> { op: op_of(i), operands }, &ctx);
                 cases.push(LabelCase { name: info.name, line, words });
             }
             pc += enc.len_bytes() as u64;
@@ -367,9 +367,7 @@ fn prologue_saves_callee_saved_registers() {
         items
             .iter()
             .filter_map(|i| match i {
-                Item::Inst(inst) => {
-                    Some(format_inst(inst, &ctx, "//").split_whitespace().collect::<Vec<_>>().join(" "))
-                }
+                Item::Inst(inst) => Some(format_inst(inst, &ctx).split_whitespace().collect::<Vec<_>>().join(" ")),
                 _ => None,
             })
             .collect()

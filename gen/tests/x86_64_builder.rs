@@ -161,7 +161,7 @@ fn every_table_entry_assembles() {
             .collect();
         let op = Op::ALL[i];
         let inst = asmgen::ir::Inst::<X86_64> { op, operands };
-        src += &emit::gas::format_inst(&inst, &ctx, "#");
+        src += &asmgen::syntax::format_inst(&inst, &ctx);
         src.push('\n');
     }
     let dir = std::env::temp_dir().join(format!("asmgen-x86-table-{}", std::process::id()));

@@ -44,7 +44,7 @@ fn source(listing: &str, arch: &str) -> String {
 
 /// The x86_64 listings.
 pub fn x86_64(target: Target) -> Result<Vec<Listing<X86_64>>, GenError> {
-    let abi = target.flavour().abi;
+    let abi = target.abi;
     Ok(vec![
         ghash_listing(ghash::x86_64::functions(abi)?),
         Listing { name: "sm4".into(), title: SM4_TITLE.into(), functions: sm4::x86_64::functions(abi)? },
@@ -53,7 +53,7 @@ pub fn x86_64(target: Target) -> Result<Vec<Listing<X86_64>>, GenError> {
 
 /// The aarch64 listings.
 pub fn aarch64(target: Target) -> Result<Vec<Listing<Aarch64>>, GenError> {
-    let abi = target.flavour().abi;
+    let abi = target.abi;
     Ok(vec![
         ghash_listing(ghash::aarch64::functions(abi)?),
         Listing { name: "sm4".into(), title: SM4_A64_TITLE.into(), functions: sm4::aarch64::functions(abi)? },
@@ -62,7 +62,7 @@ pub fn aarch64(target: Target) -> Result<Vec<Listing<Aarch64>>, GenError> {
 
 /// The riscv64 listings.
 pub fn riscv64(target: Target) -> Result<Vec<Listing<Riscv64>>, GenError> {
-    let abi = target.flavour().abi;
+    let abi = target.abi;
     let mut ghash = ghash::riscv64::functions(abi)?;
     ghash.extend(ghash::riscv64_zvkg::functions(abi)?);
     let sm4_title = "SM4 (GB/T 32907-2016) with Zksed (sm4ed, sm4ks) and with Zvksed (vsm4k, vsm4r; XTS with Zvkg)";

@@ -1,10 +1,12 @@
 //! GNU as listings. Deterministic: the same listing always prints the same bytes.
 
-use crate::abi::LandingPad;
-use crate::builder::GenError;
-use crate::ir::{Cfi, Function, Inst, Item, Listing};
-use crate::isa::{Encoding, PrintCtx};
+use crate::error::GenError;
+use crate::feature::FeatureSet;
+use crate::ir::{Cfi, Function, Item, Listing};
+use crate::isa::PrintCtx;
+use crate::layout;
 use crate::platform::Isa;
+use crate::syntax::{self, Directives};
 use crate::target::{Abi, ObjectFormat, Target};
 
 /// The command that rewrites every listing, printed in each header.
@@ -51,41 +53,6 @@ impl Out<'_> {
     }
 }
 
-/// Formats one instruction: mnemonic, padded, then operands; or a raw word with the mnemonic in a comment for
-/// instructions the assembler does not know.
-pub fn format_inst<I: Isa>(inst: &Inst<I>, ctx: &PrintCtx, comment: &str) -> String {
-    let info = I::info(inst.op);
-    let printed: Vec<String> = inst.operands.iter().map(|o| I::print_operand(o, ctx)).collect();
-    let text = if info.syntax.contains('{') {
-        let mut t = info.syntax.to_string();
-        for (name, p) in info.operands.iter().zip(&printed) {
-            t = t.replace(&format!("{{{name}}}"), p);
-        }
-        t
-    } else if printed.is_empty() {
-        info.syntax.to_string()
-    } else {
-        format!("{} {}", info.syntax, printed.join(", "))
-    };
-    let (mnemonic, rest) = text.split_once(' ').unwrap_or((&text, ""));
-    let pretty = if rest.is_empty() { mnemonic.to_string() } else { format!("{mnemonic:<11} {}", rest.trim()) };
-    let values = || inst.operands.iter().map(|o| I::operand_value(o).unwrap_or(0)).collect::<Vec<i64>>();
-    match info.encoding.and_then(|enc| enc.raw_word(&values())) {
-        Some(word) => {
-            let word = word.unwrap_or_else(|e| panic!("{}: {}", info.name, e.0));
-            format!("\t{:<11} {word:#010x}\t{comment} {pretty}", I::RAW_DIRECTIVE)
-        }
-        None => format!("\t{pretty}"),
-    }
-}
-
-fn landing_pad_text(pad: LandingPad) -> (&'static str, &'static str) {
-    match pad {
-        LandingPad::Endbr64 => ("endbr64", "indirect-branch landing pad (CET IBT)"),
-        LandingPad::BtiC => ("hint #34", "bti c: indirect-branch landing pad (BTI)"),
-    }
-}
-
 fn cfi_line(c: &Cfi) -> String {
     match c {
         Cfi::AdjustCfaOffset(n) => format!(".cfi_adjust_cfa_offset {n}"),
@@ -96,9 +63,9 @@ fn cfi_line(c: &Cfi) -> String {
 
 /// Prints a listing for `target`. `source` names the kernel file it was generated from.
 pub fn listing<I: Isa>(target: Target, listing: &Listing<I>, source: &str) -> Result<String, GenError> {
-    let fl = target.flavour();
-    let ctx = PrintCtx { local_label_prefix: fl.local_label_prefix };
-    let mut o = Out { s: String::new(), comment: fl.comment };
+    let fl = Directives::of(target.format);
+    let ctx = fl.print_ctx();
+    let mut o = Out { s: String::new(), comment: I::COMMENT };
     let tp = I::TYPE_PREFIX;
 
     // Header.
@@ -108,10 +75,14 @@ pub fn listing<I: Isa>(target: Target, listing: &Listing<I>, source: &str) -> Re
     o.comment(&format!("    {REGEN_COMMAND}      (rewrites generated/)"));
     o.comment(&format!("    {CHECK_COMMAND}    (fails if this file is stale)"));
     o.comment(&format!("Source: {source}"));
-    o.comment(&format!("Target: {target} ({}, {} ABI), GNU as syntax", format_name(fl.format), abi_name(fl.abi)));
+    o.comment(&format!(
+        "Target: {target} ({}, {} ABI), GNU as syntax",
+        format_name(target.format),
+        abi_name(target.abi)
+    ));
     o.comment("");
     o.comment("Functions:");
-    let mut all = crate::feature::FeatureSet::<I::Feature>::empty();
+    let mut all = FeatureSet::<I::Feature>::empty();
     for f in &listing.functions {
         o.comment(&format!("  {}", f.c_prototype(fl.symbol_prefix)));
         let req = if f.required.is_empty() { "baseline".to_string() } else { f.required.names(", ") };
@@ -125,16 +96,20 @@ pub fn listing<I: Isa>(target: Target, listing: &Listing<I>, source: &str) -> Re
     o.directive(fl.text_section);
 
     for f in &listing.functions {
-        function(&mut o, f, target, &ctx)?;
+        if f.abi != target.abi {
+            let message = format!("built for {:?}, but {target} uses {:?}", f.abi, target.abi);
+            return Err(GenError { function: f.name.clone(), message });
+        }
+        function(&mut o, f, &fl, &ctx)?;
     }
-    let consts = super::layout::constants(&listing.functions)?;
+    let consts = layout::constants(&listing.functions)?;
 
     if !consts.is_empty() {
         o.line("");
         o.directive(fl.rodata_section);
         for c in &consts {
             o.directive(I::align_directive(c.align.trailing_zeros()));
-            o.line(format!("{}:\t{} {}", ctx.label(&c.label), fl.comment, c.comment));
+            o.line(format!("{}:\t{} {}", ctx.label(&c.label), I::COMMENT, c.comment));
             for chunk in c.bytes.chunks(16) {
                 let bytes: Vec<String> = chunk.iter().map(|b| format!("{b:#04x}")).collect();
                 o.directive(format!(".byte {}", bytes.join(", ")));
@@ -149,21 +124,20 @@ pub fn listing<I: Isa>(target: Target, listing: &Listing<I>, source: &str) -> Re
             o.comment("GNU property note: every function in this file carries its landing pad.");
             o.directive(format!(".section .note.gnu.property,\"a\",{tp}note"));
             o.directive(".p2align 3");
-            o.directive(".long 4\t\t\t".to_string() + fl.comment + " name size");
-            o.directive(".long 16\t\t\t".to_string() + fl.comment + " descriptor size");
-            o.directive(".long 5\t\t\t".to_string() + fl.comment + " NT_GNU_PROPERTY_TYPE_0");
+            o.directive(".long 4\t\t\t".to_string() + I::COMMENT + " name size");
+            o.directive(".long 16\t\t\t".to_string() + I::COMMENT + " descriptor size");
+            o.directive(".long 5\t\t\t".to_string() + I::COMMENT + " NT_GNU_PROPERTY_TYPE_0");
             o.directive(".asciz \"GNU\"");
-            o.directive(format!(".long {kind:#x}\t\t{} property type", fl.comment));
-            o.directive(".long 4\t\t\t".to_string() + fl.comment + " property size");
-            o.directive(format!(".long {value}\t\t\t{} property value", fl.comment));
+            o.directive(format!(".long {kind:#x}\t\t{} property type", I::COMMENT));
+            o.directive(".long 4\t\t\t".to_string() + I::COMMENT + " property size");
+            o.directive(format!(".long {value}\t\t\t{} property value", I::COMMENT));
             o.directive(".p2align 3");
         }
     }
     Ok(o.s)
 }
 
-fn function<I: Isa>(o: &mut Out, f: &Function<I>, target: Target, ctx: &PrintCtx) -> Result<(), GenError> {
-    let fl = target.flavour();
+fn function<I: Isa>(o: &mut Out, f: &Function<I>, fl: &Directives, ctx: &PrintCtx) -> Result<(), GenError> {
     let sym = format!("{}{}", fl.symbol_prefix, f.name);
     let tp = I::TYPE_PREFIX;
     o.line("");
@@ -185,18 +159,18 @@ fn function<I: Isa>(o: &mut Out, f: &Function<I>, target: Target, ctx: &PrintCtx
         o.directive(format!(".hidden {sym}"));
         o.directive(format!(".type {sym}, {tp}function"));
     }
-    o.directive(I::align_directive(super::layout::FUNCTION_ALIGN_LOG2));
+    o.directive(I::align_directive(layout::FUNCTION_ALIGN_LOG2));
     o.line(format!("{sym}:"));
     if fl.cfi {
         o.directive(".cfi_startproc");
     }
-    if let Some((pad, why)) = I::landing_pad(f.abi).map(landing_pad_text) {
-        o.line(format!("\t{pad:<11} \t{} {why}", fl.comment));
+    if let Some((pad, why)) = I::landing_pad(f.abi).map(syntax::landing_pad) {
+        o.line(format!("\t{pad:<11} \t{} {why}", I::COMMENT));
     }
     let print = |o: &mut Out, item: &Item<I>| match item {
-        Item::Inst(i) => o.line(format_inst(i, ctx, fl.comment)),
+        Item::Inst(i) => o.line(syntax::format_inst(i, ctx)),
         Item::Label(l) => o.line(format!("{}:", ctx.label(l))),
-        Item::Comment(c) => o.line(format!("\t{} {c}", fl.comment)),
+        Item::Comment(c) => o.line(format!("\t{} {c}", I::COMMENT)),
         Item::Blank => o.line(""),
         Item::Align(n) => o.directive(I::align_directive(*n)),
         Item::Cfi(c) => {
@@ -205,7 +179,7 @@ fn function<I: Isa>(o: &mut Out, f: &Function<I>, target: Target, ctx: &PrintCtx
             }
         }
     };
-    for item in super::layout::function_items(f).iter() {
+    for item in layout::function_items(f).iter() {
         print(o, item);
     }
     if fl.cfi {

@@ -656,7 +656,6 @@ impl InstructionSet for Aarch64 {
     type Reg = Reg;
     type Feature = A64Feature;
     type Encoding = super::fixed::Encoding;
-    const TYPE_PREFIX: &'static str = "%";
 
     fn info(op: Op) -> &'static OpInfo<A64Feature> {
         &OPS[op as usize]
@@ -705,13 +704,5 @@ impl InstructionSet for Aarch64 {
             Reg::X(n) => XNAMES[n as usize].to_string(),
             Reg::V(n) => format!("v{n}"),
         }
-    }
-    fn gnu_property() -> Option<(u32, u32)> {
-        // GNU_PROPERTY_AARCH64_FEATURE_1_AND: BTI (1) | PAC (2).
-        Some((0xc000_0000, 3))
-    }
-    fn preamble(_f: crate::feature::FeatureSet<A64Feature>) -> Vec<String> {
-        // GNU as 2.40 accepts pmull .1q, eor3/bcax and sm4e only on a v8.2 base.
-        vec![".arch armv8.2-a+crypto+sm4+sha3".into()]
     }
 }

@@ -103,20 +103,8 @@ pub trait InstructionSet: Sized + 'static {
     fn operand_value(_operand: &Self::Operand) -> Option<i64> {
         None
     }
-    /// The directive that emits a raw instruction word (`.inst` on aarch64, `.insn` on riscv64).
-    const RAW_DIRECTIVE: &'static str = ".inst";
-    /// The prefix of section-type and symbol-type arguments (`@` or `%`).
-    const TYPE_PREFIX: &'static str = "@";
     /// The register's assembler name.
     fn reg_name(reg: Self::Reg) -> String;
-    /// The GNU property note's type and value (IBT/SHSTK on x86, BTI/PAC on aarch64), if any.
-    fn gnu_property() -> Option<(u32, u32)>;
-    /// An assembler directive that must precede the code (syntax or ISA selection).
-    fn preamble(features: FeatureSet<Self::Feature>) -> Vec<String>;
-    /// Directive that aligns to `1 << log2` bytes.
-    fn align_directive(log2: u32) -> String {
-        format!(".p2align {log2}")
-    }
 }
 
 /// Defines an ISA table. See the ISA modules for the entry syntax:

@@ -13,7 +13,6 @@
 use super::fixed::{enc, fld, label, label2, mapped, mapped_part, part, raw, Field, LabelValue};
 use super::{InstructionSet, OpInfo, PrintCtx};
 use crate::define_isa;
-use crate::feature::{Feature, FeatureSet};
 use crate::label::Label;
 use crate::target::Arch;
 
@@ -487,7 +486,6 @@ impl InstructionSet for Riscv64 {
     type Reg = Reg;
     type Feature = RvFeature;
     type Encoding = super::fixed::Encoding;
-    const RAW_DIRECTIVE: &'static str = ".insn";
 
     fn info(op: Op) -> &'static OpInfo<RvFeature> {
         &OPS[op as usize]
@@ -535,20 +533,6 @@ impl InstructionSet for Riscv64 {
         match r {
             Reg::X(n) => XNAMES[n as usize].to_string(),
             Reg::V(n) => format!("v{n}"),
-        }
-    }
-    fn gnu_property() -> Option<(u32, u32)> {
-        None
-    }
-    /// `.option arch, +ext, ...` naming exactly the extensions the listing's instructions use (those GNU as
-    /// knows; the others are emitted as raw words).
-    fn preamble(features: FeatureSet<RvFeature>) -> Vec<String> {
-        let exts: Vec<String> =
-            features.iter().filter(|f| f.known_to_gas()).map(|f| format!("+{}", f.name())).collect();
-        if exts.is_empty() {
-            vec![]
-        } else {
-            vec![format!(".option arch, {}", exts.join(", "))]
         }
     }
 }

@@ -456,11 +456,4 @@ impl InstructionSet for X86_64 {
             Reg::Vec(n) => format!("xmm{n}"),
         }
     }
-    fn gnu_property() -> Option<(u32, u32)> {
-        // GNU_PROPERTY_X86_FEATURE_1_AND: IBT (1) | SHSTK (2).
-        Some((0xc000_0002, 3))
-    }
-    fn preamble(_features: crate::feature::FeatureSet<X86Feature>) -> Vec<String> {
-        vec![".intel_syntax noprefix".into()]
-    }
 }

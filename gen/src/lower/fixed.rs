@@ -5,43 +5,33 @@
 
 use super::{align_up, finish_image, place_constants, Image, Labels, Lower, Symbol};
 use crate::abi::LandingPad;
-use crate::builder::GenError;
-use crate::emit::gas::format_inst;
-use crate::emit::layout;
+use crate::error::GenError;
 use crate::ir::{Function, Item};
 use crate::isa::aarch64::Aarch64;
 use crate::isa::fixed::Encoding;
 use crate::isa::riscv64::Riscv64;
-use crate::isa::PrintCtx;
+use crate::layout;
 use crate::platform::Isa;
+use crate::syntax::{format_inst, Directives};
+use crate::target::Target;
 
 /// An ISA whose instructions are 32-bit words encoded from the table (aarch64, riscv64).
 pub trait FixedIsa: Isa<Encoding = Encoding> {
-    /// The `nop` word alignment padding is filled with (what GNU as pads code sections with).
-    const NOP: u32;
     /// The word of a landing pad (`bti c` on aarch64), if the ISA has it.
     fn landing_pad_word(pad: LandingPad) -> Option<u32>;
-    /// Whether the assembler pads the end of the code section to the section's alignment (the largest
-    /// alignment requested in it) with `nop`s: riscv64 GNU as does, aarch64's does not.
-    const PAD_SECTION_END: bool;
 }
 
 impl FixedIsa for Aarch64 {
-    const NOP: u32 = 0xd503_201f;
     fn landing_pad_word(pad: LandingPad) -> Option<u32> {
         // `bti c` (`hint #34`).
         (pad == LandingPad::BtiC).then_some(0xd503_245f)
     }
-    const PAD_SECTION_END: bool = false;
 }
 
 impl FixedIsa for Riscv64 {
-    /// `addi zero, zero, 0`.
-    const NOP: u32 = 0x0000_0013;
     fn landing_pad_word(_pad: LandingPad) -> Option<u32> {
         None
     }
-    const PAD_SECTION_END: bool = true;
 }
 
 enum Placed<'a, I: Isa> {
@@ -68,7 +58,7 @@ lower_fixed!(Aarch64, Riscv64);
 /// the description's instruction text).
 fn lower_words<I: FixedIsa>(functions: &[&Function<I>], text_on: bool) -> Result<(Image, Vec<String>), GenError> {
     let err = |f: &Function<I>, message: String| GenError { function: f.name.clone(), message };
-    let ctx = PrintCtx { local_label_prefix: ".L" };
+    let ctx = Directives::of(Target::first_of(I::ARCH).format).print_ctx();
     let items: Vec<layout::FunctionItems<I>> = functions.iter().map(|f| layout::function_items(f)).collect();
 
     // Pass 1: addresses of functions, labels and instructions.
@@ -126,9 +116,7 @@ fn lower_words<I: FixedIsa>(functions: &[&Function<I>], text_on: bool) -> Result
         for pl in p {
             match pl {
                 Placed::Pad(n) => {
-                    for _ in 0..n / 4 {
-                        bytes.extend_from_slice(&I::NOP.to_le_bytes());
-                    }
+                    I::code_fill(&mut bytes, n);
                     if text_on && bytes.len() > start {
                         text.push_str(&format!("{:#06x}: {} nop (padding)\n", bytes.len() - n, n / 4));
                     }
@@ -160,8 +148,9 @@ fn lower_words<I: FixedIsa>(functions: &[&Function<I>], text_on: bool) -> Result
                     let words = enc.encode_words(&values).map_err(|e| err(f, format!("{}: {}", info.name, e.0)))?;
                     if text_on {
                         let hex: Vec<String> = words.iter().map(|w| format!("{w:08x}")).collect();
-                        let line = format_inst(inst, &ctx, "//");
-                        let shown = line.trim().split('\t').next_back().unwrap_or("").trim().trim_start_matches("// ");
+                        let line = format_inst(inst, &ctx);
+                        let shown = line.trim().split('\t').next_back().unwrap_or("").trim();
+                        let shown = shown.trim_start_matches(I::COMMENT).trim();
                         text.push_str(&format!("{pc:#06x}: {:<18} {shown}\n", hex.join(" ")));
                     }
                     for w in words {
@@ -174,8 +163,7 @@ fn lower_words<I: FixedIsa>(functions: &[&Function<I>], text_on: bool) -> Result
         symbols.push(Symbol { name: f.name.clone(), offset: start, len: end - start });
         texts.push(text);
     }
-    while bytes.len() < code_len {
-        bytes.extend_from_slice(&I::NOP.to_le_bytes());
-    }
+    let fill = code_len - bytes.len();
+    I::code_fill(&mut bytes, fill);
     Ok((finish_image(bytes, code_len, rodata_offset, consts, symbols), texts))
 }

@@ -16,43 +16,15 @@
 
 use super::{align_up, finish_image, place_constants, Image, Labels, Lower, Symbol};
 use crate::abi::{Conventions, LandingPad};
-use crate::builder::GenError;
-use crate::emit::layout;
+use crate::error::GenError;
 use crate::hash::FastMap;
 use crate::ir::{Function, Item, Label};
 use crate::isa::x86_64::{Mem, Op, Operand, X86_64};
 use crate::isa::InstructionSet;
+use crate::layout;
+use crate::syntax::{Directives, Spelling};
+use crate::target::{Arch, Target};
 use iced_x86::{Code, Encoder, Instruction, MemoryOperand, Register};
-
-/// The fill GNU as (2.40, x86-64) puts in code alignment: as many of the 11-byte NOP as fit, then the NOP of
-/// the remaining length.
-const NOP11: &[u8] = &[0x66, 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0];
-const NOP_TAIL: [&[u8]; 11] = [
-    &[],
-    &[0x90],
-    &[0x66, 0x90],
-    &[0x0f, 0x1f, 0x00],
-    &[0x0f, 0x1f, 0x40, 0x00],
-    &[0x0f, 0x1f, 0x44, 0x00, 0x00],
-    &[0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00],
-    &[0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00],
-    &[0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00],
-    &[0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00],
-    &[0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00],
-];
-
-/// Appends `n` bytes of GNU as's NOP fill.
-pub fn nop_fill(out: &mut Vec<u8>, mut n: usize) {
-    while n > NOP11.len() {
-        out.extend_from_slice(NOP11);
-        n -= NOP11.len();
-    }
-    if n == NOP11.len() {
-        out.extend_from_slice(NOP11);
-    } else {
-        out.extend_from_slice(NOP_TAIL[n]);
-    }
-}
 
 macro_rules! registers {
     ($($r:ident),*) => { [$(Register::$r),*] };
@@ -450,7 +422,7 @@ impl Lower for X86_64 {
             match p {
                 Piece::Align(n) => {
                     let pad = align_up(out.len(), 1 << n) - out.len();
-                    nop_fill(&mut out, pad);
+                    X86_64::code_fill(&mut out, pad);
                 }
                 Piece::Start(_) | Piece::End(_) | Piece::Label(_) => {}
                 Piece::Bytes(e, rip) => {
@@ -517,7 +489,9 @@ impl iced_x86::SymbolResolver for Names {
 pub fn disassemble_range(image: &Image, offset: usize, len: usize) -> String {
     use iced_x86::{Decoder, DecoderOptions, Formatter, IntelFormatter};
     use std::fmt::Write;
-    let mut names: Vec<(u64, String)> = image.constants.iter().map(|(n, at)| (*at as u64, format!(".L{n}"))).collect();
+    let local = Directives::of(Target::first_of(Arch::X86_64).format).local_label_prefix;
+    let mut names: Vec<(u64, String)> =
+        image.constants.iter().map(|(n, at)| (*at as u64, format!("{local}{n}"))).collect();
     names.extend(image.symbols.iter().map(|s| (s.offset as u64, s.name.clone())));
     names.sort();
     let mut fmt = IntelFormatter::with_options(Some(Box::new(Names(names))), None);

@@ -146,7 +146,7 @@ pub(super) fn specialise(spec: super::Specialisation) -> Result<Jit, JitError> {
         .filter_map(|s| SETS.iter().find(|k| k.name == s))
         .find(|k| k.listing == listing)
         .ok_or(JitError::Unsupported("no kernel set of that listing was assembled"))?;
-    let abi = TARGET.flavour().abi;
+    let abi = TARGET.abi;
     let build = set.fixed;
     let mut jit = Jit::empty(Vec::new());
     let name = format!("{}/{}", set.name, spec.label());
@@ -162,7 +162,7 @@ pub(super) fn host() -> Result<Jit, JitError> {
     if choice.sets.is_empty() {
         return Err(JitError::Unsupported("this CPU has none of the listings' kernel sets"));
     }
-    let abi = TARGET.flavour().abi;
+    let abi = TARGET.abi;
     for aot in choice.sets {
         let set = set_of(aot).ok_or(JitError::Unsupported("a chosen backend has no kernel set"))?;
         assemble(&mut jit, set.listing, set.name, move || (set.build)(abi))?;
@@ -175,7 +175,7 @@ pub(super) fn host() -> Result<Jit, JitError> {
 #[cfg(test)]
 pub(crate) fn set_function_names(aot: &str) -> Option<Vec<String>> {
     let set = set_of(aot)?;
-    Some((set.build)(TARGET.flavour().abi).ok()?.into_iter().map(|f| f.name).collect())
+    Some((set.build)(TARGET.abi).ok()?.into_iter().map(|f| f.name).collect())
 }
 
 #[cfg(test)]
@@ -203,7 +203,7 @@ mod tests {
     fn fixed_size_kernels_equal_the_general_ones_on_every_set() {
         type Chain = unsafe extern "C" fn(*const u8, *mut u8, *const u8, usize, *mut u8);
         type Update = unsafe extern "C" fn(*mut u8, *const u8, *const u8, usize);
-        let abi = TARGET.flavour().abi;
+        let abi = TARGET.abi;
         let general: std::collections::HashMap<&str, usize> = crate::aot::kernel_addresses().into_iter().collect();
         let mut seed = 0x2545_f491_4f6c_dd1d_u64;
         let mut checked = 0;
