@@ -2,7 +2,7 @@
 
 use crate::error::GenError;
 use crate::feature::FeatureSet;
-use crate::ir::{Cfi, Function, Item, Listing};
+use crate::ir::{Function, Item, Listing};
 use crate::isa::PrintCtx;
 use crate::layout;
 use crate::platform::Isa;
@@ -53,20 +53,11 @@ impl Out<'_> {
     }
 }
 
-fn cfi_line(c: &Cfi) -> String {
-    match c {
-        Cfi::AdjustCfaOffset(n) => format!(".cfi_adjust_cfa_offset {n}"),
-        Cfi::RelOffset(r, off) => format!(".cfi_rel_offset {r}, {off}"),
-        Cfi::Restore(r) => format!(".cfi_restore {r}"),
-    }
-}
-
 /// Prints a listing for `target`. `source` names the kernel file it was generated from.
 pub fn listing<I: Isa>(target: Target, listing: &Listing<I>, source: &str) -> Result<String, GenError> {
     let fl = Directives::of(target.format);
     let ctx = fl.print_ctx();
     let mut o = Out { s: String::new(), comment: I::COMMENT };
-    let tp = I::TYPE_PREFIX;
 
     // Header.
     o.comment(&format!("{}: {}", listing.name, listing.title));
@@ -111,35 +102,19 @@ pub fn listing<I: Isa>(target: Target, listing: &Listing<I>, source: &str) -> Re
             o.directive(I::align_directive(c.align.trailing_zeros()));
             o.line(format!("{}:\t{} {}", ctx.label(&c.label), I::COMMENT, c.comment));
             for chunk in c.bytes.chunks(16) {
-                let bytes: Vec<String> = chunk.iter().map(|b| format!("{b:#04x}")).collect();
-                o.directive(format!(".byte {}", bytes.join(", ")));
+                o.directive(syntax::bytes_directive(chunk));
             }
         }
     }
 
-    if fl.gnu_notes {
-        o.line("");
-        o.directive(format!(".section .note.GNU-stack,\"\",{tp}progbits"));
-        if let Some((kind, value)) = I::gnu_property() {
-            o.comment("GNU property note: every function in this file carries its landing pad.");
-            o.directive(format!(".section .note.gnu.property,\"a\",{tp}note"));
-            o.directive(".p2align 3");
-            o.directive(".long 4\t\t\t".to_string() + I::COMMENT + " name size");
-            o.directive(".long 16\t\t\t".to_string() + I::COMMENT + " descriptor size");
-            o.directive(".long 5\t\t\t".to_string() + I::COMMENT + " NT_GNU_PROPERTY_TYPE_0");
-            o.directive(".asciz \"GNU\"");
-            o.directive(format!(".long {kind:#x}\t\t{} property type", I::COMMENT));
-            o.directive(".long 4\t\t\t".to_string() + I::COMMENT + " property size");
-            o.directive(format!(".long {value}\t\t\t{} property value", I::COMMENT));
-            o.directive(".p2align 3");
-        }
+    for line in fl.gnu_notes::<I>() {
+        o.line(line);
     }
     Ok(o.s)
 }
 
 fn function<I: Isa>(o: &mut Out, f: &Function<I>, fl: &Directives, ctx: &PrintCtx) -> Result<(), GenError> {
-    let sym = format!("{}{}", fl.symbol_prefix, f.name);
-    let tp = I::TYPE_PREFIX;
+    let sym = fl.symbol(&f.name);
     o.line("");
     o.comment(&"-".repeat(100));
     for d in &f.doc {
@@ -154,15 +129,13 @@ fn function<I: Isa>(o: &mut Out, f: &Function<I>, fl: &Directives, ctx: &PrintCt
         o.comment(&format!("Saves: {}", saved.join(", ")));
     }
     o.comment(&"-".repeat(100));
-    o.directive(format!(".globl {sym}"));
-    if fl.elf_symbols {
-        o.directive(format!(".hidden {sym}"));
-        o.directive(format!(".type {sym}, {tp}function"));
+    for d in fl.symbol_start::<I>(&sym) {
+        o.directive(d);
     }
     o.directive(I::align_directive(layout::FUNCTION_ALIGN_LOG2));
     o.line(format!("{sym}:"));
-    if fl.cfi {
-        o.directive(".cfi_startproc");
+    if let Some(d) = fl.proc_start() {
+        o.directive(d);
     }
     if let Some((pad, why)) = I::landing_pad(f.abi).map(syntax::landing_pad) {
         o.line(format!("\t{pad:<11} \t{} {why}", I::COMMENT));
@@ -174,19 +147,19 @@ fn function<I: Isa>(o: &mut Out, f: &Function<I>, fl: &Directives, ctx: &PrintCt
         Item::Blank => o.line(""),
         Item::Align(n) => o.directive(I::align_directive(*n)),
         Item::Cfi(c) => {
-            if fl.cfi {
-                o.directive(cfi_line(c))
+            if let Some(d) = fl.cfi_directive(c) {
+                o.directive(d)
             }
         }
     };
     for item in layout::function_items(f).iter() {
         print(o, item);
     }
-    if fl.cfi {
-        o.directive(".cfi_endproc");
+    if let Some(d) = fl.proc_end() {
+        o.directive(d);
     }
-    if fl.elf_symbols {
-        o.directive(format!(".size {sym}, .-{sym}"));
+    if let Some(d) = fl.symbol_end(&sym) {
+        o.directive(d);
     }
     Ok(())
 }

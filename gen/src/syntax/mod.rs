@@ -15,7 +15,7 @@ mod x86_64;
 
 use crate::abi::LandingPad;
 use crate::feature::FeatureSet;
-use crate::ir::Inst;
+use crate::ir::{Cfi, Inst};
 use crate::isa::{Encoding, InstructionSet, PrintCtx};
 use crate::target::ObjectFormat;
 
@@ -83,6 +83,78 @@ impl Directives {
     pub fn print_ctx(&self) -> PrintCtx<'static> {
         PrintCtx { local_label_prefix: self.local_label_prefix }
     }
+
+    /// The symbol of function `name`.
+    pub fn symbol(&self, name: &str) -> String {
+        format!("{}{name}", self.symbol_prefix)
+    }
+
+    /// The directives that export function symbol `sym` (before its alignment and label): `.globl`, and on
+    /// ELF `.hidden` and `.type`.
+    pub fn symbol_start<I: Spelling>(&self, sym: &str) -> Vec<String> {
+        let mut d = vec![format!(".globl {sym}")];
+        if self.elf_symbols {
+            d.push(format!(".hidden {sym}"));
+            d.push(format!(".type {sym}, {}function", I::TYPE_PREFIX));
+        }
+        d
+    }
+
+    /// The directive that closes function symbol `sym` (`.size` on ELF).
+    pub fn symbol_end(&self, sym: &str) -> Option<String> {
+        self.elf_symbols.then(|| format!(".size {sym}, .-{sym}"))
+    }
+
+    /// The directive that opens a function's unwind information, if the format has CFI.
+    pub fn proc_start(&self) -> Option<&'static str> {
+        self.cfi.then_some(".cfi_startproc")
+    }
+
+    /// The directive that closes a function's unwind information, if the format has CFI.
+    pub fn proc_end(&self) -> Option<&'static str> {
+        self.cfi.then_some(".cfi_endproc")
+    }
+
+    /// An unwind directive, if the format has CFI.
+    pub fn cfi_directive(&self, c: &Cfi) -> Option<String> {
+        self.cfi.then(|| match c {
+            Cfi::AdjustCfaOffset(n) => format!(".cfi_adjust_cfa_offset {n}"),
+            Cfi::RelOffset(r, off) => format!(".cfi_rel_offset {r}, {off}"),
+            Cfi::Restore(r) => format!(".cfi_restore {r}"),
+        })
+    }
+
+    /// The lines that end a listing: on ELF the non-executable-stack note and, where the instruction set has
+    /// one, the GNU property note that marks every function as carrying its landing pad.
+    pub fn gnu_notes<I: Spelling>(&self) -> Vec<String> {
+        if !self.gnu_notes {
+            return Vec::new();
+        }
+        let (tp, c) = (I::TYPE_PREFIX, I::COMMENT);
+        let mut lines = vec![String::new(), format!("\t.section .note.GNU-stack,\"\",{tp}progbits")];
+        if let Some((kind, value)) = I::gnu_property() {
+            lines.extend([
+                format!("{c} GNU property note: every function in this file carries its landing pad."),
+                format!("\t.section .note.gnu.property,\"a\",{tp}note"),
+                "\t.p2align 3".into(),
+                format!("\t.long 4\t\t\t{c} name size"),
+                format!("\t.long 16\t\t\t{c} descriptor size"),
+                format!("\t.long 5\t\t\t{c} NT_GNU_PROPERTY_TYPE_0"),
+                "\t.asciz \"GNU\"".into(),
+                format!("\t.long {kind:#x}\t\t{c} property type"),
+                format!("\t.long 4\t\t\t{c} property size"),
+                format!("\t.long {value}\t\t\t{c} property value"),
+                "\t.p2align 3".into(),
+            ]);
+        }
+        lines
+    }
+}
+
+/// The directive that emits `bytes` as data.
+pub fn bytes_directive(bytes: &[u8]) -> String {
+    let bytes: Vec<String> = bytes.iter().map(|b| format!("{b:#04x}")).collect();
+    format!(".byte {}", bytes.join(", "))
 }
 
 /// How GNU as spells one instruction set's listings, and how it pads code.
