@@ -1,6 +1,7 @@
-//! What the GNU as emitter ([`crate::emit`]) and the JIT lowering ([`crate::lower`]) share, so that a JIT image has the bytes of
-//! the assembled listing: the function alignment, the items of a function in emission order (prologue, body,
-//! epilogue) and the constant pool of a listing (deduplicated by name, in name order, each at its alignment).
+//! What the GNU as emitter ([`crate::emit`]) and the JIT lowering ([`crate::lower`]) share, so that a JIT image
+//! has the bytes of the assembled listing: the function alignment, the items of a function in emission order
+//! (prologue, body, epilogue) and the constant pool of a listing (deduplicated by name, in name order, each at
+//! its alignment).
 
 use crate::error::GenError;
 use crate::ir::{Const, Function, Item};

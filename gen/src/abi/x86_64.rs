@@ -1,9 +1,9 @@
 //! x86-64: System V AMD64 (Linux, macOS) and Microsoft x64 (Windows).
 //!
-//! | | System V | Win64 |
-//! |-|-|-|
-//! | arguments | rdi, rsi, rdx, rcx, r8, r9, then the stack from rsp+8 | rcx, rdx, r8, r9, then the stack from rsp+40 (above the 32-byte shadow space) |
-//! | callee-saved | rbx, rbp, r12-r15 | rbx, rbp, rdi, rsi, r12-r15, xmm6-xmm15 |
+//! * System V: arguments in rdi, rsi, rdx, rcx, r8, r9, then on the stack from rsp+8; rbx, rbp and r12-r15
+//!   are callee-saved.
+//! * Win64: arguments in rcx, rdx, r8, r9, then on the stack from rsp+40 (above the return address and the
+//!   32-byte shadow space); rbx, rbp, rdi, rsi, r12-r15 and xmm6-xmm15 are callee-saved.
 //!
 //! The prologue pushes the general-purpose registers (and, under Win64, stores xmm6-xmm15 below them); the
 //! epilogue restores them in reverse order and returns.
