@@ -84,7 +84,7 @@ impl<I: Isa> Builder<I> {
 
     /// Declares the next parameter and returns where the ABI passes it: a register, or a stack slot (e.g. the
     /// 5th and 6th argument under Win64), which the kernel loads itself.
-    pub fn arg(&mut self, name: &'static str, ty: CType) -> ArgLoc<I::Reg> {
+    pub fn arg(&mut self, name: &'static str, ty: CType) -> ArgLoc<I::Gpr> {
         let at = I::arg(self.abi, self.params.len());
         self.params.push(Param { name, ty });
         at
@@ -92,7 +92,7 @@ impl<I: Isa> Builder<I> {
 
     /// Declares the next parameter and returns the register the ABI passes it in. A parameter the ABI passes
     /// on the stack is an error here; declare it with [`Builder::arg`].
-    pub fn param(&mut self, name: &'static str, ty: CType) -> I::Reg {
+    pub fn param(&mut self, name: &'static str, ty: CType) -> I::Gpr {
         match self.arg(name, ty) {
             ArgLoc::Reg(r) => r,
             ArgLoc::Stack(offset) => {

@@ -4,7 +4,7 @@
 
 use super::{Conventions, LandingPad};
 use crate::ir::{Cfi, Frame, Item};
-use crate::isa::aarch64::{Aarch64, Op, Operand, Reg, XNAMES};
+use crate::isa::aarch64::{Aarch64, Op, Operand, Reg, X, XNAMES};
 use crate::target::Abi;
 
 /// One slot of the register save area: a pair (`stp`) or a single register (`str`), x or d.
@@ -58,8 +58,8 @@ impl Slot {
 }
 
 impl Conventions for Aarch64 {
-    fn arg_regs(_abi: Abi) -> &'static [Reg] {
-        &[Reg::X(0), Reg::X(1), Reg::X(2), Reg::X(3), Reg::X(4), Reg::X(5), Reg::X(6), Reg::X(7)]
+    fn arg_regs(_abi: Abi) -> &'static [X] {
+        &[X(0), X(1), X(2), X(3), X(4), X(5), X(6), X(7)]
     }
     fn first_stack_arg(_abi: Abi) -> i32 {
         0

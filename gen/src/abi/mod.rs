@@ -40,12 +40,12 @@ pub enum LandingPad {
 /// The calling conventions of one instruction set.
 pub trait Conventions: InstructionSet {
     /// The registers `abi` passes the first integer/pointer arguments in, in order.
-    fn arg_regs(abi: Abi) -> &'static [Self::Reg];
+    fn arg_regs(abi: Abi) -> &'static [Self::Gpr];
     /// Offset of the first stack-passed argument from the stack pointer on entry ([`ArgLoc::Stack`]).
     fn first_stack_arg(abi: Abi) -> i32;
     /// Where integer/pointer argument `n` (0 is the first) is on entry: the argument registers, then 8-byte
     /// stack slots.
-    fn arg(abi: Abi, n: usize) -> ArgLoc<Self::Reg> {
+    fn arg(abi: Abi, n: usize) -> ArgLoc<Self::Gpr> {
         let regs = Self::arg_regs(abi);
         match regs.get(n) {
             Some(r) => ArgLoc::Reg(*r),

@@ -4,12 +4,12 @@
 
 use super::{Conventions, LandingPad};
 use crate::ir::{Cfi, Frame, Item};
-use crate::isa::riscv64::{mem, regs, Op, Operand, Reg, Riscv64, XNAMES};
+use crate::isa::riscv64::{mem, regs, Op, Operand, Reg, Riscv64, X, XNAMES};
 use crate::target::Abi;
 
 impl Conventions for Riscv64 {
-    fn arg_regs(_abi: Abi) -> &'static [Reg] {
-        &[Reg::X(10), Reg::X(11), Reg::X(12), Reg::X(13), Reg::X(14), Reg::X(15), Reg::X(16), Reg::X(17)]
+    fn arg_regs(_abi: Abi) -> &'static [X] {
+        &[X(10), X(11), X(12), X(13), X(14), X(15), X(16), X(17)]
     }
     fn first_stack_arg(_abi: Abi) -> i32 {
         0

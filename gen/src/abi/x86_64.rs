@@ -10,15 +10,14 @@
 
 use super::{Conventions, LandingPad};
 use crate::ir::{Cfi, Frame, Item};
-use crate::isa::x86_64::{mem, regs, Op, Operand, Reg, Size, GPR64, X86_64};
+use crate::isa::x86_64::{mem, regs, Gpr, Op, Operand, Reg, Size, GPR64, X86_64};
 use crate::target::Abi;
 
 impl Conventions for X86_64 {
-    fn arg_regs(abi: Abi) -> &'static [Reg] {
+    fn arg_regs(abi: Abi) -> &'static [Gpr] {
         use regs::*;
-        const SYSV: [Reg; 6] =
-            [Reg::Gpr(RDI.0), Reg::Gpr(RSI.0), Reg::Gpr(RDX.0), Reg::Gpr(RCX.0), Reg::Gpr(R8.0), Reg::Gpr(R9.0)];
-        const WIN64: [Reg; 4] = [Reg::Gpr(RCX.0), Reg::Gpr(RDX.0), Reg::Gpr(R8.0), Reg::Gpr(R9.0)];
+        const SYSV: [Gpr; 6] = [RDI, RSI, RDX, RCX, R8, R9];
+        const WIN64: [Gpr; 4] = [RCX, RDX, R8, R9];
         match abi {
             Abi::Win64 => &WIN64,
             _ => &SYSV,

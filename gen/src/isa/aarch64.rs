@@ -654,6 +654,7 @@ impl InstructionSet for Aarch64 {
     type Op = Op;
     type Operand = Operand;
     type Reg = Reg;
+    type Gpr = X;
     type Feature = A64Feature;
     type Encoding = super::fixed::Encoding;
 

@@ -84,6 +84,8 @@ pub trait InstructionSet: Sized + 'static {
     type Operand: Clone + Debug;
     /// A physical register.
     type Reg: Copy + Eq + Ord + Debug;
+    /// A general-purpose register (what integer and pointer arguments are passed in).
+    type Gpr: Copy + Eq + Debug + Into<Self::Reg>;
     /// The ISA's features.
     type Feature: Feature;
     /// How the table describes encodings.

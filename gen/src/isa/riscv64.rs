@@ -116,6 +116,12 @@ pub enum Reg {
     V(u8),
 }
 
+impl From<X> for Reg {
+    fn from(x: X) -> Reg {
+        Reg::X(x.0)
+    }
+}
+
 /// A memory operand `offset(base)` for scalar loads and stores; the offset is a 12-bit signed immediate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Mem {
@@ -484,6 +490,7 @@ impl InstructionSet for Riscv64 {
     type Op = Op;
     type Operand = Operand;
     type Reg = Reg;
+    type Gpr = X;
     type Feature = RvFeature;
     type Encoding = super::fixed::Encoding;
 

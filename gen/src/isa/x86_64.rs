@@ -388,6 +388,7 @@ impl InstructionSet for X86_64 {
     type Op = Op;
     type Operand = Operand;
     type Reg = Reg;
+    type Gpr = Gpr;
     type Feature = X86Feature;
     type Encoding = X86Encoding;
 
