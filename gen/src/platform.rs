@@ -1,5 +1,6 @@
 //! What an instruction set brings to the emitters and the JIT: its table ([`InstructionSet`]), its calling
-//! conventions ([`Conventions`]) and its spelling ([`Spelling`]). Kernels, the catalog and the runtime write `I: Isa`.
+//! conventions ([`Conventions`]) and its spelling ([`Spelling`]). Kernels, the catalog and the runtime write
+//! `I: Isa`.
 
 use crate::abi::Conventions;
 use crate::isa::InstructionSet;

@@ -24,7 +24,8 @@ pub enum ArgLoc<R> {
     Reg(R),
     /// On the stack, this many bytes above the stack pointer on entry (before the prologue moves it): on
     /// x86-64 the return address is at 0, so System V's 7th argument is at 8 and Win64's 5th at 40 (above the
-    /// 32-byte shadow space).
+    /// 32-byte shadow space). In the body the prologue's saves lie in between; no kernel loads a stack
+    /// argument yet, so the builder has no operand for "argument N" relative to the body's stack pointer.
     Stack(i32),
 }
 
