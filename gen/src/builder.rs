@@ -6,30 +6,16 @@
 //! function was declared with: using an instruction the target's feature set does not allow is an error when
 //! the listing is generated, not when it is assembled.
 
+use crate::abi::ArgLoc;
+use crate::feature::FeatureSet;
 use crate::hash::{FastMap, FastSet};
 use crate::ir::{CType, Const, Frame, Function, Inst, Item, Label, Param, Signature};
-use crate::isa::{FeatureSet, Isa};
+use crate::platform::Isa;
 use crate::target::Abi;
 use std::collections::BTreeSet;
-use std::fmt;
 use std::sync::Arc;
 
-/// An error found while generating a function.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GenError {
-    /// The function being generated.
-    pub function: String,
-    /// What went wrong.
-    pub message: String,
-}
-
-impl fmt::Display for GenError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.function, self.message)
-    }
-}
-
-impl std::error::Error for GenError {}
+pub use crate::error::GenError;
 
 /// Builds one function.
 pub struct Builder<I: Isa> {
@@ -96,16 +82,26 @@ impl<I: Isa> Builder<I> {
         self
     }
 
-    /// Declares the next parameter and returns the register the ABI passes it in.
-    pub fn param(&mut self, name: &'static str, ty: CType) -> I::Reg {
-        let regs = I::arg_regs(self.abi);
-        let i = self.params.len();
+    /// Declares the next parameter and returns where the ABI passes it: a register, or a stack slot (e.g. the
+    /// 5th and 6th argument under Win64), which the kernel loads itself.
+    pub fn arg(&mut self, name: &'static str, ty: CType) -> ArgLoc<I::Gpr> {
+        let at = I::arg(self.abi, self.params.len());
         self.params.push(Param { name, ty });
-        match regs.get(i) {
-            Some(r) => *r,
-            None => {
-                self.fail(format!("parameter {name} is not passed in a register under {:?}", self.abi));
-                regs[0]
+        at
+    }
+
+    /// Declares the next parameter and returns the register the ABI passes it in. A parameter the ABI passes
+    /// on the stack is an error here; declare it with [`Builder::arg`].
+    pub fn param(&mut self, name: &'static str, ty: CType) -> I::Gpr {
+        match self.arg(name, ty) {
+            ArgLoc::Reg(r) => r,
+            ArgLoc::Stack(offset) => {
+                self.fail(format!(
+                    "parameter {name} is passed on the stack under {:?} ({offset} bytes above the entry stack \
+                     pointer); declare it with Builder::arg",
+                    self.abi
+                ));
+                I::arg_regs(self.abi)[0]
             }
         }
     }
@@ -226,6 +222,7 @@ impl<I: Isa> Builder<I> {
         Ok(Function {
             name: self.name,
             doc: self.doc,
+            abi: self.abi,
             signature: Signature { params: self.params },
             allowed: self.allowed,
             required: self.required,

@@ -1,24 +1,11 @@
 //! The intermediate representation every emitter, the ISA report and the JIT read: a function is a list of
 //! items (instructions, labels, comments, unwind directives) plus its signature and feature set.
 
-use crate::isa::{FeatureSet, Isa};
-use std::sync::Arc;
+use crate::feature::FeatureSet;
+use crate::isa::InstructionSet;
+use crate::target::Abi;
 
-/// A code or constant label. Names are unique within a listing; the emitter adds the flavour's local prefix.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Label(pub(crate) Arc<str>);
-
-impl Label {
-    /// A label with a fixed name, for tools and tests; kernels get unique labels from the builder.
-    pub fn named(name: &str) -> Label {
-        Label(Arc::from(name))
-    }
-
-    /// The label's name without the local prefix.
-    pub fn name(&self) -> &str {
-        &self.0
-    }
-}
+pub use crate::label::Label;
 
 /// An unwind directive, derived from the prologue; printed as `.cfi_*` on ELF (and, later, as SEH codes).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,7 +20,7 @@ pub enum Cfi {
 
 /// One line of a function body.
 #[derive(Clone, Debug)]
-pub enum Item<I: Isa> {
+pub enum Item<I: InstructionSet> {
     /// An instruction.
     Inst(Inst<I>),
     /// A label definition.
@@ -50,7 +37,7 @@ pub enum Item<I: Isa> {
 
 /// An instruction: an opcode from the ISA's table and its operands.
 #[derive(Clone, Debug)]
-pub struct Inst<I: Isa> {
+pub struct Inst<I: InstructionSet> {
     /// The table entry.
     pub op: I::Op,
     /// Operands, in the table's order.
@@ -103,13 +90,13 @@ pub struct Param {
 /// A function's C signature (all functions return `void`).
 #[derive(Clone, Debug)]
 pub struct Signature {
-    /// Parameters in order; each is passed in the ABI's next argument register.
+    /// Parameters in order; each is where the ABI passes that argument ([`crate::abi::Conventions::arg`]).
     pub params: Vec<Param>,
 }
 
 /// Registers the function body uses that the ABI says the callee must preserve, and its stack needs.
 #[derive(Clone, Debug)]
-pub struct Frame<I: Isa> {
+pub struct Frame<I: InstructionSet> {
     /// Callee-saved registers the body writes or reads, sorted.
     pub saved: Vec<I::Reg>,
 }
@@ -129,11 +116,13 @@ pub struct Const {
 
 /// A finished function, ready for an emitter.
 #[derive(Clone, Debug)]
-pub struct Function<I: Isa> {
-    /// Symbol name (without the flavour's prefix).
+pub struct Function<I: InstructionSet> {
+    /// Symbol name (without the object format's symbol prefix).
     pub name: String,
     /// Documentation, printed above the function.
     pub doc: Vec<String>,
+    /// The calling convention it was built for (its parameters' registers, its prologue and epilogue).
+    pub abi: Abi,
     /// The signature.
     pub signature: Signature,
     /// Features the function was allowed to use.
@@ -148,7 +137,7 @@ pub struct Function<I: Isa> {
     pub consts: Vec<Const>,
 }
 
-impl<I: Isa> Function<I> {
+impl<I: InstructionSet> Function<I> {
     /// The C prototype, e.g. `void f(uint8_t *state, size_t n);`.
     pub fn c_prototype(&self, prefix: &str) -> String {
         let params: Vec<String> = self.signature.params.iter().map(|p| format!("{}{}", p.ty.c(), p.name)).collect();
@@ -165,7 +154,7 @@ impl<I: Isa> Function<I> {
 }
 
 /// A listing: the functions of one kernel family for one target, written to `generated/<target>/<name>.S`.
-pub struct Listing<I: Isa> {
+pub struct Listing<I: InstructionSet> {
     /// File stem, e.g. `ghash`.
     pub name: String,
     /// What the listing contains.

@@ -2,12 +2,12 @@
 //! `cargo xtask report` prints it; auditors compare it with the `Requires:` lines of the listings.
 
 use crate::ir::Listing;
-use crate::isa::Isa;
+use crate::isa::InstructionSet;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// A plain-text report of every function in `listings`.
-pub fn report<I: Isa>(listings: &[Listing<I>]) -> String {
+pub fn report<I: InstructionSet>(listings: &[Listing<I>]) -> String {
     let mut s = String::new();
     for l in listings {
         for f in &l.functions {

@@ -1,7 +1,7 @@
-//! Targets: an architecture, an operating system, and the ABI and object-file flavour they imply.
+//! Targets: one row per platform of (architecture, operating system, object format, ABI, syntax).
 //!
-//! Everything an emitter needs to know about a platform is a value here, not a branch in the emitter:
-//! adding Mach-O or COFF is a new [`Flavour`] value (plus, for Windows, the Win64 [`Abi`]).
+//! Everything an emitter needs to know about a platform follows from its row: the object format's directives
+//! and the syntax's spelling ([`crate::syntax`]), the ABI's conventions ([`crate::abi`]). A leaf module.
 
 use std::fmt;
 
@@ -21,14 +21,14 @@ pub enum Arch {
 pub enum Os {
     /// Linux and other ELF systems.
     Linux,
-    /// macOS / iOS (Mach-O). Not emitted yet; the flavour table already describes it.
+    /// macOS / iOS (Mach-O). No target row yet; [`crate::syntax::Directives::MACH_O`] spells it.
     MacOs,
-    /// Windows (COFF/PE). Not emitted yet; the flavour table already describes it.
+    /// Windows (COFF/PE). No target row yet; [`crate::syntax::Directives::COFF`] spells it.
     Windows,
 }
 
 /// Object-file format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ObjectFormat {
     /// ELF: `.type`/`.size`, `.cfi_*`, `.note.GNU-stack`, GNU property notes.
     Elf,
@@ -38,8 +38,8 @@ pub enum ObjectFormat {
     Coff,
 }
 
-/// Calling convention.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Calling convention (described by [`crate::abi`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Abi {
     /// System V AMD64.
     SysV,
@@ -51,47 +51,47 @@ pub enum Abi {
     Lp64d,
 }
 
-/// A platform that listings are generated for.
+/// How a listing is written: the assembler syntax (spelled by [`crate::syntax`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Syntax {
+    /// GNU as (accepted by llvm-mc too); Intel operand order on x86_64 (`.intel_syntax noprefix`).
+    Gas,
+}
+
+/// A platform that listings are generated for: one row of [`Target::TARGETS`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Target {
     /// The architecture.
     pub arch: Arch,
     /// The operating system.
     pub os: Os,
-}
-
-/// Spelling of the things that differ between object formats and assemblers for one target.
-#[derive(Clone, Copy, Debug)]
-pub struct Flavour {
-    /// Object format.
+    /// The object format.
     pub format: ObjectFormat,
-    /// Calling convention.
+    /// The calling convention.
     pub abi: Abi,
-    /// Prefix of C symbols (`_` on Mach-O).
-    pub symbol_prefix: &'static str,
-    /// Directive that switches to the code section.
-    pub text_section: &'static str,
-    /// Directive that switches to the read-only constant section.
-    pub rodata_section: &'static str,
-    /// Line-comment introducer understood by the assembler.
-    pub comment: &'static str,
-    /// Prefix of assembler-local labels.
-    pub local_label_prefix: &'static str,
-    /// Whether to emit `.type`/`.size` for symbols.
-    pub elf_symbols: bool,
-    /// Whether to emit `.cfi_*` unwind directives (ELF, Mach-O); Windows gets SEH data instead.
-    pub cfi: bool,
-    /// Whether to emit `.section .note.GNU-stack` and the GNU property note (IBT/SHSTK, BTI).
-    pub gnu_notes: bool,
+    /// The assembler syntax.
+    pub syntax: Syntax,
 }
 
 impl Target {
     /// x86_64 Linux (ELF, System V).
-    pub const X86_64_LINUX: Target = Target { arch: Arch::X86_64, os: Os::Linux };
+    pub const X86_64_LINUX: Target =
+        Target { arch: Arch::X86_64, os: Os::Linux, format: ObjectFormat::Elf, abi: Abi::SysV, syntax: Syntax::Gas };
     /// aarch64 Linux (ELF, AAPCS64).
-    pub const AARCH64_LINUX: Target = Target { arch: Arch::Aarch64, os: Os::Linux };
+    pub const AARCH64_LINUX: Target = Target {
+        arch: Arch::Aarch64,
+        os: Os::Linux,
+        format: ObjectFormat::Elf,
+        abi: Abi::Aapcs64,
+        syntax: Syntax::Gas,
+    };
     /// riscv64 Linux (ELF, LP64D).
-    pub const RISCV64_LINUX: Target = Target { arch: Arch::Riscv64, os: Os::Linux };
+    pub const RISCV64_LINUX: Target =
+        Target { arch: Arch::Riscv64, os: Os::Linux, format: ObjectFormat::Elf, abi: Abi::Lp64d, syntax: Syntax::Gas };
+
+    /// Every target asmgen knows, one row each. A new platform (say x86_64 Windows: COFF, Win64, GNU as) is a
+    /// new row here, and in [`Target::GENERATED`] once its listings are checked in.
+    pub const TARGETS: &'static [Target] = &[Self::X86_64_LINUX, Self::AARCH64_LINUX, Self::RISCV64_LINUX];
 
     /// The targets whose listings are checked in under `generated/`.
     pub const GENERATED: [Target; 3] = [Self::X86_64_LINUX, Self::AARCH64_LINUX, Self::RISCV64_LINUX];
@@ -101,7 +101,13 @@ impl Target {
         self.to_string()
     }
 
-    /// The target of the Rust toolchain's `target_arch`/`target_os` pair, if asmgen knows it.
+    /// The first row of [`Target::TARGETS`] for `arch`: the target whose listing the JIT's image of that
+    /// architecture reproduces.
+    pub fn first_of(arch: Arch) -> Target {
+        *Self::TARGETS.iter().find(|t| t.arch == arch).expect("every architecture has a target")
+    }
+
+    /// The target of the Rust toolchain's `target_arch`/`target_os` pair, if [`Target::TARGETS`] has it.
     pub fn from_rust(arch: &str, os: &str) -> Option<Target> {
         let arch = match arch {
             "x86_64" => Arch::X86_64,
@@ -115,59 +121,7 @@ impl Target {
             "windows" => Os::Windows,
             _ => return None,
         };
-        Some(Target { arch, os })
-    }
-
-    /// How listings for this target are spelled.
-    pub fn flavour(&self) -> Flavour {
-        let comment = match self.arch {
-            Arch::X86_64 | Arch::Riscv64 => "#",
-            Arch::Aarch64 => "//",
-        };
-        let abi = match (self.arch, self.os) {
-            (Arch::X86_64, Os::Windows) => Abi::Win64,
-            (Arch::X86_64, _) => Abi::SysV,
-            (Arch::Aarch64, _) => Abi::Aapcs64,
-            (Arch::Riscv64, _) => Abi::Lp64d,
-        };
-        match self.os {
-            Os::Linux => Flavour {
-                format: ObjectFormat::Elf,
-                abi,
-                symbol_prefix: "",
-                text_section: ".text",
-                rodata_section: ".section .rodata",
-                comment,
-                local_label_prefix: ".L",
-                elf_symbols: true,
-                cfi: true,
-                gnu_notes: true,
-            },
-            Os::MacOs => Flavour {
-                format: ObjectFormat::MachO,
-                abi,
-                symbol_prefix: "_",
-                text_section: ".text",
-                rodata_section: ".section __TEXT,__const",
-                comment,
-                local_label_prefix: "L",
-                elf_symbols: false,
-                cfi: true,
-                gnu_notes: false,
-            },
-            Os::Windows => Flavour {
-                format: ObjectFormat::Coff,
-                abi,
-                symbol_prefix: "",
-                text_section: ".text",
-                rodata_section: ".section .rdata,\"dr\"",
-                comment,
-                local_label_prefix: ".L",
-                elf_symbols: false,
-                cfi: false,
-                gnu_notes: false,
-            },
-        }
+        Self::TARGETS.iter().find(|t| t.arch == arch && t.os == os).copied()
     }
 }
 

@@ -6,11 +6,13 @@
 //! built with) and, when present, LLVM's `llvm-mc-19`; the words they produce must equal ours. A missing
 //! assembler skips that half with a notice, or fails the test when `CI` is set (CI installs both).
 
-use asmgen::emit::gas::format_inst;
+use asmgen::abi::Conventions;
 use asmgen::ir::{Inst, Item};
 use asmgen::isa::aarch64::{regs::*, Aarch64, Operand, OPS, V};
+use asmgen::isa::InstructionSet;
 use asmgen::isa::PrintCtx;
-use asmgen::{Abi, Builder, CType, Isa, Listing, Target};
+use asmgen::syntax::format_inst;
+use asmgen::{Abi, Builder, CType, Listing, Target};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use support::have_all;
@@ -92,7 +94,7 @@ fn cases() -> Vec<Case> {
                 operands.iter().map(|o| Aarch64::operand_value(o).expect("encodable operand")).collect();
             let word = enc.encode(&values).unwrap_or_else(|e| panic!("{}: {:?}: {}", info.name, operands, e.0));
             let inst = Inst::<Aarch64> { op: op_of(i), operands };
-            let line = format_inst(&inst, &ctx, "//");
+            let line = format_inst(&inst, &ctx);
             let text = match line.split_once("// ") {
                 Some((_, mnemonic)) if !enc.gas => mnemonic.to_string(),
                 _ => line.trim().to_string(),
@@ -263,7 +265,7 @@ fn label_cases() -> (Vec<LabelCase>, String) {
                 .collect();
             if let Ok(words) = enc.encode_words(&values) {
                 keep.push((i, set));
-                let line = format_inst(&Inst::<Aarch64> { op: op_of(i), operands }, &ctx, "//");
+                let line = format_inst(&Inst::<Aarch64> { op: op_of(i), operands }, &ctx);
                 cases.push(LabelCase { name: info.name, line, words });
             }
             pc += enc.len_bytes() as u64;
@@ -361,9 +363,7 @@ fn prologue_saves_callee_saved_registers() {
         items
             .iter()
             .filter_map(|i| match i {
-                Item::Inst(inst) => {
-                    Some(format_inst(inst, &ctx, "//").split_whitespace().collect::<Vec<_>>().join(" "))
-                }
+                Item::Inst(inst) => Some(format_inst(inst, &ctx).split_whitespace().collect::<Vec<_>>().join(" ")),
                 _ => None,
             })
             .collect()

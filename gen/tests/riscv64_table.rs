@@ -7,10 +7,11 @@
 //! mnemonic form (taken from the listing comment), so their encodings are still checked against a real
 //! assembler.
 
-use asmgen::emit::gas::format_inst;
 use asmgen::ir::Inst;
 use asmgen::isa::riscv64::{mem, Op, Operand, Riscv64, VType, OPS, X};
-use asmgen::isa::{Isa, PrintCtx};
+use asmgen::isa::{InstructionSet, PrintCtx};
+use asmgen::syntax::format_inst;
+use asmgen::syntax::Spelling;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use support::{have_all, runs};
@@ -113,7 +114,7 @@ fn cases() -> Vec<Case> {
             let operands: Vec<Operand> = info.kinds.iter().enumerate().map(|(j, kind)| sample(kind, j, k)).collect();
             let values: Vec<i64> = operands.iter().map(|o| Riscv64::operand_value(o).expect("operand value")).collect();
             let word = enc.encode(&values).unwrap_or_else(|e| panic!("{}: {}", info.name, e.0));
-            let line = format_inst(&Inst::<Riscv64> { op, operands }, &ctx, "#");
+            let line = format_inst(&Inst::<Riscv64> { op, operands }, &ctx);
             cases.push(Case { name: info.name, line, word, gas_known: enc.gas });
             if info.kinds.is_empty() {
                 break;
@@ -207,7 +208,7 @@ fn label_cases() -> (Vec<LabelCase>, String) {
                 .collect();
             if let Ok(words) = enc.encode_words(&values) {
                 keep.push((i, k));
-                let line = format_inst(&Inst::<Riscv64> { op: Op::ALL[i], operands }, &ctx, "#");
+                let line = format_inst(&Inst::<Riscv64> { op: Op::ALL[i], operands }, &ctx);
                 cases.push(LabelCase { name: info.name, line, words });
             }
             pc += enc.len_bytes() as u64;

@@ -2,7 +2,9 @@
 //! prologue (callee-saved registers and unwind directives), constants, and deterministic output that GNU as
 //! accepts.
 
+use asmgen::abi::ArgLoc;
 use asmgen::emit;
+use asmgen::isa::x86_64::Gpr;
 use asmgen::isa::x86_64::{mem, regs::*, rip, X86Feature, Xmm, X86_64};
 use asmgen::{Abi, Builder, CType, Listing, Target};
 use std::process::Command;
@@ -22,6 +24,29 @@ fn instruction_outside_the_feature_set_is_a_generation_error() {
     let Err(err) = b.finish() else { panic!("generation must fail") };
     assert!(err.message.contains("PCLMULQDQ"), "{err}");
     assert_eq!(err.function, "f");
+}
+
+#[test]
+fn stack_arguments_are_described_by_the_abi() {
+    // Win64: rcx, rdx, r8, r9, then the stack above the return address and the 32-byte shadow space.
+    let mut b = Builder::<X86_64>::new("f", Abi::Win64, &[]);
+    let locs: Vec<ArgLoc<Gpr>> = (0..6).map(|_| b.arg("p", CType::Size)).collect();
+    assert_eq!(locs[0], ArgLoc::Reg(RCX));
+    assert_eq!(locs[3], ArgLoc::Reg(R9));
+    assert_eq!(&locs[4..], &[ArgLoc::Stack(40), ArgLoc::Stack(48)]);
+    assert!(b.finish().is_ok());
+    // System V: six registers, then the stack above the return address.
+    let mut b = Builder::<X86_64>::new("f", Abi::SysV, &[]);
+    let locs: Vec<ArgLoc<Gpr>> = (0..7).map(|_| b.arg("p", CType::Size)).collect();
+    assert_eq!(locs[5], ArgLoc::Reg(R9));
+    assert_eq!(locs[6], ArgLoc::Stack(8));
+    // `param` wants a register: a stack argument is a generation error that points to `arg`.
+    let mut b = Builder::<X86_64>::new("f", Abi::Win64, &[]);
+    for _ in 0..5 {
+        b.param("p", CType::Size);
+    }
+    let Err(err) = b.finish() else { panic!("generation must fail") };
+    assert!(err.message.contains("Builder::arg"), "{err}");
 }
 
 #[test]
@@ -61,10 +86,6 @@ fn uses_rbx_and_r12() -> asmgen::Function<X86_64> {
     let mut b = Builder::<X86_64>::new("asmgen_test_saves", Abi::SysV, &[X86Feature::Avx]);
     b.doc("Clobbers rbx and r12, which System V says the callee preserves.");
     let p = b.param("p", CType::BytePtr);
-    let p = match p {
-        asmgen::isa::x86_64::Reg::Gpr(n) => asmgen::isa::x86_64::Gpr(n),
-        _ => unreachable!(),
-    };
     let c = b.constant("ones", 16, "sixteen 0x01 bytes", &[1; 16]);
     b.mov(RBX, p);
     b.mov(R12, 5);
@@ -139,7 +160,7 @@ fn every_table_entry_assembles() {
             .collect();
         let op = Op::ALL[i];
         let inst = asmgen::ir::Inst::<X86_64> { op, operands };
-        src += &emit::gas::format_inst(&inst, &ctx, "#");
+        src += &asmgen::syntax::format_inst(&inst, &ctx);
         src.push('\n');
     }
     let dir = std::env::temp_dir().join(format!("asmgen-x86-table-{}", std::process::id()));

@@ -45,7 +45,7 @@ fn render<I: Isa>(
         files.push(GeneratedFile { path: format!("{dir}/{}.S", l.name), contents: emit::listing(target, l, source)? });
     }
     let ls: Vec<Listing<I>> = listings.into_iter().map(|(l, _)| l).collect();
-    let abi = target.flavour().abi;
+    let abi = target.abi;
     let tables = sets.iter().map(|s| s.table(abi)).collect::<Result<Vec<_>, _>>()?;
     files.push(GeneratedFile {
         path: format!("{dir}/mod.rs"),
@@ -61,7 +61,7 @@ fn source(listing: &str, arch: &str) -> String {
 
 /// The x86_64 listings.
 pub fn x86_64(target: Target) -> Result<Vec<Listing<X86_64>>, GenError> {
-    let abi = target.flavour().abi;
+    let abi = target.abi;
     Ok(vec![
         ghash_listing(&[&X86_64_SETS[0]], abi)?,
         Listing { name: "sm4".into(), title: SM4_TITLE.into(), functions: sm4::x86_64::functions(abi)? },
@@ -70,7 +70,7 @@ pub fn x86_64(target: Target) -> Result<Vec<Listing<X86_64>>, GenError> {
 
 /// The aarch64 listings.
 pub fn aarch64(target: Target) -> Result<Vec<Listing<Aarch64>>, GenError> {
-    let abi = target.flavour().abi;
+    let abi = target.abi;
     Ok(vec![
         ghash_listing(&[&AARCH64_SETS[0]], abi)?,
         Listing { name: "sm4".into(), title: SM4_A64_TITLE.into(), functions: sm4::aarch64::functions(abi)? },
@@ -79,7 +79,7 @@ pub fn aarch64(target: Target) -> Result<Vec<Listing<Aarch64>>, GenError> {
 
 /// The riscv64 listings.
 pub fn riscv64(target: Target) -> Result<Vec<Listing<Riscv64>>, GenError> {
-    let abi = target.flavour().abi;
+    let abi = target.abi;
     // The scalar kernels first, then the vector ones (listing order; the sets are best first).
     let ghash = ghash_listing(&[&RISCV64_SETS[1], &RISCV64_SETS[0]], abi)?;
     let sm4_title = "SM4 (GB/T 32907-2016) with Zksed (sm4ed, sm4ks) and with Zvksed (vsm4k, vsm4r; XTS with Zvkg)";
@@ -289,7 +289,7 @@ mod tests {
     /// signature, is the listing's function of that name item for item, and no role appears twice in a set;
     /// every SM4 set has the roles every set has; every listing function is some set's kernel.
     fn check<I: Isa>(target: Target, listings: Vec<Listing<I>>, sets: &[KernelSet<I>]) {
-        let abi = target.flavour().abi;
+        let abi = target.abi;
         let listed: HashMap<String, asmgen::Function<I>> =
             listings.into_iter().flat_map(|l| l.functions).map(|f| (f.name.clone(), f)).collect();
         let mut in_sets = BTreeSet::new();

@@ -12,8 +12,8 @@
 //!
 //! With `asmgen-runtime`'s `jit` feature, it also checks on the host that `Jit::host()` maps its code W^X.
 
-use asmgen::emit::layout;
 use asmgen::ir::Listing;
+use asmgen::layout;
 use asmgen::lower::{lower, Image, Lower};
 use asmgen::Target;
 use std::path::{Path, PathBuf};

@@ -1,8 +1,12 @@
 //! GNU as listings. Deterministic: the same listing always prints the same bytes.
 
-use crate::builder::GenError;
-use crate::ir::{Cfi, Function, Inst, Item, Listing};
-use crate::isa::{Encoding, Isa, PrintCtx};
+use crate::error::GenError;
+use crate::feature::FeatureSet;
+use crate::ir::{Function, Item, Listing};
+use crate::isa::PrintCtx;
+use crate::layout;
+use crate::platform::Isa;
+use crate::syntax::{self, Directives};
 use crate::target::{Abi, ObjectFormat, Target};
 
 /// The command that rewrites every listing, printed in each header.
@@ -49,48 +53,11 @@ impl Out<'_> {
     }
 }
 
-/// Formats one instruction: mnemonic, padded, then operands; or a raw word with the mnemonic in a comment for
-/// instructions the assembler does not know.
-pub fn format_inst<I: Isa>(inst: &Inst<I>, ctx: &PrintCtx, comment: &str) -> String {
-    let info = I::info(inst.op);
-    let printed: Vec<String> = inst.operands.iter().map(|o| I::print_operand(o, ctx)).collect();
-    let text = if info.syntax.contains('{') {
-        let mut t = info.syntax.to_string();
-        for (name, p) in info.operands.iter().zip(&printed) {
-            t = t.replace(&format!("{{{name}}}"), p);
-        }
-        t
-    } else if printed.is_empty() {
-        info.syntax.to_string()
-    } else {
-        format!("{} {}", info.syntax, printed.join(", "))
-    };
-    let (mnemonic, rest) = text.split_once(' ').unwrap_or((&text, ""));
-    let pretty = if rest.is_empty() { mnemonic.to_string() } else { format!("{mnemonic:<11} {}", rest.trim()) };
-    let values = || inst.operands.iter().map(|o| I::operand_value(o).unwrap_or(0)).collect::<Vec<i64>>();
-    match info.encoding.and_then(|enc| enc.raw_word(&values())) {
-        Some(word) => {
-            let word = word.unwrap_or_else(|e| panic!("{}: {}", info.name, e.0));
-            format!("\t{:<11} {word:#010x}\t{comment} {pretty}", I::RAW_DIRECTIVE)
-        }
-        None => format!("\t{pretty}"),
-    }
-}
-
-fn cfi_line(c: &Cfi) -> String {
-    match c {
-        Cfi::AdjustCfaOffset(n) => format!(".cfi_adjust_cfa_offset {n}"),
-        Cfi::RelOffset(r, off) => format!(".cfi_rel_offset {r}, {off}"),
-        Cfi::Restore(r) => format!(".cfi_restore {r}"),
-    }
-}
-
 /// Prints a listing for `target`. `source` names the kernel file it was generated from.
 pub fn listing<I: Isa>(target: Target, listing: &Listing<I>, source: &str) -> Result<String, GenError> {
-    let fl = target.flavour();
-    let ctx = PrintCtx { local_label_prefix: fl.local_label_prefix };
-    let mut o = Out { s: String::new(), comment: fl.comment };
-    let tp = I::TYPE_PREFIX;
+    let fl = Directives::of(target.format);
+    let ctx = fl.print_ctx();
+    let mut o = Out { s: String::new(), comment: I::COMMENT };
 
     // Header.
     o.comment(&format!("{}: {}", listing.name, listing.title));
@@ -99,10 +66,14 @@ pub fn listing<I: Isa>(target: Target, listing: &Listing<I>, source: &str) -> Re
     o.comment(&format!("    {REGEN_COMMAND}      (rewrites generated/)"));
     o.comment(&format!("    {CHECK_COMMAND}    (fails if this file is stale)"));
     o.comment(&format!("Source: {source}"));
-    o.comment(&format!("Target: {target} ({}, {} ABI), GNU as syntax", format_name(fl.format), abi_name(fl.abi)));
+    o.comment(&format!(
+        "Target: {target} ({}, {} ABI), GNU as syntax",
+        format_name(target.format),
+        abi_name(target.abi)
+    ));
     o.comment("");
     o.comment("Functions:");
-    let mut all = crate::isa::FeatureSet::<I::Feature>::empty();
+    let mut all = FeatureSet::<I::Feature>::empty();
     for f in &listing.functions {
         o.comment(&format!("  {}", f.c_prototype(fl.symbol_prefix)));
         let req = if f.required.is_empty() { "baseline".to_string() } else { f.required.names(", ") };
@@ -116,47 +87,34 @@ pub fn listing<I: Isa>(target: Target, listing: &Listing<I>, source: &str) -> Re
     o.directive(fl.text_section);
 
     for f in &listing.functions {
-        function(&mut o, f, target, &ctx)?;
+        if f.abi != target.abi {
+            let message = format!("built for {:?}, but {target} uses {:?}", f.abi, target.abi);
+            return Err(GenError { function: f.name.clone(), message });
+        }
+        function(&mut o, f, &fl, &ctx)?;
     }
-    let consts = super::layout::constants(&listing.functions)?;
+    let consts = layout::constants(&listing.functions)?;
 
     if !consts.is_empty() {
         o.line("");
         o.directive(fl.rodata_section);
         for c in &consts {
             o.directive(I::align_directive(c.align.trailing_zeros()));
-            o.line(format!("{}:\t{} {}", ctx.label(&c.label), fl.comment, c.comment));
+            o.line(format!("{}:\t{} {}", ctx.label(&c.label), I::COMMENT, c.comment));
             for chunk in c.bytes.chunks(16) {
-                let bytes: Vec<String> = chunk.iter().map(|b| format!("{b:#04x}")).collect();
-                o.directive(format!(".byte {}", bytes.join(", ")));
+                o.directive(syntax::bytes_directive(chunk));
             }
         }
     }
 
-    if fl.gnu_notes {
-        o.line("");
-        o.directive(format!(".section .note.GNU-stack,\"\",{tp}progbits"));
-        if let Some((kind, value)) = I::gnu_property() {
-            o.comment("GNU property note: every function in this file carries its landing pad.");
-            o.directive(format!(".section .note.gnu.property,\"a\",{tp}note"));
-            o.directive(".p2align 3");
-            o.directive(".long 4\t\t\t".to_string() + fl.comment + " name size");
-            o.directive(".long 16\t\t\t".to_string() + fl.comment + " descriptor size");
-            o.directive(".long 5\t\t\t".to_string() + fl.comment + " NT_GNU_PROPERTY_TYPE_0");
-            o.directive(".asciz \"GNU\"");
-            o.directive(format!(".long {kind:#x}\t\t{} property type", fl.comment));
-            o.directive(".long 4\t\t\t".to_string() + fl.comment + " property size");
-            o.directive(format!(".long {value}\t\t\t{} property value", fl.comment));
-            o.directive(".p2align 3");
-        }
+    for line in fl.gnu_notes::<I>() {
+        o.line(line);
     }
     Ok(o.s)
 }
 
-fn function<I: Isa>(o: &mut Out, f: &Function<I>, target: Target, ctx: &PrintCtx) -> Result<(), GenError> {
-    let fl = target.flavour();
-    let sym = format!("{}{}", fl.symbol_prefix, f.name);
-    let tp = I::TYPE_PREFIX;
+fn function<I: Isa>(o: &mut Out, f: &Function<I>, fl: &Directives, ctx: &PrintCtx) -> Result<(), GenError> {
+    let sym = fl.symbol(&f.name);
     o.line("");
     o.comment(&"-".repeat(100));
     for d in &f.doc {
@@ -171,39 +129,37 @@ fn function<I: Isa>(o: &mut Out, f: &Function<I>, target: Target, ctx: &PrintCtx
         o.comment(&format!("Saves: {}", saved.join(", ")));
     }
     o.comment(&"-".repeat(100));
-    o.directive(format!(".globl {sym}"));
-    if fl.elf_symbols {
-        o.directive(format!(".hidden {sym}"));
-        o.directive(format!(".type {sym}, {tp}function"));
+    for d in fl.symbol_start::<I>(&sym) {
+        o.directive(d);
     }
-    o.directive(I::align_directive(super::layout::FUNCTION_ALIGN_LOG2));
+    o.directive(I::align_directive(layout::FUNCTION_ALIGN_LOG2));
     o.line(format!("{sym}:"));
-    if fl.cfi {
-        o.directive(".cfi_startproc");
+    if let Some(d) = fl.proc_start() {
+        o.directive(d);
     }
-    if let Some((pad, why)) = I::landing_pad() {
-        o.line(format!("\t{pad:<11} \t{} {why}", fl.comment));
+    if let Some((pad, why)) = I::landing_pad(f.abi).map(syntax::landing_pad) {
+        o.line(format!("\t{pad:<11} \t{} {why}", I::COMMENT));
     }
     let print = |o: &mut Out, item: &Item<I>| match item {
-        Item::Inst(i) => o.line(format_inst(i, ctx, fl.comment)),
+        Item::Inst(i) => o.line(syntax::format_inst(i, ctx)),
         Item::Label(l) => o.line(format!("{}:", ctx.label(l))),
-        Item::Comment(c) => o.line(format!("\t{} {c}", fl.comment)),
+        Item::Comment(c) => o.line(format!("\t{} {c}", I::COMMENT)),
         Item::Blank => o.line(""),
         Item::Align(n) => o.directive(I::align_directive(*n)),
         Item::Cfi(c) => {
-            if fl.cfi {
-                o.directive(cfi_line(c))
+            if let Some(d) = fl.cfi_directive(c) {
+                o.directive(d)
             }
         }
     };
-    for item in super::layout::function_items(fl.abi, f).iter() {
+    for item in layout::function_items(f).iter() {
         print(o, item);
     }
-    if fl.cfi {
-        o.directive(".cfi_endproc");
+    if let Some(d) = fl.proc_end() {
+        o.directive(d);
     }
-    if fl.elf_symbols {
-        o.directive(format!(".size {sym}, .-{sym}"));
+    if let Some(d) = fl.symbol_end(&sym) {
+        o.directive(d);
     }
     Ok(())
 }

@@ -3,7 +3,7 @@
 //! runtime, so no `extern` block and no table of kernels is written by hand.
 
 use crate::ir::Listing;
-use crate::isa::Isa;
+use crate::platform::Isa;
 use crate::target::Target;
 use std::fmt::Write;
 

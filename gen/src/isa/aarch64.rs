@@ -16,10 +16,10 @@
 //! that the form cannot encode.
 
 use super::fixed::{enc, fld, label, mapped, mapped_part, part, LabelValue};
-use super::{Isa, OpInfo, PrintCtx};
+use super::{InstructionSet, OpInfo, PrintCtx};
 use crate::define_isa;
-use crate::ir::{Cfi, Frame, Item, Label};
-use crate::target::{Abi, Arch};
+use crate::label::Label;
+use crate::target::Arch;
 
 crate::define_features! {
     /// aarch64 ISA extensions beyond ARMv8.0-A with Advanced SIMD (which needs none).
@@ -643,69 +643,20 @@ define_isa! {
         => enc(0xce60c800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
 }
 
-const XNAMES: [&str; 32] = [
+/// The general-purpose registers' names (31: `sp`).
+pub const XNAMES: [&str; 32] = [
     "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12", "x13", "x14", "x15", "x16", "x17",
     "x18", "x19", "x20", "x21", "x22", "x23", "x24", "x25", "x26", "x27", "x28", "x29", "x30", "sp",
 ];
 
-/// One slot of the register save area: a pair (`stp`) or a single register (`str`), x or d.
-struct Slot {
-    d: bool,
-    a: u8,
-    b: Option<u8>,
-}
-
-impl Slot {
-    fn name(&self, r: u8) -> String {
-        if self.d {
-            format!("d{r}")
-        } else {
-            XNAMES[r as usize].to_string()
-        }
-    }
-    fn reg(&self, r: u8) -> Operand {
-        if self.d {
-            Operand::D(r)
-        } else {
-            Operand::X(r)
-        }
-    }
-    /// The store (pre-indexed by `off` when `pre`) or the load (post-indexed by `off` when `post`).
-    fn inst(&self, store: bool, writeback: bool, off: i32) -> crate::ir::Inst<Aarch64> {
-        let op = match (self.d, self.b.is_some(), store, writeback) {
-            (false, true, true, true) => Op::stp_x_pre,
-            (false, true, true, false) => Op::stp_x,
-            (false, true, false, true) => Op::ldp_x_post,
-            (false, true, false, false) => Op::ldp_x,
-            (false, false, true, true) => Op::str_x_pre,
-            (false, false, true, false) => Op::str_x,
-            (false, false, false, true) => Op::ldr_x_post,
-            (false, false, false, false) => Op::ldr_x,
-            (true, true, true, true) => Op::stp_d_pre,
-            (true, true, true, false) => Op::stp_d,
-            (true, true, false, true) => Op::ldp_d_post,
-            (true, true, false, false) => Op::ldp_d,
-            (true, false, true, true) => Op::str_d_pre,
-            (true, false, true, false) => Op::str_d,
-            (true, false, false, true) => Op::ldr_d_post,
-            (true, false, false, false) => Op::ldr_d,
-        };
-        let mut operands = vec![self.reg(self.a)];
-        operands.extend(self.b.map(|b| self.reg(b)));
-        operands.push(Operand::Sp);
-        operands.push(Operand::Imm(off as i64));
-        crate::ir::Inst { op, operands }
-    }
-}
-
-impl Isa for Aarch64 {
+impl InstructionSet for Aarch64 {
     const ARCH: Arch = Arch::Aarch64;
     type Op = Op;
     type Operand = Operand;
     type Reg = Reg;
+    type Gpr = X;
     type Feature = A64Feature;
     type Encoding = super::fixed::Encoding;
-    const TYPE_PREFIX: &'static str = "%";
 
     fn info(op: Op) -> &'static OpInfo<A64Feature> {
         &OPS[op as usize]
@@ -754,83 +705,5 @@ impl Isa for Aarch64 {
             Reg::X(n) => XNAMES[n as usize].to_string(),
             Reg::V(n) => format!("v{n}"),
         }
-    }
-    fn arg_regs(_abi: Abi) -> &'static [Reg] {
-        &[Reg::X(0), Reg::X(1), Reg::X(2), Reg::X(3), Reg::X(4), Reg::X(5), Reg::X(6), Reg::X(7)]
-    }
-    fn callee_saved(_abi: Abi, r: Reg) -> bool {
-        // x19-x28 and the low 64 bits of v8-v15 (AAPCS64); x29 and x30 are saved when the body touches them
-        // (a leaf that writes x30 could not return otherwise).
-        matches!(r, Reg::X(19..=30) | Reg::V(8..=15))
-    }
-    fn is_stack_pointer(r: Reg) -> bool {
-        r == Reg::X(31)
-    }
-    /// The save area: the registers in pairs (x with x, d with d; an odd one alone), 16 bytes per slot. The
-    /// first slot's store allocates the whole area (pre-index), the last load frees it (post-index), so sp stays
-    /// 16-byte aligned and the unwinder sees every step.
-    fn prologue_epilogue(_abi: Abi, frame: &Frame<Self>) -> (Vec<Item<Self>>, Vec<Item<Self>>) {
-        let mut xs = Vec::new();
-        let mut ds = Vec::new();
-        for r in &frame.saved {
-            match *r {
-                Reg::X(n) => xs.push(n),
-                Reg::V(n) => ds.push(n),
-            }
-        }
-        let mut slots = Vec::new();
-        for (d, regs) in [(false, &xs), (true, &ds)] {
-            for c in regs.chunks(2) {
-                slots.push(Slot { d, a: c[0], b: c.get(1).copied() });
-            }
-        }
-        let (mut pro, mut epi) = (Vec::new(), Vec::new());
-        let ret = Item::Inst(crate::ir::Inst { op: Op::ret, operands: vec![] });
-        if slots.is_empty() {
-            return (pro, vec![ret]);
-        }
-        let size = 16 * slots.len() as i32;
-        let saved_at = |s: &Slot, off: i32, out: &mut Vec<Item<Self>>| {
-            out.push(Item::Cfi(Cfi::RelOffset(s.name(s.a), off)));
-            if let Some(b) = s.b {
-                out.push(Item::Cfi(Cfi::RelOffset(s.name(b), off + 8)));
-            }
-        };
-        let restored = |s: &Slot, out: &mut Vec<Item<Self>>| {
-            out.push(Item::Cfi(Cfi::Restore(s.name(s.a))));
-            if let Some(b) = s.b {
-                out.push(Item::Cfi(Cfi::Restore(s.name(b))));
-            }
-        };
-        for (i, s) in slots.iter().enumerate() {
-            let off = 16 * i as i32;
-            if i == 0 {
-                pro.push(Item::Inst(s.inst(true, true, -size)));
-                pro.push(Item::Cfi(Cfi::AdjustCfaOffset(size)));
-            } else {
-                pro.push(Item::Inst(s.inst(true, false, off)));
-            }
-            saved_at(s, off, &mut pro);
-        }
-        for (i, s) in slots.iter().enumerate().skip(1).rev() {
-            epi.push(Item::Inst(s.inst(false, false, 16 * i as i32)));
-            restored(s, &mut epi);
-        }
-        epi.push(Item::Inst(slots[0].inst(false, true, size)));
-        epi.push(Item::Cfi(Cfi::AdjustCfaOffset(-size)));
-        restored(&slots[0], &mut epi);
-        epi.push(ret);
-        (pro, epi)
-    }
-    fn landing_pad() -> Option<(&'static str, &'static str)> {
-        Some(("hint #34", "bti c: indirect-branch landing pad (BTI)"))
-    }
-    fn gnu_property() -> Option<(u32, u32)> {
-        // GNU_PROPERTY_AARCH64_FEATURE_1_AND: BTI (1) | PAC (2).
-        Some((0xc000_0000, 3))
-    }
-    fn preamble(_f: super::FeatureSet<A64Feature>) -> Vec<String> {
-        // GNU as 2.40 accepts pmull .1q, eor3/bcax and sm4e only on a v8.2 base.
-        vec![".arch armv8.2-a+crypto+sm4+sha3".into()]
     }
 }

@@ -15,81 +15,11 @@ pub mod fixed;
 pub mod riscv64;
 pub mod x86_64;
 
-use crate::ir::{Frame, Item, Label};
-use crate::target::{Abi, Arch};
+use crate::label::Label;
+use crate::target::Arch;
 use std::fmt::Debug;
 
-/// A CPU feature (ISA extension) an instruction may require.
-pub trait Feature: Copy + Eq + Ord + Debug + 'static {
-    /// Every feature of the ISA, in declaration order.
-    const ALL: &'static [Self];
-    /// The conventional name (`AVX`, `PCLMULQDQ`, `zbc`, ...).
-    fn name(self) -> &'static str;
-    /// Bit position in a [`FeatureSet`].
-    fn bit(self) -> u32;
-}
-
-/// A set of features of one ISA.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct FeatureSet<F: Feature> {
-    bits: u64,
-    _f: std::marker::PhantomData<F>,
-}
-
-impl<F: Feature> FeatureSet<F> {
-    /// The empty set.
-    pub const fn empty() -> Self {
-        FeatureSet { bits: 0, _f: std::marker::PhantomData }
-    }
-    /// The set of the given features.
-    pub fn of(features: &[F]) -> Self {
-        let mut s = Self::empty();
-        for &f in features {
-            s.insert(f);
-        }
-        s
-    }
-    /// Adds a feature.
-    pub fn insert(&mut self, f: F) {
-        self.bits |= 1 << f.bit();
-    }
-    /// Whether `f` is in the set.
-    pub fn contains(&self, f: F) -> bool {
-        self.bits & (1 << f.bit()) != 0
-    }
-    /// Whether every feature of `other` is in this set.
-    pub fn contains_all(&self, other: &Self) -> bool {
-        other.bits & !self.bits == 0
-    }
-    /// Union.
-    pub fn union(mut self, other: Self) -> Self {
-        self.bits |= other.bits;
-        self
-    }
-    /// Features of `self` not in `other`.
-    pub fn difference(mut self, other: Self) -> Self {
-        self.bits &= !other.bits;
-        self
-    }
-    /// Whether the set is empty.
-    pub fn is_empty(&self) -> bool {
-        self.bits == 0
-    }
-    /// The features, in declaration order.
-    pub fn iter(&self) -> impl Iterator<Item = F> + '_ {
-        F::ALL.iter().copied().filter(|f| self.contains(*f))
-    }
-    /// Names joined with `sep`.
-    pub fn names(&self, sep: &str) -> String {
-        self.iter().map(|f| f.name()).collect::<Vec<_>>().join(sep)
-    }
-}
-
-impl<F: Feature> Debug for FeatureSet<F> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{{{}}}", self.names(", "))
-    }
-}
+pub use crate::feature::{Feature, FeatureSet};
 
 /// How a table entry's encoding is described: [`fixed::Encoding`] for the fixed-width ISAs, the iced-x86 codes
 /// of its forms on x86_64 ([`x86_64::X86Encoding`]).
@@ -143,8 +73,9 @@ impl PrintCtx<'_> {
     }
 }
 
-/// An instruction-set architecture: its table, its registers and its ABI details.
-pub trait Isa: Sized + 'static {
+/// An instruction set: its table, its operands and its registers. Calling conventions are in
+/// [`crate::abi`], spelling in [`crate::syntax`]; [`crate::Isa`] is an instruction set with both.
+pub trait InstructionSet: Sized + 'static {
     /// Which architecture this is.
     const ARCH: Arch;
     /// The opcode enum generated from the table.
@@ -153,6 +84,8 @@ pub trait Isa: Sized + 'static {
     type Operand: Clone + Debug;
     /// A physical register.
     type Reg: Copy + Eq + Ord + Debug;
+    /// A general-purpose register (what integer and pointer arguments are passed in).
+    type Gpr: Copy + Eq + Debug + Into<Self::Reg>;
     /// The ISA's features.
     type Feature: Feature;
     /// How the table describes encodings.
@@ -172,31 +105,8 @@ pub trait Isa: Sized + 'static {
     fn operand_value(_operand: &Self::Operand) -> Option<i64> {
         None
     }
-    /// The directive that emits a raw instruction word (`.inst` on aarch64, `.insn` on riscv64).
-    const RAW_DIRECTIVE: &'static str = ".inst";
-    /// The prefix of section-type and symbol-type arguments (`@` or `%`).
-    const TYPE_PREFIX: &'static str = "@";
     /// The register's assembler name.
     fn reg_name(reg: Self::Reg) -> String;
-    /// The registers the ABI passes integer/pointer arguments in, in order.
-    fn arg_regs(abi: Abi) -> &'static [Self::Reg];
-    /// Whether the callee must preserve `reg` under `abi`.
-    fn callee_saved(abi: Abi, reg: Self::Reg) -> bool;
-    /// The stack pointer (never counted as a clobbered register).
-    fn is_stack_pointer(reg: Self::Reg) -> bool;
-    /// Instructions (and unwind directives) that save the registers in `frame` and those that restore them and
-    /// return.
-    fn prologue_epilogue(abi: Abi, frame: &Frame<Self>) -> (Vec<Item<Self>>, Vec<Item<Self>>);
-    /// The indirect-branch landing pad that starts every exported function, with its comment.
-    fn landing_pad() -> Option<(&'static str, &'static str)>;
-    /// The GNU property note's type and value (IBT/SHSTK on x86, BTI/PAC on aarch64), if any.
-    fn gnu_property() -> Option<(u32, u32)>;
-    /// An assembler directive that must precede the code (syntax or ISA selection).
-    fn preamble(features: FeatureSet<Self::Feature>) -> Vec<String>;
-    /// Directive that aligns to `1 << log2` bytes.
-    fn align_directive(log2: u32) -> String {
-        format!(".p2align {log2}")
-    }
 }
 
 /// Defines an ISA table. See the ISA modules for the entry syntax:
@@ -249,21 +159,4 @@ macro_rules! define_isa {
     };
     (@enc) => { None };
     (@enc $enc:expr) => { Some($enc) };
-}
-
-/// Defines an ISA's feature enum with its printed names.
-#[macro_export]
-macro_rules! define_features {
-    ($(#[$doc:meta])* $enum:ident { $( $(#[$vdoc:meta])* $v:ident = $name:literal ),* $(,)? }) => {
-        $(#[$doc])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-        pub enum $enum { $( $(#[$vdoc])* $v ),* }
-        impl $crate::isa::Feature for $enum {
-            const ALL: &'static [Self] = &[$($enum::$v),*];
-            fn name(self) -> &'static str {
-                match self { $($enum::$v => $name),* }
-            }
-            fn bit(self) -> u32 { self as u32 }
-        }
-    };
 }

@@ -11,10 +11,10 @@
 //! written by asmgen; the assembler may still pick them when the listing is assembled for `rv64gc`.
 
 use super::fixed::{enc, fld, label, label2, mapped, mapped_part, part, raw, Field, LabelValue};
-use super::{Feature, FeatureSet, Isa, OpInfo, PrintCtx};
+use super::{InstructionSet, OpInfo, PrintCtx};
 use crate::define_isa;
-use crate::ir::{Cfi, Frame, Item, Label};
-use crate::target::{Abi, Arch};
+use crate::label::Label;
+use crate::target::Arch;
 
 crate::define_features! {
     /// RISC-V ISA extensions beyond RV64GC.
@@ -114,6 +114,12 @@ pub enum Reg {
     X(u8),
     /// v0..v31.
     V(u8),
+}
+
+impl From<X> for Reg {
+    fn from(x: X) -> Reg {
+        Reg::X(x.0)
+    }
 }
 
 /// A memory operand `offset(base)` for scalar loads and stores; the offset is a 12-bit signed immediate.
@@ -479,14 +485,14 @@ fn vtype_text(t: VType) -> String {
     format!("e{}, m{}, ta, ma", t.sew, t.lmul)
 }
 
-impl Isa for Riscv64 {
+impl InstructionSet for Riscv64 {
     const ARCH: Arch = Arch::Riscv64;
     type Op = Op;
     type Operand = Operand;
     type Reg = Reg;
+    type Gpr = X;
     type Feature = RvFeature;
     type Encoding = super::fixed::Encoding;
-    const RAW_DIRECTIVE: &'static str = ".insn";
 
     fn info(op: Op) -> &'static OpInfo<RvFeature> {
         &OPS[op as usize]
@@ -534,64 +540,6 @@ impl Isa for Riscv64 {
         match r {
             Reg::X(n) => XNAMES[n as usize].to_string(),
             Reg::V(n) => format!("v{n}"),
-        }
-    }
-    fn arg_regs(_abi: Abi) -> &'static [Reg] {
-        &[Reg::X(10), Reg::X(11), Reg::X(12), Reg::X(13), Reg::X(14), Reg::X(15), Reg::X(16), Reg::X(17)]
-    }
-    fn callee_saved(_abi: Abi, r: Reg) -> bool {
-        // LP64D: sp, s0..s11 (x8, x9, x18..x27); every vector register is caller-saved.
-        matches!(r, Reg::X(2) | Reg::X(8..=9) | Reg::X(18..=27))
-    }
-    fn is_stack_pointer(r: Reg) -> bool {
-        r == Reg::X(2)
-    }
-    /// Saves the callee-saved registers the body uses below a 16-byte aligned frame
-    /// (`addi sp, sp, -N; sd s_i, 8*i(sp)`), restores them in the epilogue and returns.
-    fn prologue_epilogue(_abi: Abi, frame: &Frame<Self>) -> (Vec<Item<Self>>, Vec<Item<Self>>) {
-        let inst = |op: Op, operands: Vec<Operand>| Item::Inst(crate::ir::Inst { op, operands });
-        let saved: Vec<u8> = frame
-            .saved
-            .iter()
-            .filter_map(|r| match r {
-                Reg::X(n) if *n != 2 => Some(*n),
-                _ => None,
-            })
-            .collect();
-        let (mut pro, mut epi) = (Vec::new(), Vec::new());
-        if !saved.is_empty() {
-            let bytes = (8 * saved.len() as i32 + 15) & !15;
-            let sp = Operand::X(regs::SP.0);
-            pro.push(inst(Op::addi, vec![sp.clone(), sp.clone(), Operand::Imm(-bytes as i64)]));
-            pro.push(Item::Cfi(Cfi::AdjustCfaOffset(bytes)));
-            for (i, &r) in saved.iter().enumerate() {
-                let slot = Operand::Mem(mem(regs::SP, 8 * i as i32));
-                pro.push(inst(Op::sd, vec![Operand::X(r), slot.clone()]));
-                pro.push(Item::Cfi(Cfi::RelOffset(XNAMES[r as usize].into(), 8 * i as i32)));
-                epi.push(inst(Op::ld, vec![Operand::X(r), slot]));
-                epi.push(Item::Cfi(Cfi::Restore(XNAMES[r as usize].into())));
-            }
-            epi.push(inst(Op::addi, vec![sp.clone(), sp, Operand::Imm(bytes as i64)]));
-            epi.push(Item::Cfi(Cfi::AdjustCfaOffset(-bytes)));
-        }
-        epi.push(inst(Op::ret, vec![]));
-        (pro, epi)
-    }
-    fn landing_pad() -> Option<(&'static str, &'static str)> {
-        None
-    }
-    fn gnu_property() -> Option<(u32, u32)> {
-        None
-    }
-    /// `.option arch, +ext, ...` naming exactly the extensions the listing's instructions use (those GNU as
-    /// knows; the others are emitted as raw words).
-    fn preamble(features: FeatureSet<RvFeature>) -> Vec<String> {
-        let exts: Vec<String> =
-            features.iter().filter(|f| f.known_to_gas()).map(|f| format!("+{}", f.name())).collect();
-        if exts.is_empty() {
-            vec![]
-        } else {
-            vec![format!(".option arch, {}", exts.join(", "))]
         }
     }
 }

@@ -4,10 +4,10 @@
 //! (destination first), which is the order of the table, of the builder methods, of iced-x86's formatter (used
 //! to disassemble JIT code) and of the vendors' documentation an auditor checks against.
 
-use super::{Encoding, Isa, OpInfo, PrintCtx};
+use super::{Encoding, InstructionSet, OpInfo, PrintCtx};
 use crate::define_isa;
-use crate::ir::{Cfi, Frame, Item, Label};
-use crate::target::{Abi, Arch};
+use crate::label::Label;
+use crate::target::Arch;
 
 crate::define_features! {
     /// x86-64 ISA extensions (the x86-64 baseline, SSE2 included, needs none).
@@ -93,7 +93,8 @@ impl Ymm {
     }
 }
 
-const GPR64: [&str; 16] =
+/// The 64-bit general-purpose registers' names.
+pub const GPR64: [&str; 16] =
     ["rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15"];
 const GPR32: [&str; 16] = [
     "eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "r8d", "r9d", "r10d", "r11d", "r12d", "r13d", "r14d",
@@ -382,11 +383,12 @@ define_isa! {
     vzeroupper: "vzeroupper" ()                                [Avx] => iced!(VEX_Vzeroupper);
 }
 
-impl Isa for X86_64 {
+impl InstructionSet for X86_64 {
     const ARCH: Arch = Arch::X86_64;
     type Op = Op;
     type Operand = Operand;
     type Reg = Reg;
+    type Gpr = Gpr;
     type Feature = X86Feature;
     type Encoding = X86Encoding;
 
@@ -454,70 +456,5 @@ impl Isa for X86_64 {
             Reg::Gpr(n) => GPR64[n as usize].to_string(),
             Reg::Vec(n) => format!("xmm{n}"),
         }
-    }
-    fn arg_regs(abi: Abi) -> &'static [Reg] {
-        use regs::*;
-        const SYSV: [Reg; 6] =
-            [Reg::Gpr(RDI.0), Reg::Gpr(RSI.0), Reg::Gpr(RDX.0), Reg::Gpr(RCX.0), Reg::Gpr(R8.0), Reg::Gpr(R9.0)];
-        const WIN64: [Reg; 4] = [Reg::Gpr(RCX.0), Reg::Gpr(RDX.0), Reg::Gpr(R8.0), Reg::Gpr(R9.0)];
-        match abi {
-            Abi::Win64 => &WIN64,
-            _ => &SYSV,
-        }
-    }
-    fn callee_saved(abi: Abi, r: Reg) -> bool {
-        match (abi, r) {
-            // rbx, rbp, r12-r15 (and rsi, rdi on Windows).
-            (_, Reg::Gpr(3 | 5 | 12..=15)) => true,
-            (Abi::Win64, Reg::Gpr(6 | 7)) => true,
-            (Abi::Win64, Reg::Vec(6..=15)) => true,
-            _ => false,
-        }
-    }
-    fn is_stack_pointer(r: Reg) -> bool {
-        r == Reg::Gpr(4)
-    }
-    fn prologue_epilogue(abi: Abi, frame: &Frame<Self>) -> (Vec<Item<Self>>, Vec<Item<Self>>) {
-        let inst = |op: Op, operands: Vec<Operand>| Item::Inst(crate::ir::Inst { op, operands });
-        let gprs: Vec<u8> =
-            frame.saved.iter().filter_map(|r| if let Reg::Gpr(n) = r { Some(*n) } else { None }).collect();
-        let vecs: Vec<u8> =
-            frame.saved.iter().filter_map(|r| if let Reg::Vec(n) = r { Some(*n) } else { None }).collect();
-        let (mut pro, mut epi) = (Vec::new(), Vec::new());
-        for &g in &gprs {
-            pro.push(inst(Op::push, vec![Operand::Gpr(g)]));
-            pro.push(Item::Cfi(Cfi::AdjustCfaOffset(8)));
-            pro.push(Item::Cfi(Cfi::RelOffset(GPR64[g as usize].into(), 0)));
-        }
-        // Win64 only: xmm6-xmm15 are callee-saved; they go below the pushed registers.
-        let vec_bytes = 16 * vecs.len() as i32;
-        if abi == Abi::Win64 && !vecs.is_empty() {
-            pro.push(inst(Op::sub, vec![Operand::Gpr(4), Operand::Imm(vec_bytes as i64)]));
-            pro.push(Item::Cfi(Cfi::AdjustCfaOffset(vec_bytes)));
-            for (i, &v) in vecs.iter().enumerate() {
-                let slot = Operand::Mem(Size::Xmmword, mem(regs::RSP, 16 * i as i32));
-                pro.push(inst(Op::vmovdqu_store, vec![slot.clone(), Operand::Xmm(v)]));
-                epi.push(inst(Op::vmovdqu_load, vec![Operand::Xmm(v), slot]));
-            }
-            epi.push(inst(Op::add, vec![Operand::Gpr(4), Operand::Imm(vec_bytes as i64)]));
-            epi.push(Item::Cfi(Cfi::AdjustCfaOffset(-vec_bytes)));
-        }
-        for &g in gprs.iter().rev() {
-            epi.push(inst(Op::pop, vec![Operand::Gpr(g)]));
-            epi.push(Item::Cfi(Cfi::AdjustCfaOffset(-8)));
-            epi.push(Item::Cfi(Cfi::Restore(GPR64[g as usize].into())));
-        }
-        epi.push(inst(Op::ret, vec![]));
-        (pro, epi)
-    }
-    fn landing_pad() -> Option<(&'static str, &'static str)> {
-        Some(("endbr64", "indirect-branch landing pad (CET IBT)"))
-    }
-    fn gnu_property() -> Option<(u32, u32)> {
-        // GNU_PROPERTY_X86_FEATURE_1_AND: IBT (1) | SHSTK (2).
-        Some((0xc000_0002, 3))
-    }
-    fn preamble(_features: super::FeatureSet<X86Feature>) -> Vec<String> {
-        vec![".intel_syntax noprefix".into()]
     }
 }

@@ -4,49 +4,40 @@
 //! [`LabelRef`]: crate::isa::fixed::LabelRef
 
 use super::{align_up, finish_image, place_constants, Image, Labels, Lower, Symbol};
-use crate::builder::GenError;
-use crate::emit::gas::format_inst;
-use crate::emit::layout;
-use crate::ir::{Function, Item};
+use crate::abi::LandingPad;
+use crate::error::GenError;
+use crate::ir::{Function, Inst, Item};
 use crate::isa::aarch64::Aarch64;
 use crate::isa::fixed::Encoding;
 use crate::isa::riscv64::Riscv64;
-use crate::isa::{Isa, PrintCtx};
-use crate::target::Abi;
+use crate::layout;
+use crate::platform::Isa;
+use crate::syntax::{format_inst, Directives};
+use crate::target::Target;
 
 /// An ISA whose instructions are 32-bit words encoded from the table (aarch64, riscv64).
 pub trait FixedIsa: Isa<Encoding = Encoding> {
-    /// The `nop` word alignment padding is filled with (what GNU as pads code sections with).
-    const NOP: u32;
-    /// The landing pad word each function starts with, if the ISA has one.
-    const LANDING_PAD: Option<u32>;
-    /// The ABI of the Linux target.
-    const ABI: Abi;
-    /// Whether the assembler pads the end of the code section to the section's alignment (the largest
-    /// alignment requested in it) with `nop`s: riscv64 GNU as does, aarch64's does not.
-    const PAD_SECTION_END: bool;
+    /// The word of a landing pad (`bti c` on aarch64), if the ISA has it.
+    fn landing_pad_word(pad: LandingPad) -> Option<u32>;
 }
 
 impl FixedIsa for Aarch64 {
-    const NOP: u32 = 0xd503_201f;
-    /// `bti c` (`hint #34`).
-    const LANDING_PAD: Option<u32> = Some(0xd503_245f);
-    const ABI: Abi = Abi::Aapcs64;
-    const PAD_SECTION_END: bool = false;
+    fn landing_pad_word(pad: LandingPad) -> Option<u32> {
+        // `bti c` (`hint #34`).
+        (pad == LandingPad::BtiC).then_some(0xd503_245f)
+    }
 }
 
 impl FixedIsa for Riscv64 {
-    /// `addi zero, zero, 0`.
-    const NOP: u32 = 0x0000_0013;
-    const LANDING_PAD: Option<u32> = None;
-    const ABI: Abi = Abi::Lp64d;
-    const PAD_SECTION_END: bool = true;
+    fn landing_pad_word(_pad: LandingPad) -> Option<u32> {
+        None
+    }
 }
 
 enum Placed<'a, I: Isa> {
     Pad(usize),
     Word(u32, &'static str),
-    Inst(&'a crate::ir::Inst<I>, usize),
+    Inst(&'a Inst<I>, usize),
 }
 
 macro_rules! lower_fixed {
@@ -63,19 +54,28 @@ macro_rules! lower_fixed {
 }
 lower_fixed!(Aarch64, Riscv64);
 
-/// Lowers `functions` (in order) into one image and, with `text`, each function's listing (offset, words,
-/// the description's instruction text).
-fn lower_words<I: FixedIsa>(functions: &[&Function<I>], text_on: bool) -> Result<(Image, Vec<String>), GenError> {
-    let err = |f: &Function<I>, message: String| GenError { function: f.name.clone(), message };
-    let ctx = PrintCtx { local_label_prefix: ".L" };
-    let items: Vec<layout::FunctionItems<I>> = functions.iter().map(|f| layout::function_items(I::ABI, f)).collect();
+fn err<I: Isa>(f: &Function<I>, message: String) -> GenError {
+    GenError { function: f.name.clone(), message }
+}
 
-    // Pass 1: addresses of functions, labels and instructions.
-    let mut labels = Labels::default();
-    let mut placed: Vec<(usize, usize, Vec<Placed<I>>)> = Vec::new(); // (function start, end, items)
+/// One function placed: its start, its end and its pieces.
+struct PlacedFunction<'a, I: Isa> {
+    start: usize,
+    end: usize,
+    pieces: Vec<Placed<'a, I>>,
+}
+
+/// Pass 1: the addresses of functions, labels and instructions (labels are defined in `labels`), and the length
+/// of the code.
+fn place<'a, I: FixedIsa>(
+    functions: &[&Function<I>],
+    items: &'a [layout::FunctionItems<'a, I>],
+    labels: &mut Labels,
+) -> Result<(Vec<PlacedFunction<'a, I>>, usize), GenError> {
+    let mut placed = Vec::with_capacity(functions.len());
     let mut pc = 0usize;
     let mut section_align = 1usize << layout::FUNCTION_ALIGN_LOG2;
-    for (f, items) in functions.iter().zip(&items) {
+    for (f, items) in functions.iter().zip(items) {
         let mut p = Vec::new();
         let start = align_up(pc, 1 << layout::FUNCTION_ALIGN_LOG2);
         if start > pc {
@@ -83,7 +83,9 @@ fn lower_words<I: FixedIsa>(functions: &[&Function<I>], text_on: bool) -> Result
             p.push(Placed::Pad(start - pc));
         }
         pc = start;
-        if let Some(w) = I::LANDING_PAD {
+        if let Some(pad) = I::landing_pad(f.abi) {
+            let w =
+                I::landing_pad_word(pad).ok_or_else(|| err(f, format!("no encoding of the landing pad {pad:?}")))?;
             p.push(Placed::Word(w, "landing pad"));
             pc += 4;
         }
@@ -107,25 +109,50 @@ fn lower_words<I: FixedIsa>(functions: &[&Function<I>], text_on: bool) -> Result
                 Item::Comment(_) | Item::Blank | Item::Cfi(_) => {}
             }
         }
-        placed.push((start, pc, p));
+        placed.push(PlacedFunction { start, end: pc, pieces: p });
     }
     let code_len = if I::PAD_SECTION_END { align_up(pc, section_align) } else { pc };
+    Ok((placed, code_len))
+}
 
-    // The constants.
+/// The words of `inst` at `pc`, label operands resolved.
+fn encode_inst<I: FixedIsa>(f: &Function<I>, inst: &Inst<I>, pc: usize, labels: &Labels) -> Result<Vec<u32>, GenError> {
+    let info = I::info(inst.op);
+    let enc = info.encoding.expect("checked in pass 1");
+    let mut values = Vec::with_capacity(inst.operands.len());
+    for (k, o) in inst.operands.iter().enumerate() {
+        let v = match (enc.label, I::label(o)) {
+            (Some(lref), Some(l)) if lref.operand as usize == k => {
+                let target =
+                    labels.get(l).ok_or_else(|| err(f, format!("{}: undefined label {}", info.name, l.name())))?;
+                lref.value.value(pc as u64, target as u64)
+            }
+            _ => I::operand_value(o).ok_or_else(|| err(f, format!("{}: operand {k} has no value", info.name)))?,
+        };
+        values.push(v);
+    }
+    enc.encode_words(&values).map_err(|e| err(f, format!("{}: {}", info.name, e.0)))
+}
+
+/// Lowers `functions` (in order) into one image and, with `text_on`, each function's listing (offset, words,
+/// the description's instruction text).
+fn lower_words<I: FixedIsa>(functions: &[&Function<I>], text_on: bool) -> Result<(Image, Vec<String>), GenError> {
+    let ctx = Directives::of(Target::first_of(I::ARCH).format).print_ctx();
+    let items: Vec<layout::FunctionItems<I>> = functions.iter().map(|f| layout::function_items(f)).collect();
+    let mut labels = Labels::default();
+    let (placed, code_len) = place(functions, &items, &mut labels)?;
     let (rodata_offset, consts) = place_constants(functions.iter().copied(), code_len, |l, at| labels.define(l, at))?;
 
     // Pass 2: encode.
     let mut bytes = Vec::with_capacity(rodata_offset + 4096);
     let mut symbols = Vec::new();
     let mut texts = Vec::new();
-    for (f, (start, end, p)) in functions.iter().zip(placed) {
+    for (f, PlacedFunction { start, end, pieces }) in functions.iter().zip(placed) {
         let mut text = String::new();
-        for pl in p {
+        for pl in pieces {
             match pl {
                 Placed::Pad(n) => {
-                    for _ in 0..n / 4 {
-                        bytes.extend_from_slice(&I::NOP.to_le_bytes());
-                    }
+                    I::code_fill(&mut bytes, n);
                     if text_on && bytes.len() > start {
                         text.push_str(&format!("{:#06x}: {} nop (padding)\n", bytes.len() - n, n / 4));
                     }
@@ -138,27 +165,12 @@ fn lower_words<I: FixedIsa>(functions: &[&Function<I>], text_on: bool) -> Result
                 }
                 Placed::Inst(inst, pc) => {
                     debug_assert_eq!(pc, bytes.len());
-                    let info = I::info(inst.op);
-                    let enc = info.encoding.expect("checked in pass 1");
-                    let mut values = Vec::with_capacity(inst.operands.len());
-                    for (k, o) in inst.operands.iter().enumerate() {
-                        let v = match (enc.label, I::label(o)) {
-                            (Some(lref), Some(l)) if lref.operand as usize == k => {
-                                let target = labels
-                                    .get(l)
-                                    .ok_or_else(|| err(f, format!("{}: undefined label {}", info.name, l.name())))?;
-                                lref.value.value(pc as u64, target as u64)
-                            }
-                            _ => I::operand_value(o)
-                                .ok_or_else(|| err(f, format!("{}: operand {k} has no value", info.name)))?,
-                        };
-                        values.push(v);
-                    }
-                    let words = enc.encode_words(&values).map_err(|e| err(f, format!("{}: {}", info.name, e.0)))?;
+                    let words = encode_inst(f, inst, pc, &labels)?;
                     if text_on {
                         let hex: Vec<String> = words.iter().map(|w| format!("{w:08x}")).collect();
-                        let line = format_inst(inst, &ctx, "//");
-                        let shown = line.trim().split('\t').next_back().unwrap_or("").trim().trim_start_matches("// ");
+                        let line = format_inst(inst, &ctx);
+                        let shown = line.trim().split('\t').next_back().unwrap_or("").trim();
+                        let shown = shown.trim_start_matches(I::COMMENT).trim();
                         text.push_str(&format!("{pc:#06x}: {:<18} {shown}\n", hex.join(" ")));
                     }
                     for w in words {
@@ -171,8 +183,7 @@ fn lower_words<I: FixedIsa>(functions: &[&Function<I>], text_on: bool) -> Result
         symbols.push(Symbol { name: f.name.clone(), offset: start, len: end - start });
         texts.push(text);
     }
-    while bytes.len() < code_len {
-        bytes.extend_from_slice(&I::NOP.to_le_bytes());
-    }
+    let fill = code_len - bytes.len();
+    I::code_fill(&mut bytes, fill);
     Ok((finish_image(bytes, code_len, rodata_offset, consts, symbols), texts))
 }

@@ -1,5 +1,5 @@
 //! Lowering of functions to machine code, for the JIT: the same [`Function`]s the listings are printed from,
-//! with the same prologue, epilogue, alignment and constant pool ([`crate::emit::layout`]), encoded through
+//! with the same prologue, epilogue, alignment and constant pool ([`crate::layout`]), encoded through
 //! the table's encodings and with every label resolved.
 //!
 //! * [`fixed`]: aarch64 and riscv64, whose table entries carry their 32-bit encodings ([`crate::isa::fixed`]).
@@ -21,11 +21,11 @@ pub mod x86_64;
 
 pub use fixed::FixedIsa;
 
-use crate::builder::GenError;
-use crate::emit::layout;
+use crate::error::GenError;
 use crate::hash::FastMap;
 use crate::ir::{Const, Function, Label};
-use crate::isa::Isa;
+use crate::layout;
+use crate::platform::Isa;
 
 /// A function's place in an [`Image`].
 #[derive(Clone, Debug, PartialEq, Eq)]

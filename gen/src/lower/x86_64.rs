@@ -15,44 +15,16 @@
 //! constants and functions by name: what the CPU will run, not what the description meant.
 
 use super::{align_up, finish_image, place_constants, Image, Labels, Lower, Symbol};
-use crate::builder::GenError;
-use crate::emit::layout;
+use crate::abi::{Conventions, LandingPad};
+use crate::error::GenError;
 use crate::hash::FastMap;
-use crate::ir::{Function, Item, Label};
+use crate::ir::{Function, Inst, Item, Label};
 use crate::isa::x86_64::{Mem, Op, Operand, X86_64};
-use crate::isa::Isa;
-use crate::target::Abi;
+use crate::isa::InstructionSet;
+use crate::layout;
+use crate::syntax::{Directives, Spelling};
+use crate::target::{Arch, Target};
 use iced_x86::{Code, Encoder, Instruction, MemoryOperand, Register};
-
-/// The fill GNU as (2.40, x86-64) puts in code alignment: as many of the 11-byte NOP as fit, then the NOP of
-/// the remaining length.
-const NOP11: &[u8] = &[0x66, 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0];
-const NOP_TAIL: [&[u8]; 11] = [
-    &[],
-    &[0x90],
-    &[0x66, 0x90],
-    &[0x0f, 0x1f, 0x00],
-    &[0x0f, 0x1f, 0x40, 0x00],
-    &[0x0f, 0x1f, 0x44, 0x00, 0x00],
-    &[0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00],
-    &[0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00],
-    &[0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00],
-    &[0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00],
-    &[0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00],
-];
-
-/// Appends `n` bytes of GNU as's NOP fill.
-pub fn nop_fill(out: &mut Vec<u8>, mut n: usize) {
-    while n > NOP11.len() {
-        out.extend_from_slice(NOP11);
-        n -= NOP11.len();
-    }
-    if n == NOP11.len() {
-        out.extend_from_slice(NOP11);
-    } else {
-        out.extend_from_slice(NOP_TAIL[n]);
-    }
-}
 
 macro_rules! registers {
     ($($r:ident),*) => { [$(Register::$r),*] };
@@ -315,162 +287,230 @@ fn fail(function: &str, message: impl Into<String>) -> GenError {
     GenError { function: function.to_string(), message: message.into() }
 }
 
-impl Lower for X86_64 {
-    fn lower(functions: &[&Function<Self>]) -> Result<Image, GenError> {
-        let mut asm = Assembler::new();
-        let endbr = asm.encode_code(Code::Endbr64).map_err(|e| fail("", e))?;
-        let items: Vec<_> = functions.iter().map(|f| layout::function_items(Abi::SysV, f)).collect();
-
-        let mut labels = Numbering::default();
-
-        // Encode everything but branches; the layout is a list of pieces.
-        let mut pieces: Vec<Piece> = Vec::with_capacity(functions.iter().map(|f| f.body.len() + 16).sum());
-        for (i, (f, items)) in functions.iter().zip(&items).enumerate() {
-            pieces.push(Piece::Align(layout::FUNCTION_ALIGN_LOG2));
-            pieces.push(Piece::Start(i));
-            pieces.push(Piece::Bytes(endbr, None));
-            for item in items.iter() {
-                let mut label_id = |l| labels.number(l);
-                match item {
-                    Item::Inst(inst) => {
-                        let info = X86_64::info(inst.op);
-                        let enc = info.encoding.ok_or_else(|| fail(&f.name, format!("{}: no encoding", info.name)))?;
-                        if let [Operand::Label(target)] = inst.operands.as_slice() {
-                            pieces.push(Piece::Branch { codes: enc.0, form: 0, target: label_id(target) });
-                            continue;
-                        }
-                        let e = asm
-                            .encode(inst.op, enc.0, &inst.operands)
-                            .map_err(|e| fail(&f.name, format!("{}: {e}", info.name)))?;
-                        let rip = rip_ref(&inst.operands).map(|(l, add)| (label_id(l), add));
-                        pieces.push(Piece::Bytes(e, rip));
-                    }
-                    Item::Label(l) => pieces.push(Piece::Label(label_id(l))),
-                    Item::Align(n) => pieces.push(Piece::Align(*n)),
-                    Item::Comment(_) | Item::Blank | Item::Cfi(_) => {}
-                }
-            }
-            pieces.push(Piece::End(i));
+/// The functions as pieces: everything but branches encoded (each distinct instruction once, into the
+/// returned buffer), labels numbered.
+fn pieces<'a>(
+    functions: &[&Function<X86_64>],
+    items: &'a [layout::FunctionItems<'a, X86_64>],
+    labels: &mut Numbering<'a>,
+) -> Result<(Vec<Piece>, Vec<u8>), GenError> {
+    let mut asm = Assembler::new();
+    let endbr = asm.encode_code(Code::Endbr64).map_err(|e| fail("", e))?;
+    let mut pieces: Vec<Piece> = Vec::with_capacity(functions.iter().map(|f| f.body.len() + 16).sum());
+    for (i, (f, items)) in functions.iter().zip(items).enumerate() {
+        pieces.push(Piece::Align(layout::FUNCTION_ALIGN_LOG2));
+        pieces.push(Piece::Start(i));
+        match X86_64::landing_pad(f.abi) {
+            Some(LandingPad::Endbr64) => pieces.push(Piece::Bytes(endbr, None)),
+            Some(pad) => return Err(fail(&f.name, format!("no encoding of the landing pad {pad:?}"))),
+            None => {}
         }
-        let code = asm.main.take_buffer();
-
-        let names = labels.names;
-        // Relax the branches: lay out, grow those that do not reach, until none changes.
-        let mut known: Vec<(Code, usize)> = Vec::new();
-        let mut lens: Vec<[usize; 2]> = Vec::new();
-        for p in &pieces {
-            if let Piece::Branch { codes, .. } = p {
-                let mut l = [0; 2];
-                if codes.len() > 2 {
-                    return Err(fail("", "a branch entry has more than two forms"));
-                }
-                for (slot, &c) in l.iter_mut().zip(codes.iter()) {
-                    *slot = match known.iter().find(|(k, _)| *k == c) {
-                        Some(&(_, len)) => len,
-                        None => {
-                            let len = branch_len(c).map_err(|e| fail("", e))?;
-                            known.push((c, len));
-                            len
-                        }
-                    };
-                }
-                lens.push(l);
-            }
+        for item in items.iter() {
+            let piece = match item {
+                Item::Inst(inst) => instruction_piece(&mut asm, labels, f, inst)?,
+                Item::Label(l) => Piece::Label(labels.number(l)),
+                Item::Align(n) => Piece::Align(*n),
+                Item::Comment(_) | Item::Blank | Item::Cfi(_) => continue,
+            };
+            pieces.push(piece);
         }
-        const UNBOUND: usize = usize::MAX;
-        let mut at = vec![UNBOUND; names.len()];
-        let (mut starts, mut ends) = (vec![0; functions.len()], vec![0; functions.len()]);
-        let mut branch_at = vec![0; lens.len()];
-        let code_len = loop {
-            at.fill(UNBOUND);
-            let (mut pc, mut b) = (0, 0);
-            for p in &pieces {
-                match p {
-                    Piece::Align(n) => pc = align_up(pc, 1 << n),
-                    Piece::Start(i) => starts[*i] = pc,
-                    Piece::End(i) => ends[*i] = pc,
-                    Piece::Label(l) => {
-                        if at[*l as usize] != UNBOUND {
-                            return Err(fail("", format!("label {} defined twice", names[*l as usize].name())));
-                        }
-                        at[*l as usize] = pc;
-                    }
-                    Piece::Bytes(e, _) => pc += e.len,
-                    Piece::Branch { form, .. } => {
-                        branch_at[b] = pc;
-                        pc += lens[b][*form];
-                        b += 1;
-                    }
-                }
+        pieces.push(Piece::End(i));
+    }
+    Ok((pieces, asm.main.take_buffer()))
+}
+
+/// One instruction as a piece: a branch (encoded once the layout is known) or encoded bytes.
+fn instruction_piece<'a>(
+    asm: &mut Assembler,
+    labels: &mut Numbering<'a>,
+    f: &Function<X86_64>,
+    inst: &'a Inst<X86_64>,
+) -> Result<Piece, GenError> {
+    let info = X86_64::info(inst.op);
+    let enc = info.encoding.ok_or_else(|| fail(&f.name, format!("{}: no encoding", info.name)))?;
+    if let [Operand::Label(target)] = inst.operands.as_slice() {
+        return Ok(Piece::Branch { codes: enc.0, form: 0, target: labels.number(target) });
+    }
+    let e = asm.encode(inst.op, enc.0, &inst.operands).map_err(|e| fail(&f.name, format!("{}: {e}", info.name)))?;
+    let rip = rip_ref(&inst.operands).map(|(l, add)| (labels.number(l), add));
+    Ok(Piece::Bytes(e, rip))
+}
+
+/// The length of each form of each branch, in order.
+fn branch_lens(pieces: &[Piece]) -> Result<Vec<[usize; 2]>, GenError> {
+    let mut known: Vec<(Code, usize)> = Vec::new();
+    let mut lens = Vec::new();
+    for p in pieces {
+        if let Piece::Branch { codes, .. } = p {
+            let mut l = [0; 2];
+            if codes.len() > 2 {
+                return Err(fail("", "a branch entry has more than two forms"));
             }
-            let mut changed = false;
-            let mut b = 0;
-            for p in pieces.iter_mut() {
-                if let Piece::Branch { codes, form, target } = p {
-                    let to = at[*target as usize];
-                    if to == UNBOUND {
-                        return Err(fail("", format!("undefined label {}", names[*target as usize].name())));
+            for (slot, &c) in l.iter_mut().zip(codes.iter()) {
+                *slot = match known.iter().find(|(k, _)| *k == c) {
+                    Some(&(_, len)) => len,
+                    None => {
+                        let len = branch_len(c).map_err(|e| fail("", e))?;
+                        known.push((c, len));
+                        len
                     }
-                    while !reaches(lens[b][*form], branch_at[b], to) {
-                        if *form + 1 == codes.len() {
-                            return Err(fail("", format!("branch to {} out of range", names[*target as usize].name())));
-                        }
-                        *form += 1;
-                        changed = true;
+                };
+            }
+            lens.push(l);
+        }
+    }
+    Ok(lens)
+}
+
+const UNBOUND: usize = usize::MAX;
+
+/// Where everything is once the branches are relaxed.
+struct Placement {
+    /// Offset of each numbered code label ([`UNBOUND`] for constants).
+    at: Vec<usize>,
+    /// Start and end of each function.
+    starts: Vec<usize>,
+    ends: Vec<usize>,
+    /// Length of the code.
+    code_len: usize,
+}
+
+impl Placement {
+    /// Lays the pieces out with the branches' current forms; records where each branch starts.
+    fn place(
+        &mut self,
+        pieces: &[Piece],
+        lens: &[[usize; 2]],
+        branch_at: &mut [usize],
+        names: &[&Label],
+    ) -> Result<(), GenError> {
+        self.at.fill(UNBOUND);
+        let (mut pc, mut b) = (0, 0);
+        for p in pieces {
+            match p {
+                Piece::Align(n) => pc = align_up(pc, 1 << n),
+                Piece::Start(i) => self.starts[*i] = pc,
+                Piece::End(i) => self.ends[*i] = pc,
+                Piece::Label(l) => {
+                    if self.at[*l as usize] != UNBOUND {
+                        return Err(fail("", format!("label {} defined twice", names[*l as usize].name())));
                     }
+                    self.at[*l as usize] = pc;
+                }
+                Piece::Bytes(e, _) => pc += e.len,
+                Piece::Branch { form, .. } => {
+                    branch_at[b] = pc;
+                    pc += lens[b][*form];
                     b += 1;
                 }
             }
-            if !changed {
-                break pc;
+        }
+        self.code_len = pc;
+        Ok(())
+    }
+}
+
+/// Relaxes the branches as GNU as does: lay out, grow those that do not reach, until none changes.
+fn relax(pieces: &mut [Piece], functions: usize, names: &[&Label]) -> Result<Placement, GenError> {
+    let lens = branch_lens(pieces)?;
+    let mut placement =
+        Placement { at: vec![UNBOUND; names.len()], starts: vec![0; functions], ends: vec![0; functions], code_len: 0 };
+    let mut branch_at = vec![0; lens.len()];
+    loop {
+        placement.place(pieces, &lens, &mut branch_at, names)?;
+        let mut changed = false;
+        let mut b = 0;
+        for p in pieces.iter_mut() {
+            if let Piece::Branch { codes, form, target } = p {
+                let to = placement.at[*target as usize];
+                if to == UNBOUND {
+                    return Err(fail("", format!("undefined label {}", names[*target as usize].name())));
+                }
+                while !reaches(lens[b][*form], branch_at[b], to) {
+                    if *form + 1 == codes.len() {
+                        return Err(fail("", format!("branch to {} out of range", names[*target as usize].name())));
+                    }
+                    *form += 1;
+                    changed = true;
+                }
+                b += 1;
             }
-        };
+        }
+        if !changed {
+            return Ok(placement);
+        }
+    }
+}
+
+/// The code: the encoded bytes copied, RIP-relative displacements patched, branches encoded in place,
+/// alignment filled with GNU as's NOPs. `target` gives a label's final offset.
+fn emit_code(
+    pieces: &[Piece],
+    code: &[u8],
+    capacity: usize,
+    target: impl Fn(u32) -> Result<usize, GenError>,
+) -> Result<Vec<u8>, GenError> {
+    let mut out = Vec::with_capacity(capacity);
+    let mut branch = Encoder::new(64);
+    for p in pieces {
+        match p {
+            Piece::Align(n) => {
+                let pad = align_up(out.len(), 1 << n) - out.len();
+                X86_64::code_fill(&mut out, pad);
+            }
+            Piece::Start(_) | Piece::End(_) | Piece::Label(_) => {}
+            Piece::Bytes(e, rip) => {
+                let pc = out.len();
+                out.extend_from_slice(&code[e.at..e.at + e.len]);
+                if let Some((l, add)) = rip {
+                    let rel = target(*l)? as i64 + add - (pc + e.len) as i64;
+                    let rel = i32::try_from(rel).map_err(|_| fail("", "RIP-relative operand out of range"))?;
+                    out[pc + e.disp..pc + e.disp + 4].copy_from_slice(&rel.to_le_bytes());
+                }
+            }
+            Piece::Branch { codes, form, target: l } => {
+                let ins =
+                    Instruction::with_branch(codes[*form], target(*l)? as u64).map_err(|e| fail("", e.to_string()))?;
+                branch.encode(&ins, out.len() as u64).map_err(|e| fail("", e.to_string()))?;
+                out.extend_from_slice(&branch.take_buffer());
+            }
+        }
+    }
+    Ok(out)
+}
+
+impl Lower for X86_64 {
+    fn lower(functions: &[&Function<Self>]) -> Result<Image, GenError> {
+        let items: Vec<_> = functions.iter().map(|f| layout::function_items(f)).collect();
+        let mut labels = Numbering::default();
+        let (mut pieces, code) = pieces(functions, &items, &mut labels)?;
+        let names = labels.names;
+        let placement = relax(&mut pieces, functions.len(), &names)?;
+        let code_len = placement.code_len;
 
         // The constants, after the code; RIP-relative operands may refer to them.
         let mut labels = Labels::default();
         let (rodata_offset, consts) =
             place_constants(functions.iter().copied(), code_len, |l, offset| labels.define(l, offset))?;
         let target = |id: u32| -> Result<usize, GenError> {
-            match at[id as usize] {
+            match placement.at[id as usize] {
                 UNBOUND => labels
                     .get(names[id as usize])
                     .ok_or_else(|| fail("", format!("undefined label {}", names[id as usize].name()))),
                 pc => Ok(pc),
             }
         };
-
-        // Emit: copy the encoded bytes, patch RIP-relative displacements, encode the branches in place.
-        let mut out = Vec::with_capacity(rodata_offset + consts.iter().map(|(c, _)| c.bytes.len() + 32).sum::<usize>());
-        let mut branch = Encoder::new(64);
-        for p in &pieces {
-            match p {
-                Piece::Align(n) => {
-                    let pad = align_up(out.len(), 1 << n) - out.len();
-                    nop_fill(&mut out, pad);
-                }
-                Piece::Start(_) | Piece::End(_) | Piece::Label(_) => {}
-                Piece::Bytes(e, rip) => {
-                    let pc = out.len();
-                    out.extend_from_slice(&code[e.at..e.at + e.len]);
-                    if let Some((l, add)) = rip {
-                        let rel = target(*l)? as i64 + add - (pc + e.len) as i64;
-                        let rel = i32::try_from(rel).map_err(|_| fail("", "RIP-relative operand out of range"))?;
-                        out[pc + e.disp..pc + e.disp + 4].copy_from_slice(&rel.to_le_bytes());
-                    }
-                }
-                Piece::Branch { codes, form, target: l } => {
-                    let ins = Instruction::with_branch(codes[*form], target(*l)? as u64)
-                        .map_err(|e| fail("", e.to_string()))?;
-                    branch.encode(&ins, out.len() as u64).map_err(|e| fail("", e.to_string()))?;
-                    out.extend_from_slice(&branch.take_buffer());
-                }
-            }
-        }
+        let capacity = rodata_offset + consts.iter().map(|(c, _)| c.bytes.len() + 32).sum::<usize>();
+        let out = emit_code(&pieces, &code, capacity, target)?;
         debug_assert_eq!(out.len(), code_len);
         let symbols = functions
             .iter()
             .enumerate()
-            .map(|(i, f)| Symbol { name: f.name.clone(), offset: starts[i], len: ends[i] - starts[i] })
+            .map(|(i, f)| Symbol {
+                name: f.name.clone(),
+                offset: placement.starts[i],
+                len: placement.ends[i] - placement.starts[i],
+            })
             .collect();
         Ok(finish_image(out, code_len, rodata_offset, consts, symbols))
     }
@@ -513,7 +553,9 @@ impl iced_x86::SymbolResolver for Names {
 pub fn disassemble_range(image: &Image, offset: usize, len: usize) -> String {
     use iced_x86::{Decoder, DecoderOptions, Formatter, IntelFormatter};
     use std::fmt::Write;
-    let mut names: Vec<(u64, String)> = image.constants.iter().map(|(n, at)| (*at as u64, format!(".L{n}"))).collect();
+    let local = Directives::of(Target::first_of(Arch::X86_64).format).local_label_prefix;
+    let mut names: Vec<(u64, String)> =
+        image.constants.iter().map(|(n, at)| (*at as u64, format!("{local}{n}"))).collect();
     names.extend(image.symbols.iter().map(|s| (s.offset as u64, s.name.clone())));
     names.sort();
     let mut fmt = IntelFormatter::with_options(Some(Box::new(Names(names))), None);

@@ -9,7 +9,7 @@
 
 use super::{Flavour, AGGREGATE, POLY};
 use crate::Blocks;
-use asmgen::isa::aarch64::{regs::*, A64Feature, Aarch64, Reg, V, X};
+use asmgen::isa::aarch64::{regs::*, A64Feature, Aarch64, V, X};
 use asmgen::{Abi, Builder, CType, Function, GenError};
 
 type B = Builder<Aarch64>;
@@ -39,13 +39,6 @@ fn h_pow(power: usize) -> V {
 /// The register holding the half-sums of H^(8-2j) (low lane) and H^(7-2j) (high lane) in the 8-block loop.
 fn hk_pair(j: usize) -> V {
     V(16 + j as u8)
-}
-
-fn xreg(r: Reg) -> X {
-    match r {
-        Reg::X(n) => X(n),
-        Reg::V(_) => unreachable!("arguments are in general-purpose registers"),
-    }
 }
 
 /// Byte-reverses the 16 bytes of `v` for GHASH: `rev64` reverses each half, `ext #8` swaps the halves.
@@ -153,8 +146,8 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<Aarch64>, GenError> {
         f.name().to_uppercase()
     ));
     b.doc("for i = 1..8 (powers in the Montgomery domain: H^i = H^(i-1) * H * x^-128).");
-    let table = xreg(b.param("table", CType::BytePtr));
-    let h = xreg(b.param("h", CType::ConstBytePtr));
+    let table = b.param("table", CType::BytePtr);
+    let h = b.param("h", CType::ConstBytePtr);
     let hreg = V(0);
     let hk = V(1);
     let p = V(2);
@@ -268,10 +261,10 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Aarch6
     let name = format!("asmgen_{}_update_pmull{}", f.name(), blocks.suffix());
     let mut b = B::new(&name, abi, &[A64Feature::Pmull]);
     super::document_update(&mut b, f, blocks);
-    let state = xreg(b.param("state", CType::BytePtr));
-    let table = xreg(b.param("table", CType::ConstBytePtr));
-    let data = xreg(b.param("data", CType::ConstBytePtr));
-    let n = xreg(b.param("nblocks", CType::Size));
+    let state = b.param("state", CType::BytePtr);
+    let table = b.param("table", CType::ConstBytePtr);
+    let data = b.param("data", CType::ConstBytePtr);
+    let n = b.param("nblocks", CType::Size);
     constants(&mut b);
     b.ldr_q(S, state, 0);
     reflect(&mut b, f, S);

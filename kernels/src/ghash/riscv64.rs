@@ -12,7 +12,7 @@
 use super::{Flavour, AGGREGATE};
 use crate::sm4::riscv64::counted_loop;
 use crate::Blocks;
-use asmgen::isa::riscv64::{mem, regs::*, Reg, Riscv64, RvFeature, X};
+use asmgen::isa::riscv64::{mem, regs::*, Riscv64, RvFeature, X};
 use asmgen::{Abi, Builder, CType, Function, GenError};
 
 type B = Builder<Riscv64>;
@@ -36,13 +36,6 @@ const HI0: X = S2; // sum of high products (x1 * h1)
 const HI1: X = S3;
 const MID0: X = S4; // sum of middle products ((x0 ^ x1) * (h0 ^ h1))
 const MID1: X = S5;
-
-fn x(r: Reg) -> X {
-    match r {
-        Reg::X(n) => X(n),
-        Reg::V(_) => unreachable!("arguments are in general-purpose registers"),
-    }
-}
 
 /// Loads the 16 bytes at `base + off` into `(lo, hi)`; for GHASH, byte-reversed (each qword reversed, and the
 /// qwords swapped).
@@ -154,8 +147,8 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<Riscv64>, GenError> {
         f.name().to_uppercase()
     ));
     b.doc("for i = 1..8 (powers in the Montgomery domain: H^i = H^(i-1) * H * x^-128).");
-    let table = x(b.param("table", CType::BytePtr));
-    let h = x(b.param("h", CType::ConstBytePtr));
+    let table = b.param("table", CType::BytePtr);
+    let h = b.param("h", CType::ConstBytePtr);
     constants(&mut b);
     // H stays in (K0, K1) with its half-sum in KK; the running power is the "state" (ST0, ST1).
     load_block(&mut b, f, K0, K1, h, 0);
@@ -220,10 +213,10 @@ fn absorb8(b: &mut B, f: Flavour, table: X, data: X) {
 pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Riscv64>, GenError> {
     let mut b = B::new(&format!("asmgen_{}_update_zbc{}", f.name(), blocks.suffix()), abi, &FEATURES);
     super::document_update(&mut b, f, blocks);
-    let state = x(b.param("state", CType::BytePtr));
-    let table = x(b.param("table", CType::ConstBytePtr));
-    let data = x(b.param("data", CType::ConstBytePtr));
-    let n = x(b.param("nblocks", CType::Size));
+    let state = b.param("state", CType::BytePtr);
+    let table = b.param("table", CType::ConstBytePtr);
+    let data = b.param("data", CType::ConstBytePtr);
+    let n = b.param("nblocks", CType::Size);
     constants(&mut b);
     load_block(&mut b, f, ST0, ST1, state, 0);
     if let Blocks::Fixed(count) = blocks {

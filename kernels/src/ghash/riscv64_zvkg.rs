@@ -29,7 +29,7 @@
 use super::{Flavour, AGGREGATE};
 use crate::sm4::riscv64::li_count;
 use crate::Blocks;
-use asmgen::isa::riscv64::{mem, regs::*, Reg, Riscv64, RvFeature, VType, V, X};
+use asmgen::isa::riscv64::{mem, regs::*, Riscv64, RvFeature, VType, V, X};
 use asmgen::{Abi, Builder, CType, Function, GenError, Label};
 
 type B = Builder<Riscv64>;
@@ -38,13 +38,6 @@ const FEATURES: [RvFeature; 3] = [RvFeature::V, RvFeature::Zvkb, RvFeature::Zvkg
 const E32M1: VType = VType { sew: 32, lmul: 1 };
 const E32M4: VType = VType { sew: 32, lmul: 4 };
 const E64M1: VType = VType { sew: 64, lmul: 1 };
-
-fn x(r: Reg) -> X {
-    match r {
-        Reg::X(n) => X(n),
-        Reg::V(_) => unreachable!("arguments are in general-purpose registers"),
-    }
-}
 
 /// GCM's x (byte 0 = 0x40) in each of eight element groups.
 fn x_groups(b: &mut B) -> Label {
@@ -90,8 +83,8 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<Riscv64>, GenError> {
     let mut b = new(f, "init", abi);
     b.doc(&format!("{} key setup (shared table layout): table[16*(i-1)] = f^-1(Hg^i),", f.name().to_uppercase()));
     b.doc("table[128 + 16*(i-1)] = its Karatsuba half-sum, i = 1..8; f^-1(y) = ByteReverse(y * x^-1).");
-    let table = x(b.param("table", CType::BytePtr));
-    let h = x(b.param("h", CType::ConstBytePtr));
+    let table = b.param("table", CType::BytePtr);
+    let h = b.param("h", CType::ConstBytePtr);
     let (p, lo, hi, one) = (T0, T1, T2, T3);
     let (hg, cur, y, z, idx, xc, xinv, t) = (V(1), V(2), V(3), V(4), V(5), V(6), V(7), V(8));
     let xg = x_groups(&mut b);
@@ -203,10 +196,10 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Riscv6
         b.doc("VLEN-agnostic: the batches of G blocks stay; only the branches the count decides for G = 4 and 8 go.");
     }
     let plan = Plan::new(blocks);
-    let state = x(b.param("state", CType::BytePtr));
-    let table = x(b.param("table", CType::ConstBytePtr));
-    let data = x(b.param("data", CType::ConstBytePtr));
-    let n = x(b.param("nblocks", CType::Size));
+    let state = b.param("state", CType::BytePtr);
+    let table = b.param("table", CType::ConstBytePtr);
+    let data = b.param("data", CType::ConstBytePtr);
+    let n = b.param("nblocks", CType::Size);
     let (vlf, g, t, u, p) = (T0, T1, T2, T3, T4);
     // Register groups of LMUL 4.
     let (ridx, widx, bidx, pw, hb, s, xv, tmp) = (V(0), V(4), V(8), V(12), V(16), V(20), V(24), V(28));

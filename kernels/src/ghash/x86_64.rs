@@ -19,13 +19,6 @@ const T2: Xmm = Xmm(7);
 const POLYR: Xmm = Xmm(14); // the reduction constant
 const BSWAP: Xmm = Xmm(15); // byte-reversal control (GHASH only)
 
-fn gpr(r: asmgen::isa::x86_64::Reg) -> Gpr {
-    match r {
-        asmgen::isa::x86_64::Reg::Gpr(n) => Gpr(n),
-        _ => unreachable!("arguments are in general-purpose registers"),
-    }
-}
-
 /// Loads a block into `x`, byte-reversing it for GHASH.
 fn load_block(b: &mut B, f: Flavour, x: Xmm, src: asmgen::isa::x86_64::Mem) {
     b.vmovdqu_load(x, src);
@@ -93,8 +86,8 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
         f.name().to_uppercase()
     ));
     b.doc("for i = 1..8 (powers in the Montgomery domain: H^i = H^(i-1) * H * x^-128).");
-    let table = gpr(b.param("table", CType::BytePtr));
-    let h = gpr(b.param("h", CType::ConstBytePtr));
+    let table = b.param("table", CType::BytePtr);
+    let h = b.param("h", CType::ConstBytePtr);
     constants(&mut b, f);
     let hreg = Xmm(8);
     let p = Xmm(9);
@@ -147,10 +140,10 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<X86_64
     let name = format!("asmgen_{}_update_avx{}", f.name(), blocks.suffix());
     let mut b = B::new(&name, abi, &[X86Feature::Avx, X86Feature::Pclmulqdq]);
     super::document_update(&mut b, f, blocks);
-    let state = gpr(b.param("state", CType::BytePtr));
-    let table = gpr(b.param("table", CType::ConstBytePtr));
-    let data = gpr(b.param("data", CType::ConstBytePtr));
-    let n = gpr(b.param("nblocks", CType::Size));
+    let state = b.param("state", CType::BytePtr);
+    let table = b.param("table", CType::ConstBytePtr);
+    let data = b.param("data", CType::ConstBytePtr);
+    let n = b.param("nblocks", CType::Size);
     match blocks {
         Blocks::Arg => absorb(&mut b, f, mem(state, 0), table, data, n),
         Blocks::Fixed(count) => absorb_fixed(&mut b, f, mem(state, 0), table, data, n, count),

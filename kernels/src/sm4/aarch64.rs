@@ -29,17 +29,10 @@
 use super::{Mode, Serial, CK, FK};
 use crate::role::{Kernel, Kernels, Role};
 use crate::{Blocks, Fixed};
-use asmgen::isa::aarch64::{regs::*, A64Feature, Aarch64, Reg, V, X};
+use asmgen::isa::aarch64::{regs::*, A64Feature, Aarch64, V, X};
 use asmgen::{Abi, Builder, CType, Function, GenError, Label};
 
 type B = Builder<Aarch64>;
-
-fn xreg(r: Reg) -> X {
-    match r {
-        Reg::X(n) => X(n),
-        Reg::V(_) => unreachable!("arguments are in general-purpose registers"),
-    }
-}
 
 /// Loads the address of a constant into `x`.
 fn addr(b: &mut B, x: X, l: &Label) {
@@ -290,14 +283,14 @@ pub fn ce_batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function
     if let Some(d) = blocks.doc() {
         b.doc(&d);
     }
-    let rk = xreg(b.param(mode.rk_name(), CType::ConstBytePtr));
-    let dst = xreg(b.param("dst", CType::BytePtr));
-    let src = xreg(b.param("src", CType::ConstBytePtr));
-    let n = xreg(b.param("nblocks", CType::Size));
+    let rk = b.param(mode.rk_name(), CType::ConstBytePtr);
+    let dst = b.param("dst", CType::BytePtr);
+    let src = b.param("src", CType::ConstBytePtr);
+    let n = b.param("nblocks", CType::Size);
     let extra = match mode {
         Mode::Ecb => None,
-        Mode::Ctr => Some(xreg(b.param("ctr", CType::BytePtr))),
-        _ => Some(xreg(b.param("iv", CType::BytePtr))),
+        Mode::Ctr => Some(b.param("ctr", CType::BytePtr)),
+        _ => Some(b.param("iv", CType::BytePtr)),
     };
     let x = CeCtx { mode, dst, src, hi: X10, lo: X11 };
     let done = b.label("done");
@@ -381,17 +374,17 @@ pub fn ce_batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function
 
 /// The parameters of a serial kernel: (rk, dst, src, n, state).
 fn serial_params(b: &mut B, mode: Serial) -> (X, Option<X>, X, X, X) {
-    let rk = xreg(b.param("rk_enc", CType::ConstBytePtr));
+    let rk = b.param("rk_enc", CType::ConstBytePtr);
     if mode == Serial::CbcMac {
-        let mac = xreg(b.param("mac", CType::BytePtr));
-        let src = xreg(b.param("src", CType::ConstBytePtr));
-        let n = xreg(b.param("nblocks", CType::Size));
+        let mac = b.param("mac", CType::BytePtr);
+        let src = b.param("src", CType::ConstBytePtr);
+        let n = b.param("nblocks", CType::Size);
         (rk, None, src, n, mac)
     } else {
-        let dst = xreg(b.param("dst", CType::BytePtr));
-        let src = xreg(b.param("src", CType::ConstBytePtr));
-        let n = xreg(b.param("nblocks", CType::Size));
-        let iv = xreg(b.param("iv", CType::BytePtr));
+        let dst = b.param("dst", CType::BytePtr);
+        let src = b.param("src", CType::ConstBytePtr);
+        let n = b.param("nblocks", CType::Size);
+        let iv = b.param("iv", CType::BytePtr);
         (rk, Some(dst), src, n, iv)
     }
 }
@@ -469,9 +462,9 @@ pub fn ce_expand_key(abi: Abi) -> Result<Function<Aarch64>, GenError> {
     let mut b = B::new("asmgen_sm4_expand_key_ce", abi, CE);
     b.doc("SM4 key schedule with sm4ekey: K = MK ^ FK, then four round keys per sm4ekey with CK[4i..4i+4].");
     b.doc("Writes rk_enc[i] and rk_dec[31-i] (little-endian words).");
-    let re = xreg(b.param("rk_enc", CType::BytePtr));
-    let rd = xreg(b.param("rk_dec", CType::BytePtr));
-    let key = xreg(b.param("key", CType::ConstBytePtr));
+    let re = b.param("rk_enc", CType::BytePtr);
+    let rd = b.param("rk_dec", CType::BytePtr);
+    let key = b.param("key", CType::ConstBytePtr);
     let fk: Vec<u8> = FK.iter().flat_map(|w| w.to_le_bytes()).collect();
     let ck: Vec<u8> = CK.iter().flat_map(|w| w.to_le_bytes()).collect();
     let fk = b.constant("sm4_fk", 16, "FK as words", &fk);
@@ -571,11 +564,11 @@ pub fn ce_xts_of(flavour: Xts, decrypt: bool, abi: Abi, blocks: Blocks) -> Resul
     if let Some(d) = blocks.doc() {
         b.doc(&d);
     }
-    let rk = xreg(b.param(if decrypt { "rk_dec" } else { "rk_enc" }, CType::ConstBytePtr));
-    let dst = xreg(b.param("dst", CType::BytePtr));
-    let src = xreg(b.param("src", CType::ConstBytePtr));
-    let n = xreg(b.param("nblocks", CType::Size));
-    let tweak = xreg(b.param("tweak", CType::BytePtr));
+    let rk = b.param(if decrypt { "rk_dec" } else { "rk_enc" }, CType::ConstBytePtr);
+    let dst = b.param("dst", CType::BytePtr);
+    let src = b.param("src", CType::ConstBytePtr);
+    let n = b.param("nblocks", CType::Size);
+    let tweak = b.param("tweak", CType::BytePtr);
     let gb = flavour == Xts::Gb;
     let done = b.label("done");
     if blocks == Blocks::Arg {

@@ -17,7 +17,7 @@
 //! measurement): the two vector pipes are saturated (the 4-register `tbl`/`tbx` are multi-uop), about 148
 //! cycles per four rounds on eight blocks, 9.5 cycles/byte for CTR; the round's dependency chain is hidden by
 //! the two groups (32 registers hold two groups, the table and the round's temporaries, not three).
-use super::{addr, counted_loop, xreg, Mode, Serial, B};
+use super::{addr, counted_loop, Mode, Serial, B};
 use crate::sm4::{CK, FK, SBOX};
 use crate::{Blocks, Fixed};
 use asmgen::isa::aarch64::{regs::*, Aarch64, V, X};
@@ -394,14 +394,14 @@ pub fn batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Aa
     if let Some(d) = blocks.doc() {
         b.doc(&d);
     }
-    let rk = xreg(b.param(mode.rk_name(), CType::ConstBytePtr));
-    let dst = xreg(b.param("dst", CType::BytePtr));
-    let src = xreg(b.param("src", CType::ConstBytePtr));
-    let n = xreg(b.param("nblocks", CType::Size));
+    let rk = b.param(mode.rk_name(), CType::ConstBytePtr);
+    let dst = b.param("dst", CType::BytePtr);
+    let src = b.param("src", CType::ConstBytePtr);
+    let n = b.param("nblocks", CType::Size);
     let iv = match mode {
         Mode::Ecb => X4,
-        Mode::Ctr => xreg(b.param("ctr", CType::BytePtr)),
-        _ => xreg(b.param("iv", CType::BytePtr)),
+        Mode::Ctr => b.param("ctr", CType::BytePtr),
+        _ => b.param("iv", CType::BytePtr),
     };
     let c = Consts::new(&mut b);
     let mut incs = Vec::new();
@@ -490,16 +490,16 @@ pub fn serial_mode(mode: Serial, abi: Abi) -> Result<Function<Aarch64>, GenError
     let mut b = B::new(&format!("asmgen_sm4_{}_neon", mode.name()), abi, &[]);
     b.doc(mode.doc());
     b.doc("Serial: one block per 32 rounds (NEON, tbl S-box).");
-    let rk = xreg(b.param("rk_enc", CType::ConstBytePtr));
+    let rk = b.param("rk_enc", CType::ConstBytePtr);
     let (dst, src, n, state) = if mode == Serial::CbcMac {
-        let mac = xreg(b.param("mac", CType::BytePtr));
-        let src = xreg(b.param("src", CType::ConstBytePtr));
-        (None, src, xreg(b.param("nblocks", CType::Size)), mac)
+        let mac = b.param("mac", CType::BytePtr);
+        let src = b.param("src", CType::ConstBytePtr);
+        (None, src, b.param("nblocks", CType::Size), mac)
     } else {
-        let dst = xreg(b.param("dst", CType::BytePtr));
-        let src = xreg(b.param("src", CType::ConstBytePtr));
-        let n = xreg(b.param("nblocks", CType::Size));
-        (Some(dst), src, n, xreg(b.param("iv", CType::BytePtr)))
+        let dst = b.param("dst", CType::BytePtr);
+        let src = b.param("src", CType::ConstBytePtr);
+        let n = b.param("nblocks", CType::Size);
+        (Some(dst), src, n, b.param("iv", CType::BytePtr))
     };
     let c = Consts::new(&mut b);
     let done = b.label("done");
@@ -542,9 +542,9 @@ pub fn expand_key(abi: Abi) -> Result<Function<Aarch64>, GenError> {
     let mut b = B::new("asmgen_sm4_expand_key_neon", abi, &[]);
     b.doc("SM4 key schedule: K = MK ^ FK, rk[i] = K[i+4] = K[i] ^ L'(S(K[i+1] ^ K[i+2] ^ K[i+3] ^ CK[i])),");
     b.doc("L'(B) = B ^ rol(B, 13) ^ rol(B, 23). Writes rk_enc[i] and rk_dec[31-i] (little-endian words).");
-    let re = xreg(b.param("rk_enc", CType::BytePtr));
-    let rd = xreg(b.param("rk_dec", CType::BytePtr));
-    let key = xreg(b.param("key", CType::ConstBytePtr));
+    let re = b.param("rk_enc", CType::BytePtr);
+    let rd = b.param("rk_dec", CType::BytePtr);
+    let key = b.param("key", CType::ConstBytePtr);
     let c = Consts::new(&mut b);
     let fk: Vec<u8> = FK.iter().flat_map(|w| w.to_le_bytes()).collect();
     let ck: Vec<u8> = CK.iter().flat_map(|w| w.to_le_bytes()).collect();

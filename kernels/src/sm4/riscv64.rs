@@ -34,7 +34,7 @@ pub use super::Serial;
 use super::{Mode, CK, FK};
 use crate::role::{Kernel, Kernels, Role};
 use crate::{Blocks, Fixed};
-use asmgen::isa::riscv64::{mem, regs::*, Reg, Riscv64, RvFeature, X};
+use asmgen::isa::riscv64::{mem, regs::*, Riscv64, RvFeature, X};
 use asmgen::{Abi, Builder, CType, Function, GenError, Label};
 
 type B = Builder<Riscv64>;
@@ -44,13 +44,6 @@ pub const FEATURES: [RvFeature; 2] = [RvFeature::Zbb, RvFeature::Zksed];
 
 /// Blocks in flight in the parallel modes.
 pub const LANES: usize = 4;
-
-fn x(r: Reg) -> X {
-    match r {
-        Reg::X(n) => X(n),
-        Reg::V(_) => unreachable!("arguments are in general-purpose registers"),
-    }
-}
 
 // Register roles. Arguments are a0..a4; the state of block k is STATE[k] (word j of the block in STATE[k][j]
 // before the rounds).
@@ -278,14 +271,14 @@ pub fn batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Ri
     if let Some(d) = blocks.doc() {
         b.doc(&d);
     }
-    let rk = x(b.param(mode.rk_name(), CType::ConstBytePtr));
-    let dst = x(b.param("dst", CType::BytePtr));
-    let src = x(b.param("src", CType::ConstBytePtr));
-    let n = x(b.param("nblocks", CType::Size));
+    let rk = b.param(mode.rk_name(), CType::ConstBytePtr);
+    let dst = b.param("dst", CType::BytePtr);
+    let src = b.param("src", CType::ConstBytePtr);
+    let n = b.param("nblocks", CType::Size);
     let extra = match mode {
         Mode::Ecb => ZERO,
-        Mode::Ctr => x(b.param("ctr", CType::BytePtr)),
-        _ => x(b.param("iv", CType::BytePtr)),
+        Mode::Ctr => b.param("ctr", CType::BytePtr),
+        _ => b.param("iv", CType::BytePtr),
     };
     let c = Ctx { mode, rk, dst, src, extra };
     if let Blocks::Fixed(count) = blocks {
@@ -333,16 +326,16 @@ pub fn serial_mode(mode: Serial, abi: Abi) -> Result<Function<Riscv64>, GenError
     let mut b = new(mode.name(), abi);
     b.doc(mode.doc());
     b.doc("Serial: one block per 32 rounds, each round's sm4ed split into two chains.");
-    let rk = x(b.param("rk_enc", CType::ConstBytePtr));
+    let rk = b.param("rk_enc", CType::ConstBytePtr);
     let (dst, src, n, state) = if mode == Serial::CbcMac {
-        let mac = x(b.param("mac", CType::BytePtr));
-        let src = x(b.param("src", CType::ConstBytePtr));
-        (None, src, x(b.param("nblocks", CType::Size)), mac)
+        let mac = b.param("mac", CType::BytePtr);
+        let src = b.param("src", CType::ConstBytePtr);
+        (None, src, b.param("nblocks", CType::Size), mac)
     } else {
-        let dst = x(b.param("dst", CType::BytePtr));
-        let src = x(b.param("src", CType::ConstBytePtr));
-        let n = x(b.param("nblocks", CType::Size));
-        (Some(dst), src, n, x(b.param("iv", CType::BytePtr)))
+        let dst = b.param("dst", CType::BytePtr);
+        let src = b.param("src", CType::ConstBytePtr);
+        let n = b.param("nblocks", CType::Size);
+        (Some(dst), src, n, b.param("iv", CType::BytePtr))
     };
     // The chaining value in memory order (word j at offset 4j), and the round state.
     let w = STATE[3];
@@ -403,9 +396,9 @@ pub fn expand_key(abi: Abi) -> Result<Function<Riscv64>, GenError> {
     let mut b = new("expand_key", abi);
     b.doc("SM4 key schedule: K = MK ^ FK, rk[i] = K[i+4] = K[i] ^ L'(S(K[i+1] ^ K[i+2] ^ K[i+3] ^ CK[i])),");
     b.doc("four sm4ks per key. Writes rk_enc[i] and rk_dec[31-i] (little-endian words).");
-    let re = x(b.param("rk_enc", CType::BytePtr));
-    let rd = x(b.param("rk_dec", CType::BytePtr));
-    let key = x(b.param("key", CType::ConstBytePtr));
+    let re = b.param("rk_enc", CType::BytePtr);
+    let rd = b.param("rk_dec", CType::BytePtr);
+    let key = b.param("key", CType::ConstBytePtr);
     let (fk, ck) = constants(&mut b);
     let k = [T3, T4, T5, T6];
     let (t, u, p, end) = (T0, T1, T2, A7);

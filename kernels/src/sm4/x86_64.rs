@@ -267,13 +267,6 @@ pub const POST_LO: V = V(14);
 /// See [`PRE_LO`].
 pub const POST_HI: V = V(15);
 
-fn gpr(r: asmgen::isa::x86_64::Reg) -> Gpr {
-    match r {
-        asmgen::isa::x86_64::Reg::Gpr(n) => Gpr(n),
-        _ => unreachable!("arguments are in general-purpose registers"),
-    }
-}
-
 /// Twice a 16-byte pattern: every vector constant is 32 bytes so ymm code can use it as a memory operand.
 fn twice(x: [u8; 16]) -> [u8; 32] {
     std::array::from_fn(|i| x[i % 16])
@@ -1143,14 +1136,14 @@ pub fn batch_mode_of(mode: Mode, set: Set, abi: Abi, blocks: Blocks) -> Result<F
         Mode::CbcDec => "rk_dec",
         Mode::CfbDec => "rk_enc",
     };
-    let rk = gpr(b.param(rk_name, CType::ConstBytePtr));
-    let dst = gpr(b.param("dst", CType::BytePtr));
-    let src = gpr(b.param("src", CType::ConstBytePtr));
-    let n = gpr(b.param("nblocks", CType::Size));
+    let rk = b.param(rk_name, CType::ConstBytePtr);
+    let dst = b.param("dst", CType::BytePtr);
+    let src = b.param("src", CType::ConstBytePtr);
+    let n = b.param("nblocks", CType::Size);
     let extra = match mode {
         Mode::Ecb => RAX,
-        Mode::Ctr => gpr(b.param("ctr", CType::BytePtr)),
-        _ => gpr(b.param("iv", CType::BytePtr)),
+        Mode::Ctr => b.param("ctr", CType::BytePtr),
+        _ => b.param("iv", CType::BytePtr),
     };
     let c = Consts::new(&mut b, set.sbox());
     let x = Ctx { c, mode, rk, dst, src, n, extra, lo: R9, hi: R10 };
@@ -1196,16 +1189,16 @@ pub fn serial_mode(mode: Serial, set: Set, abi: Abi) -> Result<Function<X86_64>,
     let mut b = B::new(&format!("asmgen_sm4_{}_{}", mode.name(), set.name()), abi, &set.features());
     b.doc(mode.doc());
     b.doc("Serial: one block per 32 rounds.");
-    let rk = gpr(b.param("rk_enc", CType::ConstBytePtr));
+    let rk = b.param("rk_enc", CType::ConstBytePtr);
     let (dst, src, n, state) = if mode == Serial::CbcMac {
-        let mac = gpr(b.param("mac", CType::BytePtr));
-        let src = gpr(b.param("src", CType::ConstBytePtr));
-        (None, src, gpr(b.param("nblocks", CType::Size)), mac)
+        let mac = b.param("mac", CType::BytePtr);
+        let src = b.param("src", CType::ConstBytePtr);
+        (None, src, b.param("nblocks", CType::Size), mac)
     } else {
-        let dst = gpr(b.param("dst", CType::BytePtr));
-        let src = gpr(b.param("src", CType::ConstBytePtr));
-        let n = gpr(b.param("nblocks", CType::Size));
-        (Some(dst), src, n, gpr(b.param("iv", CType::BytePtr)))
+        let dst = b.param("dst", CType::BytePtr);
+        let src = b.param("src", CType::ConstBytePtr);
+        let n = b.param("nblocks", CType::Size);
+        (Some(dst), src, n, b.param("iv", CType::BytePtr))
     };
     let c = Consts::new(&mut b, set.sbox());
     c.load_tables(&mut b, Width::X);
@@ -1244,9 +1237,9 @@ pub fn expand_key(abi: Abi) -> Result<Function<X86_64>, GenError> {
     let mut b = B::new("asmgen_sm4_expand_key_avx", abi, &Set::Avx.features());
     b.doc("SM4 key schedule: K = MK ^ FK, rk[i] = K[i+4] = K[i] ^ L'(S(K[i+1] ^ K[i+2] ^ K[i+3] ^ CK[i])),");
     b.doc("L'(B) = B ^ rol(B, 13) ^ rol(B, 23). Writes rk_enc[i] and rk_dec[31-i] (little-endian words).");
-    let re = gpr(b.param("rk_enc", CType::BytePtr));
-    let rd = gpr(b.param("rk_dec", CType::BytePtr));
-    let key = gpr(b.param("key", CType::ConstBytePtr));
+    let re = b.param("rk_enc", CType::BytePtr);
+    let rd = b.param("rk_dec", CType::BytePtr);
+    let key = b.param("key", CType::ConstBytePtr);
     let c = Consts::new(&mut b, Sbox::AesNi);
     c.load_tables(&mut b, Width::X);
     let w = Width::X;

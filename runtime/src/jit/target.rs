@@ -5,7 +5,7 @@ use super::assembly::{Jit, JitError, JitStats, Mapped};
 use super::memory;
 use super::specialised::Specialisation;
 use asmgen::lower::Lower;
-use asmgen::{Feature, FeatureSet, Function, Isa};
+use asmgen::{Feature, FeatureSet, Function, InstructionSet};
 use asmgen_kernels::catalog::KernelSet;
 use asmgen_kernels::Kernels;
 use std::time::Instant;
@@ -54,7 +54,7 @@ pub(crate) fn assemble(
         return Err(JitError::Unsupported("the kernel set has no kernel of that kind"));
     }
     let t1 = Instant::now();
-    let mut used = FeatureSet::<<I as Isa>::Feature>::empty();
+    let mut used = FeatureSet::<<I as InstructionSet>::Feature>::empty();
     let mut kernels = Vec::with_capacity(functions.len());
     for (f, role) in functions.iter().zip(roles) {
         if let Some(missing) = f.required.iter().find(|x| !crate::cpu::has(x.name())) {
@@ -79,7 +79,7 @@ pub(crate) fn assemble(
         <I as Lower>::disassemble(&refs, image).map_err(|e| e.to_string())
     };
     jit.push(Mapped { buffer, image, text: Box::new(text) }, listing, set, kernels);
-    for f in <I as Isa>::Feature::ALL.iter().filter(|f| used.contains(**f)) {
+    for f in <I as InstructionSet>::Feature::ALL.iter().filter(|f| used.contains(**f)) {
         if !jit.features.contains(&f.name()) {
             jit.features.push(f.name());
         }
@@ -105,7 +105,7 @@ pub(super) fn specialise(spec: Specialisation) -> Result<Jit, JitError> {
         .filter_map(|s| set_named(s))
         .find(|k| k.listing == listing)
         .ok_or(JitError::Unsupported("no kernel set of that listing was assembled"))?;
-    let abi = TARGET.flavour().abi;
+    let abi = TARGET.abi;
     let build = set.fixed;
     let mut jit = Jit::empty(Vec::new());
     let name = format!("{}/{}", set.name, spec.label());
@@ -121,7 +121,7 @@ pub(super) fn host() -> Result<Jit, JitError> {
     if sets.is_empty() {
         return Err(JitError::Unsupported("this CPU has none of the listings' kernel sets"));
     }
-    let abi = TARGET.flavour().abi;
+    let abi = TARGET.abi;
     for name in sets {
         let set = set_named(name).ok_or(JitError::Unsupported("a chosen set is not in the kernel catalog"))?;
         assemble(&mut jit, set.listing, set.name, move || (set.build)(abi))?;
@@ -155,7 +155,7 @@ mod tests {
     fn fixed_size_kernels_equal_the_general_ones_on_every_set() {
         type Chain = unsafe extern "C" fn(*const u8, *mut u8, *const u8, usize, *mut u8);
         type Update = unsafe extern "C" fn(*mut u8, *const u8, *const u8, usize);
-        let abi = TARGET.flavour().abi;
+        let abi = TARGET.abi;
         // The listings' general kernels by set and role.
         let general = |set: &str, role: &str| {
             let aot = crate::aot::SETS.iter().find(|s| s.name == set).expect("every catalog set is in the table");
@@ -229,7 +229,7 @@ mod tests {
     /// function the listing links.
     #[test]
     fn every_table_set_is_built_by_the_catalog_with_the_same_roles() {
-        let abi = TARGET.flavour().abi;
+        let abi = TARGET.abi;
         for table in crate::aot::SETS {
             let set = set_named(table.name).unwrap_or_else(|| panic!("no catalog set {}", table.name));
             assert_eq!(set.listing, table.listing);

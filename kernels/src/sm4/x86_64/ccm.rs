@@ -6,7 +6,7 @@
 //! `ctr + i`; decryption needs the plaintext first, so its MAC lane runs one block behind (block `i-1` in the
 //! pass of `ctr + i`), with a MAC-only pass at the end.
 
-use super::{encrypt_one, gpr, rounds, Consts, Set, Width, B, GROUPS, TMP, V};
+use super::{encrypt_one, rounds, Consts, Set, Width, B, GROUPS, TMP, V};
 use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, X86_64};
 use asmgen::{Abi, CType, Function, GenError};
 
@@ -64,12 +64,12 @@ pub fn ccm(enc: bool, set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> 
         if enc { "src" } else { "dst" }
     ));
     b.doc("rounds (two lanes of one xmm group); dst may equal src.");
-    let rk = gpr(b.param("rk_enc", CType::ConstBytePtr));
-    let dst = gpr(b.param("dst", CType::BytePtr));
-    let src = gpr(b.param("src", CType::ConstBytePtr));
-    let n = gpr(b.param("nblocks", CType::Size));
-    let ctr = gpr(b.param("ctr", CType::BytePtr));
-    let mac = gpr(b.param("mac", CType::BytePtr));
+    let rk = b.param("rk_enc", CType::ConstBytePtr);
+    let dst = b.param("dst", CType::BytePtr);
+    let src = b.param("src", CType::ConstBytePtr);
+    let n = b.param("nblocks", CType::Size);
+    let ctr = b.param("ctr", CType::BytePtr);
+    let mac = b.param("mac", CType::BytePtr);
     let c = Consts::new(&mut b, set.sbox());
     let x = Ctx { c, rk, lo: R10, hi: RBX };
     x.c.load_tables(&mut b, Width::X);

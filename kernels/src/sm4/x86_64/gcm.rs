@@ -15,7 +15,7 @@
 //! blocks (fewer than a batch) go through the plain GHASH loop of [`crate::ghash::x86_64::absorb`].
 
 use super::{
-    each_slot, enter, gpr, leave, rol8_constant, round_lean, transpose, vaddd, vbroadcast, vmov, vshufb, vstore, vxor,
+    each_slot, enter, leave, rol8_constant, round_lean, transpose, vaddd, vbroadcast, vmov, vshufb, vstore, vxor,
     Consts, Count, Set, Width, B, GROUPS, TMP, V,
 };
 use crate::ghash::{x86_64::absorb, Flavour, BYTE_REVERSE, POLY};
@@ -214,12 +214,12 @@ pub fn gcm(enc: bool, set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> 
         8 * w.blocks()
     ));
     b.doc("flight, GHASH multiplies interleaved with the rounds; dst may equal src.");
-    let rk = gpr(b.param("rk_enc", CType::ConstBytePtr));
-    let htable = gpr(b.param("htable", CType::ConstBytePtr));
-    let dst = gpr(b.param("dst", CType::BytePtr));
-    let src = gpr(b.param("src", CType::ConstBytePtr));
-    let n = gpr(b.param("nblocks", CType::Size));
-    let state = gpr(b.param("state", CType::BytePtr));
+    let rk = b.param("rk_enc", CType::ConstBytePtr);
+    let htable = b.param("htable", CType::ConstBytePtr);
+    let dst = b.param("dst", CType::BytePtr);
+    let src = b.param("src", CType::ConstBytePtr);
+    let n = b.param("nblocks", CType::Size);
+    let state = b.param("state", CType::BytePtr);
     let c = Consts::new(&mut b, set.sbox());
     let rol8 = rol8_constant(&mut b);
     let rev = b.constant("byte_reverse", 16, "vpshufb control: reverse 16 bytes", &BYTE_REVERSE);

@@ -18,8 +18,8 @@
 //! product by x^16 in shifts and xors (no `vpclmulqdq`: AVX2-only CPUs such as Zen 1 lack it on ymm).
 
 use super::{
-    batch_loop, by_fill, each_slot, gpr, rounds, transpose, vaffine, vshufb, vstore, vxor, Consts, Count, Fill, Set,
-    Width, B, GROUPS, TMP, V,
+    batch_loop, by_fill, each_slot, rounds, transpose, vaffine, vshufb, vstore, vxor, Consts, Count, Fill, Set, Width,
+    B, GROUPS, TMP, V,
 };
 use crate::ghash::BYTE_REVERSE;
 use crate::Blocks;
@@ -483,11 +483,11 @@ pub fn xts_of(enc: bool, std: Standard, set: Set, abi: Abi, blocks: Blocks) -> R
     if let Some(d) = blocks.doc() {
         b.doc(&d);
     }
-    let rk = gpr(b.param(if enc { "rk_enc" } else { "rk_dec" }, CType::ConstBytePtr));
-    let dst = gpr(b.param("dst", CType::BytePtr));
-    let src = gpr(b.param("src", CType::ConstBytePtr));
-    let n = gpr(b.param("nblocks", CType::Size));
-    let tweak = gpr(b.param("tweak", CType::BytePtr));
+    let rk = b.param(if enc { "rk_enc" } else { "rk_dec" }, CType::ConstBytePtr);
+    let dst = b.param("dst", CType::BytePtr);
+    let src = b.param("src", CType::ConstBytePtr);
+    let n = b.param("nblocks", CType::Size);
+    let tweak = b.param("tweak", CType::BytePtr);
     let c = Consts::new(&mut b, set.sbox());
     let tw = Tw::new(&mut b, std, set);
     let x = Ctx { c, tw, rk, dst, src, n, tweak };

@@ -1,11 +1,11 @@
-//! What the GNU as emitter and the JIT lowering ([`crate::lower`]) share, so that a JIT image has the bytes of
-//! the assembled listing: the function alignment, the items of a function in emission order (prologue, body,
-//! epilogue) and the constant pool of a listing (deduplicated by name, in name order, each at its alignment).
+//! What the GNU as emitter ([`crate::emit`]) and the JIT lowering ([`crate::lower`]) share, so that a JIT image
+//! has the bytes of the assembled listing: the function alignment, the items of a function in emission order
+//! (prologue, body, epilogue) and the constant pool of a listing (deduplicated by name, in name order, each at
+//! its alignment).
 
-use crate::builder::GenError;
+use crate::error::GenError;
 use crate::ir::{Const, Function, Item};
-use crate::isa::Isa;
-use crate::target::Abi;
+use crate::platform::Isa;
 use std::collections::BTreeMap;
 
 /// Every function starts at a multiple of `1 << FUNCTION_ALIGN_LOG2` bytes.
@@ -25,9 +25,9 @@ impl<I: Isa> FunctionItems<'_, I> {
     }
 }
 
-/// The items of `f` as they are emitted under `abi`.
-pub fn function_items<I: Isa>(abi: Abi, f: &Function<I>) -> FunctionItems<'_, I> {
-    let (prologue, epilogue) = I::prologue_epilogue(abi, &f.frame);
+/// The items of `f` as they are emitted under its ABI.
+pub fn function_items<I: Isa>(f: &Function<I>) -> FunctionItems<'_, I> {
+    let (prologue, epilogue) = I::prologue_epilogue(f.abi, &f.frame);
     FunctionItems { prologue, body: &f.body, epilogue }
 }
 

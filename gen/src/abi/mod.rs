@@ -1,0 +1,65 @@
+//! Calling conventions: per ABI, where each argument is on entry (registers, then the stack), which registers
+//! a callee must preserve, the indirect-branch landing pad every exported function starts with, and the
+//! prologue and epilogue that save and restore what the body uses, with the unwind directives ([`Cfi`]) derived
+//! from the same items.
+//!
+//! * System V AMD64 and Microsoft x64 in [`x86_64`],
+//! * AAPCS64 in [`aarch64`],
+//! * LP64D in [`riscv64`].
+//!
+//! [`Cfi`]: crate::ir::Cfi
+
+pub mod aarch64;
+pub mod riscv64;
+pub mod x86_64;
+
+use crate::ir::{Frame, Item};
+use crate::isa::InstructionSet;
+use crate::target::Abi;
+
+/// Where an integer or pointer argument is when the function is entered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgLoc<R> {
+    /// In a register.
+    Reg(R),
+    /// On the stack, this many bytes above the stack pointer on entry (before the prologue moves it): on
+    /// x86-64 the return address is at 0, so System V's 7th argument is at 8 and Win64's 5th at 40 (above the
+    /// 32-byte shadow space). In the body the prologue's saves lie in between; no kernel loads a stack
+    /// argument yet, so the builder has no operand for "argument N" relative to the body's stack pointer.
+    Stack(i32),
+}
+
+/// The indirect-branch landing pad an exported function starts with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LandingPad {
+    /// `endbr64` (x86-64 CET indirect-branch tracking).
+    Endbr64,
+    /// `bti c` (aarch64 branch target identification).
+    BtiC,
+}
+
+/// The calling conventions of one instruction set.
+pub trait Conventions: InstructionSet {
+    /// The registers `abi` passes the first integer/pointer arguments in, in order.
+    fn arg_regs(abi: Abi) -> &'static [Self::Gpr];
+    /// Offset of the first stack-passed argument from the stack pointer on entry ([`ArgLoc::Stack`]).
+    fn first_stack_arg(abi: Abi) -> i32;
+    /// Where integer/pointer argument `n` (0 is the first) is on entry: the argument registers, then 8-byte
+    /// stack slots.
+    fn arg(abi: Abi, n: usize) -> ArgLoc<Self::Gpr> {
+        let regs = Self::arg_regs(abi);
+        match regs.get(n) {
+            Some(r) => ArgLoc::Reg(*r),
+            None => ArgLoc::Stack(Self::first_stack_arg(abi) + 8 * (n - regs.len()) as i32),
+        }
+    }
+    /// Whether the callee must preserve `reg` under `abi`.
+    fn callee_saved(abi: Abi, reg: Self::Reg) -> bool;
+    /// The stack pointer (never counted as a clobbered register).
+    fn is_stack_pointer(reg: Self::Reg) -> bool;
+    /// Instructions (and unwind directives) that save the registers in `frame` and those that restore them and
+    /// return.
+    fn prologue_epilogue(abi: Abi, frame: &Frame<Self>) -> (Vec<Item<Self>>, Vec<Item<Self>>);
+    /// The landing pad every exported function starts with under `abi`, if any.
+    fn landing_pad(abi: Abi) -> Option<LandingPad>;
+}

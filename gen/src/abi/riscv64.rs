@@ -1,0 +1,58 @@
+//! riscv64: LP64D: integer arguments in a0-a7, then the stack from sp; s0-s11 are callee-saved, every vector
+//! register is caller-saved. The prologue stores the saved registers in a 16-byte aligned frame, the epilogue
+//! loads them and returns.
+
+use super::{Conventions, LandingPad};
+use crate::ir::{Cfi, Frame, Item};
+use crate::isa::riscv64::{mem, regs, Op, Operand, Reg, Riscv64, X, XNAMES};
+use crate::target::Abi;
+
+impl Conventions for Riscv64 {
+    fn arg_regs(_abi: Abi) -> &'static [X] {
+        &[X(10), X(11), X(12), X(13), X(14), X(15), X(16), X(17)]
+    }
+    fn first_stack_arg(_abi: Abi) -> i32 {
+        0
+    }
+    fn callee_saved(_abi: Abi, r: Reg) -> bool {
+        // LP64D: sp, s0..s11 (x8, x9, x18..x27); every vector register is caller-saved.
+        matches!(r, Reg::X(2) | Reg::X(8..=9) | Reg::X(18..=27))
+    }
+    fn is_stack_pointer(r: Reg) -> bool {
+        r == Reg::X(2)
+    }
+    /// Saves the callee-saved registers the body uses below a 16-byte aligned frame
+    /// (`addi sp, sp, -N; sd s_i, 8*i(sp)`), restores them in the epilogue and returns.
+    fn prologue_epilogue(_abi: Abi, frame: &Frame<Self>) -> (Vec<Item<Self>>, Vec<Item<Self>>) {
+        let inst = |op: Op, operands: Vec<Operand>| Item::Inst(crate::ir::Inst { op, operands });
+        let saved: Vec<u8> = frame
+            .saved
+            .iter()
+            .filter_map(|r| match r {
+                Reg::X(n) if *n != 2 => Some(*n),
+                _ => None,
+            })
+            .collect();
+        let (mut pro, mut epi) = (Vec::new(), Vec::new());
+        if !saved.is_empty() {
+            let bytes = (8 * saved.len() as i32 + 15) & !15;
+            let sp = Operand::X(regs::SP.0);
+            pro.push(inst(Op::addi, vec![sp.clone(), sp.clone(), Operand::Imm(-bytes as i64)]));
+            pro.push(Item::Cfi(Cfi::AdjustCfaOffset(bytes)));
+            for (i, &r) in saved.iter().enumerate() {
+                let slot = Operand::Mem(mem(regs::SP, 8 * i as i32));
+                pro.push(inst(Op::sd, vec![Operand::X(r), slot.clone()]));
+                pro.push(Item::Cfi(Cfi::RelOffset(XNAMES[r as usize].into(), 8 * i as i32)));
+                epi.push(inst(Op::ld, vec![Operand::X(r), slot]));
+                epi.push(Item::Cfi(Cfi::Restore(XNAMES[r as usize].into())));
+            }
+            epi.push(inst(Op::addi, vec![sp.clone(), sp, Operand::Imm(bytes as i64)]));
+            epi.push(Item::Cfi(Cfi::AdjustCfaOffset(-bytes)));
+        }
+        epi.push(inst(Op::ret, vec![]));
+        (pro, epi)
+    }
+    fn landing_pad(_abi: Abi) -> Option<LandingPad> {
+        None
+    }
+}

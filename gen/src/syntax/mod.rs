@@ -1,0 +1,217 @@
+//! How a target spells a listing: directives, comments, local labels, raw instruction words, sections, symbol
+//! types and sizes, alignment, the GNU notes and properties, and how the assembler fills alignment padding
+//! (which the JIT reproduces byte for byte).
+//!
+//! Two levels: what depends on the object format ([`Directives`]: symbol prefix, sections, local-label prefix,
+//! `.type`/`.size`, CFI, GNU notes) and what depends on the instruction set under GNU as ([`Spelling`]: comment
+//! character, raw-word directive, type prefix, preamble, GNU property, alignment directive, padding). GNU as
+//! syntax ([`Syntax::Gas`]) is the only syntax today; GNU as and llvm-mc both accept it.
+//!
+//! [`Syntax::Gas`]: crate::target::Syntax::Gas
+
+mod aarch64;
+mod riscv64;
+mod x86_64;
+
+use crate::abi::LandingPad;
+use crate::feature::FeatureSet;
+use crate::ir::{Cfi, Inst};
+use crate::isa::{Encoding, InstructionSet, PrintCtx};
+use crate::target::ObjectFormat;
+
+/// The spelling that depends on the object format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Directives {
+    /// Prefix of C symbols (`_` on Mach-O).
+    pub symbol_prefix: &'static str,
+    /// Directive that switches to the code section.
+    pub text_section: &'static str,
+    /// Directive that switches to the read-only constant section.
+    pub rodata_section: &'static str,
+    /// Prefix of assembler-local labels.
+    pub local_label_prefix: &'static str,
+    /// Whether to emit `.hidden`, `.type` and `.size` for symbols.
+    pub elf_symbols: bool,
+    /// Whether to emit `.cfi_*` unwind directives (ELF, Mach-O); Windows gets SEH data instead.
+    pub cfi: bool,
+    /// Whether to emit `.section .note.GNU-stack` and the GNU property note (IBT/SHSTK, BTI).
+    pub gnu_notes: bool,
+}
+
+impl Directives {
+    /// ELF (Linux).
+    pub const ELF: Directives = Directives {
+        symbol_prefix: "",
+        text_section: ".text",
+        rodata_section: ".section .rodata",
+        local_label_prefix: ".L",
+        elf_symbols: true,
+        cfi: true,
+        gnu_notes: true,
+    };
+    /// Mach-O (macOS, iOS). Not emitted yet.
+    pub const MACH_O: Directives = Directives {
+        symbol_prefix: "_",
+        text_section: ".text",
+        rodata_section: ".section __TEXT,__const",
+        local_label_prefix: "L",
+        elf_symbols: false,
+        cfi: true,
+        gnu_notes: false,
+    };
+    /// COFF (Windows). Not emitted yet; SEH unwind data is still to come.
+    pub const COFF: Directives = Directives {
+        symbol_prefix: "",
+        text_section: ".text",
+        rodata_section: ".section .rdata,\"dr\"",
+        local_label_prefix: ".L",
+        elf_symbols: false,
+        cfi: false,
+        gnu_notes: false,
+    };
+
+    /// The directives of an object format.
+    pub const fn of(format: ObjectFormat) -> Directives {
+        match format {
+            ObjectFormat::Elf => Self::ELF,
+            ObjectFormat::MachO => Self::MACH_O,
+            ObjectFormat::Coff => Self::COFF,
+        }
+    }
+
+    /// The printing context of operands (label names).
+    pub fn print_ctx(&self) -> PrintCtx<'static> {
+        PrintCtx { local_label_prefix: self.local_label_prefix }
+    }
+
+    /// The symbol of function `name`.
+    pub fn symbol(&self, name: &str) -> String {
+        format!("{}{name}", self.symbol_prefix)
+    }
+
+    /// The directives that export function symbol `sym` (before its alignment and label): `.globl`, and on
+    /// ELF `.hidden` and `.type`.
+    pub fn symbol_start<I: Spelling>(&self, sym: &str) -> Vec<String> {
+        let mut d = vec![format!(".globl {sym}")];
+        if self.elf_symbols {
+            d.push(format!(".hidden {sym}"));
+            d.push(format!(".type {sym}, {}function", I::TYPE_PREFIX));
+        }
+        d
+    }
+
+    /// The directive that closes function symbol `sym` (`.size` on ELF).
+    pub fn symbol_end(&self, sym: &str) -> Option<String> {
+        self.elf_symbols.then(|| format!(".size {sym}, .-{sym}"))
+    }
+
+    /// The directive that opens a function's unwind information, if the format has CFI.
+    pub fn proc_start(&self) -> Option<&'static str> {
+        self.cfi.then_some(".cfi_startproc")
+    }
+
+    /// The directive that closes a function's unwind information, if the format has CFI.
+    pub fn proc_end(&self) -> Option<&'static str> {
+        self.cfi.then_some(".cfi_endproc")
+    }
+
+    /// An unwind directive, if the format has CFI.
+    pub fn cfi_directive(&self, c: &Cfi) -> Option<String> {
+        self.cfi.then(|| match c {
+            Cfi::AdjustCfaOffset(n) => format!(".cfi_adjust_cfa_offset {n}"),
+            Cfi::RelOffset(r, off) => format!(".cfi_rel_offset {r}, {off}"),
+            Cfi::Restore(r) => format!(".cfi_restore {r}"),
+        })
+    }
+
+    /// The lines that end a listing: on ELF the non-executable-stack note and, where the instruction set has
+    /// one, the GNU property note that marks every function as carrying its landing pad.
+    pub fn gnu_notes<I: Spelling>(&self) -> Vec<String> {
+        if !self.gnu_notes {
+            return Vec::new();
+        }
+        let (tp, c) = (I::TYPE_PREFIX, I::COMMENT);
+        let mut lines = vec![String::new(), format!("\t.section .note.GNU-stack,\"\",{tp}progbits")];
+        if let Some((kind, value)) = I::gnu_property() {
+            lines.extend([
+                format!("{c} GNU property note: every function in this file carries its landing pad."),
+                format!("\t.section .note.gnu.property,\"a\",{tp}note"),
+                "\t.p2align 3".into(),
+                format!("\t.long 4\t\t\t{c} name size"),
+                format!("\t.long 16\t\t\t{c} descriptor size"),
+                format!("\t.long 5\t\t\t{c} NT_GNU_PROPERTY_TYPE_0"),
+                "\t.asciz \"GNU\"".into(),
+                format!("\t.long {kind:#x}\t\t{c} property type"),
+                format!("\t.long 4\t\t\t{c} property size"),
+                format!("\t.long {value}\t\t\t{c} property value"),
+                "\t.p2align 3".into(),
+            ]);
+        }
+        lines
+    }
+}
+
+/// The directive that emits `bytes` as data.
+pub fn bytes_directive(bytes: &[u8]) -> String {
+    let bytes: Vec<String> = bytes.iter().map(|b| format!("{b:#04x}")).collect();
+    format!(".byte {}", bytes.join(", "))
+}
+
+/// How GNU as spells one instruction set's listings, and how it pads code.
+pub trait Spelling: InstructionSet {
+    /// Line-comment introducer (`#`, `//`).
+    const COMMENT: &'static str;
+    /// The directive that emits a raw instruction word (`.inst` on aarch64, `.insn` on riscv64).
+    const RAW_DIRECTIVE: &'static str = ".inst";
+    /// The prefix of section-type and symbol-type arguments (`@` or `%`).
+    const TYPE_PREFIX: &'static str = "@";
+    /// Whether the assembler pads the end of the code section to the section's alignment (the largest
+    /// alignment requested in it): riscv64 GNU as does, the others do not.
+    const PAD_SECTION_END: bool = false;
+    /// Directives that must precede the code (syntax or ISA selection) for a listing using `features`.
+    fn preamble(features: FeatureSet<Self::Feature>) -> Vec<String>;
+    /// The GNU property note's type and value (IBT/SHSTK on x86, BTI/PAC on aarch64), if any.
+    fn gnu_property() -> Option<(u32, u32)>;
+    /// Directive that aligns to `1 << log2` bytes.
+    fn align_directive(log2: u32) -> String {
+        format!(".p2align {log2}")
+    }
+    /// Appends the `n` bytes the assembler fills code alignment with (its NOPs).
+    fn code_fill(out: &mut Vec<u8>, n: usize);
+}
+
+/// The landing pad's spelling and the comment printed beside it.
+pub fn landing_pad(pad: LandingPad) -> (&'static str, &'static str) {
+    match pad {
+        LandingPad::Endbr64 => ("endbr64", "indirect-branch landing pad (CET IBT)"),
+        LandingPad::BtiC => ("hint #34", "bti c: indirect-branch landing pad (BTI)"),
+    }
+}
+
+/// Formats one instruction: mnemonic, padded, then operands; or a raw word with the mnemonic in a comment for
+/// instructions the assembler does not know.
+pub fn format_inst<I: Spelling>(inst: &Inst<I>, ctx: &PrintCtx) -> String {
+    let info = I::info(inst.op);
+    let printed: Vec<String> = inst.operands.iter().map(|o| I::print_operand(o, ctx)).collect();
+    let text = if info.syntax.contains('{') {
+        let mut t = info.syntax.to_string();
+        for (name, p) in info.operands.iter().zip(&printed) {
+            t = t.replace(&format!("{{{name}}}"), p);
+        }
+        t
+    } else if printed.is_empty() {
+        info.syntax.to_string()
+    } else {
+        format!("{} {}", info.syntax, printed.join(", "))
+    };
+    let (mnemonic, rest) = text.split_once(' ').unwrap_or((&text, ""));
+    let pretty = if rest.is_empty() { mnemonic.to_string() } else { format!("{mnemonic:<11} {}", rest.trim()) };
+    let values = || inst.operands.iter().map(|o| I::operand_value(o).unwrap_or(0)).collect::<Vec<i64>>();
+    match info.encoding.and_then(|enc| enc.raw_word(&values())) {
+        Some(word) => {
+            let word = word.unwrap_or_else(|e| panic!("{}: {}", info.name, e.0));
+            format!("\t{:<11} {word:#010x}\t{} {pretty}", I::RAW_DIRECTIVE, I::COMMENT)
+        }
+        None => format!("\t{pretty}"),
+    }
+}
