@@ -3,7 +3,7 @@
 //!
 //! [`LabelRef`]: crate::isa::fixed::LabelRef
 
-use super::{align_up, finish_image, place_constants, Image, Labels, Lower, Symbol};
+use super::image::{align_up, finish_image, place_constants, Image, Labels, Lower, Symbol};
 use crate::abi::LandingPad;
 use crate::error::GenError;
 use crate::ir::{Function, Inst, Item};

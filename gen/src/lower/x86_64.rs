@@ -14,7 +14,7 @@
 //! [`disassemble`](Lower::disassemble) decodes the image with iced-x86 and prints it with its Intel formatter,
 //! constants and functions by name: what the CPU will run, not what the description meant.
 
-use super::{align_up, finish_image, place_constants, Image, Labels, Lower, Symbol};
+use super::image::{align_up, finish_image, place_constants, Image, Labels, Lower, Symbol};
 use crate::abi::{Conventions, LandingPad};
 use crate::error::GenError;
 use crate::hash::FastMap;
