@@ -11,17 +11,18 @@ fn main() {
     println!("cargo::rerun-if-env-changed=ASMGEN_NO_ASM");
     let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
     let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
-    let dir = match (arch.as_str(), os.as_str()) {
-        ("x86_64", "linux") => "x86_64-linux",
-        ("aarch64", "linux") => "aarch64-linux",
-        ("riscv64", "linux") => "riscv64-linux",
-        _ => return,
-    };
     if std::env::var_os("ASMGEN_NO_ASM").is_some() {
         return;
     }
+    // `generated/<arch>-<os>/` (asmgen's `Target::dir_name`: Rust's target_arch and target_os spellings); a
+    // target without that folder has no listings.
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
-    let listings = manifest.join("..").join("generated").join(dir);
+    let generated = manifest.join("..").join("generated");
+    println!("cargo::rerun-if-changed={}", generated.display());
+    let listings = generated.join(format!("{arch}-{os}"));
+    if !listings.is_dir() {
+        return;
+    }
     let mut files: Vec<PathBuf> = std::fs::read_dir(&listings)
         .unwrap_or_else(|e| panic!("{}: {e}", listings.display()))
         .flatten()
@@ -29,7 +30,6 @@ fn main() {
         .filter(|p| p.extension().is_some_and(|x| x == "S"))
         .collect();
     files.sort();
-    println!("cargo::rerun-if-changed={}", listings.display());
     for f in &files {
         println!("cargo::rerun-if-changed={}", f.display());
     }
