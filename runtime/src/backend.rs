@@ -46,6 +46,15 @@ pub(crate) fn entry(set: &aot::KernelSet, role: &str) -> Option<*const ()> {
     set.kernels.iter().find(|k| k.role == role).map(|k| k.entry)
 }
 
+/// Makes an algorithm's typed table from a set: `make(backend name, available, kernel by role)`.
+pub(crate) type MakeFn<'a, K> = &'a dyn Fn(&'static str, bool, &dyn Fn(&str) -> Option<*const ()>) -> Option<K>;
+
+/// The listings' sets of `listing` made into backends by `make`, best first (a set `make` rejects, lacking a
+/// role every set of its algorithm has, is left out: the catalog's tests keep that from happening).
+pub(crate) fn aot_backends<K>(listing: &str, make: MakeFn<'_, K>) -> Vec<K> {
+    aot_sets(listing).filter_map(|s| make(aot_name(s.name), available(s), &|role| entry(s, role))).collect()
+}
+
 /// One implementation of an algorithm: a table of kernels (function pointers by role) with its name.
 pub(crate) trait Kernels: 'static {
     /// What `backend()` reports: `portable`, `aot/<set>`, `jit/<set>`.
@@ -118,6 +127,7 @@ pub(crate) unsafe fn cast<F: Copy>(p: *const ()) -> F {
 }
 
 /// The name of the JIT backend of set `set` (`jit/<set>`), one string per set for the life of the process.
+#[cfg(feature = "jit")]
 pub(crate) fn jit_name(set: &str) -> &'static str {
     named("jit/", set)
 }

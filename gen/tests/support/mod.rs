@@ -1,35 +1,7 @@
-//! What the table tests share: whether the external tools they check against are installed, and the one rule
-//! for when one is missing. Each test file includes it (`mod support;`) and uses part of it.
+//! What the table tests share: the rule for a missing external tool, from the one file the integration tests
+//! use too (`tests/src/tools.rs`). Each test file includes it (`mod support;`) and uses part of it.
 
-#![allow(dead_code)]
-
-use std::process::Command;
-
-/// Whether `tool --version` runs and succeeds.
-pub fn runs(tool: &str) -> bool {
-    Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success())
-}
-
-/// Whether this is a CI run: the `CI` environment variable is set (to anything but empty, `0` or `false`).
-pub fn ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false"))
-}
-
-/// A check cannot run because an external tool is missing (`msg` names it). In CI, where `.ci/install-deps`
-/// installs every tool, that is a broken setup: panic. Elsewhere print a notice; the caller skips the check.
-pub fn tool_missing(msg: &str) {
-    if ci() {
-        panic!("{msg} (CI is set, so a missing tool is a failure; install it with `bash .ci/install-deps`)");
-    }
-    eprintln!("NOTICE: {msg}; skipping it (with CI set this fails)");
-}
-
-/// Whether every tool of `tools` runs; if not, [`tool_missing`] names those that do not, and `check`, the check
-/// they were needed for.
-pub fn have_all(tools: &[&str], check: &str) -> bool {
-    let missing: Vec<&str> = tools.iter().copied().filter(|t| !runs(t)).collect();
-    if !missing.is_empty() {
-        tool_missing(&format!("{} not found: {check}", missing.join(", ")));
-    }
-    missing.is_empty()
-}
+#[path = "../../../tests/src/tools.rs"]
+mod tools;
+#[allow(unused_imports)]
+pub use tools::*;

@@ -43,7 +43,7 @@ const PORTABLE_POLYVAL: HashKernels =
 fn from_roles(
     name: &'static str,
     available: bool,
-    entry: impl Fn(&str) -> Option<*const ()>,
+    entry: &dyn Fn(&str) -> Option<*const ()>,
 ) -> Option<(HashKernels, HashKernels)> {
     // SAFETY: the roles' C signatures are `InitFn` and `UpdateFn`; the kernels live for the process.
     let init = |role| entry(role).map(|p| unsafe { cast::<InitFn>(p) });
@@ -63,30 +63,17 @@ struct Hashes {
 fn hashes() -> &'static Hashes {
     static H: OnceLock<Hashes> = OnceLock::new();
     H.get_or_init(|| {
-        let aot: Vec<(HashKernels, HashKernels)> = backend::aot_sets("ghash")
-            .filter_map(|s| from_roles(backend::aot_name(s.name), backend::available(s), |r| backend::entry(s, r)))
-            .collect();
-        let jit = jit_sets();
-        let (aot_g, aot_p): (Vec<_>, Vec<_>) = aot.into_iter().unzip();
+        let (aot_g, aot_p): (Vec<_>, Vec<_>) = backend::aot_backends("ghash", &from_roles).into_iter().unzip();
+        #[cfg(feature = "jit")]
+        let jit = crate::jit::backends("ghash", &from_roles);
+        #[cfg(not(feature = "jit"))]
+        let jit: Vec<(HashKernels, HashKernels)> = Vec::new();
         let (jit_g, jit_p): (Vec<_>, Vec<_>) = jit.into_iter().unzip();
         Hashes {
             ghash: Registry::new(PORTABLE_GHASH, aot_g, jit_g),
             polyval: Registry::new(PORTABLE_POLYVAL, aot_p, jit_p),
         }
     })
-}
-
-/// The JIT's hash sets (none without the `jit` feature or when it could not assemble): the set the JIT
-/// assembled for the `ghash` listing, its kernels found by role.
-fn jit_sets() -> Vec<(HashKernels, HashKernels)> {
-    #[cfg(feature = "jit")]
-    if let Ok(jit) = crate::jit::Jit::process() {
-        return jit
-            .sets_of("ghash")
-            .filter_map(|set| from_roles(backend::jit_name(set), true, |r| jit.entry_of(set, r)))
-            .collect();
-    }
-    Vec::new()
 }
 
 /// Fixed-size GHASH and POLYVAL updates of `n` blocks from the JIT ([`crate::jit::Jit::specialised`]):

@@ -69,3 +69,12 @@ impl Jit {
         Err(JitError::Unsupported("no listings are linked for this target"))
     }
 }
+
+/// The process JIT's sets of `listing` made into backends by `make` (named `jit/<set>`, available, kernels by
+/// role); none when the JIT could not assemble.
+pub(crate) fn backends<K>(listing: &str, make: crate::backend::MakeFn<'_, K>) -> Vec<K> {
+    let Ok(jit) = Jit::process() else { return Vec::new() };
+    jit.sets_of(listing)
+        .filter_map(|set| make(crate::backend::jit_name(set), true, &|role| jit.entry_of(set, role)))
+        .collect()
+}

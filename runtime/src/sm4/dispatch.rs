@@ -86,7 +86,7 @@ pub(crate) const PORTABLE: Sm4Kernels = Sm4Kernels {
 };
 
 /// A set's table from its kernels by role; `None` if a role every set has is missing.
-fn from_roles(name: &'static str, available: bool, entry: impl Fn(&str) -> Option<*const ()>) -> Option<Sm4Kernels> {
+fn from_roles(name: &'static str, available: bool, entry: &dyn Fn(&str) -> Option<*const ()>) -> Option<Sm4Kernels> {
     // SAFETY (each closure): the role's C signature is the named function pointer type (asmgen_kernels::Role);
     // the kernels live for the process.
     let expand = |r| entry(r).map(|p| unsafe { cast::<ExpandFn>(p) });
@@ -119,24 +119,12 @@ fn from_roles(name: &'static str, available: bool, entry: impl Fn(&str) -> Optio
 fn registry() -> &'static Registry<Sm4Kernels> {
     static R: OnceLock<Registry<Sm4Kernels>> = OnceLock::new();
     R.get_or_init(|| {
-        let aot = backend::aot_sets("sm4")
-            .filter_map(|s| from_roles(backend::aot_name(s.name), backend::available(s), |r| backend::entry(s, r)))
-            .collect();
-        Registry::new(PORTABLE, aot, jit_sets())
+        #[cfg(feature = "jit")]
+        let jit = crate::jit::backends("sm4", &from_roles);
+        #[cfg(not(feature = "jit"))]
+        let jit = Vec::new();
+        Registry::new(PORTABLE, backend::aot_backends("sm4", &from_roles), jit)
     })
-}
-
-/// The JIT's SM4 sets (none without the `jit` feature or when it could not assemble): the set it assembled for
-/// the `sm4` listing, its kernels found by role.
-fn jit_sets() -> Vec<Sm4Kernels> {
-    #[cfg(feature = "jit")]
-    if let Ok(jit) = crate::jit::Jit::process() {
-        return jit
-            .sets_of("sm4")
-            .filter_map(|set| from_roles(backend::jit_name(set), true, |r| jit.entry_of(set, r)))
-            .collect();
-    }
-    Vec::new()
 }
 
 /// Fixed-size kernels from the JIT ([`crate::jit::Jit::specialised`]), for the API types that take a fixed
