@@ -253,6 +253,8 @@ define_isa! {
     methods {
         /// `mov`: register or immediate (`mov`), load (`mov_load`), store (`mov_store`).
         mov(d, s);
+        /// `xor`: 32-bit registers (`xor32`; writing the low half zeroes the rest).
+        xor(d, s);
         /// `vmovdqu`: load or store, xmm (`vmovdqu_load`, `vmovdqu_store`) or ymm (`vmovdqu_load_y`,
         /// `vmovdqu_store_y`).
         vmovdqu(d, s);
@@ -328,7 +330,7 @@ define_isa! {
         => iced!(Sub_rm64_r64, Sub_rm64_imm8, Sub_RAX_imm32, Sub_rm64_imm32);
     and:        "and"        (d: R64, s: Ri64)                 []
         => iced!(And_rm64_r64, And_rm64_imm8, And_RAX_imm32, And_rm64_imm32);
-    xor32:      "xor"        (d: R32, s: R32)                  [] => iced!(Xor_rm32_r32);
+    xor32:      "xor"        (d: R32, s: R32)                  [] as xor => iced!(Xor_rm32_r32);
     cmp:        "cmp"        (a: R64, b: Ri64)                 []
         => iced!(Cmp_rm64_r64, Cmp_rm64_imm8, Cmp_RAX_imm32, Cmp_rm64_imm32);
     test:       "test"       (a: R64, b: R64)                  [] => iced!(Test_rm64_r64);
