@@ -90,7 +90,7 @@ fn uses_rbx_and_r12() -> asmgen::Function<X86_64> {
     b.mov(RBX, p);
     b.mov(R12, 5);
     b.vmovdqa(Xmm(0), rip(&c));
-    b.vmovdqu_store(mem(RBX, 0), Xmm(0));
+    b.vmovdqu(mem(RBX, 0), Xmm(0));
     b.finish().unwrap()
 }
 

@@ -333,6 +333,37 @@ pub struct Aarch64;
 
 define_isa! {
     isa: Aarch64, feature: A64Feature;
+    methods {
+        /// `add`: register (`add`) or 12-bit immediate (`add_imm`, which also takes `sp`).
+        add(d, n, m);
+        /// `sub`: register (`sub`) or 12-bit immediate (`sub_imm`).
+        sub(d, n, m);
+        /// `subs`: register (`subs`) or 12-bit immediate (`subs_imm`).
+        subs(d, n, m);
+        /// `cmp`: register (`cmp`) or 12-bit immediate (`cmp_imm`).
+        cmp(n, m);
+        /// `adds`: 12-bit immediate (`adds_imm`).
+        adds(d, n, imm);
+        /// `ldr`: X register (`ldr_x`) or Q register, from a `V` (`ldr_q`); the D form stays `ldr_d` (a `V` does
+        /// not say its width).
+        ldr(t, n, off);
+        /// `str`: X register (`str_x`) or Q register (`str_q`); the D form stays `str_d`.
+        str(t, n, off);
+        /// `ldp`: X registers (`ldp_x`) or Q registers (`ldp_q`); the D form stays `ldp_d`.
+        ldp(a, b, n, off);
+        /// `stp`: X registers (`stp_x`) or Q registers (`stp_q`); the D form stays `stp_d`.
+        stp(a, b, n, off);
+        /// `ldr`: post-indexed, X (`ldr_x_post`) or Q (`ldr_q_post`); the D form stays `ldr_d_post`.
+        ldr_post(t, n, off);
+        /// `str`: post-indexed, Q (`str_q_post`).
+        str_post(t, n, off);
+        /// `str`: pre-indexed, X (`str_x_pre`); the D form stays `str_d_pre`.
+        str_pre(t, n, off);
+        /// `ldp`: post-indexed, X (`ldp_x_post`) or Q (`ldp_q_post`); the D form stays `ldp_d_post`.
+        ldp_post(a, b, n, off);
+        /// `stp`: pre-indexed, X (`stp_x_pre`); the D form stays `stp_d_pre`.
+        stp_pre(a, b, n, off);
+    }
 
     // --- general-purpose -------------------------------------------------------------------------------------
     nop:        "nop"                                () [] => enc(0xd503201f, &[]);
@@ -340,31 +371,31 @@ define_isa! {
     /// Register move (ORR with xzr).
     mov:        "mov {d}, {s}"                       (d: Xn, s: Xn) []
         => enc(0xaa0003e0, &[fld(0, 0, 5), fld(1, 16, 5)]);
-    add_imm:    "add {d}, {n}, #{imm}"               (d: XnSp, n: XnSp, imm: Imm12) []
+    add_imm:    "add {d}, {n}, #{imm}"               (d: XnSp, n: XnSp, imm: Imm12) [] as add
         => enc(0x91000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 10, 12)]);
-    sub_imm:    "sub {d}, {n}, #{imm}"               (d: XnSp, n: XnSp, imm: Imm12) []
+    sub_imm:    "sub {d}, {n}, #{imm}"               (d: XnSp, n: XnSp, imm: Imm12) [] as sub
         => enc(0xd1000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 10, 12)]);
     /// Subtract and set flags.
-    subs_imm:   "subs {d}, {n}, #{imm}"              (d: Xn, n: XnSp, imm: Imm12) []
+    subs_imm:   "subs {d}, {n}, #{imm}"              (d: Xn, n: XnSp, imm: Imm12) [] as subs
         => enc(0xf1000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 10, 12)]);
-    cmp_imm:    "cmp {n}, #{imm}"                    (n: XnSp, imm: Imm12) []
+    cmp_imm:    "cmp {n}, #{imm}"                    (n: XnSp, imm: Imm12) [] as cmp
         => enc(0xf100001f, &[fld(0, 5, 5), fld(1, 10, 12)]);
-    add:        "add {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) []
+    add:        "add {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) [] as add
         => enc(0x8b000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
     /// `d = n + (m << s)`.
     add_lsl:    "add {d}, {n}, {m}, lsl #{s}"        (d: Xn, n: Xn, m: Xn, s: Shift) []
         => enc(0x8b000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), fld(3, 10, 6)]);
-    sub:        "sub {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) []
+    sub:        "sub {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) [] as sub
         => enc(0xcb000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
-    subs:       "subs {d}, {n}, {m}"                 (d: Xn, n: Xn, m: Xn) []
+    subs:       "subs {d}, {n}, {m}"                 (d: Xn, n: Xn, m: Xn) [] as subs
         => enc(0xeb000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
-    cmp:        "cmp {n}, {m}"                       (n: Xn, m: Xn) []
+    cmp:        "cmp {n}, {m}"                       (n: Xn, m: Xn) [] as cmp
         => enc(0xeb00001f, &[fld(0, 5, 5), fld(1, 16, 5)]);
     /// Move a 16-bit immediate (MOVZ, no shift): `d = imm`.
     movz:       "movz {d}, #{imm}"                   (d: Xn, imm: Imm12) []
         => enc(0xd2800000, &[fld(0, 0, 5), fld(1, 5, 16)]);
     /// Add an immediate and set flags (C is the carry out).
-    adds_imm:   "adds {d}, {n}, #{imm}"              (d: Xn, n: XnSp, imm: Imm12) []
+    adds_imm:   "adds {d}, {n}, #{imm}"              (d: Xn, n: XnSp, imm: Imm12) [] as adds
         => enc(0xb1000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 10, 12)]);
     /// Add with carry: `d = n + m + C`.
     adc:        "adc {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) []
@@ -415,23 +446,23 @@ define_isa! {
         => label(0xb5000000, &[fld(0, 0, 5), mapped(1, 5, 19, branch::<19>)], 1, LabelValue::Offset);
 
     // --- general-purpose loads and stores ---------------------------------------------------------------------
-    ldr_x:      "ldr {t}, [{n}, #{off}]"             (t: Xn, n: XnSp, off: UOff) []
+    ldr_x:      "ldr {t}, [{n}, #{off}]"             (t: Xn, n: XnSp, off: UOff) [] as ldr
         => enc(0xf9400000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<8>)]);
-    str_x:      "str {t}, [{n}, #{off}]"             (t: Xn, n: XnSp, off: UOff) []
+    str_x:      "str {t}, [{n}, #{off}]"             (t: Xn, n: XnSp, off: UOff) [] as str
         => enc(0xf9000000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<8>)]);
     /// Store with pre-index writeback: `n += off; [n] = t`.
-    str_x_pre:  "str {t}, [{n}, #{off}]!"            (t: Xn, n: XnSp, off: SOff) []
+    str_x_pre:  "str {t}, [{n}, #{off}]!"            (t: Xn, n: XnSp, off: SOff) [] as str_pre
         => enc(0xf8000c00, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 12, 9, sscaled::<1, 9>)]);
     /// Load with post-index writeback: `t = [n]; n += off`.
-    ldr_x_post: "ldr {t}, [{n}], #{off}"             (t: Xn, n: XnSp, off: SOff) []
+    ldr_x_post: "ldr {t}, [{n}], #{off}"             (t: Xn, n: XnSp, off: SOff) [] as ldr_post
         => enc(0xf8400400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 12, 9, sscaled::<1, 9>)]);
-    stp_x:      "stp {a}, {b}, [{n}, #{off}]"        (a: Xn, b: Xn, n: XnSp, off: SOff) []
+    stp_x:      "stp {a}, {b}, [{n}, #{off}]"        (a: Xn, b: Xn, n: XnSp, off: SOff) [] as stp
         => enc(0xa9000000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
-    ldp_x:      "ldp {a}, {b}, [{n}, #{off}]"        (a: Xn, b: Xn, n: XnSp, off: SOff) []
+    ldp_x:      "ldp {a}, {b}, [{n}, #{off}]"        (a: Xn, b: Xn, n: XnSp, off: SOff) [] as ldp
         => enc(0xa9400000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
-    stp_x_pre:  "stp {a}, {b}, [{n}, #{off}]!"       (a: Xn, b: Xn, n: XnSp, off: SOff) []
+    stp_x_pre:  "stp {a}, {b}, [{n}, #{off}]!"       (a: Xn, b: Xn, n: XnSp, off: SOff) [] as stp_pre
         => enc(0xa9800000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
-    ldp_x_post: "ldp {a}, {b}, [{n}], #{off}"        (a: Xn, b: Xn, n: XnSp, off: SOff) []
+    ldp_x_post: "ldp {a}, {b}, [{n}], #{off}"        (a: Xn, b: Xn, n: XnSp, off: SOff) [] as ldp_post
         => enc(0xa8c00000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
 
     // --- vector loads and stores --------------------------------------------------------------------------------
@@ -451,20 +482,20 @@ define_isa! {
         => enc(0x6d800000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
     ldp_d_post: "ldp {a}, {b}, [{n}], #{off}"        (a: Dn, b: Dn, n: XnSp, off: SOff) []
         => enc(0x6cc00000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
-    ldr_q:      "ldr {t}, [{n}, #{off}]"             (t: Qn, n: XnSp, off: UOff) []
+    ldr_q:      "ldr {t}, [{n}, #{off}]"             (t: Qn, n: XnSp, off: UOff) [] as ldr
         => enc(0x3dc00000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<16>)]);
-    str_q:      "str {t}, [{n}, #{off}]"             (t: Qn, n: XnSp, off: UOff) []
+    str_q:      "str {t}, [{n}, #{off}]"             (t: Qn, n: XnSp, off: UOff) [] as str
         => enc(0x3d800000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<16>)]);
-    ldr_q_post: "ldr {t}, [{n}], #{off}"             (t: Qn, n: XnSp, off: SOff) []
+    ldr_q_post: "ldr {t}, [{n}], #{off}"             (t: Qn, n: XnSp, off: SOff) [] as ldr_post
         => enc(0x3cc00400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 12, 9, sscaled::<1, 9>)]);
-    str_q_post: "str {t}, [{n}], #{off}"             (t: Qn, n: XnSp, off: SOff) []
+    str_q_post: "str {t}, [{n}], #{off}"             (t: Qn, n: XnSp, off: SOff) [] as str_post
         => enc(0x3c800400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 12, 9, sscaled::<1, 9>)]);
-    ldp_q:      "ldp {a}, {b}, [{n}, #{off}]"        (a: Qn, b: Qn, n: XnSp, off: SOff) []
+    ldp_q:      "ldp {a}, {b}, [{n}, #{off}]"        (a: Qn, b: Qn, n: XnSp, off: SOff) [] as ldp
         => enc(0xad400000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<16, 7>)]);
-    stp_q:      "stp {a}, {b}, [{n}, #{off}]"        (a: Qn, b: Qn, n: XnSp, off: SOff) []
+    stp_q:      "stp {a}, {b}, [{n}, #{off}]"        (a: Qn, b: Qn, n: XnSp, off: SOff) [] as stp
         => enc(0xad000000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<16, 7>)]);
     /// Load a pair with post-index writeback: `a = [n]; b = [n + 16]; n += off`.
-    ldp_q_post: "ldp {a}, {b}, [{n}], #{off}"        (a: Qn, b: Qn, n: XnSp, off: SOff) []
+    ldp_q_post: "ldp {a}, {b}, [{n}], #{off}"        (a: Qn, b: Qn, n: XnSp, off: SOff) [] as ldp_post
         => enc(0xacc00000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<16, 7>)]);
     /// Load 16 bytes, byte i into lane i (on little-endian, the same as `ldr q`).
     ld1_16b:    "ld1 {{t}.16b}, [{n}]"               (t: Vn, n: XnSp) []

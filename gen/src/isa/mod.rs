@@ -6,9 +6,30 @@
 //!
 //! * the `Op` enum and the static `OPS` table of [`OpInfo`] (what the printer, the feature check, the ISA report
 //!   and the encoder read),
-//! * a typed builder method `Builder::<Isa>::name(...)` taking exactly the operand types of the entry.
+//! * the typed builder methods: `Builder::<Isa>::name(...)` taking exactly the entry's operand kinds, or, for
+//!   entries marked `as method`, one method per mnemonic whose form the operand types choose
+//!   (`b.vmovdqu(xmm, mem)` is the load, `b.vmovdqu(mem, ymm)` the 256-bit store).
 //!
 //! Adding an instruction is adding one line to the table.
+//!
+//! ```
+//! use asmgen::isa::x86_64::{mem, regs::*, X86Feature, Xmm, Ymm, X86_64};
+//! use asmgen::{Abi, Builder};
+//! let mut b = Builder::<X86_64>::new("f", Abi::SysV, &[X86Feature::Avx, X86Feature::Avx2]);
+//! b.vmovdqu(Ymm(0), mem(RSI, 0)); // entry vmovdqu_load_y
+//! b.vpxor(Ymm(0), Ymm(0), Ymm(1)); // entry vpxor_y
+//! b.vmovdqu(mem(RDI, 0), Xmm(0)); // entry vmovdqu_store
+//! b.mov(RAX, 5).mov(RAX, mem(RSI, 8)); // entries mov, mov_load
+//! ```
+//!
+//! Operands that fit no form do not compile:
+//!
+//! ```compile_fail
+//! use asmgen::isa::x86_64::{mem, regs::*, X86Feature, Xmm, Ymm, X86_64};
+//! use asmgen::{Abi, Builder};
+//! let mut b = Builder::<X86_64>::new("f", Abi::SysV, &[X86Feature::Avx, X86Feature::Avx2]);
+//! b.vpxor(Ymm(0), Xmm(0), Ymm(1)); // no form mixes xmm and ymm
+//! ```
 
 pub mod aarch64;
 pub mod fixed;
@@ -38,8 +59,11 @@ impl Encoding for fixed::Encoding {
 /// Everything the table says about one instruction form.
 #[derive(Debug)]
 pub struct OpInfo<F: 'static, E: 'static = fixed::Encoding> {
-    /// The builder method's name, unique in the table (`vpxor`, `pmull2`, ...).
+    /// The entry's name, unique in the table (`vpxor_y`, `pmull2`, ...): its `Op` variant.
     pub name: &'static str,
+    /// The builder method the entry is a form of: its `as` name in the table, else its own name (`vpxor` for
+    /// both `vpxor` and `vpxor_y`).
+    pub method: &'static str,
     /// The assembler syntax: a template with `{operand}` holes, or a bare mnemonic followed by the operands
     /// separated by commas.
     pub syntax: &'static str,
@@ -112,15 +136,25 @@ pub trait InstructionSet: Sized + 'static {
 /// Defines an ISA table. See the ISA modules for the entry syntax:
 ///
 /// ```text
-/// method: "syntax" (operand: Kind, ...) [Feature, ...] $(=> encoding)? ;
+/// methods { $(/// doc)* method(operand, ...); ... }   (may be empty)
+/// entry: "syntax" (operand: Kind, ...) [Feature, ...] $(as method)? $(=> encoding)? ;
 /// ```
 ///
-/// The header names the ISA, its feature enum and, unless it is [`fixed::Encoding`], its encoding type.
+/// The header names the ISA, its feature enum and, unless it is [`fixed::Encoding`], its encoding type. An
+/// entry without `as` gets a builder method of its own name taking exactly its operand kinds. Entries marked
+/// `as method` are forms of one builder method declared in `methods`: the method is generic over its
+/// arguments, and the form is the one entry of the group whose operand kinds the arguments convert into (a
+/// trait `forms::method<Kinds, Args>` implemented once per entry, `Kinds` the entry's tuple of operand
+/// kinds). Two forms of a method must differ in a way the argument types tell apart (`Xmm` and `Ymm`, a
+/// register and memory, a register and an immediate); arguments that fit no form, or more than one, are a
+/// compile error at the call.
 #[macro_export]
 macro_rules! define_isa {
     (
         isa: $isa:ty, feature: $feat:ident $(, encoding: $encty:ty)?;
-        $( $(#[$doc:meta])* $name:ident : $syntax:literal ( $($arg:ident : $kind:ident),* ) [$($f:ident),*] $(=> $enc:expr)? ; )*
+        methods { $( $(#[$mdoc:meta])* $method:ident ( $($param:ident),* ) ; )* }
+        $( $(#[$doc:meta])* $name:ident : $syntax:literal ( $($arg:ident : $kind:ident),* ) [$($f:ident),*]
+            $(as $as:ident)? $(=> $enc:expr)? ; )*
     ) => {
         /// Opcodes of this ISA, one per table entry.
         #[allow(non_camel_case_types, missing_docs)]
@@ -137,6 +171,7 @@ macro_rules! define_isa {
         pub static OPS: &[$crate::isa::OpInfo<$feat $(, $encty)?>] = &[
             $( $crate::isa::OpInfo {
                 name: stringify!($name),
+                method: $crate::define_isa!(@method $name $($as)?),
                 syntax: $syntax,
                 operands: &[$(stringify!($arg)),*],
                 kinds: &[$(stringify!($kind)),*],
@@ -145,18 +180,133 @@ macro_rules! define_isa {
             } ),*
         ];
 
-        #[allow(clippy::too_many_arguments)]
-        impl $crate::builder::Builder<$isa> {
+        /// The builder methods that have several forms (or a name other than their entry's), in declaration
+        /// order.
+        pub const METHODS: &[&str] = &[$(stringify!($method)),*];
+
+        /// One trait per builder method with forms: implemented for the builder once per form, with the
+        /// form's operand kinds as `Kinds` and the argument types as `Args`. Kernels call the builder's method,
+        /// not the trait.
+        pub mod forms {
             $(
-                $(#[$doc])*
-                #[doc = concat!("`", $syntax, "`")]
-                pub fn $name(&mut self, $($arg: impl Into<$kind>),*) -> &mut Self {
-                    let operands = vec![$(Operand::from($arg.into())),*];
-                    self.inst(Op::$name, operands)
+                #[doc = concat!("The forms of `", stringify!($method), "`.")]
+                #[allow(non_camel_case_types)]
+                pub trait $method<Kinds, Args> {
+                    /// Appends the form's instruction.
+                    fn form(&mut self, args: Args) -> &mut Self;
                 }
             )*
         }
+
+        #[allow(clippy::too_many_arguments, non_camel_case_types)]
+        impl $crate::builder::Builder<$isa> {
+            $(
+                $(#[$mdoc])*
+                pub fn $method<Kinds, $($param),*>(&mut self, $($param: $param),*) -> &mut Self
+                where
+                    Self: forms::$method<Kinds, ($($param,)*)>,
+                {
+                    forms::$method::form(self, ($($param,)*))
+                }
+            )*
+        }
+
+        $(
+            $crate::define_isa!(@form $isa; $(#[$doc])* $name $syntax ($($arg : $kind),*) $($as)?);
+        )*
     };
+    (@form $isa:ty; $(#[$doc:meta])* $name:ident $syntax:literal ($($arg:ident : $kind:ident),*)) => {
+        #[allow(clippy::too_many_arguments)]
+        impl $crate::builder::Builder<$isa> {
+            $(#[$doc])*
+            #[doc = concat!("`", $syntax, "`")]
+            pub fn $name(&mut self, $($arg: impl Into<$kind>),*) -> &mut Self {
+                let operands = vec![$(Operand::from($arg.into())),*];
+                self.inst(Op::$name, operands)
+            }
+        }
+    };
+    (@form $isa:ty; $(#[$doc:meta])* $name:ident $syntax:literal ($($arg:ident : $kind:ident),*) $as:ident) => {
+        $(#[$doc])*
+        #[doc = concat!("`", $syntax, "` (table entry `", stringify!($name), "`)")]
+        #[allow(non_camel_case_types)]
+        impl<$($arg: Into<$kind>),*> forms::$as<($($kind,)*), ($($arg,)*)> for $crate::builder::Builder<$isa> {
+            fn form(&mut self, ($($arg,)*): ($($arg,)*)) -> &mut Self {
+                let operands = vec![$(Operand::from($arg.into())),*];
+                self.inst(Op::$name, operands)
+            }
+        }
+    };
+    (@method $name:ident) => { stringify!($name) };
+    (@method $name:ident $as:ident) => { stringify!($as) };
     (@enc) => { None };
     (@enc $enc:expr) => { Some($enc) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{aarch64, riscv64, x86_64};
+    use crate::ir::Item;
+    use crate::{Abi, Builder};
+
+    /// Every method declared in a table's `methods` has at least one form, and every entry's method is its own
+    /// name or a declared one.
+    fn check_methods(table: &str, methods: &[&str], ops: &[(&str, &str)]) {
+        for m in methods {
+            assert!(ops.iter().any(|(_, method)| method == m), "{table}: method {m} has no form");
+        }
+        for (name, method) in ops {
+            assert!(name == method || methods.contains(method), "{table}: {name} is a form of undeclared {method}");
+        }
+    }
+
+    #[test]
+    fn every_method_has_forms() {
+        let x: Vec<_> = x86_64::OPS.iter().map(|o| (o.name, o.method)).collect();
+        check_methods("x86_64", x86_64::METHODS, &x);
+        let a: Vec<_> = aarch64::OPS.iter().map(|o| (o.name, o.method)).collect();
+        check_methods("aarch64", aarch64::METHODS, &a);
+        let r: Vec<_> = riscv64::OPS.iter().map(|o| (o.name, o.method)).collect();
+        check_methods("riscv64", riscv64::METHODS, &r);
+    }
+
+    #[test]
+    fn operand_types_choose_the_form() {
+        use x86_64::{mem, regs::*, Op, X86Feature, Xmm, Ymm, X86_64};
+        let mut b = Builder::<X86_64>::new("f", Abi::SysV, &[X86Feature::Avx, X86Feature::Avx2]);
+        b.vmovdqu(Xmm(0), mem(RSI, 0)).vmovdqu(mem(RDI, 0), Xmm(0));
+        b.vmovdqu(Ymm(1), mem(RSI, 32)).vmovdqu(mem(RDI, 32), Ymm(1));
+        b.vpxor(Xmm(2), Xmm(2), Xmm(3)).vpxor(Ymm(2), Ymm(2), mem(RSI, 64));
+        b.mov(RAX, RCX).mov(RAX, 5).mov(RAX, mem(RSI, 8)).mov(mem(RDI, 8), RAX);
+        b.vpshufd(Xmm(1), Xmm(2), 0x4e).vpshufd(Ymm(1), Ymm(2), 0x4e);
+        let f = b.finish().unwrap();
+        let ops: Vec<Op> =
+            f.body.iter().filter_map(|i| if let Item::Inst(i) = i { Some(i.op) } else { None }).collect();
+        use Op::*;
+        assert_eq!(
+            ops,
+            [
+                vmovdqu_load,
+                vmovdqu_store,
+                vmovdqu_load_y,
+                vmovdqu_store_y,
+                vpxor,
+                vpxor_y,
+                mov,
+                mov,
+                mov_load,
+                mov_store,
+                vpshufd,
+                vpshufd_y
+            ]
+        );
+
+        use aarch64::{regs::*, Aarch64, Op as A, V};
+        let mut b = Builder::<Aarch64>::new("f", Abi::Aapcs64, &[]);
+        b.cmp(X0, X1).cmp(X0, 16).add(X0, X0, X1).add(SP, SP, 16).ldr(X2, X1, 8).ldr(V(0), X1, 16);
+        b.stp_pre(X29, X30, SP, -16).ldp_post(X29, X30, SP, 16);
+        let f = b.finish().unwrap();
+        let ops: Vec<A> = f.body.iter().filter_map(|i| if let Item::Inst(i) = i { Some(i.op) } else { None }).collect();
+        assert_eq!(ops, [A::cmp, A::cmp_imm, A::add, A::add_imm, A::ldr_x, A::ldr_q, A::stp_x_pre, A::ldp_x_post]);
+    }
 }

@@ -328,6 +328,7 @@ const VROR: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS2, 5), part(2, RS
 
 define_isa! {
     isa: Riscv64, feature: RvFeature;
+    methods {}
 
     // --- RV64I ----------------------------------------------------------------------------------------------
     add:    "add"    (d: Xr, a: Xr, b: Xr)          [] => enc(0x0000_0033, R3);

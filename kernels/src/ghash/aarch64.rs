@@ -80,7 +80,7 @@ pub fn load_constants(b: &mut B, addr: X, polyr: V, polyc: V, zero: V) {
     let poly = b.constant("polyval_poly", 16, "x^128 + x^127 + x^126 + x^121 + 1, reflected", &POLY);
     b.adrp(addr, &poly);
     b.add_lo12(addr, addr, &poly);
-    b.ldr_q(polyr, addr, 0);
+    b.ldr(polyr, addr, 0);
     b.dup_2d(polyc, polyr, 1);
     b.movi_zero(zero);
 }
@@ -152,7 +152,7 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<Aarch64>, GenError> {
     let hk = V(1);
     let p = V(2);
     constants(&mut b);
-    b.ldr_q(hreg, h, 0);
+    b.ldr(hreg, h, 0);
     if f.reflected() {
         b.comment("GHASH key in POLYVAL form: mulX_POLYVAL(ByteReverse(H)) (RFC 8452, appendix A).");
         reflect(&mut b, f, hreg);
@@ -172,10 +172,10 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<Aarch64>, GenError> {
     b.mov_16b(p, hreg);
     for i in 1..=AGGREGATE as i32 {
         b.comment(format!("H^{i}"));
-        b.str_q(p, table, 16 * (i - 1));
+        b.str(p, table, 16 * (i - 1));
         b.ext_16b(T, p, p, 8);
         b.eor_16b(T, T, p);
-        b.str_q(T, table, 128 + 16 * (i - 1));
+        b.str(T, table, 128 + 16 * (i - 1));
         if i < AGGREGATE as i32 {
             // p = p * H (Karatsuba; key setup is not the hot path).
             b.pmull(LO, p, hreg);
@@ -196,11 +196,11 @@ pub fn update(f: Flavour, abi: Abi) -> Result<Function<Aarch64>, GenError> {
 fn load_powers(b: &mut B, table: X) {
     b.comment("H^1..H^8 stay in v8-v15; pair j's half-sums of H^(8-2j) and H^(7-2j) in v16+j.");
     for i in (0..AGGREGATE).step_by(2) {
-        b.ldp_q(h_pow(i + 1), h_pow(i + 2), table, 16 * i as i32);
+        b.ldp(h_pow(i + 1), h_pow(i + 2), table, 16 * i as i32);
     }
     for j in 0..AGGREGATE / 2 {
         let low_power = 7 - 2 * j; // H^(7-2j) and H^(8-2j) are adjacent in the table
-        b.ldp_q(T, T2, table, 128 + 16 * (low_power as i32 - 1));
+        b.ldp(T, T2, table, 128 + 16 * (low_power as i32 - 1));
         b.zip1_2d(hk_pair(j), T2, T);
     }
 }
@@ -210,7 +210,7 @@ fn load_powers(b: &mut B, table: X) {
 fn absorb8(b: &mut B, f: Flavour, data: X) {
     b.comment("Eight blocks X1..X8 into v0-v7.");
     for i in (0..AGGREGATE as u8).step_by(2) {
-        b.ldp_q_post(V(i), V(i + 1), data, 32);
+        b.ldp_post(V(i), V(i + 1), data, 32);
     }
     for i in 0..AGGREGATE as u8 {
         reflect(b, f, V(i));
@@ -266,14 +266,14 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Aarch6
     let data = b.param("data", CType::ConstBytePtr);
     let n = b.param("nblocks", CType::Size);
     constants(&mut b);
-    b.ldr_q(S, state, 0);
+    b.ldr(S, state, 0);
     reflect(&mut b, f, S);
     match blocks {
         Blocks::Arg => absorb(&mut b, f, table, data, n),
         Blocks::Fixed(count) => absorb_fixed(&mut b, f, table, data, n, count),
     }
     reflect(&mut b, f, S);
-    b.str_q(S, state, 0);
+    b.str(S, state, 0);
     b.finish()
 }
 
@@ -285,15 +285,15 @@ fn absorb(b: &mut B, f: Flavour, table: X, data: X, n: X) {
     let tail_loop = b.label("tail_loop");
     let done = b.label("done");
 
-    b.cmp_imm(n, AGGREGATE as i32);
+    b.cmp(n, AGGREGATE as i32);
     b.b_lo(&tail);
     load_powers(b, table);
 
     b.align(4);
     b.bind(&lp8);
     absorb8(b, f, data);
-    b.sub_imm(n, n, AGGREGATE as i32);
-    b.cmp_imm(n, AGGREGATE as i32);
+    b.sub(n, n, AGGREGATE as i32);
+    b.cmp(n, AGGREGATE as i32);
     b.b_hs(&lp8);
 
     b.blank();
@@ -302,19 +302,19 @@ fn absorb(b: &mut B, f: Flavour, table: X, data: X, n: X) {
     b.comment("The state is added to the first block, then cleared.");
     b.cbz(n, &done);
     b.add_lsl(TAIL_PTR, table, n, 4);
-    b.sub_imm(TAIL_PTR, TAIL_PTR, 16);
+    b.sub(TAIL_PTR, TAIL_PTR, 16);
     for r in [LO, HI, MID] {
         b.movi_zero(r);
     }
     b.bind(&tail_loop);
-    b.ldr_q_post(XB, data, 16);
+    b.ldr_post(XB, data, 16);
     reflect(b, f, XB);
     b.eor_16b(XB, XB, S);
     b.movi_zero(S);
-    b.ldr_q(HKT, TAIL_PTR, 128);
-    b.ldr_q_post(HT, TAIL_PTR, -16);
+    b.ldr(HKT, TAIL_PTR, 128);
+    b.ldr_post(HT, TAIL_PTR, -16);
     mul_acc(b, &ACC, XB, HT, HKT, false);
-    b.subs_imm(n, n, 1);
+    b.subs(n, n, 1);
     b.b_ne(&tail_loop);
     reduce(b, S);
 
@@ -337,8 +337,8 @@ fn absorb_fixed(b: &mut B, f: Flavour, table: X, data: X, n: X, count: usize) {
     let xs: Vec<V> = (0..k as u8).map(V).collect();
     for pair in xs.chunks(2) {
         match pair {
-            [a, c] => b.ldp_q_post(*a, *c, data, 32),
-            [a] => b.ldr_q_post(*a, data, 16),
+            [a, c] => b.ldp_post(*a, *c, data, 32),
+            [a] => b.ldr_post(*a, data, 16),
             _ => unreachable!("chunks of two"),
         };
     }
@@ -351,10 +351,10 @@ fn absorb_fixed(b: &mut B, f: Flavour, table: X, data: X, n: X, count: usize) {
         let h = if groups > 0 {
             h_pow(power)
         } else {
-            b.ldr_q(HT, table, 16 * (power as i32 - 1));
+            b.ldr(HT, table, 16 * (power as i32 - 1));
             HT
         };
-        b.ldr_q(HKT, table, 128 + 16 * (power as i32 - 1));
+        b.ldr(HKT, table, 128 + 16 * (power as i32 - 1));
         mul_acc(b, &ACC, x, h, HKT, i == 0);
     }
     reduce(b, S);

@@ -21,7 +21,7 @@ const BSWAP: Xmm = Xmm(15); // byte-reversal control (GHASH only)
 
 /// Loads a block into `x`, byte-reversing it for GHASH.
 fn load_block(b: &mut B, f: Flavour, x: Xmm, src: asmgen::isa::x86_64::Mem) {
-    b.vmovdqu_load(x, src);
+    b.vmovdqu(x, src);
     if f.reflected() {
         b.vpshufb(x, x, BSWAP);
     }
@@ -91,7 +91,7 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
     constants(&mut b, f);
     let hreg = Xmm(8);
     let p = Xmm(9);
-    b.vmovdqu_load(hreg, mem(h, 0));
+    b.vmovdqu(hreg, mem(h, 0));
     if f.reflected() {
         b.comment("GHASH key in POLYVAL form: mulX_POLYVAL(ByteReverse(H)) (RFC 8452, appendix A).");
         b.vpshufb(hreg, hreg, BSWAP);
@@ -108,10 +108,10 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
     b.vmovdqa(p, hreg);
     for i in 1..=AGGREGATE as i32 {
         b.comment(format!("H^{i}"));
-        b.vmovdqu_store(mem(table, 16 * (i - 1)), p);
+        b.vmovdqu(mem(table, 16 * (i - 1)), p);
         b.vpshufd(T, p, 0x4e);
         b.vpxor(T, T, p);
-        b.vmovdqu_store(mem(table, 128 + 16 * (i - 1)), T);
+        b.vmovdqu(mem(table, 128 + 16 * (i - 1)), T);
         if i < AGGREGATE as i32 {
             // p = p * H (schoolbook, once per power: key setup is not the hot path).
             b.vpclmulqdq(LO, p, hreg, 0x00);
@@ -205,7 +205,7 @@ fn absorb_fixed(b: &mut B, f: Flavour, state: Mem, table: Gpr, data: Gpr, n: Gpr
     if f.reflected() {
         b.vpshufb(S, S, BSWAP);
     }
-    b.vmovdqu_store(state, S);
+    b.vmovdqu(state, S);
 }
 
 /// The body of [`update`] for other kernels (SM4-GCM's tail): absorbs `n` blocks at `data` into the state at
@@ -259,5 +259,5 @@ pub fn absorb(b: &mut B, f: Flavour, state: Mem, table: Gpr, data: Gpr, n: Gpr) 
     if f.reflected() {
         b.vpshufb(S, S, BSWAP);
     }
-    b.vmovdqu_store(state, S);
+    b.vmovdqu(state, S);
 }

@@ -51,7 +51,7 @@ pub(crate) fn mov_count(b: &mut B, x: X, v: usize) {
     b.movz(x, (v >> 12) as i32);
     b.lsl(x, x, 12);
     if v & 0xfff != 0 {
-        b.add_imm(x, x, (v & 0xfff) as i32);
+        b.add(x, x, (v & 0xfff) as i32);
     }
 }
 
@@ -67,7 +67,7 @@ pub(crate) fn counted_loop(b: &mut B, n: X, times: usize, body: &mut dyn FnMut(&
             b.align(4);
             b.bind(&lp);
             body(b);
-            b.subs_imm(n, n, 1);
+            b.subs(n, n, 1);
             b.b_ne(&lp);
         }
     }
@@ -100,7 +100,7 @@ const CE: &[A64Feature] = &[A64Feature::Sm4];
 fn load_rk(b: &mut B, rk: X) {
     b.comment("Round keys: RK[i] = rk[4i..4i+4] (little-endian words, as sm4e takes them).");
     for i in (0..8).step_by(2) {
-        b.ldp_q(RK[i], RK[i + 1], rk, 16 * i as i32);
+        b.ldp(RK[i], RK[i + 1], rk, 16 * i as i32);
     }
 }
 
@@ -111,7 +111,7 @@ const XTS_REV: V = V(27);
 fn load_rev(b: &mut B, tmp: X, rev: V) {
     let l = b.constant("sm4_reverse16", 16, "tbl: reverse the 16 bytes of a block", &REVERSE);
     addr(b, tmp, &l);
-    b.ldr_q(rev, tmp, 0);
+    b.ldr(rev, tmp, 0);
 }
 
 /// 32 rounds on `regs` (each a block as big-endian words), eight `sm4e` each, interleaved across blocks; then
@@ -138,7 +138,7 @@ fn load_blocks(b: &mut B, dst: &[V], src: X) {
         rest = &rest[4..];
     }
     while rest.len() >= 2 {
-        b.ldp_q_post(rest[0], rest[1], src, 32);
+        b.ldp_post(rest[0], rest[1], src, 32);
         rest = &rest[2..];
     }
     if let [r] = rest {
@@ -176,14 +176,14 @@ fn ce_ctr_inputs(b: &mut B, x: &CeCtx, k: usize) {
         b.ins_d_x(regs[0], 0, x.hi);
         b.ins_d_x(regs[0], 1, x.lo);
         b.rev64_4s(regs[0], regs[0]);
-        b.adds_imm(x.lo, x.lo, 1);
+        b.adds(x.lo, x.lo, 1);
         b.adc(x.hi, x.hi, XZR);
         return;
     }
     let slow = b.label("ctr_carry");
     let ready = b.label("ctr_ready");
     b.comment(format!("Counter blocks: vector adds unless the low 64 bits wrap inside these {k} blocks."));
-    b.adds_imm(X12, x.lo, k as i32 - 1);
+    b.adds(X12, x.lo, k as i32 - 1);
     b.b_hs(&slow);
     b.ins_d_x(CB, 0, x.hi);
     b.ins_d_x(CB, 1, x.lo);
@@ -193,7 +193,7 @@ fn ce_ctr_inputs(b: &mut B, x: &CeCtx, k: usize) {
             b.add_2d(CB, CB, ONE);
         }
     }
-    b.adds_imm(x.lo, x.lo, k as i32);
+    b.adds(x.lo, x.lo, k as i32);
     b.adc(x.hi, x.hi, XZR);
     b.b(&ready);
     b.bind(&slow);
@@ -202,7 +202,7 @@ fn ce_ctr_inputs(b: &mut B, x: &CeCtx, k: usize) {
         b.ins_d_x(r, 0, x.hi);
         b.ins_d_x(r, 1, x.lo);
         b.rev64_4s(r, r);
-        b.adds_imm(x.lo, x.lo, 1);
+        b.adds(x.lo, x.lo, 1);
         b.adc(x.hi, x.hi, XZR);
     }
     b.bind(&ready);
@@ -303,17 +303,17 @@ pub fn ce_batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function
         Mode::Ctr => {
             let ctr = extra.expect("ctr");
             b.comment("The counter as two integers (hi, lo); ONE = (0, 1) for the vector increments.");
-            b.ldp_x(x.hi, x.lo, ctr, 0);
+            b.ldp(x.hi, x.lo, ctr, 0);
             b.rev(x.hi, x.hi);
             b.rev(x.lo, x.lo);
             let mut one = [0u8; 16];
             one[8] = 1;
             let l = b.constant("sm4_ctr_one", 16, "CTR increment: (0, 1) as 64-bit lanes", &one);
             addr(&mut b, X9, &l);
-            b.ldr_q(ONE, X9, 0);
+            b.ldr(ONE, X9, 0);
         }
         Mode::CbcDec | Mode::CfbDec => {
-            b.ldr_q(IV, extra.expect("iv"), 0);
+            b.ldr(IV, extra.expect("iv"), 0);
         }
         Mode::Ecb => {}
     }
@@ -330,26 +330,26 @@ pub fn ce_batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function
             let four = b.label("four");
             let one = b.label("one");
             let tail = b.label("tail");
-            b.cmp_imm(n, 8);
+            b.cmp(n, 8);
             b.b_lo(&four);
             b.align(4);
             b.bind(&lp8);
             ce_batch(&mut b, &x, 8);
-            b.sub_imm(n, n, 8);
-            b.cmp_imm(n, 8);
+            b.sub(n, n, 8);
+            b.cmp(n, 8);
             b.b_hs(&lp8);
             b.blank();
             b.bind(&four);
-            b.cmp_imm(n, 4);
+            b.cmp(n, 4);
             b.b_lo(&tail);
             ce_batch(&mut b, &x, 4);
-            b.sub_imm(n, n, 4);
+            b.sub(n, n, 4);
             b.bind(&tail);
             b.cbz(n, &one);
             let lp1 = b.label("loop1");
             b.bind(&lp1);
             ce_batch(&mut b, &x, 1);
-            b.subs_imm(n, n, 1);
+            b.subs(n, n, 1);
             b.b_ne(&lp1);
             b.bind(&one);
         }
@@ -359,10 +359,10 @@ pub fn ce_batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function
             let ctr = extra.expect("ctr");
             b.rev(x.hi, x.hi);
             b.rev(x.lo, x.lo);
-            b.stp_x(x.hi, x.lo, ctr, 0);
+            b.stp(x.hi, x.lo, ctr, 0);
         }
         Mode::CbcDec | Mode::CfbDec => {
-            b.str_q(IV, extra.expect("iv"), 0);
+            b.str(IV, extra.expect("iv"), 0);
         }
         Mode::Ecb => {}
     }
@@ -421,12 +421,12 @@ pub fn ce_serial_mode(mode: Serial, abi: Abi) -> Result<Function<Aarch64>, GenEr
     b.cbz(n, &done);
     load_rk(&mut b, rk);
     load_rev(&mut b, X9, REV);
-    b.ldr_q(IV, state, 0);
+    b.ldr(IV, state, 0);
     let lp4 = b.label("loop4");
     let tail = b.label("tail");
     let lp1 = b.label("loop1");
     let end = b.label("end");
-    b.cmp_imm(n, 4);
+    b.cmp(n, 4);
     b.b_lo(&tail);
     b.align(4);
     b.bind(&lp4);
@@ -437,8 +437,8 @@ pub fn ce_serial_mode(mode: Serial, abi: Abi) -> Result<Function<Aarch64>, GenEr
     if let Some(dst) = dst {
         b.st1_4x16b_post(DT[0], dst);
     }
-    b.sub_imm(n, n, 4);
-    b.cmp_imm(n, 4);
+    b.sub(n, n, 4);
+    b.cmp(n, 4);
     b.b_hs(&lp4);
     b.bind(&tail);
     b.cbz(n, &end);
@@ -448,10 +448,10 @@ pub fn ce_serial_mode(mode: Serial, abi: Abi) -> Result<Function<Aarch64>, GenEr
     if let Some(dst) = dst {
         b.st1_16b_post(DT[0], dst);
     }
-    b.subs_imm(n, n, 1);
+    b.subs(n, n, 1);
     b.b_ne(&lp1);
     b.bind(&end);
-    b.str_q(IV, state, 0);
+    b.str(IV, state, 0);
     b.bind(&done);
     b.finish()
 }
@@ -471,15 +471,15 @@ pub fn ce_expand_key(abi: Abi) -> Result<Function<Aarch64>, GenError> {
     let ck = b.constant("sm4_ck", 16, "CK[0..32] as words", &ck);
     let k = V(24);
     b.comment("K = MK ^ FK as big-endian words.");
-    b.ldr_q(k, key, 0);
+    b.ldr(k, key, 0);
     b.rev32_16b(k, k);
     addr(&mut b, X9, &fk);
-    b.ldr_q(V(25), X9, 0);
+    b.ldr(V(25), X9, 0);
     b.eor_16b(k, k, V(25));
     addr(&mut b, X9, &ck);
     b.comment("CK in v16-v23; rk[4i..4i+4] = sm4ekey(rk[4i-4..4i], CK[4i..4i+4]) into v0-v7.");
     for i in (0..8).step_by(2) {
-        b.ldp_q(RK[i], RK[i + 1], X9, 16 * i as i32);
+        b.ldp(RK[i], RK[i + 1], X9, 16 * i as i32);
     }
     for i in 0..8 {
         let prev = if i == 0 { k } else { ST[i - 1] };
@@ -581,8 +581,8 @@ pub fn ce_xts_of(flavour: Xts, decrypt: bool, abi: Abi, blocks: Blocks) -> Resul
     gf[8] = 1;
     let gfl = b.constant("sm4_xts_gf", 16, "XTS doubling: 0x87 into lane 0, the carry into lane 1", &gf);
     addr(&mut b, X9, &gfl);
-    b.ldr_q(GF, X9, 0);
-    b.ldr_q(CHAIN, tweak, 0);
+    b.ldr(GF, X9, 0);
+    b.ldr(CHAIN, tweak, 0);
     if gb {
         b.comment("GB/T: the chain runs on the bit-reflected tweak (rbit of every byte).");
         b.rbit_16b(CHAIN, CHAIN);
@@ -626,25 +626,25 @@ pub fn ce_xts_of(flavour: Xts, decrypt: bool, abi: Abi, blocks: Blocks) -> Resul
             let four = b.label("four");
             let tail = b.label("tail");
             let end = b.label("end");
-            b.cmp_imm(n, 8);
+            b.cmp(n, 8);
             b.b_lo(&four);
             b.align(4);
             b.bind(&lp8);
             batch(&mut b, 8);
-            b.sub_imm(n, n, 8);
-            b.cmp_imm(n, 8);
+            b.sub(n, n, 8);
+            b.cmp(n, 8);
             b.b_hs(&lp8);
             b.bind(&four);
-            b.cmp_imm(n, 4);
+            b.cmp(n, 4);
             b.b_lo(&tail);
             batch(&mut b, 4);
-            b.sub_imm(n, n, 4);
+            b.sub(n, n, 4);
             b.bind(&tail);
             b.cbz(n, &end);
             let lp1 = b.label("loop1");
             b.bind(&lp1);
             batch(&mut b, 1);
-            b.subs_imm(n, n, 1);
+            b.subs(n, n, 1);
             b.b_ne(&lp1);
             b.bind(&end);
         }
@@ -652,7 +652,7 @@ pub fn ce_xts_of(flavour: Xts, decrypt: bool, abi: Abi, blocks: Blocks) -> Resul
     if gb {
         b.rbit_16b(CHAIN, CHAIN);
     }
-    b.str_q(CHAIN, tweak, 0);
+    b.str(CHAIN, tweak, 0);
     b.comment("Clear the tweaks.");
     for v in TW.iter().chain(&[CHAIN, MASK]) {
         b.movi_zero(*v);

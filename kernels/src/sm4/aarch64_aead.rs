@@ -79,9 +79,9 @@ struct Gcm {
 /// GHASH step `j` of eight: block j of the batch at `gp` times H^(8-j); block 0 first absorbs the state.
 fn ghash_step(b: &mut B, g: &Gcm, j: usize) {
     let off = 16 * (7 - j) as i32;
-    b.ldr_q_post(XB, g.gp, 16);
-    b.ldr_q(HT, g.table, off);
-    b.ldr_q(HKT, g.table, 128 + off);
+    b.ldr_post(XB, g.gp, 16);
+    b.ldr(HT, g.table, off);
+    b.ldr(HKT, g.table, 128 + off);
     b.tbl_16b(XB, XB, REV);
     if j == 0 {
         b.eor_16b(XB, XB, S);
@@ -142,9 +142,9 @@ pub fn gcm_enc(abi: Abi) -> Result<Function<Aarch64>, GenError> {
     one[12] = 1;
     let l = b.constant("sm4_gcm_one", 16, "GCM inc32: (0, 0, 0, 1) as 32-bit lanes", &one);
     addr(&mut b, X9, &l);
-    b.ldr_q(ONE, X9, 0);
+    b.ldr(ONE, X9, 0);
     b.comment("The counter block as big-endian words (lane 3: the 32-bit counter); the GHASH state reflected.");
-    b.ldp_q(CB, S, state, 0);
+    b.ldp(CB, S, state, 0);
     b.rev32_16b(CB, CB);
     reflect_block(&mut b, S);
     b.mov(g.gp, dst);
@@ -153,17 +153,17 @@ pub fn gcm_enc(abi: Abi) -> Result<Function<Aarch64>, GenError> {
     let tail = b.label("tail");
     let tail_loop = b.label("tail_loop");
     let end = b.label("end");
-    b.cmp_imm(n, 8);
+    b.cmp(n, 8);
     b.b_lo(&tail);
     gcm_batch(&mut b, &g, false);
-    b.sub_imm(n, n, 8);
-    b.cmp_imm(n, 8);
+    b.sub(n, n, 8);
+    b.cmp(n, 8);
     b.b_lo(&drain);
     b.align(4);
     b.bind(&lp8);
     gcm_batch(&mut b, &g, true);
-    b.sub_imm(n, n, 8);
-    b.cmp_imm(n, 8);
+    b.sub(n, n, 8);
+    b.cmp(n, 8);
     b.b_hs(&lp8);
     b.blank();
     b.bind(&drain);
@@ -177,7 +177,7 @@ pub fn gcm_enc(abi: Abi) -> Result<Function<Aarch64>, GenError> {
     b.comment("The last k < 8 blocks one at a time; their ciphertext times H^k..H^1, one reduction.");
     b.cbz(n, &end);
     b.add_lsl(g.tp, table, n, 4);
-    b.sub_imm(g.tp, g.tp, 16);
+    b.sub(g.tp, g.tp, 16);
     for r in [ACC.lo, ACC.hi, ACC.mid] {
         b.movi_zero(r);
     }
@@ -191,16 +191,16 @@ pub fn gcm_enc(abi: Abi) -> Result<Function<Aarch64>, GenError> {
     b.tbl_16b(XB, ST[0], REV);
     b.eor_16b(XB, XB, S);
     b.movi_zero(S);
-    b.ldr_q(HKT, g.tp, 128);
-    b.ldr_q_post(HT, g.tp, -16);
+    b.ldr(HKT, g.tp, 128);
+    b.ldr_post(HT, g.tp, -16);
     mul_acc(&mut b, &ACC, XB, HT, HKT, false);
-    b.subs_imm(n, n, 1);
+    b.subs(n, n, 1);
     b.b_ne(&tail_loop);
     reduce_acc(&mut b, &ACC, S);
     b.bind(&end);
     b.rev32_16b(CB, CB);
     reflect_block(&mut b, S);
-    b.stp_q(CB, S, state, 0);
+    b.stp(CB, S, state, 0);
     b.bind(&done);
     b.finish()
 }
@@ -220,7 +220,7 @@ fn ctr_block(b: &mut B, r: V, hi: X, lo: X) {
     b.ins_d_x(r, 0, hi);
     b.ins_d_x(r, 1, lo);
     b.rev64_4s(r, r);
-    b.adds_imm(lo, lo, 1);
+    b.adds(lo, lo, 1);
     b.adc(hi, hi, XZR);
 }
 
@@ -250,9 +250,9 @@ pub fn ccm(enc: bool, abi: Abi) -> Result<Function<Aarch64>, GenError> {
     b.cbz(n, &done);
     load_rk(&mut b, rk);
     load_rev(&mut b, X9, REV);
-    b.ldr_q(MAC, mac, 0);
+    b.ldr(MAC, mac, 0);
     b.comment("The counter as two integers (hi, lo).");
-    b.ldp_x(hi, lo, ctr, 0);
+    b.ldp(hi, lo, ctr, 0);
     b.rev(hi, hi);
     b.rev(lo, lo);
     if enc {
@@ -267,7 +267,7 @@ pub fn ccm(enc: bool, abi: Abi) -> Result<Function<Aarch64>, GenError> {
         b.mov_16b(MAC, m);
         b.eor_16b(c, c, IN);
         b.st1_16b_post(c, dst);
-        b.subs_imm(n, n, 1);
+        b.subs(n, n, 1);
         b.b_ne(&lp);
     } else {
         let last = b.label("last");
@@ -277,7 +277,7 @@ pub fn ccm(enc: bool, abi: Abi) -> Result<Function<Aarch64>, GenError> {
         rounds_with(&mut b, &[c], |_, _| {});
         b.eor_16b(PREV, c, IN);
         b.st1_16b_post(PREV, dst);
-        b.subs_imm(n, n, 1);
+        b.subs(n, n, 1);
         b.b_eq(&last);
         b.align(4);
         b.bind(&lp);
@@ -290,7 +290,7 @@ pub fn ccm(enc: bool, abi: Abi) -> Result<Function<Aarch64>, GenError> {
         b.mov_16b(MAC, m);
         b.eor_16b(PREV, c, IN);
         b.st1_16b_post(PREV, dst);
-        b.subs_imm(n, n, 1);
+        b.subs(n, n, 1);
         b.b_ne(&lp);
         b.bind(&last);
         b.comment("Last: MAC only.");
@@ -299,10 +299,10 @@ pub fn ccm(enc: bool, abi: Abi) -> Result<Function<Aarch64>, GenError> {
         rounds_with(&mut b, &[m], |_, _| {});
         b.mov_16b(MAC, m);
     }
-    b.str_q(MAC, mac, 0);
+    b.str(MAC, mac, 0);
     b.rev(hi, hi);
     b.rev(lo, lo);
-    b.stp_x(hi, lo, ctr, 0);
+    b.stp(hi, lo, ctr, 0);
     b.bind(&done);
     b.finish()
 }

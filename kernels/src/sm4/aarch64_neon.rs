@@ -74,7 +74,7 @@ impl Consts {
     fn load_round(&self, b: &mut B) {
         b.movi_16b(C64, 64);
         addr(b, X9, &self.rol);
-        b.ldp_q(ROL8, ROL24, X9, 0);
+        b.ldp(ROL8, ROL24, X9, 0);
     }
 }
 
@@ -129,7 +129,7 @@ fn rounds(b: &mut B, groups: &[[V; 4]], rk: X) {
             round(b, [g[j], g[(j + 1) % 4], g[(j + 2) % 4], g[(j + 3) % 4]]);
         }
     }
-    b.subs_imm(X15, X15, 1);
+    b.subs(X15, X15, 1);
     b.b_ne(&lp);
 }
 
@@ -138,7 +138,7 @@ fn per_block(b: &mut B, n: X, f: &dyn Fn(&mut B, usize)) {
     let end = b.label("blocks_done");
     for i in 0..7 {
         if i > 0 {
-            b.cmp_imm(n, i as i32);
+            b.cmp(n, i as i32);
             b.b_ls(&end);
         }
         f(b, i);
@@ -326,15 +326,15 @@ fn batch(b: &mut B, x: &Ctx, fill: Fill) {
     if matches!(x.mode, Mode::CbcDec | Mode::CfbDec) {
         b.comment("The last ciphertext block becomes the IV (read before any store: dst may be src).");
         match fill {
-            Fill::Full => b.ldr_q(V(0), x.src, 112),
-            Fill::Known(k) => b.ldr_q(V(0), x.src, 16 * (k as i32 - 1)),
+            Fill::Full => b.ldr(V(0), x.src, 112),
+            Fill::Known(k) => b.ldr(V(0), x.src, 16 * (k as i32 - 1)),
             Fill::Partial => {
                 b.add_lsl(p, x.src, x.n, 4);
-                b.sub_imm(p, p, 16);
-                b.ldr_q(V(0), p, 0)
+                b.sub(p, p, 16);
+                b.ldr(V(0), p, 0)
             }
         };
-        b.str_q(V(0), x.iv, 0);
+        b.str(V(0), x.iv, 0);
     }
     match fill {
         Fill::Full => {
@@ -354,11 +354,11 @@ fn batch(b: &mut B, x: &Ctx, fill: Fill) {
     if x.mode == Mode::Ctr {
         match fill {
             Fill::Full => {
-                b.adds_imm(x.lo, x.lo, 8);
+                b.adds(x.lo, x.lo, 8);
                 b.adc(x.hi, x.hi, XZR);
             }
             Fill::Known(k) => {
-                b.adds_imm(x.lo, x.lo, k as i32);
+                b.adds(x.lo, x.lo, k as i32);
                 b.adc(x.hi, x.hi, XZR);
             }
             Fill::Partial => {
@@ -366,7 +366,7 @@ fn batch(b: &mut B, x: &Ctx, fill: Fill) {
                 b.add(p, x.lo, x.n);
                 b.cmp(p, x.lo);
                 b.b_hs(&nc);
-                b.add_imm(x.hi, x.hi, 1);
+                b.add(x.hi, x.hi, 1);
                 b.bind(&nc);
                 b.mov(x.lo, p);
             }
@@ -417,7 +417,7 @@ pub fn batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Aa
     x.c.load_sbox(&mut b);
     if mode == Mode::Ctr {
         b.comment("The counter as two integers (hi, lo).");
-        b.ldp_x(x.hi, x.lo, iv, 0);
+        b.ldp(x.hi, x.lo, iv, 0);
         b.rev(x.hi, x.hi);
         b.rev(x.lo, x.lo);
     }
@@ -427,7 +427,7 @@ pub fn batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Aa
             counted_loop(&mut b, n, full, &mut |b| {
                 batch(b, &x, Fill::Full);
                 if full > 1 || rest > 0 {
-                    b.add_imm(src, src, 128);
+                    b.add(src, src, 128);
                 }
             });
             if rest > 0 {
@@ -438,14 +438,14 @@ pub fn batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Aa
             let lp = b.label("loop8");
             let part = b.label("partial");
             let end = b.label("end");
-            b.cmp_imm(n, 8);
+            b.cmp(n, 8);
             b.b_lo(&part);
             b.align(4);
             b.bind(&lp);
             batch(&mut b, &x, Fill::Full);
-            b.add_imm(src, src, 128);
-            b.sub_imm(n, n, 8);
-            b.cmp_imm(n, 8);
+            b.add(src, src, 128);
+            b.sub(n, n, 8);
+            b.cmp(n, 8);
             b.b_hs(&lp);
             b.blank();
             b.bind(&part);
@@ -457,7 +457,7 @@ pub fn batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Aa
     if mode == Mode::Ctr {
         b.rev(x.hi, x.hi);
         b.rev(x.lo, x.lo);
-        b.stp_x(x.hi, x.lo, iv, 0);
+        b.stp(x.hi, x.lo, iv, 0);
     }
     b.comment("Clear the state.");
     for r in G.iter().chain(&OUT).flatten().chain(&[T0, T1, T2]) {
@@ -508,7 +508,7 @@ pub fn serial_mode(mode: Serial, abi: Abi) -> Result<Function<Aarch64>, GenError
     c.load_round(&mut b);
     let s = V(15);
     let p = V(7);
-    b.ldr_q(s, state, 0);
+    b.ldr(s, state, 0);
     let lp = b.label("loop");
     b.align(4);
     b.bind(&lp);
@@ -526,9 +526,9 @@ pub fn serial_mode(mode: Serial, abi: Abi) -> Result<Function<Aarch64>, GenError
     if let Some(dst) = dst {
         b.st1_16b_post(s, dst);
     }
-    b.subs_imm(n, n, 1);
+    b.subs(n, n, 1);
     b.b_ne(&lp);
-    b.str_q(s, state, 0);
+    b.str(s, state, 0);
     b.comment("Clear the state.");
     for r in G.iter().flatten().chain(&[T0, T1, T2, V(5), V(6), p, s]) {
         b.movi_zero(*r);
@@ -554,16 +554,16 @@ pub fn expand_key(abi: Abi) -> Result<Function<Aarch64>, GenError> {
     c.load_round(&mut b);
     let g = G[0];
     b.comment("K = MK ^ FK as big-endian words; word j in register j.");
-    b.ldr_q(V(5), key, 0);
+    b.ldr(V(5), key, 0);
     b.rev32_16b(V(5), V(5));
     addr(&mut b, X9, &fk);
-    b.ldr_q(V(6), X9, 0);
+    b.ldr(V(6), X9, 0);
     b.eor_16b(V(5), V(5), V(6));
     for (j, &r) in g.iter().enumerate() {
         b.dup_4s(r, V(5), j as i32);
     }
     addr(&mut b, X14, &ck);
-    b.add_imm(X13, rd, 112);
+    b.add(X13, rd, 112);
     b.movz(X15, 8);
     let lp = b.label("loop");
     b.align(4);
@@ -587,11 +587,11 @@ pub fn expand_key(abi: Abi) -> Result<Function<Aarch64>, GenError> {
     b.zip1_4s(V(5), g[0], g[1]);
     b.zip1_4s(V(6), g[2], g[3]);
     b.zip1_2d(V(5), V(5), V(6));
-    b.str_q_post(V(5), re, 16);
+    b.str_post(V(5), re, 16);
     b.rev64_4s(V(6), V(5));
     b.ext_16b(V(6), V(6), V(6), 8);
-    b.str_q_post(V(6), X13, -16);
-    b.subs_imm(X15, X15, 1);
+    b.str_post(V(6), X13, -16);
+    b.subs(X15, X15, 1);
     b.b_ne(&lp);
     b.comment("Clear the key material from the vector registers.");
     for r in g.iter().chain(&[T0, T1, T2, V(5), V(6)]) {

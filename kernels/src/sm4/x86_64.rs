@@ -157,36 +157,36 @@ impl From<Mem> for Src {
 }
 
 macro_rules! binops {
-    ($($name:ident => $x:ident, $y:ident;)*) => {$(
-        #[doc = concat!("`", stringify!($x), "` at width `w`.")]
+    ($($name:ident => $op:ident;)*) => {$(
+        #[doc = concat!("`", stringify!($op), "` at width `w`.")]
         pub fn $name(b: &mut B, w: Width, d: V, a: V, s: impl Into<Src>) {
             match (w, s.into()) {
-                (Width::X, Src::R(r)) => b.$x(d.x(), a.x(), r.x()),
-                (Width::X, Src::M(m)) => b.$x(d.x(), a.x(), m),
-                (Width::Y, Src::R(r)) => b.$y(d.y(), a.y(), r.y()),
-                (Width::Y, Src::M(m)) => b.$y(d.y(), a.y(), m),
+                (Width::X, Src::R(r)) => b.$op(d.x(), a.x(), r.x()),
+                (Width::X, Src::M(m)) => b.$op(d.x(), a.x(), m),
+                (Width::Y, Src::R(r)) => b.$op(d.y(), a.y(), r.y()),
+                (Width::Y, Src::M(m)) => b.$op(d.y(), a.y(), m),
             };
         }
     )*};
 }
 
 binops! {
-    vxor => vpxor, vpxor_y;
-    vand => vpand, vpand_y;
-    vshufb => vpshufb, vpshufb_y;
-    vaddq => vpaddq, vpaddq_y;
-    vaddd => vpaddd, vpaddd_y;
-    vunpckldq => vpunpckldq, vpunpckldq_y;
-    vunpckhdq => vpunpckhdq, vpunpckhdq_y;
-    vunpcklqdq => vpunpcklqdq, vpunpcklqdq_y;
-    vunpckhqdq => vpunpckhqdq, vpunpckhqdq_y;
+    vxor => vpxor;
+    vand => vpand;
+    vshufb => vpshufb;
+    vaddq => vpaddq;
+    vaddd => vpaddd;
+    vunpckldq => vpunpckldq;
+    vunpckhdq => vpunpckhdq;
+    vunpcklqdq => vpunpcklqdq;
+    vunpckhqdq => vpunpckhqdq;
 }
 
 /// `vpslld` at width `w`.
 pub fn vslld(b: &mut B, w: Width, d: V, a: V, n: i32) {
     match w {
         Width::X => b.vpslld(d.x(), a.x(), n),
-        Width::Y => b.vpslld_y(d.y(), a.y(), n),
+        Width::Y => b.vpslld(d.y(), a.y(), n),
     };
 }
 
@@ -194,23 +194,23 @@ pub fn vslld(b: &mut B, w: Width, d: V, a: V, n: i32) {
 pub fn vsrld(b: &mut B, w: Width, d: V, a: V, n: i32) {
     match w {
         Width::X => b.vpsrld(d.x(), a.x(), n),
-        Width::Y => b.vpsrld_y(d.y(), a.y(), n),
+        Width::Y => b.vpsrld(d.y(), a.y(), n),
     };
 }
 
 /// Unaligned load at width `w`.
 pub fn vload(b: &mut B, w: Width, d: V, m: Mem) {
     match w {
-        Width::X => b.vmovdqu_load(d.x(), m),
-        Width::Y => b.vmovdqu_load_y(d.y(), m),
+        Width::X => b.vmovdqu(d.x(), m),
+        Width::Y => b.vmovdqu(d.y(), m),
     };
 }
 
 /// Unaligned store at width `w`.
 pub fn vstore(b: &mut B, w: Width, m: Mem, s: V) {
     match w {
-        Width::X => b.vmovdqu_store(m, s.x()),
-        Width::Y => b.vmovdqu_store_y(m, s.y()),
+        Width::X => b.vmovdqu(m, s.x()),
+        Width::Y => b.vmovdqu(m, s.y()),
     };
 }
 
@@ -218,7 +218,7 @@ pub fn vstore(b: &mut B, w: Width, m: Mem, s: V) {
 pub fn vmov(b: &mut B, w: Width, d: V, s: V) {
     match w {
         Width::X => b.vmovdqa(d.x(), s.x()),
-        Width::Y => b.vmovdqa_y(d.y(), s.y()),
+        Width::Y => b.vmovdqa(d.y(), s.y()),
     };
 }
 
@@ -226,7 +226,7 @@ pub fn vmov(b: &mut B, w: Width, d: V, s: V) {
 pub fn vbroadcast(b: &mut B, w: Width, d: V, m: Mem) {
     match w {
         Width::X => b.vbroadcastss(d.x(), m),
-        Width::Y => b.vpbroadcastd_y(d.y(), m),
+        Width::Y => b.vpbroadcastd(d.y(), m),
     };
 }
 
@@ -235,8 +235,8 @@ pub fn vaffine(b: &mut B, w: Width, d: V, a: V, m: impl Into<Src>, c: u8) {
     match (w, m.into()) {
         (Width::X, Src::R(r)) => b.vgf2p8affineqb(d.x(), a.x(), r.x(), c),
         (Width::X, Src::M(m)) => b.vgf2p8affineqb(d.x(), a.x(), m, c),
-        (Width::Y, Src::R(r)) => b.vgf2p8affineqb_y(d.y(), a.y(), r.y(), c),
-        (Width::Y, Src::M(m)) => b.vgf2p8affineqb_y(d.y(), a.y(), m, c),
+        (Width::Y, Src::R(r)) => b.vgf2p8affineqb(d.y(), a.y(), r.y(), c),
+        (Width::Y, Src::M(m)) => b.vgf2p8affineqb(d.y(), a.y(), m, c),
     };
 }
 
@@ -245,8 +245,8 @@ pub fn vaffineinv(b: &mut B, w: Width, d: V, a: V, m: impl Into<Src>, c: u8) {
     match (w, m.into()) {
         (Width::X, Src::R(r)) => b.vgf2p8affineinvqb(d.x(), a.x(), r.x(), c),
         (Width::X, Src::M(m)) => b.vgf2p8affineinvqb(d.x(), a.x(), m, c),
-        (Width::Y, Src::R(r)) => b.vgf2p8affineinvqb_y(d.y(), a.y(), r.y(), c),
-        (Width::Y, Src::M(m)) => b.vgf2p8affineinvqb_y(d.y(), a.y(), m, c),
+        (Width::Y, Src::R(r)) => b.vgf2p8affineinvqb(d.y(), a.y(), r.y(), c),
+        (Width::Y, Src::M(m)) => b.vgf2p8affineinvqb(d.y(), a.y(), m, c),
     };
 }
 
@@ -439,7 +439,7 @@ impl Consts {
         for (r, l) in regs {
             match w {
                 Width::X => b.vmovdqa(r.x(), rip(l)),
-                Width::Y => b.vmovdqa_y(r.y(), rip(l)),
+                Width::Y => b.vmovdqa(r.y(), rip(l)),
             };
         }
     }
@@ -463,7 +463,7 @@ pub fn sbox(b: &mut B, c: &Consts, w: Width, t: V, s: V) {
             b.vaesenclast(t.x(), t.x(), rip(&c.zero));
         }
         Width::Y if c.sbox == Sbox::Vaes => {
-            b.vaesenclast_y(t.y(), t.y(), rip(&c.zero));
+            b.vaesenclast(t.y(), t.y(), rip(&c.zero));
         }
         Width::Y => {
             b.vextracti128(s.x(), t.y(), 0x01);
@@ -732,10 +732,10 @@ impl Ctx {
     /// Loads blocks `i, i+1` of kind `k` into the ymm `d` (the IV case needs an insert).
     fn load_pair(&self, b: &mut B, d: V, k: Blk, i: usize) {
         if k == Blk::Prev && i == 0 {
-            b.vmovdqu_load(d.x(), mem(self.extra, 0));
+            b.vmovdqu(d.x(), mem(self.extra, 0));
             b.vinserti128(d.y(), d.y(), mem(self.src, 0), 0x01);
         } else {
-            b.vmovdqu_load_y(d.y(), self.addr(k, i));
+            b.vmovdqu(d.y(), self.addr(k, i));
         }
     }
 
@@ -744,7 +744,7 @@ impl Ctx {
         let k = if self.mode == Mode::CfbDec { Blk::Prev } else { Blk::Cur };
         let i = s * w.blocks();
         if w == Width::X || half {
-            b.vmovdqu_load(V(s as u8).x(), self.addr(k, i));
+            b.vmovdqu(V(s as u8).x(), self.addr(k, i));
         } else {
             self.load_pair(b, V(s as u8), k, i);
         }
@@ -763,19 +763,19 @@ impl Ctx {
             if let Some(k) = mask {
                 b.vpxor(v.x(), v.x(), self.addr(k, i));
             }
-            b.vmovdqu_store(mem(self.dst, 16 * i as i32), v.x());
+            b.vmovdqu(mem(self.dst, 16 * i as i32), v.x());
         } else {
             match mask {
                 Some(Blk::Prev) if i == 0 => {
                     self.load_pair(b, TMP[1], Blk::Prev, 0);
-                    b.vpxor_y(v.y(), v.y(), TMP[1].y());
+                    b.vpxor(v.y(), v.y(), TMP[1].y());
                 }
                 Some(k) => {
-                    b.vpxor_y(v.y(), v.y(), self.addr(k, i));
+                    b.vpxor(v.y(), v.y(), self.addr(k, i));
                 }
                 None => {}
             }
-            b.vmovdqu_store_y(mem(self.dst, 16 * i as i32), v.y());
+            b.vmovdqu(mem(self.dst, 16 * i as i32), v.y());
         }
     }
 }
@@ -946,7 +946,7 @@ fn ctr_inputs(b: &mut B, x: &Ctx, w: Width, slots: usize) {
     b.add(RAX, nblk as i32 - 1);
     b.jb(&slow);
     let base = TMP[0];
-    b.vmovq_gpr(base.x(), x.lo);
+    b.vmovq(base.x(), x.lo);
     b.vpinsrq(base.x(), base.x(), x.hi, 1);
     if w == Width::Y {
         b.vinserti128(base.y(), base.y(), base.x(), 0x01);
@@ -963,7 +963,7 @@ fn ctr_inputs(b: &mut B, x: &Ctx, w: Width, slots: usize) {
     for s in 0..slots {
         for j in 0..w.blocks() {
             let d = if j == 0 { V(s as u8) } else { TMP[1] };
-            b.vmovq_gpr(d.x(), RAX);
+            b.vmovq(d.x(), RAX);
             b.vpinsrq(d.x(), d.x(), R11, 1);
             b.add(RAX, 1);
             b.adc(R11, 0);
@@ -1012,19 +1012,19 @@ fn batch(b: &mut B, x: &Ctx, w: Width, fill: Fill) {
         if x.mode.chains() {
             b.comment("The last ciphertext block becomes the IV (read before any store: dst may be src).");
             match count {
-                Count::All => b.vmovdqu_load(last, mem(x.src, 16 * (nblk as i32 - 1))),
-                Count::Known(k) => b.vmovdqu_load(last, mem(x.src, 16 * (k as i32 - 1))),
+                Count::All => b.vmovdqu(last, mem(x.src, 16 * (nblk as i32 - 1))),
+                Count::Known(k) => b.vmovdqu(last, mem(x.src, 16 * (k as i32 - 1))),
                 Count::Reg(n) => {
                     b.mov(RAX, n);
                     b.shl(RAX, 4);
-                    b.vmovdqu_load(last, mem_index(x.src, RAX, 1, -16))
+                    b.vmovdqu(last, mem_index(x.src, RAX, 1, -16))
                 }
             };
         }
         for_slots(b, x, w, slots, count, x.mode == Mode::CbcDec, slot_out);
         match x.mode {
             Mode::CbcDec | Mode::CfbDec => {
-                b.vmovdqu_store(mem(x.extra, 0), last);
+                b.vmovdqu(mem(x.extra, 0), last);
             }
             Mode::Ctr => {
                 match count {
@@ -1150,8 +1150,8 @@ pub fn batch_mode_of(mode: Mode, set: Set, abi: Abi, blocks: Blocks) -> Result<F
     x.c.load_tables(&mut b, w);
     if mode == Mode::Ctr {
         b.comment("The counter as two integers (hi, lo).");
-        b.mov_load(x.hi, mem(extra, 0));
-        b.mov_load(x.lo, mem(extra, 8));
+        b.mov(x.hi, mem(extra, 0));
+        b.mov(x.lo, mem(extra, 8));
         b.bswap(x.hi);
         b.bswap(x.lo);
     }
@@ -1159,8 +1159,8 @@ pub fn batch_mode_of(mode: Mode, set: Set, abi: Abi, blocks: Blocks) -> Result<F
     if mode == Mode::Ctr {
         b.bswap(x.hi);
         b.bswap(x.lo);
-        b.mov_store(mem(extra, 0), x.hi);
-        b.mov_store(mem(extra, 8), x.lo);
+        b.mov(mem(extra, 0), x.hi);
+        b.mov(mem(extra, 8), x.lo);
     }
     if w == Width::Y {
         b.vzeroupper();
@@ -1207,7 +1207,7 @@ pub fn serial_mode(mode: Serial, set: Set, abi: Abi) -> Result<Function<X86_64>,
     let lp = b.label("loop");
     b.test(n, n);
     b.jz(&done);
-    b.vmovdqu_load(s.x(), mem(state, 0));
+    b.vmovdqu(s.x(), mem(state, 0));
     b.align(4);
     b.bind(&lp);
     match mode {
@@ -1221,13 +1221,13 @@ pub fn serial_mode(mode: Serial, set: Set, abi: Abi) -> Result<Function<X86_64>,
         }
     }
     if let Some(dst) = dst {
-        b.vmovdqu_store(mem(dst, 0), s.x());
+        b.vmovdqu(mem(dst, 0), s.x());
         b.add(dst, 16);
     }
     b.add(src, 16);
     b.sub(n, 1);
     b.jnz(&lp);
-    b.vmovdqu_store(mem(state, 0), s.x());
+    b.vmovdqu(mem(state, 0), s.x());
     b.bind(&done);
     b.finish()
 }
@@ -1246,7 +1246,7 @@ pub fn expand_key(abi: Abi) -> Result<Function<X86_64>, GenError> {
     let g = GROUPS[0];
     let [t0, t1, t2] = TMP;
     b.comment("K = MK ^ FK as big-endian words; word j broadcast in register j.");
-    b.vmovdqu_load(g[0].x(), mem(key, 0));
+    b.vmovdqu(g[0].x(), mem(key, 0));
     b.vpshufb(g[0].x(), g[0].x(), rip(&c.bswap32));
     b.vpxor(g[0].x(), g[0].x(), rip(&c.fk));
     for j in (0..4).rev() {
@@ -1275,8 +1275,8 @@ pub fn expand_key(abi: Abi) -> Result<Function<X86_64>, GenError> {
             vsrld(&mut b, w, t2, t1, r);
             vxor(&mut b, w, x[0], x[0], t2);
         }
-        b.vmovd_store(mem(re, 4 * j as i32), x[0].x());
-        b.vmovd_store(mem(rdp, 12 - 4 * j as i32), x[0].x());
+        b.vmovd(mem(re, 4 * j as i32), x[0].x());
+        b.vmovd(mem(rdp, 12 - 4 * j as i32), x[0].x());
     }
     b.add(ck, 16);
     b.add(re, 16);

@@ -29,7 +29,7 @@ fn pass(b: &mut B, x: &Ctx) {
     let g = GROUPS[0];
     let [t0, t1, _] = TMP;
     b.comment("Lane 0: the MAC block; lane 1: the counter block (128-bit big-endian, as words: dwords reversed).");
-    b.vmovq_gpr(CB.x(), x.lo);
+    b.vmovq(CB.x(), x.lo);
     b.vpinsrq(CB.x(), CB.x(), x.hi, 1);
     b.vpshufd(CB.x(), CB.x(), 0x1b);
     b.vpshufb(A.x(), A.x(), rip(&x.c.bswap32));
@@ -78,20 +78,20 @@ pub fn ccm(enc: bool, set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> 
     b.test(n, n);
     b.jz(&done);
     b.comment("The counter as two integers (hi, lo); the MAC in xmm4.");
-    b.mov_load(x.hi, mem(ctr, 0));
-    b.mov_load(x.lo, mem(ctr, 8));
+    b.mov(x.hi, mem(ctr, 0));
+    b.mov(x.lo, mem(ctr, 8));
     b.bswap(x.hi);
     b.bswap(x.lo);
-    b.vmovdqu_load(MAC.x(), mem(mac, 0));
+    b.vmovdqu(MAC.x(), mem(mac, 0));
     if enc {
         b.align(4);
         b.bind(&lp);
-        b.vmovdqu_load(PREV.x(), mem(src, 0));
+        b.vmovdqu(PREV.x(), mem(src, 0));
         b.vpxor(A.x(), MAC.x(), PREV.x());
         pass(&mut b, &x);
         b.vmovdqa(MAC.x(), A.x());
         b.vpxor(CB.x(), CB.x(), PREV.x());
-        b.vmovdqu_store(mem(dst, 0), CB.x());
+        b.vmovdqu(mem(dst, 0), CB.x());
         b.add(src, 16);
         b.add(dst, 16);
         b.sub(n, 1);
@@ -101,7 +101,7 @@ pub fn ccm(enc: bool, set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> 
         b.vmovdqa(A.x(), MAC.x());
         pass(&mut b, &x);
         b.vpxor(PREV.x(), CB.x(), mem(src, 0));
-        b.vmovdqu_store(mem(dst, 0), PREV.x());
+        b.vmovdqu(mem(dst, 0), PREV.x());
         b.add(src, 16);
         b.add(dst, 16);
         b.sub(n, 1);
@@ -114,7 +114,7 @@ pub fn ccm(enc: bool, set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> 
         pass(&mut b, &x);
         b.vmovdqa(MAC.x(), A.x());
         b.vpxor(PREV.x(), CB.x(), mem(src, 0));
-        b.vmovdqu_store(mem(dst, 0), PREV.x());
+        b.vmovdqu(mem(dst, 0), PREV.x());
         b.add(src, 16);
         b.add(dst, 16);
         b.sub(n, 1);
@@ -124,11 +124,11 @@ pub fn ccm(enc: bool, set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> 
         b.vpxor(MAC.x(), MAC.x(), PREV.x());
         encrypt_one(&mut b, &x.c, rk, MAC);
     }
-    b.vmovdqu_store(mem(mac, 0), MAC.x());
+    b.vmovdqu(mem(mac, 0), MAC.x());
     b.bswap(x.hi);
     b.bswap(x.lo);
-    b.mov_store(mem(ctr, 0), x.hi);
-    b.mov_store(mem(ctr, 8), x.lo);
+    b.mov(mem(ctr, 0), x.hi);
+    b.mov(mem(ctr, 8), x.lo);
     b.bind(&done);
     b.finish()
 }

@@ -62,7 +62,7 @@ fn ghash_start(b: &mut B, x: &Ctx) {
     b.vpshufd(X.x(), HI.x(), 0x4e);
     b.vpxor(X.x(), X.x(), HI.x());
     b.vpclmulqdq(X.x(), X.x(), mem(x.htable, 128 + 112), 0x00);
-    b.vmovdqu_store(mid_acc(x), X.x());
+    b.vmovdqu(mid_acc(x), X.x());
     b.vpclmulqdq(HI.x(), HI.x(), mem(x.htable, 112), 0x11);
     b.lea(x.hptr, mem(x.htable, 112));
 }
@@ -70,7 +70,7 @@ fn ghash_start(b: &mut B, x: &Ctx) {
 /// Absorbs the block at `gptr` against the power at `hptr` into the accumulators.
 fn ghash_block(b: &mut B, x: &Ctx) {
     b.comment("GHASH: next block times its power of H (Karatsuba), into the accumulators.");
-    b.vmovdqu_load(X.x(), mem(x.gptr, 0));
+    b.vmovdqu(X.x(), mem(x.gptr, 0));
     b.vpshufb(X.x(), X.x(), rip(&x.rev));
     b.vpclmulqdq(T.x(), X.x(), mem(x.hptr, 0), 0x00);
     b.vpxor(LO.x(), LO.x(), T.x());
@@ -80,7 +80,7 @@ fn ghash_block(b: &mut B, x: &Ctx) {
     b.vpxor(X.x(), X.x(), T.x());
     b.vpclmulqdq(X.x(), X.x(), mem(x.hptr, 128), 0x00);
     b.vpxor(X.x(), X.x(), mid_acc(x));
-    b.vmovdqu_store(mid_acc(x), X.x());
+    b.vmovdqu(mid_acc(x), X.x());
     b.add(x.gptr, 16);
     b.sub(x.hptr, 16);
 }
@@ -88,7 +88,7 @@ fn ghash_block(b: &mut B, x: &Ctx) {
 /// Ends an aggregate: Karatsuba recombination and Montgomery reduction into S (in [`HI`]).
 fn ghash_reduce(b: &mut B, x: &Ctx) {
     b.comment("GHASH: recombine the Karatsuba products, reduce (two folds by x^-64) into S = xmm11.");
-    b.vmovdqu_load(T.x(), mid_acc(x));
+    b.vmovdqu(T.x(), mid_acc(x));
     b.vpxor(T.x(), T.x(), LO.x());
     b.vpxor(T.x(), T.x(), HI.x());
     b.vpslldq(X.x(), T.x(), 8);
@@ -110,7 +110,7 @@ fn batch(b: &mut B, x: &Ctx, w: Width, ghash: bool, n: Option<Gpr>) {
     let wi = if w == Width::X { 0 } else { 1 };
     b.comment(format!("{nblk} counter blocks, transposed: X0..X2 = IV words (broadcast), X3 = counter + i."));
     let base = TMP[0];
-    b.vmovq_gpr(base.x(), x.ctr);
+    b.vmovq(base.x(), x.ctr);
     b.vpshufd(base.x(), base.x(), 0x00);
     if w == Width::Y {
         b.vinserti128(base.y(), base.y(), base.x(), 0x01);
@@ -185,7 +185,7 @@ fn batch(b: &mut B, x: &Ctx, w: Width, ghash: bool, n: Option<Gpr>) {
         let off = 16 * (s * w.blocks()) as i32;
         if w == Width::X || half {
             b.vpxor(v.x(), v.x(), mem(x.src, off));
-            b.vmovdqu_store(mem(x.dst, off), v.x());
+            b.vmovdqu(mem(x.dst, off), v.x());
         } else {
             vxor(b, w, v, v, mem(x.src, off));
             vstore(b, w, mem(x.dst, off), v);
@@ -239,9 +239,9 @@ pub fn gcm(enc: bool, set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> 
     let nblk = 8 * w.blocks() as i32;
     x.c.load_tables(&mut b, w);
     b.comment("The 32-bit counter (big-endian word 3) and the GHASH state in POLYVAL form (xmm11).");
-    b.mov_load(x.ctr, mem(state, 8));
+    b.mov(x.ctr, mem(state, 8));
     b.bswap(x.ctr);
-    b.vmovdqu_load(HI.x(), mem(state, 16));
+    b.vmovdqu(HI.x(), mem(state, 16));
     b.vpshufb(HI.x(), HI.x(), rip(&x.rev));
     b.mov(x.gptr, if enc { dst } else { src });
 
@@ -278,7 +278,7 @@ pub fn gcm(enc: bool, set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> 
     b.bind(&tail);
     b.comment("Fewer blocks than a batch remain; the GHASH state goes back to memory for the plain loop.");
     b.vpshufb(HI.x(), HI.x(), rip(&x.rev));
-    b.vmovdqu_store(mem(state, 16), HI.x());
+    b.vmovdqu(mem(state, 16), HI.x());
     let cnt = R12;
     if !enc {
         b.comment("Decryption: absorb the remaining ciphertext before it may be overwritten.");
@@ -320,7 +320,7 @@ pub fn gcm(enc: bool, set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> 
         absorb(&mut b, Flavour::Ghash, mem(state, 16), htable, x.gptr, cnt);
     }
     b.comment("Counter back: word 3 = ctr, words 0..2 unchanged.");
-    b.mov_load(RAX, mem(state, 8));
+    b.mov(RAX, mem(state, 8));
     b.bswap(RAX);
     b.shr(RAX, 32);
     b.shl(RAX, 32);
@@ -328,7 +328,7 @@ pub fn gcm(enc: bool, set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> 
     b.shr(x.ctr, 32);
     b.add(RAX, x.ctr);
     b.bswap(RAX);
-    b.mov_store(mem(state, 8), RAX);
+    b.mov(mem(state, 8), RAX);
     if w == Width::Y {
         b.vzeroupper();
     }

@@ -188,17 +188,17 @@ impl Tw {
             // The tweaks in OUT2, xored with src before they are parked in dst (dst may be src).
             let (v, t) = (V(s as u8), OUT2);
             let off = 32 * s;
-            b.vpsllvq_y(t.y(), CHAIN.y(), rip_off(&f.shl, 32 * s));
-            b.vpsrlvq_y(MASK.y(), CHAIN.y(), rip_off(&f.shr, 32 * s));
-            b.vpslldq_y(OUT.y(), MASK.y(), 8);
+            b.vpsllvq(t.y(), CHAIN.y(), rip_off(&f.shl, 32 * s));
+            b.vpsrlvq(MASK.y(), CHAIN.y(), rip_off(&f.shr, 32 * s));
+            b.vpslldq(OUT.y(), MASK.y(), 8);
             vxor(b, w, t, t, OUT);
-            b.vpsrldq_y(MASK.y(), MASK.y(), 8);
+            b.vpsrldq(MASK.y(), MASK.y(), 8);
             self.fold(b, w, t, MASK);
             if self.std == Standard::Gb {
                 vaffine(b, w, t, t, rip(&f.bitrev), 0);
             }
-            b.vpxor_y(v.y(), t.y(), mem(x.src, off));
-            b.vmovdqu_store_y(mem(x.dst, off), t.y());
+            b.vpxor(v.y(), t.y(), mem(x.src, off));
+            b.vmovdqu(mem(x.dst, off), t.y());
         }
     }
 
@@ -217,21 +217,21 @@ impl Tw {
             let g = self.x16.as_ref().expect("ymm kernel");
             match (&g.top, &g.rev3) {
                 (Some(top), Some(rev3)) => {
-                    b.vpshufb_y(c.y(), t.y(), rip(top));
-                    b.vpslldq_y(t.y(), t.y(), 2);
-                    b.vpsllq_y(c.y(), c.y(), 1);
-                    b.vpsllq_y(e.y(), c.y(), 5);
-                    b.vpxor_y(c.y(), c.y(), e.y());
+                    b.vpshufb(c.y(), t.y(), rip(top));
+                    b.vpslldq(t.y(), t.y(), 2);
+                    b.vpsllq(c.y(), c.y(), 1);
+                    b.vpsllq(e.y(), c.y(), 5);
+                    b.vpxor(c.y(), c.y(), e.y());
                     for _ in 0..2 {
-                        b.vpsllq_y(e.y(), e.y(), 1);
-                        b.vpxor_y(c.y(), c.y(), e.y());
+                        b.vpsllq(e.y(), e.y(), 1);
+                        b.vpxor(c.y(), c.y(), e.y());
                     }
-                    b.vpshufb_y(c.y(), c.y(), rip(rev3));
-                    b.vpxor_y(t.y(), t.y(), c.y());
+                    b.vpshufb(c.y(), c.y(), rip(rev3));
+                    b.vpxor(t.y(), t.y(), c.y());
                 }
                 _ => {
-                    b.vpsrldq_y(c.y(), t.y(), 14);
-                    b.vpslldq_y(t.y(), t.y(), 2);
+                    b.vpsrldq(c.y(), t.y(), 14);
+                    b.vpslldq(t.y(), t.y(), 2);
                     self.fold(b, Width::Y, t, c);
                 }
             }
@@ -239,18 +239,18 @@ impl Tw {
         };
         match (&f.top, &f.rev3) {
             (Some(top), Some(rev3)) => {
-                b.vpshufb_y(c.y(), t.y(), rip(top));
-                b.vpslldq_y(t.y(), t.y(), 2);
-                b.vpclmulqdq_y(c.y(), c.y(), rip(&f.poly), 0x00);
-                b.vpshufb_y(c.y(), c.y(), rip(rev3));
+                b.vpshufb(c.y(), t.y(), rip(top));
+                b.vpslldq(t.y(), t.y(), 2);
+                b.vpclmulqdq(c.y(), c.y(), rip(&f.poly), 0x00);
+                b.vpshufb(c.y(), c.y(), rip(rev3));
             }
             _ => {
-                b.vpsrldq_y(c.y(), t.y(), 14);
-                b.vpslldq_y(t.y(), t.y(), 2);
-                b.vpclmulqdq_y(c.y(), c.y(), rip(&f.poly), 0x00);
+                b.vpsrldq(c.y(), t.y(), 14);
+                b.vpslldq(t.y(), t.y(), 2);
+                b.vpclmulqdq(c.y(), c.y(), rip(&f.poly), 0x00);
             }
         }
-        b.vpxor_y(t.y(), t.y(), c.y());
+        b.vpxor(t.y(), t.y(), c.y());
     }
 
     /// `d ^= o * 0x87` (carry-less; `o` has at most 16 bits): `o ^ o << 1 ^ o << 2 ^ o << 7`. Clobbers `o`.
@@ -260,7 +260,7 @@ impl Tw {
         for k in [1, 1, 5] {
             match w {
                 Width::X => b.vpsllq(o.x(), o.x(), k),
-                Width::Y => b.vpsllq_y(o.y(), o.y(), k),
+                Width::Y => b.vpsllq(o.y(), o.y(), k),
             };
             vxor(b, w, d, d, o);
         }
@@ -305,7 +305,7 @@ impl Tw {
 
     /// Loads the chain from the tweak in memory.
     fn load(&self, b: &mut B, m: Mem) {
-        b.vmovdqu_load(CHAIN.x(), m);
+        b.vmovdqu(CHAIN.x(), m);
         if let (Standard::Gb, Some(f)) = (self.std, &self.fast) {
             b.vgf2p8affineqb(CHAIN.x(), CHAIN.x(), rip(&f.bitrev), 0);
         } else if self.std == Standard::Gb {
@@ -331,7 +331,7 @@ fn slot_in(b: &mut B, x: &Ctx, w: Width, s: usize, half: bool) {
     if w == Width::X || half {
         let t = x.tw.out(b, OUT, CHAIN);
         b.vpxor(v.x(), t.x(), mem(x.src, off));
-        b.vmovdqu_store(mem(x.dst, off), t.x());
+        b.vmovdqu(mem(x.dst, off), t.x());
         x.tw.step(b, CHAIN, CHAIN);
         return;
     }
@@ -350,8 +350,8 @@ fn slot_in(b: &mut B, x: &Ctx, w: Width, s: usize, half: bool) {
             OUT
         }
     };
-    b.vpxor_y(v.y(), pair.y(), mem(x.src, off));
-    b.vmovdqu_store_y(mem(x.dst, off), pair.y());
+    b.vpxor(v.y(), pair.y(), mem(x.src, off));
+    b.vmovdqu(mem(x.dst, off), pair.y());
     match x.tw.std {
         Standard::Ieee => x.tw.step(b, CHAIN, OUT),
         Standard::Gb => x.tw.step(b, CHAIN, CHAIN),
@@ -364,9 +364,9 @@ fn slot_out(b: &mut B, x: &Ctx, w: Width, s: usize, half: bool) {
     let off = 16 * (s * w.blocks()) as i32;
     if w == Width::X || half {
         b.vpxor(v.x(), v.x(), mem(x.dst, off));
-        b.vmovdqu_store(mem(x.dst, off), v.x());
+        b.vmovdqu(mem(x.dst, off), v.x());
     } else {
-        b.vpxor_y(v.y(), v.y(), mem(x.dst, off));
+        b.vpxor(v.y(), v.y(), mem(x.dst, off));
         vstore(b, w, mem(x.dst, off), v);
     }
 }
@@ -387,7 +387,7 @@ fn batch_in(b: &mut B, x: &Ctx, w: Width, fill: Fill) {
         each_slot(b, w, 8, count, &mut |b, s, half| slot_in(b, x, w, s, half));
         b.comment("The tweak of the block after the batch.");
         let t = x.tw.out(b, OUT, CHAIN);
-        b.vmovdqu_store(mem(x.tweak, 0), t.x());
+        b.vmovdqu(mem(x.tweak, 0), t.x());
     });
 }
 
@@ -417,9 +417,9 @@ fn batch_out(b: &mut B, x: &Ctx, w: Width, fill: Fill) {
     by_fill(b, x.n, 8 * w.blocks(), fill, &|b, count| {
         if x.tw.batched() && w == Width::Y && count == Count::All {
             b.comment("The tweak of the block after the batch: T[0] * x^16.");
-            b.vmovdqu_load_y(OUT.y(), mem(x.dst, 0));
+            b.vmovdqu(OUT.y(), mem(x.dst, 0));
             x.tw.times_x16(b, OUT, OUT2, MASK);
-            b.vmovdqu_store(mem(x.tweak, 0), OUT.x());
+            b.vmovdqu(mem(x.tweak, 0), OUT.x());
         }
         each_slot(b, w, 8, count, &mut |b, s, half| slot_out(b, x, w, s, half))
     });
@@ -441,12 +441,12 @@ fn batch_step(b: &mut B, x: &Ctx) {
         let v = V(s);
         let (t, c) = if s % 2 == 0 { (OUT, OUT2) } else { (MASK, CHAIN) };
         let off = 32 * s as i32;
-        b.vmovdqu_load_y(t.y(), mem(x.dst, off));
-        b.vpxor_y(v.y(), v.y(), t.y());
-        b.vmovdqu_store_y(mem(x.dst, off), v.y());
+        b.vmovdqu(t.y(), mem(x.dst, off));
+        b.vpxor(v.y(), v.y(), t.y());
+        b.vmovdqu(mem(x.dst, off), v.y());
         x.tw.times_x16(b, t, c, v);
-        b.vpxor_y(v.y(), t.y(), mem(x.src, 256 + off));
-        b.vmovdqu_store_y(mem(x.dst, 256 + off), t.y());
+        b.vpxor(v.y(), t.y(), mem(x.src, 256 + off));
+        b.vmovdqu(mem(x.dst, 256 + off), t.y());
     }
 }
 
