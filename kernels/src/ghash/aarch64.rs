@@ -8,9 +8,10 @@
 //! the halves).
 
 use super::{Flavour, AGGREGATE, POLY};
+use crate::role::{self, Role};
 use crate::Blocks;
 use asmgen::isa::aarch64::{regs::*, A64Feature, Aarch64, V, X};
-use asmgen::{Abi, Builder, CType, Function, GenError};
+use asmgen::{Abi, Builder, Function, GenError};
 
 type B = Builder<Aarch64>;
 
@@ -146,8 +147,7 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<Aarch64>, GenError> {
         f.name().to_uppercase()
     ));
     b.doc("for i = 1..8 (powers in the Montgomery domain: H^i = H^(i-1) * H * x^-128).");
-    let table = b.param("table", CType::BytePtr);
-    let h = b.param("h", CType::ConstBytePtr);
+    let [table, h] = role::params(&mut b, Role::hash_init(f));
     let hreg = V(0);
     let hk = V(1);
     let p = V(2);
@@ -261,10 +261,7 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Aarch6
     let name = format!("asmgen_{}_update_pmull{}", f.name(), blocks.suffix());
     let mut b = B::new(&name, abi, &[A64Feature::Pmull]);
     super::document_update(&mut b, f, blocks);
-    let state = b.param("state", CType::BytePtr);
-    let table = b.param("table", CType::ConstBytePtr);
-    let data = b.param("data", CType::ConstBytePtr);
-    let n = b.param("nblocks", CType::Size);
+    let [state, table, data, n] = role::params(&mut b, Role::hash_update(f));
     constants(&mut b);
     b.ldr_q(S, state, 0);
     reflect(&mut b, f, S);

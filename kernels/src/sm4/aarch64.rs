@@ -27,10 +27,10 @@
 //! vector registers; branches and addresses depend on lengths and counter values only.
 
 use super::{Mode, Serial, CK, FK};
-use crate::role::{Kernel, Kernels, Role};
+use crate::role::{self, Kernel, Kernels, Role};
 use crate::{Blocks, Fixed};
 use asmgen::isa::aarch64::{regs::*, A64Feature, Aarch64, V, X};
-use asmgen::{Abi, Builder, CType, Function, GenError, Label};
+use asmgen::{Abi, Builder, Function, GenError, Label};
 
 type B = Builder<Aarch64>;
 
@@ -283,15 +283,7 @@ pub fn ce_batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function
     if let Some(d) = blocks.doc() {
         b.doc(&d);
     }
-    let rk = b.param(mode.rk_name(), CType::ConstBytePtr);
-    let dst = b.param("dst", CType::BytePtr);
-    let src = b.param("src", CType::ConstBytePtr);
-    let n = b.param("nblocks", CType::Size);
-    let extra = match mode {
-        Mode::Ecb => None,
-        Mode::Ctr => Some(b.param("ctr", CType::BytePtr)),
-        _ => Some(b.param("iv", CType::BytePtr)),
-    };
+    let (rk, dst, src, n, extra) = mode.params(&mut b);
     let x = CeCtx { mode, dst, src, hi: X10, lo: X11 };
     let done = b.label("done");
     if blocks == Blocks::Arg {
@@ -372,23 +364,6 @@ pub fn ce_batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function
     b.finish()
 }
 
-/// The parameters of a serial kernel: (rk, dst, src, n, state).
-fn serial_params(b: &mut B, mode: Serial) -> (X, Option<X>, X, X, X) {
-    let rk = b.param("rk_enc", CType::ConstBytePtr);
-    if mode == Serial::CbcMac {
-        let mac = b.param("mac", CType::BytePtr);
-        let src = b.param("src", CType::ConstBytePtr);
-        let n = b.param("nblocks", CType::Size);
-        (rk, None, src, n, mac)
-    } else {
-        let dst = b.param("dst", CType::BytePtr);
-        let src = b.param("src", CType::ConstBytePtr);
-        let n = b.param("nblocks", CType::Size);
-        let iv = b.param("iv", CType::BytePtr);
-        (rk, Some(dst), src, n, iv)
-    }
-}
-
 /// One serial step on the chaining value [`IV`] with plaintext `p`; the new chaining value is also the output
 /// block (written back into `p`).
 fn ce_serial_step(b: &mut B, mode: Serial, p: V) {
@@ -416,7 +391,7 @@ pub fn ce_serial_mode(mode: Serial, abi: Abi) -> Result<Function<Aarch64>, GenEr
     let mut b = B::new(&format!("asmgen_sm4_{}_ce", mode.name()), abi, CE);
     b.doc(mode.doc());
     b.doc("Serial (8 dependent sm4e per block); input loaded and output stored four blocks at a time.");
-    let (rk, dst, src, n, state) = serial_params(&mut b, mode);
+    let (rk, dst, src, n, state) = mode.params(&mut b);
     let done = b.label("done");
     b.cbz(n, &done);
     load_rk(&mut b, rk);
@@ -462,9 +437,7 @@ pub fn ce_expand_key(abi: Abi) -> Result<Function<Aarch64>, GenError> {
     let mut b = B::new("asmgen_sm4_expand_key_ce", abi, CE);
     b.doc("SM4 key schedule with sm4ekey: K = MK ^ FK, then four round keys per sm4ekey with CK[4i..4i+4].");
     b.doc("Writes rk_enc[i] and rk_dec[31-i] (little-endian words).");
-    let re = b.param("rk_enc", CType::BytePtr);
-    let rd = b.param("rk_dec", CType::BytePtr);
-    let key = b.param("key", CType::ConstBytePtr);
+    let [re, rd, key] = role::params(&mut b, Role::ExpandKey);
     let fk: Vec<u8> = FK.iter().flat_map(|w| w.to_le_bytes()).collect();
     let ck: Vec<u8> = CK.iter().flat_map(|w| w.to_le_bytes()).collect();
     let fk = b.constant("sm4_fk", 16, "FK as words", &fk);
@@ -564,11 +537,7 @@ pub fn ce_xts_of(flavour: Xts, decrypt: bool, abi: Abi, blocks: Blocks) -> Resul
     if let Some(d) = blocks.doc() {
         b.doc(&d);
     }
-    let rk = b.param(if decrypt { "rk_dec" } else { "rk_enc" }, CType::ConstBytePtr);
-    let dst = b.param("dst", CType::BytePtr);
-    let src = b.param("src", CType::ConstBytePtr);
-    let n = b.param("nblocks", CType::Size);
-    let tweak = b.param("tweak", CType::BytePtr);
+    let [rk, dst, src, n, tweak] = role::params(&mut b, Role::xts(decrypt, flavour == Xts::Gb));
     let gb = flavour == Xts::Gb;
     let done = b.label("done");
     if blocks == Blocks::Arg {

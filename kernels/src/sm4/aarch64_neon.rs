@@ -18,10 +18,11 @@
 //! cycles per four rounds on eight blocks, 9.5 cycles/byte for CTR; the round's dependency chain is hidden by
 //! the two groups (32 registers hold two groups, the table and the round's temporaries, not three).
 use super::{addr, counted_loop, Mode, Serial, B};
+use crate::role::{self, Role};
 use crate::sm4::{CK, FK, SBOX};
 use crate::{Blocks, Fixed};
 use asmgen::isa::aarch64::{regs::*, Aarch64, V, X};
-use asmgen::{Abi, CType, Function, GenError, Label};
+use asmgen::{Abi, Function, GenError, Label};
 
 /// The two groups.
 const G: [[V; 4]; 2] = [[V(0), V(1), V(2), V(3)], [V(4), V(5), V(6), V(7)]];
@@ -394,15 +395,8 @@ pub fn batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Aa
     if let Some(d) = blocks.doc() {
         b.doc(&d);
     }
-    let rk = b.param(mode.rk_name(), CType::ConstBytePtr);
-    let dst = b.param("dst", CType::BytePtr);
-    let src = b.param("src", CType::ConstBytePtr);
-    let n = b.param("nblocks", CType::Size);
-    let iv = match mode {
-        Mode::Ecb => X4,
-        Mode::Ctr => b.param("ctr", CType::BytePtr),
-        _ => b.param("iv", CType::BytePtr),
-    };
+    let (rk, dst, src, n, iv) = mode.params(&mut b);
+    let iv = iv.unwrap_or(X4);
     let c = Consts::new(&mut b);
     let mut incs = Vec::new();
     for k in 0..8u64 {
@@ -490,17 +484,7 @@ pub fn serial_mode(mode: Serial, abi: Abi) -> Result<Function<Aarch64>, GenError
     let mut b = B::new(&format!("asmgen_sm4_{}_neon", mode.name()), abi, &[]);
     b.doc(mode.doc());
     b.doc("Serial: one block per 32 rounds (NEON, tbl S-box).");
-    let rk = b.param("rk_enc", CType::ConstBytePtr);
-    let (dst, src, n, state) = if mode == Serial::CbcMac {
-        let mac = b.param("mac", CType::BytePtr);
-        let src = b.param("src", CType::ConstBytePtr);
-        (None, src, b.param("nblocks", CType::Size), mac)
-    } else {
-        let dst = b.param("dst", CType::BytePtr);
-        let src = b.param("src", CType::ConstBytePtr);
-        let n = b.param("nblocks", CType::Size);
-        (Some(dst), src, n, b.param("iv", CType::BytePtr))
-    };
+    let (rk, dst, src, n, state) = mode.params(&mut b);
     let c = Consts::new(&mut b);
     let done = b.label("done");
     b.cbz(n, &done);
@@ -542,9 +526,7 @@ pub fn expand_key(abi: Abi) -> Result<Function<Aarch64>, GenError> {
     let mut b = B::new("asmgen_sm4_expand_key_neon", abi, &[]);
     b.doc("SM4 key schedule: K = MK ^ FK, rk[i] = K[i+4] = K[i] ^ L'(S(K[i+1] ^ K[i+2] ^ K[i+3] ^ CK[i])),");
     b.doc("L'(B) = B ^ rol(B, 13) ^ rol(B, 23). Writes rk_enc[i] and rk_dec[31-i] (little-endian words).");
-    let re = b.param("rk_enc", CType::BytePtr);
-    let rd = b.param("rk_dec", CType::BytePtr);
-    let key = b.param("key", CType::ConstBytePtr);
+    let [re, rd, key] = role::params(&mut b, Role::ExpandKey);
     let c = Consts::new(&mut b);
     let fk: Vec<u8> = FK.iter().flat_map(|w| w.to_le_bytes()).collect();
     let ck: Vec<u8> = CK.iter().flat_map(|w| w.to_le_bytes()).collect();

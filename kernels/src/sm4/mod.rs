@@ -577,26 +577,23 @@ impl Mode {
         }
     }
 
-    /// The description of the function.
+    /// The description of the function (its role's, shared by every ISA).
     pub fn doc(self) -> &'static str {
-        match self {
-            Mode::Ecb => "SM4-ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys).",
-            Mode::Ctr => "SM4-CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks.",
-            Mode::CbcDec => {
-                "SM4-CBC decryption: dst[i] = D(src[i]) ^ src[i-1], src[-1] = iv; iv = last ciphertext block."
-            }
-            Mode::CfbDec => {
-                "SM4-CFB-128 decryption: dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv; iv = last ciphertext block."
-            }
-        }
+        crate::Role::from(self).doc().expect("the block modes' roles have a shared doc line")
     }
 
-    /// The name of the round-key parameter.
-    pub fn rk_name(self) -> &'static str {
-        match self {
-            Mode::Ecb | Mode::Ctr => "rk",
-            Mode::CbcDec => "rk_dec",
-            Mode::CfbDec => "rk_enc",
+    /// Declares the kernel's parameters from its role: `(rk, dst, src, nblocks, ctr or iv)`, the last `None` for
+    /// ECB (which has four).
+    pub fn params<I: asmgen::Isa>(
+        self,
+        b: &mut asmgen::Builder<I>,
+    ) -> (I::Gpr, I::Gpr, I::Gpr, I::Gpr, Option<I::Gpr>) {
+        if self == Mode::Ecb {
+            let [rk, dst, src, n] = crate::role::params(b, self.into());
+            (rk, dst, src, n, None)
+        } else {
+            let [rk, dst, src, n, extra] = crate::role::params(b, self.into());
+            (rk, dst, src, n, Some(extra))
         }
     }
 
@@ -635,14 +632,23 @@ impl Serial {
         }
     }
 
-    /// The description of the function.
-    pub fn doc(self) -> &'static str {
-        match self {
-            Serial::CbcEnc => "SM4-CBC encryption: c[i] = E(p[i] ^ c[i-1]), c[-1] = iv; iv = last ciphertext block.",
-            Serial::CfbEnc => {
-                "SM4-CFB-128 encryption: c[i] = p[i] ^ E(c[i-1]), c[-1] = iv; iv = last ciphertext block."
-            }
-            Serial::CbcMac => "SM4 CBC-MAC core: mac = E(mac ^ block) for each block.",
+    /// Declares the kernel's parameters from its role: `(rk, dst, src, nblocks, state)` with `state` the iv, or
+    /// the mac for CBC-MAC (which has no `dst`).
+    pub fn params<I: asmgen::Isa>(
+        self,
+        b: &mut asmgen::Builder<I>,
+    ) -> (I::Gpr, Option<I::Gpr>, I::Gpr, I::Gpr, I::Gpr) {
+        if self == Serial::CbcMac {
+            let [rk, mac, src, n] = crate::role::params(b, self.role());
+            (rk, None, src, n, mac)
+        } else {
+            let [rk, dst, src, n, iv] = crate::role::params(b, self.role());
+            (rk, Some(dst), src, n, iv)
         }
+    }
+
+    /// The description of the function (its role's, shared by every ISA).
+    pub fn doc(self) -> &'static str {
+        self.role().doc().expect("the serial modes' roles have a shared doc line")
     }
 }

@@ -32,10 +32,10 @@ pub mod zvksed;
 
 pub use super::Serial;
 use super::{Mode, CK, FK};
-use crate::role::{Kernel, Kernels, Role};
+use crate::role::{self, Kernel, Kernels, Role};
 use crate::{Blocks, Fixed};
 use asmgen::isa::riscv64::{mem, regs::*, Riscv64, RvFeature, X};
-use asmgen::{Abi, Builder, CType, Function, GenError, Label};
+use asmgen::{Abi, Builder, Function, GenError, Label};
 
 type B = Builder<Riscv64>;
 
@@ -271,15 +271,8 @@ pub fn batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Ri
     if let Some(d) = blocks.doc() {
         b.doc(&d);
     }
-    let rk = b.param(mode.rk_name(), CType::ConstBytePtr);
-    let dst = b.param("dst", CType::BytePtr);
-    let src = b.param("src", CType::ConstBytePtr);
-    let n = b.param("nblocks", CType::Size);
-    let extra = match mode {
-        Mode::Ecb => ZERO,
-        Mode::Ctr => b.param("ctr", CType::BytePtr),
-        _ => b.param("iv", CType::BytePtr),
-    };
+    let (rk, dst, src, n, extra) = mode.params(&mut b);
+    let extra = extra.unwrap_or(ZERO);
     let c = Ctx { mode, rk, dst, src, extra };
     if let Blocks::Fixed(count) = blocks {
         let (full, rest) = (count / LANES, count % LANES);
@@ -326,17 +319,7 @@ pub fn serial_mode(mode: Serial, abi: Abi) -> Result<Function<Riscv64>, GenError
     let mut b = new(mode.name(), abi);
     b.doc(mode.doc());
     b.doc("Serial: one block per 32 rounds, each round's sm4ed split into two chains.");
-    let rk = b.param("rk_enc", CType::ConstBytePtr);
-    let (dst, src, n, state) = if mode == Serial::CbcMac {
-        let mac = b.param("mac", CType::BytePtr);
-        let src = b.param("src", CType::ConstBytePtr);
-        (None, src, b.param("nblocks", CType::Size), mac)
-    } else {
-        let dst = b.param("dst", CType::BytePtr);
-        let src = b.param("src", CType::ConstBytePtr);
-        let n = b.param("nblocks", CType::Size);
-        (Some(dst), src, n, b.param("iv", CType::BytePtr))
-    };
+    let (rk, dst, src, n, state) = mode.params(&mut b);
     // The chaining value in memory order (word j at offset 4j), and the round state.
     let w = STATE[3];
     let (lp, done) = (b.label("loop"), b.label("done"));
@@ -396,9 +379,7 @@ pub fn expand_key(abi: Abi) -> Result<Function<Riscv64>, GenError> {
     let mut b = new("expand_key", abi);
     b.doc("SM4 key schedule: K = MK ^ FK, rk[i] = K[i+4] = K[i] ^ L'(S(K[i+1] ^ K[i+2] ^ K[i+3] ^ CK[i])),");
     b.doc("four sm4ks per key. Writes rk_enc[i] and rk_dec[31-i] (little-endian words).");
-    let re = b.param("rk_enc", CType::BytePtr);
-    let rd = b.param("rk_dec", CType::BytePtr);
-    let key = b.param("key", CType::ConstBytePtr);
+    let [re, rd, key] = role::params(&mut b, Role::ExpandKey);
     let (fk, ck) = constants(&mut b);
     let k = [T3, T4, T5, T6];
     let (t, u, p, end) = (T0, T1, T2, A7);

@@ -17,10 +17,10 @@
 //! [`gcm`] (CTR fused with GHASH) and [`ccm`] (CTR and CBC-MAC in one pass).
 
 use super::{gfni, sbox_affine, Mode, Serial, CK, FK};
-use crate::role::{Kernel, Kernels, Role};
+use crate::role::{self, Kernel, Kernels, Role};
 use crate::{Blocks, Fixed};
 use asmgen::isa::x86_64::{mem, mem_index, regs::*, rip, Gpr, Mem, X86Feature, Xmm, Ymm, X86_64};
-use asmgen::{Abi, Builder, CType, Function, GenError, Label};
+use asmgen::{Abi, Builder, Function, GenError, Label};
 
 pub mod ccm;
 pub mod gcm;
@@ -1120,31 +1120,13 @@ pub fn batch_mode(mode: Mode, set: Set, abi: Abi) -> Result<Function<X86_64>, Ge
 pub fn batch_mode_of(mode: Mode, set: Set, abi: Abi, blocks: Blocks) -> Result<Function<X86_64>, GenError> {
     let w = set.width();
     let mut b = B::new(&format!("asmgen_sm4_{}_{}{}", mode.name(), set.name(), blocks.suffix()), abi, &set.features());
-    let what = match mode {
-        Mode::Ecb => "ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys)",
-        Mode::Ctr => "CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks",
-        Mode::CbcDec => "CBC decryption: dst[i] = D(src[i]) ^ src[i-1], src[-1] = iv; iv = last ciphertext block",
-        Mode::CfbDec => "CFB-128 decryption: dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv; iv = last ciphertext block",
-    };
-    b.doc(&format!("SM4-{what}."));
+    b.doc(mode.doc());
     b.doc(&format!("{} blocks in flight ({}); dst may equal src.", 8 * w.blocks(), set.layout()));
     if let Some(d) = blocks.doc() {
         b.doc(&d);
     }
-    let rk_name = match mode {
-        Mode::Ecb | Mode::Ctr => "rk",
-        Mode::CbcDec => "rk_dec",
-        Mode::CfbDec => "rk_enc",
-    };
-    let rk = b.param(rk_name, CType::ConstBytePtr);
-    let dst = b.param("dst", CType::BytePtr);
-    let src = b.param("src", CType::ConstBytePtr);
-    let n = b.param("nblocks", CType::Size);
-    let extra = match mode {
-        Mode::Ecb => RAX,
-        Mode::Ctr => b.param("ctr", CType::BytePtr),
-        _ => b.param("iv", CType::BytePtr),
-    };
+    let (rk, dst, src, n, extra) = mode.params(&mut b);
+    let extra = extra.unwrap_or(RAX);
     let c = Consts::new(&mut b, set.sbox());
     let x = Ctx { c, mode, rk, dst, src, n, extra, lo: R9, hi: R10 };
     x.c.load_tables(&mut b, w);
@@ -1189,17 +1171,7 @@ pub fn serial_mode(mode: Serial, set: Set, abi: Abi) -> Result<Function<X86_64>,
     let mut b = B::new(&format!("asmgen_sm4_{}_{}", mode.name(), set.name()), abi, &set.features());
     b.doc(mode.doc());
     b.doc("Serial: one block per 32 rounds.");
-    let rk = b.param("rk_enc", CType::ConstBytePtr);
-    let (dst, src, n, state) = if mode == Serial::CbcMac {
-        let mac = b.param("mac", CType::BytePtr);
-        let src = b.param("src", CType::ConstBytePtr);
-        (None, src, b.param("nblocks", CType::Size), mac)
-    } else {
-        let dst = b.param("dst", CType::BytePtr);
-        let src = b.param("src", CType::ConstBytePtr);
-        let n = b.param("nblocks", CType::Size);
-        (Some(dst), src, n, b.param("iv", CType::BytePtr))
-    };
+    let (rk, dst, src, n, state) = mode.params(&mut b);
     let c = Consts::new(&mut b, set.sbox());
     c.load_tables(&mut b, Width::X);
     let s = V(4);
@@ -1237,9 +1209,7 @@ pub fn expand_key(abi: Abi) -> Result<Function<X86_64>, GenError> {
     let mut b = B::new("asmgen_sm4_expand_key_avx", abi, &Set::Avx.features());
     b.doc("SM4 key schedule: K = MK ^ FK, rk[i] = K[i+4] = K[i] ^ L'(S(K[i+1] ^ K[i+2] ^ K[i+3] ^ CK[i])),");
     b.doc("L'(B) = B ^ rol(B, 13) ^ rol(B, 23). Writes rk_enc[i] and rk_dec[31-i] (little-endian words).");
-    let re = b.param("rk_enc", CType::BytePtr);
-    let rd = b.param("rk_dec", CType::BytePtr);
-    let key = b.param("key", CType::ConstBytePtr);
+    let [re, rd, key] = role::params(&mut b, Role::ExpandKey);
     let c = Consts::new(&mut b, Sbox::AesNi);
     c.load_tables(&mut b, Width::X);
     let w = Width::X;

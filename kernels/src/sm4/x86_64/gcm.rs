@@ -19,8 +19,9 @@ use super::{
     Consts, Count, Set, Width, B, GROUPS, TMP, V,
 };
 use crate::ghash::{x86_64::absorb, Flavour, BYTE_REVERSE, POLY};
+use crate::role::{self, Role};
 use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, Mem, X86_64};
-use asmgen::{Abi, CType, Function, GenError, Label};
+use asmgen::{Abi, Function, GenError, Label};
 
 // GHASH registers inside the round loop.
 const X: V = V(8);
@@ -214,12 +215,7 @@ pub fn gcm(enc: bool, set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> 
         8 * w.blocks()
     ));
     b.doc("flight, GHASH multiplies interleaved with the rounds; dst may equal src.");
-    let rk = b.param("rk_enc", CType::ConstBytePtr);
-    let htable = b.param("htable", CType::ConstBytePtr);
-    let dst = b.param("dst", CType::BytePtr);
-    let src = b.param("src", CType::ConstBytePtr);
-    let n = b.param("nblocks", CType::Size);
-    let state = b.param("state", CType::BytePtr);
+    let [rk, htable, dst, src, n, state] = role::params(&mut b, Role::GcmEnc);
     let c = Consts::new(&mut b, set.sbox());
     let rol8 = rol8_constant(&mut b);
     let rev = b.constant("byte_reverse", 16, "vpshufb control: reverse 16 bytes", &BYTE_REVERSE);

@@ -22,9 +22,10 @@ use super::{
     B, GROUPS, TMP, V,
 };
 use crate::ghash::BYTE_REVERSE;
+use crate::role::{self, Role};
 use crate::Blocks;
 use asmgen::isa::x86_64::{mem, rip, rip_off, Gpr, Mem, X86Feature, X86_64};
-use asmgen::{Abi, CType, Function, GenError, Label};
+use asmgen::{Abi, Function, GenError, Label};
 
 /// Which XTS tweak convention.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -483,11 +484,7 @@ pub fn xts_of(enc: bool, std: Standard, set: Set, abi: Abi, blocks: Blocks) -> R
     if let Some(d) = blocks.doc() {
         b.doc(&d);
     }
-    let rk = b.param(if enc { "rk_enc" } else { "rk_dec" }, CType::ConstBytePtr);
-    let dst = b.param("dst", CType::BytePtr);
-    let src = b.param("src", CType::ConstBytePtr);
-    let n = b.param("nblocks", CType::Size);
-    let tweak = b.param("tweak", CType::BytePtr);
+    let [rk, dst, src, n, tweak] = role::params(&mut b, Role::xts(!enc, std == Standard::Gb));
     let c = Consts::new(&mut b, set.sbox());
     let tw = Tw::new(&mut b, std, set);
     let x = Ctx { c, tw, rk, dst, src, n, tweak };
