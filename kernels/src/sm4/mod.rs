@@ -550,6 +550,12 @@ pub mod gfni {
     }
 }
 
+/// A batch mode kernel's parameter registers: `(rk, dst, src, nblocks, ctr or iv)`, the last `None` for ECB.
+pub type BatchParams<R> = (R, R, R, R, Option<R>);
+
+/// A serial mode kernel's parameter registers: `(rk, dst, src, nblocks, iv or mac)`, `dst` `None` for CBC-MAC.
+pub type SerialParams<R> = (R, Option<R>, R, R, R);
+
 /// The parallel modes every ISA lists: what a batch feeds the cipher and xors into the output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -584,10 +590,7 @@ impl Mode {
 
     /// Declares the kernel's parameters from its role: `(rk, dst, src, nblocks, ctr or iv)`, the last `None` for
     /// ECB (which has four).
-    pub fn params<I: asmgen::Isa>(
-        self,
-        b: &mut asmgen::Builder<I>,
-    ) -> (I::Gpr, I::Gpr, I::Gpr, I::Gpr, Option<I::Gpr>) {
+    pub fn params<I: asmgen::Isa>(self, b: &mut asmgen::Builder<I>) -> BatchParams<I::Gpr> {
         if self == Mode::Ecb {
             let [rk, dst, src, n] = crate::role::params(b, self.into());
             (rk, dst, src, n, None)
@@ -634,10 +637,7 @@ impl Serial {
 
     /// Declares the kernel's parameters from its role: `(rk, dst, src, nblocks, state)` with `state` the iv, or
     /// the mac for CBC-MAC (which has no `dst`).
-    pub fn params<I: asmgen::Isa>(
-        self,
-        b: &mut asmgen::Builder<I>,
-    ) -> (I::Gpr, Option<I::Gpr>, I::Gpr, I::Gpr, I::Gpr) {
+    pub fn params<I: asmgen::Isa>(self, b: &mut asmgen::Builder<I>) -> SerialParams<I::Gpr> {
         if self == Serial::CbcMac {
             let [rk, mac, src, n] = crate::role::params(b, self.role());
             (rk, None, src, n, mac)
