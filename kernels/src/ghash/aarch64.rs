@@ -8,6 +8,7 @@
 //! the halves).
 
 use super::{Flavour, AGGREGATE, POLY};
+use crate::arch::aarch64::counted_loop;
 use crate::role::{self, Role};
 use crate::Blocks;
 use asmgen::isa::aarch64::{regs::*, A64Feature, Aarch64, V, X};
@@ -79,8 +80,7 @@ const ACC: Acc = Acc { lo: LO, hi: HI, mid: MID, polyc: POLYC, t: T, zero: ZERO 
 /// Loads the reduction constants: `polyr` = POLY, `polyc` = its high lane in both lanes, and `zero`.
 pub fn load_constants(b: &mut B, addr: X, polyr: V, polyc: V, zero: V) {
     let poly = b.constant("polyval_poly", 16, "x^128 + x^127 + x^126 + x^121 + 1, reflected", &POLY);
-    b.adrp(addr, &poly);
-    b.add_lo12(addr, addr, &poly);
+    crate::arch::aarch64::addr(b, addr, &poly);
     b.ldr_q(polyr, addr, 0);
     b.dup_2d(polyc, polyr, 1);
     b.movi_zero(zero);
@@ -325,7 +325,7 @@ fn absorb_fixed(b: &mut B, f: Flavour, table: X, data: X, n: X, count: usize) {
     if groups > 0 {
         load_powers(b, table);
     }
-    crate::sm4::aarch64::counted_loop(b, n, groups, &mut |b| absorb8(b, f, data));
+    counted_loop(b, n, groups, &mut |b| absorb8(b, f, data));
     if k == 0 {
         return;
     }

@@ -10,8 +10,8 @@
 //! `ld`/`sd` handle misaligned data and state pointers on riscv64 Linux.
 
 use super::{Flavour, AGGREGATE};
+use crate::arch::riscv64::counted_loop;
 use crate::role::{self, Role};
-use crate::sm4::riscv64::counted_loop;
 use crate::Blocks;
 use asmgen::isa::riscv64::{mem, regs::*, Riscv64, RvFeature, X};
 use asmgen::{Abi, Builder, Function, GenError};

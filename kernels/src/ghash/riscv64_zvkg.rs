@@ -27,8 +27,8 @@
 //! depend on `nblocks` only.
 
 use super::{Flavour, AGGREGATE};
+use crate::arch::riscv64::li_count;
 use crate::role::{self, Role};
-use crate::sm4::riscv64::li_count;
 use crate::Blocks;
 use asmgen::isa::riscv64::{mem, regs::*, Riscv64, RvFeature, VType, V, X};
 use asmgen::{Abi, Builder, Function, GenError, Label};

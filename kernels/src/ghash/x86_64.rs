@@ -1,6 +1,7 @@
 //! GHASH/POLYVAL with PCLMULQDQ on xmm registers (VEX-encoded, so AVX is required too).
 
 use super::{Flavour, AGGREGATE, BYTE_REVERSE, POLY};
+use crate::arch::x86_64::mov_count;
 use crate::role::{self, Role};
 use crate::Blocks;
 use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, Mem, X86Feature, Xmm, X86_64};
@@ -173,7 +174,7 @@ fn absorb_fixed(b: &mut B, f: Flavour, state: Mem, table: Gpr, data: Gpr, n: Gpr
     if groups > 0 {
         let lp8 = b.label("loop8");
         if groups > 1 {
-            b.mov(n, groups as i32);
+            mov_count(b, n, groups);
             b.align(4);
             b.bind(&lp8);
         }

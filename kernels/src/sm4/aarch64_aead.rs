@@ -24,7 +24,8 @@
 //! Constant time: secret data only reaches `sm4e`, `pmull` and vector arithmetic; branches and addresses
 //! depend on lengths only.
 
-use super::{addr, load_rev, load_rk, B, REV, RK, ST};
+use super::{load_rev, load_rk, B, REV, RK, ST};
+use crate::arch::aarch64::addr;
 use crate::ghash::aarch64::{load_constants, mul_acc, reduce_acc, reflect_block, Acc};
 use crate::role::{self, Role};
 use asmgen::isa::aarch64::{regs::*, A64Feature, Aarch64, V, X};

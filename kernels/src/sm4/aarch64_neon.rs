@@ -17,7 +17,8 @@
 //! measurement): the two vector pipes are saturated (the 4-register `tbl`/`tbx` are multi-uop), about 148
 //! cycles per four rounds on eight blocks, 9.5 cycles/byte for CTR; the round's dependency chain is hidden by
 //! the two groups (32 registers hold two groups, the table and the round's temporaries, not three).
-use super::{addr, counted_loop, Mode, Serial, B};
+use super::{Mode, Serial, B};
+use crate::arch::aarch64::{addr, counted_loop};
 use crate::role::{self, Role};
 use crate::sm4::{CK, FK, SBOX};
 use crate::{Blocks, Fixed};

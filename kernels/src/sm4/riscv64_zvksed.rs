@@ -25,7 +25,8 @@
 //! Constant time: data only reaches vector arithmetic, `vsm4r`, `vgmul` and permutations with data-independent
 //! indices; branches and addresses depend on lengths, pointers and the (public) CTR counter only.
 
-use super::{li_count, FK};
+use super::FK;
+use crate::arch::riscv64::li_count;
 use crate::role::{self, Role};
 use crate::{Blocks, Fixed};
 use asmgen::isa::riscv64::{mem, regs::*, Riscv64, RvFeature, VType, V, X};

@@ -17,6 +17,7 @@
 //! [`gcm`] (CTR fused with GHASH) and [`ccm`] (CTR and CBC-MAC in one pass).
 
 use super::{gfni, sbox_affine, Mode, Serial, CK, FK};
+use crate::arch::x86_64::{advance, mov_count};
 use crate::role::{self, Kernel, Kernels, Role};
 use crate::{Blocks, Fixed};
 use asmgen::isa::x86_64::{mem, mem_index, regs::*, rip, Gpr, Mem, X86Feature, Xmm, Ymm, X86_64};
@@ -685,16 +686,6 @@ pub fn transpose(b: &mut B, w: Width, rows: [V; 4], out: [V; 4], t: [V; 3]) {
     }
 }
 
-/// After a batch of `blocks` blocks: done if no more than `blocks` were left, else step `n`, `src` and `dst`
-/// past the batch (the loop step every batch loop shares).
-pub(crate) fn advance(b: &mut B, n: Gpr, src: Gpr, dst: Gpr, blocks: i32, done: &Label) {
-    b.cmp(n, blocks);
-    b.jbe(done);
-    b.sub(n, blocks);
-    b.add(src, 16 * blocks);
-    b.add(dst, 16 * blocks);
-}
-
 /// Where a block of a batch comes from.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Blk {
@@ -1059,7 +1050,7 @@ pub(crate) fn batch_loop(
         (Blocks::Fixed(count), _) => {
             let (full, rest) = (count / per, count % per);
             if full > 1 {
-                b.mov(n, full as i32);
+                mov_count(b, n, full);
                 b.align(4);
                 b.bind(&lp);
             }

@@ -21,6 +21,7 @@ use super::{
     batch_loop, by_fill, each_slot, rounds, transpose, vaffine, vshufb, vstore, vxor, Consts, Count, Fill, Set, Width,
     B, GROUPS, TMP, V,
 };
+use crate::arch::x86_64::{advance, mov_count};
 use crate::ghash::BYTE_REVERSE;
 use crate::role::{self, Role};
 use crate::Blocks;
@@ -499,7 +500,7 @@ pub fn xts_of(enc: bool, std: Standard, set: Set, abi: Abi, blocks: Blocks) -> R
                 let last = b.label("last");
                 batch_in(&mut b, &x, Width::Y, Fill::Known(16));
                 if full > 1 {
-                    b.mov(n, full as i32 - 1);
+                    mov_count(&mut b, n, full - 1);
                 }
                 b.align(4);
                 b.bind(&core);
@@ -551,7 +552,7 @@ pub fn xts_of(enc: bool, std: Standard, set: Set, abi: Abi, blocks: Blocks) -> R
             b.blank();
             b.bind(&last);
             batch_out(&mut b, &x, Width::Y, Fill::Both);
-            super::advance(&mut b, n, src, dst, 16, &done);
+            advance(&mut b, n, src, dst, 16, &done);
             b.cmp(n, 8);
             b.ja(&lp);
             b.blank();
