@@ -4,7 +4,7 @@
 //! `vghsh.vv` computes `(Y ^ X) * H` in GCM's own representation (the raw bytes, loaded with `vle32`), so the
 //! GHASH flavour needs no reordering and the POLYVAL flavour reverses the bytes of every block and of the state
 //! (RFC 8452, appendix A: word reversal by `vrgather.vv`, then `vrev8.v`). The key table is the one every
-//! backend shares (POLYVAL-domain powers and Karatsuba half-sums, see [`super`]), so the kernel maps its
+//! kernel set shares (POLYVAL-domain powers and Karatsuba half-sums, see [`super`]), so the kernel maps its
 //! entries into GCM's field: with `f(a) = ByteReverse(a) * x`, `f(dot(a, b)) = f(a) * f(b)` for POLYVAL's
 //! Montgomery product `dot`, hence `f(table[i-1]) = Hg^i` for both flavours (Hg: the GHASH key of the
 //! flavour's equivalent GHASH). Init computes `Hg^i` with `vgmul` and stores `f^-1(Hg^i) = ByteReverse(Hg^i * x^-1)`

@@ -54,7 +54,8 @@ pub enum Sbox {
     Gfni,
 }
 
-/// A kernel set of the listing: the suffix of its function names, its main width and its S-box.
+/// The variant of an x86_64 SM4 kernel set (one [`crate::catalog::KernelSet`] each): the suffix of its function
+/// names, its main width and its S-box.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Set {
     /// `_avx`: AES-NI + AVX, xmm.
@@ -515,12 +516,8 @@ pub fn set_functions(set: Set, abi: Abi) -> Kernels<X86_64> {
     for m in [Serial::CbcEnc, Serial::CfbEnc, Serial::CbcMac] {
         v.push(Kernel::new(m.role(), serial_mode(m, serial, abi)?));
     }
-    for std in [xts::Standard::Ieee, xts::Standard::Gb] {
-        for enc in [true, false] {
-            v.push(Kernel::new(Role::xts(!enc, std == xts::Standard::Gb), xts::xts(enc, std, set, abi)?));
-        }
-    }
-    v.push(Kernel::new(Role::GcmEnc, gcm::gcm(true, set, abi)?));
+    v.extend(xts::kernels(set, abi, Blocks::Arg)?);
+    v.push(Kernel::new(Role::GcmEnc, gcm::gcm(set, abi)?));
     v.push(Kernel::new(Role::CcmEnc, ccm::ccm(true, serial, abi)?));
     v.push(Kernel::new(Role::CcmDec, ccm::ccm(false, serial, abi)?));
     Ok(v)
@@ -530,43 +527,44 @@ pub fn set_functions(set: Set, abi: Abi) -> Kernels<X86_64> {
 /// size.
 pub fn fixed_functions(set: Set, abi: Abi, fixed: Fixed) -> Kernels<X86_64> {
     match fixed {
-        Fixed::Xts(n) => {
-            let mut v = Vec::new();
-            for std in [xts::Standard::Ieee, xts::Standard::Gb] {
-                for enc in [true, false] {
-                    let f = xts::xts_of(enc, std, set, abi, Blocks::Fixed(n))?;
-                    v.push(Kernel::new(Role::xts(!enc, std == xts::Standard::Gb), f));
-                }
-            }
-            Ok(v)
-        }
+        Fixed::Xts(n) => xts::kernels(set, abi, Blocks::Fixed(n)),
         Fixed::Ctr(n) => Ok(vec![Kernel::new(Role::Ctr, batch_mode_of(Mode::Ctr, set, abi, Blocks::Fixed(n))?)]),
         Fixed::Hash(_) => Ok(Vec::new()),
     }
 }
 
-/// Every SM4 function for x86_64.
+/// Every SM4 function for x86_64, in listing order: the key schedule; the AES-NI AVX and AVX2 kernels kind by
+/// kind (batch modes, serial modes, XTS, GCM, CCM); then the GFNI and VAES sets' own batch, XTS and GCM
+/// kernels set by set; then the GFNI serial and CCM kernels.
 pub fn functions(abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
+    let xts = |set| -> Result<Vec<Function<X86_64>>, GenError> {
+        Ok(xts::kernels(set, abi, Blocks::Arg)?.into_iter().map(|k| k.function).collect())
+    };
     let mut v = vec![expand_key(abi)?];
     for set in [Set::Avx, Set::Avx2] {
-        for m in [Mode::Ecb, Mode::Ctr, Mode::CbcDec, Mode::CfbDec] {
+        for m in Mode::ALL {
             v.push(batch_mode(m, set, abi)?);
         }
     }
-    for m in [Serial::CbcEnc, Serial::CfbEnc, Serial::CbcMac] {
+    for m in Serial::ALL {
         v.push(serial_mode(m, Set::Avx, abi)?);
     }
-    v.extend(xts::functions(abi)?);
-    v.extend(gcm::functions(abi)?);
-    v.extend(ccm::functions(abi)?);
+    for set in [Set::Avx, Set::Avx2] {
+        v.extend(xts(set)?);
+    }
+    for set in [Set::Avx, Set::Avx2] {
+        v.push(gcm::gcm(set, abi)?);
+    }
+    v.push(ccm::ccm(true, Set::Avx, abi)?);
+    v.push(ccm::ccm(false, Set::Avx, abi)?);
     for set in [Set::Gfni, Set::Vaes] {
-        for m in [Mode::Ecb, Mode::Ctr, Mode::CbcDec, Mode::CfbDec] {
+        for m in Mode::ALL {
             v.push(batch_mode(m, set, abi)?);
         }
-        v.extend(xts::functions_of(set, abi)?);
-        v.push(gcm::gcm(true, set, abi)?);
+        v.extend(xts(set)?);
+        v.push(gcm::gcm(set, abi)?);
     }
-    for m in [Serial::CbcEnc, Serial::CfbEnc, Serial::CbcMac] {
+    for m in Serial::ALL {
         v.push(serial_mode(m, Set::Gfni, abi)?);
     }
     v.push(ccm::ccm(true, Set::Gfni, abi)?);

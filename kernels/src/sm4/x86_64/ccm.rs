@@ -128,8 +128,3 @@ pub fn ccm(enc: bool, set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> 
     b.bind(&done);
     b.finish()
 }
-
-/// Both CCM functions (AVX).
-pub fn functions(abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
-    Ok(vec![ccm(true, Set::Avx, abi)?, ccm(false, Set::Avx, abi)?])
-}

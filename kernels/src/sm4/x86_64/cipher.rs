@@ -16,7 +16,7 @@ pub const TMP: [V; 3] = [V(8), V(9), V(10)];
 /// The broadcast round key.
 pub const RK: V = V(11);
 /// Pre-affine nibble tables (low, high), post-affine nibble tables (low, high). GFNI: the matrices of
-/// [`gfni::GfniRound`] `rot0`, `rot8`, `rot24` and `key` (= `enter`).
+/// [`gfni::GfniRound`](crate::sm4::gfni::GfniRound) `rot0`, `rot8`, `rot24` and `key` (= `enter`).
 pub const PRE_LO: V = V(12);
 /// See [`PRE_LO`].
 pub const PRE_HI: V = V(13);
@@ -92,7 +92,7 @@ pub fn round(b: &mut B, c: &Consts, w: Width, x: [V; 4], rk: V, t: [V; 3]) {
     vxor(b, w, x[0], x[0], t1);
 }
 
-/// [`round`] with GFNI, in the domain `Y = M1·X` ([`gfni::GfniRound`]), `rk` already mapped (`M1·rk ^ c1`):
+/// [`round`] with GFNI, in the domain `Y = M1·X` ([`gfni::GfniRound`](crate::sm4::gfni::GfniRound)), `rk` already mapped (`M1·rk ^ c1`):
 /// `u = x1 ^ x2 ^ rk ^ x3`, `x0 ^= rot0(u) ^ rol8(rot8(u)) ^ rol16(rot8(u)) ^ rol24(rot24(u))`, each `rotK` one
 /// `vgf2p8affineinvqb`. 13 vector ops; the chain from `x3` to the new word is xor, affine-inverse, shuffle and
 /// two xors.

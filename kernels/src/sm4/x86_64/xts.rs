@@ -23,7 +23,7 @@ use super::{
 };
 use crate::arch::x86_64::{advance, mov_count};
 use crate::ghash::BYTE_REVERSE;
-use crate::role::{self, Role};
+use crate::role::{self, Kernel, Kernels, Role};
 use crate::Blocks;
 use asmgen::isa::x86_64::{mem, rip, rip_off, Gpr, Mem, X86Feature, X86_64};
 use asmgen::{Abi, Function, GenError, Label};
@@ -568,19 +568,12 @@ pub fn xts_of(enc: bool, std: Standard, set: Set, abi: Abi, blocks: Blocks) -> R
     b.finish()
 }
 
-/// Every XTS function: encryption and decryption, both standards, AVX and AVX2.
-pub fn functions(abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
-    let mut v = functions_of(Set::Avx, abi)?;
-    v.extend(functions_of(Set::Avx2, abi)?);
-    Ok(v)
-}
-
-/// The four XTS functions (both directions, both standards) of one kernel set.
-pub fn functions_of(set: Set, abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
+/// The four XTS kernels (both directions, both standards) of one kernel set, for `blocks` blocks.
+pub fn kernels(set: Set, abi: Abi, blocks: Blocks) -> Kernels<X86_64> {
     let mut v = Vec::new();
     for std in [Standard::Ieee, Standard::Gb] {
         for enc in [true, false] {
-            v.push(xts(enc, std, set, abi)?);
+            v.push(Kernel::new(Role::xts(!enc, std == Standard::Gb), xts_of(enc, std, set, abi, blocks)?));
         }
     }
     Ok(v)
