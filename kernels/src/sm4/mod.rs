@@ -397,7 +397,7 @@ mod tests {
 /// `S(x) = affineinv(affine(x, M1, c1), M2·Aaes, M2·0x63 ^ c2)`, by [`sbox_affine`] and
 /// `AES_SubBytes(y) = Aaes·inv(y) ^ 0x63`.
 ///
-/// The kernels go further ([`GfniRound`]): they keep the state words in the pre-affine's linear domain
+/// The kernels go further ([`GfniRound`](gfni::GfniRound)): they keep the state words in the pre-affine's linear domain
 /// (`Y = M1·X` on every byte, a byte-wise linear map, which commutes with the byte rotations of the linear
 /// layer), and split `L` into byte-wise linear maps and byte rotations, so that a round is three
 /// `vgf2p8affineinvqb` and three `vpshufb` after the xors.

@@ -50,7 +50,7 @@ pub enum Sbox {
     AesNi,
     /// The same with `vaesenclast` on whole ymm registers (VAES).
     Vaes,
-    /// GFNI: the state kept in the pre-affine's domain, a round is three `vgf2p8affineinvqb` ([`gfni::round`]).
+    /// GFNI: the state kept in the pre-affine's domain, a round is three `vgf2p8affineinvqb` ([`gfni::round`](crate::sm4::gfni::round)).
     Gfni,
 }
 

@@ -5,7 +5,7 @@
 //! and word 3 is the counter, so `X3` is the broadcast counter plus the block offsets (`vpaddd` wraps mod 2^32
 //! exactly as `inc32` does).
 //!
-//! The rounds use [`round_lean`](super::round_lean), which leaves xmm10 and xmm11 free: they accumulate the
+//! The rounds use [`round_lean`], which leaves xmm10 and xmm11 free: they accumulate the
 //! low and high Karatsuba products of one 8-block GHASH aggregate, the middle products accumulate in
 //! `state[16..32]` (the GHASH state's own slot; the state itself is in xmm11 between aggregates), and
 //! xmm8/xmm9 are free between rounds for the multiplies. The state enters an aggregate as `S * H^8`, added to

@@ -13,7 +13,7 @@
 //!
 //! The GFNI kernels run full 16-block batches back to back: one pass over the slots xors this batch's parked
 //! tweaks into its outputs and forms the next batch's inputs with the tweaks 16 blocks on, `T * x^16` from the
-//! parked ones (a byte shift and one `vpclmulqdq` per pair of blocks, [`Tw::times_x16`]). The AES-NI AVX2
+//! parked ones (a byte shift and one `vpclmulqdq` per pair of blocks, `Tw::times_x16`). The AES-NI AVX2
 //! and VAES kernels run their full batches the same way, their first batch's tweaks from the chain and the
 //! product by x^16 in shifts and xors (no `vpclmulqdq`: AVX2-only CPUs such as Zen 1 lack it on ymm).
 
