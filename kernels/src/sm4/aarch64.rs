@@ -482,6 +482,8 @@ pub fn ce_xts(flavour: Xts, decrypt: bool, abi: Abi) -> Result<Function<Aarch64>
 /// size, e.g. 256 blocks for 4096-byte sectors): then no zero check, `count / 8` batches of eight in a counted
 /// loop (straight-line for one) and the last `count % 8` blocks as one batch of that many, interleaved; no
 /// batch of four, no single-block loop.
+// Over 100 lines: one loop's story (set-up, the tweak chain, batches of eight, the tail, the tweak stored
+// back); the tweak and batch steps are closures over its registers, so splitting would pass them all around.
 pub fn ce_xts_of(flavour: Xts, decrypt: bool, abi: Abi, blocks: Blocks) -> Result<Function<Aarch64>, GenError> {
     let fl = match flavour {
         Xts::Ieee => "ieee",

@@ -238,15 +238,39 @@ fn ctr_inputs(b: &mut B, x: &Ctx, groups: usize) {
 /// One batch: eight blocks, the last `n` (1..7), or a known number of them (see [`Fill`]; a known batch of at
 /// most four runs the rounds on one group only).
 fn batch(b: &mut B, x: &Ctx, fill: Fill) {
-    let p = X12;
-    let q = X13;
-    let full = fill == Fill::Full;
     let groups = &G[..fill.groups()];
     b.comment(match fill {
         Fill::Full => "Eight blocks.".to_string(),
         Fill::Partial => "The last 1..7 blocks, one lane at a time.".to_string(),
         Fill::Known(k) => format!("The last {k} blocks."),
     });
+    cipher_inputs(b, x, fill, groups);
+    x.c.load_round(b);
+    rounds(b, groups, x.rk);
+    b.comment("Output words X35, X34, X33, X32 into v8-v15 (byte-swapped), xored with the mode's operand.");
+    mode_operands(b, x, fill);
+    for (g, o) in groups.iter().zip(&OUT) {
+        for j in 0..4 {
+            if x.mode == Mode::Ecb {
+                b.rev32_16b(o[j], g[3 - j]);
+            } else {
+                b.rev32_16b(g[3 - j], g[3 - j]);
+                b.eor_16b(o[j], o[j], g[3 - j]);
+            }
+        }
+    }
+    chain_and_store(b, x, fill);
+    if x.mode == Mode::Ctr {
+        advance_counter(b, x, fill);
+    }
+}
+
+/// The cipher's inputs of a batch into `groups`, transposed, as big-endian words: counter blocks (CTR), the
+/// source blocks (ECB, CBC), or the IV and the source blocks but the last (CFB).
+fn cipher_inputs(b: &mut B, x: &Ctx, fill: Fill, groups: &[[V; 4]]) {
+    let p = X12;
+    let q = X13;
+    let full = fill == Fill::Full;
     b.mov(p, x.src);
     match x.mode {
         Mode::Ctr => ctr_inputs(b, x, groups.len()),
@@ -284,9 +308,14 @@ fn batch(b: &mut B, x: &Ctx, fill: Fill) {
             }
         }
     }
-    x.c.load_round(b);
-    rounds(b, groups, x.rk);
-    b.comment("Output words X35, X34, X33, X32 into v8-v15 (byte-swapped), xored with the mode's operand.");
+}
+
+/// The operand the mode xors into the cipher's output, transposed, into [`OUT`]: the source blocks (CTR, CFB)
+/// or the IV and the source blocks but the last (CBC); nothing for ECB.
+fn mode_operands(b: &mut B, x: &Ctx, fill: Fill) {
+    let p = X12;
+    let q = X13;
+    let full = fill == Fill::Full;
     b.mov(p, x.src);
     match x.mode {
         Mode::Ecb => {}
@@ -315,16 +344,11 @@ fn batch(b: &mut B, x: &Ctx, fill: Fill) {
             }
         }
     }
-    for (g, o) in groups.iter().zip(&OUT) {
-        for j in 0..4 {
-            if x.mode == Mode::Ecb {
-                b.rev32_16b(o[j], g[3 - j]);
-            } else {
-                b.rev32_16b(g[3 - j], g[3 - j]);
-                b.eor_16b(o[j], o[j], g[3 - j]);
-            }
-        }
-    }
+}
+
+/// The chaining modes' new IV (the last ciphertext block), then the batch's output blocks to `dst`.
+fn chain_and_store(b: &mut B, x: &Ctx, fill: Fill) {
+    let p = X12;
     if matches!(x.mode, Mode::CbcDec | Mode::CfbDec) {
         b.comment("The last ciphertext block becomes the IV (read before any store: dst may be src).");
         match fill {
@@ -353,25 +377,28 @@ fn batch(b: &mut B, x: &Ctx, fill: Fill) {
         }
         Fill::Partial => per_block(b, x.n, &|b, i| b_st4_lane(b, i, x.dst)),
     }
-    if x.mode == Mode::Ctr {
-        match fill {
-            Fill::Full => {
-                b.adds_imm(x.lo, x.lo, 8);
-                b.adc(x.hi, x.hi, XZR);
-            }
-            Fill::Known(k) => {
-                b.adds_imm(x.lo, x.lo, k as i32);
-                b.adc(x.hi, x.hi, XZR);
-            }
-            Fill::Partial => {
-                let nc = b.label("no_carry");
-                b.add(p, x.lo, x.n);
-                b.cmp(p, x.lo);
-                b.b_hs(&nc);
-                b.add_imm(x.hi, x.hi, 1);
-                b.bind(&nc);
-                b.mov(x.lo, p);
-            }
+}
+
+/// CTR: the counter (hi, lo) advanced past the batch, the carry crossing into `hi`.
+fn advance_counter(b: &mut B, x: &Ctx, fill: Fill) {
+    let p = X12;
+    match fill {
+        Fill::Full => {
+            b.adds_imm(x.lo, x.lo, 8);
+            b.adc(x.hi, x.hi, XZR);
+        }
+        Fill::Known(k) => {
+            b.adds_imm(x.lo, x.lo, k as i32);
+            b.adc(x.hi, x.hi, XZR);
+        }
+        Fill::Partial => {
+            let nc = b.label("no_carry");
+            b.add(p, x.lo, x.n);
+            b.cmp(p, x.lo);
+            b.b_hs(&nc);
+            b.add_imm(x.hi, x.hi, 1);
+            b.bind(&nc);
+            b.mov(x.lo, p);
         }
     }
 }

@@ -127,6 +127,8 @@ pub fn batch_mode(mode: Mode, abi: Abi) -> Result<Function<Riscv64>, GenError> {
 /// loop (the count is loaded into the register `nblocks` arrived in), as does the counter-wrap path (the
 /// counter is an argument); the count removes the zero-length check, and for one block the wrap check (a
 /// single counter block cannot wrap inside the batch).
+// Over 100 lines: one vsetvli strip-mining loop read top to bottom (inputs per mode, rounds, the mode's xor,
+// stores, the CTR wrap path beside it); its parts share a dozen registers and labels.
 pub fn batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Riscv64>, GenError> {
     let mut b = B::new(&format!("asmgen_sm4_{}_zvksed{}", mode.name(), blocks.suffix()), abi, &FEATURES);
     b.doc(mode.doc());
@@ -348,6 +350,8 @@ pub fn xts(conv: Xts, decrypt: bool, abi: Abi) -> Result<Function<Riscv64>, GenE
 /// a register group at the smallest VLEN, 128), the loop: one batch whose length `vsetivli` sets, without
 /// the cap at a whole group, the pointer and count updates or the back branch; under four blocks, which
 /// never fill a group, also the whole-group test and its tweak step.
+// Over 100 lines: one vsetvli strip-mining loop with its tweak recurrence (set-up, batch, whole-group tweak
+// step, stores, the final tweak); the fixed-count shortcuts sit at the branches they remove.
 pub fn xts_of(conv: Xts, decrypt: bool, abi: Abi, blocks: Blocks) -> Result<Function<Riscv64>, GenError> {
     let (dir, cname) = (if decrypt { "dec" } else { "enc" }, if conv == Xts::Ieee { "ieee" } else { "gb" });
     let mut features = FEATURES.to_vec();

@@ -492,80 +492,90 @@ pub fn xts_of(enc: bool, std: Standard, set: Set, abi: Abi, blocks: Blocks) -> R
     x.c.load_tables(&mut b, w);
     match (w, blocks) {
         (Width::X, _) => batch_loop(&mut b, blocks, (n, src, dst), w, &|b, w, fill| batch(b, &x, w, fill)),
-        (Width::Y, Blocks::Fixed(count)) => {
-            // Full batches back to back, a counted loop; then the rest as one batch.
-            let (full, rest) = (count / 16, count % 16);
-            if full > 0 {
-                let core = b.label("core");
-                let last = b.label("last");
-                batch_in(&mut b, &x, Width::Y, Fill::Known(16));
-                if full > 1 {
-                    mov_count(&mut b, n, full - 1);
-                }
-                b.align(4);
-                b.bind(&core);
-                batch_core(&mut b, &x, Width::Y);
-                if full > 1 {
-                    b.test(n, n);
-                    b.jz(&last);
-                    batch_step(&mut b, &x);
-                    b.sub(n, 1);
-                    b.add(src, 256);
-                    b.add(dst, 256);
-                    b.jmp(&core);
-                }
-                b.bind(&last);
-                batch_out(&mut b, &x, Width::Y, Fill::Known(16));
-                if rest > 0 {
-                    b.add(src, 256);
-                    b.add(dst, 256);
-                }
-            }
-            if rest > 0 {
-                b.comment(format!("The last {rest} blocks."));
-                batch(&mut b, &x, if rest <= 8 { Width::X } else { Width::Y }, Fill::Known(rest));
-            }
-        }
-        (Width::Y, Blocks::Arg) => {
-            let done = b.label("done");
-            let lp = b.label("loop");
-            b.test(n, n);
-            b.jz(&done);
-            // Batches in a row: the outputs of one and the inputs of the next in one pass over the slots.
-            let small = b.label("small");
-            let last = b.label("last");
-            b.cmp(n, 8);
-            b.jbe(&small);
-            b.bind(&lp);
-            batch_in(&mut b, &x, Width::Y, Fill::Both);
-            let core = b.label("core");
-            b.align(4);
-            b.bind(&core);
-            batch_core(&mut b, &x, Width::Y);
-            b.cmp(n, 32);
-            b.jb(&last);
-            batch_step(&mut b, &x);
-            b.sub(n, 16);
-            b.add(src, 256);
-            b.add(dst, 256);
-            b.jmp(&core);
-            b.blank();
-            b.bind(&last);
-            batch_out(&mut b, &x, Width::Y, Fill::Both);
-            advance(&mut b, n, src, dst, 16, &done);
-            b.cmp(n, 8);
-            b.ja(&lp);
-            b.blank();
-            b.bind(&small);
-            b.comment("1..8 blocks: one xmm batch.");
-            batch(&mut b, &x, Width::X, Fill::Partial);
-            b.bind(&done);
-        }
+        (Width::Y, Blocks::Fixed(count)) => ymm_fixed(&mut b, &x, count),
+        (Width::Y, Blocks::Arg) => ymm_loop(&mut b, &x),
     }
     if w == Width::Y {
         b.vzeroupper();
     }
     b.finish()
+}
+
+/// The ymm kernel for a fixed count: full batches back to back in a counted loop (the next batch's tweaks
+/// computed under this batch's rounds), then the rest as one batch.
+fn ymm_fixed(b: &mut B, x: &Ctx, count: usize) {
+    let (n, src, dst) = (x.n, x.src, x.dst);
+    // Full batches back to back, a counted loop; then the rest as one batch.
+    let (full, rest) = (count / 16, count % 16);
+    if full > 0 {
+        let core = b.label("core");
+        let last = b.label("last");
+        batch_in(b, x, Width::Y, Fill::Known(16));
+        if full > 1 {
+            mov_count(b, n, full - 1);
+        }
+        b.align(4);
+        b.bind(&core);
+        batch_core(b, x, Width::Y);
+        if full > 1 {
+            b.test(n, n);
+            b.jz(&last);
+            batch_step(b, x);
+            b.sub(n, 1);
+            b.add(src, 256);
+            b.add(dst, 256);
+            b.jmp(&core);
+        }
+        b.bind(&last);
+        batch_out(b, x, Width::Y, Fill::Known(16));
+        if rest > 0 {
+            b.add(src, 256);
+            b.add(dst, 256);
+        }
+    }
+    if rest > 0 {
+        b.comment(format!("The last {rest} blocks."));
+        batch(b, x, if rest <= 8 { Width::X } else { Width::Y }, Fill::Known(rest));
+    }
+}
+
+/// The ymm kernel for `nblocks`: batches in a row (the outputs of one and the inputs of the next in one pass
+/// over the slots), 1..8 blocks as one xmm batch.
+fn ymm_loop(b: &mut B, x: &Ctx) {
+    let (n, src, dst) = (x.n, x.src, x.dst);
+    let done = b.label("done");
+    let lp = b.label("loop");
+    b.test(n, n);
+    b.jz(&done);
+    // Batches in a row: the outputs of one and the inputs of the next in one pass over the slots.
+    let small = b.label("small");
+    let last = b.label("last");
+    b.cmp(n, 8);
+    b.jbe(&small);
+    b.bind(&lp);
+    batch_in(b, x, Width::Y, Fill::Both);
+    let core = b.label("core");
+    b.align(4);
+    b.bind(&core);
+    batch_core(b, x, Width::Y);
+    b.cmp(n, 32);
+    b.jb(&last);
+    batch_step(b, x);
+    b.sub(n, 16);
+    b.add(src, 256);
+    b.add(dst, 256);
+    b.jmp(&core);
+    b.blank();
+    b.bind(&last);
+    batch_out(b, x, Width::Y, Fill::Both);
+    advance(b, n, src, dst, 16, &done);
+    b.cmp(n, 8);
+    b.ja(&lp);
+    b.blank();
+    b.bind(&small);
+    b.comment("1..8 blocks: one xmm batch.");
+    batch(b, x, Width::X, Fill::Partial);
+    b.bind(&done);
 }
 
 /// The four XTS kernels (both directions, both standards) of one kernel set, for `blocks` blocks.
