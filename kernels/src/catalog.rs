@@ -286,7 +286,7 @@ mod tests {
     use std::collections::{BTreeSet, HashMap};
 
     /// Checks every set of one architecture against its target's listings: each kernel has its role's C
-    /// signature, is the listing's function of that name item for item, and no role appears twice in a set;
+    /// signature (parameter names and types), is the listing's function of that name item for item, and no role appears twice in a set;
     /// every SM4 set has the roles every set has; every listing function is some set's kernel.
     fn check<I: Isa>(target: Target, listings: Vec<Listing<I>>, sets: &[KernelSet<I>]) {
         let abi = target.abi;
@@ -299,14 +299,20 @@ mod tests {
             for k in &kernels {
                 let f = &k.function;
                 assert!(roles.insert(k.role), "{}: role {} twice", set.name, k.role.name());
-                let types: Vec<_> = f.signature.params.iter().map(|p| p.ty).collect();
-                assert_eq!(types, k.role.param_types().collect::<Vec<_>>(), "{}: {} signature", set.name, f.name);
+                let params: Vec<_> = f.signature.params.iter().map(|p| (p.name, p.ty)).collect();
+                assert_eq!(params, k.role.params(), "{}: {} signature", set.name, f.name);
                 let l = listed.get(&f.name).unwrap_or_else(|| panic!("{}: {} is in no listing", set.name, f.name));
                 let text = |f: &asmgen::Function<I>| -> Vec<String> {
                     f.insts().map(|i| format!("{:?} {:?}", i.op, i.operands)).collect()
                 };
                 assert_eq!(text(l), text(f), "{}: {} differs from the listing's", set.name, f.name);
                 in_sets.insert(f.name.clone());
+            }
+            for fixed in [Fixed::Xts(3), Fixed::Ctr(3), Fixed::Hash(3)] {
+                for k in (set.fixed)(abi, fixed).unwrap() {
+                    let params: Vec<_> = k.function.signature.params.iter().map(|p| (p.name, p.ty)).collect();
+                    assert_eq!(params, k.role.params(), "{}: {} signature", set.name, k.function.name);
+                }
             }
             if set.listing == "sm4" {
                 for r in SM4_REQUIRED {

@@ -6,6 +6,7 @@
 
 #![warn(missing_docs)]
 
+mod arch;
 pub mod catalog;
 pub mod ghash;
 pub mod role;

@@ -1,6 +1,7 @@
 //! The code's shape, checked: no import cycle among the modules of `gen` and `runtime` (at the crate's top
 //! level, and among the files of each folder module, whose parts may use each other but not their folder's
-//! own `mod.rs` items), and no function over 80 lines in gen/, runtime/ and xtask/.
+//! own `mod.rs` items), no function over 80 lines in gen/, runtime/ and xtask/, and none over 100 lines in
+//! kernels/ that does not say why.
 //!
 //! Sources are parsed with syn; a module is a file (`jit/target.rs` is `jit::target`, `jit/mod.rs` is `jit`).
 //! Every path that starts with `crate::`, `super::` or `self::` (in `use` items and in code) is resolved to
@@ -229,28 +230,45 @@ fn no_import_cycles_in_gen_or_runtime() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// Functions (free, in impls and in traits) longer than `max` lines in the `.rs` files under `dir`.
-fn long_functions(dir: &Path, max: usize) -> Vec<String> {
+/// A function longer than the limit: where it is, its name, the lines of its signature and of its body's end
+/// (1-based), and its body's length.
+struct LongFn {
+    file: PathBuf,
+    name: String,
+    sig_line: usize,
+    end_line: usize,
+    lines: usize,
+}
+
+/// Functions (free and in impls) whose body is longer than `max` lines in the `.rs` files under `dir` (test
+/// modules exempt).
+fn long_fns(dir: &Path, max: usize) -> Vec<LongFn> {
     struct Long<'a> {
         file: &'a Path,
         max: usize,
-        found: Vec<String>,
+        found: Vec<LongFn>,
     }
     impl Long<'_> {
-        fn check(&mut self, name: &syn::Ident, span: proc_macro2::Span) {
-            let lines = span.end().line - span.start().line + 1;
+        fn check(&mut self, sig: &syn::Signature, body: proc_macro2::Span) {
+            let lines = body.end().line - body.start().line + 1;
             if lines > self.max {
-                self.found.push(format!("{}:{} `{name}`: {lines} lines", self.file.display(), span.start().line));
+                self.found.push(LongFn {
+                    file: self.file.to_path_buf(),
+                    name: sig.ident.to_string(),
+                    sig_line: syn::spanned::Spanned::span(sig).start().line,
+                    end_line: body.end().line,
+                    lines,
+                });
             }
         }
     }
     impl<'ast> Visit<'ast> for Long<'_> {
         fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
-            self.check(&f.sig.ident, syn::spanned::Spanned::span(&f.block));
+            self.check(&f.sig, syn::spanned::Spanned::span(&f.block));
             syn::visit::visit_item_fn(self, f);
         }
         fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
-            self.check(&f.sig.ident, syn::spanned::Spanned::span(&f.block));
+            self.check(&f.sig, syn::spanned::Spanned::span(&f.block));
             syn::visit::visit_impl_item_fn(self, f);
         }
         fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
@@ -268,6 +286,50 @@ fn long_functions(dir: &Path, max: usize) -> Vec<String> {
         found.extend(l.found);
     }
     found
+}
+
+impl LongFn {
+    fn describe(&self) -> String {
+        format!("{}:{} `{}`: {} lines", self.file.display(), self.sig_line, self.name, self.lines)
+    }
+
+    /// Whether a comment line containing `Over 100 lines:` (the reason) is right above the function (in the
+    /// comment and attribute lines that lead to its signature) or inside it.
+    fn says_why(&self) -> bool {
+        let text = std::fs::read_to_string(&self.file).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let mut first = self.sig_line - 1;
+        while first > 0 && {
+            let t = lines[first - 1].trim_start();
+            t.starts_with("//") || t.starts_with("#[")
+        } {
+            first -= 1;
+        }
+        lines[first..self.end_line].iter().any(|l| l.trim_start().starts_with("//") && l.contains("Over 100 lines:"))
+    }
+}
+
+/// Functions (free and in impls) longer than `max` lines in the `.rs` files under `dir`, described.
+fn long_functions(dir: &Path, max: usize) -> Vec<String> {
+    long_fns(dir, max).iter().map(LongFn::describe).collect()
+}
+
+/// Kernel functions over 100 lines that do not say why (see [`kernel_functions_over_100_lines_say_why`]).
+fn unexplained_long_kernels(dir: &Path) -> Vec<String> {
+    long_fns(dir, 100).iter().filter(|f| !f.says_why()).map(LongFn::describe).collect()
+}
+
+/// A kernel function may run past gen's 80 lines (a kernel often reads best as the straight-line story of one
+/// loop), but one over 100 lines says why in a comment line containing `Over 100 lines:`, right above it or
+/// inside it.
+#[test]
+fn kernel_functions_over_100_lines_say_why() {
+    let found = unexplained_long_kernels(&workspace().join("kernels").join("src"));
+    assert!(
+        found.is_empty(),
+        "kernel functions over 100 lines without an `Over 100 lines:` comment:\n{}",
+        found.join("\n")
+    );
 }
 
 #[test]
@@ -298,5 +360,13 @@ fn the_checks_can_fail() {
     assert!(problems.iter().any(|p| p.contains("top-level import cycle")), "{problems:?}");
     assert!(problems.iter().any(|p| p.contains("b: import cycle")), "{problems:?}");
     assert_eq!(long_functions(&dir, 80).len(), 1);
+    let body = "    let _ = 1;\n".repeat(101);
+    std::fs::write(
+        dir.join("k.rs"),
+        format!("fn quiet() {{\n{body}}}\n/// A kernel.\n// Over 100 lines: one loop.\nfn told() {{\n{body}}}\nfn inside() {{\n    // Over 100 lines: one loop.\n{body}}}\n"),
+    )
+    .unwrap();
+    let unexplained = unexplained_long_kernels(&dir);
+    assert!(unexplained.len() == 1 && unexplained[0].contains("`quiet`"), "{unexplained:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

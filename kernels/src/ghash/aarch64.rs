@@ -8,9 +8,11 @@
 //! the halves).
 
 use super::{Flavour, AGGREGATE, POLY};
+use crate::arch::aarch64::counted_loop;
+use crate::role::{self, Role};
 use crate::Blocks;
 use asmgen::isa::aarch64::{regs::*, A64Feature, Aarch64, V, X};
-use asmgen::{Abi, Builder, CType, Function, GenError};
+use asmgen::{Abi, Builder, Function, GenError};
 
 type B = Builder<Aarch64>;
 
@@ -78,8 +80,7 @@ const ACC: Acc = Acc { lo: LO, hi: HI, mid: MID, polyc: POLYC, t: T, zero: ZERO 
 /// Loads the reduction constants: `polyr` = POLY, `polyc` = its high lane in both lanes, and `zero`.
 pub fn load_constants(b: &mut B, addr: X, polyr: V, polyc: V, zero: V) {
     let poly = b.constant("polyval_poly", 16, "x^128 + x^127 + x^126 + x^121 + 1, reflected", &POLY);
-    b.adrp(addr, &poly);
-    b.add_lo12(addr, addr, &poly);
+    crate::arch::aarch64::addr(b, addr, &poly);
     b.ldr(polyr, addr, 0);
     b.dup_2d(polyc, polyr, 1);
     b.movi_zero(zero);
@@ -146,8 +147,7 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<Aarch64>, GenError> {
         f.name().to_uppercase()
     ));
     b.doc("for i = 1..8 (powers in the Montgomery domain: H^i = H^(i-1) * H * x^-128).");
-    let table = b.param("table", CType::BytePtr);
-    let h = b.param("h", CType::ConstBytePtr);
+    let [table, h] = role::params(&mut b, Role::hash_init(f));
     let hreg = V(0);
     let hk = V(1);
     let p = V(2);
@@ -261,10 +261,7 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Aarch6
     let name = format!("asmgen_{}_update_pmull{}", f.name(), blocks.suffix());
     let mut b = B::new(&name, abi, &[A64Feature::Pmull]);
     super::document_update(&mut b, f, blocks);
-    let state = b.param("state", CType::BytePtr);
-    let table = b.param("table", CType::ConstBytePtr);
-    let data = b.param("data", CType::ConstBytePtr);
-    let n = b.param("nblocks", CType::Size);
+    let [state, table, data, n] = role::params(&mut b, Role::hash_update(f));
     constants(&mut b);
     b.ldr(S, state, 0);
     reflect(&mut b, f, S);
@@ -328,7 +325,7 @@ fn absorb_fixed(b: &mut B, f: Flavour, table: X, data: X, n: X, count: usize) {
     if groups > 0 {
         load_powers(b, table);
     }
-    crate::sm4::aarch64::counted_loop(b, n, groups, &mut |b| absorb8(b, f, data));
+    counted_loop(b, n, groups, &mut |b| absorb8(b, f, data));
     if k == 0 {
         return;
     }

@@ -14,11 +14,11 @@
 //! blocks; the reduction multiplies by x^-128 in two 64-bit folding steps with the constant
 //! `0xc2000000_00000000` (the reflected x^63 + x^62 + x^57 of the polynomial).
 //!
-//! Every backend uses the same key-table layout ([`KEY_TABLE_BYTES`] bytes, 16-byte aligned):
+//! Every kernel set uses the same key-table layout ([`KEY_TABLE_BYTES`] bytes, 16-byte aligned):
 //! H^1..H^8 at `16*(i-1)`, then each power's Karatsuba half-sum (`lo ^ hi` in both 64-bit lanes) at
 //! `128 + 16*(i-1)`.
 //!
-//! Function signatures (every backend):
+//! Function signatures (every kernel set; declared once in [`crate::Role`]):
 //! * `<name>_init(uint8_t *table, const uint8_t *h)`: key setup from the 16-byte key `h`.
 //! * `<name>_update(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks)`: absorbs
 //!   `nblocks` 16-byte blocks into the 16-byte state (in the function's own byte order: GHASH's for GHASH).
@@ -28,7 +28,7 @@ pub mod riscv64;
 pub mod riscv64_zvkg;
 pub mod x86_64;
 
-/// Bytes of the key table every backend fills.
+/// Bytes of the key table every kernel set fills.
 pub const KEY_TABLE_BYTES: usize = 256;
 /// Blocks aggregated per reduction.
 pub const AGGREGATE: usize = 8;

@@ -10,10 +10,11 @@
 //! `ld`/`sd` handle misaligned data and state pointers on riscv64 Linux.
 
 use super::{Flavour, AGGREGATE};
-use crate::sm4::riscv64::counted_loop;
+use crate::arch::riscv64::counted_loop;
+use crate::role::{self, Role};
 use crate::Blocks;
 use asmgen::isa::riscv64::{mem, regs::*, Riscv64, RvFeature, X};
-use asmgen::{Abi, Builder, CType, Function, GenError};
+use asmgen::{Abi, Builder, Function, GenError};
 
 type B = Builder<Riscv64>;
 
@@ -147,8 +148,7 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<Riscv64>, GenError> {
         f.name().to_uppercase()
     ));
     b.doc("for i = 1..8 (powers in the Montgomery domain: H^i = H^(i-1) * H * x^-128).");
-    let table = b.param("table", CType::BytePtr);
-    let h = b.param("h", CType::ConstBytePtr);
+    let [table, h] = role::params(&mut b, Role::hash_init(f));
     constants(&mut b);
     // H stays in (K0, K1) with its half-sum in KK; the running power is the "state" (ST0, ST1).
     load_block(&mut b, f, K0, K1, h, 0);
@@ -213,10 +213,7 @@ fn absorb8(b: &mut B, f: Flavour, table: X, data: X) {
 pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Riscv64>, GenError> {
     let mut b = B::new(&format!("asmgen_{}_update_zbc{}", f.name(), blocks.suffix()), abi, &FEATURES);
     super::document_update(&mut b, f, blocks);
-    let state = b.param("state", CType::BytePtr);
-    let table = b.param("table", CType::ConstBytePtr);
-    let data = b.param("data", CType::ConstBytePtr);
-    let n = b.param("nblocks", CType::Size);
+    let [state, table, data, n] = role::params(&mut b, Role::hash_update(f));
     constants(&mut b);
     load_block(&mut b, f, ST0, ST1, state, 0);
     if let Blocks::Fixed(count) = blocks {

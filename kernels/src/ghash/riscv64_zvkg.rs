@@ -4,7 +4,7 @@
 //! `vghsh.vv` computes `(Y ^ X) * H` in GCM's own representation (the raw bytes, loaded with `vle32`), so the
 //! GHASH flavour needs no reordering and the POLYVAL flavour reverses the bytes of every block and of the state
 //! (RFC 8452, appendix A: word reversal by `vrgather.vv`, then `vrev8.v`). The key table is the one every
-//! backend shares (POLYVAL-domain powers and Karatsuba half-sums, see [`super`]), so the kernel maps its
+//! kernel set shares (POLYVAL-domain powers and Karatsuba half-sums, see [`super`]), so the kernel maps its
 //! entries into GCM's field: with `f(a) = ByteReverse(a) * x`, `f(dot(a, b)) = f(a) * f(b)` for POLYVAL's
 //! Montgomery product `dot`, hence `f(table[i-1]) = Hg^i` for both flavours (Hg: the GHASH key of the
 //! flavour's equivalent GHASH). Init computes `Hg^i` with `vgmul` and stores `f^-1(Hg^i) = ByteReverse(Hg^i * x^-1)`
@@ -27,10 +27,11 @@
 //! depend on `nblocks` only.
 
 use super::{Flavour, AGGREGATE};
-use crate::sm4::riscv64::li_count;
+use crate::arch::riscv64::li_count;
+use crate::role::{self, Role};
 use crate::Blocks;
 use asmgen::isa::riscv64::{mem, regs::*, Riscv64, RvFeature, VType, V, X};
-use asmgen::{Abi, Builder, CType, Function, GenError, Label};
+use asmgen::{Abi, Builder, Function, GenError, Label};
 
 type B = Builder<Riscv64>;
 
@@ -83,8 +84,7 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<Riscv64>, GenError> {
     let mut b = new(f, "init", abi);
     b.doc(&format!("{} key setup (shared table layout): table[16*(i-1)] = f^-1(Hg^i),", f.name().to_uppercase()));
     b.doc("table[128 + 16*(i-1)] = its Karatsuba half-sum, i = 1..8; f^-1(y) = ByteReverse(y * x^-1).");
-    let table = b.param("table", CType::BytePtr);
-    let h = b.param("h", CType::ConstBytePtr);
+    let [table, h] = role::params(&mut b, Role::hash_init(f));
     let (p, lo, hi, one) = (T0, T1, T2, T3);
     let (hg, cur, y, z, idx, xc, xinv, t) = (V(1), V(2), V(3), V(4), V(5), V(6), V(7), V(8));
     let xg = x_groups(&mut b);
@@ -196,13 +196,11 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Riscv6
         b.doc("VLEN-agnostic: the batches of G blocks stay; only the branches the count decides for G = 4 and 8 go.");
     }
     let plan = Plan::new(blocks);
-    let state = b.param("state", CType::BytePtr);
-    let table = b.param("table", CType::ConstBytePtr);
-    let data = b.param("data", CType::ConstBytePtr);
-    let n = b.param("nblocks", CType::Size);
+    let [state, table, data, n] = role::params(&mut b, Role::hash_update(f));
     let (vlf, g, t, u, p) = (T0, T1, T2, T3, T4);
     // Register groups of LMUL 4.
     let (ridx, widx, bidx, pw, hb, s, xv, tmp) = (V(0), V(4), V(8), V(12), V(16), V(20), V(24), V(28));
+    let r = Regs { state, table, data, n, vlf, g, t, u, p, ridx, widx, bidx, pw, hb, s, xv, tmp };
     let xg = x_groups(&mut b);
     let mask = first_group_mask(&mut b);
     let (main, after, tail_setup, tail, store) =
@@ -213,6 +211,59 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Riscv6
             li_count(&mut b, n, count);
         }
     }
+    setup(&mut b, f, &r, &xg, &mask);
+    if plan.main || plan.last {
+        b.slli(u, g, 4);
+    }
+    if plan.main {
+        main_loop(&mut b, f, &r, &plan, &main, &after);
+    }
+    b.bind(&after);
+    if plan.last {
+        last_batch(&mut b, f, &r, &plan, &tail_setup);
+    }
+    b.bind(&tail_setup);
+    last_blocks(&mut b, f, &r, &plan, &tail, &store);
+    b.bind(&store);
+    if !f.reflected() {
+        byte_reverse(&mut b, s, widx, tmp);
+    }
+    b.vse32_v(s, state);
+    b.comment("Clear the powers of H.");
+    b.vsetvli(ZERO, vlf, E32M4);
+    for v in [pw, hb] {
+        b.vmv_v_i(v, 0);
+    }
+    b.finish()
+}
+
+/// The registers of [`update_of`]: its parameters, scalar temporaries (`vlf` = VLMAX at e32, m4, `g` = G) and
+/// register groups of LMUL 4 (`ridx`, `widx`, `bidx`: index vectors; `pw`: the powers Hg^G..Hg^1; `hb`: one
+/// power in every group; `s`: the running sums; `xv`, `tmp`: data and scratch).
+#[derive(Clone, Copy)]
+struct Regs {
+    state: X,
+    table: X,
+    data: X,
+    n: X,
+    vlf: X,
+    g: X,
+    t: X,
+    u: X,
+    p: X,
+    ridx: V,
+    widx: V,
+    bidx: V,
+    pw: V,
+    hb: V,
+    s: V,
+    xv: V,
+    tmp: V,
+}
+
+/// G, the index vectors, the powers of H in GCM's field, and the state in group 0 of the running sums.
+fn setup(b: &mut B, f: Flavour, r: &Regs, xg: &Label, mask: &Label) {
+    let Regs { state, table, vlf, g, t, p, ridx, widx, bidx, pw, hb, s, xv, tmp, .. } = *r;
     b.comment("G = min(VLMAX / 4, 8) blocks per batch at e32, m4.");
     b.li(t, 4 * AGGREGATE as i32);
     b.vsetvli(vlf, t, E32M4);
@@ -227,7 +278,7 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Riscv6
     b.vle32_v(tmp, table);
     b.vrgather_vv(pw, tmp, ridx);
     b.vrev8_v(pw, pw);
-    b.lla(p, &xg);
+    b.lla(p, xg);
     b.vle32_v(xv, p);
     b.vgmul_vv(pw, xv);
     b.vrgather_vv(hb, pw, bidx);
@@ -235,50 +286,58 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Riscv6
     b.vsetivli(ZERO, 4, E32M4);
     b.vle32_v(xv, state);
     if !f.reflected() {
-        byte_reverse(&mut b, xv, widx, tmp);
+        byte_reverse(b, xv, widx, tmp);
     }
     b.vsetvli(ZERO, vlf, E32M4);
-    b.lla(p, &mask);
+    b.lla(p, mask);
     b.vle32_v(tmp, p);
     b.vand_vv(s, xv, tmp);
-    if plan.main || plan.last {
-        b.slli(u, g, 4);
+}
+
+/// Every batch but the last whole one (at least two batches left), from `main`; to `after` when fewer.
+fn main_loop(b: &mut B, f: Flavour, r: &Regs, plan: &Plan, main: &Label, after: &Label) {
+    let Regs { data, n, g, t, u, hb, s, xv, widx, tmp, .. } = *r;
+    b.slli(t, g, 1);
+    if !plan.main_always {
+        b.bltu(n, t, after);
     }
-    if plan.main {
-        b.slli(t, g, 1);
-        if !plan.main_always {
-            b.bltu(n, t, &after);
-        }
-        b.align(4);
-        b.bind(&main);
-        b.comment("Every batch but the last whole one: S = (S ^ X) * Hg^G per group.");
-        load_group(&mut b, f, xv, data, widx, tmp);
-        b.vghsh_vv(s, hb, xv);
-        b.add(data, data, u);
-        b.sub(n, n, g);
-        b.bgeu(n, t, &main);
+    b.align(4);
+    b.bind(main);
+    b.comment("Every batch but the last whole one: S = (S ^ X) * Hg^G per group.");
+    load_group(b, f, xv, data, widx, tmp);
+    b.vghsh_vv(s, hb, xv);
+    b.add(data, data, u);
+    b.sub(n, n, g);
+    b.bgeu(n, t, main);
+}
+
+/// The last whole batch (to `tail_setup` when there is none), its groups multiplied by Hg^G..Hg^1 and xored
+/// together.
+fn last_batch(b: &mut B, f: Flavour, r: &Regs, plan: &Plan, tail_setup: &Label) {
+    let Regs { data, n, g, t, u, p, pw, s, xv, widx, tmp, .. } = *r;
+    if !plan.last_always {
+        b.bltu(n, g, tail_setup);
     }
-    b.bind(&after);
-    if plan.last {
-        if !plan.last_always {
-            b.bltu(n, g, &tail_setup);
-        }
-        b.comment("The last whole batch: group j times Hg^(G-j), then the groups xored together.");
-        load_group(&mut b, f, xv, data, widx, tmp);
-        b.vghsh_vv(s, pw, xv);
-        b.add(data, data, u);
-        b.sub(n, n, g);
-        let red = b.label("reduce");
-        b.mv(u, g);
-        b.li(p, 1);
-        b.bind(&red);
-        b.srli(u, u, 1);
-        b.slli(t, u, 2);
-        b.vslidedown_vx(tmp, s, t);
-        b.vxor_vv(s, s, tmp);
-        b.bne(u, p, &red);
-    }
-    b.bind(&tail_setup);
+    b.comment("The last whole batch: group j times Hg^(G-j), then the groups xored together.");
+    load_group(b, f, xv, data, widx, tmp);
+    b.vghsh_vv(s, pw, xv);
+    b.add(data, data, u);
+    b.sub(n, n, g);
+    let red = b.label("reduce");
+    b.mv(u, g);
+    b.li(p, 1);
+    b.bind(&red);
+    b.srli(u, u, 1);
+    b.slli(t, u, 2);
+    b.vslidedown_vx(tmp, s, t);
+    b.vxor_vv(s, s, tmp);
+    b.bne(u, p, &red);
+}
+
+/// The last 0..G-1 blocks, one `vghsh` each with Hg: unrolled when the plan knows how many, else a loop from
+/// `tail` (to `store` when none).
+fn last_blocks(b: &mut B, f: Flavour, r: &Regs, plan: &Plan, tail: &Label, store: &Label) {
+    let Regs { data, n, g, t, pw, hb, s, xv, widx, tmp, .. } = *r;
     if plan.tail != Some(0) {
         b.comment("The last 0..G-1 blocks one at a time with Hg (the last group of pw).");
         b.addi(t, g, -1);
@@ -292,7 +351,7 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Riscv6
                 b.comment(format!("The last {k} block(s), for every G."));
             }
             for i in 0..k {
-                load_group(&mut b, f, xv, data, widx, tmp);
+                load_group(b, f, xv, data, widx, tmp);
                 b.vghsh_vv(s, hb, xv);
                 if i + 1 < k {
                     b.addi(data, data, 16);
@@ -301,25 +360,14 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Riscv6
         }
         None => {
             if plan.tail_zero {
-                b.beqz(n, &store);
+                b.beqz(n, store);
             }
-            b.bind(&tail);
-            load_group(&mut b, f, xv, data, widx, tmp);
+            b.bind(tail);
+            load_group(b, f, xv, data, widx, tmp);
             b.vghsh_vv(s, hb, xv);
             b.addi(data, data, 16);
             b.addi(n, n, -1);
-            b.bnez(n, &tail);
+            b.bnez(n, tail);
         }
     }
-    b.bind(&store);
-    if !f.reflected() {
-        byte_reverse(&mut b, s, widx, tmp);
-    }
-    b.vse32_v(s, state);
-    b.comment("Clear the powers of H.");
-    b.vsetvli(ZERO, vlf, E32M4);
-    for v in [pw, hb] {
-        b.vmv_v_i(v, 0);
-    }
-    b.finish()
 }

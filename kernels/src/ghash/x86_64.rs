@@ -1,9 +1,11 @@
 //! GHASH/POLYVAL with PCLMULQDQ on xmm registers (VEX-encoded, so AVX is required too).
 
 use super::{Flavour, AGGREGATE, BYTE_REVERSE, POLY};
+use crate::arch::x86_64::mov_count;
+use crate::role::{self, Role};
 use crate::Blocks;
 use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, Mem, X86Feature, Xmm, X86_64};
-use asmgen::{Abi, Builder, CType, Function, GenError};
+use asmgen::{Abi, Builder, Function, GenError};
 
 type B = Builder<X86_64>;
 
@@ -86,8 +88,7 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
         f.name().to_uppercase()
     ));
     b.doc("for i = 1..8 (powers in the Montgomery domain: H^i = H^(i-1) * H * x^-128).");
-    let table = b.param("table", CType::BytePtr);
-    let h = b.param("h", CType::ConstBytePtr);
+    let [table, h] = role::params(&mut b, Role::hash_init(f));
     constants(&mut b, f);
     let hreg = Xmm(8);
     let p = Xmm(9);
@@ -140,10 +141,7 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<X86_64
     let name = format!("asmgen_{}_update_avx{}", f.name(), blocks.suffix());
     let mut b = B::new(&name, abi, &[X86Feature::Avx, X86Feature::Pclmulqdq]);
     super::document_update(&mut b, f, blocks);
-    let state = b.param("state", CType::BytePtr);
-    let table = b.param("table", CType::ConstBytePtr);
-    let data = b.param("data", CType::ConstBytePtr);
-    let n = b.param("nblocks", CType::Size);
+    let [state, table, data, n] = role::params(&mut b, Role::hash_update(f));
     match blocks {
         Blocks::Arg => absorb(&mut b, f, mem(state, 0), table, data, n),
         Blocks::Fixed(count) => absorb_fixed(&mut b, f, mem(state, 0), table, data, n, count),
@@ -176,7 +174,7 @@ fn absorb_fixed(b: &mut B, f: Flavour, state: Mem, table: Gpr, data: Gpr, n: Gpr
     if groups > 0 {
         let lp8 = b.label("loop8");
         if groups > 1 {
-            b.mov(n, groups as i32);
+            mov_count(b, n, groups);
             b.align(4);
             b.bind(&lp8);
         }

@@ -27,51 +27,13 @@
 //! vector registers; branches and addresses depend on lengths and counter values only.
 
 use super::{Mode, Serial, CK, FK};
-use crate::role::{Kernel, Kernels, Role};
+use crate::arch::aarch64::{addr, counted_loop};
+use crate::role::{self, Kernel, Kernels, Role};
 use crate::{Blocks, Fixed};
 use asmgen::isa::aarch64::{regs::*, A64Feature, Aarch64, V, X};
-use asmgen::{Abi, Builder, CType, Function, GenError, Label};
+use asmgen::{Abi, Builder, Function, GenError};
 
 type B = Builder<Aarch64>;
-
-/// Loads the address of a constant into `x`.
-fn addr(b: &mut B, x: X, l: &Label) {
-    b.adrp(x, l);
-    b.add_lo12(x, x, l);
-}
-
-/// `x = v`, a loop count known when the kernel is generated: `movz`, and above 16 bits `movz` of the bits from
-/// 12 up, `lsl #12` and `add` of the low 12 bits (counts below 2^28).
-pub(crate) fn mov_count(b: &mut B, x: X, v: usize) {
-    if v <= 0xffff {
-        b.movz(x, v as i32);
-        return;
-    }
-    assert!(v < 1 << 28, "loop count {v} does not fit in 28 bits");
-    b.movz(x, (v >> 12) as i32);
-    b.lsl(x, x, 12);
-    if v & 0xfff != 0 {
-        b.add(x, x, (v & 0xfff) as i32);
-    }
-}
-
-/// `body` `times` times (fixed-size kernels): once as straight-line code, or a counted loop with the count in
-/// `n` (`movz`, then `subs` + `b.ne`); nothing for zero.
-pub(crate) fn counted_loop(b: &mut B, n: X, times: usize, body: &mut dyn FnMut(&mut B)) {
-    match times {
-        0 => {}
-        1 => body(b),
-        _ => {
-            let lp = b.label("counted");
-            mov_count(b, n, times);
-            b.align(4);
-            b.bind(&lp);
-            body(b);
-            b.subs(n, n, 1);
-            b.b_ne(&lp);
-        }
-    }
-}
 
 /// `tbl` control reversing the 16 bytes of a register.
 const REVERSE: [u8; 16] = [15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0];
@@ -283,15 +245,7 @@ pub fn ce_batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function
     if let Some(d) = blocks.doc() {
         b.doc(&d);
     }
-    let rk = b.param(mode.rk_name(), CType::ConstBytePtr);
-    let dst = b.param("dst", CType::BytePtr);
-    let src = b.param("src", CType::ConstBytePtr);
-    let n = b.param("nblocks", CType::Size);
-    let extra = match mode {
-        Mode::Ecb => None,
-        Mode::Ctr => Some(b.param("ctr", CType::BytePtr)),
-        _ => Some(b.param("iv", CType::BytePtr)),
-    };
+    let (rk, dst, src, n, extra) = mode.params(&mut b);
     let x = CeCtx { mode, dst, src, hi: X10, lo: X11 };
     let done = b.label("done");
     if blocks == Blocks::Arg {
@@ -372,23 +326,6 @@ pub fn ce_batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function
     b.finish()
 }
 
-/// The parameters of a serial kernel: (rk, dst, src, n, state).
-fn serial_params(b: &mut B, mode: Serial) -> (X, Option<X>, X, X, X) {
-    let rk = b.param("rk_enc", CType::ConstBytePtr);
-    if mode == Serial::CbcMac {
-        let mac = b.param("mac", CType::BytePtr);
-        let src = b.param("src", CType::ConstBytePtr);
-        let n = b.param("nblocks", CType::Size);
-        (rk, None, src, n, mac)
-    } else {
-        let dst = b.param("dst", CType::BytePtr);
-        let src = b.param("src", CType::ConstBytePtr);
-        let n = b.param("nblocks", CType::Size);
-        let iv = b.param("iv", CType::BytePtr);
-        (rk, Some(dst), src, n, iv)
-    }
-}
-
 /// One serial step on the chaining value [`IV`] with plaintext `p`; the new chaining value is also the output
 /// block (written back into `p`).
 fn ce_serial_step(b: &mut B, mode: Serial, p: V) {
@@ -416,7 +353,7 @@ pub fn ce_serial_mode(mode: Serial, abi: Abi) -> Result<Function<Aarch64>, GenEr
     let mut b = B::new(&format!("asmgen_sm4_{}_ce", mode.name()), abi, CE);
     b.doc(mode.doc());
     b.doc("Serial (8 dependent sm4e per block); input loaded and output stored four blocks at a time.");
-    let (rk, dst, src, n, state) = serial_params(&mut b, mode);
+    let (rk, dst, src, n, state) = mode.params(&mut b);
     let done = b.label("done");
     b.cbz(n, &done);
     load_rk(&mut b, rk);
@@ -462,9 +399,7 @@ pub fn ce_expand_key(abi: Abi) -> Result<Function<Aarch64>, GenError> {
     let mut b = B::new("asmgen_sm4_expand_key_ce", abi, CE);
     b.doc("SM4 key schedule with sm4ekey: K = MK ^ FK, then four round keys per sm4ekey with CK[4i..4i+4].");
     b.doc("Writes rk_enc[i] and rk_dec[31-i] (little-endian words).");
-    let re = b.param("rk_enc", CType::BytePtr);
-    let rd = b.param("rk_dec", CType::BytePtr);
-    let key = b.param("key", CType::ConstBytePtr);
+    let [re, rd, key] = role::params(&mut b, Role::ExpandKey);
     let fk: Vec<u8> = FK.iter().flat_map(|w| w.to_le_bytes()).collect();
     let ck: Vec<u8> = CK.iter().flat_map(|w| w.to_le_bytes()).collect();
     let fk = b.constant("sm4_fk", 16, "FK as words", &fk);
@@ -547,6 +482,8 @@ pub fn ce_xts(flavour: Xts, decrypt: bool, abi: Abi) -> Result<Function<Aarch64>
 /// size, e.g. 256 blocks for 4096-byte sectors): then no zero check, `count / 8` batches of eight in a counted
 /// loop (straight-line for one) and the last `count % 8` blocks as one batch of that many, interleaved; no
 /// batch of four, no single-block loop.
+// Over 100 lines: one loop's story (set-up, the tweak chain, batches of eight, the tail, the tweak stored
+// back); the tweak and batch steps are closures over its registers, so splitting would pass them all around.
 pub fn ce_xts_of(flavour: Xts, decrypt: bool, abi: Abi, blocks: Blocks) -> Result<Function<Aarch64>, GenError> {
     let fl = match flavour {
         Xts::Ieee => "ieee",
@@ -564,11 +501,7 @@ pub fn ce_xts_of(flavour: Xts, decrypt: bool, abi: Abi, blocks: Blocks) -> Resul
     if let Some(d) = blocks.doc() {
         b.doc(&d);
     }
-    let rk = b.param(if decrypt { "rk_dec" } else { "rk_enc" }, CType::ConstBytePtr);
-    let dst = b.param("dst", CType::BytePtr);
-    let src = b.param("src", CType::ConstBytePtr);
-    let n = b.param("nblocks", CType::Size);
-    let tweak = b.param("tweak", CType::BytePtr);
+    let [rk, dst, src, n, tweak] = role::params(&mut b, Role::xts(decrypt, flavour == Xts::Gb));
     let gb = flavour == Xts::Gb;
     let done = b.label("done");
     if blocks == Blocks::Arg {

@@ -24,10 +24,12 @@
 //! Constant time: secret data only reaches `sm4e`, `pmull` and vector arithmetic; branches and addresses
 //! depend on lengths only.
 
-use super::{addr, load_rev, load_rk, B, REV, RK, ST};
+use super::{load_rev, load_rk, B, REV, RK, ST};
+use crate::arch::aarch64::addr;
 use crate::ghash::aarch64::{load_constants, mul_acc, reduce_acc, reflect_block, Acc};
+use crate::role::{self, Role};
 use asmgen::isa::aarch64::{regs::*, A64Feature, Aarch64, V, X};
-use asmgen::{Abi, CType, Function, GenError};
+use asmgen::{Abi, Function, GenError};
 
 /// 32 rounds on `regs` (blocks as big-endian words), one `sm4e` step across every block at a time; `between(k)`
 /// is emitted after step k. Then the byte reversal into memory order.
@@ -126,12 +128,7 @@ pub fn gcm_enc(abi: Abi) -> Result<Function<Aarch64>, GenError> {
     b.doc("SM4-GCM payload encryption, whole blocks: dst = src ^ E(ctr_i) (inc32), GHASH over dst;");
     b.doc("state = counter block || GHASH state (GHASH byte order), both updated. Eight blocks in flight, the");
     b.doc("sm4e rounds of each batch interleaved with the PMULL GHASH of the previous batch.");
-    let rk = b.param("rk_enc", CType::ConstBytePtr);
-    let table = b.param("htable", CType::ConstBytePtr);
-    let dst = b.param("dst", CType::BytePtr);
-    let src = b.param("src", CType::ConstBytePtr);
-    let n = b.param("nblocks", CType::Size);
-    let state = b.param("state", CType::BytePtr);
+    let [rk, table, dst, src, n, state] = role::params(&mut b, Role::GcmEnc);
     let g = Gcm { table, dst, src, gp: X12, tp: X13 };
     let done = b.label("done");
     b.cbz(n, &done);
@@ -237,12 +234,7 @@ pub fn ccm(enc: bool, abi: Abi) -> Result<Function<Aarch64>, GenError> {
         if enc { "src" } else { "dst" },
         if enc { "" } else { " (the MAC one block behind)" }
     ));
-    let rk = b.param("rk_enc", CType::ConstBytePtr);
-    let dst = b.param("dst", CType::BytePtr);
-    let src = b.param("src", CType::ConstBytePtr);
-    let n = b.param("nblocks", CType::Size);
-    let ctr = b.param("ctr", CType::BytePtr);
-    let mac = b.param("mac", CType::BytePtr);
+    let [rk, dst, src, n, ctr, mac] = role::params(&mut b, Role::ccm(!enc));
     let (hi, lo) = (X10, X11);
     let (m, c) = (ST[0], ST[1]);
     let done = b.label("done");

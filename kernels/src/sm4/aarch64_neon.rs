@@ -17,11 +17,13 @@
 //! measurement): the two vector pipes are saturated (the 4-register `tbl`/`tbx` are multi-uop), about 148
 //! cycles per four rounds on eight blocks, 9.5 cycles/byte for CTR; the round's dependency chain is hidden by
 //! the two groups (32 registers hold two groups, the table and the round's temporaries, not three).
-use super::{addr, counted_loop, Mode, Serial, B};
+use super::{Mode, Serial, B};
+use crate::arch::aarch64::{addr, counted_loop};
+use crate::role::{self, Role};
 use crate::sm4::{CK, FK, SBOX};
 use crate::{Blocks, Fixed};
 use asmgen::isa::aarch64::{regs::*, Aarch64, V, X};
-use asmgen::{Abi, CType, Function, GenError, Label};
+use asmgen::{Abi, Function, GenError, Label};
 
 /// The two groups.
 const G: [[V; 4]; 2] = [[V(0), V(1), V(2), V(3)], [V(4), V(5), V(6), V(7)]];
@@ -236,15 +238,39 @@ fn ctr_inputs(b: &mut B, x: &Ctx, groups: usize) {
 /// One batch: eight blocks, the last `n` (1..7), or a known number of them (see [`Fill`]; a known batch of at
 /// most four runs the rounds on one group only).
 fn batch(b: &mut B, x: &Ctx, fill: Fill) {
-    let p = X12;
-    let q = X13;
-    let full = fill == Fill::Full;
     let groups = &G[..fill.groups()];
     b.comment(match fill {
         Fill::Full => "Eight blocks.".to_string(),
         Fill::Partial => "The last 1..7 blocks, one lane at a time.".to_string(),
         Fill::Known(k) => format!("The last {k} blocks."),
     });
+    cipher_inputs(b, x, fill, groups);
+    x.c.load_round(b);
+    rounds(b, groups, x.rk);
+    b.comment("Output words X35, X34, X33, X32 into v8-v15 (byte-swapped), xored with the mode's operand.");
+    mode_operands(b, x, fill);
+    for (g, o) in groups.iter().zip(&OUT) {
+        for j in 0..4 {
+            if x.mode == Mode::Ecb {
+                b.rev32_16b(o[j], g[3 - j]);
+            } else {
+                b.rev32_16b(g[3 - j], g[3 - j]);
+                b.eor_16b(o[j], o[j], g[3 - j]);
+            }
+        }
+    }
+    chain_and_store(b, x, fill);
+    if x.mode == Mode::Ctr {
+        advance_counter(b, x, fill);
+    }
+}
+
+/// The cipher's inputs of a batch into `groups`, transposed, as big-endian words: counter blocks (CTR), the
+/// source blocks (ECB, CBC), or the IV and the source blocks but the last (CFB).
+fn cipher_inputs(b: &mut B, x: &Ctx, fill: Fill, groups: &[[V; 4]]) {
+    let p = X12;
+    let q = X13;
+    let full = fill == Fill::Full;
     b.mov(p, x.src);
     match x.mode {
         Mode::Ctr => ctr_inputs(b, x, groups.len()),
@@ -282,9 +308,14 @@ fn batch(b: &mut B, x: &Ctx, fill: Fill) {
             }
         }
     }
-    x.c.load_round(b);
-    rounds(b, groups, x.rk);
-    b.comment("Output words X35, X34, X33, X32 into v8-v15 (byte-swapped), xored with the mode's operand.");
+}
+
+/// The operand the mode xors into the cipher's output, transposed, into [`OUT`]: the source blocks (CTR, CFB)
+/// or the IV and the source blocks but the last (CBC); nothing for ECB.
+fn mode_operands(b: &mut B, x: &Ctx, fill: Fill) {
+    let p = X12;
+    let q = X13;
+    let full = fill == Fill::Full;
     b.mov(p, x.src);
     match x.mode {
         Mode::Ecb => {}
@@ -313,16 +344,11 @@ fn batch(b: &mut B, x: &Ctx, fill: Fill) {
             }
         }
     }
-    for (g, o) in groups.iter().zip(&OUT) {
-        for j in 0..4 {
-            if x.mode == Mode::Ecb {
-                b.rev32_16b(o[j], g[3 - j]);
-            } else {
-                b.rev32_16b(g[3 - j], g[3 - j]);
-                b.eor_16b(o[j], o[j], g[3 - j]);
-            }
-        }
-    }
+}
+
+/// The chaining modes' new IV (the last ciphertext block), then the batch's output blocks to `dst`.
+fn chain_and_store(b: &mut B, x: &Ctx, fill: Fill) {
+    let p = X12;
     if matches!(x.mode, Mode::CbcDec | Mode::CfbDec) {
         b.comment("The last ciphertext block becomes the IV (read before any store: dst may be src).");
         match fill {
@@ -351,25 +377,28 @@ fn batch(b: &mut B, x: &Ctx, fill: Fill) {
         }
         Fill::Partial => per_block(b, x.n, &|b, i| b_st4_lane(b, i, x.dst)),
     }
-    if x.mode == Mode::Ctr {
-        match fill {
-            Fill::Full => {
-                b.adds(x.lo, x.lo, 8);
-                b.adc(x.hi, x.hi, XZR);
-            }
-            Fill::Known(k) => {
-                b.adds(x.lo, x.lo, k as i32);
-                b.adc(x.hi, x.hi, XZR);
-            }
-            Fill::Partial => {
-                let nc = b.label("no_carry");
-                b.add(p, x.lo, x.n);
-                b.cmp(p, x.lo);
-                b.b_hs(&nc);
-                b.add(x.hi, x.hi, 1);
-                b.bind(&nc);
-                b.mov(x.lo, p);
-            }
+}
+
+/// CTR: the counter (hi, lo) advanced past the batch, the carry crossing into `hi`.
+fn advance_counter(b: &mut B, x: &Ctx, fill: Fill) {
+    let p = X12;
+    match fill {
+        Fill::Full => {
+            b.adds(x.lo, x.lo, 8);
+            b.adc(x.hi, x.hi, XZR);
+        }
+        Fill::Known(k) => {
+            b.adds(x.lo, x.lo, k as i32);
+            b.adc(x.hi, x.hi, XZR);
+        }
+        Fill::Partial => {
+            let nc = b.label("no_carry");
+            b.add(p, x.lo, x.n);
+            b.cmp(p, x.lo);
+            b.b_hs(&nc);
+            b.add(x.hi, x.hi, 1);
+            b.bind(&nc);
+            b.mov(x.lo, p);
         }
     }
 }
@@ -394,15 +423,8 @@ pub fn batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Aa
     if let Some(d) = blocks.doc() {
         b.doc(&d);
     }
-    let rk = b.param(mode.rk_name(), CType::ConstBytePtr);
-    let dst = b.param("dst", CType::BytePtr);
-    let src = b.param("src", CType::ConstBytePtr);
-    let n = b.param("nblocks", CType::Size);
-    let iv = match mode {
-        Mode::Ecb => X4,
-        Mode::Ctr => b.param("ctr", CType::BytePtr),
-        _ => b.param("iv", CType::BytePtr),
-    };
+    let (rk, dst, src, n, iv) = mode.params(&mut b);
+    let iv = iv.unwrap_or(X4);
     let c = Consts::new(&mut b);
     let mut incs = Vec::new();
     for k in 0..8u64 {
@@ -490,17 +512,7 @@ pub fn serial_mode(mode: Serial, abi: Abi) -> Result<Function<Aarch64>, GenError
     let mut b = B::new(&format!("asmgen_sm4_{}_neon", mode.name()), abi, &[]);
     b.doc(mode.doc());
     b.doc("Serial: one block per 32 rounds (NEON, tbl S-box).");
-    let rk = b.param("rk_enc", CType::ConstBytePtr);
-    let (dst, src, n, state) = if mode == Serial::CbcMac {
-        let mac = b.param("mac", CType::BytePtr);
-        let src = b.param("src", CType::ConstBytePtr);
-        (None, src, b.param("nblocks", CType::Size), mac)
-    } else {
-        let dst = b.param("dst", CType::BytePtr);
-        let src = b.param("src", CType::ConstBytePtr);
-        let n = b.param("nblocks", CType::Size);
-        (Some(dst), src, n, b.param("iv", CType::BytePtr))
-    };
+    let (rk, dst, src, n, state) = mode.params(&mut b);
     let c = Consts::new(&mut b);
     let done = b.label("done");
     b.cbz(n, &done);
@@ -542,9 +554,7 @@ pub fn expand_key(abi: Abi) -> Result<Function<Aarch64>, GenError> {
     let mut b = B::new("asmgen_sm4_expand_key_neon", abi, &[]);
     b.doc("SM4 key schedule: K = MK ^ FK, rk[i] = K[i+4] = K[i] ^ L'(S(K[i+1] ^ K[i+2] ^ K[i+3] ^ CK[i])),");
     b.doc("L'(B) = B ^ rol(B, 13) ^ rol(B, 23). Writes rk_enc[i] and rk_dec[31-i] (little-endian words).");
-    let re = b.param("rk_enc", CType::BytePtr);
-    let rd = b.param("rk_dec", CType::BytePtr);
-    let key = b.param("key", CType::ConstBytePtr);
+    let [re, rd, key] = role::params(&mut b, Role::ExpandKey);
     let c = Consts::new(&mut b);
     let fk: Vec<u8> = FK.iter().flat_map(|w| w.to_le_bytes()).collect();
     let ck: Vec<u8> = CK.iter().flat_map(|w| w.to_le_bytes()).collect();

@@ -1,5 +1,5 @@
 //! SM4 (GB/T 32907-2016): the algorithm's constants, the S-box as an affine image of the AES S-box, and the
-//! ABI every SM4 backend implements.
+//! ABI every SM4 kernel set implements.
 //!
 //! # The cipher
 //!
@@ -25,58 +25,63 @@
 //! `AES_SubBytes` from `aesenclast` with a zero round key (which also applies ShiftRows; the kernels undo it
 //! in the byte shuffles of the linear layer).
 //!
-//! # ABI (every backend)
+//! # ABI (every kernel set)
 //!
+//! The C signature of each kind of kernel (parameter names and types) is declared once, in [`crate::Role`].
 //! All functions return `void`. `dst` and `src` may be the same buffer (exact aliasing only) and may be
 //! misaligned; `nblocks` may be 0. Round keys are 32 `u32` stored as little-endian words (128 bytes);
-//! `rk_dec` is `rk_enc` in reverse order. Counters and IVs are 16 bytes.
+//! `rk_dec` is `rk_enc` in reverse order. Counters and IVs are 16 bytes. A set without a kernel of some kind
+//! (GCM, CCM, XTS) leaves that mode to the runtime, which composes it from the kernels it has.
 //!
-//! * `asmgen_sm4_expand_key_<isa>(uint8_t *rk_enc, uint8_t *rk_dec, const uint8_t *key)`: the key schedule
+//! * `asmgen_sm4_expand_key_<set>(uint8_t *rk_enc, uint8_t *rk_dec, const uint8_t *key)`: the key schedule
 //!   (constant time); writes both schedules.
-//! * `asmgen_sm4_ecb_<isa>(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks)`: encrypts
+//! * `asmgen_sm4_ecb_<set>(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks)`: encrypts
 //!   (or, given `rk_dec`, decrypts) `nblocks` blocks.
-//! * `asmgen_sm4_ctr_<isa>(rk, dst, src, nblocks, uint8_t *ctr)`: `dst = src ^ E(ctr), E(ctr + 1), ...`; the
+//! * `asmgen_sm4_ctr_<set>(rk, dst, src, nblocks, uint8_t *ctr)`: `dst = src ^ E(ctr), E(ctr + 1), ...`; the
 //!   counter is a 128-bit big-endian integer (the carry crosses the 64-bit halves; it wraps mod 2^128) and is
 //!   updated to `ctr + nblocks`.
-//! * `asmgen_sm4_cbc_dec_<isa>(rk_dec, dst, src, nblocks, uint8_t *iv)`: CBC decryption; `iv` becomes the last
+//! * `asmgen_sm4_cbc_dec_<set>(rk_dec, dst, src, nblocks, uint8_t *iv)`: CBC decryption; `iv` becomes the last
 //!   ciphertext block, so calls chain.
-//! * `asmgen_sm4_cfb_dec_<isa>(rk_enc, dst, src, nblocks, uint8_t *iv)`: CFB-128 decryption of whole blocks;
+//! * `asmgen_sm4_cfb_dec_<set>(rk_enc, dst, src, nblocks, uint8_t *iv)`: CFB-128 decryption of whole blocks;
 //!   `iv` becomes the last ciphertext block.
-//! * `asmgen_sm4_cbc_enc_<isa>(rk_enc, dst, src, nblocks, iv)`, `asmgen_sm4_cfb_enc_<isa>(rk_enc, dst, src,
+//! * `asmgen_sm4_cbc_enc_<set>(rk_enc, dst, src, nblocks, iv)`, `asmgen_sm4_cfb_enc_<set>(rk_enc, dst, src,
 //!   nblocks, iv)`: the serial modes; `iv` becomes the last ciphertext block.
-//! * `asmgen_sm4_cbc_mac_<isa>(const uint8_t *rk_enc, uint8_t *mac, const uint8_t *src, size_t nblocks)`:
+//! * `asmgen_sm4_cbc_mac_<set>(const uint8_t *rk_enc, uint8_t *mac, const uint8_t *src, size_t nblocks)`:
 //!   `mac = E(mac ^ block)` for each block (the core of CBC-MAC, CMAC and XCBC).
-//!
-//! * `asmgen_sm4_xts_{enc,dec}_{ieee,gb}_<isa>(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t
-//!   nblocks, uint8_t *tweak)`: XTS over whole blocks (ciphertext stealing is the caller's, with single-block
-//!   calls): `dst[i] = E(src[i] ^ T[i]) ^ T[i]` with `rk` = `rk_enc` (enc) or `rk_dec` (dec). `tweak` holds
-//!   `T[0]`, the already-encrypted tweak, and becomes `T[nblocks]`. `ieee` (IEEE 1619): `T[i+1] = T[i] * x` in
-//!   GF(2^128), the block read little-endian (byte 0 least significant), reduction `0x87`. `gb`
+//! * `asmgen_sm4_xts_{enc,dec}_{ieee,gb}_<set>(const uint8_t *rk_enc or *rk_dec, uint8_t *dst, const uint8_t
+//!   *src, size_t nblocks, uint8_t *tweak)`: XTS over whole blocks (ciphertext stealing is the caller's, with
+//!   single-block calls): `dst[i] = E(src[i] ^ T[i]) ^ T[i]` with `rk_enc` (enc) or `rk_dec` (dec). `tweak`
+//!   holds `T[0]`, the already-encrypted tweak, and becomes `T[nblocks]`. `ieee` (IEEE 1619): `T[i+1] = T[i] *
+//!   x` in GF(2^128), the block read little-endian (byte 0 least significant), reduction `0x87`. `gb`
 //!   (GB/T 17964-2021): the bit-reflected convention, the block read as a 128-bit big-endian integer `V`,
 //!   `V' = (V >> 1) ^ (V & 1 ? 0xe1 << 120 : 0)`.
-//! * `asmgen_sm4_gcm_{enc,dec}_<isa>(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t
-//!   *src, size_t nblocks, uint8_t *state)`: GCM's payload over whole blocks in one pass. `state[0..16]` is the
+//! * `asmgen_sm4_gcm_enc_<set>(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t
+//!   *src, size_t nblocks, uint8_t *state)`: GCM encryption of whole blocks in one pass. `state[0..16]` is the
 //!   counter block (its last 4 bytes a big-endian counter, incremented per block mod 2^32 without touching the
-//!   first 12 bytes: `inc32`), `state[16..32]` the running GHASH state in GHASH byte order (as
-//!   `asmgen_ghash_update_avx`'s); `htable` is the table `asmgen_ghash_init_avx` fills. `dst = src ^
-//!   E(ctr_i)`; GHASH absorbs the ciphertext (`dst` when encrypting, `src` when decrypting). Both halves of
-//!   `state` are updated, so calls chain.
-//! * `asmgen_sm4_ccm_{enc,dec}_<isa>(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks,
+//!   first 12 bytes: `inc32`), `state[16..32]` the running GHASH state in GHASH byte order (as the set's
+//!   `asmgen_ghash_update_*`'s); `htable` is the table the GHASH kernel set's init fills. `dst = src ^
+//!   E(ctr_i)`; GHASH absorbs the ciphertext `dst`. Both halves of `state` are updated, so calls chain. There is
+//!   no GCM decryption kernel: the runtime checks the tag over the ciphertext (GHASH) before it decrypts (CTR).
+//! * `asmgen_sm4_ccm_{enc,dec}_<set>(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks,
 //!   uint8_t *ctr, uint8_t *mac)`: CCM's payload over whole blocks in one pass: `dst = src ^ E(ctr_i)` with
 //!   `ctr` a 128-bit big-endian counter (updated), and `mac = E(mac ^ p_i)` over the plaintext (`p = src`
 //!   when encrypting, `p = dst` when decrypting).
 //!
-//! x86_64 implements `<isa>` = `avx` (AES-NI + AVX, 8 blocks in flight) for every function and `avx2` (AES-NI +
-//! AVX2, 16 blocks in flight; no VAES) for ECB, CTR, CBC and CFB decryption, XTS and GCM (GCM also needs
-//! PCLMULQDQ). CCM is `avx` only: its CBC-MAC is serial, and the CTR block rides in a spare lane of the MAC's
-//! rounds. `vaes` (VAES + AVX2: `vaesenclast` on whole ymm registers) covers the parallel modes, XTS and GCM;
-//! `gfni` (GFNI + AVX2) covers every mode but the key schedule, with the S-box in GFNI's affine instructions
-//! and the state kept in the pre-affine's domain (see [`gfni`]): three `vgf2p8affineinvqb` and three `vpshufb`
-//! per round.
+//! x86_64 sets (`<set>` = function suffix): `avx` (AES-NI + AVX, 8 blocks in flight) for every function,
+//! `avx2` (AES-NI + AVX2, 16 blocks in flight; no VAES) for ECB, CTR, CBC and CFB decryption, XTS and GCM
+//! (GCM also needs PCLMULQDQ; the AVX2 set takes its key schedule, serial modes and CCM from `avx`: CCM's
+//! CBC-MAC is serial, and the CTR block rides in a spare lane of the MAC's rounds). `vaes` (VAES + AVX2:
+//! `vaesenclast` on whole ymm registers) covers the parallel modes, XTS and GCM; `gfni` (GFNI + AVX2) covers
+//! every mode but the key schedule, with the S-box in GFNI's affine instructions and the state kept in the
+//! pre-affine's domain (see [`gfni`]): three `vgf2p8affineinvqb` and three `vpshufb` per round.
 //!
-//! aarch64 implements `<isa>` = `ce` (the SM4 extension: `sm4e`, `sm4ekey`; 8 blocks in flight) for the key
-//! schedule, ECB, CTR, CBC, CFB, CBC-MAC and XTS, and `neon` (plain Advanced SIMD, `tbl`/`tbx` S-box; 8
-//! blocks in flight) for the key schedule, ECB, CTR, CBC, CFB and CBC-MAC.
+//! aarch64 sets: `ce` (the SM4 extension: `sm4e`, `sm4ekey`; 8 blocks in flight) for the key schedule, ECB,
+//! CTR, CBC, CFB, CBC-MAC, XTS, GCM encryption (fused with PMULL GHASH) and CCM; `neon` (plain Advanced SIMD,
+//! `tbl`/`tbx` S-box; 8 blocks in flight) for the key schedule, ECB, CTR, CBC, CFB and CBC-MAC.
+//!
+//! riscv64 sets: `zvksed` (Zvksed and Zvkb, VLEN-agnostic; XTS tweaks with Zvkg) for the key schedule, ECB,
+//! CTR, CBC, CFB, CBC-MAC and XTS; `zksed` (scalar Zksed, four blocks interleaved) for the key schedule, ECB,
+//! CTR, CBC, CFB and CBC-MAC.
 
 pub mod aarch64;
 pub mod riscv64;
@@ -392,7 +397,7 @@ mod tests {
 /// `S(x) = affineinv(affine(x, M1, c1), M2·Aaes, M2·0x63 ^ c2)`, by [`sbox_affine`] and
 /// `AES_SubBytes(y) = Aaes·inv(y) ^ 0x63`.
 ///
-/// The kernels go further ([`GfniRound`]): they keep the state words in the pre-affine's linear domain
+/// The kernels go further ([`GfniRound`](gfni::GfniRound)): they keep the state words in the pre-affine's linear domain
 /// (`Y = M1·X` on every byte, a byte-wise linear map, which commutes with the byte rotations of the linear
 /// layer), and split `L` into byte-wise linear maps and byte rotations, so that a round is three
 /// `vgf2p8affineinvqb` and three `vpshufb` after the xors.
@@ -550,6 +555,12 @@ pub mod gfni {
     }
 }
 
+/// A batch mode kernel's parameter registers: `(rk, dst, src, nblocks, ctr or iv)`, the last `None` for ECB.
+pub type BatchParams<R> = (R, R, R, R, Option<R>);
+
+/// A serial mode kernel's parameter registers: `(rk, dst, src, nblocks, iv or mac)`, `dst` `None` for CBC-MAC.
+pub type SerialParams<R> = (R, Option<R>, R, R, R);
+
 /// The parallel modes every ISA lists: what a batch feeds the cipher and xors into the output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -577,26 +588,20 @@ impl Mode {
         }
     }
 
-    /// The description of the function.
+    /// The description of the function (its role's, shared by every ISA).
     pub fn doc(self) -> &'static str {
-        match self {
-            Mode::Ecb => "SM4-ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys).",
-            Mode::Ctr => "SM4-CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks.",
-            Mode::CbcDec => {
-                "SM4-CBC decryption: dst[i] = D(src[i]) ^ src[i-1], src[-1] = iv; iv = last ciphertext block."
-            }
-            Mode::CfbDec => {
-                "SM4-CFB-128 decryption: dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv; iv = last ciphertext block."
-            }
-        }
+        crate::Role::from(self).doc().expect("the block modes' roles have a shared doc line")
     }
 
-    /// The name of the round-key parameter.
-    pub fn rk_name(self) -> &'static str {
-        match self {
-            Mode::Ecb | Mode::Ctr => "rk",
-            Mode::CbcDec => "rk_dec",
-            Mode::CfbDec => "rk_enc",
+    /// Declares the kernel's parameters from its role: `(rk, dst, src, nblocks, ctr or iv)`, the last `None` for
+    /// ECB (which has four).
+    pub fn params<I: asmgen::Isa>(self, b: &mut asmgen::Builder<I>) -> BatchParams<I::Gpr> {
+        if self == Mode::Ecb {
+            let [rk, dst, src, n] = crate::role::params(b, self.into());
+            (rk, dst, src, n, None)
+        } else {
+            let [rk, dst, src, n, extra] = crate::role::params(b, self.into());
+            (rk, dst, src, n, Some(extra))
         }
     }
 
@@ -635,14 +640,20 @@ impl Serial {
         }
     }
 
-    /// The description of the function.
-    pub fn doc(self) -> &'static str {
-        match self {
-            Serial::CbcEnc => "SM4-CBC encryption: c[i] = E(p[i] ^ c[i-1]), c[-1] = iv; iv = last ciphertext block.",
-            Serial::CfbEnc => {
-                "SM4-CFB-128 encryption: c[i] = p[i] ^ E(c[i-1]), c[-1] = iv; iv = last ciphertext block."
-            }
-            Serial::CbcMac => "SM4 CBC-MAC core: mac = E(mac ^ block) for each block.",
+    /// Declares the kernel's parameters from its role: `(rk, dst, src, nblocks, state)` with `state` the iv, or
+    /// the mac for CBC-MAC (which has no `dst`).
+    pub fn params<I: asmgen::Isa>(self, b: &mut asmgen::Builder<I>) -> SerialParams<I::Gpr> {
+        if self == Serial::CbcMac {
+            let [rk, mac, src, n] = crate::role::params(b, self.role());
+            (rk, None, src, n, mac)
+        } else {
+            let [rk, dst, src, n, iv] = crate::role::params(b, self.role());
+            (rk, Some(dst), src, n, iv)
         }
+    }
+
+    /// The description of the function (its role's, shared by every ISA).
+    pub fn doc(self) -> &'static str {
+        self.role().doc().expect("the serial modes' roles have a shared doc line")
     }
 }

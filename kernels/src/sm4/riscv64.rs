@@ -32,10 +32,11 @@ pub mod zvksed;
 
 pub use super::Serial;
 use super::{Mode, CK, FK};
-use crate::role::{Kernel, Kernels, Role};
+use crate::arch::riscv64::counted_loop;
+use crate::role::{self, Kernel, Kernels, Role};
 use crate::{Blocks, Fixed};
 use asmgen::isa::riscv64::{mem, regs::*, Riscv64, RvFeature, X};
-use asmgen::{Abi, Builder, CType, Function, GenError, Label};
+use asmgen::{Abi, Builder, Function, GenError, Label};
 
 type B = Builder<Riscv64>;
 
@@ -57,39 +58,6 @@ const KE: X = A6;
 const END: X = A7;
 /// Round temporaries (block k uses `TMP[k % 3]`).
 const TMP: [X; 3] = [T0, T1, T2];
-
-/// `d = v`, a count known when the kernel is generated: `li`, or `lui` + `addi` above 11 bits (below 2^31).
-pub(crate) fn li_count(b: &mut B, d: X, v: usize) {
-    if v < 2048 {
-        b.li(d, v as i32);
-        return;
-    }
-    assert!(v < (1 << 31) - 2048, "count {v} does not fit in 31 bits");
-    let hi = (v + 0x800) >> 12;
-    let lo = v as i64 - ((hi as i64) << 12);
-    b.lui(d, hi as i32);
-    if lo != 0 {
-        b.addi(d, d, lo as i32);
-    }
-}
-
-/// `body` `times` times (fixed-size kernels): once as straight-line code, or a counted loop with the count in
-/// `n` (`addi -1` + `bnez`); nothing for zero.
-pub(crate) fn counted_loop(b: &mut B, n: X, times: usize, body: &mut dyn FnMut(&mut B)) {
-    match times {
-        0 => {}
-        1 => body(b),
-        _ => {
-            let lp = b.label("counted");
-            li_count(b, n, times);
-            b.align(4);
-            b.bind(&lp);
-            body(b);
-            b.addi(n, n, -1);
-            b.bnez(n, &lp);
-        }
-    }
-}
 
 /// `t = a ^ b ^ k ^ c` then `x ^= T(t)` with four `sm4ed`, for each block of a round, interleaved by three.
 fn round(b: &mut B, blocks: &[[X; 4]], r: usize, key: X) {
@@ -271,15 +239,8 @@ pub fn batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Ri
     if let Some(d) = blocks.doc() {
         b.doc(&d);
     }
-    let rk = b.param(mode.rk_name(), CType::ConstBytePtr);
-    let dst = b.param("dst", CType::BytePtr);
-    let src = b.param("src", CType::ConstBytePtr);
-    let n = b.param("nblocks", CType::Size);
-    let extra = match mode {
-        Mode::Ecb => ZERO,
-        Mode::Ctr => b.param("ctr", CType::BytePtr),
-        _ => b.param("iv", CType::BytePtr),
-    };
+    let (rk, dst, src, n, extra) = mode.params(&mut b);
+    let extra = extra.unwrap_or(ZERO);
     let c = Ctx { mode, rk, dst, src, extra };
     if let Blocks::Fixed(count) = blocks {
         let (full, rest) = (count / LANES, count % LANES);
@@ -326,17 +287,7 @@ pub fn serial_mode(mode: Serial, abi: Abi) -> Result<Function<Riscv64>, GenError
     let mut b = new(mode.name(), abi);
     b.doc(mode.doc());
     b.doc("Serial: one block per 32 rounds, each round's sm4ed split into two chains.");
-    let rk = b.param("rk_enc", CType::ConstBytePtr);
-    let (dst, src, n, state) = if mode == Serial::CbcMac {
-        let mac = b.param("mac", CType::BytePtr);
-        let src = b.param("src", CType::ConstBytePtr);
-        (None, src, b.param("nblocks", CType::Size), mac)
-    } else {
-        let dst = b.param("dst", CType::BytePtr);
-        let src = b.param("src", CType::ConstBytePtr);
-        let n = b.param("nblocks", CType::Size);
-        (Some(dst), src, n, b.param("iv", CType::BytePtr))
-    };
+    let (rk, dst, src, n, state) = mode.params(&mut b);
     // The chaining value in memory order (word j at offset 4j), and the round state.
     let w = STATE[3];
     let (lp, done) = (b.label("loop"), b.label("done"));
@@ -396,9 +347,7 @@ pub fn expand_key(abi: Abi) -> Result<Function<Riscv64>, GenError> {
     let mut b = new("expand_key", abi);
     b.doc("SM4 key schedule: K = MK ^ FK, rk[i] = K[i+4] = K[i] ^ L'(S(K[i+1] ^ K[i+2] ^ K[i+3] ^ CK[i])),");
     b.doc("four sm4ks per key. Writes rk_enc[i] and rk_dec[31-i] (little-endian words).");
-    let re = b.param("rk_enc", CType::BytePtr);
-    let rd = b.param("rk_dec", CType::BytePtr);
-    let key = b.param("key", CType::ConstBytePtr);
+    let [re, rd, key] = role::params(&mut b, Role::ExpandKey);
     let (fk, ck) = constants(&mut b);
     let k = [T3, T4, T5, T6];
     let (t, u, p, end) = (T0, T1, T2, A7);

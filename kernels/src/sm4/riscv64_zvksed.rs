@@ -25,10 +25,12 @@
 //! Constant time: data only reaches vector arithmetic, `vsm4r`, `vgmul` and permutations with data-independent
 //! indices; branches and addresses depend on lengths, pointers and the (public) CTR counter only.
 
-use super::{li_count, FK};
+use super::FK;
+use crate::arch::riscv64::li_count;
+use crate::role::{self, Role};
 use crate::{Blocks, Fixed};
 use asmgen::isa::riscv64::{mem, regs::*, Riscv64, RvFeature, VType, V, X};
-use asmgen::{Abi, Builder, CType, Function, GenError, Label};
+use asmgen::{Abi, Builder, Function, GenError, Label};
 
 type B = Builder<Riscv64>;
 
@@ -125,6 +127,8 @@ pub fn batch_mode(mode: Mode, abi: Abi) -> Result<Function<Riscv64>, GenError> {
 /// loop (the count is loaded into the register `nblocks` arrived in), as does the counter-wrap path (the
 /// counter is an argument); the count removes the zero-length check, and for one block the wrap check (a
 /// single counter block cannot wrap inside the batch).
+// Over 100 lines: one vsetvli strip-mining loop read top to bottom (inputs per mode, rounds, the mode's xor,
+// stores, the CTR wrap path beside it); its parts share a dozen registers and labels.
 pub fn batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Riscv64>, GenError> {
     let mut b = B::new(&format!("asmgen_sm4_{}_zvksed{}", mode.name(), blocks.suffix()), abi, &FEATURES);
     b.doc(mode.doc());
@@ -133,15 +137,8 @@ pub fn batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Ri
         b.doc(&d);
         b.doc("VLEN-agnostic: the vsetvli loop stays; no zero check (and for one block no wrap check).");
     }
-    let rk = b.param(mode.rk_name(), CType::ConstBytePtr);
-    let dst = b.param("dst", CType::BytePtr);
-    let src = b.param("src", CType::ConstBytePtr);
-    let n = b.param("nblocks", CType::Size);
-    let extra = match mode {
-        Mode::Ecb => ZERO,
-        Mode::Ctr => b.param("ctr", CType::BytePtr),
-        _ => b.param("iv", CType::BytePtr),
-    };
+    let (rk, dst, src, n, extra) = mode.params(&mut b);
+    let extra = extra.unwrap_or(ZERO);
     let (vl, blk, t, u, hi, lo, four) = (T0, T1, T2, T3, T4, T5, T6);
     let (lp, done) = (b.label("loop"), b.label("done"));
     match blocks {
@@ -249,17 +246,7 @@ pub fn serial_mode(mode: Serial, abi: Abi) -> Result<Function<Riscv64>, GenError
     let mut b = B::new(&format!("asmgen_sm4_{}_zvksed", mode.name()), abi, &FEATURES);
     b.doc(mode.doc());
     b.doc("Serial: one block per eight dependent vsm4r.");
-    let rk = b.param("rk_enc", CType::ConstBytePtr);
-    let (dst, src, n, state) = if mode == Serial::CbcMac {
-        let mac = b.param("mac", CType::BytePtr);
-        let src = b.param("src", CType::ConstBytePtr);
-        (None, src, b.param("nblocks", CType::Size), mac)
-    } else {
-        let dst = b.param("dst", CType::BytePtr);
-        let src = b.param("src", CType::ConstBytePtr);
-        let n = b.param("nblocks", CType::Size);
-        (Some(dst), src, n, b.param("iv", CType::BytePtr))
-    };
+    let (rk, dst, src, n, state) = mode.params(&mut b);
     let t = T0;
     let (lp, done) = (b.label("loop"), b.label("done"));
     b.beqz(n, &done);
@@ -296,9 +283,7 @@ pub fn expand_key(abi: Abi) -> Result<Function<Riscv64>, GenError> {
     let mut b = B::new("asmgen_sm4_expand_key_zvksed", abi, &FEATURES);
     b.doc("SM4 key schedule with vsm4k.vi: K = MK ^ FK, then four round keys per instruction.");
     b.doc("Writes rk_enc[i] and rk_dec[31-i] (little-endian words).");
-    let re = b.param("rk_enc", CType::BytePtr);
-    let rd = b.param("rk_dec", CType::BytePtr);
-    let key = b.param("key", CType::ConstBytePtr);
+    let [re, rd, key] = role::params(&mut b, Role::ExpandKey);
     let fk: Vec<u8> = FK.iter().flat_map(|w| w.to_le_bytes()).collect();
     let fk = b.constant("sm4_fk_le", 4, "SM4 FK, little-endian words", &fk);
     let p = T0;
@@ -365,6 +350,8 @@ pub fn xts(conv: Xts, decrypt: bool, abi: Abi) -> Result<Function<Riscv64>, GenE
 /// a register group at the smallest VLEN, 128), the loop: one batch whose length `vsetivli` sets, without
 /// the cap at a whole group, the pointer and count updates or the back branch; under four blocks, which
 /// never fill a group, also the whole-group test and its tweak step.
+// Over 100 lines: one vsetvli strip-mining loop with its tweak recurrence (set-up, batch, whole-group tweak
+// step, stores, the final tweak); the fixed-count shortcuts sit at the branches they remove.
 pub fn xts_of(conv: Xts, decrypt: bool, abi: Abi, blocks: Blocks) -> Result<Function<Riscv64>, GenError> {
     let (dir, cname) = (if decrypt { "dec" } else { "enc" }, if conv == Xts::Ieee { "ieee" } else { "gb" });
     let mut features = FEATURES.to_vec();
@@ -389,11 +376,7 @@ pub fn xts_of(conv: Xts, decrypt: bool, abi: Abi, blocks: Blocks) -> Result<Func
             "VLEN-agnostic: the vsetvli loop stays; the fixed count removes the zero check."
         });
     }
-    let rk = b.param(if decrypt { "rk_dec" } else { "rk_enc" }, CType::ConstBytePtr);
-    let dst = b.param("dst", CType::BytePtr);
-    let src = b.param("src", CType::ConstBytePtr);
-    let n = b.param("nblocks", CType::Size);
-    let tweak = b.param("tweak", CType::BytePtr);
+    let [rk, dst, src, n, tweak] = role::params(&mut b, Role::xts(decrypt, conv == Xts::Gb));
     let (vl, blk, t, full, g, p) = (T0, T1, T2, T3, T4, T5);
     let (tw, step, ti) = (G1, G2, M);
     let pow = xts_powers(&mut b);

@@ -7,8 +7,9 @@
 //! pass of `ctr + i`), with a MAC-only pass at the end.
 
 use super::{encrypt_one, rounds, Consts, Set, Width, B, GROUPS, TMP, V};
+use crate::role::{self, Role};
 use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, X86_64};
-use asmgen::{Abi, CType, Function, GenError};
+use asmgen::{Abi, Function, GenError};
 
 const MAC: V = V(4);
 /// The previous plaintext block (decryption).
@@ -64,12 +65,7 @@ pub fn ccm(enc: bool, set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> 
         if enc { "src" } else { "dst" }
     ));
     b.doc("rounds (two lanes of one xmm group); dst may equal src.");
-    let rk = b.param("rk_enc", CType::ConstBytePtr);
-    let dst = b.param("dst", CType::BytePtr);
-    let src = b.param("src", CType::ConstBytePtr);
-    let n = b.param("nblocks", CType::Size);
-    let ctr = b.param("ctr", CType::BytePtr);
-    let mac = b.param("mac", CType::BytePtr);
+    let [rk, dst, src, n, ctr, mac] = role::params(&mut b, Role::ccm(!enc));
     let c = Consts::new(&mut b, set.sbox());
     let x = Ctx { c, rk, lo: R10, hi: RBX };
     x.c.load_tables(&mut b, Width::X);
@@ -131,9 +127,4 @@ pub fn ccm(enc: bool, set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> 
     b.mov(mem(ctr, 8), x.lo);
     b.bind(&done);
     b.finish()
-}
-
-/// Both CCM functions (AVX).
-pub fn functions(abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
-    Ok(vec![ccm(true, Set::Avx, abi)?, ccm(false, Set::Avx, abi)?])
 }

@@ -5,13 +5,13 @@
 //! and word 3 is the counter, so `X3` is the broadcast counter plus the block offsets (`vpaddd` wraps mod 2^32
 //! exactly as `inc32` does).
 //!
-//! The rounds use [`round_lean`](super::round_lean), which leaves xmm10 and xmm11 free: they accumulate the
+//! The rounds use [`round_lean`], which leaves xmm10 and xmm11 free: they accumulate the
 //! low and high Karatsuba products of one 8-block GHASH aggregate, the middle products accumulate in
 //! `state[16..32]` (the GHASH state's own slot; the state itself is in xmm11 between aggregates), and
 //! xmm8/xmm9 are free between rounds for the multiplies. The state enters an aggregate as `S * H^8`, added to
 //! the accumulators before its first block. One block is absorbed every two rounds with xmm (8 per batch), two
 //! every four with ymm (16 per batch, reduced after each 8). Encryption absorbs the previous batch's
-//! ciphertext while computing the next batch; decryption absorbs the batch it decrypts (its input). Leftover
+//! ciphertext while computing the next batch (there is no decryption kernel: it is GHASH, then CTR). Leftover
 //! blocks (fewer than a batch) go through the plain GHASH loop of [`crate::ghash::x86_64::absorb`].
 
 use super::{
@@ -19,8 +19,9 @@ use super::{
     Consts, Count, Set, Width, B, GROUPS, TMP, V,
 };
 use crate::ghash::{x86_64::absorb, Flavour, BYTE_REVERSE, POLY};
+use crate::role::{self, Role};
 use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, Mem, X86_64};
-use asmgen::{Abi, CType, Function, GenError, Label};
+use asmgen::{Abi, Function, GenError, Label};
 
 // GHASH registers inside the round loop.
 const X: V = V(8);
@@ -197,128 +198,48 @@ fn batch(b: &mut B, x: &Ctx, w: Width, ghash: bool, n: Option<Gpr>) {
     };
 }
 
-/// `asmgen_sm4_gcm_<enc|dec>_<avx|avx2>(rk, htable, dst, src, nblocks, state)`.
-pub fn gcm(enc: bool, set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> {
-    let dir = if enc { "enc" } else { "dec" };
+/// `asmgen_sm4_gcm_enc_<set>(rk_enc, htable, dst, src, nblocks, state)`: GCM encryption (decryption is a GHASH
+/// pass, then CTR: the safe API checks the tag over the ciphertext before it decrypts anything, so a fused
+/// decryption kernel would have no caller).
+pub fn gcm(set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> {
     let w = set.width();
     let mut f = set.features();
     f.push(asmgen::isa::x86_64::X86Feature::Pclmulqdq);
-    let mut b = B::new(&format!("asmgen_sm4_gcm_{dir}_{}", set.name()), abi, &f);
+    let mut b = B::new(&format!("asmgen_sm4_gcm_enc_{}", set.name()), abi, &f);
+    b.doc(
+        "SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i) (ctr = state[0..16], inc32), GHASH state[16..32]",
+    );
     b.doc(&format!(
-        "SM4-GCM {}, whole blocks: dst[i] = src[i] ^ E(ctr_i) (ctr = state[0..16], inc32), GHASH state[16..32]",
-        if enc { "encryption" } else { "decryption" }
-    ));
-    b.doc(&format!(
-        "absorbs the ciphertext ({}) with the key table htable (asmgen_ghash_init_avx). One pass: {} blocks in",
-        if enc { "dst" } else { "src" },
+        "absorbs the ciphertext (dst) with the key table htable (asmgen_ghash_init_avx). One pass: {} blocks in",
         8 * w.blocks()
     ));
     b.doc("flight, GHASH multiplies interleaved with the rounds; dst may equal src.");
-    let rk = b.param("rk_enc", CType::ConstBytePtr);
-    let htable = b.param("htable", CType::ConstBytePtr);
-    let dst = b.param("dst", CType::BytePtr);
-    let src = b.param("src", CType::ConstBytePtr);
-    let n = b.param("nblocks", CType::Size);
-    let state = b.param("state", CType::BytePtr);
-    let c = Consts::new(&mut b, set.sbox());
-    let rol8 = rol8_constant(&mut b);
-    let rev = b.constant("byte_reverse", 16, "vpshufb control: reverse 16 bytes", &BYTE_REVERSE);
-    let poly = b.constant("polyval_poly", 16, "x^128 + x^127 + x^126 + x^121 + 1, reflected", &POLY);
-    let dw = |v: [u32; 8]| -> Vec<u8> { v.iter().flat_map(|d| d.to_le_bytes()).collect() };
-    let inc = [
-        [
-            b.constant("sm4_gcm_inc_x0", 32, "inc32 offsets, xmm group 0", &dw([0, 1, 2, 3, 0, 1, 2, 3])),
-            b.constant("sm4_gcm_inc_x1", 32, "inc32 offsets, xmm group 1", &dw([4, 5, 6, 7, 4, 5, 6, 7])),
-        ],
-        [
-            b.constant("sm4_gcm_inc_y0", 32, "inc32 offsets, ymm group 0", &dw([0, 2, 4, 6, 1, 3, 5, 7])),
-            b.constant("sm4_gcm_inc_y1", 32, "inc32 offsets, ymm group 1", &dw([8, 10, 12, 14, 9, 11, 13, 15])),
-        ],
-    ];
-    let x = Ctx { c, rol8, rev, poly, inc, rk, htable, dst, src, state, ctr: R10, gptr: RBX, hptr: RBP, mid: R12 };
-    let nblk = 8 * w.blocks() as i32;
+    let [rk, htable, dst, src, n, state] = role::params(&mut b, Role::GcmEnc);
+    let x = context(&mut b, set, [rk, htable, dst, src, state]);
     x.c.load_tables(&mut b, w);
     b.comment("The 32-bit counter (big-endian word 3) and the GHASH state in POLYVAL form (xmm11).");
     b.mov(x.ctr, mem(state, 8));
     b.bswap(x.ctr);
     b.vmovdqu(HI.x(), mem(state, 16));
     b.vpshufb(HI.x(), HI.x(), rip(&x.rev));
-    b.mov(x.gptr, if enc { dst } else { src });
+    b.mov(x.gptr, dst);
 
     let tail = b.label("tail");
     let fin = b.label("fin");
-    let lp = b.label("loop");
-    if enc {
-        b.cmp(n, nblk);
-        b.jb(&tail);
-        b.comment("First batch: nothing to absorb yet.");
-        batch(&mut b, &x, w, false, None);
-        b.sub(n, nblk);
-        b.add(src, 16 * nblk);
-        b.add(dst, 16 * nblk);
-        b.align(4);
-        b.bind(&lp);
-        b.cmp(n, nblk);
-        b.jb(&tail);
-        b.comment("Encrypt this batch while absorbing the previous batch's ciphertext.");
-    } else {
-        b.align(4);
-        b.bind(&lp);
-        b.cmp(n, nblk);
-        b.jb(&tail);
-        b.comment("Decrypt this batch while absorbing its ciphertext.");
-    }
-    batch(&mut b, &x, w, true, None);
-    b.sub(n, nblk);
-    b.add(src, 16 * nblk);
-    b.add(dst, 16 * nblk);
-    b.jmp(&lp);
-
+    whole_batches(&mut b, &x, w, n, &tail);
     b.blank();
     b.bind(&tail);
     b.comment("Fewer blocks than a batch remain; the GHASH state goes back to memory for the plain loop.");
     b.vpshufb(HI.x(), HI.x(), rip(&x.rev));
     b.vmovdqu(mem(state, 16), HI.x());
-    let cnt = R12;
-    if !enc {
-        b.comment("Decryption: absorb the remaining ciphertext before it may be overwritten.");
-        b.mov(x.gptr, src);
-        b.mov(cnt, n);
-        absorb(&mut b, Flavour::Ghash, mem(state, 16), htable, x.gptr, cnt);
-        x.c.load_tables(&mut b, w);
-    }
-    b.test(n, n);
-    b.jz(&fin);
-    b.comment(format!("The last 1..{} blocks (xmm batches).", nblk - 1));
-    if w == Width::Y {
-        let part = b.label("tail_partial");
-        b.cmp(n, 8);
-        b.jb(&part);
-        batch(&mut b, &x, Width::X, false, None);
-        b.sub(n, 8);
-        b.add(src, 128);
-        b.add(dst, 128);
-        b.test(n, n);
-        b.jz(&fin);
-        b.bind(&part);
-        batch(&mut b, &x, Width::X, false, Some(n));
-        b.mov(RAX, n);
-        b.shl(RAX, 4);
-        b.add(dst, RAX);
-    } else {
-        batch(&mut b, &x, Width::X, false, Some(n));
-        b.mov(RAX, n);
-        b.shl(RAX, 4);
-        b.add(dst, RAX);
-    }
+    last_blocks(&mut b, &x, w, n, &fin);
     b.bind(&fin);
-    if enc {
-        b.comment("Absorb the ciphertext not yet absorbed: from gptr to the end of dst.");
-        b.mov(cnt, dst);
-        b.sub(cnt, x.gptr);
-        b.shr(cnt, 4);
-        absorb(&mut b, Flavour::Ghash, mem(state, 16), htable, x.gptr, cnt);
-    }
+    b.comment("Absorb the ciphertext not yet absorbed: from gptr to the end of dst.");
+    let cnt = R12;
+    b.mov(cnt, dst);
+    b.sub(cnt, x.gptr);
+    b.shr(cnt, 4);
+    absorb(&mut b, Flavour::Ghash, mem(state, 16), htable, x.gptr, cnt);
     b.comment("Counter back: word 3 = ctr, words 0..2 unchanged.");
     b.mov(RAX, mem(state, 8));
     b.bswap(RAX);
@@ -335,11 +256,70 @@ pub fn gcm(enc: bool, set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> 
     b.finish()
 }
 
-/// Every GCM function the runtime links: encryption, AVX and AVX2.
-///
-/// The decryption variant (`gcm(false, ..)`) is not listed: the safe API checks the tag over the ciphertext
-/// before it decrypts anything, so decryption is a GHASH pass and then CTR, and a fused decryption pass would
-/// have no caller (a listing nobody runs is not shipped).
-pub fn functions(abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
-    [Set::Avx, Set::Avx2].into_iter().map(|set| gcm(true, set, abi)).collect()
+/// The kernel's constants and registers: `[rk, htable, dst, src, state]` are its parameters.
+fn context(b: &mut B, set: Set, [rk, htable, dst, src, state]: [Gpr; 5]) -> Ctx {
+    let c = Consts::new(b, set.sbox());
+    let rol8 = rol8_constant(b);
+    let rev = b.constant("byte_reverse", 16, "vpshufb control: reverse 16 bytes", &BYTE_REVERSE);
+    let poly = b.constant("polyval_poly", 16, "x^128 + x^127 + x^126 + x^121 + 1, reflected", &POLY);
+    let dw = |v: [u32; 8]| -> Vec<u8> { v.iter().flat_map(|d| d.to_le_bytes()).collect() };
+    let inc = [
+        [
+            b.constant("sm4_gcm_inc_x0", 32, "inc32 offsets, xmm group 0", &dw([0, 1, 2, 3, 0, 1, 2, 3])),
+            b.constant("sm4_gcm_inc_x1", 32, "inc32 offsets, xmm group 1", &dw([4, 5, 6, 7, 4, 5, 6, 7])),
+        ],
+        [
+            b.constant("sm4_gcm_inc_y0", 32, "inc32 offsets, ymm group 0", &dw([0, 2, 4, 6, 1, 3, 5, 7])),
+            b.constant("sm4_gcm_inc_y1", 32, "inc32 offsets, ymm group 1", &dw([8, 10, 12, 14, 9, 11, 13, 15])),
+        ],
+    ];
+    Ctx { c, rol8, rev, poly, inc, rk, htable, dst, src, state, ctr: R10, gptr: RBX, hptr: RBP, mid: R12 }
+}
+
+/// The whole batches: the first without hashing, then each encrypted while the previous batch's ciphertext is
+/// absorbed; to `tail` when fewer than a batch remain.
+fn whole_batches(b: &mut B, x: &Ctx, w: Width, n: Gpr, tail: &Label) {
+    let nblk = 8 * w.blocks() as i32;
+    let lp = b.label("loop");
+    b.cmp(n, nblk);
+    b.jb(tail);
+    b.comment("First batch: nothing to absorb yet.");
+    batch(b, x, w, false, None);
+    b.sub(n, nblk);
+    b.add(x.src, 16 * nblk);
+    b.add(x.dst, 16 * nblk);
+    b.align(4);
+    b.bind(&lp);
+    b.cmp(n, nblk);
+    b.jb(tail);
+    b.comment("Encrypt this batch while absorbing the previous batch's ciphertext.");
+    batch(b, x, w, true, None);
+    b.sub(n, nblk);
+    b.add(x.src, 16 * nblk);
+    b.add(x.dst, 16 * nblk);
+    b.jmp(&lp);
+}
+
+/// The last 0..batch-1 blocks, in xmm batches without hashing; `dst` ends past them; to `fin` when none.
+fn last_blocks(b: &mut B, x: &Ctx, w: Width, n: Gpr, fin: &Label) {
+    let nblk = 8 * w.blocks() as i32;
+    b.test(n, n);
+    b.jz(fin);
+    b.comment(format!("The last 1..{} blocks (xmm batches).", nblk - 1));
+    if w == Width::Y {
+        let part = b.label("tail_partial");
+        b.cmp(n, 8);
+        b.jb(&part);
+        batch(b, x, Width::X, false, None);
+        b.sub(n, 8);
+        b.add(x.src, 128);
+        b.add(x.dst, 128);
+        b.test(n, n);
+        b.jz(fin);
+        b.bind(&part);
+    }
+    batch(b, x, Width::X, false, Some(n));
+    b.mov(RAX, n);
+    b.shl(RAX, 4);
+    b.add(x.dst, RAX);
 }

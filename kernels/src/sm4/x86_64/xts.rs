@@ -13,7 +13,7 @@
 //!
 //! The GFNI kernels run full 16-block batches back to back: one pass over the slots xors this batch's parked
 //! tweaks into its outputs and forms the next batch's inputs with the tweaks 16 blocks on, `T * x^16` from the
-//! parked ones (a byte shift and one `vpclmulqdq` per pair of blocks, [`Tw::times_x16`]). The AES-NI AVX2
+//! parked ones (a byte shift and one `vpclmulqdq` per pair of blocks, `Tw::times_x16`). The AES-NI AVX2
 //! and VAES kernels run their full batches the same way, their first batch's tweaks from the chain and the
 //! product by x^16 in shifts and xors (no `vpclmulqdq`: AVX2-only CPUs such as Zen 1 lack it on ymm).
 
@@ -21,10 +21,12 @@ use super::{
     batch_loop, by_fill, each_slot, rounds, transpose, vaffine, vshufb, vstore, vxor, Consts, Count, Fill, Set, Width,
     B, GROUPS, TMP, V,
 };
+use crate::arch::x86_64::{advance, mov_count};
 use crate::ghash::BYTE_REVERSE;
+use crate::role::{self, Kernel, Kernels, Role};
 use crate::Blocks;
 use asmgen::isa::x86_64::{mem, rip, rip_off, Gpr, Mem, X86Feature, X86_64};
-use asmgen::{Abi, CType, Function, GenError, Label};
+use asmgen::{Abi, Function, GenError, Label};
 
 /// Which XTS tweak convention.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -483,86 +485,15 @@ pub fn xts_of(enc: bool, std: Standard, set: Set, abi: Abi, blocks: Blocks) -> R
     if let Some(d) = blocks.doc() {
         b.doc(&d);
     }
-    let rk = b.param(if enc { "rk_enc" } else { "rk_dec" }, CType::ConstBytePtr);
-    let dst = b.param("dst", CType::BytePtr);
-    let src = b.param("src", CType::ConstBytePtr);
-    let n = b.param("nblocks", CType::Size);
-    let tweak = b.param("tweak", CType::BytePtr);
+    let [rk, dst, src, n, tweak] = role::params(&mut b, Role::xts(!enc, std == Standard::Gb));
     let c = Consts::new(&mut b, set.sbox());
     let tw = Tw::new(&mut b, std, set);
     let x = Ctx { c, tw, rk, dst, src, n, tweak };
     x.c.load_tables(&mut b, w);
     match (w, blocks) {
         (Width::X, _) => batch_loop(&mut b, blocks, (n, src, dst), w, &|b, w, fill| batch(b, &x, w, fill)),
-        (Width::Y, Blocks::Fixed(count)) => {
-            // Full batches back to back, a counted loop; then the rest as one batch.
-            let (full, rest) = (count / 16, count % 16);
-            if full > 0 {
-                let core = b.label("core");
-                let last = b.label("last");
-                batch_in(&mut b, &x, Width::Y, Fill::Known(16));
-                if full > 1 {
-                    b.mov(n, full as i32 - 1);
-                }
-                b.align(4);
-                b.bind(&core);
-                batch_core(&mut b, &x, Width::Y);
-                if full > 1 {
-                    b.test(n, n);
-                    b.jz(&last);
-                    batch_step(&mut b, &x);
-                    b.sub(n, 1);
-                    b.add(src, 256);
-                    b.add(dst, 256);
-                    b.jmp(&core);
-                }
-                b.bind(&last);
-                batch_out(&mut b, &x, Width::Y, Fill::Known(16));
-                if rest > 0 {
-                    b.add(src, 256);
-                    b.add(dst, 256);
-                }
-            }
-            if rest > 0 {
-                b.comment(format!("The last {rest} blocks."));
-                batch(&mut b, &x, if rest <= 8 { Width::X } else { Width::Y }, Fill::Known(rest));
-            }
-        }
-        (Width::Y, Blocks::Arg) => {
-            let done = b.label("done");
-            let lp = b.label("loop");
-            b.test(n, n);
-            b.jz(&done);
-            // Batches in a row: the outputs of one and the inputs of the next in one pass over the slots.
-            let small = b.label("small");
-            let last = b.label("last");
-            b.cmp(n, 8);
-            b.jbe(&small);
-            b.bind(&lp);
-            batch_in(&mut b, &x, Width::Y, Fill::Both);
-            let core = b.label("core");
-            b.align(4);
-            b.bind(&core);
-            batch_core(&mut b, &x, Width::Y);
-            b.cmp(n, 32);
-            b.jb(&last);
-            batch_step(&mut b, &x);
-            b.sub(n, 16);
-            b.add(src, 256);
-            b.add(dst, 256);
-            b.jmp(&core);
-            b.blank();
-            b.bind(&last);
-            batch_out(&mut b, &x, Width::Y, Fill::Both);
-            super::advance(&mut b, n, src, dst, 16, &done);
-            b.cmp(n, 8);
-            b.ja(&lp);
-            b.blank();
-            b.bind(&small);
-            b.comment("1..8 blocks: one xmm batch.");
-            batch(&mut b, &x, Width::X, Fill::Partial);
-            b.bind(&done);
-        }
+        (Width::Y, Blocks::Fixed(count)) => ymm_fixed(&mut b, &x, count),
+        (Width::Y, Blocks::Arg) => ymm_loop(&mut b, &x),
     }
     if w == Width::Y {
         b.vzeroupper();
@@ -570,19 +501,89 @@ pub fn xts_of(enc: bool, std: Standard, set: Set, abi: Abi, blocks: Blocks) -> R
     b.finish()
 }
 
-/// Every XTS function: encryption and decryption, both standards, AVX and AVX2.
-pub fn functions(abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
-    let mut v = functions_of(Set::Avx, abi)?;
-    v.extend(functions_of(Set::Avx2, abi)?);
-    Ok(v)
+/// The ymm kernel for a fixed count: full batches back to back in a counted loop (the next batch's tweaks
+/// computed under this batch's rounds), then the rest as one batch.
+fn ymm_fixed(b: &mut B, x: &Ctx, count: usize) {
+    let (n, src, dst) = (x.n, x.src, x.dst);
+    // Full batches back to back, a counted loop; then the rest as one batch.
+    let (full, rest) = (count / 16, count % 16);
+    if full > 0 {
+        let core = b.label("core");
+        let last = b.label("last");
+        batch_in(b, x, Width::Y, Fill::Known(16));
+        if full > 1 {
+            mov_count(b, n, full - 1);
+        }
+        b.align(4);
+        b.bind(&core);
+        batch_core(b, x, Width::Y);
+        if full > 1 {
+            b.test(n, n);
+            b.jz(&last);
+            batch_step(b, x);
+            b.sub(n, 1);
+            b.add(src, 256);
+            b.add(dst, 256);
+            b.jmp(&core);
+        }
+        b.bind(&last);
+        batch_out(b, x, Width::Y, Fill::Known(16));
+        if rest > 0 {
+            b.add(src, 256);
+            b.add(dst, 256);
+        }
+    }
+    if rest > 0 {
+        b.comment(format!("The last {rest} blocks."));
+        batch(b, x, if rest <= 8 { Width::X } else { Width::Y }, Fill::Known(rest));
+    }
 }
 
-/// The four XTS functions (both directions, both standards) of one kernel set.
-pub fn functions_of(set: Set, abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
+/// The ymm kernel for `nblocks`: batches in a row (the outputs of one and the inputs of the next in one pass
+/// over the slots), 1..8 blocks as one xmm batch.
+fn ymm_loop(b: &mut B, x: &Ctx) {
+    let (n, src, dst) = (x.n, x.src, x.dst);
+    let done = b.label("done");
+    let lp = b.label("loop");
+    b.test(n, n);
+    b.jz(&done);
+    // Batches in a row: the outputs of one and the inputs of the next in one pass over the slots.
+    let small = b.label("small");
+    let last = b.label("last");
+    b.cmp(n, 8);
+    b.jbe(&small);
+    b.bind(&lp);
+    batch_in(b, x, Width::Y, Fill::Both);
+    let core = b.label("core");
+    b.align(4);
+    b.bind(&core);
+    batch_core(b, x, Width::Y);
+    b.cmp(n, 32);
+    b.jb(&last);
+    batch_step(b, x);
+    b.sub(n, 16);
+    b.add(src, 256);
+    b.add(dst, 256);
+    b.jmp(&core);
+    b.blank();
+    b.bind(&last);
+    batch_out(b, x, Width::Y, Fill::Both);
+    advance(b, n, src, dst, 16, &done);
+    b.cmp(n, 8);
+    b.ja(&lp);
+    b.blank();
+    b.bind(&small);
+    b.comment("1..8 blocks: one xmm batch.");
+    batch(b, x, Width::X, Fill::Partial);
+    b.bind(&done);
+}
+
+/// The four XTS kernels (both directions, both standards) of one kernel set, for `blocks` blocks.
+pub fn kernels(set: Set, abi: Abi, blocks: Blocks) -> Kernels<X86_64> {
     let mut v = Vec::new();
     for std in [Standard::Ieee, Standard::Gb] {
         for enc in [true, false] {
-            v.push(xts(enc, std, set, abi)?);
+            v.push(Kernel::new(Role::xts(!enc, std == Standard::Gb), xts_of(enc, std, set, abi, blocks)?));
         }
     }
     Ok(v)

@@ -1,0 +1,46 @@
+//! aarch64 helpers every kernel family uses: constant addresses, loop counts known when the kernel is
+//! generated, counted loops.
+
+use asmgen::isa::aarch64::{Aarch64, X};
+use asmgen::{Builder, Label};
+
+type B = Builder<Aarch64>;
+
+/// Loads the address of a constant into `x`.
+pub(crate) fn addr(b: &mut B, x: X, l: &Label) {
+    b.adrp(x, l);
+    b.add_lo12(x, x, l);
+}
+
+/// `x = v`, a loop count known when the kernel is generated: `movz`, and above 16 bits `movz` of the bits from
+/// 12 up, `lsl #12` and `add` of the low 12 bits (counts below 2^28).
+pub(crate) fn mov_count(b: &mut B, x: X, v: usize) {
+    if v <= 0xffff {
+        b.movz(x, v as i32);
+        return;
+    }
+    assert!(v < 1 << 28, "loop count {v} does not fit in 28 bits");
+    b.movz(x, (v >> 12) as i32);
+    b.lsl(x, x, 12);
+    if v & 0xfff != 0 {
+        b.add(x, x, (v & 0xfff) as i32);
+    }
+}
+
+/// `body` `times` times (fixed-size kernels): once as straight-line code, or a counted loop with the count in
+/// `n` (`movz`, then `subs` + `b.ne`); nothing for zero.
+pub(crate) fn counted_loop(b: &mut B, n: X, times: usize, body: &mut dyn FnMut(&mut B)) {
+    match times {
+        0 => {}
+        1 => body(b),
+        _ => {
+            let lp = b.label("counted");
+            mov_count(b, n, times);
+            b.align(4);
+            b.bind(&lp);
+            body(b);
+            b.subs(n, n, 1);
+            b.b_ne(&lp);
+        }
+    }
+}

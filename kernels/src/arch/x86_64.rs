@@ -1,0 +1,23 @@
+//! x86_64 helpers every kernel family uses: loop counts known when the kernel is generated, the batch loop's
+//! step.
+
+use asmgen::isa::x86_64::{Gpr, X86_64};
+use asmgen::{Builder, Label};
+
+type B = Builder<X86_64>;
+
+/// `n = v`, a loop count known when the kernel is generated (a 32-bit immediate).
+pub(crate) fn mov_count(b: &mut B, n: Gpr, v: usize) {
+    let v = i32::try_from(v).unwrap_or_else(|_| panic!("loop count {v} does not fit in 31 bits"));
+    b.mov(n, v);
+}
+
+/// After a batch of `blocks` blocks: done if no more than `blocks` were left, else step `n`, `src` and `dst`
+/// past the batch (the loop step every batch loop shares).
+pub(crate) fn advance(b: &mut B, n: Gpr, src: Gpr, dst: Gpr, blocks: i32, done: &Label) {
+    b.cmp(n, blocks);
+    b.jbe(done);
+    b.sub(n, blocks);
+    b.add(src, 16 * blocks);
+    b.add(dst, 16 * blocks);
+}

@@ -1,0 +1,170 @@
+//! Batch plumbing shared by the batch kernels (ECB, CTR, CBC and CFB decryption, XTS): how a batch knows its
+//! size ([`Fill`], [`Count`]), the slots of a batch, and the loop over batches.
+
+use super::{Width, B};
+use crate::arch::x86_64::{advance, mov_count};
+use crate::Blocks;
+use asmgen::isa::x86_64::Gpr;
+
+/// How a batch knows its size: `n < N` (in `n`), either, decided by `n >= N`, or exactly `k <= N` blocks, known
+/// when the kernel is generated (fixed-size kernels).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fill {
+    Partial,
+    Both,
+    Known(usize),
+}
+
+/// How many blocks the slots of a batch hold: all of them, `n` (a register, fewer than the batch), or `k`
+/// (known when the kernel is generated, fewer than the batch).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Count {
+    /// Every slot is full.
+    All,
+    /// The count in a register.
+    Reg(Gpr),
+    /// A known count.
+    Known(usize),
+}
+
+impl Count {
+    /// The slots holding blocks `< k` with whether each holds only its first block: `(slot, half)`.
+    pub(super) fn known_slots(k: usize, bps: usize) -> impl Iterator<Item = (usize, bool)> {
+        (0..k.div_ceil(bps)).map(move |s| (s, bps == 2 && 2 * s + 1 == k))
+    }
+}
+
+/// Runs `f(b, count)` for a batch of up to `nblk` blocks as `fill` says: once with [`Count::Reg`]
+/// (`Partial`), twice behind a branch on `n >= nblk` (`Both`), or once with the known count (`Known`).
+pub(crate) fn by_fill(b: &mut B, n: Gpr, nblk: usize, fill: Fill, f: &dyn Fn(&mut B, Count)) {
+    match fill {
+        Fill::Partial => f(b, Count::Reg(n)),
+        Fill::Both => {
+            let part = b.label("partial");
+            let join = b.label("join");
+            b.cmp(n, nblk as i32);
+            b.jb(&part);
+            f(b, Count::All);
+            b.jmp(&join);
+            b.bind(&part);
+            f(b, Count::Reg(n));
+            b.bind(&join);
+        }
+        Fill::Known(k) if k >= nblk => f(b, Count::All),
+        Fill::Known(k) => f(b, Count::Known(k)),
+    }
+}
+
+/// Emits `f(b, s, half)` for the slots of a batch that hold blocks (in order): every slot (`Count::All`), those
+/// holding blocks `< k` (`Known`), or those holding blocks `< n` behind branches on `n` (`Reg`, public); a ymm
+/// slot holding only one block gets `half = true`.
+pub(crate) fn each_slot(b: &mut B, w: Width, slots: usize, count: Count, f: &mut dyn FnMut(&mut B, usize, bool)) {
+    let bps = w.blocks();
+    let n = match count {
+        Count::All => {
+            for s in 0..slots {
+                f(b, s, false);
+            }
+            return;
+        }
+        Count::Known(k) => {
+            for (s, half) in Count::known_slots(k, bps) {
+                f(b, s, half);
+            }
+            return;
+        }
+        Count::Reg(n) => n,
+    };
+    let done = b.label("slots_done");
+    for s in 0..slots {
+        if s > 0 {
+            b.cmp(n, (s * bps) as i32 + 1);
+            b.jb(&done);
+        }
+        if bps == 2 {
+            let half = b.label("slot_half");
+            let next = b.label("slot_next");
+            b.cmp(n, (s * bps) as i32 + 2);
+            b.jb(&half);
+            f(b, s, false);
+            b.jmp(&next);
+            b.bind(&half);
+            f(b, s, true);
+            b.bind(&next);
+        } else {
+            f(b, s, false);
+        }
+    }
+    b.bind(&done);
+}
+
+/// A kernel's loop over batches of `per` blocks of width `w` (`per` = 8 on xmm, 16 on ymm). With a fixed
+/// count: `count / per` full batches in a counted loop (the pointers stepped after each), then one batch of
+/// the rest (on xmm when it fits: lower latency). With `nblocks`: the general loop, full or partial batches
+/// decided at run time; on ymm, 1..8 blocks take one xmm batch.
+///
+/// `full(b)` emits a full batch, `part(b, w, fill)` a batch of width `w` filled as `fill` says.
+pub(crate) fn batch_loop(
+    b: &mut B,
+    blocks: Blocks,
+    (n, src, dst): (Gpr, Gpr, Gpr),
+    w: Width,
+    part: &dyn Fn(&mut B, Width, Fill),
+) {
+    let per = 8 * w.blocks();
+    let done = b.label("done");
+    let lp = b.label("loop");
+    match (blocks, w) {
+        (Blocks::Fixed(count), _) => {
+            let (full, rest) = (count / per, count % per);
+            if full > 1 {
+                mov_count(b, n, full);
+                b.align(4);
+                b.bind(&lp);
+            }
+            if full > 0 {
+                part(b, w, Fill::Known(per));
+                if full > 1 || rest > 0 {
+                    b.add(src, 16 * per as i32);
+                    b.add(dst, 16 * per as i32);
+                }
+                if full > 1 {
+                    b.sub(n, 1);
+                    b.jnz(&lp);
+                }
+            }
+            if rest > 0 {
+                let tail = if rest <= 8 { Width::X } else { w };
+                b.comment(format!("The last {rest} blocks."));
+                part(b, tail, Fill::Known(rest));
+            }
+        }
+        (Blocks::Arg, Width::X) => {
+            b.test(n, n);
+            b.jz(&done);
+            b.align(4);
+            b.bind(&lp);
+            part(b, Width::X, Fill::Both);
+            advance(b, n, src, dst, 8, &done);
+            b.jmp(&lp);
+        }
+        (Blocks::Arg, Width::Y) => {
+            b.test(n, n);
+            b.jz(&done);
+            let small = b.label("small");
+            b.cmp(n, 8);
+            b.jbe(&small);
+            b.align(4);
+            b.bind(&lp);
+            part(b, Width::Y, Fill::Both);
+            advance(b, n, src, dst, 16, &done);
+            b.cmp(n, 8);
+            b.ja(&lp);
+            b.blank();
+            b.bind(&small);
+            b.comment("1..8 blocks: one xmm batch (lower latency than a ymm batch).");
+            part(b, Width::X, Fill::Partial);
+        }
+    }
+    b.bind(&done);
+}

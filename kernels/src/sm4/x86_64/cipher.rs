@@ -1,0 +1,282 @@
+//! The cipher core: the register roles, the S-box, the round (AES-NI and GFNI), 32 rounds over groups of
+//! transposed blocks, entering and leaving the GFNI domain, the transpose, and one block on its own.
+
+use super::{
+    perm, twice, vaffine, vaffineinv, vand, vbroadcast, vshufb, vslld, vsrld, vunpckhdq, vunpckhqdq, vunpckldq,
+    vunpcklqdq, vxor, Consts, Sbox, Width, B, V,
+};
+use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, Mem};
+use asmgen::Label;
+
+// Register roles. Groups are v0-v3 and v4-v7 (slot `s` of a batch, a register of whole blocks, is `V(s)`).
+/// The two groups of state registers.
+pub const GROUPS: [[V; 4]; 2] = [[V(0), V(1), V(2), V(3)], [V(4), V(5), V(6), V(7)]];
+/// Scratch registers of a round.
+pub const TMP: [V; 3] = [V(8), V(9), V(10)];
+/// The broadcast round key.
+pub const RK: V = V(11);
+/// Pre-affine nibble tables (low, high), post-affine nibble tables (low, high). GFNI: the matrices of
+/// [`gfni::GfniRound`](crate::sm4::gfni::GfniRound) `rot0`, `rot8`, `rot24` and `key` (= `enter`).
+pub const PRE_LO: V = V(12);
+/// See [`PRE_LO`].
+pub const PRE_HI: V = V(13);
+/// See [`PRE_LO`].
+pub const POST_LO: V = V(14);
+/// See [`PRE_LO`].
+pub const POST_HI: V = V(15);
+
+/// The S-box on every byte of `t`, leaving the result in ShiftRows order: `t = ShiftRows(S(t))`.
+/// 13 vector ops on xmm (6 pre-affine, `aesenclast`, 6 post-affine), 16 on ymm. Clobbers `s`.
+pub fn sbox(b: &mut B, c: &Consts, w: Width, t: V, s: V) {
+    assert!(c.sbox != Sbox::Gfni, "the GFNI round has its own S-box");
+    let nib = || rip(&c.nibble);
+    // Pre-affine: M1*x ^ c1 = lo[x & 15] ^ hi[x >> 4].
+    vsrld(b, w, s, t, 4);
+    vand(b, w, t, t, nib());
+    vand(b, w, s, s, nib());
+    vshufb(b, w, t, PRE_LO, t);
+    vshufb(b, w, s, PRE_HI, s);
+    vxor(b, w, t, t, s);
+    // AES SubBytes (and ShiftRows) with a zero round key; on ymm, per 128-bit half (no VAES).
+    match w {
+        Width::X => {
+            b.vaesenclast(t.x(), t.x(), rip(&c.zero));
+        }
+        Width::Y if c.sbox == Sbox::Vaes => {
+            b.vaesenclast(t.y(), t.y(), rip(&c.zero));
+        }
+        Width::Y => {
+            b.vextracti128(s.x(), t.y(), 0x01);
+            b.vaesenclast(t.x(), t.x(), rip(&c.zero));
+            b.vaesenclast(s.x(), s.x(), rip(&c.zero));
+            b.vinserti128(t.y(), t.y(), s.x(), 0x01);
+        }
+    }
+    // Post-affine: M2*y ^ c2.
+    vsrld(b, w, s, t, 4);
+    vand(b, w, t, t, nib());
+    vand(b, w, s, s, nib());
+    vshufb(b, w, t, POST_LO, t);
+    vshufb(b, w, s, POST_HI, s);
+    vxor(b, w, t, t, s);
+}
+
+/// One SM4 round on one group held transposed: `x[0] ^= L(S(x[1] ^ x[2] ^ x[3] ^ rk))`.
+///
+/// Per round and group: 28 vector ops on xmm (4 blocks), 31 on ymm (8 blocks):
+/// 3 xor; S-box 13 (16 on ymm: extract, two `aesenclast`, insert); linear layer 12 as
+/// `x0 ^= B ^ rol(B, 24) ^ rol(B ^ rol(B, 8) ^ rol(B, 16), 2)`, the byte rotations being `vpshufb`s composed
+/// with the inverse ShiftRows (4 shuffles, 6 xor, 2 shifts).
+pub fn round(b: &mut B, c: &Consts, w: Width, x: [V; 4], rk: V, t: [V; 3]) {
+    if c.sbox == Sbox::Gfni {
+        return round_gfni(b, c, w, x, rk, t);
+    }
+    let [t0, t1, t2] = t;
+    // x[3] is the newest word: xor it last to keep one op on the dependency chain.
+    vxor(b, w, t0, x[1], x[2]);
+    vxor(b, w, t0, t0, rk);
+    vxor(b, w, t0, t0, x[3]);
+    sbox(b, c, w, t0, t1);
+    // t0 = ShiftRows(B); each shuffle below undoes ShiftRows and rotates.
+    vshufb(b, w, t1, t0, rip(&c.isr_rol[0]));
+    vxor(b, w, x[0], x[0], t1);
+    vshufb(b, w, t2, t0, rip(&c.isr_rol[1]));
+    vxor(b, w, t1, t1, t2);
+    vshufb(b, w, t2, t0, rip(&c.isr_rol[2]));
+    vxor(b, w, t1, t1, t2);
+    vshufb(b, w, t0, t0, rip(&c.isr_rol[3]));
+    vxor(b, w, x[0], x[0], t0);
+    vslld(b, w, t2, t1, 2);
+    vsrld(b, w, t1, t1, 30);
+    vxor(b, w, x[0], x[0], t2);
+    vxor(b, w, x[0], x[0], t1);
+}
+
+/// [`round`] with GFNI, in the domain `Y = M1·X` ([`gfni::GfniRound`](crate::sm4::gfni::GfniRound)), `rk` already mapped (`M1·rk ^ c1`):
+/// `u = x1 ^ x2 ^ rk ^ x3`, `x0 ^= rot0(u) ^ rol8(rot8(u)) ^ rol16(rot8(u)) ^ rol24(rot24(u))`, each `rotK` one
+/// `vgf2p8affineinvqb`. 13 vector ops; the chain from `x3` to the new word is xor, affine-inverse, shuffle and
+/// two xors.
+pub fn round_gfni(b: &mut B, c: &Consts, w: Width, x: [V; 4], rk: V, t: [V; 3]) {
+    let g = c.g();
+    let m = g.maps;
+    let [t0, t1, t2] = t;
+    vxor(b, w, t0, x[1], x[2]);
+    vxor(b, w, t0, t0, rk);
+    vxor(b, w, t0, t0, x[3]);
+    vaffineinv(b, w, t1, t0, PRE_HI, m.rot8.c);
+    vaffineinv(b, w, t2, t0, PRE_LO, m.rot0.c);
+    vaffineinv(b, w, t0, t0, POST_LO, m.rot24.c);
+    vxor(b, w, x[0], x[0], t2);
+    vshufb(b, w, t2, t1, rip(&g.rol[0]));
+    vshufb(b, w, t1, t1, rip(&g.rol[1]));
+    vshufb(b, w, t0, t0, rip(&g.rol[2]));
+    vxor(b, w, t1, t1, t2);
+    vxor(b, w, x[0], x[0], t0);
+    vxor(b, w, x[0], x[0], t1);
+}
+
+/// The round key at `rk` broadcast into `d` and mapped into the GFNI domain (`M1·rk ^ c1`).
+pub fn round_key_gfni(b: &mut B, c: &Consts, w: Width, d: V, rk: Mem) {
+    vbroadcast(b, w, d, rk);
+    vaffine(b, w, d, d, POST_HI, c.g().maps.key.c);
+}
+
+/// Moves the state words of `groups` into the GFNI domain (`Y = M1·X`); nothing for the AES-NI S-boxes.
+pub fn enter(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]]) {
+    if c.sbox != Sbox::Gfni {
+        return;
+    }
+    b.comment("Into the GFNI domain: Y = M1*X on every byte.");
+    for &v in groups.iter().flatten() {
+        vaffine(b, w, v, v, POST_HI, 0);
+    }
+}
+
+/// Moves the state words of `groups` out of the GFNI domain (`X = M1^-1·Y`); nothing for the AES-NI S-boxes.
+pub fn leave(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]]) {
+    if c.sbox != Sbox::Gfni {
+        return;
+    }
+    b.comment("Out of the GFNI domain: X = M1^-1*Y.");
+    for &v in groups.iter().flatten() {
+        vaffine(b, w, v, v, rip(&c.g().leave), 0);
+    }
+}
+
+/// `vpshufb` control rotating each dword left by 8 bits (no ShiftRows), for [`round_lean`].
+pub fn rol8_constant(b: &mut B) -> Label {
+    b.constant("sm4_rol8", 32, "vpshufb: rotate each dword left by 8", &twice(perm(|i| 4 * (i / 4) + (i % 4 + 3) % 4)))
+}
+
+/// [`round`] with two scratch registers instead of three plus the round-key register, for kernels that keep
+/// other state in the registers this frees (GCM keeps GHASH accumulators there).
+///
+/// The round key is broadcast into `t[1]` from `rk` (once per group), and the linear layer rotates `B` in place:
+/// `t1 = B, t0 = rol8(B), t1 ^= t0, t0 = rol8(t0), t1 ^= t0, t0 = rol8(t0)`, then
+/// `x0 ^= B ^ rol24(B) ^ rol2(t1)`. The same 28 vector ops per round and group on xmm (31 on ymm) plus the
+/// broadcast; a longer chain of shuffles, hidden by the other group.
+pub fn round_lean(b: &mut B, c: &Consts, w: Width, x: [V; 4], rk: Mem, t: [V; 2], rol8: &Label) {
+    let [t0, t1] = t;
+    if c.sbox == Sbox::Gfni {
+        // GFNI: the same terms as round_gfni, one at a time (15 vector ops).
+        let g = c.g();
+        let m = g.maps;
+        round_key_gfni(b, c, w, t1, rk);
+        vxor(b, w, t0, x[1], x[2]);
+        vxor(b, w, t0, t0, t1);
+        vxor(b, w, t0, t0, x[3]);
+        vaffineinv(b, w, t1, t0, PRE_LO, m.rot0.c);
+        vxor(b, w, x[0], x[0], t1);
+        vaffineinv(b, w, t1, t0, POST_LO, m.rot24.c);
+        vshufb(b, w, t1, t1, rip(&g.rol[2]));
+        vxor(b, w, x[0], x[0], t1);
+        vaffineinv(b, w, t0, t0, PRE_HI, m.rot8.c);
+        vshufb(b, w, t1, t0, rip(&g.rol[0]));
+        vxor(b, w, x[0], x[0], t1);
+        vshufb(b, w, t0, t0, rip(&g.rol[1]));
+        vxor(b, w, x[0], x[0], t0);
+        return;
+    }
+    vbroadcast(b, w, t1, rk);
+    vxor(b, w, t0, x[1], x[2]);
+    vxor(b, w, t0, t0, t1);
+    vxor(b, w, t0, t0, x[3]);
+    sbox(b, c, w, t0, t1);
+    vshufb(b, w, t1, t0, rip(&c.isr_rol[0]));
+    vxor(b, w, x[0], x[0], t1);
+    vshufb(b, w, t0, t0, rip(&c.isr_rol[1]));
+    vxor(b, w, t1, t1, t0);
+    vshufb(b, w, t0, t0, rip(rol8));
+    vxor(b, w, t1, t1, t0);
+    vshufb(b, w, t0, t0, rip(rol8));
+    vxor(b, w, x[0], x[0], t0);
+    vslld(b, w, t0, t1, 2);
+    vsrld(b, w, t1, t1, 30);
+    vxor(b, w, x[0], x[0], t0);
+    vxor(b, w, x[0], x[0], t1);
+}
+
+/// The 32 rounds on `groups` with the round keys at `rk`: a loop of four unrolled rounds (the roles of the
+/// registers rotate back every four). Uses rax and r11.
+pub fn rounds(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]], rk: Gpr) {
+    let (ptr, end) = (RAX, R11);
+    if c.sbox == Sbox::Gfni {
+        enter(b, c, w, groups);
+        b.comment(format!(
+            "32 rounds on {} blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 \
+             vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map.",
+            groups.len() * 4 * w.blocks(),
+        ));
+    } else {
+        b.comment(format!(
+            "32 rounds on {} blocks: 8 x 4 unrolled rounds; {} vector ops per round and group (3 xor, S-box {}, L 12).",
+            groups.len() * 4 * w.blocks(),
+            if w == Width::X || c.sbox == Sbox::Vaes { 28 } else { 31 },
+            if w == Width::X || c.sbox == Sbox::Vaes { 13 } else { 16 },
+        ));
+    }
+    b.lea(end, mem(rk, 128));
+    b.mov(ptr, rk);
+    let lp = b.label("rounds");
+    b.align(4);
+    b.bind(&lp);
+    for j in 0..4 {
+        b.comment(format!(
+            "round 4i+{j}: X{j} ^= T(X{} ^ X{} ^ X{} ^ rk[4i+{j}])",
+            (j + 1) % 4,
+            (j + 2) % 4,
+            (j + 3) % 4
+        ));
+        if c.sbox == Sbox::Gfni {
+            round_key_gfni(b, c, w, RK, mem(ptr, 4 * j as i32));
+        } else {
+            vbroadcast(b, w, RK, mem(ptr, 4 * j as i32));
+        }
+        for g in groups {
+            let x = [g[j], g[(j + 1) % 4], g[(j + 2) % 4], g[(j + 3) % 4]];
+            round(b, c, w, x, RK, TMP);
+        }
+    }
+    b.add(ptr, 16);
+    b.cmp(ptr, end);
+    b.jnz(&lp);
+    leave(b, c, w, groups);
+}
+
+/// Transposes a 4x4 matrix of dwords (per 128-bit lane): row `k` in `rows[k]`, column `k` ends in `out[k]`
+/// (`out` is a permutation of `rows`). 8 ops; clobbers `t`.
+pub fn transpose(b: &mut B, w: Width, rows: [V; 4], out: [V; 4], t: [V; 3]) {
+    let [t0, t1, t2] = t;
+    let r = rows[1];
+    vunpckldq(b, w, t0, rows[0], rows[1]); // r0.0 r1.0 r0.1 r1.1
+    vunpckhdq(b, w, t1, rows[0], rows[1]); // r0.2 r1.2 r0.3 r1.3
+    vunpckldq(b, w, t2, rows[2], rows[3]); // r2.0 r3.0 r2.1 r3.1
+    vunpckhdq(b, w, r, rows[2], rows[3]); // r2.2 r3.2 r2.3 r3.3
+    let ops: [(usize, bool, V, V); 4] = [(0, false, t0, t2), (1, true, t0, t2), (2, false, t1, r), (3, true, t1, r)];
+    // The column written into `r` goes last: the others still read it.
+    let mut order: Vec<_> = ops.iter().filter(|o| out[o.0] != r).collect();
+    order.extend(ops.iter().filter(|o| out[o.0] == r));
+    for &&(k, high, a, s) in &order {
+        if high {
+            vunpckhqdq(b, w, out[k], a, s);
+        } else {
+            vunpcklqdq(b, w, out[k], a, s);
+        }
+    }
+}
+
+/// Encrypts the block in `v` (byte order as in memory) with the round keys at `rk`, one lane, 32 rounds.
+pub(crate) fn encrypt_one(b: &mut B, c: &Consts, rk: Gpr, v: V) {
+    let g = GROUPS[0];
+    b.comment("One block: byte-swap, broadcast word j to register j.");
+    b.vpshufb(g[0].x(), v.x(), rip(&c.bswap32));
+    for j in (0..4).rev() {
+        b.vpshufd(g[j].x(), g[0].x(), 0x55 * j as u8);
+    }
+    rounds(b, c, Width::X, &[g], rk);
+    b.comment("Gather X35, X34, X33, X32 and byte-swap.");
+    b.vpunpckldq(TMP[0].x(), g[3].x(), g[2].x());
+    b.vpunpckldq(TMP[1].x(), g[1].x(), g[0].x());
+    b.vpunpcklqdq(v.x(), TMP[0].x(), TMP[1].x());
+    b.vpshufb(v.x(), v.x(), rip(&c.bswap32));
+}

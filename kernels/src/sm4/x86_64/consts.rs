@@ -1,0 +1,185 @@
+//! The constants of the SM4 kernels: the S-box's affine maps as `vpshufb` nibble tables (or GFNI matrices),
+//! the byte shuffles of the linear layer, FK and CK, as read-only constants of the function being built.
+
+use super::{Sbox, Width, B, POST_HI, POST_LO, PRE_HI, PRE_LO, V};
+use crate::sm4::{gfni, sbox_affine, CK, FK};
+use asmgen::isa::x86_64::rip;
+use asmgen::Label;
+
+/// Twice a 16-byte pattern: every vector constant is 32 bytes so ymm code can use it as a memory operand.
+pub(super) fn twice(x: [u8; 16]) -> [u8; 32] {
+    std::array::from_fn(|i| x[i % 16])
+}
+
+/// `vpshufb` control for a byte permutation given as `out[i] = in[p(i)]`.
+pub(super) fn perm(p: impl Fn(usize) -> usize) -> [u8; 16] {
+    std::array::from_fn(|i| p(i) as u8)
+}
+
+/// The AES ShiftRows source index: `aesenclast` output byte `i` is S-box(input byte `SR[i]`).
+fn shift_rows(i: usize) -> usize {
+    let (c, r) = (i / 4, i % 4);
+    4 * ((c + r) % 4) + r
+}
+
+/// Control undoing ShiftRows and then rotating each dword left by `8*n` bits.
+fn inv_shift_rows_rol(n: usize) -> [u8; 16] {
+    let isr = |j: usize| (0..16).find(|&i| shift_rows(i) == j).expect("permutation");
+    // rol(w, 8n) on a little-endian dword: byte m of the result is byte (m - n) mod 4 of the input.
+    perm(|i| isr(4 * (i / 4) + (i % 4 + 4 - n) % 4))
+}
+
+/// The GFNI constants (matrix qwords, repeated to 32 bytes) and the immediates.
+pub struct GfniConsts {
+    /// The maps (matrices and constants).
+    pub maps: gfni::GfniRound,
+    /// `leave` (`M1^-1`).
+    pub leave: Label,
+    /// `vpshufb` controls rotating each dword left by 8, 16, 24.
+    pub rol: [Label; 3],
+}
+
+/// The read-only constants of the SM4 listing, registered in one function.
+pub struct Consts {
+    /// The S-box strategy of the kernel.
+    pub sbox: Sbox,
+    /// GFNI's constants (`Sbox::Gfni` only).
+    pub gfni: Option<GfniConsts>,
+    /// The matrices loaded into [`PRE_LO`]..[`POST_HI`] (GFNI).
+    tables_gfni: Vec<Label>,
+    /// Pre-affine tables.
+    pub pre: (Label, Label),
+    /// Post-affine tables.
+    pub post: (Label, Label),
+    /// `0x0f` bytes.
+    pub nibble: Label,
+    /// Zero (the `aesenclast` round key).
+    pub zero: Label,
+    /// Inverse ShiftRows composed with dword rotations by 0, 8, 16 and 24 bits.
+    pub isr_rol: [Label; 4],
+    /// Byte swap of each dword.
+    pub bswap32: Label,
+    /// Counter increments: 16 entries of `(k as u64, 0)`.
+    pub ctr_add: Label,
+    /// FK as four dwords.
+    pub fk: Label,
+    /// CK as 32 dwords.
+    pub ck: Label,
+}
+
+impl Consts {
+    /// Registers the constants of an `sbox` kernel with `b`.
+    pub fn new(b: &mut B, sbox: Sbox) -> Consts {
+        if sbox == Sbox::Gfni {
+            return Consts::new_gfni(b);
+        }
+        let (pre, post) = sbox_affine();
+        let (plo, phi) = pre.nibble_tables();
+        let (qlo, qhi) = post.nibble_tables();
+        let names = ["sm4_isr", "sm4_isr_rol8", "sm4_isr_rol16", "sm4_isr_rol24"];
+        let isr_rol = std::array::from_fn(|n| {
+            b.constant(
+                names[n],
+                32,
+                &format!("vpshufb: undo ShiftRows, then rotate each dword left by {}", 8 * n),
+                &twice(inv_shift_rows_rol(n)),
+            )
+        });
+        let mut ctr_add = Vec::new();
+        for k in 0..16u64 {
+            ctr_add.extend_from_slice(&k.to_le_bytes());
+            ctr_add.extend_from_slice(&[0; 8]);
+        }
+        let fk: Vec<u8> = FK.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let ck: Vec<u8> = CK.iter().flat_map(|w| w.to_le_bytes()).collect();
+        Consts {
+            sbox,
+            gfni: None,
+            tables_gfni: Vec::new(),
+            pre: (
+                b.constant("sm4_pre_lo", 32, "S-box pre-affine M1*x ^ c1 (low nibble, c1 included)", &twice(plo)),
+                b.constant("sm4_pre_hi", 32, "S-box pre-affine M1*x (high nibble)", &twice(phi)),
+            ),
+            post: (
+                b.constant("sm4_post_lo", 32, "S-box post-affine M2*y ^ c2 (low nibble, c2 included)", &twice(qlo)),
+                b.constant("sm4_post_hi", 32, "S-box post-affine M2*y (high nibble)", &twice(qhi)),
+            ),
+            nibble: b.constant("sm4_nibble", 32, "0x0f bytes", &[0x0f; 32]),
+            zero: if sbox == Sbox::Vaes {
+                b.constant("sm4_zero_y", 32, "vaesenclast round key: zero", &[0; 32])
+            } else {
+                b.constant("sm4_zero", 16, "aesenclast round key: zero", &[0; 16])
+            },
+            isr_rol,
+            bswap32: b.constant("sm4_bswap32", 32, "vpshufb: byte-swap each dword", &twice(perm(|i| i ^ 3))),
+            ctr_add: b.constant("sm4_ctr_add", 32, "counter increments k = 0..15 (low qword)", &ctr_add),
+            fk: b.constant("sm4_fk", 16, "FK", &fk),
+            ck: b.constant("sm4_ck", 16, "CK[0..32]", &ck),
+        }
+    }
+
+    /// The GFNI kernels' constants (the table labels are unused placeholders for the GFNI matrices).
+    fn new_gfni(b: &mut B) -> Consts {
+        let maps = gfni::round();
+        let mat = |b: &mut B, name: &str, what: &str, m: &crate::sm4::Matrix| {
+            b.constant(name, 32, what, &gfni::qword(m).to_le_bytes().repeat(4))
+        };
+        let rot0 = mat(b, "sm4_gfni_rot0", "GFNI matrix M1*(I + <<2)*S (unrotated term of L)", &maps.rot0.m);
+        let rot8 = mat(b, "sm4_gfni_rot8", "GFNI matrix M1*(<<2 + >>6)*S (rotated by 8 and 16)", &maps.rot8.m);
+        let rot24 = mat(b, "sm4_gfni_rot24", "GFNI matrix M1*(I + >>6)*S (rotated by 24)", &maps.rot24.m);
+        let key = mat(b, "sm4_gfni_m1", "GFNI matrix M1 (pre-affine; the state's domain)", &maps.enter);
+        let leave = mat(b, "sm4_gfni_m1inv", "GFNI matrix M1^-1 (out of the domain)", &maps.leave);
+        let rol = [1usize, 2, 3].map(|n| {
+            let name = ["", "sm4_rol8", "sm4_rol16", "sm4_rol24"][n];
+            let what = [
+                "",
+                "vpshufb: rotate each dword left by 8",
+                "vpshufb: rotate each dword left by 16",
+                "vpshufb: rotate each dword left by 24",
+            ][n];
+            b.constant(name, 32, what, &twice(perm(|i| 4 * (i / 4) + (i % 4 + 4 - n) % 4)))
+        });
+        let mut ctr_add = Vec::new();
+        for k in 0..16u64 {
+            ctr_add.extend_from_slice(&k.to_le_bytes());
+            ctr_add.extend_from_slice(&[0; 8]);
+        }
+        let fk: Vec<u8> = FK.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let ck: Vec<u8> = CK.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let bswap32 = b.constant("sm4_bswap32", 32, "vpshufb: byte-swap each dword", &twice(perm(|i| i ^ 3)));
+        Consts {
+            sbox: Sbox::Gfni,
+            gfni: Some(GfniConsts { maps, leave, rol: rol.clone() }),
+            tables_gfni: vec![rot0, rot8, rot24, key.clone()],
+            pre: (key.clone(), key.clone()),
+            post: (key.clone(), key.clone()),
+            nibble: key.clone(),
+            zero: key.clone(),
+            isr_rol: [key.clone(), rol[0].clone(), rol[1].clone(), rol[2].clone()],
+            bswap32,
+            ctr_add: b.constant("sm4_ctr_add", 32, "counter increments k = 0..15 (low qword)", &ctr_add),
+            fk: b.constant("sm4_fk", 16, "FK", &fk),
+            ck: b.constant("sm4_ck", 16, "CK[0..32]", &ck),
+        }
+    }
+
+    pub(super) fn g(&self) -> &GfniConsts {
+        self.gfni.as_ref().expect("GFNI constants")
+    }
+
+    /// Loads the four affine tables into [`PRE_LO`], [`PRE_HI`], [`POST_LO`], [`POST_HI`] (GFNI: the matrices
+    /// `rot0`, `rot8`, `rot24`, `M1`).
+    pub fn load_tables(&self, b: &mut B, w: Width) {
+        let regs: Vec<(V, &Label)> = if self.sbox == Sbox::Gfni {
+            [PRE_LO, PRE_HI, POST_LO, POST_HI].into_iter().zip(&self.tables_gfni).collect()
+        } else {
+            vec![(PRE_LO, &self.pre.0), (PRE_HI, &self.pre.1), (POST_LO, &self.post.0), (POST_HI, &self.post.1)]
+        };
+        for (r, l) in regs {
+            match w {
+                Width::X => b.vmovdqa(r.x(), rip(l)),
+                Width::Y => b.vmovdqa(r.y(), rip(l)),
+            };
+        }
+    }
+}

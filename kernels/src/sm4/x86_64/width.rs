@@ -1,0 +1,153 @@
+//! The width layer: [`Width`] (xmm or ymm), the vector register [`V`] seen at either width, and one wrapper
+//! per vector instruction that emits its xmm or ymm form.
+
+use super::B;
+use asmgen::isa::x86_64::{Mem, Xmm, Ymm};
+
+/// Register width of a vector operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Width {
+    /// xmm: 4 blocks per group.
+    X,
+    /// ymm: 8 blocks per group (4 per 128-bit lane).
+    Y,
+}
+
+impl Width {
+    /// Blocks one register holds when it holds whole blocks.
+    pub fn blocks(self) -> usize {
+        match self {
+            Width::X => 1,
+            Width::Y => 2,
+        }
+    }
+}
+
+/// A vector register by number (printed as xmm or ymm according to the operation's [`Width`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct V(pub u8);
+
+impl V {
+    /// The xmm view.
+    pub fn x(self) -> Xmm {
+        Xmm(self.0)
+    }
+    /// The ymm view.
+    pub fn y(self) -> Ymm {
+        Ymm(self.0)
+    }
+}
+
+/// A register or memory source operand.
+#[derive(Clone, Debug)]
+pub enum Src {
+    /// A register.
+    R(V),
+    /// Memory (16 or 32 bytes, by width).
+    M(Mem),
+}
+
+impl From<V> for Src {
+    fn from(v: V) -> Src {
+        Src::R(v)
+    }
+}
+impl From<Mem> for Src {
+    fn from(m: Mem) -> Src {
+        Src::M(m)
+    }
+}
+
+macro_rules! binops {
+    ($($name:ident => $op:ident;)*) => {$(
+        #[doc = concat!("`", stringify!($op), "` at width `w`.")]
+        pub fn $name(b: &mut B, w: Width, d: V, a: V, s: impl Into<Src>) {
+            match (w, s.into()) {
+                (Width::X, Src::R(r)) => b.$op(d.x(), a.x(), r.x()),
+                (Width::X, Src::M(m)) => b.$op(d.x(), a.x(), m),
+                (Width::Y, Src::R(r)) => b.$op(d.y(), a.y(), r.y()),
+                (Width::Y, Src::M(m)) => b.$op(d.y(), a.y(), m),
+            };
+        }
+    )*};
+}
+
+binops! {
+    vxor => vpxor;
+    vand => vpand;
+    vshufb => vpshufb;
+    vaddq => vpaddq;
+    vaddd => vpaddd;
+    vunpckldq => vpunpckldq;
+    vunpckhdq => vpunpckhdq;
+    vunpcklqdq => vpunpcklqdq;
+    vunpckhqdq => vpunpckhqdq;
+}
+
+/// `vpslld` at width `w`.
+pub fn vslld(b: &mut B, w: Width, d: V, a: V, n: i32) {
+    match w {
+        Width::X => b.vpslld(d.x(), a.x(), n),
+        Width::Y => b.vpslld(d.y(), a.y(), n),
+    };
+}
+
+/// `vpsrld` at width `w`.
+pub fn vsrld(b: &mut B, w: Width, d: V, a: V, n: i32) {
+    match w {
+        Width::X => b.vpsrld(d.x(), a.x(), n),
+        Width::Y => b.vpsrld(d.y(), a.y(), n),
+    };
+}
+
+/// Unaligned load at width `w`.
+pub fn vload(b: &mut B, w: Width, d: V, m: Mem) {
+    match w {
+        Width::X => b.vmovdqu(d.x(), m),
+        Width::Y => b.vmovdqu(d.y(), m),
+    };
+}
+
+/// Unaligned store at width `w`.
+pub fn vstore(b: &mut B, w: Width, m: Mem, s: V) {
+    match w {
+        Width::X => b.vmovdqu(m, s.x()),
+        Width::Y => b.vmovdqu(m, s.y()),
+    };
+}
+
+/// Register-to-register copy at width `w`.
+pub fn vmov(b: &mut B, w: Width, d: V, s: V) {
+    match w {
+        Width::X => b.vmovdqa(d.x(), s.x()),
+        Width::Y => b.vmovdqa(d.y(), s.y()),
+    };
+}
+
+/// Broadcasts the round-key word at `m` to every dword.
+pub fn vbroadcast(b: &mut B, w: Width, d: V, m: Mem) {
+    match w {
+        Width::X => b.vbroadcastss(d.x(), m),
+        Width::Y => b.vpbroadcastd(d.y(), m),
+    };
+}
+
+/// `vgf2p8affineqb` at width `w`: `d = A·a ^ c` on every byte.
+pub fn vaffine(b: &mut B, w: Width, d: V, a: V, m: impl Into<Src>, c: u8) {
+    match (w, m.into()) {
+        (Width::X, Src::R(r)) => b.vgf2p8affineqb(d.x(), a.x(), r.x(), c),
+        (Width::X, Src::M(m)) => b.vgf2p8affineqb(d.x(), a.x(), m, c),
+        (Width::Y, Src::R(r)) => b.vgf2p8affineqb(d.y(), a.y(), r.y(), c),
+        (Width::Y, Src::M(m)) => b.vgf2p8affineqb(d.y(), a.y(), m, c),
+    };
+}
+
+/// `vgf2p8affineinvqb` at width `w`: `d = A·inv(a) ^ c` on every byte.
+pub fn vaffineinv(b: &mut B, w: Width, d: V, a: V, m: impl Into<Src>, c: u8) {
+    match (w, m.into()) {
+        (Width::X, Src::R(r)) => b.vgf2p8affineinvqb(d.x(), a.x(), r.x(), c),
+        (Width::X, Src::M(m)) => b.vgf2p8affineinvqb(d.x(), a.x(), m, c),
+        (Width::Y, Src::R(r)) => b.vgf2p8affineinvqb(d.y(), a.y(), r.y(), c),
+        (Width::Y, Src::M(m)) => b.vgf2p8affineinvqb(d.y(), a.y(), m, c),
+    };
+}
