@@ -184,34 +184,6 @@ impl Role {
             Role::CcmEnc
         }
     }
-
-    /// The key-setup role of a hash flavour.
-    pub fn hash_init(f: crate::ghash::Flavour) -> Role {
-        match f {
-            crate::ghash::Flavour::Ghash => Role::GhashInit,
-            crate::ghash::Flavour::Polyval => Role::PolyvalInit,
-        }
-    }
-
-    /// The update role of a hash flavour.
-    pub fn hash_update(f: crate::ghash::Flavour) -> Role {
-        match f {
-            crate::ghash::Flavour::Ghash => Role::GhashUpdate,
-            crate::ghash::Flavour::Polyval => Role::PolyvalUpdate,
-        }
-    }
-}
-
-impl From<crate::sm4::Mode> for Role {
-    fn from(m: crate::sm4::Mode) -> Role {
-        use crate::sm4::Mode;
-        match m {
-            Mode::Ecb => Role::Ecb,
-            Mode::Ctr => Role::Ctr,
-            Mode::CbcDec => Role::CbcDec,
-            Mode::CfbDec => Role::CfbDec,
-        }
-    }
 }
 
 /// Declares the C parameters of a kernel of `role` on `b`, names and types from the role table, and returns the
@@ -241,33 +213,3 @@ impl<I: asmgen::Isa> Kernel<I> {
 
 /// What a kernel set's description builds: its kernels by role, or why it could not.
 pub type Kernels<I> = Result<Vec<Kernel<I>>, asmgen::GenError>;
-
-/// A hash set's kernels: init and update of both flavours, in listing order.
-pub fn hash_kernels<I: asmgen::Isa>(
-    abi: asmgen::Abi,
-    init: fn(crate::ghash::Flavour, asmgen::Abi) -> Result<asmgen::Function<I>, asmgen::GenError>,
-    update: fn(crate::ghash::Flavour, asmgen::Abi) -> Result<asmgen::Function<I>, asmgen::GenError>,
-) -> Kernels<I> {
-    let mut v = Vec::new();
-    for f in crate::ghash::Flavour::ALL {
-        v.push(Kernel::new(Role::hash_init(f), init(f, abi)?));
-        v.push(Kernel::new(Role::hash_update(f), update(f, abi)?));
-    }
-    Ok(v)
-}
-
-/// A hash set's fixed-size kernels: the updates of both flavours for `fixed`'s block count (none for the SM4
-/// kinds).
-pub fn hash_fixed_kernels<I: asmgen::Isa>(
-    abi: asmgen::Abi,
-    fixed: crate::Fixed,
-    update_of: fn(crate::ghash::Flavour, asmgen::Abi, crate::Blocks) -> Result<asmgen::Function<I>, asmgen::GenError>,
-) -> Kernels<I> {
-    match fixed {
-        crate::Fixed::Hash(n) => crate::ghash::Flavour::ALL
-            .iter()
-            .map(|&f| Ok(Kernel::new(Role::hash_update(f), update_of(f, abi, crate::Blocks::Fixed(n))?)))
-            .collect(),
-        crate::Fixed::Xts(_) | crate::Fixed::Ctr(_) => Ok(Vec::new()),
-    }
-}

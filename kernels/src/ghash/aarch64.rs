@@ -9,7 +9,7 @@
 
 use super::{Flavour, AGGREGATE, POLY};
 use crate::arch::aarch64::counted_loop;
-use crate::role::{self, Role};
+use crate::role;
 use crate::Blocks;
 use asmgen::isa::aarch64::{regs::*, A64Feature, Aarch64, V, X};
 use asmgen::{Abi, Builder, Function, GenError};
@@ -147,7 +147,7 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<Aarch64>, GenError> {
         f.name().to_uppercase()
     ));
     b.doc("for i = 1..8 (powers in the Montgomery domain: H^i = H^(i-1) * H * x^-128).");
-    let [table, h] = role::params(&mut b, Role::hash_init(f));
+    let [table, h] = role::params(&mut b, f.init_role());
     let hreg = V(0);
     let hk = V(1);
     let p = V(2);
@@ -261,7 +261,7 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Aarch6
     let name = format!("asmgen_{}_update_pmull{}", f.name(), blocks.suffix());
     let mut b = B::new(&name, abi, &[A64Feature::Pmull]);
     super::document_update(&mut b, f, blocks);
-    let [state, table, data, n] = role::params(&mut b, Role::hash_update(f));
+    let [state, table, data, n] = role::params(&mut b, f.update_role());
     constants(&mut b);
     b.ldr(S, state, 0);
     reflect(&mut b, f, S);

@@ -28,6 +28,8 @@ pub mod riscv64;
 pub mod riscv64_zvkg;
 pub mod x86_64;
 
+use crate::Role;
+
 /// Bytes of the key table every kernel set fills.
 pub const KEY_TABLE_BYTES: usize = 256;
 /// Blocks aggregated per reduction.
@@ -51,6 +53,22 @@ impl Flavour {
         match self {
             Flavour::Polyval => "polyval",
             Flavour::Ghash => "ghash",
+        }
+    }
+
+    /// The key-setup kernel's role.
+    pub fn init_role(self) -> Role {
+        match self {
+            Flavour::Ghash => Role::GhashInit,
+            Flavour::Polyval => Role::PolyvalInit,
+        }
+    }
+
+    /// The update kernel's role.
+    pub fn update_role(self) -> Role {
+        match self {
+            Flavour::Ghash => Role::GhashUpdate,
+            Flavour::Polyval => Role::PolyvalUpdate,
         }
     }
 
@@ -83,5 +101,35 @@ pub(crate) fn document_update<I: asmgen::Isa>(b: &mut asmgen::Builder<I>, f: Fla
     b.doc("(S + X1)*H^8 + X2*H^7 + ... + X8*H^1, Karatsuba products, one Montgomery reduction).");
     if let Some(d) = blocks.doc() {
         b.doc(&d);
+    }
+}
+
+/// A hash set's kernels: init and update of both flavours, in listing order.
+pub fn set_kernels<I: asmgen::Isa>(
+    abi: asmgen::Abi,
+    init: fn(Flavour, asmgen::Abi) -> Result<asmgen::Function<I>, asmgen::GenError>,
+    update: fn(Flavour, asmgen::Abi) -> Result<asmgen::Function<I>, asmgen::GenError>,
+) -> crate::Kernels<I> {
+    let mut v = Vec::new();
+    for f in Flavour::ALL {
+        v.push(crate::Kernel::new(f.init_role(), init(f, abi)?));
+        v.push(crate::Kernel::new(f.update_role(), update(f, abi)?));
+    }
+    Ok(v)
+}
+
+/// A hash set's fixed-size kernels: the updates of both flavours for `fixed`'s block count (none for the SM4
+/// kinds).
+pub fn set_fixed_kernels<I: asmgen::Isa>(
+    abi: asmgen::Abi,
+    fixed: crate::Fixed,
+    update_of: fn(Flavour, asmgen::Abi, crate::Blocks) -> Result<asmgen::Function<I>, asmgen::GenError>,
+) -> crate::Kernels<I> {
+    match fixed {
+        crate::Fixed::Hash(n) => Flavour::ALL
+            .iter()
+            .map(|&f| Ok(crate::Kernel::new(f.update_role(), update_of(f, abi, crate::Blocks::Fixed(n))?)))
+            .collect(),
+        crate::Fixed::Xts(_) | crate::Fixed::Ctr(_) => Ok(Vec::new()),
     }
 }

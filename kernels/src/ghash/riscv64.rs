@@ -11,7 +11,7 @@
 
 use super::{Flavour, AGGREGATE};
 use crate::arch::riscv64::counted_loop;
-use crate::role::{self, Role};
+use crate::role;
 use crate::Blocks;
 use asmgen::isa::riscv64::{mem, regs::*, Riscv64, RvFeature, X};
 use asmgen::{Abi, Builder, Function, GenError};
@@ -148,7 +148,7 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<Riscv64>, GenError> {
         f.name().to_uppercase()
     ));
     b.doc("for i = 1..8 (powers in the Montgomery domain: H^i = H^(i-1) * H * x^-128).");
-    let [table, h] = role::params(&mut b, Role::hash_init(f));
+    let [table, h] = role::params(&mut b, f.init_role());
     constants(&mut b);
     // H stays in (K0, K1) with its half-sum in KK; the running power is the "state" (ST0, ST1).
     load_block(&mut b, f, K0, K1, h, 0);
@@ -213,7 +213,7 @@ fn absorb8(b: &mut B, f: Flavour, table: X, data: X) {
 pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Riscv64>, GenError> {
     let mut b = B::new(&format!("asmgen_{}_update_zbc{}", f.name(), blocks.suffix()), abi, &FEATURES);
     super::document_update(&mut b, f, blocks);
-    let [state, table, data, n] = role::params(&mut b, Role::hash_update(f));
+    let [state, table, data, n] = role::params(&mut b, f.update_role());
     constants(&mut b);
     load_block(&mut b, f, ST0, ST1, state, 0);
     if let Blocks::Fixed(count) = blocks {

@@ -28,7 +28,7 @@
 
 use super::{Flavour, AGGREGATE};
 use crate::arch::riscv64::li_count;
-use crate::role::{self, Role};
+use crate::role;
 use crate::Blocks;
 use asmgen::isa::riscv64::{mem, regs::*, Riscv64, RvFeature, VType, V, X};
 use asmgen::{Abi, Builder, Function, GenError, Label};
@@ -84,7 +84,7 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<Riscv64>, GenError> {
     let mut b = new(f, "init", abi);
     b.doc(&format!("{} key setup (shared table layout): table[16*(i-1)] = f^-1(Hg^i),", f.name().to_uppercase()));
     b.doc("table[128 + 16*(i-1)] = its Karatsuba half-sum, i = 1..8; f^-1(y) = ByteReverse(y * x^-1).");
-    let [table, h] = role::params(&mut b, Role::hash_init(f));
+    let [table, h] = role::params(&mut b, f.init_role());
     let (p, lo, hi, one) = (T0, T1, T2, T3);
     let (hg, cur, y, z, idx, xc, xinv, t) = (V(1), V(2), V(3), V(4), V(5), V(6), V(7), V(8));
     let xg = x_groups(&mut b);
@@ -196,7 +196,7 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Riscv6
         b.doc("VLEN-agnostic: the batches of G blocks stay; only the branches the count decides for G = 4 and 8 go.");
     }
     let plan = Plan::new(blocks);
-    let [state, table, data, n] = role::params(&mut b, Role::hash_update(f));
+    let [state, table, data, n] = role::params(&mut b, f.update_role());
     let (vlf, g, t, u, p) = (T0, T1, T2, T3, T4);
     // Register groups of LMUL 4.
     let (ridx, widx, bidx, pw, hb, s, xv, tmp) = (V(0), V(4), V(8), V(12), V(16), V(20), V(24), V(28));

@@ -2,7 +2,7 @@
 
 use super::{Flavour, AGGREGATE, BYTE_REVERSE, POLY};
 use crate::arch::x86_64::mov_count;
-use crate::role::{self, Role};
+use crate::role;
 use crate::Blocks;
 use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, Mem, X86Feature, Xmm, X86_64};
 use asmgen::{Abi, Builder, Function, GenError};
@@ -88,7 +88,7 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
         f.name().to_uppercase()
     ));
     b.doc("for i = 1..8 (powers in the Montgomery domain: H^i = H^(i-1) * H * x^-128).");
-    let [table, h] = role::params(&mut b, Role::hash_init(f));
+    let [table, h] = role::params(&mut b, f.init_role());
     constants(&mut b, f);
     let hreg = Xmm(8);
     let p = Xmm(9);
@@ -141,7 +141,7 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<X86_64
     let name = format!("asmgen_{}_update_avx{}", f.name(), blocks.suffix());
     let mut b = B::new(&name, abi, &[X86Feature::Avx, X86Feature::Pclmulqdq]);
     super::document_update(&mut b, f, blocks);
-    let [state, table, data, n] = role::params(&mut b, Role::hash_update(f));
+    let [state, table, data, n] = role::params(&mut b, f.update_role());
     match blocks {
         Blocks::Arg => absorb(&mut b, f, mem(state, 0), table, data, n),
         Blocks::Fixed(count) => absorb_fixed(&mut b, f, mem(state, 0), table, data, n, count),

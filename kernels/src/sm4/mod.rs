@@ -657,3 +657,15 @@ impl Serial {
         self.role().doc().expect("the serial modes' roles have a shared doc line")
     }
 }
+
+impl From<Mode> for crate::Role {
+    fn from(m: Mode) -> crate::Role {
+        use crate::Role;
+        match m {
+            Mode::Ecb => Role::Ecb,
+            Mode::Ctr => Role::Ctr,
+            Mode::CbcDec => Role::CbcDec,
+            Mode::CfbDec => Role::CfbDec,
+        }
+    }
+}

@@ -25,98 +25,23 @@
 use super::{Mode, Serial};
 use crate::role::{self, Kernel, Kernels, Role};
 use crate::{Blocks, Fixed};
-use asmgen::isa::x86_64::{mem, mem_index, regs::*, rip, Gpr, Mem, X86Feature, X86_64};
-use asmgen::{Abi, Builder, Function, GenError};
+use asmgen::isa::x86_64::{mem, mem_index, regs::*, rip, Gpr, Mem, X86_64};
+use asmgen::{Abi, Function, GenError};
 
 mod batch;
 pub mod ccm;
 mod cipher;
 mod consts;
 pub mod gcm;
+mod set;
 mod width;
 pub mod xts;
 
 pub(crate) use batch::*;
 pub use cipher::*;
 pub use consts::*;
+pub use set::{Sbox, Set};
 pub use width::*;
-
-type B = Builder<X86_64>;
-
-/// How a round computes the S-box.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Sbox {
-    /// `vpshufb` nibble tables around `aesenclast` with a zero key (ymm: on the two 128-bit halves).
-    AesNi,
-    /// The same with `vaesenclast` on whole ymm registers (VAES).
-    Vaes,
-    /// GFNI: the state kept in the pre-affine's domain, a round is three `vgf2p8affineinvqb` ([`gfni::round`](crate::sm4::gfni::round)).
-    Gfni,
-}
-
-/// The variant of an x86_64 SM4 kernel set (one [`crate::catalog::KernelSet`] each): the suffix of its function
-/// names, its main width and its S-box.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Set {
-    /// `_avx`: AES-NI + AVX, xmm.
-    Avx,
-    /// `_avx2`: AES-NI + AVX2, ymm, `aesenclast` per half.
-    Avx2,
-    /// `_vaes`: VAES + AVX2, ymm.
-    Vaes,
-    /// `_gfni`: GFNI + AVX2, ymm.
-    Gfni,
-}
-
-impl Set {
-    /// The width of the main loop (small batches and serial modes run on xmm).
-    pub fn width(self) -> Width {
-        match self {
-            Set::Avx => Width::X,
-            _ => Width::Y,
-        }
-    }
-
-    /// The S-box strategy.
-    pub fn sbox(self) -> Sbox {
-        match self {
-            Set::Avx | Set::Avx2 => Sbox::AesNi,
-            Set::Vaes => Sbox::Vaes,
-            Set::Gfni => Sbox::Gfni,
-        }
-    }
-
-    /// The function-name suffix.
-    pub fn name(self) -> &'static str {
-        match self {
-            Set::Avx => "avx",
-            Set::Avx2 => "avx2",
-            Set::Vaes => "vaes",
-            Set::Gfni => "gfni",
-        }
-    }
-
-    /// The features the set's kernels may use.
-    pub fn features(self) -> Vec<X86Feature> {
-        use X86Feature::*;
-        match self {
-            Set::Avx => vec![Aes, Avx],
-            Set::Avx2 => vec![Aes, Avx, Avx2],
-            Set::Vaes => vec![Aes, Avx, Avx2, Vaes],
-            Set::Gfni => vec![Avx, Avx2, Gfni],
-        }
-    }
-
-    /// How the main loop's blocks are held, for the functions' documentation.
-    fn layout(self) -> &'static str {
-        match self {
-            Set::Avx => "two groups of 4 in xmm",
-            Set::Avx2 => "two groups of 8 in ymm, aesenclast per half",
-            Set::Vaes => "two groups of 8 in ymm, vaesenclast",
-            Set::Gfni => "two groups of 8 in ymm, GFNI S-box",
-        }
-    }
-}
 
 /// Where a block of a batch comes from.
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -82,7 +82,7 @@ impl Core {
 }
 
 impl Drop for Core {
-    /// Zeroises the whole object ([`crate::wipe_object`]), not only the table and state: without a fixed-size
+    /// Zeroises the whole object (`wipe_object` in lib.rs), not only the table and state: without a fixed-size
     /// kernel the payload of the `None` in `fixed` is copied along with the object and may hold bytes of the
     /// key table from the stack slot it was built in. The kernel-table reference, not secret, is written back
     /// so that the object stays a valid value.

@@ -2,7 +2,7 @@
 //! this CPU and mapped through dynasmrt, never writable and executable at once (the code is copied into a
 //! read-write mapping, which is then turned read-execute).
 //!
-//! * What it assembles: the kernel sets [`crate::backend`] chooses for this CPU (per listing the best available
+//! * What it assembles: the kernel sets the runtime's backend layer chooses for this CPU (per listing the best available
 //!   set, or its rival where the catalog names one and it measured faster: on x86_64 the AES-NI AVX2 set
 //!   against the AVX one, for CPUs such as Zen 1 that split 256-bit operations; [`Jit::tuning`] says what was
 //!   measured), not whole listings: `asmgen_kernels::catalog` builds a set's kernels on demand, each with its
@@ -30,7 +30,7 @@ use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 impl Jit {
-    /// Assembles the kernel sets [`crate::backend`] chooses for this CPU.
+    /// Assembles the kernel sets the runtime's backend layer chooses for this CPU.
     pub fn host() -> Result<Jit, JitError> {
         #[cfg(all(asmgen_aot, any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "riscv64")))]
         return target::host();

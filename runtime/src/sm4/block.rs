@@ -12,7 +12,7 @@ use zeroize::Zeroizing;
 pub struct Sm4(pub(super) Keys, pub(super) Option<dispatch::FixedKernels>);
 
 impl Drop for Sm4 {
-    /// Zeroises every byte of the object ([`crate::wipe_object`]: padding and `None` payloads included), then
+    /// Zeroises every byte of the object (`wipe_object` in lib.rs: padding and `None` payloads included), then
     /// writes back its kernel-table references (not secret) so that the fields' drop glue sees a valid value.
     fn drop(&mut self) {
         let k = self.0.k;
@@ -28,7 +28,7 @@ impl Sm4 {
         Sm4(Keys::new(dispatch::best(), key), None)
     }
 
-    /// Keys the cipher on the named backend (see [`sm4_backends`]).
+    /// Keys the cipher on the named backend (see [`crate::sm4_backends`]).
     pub fn with_backend(key: &[u8; 16], backend: &str) -> Result<Sm4, Error> {
         Ok(Sm4(Keys::new(dispatch::find(backend)?, key), None))
     }

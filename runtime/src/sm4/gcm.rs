@@ -26,7 +26,7 @@ pub struct Sm4Gcm {
 }
 
 impl Drop for Sm4Gcm {
-    /// Zeroises every byte of the object ([`crate::wipe_object`]: padding and `None` payloads included), then
+    /// Zeroises every byte of the object (`wipe_object` in lib.rs: padding and `None` payloads included), then
     /// writes back its kernel-table references (not secret) so that the fields' drop glue sees a valid value.
     fn drop(&mut self) {
         let k = self.keys.k;

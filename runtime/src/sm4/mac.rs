@@ -83,7 +83,7 @@ pub struct Sm4Cmac {
 }
 
 impl Drop for Sm4Cmac {
-    /// Zeroises every byte of the object ([`crate::wipe_object`]: padding and `None` payloads included), then
+    /// Zeroises every byte of the object (`wipe_object` in lib.rs: padding and `None` payloads included), then
     /// writes back its kernel-table references (not secret) so that the fields' drop glue sees a valid value.
     fn drop(&mut self) {
         let k = self.core.keys.k;
@@ -142,7 +142,7 @@ pub struct Sm4Xcbc {
 }
 
 impl Drop for Sm4Xcbc {
-    /// Zeroises every byte of the object ([`crate::wipe_object`]: padding and `None` payloads included), then
+    /// Zeroises every byte of the object (`wipe_object` in lib.rs: padding and `None` payloads included), then
     /// writes back its kernel-table references (not secret) so that the fields' drop glue sees a valid value.
     fn drop(&mut self) {
         let k = self.core.keys.k;
@@ -200,7 +200,7 @@ pub struct Sm4CbcMac {
 }
 
 impl Drop for Sm4CbcMac {
-    /// Zeroises every byte of the object ([`crate::wipe_object`]: padding and `None` payloads included), then
+    /// Zeroises every byte of the object (`wipe_object` in lib.rs: padding and `None` payloads included), then
     /// writes back its kernel-table references (not secret) so that the fields' drop glue sees a valid value.
     fn drop(&mut self) {
         let k = self.core.keys.k;

@@ -1,7 +1,7 @@
 //! Batch plumbing shared by the batch kernels (ECB, CTR, CBC and CFB decryption, XTS): how a batch knows its
 //! size ([`Fill`], [`Count`]), the slots of a batch, and the loop over batches.
 
-use super::{Width, B};
+use super::width::{Width, B};
 use crate::arch::x86_64::{advance, mov_count};
 use crate::Blocks;
 use asmgen::isa::x86_64::Gpr;

@@ -6,7 +6,10 @@
 //! `ctr + i`; decryption needs the plaintext first, so its MAC lane runs one block behind (block `i-1` in the
 //! pass of `ctr + i`), with a MAC-only pass at the end.
 
-use super::{encrypt_one, rounds, Consts, Set, Width, B, GROUPS, TMP, V};
+use super::cipher::*;
+use super::consts::*;
+use super::set::Set;
+use super::width::*;
 use crate::role::{self, Role};
 use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, X86_64};
 use asmgen::{Abi, Function, GenError};

@@ -1,10 +1,9 @@
 //! The cipher core: the register roles, the S-box, the round (AES-NI and GFNI), 32 rounds over groups of
 //! transposed blocks, entering and leaving the GFNI domain, the transpose, and one block on its own.
 
-use super::{
-    perm, twice, vaffine, vaffineinv, vand, vbroadcast, vshufb, vslld, vsrld, vunpckhdq, vunpckhqdq, vunpckldq,
-    vunpcklqdq, vxor, Consts, Sbox, Width, B, V,
-};
+use super::consts::*;
+use super::set::Sbox;
+use super::width::*;
 use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, Mem};
 use asmgen::Label;
 
@@ -15,15 +14,6 @@ pub const GROUPS: [[V; 4]; 2] = [[V(0), V(1), V(2), V(3)], [V(4), V(5), V(6), V(
 pub const TMP: [V; 3] = [V(8), V(9), V(10)];
 /// The broadcast round key.
 pub const RK: V = V(11);
-/// Pre-affine nibble tables (low, high), post-affine nibble tables (low, high). GFNI: the matrices of
-/// [`gfni::GfniRound`](crate::sm4::gfni::GfniRound) `rot0`, `rot8`, `rot24` and `key` (= `enter`).
-pub const PRE_LO: V = V(12);
-/// See [`PRE_LO`].
-pub const PRE_HI: V = V(13);
-/// See [`PRE_LO`].
-pub const POST_LO: V = V(14);
-/// See [`PRE_LO`].
-pub const POST_HI: V = V(15);
 
 /// The S-box on every byte of `t`, leaving the result in ShiftRows order: `t = ShiftRows(S(t))`.
 /// 13 vector ops on xmm (6 pre-affine, `aesenclast`, 6 post-affine), 16 on ymm. Clobbers `s`.

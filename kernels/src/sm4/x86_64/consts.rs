@@ -1,10 +1,21 @@
 //! The constants of the SM4 kernels: the S-box's affine maps as `vpshufb` nibble tables (or GFNI matrices),
 //! the byte shuffles of the linear layer, FK and CK, as read-only constants of the function being built.
 
-use super::{Sbox, Width, B, POST_HI, POST_LO, PRE_HI, PRE_LO, V};
+use super::set::Sbox;
+use super::width::{Width, B, V};
 use crate::sm4::{gfni, sbox_affine, CK, FK};
 use asmgen::isa::x86_64::rip;
 use asmgen::Label;
+
+/// Pre-affine nibble tables (low, high), post-affine nibble tables (low, high). GFNI: the matrices of
+/// [`gfni::GfniRound`](crate::sm4::gfni::GfniRound) `rot0`, `rot8`, `rot24` and `key` (= `enter`).
+pub const PRE_LO: V = V(12);
+/// See [`PRE_LO`].
+pub const PRE_HI: V = V(13);
+/// See [`PRE_LO`].
+pub const POST_LO: V = V(14);
+/// See [`PRE_LO`].
+pub const POST_HI: V = V(15);
 
 /// Twice a 16-byte pattern: every vector constant is 32 bytes so ymm code can use it as a memory operand.
 pub(super) fn twice(x: [u8; 16]) -> [u8; 32] {

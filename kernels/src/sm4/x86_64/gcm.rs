@@ -14,10 +14,11 @@
 //! ciphertext while computing the next batch (there is no decryption kernel: it is GHASH, then CTR). Leftover
 //! blocks (fewer than a batch) go through the plain GHASH loop of [`crate::ghash::x86_64::absorb`].
 
-use super::{
-    each_slot, enter, leave, rol8_constant, round_lean, transpose, vaddd, vbroadcast, vmov, vshufb, vstore, vxor,
-    Consts, Count, Set, Width, B, GROUPS, TMP, V,
-};
+use super::batch::*;
+use super::cipher::*;
+use super::consts::*;
+use super::set::Set;
+use super::width::*;
 use crate::ghash::{x86_64::absorb, Flavour, BYTE_REVERSE, POLY};
 use crate::role::{self, Role};
 use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, Mem, X86_64};

@@ -1,8 +1,11 @@
 //! The width layer: [`Width`] (xmm or ymm), the vector register [`V`] seen at either width, and one wrapper
 //! per vector instruction that emits its xmm or ymm form.
 
-use super::B;
-use asmgen::isa::x86_64::{Mem, Xmm, Ymm};
+use asmgen::isa::x86_64::{Mem, Xmm, Ymm, X86_64};
+use asmgen::Builder;
+
+/// The builder of x86_64 kernels.
+pub(crate) type B = Builder<X86_64>;
 
 /// Register width of a vector operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -17,10 +17,11 @@
 //! and VAES kernels run their full batches the same way, their first batch's tweaks from the chain and the
 //! product by x^16 in shifts and xors (no `vpclmulqdq`: AVX2-only CPUs such as Zen 1 lack it on ymm).
 
-use super::{
-    batch_loop, by_fill, each_slot, rounds, transpose, vaffine, vshufb, vstore, vxor, Consts, Count, Fill, Set, Width,
-    B, GROUPS, TMP, V,
-};
+use super::batch::*;
+use super::cipher::*;
+use super::consts::*;
+use super::set::Set;
+use super::width::*;
 use crate::arch::x86_64::{advance, mov_count};
 use crate::ghash::BYTE_REVERSE;
 use crate::role::{self, Kernel, Kernels, Role};
