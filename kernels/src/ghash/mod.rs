@@ -78,6 +78,17 @@ impl Flavour {
     }
 }
 
+/// Where the key table (256 bytes, one layout for every ISA and the portable code) keeps `H^power`, for
+/// `power` in `1..=8`: `table + h_offset(power)`.
+pub const fn h_offset(power: usize) -> i32 {
+    16 * (power as i32 - 1)
+}
+
+/// Where the key table keeps the Karatsuba half-sum of `H^power` (its two 64-bit halves xored, in both).
+pub const fn hk_offset(power: usize) -> i32 {
+    128 + h_offset(power)
+}
+
 /// The reduction polynomial's reflected constant, as a 16-byte little-endian value:
 /// low qword `1`, high qword `0xc2000000_00000000` (x^128 + x^127 + x^126 + x^121 + 1 without x^128).
 /// The low qword serves `mulX_POLYVAL`, the high qword the Montgomery folding.

@@ -1,6 +1,6 @@
 //! GHASH/POLYVAL with PCLMULQDQ on xmm registers (VEX-encoded, so AVX is required too).
 
-use super::{Flavour, AGGREGATE, BYTE_REVERSE, POLY};
+use super::{h_offset, hk_offset, Flavour, AGGREGATE, BYTE_REVERSE, POLY};
 use crate::arch::x86_64::mov_count;
 use crate::role;
 use crate::Blocks;
@@ -47,27 +47,69 @@ fn mul_acc(b: &mut B, x: Xmm, h: asmgen::isa::x86_64::Mem, hk: asmgen::isa::x86_
     }
 }
 
+/// The registers a reduction works on, so that the fused GCM kernel (`sm4::x86_64::gcm`), which keeps its
+/// own register roles, emits the same reduction as this kernel.
+pub struct Reduction {
+    /// The low 128 bits of the product (folded in place).
+    pub lo: Xmm,
+    /// The high 128 bits.
+    pub hi: Xmm,
+    /// The Karatsuba middle product (clobbered).
+    pub mid: Xmm,
+    /// Scratch.
+    pub t: Xmm,
+    /// The reduction constant: a register holding it, or its place in memory.
+    pub poly: Poly,
+}
+
+/// Where the reduction constant (`POLY`) is.
+#[derive(Clone)]
+pub enum Poly {
+    /// In a register.
+    Reg(Xmm),
+    /// In memory (a RIP-relative constant).
+    Mem(Mem),
+}
+
+/// Karatsuba recombination: `mid ^= lo ^ hi`, then `mid` folded into the middle 128 bits of `hi:lo`.
+pub fn combine(b: &mut B, r: &Reduction) {
+    b.vpxor(r.mid, r.mid, r.lo);
+    b.vpxor(r.mid, r.mid, r.hi);
+    b.vpslldq(r.t, r.mid, 8);
+    b.vpsrldq(r.mid, r.mid, 8);
+    b.vpxor(r.lo, r.lo, r.t);
+    b.vpxor(r.hi, r.hi, r.mid);
+}
+
+/// Two Montgomery folds of `lo` by x^-64 (multiply the low qword by 0xc2 << 56, swap halves, add): with
+/// `hi ^ lo` afterwards, `(hi:lo) * x^-128 mod P`.
+pub fn fold(b: &mut B, r: &Reduction) {
+    for _ in 0..2 {
+        match &r.poly {
+            Poly::Reg(p) => b.vpclmulqdq(r.t, r.lo, *p, 0x10),
+            Poly::Mem(m) => b.vpclmulqdq(r.t, r.lo, m.clone(), 0x10),
+        };
+        b.vpshufd(r.lo, r.lo, 0x4e);
+        b.vpxor(r.lo, r.lo, r.t);
+    }
+}
+
+/// This kernel's reduction roles: the accumulators, scratch `T`, the constant in `POLYR`.
+fn roles(lo: Xmm) -> Reduction {
+    Reduction { lo, hi: HI, mid: MID, t: T, poly: Poly::Reg(POLYR) }
+}
+
 /// Combines LO, HI and MID into the 256-bit product and reduces it into `S` (multiplying by x^-128).
 fn reduce(b: &mut B) {
     b.comment("Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.");
-    b.vpxor(MID, MID, LO);
-    b.vpxor(MID, MID, HI);
-    b.vpslldq(T, MID, 8);
-    b.vpsrldq(MID, MID, 8);
-    b.vpxor(LO, LO, T);
-    b.vpxor(HI, HI, MID);
+    combine(b, &roles(LO));
     montgomery(b, LO, HI, S);
 }
 
 /// `dst = (hi:lo) * x^-128 mod P`: two folds of the low qword by 0xc2000000_00000000, then add `hi`.
 fn montgomery(b: &mut B, lo: Xmm, hi: Xmm, dst: Xmm) {
     b.comment("Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).");
-    b.vpclmulqdq(T, lo, POLYR, 0x10);
-    b.vpshufd(lo, lo, 0x4e);
-    b.vpxor(lo, lo, T);
-    b.vpclmulqdq(T, lo, POLYR, 0x10);
-    b.vpshufd(lo, lo, 0x4e);
-    b.vpxor(lo, lo, T);
+    fold(b, &roles(lo));
     b.vpxor(dst, lo, hi);
 }
 
@@ -109,10 +151,10 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
     b.vmovdqa(p, hreg);
     for i in 1..=AGGREGATE as i32 {
         b.comment(format!("H^{i}"));
-        b.vmovdqu(mem(table, 16 * (i - 1)), p);
+        b.vmovdqu(mem(table, h_offset(i as usize)), p);
         b.vpshufd(T, p, 0x4e);
         b.vpxor(T, T, p);
-        b.vmovdqu(mem(table, 128 + 16 * (i - 1)), T);
+        b.vmovdqu(mem(table, hk_offset(i as usize)), T);
         if i < AGGREGATE as i32 {
             // p = p * H (schoolbook, once per power: key setup is not the hot path).
             b.vpclmulqdq(LO, p, hreg, 0x00);
@@ -160,7 +202,7 @@ fn absorb8(b: &mut B, f: Flavour, table: Gpr, data: Gpr) {
         if i == 0 {
             b.vpxor(Xmm(8), Xmm(8), S);
         }
-        mul_acc(b, Xmm(8), mem(table, 16 * (power - 1)), mem(table, 128 + 16 * (power - 1)), i == 1);
+        mul_acc(b, Xmm(8), mem(table, h_offset(power as usize)), mem(table, hk_offset(power as usize)), i == 1);
     }
     reduce(b);
 }
@@ -196,7 +238,7 @@ fn absorb_fixed(b: &mut B, f: Flavour, state: Mem, table: Gpr, data: Gpr, n: Gpr
             if i == 0 {
                 b.vpxor(Xmm(8), Xmm(8), S);
             }
-            mul_acc(b, Xmm(8), mem(table, 16 * (power - 1)), mem(table, 128 + 16 * (power - 1)), i == 0);
+            mul_acc(b, Xmm(8), mem(table, h_offset(power as usize)), mem(table, hk_offset(power as usize)), i == 0);
         }
         reduce(b);
     }

@@ -19,7 +19,8 @@ use super::cipher::*;
 use super::consts::*;
 use super::set::Set;
 use super::width::*;
-use crate::ghash::{x86_64::absorb, Flavour, BYTE_REVERSE, POLY};
+use crate::ghash::x86_64::{absorb, combine, fold, Poly, Reduction};
+use crate::ghash::{h_offset, hk_offset, Flavour, AGGREGATE, BYTE_REVERSE, POLY};
 use crate::role::{self, Role};
 use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, Mem, X86_64};
 use asmgen::{Abi, Function, GenError, Label};
@@ -60,13 +61,14 @@ fn mid_acc(x: &Ctx) -> Mem {
 /// Starts an aggregate: accumulators = the Karatsuba products of `S * H^8` (S in [`HI`]).
 fn ghash_start(b: &mut B, x: &Ctx) {
     b.comment("GHASH aggregate: accumulators = S * H^8 (S in xmm11), middle products in state[16..32].");
-    b.vpclmulqdq(LO.x(), HI.x(), mem(x.htable, 112), 0x00);
+    let (h8, hk8) = (mem(x.htable, h_offset(AGGREGATE)), mem(x.htable, hk_offset(AGGREGATE)));
+    b.vpclmulqdq(LO.x(), HI.x(), h8.clone(), 0x00);
     b.vpshufd(X.x(), HI.x(), 0x4e);
     b.vpxor(X.x(), X.x(), HI.x());
-    b.vpclmulqdq(X.x(), X.x(), mem(x.htable, 128 + 112), 0x00);
+    b.vpclmulqdq(X.x(), X.x(), hk8, 0x00);
     b.vmovdqu(mid_acc(x), X.x());
-    b.vpclmulqdq(HI.x(), HI.x(), mem(x.htable, 112), 0x11);
-    b.lea(x.hptr, mem(x.htable, 112));
+    b.vpclmulqdq(HI.x(), HI.x(), h8.clone(), 0x11);
+    b.lea(x.hptr, h8);
 }
 
 /// Absorbs the block at `gptr` against the power at `hptr` into the accumulators.
@@ -80,28 +82,22 @@ fn ghash_block(b: &mut B, x: &Ctx) {
     b.vpxor(HI.x(), HI.x(), T.x());
     b.vpshufd(T.x(), X.x(), 0x4e);
     b.vpxor(X.x(), X.x(), T.x());
-    b.vpclmulqdq(X.x(), X.x(), mem(x.hptr, 128), 0x00);
+    b.vpclmulqdq(X.x(), X.x(), mem(x.hptr, hk_offset(1)), 0x00);
     b.vpxor(X.x(), X.x(), mid_acc(x));
     b.vmovdqu(mid_acc(x), X.x());
     b.add(x.gptr, 16);
     b.sub(x.hptr, 16);
 }
 
-/// Ends an aggregate: Karatsuba recombination and Montgomery reduction into S (in [`HI`]).
+/// Ends an aggregate: the GHASH kernel's Karatsuba recombination and Montgomery reduction
+/// ([`combine`], [`fold`]) on this kernel's registers (the middle product loaded into [`T`], [`X`] as scratch,
+/// the constant in memory), into S (in [`HI`]).
 fn ghash_reduce(b: &mut B, x: &Ctx) {
     b.comment("GHASH: recombine the Karatsuba products, reduce (two folds by x^-64) into S = xmm11.");
     b.vmovdqu(T.x(), mid_acc(x));
-    b.vpxor(T.x(), T.x(), LO.x());
-    b.vpxor(T.x(), T.x(), HI.x());
-    b.vpslldq(X.x(), T.x(), 8);
-    b.vpsrldq(T.x(), T.x(), 8);
-    b.vpxor(LO.x(), LO.x(), X.x());
-    b.vpxor(HI.x(), HI.x(), T.x());
-    for _ in 0..2 {
-        b.vpclmulqdq(X.x(), LO.x(), rip(&x.poly), 0x10);
-        b.vpshufd(LO.x(), LO.x(), 0x4e);
-        b.vpxor(LO.x(), LO.x(), X.x());
-    }
+    let r = Reduction { lo: LO.x(), hi: HI.x(), mid: T.x(), t: X.x(), poly: Poly::Mem(rip(&x.poly)) };
+    combine(b, &r);
+    fold(b, &r);
     b.vpxor(HI.x(), HI.x(), LO.x());
 }
 
