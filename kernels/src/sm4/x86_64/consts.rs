@@ -17,6 +17,15 @@ pub const POST_LO: V = V(14);
 /// See [`PRE_LO`].
 pub const POST_HI: V = V(15);
 
+/// The bytes of the constants every S-box strategy shares: the counter increments k = 0..15 (as 128-bit
+/// little-endian lanes), FK and CK (little-endian words).
+fn counter_and_key_bytes() -> (Vec<u8>, Vec<u8>, Vec<u8>) {
+    let ctr_add = (0..16u64).flat_map(|k| k.to_le_bytes().into_iter().chain([0; 8])).collect();
+    let fk = FK.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let ck = CK.iter().flat_map(|w| w.to_le_bytes()).collect();
+    (ctr_add, fk, ck)
+}
+
 /// Twice a 16-byte pattern: every vector constant is 32 bytes so ymm code can use it as a memory operand.
 pub(super) fn twice(x: [u8; 16]) -> [u8; 32] {
     std::array::from_fn(|i| x[i % 16])
@@ -96,13 +105,7 @@ impl Consts {
                 &twice(inv_shift_rows_rol(n)),
             )
         });
-        let mut ctr_add = Vec::new();
-        for k in 0..16u64 {
-            ctr_add.extend_from_slice(&k.to_le_bytes());
-            ctr_add.extend_from_slice(&[0; 8]);
-        }
-        let fk: Vec<u8> = FK.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let ck: Vec<u8> = CK.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let (ctr_add, fk, ck) = counter_and_key_bytes();
         Consts {
             sbox,
             gfni: None,
@@ -150,13 +153,7 @@ impl Consts {
             ][n];
             b.constant(name, 32, what, &twice(perm(|i| 4 * (i / 4) + (i % 4 + 4 - n) % 4)))
         });
-        let mut ctr_add = Vec::new();
-        for k in 0..16u64 {
-            ctr_add.extend_from_slice(&k.to_le_bytes());
-            ctr_add.extend_from_slice(&[0; 8]);
-        }
-        let fk: Vec<u8> = FK.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let ck: Vec<u8> = CK.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let (ctr_add, fk, ck) = counter_and_key_bytes();
         let bswap32 = b.constant("sm4_bswap32", 32, "vpshufb: byte-swap each dword", &twice(perm(|i| i ^ 3)));
         Consts {
             sbox: Sbox::Gfni,
