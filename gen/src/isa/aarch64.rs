@@ -331,348 +331,359 @@ fn adrp_off(v: i64) -> i64 {
 /// The aarch64 ISA.
 pub struct Aarch64;
 
-define_isa! {
-    isa: Aarch64, feature: A64Feature;
-    methods {
-        /// `add`: register (`add`) or 12-bit immediate (`add_imm`, which also takes `sp`).
-        add(d, n, m);
-        /// `sub`: register (`sub`) or 12-bit immediate (`sub_imm`).
-        sub(d, n, m);
-        /// `subs`: register (`subs`) or 12-bit immediate (`subs_imm`).
-        subs(d, n, m);
-        /// `cmp`: register (`cmp`) or 12-bit immediate (`cmp_imm`).
-        cmp(n, m);
-        /// `adds`: 12-bit immediate (`adds_imm`).
-        adds(d, n, imm);
-        /// `ldr`: X register (`ldr_x`) or Q register, from a `V` (`ldr_q`); the D form stays `ldr_d` (a `V` does
-        /// not say its width).
-        ldr(t, n, off);
-        /// `str`: X register (`str_x`) or Q register (`str_q`); the D form stays `str_d`.
-        str(t, n, off);
-        /// `ldp`: X registers (`ldp_x`) or Q registers (`ldp_q`); the D form stays `ldp_d`.
-        ldp(a, b, n, off);
-        /// `stp`: X registers (`stp_x`) or Q registers (`stp_q`); the D form stays `stp_d`.
-        stp(a, b, n, off);
-        /// `ldr`: post-indexed, X (`ldr_x_post`) or Q (`ldr_q_post`); the D form stays `ldr_d_post`.
-        ldr_post(t, n, off);
-        /// `str`: post-indexed, Q (`str_q_post`).
-        str_post(t, n, off);
-        /// `str`: pre-indexed, X (`str_x_pre`); the D form stays `str_d_pre`.
-        str_pre(t, n, off);
-        /// `ldp`: post-indexed, X (`ldp_x_post`) or Q (`ldp_q_post`); the D form stays `ldp_d_post`.
-        ldp_post(a, b, n, off);
-        /// `stp`: pre-indexed, X (`stp_x_pre`); the D form stays `stp_d_pre`.
-        stp_pre(a, b, n, off);
-    }
+/// The aarch64 table: one entry per instruction form (entry syntax: [`define_isa!`](crate::define_isa)).
+/// `aarch64_table!(m)` expands the entries into the macro `m`: [`define_isa!`](crate::define_isa) here (the
+/// opcodes and `OPS`) and [`define_builder_methods!`](crate::define_builder_methods) in `builder/aarch64.rs`.
+macro_rules! aarch64_table {
+    ($define:ident) => {
+        $define! {
+                isa: Aarch64, feature: A64Feature;
+                methods {
+                    /// `add`: register (`add`) or 12-bit immediate (`add_imm`, which also takes `sp`).
+                    add(d, n, m);
+                    /// `sub`: register (`sub`) or 12-bit immediate (`sub_imm`).
+                    sub(d, n, m);
+                    /// `subs`: register (`subs`) or 12-bit immediate (`subs_imm`).
+                    subs(d, n, m);
+                    /// `cmp`: register (`cmp`) or 12-bit immediate (`cmp_imm`).
+                    cmp(n, m);
+                    /// `adds`: 12-bit immediate (`adds_imm`).
+                    adds(d, n, imm);
+                    /// `ldr`: X register (`ldr_x`) or Q register, from a `V` (`ldr_q`); the D form stays `ldr_d` (a `V` does
+                    /// not say its width).
+                    ldr(t, n, off);
+                    /// `str`: X register (`str_x`) or Q register (`str_q`); the D form stays `str_d`.
+                    str(t, n, off);
+                    /// `ldp`: X registers (`ldp_x`) or Q registers (`ldp_q`); the D form stays `ldp_d`.
+                    ldp(a, b, n, off);
+                    /// `stp`: X registers (`stp_x`) or Q registers (`stp_q`); the D form stays `stp_d`.
+                    stp(a, b, n, off);
+                    /// `ldr`: post-indexed, X (`ldr_x_post`) or Q (`ldr_q_post`); the D form stays `ldr_d_post`.
+                    ldr_post(t, n, off);
+                    /// `str`: post-indexed, Q (`str_q_post`).
+                    str_post(t, n, off);
+                    /// `str`: pre-indexed, X (`str_x_pre`); the D form stays `str_d_pre`.
+                    str_pre(t, n, off);
+                    /// `ldp`: post-indexed, X (`ldp_x_post`) or Q (`ldp_q_post`); the D form stays `ldp_d_post`.
+                    ldp_post(a, b, n, off);
+                    /// `stp`: pre-indexed, X (`stp_x_pre`); the D form stays `stp_d_pre`.
+                    stp_pre(a, b, n, off);
+                }
 
-    // --- general-purpose -------------------------------------------------------------------------------------
-    nop:        "nop"                                () [] => enc(0xd503201f, &[]);
-    ret:        "ret"                                () [] => enc(0xd65f03c0, &[]);
-    /// Register move (ORR with xzr).
-    mov:        "mov {d}, {s}"                       (d: Xn, s: Xn) []
-        => enc(0xaa0003e0, &[fld(0, 0, 5), fld(1, 16, 5)]);
-    add_imm:    "add {d}, {n}, #{imm}"               (d: XnSp, n: XnSp, imm: Imm12) [] as add
-        => enc(0x91000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 10, 12)]);
-    sub_imm:    "sub {d}, {n}, #{imm}"               (d: XnSp, n: XnSp, imm: Imm12) [] as sub
-        => enc(0xd1000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 10, 12)]);
-    /// Subtract and set flags.
-    subs_imm:   "subs {d}, {n}, #{imm}"              (d: Xn, n: XnSp, imm: Imm12) [] as subs
-        => enc(0xf1000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 10, 12)]);
-    cmp_imm:    "cmp {n}, #{imm}"                    (n: XnSp, imm: Imm12) [] as cmp
-        => enc(0xf100001f, &[fld(0, 5, 5), fld(1, 10, 12)]);
-    add:        "add {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) [] as add
-        => enc(0x8b000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
-    /// `d = n + (m << s)`.
-    add_lsl:    "add {d}, {n}, {m}, lsl #{s}"        (d: Xn, n: Xn, m: Xn, s: Shift) []
-        => enc(0x8b000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), fld(3, 10, 6)]);
-    sub:        "sub {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) [] as sub
-        => enc(0xcb000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
-    subs:       "subs {d}, {n}, {m}"                 (d: Xn, n: Xn, m: Xn) [] as subs
-        => enc(0xeb000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
-    cmp:        "cmp {n}, {m}"                       (n: Xn, m: Xn) [] as cmp
-        => enc(0xeb00001f, &[fld(0, 5, 5), fld(1, 16, 5)]);
-    /// Move a 16-bit immediate (MOVZ, no shift): `d = imm`.
-    movz:       "movz {d}, #{imm}"                   (d: Xn, imm: Imm12) []
-        => enc(0xd2800000, &[fld(0, 0, 5), fld(1, 5, 16)]);
-    /// Add an immediate and set flags (C is the carry out).
-    adds_imm:   "adds {d}, {n}, #{imm}"              (d: Xn, n: XnSp, imm: Imm12) [] as adds
-        => enc(0xb1000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 10, 12)]);
-    /// Add with carry: `d = n + m + C`.
-    adc:        "adc {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) []
-        => enc(0x9a000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
-    /// Byte reversal of a 64-bit register.
-    rev:        "rev {d}, {n}"                       (d: Xn, n: Xn) []
-        => enc(0xdac00c00, &[fld(0, 0, 5), fld(1, 5, 5)]);
-    lsl:        "lsl {d}, {n}, #{s}"                 (d: Xn, n: Xn, s: Shift) []
-        => enc(0xd3400000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 6, lsl_immr), mapped(2, 10, 6, lsl_imms)]);
-    lsr:        "lsr {d}, {n}, #{s}"                 (d: Xn, n: Xn, s: Shift) []
-        => enc(0xd340fc00, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 6)]);
-    /// The 4 KiB page of a label (ELF: pair with `add_lo12`).
-    adrp:       "adrp {d}, {l}"                      (d: Xn, l: Target) []
-        => label(0x90000000, &[fld(0, 0, 5), mapped_part(1, 29, 2, 0, adrp_off), mapped_part(1, 5, 19, 2, adrp_off)],
-                 1, LabelValue::Page);
-    /// Adds the low 12 bits of a label's address (after `adrp`).
-    add_lo12:   "add {d}, {n}, :lo12:{l}"            (d: XnSp, n: XnSp, l: Target) []
-        => label(0x91000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 10, 12)], 2, LabelValue::Lo12);
-    /// The address of a label within 1 MiB.
-    adr:        "adr {d}, {l}"                       (d: Xn, l: Target) []
-        => label(0x10000000, &[fld(0, 0, 5), mapped_part(1, 29, 2, 0, adr_off), mapped_part(1, 5, 19, 2, adr_off)],
-                 1, LabelValue::Offset);
-    b:          "b {t}"                              (t: Target) []
-        => label(0x14000000, &[mapped(0, 0, 26, branch::<26>)], 0, LabelValue::Offset);
-    /// Branch if equal (Z set).
-    b_eq:       "b.eq {t}"                           (t: Target) []
-        => label(0x54000000, &[mapped(0, 5, 19, branch::<19>)], 0, LabelValue::Offset);
-    /// Branch if not equal (Z clear).
-    b_ne:       "b.ne {t}"                           (t: Target) []
-        => label(0x54000001, &[mapped(0, 5, 19, branch::<19>)], 0, LabelValue::Offset);
-    /// Branch if unsigned higher or same (C set).
-    b_hs:       "b.hs {t}"                           (t: Target) []
-        => label(0x54000002, &[mapped(0, 5, 19, branch::<19>)], 0, LabelValue::Offset);
-    /// Branch if unsigned lower (C clear).
-    b_lo:       "b.lo {t}"                           (t: Target) []
-        => label(0x54000003, &[mapped(0, 5, 19, branch::<19>)], 0, LabelValue::Offset);
-    /// Branch if unsigned higher.
-    b_hi:       "b.hi {t}"                           (t: Target) []
-        => label(0x54000008, &[mapped(0, 5, 19, branch::<19>)], 0, LabelValue::Offset);
-    /// Branch if unsigned lower or same.
-    b_ls:       "b.ls {t}"                           (t: Target) []
-        => label(0x54000009, &[mapped(0, 5, 19, branch::<19>)], 0, LabelValue::Offset);
-    /// Branch if the register is zero.
-    cbz:        "cbz {r}, {t}"                       (r: Xn, t: Target) []
-        => label(0xb4000000, &[fld(0, 0, 5), mapped(1, 5, 19, branch::<19>)], 1, LabelValue::Offset);
-    /// Branch if the register is not zero.
-    cbnz:       "cbnz {r}, {t}"                      (r: Xn, t: Target) []
-        => label(0xb5000000, &[fld(0, 0, 5), mapped(1, 5, 19, branch::<19>)], 1, LabelValue::Offset);
+                // --- general-purpose -------------------------------------------------------------------------------------
+                nop:        "nop"                                () [] => enc(0xd503201f, &[]);
+                ret:        "ret"                                () [] => enc(0xd65f03c0, &[]);
+                /// Register move (ORR with xzr).
+                mov:        "mov {d}, {s}"                       (d: Xn, s: Xn) []
+                    => enc(0xaa0003e0, &[fld(0, 0, 5), fld(1, 16, 5)]);
+                add_imm:    "add {d}, {n}, #{imm}"               (d: XnSp, n: XnSp, imm: Imm12) [] as add
+                    => enc(0x91000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 10, 12)]);
+                sub_imm:    "sub {d}, {n}, #{imm}"               (d: XnSp, n: XnSp, imm: Imm12) [] as sub
+                    => enc(0xd1000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 10, 12)]);
+                /// Subtract and set flags.
+                subs_imm:   "subs {d}, {n}, #{imm}"              (d: Xn, n: XnSp, imm: Imm12) [] as subs
+                    => enc(0xf1000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 10, 12)]);
+                cmp_imm:    "cmp {n}, #{imm}"                    (n: XnSp, imm: Imm12) [] as cmp
+                    => enc(0xf100001f, &[fld(0, 5, 5), fld(1, 10, 12)]);
+                add:        "add {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) [] as add
+                    => enc(0x8b000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// `d = n + (m << s)`.
+                add_lsl:    "add {d}, {n}, {m}, lsl #{s}"        (d: Xn, n: Xn, m: Xn, s: Shift) []
+                    => enc(0x8b000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), fld(3, 10, 6)]);
+                sub:        "sub {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) [] as sub
+                    => enc(0xcb000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                subs:       "subs {d}, {n}, {m}"                 (d: Xn, n: Xn, m: Xn) [] as subs
+                    => enc(0xeb000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                cmp:        "cmp {n}, {m}"                       (n: Xn, m: Xn) [] as cmp
+                    => enc(0xeb00001f, &[fld(0, 5, 5), fld(1, 16, 5)]);
+                /// Move a 16-bit immediate (MOVZ, no shift): `d = imm`.
+                movz:       "movz {d}, #{imm}"                   (d: Xn, imm: Imm12) []
+                    => enc(0xd2800000, &[fld(0, 0, 5), fld(1, 5, 16)]);
+                /// Add an immediate and set flags (C is the carry out).
+                adds_imm:   "adds {d}, {n}, #{imm}"              (d: Xn, n: XnSp, imm: Imm12) [] as adds
+                    => enc(0xb1000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 10, 12)]);
+                /// Add with carry: `d = n + m + C`.
+                adc:        "adc {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) []
+                    => enc(0x9a000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Byte reversal of a 64-bit register.
+                rev:        "rev {d}, {n}"                       (d: Xn, n: Xn) []
+                    => enc(0xdac00c00, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                lsl:        "lsl {d}, {n}, #{s}"                 (d: Xn, n: Xn, s: Shift) []
+                    => enc(0xd3400000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 6, lsl_immr), mapped(2, 10, 6, lsl_imms)]);
+                lsr:        "lsr {d}, {n}, #{s}"                 (d: Xn, n: Xn, s: Shift) []
+                    => enc(0xd340fc00, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 6)]);
+                /// The 4 KiB page of a label (ELF: pair with `add_lo12`).
+                adrp:       "adrp {d}, {l}"                      (d: Xn, l: Target) []
+                    => label(0x90000000, &[fld(0, 0, 5), mapped_part(1, 29, 2, 0, adrp_off), mapped_part(1, 5, 19, 2, adrp_off)],
+                             1, LabelValue::Page);
+                /// Adds the low 12 bits of a label's address (after `adrp`).
+                add_lo12:   "add {d}, {n}, :lo12:{l}"            (d: XnSp, n: XnSp, l: Target) []
+                    => label(0x91000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 10, 12)], 2, LabelValue::Lo12);
+                /// The address of a label within 1 MiB.
+                adr:        "adr {d}, {l}"                       (d: Xn, l: Target) []
+                    => label(0x10000000, &[fld(0, 0, 5), mapped_part(1, 29, 2, 0, adr_off), mapped_part(1, 5, 19, 2, adr_off)],
+                             1, LabelValue::Offset);
+                b:          "b {t}"                              (t: Target) []
+                    => label(0x14000000, &[mapped(0, 0, 26, branch::<26>)], 0, LabelValue::Offset);
+                /// Branch if equal (Z set).
+                b_eq:       "b.eq {t}"                           (t: Target) []
+                    => label(0x54000000, &[mapped(0, 5, 19, branch::<19>)], 0, LabelValue::Offset);
+                /// Branch if not equal (Z clear).
+                b_ne:       "b.ne {t}"                           (t: Target) []
+                    => label(0x54000001, &[mapped(0, 5, 19, branch::<19>)], 0, LabelValue::Offset);
+                /// Branch if unsigned higher or same (C set).
+                b_hs:       "b.hs {t}"                           (t: Target) []
+                    => label(0x54000002, &[mapped(0, 5, 19, branch::<19>)], 0, LabelValue::Offset);
+                /// Branch if unsigned lower (C clear).
+                b_lo:       "b.lo {t}"                           (t: Target) []
+                    => label(0x54000003, &[mapped(0, 5, 19, branch::<19>)], 0, LabelValue::Offset);
+                /// Branch if unsigned higher.
+                b_hi:       "b.hi {t}"                           (t: Target) []
+                    => label(0x54000008, &[mapped(0, 5, 19, branch::<19>)], 0, LabelValue::Offset);
+                /// Branch if unsigned lower or same.
+                b_ls:       "b.ls {t}"                           (t: Target) []
+                    => label(0x54000009, &[mapped(0, 5, 19, branch::<19>)], 0, LabelValue::Offset);
+                /// Branch if the register is zero.
+                cbz:        "cbz {r}, {t}"                       (r: Xn, t: Target) []
+                    => label(0xb4000000, &[fld(0, 0, 5), mapped(1, 5, 19, branch::<19>)], 1, LabelValue::Offset);
+                /// Branch if the register is not zero.
+                cbnz:       "cbnz {r}, {t}"                      (r: Xn, t: Target) []
+                    => label(0xb5000000, &[fld(0, 0, 5), mapped(1, 5, 19, branch::<19>)], 1, LabelValue::Offset);
 
-    // --- general-purpose loads and stores ---------------------------------------------------------------------
-    ldr_x:      "ldr {t}, [{n}, #{off}]"             (t: Xn, n: XnSp, off: UOff) [] as ldr
-        => enc(0xf9400000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<8>)]);
-    str_x:      "str {t}, [{n}, #{off}]"             (t: Xn, n: XnSp, off: UOff) [] as str
-        => enc(0xf9000000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<8>)]);
-    /// Store with pre-index writeback: `n += off; [n] = t`.
-    str_x_pre:  "str {t}, [{n}, #{off}]!"            (t: Xn, n: XnSp, off: SOff) [] as str_pre
-        => enc(0xf8000c00, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 12, 9, sscaled::<1, 9>)]);
-    /// Load with post-index writeback: `t = [n]; n += off`.
-    ldr_x_post: "ldr {t}, [{n}], #{off}"             (t: Xn, n: XnSp, off: SOff) [] as ldr_post
-        => enc(0xf8400400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 12, 9, sscaled::<1, 9>)]);
-    stp_x:      "stp {a}, {b}, [{n}, #{off}]"        (a: Xn, b: Xn, n: XnSp, off: SOff) [] as stp
-        => enc(0xa9000000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
-    ldp_x:      "ldp {a}, {b}, [{n}, #{off}]"        (a: Xn, b: Xn, n: XnSp, off: SOff) [] as ldp
-        => enc(0xa9400000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
-    stp_x_pre:  "stp {a}, {b}, [{n}, #{off}]!"       (a: Xn, b: Xn, n: XnSp, off: SOff) [] as stp_pre
-        => enc(0xa9800000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
-    ldp_x_post: "ldp {a}, {b}, [{n}], #{off}"        (a: Xn, b: Xn, n: XnSp, off: SOff) [] as ldp_post
-        => enc(0xa8c00000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
+                // --- general-purpose loads and stores ---------------------------------------------------------------------
+                ldr_x:      "ldr {t}, [{n}, #{off}]"             (t: Xn, n: XnSp, off: UOff) [] as ldr
+                    => enc(0xf9400000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<8>)]);
+                str_x:      "str {t}, [{n}, #{off}]"             (t: Xn, n: XnSp, off: UOff) [] as str
+                    => enc(0xf9000000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<8>)]);
+                /// Store with pre-index writeback: `n += off; [n] = t`.
+                str_x_pre:  "str {t}, [{n}, #{off}]!"            (t: Xn, n: XnSp, off: SOff) [] as str_pre
+                    => enc(0xf8000c00, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 12, 9, sscaled::<1, 9>)]);
+                /// Load with post-index writeback: `t = [n]; n += off`.
+                ldr_x_post: "ldr {t}, [{n}], #{off}"             (t: Xn, n: XnSp, off: SOff) [] as ldr_post
+                    => enc(0xf8400400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 12, 9, sscaled::<1, 9>)]);
+                stp_x:      "stp {a}, {b}, [{n}, #{off}]"        (a: Xn, b: Xn, n: XnSp, off: SOff) [] as stp
+                    => enc(0xa9000000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
+                ldp_x:      "ldp {a}, {b}, [{n}, #{off}]"        (a: Xn, b: Xn, n: XnSp, off: SOff) [] as ldp
+                    => enc(0xa9400000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
+                stp_x_pre:  "stp {a}, {b}, [{n}, #{off}]!"       (a: Xn, b: Xn, n: XnSp, off: SOff) [] as stp_pre
+                    => enc(0xa9800000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
+                ldp_x_post: "ldp {a}, {b}, [{n}], #{off}"        (a: Xn, b: Xn, n: XnSp, off: SOff) [] as ldp_post
+                    => enc(0xa8c00000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
 
-    // --- vector loads and stores --------------------------------------------------------------------------------
-    ldr_d:      "ldr {t}, [{n}, #{off}]"             (t: Dn, n: XnSp, off: UOff) []
-        => enc(0xfd400000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<8>)]);
-    str_d:      "str {t}, [{n}, #{off}]"             (t: Dn, n: XnSp, off: UOff) []
-        => enc(0xfd000000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<8>)]);
-    str_d_pre:  "str {t}, [{n}, #{off}]!"            (t: Dn, n: XnSp, off: SOff) []
-        => enc(0xfc000c00, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 12, 9, sscaled::<1, 9>)]);
-    ldr_d_post: "ldr {t}, [{n}], #{off}"             (t: Dn, n: XnSp, off: SOff) []
-        => enc(0xfc400400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 12, 9, sscaled::<1, 9>)]);
-    stp_d:      "stp {a}, {b}, [{n}, #{off}]"        (a: Dn, b: Dn, n: XnSp, off: SOff) []
-        => enc(0x6d000000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
-    ldp_d:      "ldp {a}, {b}, [{n}, #{off}]"        (a: Dn, b: Dn, n: XnSp, off: SOff) []
-        => enc(0x6d400000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
-    stp_d_pre:  "stp {a}, {b}, [{n}, #{off}]!"       (a: Dn, b: Dn, n: XnSp, off: SOff) []
-        => enc(0x6d800000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
-    ldp_d_post: "ldp {a}, {b}, [{n}], #{off}"        (a: Dn, b: Dn, n: XnSp, off: SOff) []
-        => enc(0x6cc00000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
-    ldr_q:      "ldr {t}, [{n}, #{off}]"             (t: Qn, n: XnSp, off: UOff) [] as ldr
-        => enc(0x3dc00000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<16>)]);
-    str_q:      "str {t}, [{n}, #{off}]"             (t: Qn, n: XnSp, off: UOff) [] as str
-        => enc(0x3d800000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<16>)]);
-    ldr_q_post: "ldr {t}, [{n}], #{off}"             (t: Qn, n: XnSp, off: SOff) [] as ldr_post
-        => enc(0x3cc00400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 12, 9, sscaled::<1, 9>)]);
-    str_q_post: "str {t}, [{n}], #{off}"             (t: Qn, n: XnSp, off: SOff) [] as str_post
-        => enc(0x3c800400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 12, 9, sscaled::<1, 9>)]);
-    ldp_q:      "ldp {a}, {b}, [{n}, #{off}]"        (a: Qn, b: Qn, n: XnSp, off: SOff) [] as ldp
-        => enc(0xad400000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<16, 7>)]);
-    stp_q:      "stp {a}, {b}, [{n}, #{off}]"        (a: Qn, b: Qn, n: XnSp, off: SOff) [] as stp
-        => enc(0xad000000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<16, 7>)]);
-    /// Load a pair with post-index writeback: `a = [n]; b = [n + 16]; n += off`.
-    ldp_q_post: "ldp {a}, {b}, [{n}], #{off}"        (a: Qn, b: Qn, n: XnSp, off: SOff) [] as ldp_post
-        => enc(0xacc00000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<16, 7>)]);
-    /// Load 16 bytes, byte i into lane i (on little-endian, the same as `ldr q`).
-    ld1_16b:    "ld1 {{t}.16b}, [{n}]"               (t: Vn, n: XnSp) []
-        => enc(0x4c407000, &[fld(0, 0, 5), fld(1, 5, 5)]);
-    ld1_16b_post: "ld1 {{t}.16b}, [{n}], #16"        (t: Vn, n: XnSp) []
-        => enc(0x4cdf7000, &[fld(0, 0, 5), fld(1, 5, 5)]);
-    st1_16b:    "st1 {{t}.16b}, [{n}]"               (t: Vn, n: XnSp) []
-        => enc(0x4c007000, &[fld(0, 0, 5), fld(1, 5, 5)]);
-    st1_16b_post: "st1 {{t}.16b}, [{n}], #16"        (t: Vn, n: XnSp) []
-        => enc(0x4c9f7000, &[fld(0, 0, 5), fld(1, 5, 5)]);
-    /// Load 64 bytes into four consecutive registers: `l = [n]; n += 64`.
-    ld1_4x16b_post: "ld1 {{l}}, [{n}], #64"          (l: VList16b, n: XnSp) []
-        => enc(0x4cdf2000, &[fld(0, 0, 5), fld(1, 5, 5)]);
-    /// Store four consecutive registers: `[n] = l; n += 64`.
-    st1_4x16b_post: "st1 {{l}}, [{n}], #64"          (l: VList16b, n: XnSp) []
-        => enc(0x4c9f2000, &[fld(0, 0, 5), fld(1, 5, 5)]);
-    /// Load four blocks de-interleaving words: word j of block i into lane i of register j; `n += 64`.
-    ld4_4s_post: "ld4 {{l}}, [{n}], #64"             (l: VList4s, n: XnSp) []
-        => enc(0x4cdf0800, &[fld(0, 0, 5), fld(1, 5, 5)]);
-    /// Store four blocks interleaving words (the inverse of `ld4_4s_post`); `n += 64`.
-    st4_4s_post: "st4 {{l}}, [{n}], #64"             (l: VList4s, n: XnSp) []
-        => enc(0x4c9f0800, &[fld(0, 0, 5), fld(1, 5, 5)]);
-    /// Load one block's four words into lane i of four registers; `n += 16`.
-    ld4_s_post: "ld4 {{l}}[{i}], [{n}], #16"         (l: VListS, i: LaneS, n: XnSp) []
-        => enc(0x0dffa000, &[fld(0, 0, 5), mapped(1, 12, 1, s_lane), part(1, 30, 1, 1), fld(2, 5, 5)]);
-    /// Store lane i of four registers as one block; `n += 16`.
-    st4_s_post: "st4 {{l}}[{i}], [{n}], #16"         (l: VListS, i: LaneS, n: XnSp) []
-        => enc(0x0dbfa000, &[fld(0, 0, 5), mapped(1, 12, 1, s_lane), part(1, 30, 1, 1), fld(2, 5, 5)]);
-    /// Load one word and replicate it to the four lanes; `n += 4`.
-    ld1r_4s_post: "ld1r {{t}.4s}, [{n}], #4"         (t: Vn, n: XnSp) []
-        => enc(0x4ddfc800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                // --- vector loads and stores --------------------------------------------------------------------------------
+                ldr_d:      "ldr {t}, [{n}, #{off}]"             (t: Dn, n: XnSp, off: UOff) []
+                    => enc(0xfd400000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<8>)]);
+                str_d:      "str {t}, [{n}, #{off}]"             (t: Dn, n: XnSp, off: UOff) []
+                    => enc(0xfd000000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<8>)]);
+                str_d_pre:  "str {t}, [{n}, #{off}]!"            (t: Dn, n: XnSp, off: SOff) []
+                    => enc(0xfc000c00, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 12, 9, sscaled::<1, 9>)]);
+                ldr_d_post: "ldr {t}, [{n}], #{off}"             (t: Dn, n: XnSp, off: SOff) []
+                    => enc(0xfc400400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 12, 9, sscaled::<1, 9>)]);
+                stp_d:      "stp {a}, {b}, [{n}, #{off}]"        (a: Dn, b: Dn, n: XnSp, off: SOff) []
+                    => enc(0x6d000000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
+                ldp_d:      "ldp {a}, {b}, [{n}, #{off}]"        (a: Dn, b: Dn, n: XnSp, off: SOff) []
+                    => enc(0x6d400000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
+                stp_d_pre:  "stp {a}, {b}, [{n}, #{off}]!"       (a: Dn, b: Dn, n: XnSp, off: SOff) []
+                    => enc(0x6d800000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
+                ldp_d_post: "ldp {a}, {b}, [{n}], #{off}"        (a: Dn, b: Dn, n: XnSp, off: SOff) []
+                    => enc(0x6cc00000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
+                ldr_q:      "ldr {t}, [{n}, #{off}]"             (t: Qn, n: XnSp, off: UOff) [] as ldr
+                    => enc(0x3dc00000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<16>)]);
+                str_q:      "str {t}, [{n}, #{off}]"             (t: Qn, n: XnSp, off: UOff) [] as str
+                    => enc(0x3d800000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<16>)]);
+                ldr_q_post: "ldr {t}, [{n}], #{off}"             (t: Qn, n: XnSp, off: SOff) [] as ldr_post
+                    => enc(0x3cc00400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 12, 9, sscaled::<1, 9>)]);
+                str_q_post: "str {t}, [{n}], #{off}"             (t: Qn, n: XnSp, off: SOff) [] as str_post
+                    => enc(0x3c800400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 12, 9, sscaled::<1, 9>)]);
+                ldp_q:      "ldp {a}, {b}, [{n}, #{off}]"        (a: Qn, b: Qn, n: XnSp, off: SOff) [] as ldp
+                    => enc(0xad400000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<16, 7>)]);
+                stp_q:      "stp {a}, {b}, [{n}, #{off}]"        (a: Qn, b: Qn, n: XnSp, off: SOff) [] as stp
+                    => enc(0xad000000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<16, 7>)]);
+                /// Load a pair with post-index writeback: `a = [n]; b = [n + 16]; n += off`.
+                ldp_q_post: "ldp {a}, {b}, [{n}], #{off}"        (a: Qn, b: Qn, n: XnSp, off: SOff) [] as ldp_post
+                    => enc(0xacc00000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<16, 7>)]);
+                /// Load 16 bytes, byte i into lane i (on little-endian, the same as `ldr q`).
+                ld1_16b:    "ld1 {{t}.16b}, [{n}]"               (t: Vn, n: XnSp) []
+                    => enc(0x4c407000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                ld1_16b_post: "ld1 {{t}.16b}, [{n}], #16"        (t: Vn, n: XnSp) []
+                    => enc(0x4cdf7000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                st1_16b:    "st1 {{t}.16b}, [{n}]"               (t: Vn, n: XnSp) []
+                    => enc(0x4c007000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                st1_16b_post: "st1 {{t}.16b}, [{n}], #16"        (t: Vn, n: XnSp) []
+                    => enc(0x4c9f7000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Load 64 bytes into four consecutive registers: `l = [n]; n += 64`.
+                ld1_4x16b_post: "ld1 {{l}}, [{n}], #64"          (l: VList16b, n: XnSp) []
+                    => enc(0x4cdf2000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Store four consecutive registers: `[n] = l; n += 64`.
+                st1_4x16b_post: "st1 {{l}}, [{n}], #64"          (l: VList16b, n: XnSp) []
+                    => enc(0x4c9f2000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Load four blocks de-interleaving words: word j of block i into lane i of register j; `n += 64`.
+                ld4_4s_post: "ld4 {{l}}, [{n}], #64"             (l: VList4s, n: XnSp) []
+                    => enc(0x4cdf0800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Store four blocks interleaving words (the inverse of `ld4_4s_post`); `n += 64`.
+                st4_4s_post: "st4 {{l}}, [{n}], #64"             (l: VList4s, n: XnSp) []
+                    => enc(0x4c9f0800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Load one block's four words into lane i of four registers; `n += 16`.
+                ld4_s_post: "ld4 {{l}}[{i}], [{n}], #16"         (l: VListS, i: LaneS, n: XnSp) []
+                    => enc(0x0dffa000, &[fld(0, 0, 5), mapped(1, 12, 1, s_lane), part(1, 30, 1, 1), fld(2, 5, 5)]);
+                /// Store lane i of four registers as one block; `n += 16`.
+                st4_s_post: "st4 {{l}}[{i}], [{n}], #16"         (l: VListS, i: LaneS, n: XnSp) []
+                    => enc(0x0dbfa000, &[fld(0, 0, 5), mapped(1, 12, 1, s_lane), part(1, 30, 1, 1), fld(2, 5, 5)]);
+                /// Load one word and replicate it to the four lanes; `n += 4`.
+                ld1r_4s_post: "ld1r {{t}.4s}, [{n}], #4"         (t: Vn, n: XnSp) []
+                    => enc(0x4ddfc800, &[fld(0, 0, 5), fld(1, 5, 5)]);
 
-    // --- Advanced SIMD ------------------------------------------------------------------------------------------
-    eor_16b:    "eor {d}.16b, {n}.16b, {m}.16b"      (d: Vn, n: Vn, m: Vn) []
-        => enc(0x6e201c00, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
-    and_16b:    "and {d}.16b, {n}.16b, {m}.16b"      (d: Vn, n: Vn, m: Vn) []
-        => enc(0x4e201c00, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
-    orr_16b:    "orr {d}.16b, {n}.16b, {m}.16b"      (d: Vn, n: Vn, m: Vn) []
-        => enc(0x4ea01c00, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
-    /// `d = n & !m`.
-    bic_16b:    "bic {d}.16b, {n}.16b, {m}.16b"      (d: Vn, n: Vn, m: Vn) []
-        => enc(0x4e601c00, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
-    /// Vector register move (ORR of a register with itself).
-    mov_16b:    "mov {d}.16b, {n}.16b"               (d: Vn, n: Vn) []
-        => enc(0x4ea01c00, &[fld(0, 0, 5), fld(1, 5, 5), fld(1, 16, 5)]);
-    /// Bytes `imm..imm+15` of the 32-byte concatenation m:n (n the low half): with n = m, a rotation.
-    ext_16b:    "ext {d}.16b, {n}.16b, {m}.16b, #{imm}" (d: Vn, n: Vn, m: Vn, imm: Imm4) []
-        => enc(0x6e000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), fld(3, 11, 4)]);
-    /// Reverses the bytes of each 64-bit lane.
-    rev64_16b:  "rev64 {d}.16b, {n}.16b"             (d: Vn, n: Vn) []
-        => enc(0x4e200800, &[fld(0, 0, 5), fld(1, 5, 5)]);
-    /// Reverses the bytes of each 32-bit lane.
-    rev32_16b:  "rev32 {d}.16b, {n}.16b"             (d: Vn, n: Vn) []
-        => enc(0x6e200800, &[fld(0, 0, 5), fld(1, 5, 5)]);
-    /// Table lookup: byte i of d is byte `m[i]` of n (0 when out of range).
-    tbl_16b:    "tbl {d}.16b, {{n}.16b}, {m}.16b"    (d: Vn, n: Vn, m: Vn) []
-        => enc(0x4e000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
-    /// Table lookup in four registers (64 bytes): byte i of d is byte `m[i]` of the table (0 when >= 64).
-    tbl4_16b:   "tbl {d}.16b, {{n}}, {m}.16b"        (d: Vn, n: VList16b, m: Vn) []
-        => enc(0x4e006000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
-    /// Table lookup extension in four registers: like `tbl4_16b`, but bytes whose index is >= 64 keep d's value.
-    tbx4_16b:   "tbx {d}.16b, {{n}}, {m}.16b"        (d: Vn, n: VList16b, m: Vn) []
-        => enc(0x4e007000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
-    /// Even-numbered words of n:m: `d = (n.s[0], n.s[2], m.s[0], m.s[2])`.
-    uzp1_4s:    "uzp1 {d}.4s, {n}.4s, {m}.4s"        (d: Vn, n: Vn, m: Vn) []
-        => enc(0x4e801800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
-    /// Odd-numbered words of n:m: `d = (n.s[1], n.s[3], m.s[1], m.s[3])`.
-    uzp2_4s:    "uzp2 {d}.4s, {n}.4s, {m}.4s"        (d: Vn, n: Vn, m: Vn) []
-        => enc(0x4e805800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
-    /// Interleaves the low words: `d = (n.s[0], m.s[0], n.s[1], m.s[1])`.
-    zip1_4s:    "zip1 {d}.4s, {n}.4s, {m}.4s"        (d: Vn, n: Vn, m: Vn) []
-        => enc(0x4e803800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
-    /// Unsigned 64-bit compare: each lane of d is all ones where `n > m`, else zero.
-    cmhi_2d:    "cmhi {d}.2d, {n}.2d, {m}.2d"        (d: Vn, n: Vn, m: Vn) []
-        => enc(0x6ee03400, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
-    /// Lane-wise 64-bit subtraction.
-    sub_2d:     "sub {d}.2d, {n}.2d, {m}.2d"         (d: Vn, n: Vn, m: Vn) []
-        => enc(0x6ee08400, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
-    /// Lane-wise 64-bit addition.
-    add_2d:     "add {d}.2d, {n}.2d, {m}.2d"         (d: Vn, n: Vn, m: Vn) []
-        => enc(0x4ee08400, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
-    /// Lane-wise 32-bit addition (wraps modulo 2^32).
-    add_4s:     "add {d}.4s, {n}.4s, {m}.4s"         (d: Vn, n: Vn, m: Vn) []
-        => enc(0x4ea08400, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
-    /// Byte-wise subtraction (wraps modulo 256).
-    sub_16b:    "sub {d}.16b, {n}.16b, {m}.16b"      (d: Vn, n: Vn, m: Vn) []
-        => enc(0x6e208400, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
-    /// Swaps the two 32-bit words of each 64-bit lane.
-    rev64_4s:   "rev64 {d}.4s, {n}.4s"               (d: Vn, n: Vn) []
-        => enc(0x4ea00800, &[fld(0, 0, 5), fld(1, 5, 5)]);
-    /// Swaps the 16-bit halves of each 32-bit lane (a rotation by 16).
-    rev32_8h:   "rev32 {d}.8h, {n}.8h"               (d: Vn, n: Vn) []
-        => enc(0x6e600800, &[fld(0, 0, 5), fld(1, 5, 5)]);
-    /// Reverses the bits of each byte.
-    rbit_16b:   "rbit {d}.16b, {n}.16b"              (d: Vn, n: Vn) []
-        => enc(0x6e605800, &[fld(0, 0, 5), fld(1, 5, 5)]);
-    /// Shift left of each 32-bit lane (0..31).
-    shl_4s:     "shl {d}.4s, {n}.4s, #{s}"           (d: Vn, n: Vn, s: Shift32) []
-        => enc(0x4f005400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 7, shl32)]);
-    /// Logical shift right of each 32-bit lane (1..32).
-    ushr_4s:    "ushr {d}.4s, {n}.4s, #{s}"          (d: Vn, n: Vn, s: Shift32) []
-        => enc(0x6f000400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 7, shr32)]);
-    /// Shift right and insert: each 32-bit lane of d keeps its top s bits and takes `n >> s` below them.
-    sri_4s:     "sri {d}.4s, {n}.4s, #{s}"           (d: Vn, n: Vn, s: Shift32) []
-        => enc(0x6f004400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 7, shr32)]);
-    /// The four 32-bit lanes of d = lane i of n.
-    dup_4s:     "dup {d}.4s, {n}.s[{i}]"             (d: Vn, n: Vn, i: LaneS) []
-        => enc(0x4e000400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 5, s_imm5)]);
-    /// `d = (n.d[0], m.d[0])`.
-    zip1_2d:    "zip1 {d}.2d, {n}.2d, {m}.2d"        (d: Vn, n: Vn, m: Vn) []
-        => enc(0x4ec03800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
-    /// `d = (n.d[1], m.d[1])`.
-    zip2_2d:    "zip2 {d}.2d, {n}.2d, {m}.2d"        (d: Vn, n: Vn, m: Vn) []
-        => enc(0x4ec07800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
-    /// Logical shift right of each 64-bit lane (1..64).
-    ushr_2d:    "ushr {d}.2d, {n}.2d, #{s}"          (d: Vn, n: Vn, s: Shift) []
-        => enc(0x6f000400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 7, shr64)]);
-    /// Arithmetic shift right of each 64-bit lane (1..64).
-    sshr_2d:    "sshr {d}.2d, {n}.2d, #{s}"          (d: Vn, n: Vn, s: Shift) []
-        => enc(0x4f000400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 7, shr64)]);
-    /// Shift left of each 64-bit lane (0..63).
-    shl_2d:     "shl {d}.2d, {n}.2d, #{s}"           (d: Vn, n: Vn, s: Shift) []
-        => enc(0x4f005400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 7, shl64)]);
-    /// Both 64-bit lanes of d = lane i of n.
-    dup_2d:     "dup {d}.2d, {n}.d[{i}]"             (d: Vn, n: Vn, i: Lane) []
-        => enc(0x4e000400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 5, d_imm5)]);
-    /// Both 64-bit lanes of d = general register n.
-    dup_2d_x:   "dup {d}.2d, {n}"                    (d: Vn, n: Xn) []
-        => enc(0x4e080c00, &[fld(0, 0, 5), fld(1, 5, 5)]);
-    /// d = 0.
-    movi_zero:  "movi {d}.2d, #0"                    (d: Vn) []
-        => enc(0x6f00e400, &[fld(0, 0, 5)]);
-    /// Every byte of d = imm.
-    movi_16b:   "movi {d}.16b, #{imm}"               (d: Vn, imm: Imm8) []
-        => enc(0x4f00e400, &[fld(0, 0, 5), part(1, 5, 5, 0), part(1, 16, 3, 5)]);
-    /// Lane i of d = lane j of n (INS element).
-    ins_d:      "mov {d}.d[{i}], {n}.d[{j}]"         (d: Vn, i: Lane, n: Vn, j: Lane) []
-        => enc(0x6e000400, &[fld(0, 0, 5), mapped(1, 16, 5, d_imm5), fld(2, 5, 5), mapped(3, 11, 4, d_imm4)]);
-    /// Lane i of d = general register n (INS general).
-    ins_d_x:    "mov {d}.d[{i}], {n}"                (d: Vn, i: Lane, n: Xn) []
-        => enc(0x4e001c00, &[fld(0, 0, 5), mapped(1, 16, 5, d_imm5), fld(2, 5, 5)]);
-    /// General register d = lane i of n (UMOV).
-    umov_d:     "mov {d}, {n}.d[{i}]"                (d: Xn, n: Vn, i: Lane) []
-        => enc(0x4e003c00, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 5, d_imm5)]);
+                // --- Advanced SIMD ------------------------------------------------------------------------------------------
+                eor_16b:    "eor {d}.16b, {n}.16b, {m}.16b"      (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x6e201c00, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                and_16b:    "and {d}.16b, {n}.16b, {m}.16b"      (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4e201c00, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                orr_16b:    "orr {d}.16b, {n}.16b, {m}.16b"      (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4ea01c00, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// `d = n & !m`.
+                bic_16b:    "bic {d}.16b, {n}.16b, {m}.16b"      (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4e601c00, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Vector register move (ORR of a register with itself).
+                mov_16b:    "mov {d}.16b, {n}.16b"               (d: Vn, n: Vn) []
+                    => enc(0x4ea01c00, &[fld(0, 0, 5), fld(1, 5, 5), fld(1, 16, 5)]);
+                /// Bytes `imm..imm+15` of the 32-byte concatenation m:n (n the low half): with n = m, a rotation.
+                ext_16b:    "ext {d}.16b, {n}.16b, {m}.16b, #{imm}" (d: Vn, n: Vn, m: Vn, imm: Imm4) []
+                    => enc(0x6e000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), fld(3, 11, 4)]);
+                /// Reverses the bytes of each 64-bit lane.
+                rev64_16b:  "rev64 {d}.16b, {n}.16b"             (d: Vn, n: Vn) []
+                    => enc(0x4e200800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Reverses the bytes of each 32-bit lane.
+                rev32_16b:  "rev32 {d}.16b, {n}.16b"             (d: Vn, n: Vn) []
+                    => enc(0x6e200800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Table lookup: byte i of d is byte `m[i]` of n (0 when out of range).
+                tbl_16b:    "tbl {d}.16b, {{n}.16b}, {m}.16b"    (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4e000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Table lookup in four registers (64 bytes): byte i of d is byte `m[i]` of the table (0 when >= 64).
+                tbl4_16b:   "tbl {d}.16b, {{n}}, {m}.16b"        (d: Vn, n: VList16b, m: Vn) []
+                    => enc(0x4e006000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Table lookup extension in four registers: like `tbl4_16b`, but bytes whose index is >= 64 keep d's value.
+                tbx4_16b:   "tbx {d}.16b, {{n}}, {m}.16b"        (d: Vn, n: VList16b, m: Vn) []
+                    => enc(0x4e007000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Even-numbered words of n:m: `d = (n.s[0], n.s[2], m.s[0], m.s[2])`.
+                uzp1_4s:    "uzp1 {d}.4s, {n}.4s, {m}.4s"        (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4e801800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Odd-numbered words of n:m: `d = (n.s[1], n.s[3], m.s[1], m.s[3])`.
+                uzp2_4s:    "uzp2 {d}.4s, {n}.4s, {m}.4s"        (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4e805800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Interleaves the low words: `d = (n.s[0], m.s[0], n.s[1], m.s[1])`.
+                zip1_4s:    "zip1 {d}.4s, {n}.4s, {m}.4s"        (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4e803800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Unsigned 64-bit compare: each lane of d is all ones where `n > m`, else zero.
+                cmhi_2d:    "cmhi {d}.2d, {n}.2d, {m}.2d"        (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x6ee03400, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Lane-wise 64-bit subtraction.
+                sub_2d:     "sub {d}.2d, {n}.2d, {m}.2d"         (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x6ee08400, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Lane-wise 64-bit addition.
+                add_2d:     "add {d}.2d, {n}.2d, {m}.2d"         (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4ee08400, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Lane-wise 32-bit addition (wraps modulo 2^32).
+                add_4s:     "add {d}.4s, {n}.4s, {m}.4s"         (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4ea08400, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Byte-wise subtraction (wraps modulo 256).
+                sub_16b:    "sub {d}.16b, {n}.16b, {m}.16b"      (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x6e208400, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Swaps the two 32-bit words of each 64-bit lane.
+                rev64_4s:   "rev64 {d}.4s, {n}.4s"               (d: Vn, n: Vn) []
+                    => enc(0x4ea00800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Swaps the 16-bit halves of each 32-bit lane (a rotation by 16).
+                rev32_8h:   "rev32 {d}.8h, {n}.8h"               (d: Vn, n: Vn) []
+                    => enc(0x6e600800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Reverses the bits of each byte.
+                rbit_16b:   "rbit {d}.16b, {n}.16b"              (d: Vn, n: Vn) []
+                    => enc(0x6e605800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Shift left of each 32-bit lane (0..31).
+                shl_4s:     "shl {d}.4s, {n}.4s, #{s}"           (d: Vn, n: Vn, s: Shift32) []
+                    => enc(0x4f005400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 7, shl32)]);
+                /// Logical shift right of each 32-bit lane (1..32).
+                ushr_4s:    "ushr {d}.4s, {n}.4s, #{s}"          (d: Vn, n: Vn, s: Shift32) []
+                    => enc(0x6f000400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 7, shr32)]);
+                /// Shift right and insert: each 32-bit lane of d keeps its top s bits and takes `n >> s` below them.
+                sri_4s:     "sri {d}.4s, {n}.4s, #{s}"           (d: Vn, n: Vn, s: Shift32) []
+                    => enc(0x6f004400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 7, shr32)]);
+                /// The four 32-bit lanes of d = lane i of n.
+                dup_4s:     "dup {d}.4s, {n}.s[{i}]"             (d: Vn, n: Vn, i: LaneS) []
+                    => enc(0x4e000400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 5, s_imm5)]);
+                /// `d = (n.d[0], m.d[0])`.
+                zip1_2d:    "zip1 {d}.2d, {n}.2d, {m}.2d"        (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4ec03800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// `d = (n.d[1], m.d[1])`.
+                zip2_2d:    "zip2 {d}.2d, {n}.2d, {m}.2d"        (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4ec07800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Logical shift right of each 64-bit lane (1..64).
+                ushr_2d:    "ushr {d}.2d, {n}.2d, #{s}"          (d: Vn, n: Vn, s: Shift) []
+                    => enc(0x6f000400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 7, shr64)]);
+                /// Arithmetic shift right of each 64-bit lane (1..64).
+                sshr_2d:    "sshr {d}.2d, {n}.2d, #{s}"          (d: Vn, n: Vn, s: Shift) []
+                    => enc(0x4f000400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 7, shr64)]);
+                /// Shift left of each 64-bit lane (0..63).
+                shl_2d:     "shl {d}.2d, {n}.2d, #{s}"           (d: Vn, n: Vn, s: Shift) []
+                    => enc(0x4f005400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 7, shl64)]);
+                /// Both 64-bit lanes of d = lane i of n.
+                dup_2d:     "dup {d}.2d, {n}.d[{i}]"             (d: Vn, n: Vn, i: Lane) []
+                    => enc(0x4e000400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 5, d_imm5)]);
+                /// Both 64-bit lanes of d = general register n.
+                dup_2d_x:   "dup {d}.2d, {n}"                    (d: Vn, n: Xn) []
+                    => enc(0x4e080c00, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// d = 0.
+                movi_zero:  "movi {d}.2d, #0"                    (d: Vn) []
+                    => enc(0x6f00e400, &[fld(0, 0, 5)]);
+                /// Every byte of d = imm.
+                movi_16b:   "movi {d}.16b, #{imm}"               (d: Vn, imm: Imm8) []
+                    => enc(0x4f00e400, &[fld(0, 0, 5), part(1, 5, 5, 0), part(1, 16, 3, 5)]);
+                /// Lane i of d = lane j of n (INS element).
+                ins_d:      "mov {d}.d[{i}], {n}.d[{j}]"         (d: Vn, i: Lane, n: Vn, j: Lane) []
+                    => enc(0x6e000400, &[fld(0, 0, 5), mapped(1, 16, 5, d_imm5), fld(2, 5, 5), mapped(3, 11, 4, d_imm4)]);
+                /// Lane i of d = general register n (INS general).
+                ins_d_x:    "mov {d}.d[{i}], {n}"                (d: Vn, i: Lane, n: Xn) []
+                    => enc(0x4e001c00, &[fld(0, 0, 5), mapped(1, 16, 5, d_imm5), fld(2, 5, 5)]);
+                /// General register d = lane i of n (UMOV).
+                umov_d:     "mov {d}, {n}.d[{i}]"                (d: Xn, n: Vn, i: Lane) []
+                    => enc(0x4e003c00, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 5, d_imm5)]);
 
-    // --- crypto extensions ------------------------------------------------------------------------------------
-    /// Carry-less product of the low 64-bit lanes: `d = n.d[0] * m.d[0]`.
-    pmull:      "pmull {d}.1q, {n}.1d, {m}.1d"       (d: Vn, n: Vn, m: Vn) [Pmull]
-        => enc(0x0ee0e000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
-    /// Carry-less product of the high 64-bit lanes: `d = n.d[1] * m.d[1]`.
-    pmull2:     "pmull2 {d}.1q, {n}.2d, {m}.2d"      (d: Vn, n: Vn, m: Vn) [Pmull]
-        => enc(0x4ee0e000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
-    /// One AES round's AddRoundKey, SubBytes and ShiftRows.
-    aese:       "aese {d}.16b, {n}.16b"              (d: Vn, n: Vn) [Aes]
-        => enc(0x4e284800, &[fld(0, 0, 5), fld(1, 5, 5)]);
-    /// One AES decryption round's AddRoundKey, InvSubBytes and InvShiftRows.
-    aesd:       "aesd {d}.16b, {n}.16b"              (d: Vn, n: Vn) [Aes]
-        => enc(0x4e285800, &[fld(0, 0, 5), fld(1, 5, 5)]);
-    /// AES MixColumns.
-    aesmc:      "aesmc {d}.16b, {n}.16b"             (d: Vn, n: Vn) [Aes]
-        => enc(0x4e286800, &[fld(0, 0, 5), fld(1, 5, 5)]);
-    /// AES InvMixColumns.
-    aesimc:     "aesimc {d}.16b, {n}.16b"            (d: Vn, n: Vn) [Aes]
-        => enc(0x4e287800, &[fld(0, 0, 5), fld(1, 5, 5)]);
-    /// `d = n ^ m ^ a`.
-    eor3:       "eor3 {d}.16b, {n}.16b, {m}.16b, {a}.16b" (d: Vn, n: Vn, m: Vn, a: Vn) [Sha3]
-        => enc(0xce000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), fld(3, 10, 5)]);
-    /// `d = n ^ (m & !a)`.
-    bcax:       "bcax {d}.16b, {n}.16b, {m}.16b, {a}.16b" (d: Vn, n: Vn, m: Vn, a: Vn) [Sha3]
-        => enc(0xce200000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), fld(3, 10, 5)]);
-    /// Four SM4 rounds on state d with round keys n.
-    sm4e:       "sm4e {d}.4s, {n}.4s"                (d: Vn, n: Vn) [Sm4]
-        => enc(0xcec08400, &[fld(0, 0, 5), fld(1, 5, 5)]);
-    /// Four SM4 key-expansion steps from keys n and constants m.
-    sm4ekey:    "sm4ekey {d}.4s, {n}.4s, {m}.4s"     (d: Vn, n: Vn, m: Vn) [Sm4]
-        => enc(0xce60c800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                // --- crypto extensions ------------------------------------------------------------------------------------
+                /// Carry-less product of the low 64-bit lanes: `d = n.d[0] * m.d[0]`.
+                pmull:      "pmull {d}.1q, {n}.1d, {m}.1d"       (d: Vn, n: Vn, m: Vn) [Pmull]
+                    => enc(0x0ee0e000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Carry-less product of the high 64-bit lanes: `d = n.d[1] * m.d[1]`.
+                pmull2:     "pmull2 {d}.1q, {n}.2d, {m}.2d"      (d: Vn, n: Vn, m: Vn) [Pmull]
+                    => enc(0x4ee0e000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// One AES round's AddRoundKey, SubBytes and ShiftRows.
+                aese:       "aese {d}.16b, {n}.16b"              (d: Vn, n: Vn) [Aes]
+                    => enc(0x4e284800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// One AES decryption round's AddRoundKey, InvSubBytes and InvShiftRows.
+                aesd:       "aesd {d}.16b, {n}.16b"              (d: Vn, n: Vn) [Aes]
+                    => enc(0x4e285800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// AES MixColumns.
+                aesmc:      "aesmc {d}.16b, {n}.16b"             (d: Vn, n: Vn) [Aes]
+                    => enc(0x4e286800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// AES InvMixColumns.
+                aesimc:     "aesimc {d}.16b, {n}.16b"            (d: Vn, n: Vn) [Aes]
+                    => enc(0x4e287800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// `d = n ^ m ^ a`.
+                eor3:       "eor3 {d}.16b, {n}.16b, {m}.16b, {a}.16b" (d: Vn, n: Vn, m: Vn, a: Vn) [Sha3]
+                    => enc(0xce000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), fld(3, 10, 5)]);
+                /// `d = n ^ (m & !a)`.
+                bcax:       "bcax {d}.16b, {n}.16b, {m}.16b, {a}.16b" (d: Vn, n: Vn, m: Vn, a: Vn) [Sha3]
+                    => enc(0xce200000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), fld(3, 10, 5)]);
+                /// Four SM4 rounds on state d with round keys n.
+                sm4e:       "sm4e {d}.4s, {n}.4s"                (d: Vn, n: Vn) [Sm4]
+                    => enc(0xcec08400, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Four SM4 key-expansion steps from keys n and constants m.
+                sm4ekey:    "sm4ekey {d}.4s, {n}.4s, {m}.4s"     (d: Vn, n: Vn, m: Vn) [Sm4]
+                    => enc(0xce60c800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+        }
+    };
 }
+
+pub(crate) use aarch64_table;
+
+aarch64_table!(define_isa);
 
 /// The general-purpose registers' names (31: `sp`).
 pub const XNAMES: [&str; 32] = [

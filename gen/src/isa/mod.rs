@@ -140,14 +140,12 @@ pub trait InstructionSet: Sized + 'static {
 /// entry: "syntax" (operand: Kind, ...) [Feature, ...] $(as method)? $(=> encoding)? ;
 /// ```
 ///
-/// The header names the ISA, its feature enum and, unless it is [`fixed::Encoding`], its encoding type. An
-/// entry without `as` gets a builder method of its own name taking exactly its operand kinds. Entries marked
-/// `as method` are forms of one builder method declared in `methods`: the method is generic over its
-/// arguments, and the form is the one entry of the group whose operand kinds the arguments convert into (a
-/// trait `forms::method<Kinds, Args>` implemented once per entry, `Kinds` the entry's tuple of operand
-/// kinds). Two forms of a method must differ in a way the argument types tell apart (`Xmm` and `Ymm`, a
-/// register and memory, a register and an immediate); arguments that fit no form, or more than one, are a
-/// compile error at the call.
+/// The header names the ISA, its feature enum and, unless it is [`fixed::Encoding`], its encoding type. This
+/// macro derives the table's data (`Op`, `OPS`, `METHODS`); each ISA keeps its entries in a macro
+/// (`x86_64_table!`, ...) that expands them here and, through
+/// [`define_builder_methods!`](crate::define_builder_methods), into the builder's methods in `builder/`, so
+/// that `isa/` holds tables only. An entry without `as` gets a builder method of its own name taking exactly
+/// its operand kinds; entries marked `as method` are forms of one builder method declared in `methods`.
 #[macro_export]
 macro_rules! define_isa {
     (
@@ -184,58 +182,6 @@ macro_rules! define_isa {
         /// order.
         pub const METHODS: &[&str] = &[$(stringify!($method)),*];
 
-        /// One trait per builder method with forms: implemented for the builder once per form, with the
-        /// form's operand kinds as `Kinds` and the argument types as `Args`. Kernels call the builder's method,
-        /// not the trait.
-        pub mod forms {
-            $(
-                #[doc = concat!("The forms of `", stringify!($method), "`.")]
-                #[allow(non_camel_case_types)]
-                pub trait $method<Kinds, Args> {
-                    /// Appends the form's instruction.
-                    fn form(&mut self, args: Args) -> &mut Self;
-                }
-            )*
-        }
-
-        #[allow(clippy::too_many_arguments, non_camel_case_types)]
-        impl $crate::builder::Builder<$isa> {
-            $(
-                $(#[$mdoc])*
-                pub fn $method<Kinds, $($param),*>(&mut self, $($param: $param),*) -> &mut Self
-                where
-                    Self: forms::$method<Kinds, ($($param,)*)>,
-                {
-                    forms::$method::form(self, ($($param,)*))
-                }
-            )*
-        }
-
-        $(
-            $crate::define_isa!(@form $isa; $(#[$doc])* $name $syntax ($($arg : $kind),*) $($as)?);
-        )*
-    };
-    (@form $isa:ty; $(#[$doc:meta])* $name:ident $syntax:literal ($($arg:ident : $kind:ident),*)) => {
-        #[allow(clippy::too_many_arguments)]
-        impl $crate::builder::Builder<$isa> {
-            $(#[$doc])*
-            #[doc = concat!("`", $syntax, "`")]
-            pub fn $name(&mut self, $($arg: impl Into<$kind>),*) -> &mut Self {
-                let operands = vec![$(Operand::from($arg.into())),*];
-                self.inst(Op::$name, operands)
-            }
-        }
-    };
-    (@form $isa:ty; $(#[$doc:meta])* $name:ident $syntax:literal ($($arg:ident : $kind:ident),*) $as:ident) => {
-        $(#[$doc])*
-        #[doc = concat!("`", $syntax, "` (table entry `", stringify!($name), "`)")]
-        #[allow(non_camel_case_types)]
-        impl<$($arg: Into<$kind>),*> forms::$as<($($kind,)*), ($($arg,)*)> for $crate::builder::Builder<$isa> {
-            fn form(&mut self, ($($arg,)*): ($($arg,)*)) -> &mut Self {
-                let operands = vec![$(Operand::from($arg.into())),*];
-                self.inst(Op::$name, operands)
-            }
-        }
     };
     (@method $name:ident) => { stringify!($name) };
     (@method $name:ident $as:ident) => { stringify!($as) };

@@ -326,161 +326,172 @@ const V1: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS1, 5)];
 // Zvkb rotate by a 6-bit immediate: vd, vs2, uimm[4:0] at 15, uimm[5] at 26.
 const VROR: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS2, 5), part(2, RS1, 5, 0), part(2, 26, 1, 5)];
 
-define_isa! {
-    isa: Riscv64, feature: RvFeature;
-    methods {}
+/// The riscv64 table: one entry per instruction form (entry syntax: [`define_isa!`](crate::define_isa)).
+/// `riscv64_table!(m)` expands the entries into the macro `m`: [`define_isa!`](crate::define_isa) here (the
+/// opcodes and `OPS`) and [`define_builder_methods!`](crate::define_builder_methods) in `builder/riscv64.rs`.
+macro_rules! riscv64_table {
+    ($define:ident) => {
+        $define! {
+                isa: Riscv64, feature: RvFeature;
+                methods {}
 
-    // --- RV64I ----------------------------------------------------------------------------------------------
-    add:    "add"    (d: Xr, a: Xr, b: Xr)          [] => enc(0x0000_0033, R3);
-    sub:    "sub"    (d: Xr, a: Xr, b: Xr)          [] => enc(0x4000_0033, R3);
-    and:    "and"    (d: Xr, a: Xr, b: Xr)          [] => enc(0x0000_7033, R3);
-    or:     "or"     (d: Xr, a: Xr, b: Xr)          [] => enc(0x0000_6033, R3);
-    xor:    "xor"    (d: Xr, a: Xr, b: Xr)          [] => enc(0x0000_4033, R3);
-    sll:    "sll"    (d: Xr, a: Xr, b: Xr)          [] => enc(0x0000_1033, R3);
-    srl:    "srl"    (d: Xr, a: Xr, b: Xr)          [] => enc(0x0000_5033, R3);
-    sra:    "sra"    (d: Xr, a: Xr, b: Xr)          [] => enc(0x4000_5033, R3);
-    /// Set if less than, unsigned.
-    sltu:   "sltu"   (d: Xr, a: Xr, b: Xr)          [] => enc(0x0000_3033, R3);
-    addi:   "addi"   (d: Xr, a: Xr, i: Simm12)      [] => enc(0x0000_0013, I3);
-    andi:   "andi"   (d: Xr, a: Xr, i: Simm12)      [] => enc(0x0000_7013, I3);
-    ori:    "ori"    (d: Xr, a: Xr, i: Simm12)      [] => enc(0x0000_6013, I3);
-    xori:   "xori"   (d: Xr, a: Xr, i: Simm12)      [] => enc(0x0000_4013, I3);
-    /// Set if less than an immediate (sign-extended), unsigned comparison.
-    sltiu:  "sltiu"  (d: Xr, a: Xr, i: Simm12)      [] => enc(0x0000_3013, I3);
-    slli:   "slli"   (d: Xr, a: Xr, n: Shamt)       [] => enc(0x0000_1013, SH);
-    srli:   "srli"   (d: Xr, a: Xr, n: Shamt)       [] => enc(0x0000_5013, SH);
-    srai:   "srai"   (d: Xr, a: Xr, n: Shamt)       [] => enc(0x4000_5013, SH);
-    /// Load upper immediate: `d = sext(imm << 12)`.
-    lui:    "lui"    (d: Xr, i: Uimm20)             [] => enc(0x0000_0037, &[fld(0, RD, 5), fld(1, 12, 20)]);
-    ld:     "ld"     (d: Xr, m: M)                  [] => enc(0x0000_3003, LD);
-    lw:     "lw"     (d: Xr, m: M)                  [] => enc(0x0000_2003, LD);
-    lwu:    "lwu"    (d: Xr, m: M)                  [] => enc(0x0000_6003, LD);
-    lbu:    "lbu"    (d: Xr, m: M)                  [] => enc(0x0000_4003, LD);
-    sd:     "sd"     (s: Xr, m: M)                  [] => enc(0x0000_3023, ST);
-    sw:     "sw"     (s: Xr, m: M)                  [] => enc(0x0000_2023, ST);
-    sb:     "sb"     (s: Xr, m: M)                  [] => enc(0x0000_0023, ST);
+                // --- RV64I ----------------------------------------------------------------------------------------------
+                add:    "add"    (d: Xr, a: Xr, b: Xr)          [] => enc(0x0000_0033, R3);
+                sub:    "sub"    (d: Xr, a: Xr, b: Xr)          [] => enc(0x4000_0033, R3);
+                and:    "and"    (d: Xr, a: Xr, b: Xr)          [] => enc(0x0000_7033, R3);
+                or:     "or"     (d: Xr, a: Xr, b: Xr)          [] => enc(0x0000_6033, R3);
+                xor:    "xor"    (d: Xr, a: Xr, b: Xr)          [] => enc(0x0000_4033, R3);
+                sll:    "sll"    (d: Xr, a: Xr, b: Xr)          [] => enc(0x0000_1033, R3);
+                srl:    "srl"    (d: Xr, a: Xr, b: Xr)          [] => enc(0x0000_5033, R3);
+                sra:    "sra"    (d: Xr, a: Xr, b: Xr)          [] => enc(0x4000_5033, R3);
+                /// Set if less than, unsigned.
+                sltu:   "sltu"   (d: Xr, a: Xr, b: Xr)          [] => enc(0x0000_3033, R3);
+                addi:   "addi"   (d: Xr, a: Xr, i: Simm12)      [] => enc(0x0000_0013, I3);
+                andi:   "andi"   (d: Xr, a: Xr, i: Simm12)      [] => enc(0x0000_7013, I3);
+                ori:    "ori"    (d: Xr, a: Xr, i: Simm12)      [] => enc(0x0000_6013, I3);
+                xori:   "xori"   (d: Xr, a: Xr, i: Simm12)      [] => enc(0x0000_4013, I3);
+                /// Set if less than an immediate (sign-extended), unsigned comparison.
+                sltiu:  "sltiu"  (d: Xr, a: Xr, i: Simm12)      [] => enc(0x0000_3013, I3);
+                slli:   "slli"   (d: Xr, a: Xr, n: Shamt)       [] => enc(0x0000_1013, SH);
+                srli:   "srli"   (d: Xr, a: Xr, n: Shamt)       [] => enc(0x0000_5013, SH);
+                srai:   "srai"   (d: Xr, a: Xr, n: Shamt)       [] => enc(0x4000_5013, SH);
+                /// Load upper immediate: `d = sext(imm << 12)`.
+                lui:    "lui"    (d: Xr, i: Uimm20)             [] => enc(0x0000_0037, &[fld(0, RD, 5), fld(1, 12, 20)]);
+                ld:     "ld"     (d: Xr, m: M)                  [] => enc(0x0000_3003, LD);
+                lw:     "lw"     (d: Xr, m: M)                  [] => enc(0x0000_2003, LD);
+                lwu:    "lwu"    (d: Xr, m: M)                  [] => enc(0x0000_6003, LD);
+                lbu:    "lbu"    (d: Xr, m: M)                  [] => enc(0x0000_4003, LD);
+                sd:     "sd"     (s: Xr, m: M)                  [] => enc(0x0000_3023, ST);
+                sw:     "sw"     (s: Xr, m: M)                  [] => enc(0x0000_2023, ST);
+                sb:     "sb"     (s: Xr, m: M)                  [] => enc(0x0000_0023, ST);
 
-    // --- pseudo-instructions (encoded as what they expand to) ------------------------------------------------
-    /// `addi d, s, 0`.
-    mv:     "mv"     (d: Xr, s: Xr)                 [] => enc(0x0000_0013, R2);
-    /// `addi d, zero, i`: only 12-bit signed constants (larger ones need `lui`).
-    li:     "li"     (d: Xr, i: Simm12)             [] => enc(0x0000_0013, &[fld(0, RD, 5), part(1, 20, 12, 0)]);
-    /// `xori d, s, -1`.
-    not:    "not"    (d: Xr, s: Xr)                 [] => enc(0xfff0_4013, R2);
-    /// `sub d, zero, s`.
-    neg:    "neg"    (d: Xr, s: Xr)                 [] => enc(0x4000_0033, R2S);
-    /// `addi zero, zero, 0`.
-    nop:    "nop"    ()                             [] => enc(0x0000_0013, &[]);
-    /// `jalr zero, 0(ra)`.
-    ret:    "ret"    ()                             [] => enc(0x0000_8067, &[]);
-    /// The PC-relative address of a label: `auipc d, hi20; addi d, d, lo12`.
-    lla:    "lla"    (d: Xr, t: Target)             []
-        => label2(0x0000_0017, AUIPC, 0x0000_0013, ADDI_LO, 1, LabelValue::Offset);
-    /// `jal zero, t`.
-    j:      "j"      (t: Target)                    [] => label(0x0000_006f, JT, 0, LabelValue::Offset);
-    /// `beq a, zero, t`.
-    beqz:   "beqz"   (a: Xr, t: Target)             [] => label(0x0000_0063, BZ, 1, LabelValue::Offset);
-    /// `bne a, zero, t`.
-    bnez:   "bnez"   (a: Xr, t: Target)             [] => label(0x0000_1063, BZ, 1, LabelValue::Offset);
-    beq:    "beq"    (a: Xr, b: Xr, t: Target)      [] => label(0x0000_0063, BR, 2, LabelValue::Offset);
-    bne:    "bne"    (a: Xr, b: Xr, t: Target)      [] => label(0x0000_1063, BR, 2, LabelValue::Offset);
-    /// Branch if less than, unsigned.
-    bltu:   "bltu"   (a: Xr, b: Xr, t: Target)      [] => label(0x0000_6063, BR, 2, LabelValue::Offset);
-    /// Branch if greater than or equal, unsigned.
-    bgeu:   "bgeu"   (a: Xr, b: Xr, t: Target)      [] => label(0x0000_7063, BR, 2, LabelValue::Offset);
+                // --- pseudo-instructions (encoded as what they expand to) ------------------------------------------------
+                /// `addi d, s, 0`.
+                mv:     "mv"     (d: Xr, s: Xr)                 [] => enc(0x0000_0013, R2);
+                /// `addi d, zero, i`: only 12-bit signed constants (larger ones need `lui`).
+                li:     "li"     (d: Xr, i: Simm12)             [] => enc(0x0000_0013, &[fld(0, RD, 5), part(1, 20, 12, 0)]);
+                /// `xori d, s, -1`.
+                not:    "not"    (d: Xr, s: Xr)                 [] => enc(0xfff0_4013, R2);
+                /// `sub d, zero, s`.
+                neg:    "neg"    (d: Xr, s: Xr)                 [] => enc(0x4000_0033, R2S);
+                /// `addi zero, zero, 0`.
+                nop:    "nop"    ()                             [] => enc(0x0000_0013, &[]);
+                /// `jalr zero, 0(ra)`.
+                ret:    "ret"    ()                             [] => enc(0x0000_8067, &[]);
+                /// The PC-relative address of a label: `auipc d, hi20; addi d, d, lo12`.
+                lla:    "lla"    (d: Xr, t: Target)             []
+                    => label2(0x0000_0017, AUIPC, 0x0000_0013, ADDI_LO, 1, LabelValue::Offset);
+                /// `jal zero, t`.
+                j:      "j"      (t: Target)                    [] => label(0x0000_006f, JT, 0, LabelValue::Offset);
+                /// `beq a, zero, t`.
+                beqz:   "beqz"   (a: Xr, t: Target)             [] => label(0x0000_0063, BZ, 1, LabelValue::Offset);
+                /// `bne a, zero, t`.
+                bnez:   "bnez"   (a: Xr, t: Target)             [] => label(0x0000_1063, BZ, 1, LabelValue::Offset);
+                beq:    "beq"    (a: Xr, b: Xr, t: Target)      [] => label(0x0000_0063, BR, 2, LabelValue::Offset);
+                bne:    "bne"    (a: Xr, b: Xr, t: Target)      [] => label(0x0000_1063, BR, 2, LabelValue::Offset);
+                /// Branch if less than, unsigned.
+                bltu:   "bltu"   (a: Xr, b: Xr, t: Target)      [] => label(0x0000_6063, BR, 2, LabelValue::Offset);
+                /// Branch if greater than or equal, unsigned.
+                bgeu:   "bgeu"   (a: Xr, b: Xr, t: Target)      [] => label(0x0000_7063, BR, 2, LabelValue::Offset);
 
-    // --- Zbb, Zbkb --------------------------------------------------------------------------------------------
-    /// Byte-reverse the 64-bit register.
-    rev8:   "rev8"   (d: Xr, s: Xr)                 [Zbb] => enc(0x6b80_5013, R2);
-    /// `d = a & !b`.
-    andn:   "andn"   (d: Xr, a: Xr, b: Xr)          [Zbb] => enc(0x4000_7033, R3);
-    /// `d = a | !b`.
-    orn:    "orn"    (d: Xr, a: Xr, b: Xr)          [Zbb] => enc(0x4000_6033, R3);
-    /// `d = !(a ^ b)`.
-    xnor:   "xnor"   (d: Xr, a: Xr, b: Xr)          [Zbb] => enc(0x4000_4033, R3);
-    rol:    "rol"    (d: Xr, a: Xr, b: Xr)          [Zbb] => enc(0x6000_1033, R3);
-    ror:    "ror"    (d: Xr, a: Xr, b: Xr)          [Zbb] => enc(0x6000_5033, R3);
-    rori:   "rori"   (d: Xr, a: Xr, n: Shamt)       [Zbb] => enc(0x6000_5013, SH);
-    /// `d = (b[31:0] << 32) | a[31:0]`.
-    pack:   "pack"   (d: Xr, a: Xr, b: Xr)          [Zbkb] => enc(0x0800_4033, R3);
-    /// `d = (b[7:0] << 8) | a[7:0]`.
-    packh:  "packh"  (d: Xr, a: Xr, b: Xr)          [Zbkb] => enc(0x0800_7033, R3);
-    /// Reverse the bits of each byte.
-    brev8:  "brev8"  (d: Xr, s: Xr)                 [Zbkb] => enc(0x6870_5013, R2);
+                // --- Zbb, Zbkb --------------------------------------------------------------------------------------------
+                /// Byte-reverse the 64-bit register.
+                rev8:   "rev8"   (d: Xr, s: Xr)                 [Zbb] => enc(0x6b80_5013, R2);
+                /// `d = a & !b`.
+                andn:   "andn"   (d: Xr, a: Xr, b: Xr)          [Zbb] => enc(0x4000_7033, R3);
+                /// `d = a | !b`.
+                orn:    "orn"    (d: Xr, a: Xr, b: Xr)          [Zbb] => enc(0x4000_6033, R3);
+                /// `d = !(a ^ b)`.
+                xnor:   "xnor"   (d: Xr, a: Xr, b: Xr)          [Zbb] => enc(0x4000_4033, R3);
+                rol:    "rol"    (d: Xr, a: Xr, b: Xr)          [Zbb] => enc(0x6000_1033, R3);
+                ror:    "ror"    (d: Xr, a: Xr, b: Xr)          [Zbb] => enc(0x6000_5033, R3);
+                rori:   "rori"   (d: Xr, a: Xr, n: Shamt)       [Zbb] => enc(0x6000_5013, SH);
+                /// `d = (b[31:0] << 32) | a[31:0]`.
+                pack:   "pack"   (d: Xr, a: Xr, b: Xr)          [Zbkb] => enc(0x0800_4033, R3);
+                /// `d = (b[7:0] << 8) | a[7:0]`.
+                packh:  "packh"  (d: Xr, a: Xr, b: Xr)          [Zbkb] => enc(0x0800_7033, R3);
+                /// Reverse the bits of each byte.
+                brev8:  "brev8"  (d: Xr, s: Xr)                 [Zbkb] => enc(0x6870_5013, R2);
 
-    // --- Zbc ----------------------------------------------------------------------------------------------------
-    /// Low 64 bits of the 128-bit carry-less product.
-    clmul:  "clmul"  (d: Xr, a: Xr, b: Xr)          [Zbc] => enc(0x0a00_1033, R3);
-    /// High 64 bits of the 128-bit carry-less product.
-    clmulh: "clmulh" (d: Xr, a: Xr, b: Xr)          [Zbc] => enc(0x0a00_3033, R3);
-    /// Bits 63..126 of the 128-bit carry-less product.
-    clmulr: "clmulr" (d: Xr, a: Xr, b: Xr)          [Zbc] => enc(0x0a00_2033, R3);
+                // --- Zbc ----------------------------------------------------------------------------------------------------
+                /// Low 64 bits of the 128-bit carry-less product.
+                clmul:  "clmul"  (d: Xr, a: Xr, b: Xr)          [Zbc] => enc(0x0a00_1033, R3);
+                /// High 64 bits of the 128-bit carry-less product.
+                clmulh: "clmulh" (d: Xr, a: Xr, b: Xr)          [Zbc] => enc(0x0a00_3033, R3);
+                /// Bits 63..126 of the 128-bit carry-less product.
+                clmulr: "clmulr" (d: Xr, a: Xr, b: Xr)          [Zbc] => enc(0x0a00_2033, R3);
 
-    // --- Zksed ----------------------------------------------------------------------------------------------
-    /// One SM4 round step on byte `bs` of `b`, accumulated into `a`.
-    sm4ed:  "sm4ed"  (d: Xr, a: Xr, b: Xr, bs: Bs)  [Zksed] => enc(0x3000_0033, BS);
-    /// One SM4 key-schedule step on byte `bs` of `b`, accumulated into `a`.
-    sm4ks:  "sm4ks"  (d: Xr, a: Xr, b: Xr, bs: Bs)  [Zksed] => enc(0x3400_0033, BS);
+                // --- Zksed ----------------------------------------------------------------------------------------------
+                /// One SM4 round step on byte `bs` of `b`, accumulated into `a`.
+                sm4ed:  "sm4ed"  (d: Xr, a: Xr, b: Xr, bs: Bs)  [Zksed] => enc(0x3000_0033, BS);
+                /// One SM4 key-schedule step on byte `bs` of `b`, accumulated into `a`.
+                sm4ks:  "sm4ks"  (d: Xr, a: Xr, b: Xr, bs: Bs)  [Zksed] => enc(0x3400_0033, BS);
 
-    // --- V 1.0 ------------------------------------------------------------------------------------------------
-    /// Sets vl to min(avl, VLMAX) for the vector type; `d` receives vl.
-    vsetivli: "vsetivli" (d: Xr, avl: Uimm5, t: VTypeI) [V]
-        => enc(0xc000_7057, &[fld(0, RD, 5), fld(1, RS1, 5), fld(2, 20, 10)]);
-    /// Sets vl to min(avl, VLMAX) for the vector type, the AVL in a register; `d` receives vl.
-    vsetvli: "vsetvli" (d: Xr, avl: Xr, t: VTypeI) [V]
-        => enc(0x0000_7057, &[fld(0, RD, 5), fld(1, RS1, 5), fld(2, 20, 11)]);
-    vle32_v: "vle32.v" (d: Vr, a: VAddr)            [V] => enc(0x0200_6007, VM);
-    vse32_v: "vse32.v" (s: Vr, a: VAddr)            [V] => enc(0x0200_6027, VM);
-    vle64_v: "vle64.v" (d: Vr, a: VAddr)            [V] => enc(0x0200_7007, VM);
-    vse64_v: "vse64.v" (s: Vr, a: VAddr)            [V] => enc(0x0200_7027, VM);
-    vxor_vv: "vxor.vv" (d: Vr, a: Vr, b: Vr)        [V] => enc(0x2e00_0057, VV);
-    vmv_v_v: "vmv.v.v" (d: Vr, s: Vr)               [V] => enc(0x5e00_0057, &[fld(0, RD, 5), fld(1, RS1, 5)]);
-    /// Every element = the scalar `s`.
-    vmv_v_x: "vmv.v.x" (d: Vr, s: Xr)               [V] => enc(0x5e00_4057, V1);
-    /// Every element = the immediate.
-    vmv_v_i: "vmv.v.i" (d: Vr, i: Simm5)            [V] => enc(0x5e00_3057, V1);
-    /// `d` = element 0 of `s`.
-    vmv_x_s: "vmv.x.s" (d: Xr, s: Vr)               [V] => enc(0x4200_2057, &[fld(0, RD, 5), fld(1, RS2, 5)]);
-    /// Element indices 0, 1, 2, ...
-    vid_v:   "vid.v"   (d: Vr)                      [V] => enc(0x5208_a057, &[fld(0, RD, 5)]);
-    vxor_vx: "vxor.vx" (d: Vr, a: Vr, s: Xr)        [V] => enc(0x2e00_4057, VX);
-    vxor_vi: "vxor.vi" (d: Vr, a: Vr, i: Simm5)     [V] => enc(0x2e00_3057, VI);
-    vand_vv: "vand.vv" (d: Vr, a: Vr, b: Vr)        [V] => enc(0x2600_0057, VV);
-    vand_vi: "vand.vi" (d: Vr, a: Vr, i: Simm5)     [V] => enc(0x2600_3057, VI);
-    vadd_vv: "vadd.vv" (d: Vr, a: Vr, b: Vr)        [V] => enc(0x0200_0057, VV);
-    vadd_vx: "vadd.vx" (d: Vr, a: Vr, s: Xr)        [V] => enc(0x0200_4057, VX);
-    /// `d = s - a` per element.
-    vrsub_vx: "vrsub.vx" (d: Vr, a: Vr, s: Xr)      [V] => enc(0x0e00_4057, VX);
-    /// `d = i - a` per element.
-    vrsub_vi: "vrsub.vi" (d: Vr, a: Vr, i: Simm5)   [V] => enc(0x0e00_3057, VI);
-    vsrl_vi: "vsrl.vi" (d: Vr, a: Vr, n: Uimm5)     [V] => enc(0xa200_3057, VI);
-    /// `d[i] = a[idx[i]]` (0 for indices >= VLMAX); `d` overlaps neither source.
-    vrgather_vv: "vrgather.vv" (d: Vr, a: Vr, idx: Vr) [V] => enc(0x3200_0057, VV);
-    /// `d[i] = a[i + off]` (0 past VLMAX).
-    vslidedown_vx: "vslidedown.vx" (d: Vr, a: Vr, off: Xr) [V] => enc(0x3e00_4057, VX);
-    /// `d[i + off] = a[i]`; elements below `off` keep their value.
-    vslideup_vx: "vslideup.vx" (d: Vr, a: Vr, off: Xr) [V] => enc(0x3a00_4057, VX);
+                // --- V 1.0 ------------------------------------------------------------------------------------------------
+                /// Sets vl to min(avl, VLMAX) for the vector type; `d` receives vl.
+                vsetivli: "vsetivli" (d: Xr, avl: Uimm5, t: VTypeI) [V]
+                    => enc(0xc000_7057, &[fld(0, RD, 5), fld(1, RS1, 5), fld(2, 20, 10)]);
+                /// Sets vl to min(avl, VLMAX) for the vector type, the AVL in a register; `d` receives vl.
+                vsetvli: "vsetvli" (d: Xr, avl: Xr, t: VTypeI) [V]
+                    => enc(0x0000_7057, &[fld(0, RD, 5), fld(1, RS1, 5), fld(2, 20, 11)]);
+                vle32_v: "vle32.v" (d: Vr, a: VAddr)            [V] => enc(0x0200_6007, VM);
+                vse32_v: "vse32.v" (s: Vr, a: VAddr)            [V] => enc(0x0200_6027, VM);
+                vle64_v: "vle64.v" (d: Vr, a: VAddr)            [V] => enc(0x0200_7007, VM);
+                vse64_v: "vse64.v" (s: Vr, a: VAddr)            [V] => enc(0x0200_7027, VM);
+                vxor_vv: "vxor.vv" (d: Vr, a: Vr, b: Vr)        [V] => enc(0x2e00_0057, VV);
+                vmv_v_v: "vmv.v.v" (d: Vr, s: Vr)               [V] => enc(0x5e00_0057, &[fld(0, RD, 5), fld(1, RS1, 5)]);
+                /// Every element = the scalar `s`.
+                vmv_v_x: "vmv.v.x" (d: Vr, s: Xr)               [V] => enc(0x5e00_4057, V1);
+                /// Every element = the immediate.
+                vmv_v_i: "vmv.v.i" (d: Vr, i: Simm5)            [V] => enc(0x5e00_3057, V1);
+                /// `d` = element 0 of `s`.
+                vmv_x_s: "vmv.x.s" (d: Xr, s: Vr)               [V] => enc(0x4200_2057, &[fld(0, RD, 5), fld(1, RS2, 5)]);
+                /// Element indices 0, 1, 2, ...
+                vid_v:   "vid.v"   (d: Vr)                      [V] => enc(0x5208_a057, &[fld(0, RD, 5)]);
+                vxor_vx: "vxor.vx" (d: Vr, a: Vr, s: Xr)        [V] => enc(0x2e00_4057, VX);
+                vxor_vi: "vxor.vi" (d: Vr, a: Vr, i: Simm5)     [V] => enc(0x2e00_3057, VI);
+                vand_vv: "vand.vv" (d: Vr, a: Vr, b: Vr)        [V] => enc(0x2600_0057, VV);
+                vand_vi: "vand.vi" (d: Vr, a: Vr, i: Simm5)     [V] => enc(0x2600_3057, VI);
+                vadd_vv: "vadd.vv" (d: Vr, a: Vr, b: Vr)        [V] => enc(0x0200_0057, VV);
+                vadd_vx: "vadd.vx" (d: Vr, a: Vr, s: Xr)        [V] => enc(0x0200_4057, VX);
+                /// `d = s - a` per element.
+                vrsub_vx: "vrsub.vx" (d: Vr, a: Vr, s: Xr)      [V] => enc(0x0e00_4057, VX);
+                /// `d = i - a` per element.
+                vrsub_vi: "vrsub.vi" (d: Vr, a: Vr, i: Simm5)   [V] => enc(0x0e00_3057, VI);
+                vsrl_vi: "vsrl.vi" (d: Vr, a: Vr, n: Uimm5)     [V] => enc(0xa200_3057, VI);
+                /// `d[i] = a[idx[i]]` (0 for indices >= VLMAX); `d` overlaps neither source.
+                vrgather_vv: "vrgather.vv" (d: Vr, a: Vr, idx: Vr) [V] => enc(0x3200_0057, VV);
+                /// `d[i] = a[i + off]` (0 past VLMAX).
+                vslidedown_vx: "vslidedown.vx" (d: Vr, a: Vr, off: Xr) [V] => enc(0x3e00_4057, VX);
+                /// `d[i + off] = a[i]`; elements below `off` keep their value.
+                vslideup_vx: "vslideup.vx" (d: Vr, a: Vr, off: Xr) [V] => enc(0x3a00_4057, VX);
 
-    // --- vector crypto (raw words: GNU as 2.40 does not know them) --------------------------------------------
-    /// Byte-reverse each element.
-    vrev8_v: "vrev8.v" (d: Vr, s: Vr)               [V, Zvkb] => raw(0x4a04_a057, V2);
-    /// Reverse the bits of each byte.
-    vbrev8_v: "vbrev8.v" (d: Vr, s: Vr)             [V, Zvkb] => raw(0x4a04_2057, V2);
-    /// Rotate each element right by `n` (0..=63, below SEW).
-    vror_vi: "vror.vi" (d: Vr, s: Vr, n: Shamt)     [V, Zvkb] => raw(0x5200_3057, VROR);
-    /// One GHASH step per element group: `d = (d ^ b) * a` in GCM's bit order (`a` is H).
-    vghsh_vv: "vghsh.vv" (d: Vr, a: Vr, b: Vr)      [V, Zvkg] => raw(0xb200_2077, VV);
-    /// GCM multiplication: `d = d * s`.
-    vgmul_vv: "vgmul.vv" (d: Vr, s: Vr)             [V, Zvkg] => raw(0xa208_a077, V2);
-    vclmul_vv: "vclmul.vv" (d: Vr, a: Vr, b: Vr)    [V, Zvbc] => raw(0x3200_2057, VV);
-    vclmulh_vv: "vclmulh.vv" (d: Vr, a: Vr, b: Vr)  [V, Zvbc] => raw(0x3600_2057, VV);
-    /// SM4 key expansion: four round keys from `s`, round group `r`.
-    vsm4k_vi: "vsm4k.vi" (d: Vr, s: Vr, r: Uimm5)   [V, Zvksed] => raw(0x8600_2077, VI);
-    /// Four SM4 rounds with the round keys in `s` (one per element group).
-    vsm4r_vv: "vsm4r.vv" (d: Vr, s: Vr)             [V, Zvksed] => raw(0xa208_2077, V2);
-    /// Four SM4 rounds on every element group of `d` with the round keys of `s`'s first element group.
-    vsm4r_vs: "vsm4r.vs" (d: Vr, s: Vr)             [V, Zvksed] => raw(0xa608_2077, V2);
+                // --- vector crypto (raw words: GNU as 2.40 does not know them) --------------------------------------------
+                /// Byte-reverse each element.
+                vrev8_v: "vrev8.v" (d: Vr, s: Vr)               [V, Zvkb] => raw(0x4a04_a057, V2);
+                /// Reverse the bits of each byte.
+                vbrev8_v: "vbrev8.v" (d: Vr, s: Vr)             [V, Zvkb] => raw(0x4a04_2057, V2);
+                /// Rotate each element right by `n` (0..=63, below SEW).
+                vror_vi: "vror.vi" (d: Vr, s: Vr, n: Shamt)     [V, Zvkb] => raw(0x5200_3057, VROR);
+                /// One GHASH step per element group: `d = (d ^ b) * a` in GCM's bit order (`a` is H).
+                vghsh_vv: "vghsh.vv" (d: Vr, a: Vr, b: Vr)      [V, Zvkg] => raw(0xb200_2077, VV);
+                /// GCM multiplication: `d = d * s`.
+                vgmul_vv: "vgmul.vv" (d: Vr, s: Vr)             [V, Zvkg] => raw(0xa208_a077, V2);
+                vclmul_vv: "vclmul.vv" (d: Vr, a: Vr, b: Vr)    [V, Zvbc] => raw(0x3200_2057, VV);
+                vclmulh_vv: "vclmulh.vv" (d: Vr, a: Vr, b: Vr)  [V, Zvbc] => raw(0x3600_2057, VV);
+                /// SM4 key expansion: four round keys from `s`, round group `r`.
+                vsm4k_vi: "vsm4k.vi" (d: Vr, s: Vr, r: Uimm5)   [V, Zvksed] => raw(0x8600_2077, VI);
+                /// Four SM4 rounds with the round keys in `s` (one per element group).
+                vsm4r_vv: "vsm4r.vv" (d: Vr, s: Vr)             [V, Zvksed] => raw(0xa208_2077, V2);
+                /// Four SM4 rounds on every element group of `d` with the round keys of `s`'s first element group.
+                vsm4r_vs: "vsm4r.vs" (d: Vr, s: Vr)             [V, Zvksed] => raw(0xa608_2077, V2);
+        }
+    };
 }
+
+pub(crate) use riscv64_table;
+
+riscv64_table!(define_isa);
 
 fn vtype_text(t: VType) -> String {
     format!("e{}, m{}, ta, ma", t.sew, t.lmul)

@@ -248,216 +248,227 @@ macro_rules! iced {
     ($($code:ident),+) => { X86Encoding(&[$(iced_x86::Code::$code),+]) };
 }
 
-define_isa! {
-    isa: X86_64, feature: X86Feature, encoding: X86Encoding;
-    methods {
-        /// `mov`: register or immediate (`mov`), load (`mov_load`), store (`mov_store`).
-        mov(d, s);
-        /// `xor`: 32-bit registers (`xor32`; writing the low half zeroes the rest).
-        xor(d, s);
-        /// `vmovdqu`: load or store, xmm (`vmovdqu_load`, `vmovdqu_store`) or ymm (`vmovdqu_load_y`,
-        /// `vmovdqu_store_y`).
-        vmovdqu(d, s);
-        /// `vmovdqa`: xmm (`vmovdqa`) or ymm (`vmovdqa_y`), register or aligned memory.
-        vmovdqa(d, s);
-        /// `vmovq`: from memory (`vmovq_load`) or from a 64-bit register (`vmovq_gpr`).
-        vmovq(d, s);
-        /// `vmovd`: store of the low dword (`vmovd_store`).
-        vmovd(d, s);
-        /// `vpxor`: xmm (`vpxor`) or ymm (`vpxor_y`).
-        vpxor(d, a, b);
-        /// `vpand`: xmm (`vpand`) or ymm (`vpand_y`).
-        vpand(d, a, b);
-        /// `vpor`: xmm (`vpor`) or ymm (`vpor_y`).
-        vpor(d, a, b);
-        /// `vpandn`: xmm (`vpandn`) or ymm (`vpandn_y`).
-        vpandn(d, a, b);
-        /// `vpaddd`: xmm (`vpaddd`) or ymm (`vpaddd_y`).
-        vpaddd(d, a, b);
-        /// `vpaddq`: xmm (`vpaddq`) or ymm (`vpaddq_y`).
-        vpaddq(d, a, b);
-        /// `vpsubq`: xmm (`vpsubq`) or ymm (`vpsubq_y`).
-        vpsubq(d, a, b);
-        /// `vpshufb`: xmm (`vpshufb`) or ymm (`vpshufb_y`).
-        vpshufb(d, a, b);
-        /// `vpshufd`: xmm (`vpshufd`) or ymm (`vpshufd_y`).
-        vpshufd(d, a, sel);
-        /// `vpunpckldq`: xmm (`vpunpckldq`) or ymm (`vpunpckldq_y`).
-        vpunpckldq(d, a, b);
-        /// `vpunpckhdq`: xmm (`vpunpckhdq`) or ymm (`vpunpckhdq_y`).
-        vpunpckhdq(d, a, b);
-        /// `vpunpcklqdq`: xmm (`vpunpcklqdq`) or ymm (`vpunpcklqdq_y`).
-        vpunpcklqdq(d, a, b);
-        /// `vpunpckhqdq`: xmm (`vpunpckhqdq`) or ymm (`vpunpckhqdq_y`).
-        vpunpckhqdq(d, a, b);
-        /// `vpsllq`: xmm (`vpsllq`) or ymm (`vpsllq_y`).
-        vpsllq(d, a, n);
-        /// `vpslld`: xmm (`vpslld`) or ymm (`vpslld_y`).
-        vpslld(d, a, n);
-        /// `vpsrld`: xmm (`vpsrld`) or ymm (`vpsrld_y`).
-        vpsrld(d, a, n);
-        /// `vpslldq`: xmm (`vpslldq`) or ymm (`vpslldq_y`).
-        vpslldq(d, a, n);
-        /// `vpsrldq`: xmm (`vpsrldq`) or ymm (`vpsrldq_y`).
-        vpsrldq(d, a, n);
-        /// `vpclmulqdq`: xmm (`vpclmulqdq`) or ymm (`vpclmulqdq_y`).
-        vpclmulqdq(d, a, b, sel);
-        /// `vaesenclast`: xmm (`vaesenclast`) or ymm (`vaesenclast_y`).
-        vaesenclast(d, a, k);
-        /// `vgf2p8affineqb`: xmm (`vgf2p8affineqb`) or ymm (`vgf2p8affineqb_y`).
-        vgf2p8affineqb(d, a, m, c);
-        /// `vgf2p8affineinvqb`: xmm (`vgf2p8affineinvqb`) or ymm (`vgf2p8affineinvqb_y`).
-        vgf2p8affineinvqb(d, a, m, c);
-        /// `vpsllvq`: ymm (`vpsllvq_y`).
-        vpsllvq(d, a, n);
-        /// `vpsrlvq`: ymm (`vpsrlvq_y`).
-        vpsrlvq(d, a, n);
-        /// `vpbroadcastd`: ymm from memory (`vpbroadcastd_y`).
-        vpbroadcastd(d, s);
-    }
+/// The x86_64 table: one entry per instruction form (entry syntax: [`define_isa!`](crate::define_isa)).
+/// `x86_64_table!(m)` expands the entries into the macro `m`: [`define_isa!`](crate::define_isa) here (the
+/// opcodes and `OPS`) and [`define_builder_methods!`](crate::define_builder_methods) in `builder/x86_64.rs`.
+macro_rules! x86_64_table {
+    ($define:ident) => {
+        $define! {
+                isa: X86_64, feature: X86Feature, encoding: X86Encoding;
+                methods {
+                    /// `mov`: register or immediate (`mov`), load (`mov_load`), store (`mov_store`).
+                    mov(d, s);
+                    /// `xor`: 32-bit registers (`xor32`; writing the low half zeroes the rest).
+                    xor(d, s);
+                    /// `vmovdqu`: load or store, xmm (`vmovdqu_load`, `vmovdqu_store`) or ymm (`vmovdqu_load_y`,
+                    /// `vmovdqu_store_y`).
+                    vmovdqu(d, s);
+                    /// `vmovdqa`: xmm (`vmovdqa`) or ymm (`vmovdqa_y`), register or aligned memory.
+                    vmovdqa(d, s);
+                    /// `vmovq`: from memory (`vmovq_load`) or from a 64-bit register (`vmovq_gpr`).
+                    vmovq(d, s);
+                    /// `vmovd`: store of the low dword (`vmovd_store`).
+                    vmovd(d, s);
+                    /// `vpxor`: xmm (`vpxor`) or ymm (`vpxor_y`).
+                    vpxor(d, a, b);
+                    /// `vpand`: xmm (`vpand`) or ymm (`vpand_y`).
+                    vpand(d, a, b);
+                    /// `vpor`: xmm (`vpor`) or ymm (`vpor_y`).
+                    vpor(d, a, b);
+                    /// `vpandn`: xmm (`vpandn`) or ymm (`vpandn_y`).
+                    vpandn(d, a, b);
+                    /// `vpaddd`: xmm (`vpaddd`) or ymm (`vpaddd_y`).
+                    vpaddd(d, a, b);
+                    /// `vpaddq`: xmm (`vpaddq`) or ymm (`vpaddq_y`).
+                    vpaddq(d, a, b);
+                    /// `vpsubq`: xmm (`vpsubq`) or ymm (`vpsubq_y`).
+                    vpsubq(d, a, b);
+                    /// `vpshufb`: xmm (`vpshufb`) or ymm (`vpshufb_y`).
+                    vpshufb(d, a, b);
+                    /// `vpshufd`: xmm (`vpshufd`) or ymm (`vpshufd_y`).
+                    vpshufd(d, a, sel);
+                    /// `vpunpckldq`: xmm (`vpunpckldq`) or ymm (`vpunpckldq_y`).
+                    vpunpckldq(d, a, b);
+                    /// `vpunpckhdq`: xmm (`vpunpckhdq`) or ymm (`vpunpckhdq_y`).
+                    vpunpckhdq(d, a, b);
+                    /// `vpunpcklqdq`: xmm (`vpunpcklqdq`) or ymm (`vpunpcklqdq_y`).
+                    vpunpcklqdq(d, a, b);
+                    /// `vpunpckhqdq`: xmm (`vpunpckhqdq`) or ymm (`vpunpckhqdq_y`).
+                    vpunpckhqdq(d, a, b);
+                    /// `vpsllq`: xmm (`vpsllq`) or ymm (`vpsllq_y`).
+                    vpsllq(d, a, n);
+                    /// `vpslld`: xmm (`vpslld`) or ymm (`vpslld_y`).
+                    vpslld(d, a, n);
+                    /// `vpsrld`: xmm (`vpsrld`) or ymm (`vpsrld_y`).
+                    vpsrld(d, a, n);
+                    /// `vpslldq`: xmm (`vpslldq`) or ymm (`vpslldq_y`).
+                    vpslldq(d, a, n);
+                    /// `vpsrldq`: xmm (`vpsrldq`) or ymm (`vpsrldq_y`).
+                    vpsrldq(d, a, n);
+                    /// `vpclmulqdq`: xmm (`vpclmulqdq`) or ymm (`vpclmulqdq_y`).
+                    vpclmulqdq(d, a, b, sel);
+                    /// `vaesenclast`: xmm (`vaesenclast`) or ymm (`vaesenclast_y`).
+                    vaesenclast(d, a, k);
+                    /// `vgf2p8affineqb`: xmm (`vgf2p8affineqb`) or ymm (`vgf2p8affineqb_y`).
+                    vgf2p8affineqb(d, a, m, c);
+                    /// `vgf2p8affineinvqb`: xmm (`vgf2p8affineinvqb`) or ymm (`vgf2p8affineinvqb_y`).
+                    vgf2p8affineinvqb(d, a, m, c);
+                    /// `vpsllvq`: ymm (`vpsllvq_y`).
+                    vpsllvq(d, a, n);
+                    /// `vpsrlvq`: ymm (`vpsrlvq_y`).
+                    vpsrlvq(d, a, n);
+                    /// `vpbroadcastd`: ymm from memory (`vpbroadcastd_y`).
+                    vpbroadcastd(d, s);
+                }
 
-    // --- general-purpose ---------------------------------------------------------------------------------
-    mov:        "mov"        (d: R64, s: Ri64)                 [] as mov => iced!(Mov_rm64_r64, Mov_rm64_imm32);
-    mov_load:   "mov"        (d: R64, s: M64)                  [] as mov => iced!(Mov_r64_rm64);
-    mov_store:  "mov"        (d: M64, s: R64)                  [] as mov => iced!(Mov_rm64_r64);
-    lea:        "lea"        (d: R64, a: Addr)                 [] => iced!(Lea_r64_m);
-    add:        "add"        (d: R64, s: Ri64)                 []
-        => iced!(Add_rm64_r64, Add_rm64_imm8, Add_RAX_imm32, Add_rm64_imm32);
-    /// Add with carry.
-    adc:        "adc"        (d: R64, s: Ri64)                 []
-        => iced!(Adc_rm64_r64, Adc_rm64_imm8, Adc_RAX_imm32, Adc_rm64_imm32);
-    sub:        "sub"        (d: R64, s: Ri64)                 []
-        => iced!(Sub_rm64_r64, Sub_rm64_imm8, Sub_RAX_imm32, Sub_rm64_imm32);
-    and:        "and"        (d: R64, s: Ri64)                 []
-        => iced!(And_rm64_r64, And_rm64_imm8, And_RAX_imm32, And_rm64_imm32);
-    xor32:      "xor"        (d: R32, s: R32)                  [] as xor => iced!(Xor_rm32_r32);
-    cmp:        "cmp"        (a: R64, b: Ri64)                 []
-        => iced!(Cmp_rm64_r64, Cmp_rm64_imm8, Cmp_RAX_imm32, Cmp_rm64_imm32);
-    test:       "test"       (a: R64, b: R64)                  [] => iced!(Test_rm64_r64);
-    shl:        "shl"        (d: R64, n: Imm)                  [] => iced!(Shl_rm64_1, Shl_rm64_imm8);
-    shr:        "shr"        (d: R64, n: Imm)                  [] => iced!(Shr_rm64_1, Shr_rm64_imm8);
-    /// Byte-swap a 64-bit register (big-endian <-> native).
-    bswap:      "bswap"      (r: R64)                          [] => iced!(Bswap_r64);
-    push:       "push"       (r: R64)                          [] => iced!(Push_r64);
-    pop:        "pop"        (r: R64)                          [] => iced!(Pop_r64);
-    jmp:        "jmp"        (t: Target)                       [] => iced!(Jmp_rel8_64, Jmp_rel32_64);
-    jz:         "jz"         (t: Target)                       [] => iced!(Je_rel8_64, Je_rel32_64);
-    jnz:        "jnz"        (t: Target)                       [] => iced!(Jne_rel8_64, Jne_rel32_64);
-    /// Jump if below (unsigned <).
-    jb:         "jb"         (t: Target)                       [] => iced!(Jb_rel8_64, Jb_rel32_64);
-    /// Jump if above or equal (unsigned >=).
-    jae:        "jae"        (t: Target)                       [] => iced!(Jae_rel8_64, Jae_rel32_64);
-    /// Jump if above (unsigned >).
-    ja:         "ja"         (t: Target)                       [] => iced!(Ja_rel8_64, Ja_rel32_64);
-    /// Jump if below or equal (unsigned <=).
-    jbe:        "jbe"        (t: Target)                       [] => iced!(Jbe_rel8_64, Jbe_rel32_64);
-    ret:        "ret"        ()                                [] => iced!(Retnq);
+                // --- general-purpose ---------------------------------------------------------------------------------
+                mov:        "mov"        (d: R64, s: Ri64)                 [] as mov => iced!(Mov_rm64_r64, Mov_rm64_imm32);
+                mov_load:   "mov"        (d: R64, s: M64)                  [] as mov => iced!(Mov_r64_rm64);
+                mov_store:  "mov"        (d: M64, s: R64)                  [] as mov => iced!(Mov_rm64_r64);
+                lea:        "lea"        (d: R64, a: Addr)                 [] => iced!(Lea_r64_m);
+                add:        "add"        (d: R64, s: Ri64)                 []
+                    => iced!(Add_rm64_r64, Add_rm64_imm8, Add_RAX_imm32, Add_rm64_imm32);
+                /// Add with carry.
+                adc:        "adc"        (d: R64, s: Ri64)                 []
+                    => iced!(Adc_rm64_r64, Adc_rm64_imm8, Adc_RAX_imm32, Adc_rm64_imm32);
+                sub:        "sub"        (d: R64, s: Ri64)                 []
+                    => iced!(Sub_rm64_r64, Sub_rm64_imm8, Sub_RAX_imm32, Sub_rm64_imm32);
+                and:        "and"        (d: R64, s: Ri64)                 []
+                    => iced!(And_rm64_r64, And_rm64_imm8, And_RAX_imm32, And_rm64_imm32);
+                xor32:      "xor"        (d: R32, s: R32)                  [] as xor => iced!(Xor_rm32_r32);
+                cmp:        "cmp"        (a: R64, b: Ri64)                 []
+                    => iced!(Cmp_rm64_r64, Cmp_rm64_imm8, Cmp_RAX_imm32, Cmp_rm64_imm32);
+                test:       "test"       (a: R64, b: R64)                  [] => iced!(Test_rm64_r64);
+                shl:        "shl"        (d: R64, n: Imm)                  [] => iced!(Shl_rm64_1, Shl_rm64_imm8);
+                shr:        "shr"        (d: R64, n: Imm)                  [] => iced!(Shr_rm64_1, Shr_rm64_imm8);
+                /// Byte-swap a 64-bit register (big-endian <-> native).
+                bswap:      "bswap"      (r: R64)                          [] => iced!(Bswap_r64);
+                push:       "push"       (r: R64)                          [] => iced!(Push_r64);
+                pop:        "pop"        (r: R64)                          [] => iced!(Pop_r64);
+                jmp:        "jmp"        (t: Target)                       [] => iced!(Jmp_rel8_64, Jmp_rel32_64);
+                jz:         "jz"         (t: Target)                       [] => iced!(Je_rel8_64, Je_rel32_64);
+                jnz:        "jnz"        (t: Target)                       [] => iced!(Jne_rel8_64, Jne_rel32_64);
+                /// Jump if below (unsigned <).
+                jb:         "jb"         (t: Target)                       [] => iced!(Jb_rel8_64, Jb_rel32_64);
+                /// Jump if above or equal (unsigned >=).
+                jae:        "jae"        (t: Target)                       [] => iced!(Jae_rel8_64, Jae_rel32_64);
+                /// Jump if above (unsigned >).
+                ja:         "ja"         (t: Target)                       [] => iced!(Ja_rel8_64, Ja_rel32_64);
+                /// Jump if below or equal (unsigned <=).
+                jbe:        "jbe"        (t: Target)                       [] => iced!(Jbe_rel8_64, Jbe_rel32_64);
+                ret:        "ret"        ()                                [] => iced!(Retnq);
 
-    // --- 128-bit vector (VEX) -------------------------------------------------------------------------------
-    vmovdqu_load:  "vmovdqu" (d: X, s: M128)                   [Avx] as vmovdqu => iced!(VEX_Vmovdqu_xmm_xmmm128);
-    vmovdqu_store: "vmovdqu" (d: M128, s: X)                   [Avx] as vmovdqu => iced!(VEX_Vmovdqu_xmmm128_xmm);
-    vmovdqa:    "vmovdqa"    (d: X, s: Xm)                     [Avx] as vmovdqa
-        => iced!(VEX_Vmovdqa_xmm_xmmm128, VEX_Vmovdqa_xmmm128_xmm);
-    vmovq_load: "vmovq"      (d: X, s: M64)                    [Avx] as vmovq
-        => iced!(VEX_Vmovq_xmm_xmmm64, VEX_Vmovq_xmm_rm64);
-    /// Moves a 64-bit register into the low qword, zeroing the rest.
-    vmovq_gpr:  "vmovq"      (d: X, s: R64)                    [Avx] as vmovq => iced!(VEX_Vmovq_xmm_rm64);
-    vmovd_store: "vmovd"     (d: M32, s: X)                    [Avx] as vmovd => iced!(VEX_Vmovd_rm32_xmm);
-    /// Inserts a qword at qword position `n`.
-    vpinsrq:    "vpinsrq"    (d: X, a: X, s: Rm64, n: Imm)     [Avx] => iced!(VEX_Vpinsrq_xmm_xmm_rm64_imm8);
-    /// Broadcasts a dword from memory to the four dwords (a plain load on current cores).
-    vbroadcastss: "vbroadcastss" (d: X, s: M32)                [Avx] => iced!(VEX_Vbroadcastss_xmm_m32);
-    vpxor:      "vpxor"      (d: X, a: X, b: Xm)               [Avx] as vpxor => iced!(VEX_Vpxor_xmm_xmm_xmmm128);
-    vpand:      "vpand"      (d: X, a: X, b: Xm)               [Avx] as vpand => iced!(VEX_Vpand_xmm_xmm_xmmm128);
-    vpor:       "vpor"       (d: X, a: X, b: Xm)               [Avx] as vpor => iced!(VEX_Vpor_xmm_xmm_xmmm128);
-    vpandn:     "vpandn"     (d: X, a: X, b: Xm)               [Avx] as vpandn => iced!(VEX_Vpandn_xmm_xmm_xmmm128);
-    vpaddd:     "vpaddd"     (d: X, a: X, b: Xm)               [Avx] as vpaddd => iced!(VEX_Vpaddd_xmm_xmm_xmmm128);
-    vpaddq:     "vpaddq"     (d: X, a: X, b: Xm)               [Avx] as vpaddq => iced!(VEX_Vpaddq_xmm_xmm_xmmm128);
-    vpsubq:     "vpsubq"     (d: X, a: X, b: Xm)               [Avx] as vpsubq => iced!(VEX_Vpsubq_xmm_xmm_xmmm128);
-    vpshufb:    "vpshufb"    (d: X, a: X, b: Xm)               [Avx] as vpshufb => iced!(VEX_Vpshufb_xmm_xmm_xmmm128);
-    vpshufd:    "vpshufd"    (d: X, a: Xm, sel: Sel)           [Avx] as vpshufd => iced!(VEX_Vpshufd_xmm_xmmm128_imm8);
-    vpalignr:   "vpalignr"   (d: X, a: X, b: Xm, n: Imm)       [Avx] => iced!(VEX_Vpalignr_xmm_xmm_xmmm128_imm8);
-    vpunpckldq: "vpunpckldq" (d: X, a: X, b: Xm)               [Avx] as vpunpckldq
-        => iced!(VEX_Vpunpckldq_xmm_xmm_xmmm128);
-    vpunpckhdq: "vpunpckhdq" (d: X, a: X, b: Xm)               [Avx] as vpunpckhdq
-        => iced!(VEX_Vpunpckhdq_xmm_xmm_xmmm128);
-    vpunpcklqdq: "vpunpcklqdq" (d: X, a: X, b: Xm)             [Avx] as vpunpcklqdq
-        => iced!(VEX_Vpunpcklqdq_xmm_xmm_xmmm128);
-    vpunpckhqdq: "vpunpckhqdq" (d: X, a: X, b: Xm)             [Avx] as vpunpckhqdq
-        => iced!(VEX_Vpunpckhqdq_xmm_xmm_xmmm128);
-    vpsllq:     "vpsllq"     (d: X, a: X, n: Imm)              [Avx] as vpsllq => iced!(VEX_Vpsllq_xmm_xmm_imm8);
-    vpsrlq:     "vpsrlq"     (d: X, a: X, n: Imm)              [Avx] => iced!(VEX_Vpsrlq_xmm_xmm_imm8);
-    vpsrad:     "vpsrad"     (d: X, a: X, n: Imm)              [Avx] => iced!(VEX_Vpsrad_xmm_xmm_imm8);
-    vpslld:     "vpslld"     (d: X, a: X, n: Imm)              [Avx] as vpslld => iced!(VEX_Vpslld_xmm_xmm_imm8);
-    vpsrld:     "vpsrld"     (d: X, a: X, n: Imm)              [Avx] as vpsrld => iced!(VEX_Vpsrld_xmm_xmm_imm8);
-    vpslldq:    "vpslldq"    (d: X, a: X, n: Imm)              [Avx] as vpslldq => iced!(VEX_Vpslldq_xmm_xmm_imm8);
-    vpsrldq:    "vpsrldq"    (d: X, a: X, n: Imm)              [Avx] as vpsrldq => iced!(VEX_Vpsrldq_xmm_xmm_imm8);
-    /// Carry-less multiply of one qword of `a` and one of `b`, chosen by bits 0 and 4 of `sel`.
-    vpclmulqdq: "vpclmulqdq" (d: X, a: X, b: Xm, sel: Sel)     [Avx, Pclmulqdq] as vpclmulqdq
-        => iced!(VEX_Vpclmulqdq_xmm_xmm_xmmm128_imm8);
-    /// AES last round: ShiftRows, SubBytes, xor with the round key `k` (VEX form: AES-NI and AVX).
-    vaesenclast: "vaesenclast" (d: X, a: X, k: Xm)             [Aes, Avx] as vaesenclast
-        => iced!(VEX_Vaesenclast_xmm_xmm_xmmm128);
-    /// Affine map on each byte: `A·x ^ imm`, with the 8x8 bit matrix of each qword lane in `m` (row `i` in byte
-    /// `7 - i`).
-    vgf2p8affineqb: "vgf2p8affineqb" (d: X, a: X, m: Xm, c: Sel) [Gfni, Avx] as vgf2p8affineqb
-        => iced!(VEX_Vgf2p8affineqb_xmm_xmm_xmmm128_imm8);
-    /// Inverse in GF(2^8)/0x11b, then the affine map of `vgf2p8affineqb`.
-    vgf2p8affineinvqb: "vgf2p8affineinvqb" (d: X, a: X, m: Xm, c: Sel) [Gfni, Avx] as vgf2p8affineinvqb
-        => iced!(VEX_Vgf2p8affineinvqb_xmm_xmm_xmmm128_imm8);
+                // --- 128-bit vector (VEX) -------------------------------------------------------------------------------
+                vmovdqu_load:  "vmovdqu" (d: X, s: M128)                   [Avx] as vmovdqu => iced!(VEX_Vmovdqu_xmm_xmmm128);
+                vmovdqu_store: "vmovdqu" (d: M128, s: X)                   [Avx] as vmovdqu => iced!(VEX_Vmovdqu_xmmm128_xmm);
+                vmovdqa:    "vmovdqa"    (d: X, s: Xm)                     [Avx] as vmovdqa
+                    => iced!(VEX_Vmovdqa_xmm_xmmm128, VEX_Vmovdqa_xmmm128_xmm);
+                vmovq_load: "vmovq"      (d: X, s: M64)                    [Avx] as vmovq
+                    => iced!(VEX_Vmovq_xmm_xmmm64, VEX_Vmovq_xmm_rm64);
+                /// Moves a 64-bit register into the low qword, zeroing the rest.
+                vmovq_gpr:  "vmovq"      (d: X, s: R64)                    [Avx] as vmovq => iced!(VEX_Vmovq_xmm_rm64);
+                vmovd_store: "vmovd"     (d: M32, s: X)                    [Avx] as vmovd => iced!(VEX_Vmovd_rm32_xmm);
+                /// Inserts a qword at qword position `n`.
+                vpinsrq:    "vpinsrq"    (d: X, a: X, s: Rm64, n: Imm)     [Avx] => iced!(VEX_Vpinsrq_xmm_xmm_rm64_imm8);
+                /// Broadcasts a dword from memory to the four dwords (a plain load on current cores).
+                vbroadcastss: "vbroadcastss" (d: X, s: M32)                [Avx] => iced!(VEX_Vbroadcastss_xmm_m32);
+                vpxor:      "vpxor"      (d: X, a: X, b: Xm)               [Avx] as vpxor => iced!(VEX_Vpxor_xmm_xmm_xmmm128);
+                vpand:      "vpand"      (d: X, a: X, b: Xm)               [Avx] as vpand => iced!(VEX_Vpand_xmm_xmm_xmmm128);
+                vpor:       "vpor"       (d: X, a: X, b: Xm)               [Avx] as vpor => iced!(VEX_Vpor_xmm_xmm_xmmm128);
+                vpandn:     "vpandn"     (d: X, a: X, b: Xm)               [Avx] as vpandn => iced!(VEX_Vpandn_xmm_xmm_xmmm128);
+                vpaddd:     "vpaddd"     (d: X, a: X, b: Xm)               [Avx] as vpaddd => iced!(VEX_Vpaddd_xmm_xmm_xmmm128);
+                vpaddq:     "vpaddq"     (d: X, a: X, b: Xm)               [Avx] as vpaddq => iced!(VEX_Vpaddq_xmm_xmm_xmmm128);
+                vpsubq:     "vpsubq"     (d: X, a: X, b: Xm)               [Avx] as vpsubq => iced!(VEX_Vpsubq_xmm_xmm_xmmm128);
+                vpshufb:    "vpshufb"    (d: X, a: X, b: Xm)               [Avx] as vpshufb => iced!(VEX_Vpshufb_xmm_xmm_xmmm128);
+                vpshufd:    "vpshufd"    (d: X, a: Xm, sel: Sel)           [Avx] as vpshufd => iced!(VEX_Vpshufd_xmm_xmmm128_imm8);
+                vpalignr:   "vpalignr"   (d: X, a: X, b: Xm, n: Imm)       [Avx] => iced!(VEX_Vpalignr_xmm_xmm_xmmm128_imm8);
+                vpunpckldq: "vpunpckldq" (d: X, a: X, b: Xm)               [Avx] as vpunpckldq
+                    => iced!(VEX_Vpunpckldq_xmm_xmm_xmmm128);
+                vpunpckhdq: "vpunpckhdq" (d: X, a: X, b: Xm)               [Avx] as vpunpckhdq
+                    => iced!(VEX_Vpunpckhdq_xmm_xmm_xmmm128);
+                vpunpcklqdq: "vpunpcklqdq" (d: X, a: X, b: Xm)             [Avx] as vpunpcklqdq
+                    => iced!(VEX_Vpunpcklqdq_xmm_xmm_xmmm128);
+                vpunpckhqdq: "vpunpckhqdq" (d: X, a: X, b: Xm)             [Avx] as vpunpckhqdq
+                    => iced!(VEX_Vpunpckhqdq_xmm_xmm_xmmm128);
+                vpsllq:     "vpsllq"     (d: X, a: X, n: Imm)              [Avx] as vpsllq => iced!(VEX_Vpsllq_xmm_xmm_imm8);
+                vpsrlq:     "vpsrlq"     (d: X, a: X, n: Imm)              [Avx] => iced!(VEX_Vpsrlq_xmm_xmm_imm8);
+                vpsrad:     "vpsrad"     (d: X, a: X, n: Imm)              [Avx] => iced!(VEX_Vpsrad_xmm_xmm_imm8);
+                vpslld:     "vpslld"     (d: X, a: X, n: Imm)              [Avx] as vpslld => iced!(VEX_Vpslld_xmm_xmm_imm8);
+                vpsrld:     "vpsrld"     (d: X, a: X, n: Imm)              [Avx] as vpsrld => iced!(VEX_Vpsrld_xmm_xmm_imm8);
+                vpslldq:    "vpslldq"    (d: X, a: X, n: Imm)              [Avx] as vpslldq => iced!(VEX_Vpslldq_xmm_xmm_imm8);
+                vpsrldq:    "vpsrldq"    (d: X, a: X, n: Imm)              [Avx] as vpsrldq => iced!(VEX_Vpsrldq_xmm_xmm_imm8);
+                /// Carry-less multiply of one qword of `a` and one of `b`, chosen by bits 0 and 4 of `sel`.
+                vpclmulqdq: "vpclmulqdq" (d: X, a: X, b: Xm, sel: Sel)     [Avx, Pclmulqdq] as vpclmulqdq
+                    => iced!(VEX_Vpclmulqdq_xmm_xmm_xmmm128_imm8);
+                /// AES last round: ShiftRows, SubBytes, xor with the round key `k` (VEX form: AES-NI and AVX).
+                vaesenclast: "vaesenclast" (d: X, a: X, k: Xm)             [Aes, Avx] as vaesenclast
+                    => iced!(VEX_Vaesenclast_xmm_xmm_xmmm128);
+                /// Affine map on each byte: `A·x ^ imm`, with the 8x8 bit matrix of each qword lane in `m` (row `i` in byte
+                /// `7 - i`).
+                vgf2p8affineqb: "vgf2p8affineqb" (d: X, a: X, m: Xm, c: Sel) [Gfni, Avx] as vgf2p8affineqb
+                    => iced!(VEX_Vgf2p8affineqb_xmm_xmm_xmmm128_imm8);
+                /// Inverse in GF(2^8)/0x11b, then the affine map of `vgf2p8affineqb`.
+                vgf2p8affineinvqb: "vgf2p8affineinvqb" (d: X, a: X, m: Xm, c: Sel) [Gfni, Avx] as vgf2p8affineinvqb
+                    => iced!(VEX_Vgf2p8affineinvqb_xmm_xmm_xmmm128_imm8);
 
-    // --- 256-bit vector (AVX2, VPCLMULQDQ) --------------------------------------------------------------------
-    vmovdqu_load_y:  "vmovdqu" (d: Y, s: M256)                 [Avx] as vmovdqu => iced!(VEX_Vmovdqu_ymm_ymmm256);
-    vmovdqu_store_y: "vmovdqu" (d: M256, s: Y)                 [Avx] as vmovdqu => iced!(VEX_Vmovdqu_ymmm256_ymm);
-    vmovdqa_y:  "vmovdqa"    (d: Y, s: Ym)                     [Avx] as vmovdqa
-        => iced!(VEX_Vmovdqa_ymm_ymmm256, VEX_Vmovdqa_ymmm256_ymm);
-    vpxor_y:    "vpxor"      (d: Y, a: Y, b: Ym)               [Avx2] as vpxor => iced!(VEX_Vpxor_ymm_ymm_ymmm256);
-    vpand_y:    "vpand"      (d: Y, a: Y, b: Ym)               [Avx2] as vpand => iced!(VEX_Vpand_ymm_ymm_ymmm256);
-    vpandn_y:   "vpandn"     (d: Y, a: Y, b: Ym)               [Avx2] as vpandn => iced!(VEX_Vpandn_ymm_ymm_ymmm256);
-    vpor_y:     "vpor"       (d: Y, a: Y, b: Ym)               [Avx2] as vpor => iced!(VEX_Vpor_ymm_ymm_ymmm256);
-    vpaddd_y:   "vpaddd"     (d: Y, a: Y, b: Ym)               [Avx2] as vpaddd => iced!(VEX_Vpaddd_ymm_ymm_ymmm256);
-    vpaddq_y:   "vpaddq"     (d: Y, a: Y, b: Ym)               [Avx2] as vpaddq => iced!(VEX_Vpaddq_ymm_ymm_ymmm256);
-    vpsubq_y:   "vpsubq"     (d: Y, a: Y, b: Ym)               [Avx2] as vpsubq => iced!(VEX_Vpsubq_ymm_ymm_ymmm256);
-    vpslld_y:   "vpslld"     (d: Y, a: Y, n: Imm)              [Avx2] as vpslld => iced!(VEX_Vpslld_ymm_ymm_imm8);
-    vpsllq_y:   "vpsllq"     (d: Y, a: Y, n: Imm)              [Avx2] as vpsllq => iced!(VEX_Vpsllq_ymm_ymm_imm8);
-    /// Byte shift left within each 128-bit lane.
-    vpslldq_y:  "vpslldq"    (d: Y, a: Y, n: Imm)              [Avx2] as vpslldq => iced!(VEX_Vpslldq_ymm_ymm_imm8);
-    /// Byte shift right within each 128-bit lane.
-    vpsrldq_y:  "vpsrldq"    (d: Y, a: Y, n: Imm)              [Avx2] as vpsrldq => iced!(VEX_Vpsrldq_ymm_ymm_imm8);
-    /// Shift each qword left by the count in the matching qword of `n` (counts over 63 give 0).
-    vpsllvq_y:  "vpsllvq"    (d: Y, a: Y, n: Ym)               [Avx2] as vpsllvq => iced!(VEX_Vpsllvq_ymm_ymm_ymmm256);
-    /// Shift each qword right (logical) by the count in the matching qword of `n` (counts over 63 give 0).
-    vpsrlvq_y:  "vpsrlvq"    (d: Y, a: Y, n: Ym)               [Avx2] as vpsrlvq => iced!(VEX_Vpsrlvq_ymm_ymm_ymmm256);
-    vpsrld_y:   "vpsrld"     (d: Y, a: Y, n: Imm)              [Avx2] as vpsrld => iced!(VEX_Vpsrld_ymm_ymm_imm8);
-    vpunpckldq_y: "vpunpckldq" (d: Y, a: Y, b: Ym)             [Avx2] as vpunpckldq
-        => iced!(VEX_Vpunpckldq_ymm_ymm_ymmm256);
-    vpunpckhdq_y: "vpunpckhdq" (d: Y, a: Y, b: Ym)             [Avx2] as vpunpckhdq
-        => iced!(VEX_Vpunpckhdq_ymm_ymm_ymmm256);
-    vpunpcklqdq_y: "vpunpcklqdq" (d: Y, a: Y, b: Ym)           [Avx2] as vpunpcklqdq
-        => iced!(VEX_Vpunpcklqdq_ymm_ymm_ymmm256);
-    vpunpckhqdq_y: "vpunpckhqdq" (d: Y, a: Y, b: Ym)           [Avx2] as vpunpckhqdq
-        => iced!(VEX_Vpunpckhqdq_ymm_ymm_ymmm256);
-    /// Broadcasts a dword from memory to the eight dwords.
-    vpbroadcastd_y: "vpbroadcastd" (d: Y, s: M32)              [Avx2] as vpbroadcastd
-        => iced!(VEX_Vpbroadcastd_ymm_xmmm32);
-    vpshufb_y:  "vpshufb"    (d: Y, a: Y, b: Ym)               [Avx2] as vpshufb => iced!(VEX_Vpshufb_ymm_ymm_ymmm256);
-    vpshufd_y:  "vpshufd"    (d: Y, a: Ym, sel: Sel)           [Avx2] as vpshufd => iced!(VEX_Vpshufd_ymm_ymmm256_imm8);
-    vbroadcasti128: "vbroadcasti128" (d: Y, s: M128)           [Avx2] => iced!(VEX_Vbroadcasti128_ymm_m128);
-    vinserti128: "vinserti128" (d: Y, a: Y, b: Xm, sel: Sel)   [Avx2] => iced!(VEX_Vinserti128_ymm_ymm_xmmm128_imm8);
-    vextracti128: "vextracti128" (d: X, a: Y, sel: Sel)        [Avx2] => iced!(VEX_Vextracti128_xmmm128_ymm_imm8);
-    vpclmulqdq_y: "vpclmulqdq" (d: Y, a: Y, b: Ym, sel: Sel)   [Avx, Vpclmulqdq] as vpclmulqdq
-        => iced!(VEX_Vpclmulqdq_ymm_ymm_ymmm256_imm8);
-    /// AES last round on both 128-bit lanes.
-    vaesenclast_y: "vaesenclast" (d: Y, a: Y, k: Ym)          [Avx, Vaes] as vaesenclast
-        => iced!(VEX_Vaesenclast_ymm_ymm_ymmm256);
-    /// `vgf2p8affineqb` on ymm.
-    vgf2p8affineqb_y: "vgf2p8affineqb" (d: Y, a: Y, m: Ym, c: Sel) [Gfni, Avx] as vgf2p8affineqb
-        => iced!(VEX_Vgf2p8affineqb_ymm_ymm_ymmm256_imm8);
-    /// `vgf2p8affineinvqb` on ymm.
-    vgf2p8affineinvqb_y: "vgf2p8affineinvqb" (d: Y, a: Y, m: Ym, c: Sel) [Gfni, Avx] as vgf2p8affineinvqb
-        => iced!(VEX_Vgf2p8affineinvqb_ymm_ymm_ymmm256_imm8);
-    vzeroupper: "vzeroupper" ()                                [Avx] => iced!(VEX_Vzeroupper);
+                // --- 256-bit vector (AVX2, VPCLMULQDQ) --------------------------------------------------------------------
+                vmovdqu_load_y:  "vmovdqu" (d: Y, s: M256)                 [Avx] as vmovdqu => iced!(VEX_Vmovdqu_ymm_ymmm256);
+                vmovdqu_store_y: "vmovdqu" (d: M256, s: Y)                 [Avx] as vmovdqu => iced!(VEX_Vmovdqu_ymmm256_ymm);
+                vmovdqa_y:  "vmovdqa"    (d: Y, s: Ym)                     [Avx] as vmovdqa
+                    => iced!(VEX_Vmovdqa_ymm_ymmm256, VEX_Vmovdqa_ymmm256_ymm);
+                vpxor_y:    "vpxor"      (d: Y, a: Y, b: Ym)               [Avx2] as vpxor => iced!(VEX_Vpxor_ymm_ymm_ymmm256);
+                vpand_y:    "vpand"      (d: Y, a: Y, b: Ym)               [Avx2] as vpand => iced!(VEX_Vpand_ymm_ymm_ymmm256);
+                vpandn_y:   "vpandn"     (d: Y, a: Y, b: Ym)               [Avx2] as vpandn => iced!(VEX_Vpandn_ymm_ymm_ymmm256);
+                vpor_y:     "vpor"       (d: Y, a: Y, b: Ym)               [Avx2] as vpor => iced!(VEX_Vpor_ymm_ymm_ymmm256);
+                vpaddd_y:   "vpaddd"     (d: Y, a: Y, b: Ym)               [Avx2] as vpaddd => iced!(VEX_Vpaddd_ymm_ymm_ymmm256);
+                vpaddq_y:   "vpaddq"     (d: Y, a: Y, b: Ym)               [Avx2] as vpaddq => iced!(VEX_Vpaddq_ymm_ymm_ymmm256);
+                vpsubq_y:   "vpsubq"     (d: Y, a: Y, b: Ym)               [Avx2] as vpsubq => iced!(VEX_Vpsubq_ymm_ymm_ymmm256);
+                vpslld_y:   "vpslld"     (d: Y, a: Y, n: Imm)              [Avx2] as vpslld => iced!(VEX_Vpslld_ymm_ymm_imm8);
+                vpsllq_y:   "vpsllq"     (d: Y, a: Y, n: Imm)              [Avx2] as vpsllq => iced!(VEX_Vpsllq_ymm_ymm_imm8);
+                /// Byte shift left within each 128-bit lane.
+                vpslldq_y:  "vpslldq"    (d: Y, a: Y, n: Imm)              [Avx2] as vpslldq => iced!(VEX_Vpslldq_ymm_ymm_imm8);
+                /// Byte shift right within each 128-bit lane.
+                vpsrldq_y:  "vpsrldq"    (d: Y, a: Y, n: Imm)              [Avx2] as vpsrldq => iced!(VEX_Vpsrldq_ymm_ymm_imm8);
+                /// Shift each qword left by the count in the matching qword of `n` (counts over 63 give 0).
+                vpsllvq_y:  "vpsllvq"    (d: Y, a: Y, n: Ym)               [Avx2] as vpsllvq => iced!(VEX_Vpsllvq_ymm_ymm_ymmm256);
+                /// Shift each qword right (logical) by the count in the matching qword of `n` (counts over 63 give 0).
+                vpsrlvq_y:  "vpsrlvq"    (d: Y, a: Y, n: Ym)               [Avx2] as vpsrlvq => iced!(VEX_Vpsrlvq_ymm_ymm_ymmm256);
+                vpsrld_y:   "vpsrld"     (d: Y, a: Y, n: Imm)              [Avx2] as vpsrld => iced!(VEX_Vpsrld_ymm_ymm_imm8);
+                vpunpckldq_y: "vpunpckldq" (d: Y, a: Y, b: Ym)             [Avx2] as vpunpckldq
+                    => iced!(VEX_Vpunpckldq_ymm_ymm_ymmm256);
+                vpunpckhdq_y: "vpunpckhdq" (d: Y, a: Y, b: Ym)             [Avx2] as vpunpckhdq
+                    => iced!(VEX_Vpunpckhdq_ymm_ymm_ymmm256);
+                vpunpcklqdq_y: "vpunpcklqdq" (d: Y, a: Y, b: Ym)           [Avx2] as vpunpcklqdq
+                    => iced!(VEX_Vpunpcklqdq_ymm_ymm_ymmm256);
+                vpunpckhqdq_y: "vpunpckhqdq" (d: Y, a: Y, b: Ym)           [Avx2] as vpunpckhqdq
+                    => iced!(VEX_Vpunpckhqdq_ymm_ymm_ymmm256);
+                /// Broadcasts a dword from memory to the eight dwords.
+                vpbroadcastd_y: "vpbroadcastd" (d: Y, s: M32)              [Avx2] as vpbroadcastd
+                    => iced!(VEX_Vpbroadcastd_ymm_xmmm32);
+                vpshufb_y:  "vpshufb"    (d: Y, a: Y, b: Ym)               [Avx2] as vpshufb => iced!(VEX_Vpshufb_ymm_ymm_ymmm256);
+                vpshufd_y:  "vpshufd"    (d: Y, a: Ym, sel: Sel)           [Avx2] as vpshufd => iced!(VEX_Vpshufd_ymm_ymmm256_imm8);
+                vbroadcasti128: "vbroadcasti128" (d: Y, s: M128)           [Avx2] => iced!(VEX_Vbroadcasti128_ymm_m128);
+                vinserti128: "vinserti128" (d: Y, a: Y, b: Xm, sel: Sel)   [Avx2] => iced!(VEX_Vinserti128_ymm_ymm_xmmm128_imm8);
+                vextracti128: "vextracti128" (d: X, a: Y, sel: Sel)        [Avx2] => iced!(VEX_Vextracti128_xmmm128_ymm_imm8);
+                vpclmulqdq_y: "vpclmulqdq" (d: Y, a: Y, b: Ym, sel: Sel)   [Avx, Vpclmulqdq] as vpclmulqdq
+                    => iced!(VEX_Vpclmulqdq_ymm_ymm_ymmm256_imm8);
+                /// AES last round on both 128-bit lanes.
+                vaesenclast_y: "vaesenclast" (d: Y, a: Y, k: Ym)          [Avx, Vaes] as vaesenclast
+                    => iced!(VEX_Vaesenclast_ymm_ymm_ymmm256);
+                /// `vgf2p8affineqb` on ymm.
+                vgf2p8affineqb_y: "vgf2p8affineqb" (d: Y, a: Y, m: Ym, c: Sel) [Gfni, Avx] as vgf2p8affineqb
+                    => iced!(VEX_Vgf2p8affineqb_ymm_ymm_ymmm256_imm8);
+                /// `vgf2p8affineinvqb` on ymm.
+                vgf2p8affineinvqb_y: "vgf2p8affineinvqb" (d: Y, a: Y, m: Ym, c: Sel) [Gfni, Avx] as vgf2p8affineinvqb
+                    => iced!(VEX_Vgf2p8affineinvqb_ymm_ymm_ymmm256_imm8);
+                vzeroupper: "vzeroupper" ()                                [Avx] => iced!(VEX_Vzeroupper);
+        }
+    };
 }
+
+pub(crate) use x86_64_table;
+
+x86_64_table!(define_isa);
 
 impl InstructionSet for X86_64 {
     const ARCH: Arch = Arch::X86_64;

@@ -9,6 +9,10 @@
 use crate::abi::ArgLoc;
 use crate::feature::FeatureSet;
 use crate::hash::{FastMap, FastSet};
+mod aarch64;
+mod riscv64;
+mod x86_64;
+
 use crate::ir::{CType, Const, Frame, Function, Inst, Item, Label, Param, Signature};
 use crate::platform::Isa;
 use crate::target::Abi;
@@ -231,4 +235,75 @@ impl<I: Isa> Builder<I> {
             consts: self.consts,
         })
     }
+}
+
+/// Defines the builder's methods of an ISA from its table (the same entries [`define_isa!`](crate::define_isa)
+/// reads, through the ISA's table macro): a method per entry without `as`, taking exactly its operand kinds,
+/// and one method per name declared in `methods`, generic over its arguments, whose form is the one entry of
+/// the group whose operand kinds the arguments convert into (a trait `forms::method<Kinds, Args>` implemented
+/// once per entry, `Kinds` the entry's tuple of operand kinds). Two forms of a method must differ in a way the
+/// argument types tell apart (`Xmm` and `Ymm`, a register and memory, a register and an immediate); arguments
+/// that fit no form, or more than one, are a compile error at the call. Expanded in `builder/<isa>.rs`, with
+/// the ISA's `Op`, `Operand` and operand kinds in scope.
+#[macro_export]
+macro_rules! define_builder_methods {
+    (
+        isa: $isa:ty, feature: $feat:ident $(, encoding: $encty:ty)?;
+        methods { $( $(#[$mdoc:meta])* $method:ident ( $($param:ident),* ) ; )* }
+        $( $(#[$doc:meta])* $name:ident : $syntax:literal ( $($arg:ident : $kind:ident),* ) [$($f:ident),*]
+            $(as $as:ident)? $(=> $enc:expr)? ; )*
+    ) => {
+        /// One trait per builder method with forms: implemented for the builder once per form, with the
+        /// form's operand kinds as `Kinds` and the argument types as `Args`. Kernels call the builder's method,
+        /// not the trait.
+        pub mod forms {
+            $(
+                #[doc = concat!("The forms of `", stringify!($method), "`.")]
+                #[allow(non_camel_case_types)]
+                pub trait $method<Kinds, Args> {
+                    /// Appends the form's instruction.
+                    fn form(&mut self, args: Args) -> &mut Self;
+                }
+            )*
+        }
+
+        #[allow(clippy::too_many_arguments, non_camel_case_types)]
+        impl $crate::builder::Builder<$isa> {
+            $(
+                $(#[$mdoc])*
+                pub fn $method<Kinds, $($param),*>(&mut self, $($param: $param),*) -> &mut Self
+                where
+                    Self: forms::$method<Kinds, ($($param,)*)>,
+                {
+                    forms::$method::form(self, ($($param,)*))
+                }
+            )*
+        }
+
+        $(
+            $crate::define_builder_methods!(@form $isa; $(#[$doc])* $name $syntax ($($arg : $kind),*) $($as)?);
+        )*
+    };
+    (@form $isa:ty; $(#[$doc:meta])* $name:ident $syntax:literal ($($arg:ident : $kind:ident),*)) => {
+        #[allow(clippy::too_many_arguments)]
+        impl $crate::builder::Builder<$isa> {
+            $(#[$doc])*
+            #[doc = concat!("`", $syntax, "`")]
+            pub fn $name(&mut self, $($arg: impl Into<$kind>),*) -> &mut Self {
+                let operands = vec![$(Operand::from($arg.into())),*];
+                self.inst(Op::$name, operands)
+            }
+        }
+    };
+    (@form $isa:ty; $(#[$doc:meta])* $name:ident $syntax:literal ($($arg:ident : $kind:ident),*) $as:ident) => {
+        $(#[$doc])*
+        #[doc = concat!("`", $syntax, "` (table entry `", stringify!($name), "`)")]
+        #[allow(non_camel_case_types)]
+        impl<$($arg: Into<$kind>),*> forms::$as<($($kind,)*), ($($arg,)*)> for $crate::builder::Builder<$isa> {
+            fn form(&mut self, ($($arg,)*): ($($arg,)*)) -> &mut Self {
+                let operands = vec![$(Operand::from($arg.into())),*];
+                self.inst(Op::$name, operands)
+            }
+        }
+    };
 }
