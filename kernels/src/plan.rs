@@ -70,13 +70,28 @@ impl<G: Copy> Trips<G> {
         });
     }
 
+    /// The code for a known count, `known(b, reg, count)`, or for a count in the register, `reg(b, reg)`: where
+    /// the two share no structure (a software-pipelined fixed loop, the straight-line tail of a general one).
+    pub(crate) fn either<B, T>(
+        self,
+        b: &mut B,
+        known: impl FnOnce(&mut B, G, usize) -> T,
+        reg: impl FnOnce(&mut B, G) -> T,
+    ) -> T {
+        match self.known {
+            Some(count) => known(b, self.reg, count),
+            None => reg(b, self.reg),
+        }
+    }
+
     /// A known count in batches of `per`: `count / per` runs of `full(b, step)` in the ISA's counted loop
-    /// (straight-line for one; `step`: more blocks follow, so the body steps its pointers), then
-    /// `tail(b, count % per)` when that is not zero. A count in a register: `general(b, reg)`.
+    /// (labelled `name`; straight-line for one; `step`: more blocks follow, so the body steps its pointers),
+    /// then `tail(b, count % per)` when that is not zero. A count in a register: `general(b, reg)`.
     pub(crate) fn batches<I: Loops<Gpr = G>>(
         self,
         b: &mut Builder<I>,
         per: usize,
+        name: &str,
         full: &mut dyn FnMut(&mut Builder<I>, bool),
         tail: impl FnOnce(&mut Builder<I>, usize),
         general: impl FnOnce(&mut Builder<I>, G),
@@ -85,7 +100,7 @@ impl<G: Copy> Trips<G> {
             return general(b, self.reg);
         };
         let step = batches > 1 || rest > 0;
-        I::counted_loop(b, self.reg, batches, "counted", &mut |b| full(b, step));
+        I::counted_loop(b, self.reg, batches, name, &mut |b| full(b, step));
         if rest > 0 {
             tail(b, rest);
         }

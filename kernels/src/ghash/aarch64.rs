@@ -273,6 +273,7 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Aarch6
     trips.batches(
         &mut b,
         AGGREGATE,
+        "counted",
         &mut |b, _| absorb8(b, f, data),
         |b, k| absorb_last(b, f, table, data, k, groups > 0),
         |b, n| absorb(b, f, table, data, n),

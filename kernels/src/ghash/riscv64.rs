@@ -220,6 +220,7 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Riscv6
     Trips::new(blocks, n).batches(
         &mut b,
         AGGREGATE,
+        "counted",
         &mut |b, step| {
             absorb8(b, f, table, data);
             if step {

@@ -274,6 +274,7 @@ pub fn ce_batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function
     trips.batches(
         &mut b,
         8,
+        "counted",
         &mut |b, _| ce_batch(b, &x, 8),
         |b, rest| {
             b.comment(format!("The last {rest} blocks."));
@@ -546,6 +547,7 @@ pub fn ce_xts_of(flavour: Xts, decrypt: bool, abi: Abi, blocks: Blocks) -> Resul
     trips.batches(
         &mut b,
         8,
+        "counted",
         &mut |b, _| batch(b, 8),
         |b, rest| {
             b.comment(format!("The last {rest} blocks."));

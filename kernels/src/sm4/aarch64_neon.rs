@@ -446,6 +446,7 @@ pub fn batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Aa
     trips.batches(
         &mut b,
         8,
+        "counted",
         &mut |b, step| {
             batch(b, &x, Fill::Full);
             if step {

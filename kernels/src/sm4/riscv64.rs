@@ -245,6 +245,7 @@ pub fn batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Ri
     Trips::new(blocks, n).batches(
         &mut b,
         LANES,
+        "counted",
         &mut |b, step| {
             batch(b, &c, LANES);
             if step {
