@@ -9,6 +9,7 @@
 mod arch;
 pub mod catalog;
 pub mod ghash;
+mod plan;
 pub mod role;
 pub mod sm4;
 

@@ -1,6 +1,7 @@
 //! aarch64 helpers every kernel family uses: constant addresses, loop counts known when the kernel is
 //! generated, counted loops.
 
+use crate::plan::Loops;
 use asmgen::isa::aarch64::{Aarch64, X};
 use asmgen::{Builder, Label};
 
@@ -27,20 +28,31 @@ pub(crate) fn mov_count(b: &mut B, x: X, v: usize) {
     }
 }
 
-/// `body` `times` times (fixed-size kernels): once as straight-line code, or a counted loop with the count in
-/// `n` (`movz`, then `subs` + `b.ne`); nothing for zero.
-pub(crate) fn counted_loop(b: &mut B, n: X, times: usize, body: &mut dyn FnMut(&mut B)) {
-    match times {
-        0 => {}
-        1 => body(b),
-        _ => {
-            let lp = b.label("counted");
-            mov_count(b, n, times);
-            b.align(4);
-            b.bind(&lp);
-            body(b);
-            b.subs(n, n, 1);
-            b.b_ne(&lp);
+impl Loops for Aarch64 {
+    /// [`mov_count`].
+    fn load_count(b: &mut B, n: X, v: usize) {
+        mov_count(b, n, v);
+    }
+
+    /// `cbz`.
+    fn branch_if_zero(b: &mut B, n: X, to: &Label) {
+        b.cbz(n, to);
+    }
+
+    /// The count in `n` by [`mov_count`], then `subs` + `b.ne` at the bottom.
+    fn counted_loop(b: &mut B, n: X, times: usize, name: &str, body: &mut dyn FnMut(&mut B)) {
+        match times {
+            0 => {}
+            1 => body(b),
+            _ => {
+                let lp = b.label(name);
+                mov_count(b, n, times);
+                b.align(4);
+                b.bind(&lp);
+                body(b);
+                b.subs(n, n, 1);
+                b.b_ne(&lp);
+            }
         }
     }
 }

@@ -1,7 +1,8 @@
 //! riscv64 helpers every kernel family uses: loop counts known when the kernel is generated, counted loops.
 
+use crate::plan::Loops;
 use asmgen::isa::riscv64::{Riscv64, X};
-use asmgen::Builder;
+use asmgen::{Builder, Label};
 
 type B = Builder<Riscv64>;
 
@@ -20,20 +21,31 @@ pub(crate) fn li_count(b: &mut B, d: X, v: usize) {
     }
 }
 
-/// `body` `times` times (fixed-size kernels): once as straight-line code, or a counted loop with the count in
-/// `n` (`addi -1` + `bnez`); nothing for zero.
-pub(crate) fn counted_loop(b: &mut B, n: X, times: usize, body: &mut dyn FnMut(&mut B)) {
-    match times {
-        0 => {}
-        1 => body(b),
-        _ => {
-            let lp = b.label("counted");
-            li_count(b, n, times);
-            b.align(4);
-            b.bind(&lp);
-            body(b);
-            b.addi(n, n, -1);
-            b.bnez(n, &lp);
+impl Loops for Riscv64 {
+    /// [`li_count`].
+    fn load_count(b: &mut B, n: X, v: usize) {
+        li_count(b, n, v);
+    }
+
+    /// `beqz`.
+    fn branch_if_zero(b: &mut B, n: X, to: &Label) {
+        b.beqz(n, to);
+    }
+
+    /// The count in `n` by [`li_count`], then `addi -1` + `bnez` at the bottom.
+    fn counted_loop(b: &mut B, n: X, times: usize, name: &str, body: &mut dyn FnMut(&mut B)) {
+        match times {
+            0 => {}
+            1 => body(b),
+            _ => {
+                let lp = b.label(name);
+                li_count(b, n, times);
+                b.align(4);
+                b.bind(&lp);
+                body(b);
+                b.addi(n, n, -1);
+                b.bnez(n, &lp);
+            }
         }
     }
 }

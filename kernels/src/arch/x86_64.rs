@@ -1,6 +1,7 @@
 //! x86_64 helpers every kernel family uses: loop counts known when the kernel is generated, the batch loop's
 //! step.
 
+use crate::plan::Loops;
 use asmgen::isa::x86_64::{Gpr, X86_64};
 use asmgen::{Builder, Label};
 
@@ -20,4 +21,34 @@ pub(crate) fn advance(b: &mut B, n: Gpr, src: Gpr, dst: Gpr, blocks: i32, done: 
     b.sub(n, blocks);
     b.add(src, 16 * blocks);
     b.add(dst, 16 * blocks);
+}
+
+impl Loops for X86_64 {
+    /// [`mov_count`].
+    fn load_count(b: &mut B, n: Gpr, v: usize) {
+        mov_count(b, n, v);
+    }
+
+    /// `test` + `jz`.
+    fn branch_if_zero(b: &mut B, n: Gpr, to: &Label) {
+        b.test(n, n);
+        b.jz(to);
+    }
+
+    /// The count in `n` by [`mov_count`], then `sub 1` + `jnz` at the bottom.
+    fn counted_loop(b: &mut B, n: Gpr, times: usize, name: &str, body: &mut dyn FnMut(&mut B)) {
+        match times {
+            0 => {}
+            1 => body(b),
+            _ => {
+                let lp = b.label(name);
+                mov_count(b, n, times);
+                b.align(4);
+                b.bind(&lp);
+                body(b);
+                b.sub(n, 1);
+                b.jnz(&lp);
+            }
+        }
+    }
 }

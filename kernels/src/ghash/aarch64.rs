@@ -8,7 +8,7 @@
 //! the halves).
 
 use super::{Flavour, AGGREGATE, POLY};
-use crate::arch::aarch64::counted_loop;
+use crate::plan::Trips;
 use crate::role;
 use crate::Blocks;
 use asmgen::isa::aarch64::{regs::*, A64Feature, Aarch64, V, X};
@@ -265,10 +265,19 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Aarch6
     constants(&mut b);
     b.ldr(S, state, 0);
     reflect(&mut b, f, S);
-    match blocks {
-        Blocks::Arg => absorb(&mut b, f, table, data, n),
-        Blocks::Fixed(count) => absorb_fixed(&mut b, f, table, data, n, count),
+    let trips = Trips::new(blocks, n);
+    let groups = trips.split(AGGREGATE).map_or(0, |(groups, _)| groups);
+    if groups > 0 {
+        load_powers(&mut b, table);
     }
+    trips.batches(
+        &mut b,
+        AGGREGATE,
+        "counted",
+        &mut |b, _| absorb8(b, f, data),
+        |b, k| absorb_last(b, f, table, data, k, groups > 0),
+        |b, n| absorb(b, f, table, data, n),
+    );
     reflect(&mut b, f, S);
     b.str(S, state, 0);
     b.finish()
@@ -318,17 +327,10 @@ fn absorb(b: &mut B, f: Flavour, table: X, data: X, n: X) {
     b.bind(&done);
 }
 
-/// [`absorb`] for exactly `count` blocks: `count / 8` groups in a counted loop (in `n`), then the last
-/// `k = count % 8` blocks in v0..v(k-1), each times its known power with one reduction.
-fn absorb_fixed(b: &mut B, f: Flavour, table: X, data: X, n: X, count: usize) {
-    let (groups, k) = (count / AGGREGATE, count % AGGREGATE);
-    if groups > 0 {
-        load_powers(b, table);
-    }
-    counted_loop(b, n, groups, &mut |b| absorb8(b, f, data));
-    if k == 0 {
-        return;
-    }
+/// A fixed count's last `k = count % 8` blocks (after `count / 8` groups of [`absorb8`]) in v0..v(k-1), each
+/// times its known power (from the registers when `loaded` by [`load_powers`], from the table otherwise) with
+/// one reduction.
+fn absorb_last(b: &mut B, f: Flavour, table: X, data: X, k: usize, loaded: bool) {
     b.blank();
     b.comment(format!("The last {k} blocks: X1*H^{k} + ... + X{k}*H^1, one reduction."));
     let xs: Vec<V> = (0..k as u8).map(V).collect();
@@ -345,7 +347,7 @@ fn absorb_fixed(b: &mut B, f: Flavour, table: X, data: X, n: X, count: usize) {
     b.eor_16b(xs[0], xs[0], S);
     for (i, &x) in xs.iter().enumerate() {
         let power = k - i;
-        let h = if groups > 0 {
+        let h = if loaded {
             h_pow(power)
         } else {
             b.ldr(HT, table, 16 * (power as i32 - 1));

@@ -10,7 +10,7 @@
 //! `ld`/`sd` handle misaligned data and state pointers on riscv64 Linux.
 
 use super::{Flavour, AGGREGATE};
-use crate::arch::riscv64::counted_loop;
+use crate::plan::Trips;
 use crate::role;
 use crate::Blocks;
 use asmgen::isa::riscv64::{mem, regs::*, Riscv64, RvFeature, X};
@@ -216,74 +216,76 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Riscv6
     let [state, table, data, n] = role::params(&mut b, f.update_role());
     constants(&mut b);
     load_block(&mut b, f, ST0, ST1, state, 0);
-    if let Blocks::Fixed(count) = blocks {
-        let (groups, k) = (count / AGGREGATE, count % AGGREGATE);
-        counted_loop(&mut b, n, groups, &mut |b| {
+
+    Trips::new(blocks, n).batches(
+        &mut b,
+        AGGREGATE,
+        "counted",
+        &mut |b, step| {
             absorb8(b, f, table, data);
-            if groups > 1 || k > 0 {
+            if step {
                 b.addi(data, data, 16 * AGGREGATE as i32);
             }
-        });
-        if k > 0 {
+        },
+        |b, k| {
             b.blank();
             b.comment(format!("The last {k} blocks: X1*H^{k} + ... + X{k}*H^1, one reduction."));
             for i in 0..k as i32 {
                 let power = k as i32 - i;
-                load_block(&mut b, f, X0, X1, data, 16 * i);
-                load_power(&mut b, table, 16 * (power - 1));
+                load_block(b, f, X0, X1, data, 16 * i);
+                load_power(b, table, 16 * (power - 1));
                 if i == 0 {
                     b.xor(X0, X0, ST0);
                     b.xor(X1, X1, ST1);
                 }
-                mul_acc(&mut b, i == 0);
+                mul_acc(b, i == 0);
             }
-            reduce(&mut b);
-        }
-        store_block(&mut b, f, ST0, ST1, state);
-        return b.finish();
-    }
+            reduce(b);
+        },
+        |b, n| {
+            let lp8 = b.label("loop8");
+            let tail = b.label("tail");
+            let tail_loop = b.label("tail_loop");
+            let done = b.label("done");
 
-    let lp8 = b.label("loop8");
-    let tail = b.label("tail");
-    let tail_loop = b.label("tail_loop");
-    let done = b.label("done");
+            b.li(P0, AGGREGATE as i32);
+            b.bltu(n, P0, &tail);
+            b.align(4);
+            b.bind(&lp8);
+            absorb8(b, f, table, data);
+            b.addi(data, data, 16 * AGGREGATE as i32);
+            b.addi(n, n, -(AGGREGATE as i32));
+            b.li(P0, AGGREGATE as i32);
+            b.bgeu(n, P0, &lp8);
 
-    b.li(P0, AGGREGATE as i32);
-    b.bltu(n, P0, &tail);
-    b.align(4);
-    b.bind(&lp8);
-    absorb8(&mut b, f, table, data);
-    b.addi(data, data, 16 * AGGREGATE as i32);
-    b.addi(n, n, -(AGGREGATE as i32));
-    b.li(P0, AGGREGATE as i32);
-    b.bgeu(n, P0, &lp8);
+            b.blank();
+            b.bind(&tail);
+            b.comment("The last k < 8 blocks: X1*H^k + ... + Xk*H^1, one reduction.");
+            b.beqz(n, &done);
+            b.slli(PTR, n, 4);
+            b.add(PTR, PTR, table);
+            b.addi(PTR, PTR, -16);
+            for r in [LO0, LO1, HI0, HI1, MID0, MID1] {
+                b.li(r, 0);
+            }
+            b.bind(&tail_loop);
+            load_block(b, f, X0, X1, data, 0);
+            load_power(b, PTR, 0);
+            b.comment("The state goes into the first block only: add it, then clear it.");
+            b.xor(X0, X0, ST0);
+            b.xor(X1, X1, ST1);
+            b.li(ST0, 0);
+            b.li(ST1, 0);
+            mul_acc(b, false);
+            b.addi(data, data, 16);
+            b.addi(PTR, PTR, -16);
+            b.addi(n, n, -1);
+            b.bnez(n, &tail_loop);
+            reduce(b);
 
-    b.blank();
-    b.bind(&tail);
-    b.comment("The last k < 8 blocks: X1*H^k + ... + Xk*H^1, one reduction.");
-    b.beqz(n, &done);
-    b.slli(PTR, n, 4);
-    b.add(PTR, PTR, table);
-    b.addi(PTR, PTR, -16);
-    for r in [LO0, LO1, HI0, HI1, MID0, MID1] {
-        b.li(r, 0);
-    }
-    b.bind(&tail_loop);
-    load_block(&mut b, f, X0, X1, data, 0);
-    load_power(&mut b, PTR, 0);
-    b.comment("The state goes into the first block only: add it, then clear it.");
-    b.xor(X0, X0, ST0);
-    b.xor(X1, X1, ST1);
-    b.li(ST0, 0);
-    b.li(ST1, 0);
-    mul_acc(&mut b, false);
-    b.addi(data, data, 16);
-    b.addi(PTR, PTR, -16);
-    b.addi(n, n, -1);
-    b.bnez(n, &tail_loop);
-    reduce(&mut b);
-
-    b.bind(&done);
+            b.bind(&done);
+        },
+    );
     store_block(&mut b, f, ST0, ST1, state);
     b.finish()
 }

@@ -27,7 +27,7 @@
 //! depend on `nblocks` only.
 
 use super::{Flavour, AGGREGATE};
-use crate::arch::riscv64::li_count;
+use crate::plan::Trips;
 use crate::role;
 use crate::Blocks;
 use asmgen::isa::riscv64::{mem, regs::*, Riscv64, RvFeature, VType, V, X};
@@ -159,12 +159,12 @@ struct Plan {
 }
 
 impl Plan {
-    fn new(blocks: Blocks) -> Plan {
-        match blocks {
-            Blocks::Arg => {
+    fn new(count: Option<usize>) -> Plan {
+        match count {
+            None => {
                 Plan { main: true, main_always: false, last: true, last_always: false, tail: None, tail_zero: true }
             }
-            Blocks::Fixed(c) => Plan {
+            Some(c) => Plan {
                 main: c >= 8,
                 main_always: c >= 16,
                 last: c >= 4,
@@ -195,8 +195,9 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Riscv6
         b.doc(&d);
         b.doc("VLEN-agnostic: the batches of G blocks stay; only the branches the count decides for G = 4 and 8 go.");
     }
-    let plan = Plan::new(blocks);
     let [state, table, data, n] = role::params(&mut b, f.update_role());
+    let trips = Trips::new(blocks, n);
+    let plan = Plan::new(trips.known());
     let (vlf, g, t, u, p) = (T0, T1, T2, T3, T4);
     // Register groups of LMUL 4.
     let (ridx, widx, bidx, pw, hb, s, xv, tmp) = (V(0), V(4), V(8), V(12), V(16), V(20), V(24), V(28));
@@ -205,11 +206,9 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Riscv6
     let mask = first_group_mask(&mut b);
     let (main, after, tail_setup, tail, store) =
         (b.label("main"), b.label("last_batch"), b.label("tail_setup"), b.label("tail"), b.label("store"));
-    if let Blocks::Fixed(count) = blocks {
-        // The count in a register for the branches that stay (none when every one is decided).
-        if plan.main || (plan.last && !plan.last_always) || plan.tail.is_none() {
-            li_count(&mut b, n, count);
-        }
+    // A known count in its register for the branches that stay (none when every one is decided).
+    if plan.main || (plan.last && !plan.last_always) || plan.tail.is_none() {
+        trips.load_known(&mut b);
     }
     setup(&mut b, f, &r, &xg, &mask);
     if plan.main || plan.last {

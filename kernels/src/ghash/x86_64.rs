@@ -1,7 +1,7 @@
 //! GHASH/POLYVAL with PCLMULQDQ on xmm registers (VEX-encoded, so AVX is required too).
 
 use super::{h_offset, hk_offset, Flavour, AGGREGATE, BYTE_REVERSE, POLY};
-use crate::arch::x86_64::mov_count;
+use crate::plan::{Loops, Trips};
 use crate::role;
 use crate::Blocks;
 use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, Mem, X86Feature, Xmm, X86_64};
@@ -184,10 +184,11 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<X86_64
     let mut b = B::new(&name, abi, &[X86Feature::Avx, X86Feature::Pclmulqdq]);
     super::document_update(&mut b, f, blocks);
     let [state, table, data, n] = role::params(&mut b, f.update_role());
-    match blocks {
-        Blocks::Arg => absorb(&mut b, f, mem(state, 0), table, data, n),
-        Blocks::Fixed(count) => absorb_fixed(&mut b, f, mem(state, 0), table, data, n, count),
-    }
+    Trips::new(blocks, n).either(
+        &mut b,
+        |b, n, count| absorb_fixed(b, f, mem(state, 0), table, data, n, count),
+        |b, n| absorb(b, f, mem(state, 0), table, data, n),
+    );
     b.finish()
 }
 
@@ -213,22 +214,12 @@ fn absorb_fixed(b: &mut B, f: Flavour, state: Mem, table: Gpr, data: Gpr, n: Gpr
     constants(b, f);
     load_block(b, f, S, state.clone());
     let (groups, k) = (count / AGGREGATE, count % AGGREGATE);
-    if groups > 0 {
-        let lp8 = b.label("loop8");
-        if groups > 1 {
-            mov_count(b, n, groups);
-            b.align(4);
-            b.bind(&lp8);
-        }
+    X86_64::counted_loop(b, n, groups, "loop8", &mut |b| {
         absorb8(b, f, table, data);
         if groups > 1 || k > 0 {
             b.add(data, 16 * AGGREGATE as i32);
         }
-        if groups > 1 {
-            b.sub(n, 1);
-            b.jnz(&lp8);
-        }
-    }
+    });
     if k > 0 {
         b.blank();
         b.comment(format!("The last {k} blocks: X1*H^{k} + ... + X{k}*H^1, one reduction."));

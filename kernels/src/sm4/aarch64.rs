@@ -27,7 +27,8 @@
 //! vector registers; branches and addresses depend on lengths and counter values only.
 
 use super::{Mode, Serial, CK, FK};
-use crate::arch::aarch64::{addr, counted_loop};
+use crate::arch::aarch64::addr;
+use crate::plan::Trips;
 use crate::role::{self, Kernel, Kernels, Role};
 use crate::{Blocks, Fixed};
 use asmgen::isa::aarch64::{regs::*, A64Feature, Aarch64, V, X};
@@ -247,10 +248,9 @@ pub fn ce_batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function
     }
     let (rk, dst, src, n, extra) = mode.params(&mut b);
     let x = CeCtx { mode, dst, src, hi: X10, lo: X11 };
+    let trips = Trips::new(blocks, n);
     let done = b.label("done");
-    if blocks == Blocks::Arg {
-        b.cbz(n, &done);
-    }
+    trips.skip_if_zero(&mut b, &done);
     load_rk(&mut b, rk);
     load_rev(&mut b, X9, REV);
     match mode {
@@ -271,15 +271,16 @@ pub fn ce_batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function
         }
         Mode::Ecb => {}
     }
-    match blocks {
-        Blocks::Fixed(count) => {
-            counted_loop(&mut b, n, count / 8, &mut |b| ce_batch(b, &x, 8));
-            if count % 8 > 0 {
-                b.comment(format!("The last {} blocks.", count % 8));
-                ce_batch(&mut b, &x, count % 8);
-            }
-        }
-        Blocks::Arg => {
+    trips.batches(
+        &mut b,
+        8,
+        "counted",
+        &mut |b, _| ce_batch(b, &x, 8),
+        |b, rest| {
+            b.comment(format!("The last {rest} blocks."));
+            ce_batch(b, &x, rest);
+        },
+        |b, n| {
             let lp8 = b.label("loop8");
             let four = b.label("four");
             let one = b.label("one");
@@ -288,7 +289,7 @@ pub fn ce_batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function
             b.b_lo(&four);
             b.align(4);
             b.bind(&lp8);
-            ce_batch(&mut b, &x, 8);
+            ce_batch(b, &x, 8);
             b.sub(n, n, 8);
             b.cmp(n, 8);
             b.b_hs(&lp8);
@@ -296,18 +297,18 @@ pub fn ce_batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function
             b.bind(&four);
             b.cmp(n, 4);
             b.b_lo(&tail);
-            ce_batch(&mut b, &x, 4);
+            ce_batch(b, &x, 4);
             b.sub(n, n, 4);
             b.bind(&tail);
             b.cbz(n, &one);
             let lp1 = b.label("loop1");
             b.bind(&lp1);
-            ce_batch(&mut b, &x, 1);
+            ce_batch(b, &x, 1);
             b.subs(n, n, 1);
             b.b_ne(&lp1);
             b.bind(&one);
-        }
-    }
+        },
+    );
     match mode {
         Mode::Ctr => {
             let ctr = extra.expect("ctr");
@@ -320,9 +321,7 @@ pub fn ce_batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function
         }
         Mode::Ecb => {}
     }
-    if blocks == Blocks::Arg {
-        b.bind(&done);
-    }
+    trips.bind_skip(&mut b, &done);
     b.finish()
 }
 
@@ -503,10 +502,9 @@ pub fn ce_xts_of(flavour: Xts, decrypt: bool, abi: Abi, blocks: Blocks) -> Resul
     }
     let [rk, dst, src, n, tweak] = role::params(&mut b, Role::xts(decrypt, flavour == Xts::Gb));
     let gb = flavour == Xts::Gb;
+    let trips = Trips::new(blocks, n);
     let done = b.label("done");
-    if blocks == Blocks::Arg {
-        b.cbz(n, &done);
-    }
+    trips.skip_if_zero(&mut b, &done);
     load_rk(&mut b, rk);
     load_rev(&mut b, X9, XTS_REV);
     let mut gf = [0u8; 16];
@@ -546,15 +544,16 @@ pub fn ce_xts_of(flavour: Xts, decrypt: bool, abi: Abi, blocks: Blocks) -> Resul
         }
         store_blocks(b, st, dst);
     };
-    match blocks {
-        Blocks::Fixed(count) => {
-            counted_loop(&mut b, n, count / 8, &mut |b| batch(b, 8));
-            if count % 8 > 0 {
-                b.comment(format!("The last {} blocks.", count % 8));
-                batch(&mut b, count % 8);
-            }
-        }
-        Blocks::Arg => {
+    trips.batches(
+        &mut b,
+        8,
+        "counted",
+        &mut |b, _| batch(b, 8),
+        |b, rest| {
+            b.comment(format!("The last {rest} blocks."));
+            batch(b, rest);
+        },
+        |b, n| {
             let lp8 = b.label("loop8");
             let four = b.label("four");
             let tail = b.label("tail");
@@ -563,25 +562,25 @@ pub fn ce_xts_of(flavour: Xts, decrypt: bool, abi: Abi, blocks: Blocks) -> Resul
             b.b_lo(&four);
             b.align(4);
             b.bind(&lp8);
-            batch(&mut b, 8);
+            batch(b, 8);
             b.sub(n, n, 8);
             b.cmp(n, 8);
             b.b_hs(&lp8);
             b.bind(&four);
             b.cmp(n, 4);
             b.b_lo(&tail);
-            batch(&mut b, 4);
+            batch(b, 4);
             b.sub(n, n, 4);
             b.bind(&tail);
             b.cbz(n, &end);
             let lp1 = b.label("loop1");
             b.bind(&lp1);
-            batch(&mut b, 1);
+            batch(b, 1);
             b.subs(n, n, 1);
             b.b_ne(&lp1);
             b.bind(&end);
-        }
-    }
+        },
+    );
     if gb {
         b.rbit_16b(CHAIN, CHAIN);
     }
@@ -590,9 +589,7 @@ pub fn ce_xts_of(flavour: Xts, decrypt: bool, abi: Abi, blocks: Blocks) -> Resul
     for v in TW.iter().chain(&[CHAIN, MASK]) {
         b.movi_zero(*v);
     }
-    if blocks == Blocks::Arg {
-        b.bind(&done);
-    }
+    trips.bind_skip(&mut b, &done);
     b.finish()
 }
 

@@ -18,7 +18,8 @@
 //! cycles per four rounds on eight blocks, 9.5 cycles/byte for CTR; the round's dependency chain is hidden by
 //! the two groups (32 registers hold two groups, the table and the round's temporaries, not three).
 use super::{Mode, Serial, B};
-use crate::arch::aarch64::{addr, counted_loop};
+use crate::arch::aarch64::addr;
+use crate::plan::Trips;
 use crate::role::{self, Role};
 use crate::sm4::{CK, FK, SBOX};
 use crate::{Blocks, Fixed};
@@ -432,10 +433,9 @@ pub fn batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Aa
     }
     let inc = b.constant("sm4_ctr_inc", 16, "CTR: 0..7 as 64-bit lanes", &incs);
     let x = Ctx { mode, rk, dst, src, n, iv, hi: X10, lo: X11, c, inc };
+    let trips = Trips::new(blocks, n);
     let done = b.label("done");
-    if blocks == Blocks::Arg {
-        b.cbz(n, &done);
-    }
+    trips.skip_if_zero(&mut b, &done);
     x.c.load_sbox(&mut b);
     if mode == Mode::Ctr {
         b.comment("The counter as two integers (hi, lo).");
@@ -443,20 +443,18 @@ pub fn batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Aa
         b.rev(x.hi, x.hi);
         b.rev(x.lo, x.lo);
     }
-    match blocks {
-        Blocks::Fixed(count) => {
-            let (full, rest) = (count / 8, count % 8);
-            counted_loop(&mut b, n, full, &mut |b| {
-                batch(b, &x, Fill::Full);
-                if full > 1 || rest > 0 {
-                    b.add(src, src, 128);
-                }
-            });
-            if rest > 0 {
-                batch(&mut b, &x, Fill::Known(rest));
+    trips.batches(
+        &mut b,
+        8,
+        "counted",
+        &mut |b, step| {
+            batch(b, &x, Fill::Full);
+            if step {
+                b.add(src, src, 128);
             }
-        }
-        Blocks::Arg => {
+        },
+        |b, rest| batch(b, &x, Fill::Known(rest)),
+        |b, n| {
             let lp = b.label("loop8");
             let part = b.label("partial");
             let end = b.label("end");
@@ -464,7 +462,7 @@ pub fn batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Aa
             b.b_lo(&part);
             b.align(4);
             b.bind(&lp);
-            batch(&mut b, &x, Fill::Full);
+            batch(b, &x, Fill::Full);
             b.add(src, src, 128);
             b.sub(n, n, 8);
             b.cmp(n, 8);
@@ -472,10 +470,10 @@ pub fn batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Aa
             b.blank();
             b.bind(&part);
             b.cbz(n, &end);
-            batch(&mut b, &x, Fill::Partial);
+            batch(b, &x, Fill::Partial);
             b.bind(&end);
-        }
-    }
+        },
+    );
     if mode == Mode::Ctr {
         b.rev(x.hi, x.hi);
         b.rev(x.lo, x.lo);
@@ -485,9 +483,7 @@ pub fn batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Aa
     for r in G.iter().chain(&OUT).flatten().chain(&[T0, T1, T2]) {
         b.movi_zero(*r);
     }
-    if blocks == Blocks::Arg {
-        b.bind(&done);
-    }
+    trips.bind_skip(&mut b, &done);
     b.finish()
 }
 

@@ -32,7 +32,7 @@ pub mod zvksed;
 
 pub use super::Serial;
 use super::{Mode, CK, FK};
-use crate::arch::riscv64::counted_loop;
+use crate::plan::Trips;
 use crate::role::{self, Kernel, Kernels, Role};
 use crate::{Blocks, Fixed};
 use asmgen::isa::riscv64::{mem, regs::*, Riscv64, RvFeature, X};
@@ -242,43 +242,46 @@ pub fn batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Ri
     let (rk, dst, src, n, extra) = mode.params(&mut b);
     let extra = extra.unwrap_or(ZERO);
     let c = Ctx { mode, rk, dst, src, extra };
-    if let Blocks::Fixed(count) = blocks {
-        let (full, rest) = (count / LANES, count % LANES);
-        counted_loop(&mut b, n, full, &mut |b| {
+    Trips::new(blocks, n).batches(
+        &mut b,
+        LANES,
+        "counted",
+        &mut |b, step| {
             batch(b, &c, LANES);
-            if full > 1 || rest > 0 {
+            if step {
                 b.addi(src, src, 16 * LANES as i32);
                 b.addi(dst, dst, 16 * LANES as i32);
             }
-        });
-        if rest > 0 {
+        },
+        |b, rest| {
             b.comment(format!("The last {rest} block(s)."));
-            batch(&mut b, &c, rest);
-        }
-        return b.finish();
-    }
-    let (lp, tail, tail_loop, done) = (b.label("loop"), b.label("tail"), b.label("tail_loop"), b.label("done"));
-    b.li(TMP[0], LANES as i32);
-    b.bltu(n, TMP[0], &tail);
-    b.align(4);
-    b.bind(&lp);
-    batch(&mut b, &c, LANES);
-    b.addi(src, src, 16 * LANES as i32);
-    b.addi(dst, dst, 16 * LANES as i32);
-    b.addi(n, n, -(LANES as i32));
-    b.li(TMP[0], LANES as i32);
-    b.bgeu(n, TMP[0], &lp);
-    b.blank();
-    b.bind(&tail);
-    b.comment("The last 0..3 blocks, one at a time.");
-    b.beqz(n, &done);
-    b.bind(&tail_loop);
-    batch(&mut b, &c, 1);
-    b.addi(src, src, 16);
-    b.addi(dst, dst, 16);
-    b.addi(n, n, -1);
-    b.bnez(n, &tail_loop);
-    b.bind(&done);
+            batch(b, &c, rest);
+        },
+        |b, n| {
+            let (lp, tail, tail_loop, done) = (b.label("loop"), b.label("tail"), b.label("tail_loop"), b.label("done"));
+            b.li(TMP[0], LANES as i32);
+            b.bltu(n, TMP[0], &tail);
+            b.align(4);
+            b.bind(&lp);
+            batch(b, &c, LANES);
+            b.addi(src, src, 16 * LANES as i32);
+            b.addi(dst, dst, 16 * LANES as i32);
+            b.addi(n, n, -(LANES as i32));
+            b.li(TMP[0], LANES as i32);
+            b.bgeu(n, TMP[0], &lp);
+            b.blank();
+            b.bind(&tail);
+            b.comment("The last 0..3 blocks, one at a time.");
+            b.beqz(n, &done);
+            b.bind(&tail_loop);
+            batch(b, &c, 1);
+            b.addi(src, src, 16);
+            b.addi(dst, dst, 16);
+            b.addi(n, n, -1);
+            b.bnez(n, &tail_loop);
+            b.bind(&done);
+        },
+    );
     b.finish()
 }
 

@@ -26,7 +26,7 @@
 //! indices; branches and addresses depend on lengths, pointers and the (public) CTR counter only.
 
 use super::FK;
-use crate::arch::riscv64::li_count;
+use crate::plan::Trips;
 use crate::role::{self, Role};
 use crate::{Blocks, Fixed};
 use asmgen::isa::riscv64::{mem, regs::*, Riscv64, RvFeature, VType, V, X};
@@ -141,12 +141,9 @@ pub fn batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Ri
     let extra = extra.unwrap_or(ZERO);
     let (vl, blk, t, u, hi, lo, four) = (T0, T1, T2, T3, T4, T5, T6);
     let (lp, done) = (b.label("loop"), b.label("done"));
-    match blocks {
-        Blocks::Arg => {
-            b.beqz(n, &done);
-        }
-        Blocks::Fixed(count) => li_count(&mut b, n, count),
-    }
+    let trips = Trips::new(blocks, n);
+    trips.skip_if_zero(&mut b, &done);
+    trips.load_known(&mut b);
     load_keys(&mut b, rk, t);
     word_reverse_indices(&mut b, t);
     if mode == Mode::Ctr {
@@ -177,7 +174,7 @@ pub fn batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Ri
             crypt(&mut b, true);
         }
         Mode::Ctr => {
-            if blocks != Blocks::Fixed(1) {
+            if trips.known() != Some(1) {
                 let fast = b.label("no_wrap");
                 b.comment("If lo + blocks - 1 wraps, do one block only (the carry then reaches hi exactly once).");
                 b.addi(t, blk, -1);
@@ -233,9 +230,7 @@ pub fn batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Ri
         b.vrev8_v(D, D);
         b.vse64_v(D, extra);
     }
-    if blocks == Blocks::Arg {
-        b.bind(&done);
-    }
+    trips.bind_skip(&mut b, &done);
     b.finish()
 }
 
@@ -364,10 +359,8 @@ pub fn xts_of(conv: Xts, decrypt: bool, abi: Abi, blocks: Blocks) -> Result<Func
     ));
     b.doc("Tweaks of a register group (at most 32 blocks) in GCM bit order, stepped by one vgmul by x^G.");
     // Up to four blocks fit a register group (16 elements at e32, m4) at every VLEN: one batch, no loop.
-    let single = match blocks {
-        Blocks::Fixed(count) => (count <= 4).then_some(count),
-        Blocks::Arg => None,
-    };
+    let plan = Trips::new(blocks, ());
+    let single = plan.known().filter(|&count| count <= 4);
     if let Some(d) = blocks.doc() {
         b.doc(&d);
         b.doc(if single.is_some() {
@@ -381,12 +374,10 @@ pub fn xts_of(conv: Xts, decrypt: bool, abi: Abi, blocks: Blocks) -> Result<Func
     let (tw, step, ti) = (G1, G2, M);
     let pow = xts_powers(&mut b);
     let (lp, last, done, fin) = (b.label("loop"), b.label("partial"), b.label("done"), b.label("store_tweak"));
-    match blocks {
-        Blocks::Arg => {
-            b.beqz(n, &done);
-        }
-        Blocks::Fixed(count) if single.is_none() => li_count(&mut b, n, count),
-        Blocks::Fixed(_) => {}
+    let trips = plan.with_reg(n);
+    trips.skip_if_zero(&mut b, &done);
+    if single.is_none() {
+        trips.load_known(&mut b);
     }
     load_keys(&mut b, rk, t);
     word_reverse_indices(&mut b, t);
@@ -469,9 +460,7 @@ pub fn xts_of(conv: Xts, decrypt: bool, abi: Abi, blocks: Blocks) -> Result<Func
     for v in [tw, ti, D, T] {
         b.vmv_v_i(v, 0);
     }
-    if blocks == Blocks::Arg {
-        b.bind(&done);
-    }
+    trips.bind_skip(&mut b, &done);
     b.finish()
 }
 

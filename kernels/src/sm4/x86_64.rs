@@ -23,6 +23,7 @@
 //! points of the batch, serial and key-schedule kernels.
 
 use super::{Mode, Serial};
+use crate::plan::Trips;
 use crate::role::{self, Kernel, Kernels, Role};
 use crate::{Blocks, Fixed};
 use asmgen::isa::x86_64::{mem, mem_index, regs::*, rip, Gpr, Mem, X86_64};
@@ -322,7 +323,7 @@ pub fn batch_mode_of(mode: Mode, set: Set, abi: Abi, blocks: Blocks) -> Result<F
         b.bswap(x.hi);
         b.bswap(x.lo);
     }
-    batch_loop(&mut b, blocks, (n, src, dst), w, &|b, w, fill| batch(b, &x, w, fill));
+    batch_loop(&mut b, Trips::new(blocks, n), (src, dst), w, &|b, w, fill| batch(b, &x, w, fill));
     if mode == Mode::Ctr {
         b.bswap(x.hi);
         b.bswap(x.lo);

@@ -2,8 +2,8 @@
 //! size ([`Fill`], [`Count`]), the slots of a batch, and the loop over batches.
 
 use super::width::{Width, B};
-use crate::arch::x86_64::{advance, mov_count};
-use crate::Blocks;
+use crate::arch::x86_64::advance;
+use crate::plan::Trips;
 use asmgen::isa::x86_64::Gpr;
 
 /// How a batch knows its size: `n < N` (in `n`), either, decided by `n >= N`, or exactly `k <= N` blocks, known
@@ -106,65 +106,58 @@ pub(crate) fn each_slot(b: &mut B, w: Width, slots: usize, count: Count, f: &mut
 /// `full(b)` emits a full batch, `part(b, w, fill)` a batch of width `w` filled as `fill` says.
 pub(crate) fn batch_loop(
     b: &mut B,
-    blocks: Blocks,
-    (n, src, dst): (Gpr, Gpr, Gpr),
+    trips: Trips<Gpr>,
+    (src, dst): (Gpr, Gpr),
     w: Width,
     part: &dyn Fn(&mut B, Width, Fill),
 ) {
     let per = 8 * w.blocks();
     let done = b.label("done");
-    let lp = b.label("loop");
-    match (blocks, w) {
-        (Blocks::Fixed(count), _) => {
-            let (full, rest) = (count / per, count % per);
-            if full > 1 {
-                mov_count(b, n, full);
-                b.align(4);
-                b.bind(&lp);
+    trips.batches(
+        b,
+        per,
+        "loop",
+        &mut |b, step| {
+            part(b, w, Fill::Known(per));
+            if step {
+                b.add(src, 16 * per as i32);
+                b.add(dst, 16 * per as i32);
             }
-            if full > 0 {
-                part(b, w, Fill::Known(per));
-                if full > 1 || rest > 0 {
-                    b.add(src, 16 * per as i32);
-                    b.add(dst, 16 * per as i32);
-                }
-                if full > 1 {
-                    b.sub(n, 1);
-                    b.jnz(&lp);
-                }
-            }
-            if rest > 0 {
-                let tail = if rest <= 8 { Width::X } else { w };
-                b.comment(format!("The last {rest} blocks."));
-                part(b, tail, Fill::Known(rest));
-            }
-        }
-        (Blocks::Arg, Width::X) => {
+        },
+        |b, rest| {
+            let tail = if rest <= 8 { Width::X } else { w };
+            b.comment(format!("The last {rest} blocks."));
+            part(b, tail, Fill::Known(rest));
+        },
+        |b, n| {
+            let lp = b.label("loop");
             b.test(n, n);
             b.jz(&done);
-            b.align(4);
-            b.bind(&lp);
-            part(b, Width::X, Fill::Both);
-            advance(b, n, src, dst, 8, &done);
-            b.jmp(&lp);
-        }
-        (Blocks::Arg, Width::Y) => {
-            b.test(n, n);
-            b.jz(&done);
-            let small = b.label("small");
-            b.cmp(n, 8);
-            b.jbe(&small);
-            b.align(4);
-            b.bind(&lp);
-            part(b, Width::Y, Fill::Both);
-            advance(b, n, src, dst, 16, &done);
-            b.cmp(n, 8);
-            b.ja(&lp);
-            b.blank();
-            b.bind(&small);
-            b.comment("1..8 blocks: one xmm batch (lower latency than a ymm batch).");
-            part(b, Width::X, Fill::Partial);
-        }
-    }
+            match w {
+                Width::X => {
+                    b.align(4);
+                    b.bind(&lp);
+                    part(b, Width::X, Fill::Both);
+                    advance(b, n, src, dst, 8, &done);
+                    b.jmp(&lp);
+                }
+                Width::Y => {
+                    let small = b.label("small");
+                    b.cmp(n, 8);
+                    b.jbe(&small);
+                    b.align(4);
+                    b.bind(&lp);
+                    part(b, Width::Y, Fill::Both);
+                    advance(b, n, src, dst, 16, &done);
+                    b.cmp(n, 8);
+                    b.ja(&lp);
+                    b.blank();
+                    b.bind(&small);
+                    b.comment("1..8 blocks: one xmm batch (lower latency than a ymm batch).");
+                    part(b, Width::X, Fill::Partial);
+                }
+            }
+        },
+    );
     b.bind(&done);
 }

@@ -24,6 +24,7 @@ use super::set::Set;
 use super::width::*;
 use crate::arch::x86_64::{advance, mov_count};
 use crate::ghash::BYTE_REVERSE;
+use crate::plan::Trips;
 use crate::role::{self, Kernel, Kernels, Role};
 use crate::Blocks;
 use asmgen::isa::x86_64::{mem, rip, rip_off, Gpr, Mem, X86Feature, X86_64};
@@ -491,10 +492,10 @@ pub fn xts_of(enc: bool, std: Standard, set: Set, abi: Abi, blocks: Blocks) -> R
     let tw = Tw::new(&mut b, std, set);
     let x = Ctx { c, tw, rk, dst, src, n, tweak };
     x.c.load_tables(&mut b, w);
-    match (w, blocks) {
-        (Width::X, _) => batch_loop(&mut b, blocks, (n, src, dst), w, &|b, w, fill| batch(b, &x, w, fill)),
-        (Width::Y, Blocks::Fixed(count)) => ymm_fixed(&mut b, &x, count),
-        (Width::Y, Blocks::Arg) => ymm_loop(&mut b, &x),
+    let trips = Trips::new(blocks, n);
+    match w {
+        Width::X => batch_loop(&mut b, trips, (src, dst), w, &|b, w, fill| batch(b, &x, w, fill)),
+        Width::Y => trips.either(&mut b, |b, _, count| ymm_fixed(b, &x, count), |b, _| ymm_loop(b, &x)),
     }
     if w == Width::Y {
         b.vzeroupper();
