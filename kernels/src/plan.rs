@@ -115,13 +115,30 @@ pub(crate) trait Loops: Isa {
     /// Branches to `to` when `n` is zero.
     fn branch_if_zero(b: &mut Builder<Self>, n: Self::Gpr, to: &Label);
 
+    /// The bottom of a counted loop: decrements `n` and branches back to `top` while it is not zero.
+    fn decrement_and_loop(b: &mut Builder<Self>, n: Self::Gpr, top: &Label);
+
     /// `body` `times` times: nothing for zero, once as straight-line code, else a loop labelled `name` with
-    /// the count loaded into `n` (the ISA's decrement and branch-if-not-zero at the bottom).
+    /// the count loaded into `n` ([`Loops::load_count`]), aligned to 16 bytes, and the ISA's decrement and
+    /// branch at the bottom ([`Loops::decrement_and_loop`]).
     fn counted_loop(
         b: &mut Builder<Self>,
         n: Self::Gpr,
         times: usize,
         name: &str,
         body: &mut dyn FnMut(&mut Builder<Self>),
-    );
+    ) {
+        match times {
+            0 => {}
+            1 => body(b),
+            _ => {
+                let top = b.label(name);
+                Self::load_count(b, n, times);
+                b.align(4);
+                b.bind(&top);
+                body(b);
+                Self::decrement_and_loop(b, n, &top);
+            }
+        }
+    }
 }

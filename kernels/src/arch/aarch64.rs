@@ -39,20 +39,9 @@ impl Loops for Aarch64 {
         b.cbz(n, to);
     }
 
-    /// The count in `n` by [`mov_count`], then `subs` + `b.ne` at the bottom.
-    fn counted_loop(b: &mut B, n: X, times: usize, name: &str, body: &mut dyn FnMut(&mut B)) {
-        match times {
-            0 => {}
-            1 => body(b),
-            _ => {
-                let lp = b.label(name);
-                mov_count(b, n, times);
-                b.align(4);
-                b.bind(&lp);
-                body(b);
-                b.subs(n, n, 1);
-                b.b_ne(&lp);
-            }
-        }
+    /// `subs` + `b.ne`.
+    fn decrement_and_loop(b: &mut B, n: X, top: &Label) {
+        b.subs(n, n, 1);
+        b.b_ne(top);
     }
 }

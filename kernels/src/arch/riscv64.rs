@@ -32,20 +32,9 @@ impl Loops for Riscv64 {
         b.beqz(n, to);
     }
 
-    /// The count in `n` by [`li_count`], then `addi -1` + `bnez` at the bottom.
-    fn counted_loop(b: &mut B, n: X, times: usize, name: &str, body: &mut dyn FnMut(&mut B)) {
-        match times {
-            0 => {}
-            1 => body(b),
-            _ => {
-                let lp = b.label(name);
-                li_count(b, n, times);
-                b.align(4);
-                b.bind(&lp);
-                body(b);
-                b.addi(n, n, -1);
-                b.bnez(n, &lp);
-            }
-        }
+    /// `addi -1` + `bnez`.
+    fn decrement_and_loop(b: &mut B, n: X, top: &Label) {
+        b.addi(n, n, -1);
+        b.bnez(n, top);
     }
 }

@@ -35,20 +35,9 @@ impl Loops for X86_64 {
         b.jz(to);
     }
 
-    /// The count in `n` by [`mov_count`], then `sub 1` + `jnz` at the bottom.
-    fn counted_loop(b: &mut B, n: Gpr, times: usize, name: &str, body: &mut dyn FnMut(&mut B)) {
-        match times {
-            0 => {}
-            1 => body(b),
-            _ => {
-                let lp = b.label(name);
-                mov_count(b, n, times);
-                b.align(4);
-                b.bind(&lp);
-                body(b);
-                b.sub(n, 1);
-                b.jnz(&lp);
-            }
-        }
+    /// `sub 1` + `jnz`.
+    fn decrement_and_loop(b: &mut B, n: Gpr, top: &Label) {
+        b.sub(n, 1);
+        b.jnz(top);
     }
 }
