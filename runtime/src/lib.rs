@@ -82,3 +82,18 @@ pub(crate) unsafe fn wipe_object<T>(obj: &mut T) {
 pub fn backends() -> Vec<&'static str> {
     hash_backends().into_iter().filter(|(_, ok)| *ok).map(|(n, _)| n).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    /// Every kernel set of the generated table is a backend of its algorithm (`aot/<set>`): the dispatchers
+    /// drop a set that lacks a role every set of its algorithm has, and that must never happen silently.
+    #[test]
+    fn every_table_set_is_a_backend() {
+        let listed: Vec<&str> =
+            crate::sm4_backend_table().into_iter().chain(crate::hash_backends()).map(|(n, _)| n).collect();
+        for set in crate::aot::SETS {
+            let name = format!("aot/{}", set.name);
+            assert!(listed.contains(&name.as_str()), "{name} is not a backend: {listed:?}");
+        }
+    }
+}
