@@ -21,7 +21,7 @@ pub enum Arch {
 pub enum Os {
     /// Linux and other ELF systems.
     Linux,
-    /// macOS / iOS (Mach-O). No target row yet; [`crate::syntax::Directives::MACH_O`] spells it.
+    /// macOS (Mach-O, spelled by [`crate::syntax::Directives::MACH_O`]).
     MacOs,
     /// Windows (COFF/PE). No target row yet; [`crate::syntax::Directives::COFF`] spells it.
     Windows,
@@ -45,8 +45,10 @@ pub enum Abi {
     SysV,
     /// Microsoft x64.
     Win64,
-    /// AAPCS64 (Linux, macOS and Windows on Arm all use its register roles).
+    /// AAPCS64 (Linux; macOS and Windows on Arm use its register roles with x18 reserved).
     Aapcs64,
+    /// Apple's arm64 variant of AAPCS64: x18 is reserved for the platform and never used.
+    AppleAapcs64,
     /// RISC-V LP64D.
     Lp64d,
 }
@@ -85,16 +87,30 @@ impl Target {
         abi: Abi::Aapcs64,
         syntax: Syntax::Gas,
     };
+    /// x86_64 macOS (Mach-O, System V).
+    pub const X86_64_MACOS: Target =
+        Target { arch: Arch::X86_64, os: Os::MacOs, format: ObjectFormat::MachO, abi: Abi::SysV, syntax: Syntax::Gas };
+    /// aarch64 macOS (Mach-O, Apple AAPCS64).
+    pub const AARCH64_MACOS: Target = Target {
+        arch: Arch::Aarch64,
+        os: Os::MacOs,
+        format: ObjectFormat::MachO,
+        abi: Abi::AppleAapcs64,
+        syntax: Syntax::Gas,
+    };
     /// riscv64 Linux (ELF, LP64D).
     pub const RISCV64_LINUX: Target =
         Target { arch: Arch::Riscv64, os: Os::Linux, format: ObjectFormat::Elf, abi: Abi::Lp64d, syntax: Syntax::Gas };
 
     /// Every target asmgen knows, one row each. A new platform (say x86_64 Windows: COFF, Win64, GNU as) is a
     /// new row here, and in [`Target::GENERATED`] once its listings are checked in.
-    pub const TARGETS: &'static [Target] = &[Self::X86_64_LINUX, Self::AARCH64_LINUX, Self::RISCV64_LINUX];
+    /// The Linux rows come first: [`Target::first_of`] is what the JIT lowers for.
+    pub const TARGETS: &'static [Target] =
+        &[Self::X86_64_LINUX, Self::AARCH64_LINUX, Self::RISCV64_LINUX, Self::X86_64_MACOS, Self::AARCH64_MACOS];
 
     /// The targets whose listings are checked in under `generated/`.
-    pub const GENERATED: [Target; 3] = [Self::X86_64_LINUX, Self::AARCH64_LINUX, Self::RISCV64_LINUX];
+    pub const GENERATED: [Target; 5] =
+        [Self::X86_64_LINUX, Self::AARCH64_LINUX, Self::RISCV64_LINUX, Self::X86_64_MACOS, Self::AARCH64_MACOS];
 
     /// Directory name under `generated/`, e.g. `x86_64-linux`.
     pub fn dir_name(&self) -> String {

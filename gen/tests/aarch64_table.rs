@@ -10,7 +10,6 @@ use asmgen::abi::Conventions;
 use asmgen::ir::{Inst, Item};
 use asmgen::isa::aarch64::{regs::*, Aarch64, Operand, OPS, V};
 use asmgen::isa::InstructionSet;
-use asmgen::isa::PrintCtx;
 use asmgen::syntax::format_inst;
 use asmgen::{Abi, Builder, CType, Listing, Target};
 use std::path::{Path, PathBuf};
@@ -76,7 +75,7 @@ struct Case {
 }
 
 fn cases() -> Vec<Case> {
-    let ctx = PrintCtx { local_label_prefix: ".L" };
+    let ctx = asmgen::syntax::Directives::ELF.print_ctx();
     let mut cases = Vec::new();
     let mut encodable = 0;
     for (i, info) in OPS.iter().enumerate() {
@@ -223,7 +222,7 @@ struct LabelCase {
 /// Every entry with a label operand, against each target that its range admits, encoded for the addresses the
 /// linker will give them.
 fn label_cases() -> (Vec<LabelCase>, String) {
-    let ctx = PrintCtx { local_label_prefix: ".L" };
+    let ctx = asmgen::syntax::Directives::ELF.print_ctx();
     let mut cand: Vec<(usize, usize)> = Vec::new();
     for (i, info) in OPS.iter().enumerate() {
         if info.encoding.is_some_and(|e| e.label.is_some()) {
@@ -358,7 +357,7 @@ fn prologue_saves_callee_saved_registers() {
     let saved: Vec<String> = f.frame.saved.iter().map(|r| Aarch64::reg_name(*r)).collect();
     assert_eq!(saved, ["x19", "x20", "x21", "x30", "v8", "v9", "v10"]);
     let (pro, epi) = Aarch64::prologue_epilogue(Abi::Aapcs64, &f.frame);
-    let ctx = PrintCtx { local_label_prefix: ".L" };
+    let ctx = asmgen::syntax::Directives::ELF.print_ctx();
     let insts = |items: &[Item<Aarch64>]| -> Vec<String> {
         items
             .iter()
@@ -397,4 +396,24 @@ fn prologue_saves_callee_saved_registers() {
     // bti c, 4 stores, 7 movs, 4 loads, ret.
     assert_eq!(words.len(), 1 + 4 + 7 + 4 + 1);
     assert_eq!(words[0], 0xd503245f, "bti c");
+}
+
+/// A function that uses x18 cannot be expressed under Apple's AAPCS64, which reserves it: finishing it is an
+/// error naming the function (so `cargo xtask gen` fails with that name); under AAPCS64 it builds.
+#[test]
+fn x18_is_an_error_under_an_abi_that_reserves_it() {
+    let build = |abi: Abi| {
+        let mut b = Builder::<Aarch64>::new("uses_x18", abi, &[]);
+        let p = b.param("p", CType::BytePtr);
+        b.mov(X18, p).mov(X0, X18);
+        b.finish()
+    };
+    let Err(e) = build(Abi::AppleAapcs64) else { panic!("x18 is reserved on Apple arm64") };
+    assert_eq!(e.function, "uses_x18");
+    assert!(e.to_string().starts_with("uses_x18: uses x18"), "{e}");
+    let Ok(f) = build(Abi::Aapcs64) else { panic!("x18 is an ordinary temporary under AAPCS64") };
+    let listing = Listing { name: "x18".into(), title: "x18 test".into(), functions: vec![f] };
+    let e = asmgen::emit::listing(Target::AARCH64_MACOS, &listing, "test").expect_err("built for another ABI");
+    assert!(e.message.contains("AppleAapcs64"), "{e}");
+    assert_eq!(e.function, "uses_x18");
 }

@@ -9,7 +9,7 @@
 
 use asmgen::ir::Inst;
 use asmgen::isa::riscv64::{mem, Op, Operand, Riscv64, VType, OPS, X};
-use asmgen::isa::{InstructionSet, PrintCtx};
+use asmgen::isa::InstructionSet;
 use asmgen::syntax::format_inst;
 use asmgen::syntax::Spelling;
 use std::path::{Path, PathBuf};
@@ -99,7 +99,7 @@ struct Case {
 }
 
 fn cases() -> Vec<Case> {
-    let ctx = PrintCtx { local_label_prefix: ".L" };
+    let ctx = asmgen::syntax::Directives::ELF.print_ctx();
     assert_eq!(Op::ALL.len(), OPS.len());
     let mut cases = Vec::new();
     for (info, &op) in OPS.iter().zip(Op::ALL) {
@@ -168,7 +168,7 @@ struct LabelCase {
 /// Every entry with a label operand, against each target its range admits, encoded for the addresses the
 /// linker will give them.
 fn label_cases() -> (Vec<LabelCase>, String) {
-    let ctx = PrintCtx { local_label_prefix: ".L" };
+    let ctx = asmgen::syntax::Directives::ELF.print_ctx();
     let mut cand: Vec<(usize, usize)> = Vec::new();
     for (i, info) in OPS.iter().enumerate() {
         if info.encoding.is_some_and(|e| e.label.is_some()) {

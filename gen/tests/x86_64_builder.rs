@@ -135,8 +135,7 @@ fn conflicting_constants_are_rejected() {
 #[test]
 fn every_table_entry_assembles() {
     use asmgen::isa::x86_64::{Op, Operand, Size, OPS};
-    use asmgen::isa::PrintCtx;
-    let ctx = PrintCtx { local_label_prefix: ".L" };
+    let ctx = asmgen::syntax::Directives::ELF.print_ctx();
     let mut src = String::from(".intel_syntax noprefix\n.text\n.Ltarget:\n");
     for (i, info) in OPS.iter().enumerate() {
         let operands: Vec<Operand> = info

@@ -1,6 +1,7 @@
 //! aarch64: AAPCS64 (Linux, macOS and Windows on Arm use its register roles): arguments in x0-x7, then the
 //! stack from sp; x19-x28 and the low halves of v8-v15 are callee-saved (and x29, x30 are saved when the body
-//! touches them). The prologue stores the saved registers in pairs, the epilogue loads them and returns.
+//! touches them). Apple's variant ([`Abi::AppleAapcs64`]) reserves x18 for the platform: no function may touch
+//! it. The prologue stores the saved registers in pairs, the epilogue loads them and returns.
 
 use super::{Conventions, LandingPad};
 use crate::ir::{Cfi, Frame, Item};
@@ -68,6 +69,9 @@ impl Conventions for Aarch64 {
         // x19-x28 and the low 64 bits of v8-v15 (AAPCS64); x29 and x30 are saved when the body touches them
         // (a leaf that writes x30 could not return otherwise).
         matches!(r, Reg::X(19..=30) | Reg::V(8..=15))
+    }
+    fn reserved(abi: Abi, r: Reg) -> bool {
+        abi == Abi::AppleAapcs64 && r == Reg::X(18)
     }
     fn is_stack_pointer(r: Reg) -> bool {
         r == Reg::X(31)

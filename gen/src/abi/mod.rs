@@ -4,7 +4,7 @@
 //! from the same items.
 //!
 //! * System V AMD64 and Microsoft x64 in [`x86_64`],
-//! * AAPCS64 in [`aarch64`],
+//! * AAPCS64 and Apple's AAPCS64 (x18 reserved) in [`aarch64`],
 //! * LP64D in [`riscv64`].
 //!
 //! [`Cfi`]: crate::ir::Cfi
@@ -55,6 +55,12 @@ pub trait Conventions: InstructionSet {
     }
     /// Whether the callee must preserve `reg` under `abi`.
     fn callee_saved(abi: Abi, reg: Self::Reg) -> bool;
+    /// Whether `abi` reserves `reg` for the platform, so that no function may use it (x18 on Apple arm64).
+    /// A kernel that uses one cannot be expressed under that ABI: [`crate::Builder`] reports it, naming the
+    /// function, when the function is finished.
+    fn reserved(_abi: Abi, _reg: Self::Reg) -> bool {
+        false
+    }
     /// The stack pointer (never counted as a clobbered register).
     fn is_stack_pointer(reg: Self::Reg) -> bool;
     /// Instructions (and unwind directives) that save the registers in `frame` and those that restore them and

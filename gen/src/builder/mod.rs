@@ -132,6 +132,10 @@ impl<I: Isa> Builder<I> {
             }
             self.regs.clear();
             I::regs(o, &mut self.regs);
+            if let Some(&r) = self.regs.iter().find(|&&r| I::reserved(self.abi, r)) {
+                let message = format!("uses {}, which the {:?} ABI reserves", I::reg_name(r), self.abi);
+                self.fail(message);
+            }
             for &r in &self.regs {
                 if I::callee_saved(self.abi, r) && !I::is_stack_pointer(r) && !self.saved.contains(&r) {
                     self.saved.push(r);

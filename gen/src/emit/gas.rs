@@ -19,6 +19,7 @@ fn abi_name(abi: Abi) -> &'static str {
         Abi::SysV => "System V AMD64",
         Abi::Win64 => "Microsoft x64",
         Abi::Aapcs64 => "AAPCS64",
+        Abi::AppleAapcs64 => "Apple AAPCS64",
         Abi::Lp64d => "LP64D",
     }
 }

@@ -74,7 +74,7 @@ pub mod regs {
     pub const X15: X = X(15);
     pub const X16: X = X(16);
     pub const X17: X = X(17);
-    /// The platform register: kernels must not use it.
+    /// The platform register: reserved on Apple and Windows arm64 (a function using it fails to build there).
     pub const X18: X = X(18);
     pub const X19: X = X(19);
     pub const X20: X = X(20);
@@ -412,12 +412,12 @@ macro_rules! aarch64_table {
                     => enc(0xd3400000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 6, lsl_immr), mapped(2, 10, 6, lsl_imms)]);
                 lsr:        "lsr {d}, {n}, #{s}"                 (d: Xn, n: Xn, s: Shift) []
                     => enc(0xd340fc00, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 6)]);
-                /// The 4 KiB page of a label (ELF: pair with `add_lo12`).
+                /// The 4 KiB page of a label (pair with `add_lo12`; Mach-O spells the label `label@PAGE`).
                 adrp:       "adrp {d}, {l}"                      (d: Xn, l: Target) []
                     => label(0x90000000, &[fld(0, 0, 5), mapped_part(1, 29, 2, 0, adrp_off), mapped_part(1, 5, 19, 2, adrp_off)],
                              1, LabelValue::Page);
-                /// Adds the low 12 bits of a label's address (after `adrp`).
-                add_lo12:   "add {d}, {n}, :lo12:{l}"            (d: XnSp, n: XnSp, l: Target) []
+                /// Adds the low 12 bits of a label's address (after `adrp`; ELF `:lo12:label`, Mach-O `label@PAGEOFF`).
+                add_lo12:   "add {d}, {n}, {l}"                  (d: XnSp, n: XnSp, l: Target) []
                     => label(0x91000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 10, 12)], 2, LabelValue::Lo12);
                 /// The address of a label within 1 MiB.
                 adr:        "adr {d}, {l}"                       (d: Xn, l: Target) []

@@ -48,11 +48,19 @@ pub trait Encoding: Copy + Debug + 'static {
     /// For an instruction the supported assemblers lack: the raw word a listing prints in its place (with
     /// the mnemonic in a comment), from the operands' values.
     fn raw_word(&self, values: &[i64]) -> Option<Result<u32, fixed::EncodeError>>;
+    /// The label operand's index and how its value is computed, for entries that refer to a label (so a
+    /// listing can spell a page or page-offset reference as its object format does).
+    fn label_operand(&self) -> Option<(usize, fixed::LabelValue)> {
+        None
+    }
 }
 
 impl Encoding for fixed::Encoding {
     fn raw_word(&self, values: &[i64]) -> Option<Result<u32, fixed::EncodeError>> {
         (!self.gas).then(|| self.encode(values))
+    }
+    fn label_operand(&self) -> Option<(usize, fixed::LabelValue)> {
+        self.label.map(|l| (l.operand as usize, l.value))
     }
 }
 
@@ -88,12 +96,34 @@ impl<F: 'static, E: 'static> OpInfo<F, E> {
 pub struct PrintCtx<'a> {
     /// Prefix of local labels (`.L` on ELF).
     pub local_label_prefix: &'a str,
+    /// How a reference to a label's 4 KiB page (`adrp`) and to its offset in that page (`add`) are spelled.
+    pub page_refs: PageRefs,
+}
+
+/// The text around a label naming its 4 KiB page or its offset in the page: ELF `adrp x0, label` and
+/// `add x0, x0, :lo12:label`, Mach-O `adrp x0, label@PAGE` and `add x0, x0, label@PAGEOFF`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PageRefs {
+    /// Before and after the label of a page reference.
+    pub page: (&'static str, &'static str),
+    /// Before and after the label of a page-offset reference.
+    pub offset: (&'static str, &'static str),
 }
 
 impl PrintCtx<'_> {
     /// The printed name of a label.
     pub fn label(&self, l: &Label) -> String {
         format!("{}{}", self.local_label_prefix, l.name())
+    }
+
+    /// A printed label operand as a reference of kind `value` (a page, a page offset, or plain).
+    pub fn label_ref(&self, printed: &str, value: fixed::LabelValue) -> String {
+        let (before, after) = match value {
+            fixed::LabelValue::Offset => return printed.to_string(),
+            fixed::LabelValue::Page => self.page_refs.page,
+            fixed::LabelValue::Lo12 => self.page_refs.offset,
+        };
+        format!("{before}{printed}{after}")
     }
 }
 

@@ -16,7 +16,7 @@ mod x86_64;
 use crate::abi::LandingPad;
 use crate::feature::FeatureSet;
 use crate::ir::{Cfi, Inst};
-use crate::isa::{Encoding, InstructionSet, PrintCtx};
+use crate::isa::{Encoding, InstructionSet, PageRefs, PrintCtx};
 use crate::target::ObjectFormat;
 
 /// The spelling that depends on the object format.
@@ -30,8 +30,13 @@ pub struct Directives {
     pub rodata_section: &'static str,
     /// Prefix of assembler-local labels.
     pub local_label_prefix: &'static str,
-    /// Whether to emit `.hidden`, `.type` and `.size` for symbols.
+    /// Whether to emit `.type` and `.size` for symbols.
     pub elf_symbols: bool,
+    /// The directive that keeps an exported function out of the linked image's exports (`.hidden` on ELF,
+    /// `.private_extern` on Mach-O), if the format has one.
+    pub private_symbol: Option<&'static str>,
+    /// How `adrp` and `add` name a label's 4 KiB page and its offset in the page.
+    pub page_refs: PageRefs,
     /// Whether to emit `.cfi_*` unwind directives (ELF, Mach-O); Windows gets SEH data instead.
     pub cfi: bool,
     /// Whether to emit `.section .note.GNU-stack` and the GNU property note (IBT/SHSTK, BTI).
@@ -46,16 +51,21 @@ impl Directives {
         rodata_section: ".section .rodata",
         local_label_prefix: ".L",
         elf_symbols: true,
+        private_symbol: Some(".hidden"),
+        page_refs: PageRefs { page: ("", ""), offset: (":lo12:", "") },
         cfi: true,
         gnu_notes: true,
     };
-    /// Mach-O (macOS, iOS). Not emitted yet.
+    /// Mach-O (macOS): `_` before C symbols, `.private_extern`, no `.type`/`.size`, assembler-local labels
+    /// starting with `L`, constants in `__TEXT,__const`, `@PAGE`/`@PAGEOFF` references, no GNU notes.
     pub const MACH_O: Directives = Directives {
         symbol_prefix: "_",
         text_section: ".text",
         rodata_section: ".section __TEXT,__const",
         local_label_prefix: "L",
         elf_symbols: false,
+        private_symbol: Some(".private_extern"),
+        page_refs: PageRefs { page: ("", "@PAGE"), offset: ("", "@PAGEOFF") },
         cfi: true,
         gnu_notes: false,
     };
@@ -66,6 +76,8 @@ impl Directives {
         rodata_section: ".section .rdata,\"dr\"",
         local_label_prefix: ".L",
         elf_symbols: false,
+        private_symbol: None,
+        page_refs: PageRefs { page: ("", ""), offset: (":lo12:", "") },
         cfi: false,
         gnu_notes: false,
     };
@@ -81,7 +93,7 @@ impl Directives {
 
     /// The printing context of operands (label names).
     pub fn print_ctx(&self) -> PrintCtx<'static> {
-        PrintCtx { local_label_prefix: self.local_label_prefix }
+        PrintCtx { local_label_prefix: self.local_label_prefix, page_refs: self.page_refs }
     }
 
     /// The symbol of function `name`.
@@ -89,12 +101,14 @@ impl Directives {
         format!("{}{name}", self.symbol_prefix)
     }
 
-    /// The directives that export function symbol `sym` (before its alignment and label): `.globl`, and on
-    /// ELF `.hidden` and `.type`.
+    /// The directives that export function symbol `sym` (before its alignment and label): `.globl`, the
+    /// format's private-symbol directive (ELF `.hidden`, Mach-O `.private_extern`), and on ELF `.type`.
     pub fn symbol_start<I: Spelling>(&self, sym: &str) -> Vec<String> {
         let mut d = vec![format!(".globl {sym}")];
+        if let Some(private) = self.private_symbol {
+            d.push(format!("{private} {sym}"));
+        }
         if self.elf_symbols {
-            d.push(format!(".hidden {sym}"));
             d.push(format!(".type {sym}, {}function", I::TYPE_PREFIX));
         }
         d
@@ -192,7 +206,10 @@ pub fn landing_pad(pad: LandingPad) -> (&'static str, &'static str) {
 /// instructions the assembler does not know.
 pub fn format_inst<I: Spelling>(inst: &Inst<I>, ctx: &PrintCtx) -> String {
     let info = I::info(inst.op);
-    let printed: Vec<String> = inst.operands.iter().map(|o| I::print_operand(o, ctx)).collect();
+    let mut printed: Vec<String> = inst.operands.iter().map(|o| I::print_operand(o, ctx)).collect();
+    if let Some((i, value)) = info.encoding.and_then(|e| e.label_operand()) {
+        printed[i] = ctx.label_ref(&printed[i], value);
+    }
     let text = if info.syntax.contains('{') {
         let mut t = info.syntax.to_string();
         for (name, p) in info.operands.iter().zip(&printed) {
