@@ -7,13 +7,13 @@
 // Target: aarch64-macos (Mach-O, Apple AAPCS64 ABI), GNU as syntax
 //
 // Functions:
-//   void _asmgen_ghash_init_pmull(uint8_t *table, const uint8_t *h);
+//   void asmgen_ghash_init_pmull(uint8_t *table, const uint8_t *h);
 //       requires: pmull
-//   void _asmgen_ghash_update_pmull(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+//   void asmgen_ghash_update_pmull(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 //       requires: pmull
-//   void _asmgen_polyval_init_pmull(uint8_t *table, const uint8_t *h);
+//   void asmgen_polyval_init_pmull(uint8_t *table, const uint8_t *h);
 //       requires: pmull
-//   void _asmgen_polyval_update_pmull(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+//   void asmgen_polyval_update_pmull(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 //       requires: pmull
 
 	.arch armv8.2-a+crypto+sm4+sha3
@@ -23,7 +23,7 @@
 // GHASH key setup: table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i,
 // for i = 1..8 (powers in the Montgomery domain: H^i = H^(i-1) * H * x^-128).
 //
-// void _asmgen_ghash_init_pmull(uint8_t *table, const uint8_t *h);
+// void asmgen_ghash_init_pmull(uint8_t *table, const uint8_t *h);
 // Requires: pmull
 // ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_ghash_init_pmull
@@ -227,7 +227,7 @@ _asmgen_ghash_init_pmull:
 // GHASH: absorbs nblocks 16-byte blocks into state, eight blocks per reduction
 // (S + X1)*H^8 + X2*H^7 + ... + X8*H^1, Karatsuba products, one Montgomery reduction).
 //
-// void _asmgen_ghash_update_pmull(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+// void asmgen_ghash_update_pmull(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 // Requires: pmull
 // Saves: v8, v9, v10, v11, v12, v13, v14, v15
 // ----------------------------------------------------------------------------------------------------
@@ -447,7 +447,7 @@ Lasmgen_ghash_update_pmull_done:
 // POLYVAL key setup: table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i,
 // for i = 1..8 (powers in the Montgomery domain: H^i = H^(i-1) * H * x^-128).
 //
-// void _asmgen_polyval_init_pmull(uint8_t *table, const uint8_t *h);
+// void asmgen_polyval_init_pmull(uint8_t *table, const uint8_t *h);
 // Requires: pmull
 // ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_polyval_init_pmull
@@ -639,7 +639,7 @@ _asmgen_polyval_init_pmull:
 // POLYVAL: absorbs nblocks 16-byte blocks into state, eight blocks per reduction
 // (S + X1)*H^8 + X2*H^7 + ... + X8*H^1, Karatsuba products, one Montgomery reduction).
 //
-// void _asmgen_polyval_update_pmull(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+// void asmgen_polyval_update_pmull(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 // Requires: pmull
 // Saves: v8, v9, v10, v11, v12, v13, v14, v15
 // ----------------------------------------------------------------------------------------------------

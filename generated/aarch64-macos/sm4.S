@@ -7,51 +7,51 @@
 // Target: aarch64-macos (Mach-O, Apple AAPCS64 ABI), GNU as syntax
 //
 // Functions:
-//   void _asmgen_sm4_expand_key_ce(uint8_t *rk_enc, uint8_t *rk_dec, const uint8_t *key);
+//   void asmgen_sm4_expand_key_ce(uint8_t *rk_enc, uint8_t *rk_dec, const uint8_t *key);
 //       requires: sm4
-//   void _asmgen_sm4_ecb_ce(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
+//   void asmgen_sm4_ecb_ce(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
 //       requires: sm4
-//   void _asmgen_sm4_ctr_ce(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
+//   void asmgen_sm4_ctr_ce(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
 //       requires: sm4
-//   void _asmgen_sm4_cbc_dec_ce(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+//   void asmgen_sm4_cbc_dec_ce(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 //       requires: sm4
-//   void _asmgen_sm4_cfb_dec_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+//   void asmgen_sm4_cfb_dec_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 //       requires: sm4
-//   void _asmgen_sm4_cbc_enc_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+//   void asmgen_sm4_cbc_enc_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 //       requires: sm4
-//   void _asmgen_sm4_cfb_enc_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+//   void asmgen_sm4_cfb_enc_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 //       requires: sm4
-//   void _asmgen_sm4_cbc_mac_ce(const uint8_t *rk_enc, uint8_t *mac, const uint8_t *src, size_t nblocks);
+//   void asmgen_sm4_cbc_mac_ce(const uint8_t *rk_enc, uint8_t *mac, const uint8_t *src, size_t nblocks);
 //       requires: sm4
-//   void _asmgen_sm4_xts_enc_ieee_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+//   void asmgen_sm4_xts_enc_ieee_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 //       requires: sm4
-//   void _asmgen_sm4_xts_dec_ieee_ce(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+//   void asmgen_sm4_xts_dec_ieee_ce(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 //       requires: sm4
-//   void _asmgen_sm4_xts_enc_gb_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+//   void asmgen_sm4_xts_enc_gb_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 //       requires: sm4
-//   void _asmgen_sm4_xts_dec_gb_ce(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+//   void asmgen_sm4_xts_dec_gb_ce(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 //       requires: sm4
-//   void _asmgen_sm4_gcm_enc_ce(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+//   void asmgen_sm4_gcm_enc_ce(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
 //       requires: pmull, sm4
-//   void _asmgen_sm4_ccm_enc_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
+//   void asmgen_sm4_ccm_enc_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
 //       requires: sm4
-//   void _asmgen_sm4_ccm_dec_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
+//   void asmgen_sm4_ccm_dec_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
 //       requires: sm4
-//   void _asmgen_sm4_expand_key_neon(uint8_t *rk_enc, uint8_t *rk_dec, const uint8_t *key);
+//   void asmgen_sm4_expand_key_neon(uint8_t *rk_enc, uint8_t *rk_dec, const uint8_t *key);
 //       requires: baseline
-//   void _asmgen_sm4_ecb_neon(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
+//   void asmgen_sm4_ecb_neon(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
 //       requires: baseline
-//   void _asmgen_sm4_ctr_neon(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
+//   void asmgen_sm4_ctr_neon(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
 //       requires: baseline
-//   void _asmgen_sm4_cbc_dec_neon(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+//   void asmgen_sm4_cbc_dec_neon(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 //       requires: baseline
-//   void _asmgen_sm4_cfb_dec_neon(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+//   void asmgen_sm4_cfb_dec_neon(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 //       requires: baseline
-//   void _asmgen_sm4_cbc_enc_neon(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+//   void asmgen_sm4_cbc_enc_neon(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 //       requires: baseline
-//   void _asmgen_sm4_cfb_enc_neon(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+//   void asmgen_sm4_cfb_enc_neon(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 //       requires: baseline
-//   void _asmgen_sm4_cbc_mac_neon(const uint8_t *rk_enc, uint8_t *mac, const uint8_t *src, size_t nblocks);
+//   void asmgen_sm4_cbc_mac_neon(const uint8_t *rk_enc, uint8_t *mac, const uint8_t *src, size_t nblocks);
 //       requires: baseline
 
 	.arch armv8.2-a+crypto+sm4+sha3
@@ -61,7 +61,7 @@
 // SM4 key schedule with sm4ekey: K = MK ^ FK, then four round keys per sm4ekey with CK[4i..4i+4].
 // Writes rk_enc[i] and rk_dec[31-i] (little-endian words).
 //
-// void _asmgen_sm4_expand_key_ce(uint8_t *rk_enc, uint8_t *rk_dec, const uint8_t *key);
+// void asmgen_sm4_expand_key_ce(uint8_t *rk_enc, uint8_t *rk_dec, const uint8_t *key);
 // Requires: sm4
 // ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_expand_key_ce
@@ -139,7 +139,7 @@ _asmgen_sm4_expand_key_ce:
 // SM4-ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys) (SM4 extension).
 // Eight blocks in flight (8 x sm4e each), then a batch of four and single blocks; dst may equal src.
 //
-// void _asmgen_sm4_ecb_ce(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
+// void asmgen_sm4_ecb_ce(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
 // Requires: sm4
 // Saves: v8
 // ----------------------------------------------------------------------------------------------------
@@ -337,7 +337,7 @@ Lasmgen_sm4_ecb_ce_done:
 // SM4-CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks (SM4 extension).
 // Eight blocks in flight (8 x sm4e each), then a batch of four and single blocks; dst may equal src.
 //
-// void _asmgen_sm4_ctr_ce(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
+// void asmgen_sm4_ctr_ce(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
 // Requires: sm4
 // Saves: v8, v10, v11
 // ----------------------------------------------------------------------------------------------------
@@ -660,7 +660,7 @@ Lasmgen_sm4_ctr_ce_done:
 // SM4-CBC decryption: dst[i] = D(src[i]) ^ src[i-1], src[-1] = iv; iv = last ciphertext block (SM4 extension).
 // Eight blocks in flight (8 x sm4e each), then a batch of four and single blocks; dst may equal src.
 //
-// void _asmgen_sm4_cbc_dec_ce(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+// void asmgen_sm4_cbc_dec_ce(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 // Requires: sm4
 // Saves: v8, v9
 // ----------------------------------------------------------------------------------------------------
@@ -878,7 +878,7 @@ Lasmgen_sm4_cbc_dec_ce_done:
 // SM4-CFB-128 decryption: dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv; iv = last ciphertext block (SM4 extension).
 // Eight blocks in flight (8 x sm4e each), then a batch of four and single blocks; dst may equal src.
 //
-// void _asmgen_sm4_cfb_dec_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+// void asmgen_sm4_cfb_dec_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 // Requires: sm4
 // Saves: v8, v9
 // ----------------------------------------------------------------------------------------------------
@@ -1096,7 +1096,7 @@ Lasmgen_sm4_cfb_dec_ce_done:
 // SM4-CBC encryption: c[i] = E(p[i] ^ c[i-1]), c[-1] = iv; iv = last ciphertext block.
 // Serial (8 dependent sm4e per block); input loaded and output stored four blocks at a time.
 //
-// void _asmgen_sm4_cbc_enc_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+// void asmgen_sm4_cbc_enc_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 // Requires: sm4
 // Saves: v8, v9
 // ----------------------------------------------------------------------------------------------------
@@ -1225,7 +1225,7 @@ Lasmgen_sm4_cbc_enc_ce_done:
 // SM4-CFB-128 encryption: c[i] = p[i] ^ E(c[i-1]), c[-1] = iv; iv = last ciphertext block.
 // Serial (8 dependent sm4e per block); input loaded and output stored four blocks at a time.
 //
-// void _asmgen_sm4_cfb_enc_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+// void asmgen_sm4_cfb_enc_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 // Requires: sm4
 // Saves: v8, v9
 // ----------------------------------------------------------------------------------------------------
@@ -1349,7 +1349,7 @@ Lasmgen_sm4_cfb_enc_ce_done:
 // SM4 CBC-MAC core: mac = E(mac ^ block) for each block.
 // Serial (8 dependent sm4e per block); input loaded and output stored four blocks at a time.
 //
-// void _asmgen_sm4_cbc_mac_ce(const uint8_t *rk_enc, uint8_t *mac, const uint8_t *src, size_t nblocks);
+// void asmgen_sm4_cbc_mac_ce(const uint8_t *rk_enc, uint8_t *mac, const uint8_t *src, size_t nblocks);
 // Requires: sm4
 // Saves: v8, v9
 // ----------------------------------------------------------------------------------------------------
@@ -1471,7 +1471,7 @@ Lasmgen_sm4_cbc_mac_ce_done:
 // SM4-XTS encryption (IEEE 1619), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i]; tweak = T[0] in, T[nblocks] out.
 // Eight blocks in flight; the tweak chain stays in vector registers.
 //
-// void _asmgen_sm4_xts_enc_ieee_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+// void asmgen_sm4_xts_enc_ieee_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 // Requires: sm4
 // Saves: v8, v9, v10, v11, v12, v13, v14, v15
 // ----------------------------------------------------------------------------------------------------
@@ -1808,7 +1808,7 @@ Lasmgen_sm4_xts_enc_ieee_ce_done:
 // SM4-XTS decryption (IEEE 1619), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i]; tweak = T[0] in, T[nblocks] out.
 // Eight blocks in flight; the tweak chain stays in vector registers.
 //
-// void _asmgen_sm4_xts_dec_ieee_ce(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+// void asmgen_sm4_xts_dec_ieee_ce(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 // Requires: sm4
 // Saves: v8, v9, v10, v11, v12, v13, v14, v15
 // ----------------------------------------------------------------------------------------------------
@@ -2145,7 +2145,7 @@ Lasmgen_sm4_xts_dec_ieee_ce_done:
 // SM4-XTS encryption (GB/T 17964-2021), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i]; tweak = T[0] in, T[nblocks] out.
 // Eight blocks in flight; the tweak chain stays in vector registers.
 //
-// void _asmgen_sm4_xts_enc_gb_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+// void asmgen_sm4_xts_enc_gb_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 // Requires: sm4
 // Saves: v8, v9, v10, v11, v12, v13, v14, v15
 // ----------------------------------------------------------------------------------------------------
@@ -2485,7 +2485,7 @@ Lasmgen_sm4_xts_enc_gb_ce_done:
 // SM4-XTS decryption (GB/T 17964-2021), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i]; tweak = T[0] in, T[nblocks] out.
 // Eight blocks in flight; the tweak chain stays in vector registers.
 //
-// void _asmgen_sm4_xts_dec_gb_ce(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+// void asmgen_sm4_xts_dec_gb_ce(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 // Requires: sm4
 // Saves: v8, v9, v10, v11, v12, v13, v14, v15
 // ----------------------------------------------------------------------------------------------------
@@ -2826,7 +2826,7 @@ Lasmgen_sm4_xts_dec_gb_ce_done:
 // state = counter block || GHASH state (GHASH byte order), both updated. Eight blocks in flight, the
 // sm4e rounds of each batch interleaved with the PMULL GHASH of the previous batch.
 //
-// void _asmgen_sm4_gcm_enc_ce(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+// void asmgen_sm4_gcm_enc_ce(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
 // Requires: pmull, sm4
 // Saves: v8, v9, v10, v11, v12, v13, v14, v15
 // ----------------------------------------------------------------------------------------------------
@@ -3379,7 +3379,7 @@ Lasmgen_sm4_gcm_enc_ce_done:
 // SM4-CCM payload encryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit big-endian counter, updated),
 // mac = E(mac ^ p[i]) over the plaintext (src). The MAC block and a counter block share each pass of rounds.
 //
-// void _asmgen_sm4_ccm_enc_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
+// void asmgen_sm4_ccm_enc_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
 // Requires: sm4
 // Saves: v8, v9
 // ----------------------------------------------------------------------------------------------------
@@ -3459,7 +3459,7 @@ Lasmgen_sm4_ccm_enc_ce_done:
 // SM4-CCM payload decryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit big-endian counter, updated),
 // mac = E(mac ^ p[i]) over the plaintext (dst). The MAC block and a counter block share each pass of rounds (the MAC one block behind).
 //
-// void _asmgen_sm4_ccm_dec_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
+// void asmgen_sm4_ccm_dec_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
 // Requires: sm4
 // Saves: v8, v9
 // ----------------------------------------------------------------------------------------------------
@@ -3577,7 +3577,7 @@ Lasmgen_sm4_ccm_dec_ce_done:
 // SM4 key schedule: K = MK ^ FK, rk[i] = K[i+4] = K[i] ^ L'(S(K[i+1] ^ K[i+2] ^ K[i+3] ^ CK[i])),
 // L'(B) = B ^ rol(B, 13) ^ rol(B, 23). Writes rk_enc[i] and rk_dec[31-i] (little-endian words).
 //
-// void _asmgen_sm4_expand_key_neon(uint8_t *rk_enc, uint8_t *rk_dec, const uint8_t *key);
+// void asmgen_sm4_expand_key_neon(uint8_t *rk_enc, uint8_t *rk_dec, const uint8_t *key);
 // Requires: baseline
 // Saves: v8, v9, v10, v11, v12, v13, v14
 // ----------------------------------------------------------------------------------------------------
@@ -3742,7 +3742,7 @@ Lasmgen_sm4_expand_key_neon_loop:
 // SM4-ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys) (NEON, tbl S-box).
 // Eight blocks in flight (two transposed groups of four); dst may equal src.
 //
-// void _asmgen_sm4_ecb_neon(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
+// void asmgen_sm4_ecb_neon(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
 // Requires: baseline
 // Saves: v8, v9, v10, v11, v12, v13, v14, v15
 // ----------------------------------------------------------------------------------------------------
@@ -4270,7 +4270,7 @@ Lasmgen_sm4_ecb_neon_done:
 // SM4-CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks (NEON, tbl S-box).
 // Eight blocks in flight (two transposed groups of four); dst may equal src.
 //
-// void _asmgen_sm4_ctr_neon(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
+// void asmgen_sm4_ctr_neon(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
 // Requires: baseline
 // Saves: v8, v9, v10, v11, v12, v13, v14, v15
 // ----------------------------------------------------------------------------------------------------
@@ -4871,7 +4871,7 @@ Lasmgen_sm4_ctr_neon_done:
 // SM4-CBC decryption: dst[i] = D(src[i]) ^ src[i-1], src[-1] = iv; iv = last ciphertext block (NEON, tbl S-box).
 // Eight blocks in flight (two transposed groups of four); dst may equal src.
 //
-// void _asmgen_sm4_cbc_dec_neon(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+// void asmgen_sm4_cbc_dec_neon(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 // Requires: baseline
 // Saves: v8, v9, v10, v11, v12, v13, v14, v15
 // ----------------------------------------------------------------------------------------------------
@@ -5450,7 +5450,7 @@ Lasmgen_sm4_cbc_dec_neon_done:
 // SM4-CFB-128 decryption: dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv; iv = last ciphertext block (NEON, tbl S-box).
 // Eight blocks in flight (two transposed groups of four); dst may equal src.
 //
-// void _asmgen_sm4_cfb_dec_neon(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+// void asmgen_sm4_cfb_dec_neon(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 // Requires: baseline
 // Saves: v8, v9, v10, v11, v12, v13, v14, v15
 // ----------------------------------------------------------------------------------------------------
@@ -6031,7 +6031,7 @@ Lasmgen_sm4_cfb_dec_neon_done:
 // SM4-CBC encryption: c[i] = E(p[i] ^ c[i-1]), c[-1] = iv; iv = last ciphertext block.
 // Serial: one block per 32 rounds (NEON, tbl S-box).
 //
-// void _asmgen_sm4_cbc_enc_neon(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+// void asmgen_sm4_cbc_enc_neon(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 // Requires: baseline
 // Saves: v8, v9, v10, v11, v12, v13, v14, v15
 // ----------------------------------------------------------------------------------------------------
@@ -6218,7 +6218,7 @@ Lasmgen_sm4_cbc_enc_neon_done:
 // SM4-CFB-128 encryption: c[i] = p[i] ^ E(c[i-1]), c[-1] = iv; iv = last ciphertext block.
 // Serial: one block per 32 rounds (NEON, tbl S-box).
 //
-// void _asmgen_sm4_cfb_enc_neon(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+// void asmgen_sm4_cfb_enc_neon(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 // Requires: baseline
 // Saves: v8, v9, v10, v11, v12, v13, v14, v15
 // ----------------------------------------------------------------------------------------------------
@@ -6405,7 +6405,7 @@ Lasmgen_sm4_cfb_enc_neon_done:
 // SM4 CBC-MAC core: mac = E(mac ^ block) for each block.
 // Serial: one block per 32 rounds (NEON, tbl S-box).
 //
-// void _asmgen_sm4_cbc_mac_neon(const uint8_t *rk_enc, uint8_t *mac, const uint8_t *src, size_t nblocks);
+// void asmgen_sm4_cbc_mac_neon(const uint8_t *rk_enc, uint8_t *mac, const uint8_t *src, size_t nblocks);
 // Requires: baseline
 // Saves: v8, v9, v10, v11, v12, v13, v14, v15
 // ----------------------------------------------------------------------------------------------------

@@ -7,13 +7,13 @@
 # Target: x86_64-macos (Mach-O, System V AMD64 ABI), GNU as syntax
 #
 # Functions:
-#   void _asmgen_ghash_init_avx(uint8_t *table, const uint8_t *h);
+#   void asmgen_ghash_init_avx(uint8_t *table, const uint8_t *h);
 #       requires: PCLMULQDQ, AVX
-#   void _asmgen_ghash_update_avx(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+#   void asmgen_ghash_update_avx(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 #       requires: PCLMULQDQ, AVX
-#   void _asmgen_polyval_init_avx(uint8_t *table, const uint8_t *h);
+#   void asmgen_polyval_init_avx(uint8_t *table, const uint8_t *h);
 #       requires: PCLMULQDQ, AVX
-#   void _asmgen_polyval_update_avx(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+#   void asmgen_polyval_update_avx(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 #       requires: PCLMULQDQ, AVX
 
 	.intel_syntax noprefix
@@ -23,7 +23,7 @@
 # GHASH key setup: table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i,
 # for i = 1..8 (powers in the Montgomery domain: H^i = H^(i-1) * H * x^-128).
 #
-# void _asmgen_ghash_init_avx(uint8_t *table, const uint8_t *h);
+# void asmgen_ghash_init_avx(uint8_t *table, const uint8_t *h);
 # Requires: PCLMULQDQ, AVX
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_ghash_init_avx
@@ -213,7 +213,7 @@ _asmgen_ghash_init_avx:
 # GHASH: absorbs nblocks 16-byte blocks into state, eight blocks per reduction
 # (S + X1)*H^8 + X2*H^7 + ... + X8*H^1, Karatsuba products, one Montgomery reduction).
 #
-# void _asmgen_ghash_update_avx(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+# void asmgen_ghash_update_avx(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 # Requires: PCLMULQDQ, AVX
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_ghash_update_avx
@@ -390,7 +390,7 @@ Lasmgen_ghash_update_avx_done:
 # POLYVAL key setup: table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i,
 # for i = 1..8 (powers in the Montgomery domain: H^i = H^(i-1) * H * x^-128).
 #
-# void _asmgen_polyval_init_avx(uint8_t *table, const uint8_t *h);
+# void asmgen_polyval_init_avx(uint8_t *table, const uint8_t *h);
 # Requires: PCLMULQDQ, AVX
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_polyval_init_avx
@@ -568,7 +568,7 @@ _asmgen_polyval_init_avx:
 # POLYVAL: absorbs nblocks 16-byte blocks into state, eight blocks per reduction
 # (S + X1)*H^8 + X2*H^7 + ... + X8*H^1, Karatsuba products, one Montgomery reduction).
 #
-# void _asmgen_polyval_update_avx(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+# void asmgen_polyval_update_avx(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 # Requires: PCLMULQDQ, AVX
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_polyval_update_avx

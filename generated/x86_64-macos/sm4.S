@@ -7,99 +7,99 @@
 # Target: x86_64-macos (Mach-O, System V AMD64 ABI), GNU as syntax
 #
 # Functions:
-#   void _asmgen_sm4_expand_key_avx(uint8_t *rk_enc, uint8_t *rk_dec, const uint8_t *key);
+#   void asmgen_sm4_expand_key_avx(uint8_t *rk_enc, uint8_t *rk_dec, const uint8_t *key);
 #       requires: AES, AVX
-#   void _asmgen_sm4_ecb_avx(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
+#   void asmgen_sm4_ecb_avx(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
 #       requires: AES, AVX
-#   void _asmgen_sm4_ctr_avx(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
+#   void asmgen_sm4_ctr_avx(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
 #       requires: AES, AVX
-#   void _asmgen_sm4_cbc_dec_avx(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+#   void asmgen_sm4_cbc_dec_avx(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 #       requires: AES, AVX
-#   void _asmgen_sm4_cfb_dec_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+#   void asmgen_sm4_cfb_dec_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 #       requires: AES, AVX
-#   void _asmgen_sm4_ecb_avx2(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
+#   void asmgen_sm4_ecb_avx2(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
 #       requires: AES, AVX, AVX2
-#   void _asmgen_sm4_ctr_avx2(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
+#   void asmgen_sm4_ctr_avx2(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
 #       requires: AES, AVX, AVX2
-#   void _asmgen_sm4_cbc_dec_avx2(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+#   void asmgen_sm4_cbc_dec_avx2(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 #       requires: AES, AVX, AVX2
-#   void _asmgen_sm4_cfb_dec_avx2(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+#   void asmgen_sm4_cfb_dec_avx2(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 #       requires: AES, AVX, AVX2
-#   void _asmgen_sm4_cbc_enc_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+#   void asmgen_sm4_cbc_enc_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 #       requires: AES, AVX
-#   void _asmgen_sm4_cfb_enc_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+#   void asmgen_sm4_cfb_enc_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 #       requires: AES, AVX
-#   void _asmgen_sm4_cbc_mac_avx(const uint8_t *rk_enc, uint8_t *mac, const uint8_t *src, size_t nblocks);
+#   void asmgen_sm4_cbc_mac_avx(const uint8_t *rk_enc, uint8_t *mac, const uint8_t *src, size_t nblocks);
 #       requires: AES, AVX
-#   void _asmgen_sm4_xts_enc_ieee_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+#   void asmgen_sm4_xts_enc_ieee_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 #       requires: AES, AVX
-#   void _asmgen_sm4_xts_dec_ieee_avx(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+#   void asmgen_sm4_xts_dec_ieee_avx(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 #       requires: AES, AVX
-#   void _asmgen_sm4_xts_enc_gb_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+#   void asmgen_sm4_xts_enc_gb_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 #       requires: AES, AVX
-#   void _asmgen_sm4_xts_dec_gb_avx(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+#   void asmgen_sm4_xts_dec_gb_avx(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 #       requires: AES, AVX
-#   void _asmgen_sm4_xts_enc_ieee_avx2(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+#   void asmgen_sm4_xts_enc_ieee_avx2(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 #       requires: AES, AVX, AVX2
-#   void _asmgen_sm4_xts_dec_ieee_avx2(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+#   void asmgen_sm4_xts_dec_ieee_avx2(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 #       requires: AES, AVX, AVX2
-#   void _asmgen_sm4_xts_enc_gb_avx2(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+#   void asmgen_sm4_xts_enc_gb_avx2(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 #       requires: AES, AVX, AVX2
-#   void _asmgen_sm4_xts_dec_gb_avx2(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+#   void asmgen_sm4_xts_dec_gb_avx2(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 #       requires: AES, AVX, AVX2
-#   void _asmgen_sm4_gcm_enc_avx(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+#   void asmgen_sm4_gcm_enc_avx(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
 #       requires: AES, PCLMULQDQ, AVX
-#   void _asmgen_sm4_gcm_enc_avx2(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+#   void asmgen_sm4_gcm_enc_avx2(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
 #       requires: AES, PCLMULQDQ, AVX, AVX2
-#   void _asmgen_sm4_ccm_enc_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
+#   void asmgen_sm4_ccm_enc_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
 #       requires: AES, AVX
-#   void _asmgen_sm4_ccm_dec_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
+#   void asmgen_sm4_ccm_dec_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
 #       requires: AES, AVX
-#   void _asmgen_sm4_ecb_gfni(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
+#   void asmgen_sm4_ecb_gfni(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
 #       requires: AVX, AVX2, GFNI
-#   void _asmgen_sm4_ctr_gfni(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
+#   void asmgen_sm4_ctr_gfni(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
 #       requires: AVX, AVX2, GFNI
-#   void _asmgen_sm4_cbc_dec_gfni(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+#   void asmgen_sm4_cbc_dec_gfni(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 #       requires: AVX, AVX2, GFNI
-#   void _asmgen_sm4_cfb_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+#   void asmgen_sm4_cfb_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 #       requires: AVX, AVX2, GFNI
-#   void _asmgen_sm4_xts_enc_ieee_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+#   void asmgen_sm4_xts_enc_ieee_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 #       requires: AVX, AVX2, VPCLMULQDQ, GFNI
-#   void _asmgen_sm4_xts_dec_ieee_gfni(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+#   void asmgen_sm4_xts_dec_ieee_gfni(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 #       requires: AVX, AVX2, VPCLMULQDQ, GFNI
-#   void _asmgen_sm4_xts_enc_gb_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+#   void asmgen_sm4_xts_enc_gb_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 #       requires: AVX, AVX2, VPCLMULQDQ, GFNI
-#   void _asmgen_sm4_xts_dec_gb_gfni(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+#   void asmgen_sm4_xts_dec_gb_gfni(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 #       requires: AVX, AVX2, VPCLMULQDQ, GFNI
-#   void _asmgen_sm4_gcm_enc_gfni(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+#   void asmgen_sm4_gcm_enc_gfni(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
 #       requires: PCLMULQDQ, AVX, AVX2, GFNI
-#   void _asmgen_sm4_ecb_vaes(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
+#   void asmgen_sm4_ecb_vaes(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
 #       requires: AES, AVX, AVX2, VAES
-#   void _asmgen_sm4_ctr_vaes(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
+#   void asmgen_sm4_ctr_vaes(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
 #       requires: AES, AVX, AVX2, VAES
-#   void _asmgen_sm4_cbc_dec_vaes(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+#   void asmgen_sm4_cbc_dec_vaes(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 #       requires: AES, AVX, AVX2, VAES
-#   void _asmgen_sm4_cfb_dec_vaes(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+#   void asmgen_sm4_cfb_dec_vaes(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 #       requires: AES, AVX, AVX2, VAES
-#   void _asmgen_sm4_xts_enc_ieee_vaes(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+#   void asmgen_sm4_xts_enc_ieee_vaes(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 #       requires: AES, AVX, AVX2, VAES
-#   void _asmgen_sm4_xts_dec_ieee_vaes(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+#   void asmgen_sm4_xts_dec_ieee_vaes(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 #       requires: AES, AVX, AVX2, VAES
-#   void _asmgen_sm4_xts_enc_gb_vaes(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+#   void asmgen_sm4_xts_enc_gb_vaes(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 #       requires: AES, AVX, AVX2, VAES
-#   void _asmgen_sm4_xts_dec_gb_vaes(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+#   void asmgen_sm4_xts_dec_gb_vaes(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 #       requires: AES, AVX, AVX2, VAES
-#   void _asmgen_sm4_gcm_enc_vaes(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+#   void asmgen_sm4_gcm_enc_vaes(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
 #       requires: AES, PCLMULQDQ, AVX, AVX2, VAES
-#   void _asmgen_sm4_cbc_enc_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+#   void asmgen_sm4_cbc_enc_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 #       requires: AVX, GFNI
-#   void _asmgen_sm4_cfb_enc_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+#   void asmgen_sm4_cfb_enc_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 #       requires: AVX, GFNI
-#   void _asmgen_sm4_cbc_mac_gfni(const uint8_t *rk_enc, uint8_t *mac, const uint8_t *src, size_t nblocks);
+#   void asmgen_sm4_cbc_mac_gfni(const uint8_t *rk_enc, uint8_t *mac, const uint8_t *src, size_t nblocks);
 #       requires: AVX, GFNI
-#   void _asmgen_sm4_ccm_enc_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
+#   void asmgen_sm4_ccm_enc_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
 #       requires: AVX, GFNI
-#   void _asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
+#   void asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
 #       requires: AVX, GFNI
 
 	.intel_syntax noprefix
@@ -109,7 +109,7 @@
 # SM4 key schedule: K = MK ^ FK, rk[i] = K[i+4] = K[i] ^ L'(S(K[i+1] ^ K[i+2] ^ K[i+3] ^ CK[i])),
 # L'(B) = B ^ rol(B, 13) ^ rol(B, 23). Writes rk_enc[i] and rk_dec[31-i] (little-endian words).
 #
-# void _asmgen_sm4_expand_key_avx(uint8_t *rk_enc, uint8_t *rk_dec, const uint8_t *key);
+# void asmgen_sm4_expand_key_avx(uint8_t *rk_enc, uint8_t *rk_dec, const uint8_t *key);
 # Requires: AES, AVX
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_expand_key_avx
@@ -276,7 +276,7 @@ Lasmgen_sm4_expand_key_avx_loop:
 # SM4-ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys).
 # 8 blocks in flight (two groups of 4 in xmm); dst may equal src.
 #
-# void _asmgen_sm4_ecb_avx(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
+# void asmgen_sm4_ecb_avx(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
 # Requires: AES, AVX
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_ecb_avx
@@ -686,7 +686,7 @@ Lasmgen_sm4_ecb_avx_done:
 # SM4-CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks.
 # 8 blocks in flight (two groups of 4 in xmm); dst may equal src.
 #
-# void _asmgen_sm4_ctr_avx(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
+# void asmgen_sm4_ctr_avx(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
 # Requires: AES, AVX
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_ctr_avx
@@ -1126,7 +1126,7 @@ Lasmgen_sm4_ctr_avx_done:
 # SM4-CBC decryption: dst[i] = D(src[i]) ^ src[i-1], src[-1] = iv; iv = last ciphertext block.
 # 8 blocks in flight (two groups of 4 in xmm); dst may equal src.
 #
-# void _asmgen_sm4_cbc_dec_avx(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+# void asmgen_sm4_cbc_dec_avx(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 # Requires: AES, AVX
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_cbc_dec_avx
@@ -1560,7 +1560,7 @@ Lasmgen_sm4_cbc_dec_avx_done:
 # SM4-CFB-128 decryption: dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv; iv = last ciphertext block.
 # 8 blocks in flight (two groups of 4 in xmm); dst may equal src.
 #
-# void _asmgen_sm4_cfb_dec_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+# void asmgen_sm4_cfb_dec_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 # Requires: AES, AVX
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_cfb_dec_avx
@@ -1994,7 +1994,7 @@ Lasmgen_sm4_cfb_dec_avx_done:
 # SM4-ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys).
 # 16 blocks in flight (two groups of 8 in ymm, aesenclast per half); dst may equal src.
 #
-# void _asmgen_sm4_ecb_avx2(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
+# void asmgen_sm4_ecb_avx2(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
 # Requires: AES, AVX, AVX2
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_ecb_avx2
@@ -2868,7 +2868,7 @@ Lasmgen_sm4_ecb_avx2_done:
 # SM4-CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks.
 # 16 blocks in flight (two groups of 8 in ymm, aesenclast per half); dst may equal src.
 #
-# void _asmgen_sm4_ctr_avx2(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
+# void asmgen_sm4_ctr_avx2(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
 # Requires: AES, AVX, AVX2
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_ctr_avx2
@@ -3805,7 +3805,7 @@ Lasmgen_sm4_ctr_avx2_done:
 # SM4-CBC decryption: dst[i] = D(src[i]) ^ src[i-1], src[-1] = iv; iv = last ciphertext block.
 # 16 blocks in flight (two groups of 8 in ymm, aesenclast per half); dst may equal src.
 #
-# void _asmgen_sm4_cbc_dec_avx2(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+# void asmgen_sm4_cbc_dec_avx2(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 # Requires: AES, AVX, AVX2
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_cbc_dec_avx2
@@ -4728,7 +4728,7 @@ Lasmgen_sm4_cbc_dec_avx2_done:
 # SM4-CFB-128 decryption: dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv; iv = last ciphertext block.
 # 16 blocks in flight (two groups of 8 in ymm, aesenclast per half); dst may equal src.
 #
-# void _asmgen_sm4_cfb_dec_avx2(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+# void asmgen_sm4_cfb_dec_avx2(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 # Requires: AES, AVX, AVX2
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_cfb_dec_avx2
@@ -5649,7 +5649,7 @@ Lasmgen_sm4_cfb_dec_avx2_done:
 # SM4-CBC encryption: c[i] = E(p[i] ^ c[i-1]), c[-1] = iv; iv = last ciphertext block.
 # Serial: one block per 32 rounds.
 #
-# void _asmgen_sm4_cbc_enc_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+# void asmgen_sm4_cbc_enc_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 # Requires: AES, AVX
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_cbc_enc_avx
@@ -5821,7 +5821,7 @@ Lasmgen_sm4_cbc_enc_avx_done:
 # SM4-CFB-128 encryption: c[i] = p[i] ^ E(c[i-1]), c[-1] = iv; iv = last ciphertext block.
 # Serial: one block per 32 rounds.
 #
-# void _asmgen_sm4_cfb_enc_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+# void asmgen_sm4_cfb_enc_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 # Requires: AES, AVX
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_cfb_enc_avx
@@ -5993,7 +5993,7 @@ Lasmgen_sm4_cfb_enc_avx_done:
 # SM4 CBC-MAC core: mac = E(mac ^ block) for each block.
 # Serial: one block per 32 rounds.
 #
-# void _asmgen_sm4_cbc_mac_avx(const uint8_t *rk_enc, uint8_t *mac, const uint8_t *src, size_t nblocks);
+# void asmgen_sm4_cbc_mac_avx(const uint8_t *rk_enc, uint8_t *mac, const uint8_t *src, size_t nblocks);
 # Requires: AES, AVX
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_cbc_mac_avx
@@ -6163,7 +6163,7 @@ Lasmgen_sm4_cbc_mac_avx_done:
 # SM4-XTS encryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
 # tweak becomes T[nblocks]. 8 blocks in flight, tweaks computed in registers; dst may equal src.
 #
-# void _asmgen_sm4_xts_enc_ieee_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+# void asmgen_sm4_xts_enc_ieee_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 # Requires: AES, AVX
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_xts_enc_ieee_avx
@@ -6676,7 +6676,7 @@ Lasmgen_sm4_xts_enc_ieee_avx_done:
 # SM4-XTS decryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
 # tweak becomes T[nblocks]. 8 blocks in flight, tweaks computed in registers; dst may equal src.
 #
-# void _asmgen_sm4_xts_dec_ieee_avx(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+# void asmgen_sm4_xts_dec_ieee_avx(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 # Requires: AES, AVX
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_xts_dec_ieee_avx
@@ -7189,7 +7189,7 @@ Lasmgen_sm4_xts_dec_ieee_avx_done:
 # SM4-XTS encryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
 # tweak becomes T[nblocks]. 8 blocks in flight, tweaks computed in registers; dst may equal src.
 #
-# void _asmgen_sm4_xts_enc_gb_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+# void asmgen_sm4_xts_enc_gb_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 # Requires: AES, AVX
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_xts_enc_gb_avx
@@ -7738,7 +7738,7 @@ Lasmgen_sm4_xts_enc_gb_avx_done:
 # SM4-XTS decryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
 # tweak becomes T[nblocks]. 8 blocks in flight, tweaks computed in registers; dst may equal src.
 #
-# void _asmgen_sm4_xts_dec_gb_avx(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+# void asmgen_sm4_xts_dec_gb_avx(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 # Requires: AES, AVX
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_xts_dec_gb_avx
@@ -8287,7 +8287,7 @@ Lasmgen_sm4_xts_dec_gb_avx_done:
 # SM4-XTS encryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
 # tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
 #
-# void _asmgen_sm4_xts_enc_ieee_avx2(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+# void asmgen_sm4_xts_enc_ieee_avx2(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 # Requires: AES, AVX, AVX2
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_xts_enc_ieee_avx2
@@ -9610,7 +9610,7 @@ Lasmgen_sm4_xts_enc_ieee_avx2_done:
 # SM4-XTS decryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
 # tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
 #
-# void _asmgen_sm4_xts_dec_ieee_avx2(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+# void asmgen_sm4_xts_dec_ieee_avx2(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 # Requires: AES, AVX, AVX2
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_xts_dec_ieee_avx2
@@ -10933,7 +10933,7 @@ Lasmgen_sm4_xts_dec_ieee_avx2_done:
 # SM4-XTS encryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
 # tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
 #
-# void _asmgen_sm4_xts_enc_gb_avx2(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+# void asmgen_sm4_xts_enc_gb_avx2(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 # Requires: AES, AVX, AVX2
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_xts_enc_gb_avx2
@@ -12376,7 +12376,7 @@ Lasmgen_sm4_xts_enc_gb_avx2_done:
 # SM4-XTS decryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
 # tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
 #
-# void _asmgen_sm4_xts_dec_gb_avx2(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+# void asmgen_sm4_xts_dec_gb_avx2(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 # Requires: AES, AVX, AVX2
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_xts_dec_gb_avx2
@@ -13820,7 +13820,7 @@ Lasmgen_sm4_xts_dec_gb_avx2_done:
 # absorbs the ciphertext (dst) with the key table htable (asmgen_ghash_init_avx). One pass: 8 blocks in
 # flight, GHASH multiplies interleaved with the rounds; dst may equal src.
 #
-# void _asmgen_sm4_gcm_enc_avx(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+# void asmgen_sm4_gcm_enc_avx(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
 # Requires: AES, PCLMULQDQ, AVX
 # Saves: rbx, rbp, r12
 # ----------------------------------------------------------------------------------------------------
@@ -15020,7 +15020,7 @@ Lasmgen_sm4_gcm_enc_avx_done:
 # absorbs the ciphertext (dst) with the key table htable (asmgen_ghash_init_avx). One pass: 16 blocks in
 # flight, GHASH multiplies interleaved with the rounds; dst may equal src.
 #
-# void _asmgen_sm4_gcm_enc_avx2(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+# void asmgen_sm4_gcm_enc_avx2(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
 # Requires: AES, PCLMULQDQ, AVX, AVX2
 # Saves: rbx, rbp, r12
 # ----------------------------------------------------------------------------------------------------
@@ -16620,7 +16620,7 @@ Lasmgen_sm4_gcm_enc_avx2_done:
 # mac = E(mac ^ p[i]) over the plaintext p = src. One pass: the MAC block and a counter block share the
 # rounds (two lanes of one xmm group); dst may equal src.
 #
-# void _asmgen_sm4_ccm_enc_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
+# void asmgen_sm4_ccm_enc_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
 # Requires: AES, AVX
 # Saves: rbx
 # ----------------------------------------------------------------------------------------------------
@@ -16821,7 +16821,7 @@ Lasmgen_sm4_ccm_enc_avx_done:
 # mac = E(mac ^ p[i]) over the plaintext p = dst. One pass: the MAC block and a counter block share the
 # rounds (two lanes of one xmm group); dst may equal src.
 #
-# void _asmgen_sm4_ccm_dec_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
+# void asmgen_sm4_ccm_dec_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
 # Requires: AES, AVX
 # Saves: rbx
 # ----------------------------------------------------------------------------------------------------
@@ -17319,7 +17319,7 @@ Lasmgen_sm4_ccm_dec_avx_done:
 # SM4-ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys).
 # 16 blocks in flight (two groups of 8 in ymm, GFNI S-box); dst may equal src.
 #
-# void _asmgen_sm4_ecb_gfni(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
+# void asmgen_sm4_ecb_gfni(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
 # Requires: AVX, AVX2, GFNI
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_ecb_gfni
@@ -17973,7 +17973,7 @@ Lasmgen_sm4_ecb_gfni_done:
 # SM4-CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks.
 # 16 blocks in flight (two groups of 8 in ymm, GFNI S-box); dst may equal src.
 #
-# void _asmgen_sm4_ctr_gfni(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
+# void asmgen_sm4_ctr_gfni(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
 # Requires: AVX, AVX2, GFNI
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_ctr_gfni
@@ -18690,7 +18690,7 @@ Lasmgen_sm4_ctr_gfni_done:
 # SM4-CBC decryption: dst[i] = D(src[i]) ^ src[i-1], src[-1] = iv; iv = last ciphertext block.
 # 16 blocks in flight (two groups of 8 in ymm, GFNI S-box); dst may equal src.
 #
-# void _asmgen_sm4_cbc_dec_gfni(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+# void asmgen_sm4_cbc_dec_gfni(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 # Requires: AVX, AVX2, GFNI
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_cbc_dec_gfni
@@ -19393,7 +19393,7 @@ Lasmgen_sm4_cbc_dec_gfni_done:
 # SM4-CFB-128 decryption: dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv; iv = last ciphertext block.
 # 16 blocks in flight (two groups of 8 in ymm, GFNI S-box); dst may equal src.
 #
-# void _asmgen_sm4_cfb_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+# void asmgen_sm4_cfb_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 # Requires: AVX, AVX2, GFNI
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_cfb_dec_gfni
@@ -20094,7 +20094,7 @@ Lasmgen_sm4_cfb_dec_gfni_done:
 # SM4-XTS encryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
 # tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
 #
-# void _asmgen_sm4_xts_enc_ieee_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+# void asmgen_sm4_xts_enc_ieee_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 # Requires: AVX, AVX2, VPCLMULQDQ, GFNI
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_xts_enc_ieee_gfni
@@ -21160,7 +21160,7 @@ Lasmgen_sm4_xts_enc_ieee_gfni_done:
 # SM4-XTS decryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
 # tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
 #
-# void _asmgen_sm4_xts_dec_ieee_gfni(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+# void asmgen_sm4_xts_dec_ieee_gfni(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 # Requires: AVX, AVX2, VPCLMULQDQ, GFNI
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_xts_dec_ieee_gfni
@@ -22226,7 +22226,7 @@ Lasmgen_sm4_xts_dec_ieee_gfni_done:
 # SM4-XTS encryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
 # tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
 #
-# void _asmgen_sm4_xts_enc_gb_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+# void asmgen_sm4_xts_enc_gb_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 # Requires: AVX, AVX2, VPCLMULQDQ, GFNI
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_xts_enc_gb_gfni
@@ -23346,7 +23346,7 @@ Lasmgen_sm4_xts_enc_gb_gfni_done:
 # SM4-XTS decryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
 # tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
 #
-# void _asmgen_sm4_xts_dec_gb_gfni(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+# void asmgen_sm4_xts_dec_gb_gfni(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 # Requires: AVX, AVX2, VPCLMULQDQ, GFNI
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_xts_dec_gb_gfni
@@ -24467,7 +24467,7 @@ Lasmgen_sm4_xts_dec_gb_gfni_done:
 # absorbs the ciphertext (dst) with the key table htable (asmgen_ghash_init_avx). One pass: 16 blocks in
 # flight, GHASH multiplies interleaved with the rounds; dst may equal src.
 #
-# void _asmgen_sm4_gcm_enc_gfni(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+# void asmgen_sm4_gcm_enc_gfni(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
 # Requires: PCLMULQDQ, AVX, AVX2, GFNI
 # Saves: rbx, rbp, r12
 # ----------------------------------------------------------------------------------------------------
@@ -25642,7 +25642,7 @@ Lasmgen_sm4_gcm_enc_gfni_done:
 # SM4-ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys).
 # 16 blocks in flight (two groups of 8 in ymm, vaesenclast); dst may equal src.
 #
-# void _asmgen_sm4_ecb_vaes(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
+# void asmgen_sm4_ecb_vaes(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
 # Requires: AES, AVX, AVX2, VAES
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_ecb_vaes
@@ -26492,7 +26492,7 @@ Lasmgen_sm4_ecb_vaes_done:
 # SM4-CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks.
 # 16 blocks in flight (two groups of 8 in ymm, vaesenclast); dst may equal src.
 #
-# void _asmgen_sm4_ctr_vaes(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
+# void asmgen_sm4_ctr_vaes(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
 # Requires: AES, AVX, AVX2, VAES
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_ctr_vaes
@@ -27405,7 +27405,7 @@ Lasmgen_sm4_ctr_vaes_done:
 # SM4-CBC decryption: dst[i] = D(src[i]) ^ src[i-1], src[-1] = iv; iv = last ciphertext block.
 # 16 blocks in flight (two groups of 8 in ymm, vaesenclast); dst may equal src.
 #
-# void _asmgen_sm4_cbc_dec_vaes(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+# void asmgen_sm4_cbc_dec_vaes(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 # Requires: AES, AVX, AVX2, VAES
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_cbc_dec_vaes
@@ -28304,7 +28304,7 @@ Lasmgen_sm4_cbc_dec_vaes_done:
 # SM4-CFB-128 decryption: dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv; iv = last ciphertext block.
 # 16 blocks in flight (two groups of 8 in ymm, vaesenclast); dst may equal src.
 #
-# void _asmgen_sm4_cfb_dec_vaes(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+# void asmgen_sm4_cfb_dec_vaes(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 # Requires: AES, AVX, AVX2, VAES
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_cfb_dec_vaes
@@ -29201,7 +29201,7 @@ Lasmgen_sm4_cfb_dec_vaes_done:
 # SM4-XTS encryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
 # tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
 #
-# void _asmgen_sm4_xts_enc_ieee_vaes(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+# void asmgen_sm4_xts_enc_ieee_vaes(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 # Requires: AES, AVX, AVX2, VAES
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_xts_enc_ieee_vaes
@@ -30500,7 +30500,7 @@ Lasmgen_sm4_xts_enc_ieee_vaes_done:
 # SM4-XTS decryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
 # tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
 #
-# void _asmgen_sm4_xts_dec_ieee_vaes(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+# void asmgen_sm4_xts_dec_ieee_vaes(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 # Requires: AES, AVX, AVX2, VAES
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_xts_dec_ieee_vaes
@@ -31799,7 +31799,7 @@ Lasmgen_sm4_xts_dec_ieee_vaes_done:
 # SM4-XTS encryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
 # tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
 #
-# void _asmgen_sm4_xts_enc_gb_vaes(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+# void asmgen_sm4_xts_enc_gb_vaes(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 # Requires: AES, AVX, AVX2, VAES
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_xts_enc_gb_vaes
@@ -33218,7 +33218,7 @@ Lasmgen_sm4_xts_enc_gb_vaes_done:
 # SM4-XTS decryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
 # tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
 #
-# void _asmgen_sm4_xts_dec_gb_vaes(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+# void asmgen_sm4_xts_dec_gb_vaes(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 # Requires: AES, AVX, AVX2, VAES
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_xts_dec_gb_vaes
@@ -34638,7 +34638,7 @@ Lasmgen_sm4_xts_dec_gb_vaes_done:
 # absorbs the ciphertext (dst) with the key table htable (asmgen_ghash_init_avx). One pass: 16 blocks in
 # flight, GHASH multiplies interleaved with the rounds; dst may equal src.
 #
-# void _asmgen_sm4_gcm_enc_vaes(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+# void asmgen_sm4_gcm_enc_vaes(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
 # Requires: AES, PCLMULQDQ, AVX, AVX2, VAES
 # Saves: rbx, rbp, r12
 # ----------------------------------------------------------------------------------------------------
@@ -36189,7 +36189,7 @@ Lasmgen_sm4_gcm_enc_vaes_done:
 # SM4-CBC encryption: c[i] = E(p[i] ^ c[i-1]), c[-1] = iv; iv = last ciphertext block.
 # Serial: one block per 32 rounds.
 #
-# void _asmgen_sm4_cbc_enc_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+# void asmgen_sm4_cbc_enc_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 # Requires: AVX, GFNI
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_cbc_enc_gfni
@@ -36315,7 +36315,7 @@ Lasmgen_sm4_cbc_enc_gfni_done:
 # SM4-CFB-128 encryption: c[i] = p[i] ^ E(c[i-1]), c[-1] = iv; iv = last ciphertext block.
 # Serial: one block per 32 rounds.
 #
-# void _asmgen_sm4_cfb_enc_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+# void asmgen_sm4_cfb_enc_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 # Requires: AVX, GFNI
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_cfb_enc_gfni
@@ -36441,7 +36441,7 @@ Lasmgen_sm4_cfb_enc_gfni_done:
 # SM4 CBC-MAC core: mac = E(mac ^ block) for each block.
 # Serial: one block per 32 rounds.
 #
-# void _asmgen_sm4_cbc_mac_gfni(const uint8_t *rk_enc, uint8_t *mac, const uint8_t *src, size_t nblocks);
+# void asmgen_sm4_cbc_mac_gfni(const uint8_t *rk_enc, uint8_t *mac, const uint8_t *src, size_t nblocks);
 # Requires: AVX, GFNI
 # ----------------------------------------------------------------------------------------------------
 	.globl _asmgen_sm4_cbc_mac_gfni
@@ -36566,7 +36566,7 @@ Lasmgen_sm4_cbc_mac_gfni_done:
 # mac = E(mac ^ p[i]) over the plaintext p = src. One pass: the MAC block and a counter block share the
 # rounds (two lanes of one xmm group); dst may equal src.
 #
-# void _asmgen_sm4_ccm_enc_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
+# void asmgen_sm4_ccm_enc_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
 # Requires: AVX, GFNI
 # Saves: rbx
 # ----------------------------------------------------------------------------------------------------
@@ -36721,7 +36721,7 @@ Lasmgen_sm4_ccm_enc_gfni_done:
 # mac = E(mac ^ p[i]) over the plaintext p = dst. One pass: the MAC block and a counter block share the
 # rounds (two lanes of one xmm group); dst may equal src.
 #
-# void _asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
+# void asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
 # Requires: AVX, GFNI
 # Saves: rbx
 # ----------------------------------------------------------------------------------------------------
