@@ -7,7 +7,9 @@ use crate::target::Abi;
 
 pub use crate::label::Label;
 
-/// An unwind directive, derived from the prologue; printed as `.cfi_*` on ELF (and, later, as SEH codes).
+/// An unwind directive, derived from the prologue; printed as `.cfi_*` on ELF and as SEH directives
+/// (`.seh_*`) on COFF. The first three are CFI only; the others say what a prologue step did, and each object
+/// format spells them its own way.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Cfi {
     /// The canonical frame address moved by this many bytes (stack grew by a positive amount).
@@ -16,6 +18,15 @@ pub enum Cfi {
     RelOffset(String, i32),
     /// `reg` has its caller's value again.
     Restore(String),
+    /// `reg` was pushed (CFI: the CFA offset grew by 8 and `reg` is at offset 0; SEH: `.seh_pushreg`).
+    Push(String),
+    /// The stack pointer was lowered by this many bytes (CFI: the CFA offset; SEH: `.seh_stackalloc`).
+    Alloc(i32),
+    /// Vector register `reg` was stored at this offset from the stack pointer (CFI: `.cfi_rel_offset`; SEH:
+    /// `.seh_savexmm`).
+    SaveVec(String, i32),
+    /// The prologue ends here (SEH: `.seh_endprologue`; nothing in CFI).
+    EndPrologue,
 }
 
 /// One line of a function body.
@@ -99,6 +110,9 @@ pub struct Signature {
 pub struct Frame<I: InstructionSet> {
     /// Callee-saved registers the body writes or reads, sorted.
     pub saved: Vec<I::Reg>,
+    /// The number of integer/pointer parameters: the prologue moves those the ABI passes elsewhere than where
+    /// the body reads them ([`crate::abi::Conventions::param_reg`]).
+    pub params: usize,
 }
 
 /// A read-only constant, placed in the listing's constant section.

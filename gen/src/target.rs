@@ -23,7 +23,7 @@ pub enum Os {
     Linux,
     /// macOS (Mach-O, spelled by [`crate::syntax::Directives::MACH_O`]).
     MacOs,
-    /// Windows (COFF/PE). No target row yet; [`crate::syntax::Directives::COFF`] spells it.
+    /// Windows (COFF/PE): [`Target::X86_64_WINDOWS`].
     Windows,
 }
 
@@ -102,15 +102,36 @@ impl Target {
     pub const RISCV64_LINUX: Target =
         Target { arch: Arch::Riscv64, os: Os::Linux, format: ObjectFormat::Elf, abi: Abi::Lp64d, syntax: Syntax::Gas };
 
-    /// Every target asmgen knows, one row each. A new platform (say x86_64 Windows: COFF, Win64, GNU as) is a
-    /// new row here, and in [`Target::GENERATED`] once its listings are checked in.
-    /// The Linux rows come first: [`Target::first_of`] is what the JIT lowers for.
-    pub const TARGETS: &'static [Target] =
-        &[Self::X86_64_LINUX, Self::AARCH64_LINUX, Self::RISCV64_LINUX, Self::X86_64_MACOS, Self::AARCH64_MACOS];
+    /// x86_64 Windows (COFF, Microsoft x64, SEH unwind data).
+    pub const X86_64_WINDOWS: Target = Target {
+        arch: Arch::X86_64,
+        os: Os::Windows,
+        format: ObjectFormat::Coff,
+        abi: Abi::Win64,
+        syntax: Syntax::Gas,
+    };
+
+    /// Every target asmgen knows, one row each. A new platform is a new row here, and in
+    /// [`Target::GENERATED`] once its listings are checked in. The Linux rows come first:
+    /// [`Target::first_of`] is what the JIT lowers for.
+    pub const TARGETS: &'static [Target] = &[
+        Self::X86_64_LINUX,
+        Self::AARCH64_LINUX,
+        Self::RISCV64_LINUX,
+        Self::X86_64_MACOS,
+        Self::AARCH64_MACOS,
+        Self::X86_64_WINDOWS,
+    ];
 
     /// The targets whose listings are checked in under `generated/`.
-    pub const GENERATED: [Target; 5] =
-        [Self::X86_64_LINUX, Self::AARCH64_LINUX, Self::RISCV64_LINUX, Self::X86_64_MACOS, Self::AARCH64_MACOS];
+    pub const GENERATED: [Target; 6] = [
+        Self::X86_64_LINUX,
+        Self::AARCH64_LINUX,
+        Self::RISCV64_LINUX,
+        Self::X86_64_MACOS,
+        Self::AARCH64_MACOS,
+        Self::X86_64_WINDOWS,
+    ];
 
     /// Directory name under `generated/`, e.g. `x86_64-linux`.
     pub fn dir_name(&self) -> String {

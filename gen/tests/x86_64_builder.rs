@@ -40,13 +40,15 @@ fn stack_arguments_are_described_by_the_abi() {
     let locs: Vec<ArgLoc<Gpr>> = (0..7).map(|_| b.arg("p", CType::Size)).collect();
     assert_eq!(locs[5], ArgLoc::Reg(R9));
     assert_eq!(locs[6], ArgLoc::Stack(8));
-    // `param` wants a register: a stack argument is a generation error that points to `arg`.
-    let mut b = Builder::<X86_64>::new("f", Abi::Win64, &[]);
-    for _ in 0..5 {
+    // `param` gives a register to every parameter the ABI has one for (Win64's 5th and 6th: r8 and r9, loaded
+    // by the prologue); a 7th has none, which is a generation error naming the function.
+    let mut b = Builder::<X86_64>::new("asmgen_seven", Abi::Win64, &[]);
+    for _ in 0..7 {
         b.param("p", CType::Size);
     }
     let Err(err) = b.finish() else { panic!("generation must fail") };
-    assert!(err.message.contains("Builder::arg"), "{err}");
+    assert_eq!(err.function, "asmgen_seven");
+    assert!(err.message.contains("on the stack (56 bytes"), "{err}");
 }
 
 #[test]
@@ -72,14 +74,12 @@ fn parameters_follow_the_abi() {
     let mut b = Builder::<X86_64>::new("f", Abi::SysV, &[]);
     let regs: Vec<_> = (0..4).map(|_| b.param("p", CType::Size)).collect();
     assert_eq!(format!("{regs:?}"), "[Gpr(7), Gpr(6), Gpr(2), Gpr(1)]"); // rdi rsi rdx rcx
+                                                                         // Win64: the body reads its parameters where System V passes them (the prologue moves them there).
     let mut w = Builder::<X86_64>::new("f", Abi::Win64, &[]);
-    let regs: Vec<_> = (0..4).map(|_| w.param("p", CType::Size)).collect();
-    assert_eq!(format!("{regs:?}"), "[Gpr(1), Gpr(2), Gpr(8), Gpr(9)]"); // rcx rdx r8 r9
-    let mut too_many = Builder::<X86_64>::new("f", Abi::Win64, &[]);
-    for _ in 0..5 {
-        too_many.param("p", CType::Size);
-    }
-    assert!(too_many.finish().is_err());
+    let regs: Vec<_> = (0..6).map(|_| w.param("p", CType::Size)).collect();
+    assert_eq!(format!("{regs:?}"), "[Gpr(7), Gpr(6), Gpr(2), Gpr(1), Gpr(8), Gpr(9)]");
+    let f = w.finish().unwrap();
+    assert_eq!(format!("{:?}", f.frame.saved), "[Gpr(6), Gpr(7)]", "rsi and rdi are written, so saved");
 }
 
 fn uses_rbx_and_r12() -> asmgen::Function<X86_64> {
@@ -174,4 +174,45 @@ fn every_table_entry_assembles() {
     };
     let out = Command::new(mc).args(["-triple=x86_64", "-filetype=obj", "-o", "/dev/null"]).arg(&s).output().unwrap();
     assert!(out.status.success(), "{mc} rejected the table:\n{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// A Win64 function with six parameters that uses rbx, xmm6 and xmm9.
+fn win64_six() -> asmgen::Function<X86_64> {
+    let mut b = Builder::<X86_64>::new("asmgen_test_win64", Abi::Win64, &[X86Feature::Avx]);
+    let ps: Vec<Gpr> = (0..6).map(|_| b.param("p", CType::BytePtr)).collect();
+    let c = b.constant("ones", 16, "sixteen 0x01 bytes", &[1; 16]);
+    b.mov(RBX, ps[5]);
+    b.vmovdqa(Xmm(6), rip(&c));
+    b.vmovdqu(Xmm(9), mem(ps[4], 0));
+    b.vmovdqu(mem(RBX, 0), Xmm(6));
+    b.finish().unwrap()
+}
+
+#[test]
+fn win64_prologue_saves_loads_and_describes_itself_in_seh() {
+    let l = Listing { name: "t".into(), title: "test".into(), functions: vec![win64_six()] };
+    let text = emit::listing(Target::X86_64_WINDOWS, &l, "gen/tests/x86_64_builder.rs").unwrap();
+    let expect = [
+        ".def asmgen_test_win64; .scl 2; .type 32; .endef",
+        ".seh_proc asmgen_test_win64",
+        "push        rbx\n\t.seh_pushreg rbx",
+        "push        rsi\n\t.seh_pushreg rsi",
+        "push        rdi\n\t.seh_pushreg rdi",
+        // Three pushes leave rsp 0 mod 16: two xmm slots, no padding.
+        "sub         rsp, 32\n\t.seh_stackalloc 32",
+        "vmovdqa     xmmword ptr [rsp], xmm6\n\t.seh_savexmm xmm6, 0",
+        "vmovdqa     xmmword ptr [rsp + 16], xmm9\n\t.seh_savexmm xmm9, 16",
+        ".seh_endprologue\n\tmov         rdi, rcx\n\tmov         rsi, rdx\n\tmov         rdx, r8\n\tmov         rcx, r9",
+        // 40 and 48 above the entry rsp, plus 24 pushed and 32 allocated.
+        "mov         r8, qword ptr [rsp + 96]\n\tmov         r9, qword ptr [rsp + 104]",
+        "vmovdqa     xmm6, xmmword ptr [rsp]\n\tvmovdqa     xmm9, xmmword ptr [rsp + 16]\n\tadd         rsp, 32",
+        "pop         rdi\n\tpop         rsi\n\tpop         rbx\n\tret\n\t.seh_endproc",
+        ".section .rdata,\"dr\"",
+    ];
+    for e in expect {
+        assert!(text.contains(e), "missing {e:?} in\n{text}");
+    }
+    for absent in [".type asmgen", ".size", ".hidden", ".cfi_", ".note.GNU-stack", ".note.gnu.property"] {
+        assert!(!text.contains(absent), "{absent} in a COFF listing");
+    }
 }

@@ -330,6 +330,7 @@ mod tests {
     #[test]
     fn every_set_matches_its_listings_and_roles() {
         check(Target::X86_64_LINUX, x86_64(Target::X86_64_LINUX).unwrap(), X86_64_SETS);
+        check(Target::X86_64_WINDOWS, x86_64(Target::X86_64_WINDOWS).unwrap(), X86_64_SETS);
         check(Target::AARCH64_LINUX, aarch64(Target::AARCH64_LINUX).unwrap(), AARCH64_SETS);
         check(Target::RISCV64_LINUX, riscv64(Target::RISCV64_LINUX).unwrap(), RISCV64_SETS);
         // macOS: the same kernels under the Mach-O rows' ABIs (Apple AAPCS64 reserves x18: every aarch64 kernel,

@@ -24,8 +24,8 @@ pub enum ArgLoc<R> {
     Reg(R),
     /// On the stack, this many bytes above the stack pointer on entry (before the prologue moves it): on
     /// x86-64 the return address is at 0, so System V's 7th argument is at 8 and Win64's 5th at 40 (above the
-    /// 32-byte shadow space). In the body the prologue's saves lie in between; no kernel loads a stack
-    /// argument yet, so the builder has no operand for "argument N" relative to the body's stack pointer.
+    /// 32-byte shadow space). The body does not load it: the prologue loads it into the parameter's register
+    /// ([`Conventions::param_reg`]), adding what the prologue pushed and allocated.
     Stack(i32),
 }
 
@@ -51,6 +51,16 @@ pub trait Conventions: InstructionSet {
         match regs.get(n) {
             Some(r) => ArgLoc::Reg(*r),
             None => ArgLoc::Stack(Self::first_stack_arg(abi) + 8 * (n - regs.len()) as i32),
+        }
+    }
+    /// The register the body reads parameter `n` in, which the prologue fills from [`Conventions::arg`] when
+    /// the two differ (a register move, or a load of a stack argument); `None` if `abi` has no register for
+    /// it, which makes the builder fail naming the function. By default the argument's own register (none for
+    /// a stack argument).
+    fn param_reg(abi: Abi, n: usize) -> Option<Self::Gpr> {
+        match Self::arg(abi, n) {
+            ArgLoc::Reg(r) => Some(r),
+            ArgLoc::Stack(_) => None,
         }
     }
     /// Whether the callee must preserve `reg` under `abi`.

@@ -8,7 +8,7 @@
 //! The prologue pushes the general-purpose registers (and, under Win64, stores xmm6-xmm15 below them); the
 //! epilogue restores them in reverse order and returns.
 
-use super::{Conventions, LandingPad};
+use super::{ArgLoc, Conventions, LandingPad};
 use crate::ir::{Cfi, Frame, Item};
 use crate::isa::x86_64::{mem, regs, Gpr, Op, Operand, Reg, Size, GPR64, X86_64};
 use crate::target::Abi;
@@ -43,40 +43,127 @@ impl Conventions for X86_64 {
     fn is_stack_pointer(r: Reg) -> bool {
         r == Reg::Gpr(4)
     }
+    fn param_reg(abi: Abi, n: usize) -> Option<Gpr> {
+        // Under Win64 the body reads its parameters where System V passes them: the kernels name their scratch
+        // registers once for both ABIs, and some of those (r9, r8) are Win64 argument registers.
+        Self::arg_regs(Abi::SysV).get(n).copied().filter(|_| matches!(abi, Abi::SysV | Abi::Win64))
+    }
     fn prologue_epilogue(abi: Abi, frame: &Frame<Self>) -> (Vec<Item<Self>>, Vec<Item<Self>>) {
-        let inst = |op: Op, operands: Vec<Operand>| Item::Inst(crate::ir::Inst { op, operands });
         let gprs: Vec<u8> =
             frame.saved.iter().filter_map(|r| if let Reg::Gpr(n) = r { Some(*n) } else { None }).collect();
-        let vecs: Vec<u8> =
-            frame.saved.iter().filter_map(|r| if let Reg::Vec(n) = r { Some(*n) } else { None }).collect();
-        let (mut pro, mut epi) = (Vec::new(), Vec::new());
-        for &g in &gprs {
-            pro.push(inst(Op::push, vec![Operand::Gpr(g)]));
-            pro.push(Item::Cfi(Cfi::AdjustCfaOffset(8)));
-            pro.push(Item::Cfi(Cfi::RelOffset(GPR64[g as usize].into(), 0)));
+        match abi {
+            Abi::Win64 => win64(frame, &gprs),
+            _ => sysv(&gprs),
         }
-        // Win64 only: xmm6-xmm15 are callee-saved; they go below the pushed registers.
-        let vec_bytes = 16 * vecs.len() as i32;
-        if abi == Abi::Win64 && !vecs.is_empty() {
-            pro.push(inst(Op::sub, vec![Operand::Gpr(4), Operand::Imm(vec_bytes as i64)]));
-            pro.push(Item::Cfi(Cfi::AdjustCfaOffset(vec_bytes)));
-            for (i, &v) in vecs.iter().enumerate() {
-                let slot = Operand::Mem(Size::Xmmword, mem(regs::RSP, 16 * i as i32));
-                pro.push(inst(Op::vmovdqu_store, vec![slot.clone(), Operand::Xmm(v)]));
-                epi.push(inst(Op::vmovdqu_load, vec![Operand::Xmm(v), slot]));
-            }
-            epi.push(inst(Op::add, vec![Operand::Gpr(4), Operand::Imm(vec_bytes as i64)]));
-            epi.push(Item::Cfi(Cfi::AdjustCfaOffset(-vec_bytes)));
-        }
-        for &g in gprs.iter().rev() {
-            epi.push(inst(Op::pop, vec![Operand::Gpr(g)]));
-            epi.push(Item::Cfi(Cfi::AdjustCfaOffset(-8)));
-            epi.push(Item::Cfi(Cfi::Restore(GPR64[g as usize].into())));
-        }
-        epi.push(inst(Op::ret, vec![]));
-        (pro, epi)
     }
     fn landing_pad(_abi: Abi) -> Option<LandingPad> {
         Some(LandingPad::Endbr64)
+    }
+}
+
+fn inst(op: Op, operands: Vec<Operand>) -> Item<X86_64> {
+    Item::Inst(crate::ir::Inst { op, operands })
+}
+
+/// System V: push the saved registers, pop them in reverse, with CFI.
+fn sysv(gprs: &[u8]) -> (Vec<Item<X86_64>>, Vec<Item<X86_64>>) {
+    let (mut pro, mut epi) = (Vec::new(), Vec::new());
+    for &g in gprs {
+        pro.push(inst(Op::push, vec![Operand::Gpr(g)]));
+        pro.push(Item::Cfi(Cfi::AdjustCfaOffset(8)));
+        pro.push(Item::Cfi(Cfi::RelOffset(GPR64[g as usize].into(), 0)));
+    }
+    for &g in gprs.iter().rev() {
+        epi.push(inst(Op::pop, vec![Operand::Gpr(g)]));
+        epi.push(Item::Cfi(Cfi::AdjustCfaOffset(-8)));
+        epi.push(Item::Cfi(Cfi::Restore(GPR64[g as usize].into())));
+    }
+    epi.push(inst(Op::ret, vec![]));
+    (pro, epi)
+}
+
+/// The bytes Win64's prologue allocates below the pushed registers for `vecs` vector registers: 16 each, plus
+/// 8 when `pushes` leave the stack pointer 8 mod 16 (it is 8 mod 16 on entry), so that the save area is
+/// 16-byte aligned for `vmovdqa`. Nothing when no vector register is saved.
+pub fn win64_alloc(pushes: usize, vecs: usize) -> i32 {
+    if vecs == 0 {
+        return 0;
+    }
+    16 * vecs as i32 + if pushes % 2 == 0 { 8 } else { 0 }
+}
+
+/// Win64: push the saved general-purpose registers, allocate an aligned area and store the saved xmm6-xmm15
+/// there (`vmovdqa`), each step with its unwind item (SEH on COFF); then move the arguments where the body
+/// reads them ([`Conventions::param_reg`]): register moves, and loads of the stack arguments from their entry
+/// offset plus what the prologue pushed and allocated. The epilogue restores in reverse and returns.
+fn win64(frame: &Frame<X86_64>, gprs: &[u8]) -> (Vec<Item<X86_64>>, Vec<Item<X86_64>>) {
+    let vecs: Vec<u8> = frame.saved.iter().filter_map(|r| if let Reg::Vec(n) = r { Some(*n) } else { None }).collect();
+    let (mut pro, mut epi) = (Vec::new(), Vec::new());
+    for &g in gprs {
+        pro.push(inst(Op::push, vec![Operand::Gpr(g)]));
+        pro.push(Item::Cfi(Cfi::Push(GPR64[g as usize].into())));
+    }
+    let alloc = win64_alloc(gprs.len(), vecs.len());
+    if alloc > 0 {
+        pro.push(inst(Op::sub, vec![Operand::Gpr(4), Operand::Imm(alloc as i64)]));
+        pro.push(Item::Cfi(Cfi::Alloc(alloc)));
+    }
+    for (i, &v) in vecs.iter().enumerate() {
+        let slot = Operand::Mem(Size::Xmmword, mem(regs::RSP, 16 * i as i32));
+        pro.push(inst(Op::vmovdqa_store, vec![slot.clone(), Operand::Xmm(v)]));
+        pro.push(Item::Cfi(Cfi::SaveVec(format!("xmm{v}"), 16 * i as i32)));
+        epi.push(inst(Op::vmovdqa, vec![Operand::Xmm(v), slot]));
+    }
+    pro.push(Item::Cfi(Cfi::EndPrologue));
+    let below = 8 * gprs.len() as i32 + alloc;
+    // In parameter order: each source is read before a later move overwrites it (rdi <- rcx, rsi <- rdx,
+    // rdx <- r8, rcx <- r9, then r8 and r9 from the stack), which `win64_moves_read_before_write` checks.
+    for n in 0..frame.params {
+        let Some(to) = X86_64::param_reg(Abi::Win64, n) else { continue };
+        match X86_64::arg(Abi::Win64, n) {
+            ArgLoc::Reg(from) if from == to => {}
+            ArgLoc::Reg(from) => pro.push(inst(Op::mov, vec![Operand::Gpr(to.0), Operand::Gpr(from.0)])),
+            ArgLoc::Stack(off) => {
+                let at = Operand::Mem(Size::Qword, mem(regs::RSP, off + below));
+                pro.push(inst(Op::mov_load, vec![Operand::Gpr(to.0), at]));
+            }
+        }
+    }
+    if alloc > 0 {
+        epi.push(inst(Op::add, vec![Operand::Gpr(4), Operand::Imm(alloc as i64)]));
+    }
+    for &g in gprs.iter().rev() {
+        epi.push(inst(Op::pop, vec![Operand::Gpr(g)]));
+    }
+    epi.push(inst(Op::ret, vec![]));
+    (pro, epi)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn win64_moves_read_before_write() {
+        // Every parameter's source register is not the destination of an earlier move.
+        let mut written = Vec::new();
+        for n in 0..6 {
+            let to = X86_64::param_reg(Abi::Win64, n).unwrap();
+            if let ArgLoc::Reg(from) = X86_64::arg(Abi::Win64, n) {
+                assert!(!written.contains(&from), "argument {n} in {from:?} is overwritten before it is moved");
+            }
+            written.push(to);
+        }
+        assert_eq!(X86_64::param_reg(Abi::Win64, 6), None);
+    }
+
+    #[test]
+    fn win64_save_area_is_aligned() {
+        for pushes in 0..10 {
+            for vecs in 1..11 {
+                // Entry rsp is 8 mod 16; after the pushes and the allocation it must be 0 mod 16.
+                assert_eq!((8 + 8 * pushes as i32 + win64_alloc(pushes, vecs)) % 16, 0);
+            }
+        }
     }
 }

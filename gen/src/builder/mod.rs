@@ -94,19 +94,37 @@ impl<I: Isa> Builder<I> {
         at
     }
 
-    /// Declares the next parameter and returns the register the ABI passes it in. A parameter the ABI passes
-    /// on the stack is an error here; declare it with [`Builder::arg`].
+    /// Declares the next parameter and returns the register the body reads it in
+    /// ([`Conventions::param_reg`](crate::abi::Conventions::param_reg)): the ABI's argument register, or the
+    /// register the prologue moves or loads it into (Win64's register and stack arguments go where System V
+    /// passes them, so a kernel's registers are the same under both). A parameter the ABI has no register for
+    /// is an error naming the function.
     pub fn param(&mut self, name: &'static str, ty: CType) -> I::Gpr {
-        match self.arg(name, ty) {
-            ArgLoc::Reg(r) => r,
-            ArgLoc::Stack(offset) => {
+        let n = self.params.len();
+        let at = self.arg(name, ty);
+        match I::param_reg(self.abi, n) {
+            Some(r) => {
+                // The prologue writes it: save it if the ABI says so, even if the body never reads it.
+                self.note_used(r.into());
+                r
+            }
+            None => {
+                let at = match at {
+                    ArgLoc::Stack(offset) => format!("on the stack ({offset} bytes above the entry stack pointer)"),
+                    ArgLoc::Reg(r) => format!("in {r:?}"),
+                };
                 self.fail(format!(
-                    "parameter {name} is passed on the stack under {:?} ({offset} bytes above the entry stack \
-                     pointer); declare it with Builder::arg",
+                    "parameter {name} is passed {at} under {:?}, which has no register for it",
                     self.abi
                 ));
                 I::arg_regs(self.abi)[0]
             }
+        }
+    }
+
+    fn note_used(&mut self, r: I::Reg) {
+        if I::callee_saved(self.abi, r) && !I::is_stack_pointer(r) && !self.saved.contains(&r) {
+            self.saved.push(r);
         }
     }
 
@@ -131,16 +149,16 @@ impl<I: Isa> Builder<I> {
                 }
             }
             self.regs.clear();
-            I::regs(o, &mut self.regs);
-            if let Some(&r) = self.regs.iter().find(|&&r| I::reserved(self.abi, r)) {
+            let mut regs = std::mem::take(&mut self.regs);
+            I::regs(o, &mut regs);
+            if let Some(&r) = regs.iter().find(|&&r| I::reserved(self.abi, r)) {
                 let message = format!("uses {}, which the {:?} ABI reserves", I::reg_name(r), self.abi);
                 self.fail(message);
             }
-            for &r in &self.regs {
-                if I::callee_saved(self.abi, r) && !I::is_stack_pointer(r) && !self.saved.contains(&r) {
-                    self.saved.push(r);
-                }
+            for &r in &regs {
+                self.note_used(r);
             }
+            self.regs = regs;
         }
         self.body.push(Item::Inst(Inst { op, operands }));
         self
@@ -227,6 +245,7 @@ impl<I: Isa> Builder<I> {
         }
         let mut saved = self.saved;
         saved.sort();
+        let params = self.params.len();
         Ok(Function {
             name: self.name,
             doc: self.doc,
@@ -234,7 +253,7 @@ impl<I: Isa> Builder<I> {
             signature: Signature { params: self.params },
             allowed: self.allowed,
             required: self.required,
-            frame: Frame { saved },
+            frame: Frame { saved, params },
             body: self.body,
             consts: self.consts,
         })

@@ -135,9 +135,7 @@ fn function<I: Isa>(o: &mut Out, f: &Function<I>, fl: &Directives, ctx: &PrintCt
     }
     o.directive(I::align_directive(layout::FUNCTION_ALIGN_LOG2));
     o.line(format!("{sym}:"));
-    if let Some(d) = fl.proc_start() {
-        o.directive(d);
-    }
+    o.directive(fl.proc_start(&sym));
     if let Some((pad, why)) = I::landing_pad(f.abi).map(syntax::landing_pad) {
         o.line(format!("\t{pad:<11} \t{} {why}", I::COMMENT));
     }
@@ -156,9 +154,7 @@ fn function<I: Isa>(o: &mut Out, f: &Function<I>, fl: &Directives, ctx: &PrintCt
     for item in layout::function_items(f).iter() {
         print(o, item);
     }
-    if let Some(d) = fl.proc_end() {
-        o.directive(d);
-    }
+    o.directive(fl.proc_end());
     if let Some(d) = fl.symbol_end(&sym) {
         o.directive(d);
     }

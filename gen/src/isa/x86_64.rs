@@ -363,6 +363,7 @@ macro_rules! x86_64_table {
                 vmovdqu_store: "vmovdqu" (d: M128, s: X)                   [Avx] as vmovdqu => iced!(VEX_Vmovdqu_xmmm128_xmm);
                 vmovdqa:    "vmovdqa"    (d: X, s: Xm)                     [Avx] as vmovdqa
                     => iced!(VEX_Vmovdqa_xmm_xmmm128, VEX_Vmovdqa_xmmm128_xmm);
+                vmovdqa_store: "vmovdqa" (d: M128, s: X)                   [Avx] as vmovdqa => iced!(VEX_Vmovdqa_xmmm128_xmm);
                 vmovq_load: "vmovq"      (d: X, s: M64)                    [Avx] as vmovq
                     => iced!(VEX_Vmovq_xmm_xmmm64, VEX_Vmovq_xmm_rm64);
                 /// Moves a 64-bit register into the low qword, zeroing the rest.

@@ -69,7 +69,7 @@ impl Directives {
         cfi: true,
         gnu_notes: false,
     };
-    /// COFF (Windows). Not emitted yet; SEH unwind data is still to come.
+    /// COFF (Windows): `.def` symbols, `.rdata`, SEH unwind data (`.seh_*`) instead of CFI.
     pub const COFF: Directives = Directives {
         symbol_prefix: "",
         text_section: ".text",
@@ -101,8 +101,14 @@ impl Directives {
         format!("{}{name}", self.symbol_prefix)
     }
 
+    /// Whether unwind data is SEH (`.seh_*`, COFF) rather than CFI: the format without CFI.
+    pub fn seh(&self) -> bool {
+        !self.cfi
+    }
+
     /// The directives that export function symbol `sym` (before its alignment and label): `.globl`, the
-    /// format's private-symbol directive (ELF `.hidden`, Mach-O `.private_extern`), and on ELF `.type`.
+    /// format's private-symbol directive (ELF `.hidden`, Mach-O `.private_extern`), on ELF `.type`, on COFF
+    /// `.def` (storage class external, type function).
     pub fn symbol_start<I: Spelling>(&self, sym: &str) -> Vec<String> {
         let mut d = vec![format!(".globl {sym}")];
         if let Some(private) = self.private_symbol {
@@ -110,6 +116,9 @@ impl Directives {
         }
         if self.elf_symbols {
             d.push(format!(".type {sym}, {}function", I::TYPE_PREFIX));
+        }
+        if self.seh() {
+            d.insert(0, format!(".def {sym}; .scl 2; .type 32; .endef"));
         }
         d
     }
@@ -119,23 +128,43 @@ impl Directives {
         self.elf_symbols.then(|| format!(".size {sym}, .-{sym}"))
     }
 
-    /// The directive that opens a function's unwind information, if the format has CFI.
-    pub fn proc_start(&self) -> Option<&'static str> {
-        self.cfi.then_some(".cfi_startproc")
+    /// The directive that opens the unwind information of function `sym`: `.cfi_startproc`, or `.seh_proc`.
+    pub fn proc_start(&self, sym: &str) -> String {
+        if self.seh() {
+            format!(".seh_proc {sym}")
+        } else {
+            ".cfi_startproc".into()
+        }
     }
 
-    /// The directive that closes a function's unwind information, if the format has CFI.
-    pub fn proc_end(&self) -> Option<&'static str> {
-        self.cfi.then_some(".cfi_endproc")
+    /// The directive that closes a function's unwind information: `.cfi_endproc`, or `.seh_endproc`.
+    pub fn proc_end(&self) -> &'static str {
+        if self.seh() {
+            ".seh_endproc"
+        } else {
+            ".cfi_endproc"
+        }
     }
 
-    /// An unwind directive, if the format has CFI.
+    /// An unwind directive: CFI lines, or SEH (which has no directives for the CFI-only items nor for the
+    /// epilogue). Several lines are joined by a newline and a tab.
     pub fn cfi_directive(&self, c: &Cfi) -> Option<String> {
-        self.cfi.then(|| match c {
-            Cfi::AdjustCfaOffset(n) => format!(".cfi_adjust_cfa_offset {n}"),
-            Cfi::RelOffset(r, off) => format!(".cfi_rel_offset {r}, {off}"),
-            Cfi::Restore(r) => format!(".cfi_restore {r}"),
-        })
+        if self.seh() {
+            return match c {
+                Cfi::Push(r) => Some(format!(".seh_pushreg {r}")),
+                Cfi::Alloc(n) => Some(format!(".seh_stackalloc {n}")),
+                Cfi::SaveVec(r, off) => Some(format!(".seh_savexmm {r}, {off}")),
+                Cfi::EndPrologue => Some(".seh_endprologue".into()),
+                Cfi::AdjustCfaOffset(_) | Cfi::RelOffset(..) | Cfi::Restore(_) => None,
+            };
+        }
+        match c {
+            Cfi::AdjustCfaOffset(n) | Cfi::Alloc(n) => Some(format!(".cfi_adjust_cfa_offset {n}")),
+            Cfi::RelOffset(r, off) | Cfi::SaveVec(r, off) => Some(format!(".cfi_rel_offset {r}, {off}")),
+            Cfi::Restore(r) => Some(format!(".cfi_restore {r}")),
+            Cfi::Push(r) => Some(format!(".cfi_adjust_cfa_offset 8\n\t.cfi_rel_offset {r}, 0")),
+            Cfi::EndPrologue => None,
+        }
     }
 
     /// The lines that end a listing: on ELF the non-executable-stack note and, where the instruction set has
