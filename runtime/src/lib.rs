@@ -18,6 +18,8 @@
 
 #![warn(missing_docs)]
 
+#[doc(hidden)]
+pub mod abi_test;
 mod aot;
 mod backend;
 mod cpu;
