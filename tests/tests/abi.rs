@@ -1,0 +1,715 @@
+//! Callee-saved canaries: every kernel this CPU runs (the linked listings' functions of the generated set
+//! table, and the process JIT's kernels) is called through a trampoline written here, per architecture, that
+//! fills every callee-saved register with random values, passes the kernel its real arguments (valid buffers
+//! for its role: round keys from the set's key schedule, a key table from the set's init kernel, lengths 0, 1
+//! and a few blocks), and on return records the callee-saved registers, the stack pointer and the control
+//! state, which must be unchanged:
+//!
+//! * x86_64 (System V): rbx, rbp, r12-r15; rsp; MXCSR; the direction flag clear; and no dirty upper ymm
+//!   state: `xgetbv` with ecx = 1 (XINUSE, where CPUID.(0Dh,1):EAX[2] says it exists) must show bit 2 (the
+//!   AVX state component) clear. The trampoline runs `vzeroupper` before the call and checks a function that
+//!   does nothing first: where XINUSE still reports bit 2 after that (it may over-report), the ymm check is
+//!   skipped and the test says so.
+//! * aarch64 (AAPCS64): x19-x29, d8-d15; sp; FPCR.
+//! * riscv64 (LP64D): s0-s11, fs0-fs11; sp; the rounding mode `frm` of fcsr; tp and gp.
+//!
+//! The trampoline keeps its frame's address in a static slot (calls are serialised by a mutex), not in a
+//! register or on the stack, so a wrong stack pointer after return is reported rather than followed; it
+//! restores its own stack pointer and control state before returning to Rust. `the_trampoline_catches_
+//! broken_functions` proves each check can fail with tiny functions written here that break one rule each.
+//! The same test runs natively and under qemu (`cargo xtask cross`).
+#![cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "riscv64")))]
+
+use asmgen_tests::Rng;
+use std::mem::offset_of;
+use std::sync::Mutex;
+
+/// What the trampoline reads and writes; the offsets are spelled as numbers in the assembly below and checked
+/// here.
+#[repr(C)]
+#[derive(Default)]
+struct Frame {
+    /// The six integer arguments.
+    args: [u64; 6],
+    /// The function to call.
+    func: u64,
+    /// x86_64: nonzero to read XINUSE (`xgetbv` with ecx = 1) before and after the call.
+    xinuse: u64,
+    /// The values loaded into the callee-saved registers (order: [`CALLEE_SAVED`]).
+    want: [u64; 24],
+    /// The callee-saved registers after the call.
+    got: [u64; 24],
+    /// Before the call: stack pointer, control register (MXCSR, FPCR, fcsr), then x86_64 rflags and XINUSE,
+    /// riscv64 tp and gp.
+    before: [u64; 4],
+    /// The same after the call.
+    after: [u64; 4],
+}
+
+const _: () = {
+    assert!(offset_of!(Frame, func) == 48);
+    assert!(offset_of!(Frame, xinuse) == 56);
+    assert!(offset_of!(Frame, want) == 64);
+    assert!(offset_of!(Frame, got) == 256);
+    assert!(offset_of!(Frame, before) == 448);
+    assert!(offset_of!(Frame, after) == 480);
+    assert!(std::mem::size_of::<Frame>() == 512);
+};
+
+#[cfg(target_arch = "x86_64")]
+const CALLEE_SAVED: &[&str] = &["rbx", "rbp", "r12", "r13", "r14", "r15"];
+#[cfg(target_arch = "aarch64")]
+const CALLEE_SAVED: &[&str] = &[
+    "x19", "x20", "x21", "x22", "x23", "x24", "x25", "x26", "x27", "x28", "x29", "d8", "d9", "d10", "d11", "d12",
+    "d13", "d14", "d15",
+];
+#[cfg(target_arch = "riscv64")]
+const CALLEE_SAVED: &[&str] = &[
+    "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "fs0", "fs1", "fs2", "fs3", "fs4", "fs5",
+    "fs6", "fs7", "fs8", "fs9", "fs10", "fs11",
+];
+
+// System V x86_64. Frame in rdi. Our own callee-saved registers are pushed (6 pushes and 8 bytes keep the
+// call 16-byte aligned); r11 holds the frame until the call, the slot after it.
+#[cfg(target_arch = "x86_64")]
+std::arch::global_asm!(
+    ".pushsection .bss",
+    ".p2align 3",
+    ".Labi_slot: .zero 8",
+    ".popsection",
+    ".pushsection .text",
+    ".globl asmgen_abi_trampoline",
+    ".p2align 4",
+    "asmgen_abi_trampoline:",
+    "push rbp",
+    "push rbx",
+    "push r12",
+    "push r13",
+    "push r14",
+    "push r15",
+    "sub rsp, 8",
+    "mov [rip + .Labi_slot], rdi",
+    "mov r11, rdi",
+    "cld",
+    "cmp qword ptr [r11 + 56], 0",
+    "je 2f",
+    "vzeroupper",
+    "mov ecx, 1",
+    "xgetbv",
+    "shl rdx, 32",
+    "or rax, rdx",
+    "mov [r11 + 472], rax",
+    "2:",
+    "mov [r11 + 448], rsp",
+    "stmxcsr [r11 + 456]",
+    "pushfq",
+    "pop qword ptr [r11 + 464]",
+    "mov rbx, [r11 + 64]",
+    "mov rbp, [r11 + 72]",
+    "mov r12, [r11 + 80]",
+    "mov r13, [r11 + 88]",
+    "mov r14, [r11 + 96]",
+    "mov r15, [r11 + 104]",
+    "mov rdi, [r11]",
+    "mov rsi, [r11 + 8]",
+    "mov rdx, [r11 + 16]",
+    "mov rcx, [r11 + 24]",
+    "mov r8, [r11 + 32]",
+    "mov r9, [r11 + 40]",
+    "call qword ptr [r11 + 48]",
+    "mov r11, [rip + .Labi_slot]",
+    "mov [r11 + 480], rsp",
+    "pushfq",
+    "pop qword ptr [r11 + 496]",
+    "stmxcsr [r11 + 488]",
+    "mov [r11 + 256], rbx",
+    "mov [r11 + 264], rbp",
+    "mov [r11 + 272], r12",
+    "mov [r11 + 280], r13",
+    "mov [r11 + 288], r14",
+    "mov [r11 + 296], r15",
+    "cmp qword ptr [r11 + 56], 0",
+    "je 3f",
+    "mov ecx, 1",
+    "xgetbv",
+    "shl rdx, 32",
+    "or rax, rdx",
+    "mov [r11 + 504], rax",
+    "vzeroupper",
+    "3:",
+    "mov rsp, [r11 + 448]",
+    "cld",
+    "ldmxcsr [r11 + 456]",
+    "add rsp, 8",
+    "pop r15",
+    "pop r14",
+    "pop r13",
+    "pop r12",
+    "pop rbx",
+    "pop rbp",
+    "ret",
+    // The broken functions: each breaks one rule.
+    ".globl asmgen_abi_noop",
+    "asmgen_abi_noop: ret",
+    ".globl asmgen_abi_broken_reg",
+    "asmgen_abi_broken_reg: xor ebx, ebx",
+    "ret",
+    ".globl asmgen_abi_broken_sp",
+    "asmgen_abi_broken_sp: pop rax",
+    "sub rsp, 16",
+    "jmp rax",
+    ".globl asmgen_abi_broken_ctl",
+    "asmgen_abi_broken_ctl: sub rsp, 8",
+    "stmxcsr [rsp]",
+    "or dword ptr [rsp], 0x6000",
+    "ldmxcsr [rsp]",
+    "add rsp, 8",
+    "ret",
+    ".globl asmgen_abi_broken_df",
+    "asmgen_abi_broken_df: std",
+    "ret",
+    ".globl asmgen_abi_broken_ymm",
+    "asmgen_abi_broken_ymm: vpcmpeqd xmm1, xmm1, xmm1",
+    "vinsertf128 ymm1, ymm1, xmm1, 1",
+    "ret",
+    ".popsection",
+);
+
+// AAPCS64. Frame in x0. Our frame: x29/x30, x19-x28, d8-d15 (160 bytes); x16 holds the frame until the call,
+// x9 (from the slot) after it.
+#[cfg(target_arch = "aarch64")]
+std::arch::global_asm!(
+    ".pushsection .bss",
+    ".p2align 3",
+    ".Labi_slot: .zero 8",
+    ".popsection",
+    ".pushsection .text",
+    ".globl asmgen_abi_trampoline",
+    ".p2align 4",
+    "asmgen_abi_trampoline:",
+    "stp x29, x30, [sp, #-160]!",
+    "mov x29, sp",
+    "stp x19, x20, [sp, #16]",
+    "stp x21, x22, [sp, #32]",
+    "stp x23, x24, [sp, #48]",
+    "stp x25, x26, [sp, #64]",
+    "stp x27, x28, [sp, #80]",
+    "stp d8, d9, [sp, #96]",
+    "stp d10, d11, [sp, #112]",
+    "stp d12, d13, [sp, #128]",
+    "stp d14, d15, [sp, #144]",
+    "adrp x9, .Labi_slot",
+    "add x9, x9, :lo12:.Labi_slot",
+    "str x0, [x9]",
+    "mov x16, x0",
+    "mov x9, sp",
+    "str x9, [x16, #448]",
+    "mrs x9, fpcr",
+    "str x9, [x16, #456]",
+    "ldp x19, x20, [x16, #64]",
+    "ldp x21, x22, [x16, #80]",
+    "ldp x23, x24, [x16, #96]",
+    "ldp x25, x26, [x16, #112]",
+    "ldp x27, x28, [x16, #128]",
+    "ldr x29, [x16, #144]",
+    "ldp d8, d9, [x16, #152]",
+    "ldp d10, d11, [x16, #168]",
+    "ldp d12, d13, [x16, #184]",
+    "ldp d14, d15, [x16, #200]",
+    "ldr x17, [x16, #48]",
+    "ldp x0, x1, [x16]",
+    "ldp x2, x3, [x16, #16]",
+    "ldp x4, x5, [x16, #32]",
+    "blr x17",
+    "adrp x9, .Labi_slot",
+    "add x9, x9, :lo12:.Labi_slot",
+    "ldr x9, [x9]",
+    "mov x10, sp",
+    "str x10, [x9, #480]",
+    "mrs x10, fpcr",
+    "str x10, [x9, #488]",
+    "stp x19, x20, [x9, #256]",
+    "stp x21, x22, [x9, #272]",
+    "stp x23, x24, [x9, #288]",
+    "stp x25, x26, [x9, #304]",
+    "stp x27, x28, [x9, #320]",
+    "str x29, [x9, #336]",
+    "stp d8, d9, [x9, #344]",
+    "stp d10, d11, [x9, #360]",
+    "stp d12, d13, [x9, #376]",
+    "stp d14, d15, [x9, #392]",
+    "ldr x10, [x9, #448]",
+    "mov sp, x10",
+    "ldr x10, [x9, #456]",
+    "msr fpcr, x10",
+    "ldp d14, d15, [sp, #144]",
+    "ldp d12, d13, [sp, #128]",
+    "ldp d10, d11, [sp, #112]",
+    "ldp d8, d9, [sp, #96]",
+    "ldp x27, x28, [sp, #80]",
+    "ldp x25, x26, [sp, #64]",
+    "ldp x23, x24, [sp, #48]",
+    "ldp x21, x22, [sp, #32]",
+    "ldp x19, x20, [sp, #16]",
+    "ldp x29, x30, [sp], #160",
+    "ret",
+    ".globl asmgen_abi_noop",
+    "asmgen_abi_noop: ret",
+    ".globl asmgen_abi_broken_reg",
+    "asmgen_abi_broken_reg: mov x19, #0",
+    "ret",
+    ".globl asmgen_abi_broken_freg",
+    "asmgen_abi_broken_freg: fmov d8, xzr",
+    "ret",
+    ".globl asmgen_abi_broken_sp",
+    "asmgen_abi_broken_sp: sub sp, sp, #16",
+    "ret",
+    ".globl asmgen_abi_broken_ctl",
+    "asmgen_abi_broken_ctl: mrs x9, fpcr",
+    "eor x9, x9, #0x400000",
+    "msr fpcr, x9",
+    "ret",
+    ".popsection",
+);
+
+// LP64D. Frame in a0. Our frame: ra, s0-s11, fs0-fs11 (208 bytes); t2 holds the frame until the call, t0
+// (from the slot) after it.
+#[cfg(target_arch = "riscv64")]
+std::arch::global_asm!(
+    ".pushsection .bss",
+    ".p2align 3",
+    ".Labi_slot: .zero 8",
+    ".popsection",
+    ".pushsection .text",
+    ".globl asmgen_abi_trampoline",
+    ".p2align 2",
+    "asmgen_abi_trampoline:",
+    "addi sp, sp, -208",
+    "sd ra, 200(sp)",
+    "sd s0, 0(sp)",
+    "sd s1, 8(sp)",
+    "sd s2, 16(sp)",
+    "sd s3, 24(sp)",
+    "sd s4, 32(sp)",
+    "sd s5, 40(sp)",
+    "sd s6, 48(sp)",
+    "sd s7, 56(sp)",
+    "sd s8, 64(sp)",
+    "sd s9, 72(sp)",
+    "sd s10, 80(sp)",
+    "sd s11, 88(sp)",
+    "fsd fs0, 96(sp)",
+    "fsd fs1, 104(sp)",
+    "fsd fs2, 112(sp)",
+    "fsd fs3, 120(sp)",
+    "fsd fs4, 128(sp)",
+    "fsd fs5, 136(sp)",
+    "fsd fs6, 144(sp)",
+    "fsd fs7, 152(sp)",
+    "fsd fs8, 160(sp)",
+    "fsd fs9, 168(sp)",
+    "fsd fs10, 176(sp)",
+    "fsd fs11, 184(sp)",
+    "lla t0, .Labi_slot",
+    "sd a0, 0(t0)",
+    "mv t2, a0",
+    "sd sp, 448(t2)",
+    "csrr t1, fcsr",
+    "sd t1, 456(t2)",
+    "sd tp, 464(t2)",
+    "sd gp, 472(t2)",
+    "ld s0, 64(t2)",
+    "ld s1, 72(t2)",
+    "ld s2, 80(t2)",
+    "ld s3, 88(t2)",
+    "ld s4, 96(t2)",
+    "ld s5, 104(t2)",
+    "ld s6, 112(t2)",
+    "ld s7, 120(t2)",
+    "ld s8, 128(t2)",
+    "ld s9, 136(t2)",
+    "ld s10, 144(t2)",
+    "ld s11, 152(t2)",
+    "fld fs0, 160(t2)",
+    "fld fs1, 168(t2)",
+    "fld fs2, 176(t2)",
+    "fld fs3, 184(t2)",
+    "fld fs4, 192(t2)",
+    "fld fs5, 200(t2)",
+    "fld fs6, 208(t2)",
+    "fld fs7, 216(t2)",
+    "fld fs8, 224(t2)",
+    "fld fs9, 232(t2)",
+    "fld fs10, 240(t2)",
+    "fld fs11, 248(t2)",
+    "ld t3, 48(t2)",
+    "ld a0, 0(t2)",
+    "ld a1, 8(t2)",
+    "ld a2, 16(t2)",
+    "ld a3, 24(t2)",
+    "ld a4, 32(t2)",
+    "ld a5, 40(t2)",
+    "jalr t3",
+    "lla t0, .Labi_slot",
+    "ld t0, 0(t0)",
+    "sd sp, 480(t0)",
+    "csrr t1, fcsr",
+    "sd t1, 488(t0)",
+    "sd tp, 496(t0)",
+    "sd gp, 504(t0)",
+    "sd s0, 256(t0)",
+    "sd s1, 264(t0)",
+    "sd s2, 272(t0)",
+    "sd s3, 280(t0)",
+    "sd s4, 288(t0)",
+    "sd s5, 296(t0)",
+    "sd s6, 304(t0)",
+    "sd s7, 312(t0)",
+    "sd s8, 320(t0)",
+    "sd s9, 328(t0)",
+    "sd s10, 336(t0)",
+    "sd s11, 344(t0)",
+    "fsd fs0, 352(t0)",
+    "fsd fs1, 360(t0)",
+    "fsd fs2, 368(t0)",
+    "fsd fs3, 376(t0)",
+    "fsd fs4, 384(t0)",
+    "fsd fs5, 392(t0)",
+    "fsd fs6, 400(t0)",
+    "fsd fs7, 408(t0)",
+    "fsd fs8, 416(t0)",
+    "fsd fs9, 424(t0)",
+    "fsd fs10, 432(t0)",
+    "fsd fs11, 440(t0)",
+    "ld sp, 448(t0)",
+    "ld t1, 456(t0)",
+    "csrw fcsr, t1",
+    "ld tp, 464(t0)",
+    "ld gp, 472(t0)",
+    "ld s0, 0(sp)",
+    "ld s1, 8(sp)",
+    "ld s2, 16(sp)",
+    "ld s3, 24(sp)",
+    "ld s4, 32(sp)",
+    "ld s5, 40(sp)",
+    "ld s6, 48(sp)",
+    "ld s7, 56(sp)",
+    "ld s8, 64(sp)",
+    "ld s9, 72(sp)",
+    "ld s10, 80(sp)",
+    "ld s11, 88(sp)",
+    "fld fs0, 96(sp)",
+    "fld fs1, 104(sp)",
+    "fld fs2, 112(sp)",
+    "fld fs3, 120(sp)",
+    "fld fs4, 128(sp)",
+    "fld fs5, 136(sp)",
+    "fld fs6, 144(sp)",
+    "fld fs7, 152(sp)",
+    "fld fs8, 160(sp)",
+    "fld fs9, 168(sp)",
+    "fld fs10, 176(sp)",
+    "fld fs11, 184(sp)",
+    "ld ra, 200(sp)",
+    "addi sp, sp, 208",
+    "ret",
+    ".globl asmgen_abi_noop",
+    "asmgen_abi_noop: ret",
+    ".globl asmgen_abi_broken_reg",
+    "asmgen_abi_broken_reg: li s1, 0",
+    "ret",
+    ".globl asmgen_abi_broken_freg",
+    "asmgen_abi_broken_freg: fmv.d.x fs0, zero",
+    "ret",
+    ".globl asmgen_abi_broken_sp",
+    "asmgen_abi_broken_sp: addi sp, sp, -16",
+    "ret",
+    ".globl asmgen_abi_broken_ctl",
+    "asmgen_abi_broken_ctl: fsrmi 2",
+    "ret",
+    ".popsection",
+);
+
+extern "C" {
+    fn asmgen_abi_trampoline(frame: *mut Frame);
+    fn asmgen_abi_noop();
+    fn asmgen_abi_broken_reg();
+    fn asmgen_abi_broken_sp();
+    fn asmgen_abi_broken_ctl();
+    #[cfg(target_arch = "x86_64")]
+    fn asmgen_abi_broken_df();
+    #[cfg(target_arch = "x86_64")]
+    fn asmgen_abi_broken_ymm();
+    #[cfg(not(target_arch = "x86_64"))]
+    fn asmgen_abi_broken_freg();
+}
+
+/// The trampoline's static slot holds one frame at a time.
+static TRAMPOLINE: Mutex<()> = Mutex::new(());
+
+/// Whether XINUSE can be read (`xgetbv` with ecx = 1) and the AVX upper state is checked.
+#[cfg(target_arch = "x86_64")]
+fn xinuse_readable() -> bool {
+    // SAFETY: cpuid leaf 0Dh exists where XSAVE does (`unsafe` until Rust 1.87 made cpuid safe).
+    #[allow(unused_unsafe)]
+    let leaf = || unsafe { std::arch::x86_64::__cpuid_count(0xd, 1) }.eax;
+    is_x86_feature_detected!("avx") && is_x86_feature_detected!("xsave") && leaf() & 4 != 0
+}
+
+/// The ymm check: XINUSE readable, and clean after `vzeroupper` and a function that does nothing (XINUSE may
+/// over-report; then the check would prove nothing and is skipped, said once).
+fn ymm_checked() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        static OK: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *OK.get_or_init(|| {
+            if !xinuse_readable() {
+                eprintln!("abi: XINUSE (xgetbv ecx=1) not available: upper ymm state not checked");
+                return false;
+            }
+            let f = raw_call(asmgen_abi_noop as *const (), &[], true, &mut Rng::new(1));
+            let clean = f.before[3] & 4 == 0 && f.after[3] & 4 == 0;
+            if !clean {
+                eprintln!("abi: XINUSE reports AVX state in use after vzeroupper: upper ymm state not checked");
+            }
+            clean
+        })
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// Calls `f` through the trampoline with `args` and random callee-saved registers; returns the frame.
+fn raw_call(f: *const (), args: &[u64], xinuse: bool, rng: &mut Rng) -> Frame {
+    let mut frame = Frame { func: f as u64, xinuse: xinuse as u64, ..Frame::default() };
+    frame.args[..args.len()].copy_from_slice(args);
+    for w in &mut frame.want[..CALLEE_SAVED.len()] {
+        *w = rng.next_u64();
+    }
+    let _guard = TRAMPOLINE.lock().unwrap_or_else(|e| e.into_inner());
+    // SAFETY: the caller passes a function of the C ABI whose arguments `args` are valid for; the trampoline
+    // restores everything it changed before it returns.
+    unsafe { asmgen_abi_trampoline(&mut frame) };
+    frame
+}
+
+/// What `f(args)` broke, one line per rule; empty when it kept the ABI.
+fn abi_breaks(f: *const (), args: &[u64], rng: &mut Rng) -> Vec<String> {
+    let ymm = ymm_checked();
+    let fr = raw_call(f, args, ymm, rng);
+    let mut out = Vec::new();
+    for (i, name) in CALLEE_SAVED.iter().enumerate() {
+        if fr.want[i] != fr.got[i] {
+            out.push(format!("{name} {:#018x} -> {:#018x}", fr.want[i], fr.got[i]));
+        }
+    }
+    if fr.before[0] != fr.after[0] {
+        out.push(format!("sp {:#x} -> {:#x}", fr.before[0], fr.after[0]));
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        if fr.before[1] != fr.after[1] {
+            out.push(format!("MXCSR {:#x} -> {:#x}", fr.before[1], fr.after[1]));
+        }
+        if fr.after[2] & (1 << 10) != 0 {
+            out.push("direction flag set".into());
+        }
+        if ymm && fr.after[3] & 4 != 0 {
+            out.push(format!("dirty upper ymm state (XINUSE {:#x})", fr.after[3]));
+        }
+    }
+    #[cfg(target_arch = "aarch64")]
+    if fr.before[1] != fr.after[1] {
+        out.push(format!("FPCR {:#x} -> {:#x}", fr.before[1], fr.after[1]));
+    }
+    #[cfg(target_arch = "riscv64")]
+    {
+        let frm = |fcsr: u64| (fcsr >> 5) & 7;
+        if frm(fr.before[1]) != frm(fr.after[1]) {
+            out.push(format!("frm {} -> {}", frm(fr.before[1]), frm(fr.after[1])));
+        }
+        if fr.before[2..] != fr.after[2..] {
+            out.push(format!("tp/gp {:x?} -> {:x?}", &fr.before[2..], &fr.after[2..]));
+        }
+    }
+    let _ = ymm;
+    out
+}
+
+/// The block counts every bulk kernel is called with: none, one, and enough for the wide loops and a tail.
+const COUNTS: [usize; 5] = [0, 1, 3, 8, 17];
+const MAX_BLOCKS: usize = 17;
+
+/// Valid buffers for every role, kept across the sets of one sweep: round keys from the latest key schedule,
+/// key tables from the latest init kernel of each flavour (zeroed until one runs).
+struct Buffers {
+    rk: Box<[[u8; 128]; 2]>,
+    key: [u8; 16],
+    h: [u8; 16],
+    tables: Box<[[u8; 256]; 2]>,
+    src: Vec<u8>,
+    dst: Vec<u8>,
+    state: Box<[[u8; 64]; 2]>,
+}
+
+impl Buffers {
+    fn new(rng: &mut Rng) -> Buffers {
+        let mut b = Buffers {
+            rk: Box::new([[0; 128]; 2]),
+            key: rng.block(),
+            h: rng.block(),
+            tables: Box::new([[0; 256]; 2]),
+            src: vec![0; MAX_BLOCKS * 16],
+            dst: vec![0; MAX_BLOCKS * 16],
+            state: Box::new([[0; 64]; 2]),
+        };
+        rng.fill(&mut b.src);
+        rng.fill(&mut b.state[0]);
+        rng.fill(&mut b.state[1]);
+        b
+    }
+
+    /// The arguments of a kernel of `role` over `n` blocks (init and key-schedule roles ignore `n`).
+    fn args(&mut self, role: &str, n: usize) -> Vec<u64> {
+        assert!(n <= MAX_BLOCKS);
+        let [rk_enc, rk_dec] = [self.rk[0].as_mut_ptr() as u64, self.rk[1].as_mut_ptr() as u64];
+        let [ghash, polyval] = [self.tables[0].as_mut_ptr() as u64, self.tables[1].as_mut_ptr() as u64];
+        let [s0, s1] = [self.state[0].as_mut_ptr() as u64, self.state[1].as_mut_ptr() as u64];
+        let (dst, src, n) = (self.dst.as_mut_ptr() as u64, self.src.as_ptr() as u64, n as u64);
+        let (key, h) = (self.key.as_ptr() as u64, self.h.as_ptr() as u64);
+        match role {
+            "ghash_init" => vec![ghash, h],
+            "polyval_init" => vec![polyval, h],
+            "ghash_update" => vec![s0, ghash, src, n],
+            "polyval_update" => vec![s0, polyval, src, n],
+            "expand_key" => vec![rk_enc, rk_dec, key],
+            "ecb" => vec![rk_enc, dst, src, n],
+            "ctr" | "cbc_enc" | "cfb_enc" | "cfb_dec" | "xts_enc_ieee" | "xts_enc_gb" => {
+                vec![rk_enc, dst, src, n, s0]
+            }
+            "cbc_dec" | "xts_dec_ieee" | "xts_dec_gb" => vec![rk_dec, dst, src, n, s0],
+            "cbc_mac" => vec![rk_enc, s0, src, n],
+            "gcm_enc" => vec![rk_enc, ghash, dst, src, n, s0],
+            "ccm_enc" | "ccm_dec" => vec![rk_enc, dst, src, n, s0, s1],
+            other => panic!("abi.rs does not know the arguments of role {other}: add them to Buffers::args"),
+        }
+    }
+}
+
+/// Whether a role is set up once (key schedule, key table) rather than run over blocks.
+fn is_setup(role: &str) -> bool {
+    matches!(role, "ghash_init" | "polyval_init" | "expand_key")
+}
+
+/// A kernel to sweep: (set, role, name, entry).
+type Target = (String, String, String, *const ());
+
+/// Calls every kernel of `kernels` (setup roles of a set before its others) with every count, and returns the
+/// broken rules, one line per kernel call.
+fn sweep(kernels: &[Target], rng: &mut Rng) -> Vec<String> {
+    let mut bufs = Buffers::new(rng);
+    let mut sets: Vec<&str> = kernels.iter().map(|k| k.0.as_str()).collect();
+    sets.dedup();
+    let mut failures = Vec::new();
+    for set in sets {
+        let of_set: Vec<&Target> = kernels.iter().filter(|k| k.0 == set).collect();
+        let ordered = of_set.iter().filter(|k| is_setup(&k.1)).chain(of_set.iter().filter(|k| !is_setup(&k.1)));
+        for (_, role, name, entry) in ordered {
+            let counts: &[usize] = if is_setup(role) { &[0] } else { &COUNTS };
+            for &n in counts {
+                let args = bufs.args(role, n);
+                let broken = abi_breaks(*entry, &args, rng);
+                if !broken.is_empty() {
+                    failures.push(format!("{set} {role} {name} (nblocks {n}): {}", broken.join(", ")));
+                }
+            }
+        }
+    }
+    // The arguments reached the kernels: the key schedule and the init kernels wrote their outputs.
+    let ran = |role: &str| kernels.iter().any(|k| k.1 == role);
+    assert!(!ran("expand_key") || bufs.rk[0] != [0; 128], "expand_key wrote no round keys");
+    assert!(!ran("ghash_init") || bufs.tables[0] != [0; 256], "ghash_init wrote no key table");
+    assert!(!ran("polyval_init") || bufs.tables[1] != [0; 256], "polyval_init wrote no key table");
+    failures
+}
+
+fn seed() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1)
+}
+
+#[test]
+fn every_listing_kernel_keeps_the_abi() {
+    let all = asmgen_runtime::abi_test::kernels();
+    let runnable: Vec<Target> = all
+        .iter()
+        .filter(|k| k.available)
+        .map(|k| (k.set.to_string(), k.role.to_string(), k.symbol.to_string(), k.entry))
+        .collect();
+    eprintln!("abi: {} of {} listing kernels run on this CPU", runnable.len(), all.len());
+    if all.is_empty() {
+        eprintln!("abi: no listings linked (ASMGEN_NO_ASM or a target without them): nothing to check");
+        return;
+    }
+    let s = seed();
+    let failures = sweep(&runnable, &mut Rng::new(s));
+    assert!(failures.is_empty(), "seed {s}: kernels that broke the ABI:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn every_jit_kernel_keeps_the_abi() {
+    let jit = match asmgen_runtime::jit::Jit::process() {
+        Ok(j) => j,
+        Err(e) => {
+            eprintln!("abi: no process JIT here ({e}): nothing to check");
+            return;
+        }
+    };
+    let kernels: Vec<Target> = jit
+        .kernels()
+        .iter()
+        .map(|k| {
+            let entry = jit.entry(&k.name).expect("every listed JIT kernel has an entry").cast::<()>();
+            (k.set.clone(), k.role.clone(), k.name.clone(), entry)
+        })
+        .collect();
+    assert!(!kernels.is_empty(), "the process JIT assembled no kernel");
+    eprintln!("abi: {} JIT kernels (sets {:?})", kernels.len(), jit.sets());
+    let s = seed();
+    let failures = sweep(&kernels, &mut Rng::new(s));
+    assert!(failures.is_empty(), "seed {s}: JIT kernels that broke the ABI:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn the_trampoline_catches_broken_functions() {
+    let mut rng = Rng::new(seed());
+    let check = |f: unsafe extern "C" fn(), rng: &mut Rng| abi_breaks(f as *const (), &[], rng);
+    assert_eq!(check(asmgen_abi_noop, &mut rng), Vec::<String>::new(), "a function that does nothing");
+    let expect = |f: unsafe extern "C" fn(), what: &str, rng: &mut Rng| {
+        let broken = check(f, rng);
+        assert!(broken.len() == 1 && broken[0].starts_with(what), "expected only {what}, got {broken:?}");
+    };
+    #[cfg(target_arch = "x86_64")]
+    {
+        expect(asmgen_abi_broken_reg, "rbx", &mut rng);
+        expect(asmgen_abi_broken_sp, "sp", &mut rng);
+        expect(asmgen_abi_broken_ctl, "MXCSR", &mut rng);
+        expect(asmgen_abi_broken_df, "direction flag", &mut rng);
+        if ymm_checked() {
+            expect(asmgen_abi_broken_ymm, "dirty upper ymm", &mut rng);
+        }
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        expect(asmgen_abi_broken_reg, "x19", &mut rng);
+        expect(asmgen_abi_broken_freg, "d8", &mut rng);
+        expect(asmgen_abi_broken_sp, "sp", &mut rng);
+        expect(asmgen_abi_broken_ctl, "FPCR", &mut rng);
+    }
+    #[cfg(target_arch = "riscv64")]
+    {
+        expect(asmgen_abi_broken_reg, "s1", &mut rng);
+        expect(asmgen_abi_broken_freg, "fs0", &mut rng);
+        expect(asmgen_abi_broken_sp, "sp", &mut rng);
+        expect(asmgen_abi_broken_ctl, "frm", &mut rng);
+    }
+}
