@@ -1,5 +1,5 @@
 //! Callee-saved canaries: every kernel this CPU runs (the linked listings' functions of the generated set
-//! table, and the process JIT's kernels) is called through a trampoline written here, per architecture, that
+//! table, the process JIT's kernels and its fixed-size ones) is called through a trampoline written here, per architecture, that
 //! fills every callee-saved register with random values, passes the kernel its real arguments (valid buffers
 //! for its role: round keys from the set's key schedule, a key table from the set's init kernel, lengths 0, 1
 //! and a few blocks), and on return records the callee-saved registers, the stack pointer and the control
@@ -655,6 +655,17 @@ fn every_listing_kernel_keeps_the_abi() {
     assert!(failures.is_empty(), "seed {s}: kernels that broke the ABI:\n{}", failures.join("\n"));
 }
 
+/// A JIT's kernels as sweep targets.
+fn jit_targets(jit: &asmgen_runtime::jit::Jit) -> Vec<Target> {
+    jit.kernels()
+        .iter()
+        .map(|k| {
+            let entry = jit.entry(&k.name).expect("every listed JIT kernel has an entry").cast::<()>();
+            (k.set.clone(), k.role.clone(), k.name.clone(), entry)
+        })
+        .collect()
+}
+
 #[test]
 fn every_jit_kernel_keeps_the_abi() {
     let jit = match asmgen_runtime::jit::Jit::process() {
@@ -664,19 +675,37 @@ fn every_jit_kernel_keeps_the_abi() {
             return;
         }
     };
-    let kernels: Vec<Target> = jit
-        .kernels()
-        .iter()
-        .map(|k| {
-            let entry = jit.entry(&k.name).expect("every listed JIT kernel has an entry").cast::<()>();
-            (k.set.clone(), k.role.clone(), k.name.clone(), entry)
-        })
-        .collect();
+    let kernels = jit_targets(jit);
     assert!(!kernels.is_empty(), "the process JIT assembled no kernel");
     eprintln!("abi: {} JIT kernels (sets {:?})", kernels.len(), jit.sets());
     let s = seed();
     let failures = sweep(&kernels, &mut Rng::new(s));
     assert!(failures.is_empty(), "seed {s}: JIT kernels that broke the ABI:\n{}", failures.join("\n"));
+}
+
+/// The JIT's fixed-size kernels too (not in any listing): sizes of 1, 3 and 17 blocks, within the sweep's
+/// buffers whatever count they are passed (they ignore it); key tables and round keys zeroed.
+#[test]
+fn every_fixed_size_jit_kernel_keeps_the_abi() {
+    use asmgen_runtime::jit::{Jit, Specialisation};
+    let mut kernels = Vec::new();
+    for blocks in [1, 3, MAX_BLOCKS] {
+        let specs = [
+            Specialisation::XtsSector(16 * blocks),
+            Specialisation::CtrMessage(16 * blocks),
+            Specialisation::HashBlocks(blocks),
+        ];
+        for spec in specs {
+            match Jit::specialised(spec) {
+                Ok(jit) => kernels.extend(jit_targets(jit)),
+                Err(e) => eprintln!("abi: no {} kernels here ({e})", spec.label()),
+            }
+        }
+    }
+    eprintln!("abi: {} fixed-size JIT kernels", kernels.len());
+    let s = seed();
+    let failures = sweep(&kernels, &mut Rng::new(s));
+    assert!(failures.is_empty(), "seed {s}: fixed-size JIT kernels that broke the ABI:\n{}", failures.join("\n"));
 }
 
 #[test]
