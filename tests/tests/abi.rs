@@ -1,9 +1,9 @@
 //! Callee-saved canaries: every kernel this CPU runs (the linked listings' functions of the generated set
-//! table, the process JIT's kernels and its fixed-size ones) is called through a trampoline written here, per architecture, that
-//! fills every callee-saved register with random values, passes the kernel its real arguments (valid buffers
-//! for its role: round keys from the set's key schedule, a key table from the set's init kernel, lengths 0, 1
-//! and a few blocks), and on return records the callee-saved registers, the stack pointer and the control
-//! state, which must be unchanged:
+//! table, the process JIT's kernels and its fixed-size ones) is called through a trampoline written here, per
+//! architecture, that fills every callee-saved register with random values, passes the kernel its real
+//! arguments (valid buffers for its role: round keys from the set's key schedule, a key table from the set's
+//! init kernel, lengths 0, 1 and a few blocks), and on return records the callee-saved registers, the stack
+//! pointer and the control state, which must be unchanged:
 //!
 //! * x86_64 (System V): rbx, rbp, r12-r15; rsp; MXCSR; the direction flag clear; and no dirty upper ymm
 //!   state: `xgetbv` with ecx = 1 (XINUSE, where CPUID.(0Dh,1):EAX[2] says it exists) must show bit 2 (the
