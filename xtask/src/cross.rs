@@ -6,7 +6,8 @@
 //!
 //! `cross` runs the runtime's test suite (the `asmgen-tests` crate) for aarch64 and riscv64 under qemu-user,
 //! with the listings assembled by the cross GNU as (see `../shared/CROSS.md`), once per emulated CPU model in
-//! [`RUNS`]. Each run names the kernels the dispatcher must pick on that CPU (`ASMGEN_EXPECT_GHASH`,
+//! [`RUNS`], then for x86_64-pc-windows-gnu under wine (`cross windows` alone), on the listings and on the JIT's
+//! kernels. Each run names the kernels the dispatcher must pick on that CPU (`ASMGEN_EXPECT_GHASH`,
 //! `ASMGEN_EXPECT_SM4`), so a fallback cannot hide a broken fast path.
 
 use std::path::Path;
