@@ -1,5 +1,6 @@
 //! Assembles the host target's checked-in listings (`generated/<target>/*.S`) with the target's C compiler
-//! (GNU as through gcc; the cross gcc for cross targets) and links them into the crate. The Rust declarations
+//! (GNU as through gcc; the cross gcc for cross targets, x86_64-w64-mingw32-gcc for x86_64-pc-windows-gnu, which
+//! the cc crate picks itself) and links them into the crate. The Rust declarations
 //! of their functions are generated too (`generated/<target>/mod.rs`) and included by `src/aot.rs`.
 //!
 //! Targets without listings build the portable backend only. `ASMGEN_NO_ASM=1` forces that.

@@ -7,10 +7,11 @@
 //!
 //! The lowering is pure Rust, so this runs natively (on x86_64) with the host's and the cross assemblers;
 //! without them it prints a notice and checks only that every function lowers (with `CI` set, it fails), and
-//! so it does under qemu-user where host tools cannot be spawned. riscv64 listings are assembled without the C extension (`-march=rv64g`): the JIT
+//! so it does under qemu-user and wine where host tools cannot be spawned. riscv64 listings are assembled without the C extension (`-march=rv64g`): the JIT
 //! never compresses, while the runtime's AOT build (`rv64gc`) lets GNU as pick compressed forms.
 //!
-//! With `asmgen-runtime`'s `jit` feature, it also checks on the host that `Jit::host()` maps its code W^X.
+//! With `asmgen-runtime`'s `jit` feature, it also checks on the host that `Jit::host()` maps its code W^X (Linux:
+//! no mapping of the process is writable and executable; Windows: the JIT's pages are read-execute only).
 
 use asmgen::ir::Listing;
 use asmgen::layout;
@@ -121,10 +122,10 @@ fn x86_context(jit: &Image, reference: &[u8], start: usize, at: usize) -> String
 
 fn check<I: Lower>(target: Target, tools: &Tools, listings: Vec<Listing<I>>) {
     let needed = [tools.gcc, tools.ld, tools.objcopy, tools.nm];
-    let tools_ok = if cfg!(target_arch = "x86_64") {
+    let tools_ok = if cfg!(all(target_arch = "x86_64", not(windows))) {
         asmgen_tests::have_all(&needed, &format!("the byte comparison of {target} (only lowering)"))
     } else {
-        // Under qemu-user (`cargo xtask cross`) host tools may not be spawnable: not a missing tool.
+        // Under qemu-user or wine (`cargo xtask cross`) host tools may not be spawnable: not a missing tool.
         let ok = needed.iter().all(|t| asmgen_tests::runs(t));
         if !ok {
             eprintln!("NOTICE: {} not runnable under emulation; only lowering {target}", tools.gcc);
@@ -229,10 +230,48 @@ fn host_jit_is_w_xor_x_and_lists_its_kernels() {
         s.map
     );
     assert!(s.mapped >= s.bytes && s.instructions > 0);
-    let maps = std::fs::read_to_string("/proc/self/maps").expect("/proc/self/maps");
-    for line in maps.lines() {
-        let perms = line.split_whitespace().nth(1).unwrap_or("");
-        assert!(!(perms.contains('w') && perms.contains('x')), "writable and executable: {line}");
+    #[cfg(target_os = "linux")]
+    {
+        let maps = std::fs::read_to_string("/proc/self/maps").expect("/proc/self/maps");
+        for line in maps.lines() {
+            let perms = line.split_whitespace().nth(1).unwrap_or("");
+            assert!(!(perms.contains('w') && perms.contains('x')), "writable and executable: {line}");
+        }
+    }
+    #[cfg(windows)]
+    for k in jit.kernels() {
+        let at = jit.entry(&k.name).unwrap();
+        assert_eq!(windows_protection(at), PAGE_EXECUTE_READ, "{}: the JIT's page is not read-execute only", k.name);
     }
     drop(jit);
+}
+
+/// PAGE_EXECUTE_READ (winnt.h).
+#[cfg(windows)]
+const PAGE_EXECUTE_READ: u32 = 0x20;
+
+/// The protection of the page holding `at` (VirtualQuery's MEMORY_BASIC_INFORMATION.Protect).
+#[cfg(windows)]
+fn windows_protection(at: *const u8) -> u32 {
+    #[repr(C)]
+    struct MemoryBasicInformation {
+        base: *mut u8,
+        allocation_base: *mut u8,
+        allocation_protect: u32,
+        partition_id: u16,
+        region_size: usize,
+        state: u32,
+        protect: u32,
+        kind: u32,
+    }
+    #[link(name = "kernel32")]
+    extern "system" {
+        fn VirtualQuery(address: *const u8, info: *mut MemoryBasicInformation, length: usize) -> usize;
+    }
+    let mut info = std::mem::MaybeUninit::<MemoryBasicInformation>::zeroed();
+    // SAFETY: VirtualQuery writes at most `length` bytes of the structure it is given.
+    let n = unsafe { VirtualQuery(at, info.as_mut_ptr(), std::mem::size_of::<MemoryBasicInformation>()) };
+    assert_eq!(n, std::mem::size_of::<MemoryBasicInformation>(), "VirtualQuery failed");
+    // SAFETY: VirtualQuery filled it (zeroed before in any case).
+    unsafe { info.assume_init() }.protect
 }

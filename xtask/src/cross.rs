@@ -6,7 +6,8 @@
 //!
 //! `cross` runs the runtime's test suite (the `asmgen-tests` crate) for aarch64 and riscv64 under qemu-user,
 //! with the listings assembled by the cross GNU as (see `../shared/CROSS.md`), once per emulated CPU model in
-//! [`RUNS`]. Each run names the kernels the dispatcher must pick on that CPU (`ASMGEN_EXPECT_GHASH`,
+//! [`RUNS`], then for x86_64-pc-windows-gnu under wine (`cross windows` alone), on the listings and on the JIT's
+//! kernels. Each run names the kernels the dispatcher must pick on that CPU (`ASMGEN_EXPECT_GHASH`,
 //! `ASMGEN_EXPECT_SM4`), so a fallback cannot hide a broken fast path.
 
 use std::path::Path;
@@ -146,8 +147,101 @@ fn env_key(triple: &str, what: &str) -> String {
     format!("CARGO_TARGET_{}_{what}", triple.to_uppercase().replace('-', "_"))
 }
 
-/// Runs the test suite for each run in [`RUNS`] (or those whose triple starts with one of `args`).
+/// Runs the test suite for each run in [`RUNS`] (or those whose triple starts with one of `args`), then the
+/// Windows rows ([`windows`]; `windows` or a prefix of its triple selects them).
 pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
+    run_qemu(root, args)?;
+    if args.is_empty() || args.iter().any(|a| a == "windows" || WINDOWS.starts_with(a.as_str())) {
+        windows(root)?;
+    }
+    Ok(())
+}
+
+/// The Windows target: the suite is built with mingw-w64 and run under wine (`../shared/CROSS.md`).
+const WINDOWS: &str = "x86_64-pc-windows-gnu";
+
+/// The wine prefix of the Windows runs, relative to the workspace root; `.ci/wine/setup.sh` makes it (with the
+/// stub `bcryptprimitives.dll` wine 8.0 lacks, without which every Rust program exits 53).
+const WINE_PREFIX: &str = ".tools/wine";
+
+/// Tests skipped under wine: they check the listings with the host's Linux tools (GNU as, llvm-mc, objdump),
+/// which a Windows program cannot start, and run natively in `cargo test --workspace` already. (The JIT proof,
+/// tests/tests/jit.rs, only lowers there, as under qemu.)
+const HOST_TOOL_TESTS: &[&str] = &[
+    "_listings_assemble_identically_with_gnu_as_and_llvm_mc",
+    "_macos_code_equals_",
+    "windows_listings_assemble_to_the_same_code_with_mingw_as_and_llvm_mc",
+    "unwind_data_lists_every_saved_register_and_the_allocation",
+];
+
+/// The kernel sets the dispatcher picks on this CPU, natively (GHASH, SM4): wine runs the same CPU, so the
+/// Windows build must pick the same sets (`portable` where the CPU has none).
+fn native_choice() -> (String, String) {
+    let set = |backend: &str| backend.split_once('/').map_or(backend.to_string(), |(_, s)| s.to_string());
+    let ghash = set(asmgen_runtime::Polyval::new(&[7; 16]).backend());
+    let sm4 = set(asmgen_runtime::Sm4::new(&[7; 16]).backend());
+    (ghash, sm4)
+}
+
+/// Runs the suite for x86_64-pc-windows-gnu under wine: once on the listings (`generated/x86_64-windows`,
+/// Microsoft x64 ABI, assembled by mingw-w64 gcc), once on the JIT's kernels (`ASMGEN_BACKEND=jit`, lowered
+/// for the Windows row). Each names the sets the dispatcher must pick: the native choice on this CPU.
+fn windows(root: &Path) -> Result<(), String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let linker = "x86_64-w64-mingw32-gcc";
+    let prefix = root.join(WINE_PREFIX);
+    let missing: Vec<&str> = [linker, "wine"].into_iter().filter(|c| !have(c)).collect();
+    let stub = prefix.join("drive_c/windows/system32/bcryptprimitives.dll");
+    if !missing.is_empty() || !stub.is_file() {
+        return Err(format!(
+            "{WINDOWS}: missing {}; install with `bash .ci/install-deps` (wine64, mingw-w64, the wine prefix)",
+            if missing.is_empty() { stub.display().to_string() } else { missing.join(", ") }
+        ));
+    }
+    let (ghash, sm4) = native_choice();
+    let aot = |s: &str| if s == "portable" { s.to_string() } else { format!("aot/{s}") };
+    let jit = |s: &str| if s == "portable" { s.to_string() } else { format!("jit/{s}") };
+    // Where the SM4 set is the AES-NI AVX2 one, the JIT measures ymm against xmm and may pick the AVX set: the
+    // tests check that themselves (`asmgen_tests::jit_expectation`) when no expectation is named.
+    let jit_sm4 = (sm4 != "x86_64-aesni-avx2").then(|| jit(&sm4));
+    type WindowsRun<'a> = (&'a str, String, Option<String>, &'a [(&'a str, &'a str)]);
+    let runs: [WindowsRun; 2] = [
+        ("the listings", aot(&ghash), Some(aot(&sm4)), &[]),
+        ("JIT kernels (ASMGEN_BACKEND=jit)", jit(&ghash), jit_sm4, JIT),
+    ];
+    for (label, expect_ghash, expect_sm4, env) in runs {
+        println!(
+            "== {WINDOWS}: {label} (wine; expects GHASH {expect_ghash}, SM4 {})",
+            expect_sm4.as_deref().unwrap_or("the JIT's measured choice")
+        );
+        let mut cmd = Command::new(&cargo);
+        cmd.current_dir(root)
+            .args(["test", "-p", "asmgen-tests", "-p", "asmgen-runtime", "--target", WINDOWS])
+            .env(env_key(WINDOWS, "LINKER"), linker)
+            .env(env_key(WINDOWS, "RUNNER"), "wine")
+            .env("WINEPREFIX", &prefix)
+            .env("WINEDEBUG", "-all")
+            .env("ASMGEN_EXPECT_GHASH", &expect_ghash)
+            // The test binaries re-run themselves (tests/tests/zeroize.rs) from inside wine: no runner.
+            .env_remove("ASMGEN_TEST_RUNNER")
+            .env_remove("ASMGEN_BACKEND")
+            .envs(env.iter().copied())
+            .arg("--")
+            .args(HOST_TOOL_TESTS.iter().flat_map(|t| ["--skip", t]));
+        match &expect_sm4 {
+            Some(s) => cmd.env("ASMGEN_EXPECT_SM4", s),
+            None => cmd.env_remove("ASMGEN_EXPECT_SM4"),
+        };
+        let status = cmd.status().map_err(|e| format!("running cargo: {e}"))?;
+        if !status.success() {
+            return Err(format!("tests failed for {WINDOWS} ({label})"));
+        }
+    }
+    Ok(())
+}
+
+/// The qemu-user rows ([`RUNS`]) selected by `args`.
+fn run_qemu(root: &Path, args: &[String]) -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     for r in RUNS.iter().filter(|r| args.is_empty() || args.iter().any(|a| r.target.triple.starts_with(a.as_str()))) {
         let t = r.target;

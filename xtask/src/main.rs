@@ -4,7 +4,8 @@
 //! * `check`: regenerate in memory and fail, naming the files, if `generated/` is stale.
 //! * `report [target]`: the ISA report (features, instruction mix, registers) of every function.
 //! * `jit-tests`: run the runtime's tests natively on the JIT's kernels, once per x86_64 kernel set.
-//! * `cross`: run the runtime's tests for aarch64 and riscv64 under qemu-user (the JIT's kernels too).
+//! * `cross [arch|windows]`: run the runtime's tests for aarch64 and riscv64 under qemu-user, and for
+//!   x86_64-pc-windows-gnu under wine (the JIT's kernels too).
 //! * `bench [filter]`: the benchmark table (this project beside libgcrypt and RustCrypto).
 //! * `bench --model`: llvm-mca-19 cycles/byte of the aarch64 and riscv64 hot loops (no such hardware here).
 
@@ -109,7 +110,7 @@ fn main() -> ExitCode {
         Some("bench") if args.get(1).map(String::as_str) == Some("--model") => model::run(&root()),
         Some("bench") => cross::bench(&root(), &args[1..]),
         _ => Err(
-            "usage: cargo xtask <gen | check | report [target] | jit-tests | cross [arch] | bench [filter | --model]>"
+            "usage: cargo xtask <gen | check | report [target] | jit-tests | cross [arch | windows] | bench [filter | --model]>"
                 .into(),
         ),
     };

@@ -13,6 +13,11 @@ use std::time::Instant;
 #[cfg(target_arch = "x86_64")]
 mod arch {
     pub(crate) type I = asmgen::isa::x86_64::X86_64;
+    /// The row whose listing the JIT's image reproduces: its ABI is what the kernels are built for (Windows:
+    /// Microsoft x64, as the linked `generated/x86_64-windows` listing; elsewhere System V).
+    #[cfg(windows)]
+    pub(crate) const TARGET: asmgen::Target = asmgen::Target::X86_64_WINDOWS;
+    #[cfg(not(windows))]
     pub(crate) const TARGET: asmgen::Target = asmgen::Target::X86_64_LINUX;
     pub(crate) const SETS: &[asmgen_kernels::catalog::KernelSet<I>] = asmgen_kernels::catalog::X86_64_SETS;
 }

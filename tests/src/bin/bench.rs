@@ -102,9 +102,19 @@ mod gcrypt {
     //! libgcrypt through its C API, loaded with dlopen.
     use std::ffi::{c_char, c_int, c_void, CString};
 
+    #[cfg(unix)]
     extern "C" {
         fn dlopen(filename: *const c_char, flags: c_int) -> *mut c_void;
         fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
+    }
+    // Elsewhere (Windows) there is no libgcrypt peer: the benchmark runs without it.
+    #[cfg(not(unix))]
+    unsafe fn dlopen(_filename: *const c_char, _flags: c_int) -> *mut c_void {
+        std::ptr::null_mut()
+    }
+    #[cfg(not(unix))]
+    unsafe fn dlsym(_handle: *mut c_void, _symbol: *const c_char) -> *mut c_void {
+        std::ptr::null_mut()
     }
     const RTLD_NOW: c_int = 2;
 
