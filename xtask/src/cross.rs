@@ -174,13 +174,29 @@ const HOST_TOOL_TESTS: &[&str] = &[
     "unwind_data_lists_every_saved_register_and_the_allocation",
 ];
 
-/// The kernel sets the dispatcher picks on this CPU, natively (GHASH, SM4): wine runs the same CPU, so the
-/// Windows build must pick the same sets (`portable` where the CPU has none).
-fn native_choice() -> (String, String) {
-    let set = |backend: &str| backend.split_once('/').map_or(backend.to_string(), |(_, s)| s.to_string());
-    let ghash = set(asmgen_runtime::Polyval::new(&[7; 16]).backend());
-    let sm4 = set(asmgen_runtime::Sm4::new(&[7; 16]).backend());
-    (ghash, sm4)
+/// The kernel sets the dispatcher picks on this CPU, natively (GHASH, SM4), as the `backends` binary of the
+/// tests crate prints them: wine runs the same CPU, so the Windows build must pick the same sets (`portable`
+/// where the CPU has none). xtask does not link the runtime itself, so that `cargo xtask gen` builds even
+/// when a listing does not assemble.
+fn native_choice(root: &Path) -> Result<(String, String), String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .current_dir(root)
+        .args(["run", "--quiet", "-p", "asmgen-tests", "--bin", "backends"])
+        .output()
+        .map_err(|e| format!("running cargo: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("the backends binary failed: {}", String::from_utf8_lossy(&out.stderr)));
+    }
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let set = |kind: &str| -> Result<String, String> {
+        let backend = text
+            .lines()
+            .find_map(|l| l.strip_prefix(kind)?.strip_prefix(' '))
+            .ok_or_else(|| format!("the backends binary printed no {kind} line: {text}"))?;
+        Ok(backend.split_once('/').map_or(backend.to_string(), |(_, s)| s.to_string()))
+    };
+    Ok((set("ghash")?, set("sm4")?))
 }
 
 /// Runs the suite for x86_64-pc-windows-gnu under wine: once on the listings (`generated/x86_64-windows`,
@@ -198,7 +214,7 @@ fn windows(root: &Path) -> Result<(), String> {
             if missing.is_empty() { stub.display().to_string() } else { missing.join(", ") }
         ));
     }
-    let (ghash, sm4) = native_choice();
+    let (ghash, sm4) = native_choice(root)?;
     let aot = |s: &str| if s == "portable" { s.to_string() } else { format!("aot/{s}") };
     let jit = |s: &str| if s == "portable" { s.to_string() } else { format!("jit/{s}") };
     // Where the SM4 set is the AES-NI AVX2 one, the JIT measures ymm against xmm and may pick the AVX set: the
