@@ -118,3 +118,34 @@ pub fn jit_expectation(aot: &str) -> String {
 
 mod tools;
 pub use tools::{ci, have_all, runs, tool_missing};
+
+/// The workspace's root folder.
+pub fn workspace() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Runs an external tool, panicking with its output when it fails; its standard output.
+pub fn run(cmd: &mut std::process::Command) -> String {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The listings under `generated/<dir>/` (`x86_64-windows`), sorted; panics if there are none.
+pub fn listings(dir: &str) -> Vec<std::path::PathBuf> {
+    let dir = workspace().join("generated").join(dir);
+    let mut v: Vec<std::path::PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "S"))
+        .collect();
+    v.sort();
+    assert!(!v.is_empty(), "no listings in {}", dir.display());
+    v
+}

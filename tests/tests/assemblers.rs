@@ -8,13 +8,10 @@
 //! notice and passes; without the tools it does too, unless `CI` is set, when it fails. GNU as pads the end of riscv64 `.text` to its
 //! alignment with `nop`s, which the comparison allows.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-fn run(cmd: &mut Command) {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    assert!(out.status.success(), "{cmd:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
-}
+use asmgen_tests::run;
 
 fn text(objcopy: &str, obj: &Path) -> Vec<u8> {
     let bin = obj.with_extension("bin");
@@ -80,19 +77,9 @@ fn check(arch: &Arch) {
     ) {
         return;
     }
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let dir = root.join("generated").join(arch.dir);
     let out = std::env::temp_dir().join(format!("asmgen-assemblers-{}-{}", arch.dir, std::process::id()));
     std::fs::create_dir_all(&out).unwrap();
-    let mut listings: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "S"))
-        .collect();
-    listings.sort();
-    assert!(!listings.is_empty(), "no listings in {}", dir.display());
-    for src in listings {
+    for src in asmgen_tests::listings(arch.dir) {
         let stem = src.file_stem().unwrap().to_string_lossy().into_owned();
         let (g, l) = (out.join(format!("{stem}.gas.o")), out.join(format!("{stem}.mc.o")));
         run(Command::new(arch.gas[0]).args(&arch.gas[1..]).arg(&src).arg("-o").arg(&g));

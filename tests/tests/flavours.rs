@@ -14,7 +14,7 @@
 //! when it fails (`asmgen_tests::have_all`).
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 const MC: &str = "llvm-mc-19";
@@ -71,11 +71,7 @@ const AARCH64: Flavour = Flavour {
     mask: mask_aarch64,
 };
 
-fn output(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    assert!(out.status.success(), "{cmd:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).expect("UTF-8 output")
-}
+use asmgen_tests::run as output;
 
 /// One assembled listing: its code section, the offsets of the relocations in it, its functions.
 struct Object {
@@ -119,7 +115,7 @@ fn check(fl: &Flavour) {
     if !asmgen_tests::have_all(&[MC, OBJCOPY, OBJDUMP, NM], &format!("comparing {} with {}", fl.macos, fl.linux)) {
         return;
     }
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join("generated");
+    let root = asmgen_tests::workspace().join("generated");
     let out = std::env::temp_dir().join(format!("asmgen-flavours-{}-{}", fl.macos, std::process::id()));
     std::fs::create_dir_all(&out).unwrap();
     let mut stems: Vec<String> = std::fs::read_dir(root.join(fl.macos))

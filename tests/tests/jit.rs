@@ -17,22 +17,9 @@ use asmgen::ir::Listing;
 use asmgen::layout;
 use asmgen::lower::{lower, Image, Lower};
 use asmgen::Target;
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn run(cmd: &mut Command) {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed:\n{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use asmgen_tests::{run, workspace as root};
 
 struct Tools {
     gcc: &'static str,

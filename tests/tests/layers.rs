@@ -11,9 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use syn::visit::Visit;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
+use asmgen_tests::workspace;
 
 /// Every `.rs` file under `dir`, with its module path (`["jit", "target"]`).
 fn files(src: &Path) -> Vec<(Vec<String>, PathBuf)> {

@@ -27,36 +27,12 @@ const OBJCOPY: &str = "x86_64-w64-mingw32-objcopy";
 const MC: &str = "llvm-mc-19";
 const READOBJ: &str = "llvm-readobj-19";
 
-fn run(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    assert!(out.status.success(), "{cmd:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
 fn tools(check: &str) -> bool {
     if !cfg!(target_arch = "x86_64") {
         println!("notice: not an x86_64 host: {check} skipped");
         return false;
     }
     asmgen_tests::have_all(&[GAS, OBJCOPY, MC, READOBJ], check)
-}
-
-/// The listings under `generated/<dir>/`, sorted.
-fn listings(dir: &str) -> Vec<PathBuf> {
-    let dir = root().join("generated").join(dir);
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "S"))
-        .collect();
-    v.sort();
-    assert!(!v.is_empty(), "no listings in {}", dir.display());
-    v
 }
 
 /// Assembles `src` with GNU as and with llvm-mc into a scratch folder of the test `test` (tests run in
@@ -66,14 +42,16 @@ fn assemble(src: &Path, test: &str) -> (PathBuf, PathBuf) {
     std::fs::create_dir_all(&out).unwrap();
     let stem = src.file_stem().unwrap().to_string_lossy().into_owned();
     let (g, l) = (out.join(format!("{stem}.gas.obj")), out.join(format!("{stem}.mc.obj")));
-    run(Command::new(GAS).arg(src).arg("-o").arg(&g));
-    run(Command::new(MC).args(["-triple", "x86_64-windows-gnu", "-filetype=obj"]).arg(src).arg("-o").arg(&l));
+    asmgen_tests::run(Command::new(GAS).arg(src).arg("-o").arg(&g));
+    asmgen_tests::run(
+        Command::new(MC).args(["-triple", "x86_64-windows-gnu", "-filetype=obj"]).arg(src).arg("-o").arg(&l),
+    );
     (g, l)
 }
 
 fn text(obj: &Path) -> Vec<u8> {
     let bin = obj.with_extension("text");
-    run(Command::new(OBJCOPY).args(["-O", "binary", "-j", ".text"]).arg(obj).arg(&bin));
+    asmgen_tests::run(Command::new(OBJCOPY).args(["-O", "binary", "-j", ".text"]).arg(obj).arg(&bin));
     std::fs::read(&bin).expect("objcopy wrote the section")
 }
 
@@ -148,7 +126,7 @@ fn windows_listings_assemble_to_the_same_code_with_mingw_as_and_llvm_mc() {
     if !tools("assembling the x86_64-windows listings") {
         return;
     }
-    for src in listings("x86_64-windows") {
+    for src in asmgen_tests::listings("x86_64-windows") {
         let (g, l) = assemble(&src, "code");
         let name = src.file_name().unwrap().to_string_lossy().into_owned();
         let swapped = compare(&name, &text(&g), &text(&l));
@@ -164,7 +142,7 @@ fn windows_functions() -> BTreeMap<String, Function<X86_64>> {
 
 /// The unwind codes `llvm-readobj --unwind` prints for function `name` of `obj`.
 fn unwind_codes(obj: &Path, name: &str) -> Vec<String> {
-    let out = run(Command::new(READOBJ).arg("--unwind").arg(obj));
+    let out = asmgen_tests::run(Command::new(READOBJ).arg("--unwind").arg(obj));
     let start = out
         .find(&format!("StartAddress: {name} ("))
         .unwrap_or_else(|| panic!("{name} has no unwind entry in {}", obj.display()));
@@ -208,7 +186,7 @@ fn unwind_data_lists_every_saved_register_and_the_allocation() {
         return;
     }
     let functions = windows_functions();
-    let dir = root().join("generated/x86_64-windows");
+    let dir = asmgen_tests::workspace().join("generated/x86_64-windows");
     for (listing, name, args) in [
         ("ghash.S", "asmgen_ghash_update_avx", 4),
         ("sm4.S", "asmgen_sm4_ctr_avx", 5),
@@ -297,9 +275,9 @@ fn strip_epilogue(lines: &mut Vec<String>) {
 fn windows_code_differs_from_linux_only_where_the_abi_demands() {
     let functions = windows_functions();
     let mut compared = 0;
-    for src in listings("x86_64-windows") {
+    for src in asmgen_tests::listings("x86_64-windows") {
         let win = functions_of(&std::fs::read_to_string(&src).unwrap());
-        let linux_path = root().join("generated/x86_64-linux").join(src.file_name().unwrap());
+        let linux_path = asmgen_tests::workspace().join("generated/x86_64-linux").join(src.file_name().unwrap());
         let linux = functions_of(&std::fs::read_to_string(linux_path).unwrap());
         assert_eq!(win.keys().collect::<Vec<_>>(), linux.keys().collect::<Vec<_>>(), "the same functions");
         for (name, w) in &win {
