@@ -20,6 +20,23 @@
 
 #[doc(hidden)]
 pub mod abi_test;
+/// `Drop` for an API type: every byte of the object zeroised ([`wipe_object`]: padding and the payload of a
+/// `None` are copied with the object and may hold key bytes), then the listed fields (`&'static` kernel
+/// tables, not secret) written back, so that the fields' own drop glue sees a valid value.
+macro_rules! wipe_on_drop {
+    ($t:ty: $($($field:tt).+),+) => {
+        impl Drop for $t {
+            fn drop(&mut self) {
+                let keep = ($(self.$($field).+,)+);
+                // SAFETY: called from `drop`; with the kernel-table references written back, all-zero bytes
+                // are a valid value of the type.
+                unsafe { $crate::wipe_object(self) };
+                ($(self.$($field).+,)+) = keep;
+            }
+        }
+    };
+}
+
 mod aot;
 mod backend;
 mod cpu;

@@ -81,18 +81,7 @@ impl Core {
     }
 }
 
-impl Drop for Core {
-    /// Zeroises the whole object (`wipe_object` in lib.rs), not only the table and state: without a fixed-size
-    /// kernel the payload of the `None` in `fixed` is copied along with the object and may hold bytes of the
-    /// key table from the stack slot it was built in. The kernel-table reference, not secret, is written back
-    /// so that the object stays a valid value.
-    fn drop(&mut self) {
-        let kernels = self.kernels;
-        // SAFETY: called from `drop`; with `kernels` written back, all-zero bytes are a valid `Core`.
-        unsafe { crate::wipe_object(self) };
-        self.kernels = kernels;
-    }
-}
+wipe_on_drop!(Core: kernels);
 
 fn find(name: &str, candidates: fn() -> &'static [HashKernels]) -> Result<&'static HashKernels, Error> {
     let k = candidates().iter().find(|k| k.name == name).ok_or_else(|| Error::UnknownBackend(name.to_string()))?;

@@ -11,16 +11,7 @@ use zeroize::Zeroizing;
 #[derive(Clone)]
 pub struct Sm4(pub(super) Keys, pub(super) Option<dispatch::FixedKernels>);
 
-impl Drop for Sm4 {
-    /// Zeroises every byte of the object (`wipe_object` in lib.rs: padding and `None` payloads included), then
-    /// writes back its kernel-table references (not secret) so that the fields' drop glue sees a valid value.
-    fn drop(&mut self) {
-        let k = self.0.k;
-        // SAFETY: called from `drop`; with the references written back, all-zero bytes are a valid `Sm4`.
-        unsafe { crate::wipe_object(self) };
-        self.0.k = k;
-    }
-}
+wipe_on_drop!(Sm4: 0.k);
 
 impl Sm4 {
     /// Keys the cipher, using the best backend for this CPU (or `ASMGEN_BACKEND` / `ASMGEN_ISA`).

@@ -13,16 +13,7 @@ pub struct Sm4Ccm {
     keys: Keys,
 }
 
-impl Drop for Sm4Ccm {
-    /// Zeroises every byte of the object (`wipe_object` in lib.rs: padding and `None` payloads included), then
-    /// writes back its kernel-table references (not secret) so that the fields' drop glue sees a valid value.
-    fn drop(&mut self) {
-        let k = self.keys.k;
-        // SAFETY: called from `drop`; with the references written back, all-zero bytes are a valid `Sm4Ccm`.
-        unsafe { crate::wipe_object(self) };
-        self.keys.k = k;
-    }
-}
+wipe_on_drop!(Sm4Ccm: keys.k);
 
 impl Sm4Ccm {
     /// Keys the AEAD with the best backend.

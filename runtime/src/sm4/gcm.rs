@@ -25,18 +25,7 @@ pub struct Sm4Gcm {
     htable: HTable,
 }
 
-impl Drop for Sm4Gcm {
-    /// Zeroises every byte of the object (`wipe_object` in lib.rs: padding and `None` payloads included), then
-    /// writes back its kernel-table references (not secret) so that the fields' drop glue sees a valid value.
-    fn drop(&mut self) {
-        let k = self.keys.k;
-        let ghash = self.ghash;
-        // SAFETY: called from `drop`; with the references written back, all-zero bytes are a valid `Sm4Gcm`.
-        unsafe { crate::wipe_object(self) };
-        self.keys.k = k;
-        self.ghash = ghash;
-    }
-}
+wipe_on_drop!(Sm4Gcm: keys.k, ghash);
 
 /// GCM's limit on the plaintext: 2^39 - 256 bits.
 const GCM_MAX_BYTES: u64 = (1 << 36) - 32;

@@ -82,16 +82,7 @@ pub struct Sm4Cmac {
     k2: Zeroizing<[u8; 16]>,
 }
 
-impl Drop for Sm4Cmac {
-    /// Zeroises every byte of the object (`wipe_object` in lib.rs: padding and `None` payloads included), then
-    /// writes back its kernel-table references (not secret) so that the fields' drop glue sees a valid value.
-    fn drop(&mut self) {
-        let k = self.core.keys.k;
-        // SAFETY: called from `drop`; with the references written back, all-zero bytes are a valid `Sm4Cmac`.
-        unsafe { crate::wipe_object(self) };
-        self.core.keys.k = k;
-    }
-}
+wipe_on_drop!(Sm4Cmac: core.keys.k);
 
 impl Sm4Cmac {
     /// Keys the MAC with the best backend.
@@ -141,16 +132,7 @@ pub struct Sm4Xcbc {
     k3: Zeroizing<[u8; 16]>,
 }
 
-impl Drop for Sm4Xcbc {
-    /// Zeroises every byte of the object (`wipe_object` in lib.rs: padding and `None` payloads included), then
-    /// writes back its kernel-table references (not secret) so that the fields' drop glue sees a valid value.
-    fn drop(&mut self) {
-        let k = self.core.keys.k;
-        // SAFETY: called from `drop`; with the references written back, all-zero bytes are a valid `Sm4Xcbc`.
-        unsafe { crate::wipe_object(self) };
-        self.core.keys.k = k;
-    }
-}
+wipe_on_drop!(Sm4Xcbc: core.keys.k);
 
 impl Sm4Xcbc {
     /// Keys the MAC with the best backend.
@@ -199,16 +181,7 @@ pub struct Sm4CbcMac {
     core: MacCore,
 }
 
-impl Drop for Sm4CbcMac {
-    /// Zeroises every byte of the object (`wipe_object` in lib.rs: padding and `None` payloads included), then
-    /// writes back its kernel-table references (not secret) so that the fields' drop glue sees a valid value.
-    fn drop(&mut self) {
-        let k = self.core.keys.k;
-        // SAFETY: called from `drop`; with the references written back, all-zero bytes are a valid `Sm4CbcMac`.
-        unsafe { crate::wipe_object(self) };
-        self.core.keys.k = k;
-    }
-}
+wipe_on_drop!(Sm4CbcMac: core.keys.k);
 
 impl Sm4CbcMac {
     /// Keys the MAC with the best backend.

@@ -20,18 +20,7 @@ pub struct Sm4Xts {
     sector: Option<(usize, Option<dispatch::FixedKernels>)>,
 }
 
-impl Drop for Sm4Xts {
-    /// Zeroises every byte of the object (`wipe_object` in lib.rs: padding and `None` payloads included), then
-    /// writes back its kernel-table references (not secret) so that the fields' drop glue sees a valid value.
-    fn drop(&mut self) {
-        let data = self.data.k;
-        let tweak = self.tweak.k;
-        // SAFETY: called from `drop`; with the references written back, all-zero bytes are a valid `Sm4Xts`.
-        unsafe { crate::wipe_object(self) };
-        self.data.k = data;
-        self.tweak.k = tweak;
-    }
-}
+wipe_on_drop!(Sm4Xts: data.k, tweak.k);
 
 impl Sm4Xts {
     /// IEEE 1619 XTS with data key `key1` and tweak key `key2`.
