@@ -31,9 +31,8 @@ impl Sm4 {
         if message_bytes == 0 || message_bytes.div_ceil(16) > crate::MAX_FIXED_BLOCKS {
             return Err(Error::InvalidLength { what: "CTR message size", len: message_bytes });
         }
-        // The specialisation is asked for the message size itself (its kernel takes the message's whole
-        // blocks; `apply_ctr` adds the partial one), so its name reports the size asked for (`ctr-1000`, not
-        // the kernel's `ctr-992`). A message shorter than a block has none for a fixed kernel to take.
+        // The fixed kernel takes the message's whole blocks (`apply_ctr` adds the partial one); its name reports
+        // the size asked for (`ctr-1000`). A message shorter than a block has none for a fixed kernel to take.
         let fixed = if message_bytes >= 16 { dispatch::fixed_ctr(message_bytes) } else { None };
         Ok(Sm4(Keys::new(dispatch::best(), key), fixed))
     }

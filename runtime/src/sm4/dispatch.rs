@@ -169,15 +169,18 @@ fn fixed(kind: SpecKind, bytes: usize, roles: &[&str]) -> Option<(&'static str, 
         if matches!(backend::request(), backend::Request::Portable | backend::Request::Aot) {
             return None;
         }
-        let spec = match kind {
-            SpecKind::Xts => Specialisation::XtsSector(bytes),
-            SpecKind::Ctr => Specialisation::CtrMessage(bytes),
+        // What the API reports is the size asked for (`ctr-1000`); the JIT specialises CTR for the message's
+        // whole blocks (the API adds a partial one), so messages of 992 and 1000 bytes share one kernel.
+        let (asked, spec) = match kind {
+            SpecKind::Xts => (Specialisation::XtsSector(bytes), Specialisation::XtsSector(bytes)),
+            SpecKind::Ctr => (Specialisation::CtrMessage(bytes), Specialisation::CtrMessage(bytes / 16 * 16)),
         };
         let jit = Jit::specialised(spec).ok()?;
         let set = jit.sets().first()?;
         // SAFETY: the XTS and CTR roles' C signature is `ChainFn`; specialisations live for the process.
         let fns = roles.iter().map(|r| jit.entry_of(set, r).map(|p| unsafe { cast::<ChainFn>(p) }));
-        Some((backend::jit_name(set), fns.collect::<Option<Vec<_>>>()?))
+        let kernel_set = set.split_once('/').map_or(set.as_str(), |(s, _)| s);
+        Some((backend::jit_name(&format!("{kernel_set}/{}", asked.label())), fns.collect::<Option<Vec<_>>>()?))
     }
     #[cfg(not(feature = "jit"))]
     {
