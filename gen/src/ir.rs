@@ -152,10 +152,11 @@ pub struct Function<I: InstructionSet> {
 }
 
 impl<I: InstructionSet> Function<I> {
-    /// The C prototype, e.g. `void f(uint8_t *state, size_t n);`.
-    pub fn c_prototype(&self, prefix: &str) -> String {
+    /// The C prototype, e.g. `void f(uint8_t *state, size_t n);` (the C name: a format's symbol prefix, such as
+    /// Mach-O's `_`, is not part of it).
+    pub fn c_prototype(&self) -> String {
         let params: Vec<String> = self.signature.params.iter().map(|p| format!("{}{}", p.ty.c(), p.name)).collect();
-        format!("void {prefix}{}({});", self.name, params.join(", "))
+        format!("void {}({});", self.name, params.join(", "))
     }
 
     /// Instructions in the body.

@@ -76,7 +76,7 @@ pub fn listing<I: Isa>(target: Target, listing: &Listing<I>, source: &str) -> Re
     o.comment("Functions:");
     let mut all = FeatureSet::<I::Feature>::empty();
     for f in &listing.functions {
-        o.comment(&format!("  {}", f.c_prototype("")));
+        o.comment(&format!("  {}", f.c_prototype()));
         let req = if f.required.is_empty() { "baseline".to_string() } else { f.required.names(", ") };
         o.comment(&format!("      requires: {req}"));
         all = all.union(f.required);
@@ -122,7 +122,7 @@ fn function<I: Isa>(o: &mut Out, f: &Function<I>, fl: &Directives, ctx: &PrintCt
         o.comment(d);
     }
     o.comment("");
-    o.comment(&f.c_prototype(""));
+    o.comment(&f.c_prototype());
     let req = if f.required.is_empty() { "baseline".to_string() } else { f.required.names(", ") };
     o.comment(&format!("Requires: {req}"));
     let saved: Vec<String> = f.frame.saved.iter().map(|r| I::reg_name(*r)).collect();
