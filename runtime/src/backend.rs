@@ -115,6 +115,33 @@ impl<K: Kernels> Registry<K> {
     }
 }
 
+/// An algorithm's backends, built on first use in two forms: the one that chooses the backend to use holds
+/// the JIT's sets only when `ASMGEN_BACKEND=jit` asks for them, so the default path never assembles anything;
+/// the one that lists every backend (`with_backend`, the backend tables, tests and benchmarks) holds them
+/// always. `R` is the algorithm's registry (or registries: GHASH and POLYVAL come from the same sets).
+pub(crate) struct Backends<R> {
+    make: fn(with_jit: bool) -> R,
+    chosen: OnceLock<R>,
+    listed: OnceLock<R>,
+}
+
+impl<R> Backends<R> {
+    /// Backends made by `make` (its argument: whether to include the JIT's sets).
+    pub(crate) const fn new(make: fn(with_jit: bool) -> R) -> Backends<R> {
+        Backends { make, chosen: OnceLock::new(), listed: OnceLock::new() }
+    }
+
+    /// The registry to choose from.
+    pub(crate) fn chosen(&'static self) -> &'static R {
+        self.chosen.get_or_init(|| (self.make)(request() == Request::Jit))
+    }
+
+    /// The registry that lists every backend of this build.
+    pub(crate) fn listed(&'static self) -> &'static R {
+        self.listed.get_or_init(|| (self.make)(true))
+    }
+}
+
 /// A kernel's address as the function pointer type `F` of its role.
 ///
 /// # Safety

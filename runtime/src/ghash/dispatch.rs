@@ -3,8 +3,7 @@
 //! JIT, in one [`Registry`] per function.
 
 use super::portable;
-use crate::backend::{self, cast, Kernels, Registry};
-use std::sync::OnceLock;
+use crate::backend::{self, cast, Backends, Kernels, Registry};
 
 /// Key setup: `init(table, h)`.
 pub(crate) type InitFn = unsafe extern "C" fn(*mut u8, *const u8);
@@ -60,20 +59,23 @@ struct Hashes {
     polyval: Registry<HashKernels>,
 }
 
-fn hashes() -> &'static Hashes {
-    static H: OnceLock<Hashes> = OnceLock::new();
-    H.get_or_init(|| {
-        let (aot_g, aot_p): (Vec<_>, Vec<_>) = backend::aot_backends("ghash", &from_roles).into_iter().unzip();
-        #[cfg(feature = "jit")]
-        let jit = crate::jit::backends("ghash", &from_roles);
-        #[cfg(not(feature = "jit"))]
-        let jit: Vec<(HashKernels, HashKernels)> = Vec::new();
-        let (jit_g, jit_p): (Vec<_>, Vec<_>) = jit.into_iter().unzip();
-        Hashes {
-            ghash: Registry::new(PORTABLE_GHASH, aot_g, jit_g),
-            polyval: Registry::new(PORTABLE_POLYVAL, aot_p, jit_p),
-        }
-    })
+static HASHES: Backends<Hashes> = Backends::new(hashes);
+
+/// The registries, with the JIT's sets or without.
+fn hashes(with_jit: bool) -> Hashes {
+    let (aot_g, aot_p): (Vec<_>, Vec<_>) = backend::aot_backends("ghash", &from_roles).into_iter().unzip();
+    #[cfg(feature = "jit")]
+    let jit = if with_jit { crate::jit::backends("ghash", &from_roles) } else { Vec::new() };
+    #[cfg(not(feature = "jit"))]
+    let jit: Vec<(HashKernels, HashKernels)> = {
+        let _ = with_jit;
+        Vec::new()
+    };
+    let (jit_g, jit_p): (Vec<_>, Vec<_>) = jit.into_iter().unzip();
+    Hashes {
+        ghash: Registry::new(PORTABLE_GHASH, aot_g, jit_g),
+        polyval: Registry::new(PORTABLE_POLYVAL, aot_p, jit_p),
+    }
 }
 
 /// Fixed-size GHASH and POLYVAL updates of `n` blocks from the JIT ([`crate::jit::Jit::specialised`]):
@@ -101,26 +103,26 @@ pub(crate) fn fixed_hash(n: usize) -> Option<(&'static str, UpdateFn, UpdateFn)>
 
 /// The GHASH kernels to use.
 pub(crate) fn ghash() -> &'static HashKernels {
-    hashes().ghash.best()
+    HASHES.chosen().ghash.best()
 }
 
 /// The POLYVAL kernels to use.
 pub(crate) fn polyval() -> &'static HashKernels {
-    hashes().polyval.best()
+    HASHES.chosen().polyval.best()
 }
 
 /// Every GHASH implementation of this build, portable first, best last.
 pub(crate) fn all_ghash() -> &'static [HashKernels] {
-    hashes().ghash.all()
+    HASHES.listed().ghash.all()
 }
 
 /// Every POLYVAL implementation of this build, portable first, best last.
 pub(crate) fn all_polyval() -> &'static [HashKernels] {
-    hashes().polyval.all()
+    HASHES.listed().polyval.all()
 }
 
 /// Every GHASH and POLYVAL implementation this build has, with whether this CPU runs it, portable first, best
 /// last (for tests and the benchmark, which compare them all).
 pub fn hash_backends() -> Vec<(&'static str, bool)> {
-    hashes().polyval.table()
+    HASHES.listed().polyval.table()
 }

@@ -4,10 +4,9 @@
 //! set's ECB, CTR and CBC-MAC kernels and the GHASH kernels.
 
 use super::portable;
-use crate::backend::{self, cast, Kernels, Registry};
+use crate::backend::{self, cast, Backends, Kernels, Registry};
 use crate::ghash::dispatch::{self as ghash, HashKernels};
 use crate::Error;
-use std::sync::OnceLock;
 
 /// `expand_key(rk_enc, rk_dec, key)`.
 pub(crate) type ExpandFn = unsafe extern "C" fn(*mut u8, *mut u8, *const u8);
@@ -116,15 +115,18 @@ fn from_roles(name: &'static str, available: bool, entry: &dyn Fn(&str) -> Optio
     })
 }
 
-fn registry() -> &'static Registry<Sm4Kernels> {
-    static R: OnceLock<Registry<Sm4Kernels>> = OnceLock::new();
-    R.get_or_init(|| {
-        #[cfg(feature = "jit")]
-        let jit = crate::jit::backends("sm4", &from_roles);
-        #[cfg(not(feature = "jit"))]
-        let jit = Vec::new();
-        Registry::new(PORTABLE, backend::aot_backends("sm4", &from_roles), jit)
-    })
+static SM4: Backends<Registry<Sm4Kernels>> = Backends::new(registry);
+
+/// The registry, with the JIT's sets or without.
+fn registry(with_jit: bool) -> Registry<Sm4Kernels> {
+    #[cfg(feature = "jit")]
+    let jit = if with_jit { crate::jit::backends("sm4", &from_roles) } else { Vec::new() };
+    #[cfg(not(feature = "jit"))]
+    let jit = {
+        let _ = with_jit;
+        Vec::new()
+    };
+    Registry::new(PORTABLE, backend::aot_backends("sm4", &from_roles), jit)
 }
 
 /// Fixed-size kernels from the JIT ([`crate::jit::Jit::specialised`]), for the API types that take a fixed
@@ -192,21 +194,21 @@ fn fixed(kind: SpecKind, bytes: usize, roles: &[&str]) -> Option<(&'static str, 
 /// Every SM4 implementation of this build, portable first, best last.
 #[cfg(test)]
 pub(crate) fn all() -> &'static [Sm4Kernels] {
-    registry().all()
+    SM4.listed().all()
 }
 
 /// The SM4 kernels to use.
 pub(crate) fn best() -> &'static Sm4Kernels {
-    registry().best()
+    SM4.chosen().best()
 }
 
 /// The named set, if this build has it and the CPU runs it.
 pub(crate) fn find(name: &str) -> Result<&'static Sm4Kernels, Error> {
-    registry().find(name)
+    SM4.listed().find(name)
 }
 
 /// Every SM4 backend of this build with whether this CPU runs it, portable first, best last (for tests and
 /// the benchmark, which compare them all).
 pub fn sm4_backend_table() -> Vec<(&'static str, bool)> {
-    registry().table()
+    SM4.listed().table()
 }
