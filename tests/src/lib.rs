@@ -116,6 +116,7 @@ pub fn jit_expectation(aot: &str) -> String {
     jit
 }
 
+pub mod kernel_calls;
 mod tools;
 pub use tools::{ci, have_all, runs, tool_missing};
 

@@ -20,6 +20,7 @@
 //! The same test runs natively and under qemu (`cargo xtask cross`).
 #![cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "riscv64")))]
 
+use asmgen_tests::kernel_calls::{fixed_size_jit_kernels, jit_kernels, listing_kernels, seed, sweep, Kernel};
 use asmgen_tests::Rng;
 use std::mem::offset_of;
 use std::sync::Mutex;
@@ -536,134 +537,22 @@ fn abi_breaks(f: *const (), args: &[u64], rng: &mut Rng) -> Vec<String> {
     out
 }
 
-/// The block counts every bulk kernel is called with: none, one, and enough for the wide loops and a tail.
-const COUNTS: [usize; 5] = [0, 1, 3, 8, 17];
-const MAX_BLOCKS: usize = 17;
-
-/// Valid buffers for every role, kept across the sets of one sweep: round keys from the latest key schedule,
-/// key tables from the latest init kernel of each flavour (zeroed until one runs).
-struct Buffers {
-    rk: Box<[[u8; 128]; 2]>,
-    key: [u8; 16],
-    h: [u8; 16],
-    tables: Box<[[u8; 256]; 2]>,
-    src: Vec<u8>,
-    dst: Vec<u8>,
-    state: Box<[[u8; 64]; 2]>,
-}
-
-impl Buffers {
-    fn new(rng: &mut Rng) -> Buffers {
-        let mut b = Buffers {
-            rk: Box::new([[0; 128]; 2]),
-            key: rng.block(),
-            h: rng.block(),
-            tables: Box::new([[0; 256]; 2]),
-            src: vec![0; MAX_BLOCKS * 16],
-            dst: vec![0; MAX_BLOCKS * 16],
-            state: Box::new([[0; 64]; 2]),
-        };
-        rng.fill(&mut b.src);
-        rng.fill(&mut b.state[0]);
-        rng.fill(&mut b.state[1]);
-        b
-    }
-
-    /// The arguments of a kernel of `role` over `n` blocks (init and key-schedule roles ignore `n`).
-    fn args(&mut self, role: &str, n: usize) -> Vec<u64> {
-        assert!(n <= MAX_BLOCKS);
-        let [rk_enc, rk_dec] = [self.rk[0].as_mut_ptr() as u64, self.rk[1].as_mut_ptr() as u64];
-        let [ghash, polyval] = [self.tables[0].as_mut_ptr() as u64, self.tables[1].as_mut_ptr() as u64];
-        let [s0, s1] = [self.state[0].as_mut_ptr() as u64, self.state[1].as_mut_ptr() as u64];
-        let (dst, src, n) = (self.dst.as_mut_ptr() as u64, self.src.as_ptr() as u64, n as u64);
-        let (key, h) = (self.key.as_ptr() as u64, self.h.as_ptr() as u64);
-        match role {
-            "ghash_init" => vec![ghash, h],
-            "polyval_init" => vec![polyval, h],
-            "ghash_update" => vec![s0, ghash, src, n],
-            "polyval_update" => vec![s0, polyval, src, n],
-            "expand_key" => vec![rk_enc, rk_dec, key],
-            "ecb" => vec![rk_enc, dst, src, n],
-            "ctr" | "cbc_enc" | "cfb_enc" | "cfb_dec" | "xts_enc_ieee" | "xts_enc_gb" => {
-                vec![rk_enc, dst, src, n, s0]
-            }
-            "cbc_dec" | "xts_dec_ieee" | "xts_dec_gb" => vec![rk_dec, dst, src, n, s0],
-            "cbc_mac" => vec![rk_enc, s0, src, n],
-            "gcm_enc" => vec![rk_enc, ghash, dst, src, n, s0],
-            "ccm_enc" | "ccm_dec" => vec![rk_enc, dst, src, n, s0, s1],
-            other => panic!("abi.rs does not know the arguments of role {other}: add them to Buffers::args"),
-        }
-    }
-}
-
-/// Whether a role is set up once (key schedule, key table) rather than run over blocks.
-fn is_setup(role: &str) -> bool {
-    matches!(role, "ghash_init" | "polyval_init" | "expand_key")
-}
-
-/// A kernel to sweep: (set, role, name, entry).
-type Target = (String, String, String, *const ());
-
-/// Calls every kernel of `kernels` (setup roles of a set before its others) with every count, and returns the
-/// broken rules, one line per kernel call.
-fn sweep(kernels: &[Target], rng: &mut Rng) -> Vec<String> {
-    let mut bufs = Buffers::new(rng);
-    let mut sets: Vec<&str> = kernels.iter().map(|k| k.0.as_str()).collect();
-    sets.dedup();
-    let mut failures = Vec::new();
-    for set in sets {
-        let of_set: Vec<&Target> = kernels.iter().filter(|k| k.0 == set).collect();
-        let ordered = of_set.iter().filter(|k| is_setup(&k.1)).chain(of_set.iter().filter(|k| !is_setup(&k.1)));
-        for (_, role, name, entry) in ordered {
-            let counts: &[usize] = if is_setup(role) { &[0] } else { &COUNTS };
-            for &n in counts {
-                let args = bufs.args(role, n);
-                let broken = abi_breaks(*entry, &args, rng);
-                if !broken.is_empty() {
-                    failures.push(format!("{set} {role} {name} (nblocks {n}): {}", broken.join(", ")));
-                }
-            }
-        }
-    }
-    // The arguments reached the kernels: the key schedule and the init kernels wrote their outputs.
-    let ran = |role: &str| kernels.iter().any(|k| k.1 == role);
-    assert!(!ran("expand_key") || bufs.rk[0] != [0; 128], "expand_key wrote no round keys");
-    assert!(!ran("ghash_init") || bufs.tables[0] != [0; 256], "ghash_init wrote no key table");
-    assert!(!ran("polyval_init") || bufs.tables[1] != [0; 256], "polyval_init wrote no key table");
-    failures
-}
-
-fn seed() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1)
+/// Calls every kernel through the trampoline; the rules each call broke.
+fn check(kernels: &[Kernel]) -> (u64, Vec<String>) {
+    let s = seed();
+    (s, sweep(kernels, &mut Rng::new(s), |k, args, rng| abi_breaks(k.entry, args, rng)))
 }
 
 #[test]
 fn every_listing_kernel_keeps_the_abi() {
-    let all = asmgen_runtime::abi_test::kernels();
-    let runnable: Vec<Target> = all
-        .iter()
-        .filter(|k| k.available)
-        .map(|k| (k.set.to_string(), k.role.to_string(), k.symbol.to_string(), k.entry))
-        .collect();
-    eprintln!("abi: {} of {} listing kernels run on this CPU", runnable.len(), all.len());
-    if all.is_empty() {
+    let (runnable, all) = listing_kernels();
+    eprintln!("abi: {} of {all} listing kernels run on this CPU", runnable.len());
+    if all == 0 {
         eprintln!("abi: no listings linked (ASMGEN_NO_ASM or a target without them): nothing to check");
         return;
     }
-    let s = seed();
-    let failures = sweep(&runnable, &mut Rng::new(s));
+    let (s, failures) = check(&runnable);
     assert!(failures.is_empty(), "seed {s}: kernels that broke the ABI:\n{}", failures.join("\n"));
-}
-
-/// A JIT's kernels as sweep targets.
-fn jit_targets(jit: &asmgen_runtime::jit::Jit) -> Vec<Target> {
-    jit.kernels()
-        .iter()
-        .map(|k| {
-            let entry = jit.entry(&k.name).expect("every listed JIT kernel has an entry").cast::<()>();
-            (k.set.clone(), k.role.clone(), k.name.clone(), entry)
-        })
-        .collect()
 }
 
 #[test]
@@ -675,36 +564,19 @@ fn every_jit_kernel_keeps_the_abi() {
             return;
         }
     };
-    let kernels = jit_targets(jit);
+    let kernels = jit_kernels(jit);
     assert!(!kernels.is_empty(), "the process JIT assembled no kernel");
     eprintln!("abi: {} JIT kernels (sets {:?})", kernels.len(), jit.sets());
-    let s = seed();
-    let failures = sweep(&kernels, &mut Rng::new(s));
+    let (s, failures) = check(&kernels);
     assert!(failures.is_empty(), "seed {s}: JIT kernels that broke the ABI:\n{}", failures.join("\n"));
 }
 
-/// The JIT's fixed-size kernels too (not in any listing): sizes of 1, 3 and 17 blocks, within the sweep's
-/// buffers whatever count they are passed (they ignore it); key tables and round keys zeroed.
+/// The JIT's fixed-size kernels too (not in any listing), key tables and round keys as the sweep leaves them.
 #[test]
 fn every_fixed_size_jit_kernel_keeps_the_abi() {
-    use asmgen_runtime::jit::{Jit, Specialisation};
-    let mut kernels = Vec::new();
-    for blocks in [1, 3, MAX_BLOCKS] {
-        let specs = [
-            Specialisation::XtsSector(16 * blocks),
-            Specialisation::CtrMessage(16 * blocks),
-            Specialisation::HashBlocks(blocks),
-        ];
-        for spec in specs {
-            match Jit::specialised(spec) {
-                Ok(jit) => kernels.extend(jit_targets(jit)),
-                Err(e) => eprintln!("abi: no {} kernels here ({e})", spec.label()),
-            }
-        }
-    }
+    let kernels = fixed_size_jit_kernels();
     eprintln!("abi: {} fixed-size JIT kernels", kernels.len());
-    let s = seed();
-    let failures = sweep(&kernels, &mut Rng::new(s));
+    let (s, failures) = check(&kernels);
     assert!(failures.is_empty(), "seed {s}: fixed-size JIT kernels that broke the ABI:\n{}", failures.join("\n"));
 }
 
