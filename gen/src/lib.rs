@@ -31,6 +31,7 @@ pub mod label;
 pub mod layout;
 pub mod lower;
 pub mod platform;
+pub mod property;
 pub mod report;
 pub mod syntax;
 pub mod target;
