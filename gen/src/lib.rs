@@ -14,6 +14,8 @@
 //! * [`platform`]: [`Isa`], an instruction set with its conventions and spelling.
 //! * [`builder`]: the typed builder (methods generated from the tables).
 //! * [`layout`]: emission order, function alignment and the constant pool, shared by the emitter and the JIT.
+//! * [`property`]: the GNU property note's control-flow-protection bits (IBT, SHSTK; BTI, PAC, GCS), derived
+//!   from the functions.
 //! * [`emit`]: GNU as listings and Rust declarations; [`lower`]: machine code for the JIT; [`report`]: what
 //!   each function requires and uses, for audits.
 
@@ -31,6 +33,7 @@ pub mod label;
 pub mod layout;
 pub mod lower;
 pub mod platform;
+pub mod property;
 pub mod report;
 pub mod syntax;
 pub mod target;

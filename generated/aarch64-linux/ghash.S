@@ -856,5 +856,5 @@ asmgen_polyval_update_pmull:
 	.asciz "GNU"
 	.long 0xc0000000		// property type
 	.long 4			// property size
-	.long 3			// property value
+	.long 5			// property value
 	.p2align 3

@@ -6701,5 +6701,5 @@ asmgen_sm4_cbc_mac_neon:
 	.asciz "GNU"
 	.long 0xc0000000		// property type
 	.long 4			// property size
-	.long 3			// property value
+	.long 5			// property value
 	.p2align 3

@@ -6,6 +6,7 @@ use crate::ir::{Function, Item, Listing};
 use crate::isa::PrintCtx;
 use crate::layout;
 use crate::platform::Isa;
+use crate::property;
 use crate::syntax::{self, Directives};
 use crate::target::{Abi, ObjectFormat, Target};
 
@@ -108,7 +109,7 @@ pub fn listing<I: Isa>(target: Target, listing: &Listing<I>, source: &str) -> Re
         }
     }
 
-    for line in fl.gnu_notes::<I>() {
+    for line in fl.gnu_notes::<I>(property::gnu_property(&listing.functions)) {
         o.line(line);
     }
     Ok(o.s)

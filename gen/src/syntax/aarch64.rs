@@ -7,10 +7,6 @@ use crate::isa::aarch64::{A64Feature, Aarch64};
 impl Spelling for Aarch64 {
     const COMMENT: &'static str = "//";
     const TYPE_PREFIX: &'static str = "%";
-    fn gnu_property() -> Option<(u32, u32)> {
-        // GNU_PROPERTY_AARCH64_FEATURE_1_AND: BTI (1) | PAC (2).
-        Some((0xc000_0000, 3))
-    }
     fn preamble(_f: FeatureSet<A64Feature>) -> Vec<String> {
         // GNU as 2.40 accepts pmull .1q, eor3/bcax and sm4e only on a v8.2 base.
         vec![".arch armv8.2-a+crypto+sm4+sha3".into()]

@@ -4,7 +4,8 @@
 //!
 //! Two levels: what depends on the object format ([`Directives`]: symbol prefix, sections, local-label prefix,
 //! `.type`/`.size`, CFI, GNU notes) and what depends on the instruction set under GNU as ([`Spelling`]: comment
-//! character, raw-word directive, type prefix, preamble, GNU property, alignment directive, padding). GNU as
+//! character, raw-word directive, type prefix, preamble, alignment directive, padding). The GNU property
+//! note's value comes from [`crate::property`]. GNU as
 //! syntax ([`Syntax::Gas`]) is the only syntax today; GNU as and llvm-mc both accept it.
 //!
 //! [`Syntax::Gas`]: crate::target::Syntax::Gas
@@ -168,16 +169,18 @@ impl Directives {
     }
 
     /// The lines that end a listing: on ELF the non-executable-stack note and, where the instruction set has
-    /// one, the GNU property note that marks every function as carrying its landing pad.
-    pub fn gnu_notes<I: Spelling>(&self) -> Vec<String> {
+    /// one, the GNU property note of type and value `property` (`crate::property` derives it from the
+    /// functions; bit 1 is the landing pads' on both x86 and aarch64).
+    pub fn gnu_notes<I: Spelling>(&self, property: Option<(u32, u32)>) -> Vec<String> {
         if !self.gnu_notes {
             return Vec::new();
         }
         let (tp, c) = (I::TYPE_PREFIX, I::COMMENT);
         let mut lines = vec![String::new(), format!("\t.section .note.GNU-stack,\"\",{tp}progbits")];
-        if let Some((kind, value)) = I::gnu_property() {
+        if let Some((kind, value)) = property {
+            let every = if value & 1 != 0 { "every" } else { "not every" };
             lines.extend([
-                format!("{c} GNU property note: every function in this file carries its landing pad."),
+                format!("{c} GNU property note: {every} function in this file carries its landing pad."),
                 format!("\t.section .note.gnu.property,\"a\",{tp}note"),
                 "\t.p2align 3".into(),
                 format!("\t.long 4\t\t\t{c} name size"),
@@ -213,8 +216,6 @@ pub trait Spelling: InstructionSet {
     const PAD_SECTION_END: bool = false;
     /// Directives that must precede the code (syntax or ISA selection) for a listing using `features`.
     fn preamble(features: FeatureSet<Self::Feature>) -> Vec<String>;
-    /// The GNU property note's type and value (IBT/SHSTK on x86, BTI/PAC on aarch64), if any.
-    fn gnu_property() -> Option<(u32, u32)>;
     /// Directive that aligns to `1 << log2` bytes.
     fn align_directive(log2: u32) -> String {
         format!(".p2align {log2}")

@@ -9,9 +9,6 @@ impl Spelling for Riscv64 {
     const COMMENT: &'static str = "#";
     const RAW_DIRECTIVE: &'static str = ".insn";
     const PAD_SECTION_END: bool = true;
-    fn gnu_property() -> Option<(u32, u32)> {
-        None
-    }
     /// `.option arch, +ext, ...` naming exactly the extensions the listing's instructions use (those GNU as
     /// knows; the others are emitted as raw words).
     fn preamble(features: FeatureSet<RvFeature>) -> Vec<String> {

@@ -23,10 +23,6 @@ const NOP_TAIL: [&[u8]; 11] = [
 
 impl Spelling for X86_64 {
     const COMMENT: &'static str = "#";
-    fn gnu_property() -> Option<(u32, u32)> {
-        // GNU_PROPERTY_X86_FEATURE_1_AND: IBT (1) | SHSTK (2).
-        Some((0xc000_0002, 3))
-    }
     fn preamble(_features: FeatureSet<X86Feature>) -> Vec<String> {
         vec![".intel_syntax noprefix".into()]
     }
