@@ -116,6 +116,7 @@ pub fn jit_expectation(aot: &str) -> String {
     jit
 }
 
+pub mod coff;
 mod tools;
 pub use tools::{ci, have_all, runs, tool_missing};
 

@@ -117,6 +117,6 @@ pub fn raw_inst(inst: &Inst<X86_64>, ctx: &PrintCtx, bytes: &[u8]) -> String {
         "\t{:<11} {}\t{COMMENT} {} (GNU as's encoding)",
         "db",
         hex.join(", "),
-        text.trim().split_whitespace().collect::<Vec<_>>().join(" ")
+        text.split_whitespace().collect::<Vec<_>>().join(" ")
     )
 }
