@@ -188,3 +188,58 @@ fn unwind_data(o: &mut Out, functions: &[(String, UnwindInfo<String>)]) {
         o.directive(format!("dd {}, {}, {}", rva(sym), rva(&end), rva(&info)));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::CType;
+    use crate::isa::x86_64::{mem, regs::RBX, rip, Gpr, X86Feature, Xmm};
+    use crate::{Abi, Builder};
+
+    /// A Win64 function with five parameters that uses rbx, xmm6 and xmm9, a constant and a loop.
+    fn win64_five() -> Function<X86_64> {
+        let mut b = Builder::<X86_64>::new("asmgen_test_nasm", Abi::Win64, &[X86Feature::Avx]);
+        let ps: Vec<Gpr> = (0..5).map(|_| b.param("p", CType::BytePtr)).collect();
+        let c = b.constant("ones", 16, "sixteen 0x01 bytes", &[1; 16]);
+        let top = b.label("top");
+        b.bind(&top);
+        b.mov(RBX, ps[4]);
+        b.vmovdqa(Xmm(6), rip(&c));
+        b.vmovdqu(Xmm(9), mem(ps[3], 16));
+        b.vmovdqu(mem(RBX, 0), Xmm(6));
+        b.jnz(&top);
+        b.finish().unwrap()
+    }
+
+    #[test]
+    fn nasm_listing_spells_nasm_and_writes_the_unwind_data() {
+        let l = Listing { name: "t".into(), title: "test".into(), functions: vec![win64_five()] };
+        let text = listing(Target::X86_64_WINDOWS_NASM, &l, "gen/src/emit/nasm.rs").unwrap();
+        let f = "asmgen_test_nasm";
+        let expect = [
+            "\tdefault rel\n\tsection .text code align=32\n".to_string(),
+            format!("\tglobal {f}\n\talign 32\n{f}:\n\tendbr64"),
+            "\tpush        rbx\n.seh_0:".into(),
+            // Three pushes leave rsp 0 mod 16: two xmm slots, no padding.
+            "\tsub         rsp, 32\n.seh_3:".into(),
+            "\tvmovdqa     oword [rsp + 16], xmm9\n.seh_5:".into(),
+            ".seh_endprologue:\n\tmov         rdi, rcx".into(),
+            "\tmov         r8, qword [rsp + 96]".into(),
+            "\tvmovdqa     xmm6, oword [rel const_ones]".into(),
+            "\tjnz         short .asmgen_test_nasm_top".into(),
+            "\tret\n.seh_end:".into(),
+            "\tsection .rdata rdata align=16\n\talign 16, db 0\nconst_ones:".into(),
+            format!("\tsection .xdata rdata align=4\n{f}.unwind_info:\n\tdb 1, {f}.seh_endprologue - {f}, 8, 0"),
+            format!("\tdb {f}.seh_5 - {f}, 0x98\t; SAVE_XMM128, info 9\n\tdw 1\n"),
+            format!("\tdb {f}.seh_3 - {f}, 0x32\t; ALLOC_SMALL, info 3\n"),
+            format!("\tdb {f}.seh_0 - {f}, 0x30\t; PUSH_NONVOL, info 3\n"),
+            format!("\tdd {f} wrt ..imagebase, {f}.seh_end wrt ..imagebase, {f}.unwind_info wrt ..imagebase"),
+        ];
+        for e in expect {
+            assert!(text.contains(&e), "missing {e:?} in\n{text}");
+        }
+        for absent in ["ptr", ".seh_proc", ".intel_syntax", "rip", "#", "%define", ".L"] {
+            assert!(!text.contains(absent), "{absent} in a NASM listing");
+        }
+    }
+}
