@@ -14,8 +14,9 @@
 //! * [`platform`]: [`Isa`], an instruction set with its conventions and spelling.
 //! * [`builder`]: the typed builder (methods generated from the tables).
 //! * [`layout`]: emission order, function alignment and the constant pool, shared by the emitter and the JIT.
-//! * [`emit`]: GNU as listings and Rust declarations; [`lower`]: machine code for the JIT; [`report`]: what
-//!   each function requires and uses, for audits.
+//! * [`lower`]: machine code for the JIT; [`emit`]: GNU as and NASM listings and Rust declarations (the NASM
+//!   listing reads GNU as's encoding choices from [`lower`]'s image); [`report`]: what each function requires
+//!   and uses, for audits.
 
 #![warn(missing_docs)]
 
