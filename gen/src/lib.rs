@@ -16,8 +16,9 @@
 //! * [`layout`]: emission order, function alignment and the constant pool, shared by the emitter and the JIT.
 //! * [`property`]: the GNU property note's control-flow-protection bits (IBT, SHSTK; BTI, PAC, GCS), derived
 //!   from the functions.
-//! * [`emit`]: GNU as listings and Rust declarations; [`lower`]: machine code for the JIT; [`report`]: what
-//!   each function requires and uses, for audits.
+//! * [`lower`]: machine code for the JIT; [`emit`]: GNU as and NASM listings and Rust declarations (the NASM
+//!   listing reads GNU as's encoding choices from [`lower`]'s image); [`report`]: what each function requires
+//!   and uses, for audits.
 
 #![warn(missing_docs)]
 

@@ -58,6 +58,18 @@ pub enum Abi {
 pub enum Syntax {
     /// GNU as (accepted by llvm-mc too); Intel operand order on x86_64 (`.intel_syntax noprefix`).
     Gas,
+    /// NASM (x86_64 only): `nasm -f win64` for [`Target::X86_64_WINDOWS_NASM`].
+    Nasm,
+}
+
+impl Syntax {
+    /// The extension of a listing file: `S` (GNU as, preprocessed) or `asm` (NASM).
+    pub fn extension(self) -> &'static str {
+        match self {
+            Syntax::Gas => "S",
+            Syntax::Nasm => "asm",
+        }
+    }
 }
 
 /// A platform that listings are generated for: one row of [`Target::TARGETS`].
@@ -110,6 +122,9 @@ impl Target {
         abi: Abi::Win64,
         syntax: Syntax::Gas,
     };
+    /// x86_64 Windows in NASM syntax: the listings of [`Target::X86_64_WINDOWS`] (the same functions and bytes),
+    /// written beside them as `.asm` files, with the SEH unwind data written out as `.pdata`/`.xdata`.
+    pub const X86_64_WINDOWS_NASM: Target = Target { syntax: Syntax::Nasm, ..Self::X86_64_WINDOWS };
 
     /// Every target asmgen knows, one row each. A new platform is a new row here, and in
     /// [`Target::GENERATED`] once its listings are checked in. The Linux rows come first:
@@ -121,16 +136,19 @@ impl Target {
         Self::X86_64_MACOS,
         Self::AARCH64_MACOS,
         Self::X86_64_WINDOWS,
+        Self::X86_64_WINDOWS_NASM,
     ];
 
-    /// The targets whose listings are checked in under `generated/`.
-    pub const GENERATED: [Target; 6] = [
+    /// The targets whose listings are checked in under `generated/`. A flavour in another syntax shares its
+    /// folder (and its set table, `mod.rs`) with the GNU as row of the same platform.
+    pub const GENERATED: [Target; 7] = [
         Self::X86_64_LINUX,
         Self::AARCH64_LINUX,
         Self::RISCV64_LINUX,
         Self::X86_64_MACOS,
         Self::AARCH64_MACOS,
         Self::X86_64_WINDOWS,
+        Self::X86_64_WINDOWS_NASM,
     ];
 
     /// Directory name under `generated/`, e.g. `x86_64-linux`.

@@ -10,6 +10,7 @@ use asmgen::emit::rust::SetTable;
 use asmgen::isa::aarch64::Aarch64;
 use asmgen::isa::riscv64::Riscv64;
 use asmgen::isa::x86_64::X86_64;
+use asmgen::target::Syntax;
 use asmgen::{Abi, Arch, GenError, Isa, Listing, Target};
 
 /// A file under `generated/<target>/`.
@@ -97,11 +98,25 @@ fn with_sources<I: Isa>(ls: Vec<Listing<I>>, arch: &str) -> Vec<(Listing<I>, Str
 
 /// Every file under `generated/` for `target`.
 pub fn generate(target: Target) -> Result<Vec<GeneratedFile>, GenError> {
+    if target.syntax == Syntax::Nasm {
+        return nasm(target);
+    }
     match target.arch {
         Arch::X86_64 => render(target, with_sources(x86_64(target)?, "x86_64"), X86_64_SETS),
         Arch::Aarch64 => render(target, with_sources(aarch64(target)?, "aarch64"), AARCH64_SETS),
         Arch::Riscv64 => render(target, with_sources(riscv64(target)?, "riscv64"), RISCV64_SETS),
     }
+}
+
+/// A NASM flavour's listings (x86_64 only), beside the GNU as ones of the same folder, which holds the set
+/// table.
+fn nasm(target: Target) -> Result<Vec<GeneratedFile>, GenError> {
+    let mut files = Vec::new();
+    for (l, source) in with_sources(x86_64(target)?, "x86_64") {
+        let path = format!("{}/{}.{}", target.dir_name(), l.name, target.syntax.extension());
+        files.push(GeneratedFile { path, contents: emit::nasm::listing(target, &l, &source)? });
+    }
+    Ok(files)
 }
 
 /// The ISA report of every function for `target`.

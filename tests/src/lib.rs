@@ -117,6 +117,7 @@ pub fn jit_expectation(aot: &str) -> String {
 }
 
 pub mod kernel_calls;
+pub mod coff;
 mod tools;
 pub use tools::{ci, have_all, runs, tool_missing};
 

@@ -173,6 +173,7 @@ const HOST_TOOL_TESTS: &[&str] = &[
     "windows_listings_assemble_to_the_same_code_with_mingw_as_and_llvm_mc",
     "unwind_data_lists_every_saved_register_and_the_allocation",
     "cfp_",
+    "nasm_", // tests/tests/nasm.rs: nasm, mingw-w64 binutils, llvm-readobj-19
 ];
 
 /// The kernel sets the dispatcher picks on this CPU, natively (GHASH, SM4), as the `backends` binary of the

@@ -15,7 +15,7 @@ pub const REGEN_COMMAND: &str = "cargo xtask gen";
 /// The command that checks every listing is fresh.
 pub const CHECK_COMMAND: &str = "cargo xtask check";
 
-fn abi_name(abi: Abi) -> &'static str {
+pub(super) fn abi_name(abi: Abi) -> &'static str {
     match abi {
         Abi::SysV => "System V AMD64",
         Abi::Win64 => "Microsoft x64",
@@ -25,7 +25,7 @@ fn abi_name(abi: Abi) -> &'static str {
     }
 }
 
-fn format_name(f: ObjectFormat) -> &'static str {
+pub(super) fn format_name(f: ObjectFormat) -> &'static str {
     match f {
         ObjectFormat::Elf => "ELF",
         ObjectFormat::MachO => "Mach-O",
@@ -33,34 +33,38 @@ fn format_name(f: ObjectFormat) -> &'static str {
     }
 }
 
-struct Out<'a> {
-    s: String,
-    comment: &'a str,
+/// A listing being written, with its comment introducer.
+pub(super) struct Out<'a> {
+    pub(super) s: String,
+    pub(super) comment: &'a str,
 }
 
 impl Out<'_> {
-    fn line(&mut self, l: impl AsRef<str>) {
+    pub(super) fn line(&mut self, l: impl AsRef<str>) {
         self.s.push_str(l.as_ref());
         self.s.push('\n');
     }
-    fn comment(&mut self, text: &str) {
+    pub(super) fn comment(&mut self, text: &str) {
         if text.is_empty() {
             self.line(self.comment);
         } else {
             self.line(format!("{} {}", self.comment, text));
         }
     }
-    fn directive(&mut self, d: impl AsRef<str>) {
+    pub(super) fn directive(&mut self, d: impl AsRef<str>) {
         self.line(format!("\t{}", d.as_ref()));
     }
 }
 
-/// Prints a listing for `target`. `source` names the kernel file it was generated from.
-pub fn listing<I: Isa>(target: Target, listing: &Listing<I>, source: &str) -> Result<String, GenError> {
-    let fl = Directives::of(target.format);
-    let ctx = fl.print_ctx();
-    let mut o = Out { s: String::new(), comment: I::COMMENT };
-
+/// Writes a listing's header comment (what it is, how to regenerate it, its functions and what they require,
+/// `syntax` naming the assembler syntax); the union of the functions' required features.
+pub(super) fn header<I: Isa>(
+    o: &mut Out,
+    target: Target,
+    listing: &Listing<I>,
+    source: &str,
+    syntax: &str,
+) -> FeatureSet<I::Feature> {
     // Header.
     o.comment(&format!("{}: {}", listing.name, listing.title));
     o.comment("");
@@ -69,7 +73,7 @@ pub fn listing<I: Isa>(target: Target, listing: &Listing<I>, source: &str) -> Re
     o.comment(&format!("    {CHECK_COMMAND}    (fails if this file is stale)"));
     o.comment(&format!("Source: {source}"));
     o.comment(&format!(
-        "Target: {target} ({}, {} ABI), GNU as syntax",
+        "Target: {target} ({}, {} ABI), {syntax} syntax",
         format_name(target.format),
         abi_name(target.abi)
     ));
@@ -82,6 +86,25 @@ pub fn listing<I: Isa>(target: Target, listing: &Listing<I>, source: &str) -> Re
         o.comment(&format!("      requires: {req}"));
         all = all.union(f.required);
     }
+    all
+}
+
+/// A function built for another ABI than `target`'s is an error.
+pub(super) fn check_abi<I: Isa>(target: Target, f: &Function<I>) -> Result<(), GenError> {
+    if f.abi == target.abi {
+        return Ok(());
+    }
+    let message = format!("built for {:?}, but {target} uses {:?}", f.abi, target.abi);
+    Err(GenError { function: f.name.clone(), message })
+}
+
+/// Prints a listing for `target`. `source` names the kernel file it was generated from.
+pub fn listing<I: Isa>(target: Target, listing: &Listing<I>, source: &str) -> Result<String, GenError> {
+    let fl = Directives::of(target.format);
+    let ctx = fl.print_ctx();
+    let mut o = Out { s: String::new(), comment: I::COMMENT };
+
+    let all = header(&mut o, target, listing, source, "GNU as");
     o.line("");
     for p in I::preamble(all) {
         o.directive(p);
@@ -89,10 +112,7 @@ pub fn listing<I: Isa>(target: Target, listing: &Listing<I>, source: &str) -> Re
     o.directive(fl.text_section);
 
     for f in &listing.functions {
-        if f.abi != target.abi {
-            let message = format!("built for {:?}, but {target} uses {:?}", f.abi, target.abi);
-            return Err(GenError { function: f.name.clone(), message });
-        }
+        check_abi(target, f)?;
         function(&mut o, f, &fl, &ctx)?;
     }
     let consts = layout::constants(&listing.functions)?;
@@ -115,8 +135,8 @@ pub fn listing<I: Isa>(target: Target, listing: &Listing<I>, source: &str) -> Re
     Ok(o.s)
 }
 
-fn function<I: Isa>(o: &mut Out, f: &Function<I>, fl: &Directives, ctx: &PrintCtx) -> Result<(), GenError> {
-    let sym = fl.symbol(&f.name);
+/// Writes the comment above a function: a rule, its documentation, prototype, requirements and saves.
+pub(super) fn function_header<I: Isa>(o: &mut Out, f: &Function<I>) {
     o.line("");
     o.comment(&"-".repeat(100));
     for d in &f.doc {
@@ -131,6 +151,11 @@ fn function<I: Isa>(o: &mut Out, f: &Function<I>, fl: &Directives, ctx: &PrintCt
         o.comment(&format!("Saves: {}", saved.join(", ")));
     }
     o.comment(&"-".repeat(100));
+}
+
+fn function<I: Isa>(o: &mut Out, f: &Function<I>, fl: &Directives, ctx: &PrintCtx) -> Result<(), GenError> {
+    let sym = fl.symbol(&f.name);
+    function_header(o, f);
     for d in fl.symbol_start::<I>(&sym) {
         o.directive(d);
     }

@@ -1,9 +1,12 @@
 //! Emitters: from [`Listing`](crate::ir::Listing)s to text.
 //!
 //! * [`gas`]: GNU as listings (`generated/<target>/<kernel>.S`), spelled as [`crate::syntax`] says.
+//! * [`nasm`]: NASM listings of the x86_64-windows functions (`generated/x86_64-windows/<kernel>.asm`), with
+//!   their SEH unwind data written out.
 //! * [`rust`]: the Rust `extern` declarations of the listings' functions, so no one writes them by hand.
 
 pub mod gas;
+pub mod nasm;
 pub mod rust;
 
 pub use gas::listing;

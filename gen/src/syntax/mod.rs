@@ -5,13 +5,17 @@
 //! Two levels: what depends on the object format ([`Directives`]: symbol prefix, sections, local-label prefix,
 //! `.type`/`.size`, CFI, GNU notes) and what depends on the instruction set under GNU as ([`Spelling`]: comment
 //! character, raw-word directive, type prefix, preamble, alignment directive, padding). The GNU property
-//! note's value comes from [`crate::property`]. GNU as
-//! syntax ([`Syntax::Gas`]) is the only syntax today; GNU as and llvm-mc both accept it.
+//! note's value comes from [`crate::property`]. GNU as syntax ([`Syntax::Gas`]) is every target's; GNU as and
+//! llvm-mc both accept it. [`nasm`] spells the x86_64-windows listings for NASM ([`Syntax::Nasm`]), and [`seh`]
+//! encodes the Win64 unwind data NASM has no directives for.
 //!
 //! [`Syntax::Gas`]: crate::target::Syntax::Gas
+//! [`Syntax::Nasm`]: crate::target::Syntax::Nasm
 
 mod aarch64;
+pub mod nasm;
 mod riscv64;
+pub mod seh;
 mod x86_64;
 
 use crate::abi::LandingPad;

@@ -1,0 +1,122 @@
+//! x86-64 under NASM ([`Syntax::Nasm`]): the Win64 COFF listings OpenSSL users on Windows assemble with
+//! `nasm -f win64`. The same instructions as the GNU as listing, spelled NASM's way: `;` comments, `default
+//! rel` and `[rel label]`, NASM's size keywords (`dword`, `qword`, `oword`, `yword`; none for `lea`), local
+//! labels (`.name`, scoped by the function's label), `section .text code align=32`, `align` directives, `db`
+//! data. NASM 2.16 has no `.seh_*` directives: the emitter writes `.pdata` and `.xdata` itself
+//! ([`super::seh`]).
+//!
+//! [`Syntax::Nasm`]: crate::target::Syntax::Nasm
+
+use crate::ir::Inst;
+use crate::isa::x86_64::{Operand, Size, GPR64, X86_64};
+use crate::isa::{InstructionSet, PrintCtx};
+use crate::label::Label;
+
+/// Line-comment introducer.
+pub const COMMENT: &str = ";";
+/// The code section; 32 is the function alignment ([`crate::layout::FUNCTION_ALIGN_LOG2`]).
+pub const TEXT_SECTION: &str = "section .text code align=32";
+/// The prefix of a local label (local to the function label before it).
+pub const LOCAL_LABEL_PREFIX: &str = ".";
+
+/// The context the shared operand printer needs (registers and immediates are spelled as under GNU as).
+pub fn print_ctx() -> PrintCtx<'static> {
+    PrintCtx { local_label_prefix: LOCAL_LABEL_PREFIX, page_refs: super::Directives::COFF.page_refs }
+}
+
+/// A local label's name (`.name`), as defined and as a branch operand.
+pub fn local_label(l: &Label) -> String {
+    format!("{LOCAL_LABEL_PREFIX}{}", l.name())
+}
+
+/// A constant's label: file-scoped, not local (constants follow every function, and every function may use
+/// them).
+pub fn const_label(l: &Label) -> String {
+    l.name().to_string()
+}
+
+/// The read-only constant section, aligned to `align` bytes (the largest constant alignment).
+pub fn rodata_section(align: u32) -> String {
+    format!("section .rdata rdata align={align}")
+}
+
+/// The directive that aligns code to `1 << log2` bytes (NASM fills it with NOPs).
+pub fn align_code(log2: u32) -> String {
+    format!("align {}", 1u32 << log2)
+}
+
+/// The directive that aligns data to `1 << log2` bytes, padding with zeros.
+pub fn align_data(log2: u32) -> String {
+    format!("align {}, db 0", 1u32 << log2)
+}
+
+fn size_keyword(size: Size) -> &'static str {
+    match size {
+        Size::Dword => "dword",
+        Size::Qword => "qword",
+        Size::Xmmword => "oword",
+        Size::Ymmword => "yword",
+    }
+}
+
+/// A memory operand: `[rel constant + disp]` or `[base + index*scale + disp]`, with its size keyword when
+/// `sized`.
+fn memory(size: Size, m: &crate::isa::x86_64::Mem, sized: bool) -> String {
+    let mut addr = String::new();
+    if let Some(l) = &m.label {
+        addr.push_str(&format!("rel {}", const_label(l)));
+    }
+    if let Some(b) = m.base {
+        addr.push_str(GPR64[b.0 as usize]);
+    }
+    if let Some((i, s)) = m.index {
+        addr.push_str(&format!(" + {}*{s}", GPR64[i.0 as usize]));
+    }
+    match m.disp {
+        0 => {}
+        d if d > 0 => addr.push_str(&format!(" + {d}")),
+        d => addr.push_str(&format!(" - {}", -(d as i64))),
+    }
+    if sized {
+        format!("{} [{addr}]", size_keyword(size))
+    } else {
+        format!("[{addr}]")
+    }
+}
+
+/// One instruction: mnemonic, padded, then its operands. `lea`'s address takes no size keyword. A branch's
+/// target is `short` or `near` as `short_branch` says (the size GNU as relaxes it to).
+pub fn format_inst(inst: &Inst<X86_64>, ctx: &PrintCtx, short_branch: Option<bool>) -> String {
+    let info = X86_64::info(inst.op);
+    let sized = info.mnemonic() != "lea";
+    let operands: Vec<String> = inst
+        .operands
+        .iter()
+        .map(|o| match o {
+            Operand::Mem(size, m) => memory(*size, m, sized),
+            Operand::Label(l) => match short_branch {
+                Some(true) => format!("short {}", local_label(l)),
+                Some(false) => format!("near {}", local_label(l)),
+                None => local_label(l),
+            },
+            other => X86_64::print_operand(other, ctx),
+        })
+        .collect();
+    if operands.is_empty() {
+        format!("\t{}", info.syntax)
+    } else {
+        format!("\t{:<11} {}", info.syntax, operands.join(", "))
+    }
+}
+
+/// An instruction NASM would encode differently, written as GNU as's `bytes` with the instruction in a comment.
+pub fn raw_inst(inst: &Inst<X86_64>, ctx: &PrintCtx, bytes: &[u8]) -> String {
+    let hex: Vec<String> = bytes.iter().map(|b| format!("{b:#04x}")).collect();
+    let text = format_inst(inst, ctx, None);
+    format!(
+        "\t{:<11} {}\t{COMMENT} {} (GNU as's encoding)",
+        "db",
+        hex.join(", "),
+        text.split_whitespace().collect::<Vec<_>>().join(" ")
+    )
+}

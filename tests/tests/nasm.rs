@@ -1,0 +1,164 @@
+//! The NASM flavour of the x86_64-windows listings (`generated/x86_64-windows/*.asm`): `nasm -f win64`
+//! assembles each, and its object holds what mingw GNU as makes of the `.S` listing beside it.
+//!
+//! * `.text`: the same bytes at the same offsets, except alignment padding, which GNU as fills with its
+//!   multi-byte NOPs (11-byte NOPs, then one of the rest's length) and NASM's `align` with one-byte NOPs: the
+//!   two are decoded with iced-x86 and a byte may differ only where both sides decode a NOP. GNU as also pads
+//!   the end of `.text` to the section alignment; NASM does not, so only NOPs may follow NASM's last byte.
+//!   Branch sizes and the register-to-register moves GNU as encodes in their 2-byte-VEX store form are
+//!   written out by the emitter (NASM would choose otherwise), so everything else is byte for byte.
+//! * `.rdata` (the constants): byte for byte. The global symbols: the same names at the same offsets.
+//! * Unwind data: `objdump -x`'s function table and `.xdata` dump (start, end, unwind information, every code)
+//!   are equal, and `llvm-readobj-19 --unwind` decodes the same `UnwindInfo` for every function, in order;
+//!   every function of the listing has an entry.
+//! * A negative check: a listing with one branch made long, and one with one unwind slot changed, fail the
+//!   comparisons.
+//!
+//! Needs nasm, mingw-w64's binutils and llvm-19 (`bash .ci/install-deps`); without them it prints a notice and
+//! passes, unless `CI` is set, when it fails.
+
+use asmgen_tests::coff::{self, GAS, NASM, NM, OBJCOPY, OBJDUMP, READOBJ};
+use iced_x86::{Decoder, DecoderOptions, Mnemonic};
+use std::path::{Path, PathBuf};
+
+fn tools(check: &str) -> bool {
+    if !cfg!(target_arch = "x86_64") {
+        println!("notice: not an x86_64 host: {check} skipped");
+        return false;
+    }
+    asmgen_tests::have_all(&[NASM, GAS, OBJCOPY, OBJDUMP, NM, READOBJ], check)
+}
+
+/// The GNU as and the NASM object of one listing pair, in the scratch folder of test `test`.
+fn assemble(asm: &Path, s: &Path, test: &str) -> (PathBuf, PathBuf) {
+    let dir = coff::scratch("nasm", test);
+    let stem = asm.file_stem().unwrap().to_string_lossy().into_owned();
+    let (g, n) = (dir.join(format!("{stem}.gas.obj")), dir.join(format!("{stem}.nasm.obj")));
+    coff::gas(s, &g);
+    coff::nasm(asm, &n);
+    (g, n)
+}
+
+/// For each byte of `code`, whether it belongs to a NOP.
+fn nop_bytes(code: &[u8]) -> Vec<bool> {
+    let mut nop = vec![false; code.len()];
+    let mut d = Decoder::with_ip(64, code, 0, DecoderOptions::NONE);
+    while d.can_decode() {
+        let i = d.decode();
+        if i.is_invalid() {
+            continue;
+        }
+        if i.mnemonic() == Mnemonic::Nop {
+            nop[i.ip() as usize..i.next_ip() as usize].fill(true);
+        }
+    }
+    nop
+}
+
+/// Compares GNU as's and NASM's `.text`: equal but for NOP padding (module comment).
+fn compare_code(gas: &[u8], nasm: &[u8]) -> Result<(), String> {
+    let (gn, nn) = (nop_bytes(gas), nop_bytes(nasm));
+    if nasm.len() > gas.len() || !gn[nasm.len()..].iter().all(|&n| n) {
+        return Err(format!(
+            "GNU as made {} bytes of code, NASM {} (beyond NASM's end: not all NOPs)",
+            gas.len(),
+            nasm.len()
+        ));
+    }
+    match (0..nasm.len()).find(|&i| gas[i] != nasm[i] && !(gn[i] && nn[i])) {
+        Some(i) => Err(format!("code differs at {i:#x}: GNU as {:#04x}, NASM {:#04x}", gas[i], nasm[i])),
+        None => Ok(()),
+    }
+}
+
+/// Compares the two objects' unwind data (module comment); the number of functions with an entry.
+fn compare_unwind(gas: &Path, nasm: &Path) -> Result<usize, String> {
+    if coff::unwind_table(gas) != coff::unwind_table(nasm) {
+        return Err(format!(
+            "objdump -x reads different unwind data:\n--- GNU as\n{}\n--- NASM\n{}",
+            coff::unwind_table(gas),
+            coff::unwind_table(nasm)
+        ));
+    }
+    let (g, n) = (coff::unwind_infos(gas), coff::unwind_infos(nasm));
+    if g != n {
+        let first = g.iter().zip(&n).find(|(a, b)| a != b);
+        return Err(format!("llvm-readobj decodes different unwind information: {first:?}"));
+    }
+    Ok(g.len())
+}
+
+/// The functions (global symbols) of a listing.
+fn functions(listing: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(listing).unwrap();
+    text.lines().filter_map(|l| l.trim().strip_prefix("global ")).map(str::to_string).collect()
+}
+
+#[test]
+fn nasm_listings_assemble_to_the_gnu_as_code_constants_and_symbols() {
+    if !tools("assembling the NASM listings") {
+        return;
+    }
+    for (asm, s) in coff::nasm_listings("x86_64-windows") {
+        let (g, n) = assemble(&asm, &s, "code");
+        let name = asm.file_name().unwrap().to_string_lossy().into_owned();
+        let (gt, nt) = (coff::section(&g, ".text"), coff::section(&n, ".text"));
+        compare_code(&gt, &nt).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(coff::section(&g, ".rdata"), coff::section(&n, ".rdata"), "{name}: the constants differ");
+        let symbols = coff::global_symbols(&g);
+        assert_eq!(symbols, coff::global_symbols(&n), "{name}: the global symbols differ");
+        assert_eq!(symbols.len(), functions(&asm).len(), "{name}: every function is global");
+        let same = gt.iter().zip(&nt).filter(|(a, b)| a == b).count();
+        println!(
+            "{name}: {} bytes of code, {same} byte for byte, the rest NOP padding; {} functions",
+            nt.len(),
+            symbols.len()
+        );
+    }
+}
+
+#[test]
+fn nasm_unwind_data_decodes_as_the_gnu_as_objects() {
+    if !tools("decoding the NASM listings' unwind data") {
+        return;
+    }
+    for (asm, s) in coff::nasm_listings("x86_64-windows") {
+        let (g, n) = assemble(&asm, &s, "unwind");
+        let name = asm.file_name().unwrap().to_string_lossy().into_owned();
+        let entries = compare_unwind(&g, &n).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut named: Vec<String> = coff::unwind_infos(&n).into_iter().map(|(f, _)| f).collect();
+        let mut listed = functions(&asm);
+        named.sort();
+        listed.sort();
+        assert_eq!(named, listed, "{name}: every function has one unwind entry");
+        println!("{name}: {entries} functions with the same unwind data");
+    }
+}
+
+/// `asm` with `from` replaced by `to` once (the first occurrence after `after`), assembled by NASM.
+fn broken(asm: &Path, after: &str, from: &str, to: &str, test: &str) -> PathBuf {
+    let text = std::fs::read_to_string(asm).unwrap();
+    let start = text.find(after).expect("the anchor");
+    let at = start + text[start..].find(from).expect("the text to break");
+    let changed = format!("{}{to}{}", &text[..at], &text[at + from.len()..]);
+    let dir = coff::scratch("nasm", test);
+    let (src, obj) = (dir.join("broken.asm"), dir.join("broken.obj"));
+    std::fs::write(&src, changed).unwrap();
+    coff::nasm(&src, &obj);
+    obj
+}
+
+#[test]
+fn nasm_comparisons_catch_a_changed_branch_and_a_changed_unwind_code() {
+    if !tools("checking that the NASM comparisons can fail") {
+        return;
+    }
+    let (asm, s) = coff::nasm_listings("x86_64-windows").into_iter().next().unwrap();
+    let (g, _) = assemble(&asm, &s, "negative");
+    let long = broken(&asm, "section .text", " short ", " near ", "negative-code");
+    let err = compare_code(&coff::section(&g, ".text"), &coff::section(&long, ".text")).unwrap_err();
+    println!("a branch made near: {err}");
+    let slot = broken(&asm, "section .xdata", "\tdw 1\n", "\tdw 2\n", "negative-unwind");
+    let err = compare_unwind(&g, &slot).unwrap_err();
+    println!("an xmm save moved: {}", err.lines().next().unwrap());
+}
