@@ -146,8 +146,8 @@ impl Directives {
         }
     }
 
-    /// An unwind directive: CFI lines, or SEH (which has no directives for the CFI-only items nor for the
-    /// epilogue). Several lines are joined by a newline and a tab.
+    /// An unwind directive: CFI lines, or SEH (which has no directives for the CFI-only items; x64 SEH describes
+    /// no epilogue, ARM64 SEH does). Several lines are joined by a newline and a tab.
     pub fn cfi_directive(&self, c: &Cfi) -> Option<String> {
         if self.seh() {
             return match c {
@@ -155,6 +155,10 @@ impl Directives {
                 Cfi::Alloc(n) => Some(format!(".seh_stackalloc {n}")),
                 Cfi::SaveVec(r, off) => Some(format!(".seh_savexmm {r}, {off}")),
                 Cfi::EndPrologue => Some(".seh_endprologue".into()),
+                Cfi::SaveRegs { regs, offset, pre_index } => Some(aarch64::seh_save(regs, *offset, *pre_index)),
+                Cfi::Nop => Some(".seh_nop".into()),
+                Cfi::StartEpilogue => Some(".seh_startepilogue".into()),
+                Cfi::EndEpilogue => Some(".seh_endepilogue".into()),
                 Cfi::AdjustCfaOffset(_) | Cfi::RelOffset(..) | Cfi::Restore(_) => None,
             };
         }
@@ -163,7 +167,7 @@ impl Directives {
             Cfi::RelOffset(r, off) | Cfi::SaveVec(r, off) => Some(format!(".cfi_rel_offset {r}, {off}")),
             Cfi::Restore(r) => Some(format!(".cfi_restore {r}")),
             Cfi::Push(r) => Some(format!(".cfi_adjust_cfa_offset 8\n\t.cfi_rel_offset {r}, 0")),
-            Cfi::EndPrologue => None,
+            Cfi::EndPrologue | Cfi::SaveRegs { .. } | Cfi::Nop | Cfi::StartEpilogue | Cfi::EndEpilogue => None,
         }
     }
 
