@@ -172,6 +172,8 @@ const HOST_TOOL_TESTS: &[&str] = &[
     "_macos_code_equals_",
     "windows_listings_assemble_to_the_same_code_with_mingw_as_and_llvm_mc",
     "unwind_data_lists_every_saved_register_and_the_allocation",
+    "aarch64_windows_unwind_data_matches_the_prologues_and_the_code_equals_aarch64_linux",
+    "unwind_check_rejects_a_wrong_save_offset",
 ];
 
 /// The kernel sets the dispatcher picks on this CPU, natively (GHASH, SM4), as the `backends` binary of the
