@@ -1,5 +1,4 @@
-//! aarch64 under GNU as: `//` comments, `%` type prefix, `.inst` raw words, `nop` fill; the ARM64 SEH save
-//! directives.
+//! aarch64 under GNU as: `//` comments, `%` type prefix, `.inst` raw words, `nop` fill.
 
 use super::Spelling;
 use crate::feature::FeatureSet;
@@ -21,14 +20,4 @@ impl Spelling for Aarch64 {
             out.extend_from_slice(&0xd503_201f_u32.to_le_bytes()); // nop
         }
     }
-}
-
-/// The ARM64 SEH directive of a store of `regs` (one register or a consecutive pair; d registers are the `f`
-/// forms) at `offset` from sp, or pre-indexed by `-offset` (`_x`): `.seh_save_regp_x x19, 32`, `.seh_save_freg d8,
-/// 16`. The unwind code names the first register only: the pair is it and the next.
-pub(super) fn seh_save(regs: &[String], offset: i32, pre_index: bool) -> String {
-    let f = if regs[0].starts_with('d') { "f" } else { "" };
-    let p = if regs.len() == 2 { "p" } else { "" };
-    let x = if pre_index { "_x" } else { "" };
-    format!(".seh_save_{f}reg{p}{x} {}, {offset}", regs[0])
 }

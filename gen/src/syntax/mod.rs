@@ -155,7 +155,7 @@ impl Directives {
                 Cfi::Alloc(n) => Some(format!(".seh_stackalloc {n}")),
                 Cfi::SaveVec(r, off) => Some(format!(".seh_savexmm {r}, {off}")),
                 Cfi::EndPrologue => Some(".seh_endprologue".into()),
-                Cfi::SaveRegs { regs, offset, pre_index } => Some(aarch64::seh_save(regs, *offset, *pre_index)),
+                Cfi::SaveRegs { regs, offset, pre_index } => Some(seh_save(regs, *offset, *pre_index)),
                 Cfi::Nop => Some(".seh_nop".into()),
                 Cfi::StartEpilogue => Some(".seh_startepilogue".into()),
                 Cfi::EndEpilogue => Some(".seh_endepilogue".into()),
@@ -196,6 +196,16 @@ impl Directives {
         }
         lines
     }
+}
+
+/// The ARM64 SEH directive of a store of `regs` (one register or a consecutive pair; d registers are the `f`
+/// forms) at `offset` from sp, or pre-indexed by `-offset` (`_x`): `.seh_save_regp_x x19, 32`, `.seh_save_freg d8,
+/// 16`. The unwind code names the first register only: the pair is it and the next.
+fn seh_save(regs: &[String], offset: i32, pre_index: bool) -> String {
+    let f = if regs[0].starts_with('d') { "f" } else { "" };
+    let p = if regs.len() == 2 { "p" } else { "" };
+    let x = if pre_index { "_x" } else { "" };
+    format!(".seh_save_{f}reg{p}{x} {}, {offset}", regs[0])
 }
 
 /// The directive that emits `bytes` as data.
