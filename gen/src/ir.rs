@@ -27,6 +27,24 @@ pub enum Cfi {
     SaveVec(String, i32),
     /// The prologue ends here (SEH: `.seh_endprologue`; nothing in CFI).
     EndPrologue,
+    /// ARM64 SEH, where every prologue and epilogue instruction has an unwind code: `regs` (one register or a
+    /// consecutive pair, x or d) were stored at `offset` from the stack pointer, or, when `pre_index`, at the
+    /// stack pointer after the store lowered it by `offset` (`.seh_save_regp`, `.seh_save_fregp_x`, ...). In an
+    /// epilogue, the load that undoes that store. Nothing in CFI.
+    SaveRegs {
+        /// The registers, by name.
+        regs: Vec<String>,
+        /// The offset from the stack pointer, or the allocation when `pre_index`.
+        offset: i32,
+        /// Whether the store pre-decremented the stack pointer (the load post-increments it).
+        pre_index: bool,
+    },
+    /// ARM64 SEH: a prologue instruction that saves nothing, the landing pad (`.seh_nop`). Nothing in CFI.
+    Nop,
+    /// SEH: the epilogue starts here (`.seh_startepilogue`). Nothing in CFI.
+    StartEpilogue,
+    /// SEH: the epilogue's unwound part ends here, before the return (`.seh_endepilogue`). Nothing in CFI.
+    EndEpilogue,
 }
 
 /// One line of a function body.

@@ -23,7 +23,7 @@ pub enum Os {
     Linux,
     /// macOS (Mach-O, spelled by [`crate::syntax::Directives::MACH_O`]).
     MacOs,
-    /// Windows (COFF/PE): [`Target::X86_64_WINDOWS`].
+    /// Windows (COFF/PE): [`Target::X86_64_WINDOWS`], [`Target::AARCH64_WINDOWS`].
     Windows,
 }
 
@@ -49,6 +49,9 @@ pub enum Abi {
     Aapcs64,
     /// Apple's arm64 variant of AAPCS64: x18 is reserved for the platform and never used.
     AppleAapcs64,
+    /// Windows on Arm's ARM64 ABI: AAPCS64's register roles with x18 reserved (the thread environment block), and
+    /// ARM64 SEH unwind data, whose save codes name one register or a consecutive pair.
+    WinArm64,
     /// RISC-V LP64D.
     Lp64d,
 }
@@ -122,6 +125,15 @@ impl Target {
         abi: Abi::Win64,
         syntax: Syntax::Gas,
     };
+    /// aarch64 Windows (COFF, Windows ARM64: x18 reserved, ARM64 SEH unwind data).
+    pub const AARCH64_WINDOWS: Target = Target {
+        arch: Arch::Aarch64,
+        os: Os::Windows,
+        format: ObjectFormat::Coff,
+        abi: Abi::WinArm64,
+        syntax: Syntax::Gas,
+    };
+
     /// x86_64 Windows in NASM syntax: the listings of [`Target::X86_64_WINDOWS`] (the same functions and bytes),
     /// written beside them as `.asm` files, with the SEH unwind data written out as `.pdata`/`.xdata`.
     pub const X86_64_WINDOWS_NASM: Target = Target { syntax: Syntax::Nasm, ..Self::X86_64_WINDOWS };
@@ -136,18 +148,20 @@ impl Target {
         Self::X86_64_MACOS,
         Self::AARCH64_MACOS,
         Self::X86_64_WINDOWS,
+        Self::AARCH64_WINDOWS,
         Self::X86_64_WINDOWS_NASM,
     ];
 
     /// The targets whose listings are checked in under `generated/`. A flavour in another syntax shares its
     /// folder (and its set table, `mod.rs`) with the GNU as row of the same platform.
-    pub const GENERATED: [Target; 7] = [
+    pub const GENERATED: [Target; 8] = [
         Self::X86_64_LINUX,
         Self::AARCH64_LINUX,
         Self::RISCV64_LINUX,
         Self::X86_64_MACOS,
         Self::AARCH64_MACOS,
         Self::X86_64_WINDOWS,
+        Self::AARCH64_WINDOWS,
         Self::X86_64_WINDOWS_NASM,
     ];
 

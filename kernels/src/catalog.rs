@@ -348,10 +348,11 @@ mod tests {
         check(Target::X86_64_WINDOWS, x86_64(Target::X86_64_WINDOWS).unwrap(), X86_64_SETS);
         check(Target::AARCH64_LINUX, aarch64(Target::AARCH64_LINUX).unwrap(), AARCH64_SETS);
         check(Target::RISCV64_LINUX, riscv64(Target::RISCV64_LINUX).unwrap(), RISCV64_SETS);
-        // macOS: the same kernels under the Mach-O rows' ABIs (Apple AAPCS64 reserves x18: every aarch64 kernel,
-        // general and fixed-size, builds without it).
+        // macOS and Windows on Arm: the same kernels under the other rows' ABIs (Apple AAPCS64 and Windows ARM64
+        // reserve x18: every aarch64 kernel, general and fixed-size, builds without it).
         check(Target::X86_64_MACOS, x86_64(Target::X86_64_MACOS).unwrap(), X86_64_SETS);
         check(Target::AARCH64_MACOS, aarch64(Target::AARCH64_MACOS).unwrap(), AARCH64_SETS);
+        check(Target::AARCH64_WINDOWS, aarch64(Target::AARCH64_WINDOWS).unwrap(), AARCH64_SETS);
     }
 
     /// A set's features are the union of its kernels' required features: the GFNI set needs what its GCM

@@ -116,8 +116,8 @@ pub fn jit_expectation(aot: &str) -> String {
     jit
 }
 
-pub mod kernel_calls;
 pub mod coff;
+pub mod kernel_calls;
 mod tools;
 pub use tools::{ci, have_all, runs, tool_missing};
 

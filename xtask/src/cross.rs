@@ -174,6 +174,8 @@ const HOST_TOOL_TESTS: &[&str] = &[
     "unwind_data_lists_every_saved_register_and_the_allocation",
     "cfp_",
     "nasm_", // tests/tests/nasm.rs: nasm, mingw-w64 binutils, llvm-readobj-19
+    "aarch64_windows_unwind_data_matches_the_prologues_and_the_code_equals_aarch64_linux",
+    "unwind_check_rejects_a_wrong_save_offset",
 ];
 
 /// The kernel sets the dispatcher picks on this CPU, natively (GHASH, SM4), as the `backends` binary of the

@@ -1,7 +1,8 @@
 //! aarch64: AAPCS64 (Linux, macOS and Windows on Arm use its register roles): arguments in x0-x7, then the
 //! stack from sp; x19-x28 and the low halves of v8-v15 are callee-saved (and x29, x30 are saved when the body
-//! touches them). Apple's variant ([`Abi::AppleAapcs64`]) reserves x18 for the platform: no function may touch
-//! it. The prologue stores the saved registers in pairs, the epilogue loads them and returns.
+//! touches them). Apple's variant ([`Abi::AppleAapcs64`]) and Windows' ([`Abi::WinArm64`]) reserve x18 for the
+//! platform: no function may touch it. The prologue stores the saved registers in pairs, the epilogue loads them
+//! and returns; the unwind items are CFI, or ARM64 SEH codes on Windows.
 
 use super::{Conventions, LandingPad};
 use crate::ir::{Cfi, Frame, Item};
@@ -71,28 +72,19 @@ impl Conventions for Aarch64 {
         matches!(r, Reg::X(19..=30) | Reg::V(8..=15))
     }
     fn reserved(abi: Abi, r: Reg) -> bool {
-        abi == Abi::AppleAapcs64 && r == Reg::X(18)
+        matches!(abi, Abi::AppleAapcs64 | Abi::WinArm64) && r == Reg::X(18)
     }
     fn is_stack_pointer(r: Reg) -> bool {
         r == Reg::X(31)
     }
     /// The save area: the registers in pairs (x with x, d with d; an odd one alone), 16 bytes per slot. The
     /// first slot's store allocates the whole area (pre-index), the last load frees it (post-index), so sp stays
-    /// 16-byte aligned and the unwinder sees every step.
-    fn prologue_epilogue(_abi: Abi, frame: &Frame<Self>) -> (Vec<Item<Self>>, Vec<Item<Self>>) {
-        let mut xs = Vec::new();
-        let mut ds = Vec::new();
-        for r in &frame.saved {
-            match *r {
-                Reg::X(n) => xs.push(n),
-                Reg::V(n) => ds.push(n),
-            }
-        }
-        let mut slots = Vec::new();
-        for (d, regs) in [(false, &xs), (true, &ds)] {
-            for c in regs.chunks(2) {
-                slots.push(Slot { d, a: c[0], b: c.get(1).copied() });
-            }
+    /// 16-byte aligned and the unwinder sees every step. Under [`Abi::WinArm64`] a pair is two consecutive
+    /// registers (an ARM64 SEH save code names the first of a pair), and the unwind items are SEH's ([`seh`]).
+    fn prologue_epilogue(abi: Abi, frame: &Frame<Self>) -> (Vec<Item<Self>>, Vec<Item<Self>>) {
+        let slots = slots(abi, frame);
+        if abi == Abi::WinArm64 {
+            return seh(&slots);
         }
         let (mut pro, mut epi) = (Vec::new(), Vec::new());
         let ret = Item::Inst(crate::ir::Inst { op: Op::ret, operands: vec![] });
@@ -134,5 +126,105 @@ impl Conventions for Aarch64 {
     }
     fn landing_pad(_abi: Abi) -> Option<LandingPad> {
         Some(LandingPad::BtiC)
+    }
+}
+
+/// The save area's slots: the saved x registers, then the d registers, two per slot. AAPCS64 and Apple pair
+/// them in order (an odd one alone at the end); Windows pairs only consecutive registers (`d8, d10, d11` is
+/// `d8` alone, then `d10, d11`), the pairs ARM64 SEH can describe.
+fn slots(abi: Abi, frame: &Frame<Aarch64>) -> Vec<Slot> {
+    let mut xs = Vec::new();
+    let mut ds = Vec::new();
+    for r in &frame.saved {
+        match *r {
+            Reg::X(n) => xs.push(n),
+            Reg::V(n) => ds.push(n),
+        }
+    }
+    let mut slots = Vec::new();
+    for (d, regs) in [(false, &xs), (true, &ds)] {
+        let mut rest = regs.as_slice();
+        while let [a, tail @ ..] = rest {
+            let b = tail.first().copied().filter(|&b| abi != Abi::WinArm64 || b == a + 1);
+            slots.push(Slot { d, a: *a, b });
+            rest = &tail[b.map_or(0, |_| 1)..];
+        }
+    }
+    slots
+}
+
+/// Windows: the same stores and loads, each followed by its ARM64 SEH code ([`Cfi::SaveRegs`]); the landing
+/// pad, which every prologue starts with, is an unwind no-op ([`Cfi::Nop`]), so the codes count the prologue's
+/// instructions as the unwinder does. The epilogue's loads are described between [`Cfi::StartEpilogue`] and
+/// [`Cfi::EndEpilogue`], before the return. A function that saves nothing still gets its prologue (the
+/// landing pad) and an empty epilogue, so it has unwind data like every other.
+fn seh(slots: &[Slot]) -> (Vec<Item<Aarch64>>, Vec<Item<Aarch64>>) {
+    let size = 16 * slots.len() as i32;
+    let code = |s: &Slot, i: usize| {
+        let regs = std::iter::once(s.a).chain(s.b).map(|r| s.name(r)).collect();
+        let (offset, pre_index) = if i == 0 { (size, true) } else { (16 * i as i32, false) };
+        Item::Cfi(Cfi::SaveRegs { regs, offset, pre_index })
+    };
+    let mut pro = vec![Item::Cfi(Cfi::Nop)];
+    for (i, s) in slots.iter().enumerate() {
+        let off = if i == 0 { -size } else { 16 * i as i32 };
+        pro.push(Item::Inst(s.inst(true, i == 0, off)));
+        pro.push(code(s, i));
+    }
+    pro.push(Item::Cfi(Cfi::EndPrologue));
+    let mut epi = vec![Item::Cfi(Cfi::StartEpilogue)];
+    for (i, s) in slots.iter().enumerate().rev() {
+        let off = if i == 0 { size } else { 16 * i as i32 };
+        epi.push(Item::Inst(s.inst(false, i == 0, off)));
+        epi.push(code(s, i));
+    }
+    epi.push(Item::Cfi(Cfi::EndEpilogue));
+    epi.push(Item::Inst(crate::ir::Inst { op: Op::ret, operands: vec![] }));
+    (pro, epi)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(saved: &[Reg]) -> Frame<Aarch64> {
+        Frame { saved: saved.to_vec(), params: 0 }
+    }
+
+    fn pairs(abi: Abi, saved: &[Reg]) -> Vec<(bool, u8, Option<u8>)> {
+        slots(abi, &frame(saved)).iter().map(|s| (s.d, s.a, s.b)).collect()
+    }
+
+    #[test]
+    fn windows_pairs_only_consecutive_registers() {
+        let saved = [Reg::X(19), Reg::X(21), Reg::X(22), Reg::V(8), Reg::V(10), Reg::V(11)];
+        let linux = [(false, 19, Some(21)), (false, 22, None), (true, 8, Some(10)), (true, 11, None)];
+        let windows = [(false, 19, None), (false, 21, Some(22)), (true, 8, None), (true, 10, Some(11))];
+        assert_eq!(pairs(Abi::Aapcs64, &saved), linux);
+        assert_eq!(pairs(Abi::AppleAapcs64, &saved), linux);
+        assert_eq!(pairs(Abi::WinArm64, &saved), windows);
+        let all: Vec<Reg> = (8..16).map(Reg::V).collect();
+        assert_eq!(pairs(Abi::WinArm64, &all), pairs(Abi::Aapcs64, &all));
+    }
+
+    #[test]
+    fn windows_reserves_x18_and_describes_every_step() {
+        assert!(Aarch64::reserved(Abi::WinArm64, Reg::X(18)));
+        assert!(!Aarch64::reserved(Abi::Aapcs64, Reg::X(18)));
+        let (pro, epi) = Aarch64::prologue_epilogue(Abi::WinArm64, &frame(&[Reg::V(8), Reg::V(9), Reg::V(10)]));
+        let cfi = |items: &[Item<Aarch64>]| -> Vec<Cfi> {
+            items.iter().filter_map(|i| if let Item::Cfi(c) = i { Some(c.clone()) } else { None }).collect()
+        };
+        let save = |regs: &[&str], offset, pre_index| Cfi::SaveRegs {
+            regs: regs.iter().map(|r| r.to_string()).collect(),
+            offset,
+            pre_index,
+        };
+        let (d8, d10) = (save(&["d8", "d9"], 32, true), save(&["d10"], 16, false));
+        assert_eq!(cfi(&pro), [Cfi::Nop, d8.clone(), d10.clone(), Cfi::EndPrologue]);
+        assert_eq!(cfi(&epi), [Cfi::StartEpilogue, d10, d8, Cfi::EndEpilogue]);
+        let (pro, epi) = Aarch64::prologue_epilogue(Abi::WinArm64, &frame(&[]));
+        assert_eq!(cfi(&pro), [Cfi::Nop, Cfi::EndPrologue]);
+        assert_eq!(cfi(&epi), [Cfi::StartEpilogue, Cfi::EndEpilogue]);
     }
 }

@@ -8,7 +8,7 @@ use crate::layout;
 use crate::platform::Isa;
 use crate::property;
 use crate::syntax::{self, Directives};
-use crate::target::{Abi, ObjectFormat, Target};
+use crate::target::{Abi, Arch, ObjectFormat, Target};
 
 /// The command that rewrites every listing, printed in each header.
 pub const REGEN_COMMAND: &str = "cargo xtask gen";
@@ -21,6 +21,7 @@ pub(super) fn abi_name(abi: Abi) -> &'static str {
         Abi::Win64 => "Microsoft x64",
         Abi::Aapcs64 => "AAPCS64",
         Abi::AppleAapcs64 => "Apple AAPCS64",
+        Abi::WinArm64 => "Windows ARM64",
         Abi::Lp64d => "LP64D",
     }
 }
@@ -113,7 +114,11 @@ pub fn listing<I: Isa>(target: Target, listing: &Listing<I>, source: &str) -> Re
 
     for f in &listing.functions {
         check_abi(target, f)?;
-        function(&mut o, f, &fl, &ctx)?;
+        // ARM64 SEH: llvm-mc 19 cannot size a function with an alignment directive inside (it computes the
+        // function's length when it reaches `.seh_endproc`), so alignment is spelled as the NOPs GNU as would
+        // insert, counted from the function's start (every aarch64 instruction is one 4-byte word).
+        let words = fl.seh() && target.arch == Arch::Aarch64;
+        function(&mut o, f, &fl, &ctx, words)?;
     }
     let consts = layout::constants(&listing.functions)?;
 
@@ -153,7 +158,15 @@ pub(super) fn function_header<I: Isa>(o: &mut Out, f: &Function<I>) {
     o.comment(&"-".repeat(100));
 }
 
-fn function<I: Isa>(o: &mut Out, f: &Function<I>, fl: &Directives, ctx: &PrintCtx) -> Result<(), GenError> {
+/// Prints function `f`. With `words`, alignment inside the function is printed as `nop`s, counting 4 bytes per
+/// instruction from the function's start.
+fn function<I: Isa>(
+    o: &mut Out,
+    f: &Function<I>,
+    fl: &Directives,
+    ctx: &PrintCtx,
+    words: bool,
+) -> Result<(), GenError> {
     let sym = fl.symbol(&f.name);
     function_header(o, f);
     for d in fl.symbol_start::<I>(&sym) {
@@ -165,24 +178,46 @@ fn function<I: Isa>(o: &mut Out, f: &Function<I>, fl: &Directives, ctx: &PrintCt
     if let Some((pad, why)) = I::landing_pad(f.abi).map(syntax::landing_pad) {
         o.line(format!("\t{pad:<11} \t{} {why}", I::COMMENT));
     }
-    let print = |o: &mut Out, item: &Item<I>| match item {
-        Item::Inst(i) => o.line(syntax::format_inst(i, ctx)),
-        Item::Label(l) => o.line(format!("{}:", ctx.label(l))),
-        Item::Comment(c) => o.line(format!("\t{} {c}", I::COMMENT)),
-        Item::Blank => o.line(""),
-        Item::Align(n) => o.directive(I::align_directive(*n)),
-        Item::Cfi(c) => {
-            if let Some(d) = fl.cfi_directive(c) {
-                o.directive(d)
+    let mut at = usize::from(I::landing_pad(f.abi).is_some()) * 4;
+    for item in layout::function_items(f).iter() {
+        match item {
+            Item::Inst(i) => {
+                at += 4;
+                o.line(syntax::format_inst(i, ctx))
+            }
+            Item::Align(n) if words => at += nops(o, f, *n, at)?,
+            Item::Label(l) => o.line(format!("{}:", ctx.label(l))),
+            Item::Comment(c) => o.line(format!("\t{} {c}", I::COMMENT)),
+            Item::Blank => o.line(""),
+            Item::Align(n) => o.directive(I::align_directive(*n)),
+            Item::Cfi(c) => {
+                if let Some(d) = fl.cfi_directive(c) {
+                    o.directive(d)
+                }
             }
         }
-    };
-    for item in layout::function_items(f).iter() {
-        print(o, item);
     }
     o.directive(fl.proc_end());
     if let Some(d) = fl.symbol_end(&sym) {
         o.directive(d);
     }
     Ok(())
+}
+/// Prints the `nop`s that align offset `at` of function `f` to `1 << log2` bytes (at most the function's own
+/// alignment, else an error naming the function) and returns their size in bytes.
+fn nops<I: Isa>(o: &mut Out, f: &Function<I>, log2: u32, at: usize) -> Result<usize, GenError> {
+    if log2 > layout::FUNCTION_ALIGN_LOG2 {
+        let message = format!("aligns to 2^{log2} bytes inside the function, more than the function's alignment");
+        return Err(GenError { function: f.name.clone(), message });
+    }
+    let pad = at.next_multiple_of(1 << log2) - at;
+    o.line(format!(
+        "\t{} .p2align {log2}: {} nop(s), so that the SEH function length is constant",
+        I::COMMENT,
+        pad / 4
+    ));
+    for _ in 0..pad / 4 {
+        o.directive("nop");
+    }
+    Ok(pad)
 }

@@ -151,8 +151,8 @@ impl Directives {
         }
     }
 
-    /// An unwind directive: CFI lines, or SEH (which has no directives for the CFI-only items nor for the
-    /// epilogue). Several lines are joined by a newline and a tab.
+    /// An unwind directive: CFI lines, or SEH (which has no directives for the CFI-only items; x64 SEH describes
+    /// no epilogue, ARM64 SEH does). Several lines are joined by a newline and a tab.
     pub fn cfi_directive(&self, c: &Cfi) -> Option<String> {
         if self.seh() {
             return match c {
@@ -160,6 +160,10 @@ impl Directives {
                 Cfi::Alloc(n) => Some(format!(".seh_stackalloc {n}")),
                 Cfi::SaveVec(r, off) => Some(format!(".seh_savexmm {r}, {off}")),
                 Cfi::EndPrologue => Some(".seh_endprologue".into()),
+                Cfi::SaveRegs { regs, offset, pre_index } => Some(seh_save(regs, *offset, *pre_index)),
+                Cfi::Nop => Some(".seh_nop".into()),
+                Cfi::StartEpilogue => Some(".seh_startepilogue".into()),
+                Cfi::EndEpilogue => Some(".seh_endepilogue".into()),
                 Cfi::AdjustCfaOffset(_) | Cfi::RelOffset(..) | Cfi::Restore(_) => None,
             };
         }
@@ -168,7 +172,7 @@ impl Directives {
             Cfi::RelOffset(r, off) | Cfi::SaveVec(r, off) => Some(format!(".cfi_rel_offset {r}, {off}")),
             Cfi::Restore(r) => Some(format!(".cfi_restore {r}")),
             Cfi::Push(r) => Some(format!(".cfi_adjust_cfa_offset 8\n\t.cfi_rel_offset {r}, 0")),
-            Cfi::EndPrologue => None,
+            Cfi::EndPrologue | Cfi::SaveRegs { .. } | Cfi::Nop | Cfi::StartEpilogue | Cfi::EndEpilogue => None,
         }
     }
 
@@ -199,6 +203,16 @@ impl Directives {
         }
         lines
     }
+}
+
+/// The ARM64 SEH directive of a store of `regs` (one register or a consecutive pair; d registers are the `f`
+/// forms) at `offset` from sp, or pre-indexed by `-offset` (`_x`): `.seh_save_regp_x x19, 32`, `.seh_save_freg d8,
+/// 16`. The unwind code names the first register only: the pair is it and the next.
+fn seh_save(regs: &[String], offset: i32, pre_index: bool) -> String {
+    let f = if regs[0].starts_with('d') { "f" } else { "" };
+    let p = if regs.len() == 2 { "p" } else { "" };
+    let x = if pre_index { "_x" } else { "" };
+    format!(".seh_save_{f}reg{p}{x} {}, {offset}", regs[0])
 }
 
 /// The directive that emits `bytes` as data.

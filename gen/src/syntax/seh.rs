@@ -67,6 +67,8 @@ impl Step {
                 Some(Step::SaveXmm(n, u32::try_from(*off).expect("a positive offset")))
             }
             Cfi::AdjustCfaOffset(_) | Cfi::RelOffset(..) | Cfi::Restore(_) | Cfi::EndPrologue => None,
+            // ARM64 SEH items: never in an x86-64 prologue.
+            Cfi::SaveRegs { .. } | Cfi::Nop | Cfi::StartEpilogue | Cfi::EndEpilogue => None,
         }
     }
 
