@@ -193,7 +193,7 @@ no_pad:
 /// The C prototypes (`void name(...)`) a listing's header lists.
 fn prototypes(listing: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(listing).unwrap();
-    text.lines().filter_map(|l| l.strip_prefix("//   void ")).map(|p| format!("void {p}")).collect()
+    text.lines().filter_map(|l| l.strip_prefix(" *   void ")).map(|p| format!("void {p}")).collect()
 }
 
 /// The C program: every function of `protos` called through a volatile function pointer (an indirect `blr`)

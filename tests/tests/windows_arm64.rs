@@ -146,12 +146,12 @@ fn as_store(load: &str) -> String {
     }
 }
 
-/// The registers each function's `// Saves:` line names (v8 as d8), by function.
+/// The registers each function's ` * Saves:` line names (v8 as d8), by function.
 fn saves_lines(listing: &str) -> BTreeMap<String, BTreeSet<String>> {
     let mut out = BTreeMap::new();
     let mut saves = BTreeSet::new();
     for line in listing.lines() {
-        if let Some(list) = line.strip_prefix("// Saves: ") {
+        if let Some(list) = line.strip_prefix(" * Saves: ") {
             saves = list.split(", ").map(|r| r.replacen('v', "d", 1)).collect();
         } else if let Some(def) = line.trim().strip_prefix(".def ") {
             out.insert(def.split(';').next().unwrap().to_string(), std::mem::take(&mut saves));
@@ -305,7 +305,7 @@ fn unwind_check_rejects_a_wrong_save_offset() {
     }
     let function = |fregp_offset: u32, first: &str, second: &str| {
         format!(
-            "\t.text\n// Saves: x19, x20, v8, v9\n\t.def f; .scl 2; .type 32; .endef\n\t.globl f\n\t.p2align 5\nf:\n\
+            "\t.text\n/*\n * Saves: x19, x20, v8, v9\n */\n\t.def f; .scl 2; .type 32; .endef\n\t.globl f\n\t.p2align 5\nf:\n\
              \t.seh_proc f\n\thint #34\n\t.seh_nop\n\tstp x19, x20, [sp, #-48]!\n\t.seh_save_regp_x x19, 48\n\
              \tstp d8, d9, [sp, #32]\n\t.seh_save_fregp d8, {fregp_offset}\n\t.seh_endprologue\n\tmov x0, x1\n\
              \t.seh_startepilogue\n{first}{second}\t.seh_endepilogue\n\tret\n\t.seh_endproc\n"

@@ -128,7 +128,7 @@ fn extract(listing: &str, label: &str, comment: &str) -> Result<String, String> 
     let mut body = String::new();
     for l in &lines[start + 1..=end] {
         let t = l.trim();
-        if t.is_empty() || t.starts_with(comment) || t.ends_with(':') {
+        if t.is_empty() || t.starts_with(comment) || t.starts_with("/*") || t.ends_with(':') {
             continue;
         }
         if let Some(rest) = t.strip_prefix(".insn") {

@@ -34,26 +34,75 @@ pub(super) fn format_name(f: ObjectFormat) -> &'static str {
     }
 }
 
-/// A listing being written, with its comment introducer.
+/// A listing being written. Whole-line comments go through [`Out::comment`] and [`Out::note`]: with a line
+/// comment introducer (NASM's `;`) each is one line; in the GNU as listings they are C comments, which the C
+/// preprocessor that `.S` files pass through removes and cannot mistake for a directive (a line `# if ...` or
+/// `# define ...` would be one): consecutive [`Out::comment`] lines form one block, `/*`, ` * text`, ` */`.
 pub(super) struct Out<'a> {
     pub(super) s: String,
-    pub(super) comment: &'a str,
+    /// The line comment introducer, or `None` for C comments.
+    line_comment: Option<&'a str>,
+    /// The block being collected (C comments only).
+    block: Vec<String>,
 }
 
-impl Out<'_> {
+impl<'a> Out<'a> {
+    /// A listing whose whole-line comments start with `introducer`.
+    pub(super) fn with_line_comments(introducer: &'a str) -> Out<'a> {
+        Out { s: String::new(), line_comment: Some(introducer), block: Vec::new() }
+    }
+
+    /// A listing whose whole-line comments are C comments (GNU as listings, which cpp may read first).
+    pub(super) fn with_c_comments() -> Out<'a> {
+        Out { s: String::new(), line_comment: None, block: Vec::new() }
+    }
+
     pub(super) fn line(&mut self, l: impl AsRef<str>) {
+        self.flush();
         self.s.push_str(l.as_ref());
         self.s.push('\n');
     }
+
+    /// One line of a comment block.
     pub(super) fn comment(&mut self, text: &str) {
-        if text.is_empty() {
-            self.line(self.comment);
-        } else {
-            self.line(format!("{} {}", self.comment, text));
+        match self.line_comment {
+            Some(c) if text.is_empty() => self.line(c),
+            Some(c) => self.line(format!("{c} {text}")),
+            None => self.block.push(text.to_string()),
         }
     }
+
+    /// A one-line comment indented like an instruction.
+    pub(super) fn note(&mut self, text: &str) {
+        let line = match self.line_comment {
+            Some(c) => format!("\t{c} {text}"),
+            None => format!("\t{}", syntax::c_comment(text)),
+        };
+        self.line(line);
+    }
+
     pub(super) fn directive(&mut self, d: impl AsRef<str>) {
         self.line(format!("\t{}", d.as_ref()));
+    }
+
+    /// The listing's text.
+    pub(super) fn finish(mut self) -> String {
+        self.flush();
+        self.s
+    }
+
+    /// Writes the collected comment block, if any.
+    fn flush(&mut self) {
+        if self.block.is_empty() {
+            return;
+        }
+        self.s.push_str("/*\n");
+        for t in std::mem::take(&mut self.block) {
+            let t = syntax::c_comment_text(&t);
+            self.s.push_str(if t.is_empty() { " *".to_string() } else { format!(" * {t}") }.as_str());
+            self.s.push('\n');
+        }
+        self.s.push_str(" */\n");
     }
 }
 
@@ -103,7 +152,7 @@ pub(super) fn check_abi<I: Isa>(target: Target, f: &Function<I>) -> Result<(), G
 pub fn listing<I: Isa>(target: Target, listing: &Listing<I>, source: &str) -> Result<String, GenError> {
     let fl = Directives::of(target.format);
     let ctx = fl.print_ctx();
-    let mut o = Out { s: String::new(), comment: I::COMMENT };
+    let mut o = Out::with_c_comments();
 
     let all = header(&mut o, target, listing, source, "GNU as");
     o.line("");
@@ -137,7 +186,7 @@ pub fn listing<I: Isa>(target: Target, listing: &Listing<I>, source: &str) -> Re
     for line in fl.gnu_notes::<I>(property::gnu_property(&listing.functions)) {
         o.line(line);
     }
-    Ok(o.s)
+    Ok(o.finish())
 }
 
 /// Writes the comment above a function: a rule, its documentation, prototype, requirements and saves.
@@ -187,7 +236,7 @@ fn function<I: Isa>(
             }
             Item::Align(n) if words => at += nops(o, f, *n, at)?,
             Item::Label(l) => o.line(format!("{}:", ctx.label(l))),
-            Item::Comment(c) => o.line(format!("\t{} {c}", I::COMMENT)),
+            Item::Comment(c) => o.note(c),
             Item::Blank => o.line(""),
             Item::Align(n) => o.directive(I::align_directive(*n)),
             Item::Cfi(c) => {
@@ -211,11 +260,7 @@ fn nops<I: Isa>(o: &mut Out, f: &Function<I>, log2: u32, at: usize) -> Result<us
         return Err(GenError { function: f.name.clone(), message });
     }
     let pad = at.next_multiple_of(1 << log2) - at;
-    o.line(format!(
-        "\t{} .p2align {log2}: {} nop(s), so that the SEH function length is constant",
-        I::COMMENT,
-        pad / 4
-    ));
+    o.note(&format!(".p2align {log2}: {} nop(s), so that the SEH function length is constant", pad / 4));
     for _ in 0..pad / 4 {
         o.directive("nop");
     }

@@ -27,7 +27,7 @@ const FUNCTION_END: &str = ".seh_end";
 /// Prints the NASM listing of `listing` for `target` (x86_64, COFF, Win64). `source` names the kernel file.
 pub fn listing(target: Target, listing: &Listing<X86_64>, source: &str) -> Result<String, GenError> {
     let ctx = nasm::print_ctx();
-    let mut o = Out { s: String::new(), comment: nasm::COMMENT };
+    let mut o = Out::with_line_comments(nasm::COMMENT);
     header(&mut o, target, listing, source, "NASM");
     o.line("");
     o.directive("default rel");
@@ -40,7 +40,7 @@ pub fn listing(target: Target, listing: &Listing<X86_64>, source: &str) -> Resul
     }
     constants(&mut o, &layout::constants(&listing.functions)?);
     unwind_data(&mut o, &unwind);
-    Ok(o.s)
+    Ok(o.finish())
 }
 
 /// How GNU as encoded an instruction, where NASM would choose otherwise unless told.
@@ -114,7 +114,7 @@ fn function(
                 GnuAs::Bytes(b) => o.line(nasm::raw_inst(i, ctx, &b)),
             },
             Item::Label(l) => o.line(format!("{}:", nasm::local_label(l))),
-            Item::Comment(c) => o.line(format!("\t{} {c}", nasm::COMMENT)),
+            Item::Comment(c) => o.note(c),
             Item::Blank => o.line(""),
             Item::Align(n) => o.directive(nasm::align_code(*n)),
             Item::Cfi(Cfi::EndPrologue) => {

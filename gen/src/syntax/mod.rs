@@ -188,7 +188,7 @@ impl Directives {
         if let Some((kind, value)) = property {
             let every = if value & 1 != 0 { "every" } else { "not every" };
             lines.extend([
-                format!("{c} GNU property note: {every} function in this file carries its landing pad."),
+                c_comment(&format!("GNU property note: {every} function in this file carries its landing pad.")),
                 format!("\t.section .note.gnu.property,\"a\",{tp}note"),
                 "\t.p2align 3".into(),
                 format!("\t.long 4\t\t\t{c} name size"),
@@ -279,4 +279,16 @@ pub fn format_inst<I: Spelling>(inst: &Inst<I>, ctx: &PrintCtx) -> String {
         }
         None => format!("\t{pretty}"),
     }
+}
+
+/// `text` as a one-line C comment, `/* text */`. The GNU as listings use C comments for whole-line comments:
+/// GNU as and llvm-mc read them on every architecture, and the C preprocessor that `.S` files pass through
+/// removes them, where it would act on a `#` line comment that reads like a directive (`# if the count ...`).
+pub fn c_comment(text: &str) -> String {
+    format!("/* {} */", c_comment_text(text))
+}
+
+/// `text` made safe inside a C comment: a `*/` would end it early, so it is written `* /`.
+pub fn c_comment_text(text: &str) -> String {
+    text.replace("*/", "* /")
 }
