@@ -1,34 +1,47 @@
 //! Unwinding from every instruction: every linked listing function of every kernel set this CPU runs (and,
-//! where its bytes equal the listing's, every kernel of the process JIT, with the listing function's CFI at
+//! where its code equals the listing's, every kernel of the process JIT, with the listing function's CFI at
 //! equal offsets) is stopped at each of its instructions, and at each stop one frame is unwound with the
 //! `.eh_frame` CFI of this test executable, parsed and evaluated by gimli. The unwound frame must be the
 //! caller's: CFA == the caller's stack pointer at the call, return address == the trampoline's, and every
 //! callee-saved register (its CFI rule: unchanged, or saved at CFA+N and read from the stack) == the canary the
 //! trampoline put there (x86_64: rbx, rbp, r12-r15; aarch64: x19-x29, d8-d15; riscv64: s0-s11, fs0-fs11).
+//! After each call the trampoline also checks that the callee-saved registers and sp came back.
 //!
 //! How each architecture stops at every instruction:
 //! * x86_64 (native): the trampoline sets the trap flag (`pushfq`/`or`/`popfq`) right before its `call`, so a
 //!   SIGTRAP arrives before each kernel instruction runs (the first at the entry); the handler unwinds from
-//!   the ucontext's registers and clears the flag once the pc is back in the trampoline. Each kernel is
-//!   called with every block count of [`COUNTS`]; which instructions were reached is reported (instruction
-//!   boundaries decoded with iced-x86).
+//!   the ucontext's registers and clears the flag once the pc is back in the trampoline. An instruction is
+//!   checked the first time it runs; when the trap flag brings the pc to one already checked (a loop's
+//!   second trip, a later call), the handler clears the flag and puts `int3` on every instruction not yet
+//!   checked, and the first of those that runs takes the function's bytes back and sets the flag again. So
+//!   each instruction costs about one trap however often it runs (a trap costs some 20 us in a VM; stepping
+//!   every executed instruction took 18 s, this takes about one).
 //! * aarch64 and riscv64 (under qemu-user, which has no ptrace): instruction k is patched with a trap (`brk
 //!   #0`; `ebreak`, or `c.ebreak` where the instruction is compressed: lengths from the low bits), the kernel is
 //!   called, and the SIGTRAP handler unwinds at that instruction, writes the original back and resumes, so
-//!   the call completes (its callee-saved registers are checked after it too). Each block count is tried
-//!   (the one that reached the previous instruction first) until the patched instruction is hit; one no count
-//!   reaches is reported unreached. The patch goes through a page of its own (`asmgen_unwind_poke`, raw
-//!   syscalls): mprotect read-write, write, mprotect read-execute (never writable and executable at once),
-//!   then the instruction cache is synchronised (`dc cvau`/`ic ivau`; `fence.i` and `riscv_flush_icache`);
-//!   qemu drops its translations of a page made writable. The same method runs natively on such CPUs.
+//!   the call completes (its callee-saved registers are checked after it too). The same method runs natively
+//!   on such CPUs.
+//!
+//! Code is written only through `asmgen_unwind_poke` (raw syscalls, alone on its page so that it never makes
+//! its own code writable): mprotect read-write, write, mprotect read-execute (never writable and executable
+//! at once), then the instruction cache is synchronised (`dc cvau`/`ic ivau`; `fence.i` and
+//! `riscv_flush_icache`); qemu drops its translations of a page made writable. Only this test binary's threads
+//! run while a page is writable, and every test here holds one lock.
+//!
+//! Counts: a kernel is called with the harness's counts (0, 1, 3, 8, 17), then every other count up to 17
+//! for the tails of the wide kernels, and CTR kernels also with a counter about to carry out of its low 64
+//! bits (the carry paths). x86_64 goes through the counts until every instruction has been checked;
+//! aarch64/riscv64 try, per instruction, the count that reached the previous one first, then the others.
+//! Instructions no count reaches are printed per function (offsets), not failed: on x86_64 they are mostly
+//! branches a tail path can never take (the 9-15 block path of the ymm sets tests `nblocks < 2`, ...).
 //!
 //! The `.eh_frame` is found in memory through `dl_iterate_phdr` (PT_GNU_EH_FRAME: `.eh_frame_hdr` and its
 //! search table) and each kernel's FDE by its address; a kernel's length is its FDE's address range.
 //! Everything is prepared before a call: the handler evaluates the FDE's CFI program in a preallocated gimli
-//! context (in-line storage, no allocation), reads only registers and stack slots between the stack pointer
-//! and the caller's frame, and records failures (offset, what differs) in a fixed array that the test reads
-//! after the call. `hand_written_functions_with_wrong_cfi_are_caught` steps tiny functions written here, one
-//! with correct CFI (no failure) and two with a wrong entry each (a stack adjustment missing its
+//! context (in-line storage, no allocation), reads only registers and aligned stack slots between the stack
+//! pointer and the caller's frame, and records failures (offset, what differs) in a fixed array that the test
+//! reads after the call. `hand_written_functions_with_wrong_cfi_are_caught` steps tiny functions written
+//! here, one with correct CFI (no failure) and two with a wrong entry each (a stack adjustment missing its
 //! `.cfi_adjust_cfa_offset`, a register saved at another slot than its `.cfi_rel_offset` says), and requires
 //! failures at exactly the instructions where the CFI is wrong.
 #![cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "riscv64")))]
@@ -1489,15 +1502,36 @@ fn step_function(
     report
 }
 
+/// Added to a CTR kernel's count: the counter block passed is 5 below a carry out of its low 64 bits, so that
+/// the kernels' carry paths run too (the harness's random counter almost never gets there).
+const NEAR_WRAP: usize = 1 << 20;
+
 /// The counts a kernel of `role` is called with, in the order they are tried: the harness's [`COUNTS`], then
-/// every other count up to its buffers' [`MAX_BLOCKS`], for the tails of the wide kernels.
+/// every other count up to its buffers' [`MAX_BLOCKS`], for the tails of the wide kernels; CTR kernels also
+/// with the counter about to carry ([`NEAR_WRAP`]).
 fn counts_of(role: &str) -> Vec<usize> {
     if is_setup(role) {
         return vec![0];
     }
     let mut counts = COUNTS.to_vec();
     counts.extend((0..=MAX_BLOCKS).filter(|n| !COUNTS.contains(n)));
+    if role == "ctr" {
+        counts.extend(COUNTS[1..].iter().map(|n| n + NEAR_WRAP));
+    }
     counts
+}
+
+/// The arguments of a `role` kernel for a count of [`counts_of`]; `counter` holds the CTR counter block
+/// that is about to carry.
+fn args_of(bufs: &mut Buffers, counter: &mut [u8; 16], role: &str, n: usize) -> Vec<u64> {
+    let mut args = bufs.args(role, n % NEAR_WRAP);
+    if n >= NEAR_WRAP {
+        // A big-endian 128-bit counter: any high half, the low half 2^64 - 5.
+        counter[..8].copy_from_slice(&0x0123_4567_89ab_cdefu64.to_be_bytes());
+        counter[8..].copy_from_slice(&(u64::MAX - 4).to_be_bytes());
+        args[4] = counter.as_mut_ptr() as u64;
+    }
+    args
 }
 
 /// Steps every kernel of `targets` (setup kernels of a set first, so that the others get round keys and key
@@ -1507,12 +1541,14 @@ fn step_kernels(what: &str, targets: &[(Kernel, Target)]) -> Vec<String> {
     let start = std::time::Instant::now();
     let mut st = Stepper::new();
     let mut bufs = Buffers::new(&mut Rng::new(seed()));
+    let mut counter = Box::new([0u8; 16]);
     let (mut failures, mut unreached, mut instructions, mut steps, mut calls) = (Vec::new(), Vec::new(), 0, 0, 0);
     let mut missed = 0;
     let ordered =
         targets.iter().filter(|(k, _)| is_setup(&k.role)).chain(targets.iter().filter(|(k, _)| !is_setup(&k.role)));
     for (k, t) in ordered {
-        let report = step_function(&mut st, t, &counts_of(&k.role), &mut |n| bufs.args(&k.role, n));
+        let report =
+            step_function(&mut st, t, &counts_of(&k.role), &mut |n| args_of(&mut bufs, &mut counter, &k.role, n));
         let total = t.boundaries().len();
         instructions += total;
         steps += report.steps;
