@@ -25,8 +25,9 @@
 //! Code is written only through `asmgen_unwind_poke` (raw syscalls, alone on its page so that it never makes
 //! its own code writable): mprotect read-write, write, mprotect read-execute (never writable and executable
 //! at once), then the instruction cache is synchronised (`dc cvau`/`ic ivau`; `fence.i` and
-//! `riscv_flush_icache`); qemu drops its translations of a page made writable. Only this test binary's threads
-//! run while a page is writable, and every test here holds one lock.
+//! `riscv_flush_icache`); qemu drops its translations of a page made writable. While a page is writable no
+//! other thread runs the runtime's code, whose functions share the listings' first and last pages: every test
+//! here holds one lock from its start.
 //!
 //! Counts: a kernel is called with the harness's counts (0, 1, 3, 8, 17), then every other count up to 17
 //! for the tails of the wide kernels, and CTR kernels also with a counter about to carry out of its low 64
@@ -972,8 +973,14 @@ struct Stepper {
 }
 
 static STEPPER: AtomicPtr<Stepper> = AtomicPtr::new(std::ptr::null_mut());
-/// One stepped call at a time (the handler's state and the trampoline's slot are global).
+/// One test at a time, from its start: the handler's state and the trampoline's slot are global, and while
+/// a page of code is writable no other thread of this binary may run the runtime's code (the listings share
+/// their first and last pages with runtime functions).
 static LOCK: Mutex<()> = Mutex::new(());
+
+fn lock() -> std::sync::MutexGuard<'static, ()> {
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 impl Stepper {
     fn fail(&mut self, offset: u64, what: u16, got: u64, want: u64) {
@@ -1535,9 +1542,9 @@ fn args_of(bufs: &mut Buffers, counter: &mut [u8; 16], role: &str, n: usize) -> 
 }
 
 /// Steps every kernel of `targets` (setup kernels of a set first, so that the others get round keys and key
-/// tables); returns the failures, one entry per kernel, and prints coverage and cost.
+/// tables); returns the failures, one entry per kernel, and prints coverage and cost. The caller holds
+/// [`lock`].
 fn step_kernels(what: &str, targets: &[(Kernel, Target)]) -> Vec<String> {
-    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let start = std::time::Instant::now();
     let mut st = Stepper::new();
     let mut bufs = Buffers::new(&mut Rng::new(seed()));
@@ -1574,6 +1581,7 @@ fn step_kernels(what: &str, targets: &[(Kernel, Target)]) -> Vec<String> {
 
 #[test]
 fn every_listing_function_unwinds_from_every_instruction() {
+    let _guard = lock();
     let (runnable, all) = listing_kernels();
     eprintln!("unwind: {} of {all} listing functions run on this CPU", runnable.len());
     if all == 0 {
@@ -1590,6 +1598,7 @@ fn every_listing_function_unwinds_from_every_instruction() {
 /// it is stepped with that function's CFI at equal offsets.
 #[test]
 fn every_jit_kernel_unwinds_with_its_listing_functions_cfi() {
+    let _guard = lock();
     let jit = match asmgen_runtime::jit::Jit::process() {
         Ok(j) => j,
         Err(e) => {
@@ -1688,7 +1697,7 @@ fn same_code(jit: &[u8], linked: &[u8]) -> bool {
 /// The checker fails where the CFI is wrong, at exactly those instructions, and passes correct CFI.
 #[test]
 fn hand_written_functions_with_wrong_cfi_are_caught() {
-    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let _guard = lock();
     let mut st = Stepper::new();
     let step = |st: &mut Stepper, name: &str, f: unsafe extern "C" fn()| {
         let t = Target::linked(name, f as usize as u64);
