@@ -939,9 +939,10 @@ const MAX_LEN: usize = 1 << 16;
 /// How the handler is reached.
 #[derive(Clone, Copy, PartialEq)]
 enum Mode {
-    /// x86_64: a trap after every instruction while the trap flag is set.
+    /// x86_64: a trap after every instruction while the trap flag is set, and `int3` on the instructions not
+    /// yet checked while it is clear.
     TrapFlag,
-    /// The instruction at `patch` (of `len` bytes, `orig` its bytes) is a trap.
+    /// The instruction at `addr` (of `len` bytes, `orig` its bytes) is a trap.
     Patch { addr: u64, len: usize, orig: [u8; 4] },
 }
 
