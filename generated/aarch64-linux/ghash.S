@@ -18,7 +18,7 @@
  *       requires: pmull
  */
 
-	.arch armv8.2-a+crypto+sm4+sha3
+	.arch armv8.2-a
 	.text
 
 /*
@@ -30,6 +30,7 @@
  * Requires: pmull
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+aes
 	.globl asmgen_ghash_init_pmull
 	.hidden asmgen_ghash_init_pmull
 	.type asmgen_ghash_init_pmull, %function
@@ -228,6 +229,7 @@ asmgen_ghash_init_pmull:
 	ret
 	.cfi_endproc
 	.size asmgen_ghash_init_pmull, .-asmgen_ghash_init_pmull
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -239,6 +241,7 @@ asmgen_ghash_init_pmull:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+aes
 	.globl asmgen_ghash_update_pmull
 	.hidden asmgen_ghash_update_pmull
 	.type asmgen_ghash_update_pmull, %function
@@ -452,6 +455,7 @@ asmgen_ghash_update_pmull:
 	ret
 	.cfi_endproc
 	.size asmgen_ghash_update_pmull, .-asmgen_ghash_update_pmull
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -462,6 +466,7 @@ asmgen_ghash_update_pmull:
  * Requires: pmull
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+aes
 	.globl asmgen_polyval_init_pmull
 	.hidden asmgen_polyval_init_pmull
 	.type asmgen_polyval_init_pmull, %function
@@ -648,6 +653,7 @@ asmgen_polyval_init_pmull:
 	ret
 	.cfi_endproc
 	.size asmgen_polyval_init_pmull, .-asmgen_polyval_init_pmull
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -659,6 +665,7 @@ asmgen_polyval_init_pmull:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+aes
 	.globl asmgen_polyval_update_pmull
 	.hidden asmgen_polyval_update_pmull
 	.type asmgen_polyval_update_pmull, %function
@@ -850,6 +857,7 @@ asmgen_polyval_update_pmull:
 	ret
 	.cfi_endproc
 	.size asmgen_polyval_update_pmull, .-asmgen_polyval_update_pmull
+	.arch armv8.2-a
 
 	.section .rodata
 	.p2align 4

@@ -56,7 +56,7 @@
  *       requires: baseline
  */
 
-	.arch armv8.2-a+crypto+sm4+sha3
+	.arch armv8.2-a
 	.text
 
 /*
@@ -68,6 +68,7 @@
  * Requires: sm4
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_expand_key_ce
 	.hidden asmgen_sm4_expand_key_ce
 	.type asmgen_sm4_expand_key_ce, %function
@@ -140,6 +141,7 @@ asmgen_sm4_expand_key_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_expand_key_ce, .-asmgen_sm4_expand_key_ce
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -151,6 +153,7 @@ asmgen_sm4_expand_key_ce:
  * Saves: v8
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_ecb_ce
 	.hidden asmgen_sm4_ecb_ce
 	.type asmgen_sm4_ecb_ce, %function
@@ -342,6 +345,7 @@ asmgen_sm4_ecb_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ecb_ce, .-asmgen_sm4_ecb_ce
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -353,6 +357,7 @@ asmgen_sm4_ecb_ce:
  * Saves: v8, v10, v11
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_ctr_ce
 	.hidden asmgen_sm4_ctr_ce
 	.type asmgen_sm4_ctr_ce, %function
@@ -669,6 +674,7 @@ asmgen_sm4_ctr_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ctr_ce, .-asmgen_sm4_ctr_ce
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -680,6 +686,7 @@ asmgen_sm4_ctr_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_cbc_dec_ce
 	.hidden asmgen_sm4_cbc_dec_ce
 	.type asmgen_sm4_cbc_dec_ce, %function
@@ -891,6 +898,7 @@ asmgen_sm4_cbc_dec_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_dec_ce, .-asmgen_sm4_cbc_dec_ce
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -902,6 +910,7 @@ asmgen_sm4_cbc_dec_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_cfb_dec_ce
 	.hidden asmgen_sm4_cfb_dec_ce
 	.type asmgen_sm4_cfb_dec_ce, %function
@@ -1113,6 +1122,7 @@ asmgen_sm4_cfb_dec_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_dec_ce, .-asmgen_sm4_cfb_dec_ce
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1124,6 +1134,7 @@ asmgen_sm4_cfb_dec_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_cbc_enc_ce
 	.hidden asmgen_sm4_cbc_enc_ce
 	.type asmgen_sm4_cbc_enc_ce, %function
@@ -1246,6 +1257,7 @@ asmgen_sm4_cbc_enc_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_enc_ce, .-asmgen_sm4_cbc_enc_ce
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1257,6 +1269,7 @@ asmgen_sm4_cbc_enc_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_cfb_enc_ce
 	.hidden asmgen_sm4_cfb_enc_ce
 	.type asmgen_sm4_cfb_enc_ce, %function
@@ -1374,6 +1387,7 @@ asmgen_sm4_cfb_enc_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_enc_ce, .-asmgen_sm4_cfb_enc_ce
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1385,6 +1399,7 @@ asmgen_sm4_cfb_enc_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_cbc_mac_ce
 	.hidden asmgen_sm4_cbc_mac_ce
 	.type asmgen_sm4_cbc_mac_ce, %function
@@ -1500,6 +1515,7 @@ asmgen_sm4_cbc_mac_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_mac_ce, .-asmgen_sm4_cbc_mac_ce
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1511,6 +1527,7 @@ asmgen_sm4_cbc_mac_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_xts_enc_ieee_ce
 	.hidden asmgen_sm4_xts_enc_ieee_ce
 	.type asmgen_sm4_xts_enc_ieee_ce, %function
@@ -1841,6 +1858,7 @@ asmgen_sm4_xts_enc_ieee_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_enc_ieee_ce, .-asmgen_sm4_xts_enc_ieee_ce
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1852,6 +1870,7 @@ asmgen_sm4_xts_enc_ieee_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_xts_dec_ieee_ce
 	.hidden asmgen_sm4_xts_dec_ieee_ce
 	.type asmgen_sm4_xts_dec_ieee_ce, %function
@@ -2182,6 +2201,7 @@ asmgen_sm4_xts_dec_ieee_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_dec_ieee_ce, .-asmgen_sm4_xts_dec_ieee_ce
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -2193,6 +2213,7 @@ asmgen_sm4_xts_dec_ieee_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_xts_enc_gb_ce
 	.hidden asmgen_sm4_xts_enc_gb_ce
 	.type asmgen_sm4_xts_enc_gb_ce, %function
@@ -2526,6 +2547,7 @@ asmgen_sm4_xts_enc_gb_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_enc_gb_ce, .-asmgen_sm4_xts_enc_gb_ce
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -2537,6 +2559,7 @@ asmgen_sm4_xts_enc_gb_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_xts_dec_gb_ce
 	.hidden asmgen_sm4_xts_dec_gb_ce
 	.type asmgen_sm4_xts_dec_gb_ce, %function
@@ -2870,6 +2893,7 @@ asmgen_sm4_xts_dec_gb_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_dec_gb_ce, .-asmgen_sm4_xts_dec_gb_ce
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -2882,6 +2906,7 @@ asmgen_sm4_xts_dec_gb_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+aes+sm4
 	.globl asmgen_sm4_gcm_enc_ce
 	.hidden asmgen_sm4_gcm_enc_ce
 	.type asmgen_sm4_gcm_enc_ce, %function
@@ -3428,6 +3453,7 @@ asmgen_sm4_gcm_enc_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_gcm_enc_ce, .-asmgen_sm4_gcm_enc_ce
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -3439,6 +3465,7 @@ asmgen_sm4_gcm_enc_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_ccm_enc_ce
 	.hidden asmgen_sm4_ccm_enc_ce
 	.type asmgen_sm4_ccm_enc_ce, %function
@@ -3512,6 +3539,7 @@ asmgen_sm4_ccm_enc_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ccm_enc_ce, .-asmgen_sm4_ccm_enc_ce
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -3523,6 +3551,7 @@ asmgen_sm4_ccm_enc_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_ccm_dec_ce
 	.hidden asmgen_sm4_ccm_dec_ce
 	.type asmgen_sm4_ccm_dec_ce, %function
@@ -3634,6 +3663,7 @@ asmgen_sm4_ccm_dec_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ccm_dec_ce, .-asmgen_sm4_ccm_dec_ce
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------

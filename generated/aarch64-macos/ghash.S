@@ -18,7 +18,7 @@
  *       requires: pmull
  */
 
-	.arch armv8.2-a+crypto+sm4+sha3
+	.arch armv8.2-a
 	.text
 
 /*
@@ -30,6 +30,7 @@
  * Requires: pmull
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+aes
 	.globl _asmgen_ghash_init_pmull
 	.private_extern _asmgen_ghash_init_pmull
 	.p2align 5
@@ -226,6 +227,7 @@ _asmgen_ghash_init_pmull:
 	str         q25, [x0, #240]
 	ret
 	.cfi_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -237,6 +239,7 @@ _asmgen_ghash_init_pmull:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+aes
 	.globl _asmgen_ghash_update_pmull
 	.private_extern _asmgen_ghash_update_pmull
 	.p2align 5
@@ -448,6 +451,7 @@ Lasmgen_ghash_update_pmull_done:
 	.cfi_restore d9
 	ret
 	.cfi_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -458,6 +462,7 @@ Lasmgen_ghash_update_pmull_done:
  * Requires: pmull
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+aes
 	.globl _asmgen_polyval_init_pmull
 	.private_extern _asmgen_polyval_init_pmull
 	.p2align 5
@@ -642,6 +647,7 @@ _asmgen_polyval_init_pmull:
 	str         q25, [x0, #240]
 	ret
 	.cfi_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -653,6 +659,7 @@ _asmgen_polyval_init_pmull:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+aes
 	.globl _asmgen_polyval_update_pmull
 	.private_extern _asmgen_polyval_update_pmull
 	.p2align 5
@@ -842,6 +849,7 @@ Lasmgen_polyval_update_pmull_done:
 	.cfi_restore d9
 	ret
 	.cfi_endproc
+	.arch armv8.2-a
 
 	.section __TEXT,__const
 	.p2align 4

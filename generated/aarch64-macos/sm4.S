@@ -56,7 +56,7 @@
  *       requires: baseline
  */
 
-	.arch armv8.2-a+crypto+sm4+sha3
+	.arch armv8.2-a
 	.text
 
 /*
@@ -68,6 +68,7 @@
  * Requires: sm4
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.globl _asmgen_sm4_expand_key_ce
 	.private_extern _asmgen_sm4_expand_key_ce
 	.p2align 5
@@ -138,6 +139,7 @@ _asmgen_sm4_expand_key_ce:
 	movi        v25.2d, #0
 	ret
 	.cfi_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -149,6 +151,7 @@ _asmgen_sm4_expand_key_ce:
  * Saves: v8
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.globl _asmgen_sm4_ecb_ce
 	.private_extern _asmgen_sm4_ecb_ce
 	.p2align 5
@@ -338,6 +341,7 @@ Lasmgen_sm4_ecb_ce_done:
 	.cfi_restore d8
 	ret
 	.cfi_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -349,6 +353,7 @@ Lasmgen_sm4_ecb_ce_done:
  * Saves: v8, v10, v11
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.globl _asmgen_sm4_ctr_ce
 	.private_extern _asmgen_sm4_ctr_ce
 	.p2align 5
@@ -663,6 +668,7 @@ Lasmgen_sm4_ctr_ce_done:
 	.cfi_restore d10
 	ret
 	.cfi_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -674,6 +680,7 @@ Lasmgen_sm4_ctr_ce_done:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.globl _asmgen_sm4_cbc_dec_ce
 	.private_extern _asmgen_sm4_cbc_dec_ce
 	.p2align 5
@@ -883,6 +890,7 @@ Lasmgen_sm4_cbc_dec_ce_done:
 	.cfi_restore d9
 	ret
 	.cfi_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -894,6 +902,7 @@ Lasmgen_sm4_cbc_dec_ce_done:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.globl _asmgen_sm4_cfb_dec_ce
 	.private_extern _asmgen_sm4_cfb_dec_ce
 	.p2align 5
@@ -1103,6 +1112,7 @@ Lasmgen_sm4_cfb_dec_ce_done:
 	.cfi_restore d9
 	ret
 	.cfi_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1114,6 +1124,7 @@ Lasmgen_sm4_cfb_dec_ce_done:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.globl _asmgen_sm4_cbc_enc_ce
 	.private_extern _asmgen_sm4_cbc_enc_ce
 	.p2align 5
@@ -1234,6 +1245,7 @@ Lasmgen_sm4_cbc_enc_ce_done:
 	.cfi_restore d9
 	ret
 	.cfi_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1245,6 +1257,7 @@ Lasmgen_sm4_cbc_enc_ce_done:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.globl _asmgen_sm4_cfb_enc_ce
 	.private_extern _asmgen_sm4_cfb_enc_ce
 	.p2align 5
@@ -1360,6 +1373,7 @@ Lasmgen_sm4_cfb_enc_ce_done:
 	.cfi_restore d9
 	ret
 	.cfi_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1371,6 +1385,7 @@ Lasmgen_sm4_cfb_enc_ce_done:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.globl _asmgen_sm4_cbc_mac_ce
 	.private_extern _asmgen_sm4_cbc_mac_ce
 	.p2align 5
@@ -1484,6 +1499,7 @@ Lasmgen_sm4_cbc_mac_ce_done:
 	.cfi_restore d9
 	ret
 	.cfi_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1495,6 +1511,7 @@ Lasmgen_sm4_cbc_mac_ce_done:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.globl _asmgen_sm4_xts_enc_ieee_ce
 	.private_extern _asmgen_sm4_xts_enc_ieee_ce
 	.p2align 5
@@ -1823,6 +1840,7 @@ Lasmgen_sm4_xts_enc_ieee_ce_done:
 	.cfi_restore d9
 	ret
 	.cfi_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1834,6 +1852,7 @@ Lasmgen_sm4_xts_enc_ieee_ce_done:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.globl _asmgen_sm4_xts_dec_ieee_ce
 	.private_extern _asmgen_sm4_xts_dec_ieee_ce
 	.p2align 5
@@ -2162,6 +2181,7 @@ Lasmgen_sm4_xts_dec_ieee_ce_done:
 	.cfi_restore d9
 	ret
 	.cfi_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -2173,6 +2193,7 @@ Lasmgen_sm4_xts_dec_ieee_ce_done:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.globl _asmgen_sm4_xts_enc_gb_ce
 	.private_extern _asmgen_sm4_xts_enc_gb_ce
 	.p2align 5
@@ -2504,6 +2525,7 @@ Lasmgen_sm4_xts_enc_gb_ce_done:
 	.cfi_restore d9
 	ret
 	.cfi_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -2515,6 +2537,7 @@ Lasmgen_sm4_xts_enc_gb_ce_done:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.globl _asmgen_sm4_xts_dec_gb_ce
 	.private_extern _asmgen_sm4_xts_dec_gb_ce
 	.p2align 5
@@ -2846,6 +2869,7 @@ Lasmgen_sm4_xts_dec_gb_ce_done:
 	.cfi_restore d9
 	ret
 	.cfi_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -2858,6 +2882,7 @@ Lasmgen_sm4_xts_dec_gb_ce_done:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+aes+sm4
 	.globl _asmgen_sm4_gcm_enc_ce
 	.private_extern _asmgen_sm4_gcm_enc_ce
 	.p2align 5
@@ -3402,6 +3427,7 @@ Lasmgen_sm4_gcm_enc_ce_done:
 	.cfi_restore d9
 	ret
 	.cfi_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -3413,6 +3439,7 @@ Lasmgen_sm4_gcm_enc_ce_done:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.globl _asmgen_sm4_ccm_enc_ce
 	.private_extern _asmgen_sm4_ccm_enc_ce
 	.p2align 5
@@ -3484,6 +3511,7 @@ Lasmgen_sm4_ccm_enc_ce_done:
 	.cfi_restore d9
 	ret
 	.cfi_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -3495,6 +3523,7 @@ Lasmgen_sm4_ccm_enc_ce_done:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.globl _asmgen_sm4_ccm_dec_ce
 	.private_extern _asmgen_sm4_ccm_dec_ce
 	.p2align 5
@@ -3604,6 +3633,7 @@ Lasmgen_sm4_ccm_dec_ce_done:
 	.cfi_restore d9
 	ret
 	.cfi_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------

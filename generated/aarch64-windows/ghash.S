@@ -18,7 +18,7 @@
  *       requires: pmull
  */
 
-	.arch armv8.2-a+crypto+sm4+sha3
+	.arch armv8.2-a
 	.text
 
 /*
@@ -30,6 +30,7 @@
  * Requires: pmull
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+aes
 	.def asmgen_ghash_init_pmull; .scl 2; .type 32; .endef
 	.globl asmgen_ghash_init_pmull
 	.p2align 5
@@ -230,6 +231,7 @@ asmgen_ghash_init_pmull:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -241,6 +243,7 @@ asmgen_ghash_init_pmull:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+aes
 	.def asmgen_ghash_update_pmull; .scl 2; .type 32; .endef
 	.globl asmgen_ghash_update_pmull
 	.p2align 5
@@ -447,6 +450,7 @@ asmgen_ghash_update_pmull:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -457,6 +461,7 @@ asmgen_ghash_update_pmull:
  * Requires: pmull
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+aes
 	.def asmgen_polyval_init_pmull; .scl 2; .type 32; .endef
 	.globl asmgen_polyval_init_pmull
 	.p2align 5
@@ -645,6 +650,7 @@ asmgen_polyval_init_pmull:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -656,6 +662,7 @@ asmgen_polyval_init_pmull:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+aes
 	.def asmgen_polyval_update_pmull; .scl 2; .type 32; .endef
 	.globl asmgen_polyval_update_pmull
 	.p2align 5
@@ -842,6 +849,7 @@ asmgen_polyval_update_pmull:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.arch armv8.2-a
 
 	.section .rdata,"dr"
 	.p2align 4

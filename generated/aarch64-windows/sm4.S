@@ -56,7 +56,7 @@
  *       requires: baseline
  */
 
-	.arch armv8.2-a+crypto+sm4+sha3
+	.arch armv8.2-a
 	.text
 
 /*
@@ -68,6 +68,7 @@
  * Requires: sm4
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.def asmgen_sm4_expand_key_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_expand_key_ce
 	.p2align 5
@@ -142,6 +143,7 @@ asmgen_sm4_expand_key_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -153,6 +155,7 @@ asmgen_sm4_expand_key_ce:
  * Saves: v8
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.def asmgen_sm4_ecb_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ecb_ce
 	.p2align 5
@@ -344,6 +347,7 @@ asmgen_sm4_ecb_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -355,6 +359,7 @@ asmgen_sm4_ecb_ce:
  * Saves: v8, v10, v11
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.def asmgen_sm4_ctr_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ctr_ce
 	.p2align 5
@@ -670,6 +675,7 @@ asmgen_sm4_ctr_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -681,6 +687,7 @@ asmgen_sm4_ctr_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.def asmgen_sm4_cbc_dec_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cbc_dec_ce
 	.p2align 5
@@ -893,6 +900,7 @@ asmgen_sm4_cbc_dec_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -904,6 +912,7 @@ asmgen_sm4_cbc_dec_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.def asmgen_sm4_cfb_dec_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cfb_dec_ce
 	.p2align 5
@@ -1116,6 +1125,7 @@ asmgen_sm4_cfb_dec_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1127,6 +1137,7 @@ asmgen_sm4_cfb_dec_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.def asmgen_sm4_cbc_enc_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cbc_enc_ce
 	.p2align 5
@@ -1250,6 +1261,7 @@ asmgen_sm4_cbc_enc_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1261,6 +1273,7 @@ asmgen_sm4_cbc_enc_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.def asmgen_sm4_cfb_enc_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cfb_enc_ce
 	.p2align 5
@@ -1379,6 +1392,7 @@ asmgen_sm4_cfb_enc_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1390,6 +1404,7 @@ asmgen_sm4_cfb_enc_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.def asmgen_sm4_cbc_mac_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cbc_mac_ce
 	.p2align 5
@@ -1506,6 +1521,7 @@ asmgen_sm4_cbc_mac_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1517,6 +1533,7 @@ asmgen_sm4_cbc_mac_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.def asmgen_sm4_xts_enc_ieee_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_enc_ieee_ce
 	.p2align 5
@@ -1840,6 +1857,7 @@ asmgen_sm4_xts_enc_ieee_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1851,6 +1869,7 @@ asmgen_sm4_xts_enc_ieee_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.def asmgen_sm4_xts_dec_ieee_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_dec_ieee_ce
 	.p2align 5
@@ -2174,6 +2193,7 @@ asmgen_sm4_xts_dec_ieee_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -2185,6 +2205,7 @@ asmgen_sm4_xts_dec_ieee_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.def asmgen_sm4_xts_enc_gb_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_enc_gb_ce
 	.p2align 5
@@ -2510,6 +2531,7 @@ asmgen_sm4_xts_enc_gb_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -2521,6 +2543,7 @@ asmgen_sm4_xts_enc_gb_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.def asmgen_sm4_xts_dec_gb_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_dec_gb_ce
 	.p2align 5
@@ -2846,6 +2869,7 @@ asmgen_sm4_xts_dec_gb_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -2858,6 +2882,7 @@ asmgen_sm4_xts_dec_gb_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+aes+sm4
 	.def asmgen_sm4_gcm_enc_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_gcm_enc_ce
 	.p2align 5
@@ -3396,6 +3421,7 @@ asmgen_sm4_gcm_enc_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -3407,6 +3433,7 @@ asmgen_sm4_gcm_enc_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.def asmgen_sm4_ccm_enc_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ccm_enc_ce
 	.p2align 5
@@ -3480,6 +3507,7 @@ asmgen_sm4_ccm_enc_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -3491,6 +3519,7 @@ asmgen_sm4_ccm_enc_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.arch armv8.2-a+sm4
 	.def asmgen_sm4_ccm_dec_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ccm_dec_ce
 	.p2align 5
@@ -3603,6 +3632,7 @@ asmgen_sm4_ccm_dec_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.arch armv8.2-a
 
 /*
  * ----------------------------------------------------------------------------------------------------

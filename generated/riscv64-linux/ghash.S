@@ -26,7 +26,6 @@
  *       requires: v, zvkb, zvkg
  */
 
-	.option arch, +zbb, +zbc, +v
 	.text
 
 /*
@@ -39,6 +38,8 @@
  * Saves: s0, s1, s2, s3, s4, s5
  * ----------------------------------------------------------------------------------------------------
  */
+	.option push
+	.option arch, +zbb, +zbc
 	.globl asmgen_ghash_init_zbc
 	.hidden asmgen_ghash_init_zbc
 	.type asmgen_ghash_init_zbc, @function
@@ -333,6 +334,7 @@ asmgen_ghash_init_zbc:
 	ret
 	.cfi_endproc
 	.size asmgen_ghash_init_zbc, .-asmgen_ghash_init_zbc
+	.option pop
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -344,6 +346,8 @@ asmgen_ghash_init_zbc:
  * Saves: s0, s1, s2, s3, s4, s5
  * ----------------------------------------------------------------------------------------------------
  */
+	.option push
+	.option arch, +zbb, +zbc
 	.globl asmgen_ghash_update_zbc
 	.hidden asmgen_ghash_update_zbc
 	.type asmgen_ghash_update_zbc, @function
@@ -643,6 +647,7 @@ asmgen_ghash_update_zbc:
 	ret
 	.cfi_endproc
 	.size asmgen_ghash_update_zbc, .-asmgen_ghash_update_zbc
+	.option pop
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -654,6 +659,8 @@ asmgen_ghash_update_zbc:
  * Saves: s0, s1, s2, s3, s4, s5
  * ----------------------------------------------------------------------------------------------------
  */
+	.option push
+	.option arch, +zbc
 	.globl asmgen_polyval_init_zbc
 	.hidden asmgen_polyval_init_zbc
 	.type asmgen_polyval_init_zbc, @function
@@ -935,6 +942,7 @@ asmgen_polyval_init_zbc:
 	ret
 	.cfi_endproc
 	.size asmgen_polyval_init_zbc, .-asmgen_polyval_init_zbc
+	.option pop
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -946,6 +954,8 @@ asmgen_polyval_init_zbc:
  * Saves: s0, s1, s2, s3, s4, s5
  * ----------------------------------------------------------------------------------------------------
  */
+	.option push
+	.option arch, +zbc
 	.globl asmgen_polyval_update_zbc
 	.hidden asmgen_polyval_update_zbc
 	.type asmgen_polyval_update_zbc, @function
@@ -1223,6 +1233,7 @@ asmgen_polyval_update_zbc:
 	ret
 	.cfi_endproc
 	.size asmgen_polyval_update_zbc, .-asmgen_polyval_update_zbc
+	.option pop
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1233,6 +1244,8 @@ asmgen_polyval_update_zbc:
  * Requires: v, zvkb, zvkg
  * ----------------------------------------------------------------------------------------------------
  */
+	.option push
+	.option arch, +v
 	.globl asmgen_ghash_init_zvkg
 	.hidden asmgen_ghash_init_zvkg
 	.type asmgen_ghash_init_zvkg, @function
@@ -1388,6 +1401,7 @@ asmgen_ghash_init_zvkg:
 	ret
 	.cfi_endproc
 	.size asmgen_ghash_init_zvkg, .-asmgen_ghash_init_zvkg
+	.option pop
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1398,6 +1412,8 @@ asmgen_ghash_init_zvkg:
  * Requires: v, zvkb, zvkg
  * ----------------------------------------------------------------------------------------------------
  */
+	.option push
+	.option arch, +v
 	.globl asmgen_ghash_update_zvkg
 	.hidden asmgen_ghash_update_zvkg
 	.type asmgen_ghash_update_zvkg, @function
@@ -1477,6 +1493,7 @@ asmgen_ghash_update_zvkg:
 	ret
 	.cfi_endproc
 	.size asmgen_ghash_update_zvkg, .-asmgen_ghash_update_zvkg
+	.option pop
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1487,6 +1504,8 @@ asmgen_ghash_update_zvkg:
  * Requires: v, zvkb, zvkg
  * ----------------------------------------------------------------------------------------------------
  */
+	.option push
+	.option arch, +v
 	.globl asmgen_polyval_init_zvkg
 	.hidden asmgen_polyval_init_zvkg
 	.type asmgen_polyval_init_zvkg, @function
@@ -1645,6 +1664,7 @@ asmgen_polyval_init_zvkg:
 	ret
 	.cfi_endproc
 	.size asmgen_polyval_init_zvkg, .-asmgen_polyval_init_zvkg
+	.option pop
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1655,6 +1675,8 @@ asmgen_polyval_init_zvkg:
  * Requires: v, zvkb, zvkg
  * ----------------------------------------------------------------------------------------------------
  */
+	.option push
+	.option arch, +v
 	.globl asmgen_polyval_update_zvkg
 	.hidden asmgen_polyval_update_zvkg
 	.type asmgen_polyval_update_zvkg, @function
@@ -1744,6 +1766,7 @@ asmgen_polyval_update_zvkg:
 	ret
 	.cfi_endproc
 	.size asmgen_polyval_update_zvkg, .-asmgen_polyval_update_zvkg
+	.option pop
 
 	.section .rodata
 	.p2align 4

@@ -50,7 +50,6 @@
  *       requires: v, zvkb, zvkg, zvksed
  */
 
-	.option arch, +zbb, +zksed, +v
 	.text
 
 /*
@@ -62,6 +61,8 @@
  * Requires: zbb, zksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.option push
+	.option arch, +zbb, +zksed
 	.globl asmgen_sm4_expand_key_zksed
 	.hidden asmgen_sm4_expand_key_zksed
 	.type asmgen_sm4_expand_key_zksed, @function
@@ -157,6 +158,7 @@ asmgen_sm4_expand_key_zksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_expand_key_zksed, .-asmgen_sm4_expand_key_zksed
+	.option pop
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -168,6 +170,8 @@ asmgen_sm4_expand_key_zksed:
  * Saves: s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11
  * ----------------------------------------------------------------------------------------------------
  */
+	.option push
+	.option arch, +zbb, +zksed
 	.globl asmgen_sm4_ecb_zksed
 	.hidden asmgen_sm4_ecb_zksed
 	.type asmgen_sm4_ecb_zksed, @function
@@ -456,6 +460,7 @@ asmgen_sm4_ecb_zksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ecb_zksed, .-asmgen_sm4_ecb_zksed
+	.option pop
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -467,6 +472,8 @@ asmgen_sm4_ecb_zksed:
  * Saves: s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11
  * ----------------------------------------------------------------------------------------------------
  */
+	.option push
+	.option arch, +zbb, +zksed
 	.globl asmgen_sm4_ctr_zksed
 	.hidden asmgen_sm4_ctr_zksed
 	.type asmgen_sm4_ctr_zksed, @function
@@ -831,6 +838,7 @@ asmgen_sm4_ctr_zksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ctr_zksed, .-asmgen_sm4_ctr_zksed
+	.option pop
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -842,6 +850,8 @@ asmgen_sm4_ctr_zksed:
  * Saves: s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11
  * ----------------------------------------------------------------------------------------------------
  */
+	.option push
+	.option arch, +zbb, +zksed
 	.globl asmgen_sm4_cbc_dec_zksed
 	.hidden asmgen_sm4_cbc_dec_zksed
 	.type asmgen_sm4_cbc_dec_zksed, @function
@@ -1180,6 +1190,7 @@ asmgen_sm4_cbc_dec_zksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_dec_zksed, .-asmgen_sm4_cbc_dec_zksed
+	.option pop
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1191,6 +1202,8 @@ asmgen_sm4_cbc_dec_zksed:
  * Saves: s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11
  * ----------------------------------------------------------------------------------------------------
  */
+	.option push
+	.option arch, +zbb, +zksed
 	.globl asmgen_sm4_cfb_dec_zksed
 	.hidden asmgen_sm4_cfb_dec_zksed
 	.type asmgen_sm4_cfb_dec_zksed, @function
@@ -1529,6 +1542,7 @@ asmgen_sm4_cfb_dec_zksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_dec_zksed, .-asmgen_sm4_cfb_dec_zksed
+	.option pop
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1539,6 +1553,8 @@ asmgen_sm4_cfb_dec_zksed:
  * Requires: zbb, zksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.option push
+	.option arch, +zbb, +zksed
 	.globl asmgen_sm4_cbc_enc_zksed
 	.hidden asmgen_sm4_cbc_enc_zksed
 	.type asmgen_sm4_cbc_enc_zksed, @function
@@ -1629,6 +1645,7 @@ asmgen_sm4_cbc_enc_zksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_enc_zksed, .-asmgen_sm4_cbc_enc_zksed
+	.option pop
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1639,6 +1656,8 @@ asmgen_sm4_cbc_enc_zksed:
  * Requires: zbb, zksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.option push
+	.option arch, +zbb, +zksed
 	.globl asmgen_sm4_cfb_enc_zksed
 	.hidden asmgen_sm4_cfb_enc_zksed
 	.type asmgen_sm4_cfb_enc_zksed, @function
@@ -1729,6 +1748,7 @@ asmgen_sm4_cfb_enc_zksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_enc_zksed, .-asmgen_sm4_cfb_enc_zksed
+	.option pop
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1739,6 +1759,8 @@ asmgen_sm4_cfb_enc_zksed:
  * Requires: zbb, zksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.option push
+	.option arch, +zbb, +zksed
 	.globl asmgen_sm4_cbc_mac_zksed
 	.hidden asmgen_sm4_cbc_mac_zksed
 	.type asmgen_sm4_cbc_mac_zksed, @function
@@ -1824,6 +1846,7 @@ asmgen_sm4_cbc_mac_zksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_mac_zksed, .-asmgen_sm4_cbc_mac_zksed
+	.option pop
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1834,6 +1857,8 @@ asmgen_sm4_cbc_mac_zksed:
  * Requires: v, zvkb, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.option push
+	.option arch, +v
 	.globl asmgen_sm4_expand_key_zvksed
 	.hidden asmgen_sm4_expand_key_zvksed
 	.type asmgen_sm4_expand_key_zvksed, @function
@@ -1911,6 +1936,7 @@ asmgen_sm4_expand_key_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_expand_key_zvksed, .-asmgen_sm4_expand_key_zvksed
+	.option pop
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1921,6 +1947,8 @@ asmgen_sm4_expand_key_zvksed:
  * Requires: v, zvkb, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.option push
+	.option arch, +v
 	.globl asmgen_sm4_ecb_zvksed
 	.hidden asmgen_sm4_ecb_zvksed
 	.type asmgen_sm4_ecb_zvksed, @function
@@ -1978,6 +2006,7 @@ asmgen_sm4_ecb_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ecb_zvksed, .-asmgen_sm4_ecb_zvksed
+	.option pop
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1988,6 +2017,8 @@ asmgen_sm4_ecb_zvksed:
  * Requires: v, zvkb, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.option push
+	.option arch, +v
 	.globl asmgen_sm4_ctr_zvksed
 	.hidden asmgen_sm4_ctr_zvksed
 	.type asmgen_sm4_ctr_zvksed, @function
@@ -2086,6 +2117,7 @@ asmgen_sm4_ctr_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ctr_zvksed, .-asmgen_sm4_ctr_zvksed
+	.option pop
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -2096,6 +2128,8 @@ asmgen_sm4_ctr_zvksed:
  * Requires: v, zvkb, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.option push
+	.option arch, +v
 	.globl asmgen_sm4_cbc_dec_zvksed
 	.hidden asmgen_sm4_cbc_dec_zvksed
 	.type asmgen_sm4_cbc_dec_zvksed, @function
@@ -2167,6 +2201,7 @@ asmgen_sm4_cbc_dec_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_dec_zvksed, .-asmgen_sm4_cbc_dec_zvksed
+	.option pop
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -2177,6 +2212,8 @@ asmgen_sm4_cbc_dec_zvksed:
  * Requires: v, zvkb, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.option push
+	.option arch, +v
 	.globl asmgen_sm4_cfb_dec_zvksed
 	.hidden asmgen_sm4_cfb_dec_zvksed
 	.type asmgen_sm4_cfb_dec_zvksed, @function
@@ -2248,6 +2285,7 @@ asmgen_sm4_cfb_dec_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_dec_zvksed, .-asmgen_sm4_cfb_dec_zvksed
+	.option pop
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -2258,6 +2296,8 @@ asmgen_sm4_cfb_dec_zvksed:
  * Requires: v, zvkb, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.option push
+	.option arch, +v
 	.globl asmgen_sm4_cbc_enc_zvksed
 	.hidden asmgen_sm4_cbc_enc_zvksed
 	.type asmgen_sm4_cbc_enc_zvksed, @function
@@ -2316,6 +2356,7 @@ asmgen_sm4_cbc_enc_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_enc_zvksed, .-asmgen_sm4_cbc_enc_zvksed
+	.option pop
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -2326,6 +2367,8 @@ asmgen_sm4_cbc_enc_zvksed:
  * Requires: v, zvkb, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.option push
+	.option arch, +v
 	.globl asmgen_sm4_cfb_enc_zvksed
 	.hidden asmgen_sm4_cfb_enc_zvksed
 	.type asmgen_sm4_cfb_enc_zvksed, @function
@@ -2385,6 +2428,7 @@ asmgen_sm4_cfb_enc_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_enc_zvksed, .-asmgen_sm4_cfb_enc_zvksed
+	.option pop
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -2395,6 +2439,8 @@ asmgen_sm4_cfb_enc_zvksed:
  * Requires: v, zvkb, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.option push
+	.option arch, +v
 	.globl asmgen_sm4_cbc_mac_zvksed
 	.hidden asmgen_sm4_cbc_mac_zvksed
 	.type asmgen_sm4_cbc_mac_zvksed, @function
@@ -2451,6 +2497,7 @@ asmgen_sm4_cbc_mac_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_mac_zvksed, .-asmgen_sm4_cbc_mac_zvksed
+	.option pop
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -2461,6 +2508,8 @@ asmgen_sm4_cbc_mac_zvksed:
  * Requires: v, zvkb, zvkg, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.option push
+	.option arch, +v
 	.globl asmgen_sm4_xts_enc_ieee_zvksed
 	.hidden asmgen_sm4_xts_enc_ieee_zvksed
 	.type asmgen_sm4_xts_enc_ieee_zvksed, @function
@@ -2564,6 +2613,7 @@ asmgen_sm4_xts_enc_ieee_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_enc_ieee_zvksed, .-asmgen_sm4_xts_enc_ieee_zvksed
+	.option pop
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -2574,6 +2624,8 @@ asmgen_sm4_xts_enc_ieee_zvksed:
  * Requires: v, zvkb, zvkg, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.option push
+	.option arch, +v
 	.globl asmgen_sm4_xts_dec_ieee_zvksed
 	.hidden asmgen_sm4_xts_dec_ieee_zvksed
 	.type asmgen_sm4_xts_dec_ieee_zvksed, @function
@@ -2677,6 +2729,7 @@ asmgen_sm4_xts_dec_ieee_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_dec_ieee_zvksed, .-asmgen_sm4_xts_dec_ieee_zvksed
+	.option pop
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -2687,6 +2740,8 @@ asmgen_sm4_xts_dec_ieee_zvksed:
  * Requires: v, zvkb, zvkg, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.option push
+	.option arch, +v
 	.globl asmgen_sm4_xts_enc_gb_zvksed
 	.hidden asmgen_sm4_xts_enc_gb_zvksed
 	.type asmgen_sm4_xts_enc_gb_zvksed, @function
@@ -2787,6 +2842,7 @@ asmgen_sm4_xts_enc_gb_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_enc_gb_zvksed, .-asmgen_sm4_xts_enc_gb_zvksed
+	.option pop
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -2797,6 +2853,8 @@ asmgen_sm4_xts_enc_gb_zvksed:
  * Requires: v, zvkb, zvkg, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.option push
+	.option arch, +v
 	.globl asmgen_sm4_xts_dec_gb_zvksed
 	.hidden asmgen_sm4_xts_dec_gb_zvksed
 	.type asmgen_sm4_xts_dec_gb_zvksed, @function
@@ -2897,6 +2955,7 @@ asmgen_sm4_xts_dec_gb_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_dec_gb_zvksed, .-asmgen_sm4_xts_dec_gb_zvksed
+	.option pop
 
 	.section .rodata
 	.p2align 4

@@ -104,3 +104,30 @@ fn aarch64_listings_assemble_identically_with_gnu_as_and_llvm_mc() {
 fn riscv64_listings_assemble_identically_with_gnu_as_and_llvm_mc() {
     check(&RISCV64);
 }
+
+/// Each riscv64 function enables its extensions between `.option push` and `.option pop`, so the object's
+/// `Tag_RISCV_arch` is the base the compiler assembled it for (`-march=rv64gc`): a program that links the
+/// listings does not claim to need V, Zbb, Zbc or Zksed. (A listing-wide `.option arch, +v, ...` wrote them
+/// into the attribute: `readelf -A` showed `..._v1p0_..._zksed1p0`.)
+#[test]
+fn riscv64_objects_claim_only_the_base_isa() {
+    const CC: &str = "riscv64-linux-gnu-gcc";
+    if !cfg!(target_arch = "x86_64") || !asmgen_tests::have_all(&[CC, "readelf"], "the riscv64 arch attribute") {
+        return;
+    }
+    let out = std::env::temp_dir().join(format!("asmgen-assemblers-arch-{}", std::process::id()));
+    std::fs::create_dir_all(&out).unwrap();
+    for src in asmgen_tests::listings("riscv64-linux") {
+        let obj = out.join(src.file_stem().unwrap()).with_extension("o");
+        run(Command::new(CC).args(["-c", "-march=rv64gc", "-mabi=lp64d"]).arg(&src).arg("-o").arg(&obj));
+        let attrs = run(Command::new("readelf").arg("-A").arg(&obj));
+        let arch = attrs.lines().find_map(|l| l.trim().strip_prefix("Tag_RISCV_arch: ")).expect("an arch attribute");
+        let extensions: Vec<&str> = arch.trim_matches('"').split('_').skip(1).collect();
+        let extra: Vec<&&str> = extensions
+            .iter()
+            .filter(|e| !["m", "a", "f", "d", "c", "zicsr", "zifencei", "zmmul"].iter().any(|b| e.starts_with(b)))
+            .collect();
+        assert!(extra.is_empty(), "{}: the object claims {extra:?} ({arch})", src.display());
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -218,6 +218,10 @@ fn function<I: Isa>(
 ) -> Result<(), GenError> {
     let sym = fl.symbol(&f.name);
     function_header(o, f);
+    let (isa_on, isa_off) = I::function_isa(f.required);
+    for d in isa_on {
+        o.directive(d);
+    }
     for d in fl.symbol_start::<I>(&sym) {
         o.directive(d);
     }
@@ -248,6 +252,9 @@ fn function<I: Isa>(
     }
     o.directive(fl.proc_end());
     if let Some(d) = fl.symbol_end(&sym) {
+        o.directive(d);
+    }
+    for d in isa_off {
         o.directive(d);
     }
     Ok(())

@@ -232,8 +232,15 @@ pub trait Spelling: InstructionSet {
     /// Whether the assembler pads the end of the code section to the section's alignment (the largest
     /// alignment requested in it): riscv64 GNU as does, the others do not.
     const PAD_SECTION_END: bool = false;
-    /// Directives that must precede the code (syntax or ISA selection) for a listing using `features`.
+    /// Directives that must precede the code (syntax or base ISA selection) for a listing using `features`.
     fn preamble(features: FeatureSet<Self::Feature>) -> Vec<String>;
+    /// The ISA selection scoped to one function that requires `features`: the directives before it and after it
+    /// (which restore the listing's base). Each function enables only what it requires, so the assembler
+    /// checks every instruction against its function's features, and no extension leaks into the object's
+    /// attributes (riscv64 `Tag_RISCV_arch`). Default: none.
+    fn function_isa(_features: FeatureSet<Self::Feature>) -> (Vec<String>, Vec<String>) {
+        (Vec::new(), Vec::new())
+    }
     /// Directive that aligns to `1 << log2` bytes.
     fn align_directive(log2: u32) -> String {
         format!(".p2align {log2}")
