@@ -516,9 +516,15 @@ fn every_listing_kernel_unwinds_from_every_instruction() {
         let k = runnable.iter().find(|k| k.name == *name).expect("a stepped kernel");
         let (begin, end) = function_range(k.entry).expect("listing functions have unwind entries");
         let all = instructions(begin, end);
-        eprintln!("unwind: {name}: {count} steps, {} of {} instructions", set.len(), all.len());
+        let must = required(begin, end, prolog_size(k.entry));
+        eprintln!(
+            "unwind: {name}: {count} steps, {} of {} instructions ({} prologue, epilogue and loop ones required)",
+            set.len(),
+            all.len(),
+            must.len()
+        );
         let mut formatter = iced_x86::IntelFormatter::new();
-        for i in required(begin, end, prolog_size(k.entry)).iter().filter(|i| !set.contains(&i.ip())) {
+        for i in must.iter().filter(|i| !set.contains(&i.ip())) {
             let mut text = String::new();
             iced_x86::Formatter::format(&mut formatter, i, &mut text);
             unstepped.push(format!("{name}+{:#x}: {text}", i.ip() - begin));
@@ -526,7 +532,7 @@ fn every_listing_kernel_unwinds_from_every_instruction() {
         total += count;
     }
     eprintln!(
-        "unwind: {} functions, {total} steps in {:.1} s (blocks 0..={MAX_BLOCKS}; {SERIAL:?}: {SERIAL_COUNTS:?})",
+        "unwind: {} functions, {total} steps in {:.1} s (blocks 0..={MAX_BLOCKS} and {LONG_COUNTS:?}; {SERIAL:?}: {SERIAL_COUNTS:?})",
         stepped.len(),
         start.elapsed().as_secs_f64()
     );
