@@ -142,7 +142,7 @@ pub fn sweep(
     sweep_counts(kernels, &COUNTS, rng, call)
 }
 
-/// [`sweep`] with other block counts (each at most [`BUFFER_BLOCKS`]): the single-stepping tests take fewer.
+/// [`sweep`] with other block counts (each at most [`BUFFER_BLOCKS`]): the single-stepping tests choose theirs.
 pub fn sweep_counts(
     kernels: &[Kernel],
     counts: &[usize],
