@@ -7,8 +7,11 @@ use crate::Rng;
 
 /// The block counts every bulk kernel is called with: none, one, and enough for the wide loops and a tail.
 pub const COUNTS: [usize; 5] = [0, 1, 3, 8, 17];
-/// The largest of [`COUNTS`]: the buffers hold this many blocks.
+/// The largest of [`COUNTS`].
 pub const MAX_BLOCKS: usize = 17;
+/// The blocks the buffers hold: [`COUNTS`], and the longer runs that reach the wide kernels' repeated loops
+/// (the unwinding tests).
+pub const BUFFER_BLOCKS: usize = 48;
 
 /// A kernel to call.
 #[derive(Clone, Debug)]
@@ -87,8 +90,8 @@ impl Buffers {
             key: rng.block(),
             h: rng.block(),
             tables: Box::new([[0; 256]; 2]),
-            src: vec![0; MAX_BLOCKS * 16],
-            dst: vec![0; MAX_BLOCKS * 16],
+            src: vec![0; BUFFER_BLOCKS * 16],
+            dst: vec![0; BUFFER_BLOCKS * 16],
             state: Box::new([[0; 64]; 2]),
         };
         rng.fill(&mut b.src);
@@ -99,7 +102,7 @@ impl Buffers {
 
     /// The arguments of a kernel of `role` over `n` blocks (init and key-schedule roles ignore `n`).
     pub fn args(&mut self, role: &str, n: usize) -> Vec<u64> {
-        assert!(n <= MAX_BLOCKS);
+        assert!(n <= BUFFER_BLOCKS);
         let [rk_enc, rk_dec] = [self.rk[0].as_mut_ptr() as u64, self.rk[1].as_mut_ptr() as u64];
         let [ghash, polyval] = [self.tables[0].as_mut_ptr() as u64, self.tables[1].as_mut_ptr() as u64];
         let [s0, s1] = [self.state[0].as_mut_ptr() as u64, self.state[1].as_mut_ptr() as u64];
@@ -134,6 +137,16 @@ pub fn is_setup(role: &str) -> bool {
 pub fn sweep(
     kernels: &[Kernel],
     rng: &mut Rng,
+    call: impl FnMut(&Kernel, &[u64], &mut Rng) -> Vec<String>,
+) -> Vec<String> {
+    sweep_counts(kernels, &COUNTS, rng, call)
+}
+
+/// [`sweep`] with other block counts (each at most [`BUFFER_BLOCKS`]): the single-stepping tests choose theirs.
+pub fn sweep_counts(
+    kernels: &[Kernel],
+    counts: &[usize],
+    rng: &mut Rng,
     mut call: impl FnMut(&Kernel, &[u64], &mut Rng) -> Vec<String>,
 ) -> Vec<String> {
     let mut bufs = Buffers::new(rng);
@@ -144,7 +157,7 @@ pub fn sweep(
         let of_set: Vec<&Kernel> = kernels.iter().filter(|k| k.set == set).collect();
         let ordered = of_set.iter().filter(|k| is_setup(&k.role)).chain(of_set.iter().filter(|k| !is_setup(&k.role)));
         for k in ordered {
-            let counts: &[usize] = if is_setup(&k.role) { &[0] } else { &COUNTS };
+            let counts: &[usize] = if is_setup(&k.role) { &[0] } else { counts };
             for &n in counts {
                 let args = bufs.args(&k.role, n);
                 let broken = call(k, &args, rng);

@@ -10,6 +10,14 @@
 //!   AVX state component) clear. The trampoline runs `vzeroupper` before the call and checks a function that
 //!   does nothing first: where XINUSE still reports bit 2 after that (it may over-report), the ymm check is
 //!   skipped and the test says so.
+//! * x86_64 Windows (Microsoft x64): rbx, rbp, rdi, rsi, r12-r15 and xmm6-xmm15 (all 128 bits); rsp, MXCSR,
+//!   the direction flag and XINUSE as above; and nothing written below rsp: the kernel runs on a private
+//!   stack filled with a pattern (the trampoline passes the 5th and 6th arguments above the 32-byte shadow
+//!   space), and every byte below the lowest address its frame declares (entry rsp minus the pushes and the
+//!   allocation of its unwind data, read with `RtlLookupFunctionEntry` and the `UNWIND_INFO` codes) must
+//!   still hold the pattern. The JIT registers no unwind data: its kernels are bounded by their prologue
+//!   (`endbr64`, `push`, `sub rsp, imm` decoded), which for every listing function is checked to agree with
+//!   its unwind data. Runs under wine (`cargo xtask cross windows`).
 //! * aarch64 (AAPCS64): x19-x29, d8-d15; sp; FPCR.
 //! * riscv64 (LP64D): s0-s11, fs0-fs11; sp; the rounding mode `frm` of fcsr; tp and gp.
 //!
@@ -17,8 +25,11 @@
 //! register or on the stack, so a wrong stack pointer after return is reported rather than followed; it
 //! restores its own stack pointer and control state before returning to Rust. `the_trampoline_catches_
 //! broken_functions` proves each check can fail with tiny functions written here that break one rule each.
-//! The same test runs natively and under qemu (`cargo xtask cross`).
-#![cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "riscv64")))]
+//! The same test runs natively, under qemu and under wine (`cargo xtask cross`).
+#![cfg(any(
+    all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "riscv64")),
+    all(windows, target_arch = "x86_64")
+))]
 
 use asmgen_tests::kernel_calls::{fixed_size_jit_kernels, jit_kernels, listing_kernels, seed, sweep, Kernel};
 use asmgen_tests::Rng;
@@ -45,6 +56,14 @@ struct Frame {
     before: [u64; 4],
     /// The same after the call.
     after: [u64; 4],
+    /// Win64: the values loaded into xmm6-xmm15 (two words each, low first).
+    want_xmm: [u64; 20],
+    /// Win64: xmm6-xmm15 after the call.
+    got_xmm: [u64; 20],
+    /// Win64: the top (16-byte aligned) of the private stack the kernel is called on.
+    stack: u64,
+    /// Win64: the trampoline's own stack pointer while the kernel runs on the private stack.
+    saved_sp: u64,
 }
 
 const _: () = {
@@ -54,11 +73,18 @@ const _: () = {
     assert!(offset_of!(Frame, got) == 256);
     assert!(offset_of!(Frame, before) == 448);
     assert!(offset_of!(Frame, after) == 480);
-    assert!(std::mem::size_of::<Frame>() == 512);
+    assert!(offset_of!(Frame, want_xmm) == 512);
+    assert!(offset_of!(Frame, got_xmm) == 672);
+    assert!(offset_of!(Frame, stack) == 832);
+    assert!(offset_of!(Frame, saved_sp) == 840);
+    assert!(std::mem::size_of::<Frame>() == 848);
 };
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(windows)))]
 const CALLEE_SAVED: &[&str] = &["rbx", "rbp", "r12", "r13", "r14", "r15"];
+/// Win64: the integer callee-saved registers; xmm6-xmm15 are in [`Frame::want_xmm`].
+#[cfg(all(target_arch = "x86_64", windows))]
+const CALLEE_SAVED: &[&str] = &["rbx", "rbp", "rdi", "rsi", "r12", "r13", "r14", "r15"];
 #[cfg(target_arch = "aarch64")]
 const CALLEE_SAVED: &[&str] = &[
     "x19", "x20", "x21", "x22", "x23", "x24", "x25", "x26", "x27", "x28", "x29", "d8", "d9", "d10", "d11", "d12",
@@ -72,7 +98,7 @@ const CALLEE_SAVED: &[&str] = &[
 
 // System V x86_64. Frame in rdi. Our own callee-saved registers are pushed (6 pushes and 8 bytes keep the
 // call 16-byte aligned); r11 holds the frame until the call, the slot after it.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(windows)))]
 std::arch::global_asm!(
     ".pushsection .bss",
     ".p2align 3",
@@ -174,6 +200,180 @@ std::arch::global_asm!(
     "vinsertf128 ymm1, ymm1, xmm1, 1",
     "ret",
     ".popsection",
+);
+
+/// Win64: the trampoline's frame while a kernel runs (the static slot of the other architectures).
+#[cfg(all(target_arch = "x86_64", windows))]
+static mut WIN64_SLOT: u64 = 0;
+
+// Microsoft x64. Frame in rcx. Our own callee-saved registers: 8 pushes, then 168 bytes for xmm6-xmm15 (keeps
+// rsp 16-byte aligned). The kernel is called on the private stack (`Frame::stack`): 32 bytes of shadow space
+// and the 5th and 6th arguments above it, rsp 16-byte aligned at the call. r11 holds the frame until the
+// call, the slot after it; our stack pointer comes back from the frame before anything is pushed.
+#[cfg(all(target_arch = "x86_64", windows))]
+std::arch::global_asm!(
+    ".globl asmgen_abi_trampoline",
+    ".p2align 4",
+    "asmgen_abi_trampoline:",
+    "push rbp",
+    "push rbx",
+    "push rdi",
+    "push rsi",
+    "push r12",
+    "push r13",
+    "push r14",
+    "push r15",
+    "sub rsp, 168",
+    "movdqu [rsp], xmm6",
+    "movdqu [rsp + 16], xmm7",
+    "movdqu [rsp + 32], xmm8",
+    "movdqu [rsp + 48], xmm9",
+    "movdqu [rsp + 64], xmm10",
+    "movdqu [rsp + 80], xmm11",
+    "movdqu [rsp + 96], xmm12",
+    "movdqu [rsp + 112], xmm13",
+    "movdqu [rsp + 128], xmm14",
+    "movdqu [rsp + 144], xmm15",
+    "mov [rip + {slot}], rcx",
+    "mov r11, rcx",
+    "mov [r11 + 840], rsp",
+    "cld",
+    "cmp qword ptr [r11 + 56], 0",
+    "je 2f",
+    "vzeroupper",
+    "mov ecx, 1",
+    "xgetbv",
+    "shl rdx, 32",
+    "or rax, rdx",
+    "mov [r11 + 472], rax",
+    "2:",
+    "stmxcsr [r11 + 456]",
+    "pushfq",
+    "pop qword ptr [r11 + 464]",
+    "mov rsp, [r11 + 832]",
+    "sub rsp, 48",
+    "mov rax, [r11 + 32]",
+    "mov [rsp + 32], rax",
+    "mov rax, [r11 + 40]",
+    "mov [rsp + 40], rax",
+    "mov [r11 + 448], rsp",
+    "mov rbx, [r11 + 64]",
+    "mov rbp, [r11 + 72]",
+    "mov rdi, [r11 + 80]",
+    "mov rsi, [r11 + 88]",
+    "mov r12, [r11 + 96]",
+    "mov r13, [r11 + 104]",
+    "mov r14, [r11 + 112]",
+    "mov r15, [r11 + 120]",
+    "movdqu xmm6, [r11 + 512]",
+    "movdqu xmm7, [r11 + 528]",
+    "movdqu xmm8, [r11 + 544]",
+    "movdqu xmm9, [r11 + 560]",
+    "movdqu xmm10, [r11 + 576]",
+    "movdqu xmm11, [r11 + 592]",
+    "movdqu xmm12, [r11 + 608]",
+    "movdqu xmm13, [r11 + 624]",
+    "movdqu xmm14, [r11 + 640]",
+    "movdqu xmm15, [r11 + 656]",
+    "mov rcx, [r11]",
+    "mov rdx, [r11 + 8]",
+    "mov r8, [r11 + 16]",
+    "mov r9, [r11 + 24]",
+    "call qword ptr [r11 + 48]",
+    "mov r11, [rip + {slot}]",
+    "mov [r11 + 480], rsp",
+    "mov rsp, [r11 + 840]",
+    "pushfq",
+    "pop qword ptr [r11 + 496]",
+    "stmxcsr [r11 + 488]",
+    "mov [r11 + 256], rbx",
+    "mov [r11 + 264], rbp",
+    "mov [r11 + 272], rdi",
+    "mov [r11 + 280], rsi",
+    "mov [r11 + 288], r12",
+    "mov [r11 + 296], r13",
+    "mov [r11 + 304], r14",
+    "mov [r11 + 312], r15",
+    "movdqu [r11 + 672], xmm6",
+    "movdqu [r11 + 688], xmm7",
+    "movdqu [r11 + 704], xmm8",
+    "movdqu [r11 + 720], xmm9",
+    "movdqu [r11 + 736], xmm10",
+    "movdqu [r11 + 752], xmm11",
+    "movdqu [r11 + 768], xmm12",
+    "movdqu [r11 + 784], xmm13",
+    "movdqu [r11 + 800], xmm14",
+    "movdqu [r11 + 816], xmm15",
+    "cmp qword ptr [r11 + 56], 0",
+    "je 3f",
+    "mov ecx, 1",
+    "xgetbv",
+    "shl rdx, 32",
+    "or rax, rdx",
+    "mov [r11 + 504], rax",
+    "vzeroupper",
+    "3:",
+    "cld",
+    "ldmxcsr [r11 + 456]",
+    "movdqu xmm6, [rsp]",
+    "movdqu xmm7, [rsp + 16]",
+    "movdqu xmm8, [rsp + 32]",
+    "movdqu xmm9, [rsp + 48]",
+    "movdqu xmm10, [rsp + 64]",
+    "movdqu xmm11, [rsp + 80]",
+    "movdqu xmm12, [rsp + 96]",
+    "movdqu xmm13, [rsp + 112]",
+    "movdqu xmm14, [rsp + 128]",
+    "movdqu xmm15, [rsp + 144]",
+    "add rsp, 168",
+    "pop r15",
+    "pop r14",
+    "pop r13",
+    "pop r12",
+    "pop rsi",
+    "pop rdi",
+    "pop rbx",
+    "pop rbp",
+    "ret",
+    // The broken functions: each breaks one rule (none has unwind data: leaf functions that may not move rsp
+    // or write below it; the MXCSR one stores into its shadow space).
+    ".globl asmgen_abi_noop",
+    "asmgen_abi_noop: ret",
+    ".globl asmgen_abi_broken_reg",
+    "asmgen_abi_broken_reg: xor ebx, ebx",
+    "ret",
+    ".globl asmgen_abi_broken_rdi",
+    "asmgen_abi_broken_rdi: xor edi, edi",
+    "ret",
+    ".globl asmgen_abi_broken_rsi",
+    "asmgen_abi_broken_rsi: inc rsi",
+    "ret",
+    ".globl asmgen_abi_broken_xmm6",
+    "asmgen_abi_broken_xmm6: xorps xmm6, xmm6",
+    "ret",
+    ".globl asmgen_abi_broken_xmm15",
+    "asmgen_abi_broken_xmm15: vpsrldq xmm15, xmm15, 8",
+    "ret",
+    ".globl asmgen_abi_broken_sp",
+    "asmgen_abi_broken_sp: pop rax",
+    "sub rsp, 16",
+    "jmp rax",
+    ".globl asmgen_abi_broken_below",
+    "asmgen_abi_broken_below: mov [rsp - 24], rax",
+    "ret",
+    ".globl asmgen_abi_broken_ctl",
+    "asmgen_abi_broken_ctl: stmxcsr [rsp + 8]",
+    "or dword ptr [rsp + 8], 0x6000",
+    "ldmxcsr [rsp + 8]",
+    "ret",
+    ".globl asmgen_abi_broken_df",
+    "asmgen_abi_broken_df: std",
+    "ret",
+    ".globl asmgen_abi_broken_ymm",
+    "asmgen_abi_broken_ymm: vpcmpeqd xmm1, xmm1, xmm1",
+    "vinsertf128 ymm1, ymm1, xmm1, 1",
+    "ret",
+    slot = sym WIN64_SLOT,
 );
 
 // AAPCS64. Frame in x0. Our frame: x29/x30, x19-x28, d8-d15 (160 bytes); x16 holds the frame until the call,
@@ -441,6 +641,16 @@ extern "C" {
     fn asmgen_abi_broken_df();
     #[cfg(target_arch = "x86_64")]
     fn asmgen_abi_broken_ymm();
+    #[cfg(windows)]
+    fn asmgen_abi_broken_rdi();
+    #[cfg(windows)]
+    fn asmgen_abi_broken_rsi();
+    #[cfg(windows)]
+    fn asmgen_abi_broken_xmm6();
+    #[cfg(windows)]
+    fn asmgen_abi_broken_xmm15();
+    #[cfg(windows)]
+    fn asmgen_abi_broken_below();
     #[cfg(not(target_arch = "x86_64"))]
     fn asmgen_abi_broken_freg();
 }
@@ -468,7 +678,7 @@ fn ymm_checked() -> bool {
                 eprintln!("abi: XINUSE (xgetbv ecx=1) not available: upper ymm state not checked");
                 return false;
             }
-            let f = raw_call(asmgen_abi_noop as *const (), &[], true, &mut Rng::new(1));
+            let (f, _) = raw_call(asmgen_abi_noop as *const (), &[], true, &mut Rng::new(1));
             let clean = f.before[3] & 4 == 0 && f.after[3] & 4 == 0;
             if !clean {
                 eprintln!("abi: XINUSE reports AVX state in use after vzeroupper: upper ymm state not checked");
@@ -480,24 +690,32 @@ fn ymm_checked() -> bool {
     false
 }
 
-/// Calls `f` through the trampoline with `args` and random callee-saved registers; returns the frame.
-fn raw_call(f: *const (), args: &[u64], xinuse: bool, rng: &mut Rng) -> Frame {
+/// Win64: the size of the private stack the kernel runs on, and the byte it is filled with.
+const STACK_BYTES: usize = 8192;
+const STACK_PATTERN: u8 = 0xa5;
+
+/// Calls `f` through the trampoline with `args` and random callee-saved registers; returns the frame and (on
+/// Win64) the private stack the call ran on.
+fn raw_call(f: *const (), args: &[u64], xinuse: bool, rng: &mut Rng) -> (Frame, Vec<u128>) {
     let mut frame = Frame { func: f as u64, xinuse: xinuse as u64, ..Frame::default() };
     frame.args[..args.len()].copy_from_slice(args);
-    for w in &mut frame.want[..CALLEE_SAVED.len()] {
+    for w in frame.want[..CALLEE_SAVED.len()].iter_mut().chain(&mut frame.want_xmm) {
         *w = rng.next_u64();
     }
+    let pattern = u128::from_ne_bytes([STACK_PATTERN; 16]);
+    let stack = if cfg!(windows) { vec![pattern; STACK_BYTES / 16] } else { Vec::new() };
+    frame.stack = stack.as_ptr() as u64 + STACK_BYTES as u64;
     let _guard = TRAMPOLINE.lock().unwrap_or_else(|e| e.into_inner());
     // SAFETY: the caller passes a function of the C ABI whose arguments `args` are valid for; the trampoline
-    // restores everything it changed before it returns.
+    // restores everything it changed before it returns; the private stack outlives the call.
     unsafe { asmgen_abi_trampoline(&mut frame) };
-    frame
+    (frame, stack)
 }
 
 /// What `f(args)` broke, one line per rule; empty when it kept the ABI.
 fn abi_breaks(f: *const (), args: &[u64], rng: &mut Rng) -> Vec<String> {
     let ymm = ymm_checked();
-    let fr = raw_call(f, args, ymm, rng);
+    let (fr, stack) = raw_call(f, args, ymm, rng);
     let mut out = Vec::new();
     for (i, name) in CALLEE_SAVED.iter().enumerate() {
         if fr.want[i] != fr.got[i] {
@@ -519,6 +737,9 @@ fn abi_breaks(f: *const (), args: &[u64], rng: &mut Rng) -> Vec<String> {
             out.push(format!("dirty upper ymm state (XINUSE {:#x})", fr.after[3]));
         }
     }
+    #[cfg(windows)]
+    out.extend(win64::breaks(f, &fr, &stack));
+    let _ = stack;
     #[cfg(target_arch = "aarch64")]
     if fr.before[1] != fr.after[1] {
         out.push(format!("FPCR {:#x} -> {:#x}", fr.before[1], fr.after[1]));
@@ -537,6 +758,111 @@ fn abi_breaks(f: *const (), args: &[u64], rng: &mut Rng) -> Vec<String> {
     out
 }
 
+/// Win64 only: xmm6-xmm15, and nothing written below the lowest stack address the function's frame declares.
+#[cfg(windows)]
+mod win64 {
+    use super::{Frame, STACK_PATTERN};
+
+    /// `RUNTIME_FUNCTION`: a function's range and its `UNWIND_INFO`, relative to the image base.
+    #[repr(C)]
+    struct RuntimeFunction {
+        begin: u32,
+        end: u32,
+        unwind_info: u32,
+    }
+
+    #[link(name = "kernel32")]
+    extern "system" {
+        fn RtlLookupFunctionEntry(pc: u64, image_base: *mut u64, history: *mut u8) -> *const RuntimeFunction;
+    }
+
+    /// The bytes the function's registered unwind data says its prologue pushes and allocates (entry rsp minus
+    /// the lowest address it may write); `None` where it has no unwind data (a leaf, or a JIT kernel: the JIT
+    /// registers none).
+    pub fn unwind_frame_size(f: *const ()) -> Option<u64> {
+        let mut base = 0u64;
+        // SAFETY: a lookup in the loaded images' exception directories.
+        let rf = unsafe { RtlLookupFunctionEntry(f as u64, &mut base, std::ptr::null_mut()) };
+        if rf.is_null() {
+            return None;
+        }
+        // SAFETY: a registered entry points at its UNWIND_INFO in the same image: 4 header bytes, then
+        // CountOfCodes 16-bit slots.
+        let (flags, slots) = unsafe {
+            let info = (base + (*rf).unwind_info as u64) as *const u8;
+            let count = *info.add(2) as usize;
+            let codes = std::slice::from_raw_parts(info.add(4), 2 * count);
+            (*info >> 3, codes.chunks(2).map(|c| u16::from_le_bytes([c[0], c[1]]) as u64).collect::<Vec<u64>>())
+        };
+        assert!(flags & 4 == 0, "chained unwind info: not expected in the listings");
+        let (mut size, mut i) = (0, 0);
+        while i < slots.len() {
+            let (op, info) = ((slots[i] >> 8) & 15, slots[i] >> 12);
+            // UWOP_PUSH_NONVOL, ALLOC_LARGE (one or two more slots), ALLOC_SMALL; the saves (SAVE_NONVOL,
+            // SAVE_XMM128 and their _FAR forms) take more slots and move nothing.
+            let (bytes, used) = match (op, info) {
+                (0, _) => (8, 1),
+                (1, 0) => (slots[i + 1] * 8, 2),
+                (1, _) => (slots[i + 1] | slots[i + 2] << 16, 3),
+                (2, _) => (info * 8 + 8, 1),
+                (4 | 8, _) => (0, 2),
+                (5 | 9, _) => (0, 3),
+                _ => panic!("unwind op {op} (frame register or machine frame): not expected in the listings"),
+            };
+            size += bytes;
+            i += used;
+        }
+        Some(size)
+    }
+
+    /// The same read from the code: the bytes pushed and subtracted from rsp by the leading `endbr64`,
+    /// `push r64` and `sub rsp, imm` instructions (how the JIT's kernels, which have no unwind data, are
+    /// bounded: the JIT is byte-equal to the listings, whose two readings are checked to agree).
+    pub fn prologue_frame_size(f: *const ()) -> u64 {
+        use iced_x86::{Code, Decoder, DecoderOptions, Mnemonic, OpKind, Register};
+        // SAFETY: every function checked here is longer than 64 bytes or followed by more code in its section.
+        let bytes = unsafe { std::slice::from_raw_parts(f.cast::<u8>(), 64) };
+        let mut size = 0;
+        for ins in Decoder::with_ip(64, bytes, f as u64, DecoderOptions::NONE) {
+            let rsp_first =
+                ins.op_count() == 2 && ins.op0_kind() == OpKind::Register && ins.op0_register() == Register::RSP;
+            match ins.mnemonic() {
+                _ if ins.code() == Code::Endbr64 => {}
+                Mnemonic::Push if ins.op0_kind() == OpKind::Register => size += 8,
+                Mnemonic::Sub if rsp_first && ins.op1_kind() != OpKind::Register => size += ins.immediate(1),
+                _ => break,
+            }
+        }
+        size
+    }
+
+    /// xmm6-xmm15 changed, and stack bytes below the frame's lowest address changed from the pattern.
+    pub fn breaks(f: *const (), fr: &Frame, stack: &[u128]) -> Vec<String> {
+        let mut out = Vec::new();
+        for i in 0..10 {
+            let (want, got) = (&fr.want_xmm[2 * i..2 * i + 2], &fr.got_xmm[2 * i..2 * i + 2]);
+            if want != got {
+                out.push(format!("xmm{} {want:x?} -> {got:x?}", i + 6));
+            }
+        }
+        let frame = unwind_frame_size(f).unwrap_or_else(|| prologue_frame_size(f));
+        let entry_sp = fr.before[0] - 8;
+        let start = stack.as_ptr() as u64;
+        // SAFETY: the private stack's bytes, read after the call.
+        let bytes = unsafe { std::slice::from_raw_parts(stack.as_ptr().cast::<u8>(), 16 * stack.len()) };
+        let bound = (entry_sp - frame - start) as usize;
+        let written: Vec<usize> = (0..bound).filter(|&i| bytes[i] != STACK_PATTERN).collect();
+        if let Some(&lowest) = written.first() {
+            let below = entry_sp - (start + lowest as u64);
+            out.push(format!(
+                "wrote below rsp: {} bytes, the lowest at entry rsp - {below} (its frame declares {frame} bytes)",
+                written.len()
+            ));
+        }
+        out
+    }
+}
+
 /// Calls every kernel through the trampoline; the rules each call broke.
 fn check(kernels: &[Kernel]) -> (u64, Vec<String>) {
     let s = seed();
@@ -550,6 +876,13 @@ fn every_listing_kernel_keeps_the_abi() {
     if all == 0 {
         eprintln!("abi: no listings linked (ASMGEN_NO_ASM or a target without them): nothing to check");
         return;
+    }
+    // Win64: the frame a listing function's unwind data declares is the one its prologue makes (the JIT's
+    // kernels, byte-equal to the listings but without unwind data, are bounded by their prologue).
+    #[cfg(windows)]
+    for k in &runnable {
+        let (unwind, prologue) = (win64::unwind_frame_size(k.entry), win64::prologue_frame_size(k.entry));
+        assert_eq!(unwind, Some(prologue), "{}: unwind data and prologue disagree on the frame", k.name);
     }
     let (s, failures) = check(&runnable);
     assert!(failures.is_empty(), "seed {s}: kernels that broke the ABI:\n{}", failures.join("\n"));
@@ -598,6 +931,14 @@ fn the_trampoline_catches_broken_functions() {
         if ymm_checked() {
             expect(asmgen_abi_broken_ymm, "dirty upper ymm", &mut rng);
         }
+    }
+    #[cfg(windows)]
+    {
+        expect(asmgen_abi_broken_rdi, "rdi", &mut rng);
+        expect(asmgen_abi_broken_rsi, "rsi", &mut rng);
+        expect(asmgen_abi_broken_xmm6, "xmm6", &mut rng);
+        expect(asmgen_abi_broken_xmm15, "xmm15", &mut rng);
+        expect(asmgen_abi_broken_below, "wrote below rsp: 8 bytes, the lowest at entry rsp - 24", &mut rng);
     }
     #[cfg(target_arch = "aarch64")]
     {
