@@ -6,6 +6,7 @@
 
 use crate::{ghash, sm4, Fixed, Kernels, Role};
 use asmgen::emit;
+use asmgen::emit::c_header::{HeaderSpec, RoleDoc, SizeMacro};
 use asmgen::emit::rust::SetTable;
 use asmgen::isa::aarch64::Aarch64;
 use asmgen::isa::riscv64::Riscv64;
@@ -48,11 +49,98 @@ fn render<I: Isa>(
     let ls: Vec<Listing<I>> = listings.into_iter().map(|(l, _)| l).collect();
     let abi = target.abi;
     let tables = sets.iter().map(|s| s.table(abi)).collect::<Result<Vec<_>, _>>()?;
+    files.extend(c_headers(target, &ls, &tables));
     files.push(GeneratedFile {
         path: format!("{dir}/mod.rs"),
         contents: emit::rust::declarations(target, &ls, &tables),
     });
     Ok(files)
+}
+
+/// The symbol prefix of every listing function (`asmgen_sm4_ecb_avx`), without its `_`: the C headers' file
+/// names and macro prefix (`ASMGEN_SM4_ROUND_KEYS_BYTES`).
+pub const SYMBOL_PREFIX: &str = "asmgen";
+
+/// The size macros of the GHASH listing's header (`ASMGEN_GHASH_<name>`).
+const GHASH_SIZES: &[SizeMacro] = &[
+    SizeMacro { name: "BLOCK_BYTES", value: 16, doc: "Bytes of a block of data; nblocks counts these." },
+    SizeMacro { name: "KEY_BYTES", value: 16, doc: "Bytes of the hash key h that init reads." },
+    SizeMacro { name: "STATE_BYTES", value: 16, doc: "Bytes of the running state that update reads and updates." },
+    SizeMacro {
+        name: "KEY_TABLE_BYTES",
+        value: ghash::KEY_TABLE_BYTES,
+        doc: "Bytes of the key table that init writes and update reads.",
+    },
+];
+
+/// The size macros of the SM4 listing's header (`ASMGEN_SM4_<name>`).
+const SM4_SIZES: &[SizeMacro] = &[
+    SizeMacro {
+        name: "BLOCK_BYTES",
+        value: 16,
+        doc: "Bytes of a block; nblocks counts these. IVs, counters, tweaks, MACs too.",
+    },
+    SizeMacro { name: "KEY_BYTES", value: 16, doc: "Bytes of the key that expand_key reads." },
+    SizeMacro {
+        name: "ROUND_KEYS_BYTES",
+        value: 128,
+        doc: "Bytes of one key schedule (rk_enc or rk_dec): 32 little-endian uint32_t round keys.",
+    },
+    SizeMacro {
+        name: "GCM_STATE_BYTES",
+        value: 32,
+        doc: "Bytes of gcm_enc's state: the counter block, then the GHASH state.",
+    },
+    SizeMacro {
+        name: "GCM_HTABLE_BYTES",
+        value: ghash::KEY_TABLE_BYTES,
+        doc: "Bytes of gcm_enc's htable: the GHASH listing's key table.",
+    },
+    SizeMacro { name: "CCM_CTR_BYTES", value: 16, doc: "Bytes of the counter that ccm_enc and ccm_dec update." },
+    SizeMacro { name: "CCM_MAC_BYTES", value: 16, doc: "Bytes of the CBC-MAC that ccm_enc and ccm_dec update." },
+];
+
+/// What each architecture's headers add to the roles' contracts: alignment and the feature names.
+fn c_notes(arch: Arch) -> &'static str {
+    match arch {
+        Arch::X86_64 => {
+            "Alignment: none required of any pointer (the kernels load and store with VEX instructions only).\n\
+             Features are CPUID's: AES (AES-NI), PCLMULQDQ, AVX, AVX2, VAES, VPCLMULQDQ, GFNI; the AVX ones also\n\
+             need the OS to save ymm state, which __builtin_cpu_supports checks."
+        }
+        Arch::Aarch64 => {
+            "Alignment: none required of any pointer (loads and stores of normal memory may be unaligned).\n\
+             Features are the extensions as Linux's HWCAPs name them (pmull, sm4); baseline is Advanced SIMD."
+        }
+        Arch::Riscv64 => {
+            "Alignment: the scalar sets (zbc, zksed) need none where the OS completes misaligned loads and stores\n\
+             (Linux does, slowly where the core traps). The vector sets (zvkg, zvksed) load and store with\n\
+             vle32.v/vse32.v (the zvksed CTR counter with vle64.v), which a core may refuse for misaligned\n\
+             elements: give them 4-byte aligned pointers (the CTR counter 8-byte aligned).\n\
+             Features are the ISA extensions as riscv_hwprobe names them (v, zbb, zbc, zksed, zvkb, zvkg, zvksed)."
+        }
+    }
+}
+
+/// The C header of each listing (`<dir>/asmgen_<listing>.h`), from the roles' contracts and the set tables.
+fn c_headers<I: Isa>(target: Target, listings: &[Listing<I>], tables: &[SetTable]) -> Vec<GeneratedFile> {
+    let roles: Vec<RoleDoc> = Role::all().map(|r| RoleDoc { name: r.name(), doc: r.c_doc() }).collect();
+    let mut files = Vec::new();
+    for l in listings {
+        let sizes = if l.name == "ghash" { GHASH_SIZES } else { SM4_SIZES };
+        let spec = HeaderSpec {
+            prefix: SYMBOL_PREFIX,
+            sizes,
+            rules: crate::role::C_RULES,
+            notes: c_notes(target.arch),
+            roles: &roles,
+            sets: tables,
+        };
+        let name = emit::c_header::file_name(SYMBOL_PREFIX, &l.name);
+        let contents = emit::c_header::header(target, l, &spec);
+        files.push(GeneratedFile { path: format!("{}/{name}", target.dir_name()), contents });
+    }
+    files
 }
 
 /// The kernel source a listing is generated from: `kernels/src/<listing>/<arch>.rs`.
