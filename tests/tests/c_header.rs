@@ -327,3 +327,123 @@ fn c_header_program_calls_ghash_and_sm4_through_the_x86_64_linux_headers() {
     let (ok, out) = build_and_run(&dir, &writes, "writes");
     assert!(!ok && out.contains("with nblocks 0 changed argument 2"), "a changed buffer passed:\n{out}");
 }
+
+/// The files of x86_64-linux as `cargo xtask gen --out DIR --prefix myapp --visibility <v>` writes them,
+/// in a fresh folder.
+fn consumer_files(visibility: asmgen::emit::gas::Visibility, tag: &str) -> PathBuf {
+    use asmgen_kernels::catalog::{generate_with, Naming};
+    let dir = std::env::temp_dir().join(format!("asmgen-c-header-consumer-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let naming = Naming { prefix: "myapp".into(), visibility };
+    for f in generate_with(asmgen::Target::X86_64_LINUX, &naming).unwrap() {
+        let path = dir.join(&f.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, f.contents).unwrap();
+    }
+    dir.join("x86_64-linux")
+}
+
+/// Whether this host builds and runs x86_64 Linux C programs with gcc (notice and tool rule otherwise).
+fn x86_64_linux_gcc(what: &str) -> bool {
+    if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
+        println!("notice: not an x86_64 Linux host: {what} not checked");
+        return false;
+    }
+    have_all(&["gcc", "nm"], what)
+}
+
+#[test]
+fn c_header_program_links_listings_generated_with_another_prefix() {
+    use asmgen::emit::gas::Visibility;
+    if !x86_64_linux_gcc("a C program against prefixed listings") {
+        return;
+    }
+    let dir = consumer_files(Visibility::Hidden, "prefix");
+    let headers: Vec<String> =
+        ["ghash", "sm4"].iter().map(|l| std::fs::read_to_string(dir.join(format!("myapp_{l}.h"))).unwrap()).collect();
+    assert!(headers.iter().all(|h| !h.contains("asmgen_") && !h.contains("ASMGEN_")), "the prefix is everywhere");
+    let source = program(&headers).replace("asmgen_", "myapp_").replace("ASMGEN_", "MYAPP_");
+    let (ok, out) = build_and_run(&dir, &source, "prefix");
+    print!("{out}");
+    assert!(ok && out.contains("ok sm4 decrypt x86_64-aesni-avx\n") || out.starts_with("skip:"), "{out}");
+    // The objects define the prefixed symbols only (the kernels' local labels never reach the symbol table).
+    for l in ["ghash", "sm4"] {
+        let obj = dir.join(format!("{l}.o"));
+        run(Command::new("gcc").arg("-c").arg(dir.join(format!("{l}.S"))).arg("-o").arg(&obj));
+        let syms = run(Command::new("nm").arg(&obj));
+        assert!(!syms.contains("asmgen"), "{l}.o still has asmgen symbols:\n{syms}");
+        assert!(syms.contains(&format!("T myapp_{l}_")), "{l}.o: no myapp_ functions:\n{syms}");
+    }
+    let _ = std::fs::remove_dir_all(dir.parent().unwrap());
+}
+
+/// A program that opens a shared library and calls SM4 through `dlsym`.
+const DLSYM_PROGRAM: &str = r#"
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+#include "myapp_sm4.h"
+
+int main(int argc, char **argv) {
+    void *lib;
+    void (*expand)(uint8_t *, uint8_t *, const uint8_t *);
+    void (*ecb)(const uint8_t *, uint8_t *, const uint8_t *, size_t);
+    uint8_t rk_enc[MYAPP_SM4_ROUND_KEYS_BYTES], rk_dec[MYAPP_SM4_ROUND_KEYS_BYTES], b[16];
+    static const uint8_t key[16] = {0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef,
+                                    0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10};
+    static const uint8_t want[16] = {0x68, 0x1e, 0xdf, 0x34, 0xd2, 0x06, 0x96, 0x5e,
+                                     0x86, 0xb3, 0xe9, 0x4f, 0x53, 0x6e, 0x42, 0x46};
+    (void)argc;
+    lib = dlopen(argv[1], RTLD_NOW);
+    if (!lib) { printf("dlopen: %s\n", dlerror()); return 2; }
+    *(void **)&expand = dlsym(lib, "myapp_sm4_expand_key_avx");
+    *(void **)&ecb = dlsym(lib, "myapp_sm4_ecb_avx");
+    if (!expand || !ecb) { printf("not exported\n"); return 3; }
+    __builtin_cpu_init();
+    if (!(__builtin_cpu_supports("avx") && __builtin_cpu_supports("aes"))) { printf("skip: no AVX + AES-NI\n"); return 0; }
+    memcpy(b, key, 16);
+    expand(rk_enc, rk_dec, key);
+    ecb(rk_enc, b, b, 1);
+    if (memcmp(b, want, 16) != 0) { printf("FAIL sm4 through dlsym\n"); return 1; }
+    printf("ok sm4 through dlsym\n");
+    return 0;
+}
+"#;
+
+/// Builds `dir`'s listings into a shared library and runs [`DLSYM_PROGRAM`] on it: exit status and output.
+fn dlsym_run(dir: &Path) -> (Option<i32>, String) {
+    let so = dir.join("libmyapp.so");
+    let mut cc = Command::new("gcc");
+    cc.args(["-shared", "-fPIC"]).args([dir.join("ghash.S"), dir.join("sm4.S")]).arg("-o").arg(&so);
+    run(&mut cc);
+    let (c, exe) = (dir.join("dl.c"), dir.join("dl"));
+    std::fs::write(&c, DLSYM_PROGRAM).unwrap();
+    run(Command::new("gcc")
+        .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-I"])
+        .arg(dir)
+        .arg(&c)
+        .arg("-o")
+        .arg(&exe)
+        .arg("-ldl"));
+    let out = Command::new(&exe).arg(&so).output().unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn c_header_shared_library_with_default_visibility_exports_its_kernels_to_dlsym() {
+    use asmgen::emit::gas::Visibility;
+    if !x86_64_linux_gcc("a shared library's exports") {
+        return;
+    }
+    let dir = consumer_files(Visibility::Default, "default");
+    let (code, out) = dlsym_run(&dir);
+    print!("{out}");
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("ok sm4 through dlsym") || out.starts_with("skip:"), "{out}");
+    let _ = std::fs::remove_dir_all(dir.parent().unwrap());
+    // The same library from hidden listings (the checked-in default) exports nothing dlsym finds.
+    let dir = consumer_files(Visibility::Hidden, "hidden");
+    let (code, out) = dlsym_run(&dir);
+    assert_eq!((code, out.as_str()), (Some(3), "not exported\n"));
+    let _ = std::fs::remove_dir_all(dir.parent().unwrap());
+}
