@@ -4,7 +4,10 @@
 //! nothing else; and a C program that includes the x86_64-linux headers and links the x86_64-linux listings
 //! with gcc gets the published answers (the GCM specification's test case 2 GHASH; GB/T 32907's SM4 example,
 //! encrypted and decrypted) from every kernel set the CPU has, and sees every function called with a count of
-//! 0 leave every buffer unchanged, as the headers promise.
+//! 0 leave every buffer unchanged, as the headers promise. Consumer generation (`cargo xtask gen --out`, here
+//! through `catalog::generate_with`): the same program links listings and headers generated with the prefix
+//! `myapp`, whose objects define no `asmgen` symbol; a shared library of such listings with default visibility
+//! exports its kernels to `dlsym`, and one with hidden visibility does not.
 //!
 //! Needs gcc, g++ and clang-19 (or clang) on the host (`bash .ci/install-deps`); without them it prints a notice
 //! and passes unless `CI` is set. Skipped under wine (`HOST_TOOL_TESTS` in xtask/src/cross.rs): host tools.
