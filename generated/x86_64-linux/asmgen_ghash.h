@@ -12,7 +12,7 @@
  * Byte orders: data, keys, IVs, tweaks and MACs are bytes as the standards print them; round keys are
  * little-endian uint32_t words; counters are big-endian integers (each role says how wide).
  *
- * Alignment: none required of any pointer (the kernels load and store with VEX instructions only).
+ * Alignment: none required of any pointer (VEX and general-purpose loads and stores only).
  * Features are CPUID's: AES (AES-NI), PCLMULQDQ, AVX, AVX2, VAES, VPCLMULQDQ, GFNI; the AVX ones also
  * need the OS to save ymm state, which __builtin_cpu_supports checks.
  */

@@ -150,7 +150,7 @@ const SM4_SIZES: &[SizeMacro] = &[
 fn c_notes(arch: Arch) -> &'static str {
     match arch {
         Arch::X86_64 => {
-            "Alignment: none required of any pointer (the kernels load and store with VEX instructions only).\n\
+            "Alignment: none required of any pointer (VEX and general-purpose loads and stores only).\n\
              Features are CPUID's: AES (AES-NI), PCLMULQDQ, AVX, AVX2, VAES, VPCLMULQDQ, GFNI; the AVX ones also\n\
              need the OS to save ymm state, which __builtin_cpu_supports checks."
         }
