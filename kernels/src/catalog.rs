@@ -6,6 +6,7 @@
 
 use crate::{ghash, sm4, Fixed, Kernels, Role};
 use asmgen::emit;
+use asmgen::emit::c_header::{HeaderSpec, RoleDoc, SizeMacro};
 use asmgen::emit::rust::SetTable;
 use asmgen::isa::aarch64::Aarch64;
 use asmgen::isa::riscv64::Riscv64;
@@ -35,24 +36,157 @@ fn ghash_listing<I: Isa>(sets: &[&KernelSet<I>], abi: Abi) -> Result<Listing<I>,
     Ok(Listing { name: "ghash".into(), title: GHASH_TITLE.into(), functions })
 }
 
+/// How the generated files name and export the functions: the checked-in files use [`Naming::CHECKED_IN`]
+/// (`asmgen_` symbols, hidden); `cargo xtask gen --out` writes a consumer's own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Naming {
+    /// The symbol prefix without its `_`, a C identifier: `asmgen_sm4_ecb_avx` becomes `<prefix>_sm4_ecb_avx`,
+    /// and the headers are `<prefix>_<listing>.h` with `<PREFIX>_` macros.
+    pub prefix: String,
+    /// The function symbols' visibility.
+    pub visibility: emit::gas::Visibility,
+}
+
+impl Naming {
+    /// The checked-in files' naming.
+    pub const CHECKED_IN: Naming = Naming { prefix: String::new(), visibility: emit::gas::Visibility::Hidden };
+
+    /// The prefix (`asmgen` for the checked-in files).
+    fn prefix(&self) -> &str {
+        if self.prefix.is_empty() {
+            SYMBOL_PREFIX
+        } else {
+            &self.prefix
+        }
+    }
+
+    /// The symbol of a function the kernels name `asmgen_<rest>`: `<prefix>_<rest>`.
+    fn symbol(&self, name: &str) -> String {
+        match name.strip_prefix(SYMBOL_PREFIX).and_then(|r| r.strip_prefix('_')) {
+            Some(rest) => format!("{}_{rest}", self.prefix()),
+            None => name.to_string(),
+        }
+    }
+
+    /// `listings` with their functions renamed.
+    fn rename<I: Isa>(&self, mut listings: Vec<Listing<I>>) -> Vec<Listing<I>> {
+        for f in listings.iter_mut().flat_map(|l| l.functions.iter_mut()) {
+            f.name = self.symbol(&f.name);
+        }
+        listings
+    }
+}
+
 fn render<I: Isa>(
     target: Target,
     listings: Vec<(Listing<I>, String)>,
     sets: &[KernelSet<I>],
+    naming: &Naming,
 ) -> Result<Vec<GeneratedFile>, GenError> {
     let dir = target.dir_name();
     let mut files = Vec::new();
     for (l, source) in &listings {
-        files.push(GeneratedFile { path: format!("{dir}/{}.S", l.name), contents: emit::listing(target, l, source)? });
+        let contents = emit::gas::listing_with(target, l, source, naming.visibility)?;
+        files.push(GeneratedFile { path: format!("{dir}/{}.S", l.name), contents });
     }
     let ls: Vec<Listing<I>> = listings.into_iter().map(|(l, _)| l).collect();
     let abi = target.abi;
-    let tables = sets.iter().map(|s| s.table(abi)).collect::<Result<Vec<_>, _>>()?;
+    let mut tables = sets.iter().map(|s| s.table(abi)).collect::<Result<Vec<_>, _>>()?;
+    for (_, sym) in tables.iter_mut().flat_map(|t| t.kernels.iter_mut()) {
+        *sym = naming.symbol(sym);
+    }
+    files.extend(c_headers(target, &ls, &tables, naming.prefix()));
     files.push(GeneratedFile {
         path: format!("{dir}/mod.rs"),
         contents: emit::rust::declarations(target, &ls, &tables),
     });
     Ok(files)
+}
+
+/// The symbol prefix of every listing function (`asmgen_sm4_ecb_avx`), without its `_`: the C headers' file
+/// names and macro prefix (`ASMGEN_SM4_ROUND_KEYS_BYTES`).
+pub const SYMBOL_PREFIX: &str = "asmgen";
+
+/// The size macros of the GHASH listing's header (`ASMGEN_GHASH_<name>`).
+const GHASH_SIZES: &[SizeMacro] = &[
+    SizeMacro { name: "BLOCK_BYTES", value: 16, doc: "Bytes of a block of data; nblocks counts these." },
+    SizeMacro { name: "KEY_BYTES", value: 16, doc: "Bytes of the hash key h that init reads." },
+    SizeMacro { name: "STATE_BYTES", value: 16, doc: "Bytes of the running state that update reads and updates." },
+    SizeMacro {
+        name: "KEY_TABLE_BYTES",
+        value: ghash::KEY_TABLE_BYTES,
+        doc: "Bytes of the key table that init writes and update reads.",
+    },
+];
+
+/// The size macros of the SM4 listing's header (`ASMGEN_SM4_<name>`).
+const SM4_SIZES: &[SizeMacro] = &[
+    SizeMacro {
+        name: "BLOCK_BYTES",
+        value: 16,
+        doc: "Bytes of a block; nblocks counts these. IVs, counters, tweaks, MACs too.",
+    },
+    SizeMacro { name: "KEY_BYTES", value: 16, doc: "Bytes of the key that expand_key reads." },
+    SizeMacro {
+        name: "ROUND_KEYS_BYTES",
+        value: 128,
+        doc: "Bytes of one key schedule (rk_enc or rk_dec): 32 little-endian uint32_t round keys.",
+    },
+    SizeMacro {
+        name: "GCM_STATE_BYTES",
+        value: 32,
+        doc: "Bytes of gcm_enc's state: the counter block, then the GHASH state.",
+    },
+    SizeMacro {
+        name: "GCM_HTABLE_BYTES",
+        value: ghash::KEY_TABLE_BYTES,
+        doc: "Bytes of gcm_enc's htable: the GHASH listing's key table.",
+    },
+    SizeMacro { name: "CCM_CTR_BYTES", value: 16, doc: "Bytes of the counter that ccm_enc and ccm_dec update." },
+    SizeMacro { name: "CCM_MAC_BYTES", value: 16, doc: "Bytes of the CBC-MAC that ccm_enc and ccm_dec update." },
+];
+
+/// What each architecture's headers add to the roles' contracts: alignment and the feature names.
+fn c_notes(arch: Arch) -> &'static str {
+    match arch {
+        Arch::X86_64 => {
+            "Alignment: none required of any pointer (VEX and general-purpose loads and stores only).\n\
+             Features are CPUID's: AES (AES-NI), PCLMULQDQ, AVX, AVX2, VAES, VPCLMULQDQ, GFNI; the AVX ones also\n\
+             need the OS to save ymm state, which __builtin_cpu_supports checks."
+        }
+        Arch::Aarch64 => {
+            "Alignment: none required of any pointer (loads and stores of normal memory may be unaligned).\n\
+             Features are the extensions as Linux's HWCAPs name them (pmull, sm4); baseline is Advanced SIMD."
+        }
+        Arch::Riscv64 => {
+            "Alignment: the scalar sets (zbc, zksed) need none where the OS completes misaligned loads and stores\n\
+             (Linux does, slowly where the core traps). The vector sets (zvkg, zvksed) load and store with\n\
+             vle32.v/vse32.v (the zvksed CTR counter with vle64.v), which a core may refuse for misaligned\n\
+             elements: give them 4-byte aligned pointers (the CTR counter 8-byte aligned).\n\
+             Features are the ISA extensions as riscv_hwprobe names them (v, zbb, zbc, zksed, zvkb, zvkg, zvksed)."
+        }
+    }
+}
+
+/// The C header of each listing (`<dir>/asmgen_<listing>.h`), from the roles' contracts and the set tables.
+fn c_headers<I: Isa>(target: Target, listings: &[Listing<I>], tables: &[SetTable], prefix: &str) -> Vec<GeneratedFile> {
+    let roles: Vec<RoleDoc> = Role::all().map(|r| RoleDoc { name: r.name(), doc: r.c_doc() }).collect();
+    let mut files = Vec::new();
+    for l in listings {
+        let sizes = if l.name == "ghash" { GHASH_SIZES } else { SM4_SIZES };
+        let spec = HeaderSpec {
+            prefix,
+            sizes,
+            rules: crate::role::C_RULES,
+            notes: c_notes(target.arch),
+            roles: &roles,
+            sets: tables,
+        };
+        let name = emit::c_header::file_name(prefix, &l.name);
+        let contents = emit::c_header::header(target, l, &spec);
+        files.push(GeneratedFile { path: format!("{}/{name}", target.dir_name()), contents });
+    }
+    files
 }
 
 /// The kernel source a listing is generated from: `kernels/src/<listing>/<arch>.rs`.
@@ -98,21 +232,28 @@ fn with_sources<I: Isa>(ls: Vec<Listing<I>>, arch: &str) -> Vec<(Listing<I>, Str
 
 /// Every file under `generated/` for `target`.
 pub fn generate(target: Target) -> Result<Vec<GeneratedFile>, GenError> {
+    generate_with(target, &Naming::CHECKED_IN)
+}
+
+/// The files of `target` named and exported as `naming` says (the checked-in ones with
+/// [`Naming::CHECKED_IN`]).
+pub fn generate_with(target: Target, naming: &Naming) -> Result<Vec<GeneratedFile>, GenError> {
+    let n = naming;
     if target.syntax == Syntax::Nasm {
-        return nasm(target);
+        return nasm(target, n);
     }
     match target.arch {
-        Arch::X86_64 => render(target, with_sources(x86_64(target)?, "x86_64"), X86_64_SETS),
-        Arch::Aarch64 => render(target, with_sources(aarch64(target)?, "aarch64"), AARCH64_SETS),
-        Arch::Riscv64 => render(target, with_sources(riscv64(target)?, "riscv64"), RISCV64_SETS),
+        Arch::X86_64 => render(target, with_sources(n.rename(x86_64(target)?), "x86_64"), X86_64_SETS, n),
+        Arch::Aarch64 => render(target, with_sources(n.rename(aarch64(target)?), "aarch64"), AARCH64_SETS, n),
+        Arch::Riscv64 => render(target, with_sources(n.rename(riscv64(target)?), "riscv64"), RISCV64_SETS, n),
     }
 }
 
 /// A NASM flavour's listings (x86_64 only), beside the GNU as ones of the same folder, which holds the set
 /// table.
-fn nasm(target: Target) -> Result<Vec<GeneratedFile>, GenError> {
+fn nasm(target: Target, naming: &Naming) -> Result<Vec<GeneratedFile>, GenError> {
     let mut files = Vec::new();
-    for (l, source) in with_sources(x86_64(target)?, "x86_64") {
+    for (l, source) in with_sources(naming.rename(x86_64(target)?), "x86_64") {
         let path = format!("{}/{}.{}", target.dir_name(), l.name, target.syntax.extension());
         files.push(GeneratedFile { path, contents: emit::nasm::listing(target, &l, &source)? });
     }

@@ -8,6 +8,16 @@
 use asmgen::ir::CType::{self, BytePtr as Mut, ConstBytePtr as Ptr, Size};
 use asmgen::{Builder, Isa};
 
+/// The rules every function of a listing follows, as its C header states them (lines separated by `\n`).
+pub const C_RULES: &str =
+    "Every function returns void and keeps nothing between calls: what a call continues (counter, IV,\n\
+    tweak, MAC, hash state) lives in the caller's buffers, updated in place.\n\
+    nblocks counts 16-byte blocks and may be 0: then every buffer keeps its contents.\n\
+    dst and src may be the same buffer (exact aliasing); they must not overlap otherwise. The other buffers\n\
+    (round keys, tables, counters, IVs, tweaks, MACs, states) must overlap neither dst, src nor each other.\n\
+    Byte orders: data, keys, IVs, tweaks and MACs are bytes as the standards print them; round keys are\n\
+    little-endian uint32_t words; counters are big-endian integers (each role says how wide).";
+
 /// What a kernel is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Role {
@@ -59,6 +69,9 @@ struct RoleInfo {
     name: &'static str,
     params: &'static [(&'static str, CType)],
     doc: Option<&'static str>,
+    /// The C-facing contract the listing's header prints above the role's functions: what each pointer
+    /// holds and its size, what is read and what updated, byte orders; lines separated by `\n`.
+    c_doc: &'static str,
 }
 
 const HASH_INIT: &[(&str, CType)] = &[("table", Mut), ("h", Ptr)];
@@ -74,70 +87,178 @@ const CCM: &[(&str, CType)] =
 
 /// Every role, in the order of the generated tables.
 const ROLES: &[RoleInfo] = &[
-    RoleInfo { role: Role::GhashInit, name: "ghash_init", params: HASH_INIT, doc: None },
-    RoleInfo { role: Role::GhashUpdate, name: "ghash_update", params: HASH_UPDATE, doc: None },
-    RoleInfo { role: Role::PolyvalInit, name: "polyval_init", params: HASH_INIT, doc: None },
-    RoleInfo { role: Role::PolyvalUpdate, name: "polyval_update", params: HASH_UPDATE, doc: None },
+    RoleInfo {
+        role: Role::GhashInit,
+        name: "ghash_init",
+        params: HASH_INIT,
+        doc: None,
+        c_doc: "GHASH key setup (NIST SP 800-38D).\n\
+            h: the 16-byte hash key H = E(K, 0^128), bytes as the standard writes them; read only.\n\
+            table: PREFIX_GHASH_KEY_TABLE_BYTES (256) bytes, written: H^1..H^8 and their Karatsuba half-sums in the\n\
+            kernels' own form. Treat it as opaque: fill it with an init of this listing and pass it to the update of\n\
+            the same set, or as htable to the SM4 listing's gcm_enc (every set of a target fills the same layout).",
+    },
+    RoleInfo {
+        role: Role::GhashUpdate,
+        name: "ghash_update",
+        params: HASH_UPDATE,
+        doc: None,
+        c_doc: "GHASH update (SP 800-38D): state = (state ^ X) * H for each 16-byte block X of data.\n\
+            state: 16 bytes, read and updated, in GCM's byte order (Y as SP 800-38D writes it; zeros to start).\n\
+            table: filled by ghash_init. data: nblocks * 16 bytes, read. Partial blocks are the caller's (zero-pad).",
+    },
+    RoleInfo {
+        role: Role::PolyvalInit,
+        name: "polyval_init",
+        params: HASH_INIT,
+        doc: None,
+        c_doc: "POLYVAL key setup (RFC 8452).\n\
+            h: the 16-byte POLYVAL key H (the field element's little-endian bytes); read only.\n\
+            table: PREFIX_GHASH_KEY_TABLE_BYTES (256) bytes, written, opaque: for polyval_update of the same set.",
+    },
+    RoleInfo {
+        role: Role::PolyvalUpdate,
+        name: "polyval_update",
+        params: HASH_UPDATE,
+        doc: None,
+        c_doc: "POLYVAL update (RFC 8452): for each 16-byte block X of data, state = (state ^ X) * H * x^-128.\n\
+            state: 16 bytes, read and updated, little-endian as RFC 8452 writes it (zeros to start).\n\
+            table: filled by polyval_init. data: nblocks * 16 bytes, read.",
+    },
     RoleInfo {
         role: Role::ExpandKey,
         name: "expand_key",
         params: &[("rk_enc", Mut), ("rk_dec", Mut), ("key", Ptr)],
         doc: None,
+        c_doc: "SM4 key schedule (GB/T 32907-2016), constant time.\n\
+            key: the 16-byte key as the standard prints it (MK0..MK3 big-endian words); read only.\n\
+            rk_enc, rk_dec: PREFIX_SM4_ROUND_KEYS_BYTES (128) bytes each, written: the 32 round keys as little-endian\n\
+            uint32_t words, rk_dec holding them in reverse order (decryption is encryption with the reversed keys).",
     },
     RoleInfo {
         role: Role::Ecb,
         name: "ecb",
         params: ECB,
         doc: Some("SM4-ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys)."),
+        c_doc: "SM4-ECB: dst[i] = E(src[i]) for nblocks 16-byte blocks; with rk = rk_dec it decrypts.\n\
+            Reads rk (128 bytes) and src, writes dst.",
     },
     RoleInfo {
         role: Role::Ctr,
         name: "ctr",
         params: CTR,
         doc: Some("SM4-CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks."),
+        c_doc: "SM4-CTR: dst[i] = src[i] ^ E(ctr + i).\n\
+            ctr: 16 bytes, read and updated to ctr + nblocks: a 128-bit big-endian integer (the carry crosses the\n\
+            64-bit halves; it wraps mod 2^128). Encryption and decryption are the same call with rk_enc.",
     },
     RoleInfo {
         role: Role::CbcEnc,
         name: "cbc_enc",
         params: CHAIN_ENC,
         doc: Some("SM4-CBC encryption: c[i] = E(p[i] ^ c[i-1]), c[-1] = iv; iv = last ciphertext block."),
+        c_doc: "SM4-CBC encryption: c[i] = E(p[i] ^ c[i-1]), c[-1] = iv (serial: one block at a time).\n\
+            iv: 16 bytes, read and updated to the last ciphertext block, so calls chain.",
     },
     RoleInfo {
         role: Role::CbcDec,
         name: "cbc_dec",
         params: CHAIN_DEC,
         doc: Some("SM4-CBC decryption: dst[i] = D(src[i]) ^ src[i-1], src[-1] = iv; iv = last ciphertext block."),
+        c_doc: "SM4-CBC decryption with rk_dec: dst[i] = D(src[i]) ^ src[i-1], src[-1] = iv.\n\
+            iv: 16 bytes, read and updated to the last ciphertext block, so calls chain.",
     },
     RoleInfo {
         role: Role::CfbEnc,
         name: "cfb_enc",
         params: CHAIN_ENC,
         doc: Some("SM4-CFB-128 encryption: c[i] = p[i] ^ E(c[i-1]), c[-1] = iv; iv = last ciphertext block."),
+        c_doc: "SM4-CFB-128 encryption of whole blocks: c[i] = p[i] ^ E(c[i-1]), c[-1] = iv (serial).\n\
+            iv: 16 bytes, read and updated to the last ciphertext block, so calls chain.",
     },
     RoleInfo {
         role: Role::CfbDec,
         name: "cfb_dec",
         params: CHAIN_ENC,
         doc: Some("SM4-CFB-128 decryption: dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv; iv = last ciphertext block."),
+        c_doc: "SM4-CFB-128 decryption of whole blocks (with rk_enc): dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv.\n\
+            iv: 16 bytes, read and updated to the last ciphertext block, so calls chain.",
     },
     RoleInfo {
         role: Role::CbcMac,
         name: "cbc_mac",
         params: &[("rk_enc", Ptr), ("mac", Mut), ("src", Ptr), ("nblocks", Size)],
         doc: Some("SM4 CBC-MAC core: mac = E(mac ^ block) for each block."),
+        c_doc: "SM4 CBC-MAC core (of CBC-MAC, CMAC and XCBC): mac = E(mac ^ block) for each block of src.\n\
+            mac: 16 bytes, read and updated. Padding, subkeys and the final block are the caller's.",
     },
-    RoleInfo { role: Role::XtsEncIeee, name: "xts_enc_ieee", params: XTS_ENC, doc: None },
-    RoleInfo { role: Role::XtsDecIeee, name: "xts_dec_ieee", params: XTS_DEC, doc: None },
-    RoleInfo { role: Role::XtsEncGb, name: "xts_enc_gb", params: XTS_ENC, doc: None },
-    RoleInfo { role: Role::XtsDecGb, name: "xts_dec_gb", params: XTS_DEC, doc: None },
+    RoleInfo {
+        role: Role::XtsEncIeee,
+        name: "xts_enc_ieee",
+        params: XTS_ENC,
+        doc: None,
+        c_doc: "SM4-XTS encryption of whole blocks, IEEE 1619 tweaks: dst[i] = E(src[i] ^ T[i]) ^ T[i] with rk_enc.\n\
+            tweak: 16 bytes, read and updated: T[0], already encrypted with the tweak key by the caller, becomes\n\
+            T[nblocks]; T[i+1] = T[i] * x in GF(2^128), the block little-endian (byte 0 least significant), 0x87.\n\
+            Ciphertext stealing is the caller's (single-block calls).",
+    },
+    RoleInfo {
+        role: Role::XtsDecIeee,
+        name: "xts_dec_ieee",
+        params: XTS_DEC,
+        doc: None,
+        c_doc: "SM4-XTS decryption of whole blocks, IEEE 1619 tweaks: dst[i] = D(src[i] ^ T[i]) ^ T[i] with rk_dec.\n\
+            tweak: 16 bytes, read and updated from T[0] to T[nblocks], as for xts_enc_ieee.",
+    },
+    RoleInfo {
+        role: Role::XtsEncGb,
+        name: "xts_enc_gb",
+        params: XTS_ENC,
+        doc: None,
+        c_doc:
+            "SM4-XTS encryption of whole blocks, GB/T 17964-2021 tweaks: dst[i] = E(src[i] ^ T[i]) ^ T[i], rk_enc.\n\
+            tweak: 16 bytes, read and updated: T[0] (already encrypted) becomes T[nblocks]; the block read as a\n\
+            128-bit big-endian V steps as V' = (V >> 1) ^ (V & 1 ? 0xe1 << 120 : 0).",
+    },
+    RoleInfo {
+        role: Role::XtsDecGb,
+        name: "xts_dec_gb",
+        params: XTS_DEC,
+        doc: None,
+        c_doc:
+            "SM4-XTS decryption of whole blocks, GB/T 17964-2021 tweaks: dst[i] = D(src[i] ^ T[i]) ^ T[i], rk_dec.\n\
+            tweak: 16 bytes, read and updated from T[0] to T[nblocks], as for xts_enc_gb.",
+    },
     RoleInfo {
         role: Role::GcmEnc,
         name: "gcm_enc",
         params: &[("rk_enc", Ptr), ("htable", Ptr), ("dst", Mut), ("src", Ptr), ("nblocks", Size), ("state", Mut)],
         doc: None,
+        c_doc: "SM4-GCM encryption of whole blocks in one pass: dst[i] = src[i] ^ E(ctr_i); GHASH absorbs dst.\n\
+            state: PREFIX_SM4_GCM_STATE_BYTES (32) bytes, read and updated, so calls chain: state[0..16] the\n\
+            counter block (its last 4 bytes a big-endian counter incremented mod 2^32, inc32; the first 12\n\
+            unchanged), state[16..32] the GHASH state in GCM's byte order, as the GHASH listing's ghash_update\n\
+            keeps it. htable: PREFIX_SM4_GCM_HTABLE_BYTES (256) bytes filled by the GHASH listing's ghash_init\n\
+            with H = E(K, 0^128). There is no decryption kernel: GHASH the ciphertext with ghash_update, then\n\
+            CTR with inc32 (the ctr kernel counts in 128 bits: split the call where the low 32 bits would wrap).",
     },
-    RoleInfo { role: Role::CcmEnc, name: "ccm_enc", params: CCM, doc: None },
-    RoleInfo { role: Role::CcmDec, name: "ccm_dec", params: CCM, doc: None },
+    RoleInfo {
+        role: Role::CcmEnc,
+        name: "ccm_enc",
+        params: CCM,
+        doc: None,
+        c_doc: "SM4-CCM encryption of whole payload blocks in one pass: dst[i] = src[i] ^ E(ctr + i), and\n\
+            mac = E(mac ^ src[i]) over the plaintext. ctr: 16 bytes, a 128-bit big-endian counter, read and\n\
+            updated to ctr + nblocks; mac: 16 bytes, read and updated. B0, the AAD and the tag are the caller's.",
+    },
+    RoleInfo {
+        role: Role::CcmDec,
+        name: "ccm_dec",
+        params: CCM,
+        doc: None,
+        c_doc: "SM4-CCM decryption of whole payload blocks in one pass: dst[i] = src[i] ^ E(ctr + i), and\n\
+            mac = E(mac ^ dst[i]) over the recovered plaintext. ctr and mac as for ccm_enc (rk_enc here too).",
+    },
 ];
 
 impl Role {
@@ -164,6 +285,12 @@ impl Role {
     /// block modes); `None` where each ISA describes its kernel itself.
     pub fn doc(self) -> Option<&'static str> {
         self.info().doc
+    }
+
+    /// Its C contract as the listing's C header prints it (lines separated by `\n`; `PREFIX` stands for the
+    /// header's macro prefix, `ASMGEN` in the checked-in headers).
+    pub fn c_doc(self) -> &'static str {
+        self.info().c_doc
     }
 
     /// The XTS role for a direction and tweak convention.

@@ -1,6 +1,9 @@
 //! `cargo xtask <task>`: the project's tasks.
 //!
 //! * `gen`: rewrite `generated/` from the kernel descriptions.
+//! * `gen --out DIR [--target T] [--prefix P] [--visibility hidden|default]`: write the listings and C headers
+//!   for a consumer (every target folder, or `T`'s) under `DIR/<target>/`, with the symbol prefix `P` (default
+//!   `asmgen`) and the visibility given (default hidden); `generated/` is left alone.
 //! * `check`: regenerate in memory and fail, naming the files, if `generated/` is stale.
 //! * `report [target]`: the ISA report (features, instruction mix, registers) of every function.
 //! * `jit-tests`: run the runtime's tests natively on the JIT's kernels, once per x86_64 kernel set.
@@ -12,9 +15,10 @@
 mod cross;
 mod model;
 
+use asmgen::emit::gas::Visibility;
 use asmgen::target::Syntax;
 use asmgen::Target;
-use asmgen_kernels::catalog::{self, GeneratedFile};
+use asmgen_kernels::catalog::{self, GeneratedFile, Naming};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -68,6 +72,73 @@ fn gen() -> Result<(), String> {
     Ok(())
 }
 
+/// What `gen --out` was asked for.
+struct Consumer {
+    out: PathBuf,
+    target: Option<String>,
+    naming: Naming,
+}
+
+/// Parses `--out DIR [--target T] [--prefix P] [--visibility hidden|default]`.
+fn consumer_args(args: &[String]) -> Result<Consumer, String> {
+    let (mut out, mut target, mut naming) = (None, None, Naming::CHECKED_IN);
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let value = it.next().ok_or(format!("{flag} needs a value"))?;
+        match flag.as_str() {
+            "--out" => out = Some(PathBuf::from(value)),
+            "--target" => target = Some(value.clone()),
+            "--prefix" => {
+                let ident = value
+                    .chars()
+                    .enumerate()
+                    .all(|(i, c)| c == '_' || c.is_ascii_alphabetic() || (i > 0 && c.is_ascii_digit()));
+                if value.is_empty() || !ident {
+                    return Err(format!("--prefix {value:?}: not a C identifier"));
+                }
+                naming.prefix = value.clone();
+            }
+            "--visibility" => {
+                naming.visibility = match value.as_str() {
+                    "hidden" => Visibility::Hidden,
+                    "default" => Visibility::Default,
+                    v => return Err(format!("--visibility {v:?}: hidden or default")),
+                }
+            }
+            f => return Err(format!("gen: unknown option {f}")),
+        }
+    }
+    Ok(Consumer { out: out.ok_or("gen: options need --out DIR")?, target, naming })
+}
+
+/// `gen --out`: the listings and headers of every target folder (or one) for a consumer, without the runtime's
+/// `mod.rs`.
+fn gen_consumer(args: &[String]) -> Result<(), String> {
+    let c = consumer_args(args)?;
+    let targets: Vec<Target> =
+        Target::GENERATED.into_iter().filter(|t| c.target.as_ref().is_none_or(|n| *n == t.dir_name())).collect();
+    if targets.is_empty() {
+        let names: BTreeSet<String> = Target::GENERATED.iter().map(|t| t.dir_name()).collect();
+        return Err(format!(
+            "no target {:?}; one of: {}",
+            c.target.unwrap_or_default(),
+            names.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    let mut n = 0;
+    for t in targets {
+        let files = catalog::generate_with(t, &c.naming).map_err(|e| format!("generation failed: {e}"))?;
+        for f in files.iter().filter(|f| !f.path.ends_with("/mod.rs")) {
+            let path = c.out.join(&f.path);
+            std::fs::create_dir_all(path.parent().unwrap()).map_err(|e| e.to_string())?;
+            std::fs::write(&path, &f.contents).map_err(|e| format!("{}: {e}", path.display()))?;
+            n += 1;
+        }
+    }
+    println!("wrote {n} files under {}", c.out.display());
+    Ok(())
+}
+
 fn check() -> Result<(), String> {
     let dir = root().join("generated");
     let files = generated()?;
@@ -106,6 +177,7 @@ fn report(which: Option<&str>) -> Result<(), String> {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
+        Some("gen") if args.len() > 1 => gen_consumer(&args[1..]),
         Some("gen") => gen(),
         Some("check") => check(),
         Some("report") => report(args.get(1).map(String::as_str)),
@@ -114,7 +186,7 @@ fn main() -> ExitCode {
         Some("bench") if args.get(1).map(String::as_str) == Some("--model") => model::run(&root()),
         Some("bench") => cross::bench(&root(), &args[1..]),
         _ => Err(
-            "usage: cargo xtask <gen | check | report [target] | jit-tests | cross [arch | windows] | bench [filter | --model]>"
+            "usage: cargo xtask <gen [--out DIR [--target T] [--prefix P] [--visibility hidden|default]] | check | report [target] | jit-tests | cross [arch | windows] | bench [filter | --model]>"
                 .into(),
         ),
     };

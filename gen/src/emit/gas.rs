@@ -148,9 +148,32 @@ pub(super) fn check_abi<I: Isa>(target: Target, f: &Function<I>) -> Result<(), G
     Err(GenError { function: f.name.clone(), message })
 }
 
-/// Prints a listing for `target`. `source` names the kernel file it was generated from.
+/// Whether a listing's function symbols are kept out of the exports of the image they are linked into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Visibility {
+    /// `.hidden` (ELF), `.private_extern` (Mach-O): the checked-in listings. COFF has no such directive; a
+    /// COFF symbol leaves a DLL only when exported.
+    Hidden,
+    /// Default visibility: a shared library built from the listing exports its functions.
+    Default,
+}
+
+/// Prints a listing for `target`, its functions hidden. `source` names the kernel file it was generated from.
 pub fn listing<I: Isa>(target: Target, listing: &Listing<I>, source: &str) -> Result<String, GenError> {
-    let fl = Directives::of(target.format);
+    listing_with(target, listing, source, Visibility::Hidden)
+}
+
+/// Prints a listing for `target` with its function symbols of `visibility`.
+pub fn listing_with<I: Isa>(
+    target: Target,
+    listing: &Listing<I>,
+    source: &str,
+    visibility: Visibility,
+) -> Result<String, GenError> {
+    let mut fl = Directives::of(target.format);
+    if visibility == Visibility::Default {
+        fl.private_symbol = None;
+    }
     let ctx = fl.print_ctx();
     let mut o = Out::with_c_comments();
 
