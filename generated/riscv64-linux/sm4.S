@@ -2501,7 +2501,7 @@ asmgen_sm4_cbc_mac_zvksed:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-XTS encryption (IEEE 1619), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak = T[nblocks].
+ * SM4-XTS encryption (IEEE 1619), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak = T[0] in, T[nblocks] out.
  * Tweaks of a register group (at most 32 blocks) in GCM bit order, stepped by one vgmul by x^G.
  *
  * void asmgen_sm4_xts_enc_ieee_zvksed(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
@@ -2617,7 +2617,7 @@ asmgen_sm4_xts_enc_ieee_zvksed:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-XTS decryption (IEEE 1619), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak = T[nblocks].
+ * SM4-XTS decryption (IEEE 1619), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak = T[0] in, T[nblocks] out.
  * Tweaks of a register group (at most 32 blocks) in GCM bit order, stepped by one vgmul by x^G.
  *
  * void asmgen_sm4_xts_dec_ieee_zvksed(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
@@ -2733,7 +2733,7 @@ asmgen_sm4_xts_dec_ieee_zvksed:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-XTS encryption (GB/T 17964), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak = T[nblocks].
+ * SM4-XTS encryption (GB/T 17964), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak = T[0] in, T[nblocks] out.
  * Tweaks of a register group (at most 32 blocks) in GCM bit order, stepped by one vgmul by x^G.
  *
  * void asmgen_sm4_xts_enc_gb_zvksed(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
@@ -2846,7 +2846,7 @@ asmgen_sm4_xts_enc_gb_zvksed:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-XTS decryption (GB/T 17964), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak = T[nblocks].
+ * SM4-XTS decryption (GB/T 17964), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak = T[0] in, T[nblocks] out.
  * Tweaks of a register group (at most 32 blocks) in GCM bit order, stepped by one vgmul by x^G.
  *
  * void asmgen_sm4_xts_dec_gb_zvksed(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);

@@ -352,9 +352,10 @@ pub fn xts_of(conv: Xts, decrypt: bool, abi: Abi, blocks: Blocks) -> Result<Func
     let mut features = FEATURES.to_vec();
     features.push(RvFeature::Zvkg);
     let mut b = B::new(&format!("asmgen_sm4_xts_{dir}_{cname}_zvksed{}", blocks.suffix()), abi, &features);
+    let (what, cipher) = if decrypt { ("decryption", "D") } else { ("encryption", "E") };
     b.doc(&format!(
-        "SM4-XTS {} ({}), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak = T[nblocks].",
-        if decrypt { "decryption" } else { "encryption" },
+        "SM4-XTS {what} ({}), whole blocks: dst[i] = {cipher}(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; \
+         tweak = T[0] in, T[nblocks] out.",
         if conv == Xts::Ieee { "IEEE 1619" } else { "GB/T 17964" }
     ));
     b.doc("Tweaks of a register group (at most 32 blocks) in GCM bit order, stepped by one vgmul by x^G.");
