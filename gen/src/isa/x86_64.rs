@@ -125,6 +125,30 @@ pub struct Mem {
     pub(crate) label: Option<Label>,
 }
 
+impl Mem {
+    /// The address inside the brackets, in Intel order: the constant (spelled by `constant`, e.g.
+    /// `rip + .Lconst_x` for GNU as, `rel const_x` for NASM) or base, then `+ index*scale`, then the
+    /// displacement. The one spelling both x86_64 syntaxes share.
+    pub fn address(&self, constant: impl Fn(&Label) -> String) -> String {
+        let mut addr = String::new();
+        if let Some(l) = &self.label {
+            addr.push_str(&constant(l));
+        }
+        if let Some(b) = self.base {
+            addr.push_str(GPR64[b.0 as usize]);
+        }
+        if let Some((i, s)) = self.index {
+            addr.push_str(&format!(" + {}*{s}", GPR64[i.0 as usize]));
+        }
+        match self.disp {
+            0 => {}
+            d if d > 0 => addr.push_str(&format!(" + {d}")),
+            d => addr.push_str(&format!(" - {}", -(d as i64))),
+        }
+        addr
+    }
+}
+
 /// `[base + disp]`.
 pub fn mem(base: Gpr, disp: i32) -> Mem {
     Mem { base: Some(base), index: None, disp, label: None }
@@ -520,21 +544,7 @@ impl InstructionSet for X86_64 {
                     Size::Xmmword => "xmmword",
                     Size::Ymmword => "ymmword",
                 };
-                let mut addr = String::new();
-                if let Some(l) = &m.label {
-                    addr.push_str(&format!("rip + {}", ctx.label(l)));
-                }
-                if let Some(b) = m.base {
-                    addr.push_str(GPR64[b.0 as usize]);
-                }
-                if let Some((i, s)) = m.index {
-                    addr.push_str(&format!(" + {}*{s}", GPR64[i.0 as usize]));
-                }
-                match m.disp {
-                    0 => {}
-                    d if d > 0 => addr.push_str(&format!(" + {d}")),
-                    d => addr.push_str(&format!(" - {}", -(d as i64))),
-                }
+                let addr = m.address(|l| format!("rip + {}", ctx.label(l)));
                 format!("{size} ptr [{addr}]")
             }
         }

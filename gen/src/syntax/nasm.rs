@@ -8,7 +8,7 @@
 //! [`Syntax::Nasm`]: crate::target::Syntax::Nasm
 
 use crate::ir::Inst;
-use crate::isa::x86_64::{Operand, Size, GPR64, X86_64};
+use crate::isa::x86_64::{Operand, Size, X86_64};
 use crate::isa::{InstructionSet, PrintCtx};
 use crate::label::Label;
 
@@ -62,21 +62,7 @@ fn size_keyword(size: Size) -> &'static str {
 /// A memory operand: `[rel constant + disp]` or `[base + index*scale + disp]`, with its size keyword when
 /// `sized`.
 fn memory(size: Size, m: &crate::isa::x86_64::Mem, sized: bool) -> String {
-    let mut addr = String::new();
-    if let Some(l) = &m.label {
-        addr.push_str(&format!("rel {}", const_label(l)));
-    }
-    if let Some(b) = m.base {
-        addr.push_str(GPR64[b.0 as usize]);
-    }
-    if let Some((i, s)) = m.index {
-        addr.push_str(&format!(" + {}*{s}", GPR64[i.0 as usize]));
-    }
-    match m.disp {
-        0 => {}
-        d if d > 0 => addr.push_str(&format!(" + {d}")),
-        d => addr.push_str(&format!(" - {}", -(d as i64))),
-    }
+    let addr = m.address(|l| format!("rel {}", const_label(l)));
     if sized {
         format!("{} [{addr}]", size_keyword(size))
     } else {
