@@ -216,3 +216,30 @@ fn win64_prologue_saves_loads_and_describes_itself_in_seh() {
         assert!(!text.contains(absent), "{absent} in a COFF listing");
     }
 }
+
+/// The JIT's Win64 unwind data (`lower::win64_unwind`): the prologue steps at the ends of the lowered
+/// instructions, last first, as the listing's `.seh_*` directives make GNU as write them.
+#[test]
+fn lowered_win64_functions_get_their_unwind_info() {
+    let mut b = Builder::<X86_64>::new("asmgen_test_win64_unwind", Abi::Win64, &[X86Feature::Avx]);
+    let p = b.param("p", CType::BytePtr);
+    b.mov(RBX, p);
+    b.vpxor(Xmm(6), Xmm(6), Xmm(6));
+    b.vmovdqu(mem(RBX, 0), Xmm(6));
+    let f = b.finish().unwrap();
+    let image = asmgen::lower::lower(&[&f]).unwrap();
+    let unwind = asmgen::lower::win64_unwind::win64_unwind(&[&f], &image).unwrap();
+    let s = &image.symbols[0];
+    assert_eq!(unwind.functions, [(s.offset as u32, (s.offset + s.len) as u32, 0)]);
+    // endbr64 (4); push rbx -> 5; push rdi (the first parameter's register under System V, which the body
+    // reads it in) -> 6; sub rsp, 24 -> 10; vmovdqa [rsp], xmm6 -> 15, the end of the prologue.
+    let expected = [
+        1, 15, 5, 0, // version 1, a 15-byte prologue, 5 slots, no frame register
+        15, 0x68, 0, 0, // SAVE_XMM128 xmm6 at rsp + 0
+        10, 0x22, // ALLOC_SMALL 24
+        6, 0x70, // PUSH_NONVOL rdi
+        5, 0x30, // PUSH_NONVOL rbx
+        0, 0, // padding to an even count
+    ];
+    assert_eq!(unwind.xdata, expected);
+}

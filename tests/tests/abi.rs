@@ -15,9 +15,10 @@
 //!   stack filled with a pattern (the trampoline passes the 5th and 6th arguments above the 32-byte shadow
 //!   space), and every byte below the lowest address its frame declares (entry rsp minus the pushes and the
 //!   allocation of its unwind data, read with `RtlLookupFunctionEntry` and the `UNWIND_INFO` codes) must
-//!   still hold the pattern. The JIT registers no unwind data: its kernels are bounded by their prologue
-//!   (`endbr64`, `push`, `sub rsp, imm` decoded), which for every listing function is checked to agree with
-//!   its unwind data. Runs under wine (`cargo xtask cross windows`).
+//!   still hold the pattern. The JIT registers its images' unwind data (`RtlAddFunctionTable`), so its
+//!   kernels are bounded the same way; for every listing and JIT kernel the frame the unwind data declares is
+//!   checked to agree with the prologue's instructions (`endbr64`, `push`, `sub rsp, imm` decoded). Runs
+//!   under wine (`cargo xtask cross windows`).
 //! * aarch64 (AAPCS64): x19-x29, d8-d15; sp; FPCR.
 //! * riscv64 (LP64D): s0-s11, fs0-fs11; sp; the rounding mode `frm` of fcsr; tp and gp.
 //!
@@ -777,8 +778,7 @@ mod win64 {
     }
 
     /// The bytes the function's registered unwind data says its prologue pushes and allocates (entry rsp minus
-    /// the lowest address it may write); `None` where it has no unwind data (a leaf, or a JIT kernel: the JIT
-    /// registers none).
+    /// the lowest address it may write); `None` where it has no unwind data (code nobody registered).
     pub fn unwind_frame_size(f: *const ()) -> Option<u64> {
         let mut base = 0u64;
         // SAFETY: a lookup in the loaded images' exception directories.
@@ -816,8 +816,8 @@ mod win64 {
     }
 
     /// The same read from the code: the bytes pushed and subtracted from rsp by the leading `endbr64`,
-    /// `push r64` and `sub rsp, imm` instructions (how the JIT's kernels, which have no unwind data, are
-    /// bounded: the JIT is byte-equal to the listings, whose two readings are checked to agree).
+    /// `push r64` and `sub rsp, imm` instructions: the bound of code without unwind data, and the check that
+    /// the unwind data describes the prologue.
     pub fn prologue_frame_size(f: *const ()) -> u64 {
         use iced_x86::{Code, Decoder, DecoderOptions, Mnemonic, OpKind, Register};
         // SAFETY: every function checked here is longer than 64 bytes or followed by more code in its section.
@@ -863,6 +863,17 @@ mod win64 {
     }
 }
 
+/// Win64: the frame each kernel's registered unwind data declares is the one its prologue makes (listing
+/// functions through the linker's `.pdata`, JIT kernels through the JIT's `RtlAddFunctionTable`).
+fn frames_agree(kernels: &[Kernel]) {
+    #[cfg(windows)]
+    for k in kernels {
+        let (unwind, prologue) = (win64::unwind_frame_size(k.entry), win64::prologue_frame_size(k.entry));
+        assert_eq!(unwind, Some(prologue), "{}: unwind data and prologue disagree on the frame", k.name);
+    }
+    let _ = kernels;
+}
+
 /// Calls every kernel through the trampoline; the rules each call broke.
 fn check(kernels: &[Kernel]) -> (u64, Vec<String>) {
     let s = seed();
@@ -877,13 +888,7 @@ fn every_listing_kernel_keeps_the_abi() {
         eprintln!("abi: no listings linked (ASMGEN_NO_ASM or a target without them): nothing to check");
         return;
     }
-    // Win64: the frame a listing function's unwind data declares is the one its prologue makes (the JIT's
-    // kernels, byte-equal to the listings but without unwind data, are bounded by their prologue).
-    #[cfg(windows)]
-    for k in &runnable {
-        let (unwind, prologue) = (win64::unwind_frame_size(k.entry), win64::prologue_frame_size(k.entry));
-        assert_eq!(unwind, Some(prologue), "{}: unwind data and prologue disagree on the frame", k.name);
-    }
+    frames_agree(&runnable);
     let (s, failures) = check(&runnable);
     assert!(failures.is_empty(), "seed {s}: kernels that broke the ABI:\n{}", failures.join("\n"));
 }
@@ -900,6 +905,7 @@ fn every_jit_kernel_keeps_the_abi() {
     let kernels = jit_kernels(jit);
     assert!(!kernels.is_empty(), "the process JIT assembled no kernel");
     eprintln!("abi: {} JIT kernels (sets {:?})", kernels.len(), jit.sets());
+    frames_agree(&kernels);
     let (s, failures) = check(&kernels);
     assert!(failures.is_empty(), "seed {s}: JIT kernels that broke the ABI:\n{}", failures.join("\n"));
 }
@@ -909,6 +915,7 @@ fn every_jit_kernel_keeps_the_abi() {
 fn every_fixed_size_jit_kernel_keeps_the_abi() {
     let kernels = fixed_size_jit_kernels();
     eprintln!("abi: {} fixed-size JIT kernels", kernels.len());
+    frames_agree(&kernels);
     let (s, failures) = check(&kernels);
     assert!(failures.is_empty(), "seed {s}: fixed-size JIT kernels that broke the ABI:\n{}", failures.join("\n"));
 }

@@ -24,11 +24,11 @@
 //! `a_wrong_unwind_entry_is_caught` steps hand-written functions whose unwind entries are wrong (an
 //! allocation declared too small, a push not declared) and requires them reported, and a correct one not.
 //!
-//! The JIT registers no unwind data (no `RtlAddFunctionTable`): its kernels cannot be unwound by the
-//! platform; they are byte-equal to the listings stepped here (tests/tests/jit.rs).
+//! The JIT registers each image's unwind data (`RtlAddFunctionTable`), so its kernels are stepped the same
+//! way in the run with `ASMGEN_BACKEND=jit`.
 #![cfg(all(windows, target_arch = "x86_64"))]
 
-use asmgen_tests::kernel_calls::{listing_kernels, seed, sweep_counts, Kernel, MAX_BLOCKS};
+use asmgen_tests::kernel_calls::{jit_kernels, listing_kernels, seed, sweep_counts, Kernel, MAX_BLOCKS};
 use asmgen_tests::Rng;
 use std::collections::BTreeSet;
 use std::ffi::c_void;
@@ -487,15 +487,42 @@ fn every_listing_kernel_unwinds_from_every_instruction() {
         return;
     }
     if std::env::var("ASMGEN_BACKEND").is_ok_and(|b| b == "jit") {
-        // The JIT's kernels have no unwind data to step with; the listings are the same in every run.
+        // The listings are the same in every run: stepped in the run without ASMGEN_BACKEND, the JIT's
+        // kernels in this one.
         eprintln!("unwind: ASMGEN_BACKEND=jit: the listings are stepped in the run without it");
         return;
     }
+    step_every_instruction(&runnable);
+}
+
+/// The JIT registers each image's unwind data (`RtlAddFunctionTable`, runtime/src/jit/unwind.rs), so the OS
+/// unwinds its kernels too: stepped in the run with `ASMGEN_BACKEND=jit` (the JIT's run of the suite).
+#[test]
+fn every_jit_kernel_unwinds_from_every_instruction() {
+    if std::env::var("ASMGEN_BACKEND").as_deref() != Ok("jit") {
+        eprintln!("unwind: the JIT's kernels are stepped in the run with ASMGEN_BACKEND=jit");
+        return;
+    }
+    let jit = match asmgen_runtime::jit::Jit::process() {
+        Ok(j) => j,
+        Err(e) => {
+            eprintln!("unwind: no process JIT here ({e}): nothing to step");
+            return;
+        }
+    };
+    let kernels = jit_kernels(jit);
+    assert!(!kernels.is_empty(), "the process JIT assembled no kernel");
+    step_every_instruction(&kernels);
+}
+
+/// Steps every kernel of `kernels` with every count, unwinding at each instruction; fails on a wrong unwind
+/// or a prologue, epilogue or loop instruction never stepped.
+fn step_every_instruction(runnable: &[Kernel]) {
     let s = seed();
     let start = std::time::Instant::now();
     let mut stepped: Vec<(String, usize, BTreeSet<u64>)> = Vec::new();
     let counts: Vec<usize> = (0..=MAX_BLOCKS).chain(LONG_COUNTS).collect();
-    let failures = sweep_counts(&runnable, &counts, &mut Rng::new(s), |k: &Kernel, args, rng| {
+    let failures = sweep_counts(runnable, &counts, &mut Rng::new(s), |k: &Kernel, args, rng| {
         // The block count is the fourth argument of every serial role.
         if SERIAL.contains(&k.role.as_str()) && !SERIAL_COUNTS.contains(&(args[3] as usize)) {
             return Vec::new();
@@ -514,7 +541,7 @@ fn every_listing_kernel_unwinds_from_every_instruction() {
     let mut total = 0;
     for (name, count, set) in &stepped {
         let k = runnable.iter().find(|k| k.name == *name).expect("a stepped kernel");
-        let (begin, end) = function_range(k.entry).expect("listing functions have unwind entries");
+        let (begin, end) = function_range(k.entry).expect("every kernel has an unwind entry");
         let all = instructions(begin, end);
         let must = required(begin, end, prolog_size(k.entry));
         eprintln!(

@@ -3,6 +3,7 @@
 //! the table's encodings and with every label resolved.
 //!
 //! * [`fixed`]: aarch64 and riscv64, whose table entries carry their 32-bit encodings ([`crate::isa::fixed`]).
+//! * [`win64_unwind`]: the Win64 unwind data of an x86-64 image, for a JIT that registers it on Windows.
 //! * [`x86_64`]: x86-64, whose table entries name the iced-x86 codes of their forms; branch sizes are relaxed
 //!   as GNU as relaxes them and alignment is filled with GNU as's NOPs.
 //!
@@ -18,6 +19,7 @@
 
 pub mod fixed;
 mod image;
+pub mod win64_unwind;
 pub mod x86_64;
 
 pub use fixed::FixedIsa;

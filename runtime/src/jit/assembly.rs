@@ -84,6 +84,8 @@ pub(super) type TextFn = Box<dyn Fn(&asmgen::lower::Image) -> Result<Vec<String>
 
 /// One image (a kernel set or a specialisation) in its own mapping.
 pub(crate) struct Mapped {
+    /// The OS's record of the image's unwind data (Windows x64); dropped before the mapping it describes.
+    pub(super) _unwind: super::unwind::Registration,
     pub(super) buffer: dynasmrt::ExecutableBuffer,
     pub(super) image: asmgen::lower::Image,
     pub(super) text: TextFn,

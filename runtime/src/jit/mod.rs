@@ -23,6 +23,7 @@ mod memory;
 mod specialised;
 #[cfg(all(asmgen_aot, any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "riscv64")))]
 mod target;
+mod unwind;
 
 pub use assembly::{Jit, JitError, JitKernel, JitStats};
 pub use specialised::Specialisation;

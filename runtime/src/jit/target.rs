@@ -4,6 +4,7 @@
 use super::assembly::{Jit, JitError, JitStats, Mapped};
 use super::memory;
 use super::specialised::Specialisation;
+use super::unwind;
 use asmgen::lower::Lower;
 use asmgen::{Feature, FeatureSet, Function, InstructionSet};
 use asmgen_kernels::catalog::KernelSet;
@@ -70,11 +71,13 @@ pub(crate) fn assemble(
     }
     let refs: Vec<&Function<I>> = functions.iter().collect();
     let image = asmgen::lower::lower(&refs).map_err(lower_err)?;
+    let prepared = unwind::prepare(&refs, &image).map_err(lower_err)?;
     let instructions = functions.iter().map(|f| f.insts().count()).sum();
     drop(refs);
     drop(functions);
     let t2 = Instant::now();
-    let (buffer, mapped) = memory::map(&image.bytes).map_err(JitError::Memory)?;
+    let (buffer, mapped) = memory::map(&prepared.bytes).map_err(JitError::Memory)?;
+    let unwind = prepared.register(buffer.ptr(dynasmrt::AssemblyOffset(0)));
     let t3 = Instant::now();
     let stats =
         JitStats { build: t1 - t0, lower: t2 - t1, map: t3 - t2, instructions, bytes: image.bytes.len(), mapped };
@@ -83,7 +86,7 @@ pub(crate) fn assemble(
         let refs: Vec<&Function<I>> = functions.iter().collect();
         <I as Lower>::disassemble(&refs, image).map_err(|e| e.to_string())
     };
-    jit.push(Mapped { buffer, image, text: Box::new(text) }, listing, set, kernels);
+    jit.push(Mapped { _unwind: unwind, buffer, image, text: Box::new(text) }, listing, set, kernels);
     for f in <I as InstructionSet>::Feature::ALL.iter().filter(|f| used.contains(**f)) {
         if !jit.features.contains(&f.name()) {
             jit.features.push(f.name());
