@@ -169,6 +169,7 @@ const WINE_PREFIX: &str = ".tools/wine";
 /// tests/tests/jit.rs, only lowers there, as under qemu.)
 const HOST_TOOL_TESTS: &[&str] = &[
     "_listings_assemble_identically_with_gnu_as_and_llvm_mc",
+    "riscv64_objects_claim_only_the_base_isa", // tests/tests/assemblers.rs: riscv64-linux-gnu-gcc, readelf
     "_macos_code_equals_",
     "windows_listings_assemble_to_the_same_code_with_mingw_as_and_llvm_mc",
     "unwind_data_lists_every_saved_register_and_the_allocation",
