@@ -1,11 +1,66 @@
-/* A C program using asmgen's x86_64-linux headers and listings: picks the kernel sets the CPU has
- * (__builtin_cpu_supports) and checks each against published vectors. Build: ./build.sh
+/* A C program using asmgen's x86_64-linux or aarch64-linux headers and listings: picks the kernel sets the CPU has
+ * (x86_64: __builtin_cpu_supports; aarch64: getauxval(AT_HWCAP)) and checks each against published vectors. Build: ./build.sh
  * Covered so far: GHASH, POLYVAL, SM4 (ECB), SM4-CTR, SM4-GCM (ECB + CTR + GHASH glue).
- * Not done yet: SM4-XTS, the gcm_enc kernel, aarch64/riscv64 builds. */
+ * Not done yet: SM4-XTS, the gcm_enc kernel, riscv64. */
 #include <stdio.h>
 #include <string.h>
 #include "asmgen_ghash.h"
 #include "asmgen_sm4.h"
+
+typedef void (*expand_fn)(uint8_t *, uint8_t *, const uint8_t *);
+typedef void (*ecb_fn)(const uint8_t *, uint8_t *, const uint8_t *, size_t);
+typedef void (*ctr_fn)(const uint8_t *, uint8_t *, const uint8_t *, size_t, uint8_t *);
+struct sm4_set { const char *name; int have; expand_fn expand; ecb_fn ecb; ctr_fn ctr; };
+
+#if defined(__x86_64__)
+#define GHASH_INIT asmgen_ghash_init_avx
+#define GHASH_UPDATE asmgen_ghash_update_avx
+#define POLYVAL_INIT asmgen_polyval_init_avx
+#define POLYVAL_UPDATE asmgen_polyval_update_avx
+/* Kernel sets, best last; the first is the baseline every set's key expansion uses. */
+static struct sm4_set sets[] = {
+    {"avx", 0, asmgen_sm4_expand_key_avx, asmgen_sm4_ecb_avx, asmgen_sm4_ctr_avx},
+    {"avx2", 0, asmgen_sm4_expand_key_avx, asmgen_sm4_ecb_avx2, asmgen_sm4_ctr_avx2},
+    {"vaes", 0, asmgen_sm4_expand_key_avx, asmgen_sm4_ecb_vaes, asmgen_sm4_ctr_vaes},
+    {"gfni", 0, asmgen_sm4_expand_key_avx, asmgen_sm4_ecb_gfni, asmgen_sm4_ctr_gfni},
+};
+/* 1 when the CPU has what the GHASH kernels and the baseline set need; marks the sets it has. */
+static int detect(void) {
+    __builtin_cpu_init();
+    if (!(__builtin_cpu_supports("avx") && __builtin_cpu_supports("aes") && __builtin_cpu_supports("pclmul")))
+        return 0;
+    sets[0].have = 1;
+    sets[1].have = __builtin_cpu_supports("avx2");
+    sets[2].have = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("vaes");
+    sets[3].have = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("gfni");
+    return 1;
+}
+#elif defined(__aarch64__)
+#include <sys/auxv.h>
+#ifndef HWCAP_PMULL
+#define HWCAP_PMULL (1 << 4)
+#endif
+#ifndef HWCAP_SM4
+#define HWCAP_SM4 (1 << 19)
+#endif
+#define GHASH_INIT asmgen_ghash_init_pmull
+#define GHASH_UPDATE asmgen_ghash_update_pmull
+#define POLYVAL_INIT asmgen_polyval_init_pmull
+#define POLYVAL_UPDATE asmgen_polyval_update_pmull
+static struct sm4_set sets[] = {
+    {"neon", 0, asmgen_sm4_expand_key_neon, asmgen_sm4_ecb_neon, asmgen_sm4_ctr_neon},
+    {"ce", 0, asmgen_sm4_expand_key_ce, asmgen_sm4_ecb_ce, asmgen_sm4_ctr_ce},
+};
+static int detect(void) {
+    unsigned long hw = getauxval(AT_HWCAP);
+    if (!(hw & HWCAP_PMULL)) return 0;
+    sets[0].have = 1;
+    sets[1].have = (hw & HWCAP_SM4) != 0;
+    return 1;
+}
+#else
+#error "examples/c covers x86_64 and aarch64 so far"
+#endif
 
 static int failures;
 
@@ -28,8 +83,8 @@ static void ghash_case_2(void) {
     hex("66e94bd4ef8a2c3b884cfa59ca342b2e", h);
     hex("0388dace60b6a392f328c2b971b2fe78", data);
     data[31] = 0x80; /* len(A) = 0, len(C) = 128 bits */
-    asmgen_ghash_init_avx(table, h);
-    asmgen_ghash_update_avx(state, table, data, 2);
+    GHASH_INIT(table, h);
+    GHASH_UPDATE(state, table, data, 2);
     expect("ghash (GCM spec test case 2)", state, "f38cbb1ad69223dcc3457ae5b6b0f885");
 }
 
@@ -38,34 +93,30 @@ static void polyval_rfc8452(void) {
     uint8_t h[16], data[32], table[ASMGEN_GHASH_KEY_TABLE_BYTES], state[16] = {0};
     hex("25629347589242761d31f826ba4b757b", h);
     hex("4f4f95668c83dfb6401762bb2d01a262d1a24ddd2721d006bbe45f20d3c9f362", data);
-    asmgen_polyval_init_avx(table, h);
-    asmgen_polyval_update_avx(state, table, data, 2);
+    POLYVAL_INIT(table, h);
+    POLYVAL_UPDATE(state, table, data, 2);
     expect("polyval (RFC 8452 appendix A)", state, "f7a3b47b846119fae5b7866cf5e5b77e");
 }
 
-typedef void (*ecb_fn)(const uint8_t *, uint8_t *, const uint8_t *, size_t);
-
 /* GB/T 32907-2016, example 1: key = plaintext = 0123456789abcdeffedcba9876543210. */
-static void sm4_example(const char *set, ecb_fn ecb) {
+static void sm4_example(const struct sm4_set *set) {
     uint8_t key[ASMGEN_SM4_KEY_BYTES], block[ASMGEN_SM4_BLOCK_BYTES];
     uint8_t rk_enc[ASMGEN_SM4_ROUND_KEYS_BYTES], rk_dec[ASMGEN_SM4_ROUND_KEYS_BYTES];
     char what[80];
     hex("0123456789abcdeffedcba9876543210", key);
     memcpy(block, key, 16);
-    asmgen_sm4_expand_key_avx(rk_enc, rk_dec, key);
-    ecb(rk_enc, block, block, 1);
-    snprintf(what, sizeof what, "sm4 encrypt %s (GB/T 32907 example 1)", set);
+    set->expand(rk_enc, rk_dec, key);
+    set->ecb(rk_enc, block, block, 1);
+    snprintf(what, sizeof what, "sm4 encrypt %s (GB/T 32907 example 1)", set->name);
     expect(what, block, "681edf34d206965e86b3e94f536e4246");
-    ecb(rk_dec, block, block, 1);
-    snprintf(what, sizeof what, "sm4 decrypt %s (GB/T 32907 example 1)", set);
+    set->ecb(rk_dec, block, block, 1);
+    snprintf(what, sizeof what, "sm4 decrypt %s (GB/T 32907 example 1)", set->name);
     expect(what, block, "0123456789abcdeffedcba9876543210");
 }
 
-typedef void (*ctr_fn)(const uint8_t *, uint8_t *, const uint8_t *, size_t, uint8_t *);
-
 /* draft-ribose-cfrg-sm4 (section "SM4-CTR" examples, as in OpenSSL's evpciph_sm4.txt): key = IV =
  * 0123456789abcdeffedcba9876543210, 64 bytes; the counter block is big-endian and advances by 4. */
-static void sm4_ctr_example(const char *set, ctr_fn ctr) {
+static void sm4_ctr_example(const struct sm4_set *set) {
     uint8_t key[16], iv[16], rk_enc[ASMGEN_SM4_ROUND_KEYS_BYTES], rk_dec[ASMGEN_SM4_ROUND_KEYS_BYTES];
     uint8_t buf[64], want[64];
     char what[80];
@@ -75,9 +126,9 @@ static void sm4_ctr_example(const char *set, ctr_fn ctr) {
         "eeeeeeeeeeeeeeeeffffffffffffffffeeeeeeeeeeeeeeeeaaaaaaaaaaaaaaaa", buf);
     hex("c2b4759e78ac3cf43d0852f4e8d5f9fd7256e8a5fcb65a350ee00630912e4449"
         "2a0b17e1b85b060d0fba612d8a95831638b361fd5ffacd942f081485a83ca35d", want);
-    asmgen_sm4_expand_key_avx(rk_enc, rk_dec, key);
-    ctr(rk_enc, buf, buf, 4, iv);
-    snprintf(what, sizeof what, "sm4-ctr %s (draft-ribose-cfrg-sm4)", set);
+    set->expand(rk_enc, rk_dec, key);
+    set->ctr(rk_enc, buf, buf, 4, iv);
+    snprintf(what, sizeof what, "sm4-ctr %s (draft-ribose-cfrg-sm4)", set->name);
     if (memcmp(buf, want, 64) != 0 || iv[15] != 0x14) { printf("FAIL %s\n", what); failures++; }
     else printf("ok %s\n", what);
 }
@@ -101,20 +152,20 @@ static void sm4_gcm_rfc8998(void) {
         "d82710ca5c22f0ccfa7cbf93d496ac15a56834cbcf98c397b4024a2691233b8d", want);
     lens[7] = 20 * 8;          /* len(A) in bits, big-endian */
     lens[14] = (64 * 8) >> 8;  /* len(C) = 512 bits */
-    asmgen_sm4_expand_key_avx(rk_enc, rk_dec, key);
-    asmgen_sm4_ecb_avx(rk_enc, h, h, 1);
-    asmgen_ghash_init_avx(table, h);
+    sets[0].expand(rk_enc, rk_dec, key);
+    sets[0].ecb(rk_enc, h, h, 1);
+    GHASH_INIT(table, h);
     for (dec = 0; dec < 2; dec++) {
         uint8_t *in = dec ? want : pt, *out = dec ? pt : ct;
         memcpy(ctr, j0, 16);
         ctr[15] = 2; /* inc32(J0) */
         memset(s, 0, 16);
-        asmgen_ghash_update_avx(s, table, aad, 2);
-        if (dec) asmgen_ghash_update_avx(s, table, in, 4);
-        asmgen_sm4_ctr_avx(rk_enc, out, in, 4, ctr);
-        if (!dec) asmgen_ghash_update_avx(s, table, out, 4);
-        asmgen_ghash_update_avx(s, table, lens, 1);
-        asmgen_sm4_ecb_avx(rk_enc, tag, j0, 1);
+        GHASH_UPDATE(s, table, aad, 2);
+        if (dec) GHASH_UPDATE(s, table, in, 4);
+        sets[0].ctr(rk_enc, out, in, 4, ctr);
+        if (!dec) GHASH_UPDATE(s, table, out, 4);
+        GHASH_UPDATE(s, table, lens, 1);
+        sets[0].ecb(rk_enc, tag, j0, 1);
         for (i = 0; i < 16; i++) tag[i] ^= s[i];
         expect(dec ? "sm4-gcm decrypt tag (RFC 8998 A.1)" : "sm4-gcm encrypt tag (RFC 8998 A.1)", tag,
                "83de3541e4c2b58177e065a9bf7b62ec");
@@ -128,28 +179,16 @@ static void sm4_gcm_rfc8998(void) {
 }
 
 int main(void) {
-    __builtin_cpu_init();
-    if (!(__builtin_cpu_supports("avx") && __builtin_cpu_supports("aes") && __builtin_cpu_supports("pclmul"))) {
-        printf("skip: no AVX + AES-NI + PCLMULQDQ\n");
+    size_t i;
+    if (!detect()) {
+        printf("skip: the CPU lacks the baseline kernel set\n");
         return 0;
     }
     ghash_case_2();
     polyval_rfc8452();
     sm4_gcm_rfc8998();
-    sm4_example("avx", asmgen_sm4_ecb_avx);
-    sm4_ctr_example("avx", asmgen_sm4_ctr_avx);
-    if (__builtin_cpu_supports("avx2")) {
-        sm4_example("avx2", asmgen_sm4_ecb_avx2);
-        sm4_ctr_example("avx2", asmgen_sm4_ctr_avx2);
-    }
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("vaes")) {
-        sm4_example("vaes", asmgen_sm4_ecb_vaes);
-        sm4_ctr_example("vaes", asmgen_sm4_ctr_vaes);
-    }
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("gfni")) {
-        sm4_example("gfni", asmgen_sm4_ecb_gfni);
-        sm4_ctr_example("gfni", asmgen_sm4_ctr_gfni);
-    }
+    for (i = 0; i < sizeof sets / sizeof sets[0]; i++)
+        if (sets[i].have) sm4_example(&sets[i]), sm4_ctr_example(&sets[i]);
     printf("failures %d\n", failures);
     return failures != 0;
 }
