@@ -85,3 +85,25 @@ fn c_example_runs_on_aarch64_under_qemu() {
         assert!(out.contains(check), "aarch64: no `{check}` line:\n{out}");
     }
 }
+
+#[test]
+fn c_example_runs_on_riscv64_under_qemu() {
+    if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
+        println!("notice: not an x86_64 Linux host: the C example is not cross-built");
+        return;
+    }
+    let qemu = workspace().join(".tools/qemu10/usr/bin/qemu-riscv64");
+    let qemu = qemu.to_str().unwrap();
+    if !have_all(&["riscv64-linux-gnu-gcc", qemu], "cross-building examples/c for riscv64") {
+        return;
+    }
+    let source = std::fs::read_to_string(workspace().join("examples/c/example.c")).unwrap();
+    // The example has no riscv64 CPU detection: the environment variable says the CPU has Zbc and Zksed.
+    let runner = ["env", "ASMGEN_EXAMPLE_RISCV_SCALAR=1", qemu, "-cpu", "rv64,zbb=true,zbc=true,zksed=true"];
+    let (ok, out) = build_and_run("riscv64-linux-gnu-gcc", "riscv64-linux", &runner, &source, "riscv64");
+    print!("{out}");
+    assert!(ok, "examples/c failed on riscv64:\n{out}");
+    for check in ["ok ghash", "ok polyval", "ok sm4-gcm decrypt tag", "ok sm4-ctr zksed ", "failures 0"] {
+        assert!(out.contains(check), "riscv64: no `{check}` line:\n{out}");
+    }
+}
