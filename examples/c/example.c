@@ -1,6 +1,7 @@
-/* A C program using asmgen's x86_64-linux or aarch64-linux headers and listings: picks the kernel sets the CPU has
- * (x86_64: __builtin_cpu_supports; aarch64: getauxval(AT_HWCAP)) and checks each against published vectors. Build: ./build.sh
- * Covered so far: GHASH, POLYVAL, SM4 (ECB), SM4-CTR, SM4-GCM (ECB + CTR + GHASH glue).
+/* A C program using asmgen's headers and listings (generated/<target>/asmgen_{ghash,sm4}.h, ghash.S, sm4.S):
+ * picks the kernel sets the CPU has (x86_64: __builtin_cpu_supports; aarch64: getauxval(AT_HWCAP); riscv64:
+ * no detection, see detect()) and checks each against published vectors, one line per check. Build: ./build.sh
+ * Covered: GHASH, POLYVAL, SM4 (ECB), SM4-CTR, SM4-GCM encrypt/decrypt (glue over ECB + CTR + GHASH).
  * Not done yet: SM4-XTS, the gcm_enc kernel, the riscv64 vector sets. */
 #include <stdio.h>
 #include <stdlib.h>
