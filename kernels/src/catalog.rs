@@ -13,6 +13,7 @@ use asmgen::isa::riscv64::Riscv64;
 use asmgen::isa::x86_64::X86_64;
 use asmgen::target::Syntax;
 use asmgen::{Abi, Arch, GenError, Isa, Listing, Target};
+use std::borrow::Cow;
 
 /// A file under `generated/<target>/`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,28 +43,20 @@ fn ghash_listing<I: Isa>(sets: &[&KernelSet<I>], abi: Abi) -> Result<Listing<I>,
 pub struct Naming {
     /// The symbol prefix without its `_`, a C identifier: `asmgen_sm4_ecb_avx` becomes `<prefix>_sm4_ecb_avx`,
     /// and the headers are `<prefix>_<listing>.h` with `<PREFIX>_` macros.
-    pub prefix: String,
+    pub prefix: Cow<'static, str>,
     /// The function symbols' visibility.
     pub visibility: emit::gas::Visibility,
 }
 
 impl Naming {
     /// The checked-in files' naming.
-    pub const CHECKED_IN: Naming = Naming { prefix: String::new(), visibility: emit::gas::Visibility::Hidden };
-
-    /// The prefix (`asmgen` for the checked-in files).
-    fn prefix(&self) -> &str {
-        if self.prefix.is_empty() {
-            SYMBOL_PREFIX
-        } else {
-            &self.prefix
-        }
-    }
+    pub const CHECKED_IN: Naming =
+        Naming { prefix: Cow::Borrowed(SYMBOL_PREFIX), visibility: emit::gas::Visibility::Hidden };
 
     /// The symbol of a function the kernels name `asmgen_<rest>`: `<prefix>_<rest>`.
     fn symbol(&self, name: &str) -> String {
         match name.strip_prefix(SYMBOL_PREFIX).and_then(|r| r.strip_prefix('_')) {
-            Some(rest) => format!("{}_{rest}", self.prefix()),
+            Some(rest) => format!("{}_{rest}", self.prefix),
             None => name.to_string(),
         }
     }
@@ -95,7 +88,7 @@ fn render<I: Isa>(
     for (_, sym) in tables.iter_mut().flat_map(|t| t.kernels.iter_mut()) {
         *sym = naming.symbol(sym);
     }
-    files.extend(c_headers(target, &ls, &tables, naming.prefix()));
+    files.extend(c_headers(target, &ls, &tables, &naming.prefix));
     files.push(GeneratedFile {
         path: format!("{dir}/mod.rs"),
         contents: emit::rust::declarations(target, &ls, &tables),

@@ -96,7 +96,7 @@ fn consumer_args(args: &[String]) -> Result<Consumer, String> {
                 if value.is_empty() || !ident {
                     return Err(format!("--prefix {value:?}: not a C identifier"));
                 }
-                naming.prefix = value.clone();
+                naming.prefix = value.clone().into();
             }
             "--visibility" => {
                 naming.visibility = match value.as_str() {
