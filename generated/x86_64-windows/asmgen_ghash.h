@@ -6,7 +6,8 @@
  *
  * Every function returns void and keeps nothing between calls: what a call continues (counter, IV,
  * tweak, MAC, hash state) lives in the caller's buffers, updated in place.
- * nblocks counts 16-byte blocks and may be 0: then every buffer keeps its contents.
+ * nblocks counts 16-byte blocks and may be 0: then every buffer keeps its contents (the XTS unit
+ * kernels take len, a length in bytes, instead).
  * dst and src may be the same buffer (exact aliasing); they must not overlap otherwise. The other buffers
  * (round keys, tables, counters, IVs, tweaks, MACs, states) must overlap neither dst, src nor each other.
  * Byte orders: data, keys, IVs, tweaks and MACs are bytes as the standards print them; round keys are

@@ -12,7 +12,8 @@ use asmgen::{Builder, Isa};
 pub const C_RULES: &str =
     "Every function returns void and keeps nothing between calls: what a call continues (counter, IV,\n\
     tweak, MAC, hash state) lives in the caller's buffers, updated in place.\n\
-    nblocks counts 16-byte blocks and may be 0: then every buffer keeps its contents.\n\
+    nblocks counts 16-byte blocks and may be 0: then every buffer keeps its contents (the XTS unit\n\
+    kernels take len, a length in bytes, instead).\n\
     dst and src may be the same buffer (exact aliasing); they must not overlap otherwise. The other buffers\n\
     (round keys, tables, counters, IVs, tweaks, MACs, states) must overlap neither dst, src nor each other.\n\
     Byte orders: data, keys, IVs, tweaks and MACs are bytes as the standards print them; round keys are\n\
@@ -53,6 +54,14 @@ pub enum Role {
     XtsEncGb,
     /// SM4-XTS decryption, GB/T 17964 tweaks.
     XtsDecGb,
+    /// SM4-XTS encryption of one data unit, IEEE 1619: tweak encryption and ciphertext stealing inside.
+    XtsUnitEncIeee,
+    /// SM4-XTS decryption of one data unit, IEEE 1619.
+    XtsUnitDecIeee,
+    /// SM4-XTS encryption of one data unit, GB/T 17964.
+    XtsUnitEncGb,
+    /// SM4-XTS decryption of one data unit, GB/T 17964.
+    XtsUnitDecGb,
     /// SM4-GCM encryption with GHASH fused (decryption is GHASH, then CTR).
     GcmEnc,
     /// SM4-CCM encryption: CBC-MAC and CTR in one pass.
@@ -82,6 +91,10 @@ const CHAIN_ENC: &[(&str, CType)] = &[("rk_enc", Ptr), ("dst", Mut), ("src", Ptr
 const CHAIN_DEC: &[(&str, CType)] = &[("rk_dec", Ptr), ("dst", Mut), ("src", Ptr), ("nblocks", Size), ("iv", Mut)];
 const XTS_ENC: &[(&str, CType)] = &[("rk_enc", Ptr), ("dst", Mut), ("src", Ptr), ("nblocks", Size), ("tweak", Mut)];
 const XTS_DEC: &[(&str, CType)] = &[("rk_dec", Ptr), ("dst", Mut), ("src", Ptr), ("nblocks", Size), ("tweak", Mut)];
+const XTS_UNIT_ENC: &[(&str, CType)] =
+    &[("rk_enc", Ptr), ("rk_tweak", Ptr), ("dst", Mut), ("src", Ptr), ("len", Size), ("iv", Ptr)];
+const XTS_UNIT_DEC: &[(&str, CType)] =
+    &[("rk_dec", Ptr), ("rk_tweak", Ptr), ("dst", Mut), ("src", Ptr), ("len", Size), ("iv", Ptr)];
 const CCM: &[(&str, CType)] =
     &[("rk_enc", Ptr), ("dst", Mut), ("src", Ptr), ("nblocks", Size), ("ctr", Mut), ("mac", Mut)];
 
@@ -230,6 +243,45 @@ const ROLES: &[RoleInfo] = &[
             tweak: 16 bytes, read and updated from T[0] to T[nblocks], as for xts_enc_gb.",
     },
     RoleInfo {
+        role: Role::XtsUnitEncIeee,
+        name: "xts_unit_enc_ieee",
+        params: XTS_UNIT_ENC,
+        doc: None,
+        c_doc: "SM4-XTS encryption of one whole data unit (IEEE 1619, P1619 ciphertext stealing): one call per unit.\n\
+            len: the unit's length in bytes, any length from 16 (below 16 nothing is read or written). iv: the\n\
+            unit's 16-byte tweak value (e.g. the sector number, little-endian), read only; the kernel computes\n\
+            T[0] = E(rk_tweak, iv) itself. rk_tweak: the tweak key's rk_enc; rk_enc: the data key's.\n\
+            Whole blocks as xts_enc_ieee; if len % 16 = d > 0, the last full block and the d-byte tail are\n\
+            stolen as IEEE 1619 says: CC = E(P[m-1] ^ T[m-1]) ^ T[m-1], C[m] = the first d bytes of CC,\n\
+            C[m-1] = E(PP ^ T[m]) ^ T[m] with PP = P[m] || the last 16 - d bytes of CC.",
+    },
+    RoleInfo {
+        role: Role::XtsUnitDecIeee,
+        name: "xts_unit_dec_ieee",
+        params: XTS_UNIT_DEC,
+        doc: None,
+        c_doc: "SM4-XTS decryption of one whole data unit (IEEE 1619): the inverse of xts_unit_enc_ieee.\n\
+            rk_dec: the data key's rk_dec; rk_tweak: the tweak key's rk_enc (the tweak is always encrypted).\n\
+            len, iv as for xts_unit_enc_ieee; with a tail, the last full block is deciphered with T[m] and the\n\
+            stolen block with T[m-1].",
+    },
+    RoleInfo {
+        role: Role::XtsUnitEncGb,
+        name: "xts_unit_enc_gb",
+        params: XTS_UNIT_ENC,
+        doc: None,
+        c_doc: "SM4-XTS encryption of one whole data unit, GB/T 17964-2021 tweaks: as xts_unit_enc_ieee, with the\n\
+            tweak stepped as for xts_enc_gb.",
+    },
+    RoleInfo {
+        role: Role::XtsUnitDecGb,
+        name: "xts_unit_dec_gb",
+        params: XTS_UNIT_DEC,
+        doc: None,
+        c_doc: "SM4-XTS decryption of one whole data unit, GB/T 17964-2021 tweaks: as xts_unit_dec_ieee, with the\n\
+            tweak stepped as for xts_enc_gb.",
+    },
+    RoleInfo {
         role: Role::GcmEnc,
         name: "gcm_enc",
         params: &[("rk_enc", Ptr), ("htable", Ptr), ("dst", Mut), ("src", Ptr), ("nblocks", Size), ("state", Mut)],
@@ -300,6 +352,16 @@ impl Role {
             (true, false) => Role::XtsDecIeee,
             (false, true) => Role::XtsEncGb,
             (true, true) => Role::XtsDecGb,
+        }
+    }
+
+    /// The one-data-unit XTS role for a direction and tweak convention.
+    pub fn xts_unit(decrypt: bool, gb: bool) -> Role {
+        match (decrypt, gb) {
+            (false, false) => Role::XtsUnitEncIeee,
+            (true, false) => Role::XtsUnitDecIeee,
+            (false, true) => Role::XtsUnitEncGb,
+            (true, true) => Role::XtsUnitDecGb,
         }
     }
 

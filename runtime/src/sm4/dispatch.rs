@@ -14,6 +14,9 @@ pub(crate) type ExpandFn = unsafe extern "C" fn(*mut u8, *mut u8, *const u8);
 pub(crate) type BlocksFn = unsafe extern "C" fn(*const u8, *mut u8, *const u8, usize);
 /// `f(rk, dst, src, nblocks, iv_or_counter_or_tweak)`.
 pub(crate) type ChainFn = unsafe extern "C" fn(*const u8, *mut u8, *const u8, usize, *mut u8);
+/// `xts_unit(rk_data, rk_tweak, dst, src, len, iv)`: one XTS data unit of `len` bytes (at least 16), the tweak
+/// encryption and ciphertext stealing inside.
+pub(crate) type XtsUnitFn = unsafe extern "C" fn(*const u8, *const u8, *mut u8, *const u8, usize, *const u8);
 /// `gcm(rk, htable, dst, src, nblocks, state)`: `state` is the counter block (16 bytes) followed by the GHASH
 /// state (16 bytes); six arguments, so that every ABI passes them in registers.
 pub(crate) type GcmFn = unsafe extern "C" fn(*const u8, *const u8, *mut u8, *const u8, usize, *mut u8);
@@ -41,6 +44,8 @@ pub(crate) struct Sm4Kernels {
     pub xts_dec_ieee: Option<ChainFn>,
     pub xts_enc_gb: Option<ChainFn>,
     pub xts_dec_gb: Option<ChainFn>,
+    /// One data unit per call (`xts_unit_*`): encryption and decryption, IEEE then GB.
+    pub xts_unit: [Option<XtsUnitFn>; 4],
     /// Fused GCM encryption (decryption checks the tag first, so it is a GHASH pass and then CTR).
     pub gcm_enc: Option<GcmFn>,
     pub ccm_enc: Option<CcmFn>,
@@ -78,6 +83,7 @@ pub(crate) const PORTABLE: Sm4Kernels = Sm4Kernels {
     xts_dec_ieee: Some(portable::xts_dec_ieee),
     xts_enc_gb: Some(portable::xts_enc_gb),
     xts_dec_gb: Some(portable::xts_dec_gb),
+    xts_unit: [None; 4],
     gcm_enc: Some(portable::gcm_enc),
     ccm_enc: Some(portable::ccm_enc),
     ccm_dec: Some(portable::ccm_dec),
@@ -91,6 +97,7 @@ fn from_roles(name: &'static str, available: bool, entry: &dyn Fn(&str) -> Optio
     let expand = |r| entry(r).map(|p| unsafe { cast::<ExpandFn>(p) });
     let blocks = |r| entry(r).map(|p| unsafe { cast::<BlocksFn>(p) });
     let chain = |r| entry(r).map(|p| unsafe { cast::<ChainFn>(p) });
+    let unit = |r| entry(r).map(|p| unsafe { cast::<XtsUnitFn>(p) });
     let gcm = |r| entry(r).map(|p| unsafe { cast::<GcmFn>(p) });
     let ccm = |r| entry(r).map(|p| unsafe { cast::<CcmFn>(p) });
     Some(Sm4Kernels {
@@ -108,6 +115,7 @@ fn from_roles(name: &'static str, available: bool, entry: &dyn Fn(&str) -> Optio
         xts_dec_ieee: chain("xts_dec_ieee"),
         xts_enc_gb: chain("xts_enc_gb"),
         xts_dec_gb: chain("xts_dec_gb"),
+        xts_unit: ["xts_unit_enc_ieee", "xts_unit_dec_ieee", "xts_unit_enc_gb", "xts_unit_dec_gb"].map(unit),
         gcm_enc: gcm("gcm_enc"),
         ccm_enc: ccm("ccm_enc"),
         ccm_dec: ccm("ccm_dec"),

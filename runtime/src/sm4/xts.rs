@@ -98,6 +98,15 @@ impl Sm4Xts {
             return Err(Error::InvalidLength { what: "XTS data unit", len });
         }
         let k = self.data.k;
+        let which = decrypt as usize + 2 * self.gb as usize;
+        if let (None, Some(unit)) = (self.sector, k.xts_unit[which]) {
+            let rk = if decrypt { &self.data.dec } else { &self.data.enc };
+            // SAFETY: round keys of 128 bytes each (the tweak key's encryption schedule), `len` >= 16 bytes
+            // in place (exact aliasing allowed), a 16-byte tweak value; the kernel keeps nothing.
+            let p = buf.as_mut_ptr();
+            unsafe { unit(rk.ptr(), self.tweak.enc.ptr(), p, p, len, tweak.as_ptr()) };
+            return Ok(());
+        }
         let (mut f, rk) = match (decrypt, self.gb) {
             (false, false) => (k.xts_enc_ieee, &self.data.enc),
             (true, false) => (k.xts_dec_ieee, &self.data.dec),
@@ -110,7 +119,7 @@ impl Sm4Xts {
             }
             // The fixed-size kernels take the same round keys (one layout on every backend).
             if let Some(fixed) = fixed {
-                f = fixed.fns[decrypt as usize + 2 * self.gb as usize];
+                f = fixed.fns[which];
             }
         }
         let mut t = Zeroizing::new(self.tweak.encrypt_block(tweak));
