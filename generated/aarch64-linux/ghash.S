@@ -23,8 +23,9 @@
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * GHASH key setup: table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i,
- * for i = 1..8 (powers in the Montgomery domain: H^i = H^(i-1) * H * x^-128).
+ * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form), from h.
+ * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
+ * Montgomery domain: H^i = H^(i-1) * H * x^-128).
  *
  * void asmgen_ghash_init_pmull(uint8_t *table, const uint8_t *h);
  * Requires: pmull
@@ -233,8 +234,9 @@ asmgen_ghash_init_pmull:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * GHASH: absorbs nblocks 16-byte blocks into state, eight blocks per reduction
- * (S + X1)*H^8 + X2*H^7 + ... + X8*H^1, Karatsuba products, one Montgomery reduction).
+ * GHASH update (SP 800-38D): state = (state ^ X) * H for each 16-byte block X of data.
+ * Eight blocks per reduction: (S + X1)*H^8 + X2*H^7 + ... + X8*H^1, Karatsuba products, one Montgomery
+ * reduction.
  *
  * void asmgen_ghash_update_pmull(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  * Requires: pmull
@@ -459,8 +461,9 @@ asmgen_ghash_update_pmull:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * POLYVAL key setup: table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i,
- * for i = 1..8 (powers in the Montgomery domain: H^i = H^(i-1) * H * x^-128).
+ * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form), from h.
+ * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
+ * Montgomery domain: H^i = H^(i-1) * H * x^-128).
  *
  * void asmgen_polyval_init_pmull(uint8_t *table, const uint8_t *h);
  * Requires: pmull
@@ -657,8 +660,9 @@ asmgen_polyval_init_pmull:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * POLYVAL: absorbs nblocks 16-byte blocks into state, eight blocks per reduction
- * (S + X1)*H^8 + X2*H^7 + ... + X8*H^1, Karatsuba products, one Montgomery reduction).
+ * POLYVAL update (RFC 8452): state = (state ^ X) * H * x^-128 for each 16-byte block X of data.
+ * Eight blocks per reduction: (S + X1)*H^8 + X2*H^7 + ... + X8*H^1, Karatsuba products, one Montgomery
+ * reduction.
  *
  * void asmgen_polyval_update_pmull(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  * Requires: pmull

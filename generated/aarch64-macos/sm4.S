@@ -61,8 +61,8 @@
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4 key schedule with sm4ekey: K = MK ^ FK, then four round keys per sm4ekey with CK[4i..4i+4].
- * Writes rk_enc[i] and rk_dec[31-i] (little-endian words).
+ * SM4 key schedule (GB/T 32907), constant time: rk_enc = rk[0..32], rk_dec[i] = rk[31-i] (little-endian words).
+ * sm4ekey: K = MK ^ FK, then four round keys per sm4ekey with CK[4i..4i+4].
  *
  * void asmgen_sm4_expand_key_ce(uint8_t *rk_enc, uint8_t *rk_dec, const uint8_t *key);
  * Requires: sm4
@@ -143,8 +143,8 @@ _asmgen_sm4_expand_key_ce:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys) (SM4 extension).
- * Eight blocks in flight (8 x sm4e each), then a batch of four and single blocks; dst may equal src.
+ * SM4-ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys).
+ * SM4 extension: eight blocks in flight (8 x sm4e each), then a batch of four and single blocks; dst may equal src.
  *
  * void asmgen_sm4_ecb_ce(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
  * Requires: sm4
@@ -345,8 +345,8 @@ Lasmgen_sm4_ecb_ce_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks (SM4 extension).
- * Eight blocks in flight (8 x sm4e each), then a batch of four and single blocks; dst may equal src.
+ * SM4-CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks.
+ * SM4 extension: eight blocks in flight (8 x sm4e each), then a batch of four and single blocks; dst may equal src.
  *
  * void asmgen_sm4_ctr_ce(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
  * Requires: sm4
@@ -672,8 +672,8 @@ Lasmgen_sm4_ctr_ce_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-CBC decryption: dst[i] = D(src[i]) ^ src[i-1], src[-1] = iv; iv = last ciphertext block (SM4 extension).
- * Eight blocks in flight (8 x sm4e each), then a batch of four and single blocks; dst may equal src.
+ * SM4-CBC decryption: dst[i] = D(src[i]) ^ src[i-1], src[-1] = iv; iv = last ciphertext block.
+ * SM4 extension: eight blocks in flight (8 x sm4e each), then a batch of four and single blocks; dst may equal src.
  *
  * void asmgen_sm4_cbc_dec_ce(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
  * Requires: sm4
@@ -894,8 +894,8 @@ Lasmgen_sm4_cbc_dec_ce_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-CFB-128 decryption: dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv; iv = last ciphertext block (SM4 extension).
- * Eight blocks in flight (8 x sm4e each), then a batch of four and single blocks; dst may equal src.
+ * SM4-CFB-128 decryption: dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv; iv = last ciphertext block.
+ * SM4 extension: eight blocks in flight (8 x sm4e each), then a batch of four and single blocks; dst may equal src.
  *
  * void asmgen_sm4_cfb_dec_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
  * Requires: sm4
@@ -1503,7 +1503,7 @@ Lasmgen_sm4_cbc_mac_ce_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-XTS encryption (IEEE 1619), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i]; tweak = T[0] in, T[nblocks] out.
+ * SM4-XTS encryption (IEEE 1619), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
  * Eight blocks in flight; the tweak chain stays in vector registers.
  *
  * void asmgen_sm4_xts_enc_ieee_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
@@ -1844,7 +1844,7 @@ Lasmgen_sm4_xts_enc_ieee_ce_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-XTS decryption (IEEE 1619), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i]; tweak = T[0] in, T[nblocks] out.
+ * SM4-XTS decryption (IEEE 1619), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
  * Eight blocks in flight; the tweak chain stays in vector registers.
  *
  * void asmgen_sm4_xts_dec_ieee_ce(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
@@ -2185,7 +2185,7 @@ Lasmgen_sm4_xts_dec_ieee_ce_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-XTS encryption (GB/T 17964-2021), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i]; tweak = T[0] in, T[nblocks] out.
+ * SM4-XTS encryption (GB/T 17964), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
  * Eight blocks in flight; the tweak chain stays in vector registers.
  *
  * void asmgen_sm4_xts_enc_gb_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
@@ -2529,7 +2529,7 @@ Lasmgen_sm4_xts_enc_gb_ce_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-XTS decryption (GB/T 17964-2021), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i]; tweak = T[0] in, T[nblocks] out.
+ * SM4-XTS decryption (GB/T 17964), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
  * Eight blocks in flight; the tweak chain stays in vector registers.
  *
  * void asmgen_sm4_xts_dec_gb_ce(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
@@ -2873,9 +2873,9 @@ Lasmgen_sm4_xts_dec_gb_ce_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-GCM payload encryption, whole blocks: dst = src ^ E(ctr_i) (inc32), GHASH over dst;
- * state = counter block || GHASH state (GHASH byte order), both updated. Eight blocks in flight, the
- * sm4e rounds of each batch interleaved with the PMULL GHASH of the previous batch.
+ * SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs dst.
+ * Eight blocks in flight, the sm4e rounds of each batch interleaved with the PMULL GHASH of the previous
+ * batch.
  *
  * void asmgen_sm4_gcm_enc_ce(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
  * Requires: pmull, sm4
@@ -3431,8 +3431,8 @@ Lasmgen_sm4_gcm_enc_ce_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-CCM payload encryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit big-endian counter, updated),
- * mac = E(mac ^ p[i]) over the plaintext (src). The MAC block and a counter block share each pass of rounds.
+ * SM4-CCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit counter, updated); mac = E(mac ^ src[i]).
+ * The MAC block and a counter block share each pass of sm4e rounds.
  *
  * void asmgen_sm4_ccm_enc_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
  * Requires: sm4
@@ -3515,8 +3515,8 @@ Lasmgen_sm4_ccm_enc_ce_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-CCM payload decryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit big-endian counter, updated),
- * mac = E(mac ^ p[i]) over the plaintext (dst). The MAC block and a counter block share each pass of rounds (the MAC one block behind).
+ * SM4-CCM decryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit counter, updated); mac = E(mac ^ dst[i]).
+ * The MAC block and a counter block share each pass of sm4e rounds (the MAC one block behind).
  *
  * void asmgen_sm4_ccm_dec_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
  * Requires: sm4
@@ -3637,8 +3637,9 @@ Lasmgen_sm4_ccm_dec_ce_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4 key schedule: K = MK ^ FK, rk[i] = K[i+4] = K[i] ^ L'(S(K[i+1] ^ K[i+2] ^ K[i+3] ^ CK[i])),
- * L'(B) = B ^ rol(B, 13) ^ rol(B, 23). Writes rk_enc[i] and rk_dec[31-i] (little-endian words).
+ * SM4 key schedule (GB/T 32907), constant time: rk_enc = rk[0..32], rk_dec[i] = rk[31-i] (little-endian words).
+ * K = MK ^ FK, rk[i] = K[i+4] = K[i] ^ L'(S(K[i+1] ^ K[i+2] ^ K[i+3] ^ CK[i])), L'(B) = B ^ rol(B, 13) ^
+ * rol(B, 23); one round key per step.
  *
  * void asmgen_sm4_expand_key_neon(uint8_t *rk_enc, uint8_t *rk_dec, const uint8_t *key);
  * Requires: baseline
@@ -3804,8 +3805,8 @@ Lasmgen_sm4_expand_key_neon_loop:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys) (NEON, tbl S-box).
- * Eight blocks in flight (two transposed groups of four); dst may equal src.
+ * SM4-ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys).
+ * NEON, tbl S-box: eight blocks in flight (two transposed groups of four); dst may equal src.
  *
  * void asmgen_sm4_ecb_neon(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
  * Requires: baseline
@@ -4334,8 +4335,8 @@ Lasmgen_sm4_ecb_neon_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks (NEON, tbl S-box).
- * Eight blocks in flight (two transposed groups of four); dst may equal src.
+ * SM4-CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks.
+ * NEON, tbl S-box: eight blocks in flight (two transposed groups of four); dst may equal src.
  *
  * void asmgen_sm4_ctr_neon(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
  * Requires: baseline
@@ -4937,8 +4938,8 @@ Lasmgen_sm4_ctr_neon_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-CBC decryption: dst[i] = D(src[i]) ^ src[i-1], src[-1] = iv; iv = last ciphertext block (NEON, tbl S-box).
- * Eight blocks in flight (two transposed groups of four); dst may equal src.
+ * SM4-CBC decryption: dst[i] = D(src[i]) ^ src[i-1], src[-1] = iv; iv = last ciphertext block.
+ * NEON, tbl S-box: eight blocks in flight (two transposed groups of four); dst may equal src.
  *
  * void asmgen_sm4_cbc_dec_neon(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
  * Requires: baseline
@@ -5518,8 +5519,8 @@ Lasmgen_sm4_cbc_dec_neon_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-CFB-128 decryption: dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv; iv = last ciphertext block (NEON, tbl S-box).
- * Eight blocks in flight (two transposed groups of four); dst may equal src.
+ * SM4-CFB-128 decryption: dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv; iv = last ciphertext block.
+ * NEON, tbl S-box: eight blocks in flight (two transposed groups of four); dst may equal src.
  *
  * void asmgen_sm4_cfb_dec_neon(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
  * Requires: baseline

@@ -30,8 +30,9 @@
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * GHASH key setup: table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i,
- * for i = 1..8 (powers in the Montgomery domain: H^i = H^(i-1) * H * x^-128).
+ * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form), from h.
+ * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
+ * Montgomery domain: H^i = H^(i-1) * H * x^-128).
  *
  * void asmgen_ghash_init_zbc(uint8_t *table, const uint8_t *h);
  * Requires: zbb, zbc
@@ -338,8 +339,9 @@ asmgen_ghash_init_zbc:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * GHASH: absorbs nblocks 16-byte blocks into state, eight blocks per reduction
- * (S + X1)*H^8 + X2*H^7 + ... + X8*H^1, Karatsuba products, one Montgomery reduction).
+ * GHASH update (SP 800-38D): state = (state ^ X) * H for each 16-byte block X of data.
+ * Eight blocks per reduction: (S + X1)*H^8 + X2*H^7 + ... + X8*H^1, Karatsuba products, one Montgomery
+ * reduction.
  *
  * void asmgen_ghash_update_zbc(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  * Requires: zbb, zbc
@@ -651,8 +653,9 @@ asmgen_ghash_update_zbc:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * POLYVAL key setup: table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i,
- * for i = 1..8 (powers in the Montgomery domain: H^i = H^(i-1) * H * x^-128).
+ * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form), from h.
+ * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
+ * Montgomery domain: H^i = H^(i-1) * H * x^-128).
  *
  * void asmgen_polyval_init_zbc(uint8_t *table, const uint8_t *h);
  * Requires: zbc
@@ -946,8 +949,9 @@ asmgen_polyval_init_zbc:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * POLYVAL: absorbs nblocks 16-byte blocks into state, eight blocks per reduction
- * (S + X1)*H^8 + X2*H^7 + ... + X8*H^1, Karatsuba products, one Montgomery reduction).
+ * POLYVAL update (RFC 8452): state = (state ^ X) * H * x^-128 for each 16-byte block X of data.
+ * Eight blocks per reduction: (S + X1)*H^8 + X2*H^7 + ... + X8*H^1, Karatsuba products, one Montgomery
+ * reduction.
  *
  * void asmgen_polyval_update_zbc(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  * Requires: zbc
@@ -1237,8 +1241,9 @@ asmgen_polyval_update_zbc:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * GHASH key setup (shared table layout): table[16*(i-1)] = f^-1(Hg^i),
- * table[128 + 16*(i-1)] = its Karatsuba half-sum, i = 1..8; f^-1(y) = ByteReverse(y * x^-1).
+ * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form), from h.
+ * Shared table layout, computed with vgmul: table[16*(i-1)] = f^-1(Hg^i), table[128 + 16*(i-1)] = its
+ * Karatsuba half-sum, i = 1..8; f^-1(y) = ByteReverse(y * x^-1).
  *
  * void asmgen_ghash_init_zvkg(uint8_t *table, const uint8_t *h);
  * Requires: v, zvkb, zvkg
@@ -1405,8 +1410,9 @@ asmgen_ghash_init_zvkg:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * GHASH: absorbs nblocks 16-byte blocks into state with vghsh, G = min(VLMAX/4, 8) blocks per batch
- * (G running sums, multiplied by Hg^G..Hg^1 at the last whole batch and xored together).
+ * GHASH update (SP 800-38D): state = (state ^ X) * H for each 16-byte block X of data.
+ * vghsh, G = min(VLMAX/4, 8) blocks per batch (G running sums, multiplied by Hg^G..Hg^1 at the last
+ * whole batch and xored together).
  *
  * void asmgen_ghash_update_zvkg(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  * Requires: v, zvkb, zvkg
@@ -1497,8 +1503,9 @@ asmgen_ghash_update_zvkg:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * POLYVAL key setup (shared table layout): table[16*(i-1)] = f^-1(Hg^i),
- * table[128 + 16*(i-1)] = its Karatsuba half-sum, i = 1..8; f^-1(y) = ByteReverse(y * x^-1).
+ * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form), from h.
+ * Shared table layout, computed with vgmul: table[16*(i-1)] = f^-1(Hg^i), table[128 + 16*(i-1)] = its
+ * Karatsuba half-sum, i = 1..8; f^-1(y) = ByteReverse(y * x^-1).
  *
  * void asmgen_polyval_init_zvkg(uint8_t *table, const uint8_t *h);
  * Requires: v, zvkb, zvkg
@@ -1668,8 +1675,9 @@ asmgen_polyval_init_zvkg:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * POLYVAL: absorbs nblocks 16-byte blocks into state with vghsh, G = min(VLMAX/4, 8) blocks per batch
- * (G running sums, multiplied by Hg^G..Hg^1 at the last whole batch and xored together).
+ * POLYVAL update (RFC 8452): state = (state ^ X) * H * x^-128 for each 16-byte block X of data.
+ * vghsh, G = min(VLMAX/4, 8) blocks per batch (G running sums, multiplied by Hg^G..Hg^1 at the last
+ * whole batch and xored together).
  *
  * void asmgen_polyval_update_zvkg(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  * Requires: v, zvkb, zvkg

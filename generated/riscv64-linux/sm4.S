@@ -54,8 +54,8 @@
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4 key schedule: K = MK ^ FK, rk[i] = K[i+4] = K[i] ^ L'(S(K[i+1] ^ K[i+2] ^ K[i+3] ^ CK[i])),
- * four sm4ks per key. Writes rk_enc[i] and rk_dec[31-i] (little-endian words).
+ * SM4 key schedule (GB/T 32907), constant time: rk_enc = rk[0..32], rk_dec[i] = rk[31-i] (little-endian words).
+ * sm4ks: K = MK ^ FK, rk[i] = K[i+4] = K[i] ^ L'(S(K[i+1] ^ K[i+2] ^ K[i+3] ^ CK[i])), four sm4ks per key.
  *
  * void asmgen_sm4_expand_key_zksed(uint8_t *rk_enc, uint8_t *rk_dec, const uint8_t *key);
  * Requires: zbb, zksed
@@ -1850,8 +1850,8 @@ asmgen_sm4_cbc_mac_zksed:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4 key schedule with vsm4k.vi: K = MK ^ FK, then four round keys per instruction.
- * Writes rk_enc[i] and rk_dec[31-i] (little-endian words).
+ * SM4 key schedule (GB/T 32907), constant time: rk_enc = rk[0..32], rk_dec[i] = rk[31-i] (little-endian words).
+ * vsm4k.vi: K = MK ^ FK, then four round keys per instruction.
  *
  * void asmgen_sm4_expand_key_zvksed(uint8_t *rk_enc, uint8_t *rk_dec, const uint8_t *key);
  * Requires: v, zvkb, zvksed
@@ -2501,7 +2501,7 @@ asmgen_sm4_cbc_mac_zvksed:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-XTS encryption (IEEE 1619), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak = T[0] in, T[nblocks] out.
+ * SM4-XTS encryption (IEEE 1619), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
  * Tweaks of a register group (at most 32 blocks) in GCM bit order, stepped by one vgmul by x^G.
  *
  * void asmgen_sm4_xts_enc_ieee_zvksed(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
@@ -2617,7 +2617,7 @@ asmgen_sm4_xts_enc_ieee_zvksed:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-XTS decryption (IEEE 1619), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak = T[0] in, T[nblocks] out.
+ * SM4-XTS decryption (IEEE 1619), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
  * Tweaks of a register group (at most 32 blocks) in GCM bit order, stepped by one vgmul by x^G.
  *
  * void asmgen_sm4_xts_dec_ieee_zvksed(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
@@ -2733,7 +2733,7 @@ asmgen_sm4_xts_dec_ieee_zvksed:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-XTS encryption (GB/T 17964), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak = T[0] in, T[nblocks] out.
+ * SM4-XTS encryption (GB/T 17964), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
  * Tweaks of a register group (at most 32 blocks) in GCM bit order, stepped by one vgmul by x^G.
  *
  * void asmgen_sm4_xts_enc_gb_zvksed(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
@@ -2846,7 +2846,7 @@ asmgen_sm4_xts_enc_gb_zvksed:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-XTS decryption (GB/T 17964), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak = T[0] in, T[nblocks] out.
+ * SM4-XTS decryption (GB/T 17964), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
  * Tweaks of a register group (at most 32 blocks) in GCM bit order, stepped by one vgmul by x^G.
  *
  * void asmgen_sm4_xts_dec_gb_zvksed(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);

@@ -109,8 +109,9 @@
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4 key schedule: K = MK ^ FK, rk[i] = K[i+4] = K[i] ^ L'(S(K[i+1] ^ K[i+2] ^ K[i+3] ^ CK[i])),
- * L'(B) = B ^ rol(B, 13) ^ rol(B, 23). Writes rk_enc[i] and rk_dec[31-i] (little-endian words).
+ * SM4 key schedule (GB/T 32907), constant time: rk_enc = rk[0..32], rk_dec[i] = rk[31-i] (little-endian words).
+ * K = MK ^ FK, rk[i] = K[i+4] = K[i] ^ L'(S(K[i+1] ^ K[i+2] ^ K[i+3] ^ CK[i])), L'(B) = B ^ rol(B, 13) ^
+ * rol(B, 23); one round key per step.
  *
  * void asmgen_sm4_expand_key_avx(uint8_t *rk_enc, uint8_t *rk_dec, const uint8_t *key);
  * Requires: AES, AVX
@@ -6187,8 +6188,8 @@ Lasmgen_sm4_cbc_mac_avx_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-XTS encryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
- * tweak becomes T[nblocks]. 8 blocks in flight, tweaks computed in registers; dst may equal src.
+ * SM4-XTS encryption (IEEE 1619), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+ * 8 blocks in flight, tweaks computed in registers; dst may equal src.
  *
  * void asmgen_sm4_xts_enc_ieee_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
  * Requires: AES, AVX
@@ -6702,8 +6703,8 @@ Lasmgen_sm4_xts_enc_ieee_avx_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-XTS decryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
- * tweak becomes T[nblocks]. 8 blocks in flight, tweaks computed in registers; dst may equal src.
+ * SM4-XTS decryption (IEEE 1619), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+ * 8 blocks in flight, tweaks computed in registers; dst may equal src.
  *
  * void asmgen_sm4_xts_dec_ieee_avx(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
  * Requires: AES, AVX
@@ -7217,8 +7218,8 @@ Lasmgen_sm4_xts_dec_ieee_avx_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-XTS encryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
- * tweak becomes T[nblocks]. 8 blocks in flight, tweaks computed in registers; dst may equal src.
+ * SM4-XTS encryption (GB/T 17964), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+ * 8 blocks in flight, tweaks computed in registers; dst may equal src.
  *
  * void asmgen_sm4_xts_enc_gb_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
  * Requires: AES, AVX
@@ -7768,8 +7769,8 @@ Lasmgen_sm4_xts_enc_gb_avx_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-XTS decryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
- * tweak becomes T[nblocks]. 8 blocks in flight, tweaks computed in registers; dst may equal src.
+ * SM4-XTS decryption (GB/T 17964), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+ * 8 blocks in flight, tweaks computed in registers; dst may equal src.
  *
  * void asmgen_sm4_xts_dec_gb_avx(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
  * Requires: AES, AVX
@@ -8319,8 +8320,8 @@ Lasmgen_sm4_xts_dec_gb_avx_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-XTS encryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
- * tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
+ * SM4-XTS encryption (IEEE 1619), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+ * 16 blocks in flight, tweaks computed in registers; dst may equal src.
  *
  * void asmgen_sm4_xts_enc_ieee_avx2(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
  * Requires: AES, AVX, AVX2
@@ -9644,8 +9645,8 @@ Lasmgen_sm4_xts_enc_ieee_avx2_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-XTS decryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
- * tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
+ * SM4-XTS decryption (IEEE 1619), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+ * 16 blocks in flight, tweaks computed in registers; dst may equal src.
  *
  * void asmgen_sm4_xts_dec_ieee_avx2(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
  * Requires: AES, AVX, AVX2
@@ -10969,8 +10970,8 @@ Lasmgen_sm4_xts_dec_ieee_avx2_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-XTS encryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
- * tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
+ * SM4-XTS encryption (GB/T 17964), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+ * 16 blocks in flight, tweaks computed in registers; dst may equal src.
  *
  * void asmgen_sm4_xts_enc_gb_avx2(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
  * Requires: AES, AVX, AVX2
@@ -12414,8 +12415,8 @@ Lasmgen_sm4_xts_enc_gb_avx2_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-XTS decryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
- * tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
+ * SM4-XTS decryption (GB/T 17964), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+ * 16 blocks in flight, tweaks computed in registers; dst may equal src.
  *
  * void asmgen_sm4_xts_dec_gb_avx2(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
  * Requires: AES, AVX, AVX2
@@ -13859,9 +13860,8 @@ Lasmgen_sm4_xts_dec_gb_avx2_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i) (ctr = state[0..16], inc32), GHASH state[16..32]
- * absorbs the ciphertext (dst) with the key table htable (asmgen_ghash_init_avx). One pass: 8 blocks in
- * flight, GHASH multiplies interleaved with the rounds; dst may equal src.
+ * SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs dst.
+ * One pass: 8 blocks in flight, the GHASH multiplies interleaved with the rounds; dst may equal src.
  *
  * void asmgen_sm4_gcm_enc_avx(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
  * Requires: AES, PCLMULQDQ, AVX
@@ -15061,9 +15061,8 @@ Lasmgen_sm4_gcm_enc_avx_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i) (ctr = state[0..16], inc32), GHASH state[16..32]
- * absorbs the ciphertext (dst) with the key table htable (asmgen_ghash_init_avx). One pass: 16 blocks in
- * flight, GHASH multiplies interleaved with the rounds; dst may equal src.
+ * SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs dst.
+ * One pass: 16 blocks in flight, the GHASH multiplies interleaved with the rounds; dst may equal src.
  *
  * void asmgen_sm4_gcm_enc_avx2(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
  * Requires: AES, PCLMULQDQ, AVX, AVX2
@@ -16663,9 +16662,9 @@ Lasmgen_sm4_gcm_enc_avx2_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-CCM payload encryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit big-endian counter, updated),
- * mac = E(mac ^ p[i]) over the plaintext p = src. One pass: the MAC block and a counter block share the
- * rounds (two lanes of one xmm group); dst may equal src.
+ * SM4-CCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit counter, updated); mac = E(mac ^ src[i]).
+ * One pass: the MAC block and a counter block share the rounds (two lanes of one xmm group); dst may equal
+ * src.
  *
  * void asmgen_sm4_ccm_enc_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
  * Requires: AES, AVX
@@ -16866,9 +16865,9 @@ Lasmgen_sm4_ccm_enc_avx_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-CCM payload decryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit big-endian counter, updated),
- * mac = E(mac ^ p[i]) over the plaintext p = dst. One pass: the MAC block and a counter block share the
- * rounds (two lanes of one xmm group); dst may equal src.
+ * SM4-CCM decryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit counter, updated); mac = E(mac ^ dst[i]).
+ * One pass: the MAC block and a counter block share the rounds (two lanes of one xmm group); dst may equal
+ * src.
  *
  * void asmgen_sm4_ccm_dec_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
  * Requires: AES, AVX
@@ -20150,8 +20149,8 @@ Lasmgen_sm4_cfb_dec_gfni_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-XTS encryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
- * tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
+ * SM4-XTS encryption (IEEE 1619), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+ * 16 blocks in flight, tweaks computed in registers; dst may equal src.
  *
  * void asmgen_sm4_xts_enc_ieee_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
  * Requires: AVX, AVX2, VPCLMULQDQ, GFNI
@@ -21218,8 +21217,8 @@ Lasmgen_sm4_xts_enc_ieee_gfni_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-XTS decryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
- * tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
+ * SM4-XTS decryption (IEEE 1619), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+ * 16 blocks in flight, tweaks computed in registers; dst may equal src.
  *
  * void asmgen_sm4_xts_dec_ieee_gfni(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
  * Requires: AVX, AVX2, VPCLMULQDQ, GFNI
@@ -22286,8 +22285,8 @@ Lasmgen_sm4_xts_dec_ieee_gfni_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-XTS encryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
- * tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
+ * SM4-XTS encryption (GB/T 17964), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+ * 16 blocks in flight, tweaks computed in registers; dst may equal src.
  *
  * void asmgen_sm4_xts_enc_gb_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
  * Requires: AVX, AVX2, VPCLMULQDQ, GFNI
@@ -23408,8 +23407,8 @@ Lasmgen_sm4_xts_enc_gb_gfni_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-XTS decryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
- * tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
+ * SM4-XTS decryption (GB/T 17964), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+ * 16 blocks in flight, tweaks computed in registers; dst may equal src.
  *
  * void asmgen_sm4_xts_dec_gb_gfni(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
  * Requires: AVX, AVX2, VPCLMULQDQ, GFNI
@@ -24530,9 +24529,8 @@ Lasmgen_sm4_xts_dec_gb_gfni_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i) (ctr = state[0..16], inc32), GHASH state[16..32]
- * absorbs the ciphertext (dst) with the key table htable (asmgen_ghash_init_avx). One pass: 16 blocks in
- * flight, GHASH multiplies interleaved with the rounds; dst may equal src.
+ * SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs dst.
+ * One pass: 16 blocks in flight, the GHASH multiplies interleaved with the rounds; dst may equal src.
  *
  * void asmgen_sm4_gcm_enc_gfni(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
  * Requires: PCLMULQDQ, AVX, AVX2, GFNI
@@ -29275,8 +29273,8 @@ Lasmgen_sm4_cfb_dec_vaes_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-XTS encryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
- * tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
+ * SM4-XTS encryption (IEEE 1619), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+ * 16 blocks in flight, tweaks computed in registers; dst may equal src.
  *
  * void asmgen_sm4_xts_enc_ieee_vaes(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
  * Requires: AES, AVX, AVX2, VAES
@@ -30576,8 +30574,8 @@ Lasmgen_sm4_xts_enc_ieee_vaes_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-XTS decryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
- * tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
+ * SM4-XTS decryption (IEEE 1619), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+ * 16 blocks in flight, tweaks computed in registers; dst may equal src.
  *
  * void asmgen_sm4_xts_dec_ieee_vaes(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
  * Requires: AES, AVX, AVX2, VAES
@@ -31877,8 +31875,8 @@ Lasmgen_sm4_xts_dec_ieee_vaes_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-XTS encryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
- * tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
+ * SM4-XTS encryption (GB/T 17964), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+ * 16 blocks in flight, tweaks computed in registers; dst may equal src.
  *
  * void asmgen_sm4_xts_enc_gb_vaes(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
  * Requires: AES, AVX, AVX2, VAES
@@ -33298,8 +33296,8 @@ Lasmgen_sm4_xts_enc_gb_vaes_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-XTS decryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
- * tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
+ * SM4-XTS decryption (GB/T 17964), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+ * 16 blocks in flight, tweaks computed in registers; dst may equal src.
  *
  * void asmgen_sm4_xts_dec_gb_vaes(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
  * Requires: AES, AVX, AVX2, VAES
@@ -34719,9 +34717,8 @@ Lasmgen_sm4_xts_dec_gb_vaes_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i) (ctr = state[0..16], inc32), GHASH state[16..32]
- * absorbs the ciphertext (dst) with the key table htable (asmgen_ghash_init_avx). One pass: 16 blocks in
- * flight, GHASH multiplies interleaved with the rounds; dst may equal src.
+ * SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs dst.
+ * One pass: 16 blocks in flight, the GHASH multiplies interleaved with the rounds; dst may equal src.
  *
  * void asmgen_sm4_gcm_enc_vaes(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
  * Requires: AES, PCLMULQDQ, AVX, AVX2, VAES
@@ -36655,9 +36652,9 @@ Lasmgen_sm4_cbc_mac_gfni_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-CCM payload encryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit big-endian counter, updated),
- * mac = E(mac ^ p[i]) over the plaintext p = src. One pass: the MAC block and a counter block share the
- * rounds (two lanes of one xmm group); dst may equal src.
+ * SM4-CCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit counter, updated); mac = E(mac ^ src[i]).
+ * One pass: the MAC block and a counter block share the rounds (two lanes of one xmm group); dst may equal
+ * src.
  *
  * void asmgen_sm4_ccm_enc_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
  * Requires: AVX, GFNI
@@ -36812,9 +36809,9 @@ Lasmgen_sm4_ccm_enc_gfni_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * SM4-CCM payload decryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit big-endian counter, updated),
- * mac = E(mac ^ p[i]) over the plaintext p = dst. One pass: the MAC block and a counter block share the
- * rounds (two lanes of one xmm group); dst may equal src.
+ * SM4-CCM decryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit counter, updated); mac = E(mac ^ dst[i]).
+ * One pass: the MAC block and a counter block share the rounds (two lanes of one xmm group); dst may equal
+ * src.
  *
  * void asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
  * Requires: AVX, GFNI

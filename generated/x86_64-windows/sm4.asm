@@ -106,8 +106,9 @@
 	section .text code align=32
 
 ; ----------------------------------------------------------------------------------------------------
-; SM4 key schedule: K = MK ^ FK, rk[i] = K[i+4] = K[i] ^ L'(S(K[i+1] ^ K[i+2] ^ K[i+3] ^ CK[i])),
-; L'(B) = B ^ rol(B, 13) ^ rol(B, 23). Writes rk_enc[i] and rk_dec[31-i] (little-endian words).
+; SM4 key schedule (GB/T 32907), constant time: rk_enc = rk[0..32], rk_dec[i] = rk[31-i] (little-endian words).
+; K = MK ^ FK, rk[i] = K[i+4] = K[i] ^ L'(S(K[i+1] ^ K[i+2] ^ K[i+3] ^ CK[i])), L'(B) = B ^ rol(B, 13) ^
+; rol(B, 23); one round key per step.
 ;
 ; void asmgen_sm4_expand_key_avx(uint8_t *rk_enc, uint8_t *rk_dec, const uint8_t *key);
 ; Requires: AES, AVX
@@ -6659,8 +6660,8 @@ asmgen_sm4_cbc_mac_avx:
 .seh_end:
 
 ; ----------------------------------------------------------------------------------------------------
-; SM4-XTS encryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
-; tweak becomes T[nblocks]. 8 blocks in flight, tweaks computed in registers; dst may equal src.
+; SM4-XTS encryption (IEEE 1619), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+; 8 blocks in flight, tweaks computed in registers; dst may equal src.
 ;
 ; void asmgen_sm4_xts_enc_ieee_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 ; Requires: AES, AVX
@@ -7216,8 +7217,8 @@ asmgen_sm4_xts_enc_ieee_avx:
 .seh_end:
 
 ; ----------------------------------------------------------------------------------------------------
-; SM4-XTS decryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
-; tweak becomes T[nblocks]. 8 blocks in flight, tweaks computed in registers; dst may equal src.
+; SM4-XTS decryption (IEEE 1619), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+; 8 blocks in flight, tweaks computed in registers; dst may equal src.
 ;
 ; void asmgen_sm4_xts_dec_ieee_avx(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 ; Requires: AES, AVX
@@ -7773,8 +7774,8 @@ asmgen_sm4_xts_dec_ieee_avx:
 .seh_end:
 
 ; ----------------------------------------------------------------------------------------------------
-; SM4-XTS encryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
-; tweak becomes T[nblocks]. 8 blocks in flight, tweaks computed in registers; dst may equal src.
+; SM4-XTS encryption (GB/T 17964), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+; 8 blocks in flight, tweaks computed in registers; dst may equal src.
 ;
 ; void asmgen_sm4_xts_enc_gb_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 ; Requires: AES, AVX
@@ -8366,8 +8367,8 @@ asmgen_sm4_xts_enc_gb_avx:
 .seh_end:
 
 ; ----------------------------------------------------------------------------------------------------
-; SM4-XTS decryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
-; tweak becomes T[nblocks]. 8 blocks in flight, tweaks computed in registers; dst may equal src.
+; SM4-XTS decryption (GB/T 17964), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+; 8 blocks in flight, tweaks computed in registers; dst may equal src.
 ;
 ; void asmgen_sm4_xts_dec_gb_avx(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 ; Requires: AES, AVX
@@ -8959,8 +8960,8 @@ asmgen_sm4_xts_dec_gb_avx:
 .seh_end:
 
 ; ----------------------------------------------------------------------------------------------------
-; SM4-XTS encryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
-; tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
+; SM4-XTS encryption (IEEE 1619), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+; 16 blocks in flight, tweaks computed in registers; dst may equal src.
 ;
 ; void asmgen_sm4_xts_enc_ieee_avx2(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 ; Requires: AES, AVX, AVX2
@@ -10326,8 +10327,8 @@ asmgen_sm4_xts_enc_ieee_avx2:
 .seh_end:
 
 ; ----------------------------------------------------------------------------------------------------
-; SM4-XTS decryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
-; tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
+; SM4-XTS decryption (IEEE 1619), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+; 16 blocks in flight, tweaks computed in registers; dst may equal src.
 ;
 ; void asmgen_sm4_xts_dec_ieee_avx2(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 ; Requires: AES, AVX, AVX2
@@ -11693,8 +11694,8 @@ asmgen_sm4_xts_dec_ieee_avx2:
 .seh_end:
 
 ; ----------------------------------------------------------------------------------------------------
-; SM4-XTS encryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
-; tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
+; SM4-XTS encryption (GB/T 17964), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+; 16 blocks in flight, tweaks computed in registers; dst may equal src.
 ;
 ; void asmgen_sm4_xts_enc_gb_avx2(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 ; Requires: AES, AVX, AVX2
@@ -13180,8 +13181,8 @@ asmgen_sm4_xts_enc_gb_avx2:
 .seh_end:
 
 ; ----------------------------------------------------------------------------------------------------
-; SM4-XTS decryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
-; tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
+; SM4-XTS decryption (GB/T 17964), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+; 16 blocks in flight, tweaks computed in registers; dst may equal src.
 ;
 ; void asmgen_sm4_xts_dec_gb_avx2(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 ; Requires: AES, AVX, AVX2
@@ -14667,9 +14668,8 @@ asmgen_sm4_xts_dec_gb_avx2:
 .seh_end:
 
 ; ----------------------------------------------------------------------------------------------------
-; SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i) (ctr = state[0..16], inc32), GHASH state[16..32]
-; absorbs the ciphertext (dst) with the key table htable (asmgen_ghash_init_avx). One pass: 8 blocks in
-; flight, GHASH multiplies interleaved with the rounds; dst may equal src.
+; SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs dst.
+; One pass: 8 blocks in flight, the GHASH multiplies interleaved with the rounds; dst may equal src.
 ;
 ; void asmgen_sm4_gcm_enc_avx(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
 ; Requires: AES, PCLMULQDQ, AVX
@@ -15902,9 +15902,8 @@ asmgen_sm4_gcm_enc_avx:
 .seh_end:
 
 ; ----------------------------------------------------------------------------------------------------
-; SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i) (ctr = state[0..16], inc32), GHASH state[16..32]
-; absorbs the ciphertext (dst) with the key table htable (asmgen_ghash_init_avx). One pass: 16 blocks in
-; flight, GHASH multiplies interleaved with the rounds; dst may equal src.
+; SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs dst.
+; One pass: 16 blocks in flight, the GHASH multiplies interleaved with the rounds; dst may equal src.
 ;
 ; void asmgen_sm4_gcm_enc_avx2(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
 ; Requires: AES, PCLMULQDQ, AVX, AVX2
@@ -17537,9 +17536,9 @@ asmgen_sm4_gcm_enc_avx2:
 .seh_end:
 
 ; ----------------------------------------------------------------------------------------------------
-; SM4-CCM payload encryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit big-endian counter, updated),
-; mac = E(mac ^ p[i]) over the plaintext p = src. One pass: the MAC block and a counter block share the
-; rounds (two lanes of one xmm group); dst may equal src.
+; SM4-CCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit counter, updated); mac = E(mac ^ src[i]).
+; One pass: the MAC block and a counter block share the rounds (two lanes of one xmm group); dst may equal
+; src.
 ;
 ; void asmgen_sm4_ccm_enc_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
 ; Requires: AES, AVX
@@ -17779,9 +17778,9 @@ asmgen_sm4_ccm_enc_avx:
 .seh_end:
 
 ; ----------------------------------------------------------------------------------------------------
-; SM4-CCM payload decryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit big-endian counter, updated),
-; mac = E(mac ^ p[i]) over the plaintext p = dst. One pass: the MAC block and a counter block share the
-; rounds (two lanes of one xmm group); dst may equal src.
+; SM4-CCM decryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit counter, updated); mac = E(mac ^ dst[i]).
+; One pass: the MAC block and a counter block share the rounds (two lanes of one xmm group); dst may equal
+; src.
 ;
 ; void asmgen_sm4_ccm_dec_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
 ; Requires: AES, AVX
@@ -21269,8 +21268,8 @@ asmgen_sm4_cfb_dec_gfni:
 .seh_end:
 
 ; ----------------------------------------------------------------------------------------------------
-; SM4-XTS encryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
-; tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
+; SM4-XTS encryption (IEEE 1619), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+; 16 blocks in flight, tweaks computed in registers; dst may equal src.
 ;
 ; void asmgen_sm4_xts_enc_ieee_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 ; Requires: AVX, AVX2, VPCLMULQDQ, GFNI
@@ -22379,8 +22378,8 @@ asmgen_sm4_xts_enc_ieee_gfni:
 .seh_end:
 
 ; ----------------------------------------------------------------------------------------------------
-; SM4-XTS decryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
-; tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
+; SM4-XTS decryption (IEEE 1619), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+; 16 blocks in flight, tweaks computed in registers; dst may equal src.
 ;
 ; void asmgen_sm4_xts_dec_ieee_gfni(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 ; Requires: AVX, AVX2, VPCLMULQDQ, GFNI
@@ -23489,8 +23488,8 @@ asmgen_sm4_xts_dec_ieee_gfni:
 .seh_end:
 
 ; ----------------------------------------------------------------------------------------------------
-; SM4-XTS encryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
-; tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
+; SM4-XTS encryption (GB/T 17964), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+; 16 blocks in flight, tweaks computed in registers; dst may equal src.
 ;
 ; void asmgen_sm4_xts_enc_gb_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 ; Requires: AVX, AVX2, VPCLMULQDQ, GFNI
@@ -24653,8 +24652,8 @@ asmgen_sm4_xts_enc_gb_gfni:
 .seh_end:
 
 ; ----------------------------------------------------------------------------------------------------
-; SM4-XTS decryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
-; tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
+; SM4-XTS decryption (GB/T 17964), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+; 16 blocks in flight, tweaks computed in registers; dst may equal src.
 ;
 ; void asmgen_sm4_xts_dec_gb_gfni(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 ; Requires: AVX, AVX2, VPCLMULQDQ, GFNI
@@ -25817,9 +25816,8 @@ asmgen_sm4_xts_dec_gb_gfni:
 .seh_end:
 
 ; ----------------------------------------------------------------------------------------------------
-; SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i) (ctr = state[0..16], inc32), GHASH state[16..32]
-; absorbs the ciphertext (dst) with the key table htable (asmgen_ghash_init_avx). One pass: 16 blocks in
-; flight, GHASH multiplies interleaved with the rounds; dst may equal src.
+; SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs dst.
+; One pass: 16 blocks in flight, the GHASH multiplies interleaved with the rounds; dst may equal src.
 ;
 ; void asmgen_sm4_gcm_enc_gfni(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
 ; Requires: PCLMULQDQ, AVX, AVX2, GFNI
@@ -30762,8 +30760,8 @@ asmgen_sm4_cfb_dec_vaes:
 .seh_end:
 
 ; ----------------------------------------------------------------------------------------------------
-; SM4-XTS encryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
-; tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
+; SM4-XTS encryption (IEEE 1619), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+; 16 blocks in flight, tweaks computed in registers; dst may equal src.
 ;
 ; void asmgen_sm4_xts_enc_ieee_vaes(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 ; Requires: AES, AVX, AVX2, VAES
@@ -32105,8 +32103,8 @@ asmgen_sm4_xts_enc_ieee_vaes:
 .seh_end:
 
 ; ----------------------------------------------------------------------------------------------------
-; SM4-XTS decryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
-; tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
+; SM4-XTS decryption (IEEE 1619), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+; 16 blocks in flight, tweaks computed in registers; dst may equal src.
 ;
 ; void asmgen_sm4_xts_dec_ieee_vaes(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 ; Requires: AES, AVX, AVX2, VAES
@@ -33448,8 +33446,8 @@ asmgen_sm4_xts_dec_ieee_vaes:
 .seh_end:
 
 ; ----------------------------------------------------------------------------------------------------
-; SM4-XTS encryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
-; tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
+; SM4-XTS encryption (GB/T 17964), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+; 16 blocks in flight, tweaks computed in registers; dst may equal src.
 ;
 ; void asmgen_sm4_xts_enc_gb_vaes(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 ; Requires: AES, AVX, AVX2, VAES
@@ -34911,8 +34909,8 @@ asmgen_sm4_xts_enc_gb_vaes:
 .seh_end:
 
 ; ----------------------------------------------------------------------------------------------------
-; SM4-XTS decryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
-; tweak becomes T[nblocks]. 16 blocks in flight, tweaks computed in registers; dst may equal src.
+; SM4-XTS decryption (GB/T 17964), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
+; 16 blocks in flight, tweaks computed in registers; dst may equal src.
 ;
 ; void asmgen_sm4_xts_dec_gb_vaes(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 ; Requires: AES, AVX, AVX2, VAES
@@ -36374,9 +36372,8 @@ asmgen_sm4_xts_dec_gb_vaes:
 .seh_end:
 
 ; ----------------------------------------------------------------------------------------------------
-; SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i) (ctr = state[0..16], inc32), GHASH state[16..32]
-; absorbs the ciphertext (dst) with the key table htable (asmgen_ghash_init_avx). One pass: 16 blocks in
-; flight, GHASH multiplies interleaved with the rounds; dst may equal src.
+; SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs dst.
+; One pass: 16 blocks in flight, the GHASH multiplies interleaved with the rounds; dst may equal src.
 ;
 ; void asmgen_sm4_gcm_enc_vaes(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
 ; Requires: AES, PCLMULQDQ, AVX, AVX2, VAES
@@ -38450,9 +38447,9 @@ asmgen_sm4_cbc_mac_gfni:
 .seh_end:
 
 ; ----------------------------------------------------------------------------------------------------
-; SM4-CCM payload encryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit big-endian counter, updated),
-; mac = E(mac ^ p[i]) over the plaintext p = src. One pass: the MAC block and a counter block share the
-; rounds (two lanes of one xmm group); dst may equal src.
+; SM4-CCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit counter, updated); mac = E(mac ^ src[i]).
+; One pass: the MAC block and a counter block share the rounds (two lanes of one xmm group); dst may equal
+; src.
 ;
 ; void asmgen_sm4_ccm_enc_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
 ; Requires: AVX, GFNI
@@ -38646,9 +38643,9 @@ asmgen_sm4_ccm_enc_gfni:
 .seh_end:
 
 ; ----------------------------------------------------------------------------------------------------
-; SM4-CCM payload decryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit big-endian counter, updated),
-; mac = E(mac ^ p[i]) over the plaintext p = dst. One pass: the MAC block and a counter block share the
-; rounds (two lanes of one xmm group); dst may equal src.
+; SM4-CCM decryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit counter, updated); mac = E(mac ^ dst[i]).
+; One pass: the MAC block and a counter block share the rounds (two lanes of one xmm group); dst may equal
+; src.
 ;
 ; void asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
 ; Requires: AVX, GFNI

@@ -11,6 +11,8 @@ use asmgen::emit::rust::SetTable;
 use asmgen::isa::aarch64::Aarch64;
 use asmgen::isa::riscv64::Riscv64;
 use asmgen::isa::x86_64::X86_64;
+use asmgen::syntax::nasm::LOCAL_LABEL_PREFIX as NASM_LOCAL_LABEL_PREFIX;
+use asmgen::syntax::Directives;
 use asmgen::target::Syntax;
 use asmgen::{Abi, Arch, GenError, Isa, Listing, Target};
 use std::borrow::Cow;
@@ -61,6 +63,17 @@ impl Naming {
         }
     }
 
+    /// A listing's text (`text`, as emitted) with the local labels the kernels named after their `asmgen_`
+    /// function (`.Lasmgen_sm4_ecb_avx_loop`) following the prefix (`.Lmyapp_sm4_ecb_avx_loop`): a label gets
+    /// its function's name when the kernel is built, before [`Naming::rename`] renames the function.
+    /// `local` is the target's local-label prefix (`.L`, `L`, NASM's `.`).
+    fn relabel(&self, text: String, local: &str) -> String {
+        if self.prefix == SYMBOL_PREFIX {
+            return text;
+        }
+        text.replace(&format!("{local}{SYMBOL_PREFIX}_"), &format!("{local}{}_", self.prefix))
+    }
+
     /// `listings` with their functions renamed.
     fn rename<I: Isa>(&self, mut listings: Vec<Listing<I>>) -> Vec<Listing<I>> {
         for f in listings.iter_mut().flat_map(|l| l.functions.iter_mut()) {
@@ -80,6 +93,7 @@ fn render<I: Isa>(
     let mut files = Vec::new();
     for (l, source) in &listings {
         let contents = emit::gas::listing_with(target, l, source, naming.visibility)?;
+        let contents = naming.relabel(contents, Directives::of(target.format).local_label_prefix);
         files.push(GeneratedFile { path: format!("{dir}/{}.S", l.name), contents });
     }
     let ls: Vec<Listing<I>> = listings.into_iter().map(|(l, _)| l).collect();
@@ -248,7 +262,8 @@ fn nasm(target: Target, naming: &Naming) -> Result<Vec<GeneratedFile>, GenError>
     let mut files = Vec::new();
     for (l, source) in with_sources(naming.rename(x86_64(target)?), "x86_64") {
         let path = format!("{}/{}.{}", target.dir_name(), l.name, target.syntax.extension());
-        files.push(GeneratedFile { path, contents: emit::nasm::listing(target, &l, &source)? });
+        let contents = naming.relabel(emit::nasm::listing(target, &l, &source)?, NASM_LOCAL_LABEL_PREFIX);
+        files.push(GeneratedFile { path, contents });
     }
     Ok(files)
 }

@@ -59,3 +59,9 @@ impl Blocks {
         }
     }
 }
+
+/// Starts a kernel's comment with its role's ISA-neutral documentation line ([`Role::doc`]); the kernel adds
+/// only its ISA-specific notes after it (blocks in flight, instructions).
+pub(crate) fn doc_role<I: asmgen::Isa>(b: &mut asmgen::Builder<I>, role: Role) {
+    b.doc(role.doc().expect("every role has an ISA-neutral doc line"));
+}

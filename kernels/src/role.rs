@@ -71,8 +71,8 @@ pub enum Role {
 }
 
 /// One row of the role table: the role, its name in generated tables, its C parameters (names and types, as
-/// every kernel of the role declares them and every listing prints them) and the documentation line every
-/// ISA's kernel of the role starts with, where they all print the same one.
+/// every kernel of the role declares them and every listing prints them) and the ISA-neutral documentation
+/// line every ISA's kernel of the role starts its comment with.
 struct RoleInfo {
     role: Role,
     name: &'static str,
@@ -104,7 +104,7 @@ const ROLES: &[RoleInfo] = &[
         role: Role::GhashInit,
         name: "ghash_init",
         params: HASH_INIT,
-        doc: None,
+        doc: Some("GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form), from h."),
         c_doc: "GHASH key setup (NIST SP 800-38D).\n\
             h: the 16-byte hash key H = E(K, 0^128), bytes as the standard writes them; read only.\n\
             table: PREFIX_GHASH_KEY_TABLE_BYTES (256) bytes, written: H^1..H^8 and their Karatsuba half-sums in the\n\
@@ -115,7 +115,7 @@ const ROLES: &[RoleInfo] = &[
         role: Role::GhashUpdate,
         name: "ghash_update",
         params: HASH_UPDATE,
-        doc: None,
+        doc: Some("GHASH update (SP 800-38D): state = (state ^ X) * H for each 16-byte block X of data."),
         c_doc: "GHASH update (SP 800-38D): state = (state ^ X) * H for each 16-byte block X of data.\n\
             state: 16 bytes, read and updated, in GCM's byte order (Y as SP 800-38D writes it; zeros to start).\n\
             table: filled by ghash_init. data: nblocks * 16 bytes, read. Partial blocks are the caller's (zero-pad).",
@@ -124,7 +124,7 @@ const ROLES: &[RoleInfo] = &[
         role: Role::PolyvalInit,
         name: "polyval_init",
         params: HASH_INIT,
-        doc: None,
+        doc: Some("POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form), from h."),
         c_doc: "POLYVAL key setup (RFC 8452).\n\
             h: the 16-byte POLYVAL key H (the field element's little-endian bytes); read only.\n\
             table: PREFIX_GHASH_KEY_TABLE_BYTES (256) bytes, written, opaque: for polyval_update of the same set.",
@@ -133,7 +133,7 @@ const ROLES: &[RoleInfo] = &[
         role: Role::PolyvalUpdate,
         name: "polyval_update",
         params: HASH_UPDATE,
-        doc: None,
+        doc: Some("POLYVAL update (RFC 8452): state = (state ^ X) * H * x^-128 for each 16-byte block X of data."),
         c_doc: "POLYVAL update (RFC 8452): for each 16-byte block X of data, state = (state ^ X) * H * x^-128.\n\
             state: 16 bytes, read and updated, little-endian as RFC 8452 writes it (zeros to start).\n\
             table: filled by polyval_init. data: nblocks * 16 bytes, read.",
@@ -142,7 +142,7 @@ const ROLES: &[RoleInfo] = &[
         role: Role::ExpandKey,
         name: "expand_key",
         params: &[("rk_enc", Mut), ("rk_dec", Mut), ("key", Ptr)],
-        doc: None,
+        doc: Some("SM4 key schedule (GB/T 32907), constant time: rk_enc = rk[0..32], rk_dec[i] = rk[31-i] (little-endian words)."),
         c_doc: "SM4 key schedule (GB/T 32907-2016), constant time.\n\
             key: the 16-byte key as the standard prints it (MK0..MK3 big-endian words); read only.\n\
             rk_enc, rk_dec: PREFIX_SM4_ROUND_KEYS_BYTES (128) bytes each, written: the 32 round keys as little-endian\n\
@@ -209,7 +209,7 @@ const ROLES: &[RoleInfo] = &[
         role: Role::XtsEncIeee,
         name: "xts_enc_ieee",
         params: XTS_ENC,
-        doc: None,
+        doc: Some("SM4-XTS encryption (IEEE 1619), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out."),
         c_doc: "SM4-XTS encryption of whole blocks, IEEE 1619 tweaks: dst[i] = E(src[i] ^ T[i]) ^ T[i] with rk_enc.\n\
             tweak: 16 bytes, read and updated: T[0], already encrypted with the tweak key by the caller, becomes\n\
             T[nblocks]; T[i+1] = T[i] * x in GF(2^128), the block little-endian (byte 0 least significant), 0x87.\n\
@@ -219,7 +219,7 @@ const ROLES: &[RoleInfo] = &[
         role: Role::XtsDecIeee,
         name: "xts_dec_ieee",
         params: XTS_DEC,
-        doc: None,
+        doc: Some("SM4-XTS decryption (IEEE 1619), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out."),
         c_doc: "SM4-XTS decryption of whole blocks, IEEE 1619 tweaks: dst[i] = D(src[i] ^ T[i]) ^ T[i] with rk_dec.\n\
             tweak: 16 bytes, read and updated from T[0] to T[nblocks], as for xts_enc_ieee.",
     },
@@ -227,7 +227,7 @@ const ROLES: &[RoleInfo] = &[
         role: Role::XtsEncGb,
         name: "xts_enc_gb",
         params: XTS_ENC,
-        doc: None,
+        doc: Some("SM4-XTS encryption (GB/T 17964), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out."),
         c_doc:
             "SM4-XTS encryption of whole blocks, GB/T 17964-2021 tweaks: dst[i] = E(src[i] ^ T[i]) ^ T[i], rk_enc.\n\
             tweak: 16 bytes, read and updated: T[0] (already encrypted) becomes T[nblocks]; the block read as a\n\
@@ -237,7 +237,7 @@ const ROLES: &[RoleInfo] = &[
         role: Role::XtsDecGb,
         name: "xts_dec_gb",
         params: XTS_DEC,
-        doc: None,
+        doc: Some("SM4-XTS decryption (GB/T 17964), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out."),
         c_doc:
             "SM4-XTS decryption of whole blocks, GB/T 17964-2021 tweaks: dst[i] = D(src[i] ^ T[i]) ^ T[i], rk_dec.\n\
             tweak: 16 bytes, read and updated from T[0] to T[nblocks], as for xts_enc_gb.",
@@ -285,7 +285,7 @@ const ROLES: &[RoleInfo] = &[
         role: Role::GcmEnc,
         name: "gcm_enc",
         params: &[("rk_enc", Ptr), ("htable", Ptr), ("dst", Mut), ("src", Ptr), ("nblocks", Size), ("state", Mut)],
-        doc: None,
+        doc: Some("SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs dst."),
         c_doc: "SM4-GCM encryption of whole blocks in one pass: dst[i] = src[i] ^ E(ctr_i); GHASH absorbs dst.\n\
             state: PREFIX_SM4_GCM_STATE_BYTES (32) bytes, read and updated, so calls chain: state[0..16] the\n\
             counter block (its last 4 bytes a big-endian counter incremented mod 2^32, inc32; the first 12\n\
@@ -298,7 +298,7 @@ const ROLES: &[RoleInfo] = &[
         role: Role::CcmEnc,
         name: "ccm_enc",
         params: CCM,
-        doc: None,
+        doc: Some("SM4-CCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit counter, updated); mac = E(mac ^ src[i])."),
         c_doc: "SM4-CCM encryption of whole payload blocks in one pass: dst[i] = src[i] ^ E(ctr + i), and\n\
             mac = E(mac ^ src[i]) over the plaintext. ctr: 16 bytes, a 128-bit big-endian counter, read and\n\
             updated to ctr + nblocks; mac: 16 bytes, read and updated. B0, the AAD and the tag are the caller's.",
@@ -307,7 +307,7 @@ const ROLES: &[RoleInfo] = &[
         role: Role::CcmDec,
         name: "ccm_dec",
         params: CCM,
-        doc: None,
+        doc: Some("SM4-CCM decryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit counter, updated); mac = E(mac ^ dst[i])."),
         c_doc: "SM4-CCM decryption of whole payload blocks in one pass: dst[i] = src[i] ^ E(ctr + i), and\n\
             mac = E(mac ^ dst[i]) over the recovered plaintext. ctr and mac as for ccm_enc (rk_enc here too).",
     },
@@ -333,8 +333,8 @@ impl Role {
         self.info().params
     }
 
-    /// The documentation line every ISA's kernel of this role starts with, where they all share one (the SM4
-    /// block modes); `None` where each ISA describes its kernel itself.
+    /// The ISA-neutral documentation line every ISA's kernel of this role starts its comment with (ISA-specific
+    /// notes follow it); `None` for a role without one yet, which kernels/tests/role_docs.rs rejects.
     pub fn doc(self) -> Option<&'static str> {
         self.info().doc
     }

@@ -365,6 +365,11 @@ fn c_header_program_links_listings_generated_with_another_prefix() {
     let headers: Vec<String> =
         ["ghash", "sm4"].iter().map(|l| std::fs::read_to_string(dir.join(format!("myapp_{l}.h"))).unwrap()).collect();
     assert!(headers.iter().all(|h| !h.contains("asmgen_") && !h.contains("ASMGEN_")), "the prefix is everywhere");
+    for l in ["ghash", "sm4"] {
+        let listing = std::fs::read_to_string(dir.join(format!("{l}.S"))).unwrap();
+        let left: Vec<&str> = listing.lines().filter(|line| line.contains("asmgen_")).take(3).collect();
+        assert!(left.is_empty(), "{l}.S still names asmgen_ (local labels follow the prefix): {left:?}");
+    }
     let source = program(&headers).replace("asmgen_", "myapp_").replace("ASMGEN_", "MYAPP_");
     let (ok, out) = build_and_run(&dir, &source, "prefix");
     print!("{out}");

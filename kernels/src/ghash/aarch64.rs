@@ -142,11 +142,7 @@ fn reduce(b: &mut B, dst: V) {
 /// `<f>_init_pmull(table, h)`: the key table (powers H^1..H^8 and their Karatsuba half-sums).
 pub fn init(f: Flavour, abi: Abi) -> Result<Function<Aarch64>, GenError> {
     let mut b = B::new(&format!("asmgen_{}_init_pmull", f.name()), abi, &[A64Feature::Pmull]);
-    b.doc(&format!(
-        "{} key setup: table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i,",
-        f.name().to_uppercase()
-    ));
-    b.doc("for i = 1..8 (powers in the Montgomery domain: H^i = H^(i-1) * H * x^-128).");
+    super::document_init(&mut b, f);
     let [table, h] = role::params(&mut b, f.init_role());
     let hreg = V(0);
     let hk = V(1);

@@ -102,14 +102,20 @@ pub const POLY: [u8; 16] = {
 /// `pshufb`/`tbl` control that reverses the 16 bytes of a block.
 pub const BYTE_REVERSE: [u8; 16] = [15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0];
 
+/// The documentation of a key setup kernel that fills the table with powers in the Montgomery domain (the
+/// x86_64, aarch64 and riscv64 scalar kernels share it).
+pub(crate) fn document_init<I: asmgen::Isa>(b: &mut asmgen::Builder<I>, f: Flavour) {
+    crate::doc_role(b, f.init_role());
+    b.doc("table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the");
+    b.doc("Montgomery domain: H^i = H^(i-1) * H * x^-128).");
+}
+
 /// The documentation of an update kernel that aggregates [`AGGREGATE`] blocks per reduction, general or of a
 /// fixed size (the x86_64, aarch64 and riscv64 scalar kernels share it).
 pub(crate) fn document_update<I: asmgen::Isa>(b: &mut asmgen::Builder<I>, f: Flavour, blocks: crate::Blocks) {
-    b.doc(&format!(
-        "{}: absorbs nblocks 16-byte blocks into state, eight blocks per reduction",
-        f.name().to_uppercase()
-    ));
-    b.doc("(S + X1)*H^8 + X2*H^7 + ... + X8*H^1, Karatsuba products, one Montgomery reduction).");
+    crate::doc_role(b, f.update_role());
+    b.doc("Eight blocks per reduction: (S + X1)*H^8 + X2*H^7 + ... + X8*H^1, Karatsuba products, one Montgomery");
+    b.doc("reduction.");
     if let Some(d) = blocks.doc() {
         b.doc(&d);
     }

@@ -143,11 +143,7 @@ fn new(f: Flavour, what: &str, abi: Abi) -> B {
 /// `<f>_init_zbc(table, h)`: the key table (powers H^1..H^8 and their Karatsuba half-sums).
 pub fn init(f: Flavour, abi: Abi) -> Result<Function<Riscv64>, GenError> {
     let mut b = new(f, "init", abi);
-    b.doc(&format!(
-        "{} key setup: table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i,",
-        f.name().to_uppercase()
-    ));
-    b.doc("for i = 1..8 (powers in the Montgomery domain: H^i = H^(i-1) * H * x^-128).");
+    super::document_init(&mut b, f);
     let [table, h] = role::params(&mut b, f.init_role());
     constants(&mut b);
     // H stays in (K0, K1) with its half-sum in KK; the running power is the "state" (ST0, ST1).

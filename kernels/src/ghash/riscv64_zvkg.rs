@@ -82,8 +82,9 @@ fn new(f: Flavour, what: &str, abi: Abi) -> B {
 /// `<f>_init_zvkg(table, h)`: the shared key table, computed in GCM's field with `vgmul`.
 pub fn init(f: Flavour, abi: Abi) -> Result<Function<Riscv64>, GenError> {
     let mut b = new(f, "init", abi);
-    b.doc(&format!("{} key setup (shared table layout): table[16*(i-1)] = f^-1(Hg^i),", f.name().to_uppercase()));
-    b.doc("table[128 + 16*(i-1)] = its Karatsuba half-sum, i = 1..8; f^-1(y) = ByteReverse(y * x^-1).");
+    crate::doc_role(&mut b, f.init_role());
+    b.doc("Shared table layout, computed with vgmul: table[16*(i-1)] = f^-1(Hg^i), table[128 + 16*(i-1)] = its");
+    b.doc("Karatsuba half-sum, i = 1..8; f^-1(y) = ByteReverse(y * x^-1).");
     let [table, h] = role::params(&mut b, f.init_role());
     let (p, lo, hi, one) = (T0, T1, T2, T3);
     let (hg, cur, y, z, idx, xc, xinv, t) = (V(1), V(2), V(3), V(4), V(5), V(6), V(7), V(8));
@@ -186,11 +187,9 @@ impl Plan {
 /// straight-line code, one `vghsh` per block, or nothing.
 pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Riscv64>, GenError> {
     let mut b = B::new(&format!("asmgen_{}_update_zvkg{}", f.name(), blocks.suffix()), abi, &FEATURES);
-    b.doc(&format!(
-        "{}: absorbs nblocks 16-byte blocks into state with vghsh, G = min(VLMAX/4, 8) blocks per batch",
-        f.name().to_uppercase()
-    ));
-    b.doc("(G running sums, multiplied by Hg^G..Hg^1 at the last whole batch and xored together).");
+    crate::doc_role(&mut b, f.update_role());
+    b.doc("vghsh, G = min(VLMAX/4, 8) blocks per batch (G running sums, multiplied by Hg^G..Hg^1 at the last");
+    b.doc("whole batch and xored together).");
     if let Some(d) = blocks.doc() {
         b.doc(&d);
         b.doc("VLEN-agnostic: the batches of G blocks stay; only the branches the count decides for G = 4 and 8 go.");

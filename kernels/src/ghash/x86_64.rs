@@ -125,11 +125,7 @@ fn constants(b: &mut B, f: Flavour) {
 /// `<f>_init_avx(table, h)`: the key table (powers H^1..H^8 and their Karatsuba half-sums).
 pub fn init(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
     let mut b = B::new(&format!("asmgen_{}_init_avx", f.name()), abi, &[X86Feature::Avx, X86Feature::Pclmulqdq]);
-    b.doc(&format!(
-        "{} key setup: table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i,",
-        f.name().to_uppercase()
-    ));
-    b.doc("for i = 1..8 (powers in the Montgomery domain: H^i = H^(i-1) * H * x^-128).");
+    super::document_init(&mut b, f);
     let [table, h] = role::params(&mut b, f.init_role());
     constants(&mut b, f);
     let hreg = Xmm(8);

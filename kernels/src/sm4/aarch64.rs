@@ -234,13 +234,15 @@ pub fn ce_batch_mode(mode: Mode, abi: Abi) -> Result<Function<Aarch64>, GenError
 /// last `count % 8` blocks as one batch of that many, interleaved; no batch of four, no single-block loop.
 pub fn ce_batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Aarch64>, GenError> {
     let mut b = B::new(&format!("asmgen_sm4_{}_ce{}", mode.name(), blocks.suffix()), abi, CE);
-    b.doc(&format!("{} (SM4 extension).", mode.doc().trim_end_matches('.')));
+    b.doc(mode.doc());
     b.doc(match blocks {
         Blocks::Arg => {
-            "Eight blocks in flight (8 x sm4e each), then a batch of four and single blocks; dst may equal src."
+            "SM4 extension: eight blocks in flight (8 x sm4e each), then a batch of four and single blocks; dst may \
+             equal src."
         }
         Blocks::Fixed(_) => {
-            "Eight blocks in flight (8 x sm4e each) in a counted loop, then the rest as one batch; dst may equal src."
+            "SM4 extension: eight blocks in flight (8 x sm4e each) in a counted loop, then the rest as one batch; \
+             dst may equal src."
         }
     });
     if let Some(d) = blocks.doc() {
@@ -396,8 +398,8 @@ pub fn ce_serial_mode(mode: Serial, abi: Abi) -> Result<Function<Aarch64>, GenEr
 /// keys in reverse order (registers in reverse, words reversed within each register).
 pub fn ce_expand_key(abi: Abi) -> Result<Function<Aarch64>, GenError> {
     let mut b = B::new("asmgen_sm4_expand_key_ce", abi, CE);
-    b.doc("SM4 key schedule with sm4ekey: K = MK ^ FK, then four round keys per sm4ekey with CK[4i..4i+4].");
-    b.doc("Writes rk_enc[i] and rk_dec[31-i] (little-endian words).");
+    crate::doc_role(&mut b, Role::ExpandKey);
+    b.doc("sm4ekey: K = MK ^ FK, then four round keys per sm4ekey with CK[4i..4i+4].");
     let [re, rd, key] = role::params(&mut b, Role::ExpandKey);
     let fk: Vec<u8> = FK.iter().flat_map(|w| w.to_le_bytes()).collect();
     let ck: Vec<u8> = CK.iter().flat_map(|w| w.to_le_bytes()).collect();
@@ -490,12 +492,7 @@ pub fn ce_xts_of(flavour: Xts, decrypt: bool, abi: Abi, blocks: Blocks) -> Resul
     };
     let dir = if decrypt { "dec" } else { "enc" };
     let mut b = B::new(&format!("asmgen_sm4_xts_{dir}_{fl}_ce{}", blocks.suffix()), abi, CE);
-    b.doc(&format!(
-        "SM4-XTS {} ({}), whole blocks: dst[i] = {}(src[i] ^ T[i]) ^ T[i]; tweak = T[0] in, T[nblocks] out.",
-        if decrypt { "decryption" } else { "encryption" },
-        if flavour == Xts::Ieee { "IEEE 1619" } else { "GB/T 17964-2021" },
-        if decrypt { "D" } else { "E" },
-    ));
+    crate::doc_role(&mut b, Role::xts(decrypt, flavour == Xts::Gb));
     b.doc("Eight blocks in flight; the tweak chain stays in vector registers.");
     if let Some(d) = blocks.doc() {
         b.doc(&d);

@@ -125,9 +125,9 @@ fn gcm_batch(b: &mut B, g: &Gcm, hash: bool) {
 /// `asmgen_sm4_gcm_enc_ce(rk_enc, htable, dst, src, nblocks, state)`.
 pub fn gcm_enc(abi: Abi) -> Result<Function<Aarch64>, GenError> {
     let mut b = B::new("asmgen_sm4_gcm_enc_ce", abi, &[A64Feature::Sm4, A64Feature::Pmull]);
-    b.doc("SM4-GCM payload encryption, whole blocks: dst = src ^ E(ctr_i) (inc32), GHASH over dst;");
-    b.doc("state = counter block || GHASH state (GHASH byte order), both updated. Eight blocks in flight, the");
-    b.doc("sm4e rounds of each batch interleaved with the PMULL GHASH of the previous batch.");
+    crate::doc_role(&mut b, Role::GcmEnc);
+    b.doc("Eight blocks in flight, the sm4e rounds of each batch interleaved with the PMULL GHASH of the previous");
+    b.doc("batch.");
     let [rk, table, dst, src, n, state] = role::params(&mut b, Role::GcmEnc);
     let g = Gcm { table, dst, src, gp: X12, tp: X13 };
     let done = b.label("done");
@@ -225,13 +225,9 @@ fn ctr_block(b: &mut B, r: V, hi: X, lo: X) {
 pub fn ccm(enc: bool, abi: Abi) -> Result<Function<Aarch64>, GenError> {
     let dir = if enc { "enc" } else { "dec" };
     let mut b = B::new(&format!("asmgen_sm4_ccm_{dir}_ce"), abi, &[A64Feature::Sm4]);
+    crate::doc_role(&mut b, Role::ccm(!enc));
     b.doc(&format!(
-        "SM4-CCM payload {}, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit big-endian counter, updated),",
-        if enc { "encryption" } else { "decryption" }
-    ));
-    b.doc(&format!(
-        "mac = E(mac ^ p[i]) over the plaintext ({}). The MAC block and a counter block share each pass of rounds{}.",
-        if enc { "src" } else { "dst" },
+        "The MAC block and a counter block share each pass of sm4e rounds{}.",
         if enc { "" } else { " (the MAC one block behind)" }
     ));
     let [rk, dst, src, n, ctr, mac] = role::params(&mut b, Role::ccm(!enc));

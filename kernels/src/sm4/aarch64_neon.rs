@@ -419,8 +419,8 @@ pub fn batch_mode(mode: Mode, abi: Abi) -> Result<Function<Aarch64>, GenError> {
 /// the rounds on one group only when at most four remain.
 pub fn batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Aarch64>, GenError> {
     let mut b = B::new(&format!("asmgen_sm4_{}_neon{}", mode.name(), blocks.suffix()), abi, &[]);
-    b.doc(&format!("{} (NEON, tbl S-box).", mode.doc().trim_end_matches('.')));
-    b.doc("Eight blocks in flight (two transposed groups of four); dst may equal src.");
+    b.doc(mode.doc());
+    b.doc("NEON, tbl S-box: eight blocks in flight (two transposed groups of four); dst may equal src.");
     if let Some(d) = blocks.doc() {
         b.doc(&d);
     }
@@ -548,8 +548,9 @@ pub fn serial_mode(mode: Serial, abi: Abi) -> Result<Function<Aarch64>, GenError
 /// `asmgen_sm4_expand_key_neon(rk_enc, rk_dec, key)`: the key schedule, four keys per loop iteration.
 pub fn expand_key(abi: Abi) -> Result<Function<Aarch64>, GenError> {
     let mut b = B::new("asmgen_sm4_expand_key_neon", abi, &[]);
-    b.doc("SM4 key schedule: K = MK ^ FK, rk[i] = K[i+4] = K[i] ^ L'(S(K[i+1] ^ K[i+2] ^ K[i+3] ^ CK[i])),");
-    b.doc("L'(B) = B ^ rol(B, 13) ^ rol(B, 23). Writes rk_enc[i] and rk_dec[31-i] (little-endian words).");
+    crate::doc_role(&mut b, Role::ExpandKey);
+    b.doc("K = MK ^ FK, rk[i] = K[i+4] = K[i] ^ L'(S(K[i+1] ^ K[i+2] ^ K[i+3] ^ CK[i])), L'(B) = B ^ rol(B, 13) ^");
+    b.doc("rol(B, 23); one round key per step.");
     let [re, rd, key] = role::params(&mut b, Role::ExpandKey);
     let c = Consts::new(&mut b);
     let fk: Vec<u8> = FK.iter().flat_map(|w| w.to_le_bytes()).collect();

@@ -348,8 +348,8 @@ fn constants(b: &mut B) -> (Label, Label) {
 /// `asmgen_sm4_expand_key_zksed(rk_enc, rk_dec, key)`: the key schedule with `sm4ks`.
 pub fn expand_key(abi: Abi) -> Result<Function<Riscv64>, GenError> {
     let mut b = new("expand_key", abi);
-    b.doc("SM4 key schedule: K = MK ^ FK, rk[i] = K[i+4] = K[i] ^ L'(S(K[i+1] ^ K[i+2] ^ K[i+3] ^ CK[i])),");
-    b.doc("four sm4ks per key. Writes rk_enc[i] and rk_dec[31-i] (little-endian words).");
+    crate::doc_role(&mut b, Role::ExpandKey);
+    b.doc("sm4ks: K = MK ^ FK, rk[i] = K[i+4] = K[i] ^ L'(S(K[i+1] ^ K[i+2] ^ K[i+3] ^ CK[i])), four sm4ks per key.");
     let [re, rd, key] = role::params(&mut b, Role::ExpandKey);
     let (fk, ck) = constants(&mut b);
     let k = [T3, T4, T5, T6];

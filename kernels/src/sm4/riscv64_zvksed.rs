@@ -276,8 +276,8 @@ pub fn serial_mode(mode: Serial, abi: Abi) -> Result<Function<Riscv64>, GenError
 /// `asmgen_sm4_expand_key_zvksed(rk_enc, rk_dec, key)`: eight `vsm4k.vi`.
 pub fn expand_key(abi: Abi) -> Result<Function<Riscv64>, GenError> {
     let mut b = B::new("asmgen_sm4_expand_key_zvksed", abi, &FEATURES);
-    b.doc("SM4 key schedule with vsm4k.vi: K = MK ^ FK, then four round keys per instruction.");
-    b.doc("Writes rk_enc[i] and rk_dec[31-i] (little-endian words).");
+    crate::doc_role(&mut b, Role::ExpandKey);
+    b.doc("vsm4k.vi: K = MK ^ FK, then four round keys per instruction.");
     let [re, rd, key] = role::params(&mut b, Role::ExpandKey);
     let fk: Vec<u8> = FK.iter().flat_map(|w| w.to_le_bytes()).collect();
     let fk = b.constant("sm4_fk_le", 4, "SM4 FK, little-endian words", &fk);
@@ -352,12 +352,7 @@ pub fn xts_of(conv: Xts, decrypt: bool, abi: Abi, blocks: Blocks) -> Result<Func
     let mut features = FEATURES.to_vec();
     features.push(RvFeature::Zvkg);
     let mut b = B::new(&format!("asmgen_sm4_xts_{dir}_{cname}_zvksed{}", blocks.suffix()), abi, &features);
-    let (what, cipher) = if decrypt { ("decryption", "D") } else { ("encryption", "E") };
-    b.doc(&format!(
-        "SM4-XTS {what} ({}), whole blocks: dst[i] = {cipher}(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; \
-         tweak = T[0] in, T[nblocks] out.",
-        if conv == Xts::Ieee { "IEEE 1619" } else { "GB/T 17964" }
-    ));
+    crate::doc_role(&mut b, Role::xts(decrypt, conv == Xts::Gb));
     b.doc("Tweaks of a register group (at most 32 blocks) in GCM bit order, stepped by one vgmul by x^G.");
     // Up to four blocks fit a register group (16 elements at e32, m4) at every VLEN: one batch, no loop.
     let plan = Trips::new(blocks, ());

@@ -377,8 +377,9 @@ pub fn serial_mode(mode: Serial, set: Set, abi: Abi) -> Result<Function<X86_64>,
 /// `asmgen_sm4_expand_key_avx(rk_enc, rk_dec, key)`: the key schedule, both orders.
 pub fn expand_key(abi: Abi) -> Result<Function<X86_64>, GenError> {
     let mut b = B::new("asmgen_sm4_expand_key_avx", abi, &Set::Avx.features());
-    b.doc("SM4 key schedule: K = MK ^ FK, rk[i] = K[i+4] = K[i] ^ L'(S(K[i+1] ^ K[i+2] ^ K[i+3] ^ CK[i])),");
-    b.doc("L'(B) = B ^ rol(B, 13) ^ rol(B, 23). Writes rk_enc[i] and rk_dec[31-i] (little-endian words).");
+    crate::doc_role(&mut b, Role::ExpandKey);
+    b.doc("K = MK ^ FK, rk[i] = K[i+4] = K[i] ^ L'(S(K[i+1] ^ K[i+2] ^ K[i+3] ^ CK[i])), L'(B) = B ^ rol(B, 13) ^");
+    b.doc("rol(B, 23); one round key per step.");
     let [re, rd, key] = role::params(&mut b, Role::ExpandKey);
     let c = Consts::new(&mut b, Sbox::AesNi);
     c.load_tables(&mut b, Width::X);

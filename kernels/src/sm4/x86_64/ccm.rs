@@ -59,15 +59,9 @@ fn pass(b: &mut B, x: &Ctx) {
 pub fn ccm(enc: bool, set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> {
     let dir = if enc { "enc" } else { "dec" };
     let mut b = B::new(&format!("asmgen_sm4_ccm_{dir}_{}", set.name()), abi, &set.features());
-    b.doc(&format!(
-        "SM4-CCM payload {}, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit big-endian counter, updated),",
-        if enc { "encryption" } else { "decryption" }
-    ));
-    b.doc(&format!(
-        "mac = E(mac ^ p[i]) over the plaintext p = {}. One pass: the MAC block and a counter block share the",
-        if enc { "src" } else { "dst" }
-    ));
-    b.doc("rounds (two lanes of one xmm group); dst may equal src.");
+    crate::doc_role(&mut b, Role::ccm(!enc));
+    b.doc("One pass: the MAC block and a counter block share the rounds (two lanes of one xmm group); dst may equal");
+    b.doc("src.");
     let [rk, dst, src, n, ctr, mac] = role::params(&mut b, Role::ccm(!enc));
     let c = Consts::new(&mut b, set.sbox());
     let x = Ctx { c, rk, lo: R10, hi: RBX };

@@ -203,14 +203,11 @@ pub fn gcm(set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> {
     let mut f = set.features();
     f.push(asmgen::isa::x86_64::X86Feature::Pclmulqdq);
     let mut b = B::new(&format!("asmgen_sm4_gcm_enc_{}", set.name()), abi, &f);
-    b.doc(
-        "SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i) (ctr = state[0..16], inc32), GHASH state[16..32]",
-    );
+    crate::doc_role(&mut b, Role::GcmEnc);
     b.doc(&format!(
-        "absorbs the ciphertext (dst) with the key table htable (asmgen_ghash_init_avx). One pass: {} blocks in",
+        "One pass: {} blocks in flight, the GHASH multiplies interleaved with the rounds; dst may equal src.",
         8 * w.blocks()
     ));
-    b.doc("flight, GHASH multiplies interleaved with the rounds; dst may equal src.");
     let [rk, htable, dst, src, n, state] = role::params(&mut b, Role::GcmEnc);
     let x = context(&mut b, set, [rk, htable, dst, src, state]);
     x.c.load_tables(&mut b, w);

@@ -471,19 +471,8 @@ pub fn xts_of(enc: bool, std: Standard, set: Set, abi: Abi, blocks: Blocks) -> R
     }
     let name = format!("asmgen_sm4_xts_{dir}_{}_{}{}", std.name(), set.name(), blocks.suffix());
     let mut b = B::new(&name, abi, &features);
-    b.doc(&format!(
-        "SM4-XTS {} ({}), whole blocks: dst[i] = {}(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);",
-        if enc { "encryption" } else { "decryption" },
-        match std {
-            Standard::Ieee => "IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87",
-            Standard::Gb => "GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1",
-        },
-        if enc { "E" } else { "D" },
-    ));
-    b.doc(&format!(
-        "tweak becomes T[nblocks]. {} blocks in flight, tweaks computed in registers; dst may equal src.",
-        8 * w.blocks()
-    ));
+    crate::doc_role(&mut b, Role::xts(!enc, std == Standard::Gb));
+    b.doc(&format!("{} blocks in flight, tweaks computed in registers; dst may equal src.", 8 * w.blocks()));
     if let Some(d) = blocks.doc() {
         b.doc(&d);
     }
