@@ -246,7 +246,7 @@ const ROLES: &[RoleInfo] = &[
         role: Role::XtsUnitEncIeee,
         name: "xts_unit_enc_ieee",
         params: XTS_UNIT_ENC,
-        doc: None,
+        doc: Some("SM4-XTS encryption (IEEE 1619) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_enc_ieee, the tail by ciphertext stealing."),
         c_doc: "SM4-XTS encryption of one whole data unit (IEEE 1619, P1619 ciphertext stealing): one call per unit.\n\
             len: the unit's length in bytes, any length from 16 (below 16 nothing is read or written). iv: the\n\
             unit's 16-byte tweak value (e.g. the sector number, little-endian), read only; the kernel computes\n\
@@ -259,7 +259,7 @@ const ROLES: &[RoleInfo] = &[
         role: Role::XtsUnitDecIeee,
         name: "xts_unit_dec_ieee",
         params: XTS_UNIT_DEC,
-        doc: None,
+        doc: Some("SM4-XTS decryption (IEEE 1619) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_dec_ieee, the tail by ciphertext stealing."),
         c_doc: "SM4-XTS decryption of one whole data unit (IEEE 1619): the inverse of xts_unit_enc_ieee.\n\
             rk_dec: the data key's rk_dec; rk_tweak: the tweak key's rk_enc (the tweak is always encrypted).\n\
             len, iv as for xts_unit_enc_ieee; with a tail, the last full block is deciphered with T[m] and the\n\
@@ -269,7 +269,7 @@ const ROLES: &[RoleInfo] = &[
         role: Role::XtsUnitEncGb,
         name: "xts_unit_enc_gb",
         params: XTS_UNIT_ENC,
-        doc: None,
+        doc: Some("SM4-XTS encryption (GB/T 17964) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_enc_gb, the tail by ciphertext stealing."),
         c_doc: "SM4-XTS encryption of one whole data unit, GB/T 17964-2021 tweaks: as xts_unit_enc_ieee, with the\n\
             tweak stepped as for xts_enc_gb.",
     },
@@ -277,7 +277,7 @@ const ROLES: &[RoleInfo] = &[
         role: Role::XtsUnitDecGb,
         name: "xts_unit_dec_gb",
         params: XTS_UNIT_DEC,
-        doc: None,
+        doc: Some("SM4-XTS decryption (GB/T 17964) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_dec_gb, the tail by ciphertext stealing."),
         c_doc: "SM4-XTS decryption of one whole data unit, GB/T 17964-2021 tweaks: as xts_unit_dec_ieee, with the\n\
             tweak stepped as for xts_enc_gb.",
     },
