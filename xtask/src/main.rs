@@ -6,13 +6,21 @@
 //!   `asmgen`) and the visibility given (default hidden); `generated/` is left alone.
 //! * `check`: regenerate in memory and fail, naming the files, if `generated/` is stale.
 //! * `report [target]`: the ISA report (features, instruction mix, registers) of every function.
+//! * `audit [target] [--json]`: per function its sets and roles, required features (on x86_64 cross-checked
+//!   against iced-x86's decoding of the lowered bytes; a disagreement fails), code and stack bytes, constants,
+//!   instruction mix, registers, callee-saved registers, constant-time verdict (not checked yet).
+//! * `diff <rev> [<rev2>] [--json]`: per function what changed in the listings between two revisions (rev2
+//!   default: the working tree): added and removed functions, instruction counts, features, size.
 //! * `jit-tests`: run the runtime's tests natively on the JIT's kernels, once per x86_64 kernel set.
 //! * `cross [arch|windows]`: run the runtime's tests for aarch64 and riscv64 under qemu-user, and for
 //!   x86_64-pc-windows-gnu under wine (the JIT's kernels too).
 //! * `bench [filter]`: the benchmark table (this project beside libgcrypt and RustCrypto).
 //! * `bench --model`: llvm-mca-19 cycles/byte of the aarch64 and riscv64 hot loops (no such hardware here).
 
+mod audit;
 mod cross;
+mod diff;
+mod json;
 mod model;
 
 use asmgen::emit::gas::Visibility;
@@ -181,12 +189,14 @@ fn main() -> ExitCode {
         Some("gen") => gen(),
         Some("check") => check(),
         Some("report") => report(args.get(1).map(String::as_str)),
+        Some("audit") => audit::run(&args[1..]),
+        Some("diff") => diff::run(&root(), &args[1..]),
         Some("cross") => cross::run(&root(), &args[1..]),
         Some("jit-tests") => cross::jit_tests(&root()),
         Some("bench") if args.get(1).map(String::as_str) == Some("--model") => model::run(&root()),
         Some("bench") => cross::bench(&root(), &args[1..]),
         _ => Err(
-            "usage: cargo xtask <gen [--out DIR [--target T] [--prefix P] [--visibility hidden|default]] | check | report [target] | jit-tests | cross [arch | windows] | bench [filter | --model]>"
+            "usage: cargo xtask <gen [--out DIR [--target T] [--prefix P] [--visibility hidden|default]] | check | report [target] | audit [target] [--json] | diff <rev> [<rev2>] [--json] | jit-tests | cross [arch | windows] | bench [filter | --model]>"
                 .into(),
         ),
     };

@@ -1,0 +1,282 @@
+//! `cargo xtask diff <rev> [<rev2>] [--json]`: what changed in the checked-in listings between two revisions
+//! (rev2 default: the working tree), per function, for reviewers of a kernel change: added and removed
+//! functions, instruction counts (instruction lines of the listing, prologue and epilogue included, with the
+//! mnemonics that changed), the `Requires:` features, the size in bytes (x86_64-linux only, where the host's
+//! GNU as assembles both sides; elsewhere instruction counts only) and the constant-time verdict.
+//!
+//! Old listings come from `git show <rev>:generated/<target>/<file>`; nothing is checked out.
+
+use crate::audit::{targets, CONSTANT_TIME};
+use crate::json::Json;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write;
+use std::path::Path;
+use std::process::Command;
+
+/// One function as its listing shows it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Func {
+    /// The `Requires:` line of its header comment (`baseline` when none).
+    pub requires: String,
+    /// Instruction lines, raw `.inst`/`.insn` words included.
+    pub instructions: usize,
+    /// Instruction lines per mnemonic.
+    pub mnemonics: BTreeMap<String, usize>,
+    /// Bytes of code, where the listing was assembled.
+    pub size: Option<usize>,
+}
+
+/// The functions of a GNU as listing by symbol, in name order: a function starts at the label of a `.globl`
+/// symbol and ends at its `.cfi_endproc`, `.seh_endproc` or `.size`, or at the next such label.
+pub fn parse(text: &str) -> BTreeMap<String, Func> {
+    let globals: BTreeSet<&str> = text.lines().filter_map(|l| l.trim().strip_prefix(".globl")).map(str::trim).collect();
+    let (mut out, mut requires, mut cur): (BTreeMap<String, Func>, Option<String>, Option<String>) =
+        (BTreeMap::new(), None, None);
+    for line in text.lines() {
+        let t = line.trim();
+        if let Some(r) = t.strip_prefix("* Requires:") {
+            requires = Some(r.trim().to_string());
+        } else if let Some(sym) = t.strip_suffix(':').filter(|s| globals.contains(s)) {
+            let requires = requires.take().unwrap_or_else(|| "baseline".into());
+            out.insert(sym.to_string(), Func { requires, ..Func::default() });
+            cur = Some(sym.to_string());
+        } else if [".cfi_endproc", ".seh_endproc", ".size"].iter().any(|e| t.starts_with(e)) {
+            cur = None;
+        } else if let (Some(sym), Some(m)) = (&cur, mnemonic(t)) {
+            let f = out.get_mut(sym).expect("the current function was inserted");
+            f.instructions += 1;
+            *f.mnemonics.entry(m).or_default() += 1;
+        }
+    }
+    out
+}
+
+/// The mnemonic of an instruction line (of a raw word, the one its comment names), or none for a label,
+/// directive, comment or blank line.
+fn mnemonic(t: &str) -> Option<String> {
+    let first = t.split_whitespace().next()?;
+    if first.ends_with(':') || first.starts_with("/*") || first.starts_with('*') || first.starts_with("//") {
+        return None;
+    }
+    if first.starts_with('#') {
+        return None;
+    }
+    if first == ".inst" || first == ".insn" {
+        let comment = t.split_once("//").or_else(|| t.split_once('#')).map(|(_, c)| c);
+        let named = comment.and_then(|c| c.split_whitespace().next());
+        return Some(named.unwrap_or(first).to_string());
+    }
+    (!first.starts_with('.')).then(|| first.to_string())
+}
+
+/// A function's change between two listings.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Change {
+    /// `<target>/<file>`.
+    pub file: String,
+    /// The symbol.
+    pub symbol: String,
+    /// Before (none: added).
+    pub old: Option<Func>,
+    /// After (none: removed).
+    pub new: Option<Func>,
+}
+
+/// The functions that differ between `old` and `new` (the text of one listing; either may be empty).
+pub fn compare(file: &str, old: &str, new: &str) -> Vec<Change> {
+    let (o, n) = (parse(old), parse(new));
+    let names: BTreeSet<&String> = o.keys().chain(n.keys()).collect();
+    names
+        .into_iter()
+        .filter(|s| o.get(*s) != n.get(*s))
+        .map(|s| Change { file: file.into(), symbol: s.clone(), old: o.get(s).cloned(), new: n.get(s).cloned() })
+        .collect()
+}
+
+/// Adds the assembled sizes to `funcs` where the host can assemble the listing (x86_64-linux with `as` and
+/// `nm`); leaves them unknown elsewhere.
+fn add_sizes(dir: &str, text: &str, funcs: &mut BTreeMap<String, Func>) {
+    if dir != "x86_64-linux" || !cfg!(all(target_arch = "x86_64", target_os = "linux")) || text.is_empty() {
+        return;
+    }
+    let tmp = std::env::temp_dir().join(format!("asmgen-diff-{}", std::process::id()));
+    let (src, obj) = (tmp.with_extension("S"), tmp.with_extension("o"));
+    if std::fs::write(&src, text).is_err() {
+        return;
+    }
+    let ok = Command::new("as").arg("-o").arg(&obj).arg(&src).output().is_ok_and(|o| o.status.success());
+    let nm = if ok { Command::new("nm").arg("-S").arg(&obj).output().ok() } else { None };
+    let _ = (std::fs::remove_file(&src), std::fs::remove_file(&obj));
+    for line in nm.map(|o| String::from_utf8_lossy(&o.stdout).into_owned()).unwrap_or_default().lines() {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        if let [_, size, _, sym] = w[..] {
+            if let (Some(f), Ok(n)) = (funcs.get_mut(sym), usize::from_str_radix(size, 16)) {
+                f.size = Some(n);
+            }
+        }
+    }
+}
+
+/// The text of `generated/<dir>/<file>` at `rev` (`git show`), or in the working tree when `rev` is none; empty
+/// when the file does not exist there.
+fn read(root: &Path, rev: Option<&str>, path: &str) -> Result<String, String> {
+    let Some(rev) = rev else {
+        return Ok(std::fs::read_to_string(root.join(path)).unwrap_or_default());
+    };
+    let o = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["show", &format!("{rev}:{path}")])
+        .output()
+        .map_err(|e| format!("git: {e}"))?;
+    Ok(if o.status.success() { String::from_utf8_lossy(&o.stdout).into_owned() } else { String::new() })
+}
+
+/// The `.S` listings of folder `dir` at `rev` (the working tree when none).
+fn files(root: &Path, rev: Option<&str>, dir: &str) -> Result<BTreeSet<String>, String> {
+    let names: Vec<String> = match rev {
+        None => std::fs::read_dir(root.join("generated").join(dir))
+            .map(|rd| rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+            .unwrap_or_default(),
+        Some(rev) => {
+            let o = Command::new("git")
+                .arg("-C")
+                .arg(root)
+                .args(["ls-tree", "--name-only", rev, &format!("generated/{dir}/")])
+                .output()
+                .map_err(|e| format!("git: {e}"))?;
+            if !o.status.success() {
+                return Err(format!("git ls-tree {rev}: {}", String::from_utf8_lossy(&o.stderr).trim()));
+            }
+            String::from_utf8_lossy(&o.stdout).lines().map(|l| l.rsplit('/').next().unwrap_or(l).to_string()).collect()
+        }
+    };
+    Ok(names.into_iter().filter(|n| n.ends_with(".S")).collect())
+}
+
+/// Every function change of every GNU as listing between `old` and `new` (the working tree when none).
+pub fn changes(root: &Path, old: &str, new: Option<&str>) -> Result<Vec<Change>, String> {
+    let mut out = Vec::new();
+    for t in targets(None)? {
+        let dir = t.dir_name();
+        let names: BTreeSet<String> =
+            files(root, Some(old), &dir)?.into_iter().chain(files(root, new, &dir)?).collect();
+        for name in names {
+            let path = format!("generated/{dir}/{name}");
+            let (a, b) = (read(root, Some(old), &path)?, read(root, new, &path)?);
+            let mut cs = compare(&format!("{dir}/{name}"), &a, &b);
+            if !cs.is_empty() {
+                let (mut pa, mut pb) = (parse(&a), parse(&b));
+                add_sizes(&dir, &a, &mut pa);
+                add_sizes(&dir, &b, &mut pb);
+                for c in &mut cs {
+                    c.old = pa.remove(&c.symbol);
+                    c.new = pb.remove(&c.symbol);
+                }
+            }
+            out.extend(cs);
+        }
+    }
+    Ok(out)
+}
+
+fn size(f: &Func) -> String {
+    f.size.map_or("size unknown".into(), |n| format!("{n} bytes"))
+}
+
+/// The mnemonics whose counts changed, as `vpxor +2, nop -1`.
+fn mnemonic_delta(old: &Func, new: &Func) -> String {
+    let keys: BTreeSet<&String> = old.mnemonics.keys().chain(new.mnemonics.keys()).collect();
+    let d: Vec<String> = keys
+        .into_iter()
+        .filter_map(|k| {
+            let n = *new.mnemonics.get(k).unwrap_or(&0) as i64 - *old.mnemonics.get(k).unwrap_or(&0) as i64;
+            (n != 0).then(|| format!("{k} {n:+}"))
+        })
+        .collect();
+    d.join(", ")
+}
+
+/// One change as a line for people.
+pub fn text(c: &Change) -> String {
+    match (&c.old, &c.new) {
+        (None, Some(n)) => {
+            format!("  + {}: added, {} instructions, requires {}, {}", c.symbol, n.instructions, n.requires, size(n))
+        }
+        (Some(o), None) => {
+            format!("  - {}: removed, {} instructions, requires {}, {}", c.symbol, o.instructions, o.requires, size(o))
+        }
+        (Some(o), Some(n)) => {
+            let mut s = format!("  ~ {}: instructions {} -> {}", c.symbol, o.instructions, n.instructions);
+            let delta = mnemonic_delta(o, n);
+            if !delta.is_empty() {
+                let _ = write!(s, " ({delta})");
+            }
+            if o.requires != n.requires {
+                let _ = write!(s, ", requires {} -> {}", o.requires, n.requires);
+            }
+            if o.size != n.size {
+                let _ = write!(s, ", {} -> {}", size(o), size(n));
+            }
+            s
+        }
+        (None, None) => String::new(),
+    }
+}
+
+fn func_json(f: &Option<Func>) -> Json {
+    f.as_ref().map_or(Json::Null, |f| {
+        let m: Vec<(String, usize)> = f.mnemonics.iter().map(|(k, n)| (k.clone(), *n)).collect();
+        Json::Obj(vec![
+            ("requires", Json::str(&f.requires)),
+            ("instructions", Json::num(f.instructions)),
+            ("mnemonics", Json::counts(&m)),
+            ("size", f.size.map_or(Json::Null, Json::num)),
+        ])
+    })
+}
+
+/// One change as JSON.
+pub fn json(c: &Change) -> Json {
+    let kind = match (&c.old, &c.new) {
+        (None, _) => "added",
+        (_, None) => "removed",
+        _ => "changed",
+    };
+    Json::Obj(vec![
+        ("file", Json::str(&c.file)),
+        ("symbol", Json::str(&c.symbol)),
+        ("change", Json::str(kind)),
+        ("old", func_json(&c.old)),
+        ("new", func_json(&c.new)),
+        ("constant_time", Json::str(CONSTANT_TIME)),
+    ])
+}
+
+/// `diff <rev> [<rev2>] [--json]`.
+pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
+    let as_json = args.iter().any(|a| a == "--json");
+    let revs: Vec<&str> = args.iter().filter(|a| *a != "--json").map(String::as_str).collect();
+    let (old, new) = match revs[..] {
+        [old] => (old, None),
+        [old, new] => (old, Some(new)),
+        _ => return Err("usage: cargo xtask diff <rev> [<rev2>] [--json]".into()),
+    };
+    let cs = changes(root, old, new)?;
+    if as_json {
+        println!("{}", Json::Arr(cs.iter().map(json).collect()).text());
+        return Ok(());
+    }
+    println!("listings: {old} -> {}", new.unwrap_or("working tree"));
+    let mut file = "";
+    for c in &cs {
+        if c.file != file {
+            file = &c.file;
+            println!("== {file}");
+        }
+        println!("{}", text(c));
+    }
+    let n = cs.len();
+    println!("{n} function(s) changed; sizes: x86_64-linux (host GNU as), elsewhere instruction counts only; constant time: {CONSTANT_TIME}");
+    Ok(())
+}
