@@ -406,3 +406,60 @@ pub fn run(args: &[String]) -> Result<(), String> {
         Err(format!("the table's feature annotations disagree with iced-x86 for:\n  {}", wrong.join("\n  ")))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use asmgen::isa::x86_64::X86_64;
+
+    #[test]
+    fn x86_64_linux_lists_every_catalog_function_and_the_decoder_agrees() {
+        let t = Target::X86_64_LINUX;
+        let rows = audit(t).unwrap();
+        let want: Vec<String> =
+            catalog::x86_64(t).unwrap().into_iter().flat_map(|l| l.functions).map(|f| f.name).collect();
+        assert_eq!(rows.iter().map(|r| r.symbol.clone()).collect::<Vec<_>>(), want);
+        for r in &rows {
+            let d = r.decoded.as_ref().expect("x86_64 rows are decoded");
+            assert!(d.missing.is_empty() && d.extra.is_empty(), "{}: {:?} {:?}", r.symbol, d.missing, d.extra);
+            assert_eq!(d.features, r.required, "{}", r.symbol);
+            assert!(!r.roles.is_empty(), "{} serves no set", r.symbol);
+            assert!(r.code_bytes.is_some_and(|n| n > r.instructions), "{}", r.symbol);
+            assert!(text(r).contains("constant time:  not checked"));
+        }
+    }
+
+    /// The lowered bytes and table record of the first x86_64-linux function that requires `f`.
+    fn lowered_with(f: X86Feature) -> (Vec<u8>, FeatureSet<X86Feature>) {
+        let ls = catalog::x86_64(Target::X86_64_LINUX).unwrap();
+        let func = ls.iter().flat_map(|l| &l.functions).find(|x| x.required.contains(f)).unwrap();
+        let image = asmgen::lower::lower::<X86_64>(&[func]).unwrap();
+        let s = image.symbol(&func.name).unwrap();
+        (image.bytes[s.offset..s.offset + s.len].to_vec(), func.required)
+    }
+
+    #[test]
+    fn a_wrong_feature_annotation_is_caught() {
+        let (code, required) = lowered_with(X86Feature::Avx2);
+        let d = decode(&code, &required);
+        assert!(d.missing.is_empty() && d.extra.is_empty());
+        // The table forgets AVX2 for a function that uses ymm integer instructions: too weak.
+        let d = decode(&code, &required.difference(FeatureSet::of(&[X86Feature::Avx2])));
+        assert_eq!(d.missing, ["AVX2"]);
+        // The table claims BMI2, which no instruction needs: too strong.
+        let d = decode(&code, &required.union(FeatureSet::of(&[X86Feature::Bmi2])));
+        assert_eq!((d.missing.len(), d.extra.clone()), (0, vec!["BMI2".to_string()]));
+    }
+
+    #[test]
+    fn stack_bytes_come_from_the_prologue() {
+        // Win64 saves xmm6-xmm15 the body uses: pushes plus an aligned area; System V leaf kernels take nothing.
+        let win = audit(Target::X86_64_WINDOWS).unwrap();
+        let r = win.iter().find(|r| r.saved.iter().any(|s| s.starts_with("xmm"))).unwrap();
+        let gprs = r.saved.iter().filter(|s| !s.starts_with("xmm")).count() as i64;
+        let vecs = r.saved.len() as i64 - gprs;
+        assert_eq!(r.stack_bytes, 8 * gprs + 16 * vecs + if gprs % 2 == 0 { 8 } else { 0 });
+        let sysv = audit(Target::X86_64_LINUX).unwrap();
+        assert!(sysv.iter().filter(|r| r.saved.is_empty()).all(|r| r.stack_bytes == 0));
+    }
+}

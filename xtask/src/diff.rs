@@ -34,8 +34,8 @@ pub fn parse(text: &str) -> BTreeMap<String, Func> {
         (BTreeMap::new(), None, None);
     for line in text.lines() {
         let t = line.trim();
-        if let Some(r) = t.strip_prefix("* Requires:") {
-            requires = Some(r.trim().to_string());
+        if let Some(r) = requires_line(t) {
+            requires = Some(r);
         } else if let Some(sym) = t.strip_suffix(':').filter(|s| globals.contains(s)) {
             let requires = requires.take().unwrap_or_else(|| "baseline".into());
             out.insert(sym.to_string(), Func { requires, ..Func::default() });
@@ -49,6 +49,13 @@ pub fn parse(text: &str) -> BTreeMap<String, Func> {
         }
     }
     out
+}
+
+/// The features of a function header's `Requires:` comment line (`* Requires: ...` in a C comment block,
+/// `# Requires: ...` or `// Requires: ...` in older listings).
+fn requires_line(t: &str) -> Option<String> {
+    let body = ["*", "#", "//"].iter().find_map(|c| t.strip_prefix(c))?;
+    Some(body.trim_start().strip_prefix("Requires:")?.trim().to_string())
 }
 
 /// The mnemonic of an instruction line (of a raw word, the one its comment names), or none for a label,
@@ -279,4 +286,89 @@ pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
     let n = cs.len();
     println!("{n} function(s) changed; sizes: x86_64-linux (host GNU as), elsewhere instruction counts only; constant time: {CONSTANT_TIME}");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use asmgen::Target;
+
+    fn root() -> std::path::PathBuf {
+        crate::root()
+    }
+
+    fn listing() -> String {
+        std::fs::read_to_string(root().join("generated/x86_64-linux/ghash.S")).unwrap()
+    }
+
+    /// The rule of tests/src/tools.rs: a missing tool fails under CI and is a notice otherwise.
+    fn have(tools: &[&str], check: &str) -> bool {
+        let missing: Vec<&&str> = tools.iter().filter(|t| Command::new(t).arg("--version").output().is_err()).collect();
+        if missing.is_empty() {
+            return true;
+        }
+        let msg = format!("{missing:?} not found: {check}");
+        assert!(std::env::var_os("CI").is_none(), "{msg} (CI is set, so a missing tool is a failure)");
+        eprintln!("NOTICE: {msg}; skipping it (with CI set this fails)");
+        false
+    }
+
+    #[test]
+    fn parse_finds_every_function_with_its_requires_line() {
+        let t = Target::X86_64_LINUX;
+        let audit = crate::audit::audit(t).unwrap();
+        let fs = parse(&listing());
+        let ghash: Vec<_> = audit.iter().filter(|r| r.listing == "ghash").collect();
+        assert_eq!(fs.len(), ghash.len());
+        for r in ghash {
+            let f = &fs[&r.symbol];
+            assert_eq!(f.requires, r.required.join(", "));
+            // The listing's lines add the landing pad, the prologue and the epilogue to the body.
+            assert!(f.instructions > r.instructions, "{}", r.symbol);
+        }
+    }
+
+    #[test]
+    fn a_doctored_listing_shows_exactly_its_changes() {
+        let old = listing();
+        let new = old
+            .replace("\nasmgen_polyval_init_avx:\n", "\n")
+            .replace("\nasmgen_ghash_update_avx:\n", "\nasmgen_ghash_update_avx:\n\tnop\n");
+        let cs = compare("x86_64-linux/ghash.S", &old, &new);
+        assert_eq!(cs.len(), 2, "{cs:?}");
+        let (update, removed) = (&cs[0], &cs[1]);
+        assert_eq!(removed.symbol, "asmgen_polyval_init_avx");
+        assert!(removed.new.is_none() && removed.old.is_some());
+        assert!(text(removed).starts_with("  - asmgen_polyval_init_avx: removed"));
+        let (o, n) = (update.old.as_ref().unwrap(), update.new.as_ref().unwrap());
+        assert_eq!((update.symbol.as_str(), n.instructions), ("asmgen_ghash_update_avx", o.instructions + 1));
+        assert_eq!(o.requires, n.requires);
+        assert_eq!(mnemonic_delta(o, n), "nop +1");
+        assert!(compare("f", &old, &old).is_empty());
+        assert_eq!(compare("f", "", &old).len(), parse(&old).len());
+    }
+
+    #[test]
+    fn assembled_sizes_equal_the_lowering() {
+        if !have(&["as", "nm"], "diff's sizes of x86_64-linux listings") {
+            return;
+        }
+        let text = std::fs::read_to_string(root().join("generated/x86_64-linux/sm4.S")).unwrap();
+        let mut fs = parse(&text);
+        add_sizes("x86_64-linux", &text, &mut fs);
+        for r in crate::audit::audit(Target::X86_64_LINUX).unwrap().iter().filter(|r| r.listing == "sm4") {
+            assert_eq!(fs[&r.symbol].size, r.code_bytes, "{}", r.symbol);
+        }
+    }
+
+    #[test]
+    fn reads_a_revision_with_git() {
+        if !root().join(".git").exists() || !have(&["git"], "diff reads old listings with git show") {
+            return;
+        }
+        let head = read(&root(), Some("HEAD"), "generated/x86_64-linux/ghash.S").unwrap();
+        assert_eq!(parse(&head).len(), parse(&listing()).len());
+        assert!(files(&root(), Some("HEAD"), "x86_64-linux").unwrap().contains("ghash.S"));
+        assert!(files(&root(), Some("no-such-revision"), "x86_64-linux").is_err());
+    }
 }
