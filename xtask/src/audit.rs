@@ -121,19 +121,10 @@ fn roles<I: Isa>(target: Target, sets: &[KernelSet<I>]) -> Result<BTreeMap<Strin
 
 /// The part of a row the description alone gives.
 fn describe<I: Isa>(f: &Function<I>) -> Row {
-    let mut mix: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut regs = Vec::new();
-    for inst in f.insts() {
-        *mix.entry(I::info(inst.op).mnemonic()).or_default() += 1;
-        for o in &inst.operands {
-            I::regs(o, &mut regs);
-        }
-    }
-    regs.sort();
-    regs.dedup();
+    let regs = asmgen::report::registers(f);
     let (prologue, _) = I::prologue_epilogue(f.abi, &f.frame);
     let stack_bytes = prologue.iter().map(stack_step).sum();
-    let mut mix: Vec<(String, usize)> = mix.into_iter().map(|(m, n)| (m.to_string(), n)).collect();
+    let mut mix: Vec<(String, usize)> = asmgen::report::mix(f).into_iter().map(|(m, n)| (m.to_string(), n)).collect();
     mix.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     Row {
         listing: String::new(),
