@@ -16,6 +16,11 @@
 //! parked ones (a byte shift and one `vpclmulqdq` per pair of blocks, `Tw::times_x16`). The AES-NI AVX2
 //! and VAES kernels run their full batches the same way, their first batch's tweaks from the chain and the
 //! product by x^16 in shifts and xors (no `vpclmulqdq`: AVX2-only CPUs such as Zen 1 lack it on ymm).
+//!
+//! Two kinds of kernel share that loop: the whole-block kernels ([`xts`]: `nblocks` blocks, the caller's
+//! tweak buffer read and updated) and the unit kernels ([`xts_unit`]: one data unit of `len` bytes, `T[0]`
+//! encrypted inside, IEEE 1619 ciphertext stealing by `steal` after the loop). Between batches the loop's
+//! tweak waits in a `Home`: the caller's buffer, or (unit kernels) two general-purpose registers.
 
 use super::batch::*;
 use super::cipher::*;
@@ -649,9 +654,9 @@ pub fn kernels(set: Set, abi: Abi, blocks: Blocks) -> Kernels<X86_64> {
 }
 
 /// `asmgen_sm4_xts_unit_<enc|dec>_<ieee|gb>_<set>(rk, rk_tweak, dst, src, len, iv)`: one data unit of `len`
-/// bytes. Nothing below 16 bytes. Otherwise `T[0] = E(rk_tweak, iv)` (one block, [`encrypt_one`]) goes to
+/// bytes. Nothing below 16 bytes. Otherwise `T[0] = E(rk_tweak, iv)` (one block, `encrypt_one`) goes to
 /// the home (two general-purpose registers), the whole-block loop runs over `m = len / 16` blocks, or `m - 1`
-/// with a tail of `d = len % 16` bytes, and [`steal`] finishes the last block and the tail.
+/// with a tail of `d = len % 16` bytes, and `steal` finishes the last block and the tail.
 pub fn xts_unit(enc: bool, std: Standard, set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> {
     let dir = if enc { "enc" } else { "dec" };
     let w = set.width();
