@@ -568,7 +568,8 @@ fn step_every_instruction(runnable: &[Kernel]) {
         total += count;
     }
     eprintln!(
-        "unwind: {} functions, {total} steps in {:.1} s (blocks 0..={MAX_BLOCKS} and {LONG_COUNTS:?}; {SERIAL:?}: {SERIAL_COUNTS:?}; xts_unit_*: {UNIT_COUNTS:?})",
+        "unwind: {} functions, {total} steps in {:.1} s (blocks 0..={MAX_BLOCKS} and {LONG_COUNTS:?}; \
+         {SERIAL:?}: {SERIAL_COUNTS:?}; xts_unit_*: {UNIT_COUNTS:?})",
         stepped.len(),
         start.elapsed().as_secs_f64()
     );
