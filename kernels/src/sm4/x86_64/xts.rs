@@ -723,9 +723,10 @@ fn steal_table(b: &mut B) -> Label {
 /// Ciphertext stealing (IEEE 1619 5.3.2, 5.4.2): `src` and `dst` at block `m - 1`, the `d`-byte tail after it
 /// (`d` = 1..15 in `d`), `T[m-1]` in the home. Encryption: `CC = E(P[m-1] ^ T[m-1]) ^ T[m-1]`, `C[m]` = the
 /// first `d` bytes of `CC`, `C[m-1] = E(PP ^ T[m]) ^ T[m]` with `PP = P[m] || CC[d..16]`. Decryption is the same
-/// with the tweaks swapped. Whole 16-byte loads and stores only: the unit's last 16 bytes (`[src + d]`) give
-/// `P[m]`, and `C[m]` is stored as the top of `[dst + d]` before `C[m-1]` overwrites the rest; every load is
-/// done before the first store (`dst` may be `src`). Data, tweaks and keys reach no branch or address.
+/// with the tweaks swapped (and `rk_dec`: [`encrypt_one`] with the reversed schedule decrypts). Whole 16-byte
+/// loads and stores only: the unit's last 16 bytes (`[src + d]`) give `P[m]`, and `C[m]` is stored as the top
+/// of `[dst + d]` before `C[m-1]` overwrites the rest; every load is done before the first store (`dst` may be
+/// `src`). Data, tweaks and keys reach no branch or address.
 fn steal(b: &mut B, x: &Ctx, enc: bool, d: Gpr, table: &Label) {
     let (t_prev, t_last, blk, win) = (V(4), V(5), V(6), V(7));
     let [up, lo, _] = TMP;
