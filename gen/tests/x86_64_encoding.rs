@@ -89,7 +89,7 @@ fn instances(here: &Label, near: &Label, far: &Label) -> Vec<(Op, Vec<Operand>)>
             .iter()
             .map(|&k| match (info.name, k) {
                 // A qword index: 0 or 1.
-                ("vpinsrq", "Imm") => vec![Operand::Imm(0), Operand::Imm(1)],
+                ("vpinsrq" | "vpextrq", "Imm") => vec![Operand::Imm(0), Operand::Imm(1)],
                 _ => samples(k, here),
             })
             .collect();

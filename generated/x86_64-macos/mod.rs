@@ -42,6 +42,14 @@ extern "C" {
     pub fn asmgen_sm4_xts_enc_gb_avx(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
     /// `asmgen_sm4_xts_dec_gb_avx` (sm4.S): requires AES, AVX.
     pub fn asmgen_sm4_xts_dec_gb_avx(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
+    /// `asmgen_sm4_xts_unit_enc_ieee_avx` (sm4.S): requires AES, AVX.
+    pub fn asmgen_sm4_xts_unit_enc_ieee_avx(rk_enc: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
+    /// `asmgen_sm4_xts_unit_dec_ieee_avx` (sm4.S): requires AES, AVX.
+    pub fn asmgen_sm4_xts_unit_dec_ieee_avx(rk_dec: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
+    /// `asmgen_sm4_xts_unit_enc_gb_avx` (sm4.S): requires AES, AVX.
+    pub fn asmgen_sm4_xts_unit_enc_gb_avx(rk_enc: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
+    /// `asmgen_sm4_xts_unit_dec_gb_avx` (sm4.S): requires AES, AVX.
+    pub fn asmgen_sm4_xts_unit_dec_gb_avx(rk_dec: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
     /// `asmgen_sm4_xts_enc_ieee_avx2` (sm4.S): requires AES, AVX, AVX2.
     pub fn asmgen_sm4_xts_enc_ieee_avx2(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
     /// `asmgen_sm4_xts_dec_ieee_avx2` (sm4.S): requires AES, AVX, AVX2.
@@ -50,6 +58,14 @@ extern "C" {
     pub fn asmgen_sm4_xts_enc_gb_avx2(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
     /// `asmgen_sm4_xts_dec_gb_avx2` (sm4.S): requires AES, AVX, AVX2.
     pub fn asmgen_sm4_xts_dec_gb_avx2(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
+    /// `asmgen_sm4_xts_unit_enc_ieee_avx2` (sm4.S): requires AES, AVX, AVX2.
+    pub fn asmgen_sm4_xts_unit_enc_ieee_avx2(rk_enc: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
+    /// `asmgen_sm4_xts_unit_dec_ieee_avx2` (sm4.S): requires AES, AVX, AVX2.
+    pub fn asmgen_sm4_xts_unit_dec_ieee_avx2(rk_dec: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
+    /// `asmgen_sm4_xts_unit_enc_gb_avx2` (sm4.S): requires AES, AVX, AVX2.
+    pub fn asmgen_sm4_xts_unit_enc_gb_avx2(rk_enc: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
+    /// `asmgen_sm4_xts_unit_dec_gb_avx2` (sm4.S): requires AES, AVX, AVX2.
+    pub fn asmgen_sm4_xts_unit_dec_gb_avx2(rk_dec: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
     /// `asmgen_sm4_gcm_enc_avx` (sm4.S): requires AES, PCLMULQDQ, AVX.
     pub fn asmgen_sm4_gcm_enc_avx(rk_enc: *const u8, htable: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, state: *mut u8);
     /// `asmgen_sm4_gcm_enc_avx2` (sm4.S): requires AES, PCLMULQDQ, AVX, AVX2.
@@ -74,6 +90,14 @@ extern "C" {
     pub fn asmgen_sm4_xts_enc_gb_gfni(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
     /// `asmgen_sm4_xts_dec_gb_gfni` (sm4.S): requires AVX, AVX2, VPCLMULQDQ, GFNI.
     pub fn asmgen_sm4_xts_dec_gb_gfni(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
+    /// `asmgen_sm4_xts_unit_enc_ieee_gfni` (sm4.S): requires AVX, AVX2, VPCLMULQDQ, GFNI.
+    pub fn asmgen_sm4_xts_unit_enc_ieee_gfni(rk_enc: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
+    /// `asmgen_sm4_xts_unit_dec_ieee_gfni` (sm4.S): requires AVX, AVX2, VPCLMULQDQ, GFNI.
+    pub fn asmgen_sm4_xts_unit_dec_ieee_gfni(rk_dec: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
+    /// `asmgen_sm4_xts_unit_enc_gb_gfni` (sm4.S): requires AVX, AVX2, VPCLMULQDQ, GFNI.
+    pub fn asmgen_sm4_xts_unit_enc_gb_gfni(rk_enc: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
+    /// `asmgen_sm4_xts_unit_dec_gb_gfni` (sm4.S): requires AVX, AVX2, VPCLMULQDQ, GFNI.
+    pub fn asmgen_sm4_xts_unit_dec_gb_gfni(rk_dec: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
     /// `asmgen_sm4_gcm_enc_gfni` (sm4.S): requires PCLMULQDQ, AVX, AVX2, GFNI.
     pub fn asmgen_sm4_gcm_enc_gfni(rk_enc: *const u8, htable: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, state: *mut u8);
     /// `asmgen_sm4_ecb_vaes` (sm4.S): requires AES, AVX, AVX2, VAES.
@@ -92,6 +116,14 @@ extern "C" {
     pub fn asmgen_sm4_xts_enc_gb_vaes(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
     /// `asmgen_sm4_xts_dec_gb_vaes` (sm4.S): requires AES, AVX, AVX2, VAES.
     pub fn asmgen_sm4_xts_dec_gb_vaes(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
+    /// `asmgen_sm4_xts_unit_enc_ieee_vaes` (sm4.S): requires AES, AVX, AVX2, VAES.
+    pub fn asmgen_sm4_xts_unit_enc_ieee_vaes(rk_enc: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
+    /// `asmgen_sm4_xts_unit_dec_ieee_vaes` (sm4.S): requires AES, AVX, AVX2, VAES.
+    pub fn asmgen_sm4_xts_unit_dec_ieee_vaes(rk_dec: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
+    /// `asmgen_sm4_xts_unit_enc_gb_vaes` (sm4.S): requires AES, AVX, AVX2, VAES.
+    pub fn asmgen_sm4_xts_unit_enc_gb_vaes(rk_enc: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
+    /// `asmgen_sm4_xts_unit_dec_gb_vaes` (sm4.S): requires AES, AVX, AVX2, VAES.
+    pub fn asmgen_sm4_xts_unit_dec_gb_vaes(rk_dec: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
     /// `asmgen_sm4_gcm_enc_vaes` (sm4.S): requires AES, PCLMULQDQ, AVX, AVX2, VAES.
     pub fn asmgen_sm4_gcm_enc_vaes(rk_enc: *const u8, htable: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, state: *mut u8);
     /// `asmgen_sm4_cbc_enc_gfni` (sm4.S): requires AVX, GFNI.
@@ -163,6 +195,10 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "xts_dec_ieee", symbol: "asmgen_sm4_xts_dec_ieee_gfni", entry: asmgen_sm4_xts_dec_ieee_gfni as *const () },
             Kernel { role: "xts_enc_gb", symbol: "asmgen_sm4_xts_enc_gb_gfni", entry: asmgen_sm4_xts_enc_gb_gfni as *const () },
             Kernel { role: "xts_dec_gb", symbol: "asmgen_sm4_xts_dec_gb_gfni", entry: asmgen_sm4_xts_dec_gb_gfni as *const () },
+            Kernel { role: "xts_unit_enc_ieee", symbol: "asmgen_sm4_xts_unit_enc_ieee_gfni", entry: asmgen_sm4_xts_unit_enc_ieee_gfni as *const () },
+            Kernel { role: "xts_unit_dec_ieee", symbol: "asmgen_sm4_xts_unit_dec_ieee_gfni", entry: asmgen_sm4_xts_unit_dec_ieee_gfni as *const () },
+            Kernel { role: "xts_unit_enc_gb", symbol: "asmgen_sm4_xts_unit_enc_gb_gfni", entry: asmgen_sm4_xts_unit_enc_gb_gfni as *const () },
+            Kernel { role: "xts_unit_dec_gb", symbol: "asmgen_sm4_xts_unit_dec_gb_gfni", entry: asmgen_sm4_xts_unit_dec_gb_gfni as *const () },
             Kernel { role: "gcm_enc", symbol: "asmgen_sm4_gcm_enc_gfni", entry: asmgen_sm4_gcm_enc_gfni as *const () },
             Kernel { role: "ccm_enc", symbol: "asmgen_sm4_ccm_enc_gfni", entry: asmgen_sm4_ccm_enc_gfni as *const () },
             Kernel { role: "ccm_dec", symbol: "asmgen_sm4_ccm_dec_gfni", entry: asmgen_sm4_ccm_dec_gfni as *const () },
@@ -187,6 +223,10 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "xts_dec_ieee", symbol: "asmgen_sm4_xts_dec_ieee_vaes", entry: asmgen_sm4_xts_dec_ieee_vaes as *const () },
             Kernel { role: "xts_enc_gb", symbol: "asmgen_sm4_xts_enc_gb_vaes", entry: asmgen_sm4_xts_enc_gb_vaes as *const () },
             Kernel { role: "xts_dec_gb", symbol: "asmgen_sm4_xts_dec_gb_vaes", entry: asmgen_sm4_xts_dec_gb_vaes as *const () },
+            Kernel { role: "xts_unit_enc_ieee", symbol: "asmgen_sm4_xts_unit_enc_ieee_vaes", entry: asmgen_sm4_xts_unit_enc_ieee_vaes as *const () },
+            Kernel { role: "xts_unit_dec_ieee", symbol: "asmgen_sm4_xts_unit_dec_ieee_vaes", entry: asmgen_sm4_xts_unit_dec_ieee_vaes as *const () },
+            Kernel { role: "xts_unit_enc_gb", symbol: "asmgen_sm4_xts_unit_enc_gb_vaes", entry: asmgen_sm4_xts_unit_enc_gb_vaes as *const () },
+            Kernel { role: "xts_unit_dec_gb", symbol: "asmgen_sm4_xts_unit_dec_gb_vaes", entry: asmgen_sm4_xts_unit_dec_gb_vaes as *const () },
             Kernel { role: "gcm_enc", symbol: "asmgen_sm4_gcm_enc_vaes", entry: asmgen_sm4_gcm_enc_vaes as *const () },
             Kernel { role: "ccm_enc", symbol: "asmgen_sm4_ccm_enc_avx", entry: asmgen_sm4_ccm_enc_avx as *const () },
             Kernel { role: "ccm_dec", symbol: "asmgen_sm4_ccm_dec_avx", entry: asmgen_sm4_ccm_dec_avx as *const () },
@@ -211,6 +251,10 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "xts_dec_ieee", symbol: "asmgen_sm4_xts_dec_ieee_avx2", entry: asmgen_sm4_xts_dec_ieee_avx2 as *const () },
             Kernel { role: "xts_enc_gb", symbol: "asmgen_sm4_xts_enc_gb_avx2", entry: asmgen_sm4_xts_enc_gb_avx2 as *const () },
             Kernel { role: "xts_dec_gb", symbol: "asmgen_sm4_xts_dec_gb_avx2", entry: asmgen_sm4_xts_dec_gb_avx2 as *const () },
+            Kernel { role: "xts_unit_enc_ieee", symbol: "asmgen_sm4_xts_unit_enc_ieee_avx2", entry: asmgen_sm4_xts_unit_enc_ieee_avx2 as *const () },
+            Kernel { role: "xts_unit_dec_ieee", symbol: "asmgen_sm4_xts_unit_dec_ieee_avx2", entry: asmgen_sm4_xts_unit_dec_ieee_avx2 as *const () },
+            Kernel { role: "xts_unit_enc_gb", symbol: "asmgen_sm4_xts_unit_enc_gb_avx2", entry: asmgen_sm4_xts_unit_enc_gb_avx2 as *const () },
+            Kernel { role: "xts_unit_dec_gb", symbol: "asmgen_sm4_xts_unit_dec_gb_avx2", entry: asmgen_sm4_xts_unit_dec_gb_avx2 as *const () },
             Kernel { role: "gcm_enc", symbol: "asmgen_sm4_gcm_enc_avx2", entry: asmgen_sm4_gcm_enc_avx2 as *const () },
             Kernel { role: "ccm_enc", symbol: "asmgen_sm4_ccm_enc_avx", entry: asmgen_sm4_ccm_enc_avx as *const () },
             Kernel { role: "ccm_dec", symbol: "asmgen_sm4_ccm_dec_avx", entry: asmgen_sm4_ccm_dec_avx as *const () },
@@ -235,6 +279,10 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "xts_dec_ieee", symbol: "asmgen_sm4_xts_dec_ieee_avx", entry: asmgen_sm4_xts_dec_ieee_avx as *const () },
             Kernel { role: "xts_enc_gb", symbol: "asmgen_sm4_xts_enc_gb_avx", entry: asmgen_sm4_xts_enc_gb_avx as *const () },
             Kernel { role: "xts_dec_gb", symbol: "asmgen_sm4_xts_dec_gb_avx", entry: asmgen_sm4_xts_dec_gb_avx as *const () },
+            Kernel { role: "xts_unit_enc_ieee", symbol: "asmgen_sm4_xts_unit_enc_ieee_avx", entry: asmgen_sm4_xts_unit_enc_ieee_avx as *const () },
+            Kernel { role: "xts_unit_dec_ieee", symbol: "asmgen_sm4_xts_unit_dec_ieee_avx", entry: asmgen_sm4_xts_unit_dec_ieee_avx as *const () },
+            Kernel { role: "xts_unit_enc_gb", symbol: "asmgen_sm4_xts_unit_enc_gb_avx", entry: asmgen_sm4_xts_unit_enc_gb_avx as *const () },
+            Kernel { role: "xts_unit_dec_gb", symbol: "asmgen_sm4_xts_unit_dec_gb_avx", entry: asmgen_sm4_xts_unit_dec_gb_avx as *const () },
             Kernel { role: "gcm_enc", symbol: "asmgen_sm4_gcm_enc_avx", entry: asmgen_sm4_gcm_enc_avx as *const () },
             Kernel { role: "ccm_enc", symbol: "asmgen_sm4_ccm_enc_avx", entry: asmgen_sm4_ccm_enc_avx as *const () },
             Kernel { role: "ccm_dec", symbol: "asmgen_sm4_ccm_dec_avx", entry: asmgen_sm4_ccm_dec_avx as *const () },

@@ -187,6 +187,65 @@ void asmgen_sm4_xts_dec_gb_gfni(const uint8_t *rk_dec, uint8_t *dst, const uint8
 void asmgen_sm4_xts_dec_gb_vaes(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 
 /*
+ * xts_unit_enc_ieee: SM4-XTS encryption of one whole data unit (IEEE 1619, P1619 ciphertext stealing): one call per unit.
+ * len: the unit's length in bytes, any length from 16 (below 16 nothing is read or written). iv: the
+ * unit's 16-byte tweak value (e.g. the sector number, little-endian), read only; the kernel computes
+ * T[0] = E(rk_tweak, iv) itself. rk_tweak: the tweak key's rk_enc; rk_enc: the data key's.
+ * Whole blocks as xts_enc_ieee; if len % 16 = d > 0, the last full block and the d-byte tail are
+ * stolen as IEEE 1619 says: CC = E(P[m-1] ^ T[m-1]) ^ T[m-1], C[m] = the first d bytes of CC,
+ * C[m-1] = E(PP ^ T[m]) ^ T[m] with PP = P[m] || the last 16 - d bytes of CC.
+ */
+/* requires AES, AVX */
+void asmgen_sm4_xts_unit_enc_ieee_avx(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+/* requires AES, AVX, AVX2 */
+void asmgen_sm4_xts_unit_enc_ieee_avx2(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+/* requires AVX, AVX2, VPCLMULQDQ, GFNI */
+void asmgen_sm4_xts_unit_enc_ieee_gfni(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+/* requires AES, AVX, AVX2, VAES */
+void asmgen_sm4_xts_unit_enc_ieee_vaes(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+
+/*
+ * xts_unit_dec_ieee: SM4-XTS decryption of one whole data unit (IEEE 1619): the inverse of xts_unit_enc_ieee.
+ * rk_dec: the data key's rk_dec; rk_tweak: the tweak key's rk_enc (the tweak is always encrypted).
+ * len, iv as for xts_unit_enc_ieee; with a tail, the last full block is deciphered with T[m] and the
+ * stolen block with T[m-1].
+ */
+/* requires AES, AVX */
+void asmgen_sm4_xts_unit_dec_ieee_avx(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+/* requires AES, AVX, AVX2 */
+void asmgen_sm4_xts_unit_dec_ieee_avx2(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+/* requires AVX, AVX2, VPCLMULQDQ, GFNI */
+void asmgen_sm4_xts_unit_dec_ieee_gfni(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+/* requires AES, AVX, AVX2, VAES */
+void asmgen_sm4_xts_unit_dec_ieee_vaes(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+
+/*
+ * xts_unit_enc_gb: SM4-XTS encryption of one whole data unit, GB/T 17964-2021 tweaks: as xts_unit_enc_ieee, with the
+ * tweak stepped as for xts_enc_gb.
+ */
+/* requires AES, AVX */
+void asmgen_sm4_xts_unit_enc_gb_avx(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+/* requires AES, AVX, AVX2 */
+void asmgen_sm4_xts_unit_enc_gb_avx2(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+/* requires AVX, AVX2, VPCLMULQDQ, GFNI */
+void asmgen_sm4_xts_unit_enc_gb_gfni(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+/* requires AES, AVX, AVX2, VAES */
+void asmgen_sm4_xts_unit_enc_gb_vaes(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+
+/*
+ * xts_unit_dec_gb: SM4-XTS decryption of one whole data unit, GB/T 17964-2021 tweaks: as xts_unit_dec_ieee, with the
+ * tweak stepped as for xts_enc_gb.
+ */
+/* requires AES, AVX */
+void asmgen_sm4_xts_unit_dec_gb_avx(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+/* requires AES, AVX, AVX2 */
+void asmgen_sm4_xts_unit_dec_gb_avx2(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+/* requires AVX, AVX2, VPCLMULQDQ, GFNI */
+void asmgen_sm4_xts_unit_dec_gb_gfni(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+/* requires AES, AVX, AVX2, VAES */
+void asmgen_sm4_xts_unit_dec_gb_vaes(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+
+/*
  * gcm_enc: SM4-GCM encryption of whole blocks in one pass: dst[i] = src[i] ^ E(ctr_i); GHASH absorbs dst.
  * state: ASMGEN_SM4_GCM_STATE_BYTES (32) bytes, read and updated, so calls chain: state[0..16] the
  * counter block (its last 4 bytes a big-endian counter incremented mod 2^32, inc32; the first 12
@@ -233,78 +292,94 @@ void asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t 
  *
  * x86_64-gfni-avx2: GFNI + AVX2: the S-box in two affine instructions, 16 blocks in flight; every mode has its kernel.
  *   requires AES, PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, GFNI
- *   expand_key    asmgen_sm4_expand_key_avx
- *   ecb           asmgen_sm4_ecb_gfni
- *   ctr           asmgen_sm4_ctr_gfni
- *   cbc_dec       asmgen_sm4_cbc_dec_gfni
- *   cfb_dec       asmgen_sm4_cfb_dec_gfni
- *   cbc_enc       asmgen_sm4_cbc_enc_gfni
- *   cfb_enc       asmgen_sm4_cfb_enc_gfni
- *   cbc_mac       asmgen_sm4_cbc_mac_gfni
- *   xts_enc_ieee  asmgen_sm4_xts_enc_ieee_gfni
- *   xts_dec_ieee  asmgen_sm4_xts_dec_ieee_gfni
- *   xts_enc_gb    asmgen_sm4_xts_enc_gb_gfni
- *   xts_dec_gb    asmgen_sm4_xts_dec_gb_gfni
- *   gcm_enc       asmgen_sm4_gcm_enc_gfni
- *   ccm_enc       asmgen_sm4_ccm_enc_gfni
- *   ccm_dec       asmgen_sm4_ccm_dec_gfni
+ *   expand_key         asmgen_sm4_expand_key_avx
+ *   ecb                asmgen_sm4_ecb_gfni
+ *   ctr                asmgen_sm4_ctr_gfni
+ *   cbc_dec            asmgen_sm4_cbc_dec_gfni
+ *   cfb_dec            asmgen_sm4_cfb_dec_gfni
+ *   cbc_enc            asmgen_sm4_cbc_enc_gfni
+ *   cfb_enc            asmgen_sm4_cfb_enc_gfni
+ *   cbc_mac            asmgen_sm4_cbc_mac_gfni
+ *   xts_enc_ieee       asmgen_sm4_xts_enc_ieee_gfni
+ *   xts_dec_ieee       asmgen_sm4_xts_dec_ieee_gfni
+ *   xts_enc_gb         asmgen_sm4_xts_enc_gb_gfni
+ *   xts_dec_gb         asmgen_sm4_xts_dec_gb_gfni
+ *   xts_unit_enc_ieee  asmgen_sm4_xts_unit_enc_ieee_gfni
+ *   xts_unit_dec_ieee  asmgen_sm4_xts_unit_dec_ieee_gfni
+ *   xts_unit_enc_gb    asmgen_sm4_xts_unit_enc_gb_gfni
+ *   xts_unit_dec_gb    asmgen_sm4_xts_unit_dec_gb_gfni
+ *   gcm_enc            asmgen_sm4_gcm_enc_gfni
+ *   ccm_enc            asmgen_sm4_ccm_enc_gfni
+ *   ccm_dec            asmgen_sm4_ccm_dec_gfni
  *   takes from x86_64-aesni-avx: expand_key
  *
  * x86_64-vaes-avx2: VAES + AVX2: vaesenclast on whole ymm registers for the parallel modes; serial modes and the key schedule are AVX.
  *   requires AES, PCLMULQDQ, AVX, AVX2, VAES
- *   expand_key    asmgen_sm4_expand_key_avx
- *   ecb           asmgen_sm4_ecb_vaes
- *   ctr           asmgen_sm4_ctr_vaes
- *   cbc_dec       asmgen_sm4_cbc_dec_vaes
- *   cfb_dec       asmgen_sm4_cfb_dec_vaes
- *   cbc_enc       asmgen_sm4_cbc_enc_avx
- *   cfb_enc       asmgen_sm4_cfb_enc_avx
- *   cbc_mac       asmgen_sm4_cbc_mac_avx
- *   xts_enc_ieee  asmgen_sm4_xts_enc_ieee_vaes
- *   xts_dec_ieee  asmgen_sm4_xts_dec_ieee_vaes
- *   xts_enc_gb    asmgen_sm4_xts_enc_gb_vaes
- *   xts_dec_gb    asmgen_sm4_xts_dec_gb_vaes
- *   gcm_enc       asmgen_sm4_gcm_enc_vaes
- *   ccm_enc       asmgen_sm4_ccm_enc_avx
- *   ccm_dec       asmgen_sm4_ccm_dec_avx
+ *   expand_key         asmgen_sm4_expand_key_avx
+ *   ecb                asmgen_sm4_ecb_vaes
+ *   ctr                asmgen_sm4_ctr_vaes
+ *   cbc_dec            asmgen_sm4_cbc_dec_vaes
+ *   cfb_dec            asmgen_sm4_cfb_dec_vaes
+ *   cbc_enc            asmgen_sm4_cbc_enc_avx
+ *   cfb_enc            asmgen_sm4_cfb_enc_avx
+ *   cbc_mac            asmgen_sm4_cbc_mac_avx
+ *   xts_enc_ieee       asmgen_sm4_xts_enc_ieee_vaes
+ *   xts_dec_ieee       asmgen_sm4_xts_dec_ieee_vaes
+ *   xts_enc_gb         asmgen_sm4_xts_enc_gb_vaes
+ *   xts_dec_gb         asmgen_sm4_xts_dec_gb_vaes
+ *   xts_unit_enc_ieee  asmgen_sm4_xts_unit_enc_ieee_vaes
+ *   xts_unit_dec_ieee  asmgen_sm4_xts_unit_dec_ieee_vaes
+ *   xts_unit_enc_gb    asmgen_sm4_xts_unit_enc_gb_vaes
+ *   xts_unit_dec_gb    asmgen_sm4_xts_unit_dec_gb_vaes
+ *   gcm_enc            asmgen_sm4_gcm_enc_vaes
+ *   ccm_enc            asmgen_sm4_ccm_enc_avx
+ *   ccm_dec            asmgen_sm4_ccm_dec_avx
  *   takes from x86_64-aesni-avx: expand_key, cbc_enc, cfb_enc, cbc_mac, ccm_enc, ccm_dec
  *
  * x86_64-aesni-avx2: AES-NI + AVX2: eight blocks per ymm register for the parallel modes; serial modes and the key schedule are AVX.
  *   requires AES, PCLMULQDQ, AVX, AVX2
- *   expand_key    asmgen_sm4_expand_key_avx
- *   ecb           asmgen_sm4_ecb_avx2
- *   ctr           asmgen_sm4_ctr_avx2
- *   cbc_dec       asmgen_sm4_cbc_dec_avx2
- *   cfb_dec       asmgen_sm4_cfb_dec_avx2
- *   cbc_enc       asmgen_sm4_cbc_enc_avx
- *   cfb_enc       asmgen_sm4_cfb_enc_avx
- *   cbc_mac       asmgen_sm4_cbc_mac_avx
- *   xts_enc_ieee  asmgen_sm4_xts_enc_ieee_avx2
- *   xts_dec_ieee  asmgen_sm4_xts_dec_ieee_avx2
- *   xts_enc_gb    asmgen_sm4_xts_enc_gb_avx2
- *   xts_dec_gb    asmgen_sm4_xts_dec_gb_avx2
- *   gcm_enc       asmgen_sm4_gcm_enc_avx2
- *   ccm_enc       asmgen_sm4_ccm_enc_avx
- *   ccm_dec       asmgen_sm4_ccm_dec_avx
+ *   expand_key         asmgen_sm4_expand_key_avx
+ *   ecb                asmgen_sm4_ecb_avx2
+ *   ctr                asmgen_sm4_ctr_avx2
+ *   cbc_dec            asmgen_sm4_cbc_dec_avx2
+ *   cfb_dec            asmgen_sm4_cfb_dec_avx2
+ *   cbc_enc            asmgen_sm4_cbc_enc_avx
+ *   cfb_enc            asmgen_sm4_cfb_enc_avx
+ *   cbc_mac            asmgen_sm4_cbc_mac_avx
+ *   xts_enc_ieee       asmgen_sm4_xts_enc_ieee_avx2
+ *   xts_dec_ieee       asmgen_sm4_xts_dec_ieee_avx2
+ *   xts_enc_gb         asmgen_sm4_xts_enc_gb_avx2
+ *   xts_dec_gb         asmgen_sm4_xts_dec_gb_avx2
+ *   xts_unit_enc_ieee  asmgen_sm4_xts_unit_enc_ieee_avx2
+ *   xts_unit_dec_ieee  asmgen_sm4_xts_unit_dec_ieee_avx2
+ *   xts_unit_enc_gb    asmgen_sm4_xts_unit_enc_gb_avx2
+ *   xts_unit_dec_gb    asmgen_sm4_xts_unit_dec_gb_avx2
+ *   gcm_enc            asmgen_sm4_gcm_enc_avx2
+ *   ccm_enc            asmgen_sm4_ccm_enc_avx
+ *   ccm_dec            asmgen_sm4_ccm_dec_avx
  *   takes from x86_64-aesni-avx: expand_key, cbc_enc, cfb_enc, cbc_mac, ccm_enc, ccm_dec
  *
  * x86_64-aesni-avx: AES-NI + AVX: four blocks per xmm register, every mode.
  *   requires AES, PCLMULQDQ, AVX
- *   expand_key    asmgen_sm4_expand_key_avx
- *   ecb           asmgen_sm4_ecb_avx
- *   ctr           asmgen_sm4_ctr_avx
- *   cbc_dec       asmgen_sm4_cbc_dec_avx
- *   cfb_dec       asmgen_sm4_cfb_dec_avx
- *   cbc_enc       asmgen_sm4_cbc_enc_avx
- *   cfb_enc       asmgen_sm4_cfb_enc_avx
- *   cbc_mac       asmgen_sm4_cbc_mac_avx
- *   xts_enc_ieee  asmgen_sm4_xts_enc_ieee_avx
- *   xts_dec_ieee  asmgen_sm4_xts_dec_ieee_avx
- *   xts_enc_gb    asmgen_sm4_xts_enc_gb_avx
- *   xts_dec_gb    asmgen_sm4_xts_dec_gb_avx
- *   gcm_enc       asmgen_sm4_gcm_enc_avx
- *   ccm_enc       asmgen_sm4_ccm_enc_avx
- *   ccm_dec       asmgen_sm4_ccm_dec_avx
+ *   expand_key         asmgen_sm4_expand_key_avx
+ *   ecb                asmgen_sm4_ecb_avx
+ *   ctr                asmgen_sm4_ctr_avx
+ *   cbc_dec            asmgen_sm4_cbc_dec_avx
+ *   cfb_dec            asmgen_sm4_cfb_dec_avx
+ *   cbc_enc            asmgen_sm4_cbc_enc_avx
+ *   cfb_enc            asmgen_sm4_cfb_enc_avx
+ *   cbc_mac            asmgen_sm4_cbc_mac_avx
+ *   xts_enc_ieee       asmgen_sm4_xts_enc_ieee_avx
+ *   xts_dec_ieee       asmgen_sm4_xts_dec_ieee_avx
+ *   xts_enc_gb         asmgen_sm4_xts_enc_gb_avx
+ *   xts_dec_gb         asmgen_sm4_xts_dec_gb_avx
+ *   xts_unit_enc_ieee  asmgen_sm4_xts_unit_enc_ieee_avx
+ *   xts_unit_dec_ieee  asmgen_sm4_xts_unit_dec_ieee_avx
+ *   xts_unit_enc_gb    asmgen_sm4_xts_unit_enc_gb_avx
+ *   xts_unit_dec_gb    asmgen_sm4_xts_unit_dec_gb_avx
+ *   gcm_enc            asmgen_sm4_gcm_enc_avx
+ *   ccm_enc            asmgen_sm4_ccm_enc_avx
+ *   ccm_dec            asmgen_sm4_ccm_dec_avx
  */
 
 #endif /* ASMGEN_SM4_H */

@@ -15,7 +15,8 @@
 //! Block counts: every count from 0 to `MAX_BLOCKS` (each tail length reaches its own slots of the wide
 //! kernels' tails) and 33 (the wide XTS and GCM kernels repeat their 16-block loops), except for the serial
 //! roles (CBC/CFB encryption, CBC-MAC, CCM: one block at a time), stepped with 0, 1 and 2 blocks: each block
-//! costs them thousands of exceptions and no new instruction. The test requires every prologue instruction
+//! costs them thousands of exceptions and no new instruction, and the XTS unit kernels, stepped with 0, 1, 2,
+//! 9, 17 and 33. The test requires every prologue instruction
 //! (the unwind entry's SizeOfProlog), every epilogue (each `ret` and the reloads, `add rsp` and `pop`s before
 //! it) and every backward branch stepped at least once, and prints per function the steps taken and how many
 //! of its instructions they reached (the rest: the last tail slot, which a full group takes through the loop
@@ -436,6 +437,10 @@ const SERIAL: [&str; 5] = ["cbc_enc", "cfb_enc", "cbc_mac", "ccm_enc", "ccm_dec"
 const SERIAL_COUNTS: [usize; 3] = [0, 1, 2];
 /// Longer runs, past `MAX_BLOCKS`: the wide XTS and GCM kernels repeat their 16-block loops.
 const LONG_COUNTS: [usize; 1] = [33];
+/// The block counts the XTS unit kernels (`xts_unit_*`, the XTS loop between two serial blocks and the tweak's
+/// encryption, so each call costs about twice a whole-block call) are stepped with: none, a tail alone, the
+/// small batch, a partial and a full wide batch, and the repeated loop (the tails: `kernel_calls`' `n % 11`).
+const UNIT_COUNTS: [usize; 6] = [0, 1, 2, 9, 17, 33];
 
 /// The instructions every call must have stepped at least once: the prologue (from the unwind entry's
 /// SizeOfProlog), each epilogue (the `ret` and the xmm reloads, `add rsp` and `pop`s before it) and every
@@ -527,6 +532,10 @@ fn step_every_instruction(runnable: &[Kernel]) {
         if SERIAL.contains(&k.role.as_str()) && !SERIAL_COUNTS.contains(&(args[3] as usize)) {
             return Vec::new();
         }
+        // A unit kernel's length, 16 * n and a tail under 16 bytes, is its fifth argument.
+        if k.role.starts_with("xts_unit_") && !UNIT_COUNTS.contains(&(args[4] as usize / 16)) {
+            return Vec::new();
+        }
         let (steps, failures) = step(k.entry, args, rng);
         match stepped.iter_mut().find(|(n, _, _)| *n == k.name) {
             Some((_, count, set)) => {
@@ -559,7 +568,8 @@ fn step_every_instruction(runnable: &[Kernel]) {
         total += count;
     }
     eprintln!(
-        "unwind: {} functions, {total} steps in {:.1} s (blocks 0..={MAX_BLOCKS} and {LONG_COUNTS:?}; {SERIAL:?}: {SERIAL_COUNTS:?})",
+        "unwind: {} functions, {total} steps in {:.1} s (blocks 0..={MAX_BLOCKS} and {LONG_COUNTS:?}; \
+         {SERIAL:?}: {SERIAL_COUNTS:?}; xts_unit_*: {UNIT_COUNTS:?})",
         stepped.len(),
         start.elapsed().as_secs_f64()
     );

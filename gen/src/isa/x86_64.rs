@@ -395,6 +395,8 @@ macro_rules! x86_64_table {
                 vmovd_store: "vmovd"     (d: M32, s: X)                    [Avx] as vmovd => iced!(VEX_Vmovd_rm32_xmm);
                 /// Inserts a qword at qword position `n`.
                 vpinsrq:    "vpinsrq"    (d: X, a: X, s: Rm64, n: Imm)     [Avx] => iced!(VEX_Vpinsrq_xmm_xmm_rm64_imm8);
+                /// Extracts the qword at qword position `n` into a 64-bit register.
+                vpextrq:    "vpextrq"    (d: R64, s: X, n: Imm)            [Avx] => iced!(VEX_Vpextrq_rm64_xmm_imm8);
                 /// Broadcasts a dword from memory to the four dwords (a plain load on current cores).
                 vbroadcastss: "vbroadcastss" (d: X, s: M32)                [Avx] => iced!(VEX_Vbroadcastss_xmm_m32);
                 vpxor:      "vpxor"      (d: X, a: X, b: Xm)               [Avx] as vpxor => iced!(VEX_Vpxor_xmm_xmm_xmmm128);

@@ -16,6 +16,11 @@
 //! parked ones (a byte shift and one `vpclmulqdq` per pair of blocks, `Tw::times_x16`). The AES-NI AVX2
 //! and VAES kernels run their full batches the same way, their first batch's tweaks from the chain and the
 //! product by x^16 in shifts and xors (no `vpclmulqdq`: AVX2-only CPUs such as Zen 1 lack it on ymm).
+//!
+//! Two kinds of kernel share that loop: the whole-block kernels ([`xts`]: `nblocks` blocks, the caller's
+//! tweak buffer read and updated) and the unit kernels ([`xts_unit`]: one data unit of `len` bytes, `T[0]`
+//! encrypted inside, IEEE 1619 ciphertext stealing by `steal` after the loop). Between batches the loop's
+//! tweak waits in a `Home`: the caller's buffer, or (unit kernels) two general-purpose registers.
 
 use super::batch::*;
 use super::cipher::*;
@@ -27,7 +32,7 @@ use crate::ghash::BYTE_REVERSE;
 use crate::plan::Trips;
 use crate::role::{self, Kernel, Kernels, Role};
 use crate::Blocks;
-use asmgen::isa::x86_64::{mem, rip, rip_off, Gpr, Mem, X86Feature, X86_64};
+use asmgen::isa::x86_64::{mem, mem_index, regs::*, rip, rip_off, Gpr, X86Feature, X86_64};
 use asmgen::{Abi, Function, GenError, Label};
 
 /// Which XTS tweak convention.
@@ -307,13 +312,51 @@ impl Tw {
         }
     }
 
-    /// Loads the chain from the tweak in memory.
-    fn load(&self, b: &mut B, m: Mem) {
-        b.vmovdqu(CHAIN.x(), m);
+    /// Loads the chain from the tweak waiting in `home`.
+    fn load(&self, b: &mut B, home: Home) {
+        home.load(b, CHAIN);
         if let (Standard::Gb, Some(f)) = (self.std, &self.fast) {
             b.vgf2p8affineqb(CHAIN.x(), CHAIN.x(), rip(&f.bitrev), 0);
         } else if self.std == Standard::Gb {
             b.vpshufb(CHAIN.x(), CHAIN.x(), rip(&self.rev));
+        }
+    }
+}
+
+/// Where the tweak of the next block waits between batches (in its memory form): the caller's 16 bytes at
+/// `[tweak]` (the whole-block kernels), or two general-purpose registers, low and high qword (the unit kernels,
+/// whose `iv` is read only and which have no memory of their own: all sixteen vector registers are busy in the
+/// rounds).
+#[derive(Clone, Copy)]
+enum Home {
+    Mem(Gpr),
+    Regs(Gpr, Gpr),
+}
+
+impl Home {
+    /// `d` (xmm) = the tweak.
+    fn load(self, b: &mut B, d: V) {
+        match self {
+            Home::Mem(p) => {
+                b.vmovdqu(d.x(), mem(p, 0));
+            }
+            Home::Regs(lo, hi) => {
+                b.vmovq(d.x(), lo);
+                b.vpinsrq(d.x(), d.x(), hi, 1);
+            }
+        }
+    }
+
+    /// The tweak = `s` (xmm).
+    fn store(self, b: &mut B, s: V) {
+        match self {
+            Home::Mem(p) => {
+                b.vmovdqu(mem(p, 0), s.x());
+            }
+            Home::Regs(lo, hi) => {
+                b.vpextrq(lo, s.x(), 0);
+                b.vpextrq(hi, s.x(), 1);
+            }
         }
     }
 }
@@ -325,7 +368,7 @@ struct Ctx {
     dst: Gpr,
     src: Gpr,
     n: Gpr,
-    tweak: Gpr,
+    home: Home,
 }
 
 /// Slot `s`: tweaks for its blocks (the chain steps past them), input `src ^ T` into `V(s)`, `T` into `dst`.
@@ -382,7 +425,7 @@ fn batch_in(b: &mut B, x: &Ctx, w: Width, fill: Fill) {
     let nblk = 8 * w.blocks();
     b.comment(format!("Tweaks for {nblk} blocks, stepped in registers; inputs src ^ T, T parked in dst."));
     by_fill(b, x.n, nblk, fill, &|b, count| {
-        x.tw.load(b, mem(x.tweak, 0));
+        x.tw.load(b, x.home);
         if x.tw.fast.is_some() && w == Width::Y && count == Count::All {
             b.vinserti128(CHAIN.y(), CHAIN.y(), CHAIN.x(), 0x01);
             x.tw.fast_batch(b, x);
@@ -391,7 +434,7 @@ fn batch_in(b: &mut B, x: &Ctx, w: Width, fill: Fill) {
         each_slot(b, w, 8, count, &mut |b, s, half| slot_in(b, x, w, s, half));
         b.comment("The tweak of the block after the batch.");
         let t = x.tw.out(b, OUT, CHAIN);
-        b.vmovdqu(mem(x.tweak, 0), t.x());
+        x.home.store(b, t);
     });
 }
 
@@ -423,7 +466,7 @@ fn batch_out(b: &mut B, x: &Ctx, w: Width, fill: Fill) {
             b.comment("The tweak of the block after the batch: T[0] * x^16.");
             b.vmovdqu(OUT.y(), mem(x.dst, 0));
             x.tw.times_x16(b, OUT, OUT2, MASK);
-            b.vmovdqu(mem(x.tweak, 0), OUT.x());
+            x.home.store(b, OUT);
         }
         each_slot(b, w, 8, count, &mut |b, s, half| slot_out(b, x, w, s, half))
     });
@@ -464,13 +507,8 @@ pub fn xts(enc: bool, std: Standard, set: Set, abi: Abi) -> Result<Function<X86_
 pub fn xts_of(enc: bool, std: Standard, set: Set, abi: Abi, blocks: Blocks) -> Result<Function<X86_64>, GenError> {
     let dir = if enc { "enc" } else { "dec" };
     let w = set.width();
-    let mut features = set.features();
-    if set == Set::Gfni {
-        // The tweaks of the next batch: vpclmulqdq on ymm.
-        features.push(X86Feature::Vpclmulqdq);
-    }
     let name = format!("asmgen_sm4_xts_{dir}_{}_{}{}", std.name(), set.name(), blocks.suffix());
-    let mut b = B::new(&name, abi, &features);
+    let mut b = B::new(&name, abi, &features(set));
     crate::doc_role(&mut b, Role::xts(!enc, std == Standard::Gb));
     b.doc(&format!("{} blocks in flight, tweaks computed in registers; dst may equal src.", 8 * w.blocks()));
     if let Some(d) = blocks.doc() {
@@ -479,17 +517,33 @@ pub fn xts_of(enc: bool, std: Standard, set: Set, abi: Abi, blocks: Blocks) -> R
     let [rk, dst, src, n, tweak] = role::params(&mut b, Role::xts(!enc, std == Standard::Gb));
     let c = Consts::new(&mut b, set.sbox());
     let tw = Tw::new(&mut b, std, set);
-    let x = Ctx { c, tw, rk, dst, src, n, tweak };
+    let x = Ctx { c, tw, rk, dst, src, n, home: Home::Mem(tweak) };
     x.c.load_tables(&mut b, w);
-    let trips = Trips::new(blocks, n);
-    match w {
-        Width::X => batch_loop(&mut b, trips, (src, dst), w, &|b, w, fill| batch(b, &x, w, fill)),
-        Width::Y => trips.either(&mut b, |b, _, count| ymm_fixed(b, &x, count), |b, _| ymm_loop(b, &x)),
-    }
+    whole_blocks(&mut b, &x, w, Trips::new(blocks, n));
     if w == Width::Y {
         b.vzeroupper();
     }
     b.finish()
+}
+
+/// The features of a set's XTS kernels: the set's, and `vpclmulqdq` on ymm for the GFNI set's tweaks of the
+/// next batch.
+fn features(set: Set) -> Vec<X86Feature> {
+    let mut features = set.features();
+    if set == Set::Gfni {
+        features.push(X86Feature::Vpclmulqdq);
+    }
+    features
+}
+
+/// The whole-block loop of width `w` over `trips` blocks, the tweak of the first in the home, which holds the
+/// tweak of the block after the last when done. With a count in a register (`nblocks`) the loops leave `src`
+/// and `dst` at their last batch and `n` holding its block count, so `src + 16 * n` is the end either way.
+fn whole_blocks(b: &mut B, x: &Ctx, w: Width, trips: Trips<Gpr>) {
+    match w {
+        Width::X => batch_loop(b, trips, (x.src, x.dst), w, &|b, w, fill| batch(b, x, w, fill)),
+        Width::Y => trips.either(b, |b, _, count| ymm_fixed(b, x, count), |b, _| ymm_loop(b, x)),
+    }
 }
 
 /// The ymm kernel for a fixed count: full batches back to back in a counted loop (the next batch's tweaks
@@ -569,7 +623,8 @@ fn ymm_loop(b: &mut B, x: &Ctx) {
     b.bind(&done);
 }
 
-/// The four XTS kernels (both directions, both standards) of one kernel set, for `blocks` blocks.
+/// The XTS kernels of one kernel set (both directions, both standards): for `blocks` blocks, and with
+/// `nblocks` ([`Blocks::Arg`]) the unit kernels after them.
 pub fn kernels(set: Set, abi: Abi, blocks: Blocks) -> Kernels<X86_64> {
     let mut v = Vec::new();
     for std in [Standard::Ieee, Standard::Gb] {
@@ -577,5 +632,109 @@ pub fn kernels(set: Set, abi: Abi, blocks: Blocks) -> Kernels<X86_64> {
             v.push(Kernel::new(Role::xts(!enc, std == Standard::Gb), xts_of(enc, std, set, abi, blocks)?));
         }
     }
+    if blocks == Blocks::Arg {
+        for std in [Standard::Ieee, Standard::Gb] {
+            for enc in [true, false] {
+                v.push(Kernel::new(Role::xts_unit(!enc, std == Standard::Gb), xts_unit(enc, std, set, abi)?));
+            }
+        }
+    }
     Ok(v)
+}
+
+/// `asmgen_sm4_xts_unit_<enc|dec>_<ieee|gb>_<set>(rk, rk_tweak, dst, src, len, iv)`: one data unit of `len`
+/// bytes. Nothing below 16 bytes. Otherwise `T[0] = E(rk_tweak, iv)` (one block, `encrypt_one`) goes to
+/// the home (two general-purpose registers), the whole-block loop runs over `m = len / 16` blocks, or `m - 1`
+/// with a tail of `d = len % 16` bytes, and `steal` finishes the last block and the tail.
+pub fn xts_unit(enc: bool, std: Standard, set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> {
+    let dir = if enc { "enc" } else { "dec" };
+    let w = set.width();
+    let name = format!("asmgen_sm4_xts_unit_{dir}_{}_{}", std.name(), set.name());
+    let mut b = B::new(&name, abi, &features(set));
+    crate::doc_role(&mut b, Role::xts_unit(!enc, std == Standard::Gb));
+    b.doc("Whole blocks by the streaming XTS kernel's loop, the tail by 16-byte loads and stores and vpshufb.");
+    let [rk, rkt, dst, src, len, iv] = role::params(&mut b, Role::xts_unit(!enc, std == Standard::Gb));
+    let c = Consts::new(&mut b, set.sbox());
+    let tw = Tw::new(&mut b, std, set);
+    let table = steal_table(&mut b);
+    let x = Ctx { c, tw, rk, dst, src, n: R10, home: Home::Regs(rkt, iv) };
+    let done = b.label("done");
+    b.comment("Below 16 bytes nothing is read or written.");
+    b.cmp(len, 16);
+    b.jb(&done);
+    x.c.load_tables(&mut b, w);
+    b.comment("T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches.");
+    b.vmovdqu(V(4).x(), mem(iv, 0));
+    encrypt_one(&mut b, &x.c, rkt, V(4));
+    x.home.store(&mut b, V(4));
+    b.comment("n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d).");
+    let whole = b.label("whole");
+    b.mov(x.n, len);
+    b.shr(x.n, 4);
+    b.and(len, 15);
+    b.jz(&whole);
+    b.sub(x.n, 1);
+    b.bind(&whole);
+    whole_blocks(&mut b, &x, w, Trips::new(Blocks::Arg, x.n));
+    b.test(len, len);
+    b.jz(&done);
+    b.comment("src and dst to block m - 1: the loop ended at src + 16 * n.");
+    b.shl(x.n, 4);
+    b.add(src, x.n);
+    b.add(dst, x.n);
+    steal(&mut b, &x, enc, len, &table);
+    b.bind(&done);
+    if w == Width::Y {
+        b.vzeroupper();
+    }
+    b.finish()
+}
+
+/// The byte shuffles of [`steal`]: 16 bytes at offset `d` shift a register `16 - d` bytes up (its first `d`
+/// bytes to the top), 16 bytes at `32 - d` shift one `16 - d` bytes down (its top `d` bytes to the bottom),
+/// zeroing the rest (`vpshufb` controls `0x80`).
+fn steal_table(b: &mut B) -> Label {
+    let bytes: Vec<u8> = (0..48u8).map(|k| if (16..32).contains(&k) { k - 16 } else { 0x80 }).collect();
+    b.constant("sm4_xts_steal", 16, "XTS ciphertext stealing: vpshufb byte shifts by 16 - d (d = 1..15)", &bytes)
+}
+
+/// Ciphertext stealing (IEEE 1619 5.3.2, 5.4.2): `src` and `dst` at block `m - 1`, the `d`-byte tail after it
+/// (`d` = 1..15 in `d`), `T[m-1]` in the home. Encryption: `CC = E(P[m-1] ^ T[m-1]) ^ T[m-1]`, `C[m]` = the
+/// first `d` bytes of `CC`, `C[m-1] = E(PP ^ T[m]) ^ T[m]` with `PP = P[m] || CC[d..16]`. Decryption is the same
+/// with the tweaks swapped (and `rk_dec`: [`encrypt_one`] with the reversed schedule decrypts). Whole 16-byte
+/// loads and stores only: the unit's last 16 bytes (`[src + d]`) give `P[m]`, and `C[m]` is stored as the top
+/// of `[dst + d]` before `C[m-1]` overwrites the rest; every load is done before the first store (`dst` may be
+/// `src`). Data, tweaks and keys reach no branch or address.
+fn steal(b: &mut B, x: &Ctx, enc: bool, d: Gpr, table: &Label) {
+    let (t_prev, t_last, blk, win) = (V(4), V(5), V(6), V(7));
+    let [up, lo, _] = TMP;
+    b.comment("T[m-1] and T[m] = T[m-1] * x.");
+    x.tw.load(b, x.home);
+    let t = x.tw.out(b, OUT, CHAIN);
+    vmov(b, Width::X, t_prev, t);
+    x.tw.step(b, CHAIN, CHAIN);
+    let t = x.tw.out(b, OUT, CHAIN);
+    vmov(b, Width::X, t_last, t);
+    let (first, second) = if enc { (t_prev, t_last) } else { (t_last, t_prev) };
+    b.comment(format!("CC = the block before the tail with T[{}].", if enc { "m-1" } else { "m" }));
+    b.vpxor(blk.x(), first.x(), mem(x.src, 0));
+    encrypt_one(b, &x.c, x.rk, blk);
+    b.vpxor(blk.x(), blk.x(), first.x());
+    b.comment("The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.");
+    b.vmovdqu(win.x(), mem_index(x.src, d, 1, 0));
+    b.lea(RAX, rip(table));
+    b.lea(R11, mem(RAX, 32));
+    b.sub(R11, d);
+    b.vpshufb(up.x(), blk.x(), mem_index(RAX, d, 1, 0));
+    b.vpshufb(win.x(), win.x(), mem(R11, 0));
+    b.vpshufb(lo.x(), up.x(), mem(R11, 0));
+    b.comment("The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.");
+    b.vmovdqu(mem_index(x.dst, d, 1, 0), up.x());
+    b.comment("PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.");
+    b.vpxor(blk.x(), blk.x(), lo.x());
+    b.vpxor(blk.x(), blk.x(), win.x());
+    b.vpxor(blk.x(), blk.x(), second.x());
+    encrypt_one(b, &x.c, x.rk, blk);
+    b.vpxor(blk.x(), blk.x(), second.x());
+    b.vmovdqu(mem(x.dst, 0), blk.x());
 }
