@@ -177,3 +177,85 @@ fn short_units_are_errors() {
         }
     }
 }
+
+type ExpandKeyFn = unsafe extern "C" fn(*mut u8, *mut u8, *const u8);
+type UnitFn = unsafe extern "C" fn(*const u8, *const u8, *mut u8, *const u8, usize, *const u8);
+
+/// The unit kernels (`xts_unit_*`) of every set this CPU runs, linked and JIT-assembled, each with its set's
+/// key schedule: (where, set, role, unit kernel, expand_key).
+fn unit_kernels() -> Vec<(String, String, String, UnitFn, ExpandKeyFn)> {
+    use asmgen_tests::kernel_calls::{jit_kernels, listing_kernels, Kernel};
+    let mut groups = vec![("listing", listing_kernels().0)];
+    match asmgen_runtime::jit::Jit::process() {
+        Ok(jit) => groups.push(("jit", jit_kernels(jit))),
+        Err(e) => eprintln!("no process JIT here ({e}): listing kernels only"),
+    }
+    let mut out = Vec::new();
+    for (at, kernels) in groups {
+        let of = |set: &str, role: &str| -> Option<&Kernel> { kernels.iter().find(|k| k.set == set && k.role == role) };
+        for k in kernels.iter().filter(|k| k.role.starts_with("xts_unit_")) {
+            let ek = of(&k.set, "expand_key").expect("a set with unit kernels has a key schedule");
+            // SAFETY: the kernels of these roles have these C signatures (kernels/src/role.rs).
+            let (unit, ek) = unsafe {
+                (
+                    std::mem::transmute::<*const (), UnitFn>(k.entry),
+                    std::mem::transmute::<*const (), ExpandKeyFn>(ek.entry),
+                )
+            };
+            out.push((at.to_string(), k.set.clone(), k.role.clone(), unit, ek));
+        }
+    }
+    out
+}
+
+/// Every set's unit kernels called directly (both conventions and directions), for every length 0..=100 and
+/// 4096 + 5, with dst != src and dst == src, against the whole-block path (the portable backend's `Sm4Xts`:
+/// whole-block kernels, stealing in Rust); below 16 bytes nothing is written, nor past `len`.
+#[test]
+fn every_sets_unit_kernels_match_the_whole_block_path() {
+    let kernels = unit_kernels();
+    eprintln!(
+        "{} unit kernels: {:?}",
+        kernels.len(),
+        kernels.iter().map(|k| format!("{} {}", k.0, k.1)).collect::<Vec<_>>()
+    );
+    let portable = sm4_backends()[0];
+    let mut rng = Rng::new(1619_17964);
+    for (at, set, role, unit, expand_key) in kernels {
+        let (k1, k2, iv) = (rng.block(), rng.block(), rng.block());
+        let (mut rk1, mut rk2) = ([[0u8; 128]; 2], [[0u8; 128]; 2]);
+        // SAFETY: 128-byte round-key outputs and a 16-byte key.
+        unsafe {
+            let [e, d] = &mut rk1;
+            expand_key(e.as_mut_ptr(), d.as_mut_ptr(), k1.as_ptr());
+            let [e, d] = &mut rk2;
+            expand_key(e.as_mut_ptr(), d.as_mut_ptr(), k2.as_ptr());
+        }
+        let (decrypt, gb) = (role.contains("_dec_"), role.ends_with("_gb"));
+        let whole = xts_on(portable, &k1, &k2, gb);
+        let rk = if decrypt { &rk1[1] } else { &rk1[0] };
+        for len in (0..=100).chain([4096 + 5]) {
+            let mut src = vec![0u8; len + 16];
+            rng.fill(&mut src);
+            let mut want = src[..len].to_vec();
+            if len >= 16 {
+                let f = if decrypt { Sm4Xts::decrypt } else { Sm4Xts::encrypt };
+                f(&whole, &iv, &mut want).unwrap();
+            }
+            for in_place in [false, true] {
+                let mut dst = if in_place { src.clone() } else { vec![0x5a; len + 16] };
+                let before = dst.clone();
+                let s = if in_place { dst.as_ptr() } else { src.as_ptr() };
+                // SAFETY: round keys of 128 bytes, len + 16 bytes at dst and src (exact aliasing allowed).
+                unsafe { unit(rk.as_ptr(), rk2[0].as_ptr(), dst.as_mut_ptr(), s, len, iv.as_ptr()) };
+                let what = format!("{at} {set} {role}: length {len}, in place {in_place}");
+                if len < 16 {
+                    assert_eq!(dst, before, "{what}: wrote below 16 bytes");
+                } else {
+                    assert_eq!(&dst[..len], &want[..], "{what}");
+                    assert_eq!(&dst[len..], &before[len..], "{what}: wrote past len");
+                }
+            }
+        }
+    }
+}
