@@ -16,7 +16,8 @@
 //! big-endian word order) unless the low 64 bits wrap inside the batch (then one block at a time: the counter
 //! is public, the branch leaks nothing). XTS keeps the tweaks of a whole register group in GCM's bit order
 //! and steps them with one `vgmul` by x^G per batch. The serial modes are latency bound: eight `vsm4r`
-//! latencies per block.
+//! latencies per block. The XTS unit kernels encrypt the tweak first (one element group), run the same
+//! strip-mining loop, and steal ciphertext one block at a time with a byte loop over the (public) tail.
 //!
 //! Modelled (llvm-mca-19 `-mcpu=sifive-p670`, VLEN 128, a model, not a measurement): the CTR loop takes 32
 //! cycles per 4 blocks, 0.50 cycles/byte, bound by the eight LMUL-4 `vsm4r.vs` (4 cycles each on the one
