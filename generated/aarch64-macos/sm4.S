@@ -32,6 +32,14 @@
  *       requires: sm4
  *   void asmgen_sm4_xts_dec_gb_ce(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
  *       requires: sm4
+ *   void asmgen_sm4_xts_unit_enc_ieee_ce(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+ *       requires: sm4
+ *   void asmgen_sm4_xts_unit_dec_ieee_ce(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+ *       requires: sm4
+ *   void asmgen_sm4_xts_unit_enc_gb_ce(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+ *       requires: sm4
+ *   void asmgen_sm4_xts_unit_dec_gb_ce(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+ *       requires: sm4
  *   void asmgen_sm4_gcm_enc_ce(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
  *       requires: pmull, sm4
  *   void asmgen_sm4_ccm_enc_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
@@ -2854,6 +2862,1718 @@ Lasmgen_sm4_xts_dec_gb_ce_end:
 	movi        v25.2d, #0
 	movi        v26.2d, #0
 Lasmgen_sm4_xts_dec_gb_ce_done:
+	ldp         d14, d15, [sp, #48]
+	.cfi_restore d14
+	.cfi_restore d15
+	ldp         d12, d13, [sp, #32]
+	.cfi_restore d12
+	.cfi_restore d13
+	ldp         d10, d11, [sp, #16]
+	.cfi_restore d10
+	.cfi_restore d11
+	ldp         d8, d9, [sp], #64
+	.cfi_adjust_cfa_offset -64
+	.cfi_restore d8
+	.cfi_restore d9
+	ret
+	.cfi_endproc
+	.arch armv8.2-a
+
+/*
+ * ----------------------------------------------------------------------------------------------------
+ * SM4-XTS encryption (IEEE 1619) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_enc_ieee, the tail by ciphertext stealing.
+ * Eight blocks in flight; the tail through tbl/tbx on the unit's last 16 bytes; dst may equal src.
+ *
+ * void asmgen_sm4_xts_unit_enc_ieee_ce(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+ * Requires: sm4
+ * Saves: v8, v9, v10, v11, v12, v13, v14, v15
+ * ----------------------------------------------------------------------------------------------------
+ */
+	.arch armv8.2-a+sm4
+	.globl _asmgen_sm4_xts_unit_enc_ieee_ce
+	.private_extern _asmgen_sm4_xts_unit_enc_ieee_ce
+	.p2align 5
+_asmgen_sm4_xts_unit_enc_ieee_ce:
+	.cfi_startproc
+	hint #34    	// bti c: indirect-branch landing pad (BTI)
+	stp         d8, d9, [sp, #-64]!
+	.cfi_adjust_cfa_offset 64
+	.cfi_rel_offset d8, 0
+	.cfi_rel_offset d9, 8
+	stp         d10, d11, [sp, #16]
+	.cfi_rel_offset d10, 16
+	.cfi_rel_offset d11, 24
+	stp         d12, d13, [sp, #32]
+	.cfi_rel_offset d12, 32
+	.cfi_rel_offset d13, 40
+	stp         d14, d15, [sp, #48]
+	.cfi_rel_offset d14, 48
+	.cfi_rel_offset d15, 56
+	cmp         x4, #16
+	b.lo        Lasmgen_sm4_xts_unit_enc_ieee_ce_done
+	adrp        x9, Lconst_sm4_reverse16@PAGE
+	add         x9, x9, Lconst_sm4_reverse16@PAGEOFF
+	ldr         q27, [x9, #0]
+	adrp        x9, Lconst_sm4_xts_gf@PAGE
+	add         x9, x9, Lconst_sm4_xts_gf@PAGEOFF
+	ldr         q24, [x9, #0]
+	/* T[0] = E(rk_tweak, iv) with the tweak key's round keys; then the data key's replace them. */
+	/* Round keys: RK[i] = rk[4i..4i+4] (little-endian words, as sm4e takes them). */
+	ldp         q16, q17, [x1, #0]
+	ldp         q18, q19, [x1, #32]
+	ldp         q20, q21, [x1, #64]
+	ldp         q22, q23, [x1, #96]
+	ldr         q25, [x5, #0]
+	rev32       v25.16b, v25.16b
+	/* 32 rounds on 1 block(s): 8 x sm4e each, interleaved. */
+	sm4e        v25.4s, v16.4s
+	sm4e        v25.4s, v17.4s
+	sm4e        v25.4s, v18.4s
+	sm4e        v25.4s, v19.4s
+	sm4e        v25.4s, v20.4s
+	sm4e        v25.4s, v21.4s
+	sm4e        v25.4s, v22.4s
+	sm4e        v25.4s, v23.4s
+	/* X32..X35 -> X35..X32 big-endian: a byte reversal. */
+	tbl         v25.16b, {v25.16b}, v27.16b
+	/* Round keys: RK[i] = rk[4i..4i+4] (little-endian words, as sm4e takes them). */
+	ldp         q16, q17, [x0, #0]
+	ldp         q18, q19, [x0, #32]
+	ldp         q20, q21, [x0, #64]
+	ldp         q22, q23, [x0, #96]
+	/* m = len / 16, d = len % 16 (public); the loop runs m blocks, m - 1 with a tail. */
+	lsr         x6, x4, #4
+	lsl         x7, x6, #4
+	sub         x7, x4, x7
+	cbz         x7, Lasmgen_sm4_xts_unit_enc_ieee_ce_whole
+	sub         x6, x6, #1
+Lasmgen_sm4_xts_unit_enc_ieee_ce_whole:
+	cmp         x6, #8
+	b.lo        Lasmgen_sm4_xts_unit_enc_ieee_ce_four
+	.p2align 4
+Lasmgen_sm4_xts_unit_enc_ieee_ce_loop8:
+	/* 8 block(s): tweaks, then E(src ^ T) ^ T. */
+	mov         v8.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	mov         v9.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	mov         v10.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	mov         v11.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	mov         v12.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	mov         v13.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	mov         v14.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	mov         v15.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	ld1         {v0.16b, v1.16b, v2.16b, v3.16b}, [x3], #64
+	ld1         {v4.16b, v5.16b, v6.16b, v7.16b}, [x3], #64
+	eor         v0.16b, v0.16b, v8.16b
+	rev32       v0.16b, v0.16b
+	eor         v1.16b, v1.16b, v9.16b
+	rev32       v1.16b, v1.16b
+	eor         v2.16b, v2.16b, v10.16b
+	rev32       v2.16b, v2.16b
+	eor         v3.16b, v3.16b, v11.16b
+	rev32       v3.16b, v3.16b
+	eor         v4.16b, v4.16b, v12.16b
+	rev32       v4.16b, v4.16b
+	eor         v5.16b, v5.16b, v13.16b
+	rev32       v5.16b, v5.16b
+	eor         v6.16b, v6.16b, v14.16b
+	rev32       v6.16b, v6.16b
+	eor         v7.16b, v7.16b, v15.16b
+	rev32       v7.16b, v7.16b
+	/* 32 rounds on 8 block(s): 8 x sm4e each, interleaved. */
+	sm4e        v0.4s, v16.4s
+	sm4e        v1.4s, v16.4s
+	sm4e        v2.4s, v16.4s
+	sm4e        v3.4s, v16.4s
+	sm4e        v4.4s, v16.4s
+	sm4e        v5.4s, v16.4s
+	sm4e        v6.4s, v16.4s
+	sm4e        v7.4s, v16.4s
+	sm4e        v0.4s, v17.4s
+	sm4e        v1.4s, v17.4s
+	sm4e        v2.4s, v17.4s
+	sm4e        v3.4s, v17.4s
+	sm4e        v4.4s, v17.4s
+	sm4e        v5.4s, v17.4s
+	sm4e        v6.4s, v17.4s
+	sm4e        v7.4s, v17.4s
+	sm4e        v0.4s, v18.4s
+	sm4e        v1.4s, v18.4s
+	sm4e        v2.4s, v18.4s
+	sm4e        v3.4s, v18.4s
+	sm4e        v4.4s, v18.4s
+	sm4e        v5.4s, v18.4s
+	sm4e        v6.4s, v18.4s
+	sm4e        v7.4s, v18.4s
+	sm4e        v0.4s, v19.4s
+	sm4e        v1.4s, v19.4s
+	sm4e        v2.4s, v19.4s
+	sm4e        v3.4s, v19.4s
+	sm4e        v4.4s, v19.4s
+	sm4e        v5.4s, v19.4s
+	sm4e        v6.4s, v19.4s
+	sm4e        v7.4s, v19.4s
+	sm4e        v0.4s, v20.4s
+	sm4e        v1.4s, v20.4s
+	sm4e        v2.4s, v20.4s
+	sm4e        v3.4s, v20.4s
+	sm4e        v4.4s, v20.4s
+	sm4e        v5.4s, v20.4s
+	sm4e        v6.4s, v20.4s
+	sm4e        v7.4s, v20.4s
+	sm4e        v0.4s, v21.4s
+	sm4e        v1.4s, v21.4s
+	sm4e        v2.4s, v21.4s
+	sm4e        v3.4s, v21.4s
+	sm4e        v4.4s, v21.4s
+	sm4e        v5.4s, v21.4s
+	sm4e        v6.4s, v21.4s
+	sm4e        v7.4s, v21.4s
+	sm4e        v0.4s, v22.4s
+	sm4e        v1.4s, v22.4s
+	sm4e        v2.4s, v22.4s
+	sm4e        v3.4s, v22.4s
+	sm4e        v4.4s, v22.4s
+	sm4e        v5.4s, v22.4s
+	sm4e        v6.4s, v22.4s
+	sm4e        v7.4s, v22.4s
+	sm4e        v0.4s, v23.4s
+	sm4e        v1.4s, v23.4s
+	sm4e        v2.4s, v23.4s
+	sm4e        v3.4s, v23.4s
+	sm4e        v4.4s, v23.4s
+	sm4e        v5.4s, v23.4s
+	sm4e        v6.4s, v23.4s
+	sm4e        v7.4s, v23.4s
+	/* X32..X35 -> X35..X32 big-endian: a byte reversal. */
+	tbl         v0.16b, {v0.16b}, v27.16b
+	tbl         v1.16b, {v1.16b}, v27.16b
+	tbl         v2.16b, {v2.16b}, v27.16b
+	tbl         v3.16b, {v3.16b}, v27.16b
+	tbl         v4.16b, {v4.16b}, v27.16b
+	tbl         v5.16b, {v5.16b}, v27.16b
+	tbl         v6.16b, {v6.16b}, v27.16b
+	tbl         v7.16b, {v7.16b}, v27.16b
+	eor         v0.16b, v0.16b, v8.16b
+	eor         v1.16b, v1.16b, v9.16b
+	eor         v2.16b, v2.16b, v10.16b
+	eor         v3.16b, v3.16b, v11.16b
+	eor         v4.16b, v4.16b, v12.16b
+	eor         v5.16b, v5.16b, v13.16b
+	eor         v6.16b, v6.16b, v14.16b
+	eor         v7.16b, v7.16b, v15.16b
+	st1         {v0.16b, v1.16b, v2.16b, v3.16b}, [x2], #64
+	st1         {v4.16b, v5.16b, v6.16b, v7.16b}, [x2], #64
+	sub         x6, x6, #8
+	cmp         x6, #8
+	b.hs        Lasmgen_sm4_xts_unit_enc_ieee_ce_loop8
+Lasmgen_sm4_xts_unit_enc_ieee_ce_four:
+	cmp         x6, #4
+	b.lo        Lasmgen_sm4_xts_unit_enc_ieee_ce_tail
+	/* 4 block(s): tweaks, then E(src ^ T) ^ T. */
+	mov         v8.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	mov         v9.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	mov         v10.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	mov         v11.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	ld1         {v0.16b, v1.16b, v2.16b, v3.16b}, [x3], #64
+	eor         v0.16b, v0.16b, v8.16b
+	rev32       v0.16b, v0.16b
+	eor         v1.16b, v1.16b, v9.16b
+	rev32       v1.16b, v1.16b
+	eor         v2.16b, v2.16b, v10.16b
+	rev32       v2.16b, v2.16b
+	eor         v3.16b, v3.16b, v11.16b
+	rev32       v3.16b, v3.16b
+	/* 32 rounds on 4 block(s): 8 x sm4e each, interleaved. */
+	sm4e        v0.4s, v16.4s
+	sm4e        v1.4s, v16.4s
+	sm4e        v2.4s, v16.4s
+	sm4e        v3.4s, v16.4s
+	sm4e        v0.4s, v17.4s
+	sm4e        v1.4s, v17.4s
+	sm4e        v2.4s, v17.4s
+	sm4e        v3.4s, v17.4s
+	sm4e        v0.4s, v18.4s
+	sm4e        v1.4s, v18.4s
+	sm4e        v2.4s, v18.4s
+	sm4e        v3.4s, v18.4s
+	sm4e        v0.4s, v19.4s
+	sm4e        v1.4s, v19.4s
+	sm4e        v2.4s, v19.4s
+	sm4e        v3.4s, v19.4s
+	sm4e        v0.4s, v20.4s
+	sm4e        v1.4s, v20.4s
+	sm4e        v2.4s, v20.4s
+	sm4e        v3.4s, v20.4s
+	sm4e        v0.4s, v21.4s
+	sm4e        v1.4s, v21.4s
+	sm4e        v2.4s, v21.4s
+	sm4e        v3.4s, v21.4s
+	sm4e        v0.4s, v22.4s
+	sm4e        v1.4s, v22.4s
+	sm4e        v2.4s, v22.4s
+	sm4e        v3.4s, v22.4s
+	sm4e        v0.4s, v23.4s
+	sm4e        v1.4s, v23.4s
+	sm4e        v2.4s, v23.4s
+	sm4e        v3.4s, v23.4s
+	/* X32..X35 -> X35..X32 big-endian: a byte reversal. */
+	tbl         v0.16b, {v0.16b}, v27.16b
+	tbl         v1.16b, {v1.16b}, v27.16b
+	tbl         v2.16b, {v2.16b}, v27.16b
+	tbl         v3.16b, {v3.16b}, v27.16b
+	eor         v0.16b, v0.16b, v8.16b
+	eor         v1.16b, v1.16b, v9.16b
+	eor         v2.16b, v2.16b, v10.16b
+	eor         v3.16b, v3.16b, v11.16b
+	st1         {v0.16b, v1.16b, v2.16b, v3.16b}, [x2], #64
+	sub         x6, x6, #4
+Lasmgen_sm4_xts_unit_enc_ieee_ce_tail:
+	cbz         x6, Lasmgen_sm4_xts_unit_enc_ieee_ce_end
+Lasmgen_sm4_xts_unit_enc_ieee_ce_loop1:
+	/* 1 block(s): tweaks, then E(src ^ T) ^ T. */
+	mov         v8.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	ld1         {v0.16b}, [x3], #16
+	eor         v0.16b, v0.16b, v8.16b
+	rev32       v0.16b, v0.16b
+	/* 32 rounds on 1 block(s): 8 x sm4e each, interleaved. */
+	sm4e        v0.4s, v16.4s
+	sm4e        v0.4s, v17.4s
+	sm4e        v0.4s, v18.4s
+	sm4e        v0.4s, v19.4s
+	sm4e        v0.4s, v20.4s
+	sm4e        v0.4s, v21.4s
+	sm4e        v0.4s, v22.4s
+	sm4e        v0.4s, v23.4s
+	/* X32..X35 -> X35..X32 big-endian: a byte reversal. */
+	tbl         v0.16b, {v0.16b}, v27.16b
+	eor         v0.16b, v0.16b, v8.16b
+	st1         {v0.16b}, [x2], #16
+	subs        x6, x6, #1
+	b.ne        Lasmgen_sm4_xts_unit_enc_ieee_ce_loop1
+Lasmgen_sm4_xts_unit_enc_ieee_ce_end:
+	cbz         x7, Lasmgen_sm4_xts_unit_enc_ieee_ce_clear
+	/* Ciphertext stealing: TW[0] = T[m-1], TW[1] = T[m]. */
+	mov         v8.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	mov         v9.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	/* The last whole block, and the unit's last 16 bytes (tail in lanes 16-d..16). */
+	ldr         q0, [x3, #0]
+	add         x9, x3, x7
+	ldr         q1, [x9, #0]
+	eor         v0.16b, v0.16b, v8.16b
+	rev32       v0.16b, v0.16b
+	/* 32 rounds on 1 block(s): 8 x sm4e each, interleaved. */
+	sm4e        v0.4s, v16.4s
+	sm4e        v0.4s, v17.4s
+	sm4e        v0.4s, v18.4s
+	sm4e        v0.4s, v19.4s
+	sm4e        v0.4s, v20.4s
+	sm4e        v0.4s, v21.4s
+	sm4e        v0.4s, v22.4s
+	sm4e        v0.4s, v23.4s
+	/* X32..X35 -> X35..X32 big-endian: a byte reversal. */
+	tbl         v0.16b, {v0.16b}, v27.16b
+	eor         v0.16b, v0.16b, v8.16b
+	adrp        x10, Lconst_sm4_xts_steal@PAGE
+	add         x10, x10, Lconst_sm4_xts_steal@PAGEOFF
+	/* The first d bytes of the result become the tail: stored as the unit's last 16 bytes. */
+	add         x11, x10, x7
+	ldr         q2, [x11, #0]
+	tbl         v3.16b, {v0.16b}, v2.16b
+	add         x12, x2, x7
+	str         q3, [x12, #0]
+	/* The tail replaces the first d bytes of the result; one more block, stored over the rest. */
+	add         x10, x10, #32
+	sub         x10, x10, x7
+	ldr         q2, [x10, #0]
+	tbx         v0.16b, {v1.16b, v2.16b, v3.16b, v4.16b}, v2.16b
+	eor         v0.16b, v0.16b, v9.16b
+	rev32       v0.16b, v0.16b
+	/* 32 rounds on 1 block(s): 8 x sm4e each, interleaved. */
+	sm4e        v0.4s, v16.4s
+	sm4e        v0.4s, v17.4s
+	sm4e        v0.4s, v18.4s
+	sm4e        v0.4s, v19.4s
+	sm4e        v0.4s, v20.4s
+	sm4e        v0.4s, v21.4s
+	sm4e        v0.4s, v22.4s
+	sm4e        v0.4s, v23.4s
+	/* X32..X35 -> X35..X32 big-endian: a byte reversal. */
+	tbl         v0.16b, {v0.16b}, v27.16b
+	eor         v0.16b, v0.16b, v9.16b
+	str         q0, [x2, #0]
+Lasmgen_sm4_xts_unit_enc_ieee_ce_clear:
+	/* Clear the tweaks. */
+	movi        v8.2d, #0
+	movi        v9.2d, #0
+	movi        v10.2d, #0
+	movi        v11.2d, #0
+	movi        v12.2d, #0
+	movi        v13.2d, #0
+	movi        v14.2d, #0
+	movi        v15.2d, #0
+	movi        v25.2d, #0
+	movi        v26.2d, #0
+Lasmgen_sm4_xts_unit_enc_ieee_ce_done:
+	ldp         d14, d15, [sp, #48]
+	.cfi_restore d14
+	.cfi_restore d15
+	ldp         d12, d13, [sp, #32]
+	.cfi_restore d12
+	.cfi_restore d13
+	ldp         d10, d11, [sp, #16]
+	.cfi_restore d10
+	.cfi_restore d11
+	ldp         d8, d9, [sp], #64
+	.cfi_adjust_cfa_offset -64
+	.cfi_restore d8
+	.cfi_restore d9
+	ret
+	.cfi_endproc
+	.arch armv8.2-a
+
+/*
+ * ----------------------------------------------------------------------------------------------------
+ * SM4-XTS decryption (IEEE 1619) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_dec_ieee, the tail by ciphertext stealing.
+ * Eight blocks in flight; the tail through tbl/tbx on the unit's last 16 bytes; dst may equal src.
+ *
+ * void asmgen_sm4_xts_unit_dec_ieee_ce(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+ * Requires: sm4
+ * Saves: v8, v9, v10, v11, v12, v13, v14, v15
+ * ----------------------------------------------------------------------------------------------------
+ */
+	.arch armv8.2-a+sm4
+	.globl _asmgen_sm4_xts_unit_dec_ieee_ce
+	.private_extern _asmgen_sm4_xts_unit_dec_ieee_ce
+	.p2align 5
+_asmgen_sm4_xts_unit_dec_ieee_ce:
+	.cfi_startproc
+	hint #34    	// bti c: indirect-branch landing pad (BTI)
+	stp         d8, d9, [sp, #-64]!
+	.cfi_adjust_cfa_offset 64
+	.cfi_rel_offset d8, 0
+	.cfi_rel_offset d9, 8
+	stp         d10, d11, [sp, #16]
+	.cfi_rel_offset d10, 16
+	.cfi_rel_offset d11, 24
+	stp         d12, d13, [sp, #32]
+	.cfi_rel_offset d12, 32
+	.cfi_rel_offset d13, 40
+	stp         d14, d15, [sp, #48]
+	.cfi_rel_offset d14, 48
+	.cfi_rel_offset d15, 56
+	cmp         x4, #16
+	b.lo        Lasmgen_sm4_xts_unit_dec_ieee_ce_done
+	adrp        x9, Lconst_sm4_reverse16@PAGE
+	add         x9, x9, Lconst_sm4_reverse16@PAGEOFF
+	ldr         q27, [x9, #0]
+	adrp        x9, Lconst_sm4_xts_gf@PAGE
+	add         x9, x9, Lconst_sm4_xts_gf@PAGEOFF
+	ldr         q24, [x9, #0]
+	/* T[0] = E(rk_tweak, iv) with the tweak key's round keys; then the data key's replace them. */
+	/* Round keys: RK[i] = rk[4i..4i+4] (little-endian words, as sm4e takes them). */
+	ldp         q16, q17, [x1, #0]
+	ldp         q18, q19, [x1, #32]
+	ldp         q20, q21, [x1, #64]
+	ldp         q22, q23, [x1, #96]
+	ldr         q25, [x5, #0]
+	rev32       v25.16b, v25.16b
+	/* 32 rounds on 1 block(s): 8 x sm4e each, interleaved. */
+	sm4e        v25.4s, v16.4s
+	sm4e        v25.4s, v17.4s
+	sm4e        v25.4s, v18.4s
+	sm4e        v25.4s, v19.4s
+	sm4e        v25.4s, v20.4s
+	sm4e        v25.4s, v21.4s
+	sm4e        v25.4s, v22.4s
+	sm4e        v25.4s, v23.4s
+	/* X32..X35 -> X35..X32 big-endian: a byte reversal. */
+	tbl         v25.16b, {v25.16b}, v27.16b
+	/* Round keys: RK[i] = rk[4i..4i+4] (little-endian words, as sm4e takes them). */
+	ldp         q16, q17, [x0, #0]
+	ldp         q18, q19, [x0, #32]
+	ldp         q20, q21, [x0, #64]
+	ldp         q22, q23, [x0, #96]
+	/* m = len / 16, d = len % 16 (public); the loop runs m blocks, m - 1 with a tail. */
+	lsr         x6, x4, #4
+	lsl         x7, x6, #4
+	sub         x7, x4, x7
+	cbz         x7, Lasmgen_sm4_xts_unit_dec_ieee_ce_whole
+	sub         x6, x6, #1
+Lasmgen_sm4_xts_unit_dec_ieee_ce_whole:
+	cmp         x6, #8
+	b.lo        Lasmgen_sm4_xts_unit_dec_ieee_ce_four
+	.p2align 4
+Lasmgen_sm4_xts_unit_dec_ieee_ce_loop8:
+	/* 8 block(s): tweaks, then E(src ^ T) ^ T. */
+	mov         v8.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	mov         v9.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	mov         v10.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	mov         v11.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	mov         v12.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	mov         v13.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	mov         v14.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	mov         v15.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	ld1         {v0.16b, v1.16b, v2.16b, v3.16b}, [x3], #64
+	ld1         {v4.16b, v5.16b, v6.16b, v7.16b}, [x3], #64
+	eor         v0.16b, v0.16b, v8.16b
+	rev32       v0.16b, v0.16b
+	eor         v1.16b, v1.16b, v9.16b
+	rev32       v1.16b, v1.16b
+	eor         v2.16b, v2.16b, v10.16b
+	rev32       v2.16b, v2.16b
+	eor         v3.16b, v3.16b, v11.16b
+	rev32       v3.16b, v3.16b
+	eor         v4.16b, v4.16b, v12.16b
+	rev32       v4.16b, v4.16b
+	eor         v5.16b, v5.16b, v13.16b
+	rev32       v5.16b, v5.16b
+	eor         v6.16b, v6.16b, v14.16b
+	rev32       v6.16b, v6.16b
+	eor         v7.16b, v7.16b, v15.16b
+	rev32       v7.16b, v7.16b
+	/* 32 rounds on 8 block(s): 8 x sm4e each, interleaved. */
+	sm4e        v0.4s, v16.4s
+	sm4e        v1.4s, v16.4s
+	sm4e        v2.4s, v16.4s
+	sm4e        v3.4s, v16.4s
+	sm4e        v4.4s, v16.4s
+	sm4e        v5.4s, v16.4s
+	sm4e        v6.4s, v16.4s
+	sm4e        v7.4s, v16.4s
+	sm4e        v0.4s, v17.4s
+	sm4e        v1.4s, v17.4s
+	sm4e        v2.4s, v17.4s
+	sm4e        v3.4s, v17.4s
+	sm4e        v4.4s, v17.4s
+	sm4e        v5.4s, v17.4s
+	sm4e        v6.4s, v17.4s
+	sm4e        v7.4s, v17.4s
+	sm4e        v0.4s, v18.4s
+	sm4e        v1.4s, v18.4s
+	sm4e        v2.4s, v18.4s
+	sm4e        v3.4s, v18.4s
+	sm4e        v4.4s, v18.4s
+	sm4e        v5.4s, v18.4s
+	sm4e        v6.4s, v18.4s
+	sm4e        v7.4s, v18.4s
+	sm4e        v0.4s, v19.4s
+	sm4e        v1.4s, v19.4s
+	sm4e        v2.4s, v19.4s
+	sm4e        v3.4s, v19.4s
+	sm4e        v4.4s, v19.4s
+	sm4e        v5.4s, v19.4s
+	sm4e        v6.4s, v19.4s
+	sm4e        v7.4s, v19.4s
+	sm4e        v0.4s, v20.4s
+	sm4e        v1.4s, v20.4s
+	sm4e        v2.4s, v20.4s
+	sm4e        v3.4s, v20.4s
+	sm4e        v4.4s, v20.4s
+	sm4e        v5.4s, v20.4s
+	sm4e        v6.4s, v20.4s
+	sm4e        v7.4s, v20.4s
+	sm4e        v0.4s, v21.4s
+	sm4e        v1.4s, v21.4s
+	sm4e        v2.4s, v21.4s
+	sm4e        v3.4s, v21.4s
+	sm4e        v4.4s, v21.4s
+	sm4e        v5.4s, v21.4s
+	sm4e        v6.4s, v21.4s
+	sm4e        v7.4s, v21.4s
+	sm4e        v0.4s, v22.4s
+	sm4e        v1.4s, v22.4s
+	sm4e        v2.4s, v22.4s
+	sm4e        v3.4s, v22.4s
+	sm4e        v4.4s, v22.4s
+	sm4e        v5.4s, v22.4s
+	sm4e        v6.4s, v22.4s
+	sm4e        v7.4s, v22.4s
+	sm4e        v0.4s, v23.4s
+	sm4e        v1.4s, v23.4s
+	sm4e        v2.4s, v23.4s
+	sm4e        v3.4s, v23.4s
+	sm4e        v4.4s, v23.4s
+	sm4e        v5.4s, v23.4s
+	sm4e        v6.4s, v23.4s
+	sm4e        v7.4s, v23.4s
+	/* X32..X35 -> X35..X32 big-endian: a byte reversal. */
+	tbl         v0.16b, {v0.16b}, v27.16b
+	tbl         v1.16b, {v1.16b}, v27.16b
+	tbl         v2.16b, {v2.16b}, v27.16b
+	tbl         v3.16b, {v3.16b}, v27.16b
+	tbl         v4.16b, {v4.16b}, v27.16b
+	tbl         v5.16b, {v5.16b}, v27.16b
+	tbl         v6.16b, {v6.16b}, v27.16b
+	tbl         v7.16b, {v7.16b}, v27.16b
+	eor         v0.16b, v0.16b, v8.16b
+	eor         v1.16b, v1.16b, v9.16b
+	eor         v2.16b, v2.16b, v10.16b
+	eor         v3.16b, v3.16b, v11.16b
+	eor         v4.16b, v4.16b, v12.16b
+	eor         v5.16b, v5.16b, v13.16b
+	eor         v6.16b, v6.16b, v14.16b
+	eor         v7.16b, v7.16b, v15.16b
+	st1         {v0.16b, v1.16b, v2.16b, v3.16b}, [x2], #64
+	st1         {v4.16b, v5.16b, v6.16b, v7.16b}, [x2], #64
+	sub         x6, x6, #8
+	cmp         x6, #8
+	b.hs        Lasmgen_sm4_xts_unit_dec_ieee_ce_loop8
+Lasmgen_sm4_xts_unit_dec_ieee_ce_four:
+	cmp         x6, #4
+	b.lo        Lasmgen_sm4_xts_unit_dec_ieee_ce_tail
+	/* 4 block(s): tweaks, then E(src ^ T) ^ T. */
+	mov         v8.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	mov         v9.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	mov         v10.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	mov         v11.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	ld1         {v0.16b, v1.16b, v2.16b, v3.16b}, [x3], #64
+	eor         v0.16b, v0.16b, v8.16b
+	rev32       v0.16b, v0.16b
+	eor         v1.16b, v1.16b, v9.16b
+	rev32       v1.16b, v1.16b
+	eor         v2.16b, v2.16b, v10.16b
+	rev32       v2.16b, v2.16b
+	eor         v3.16b, v3.16b, v11.16b
+	rev32       v3.16b, v3.16b
+	/* 32 rounds on 4 block(s): 8 x sm4e each, interleaved. */
+	sm4e        v0.4s, v16.4s
+	sm4e        v1.4s, v16.4s
+	sm4e        v2.4s, v16.4s
+	sm4e        v3.4s, v16.4s
+	sm4e        v0.4s, v17.4s
+	sm4e        v1.4s, v17.4s
+	sm4e        v2.4s, v17.4s
+	sm4e        v3.4s, v17.4s
+	sm4e        v0.4s, v18.4s
+	sm4e        v1.4s, v18.4s
+	sm4e        v2.4s, v18.4s
+	sm4e        v3.4s, v18.4s
+	sm4e        v0.4s, v19.4s
+	sm4e        v1.4s, v19.4s
+	sm4e        v2.4s, v19.4s
+	sm4e        v3.4s, v19.4s
+	sm4e        v0.4s, v20.4s
+	sm4e        v1.4s, v20.4s
+	sm4e        v2.4s, v20.4s
+	sm4e        v3.4s, v20.4s
+	sm4e        v0.4s, v21.4s
+	sm4e        v1.4s, v21.4s
+	sm4e        v2.4s, v21.4s
+	sm4e        v3.4s, v21.4s
+	sm4e        v0.4s, v22.4s
+	sm4e        v1.4s, v22.4s
+	sm4e        v2.4s, v22.4s
+	sm4e        v3.4s, v22.4s
+	sm4e        v0.4s, v23.4s
+	sm4e        v1.4s, v23.4s
+	sm4e        v2.4s, v23.4s
+	sm4e        v3.4s, v23.4s
+	/* X32..X35 -> X35..X32 big-endian: a byte reversal. */
+	tbl         v0.16b, {v0.16b}, v27.16b
+	tbl         v1.16b, {v1.16b}, v27.16b
+	tbl         v2.16b, {v2.16b}, v27.16b
+	tbl         v3.16b, {v3.16b}, v27.16b
+	eor         v0.16b, v0.16b, v8.16b
+	eor         v1.16b, v1.16b, v9.16b
+	eor         v2.16b, v2.16b, v10.16b
+	eor         v3.16b, v3.16b, v11.16b
+	st1         {v0.16b, v1.16b, v2.16b, v3.16b}, [x2], #64
+	sub         x6, x6, #4
+Lasmgen_sm4_xts_unit_dec_ieee_ce_tail:
+	cbz         x6, Lasmgen_sm4_xts_unit_dec_ieee_ce_end
+Lasmgen_sm4_xts_unit_dec_ieee_ce_loop1:
+	/* 1 block(s): tweaks, then E(src ^ T) ^ T. */
+	mov         v8.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	ld1         {v0.16b}, [x3], #16
+	eor         v0.16b, v0.16b, v8.16b
+	rev32       v0.16b, v0.16b
+	/* 32 rounds on 1 block(s): 8 x sm4e each, interleaved. */
+	sm4e        v0.4s, v16.4s
+	sm4e        v0.4s, v17.4s
+	sm4e        v0.4s, v18.4s
+	sm4e        v0.4s, v19.4s
+	sm4e        v0.4s, v20.4s
+	sm4e        v0.4s, v21.4s
+	sm4e        v0.4s, v22.4s
+	sm4e        v0.4s, v23.4s
+	/* X32..X35 -> X35..X32 big-endian: a byte reversal. */
+	tbl         v0.16b, {v0.16b}, v27.16b
+	eor         v0.16b, v0.16b, v8.16b
+	st1         {v0.16b}, [x2], #16
+	subs        x6, x6, #1
+	b.ne        Lasmgen_sm4_xts_unit_dec_ieee_ce_loop1
+Lasmgen_sm4_xts_unit_dec_ieee_ce_end:
+	cbz         x7, Lasmgen_sm4_xts_unit_dec_ieee_ce_clear
+	/* Ciphertext stealing: TW[0] = T[m-1], TW[1] = T[m]. */
+	mov         v8.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	mov         v9.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	/* The last whole block, and the unit's last 16 bytes (tail in lanes 16-d..16). */
+	ldr         q0, [x3, #0]
+	add         x9, x3, x7
+	ldr         q1, [x9, #0]
+	eor         v0.16b, v0.16b, v9.16b
+	rev32       v0.16b, v0.16b
+	/* 32 rounds on 1 block(s): 8 x sm4e each, interleaved. */
+	sm4e        v0.4s, v16.4s
+	sm4e        v0.4s, v17.4s
+	sm4e        v0.4s, v18.4s
+	sm4e        v0.4s, v19.4s
+	sm4e        v0.4s, v20.4s
+	sm4e        v0.4s, v21.4s
+	sm4e        v0.4s, v22.4s
+	sm4e        v0.4s, v23.4s
+	/* X32..X35 -> X35..X32 big-endian: a byte reversal. */
+	tbl         v0.16b, {v0.16b}, v27.16b
+	eor         v0.16b, v0.16b, v9.16b
+	adrp        x10, Lconst_sm4_xts_steal@PAGE
+	add         x10, x10, Lconst_sm4_xts_steal@PAGEOFF
+	/* The first d bytes of the result become the tail: stored as the unit's last 16 bytes. */
+	add         x11, x10, x7
+	ldr         q2, [x11, #0]
+	tbl         v3.16b, {v0.16b}, v2.16b
+	add         x12, x2, x7
+	str         q3, [x12, #0]
+	/* The tail replaces the first d bytes of the result; one more block, stored over the rest. */
+	add         x10, x10, #32
+	sub         x10, x10, x7
+	ldr         q2, [x10, #0]
+	tbx         v0.16b, {v1.16b, v2.16b, v3.16b, v4.16b}, v2.16b
+	eor         v0.16b, v0.16b, v8.16b
+	rev32       v0.16b, v0.16b
+	/* 32 rounds on 1 block(s): 8 x sm4e each, interleaved. */
+	sm4e        v0.4s, v16.4s
+	sm4e        v0.4s, v17.4s
+	sm4e        v0.4s, v18.4s
+	sm4e        v0.4s, v19.4s
+	sm4e        v0.4s, v20.4s
+	sm4e        v0.4s, v21.4s
+	sm4e        v0.4s, v22.4s
+	sm4e        v0.4s, v23.4s
+	/* X32..X35 -> X35..X32 big-endian: a byte reversal. */
+	tbl         v0.16b, {v0.16b}, v27.16b
+	eor         v0.16b, v0.16b, v8.16b
+	str         q0, [x2, #0]
+Lasmgen_sm4_xts_unit_dec_ieee_ce_clear:
+	/* Clear the tweaks. */
+	movi        v8.2d, #0
+	movi        v9.2d, #0
+	movi        v10.2d, #0
+	movi        v11.2d, #0
+	movi        v12.2d, #0
+	movi        v13.2d, #0
+	movi        v14.2d, #0
+	movi        v15.2d, #0
+	movi        v25.2d, #0
+	movi        v26.2d, #0
+Lasmgen_sm4_xts_unit_dec_ieee_ce_done:
+	ldp         d14, d15, [sp, #48]
+	.cfi_restore d14
+	.cfi_restore d15
+	ldp         d12, d13, [sp, #32]
+	.cfi_restore d12
+	.cfi_restore d13
+	ldp         d10, d11, [sp, #16]
+	.cfi_restore d10
+	.cfi_restore d11
+	ldp         d8, d9, [sp], #64
+	.cfi_adjust_cfa_offset -64
+	.cfi_restore d8
+	.cfi_restore d9
+	ret
+	.cfi_endproc
+	.arch armv8.2-a
+
+/*
+ * ----------------------------------------------------------------------------------------------------
+ * SM4-XTS encryption (GB/T 17964) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_enc_gb, the tail by ciphertext stealing.
+ * Eight blocks in flight; the tail through tbl/tbx on the unit's last 16 bytes; dst may equal src.
+ *
+ * void asmgen_sm4_xts_unit_enc_gb_ce(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+ * Requires: sm4
+ * Saves: v8, v9, v10, v11, v12, v13, v14, v15
+ * ----------------------------------------------------------------------------------------------------
+ */
+	.arch armv8.2-a+sm4
+	.globl _asmgen_sm4_xts_unit_enc_gb_ce
+	.private_extern _asmgen_sm4_xts_unit_enc_gb_ce
+	.p2align 5
+_asmgen_sm4_xts_unit_enc_gb_ce:
+	.cfi_startproc
+	hint #34    	// bti c: indirect-branch landing pad (BTI)
+	stp         d8, d9, [sp, #-64]!
+	.cfi_adjust_cfa_offset 64
+	.cfi_rel_offset d8, 0
+	.cfi_rel_offset d9, 8
+	stp         d10, d11, [sp, #16]
+	.cfi_rel_offset d10, 16
+	.cfi_rel_offset d11, 24
+	stp         d12, d13, [sp, #32]
+	.cfi_rel_offset d12, 32
+	.cfi_rel_offset d13, 40
+	stp         d14, d15, [sp, #48]
+	.cfi_rel_offset d14, 48
+	.cfi_rel_offset d15, 56
+	cmp         x4, #16
+	b.lo        Lasmgen_sm4_xts_unit_enc_gb_ce_done
+	adrp        x9, Lconst_sm4_reverse16@PAGE
+	add         x9, x9, Lconst_sm4_reverse16@PAGEOFF
+	ldr         q27, [x9, #0]
+	adrp        x9, Lconst_sm4_xts_gf@PAGE
+	add         x9, x9, Lconst_sm4_xts_gf@PAGEOFF
+	ldr         q24, [x9, #0]
+	/* T[0] = E(rk_tweak, iv) with the tweak key's round keys; then the data key's replace them. */
+	/* Round keys: RK[i] = rk[4i..4i+4] (little-endian words, as sm4e takes them). */
+	ldp         q16, q17, [x1, #0]
+	ldp         q18, q19, [x1, #32]
+	ldp         q20, q21, [x1, #64]
+	ldp         q22, q23, [x1, #96]
+	ldr         q25, [x5, #0]
+	rev32       v25.16b, v25.16b
+	/* 32 rounds on 1 block(s): 8 x sm4e each, interleaved. */
+	sm4e        v25.4s, v16.4s
+	sm4e        v25.4s, v17.4s
+	sm4e        v25.4s, v18.4s
+	sm4e        v25.4s, v19.4s
+	sm4e        v25.4s, v20.4s
+	sm4e        v25.4s, v21.4s
+	sm4e        v25.4s, v22.4s
+	sm4e        v25.4s, v23.4s
+	/* X32..X35 -> X35..X32 big-endian: a byte reversal. */
+	tbl         v25.16b, {v25.16b}, v27.16b
+	/* GB/T: the chain runs on the bit-reflected tweak (rbit of every byte). */
+	rbit        v25.16b, v25.16b
+	/* Round keys: RK[i] = rk[4i..4i+4] (little-endian words, as sm4e takes them). */
+	ldp         q16, q17, [x0, #0]
+	ldp         q18, q19, [x0, #32]
+	ldp         q20, q21, [x0, #64]
+	ldp         q22, q23, [x0, #96]
+	/* m = len / 16, d = len % 16 (public); the loop runs m blocks, m - 1 with a tail. */
+	lsr         x6, x4, #4
+	lsl         x7, x6, #4
+	sub         x7, x4, x7
+	cbz         x7, Lasmgen_sm4_xts_unit_enc_gb_ce_whole
+	sub         x6, x6, #1
+Lasmgen_sm4_xts_unit_enc_gb_ce_whole:
+	cmp         x6, #8
+	b.lo        Lasmgen_sm4_xts_unit_enc_gb_ce_four
+	.p2align 4
+Lasmgen_sm4_xts_unit_enc_gb_ce_loop8:
+	/* 8 block(s): tweaks, then E(src ^ T) ^ T. */
+	rbit        v8.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	rbit        v9.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	rbit        v10.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	rbit        v11.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	rbit        v12.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	rbit        v13.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	rbit        v14.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	rbit        v15.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	ld1         {v0.16b, v1.16b, v2.16b, v3.16b}, [x3], #64
+	ld1         {v4.16b, v5.16b, v6.16b, v7.16b}, [x3], #64
+	eor         v0.16b, v0.16b, v8.16b
+	rev32       v0.16b, v0.16b
+	eor         v1.16b, v1.16b, v9.16b
+	rev32       v1.16b, v1.16b
+	eor         v2.16b, v2.16b, v10.16b
+	rev32       v2.16b, v2.16b
+	eor         v3.16b, v3.16b, v11.16b
+	rev32       v3.16b, v3.16b
+	eor         v4.16b, v4.16b, v12.16b
+	rev32       v4.16b, v4.16b
+	eor         v5.16b, v5.16b, v13.16b
+	rev32       v5.16b, v5.16b
+	eor         v6.16b, v6.16b, v14.16b
+	rev32       v6.16b, v6.16b
+	eor         v7.16b, v7.16b, v15.16b
+	rev32       v7.16b, v7.16b
+	/* 32 rounds on 8 block(s): 8 x sm4e each, interleaved. */
+	sm4e        v0.4s, v16.4s
+	sm4e        v1.4s, v16.4s
+	sm4e        v2.4s, v16.4s
+	sm4e        v3.4s, v16.4s
+	sm4e        v4.4s, v16.4s
+	sm4e        v5.4s, v16.4s
+	sm4e        v6.4s, v16.4s
+	sm4e        v7.4s, v16.4s
+	sm4e        v0.4s, v17.4s
+	sm4e        v1.4s, v17.4s
+	sm4e        v2.4s, v17.4s
+	sm4e        v3.4s, v17.4s
+	sm4e        v4.4s, v17.4s
+	sm4e        v5.4s, v17.4s
+	sm4e        v6.4s, v17.4s
+	sm4e        v7.4s, v17.4s
+	sm4e        v0.4s, v18.4s
+	sm4e        v1.4s, v18.4s
+	sm4e        v2.4s, v18.4s
+	sm4e        v3.4s, v18.4s
+	sm4e        v4.4s, v18.4s
+	sm4e        v5.4s, v18.4s
+	sm4e        v6.4s, v18.4s
+	sm4e        v7.4s, v18.4s
+	sm4e        v0.4s, v19.4s
+	sm4e        v1.4s, v19.4s
+	sm4e        v2.4s, v19.4s
+	sm4e        v3.4s, v19.4s
+	sm4e        v4.4s, v19.4s
+	sm4e        v5.4s, v19.4s
+	sm4e        v6.4s, v19.4s
+	sm4e        v7.4s, v19.4s
+	sm4e        v0.4s, v20.4s
+	sm4e        v1.4s, v20.4s
+	sm4e        v2.4s, v20.4s
+	sm4e        v3.4s, v20.4s
+	sm4e        v4.4s, v20.4s
+	sm4e        v5.4s, v20.4s
+	sm4e        v6.4s, v20.4s
+	sm4e        v7.4s, v20.4s
+	sm4e        v0.4s, v21.4s
+	sm4e        v1.4s, v21.4s
+	sm4e        v2.4s, v21.4s
+	sm4e        v3.4s, v21.4s
+	sm4e        v4.4s, v21.4s
+	sm4e        v5.4s, v21.4s
+	sm4e        v6.4s, v21.4s
+	sm4e        v7.4s, v21.4s
+	sm4e        v0.4s, v22.4s
+	sm4e        v1.4s, v22.4s
+	sm4e        v2.4s, v22.4s
+	sm4e        v3.4s, v22.4s
+	sm4e        v4.4s, v22.4s
+	sm4e        v5.4s, v22.4s
+	sm4e        v6.4s, v22.4s
+	sm4e        v7.4s, v22.4s
+	sm4e        v0.4s, v23.4s
+	sm4e        v1.4s, v23.4s
+	sm4e        v2.4s, v23.4s
+	sm4e        v3.4s, v23.4s
+	sm4e        v4.4s, v23.4s
+	sm4e        v5.4s, v23.4s
+	sm4e        v6.4s, v23.4s
+	sm4e        v7.4s, v23.4s
+	/* X32..X35 -> X35..X32 big-endian: a byte reversal. */
+	tbl         v0.16b, {v0.16b}, v27.16b
+	tbl         v1.16b, {v1.16b}, v27.16b
+	tbl         v2.16b, {v2.16b}, v27.16b
+	tbl         v3.16b, {v3.16b}, v27.16b
+	tbl         v4.16b, {v4.16b}, v27.16b
+	tbl         v5.16b, {v5.16b}, v27.16b
+	tbl         v6.16b, {v6.16b}, v27.16b
+	tbl         v7.16b, {v7.16b}, v27.16b
+	eor         v0.16b, v0.16b, v8.16b
+	eor         v1.16b, v1.16b, v9.16b
+	eor         v2.16b, v2.16b, v10.16b
+	eor         v3.16b, v3.16b, v11.16b
+	eor         v4.16b, v4.16b, v12.16b
+	eor         v5.16b, v5.16b, v13.16b
+	eor         v6.16b, v6.16b, v14.16b
+	eor         v7.16b, v7.16b, v15.16b
+	st1         {v0.16b, v1.16b, v2.16b, v3.16b}, [x2], #64
+	st1         {v4.16b, v5.16b, v6.16b, v7.16b}, [x2], #64
+	sub         x6, x6, #8
+	cmp         x6, #8
+	b.hs        Lasmgen_sm4_xts_unit_enc_gb_ce_loop8
+Lasmgen_sm4_xts_unit_enc_gb_ce_four:
+	cmp         x6, #4
+	b.lo        Lasmgen_sm4_xts_unit_enc_gb_ce_tail
+	/* 4 block(s): tweaks, then E(src ^ T) ^ T. */
+	rbit        v8.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	rbit        v9.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	rbit        v10.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	rbit        v11.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	ld1         {v0.16b, v1.16b, v2.16b, v3.16b}, [x3], #64
+	eor         v0.16b, v0.16b, v8.16b
+	rev32       v0.16b, v0.16b
+	eor         v1.16b, v1.16b, v9.16b
+	rev32       v1.16b, v1.16b
+	eor         v2.16b, v2.16b, v10.16b
+	rev32       v2.16b, v2.16b
+	eor         v3.16b, v3.16b, v11.16b
+	rev32       v3.16b, v3.16b
+	/* 32 rounds on 4 block(s): 8 x sm4e each, interleaved. */
+	sm4e        v0.4s, v16.4s
+	sm4e        v1.4s, v16.4s
+	sm4e        v2.4s, v16.4s
+	sm4e        v3.4s, v16.4s
+	sm4e        v0.4s, v17.4s
+	sm4e        v1.4s, v17.4s
+	sm4e        v2.4s, v17.4s
+	sm4e        v3.4s, v17.4s
+	sm4e        v0.4s, v18.4s
+	sm4e        v1.4s, v18.4s
+	sm4e        v2.4s, v18.4s
+	sm4e        v3.4s, v18.4s
+	sm4e        v0.4s, v19.4s
+	sm4e        v1.4s, v19.4s
+	sm4e        v2.4s, v19.4s
+	sm4e        v3.4s, v19.4s
+	sm4e        v0.4s, v20.4s
+	sm4e        v1.4s, v20.4s
+	sm4e        v2.4s, v20.4s
+	sm4e        v3.4s, v20.4s
+	sm4e        v0.4s, v21.4s
+	sm4e        v1.4s, v21.4s
+	sm4e        v2.4s, v21.4s
+	sm4e        v3.4s, v21.4s
+	sm4e        v0.4s, v22.4s
+	sm4e        v1.4s, v22.4s
+	sm4e        v2.4s, v22.4s
+	sm4e        v3.4s, v22.4s
+	sm4e        v0.4s, v23.4s
+	sm4e        v1.4s, v23.4s
+	sm4e        v2.4s, v23.4s
+	sm4e        v3.4s, v23.4s
+	/* X32..X35 -> X35..X32 big-endian: a byte reversal. */
+	tbl         v0.16b, {v0.16b}, v27.16b
+	tbl         v1.16b, {v1.16b}, v27.16b
+	tbl         v2.16b, {v2.16b}, v27.16b
+	tbl         v3.16b, {v3.16b}, v27.16b
+	eor         v0.16b, v0.16b, v8.16b
+	eor         v1.16b, v1.16b, v9.16b
+	eor         v2.16b, v2.16b, v10.16b
+	eor         v3.16b, v3.16b, v11.16b
+	st1         {v0.16b, v1.16b, v2.16b, v3.16b}, [x2], #64
+	sub         x6, x6, #4
+Lasmgen_sm4_xts_unit_enc_gb_ce_tail:
+	cbz         x6, Lasmgen_sm4_xts_unit_enc_gb_ce_end
+Lasmgen_sm4_xts_unit_enc_gb_ce_loop1:
+	/* 1 block(s): tweaks, then E(src ^ T) ^ T. */
+	rbit        v8.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	ld1         {v0.16b}, [x3], #16
+	eor         v0.16b, v0.16b, v8.16b
+	rev32       v0.16b, v0.16b
+	/* 32 rounds on 1 block(s): 8 x sm4e each, interleaved. */
+	sm4e        v0.4s, v16.4s
+	sm4e        v0.4s, v17.4s
+	sm4e        v0.4s, v18.4s
+	sm4e        v0.4s, v19.4s
+	sm4e        v0.4s, v20.4s
+	sm4e        v0.4s, v21.4s
+	sm4e        v0.4s, v22.4s
+	sm4e        v0.4s, v23.4s
+	/* X32..X35 -> X35..X32 big-endian: a byte reversal. */
+	tbl         v0.16b, {v0.16b}, v27.16b
+	eor         v0.16b, v0.16b, v8.16b
+	st1         {v0.16b}, [x2], #16
+	subs        x6, x6, #1
+	b.ne        Lasmgen_sm4_xts_unit_enc_gb_ce_loop1
+Lasmgen_sm4_xts_unit_enc_gb_ce_end:
+	cbz         x7, Lasmgen_sm4_xts_unit_enc_gb_ce_clear
+	/* Ciphertext stealing: TW[0] = T[m-1], TW[1] = T[m]. */
+	rbit        v8.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	rbit        v9.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	/* The last whole block, and the unit's last 16 bytes (tail in lanes 16-d..16). */
+	ldr         q0, [x3, #0]
+	add         x9, x3, x7
+	ldr         q1, [x9, #0]
+	eor         v0.16b, v0.16b, v8.16b
+	rev32       v0.16b, v0.16b
+	/* 32 rounds on 1 block(s): 8 x sm4e each, interleaved. */
+	sm4e        v0.4s, v16.4s
+	sm4e        v0.4s, v17.4s
+	sm4e        v0.4s, v18.4s
+	sm4e        v0.4s, v19.4s
+	sm4e        v0.4s, v20.4s
+	sm4e        v0.4s, v21.4s
+	sm4e        v0.4s, v22.4s
+	sm4e        v0.4s, v23.4s
+	/* X32..X35 -> X35..X32 big-endian: a byte reversal. */
+	tbl         v0.16b, {v0.16b}, v27.16b
+	eor         v0.16b, v0.16b, v8.16b
+	adrp        x10, Lconst_sm4_xts_steal@PAGE
+	add         x10, x10, Lconst_sm4_xts_steal@PAGEOFF
+	/* The first d bytes of the result become the tail: stored as the unit's last 16 bytes. */
+	add         x11, x10, x7
+	ldr         q2, [x11, #0]
+	tbl         v3.16b, {v0.16b}, v2.16b
+	add         x12, x2, x7
+	str         q3, [x12, #0]
+	/* The tail replaces the first d bytes of the result; one more block, stored over the rest. */
+	add         x10, x10, #32
+	sub         x10, x10, x7
+	ldr         q2, [x10, #0]
+	tbx         v0.16b, {v1.16b, v2.16b, v3.16b, v4.16b}, v2.16b
+	eor         v0.16b, v0.16b, v9.16b
+	rev32       v0.16b, v0.16b
+	/* 32 rounds on 1 block(s): 8 x sm4e each, interleaved. */
+	sm4e        v0.4s, v16.4s
+	sm4e        v0.4s, v17.4s
+	sm4e        v0.4s, v18.4s
+	sm4e        v0.4s, v19.4s
+	sm4e        v0.4s, v20.4s
+	sm4e        v0.4s, v21.4s
+	sm4e        v0.4s, v22.4s
+	sm4e        v0.4s, v23.4s
+	/* X32..X35 -> X35..X32 big-endian: a byte reversal. */
+	tbl         v0.16b, {v0.16b}, v27.16b
+	eor         v0.16b, v0.16b, v9.16b
+	str         q0, [x2, #0]
+Lasmgen_sm4_xts_unit_enc_gb_ce_clear:
+	/* Clear the tweaks. */
+	movi        v8.2d, #0
+	movi        v9.2d, #0
+	movi        v10.2d, #0
+	movi        v11.2d, #0
+	movi        v12.2d, #0
+	movi        v13.2d, #0
+	movi        v14.2d, #0
+	movi        v15.2d, #0
+	movi        v25.2d, #0
+	movi        v26.2d, #0
+Lasmgen_sm4_xts_unit_enc_gb_ce_done:
+	ldp         d14, d15, [sp, #48]
+	.cfi_restore d14
+	.cfi_restore d15
+	ldp         d12, d13, [sp, #32]
+	.cfi_restore d12
+	.cfi_restore d13
+	ldp         d10, d11, [sp, #16]
+	.cfi_restore d10
+	.cfi_restore d11
+	ldp         d8, d9, [sp], #64
+	.cfi_adjust_cfa_offset -64
+	.cfi_restore d8
+	.cfi_restore d9
+	ret
+	.cfi_endproc
+	.arch armv8.2-a
+
+/*
+ * ----------------------------------------------------------------------------------------------------
+ * SM4-XTS decryption (GB/T 17964) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_dec_gb, the tail by ciphertext stealing.
+ * Eight blocks in flight; the tail through tbl/tbx on the unit's last 16 bytes; dst may equal src.
+ *
+ * void asmgen_sm4_xts_unit_dec_gb_ce(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+ * Requires: sm4
+ * Saves: v8, v9, v10, v11, v12, v13, v14, v15
+ * ----------------------------------------------------------------------------------------------------
+ */
+	.arch armv8.2-a+sm4
+	.globl _asmgen_sm4_xts_unit_dec_gb_ce
+	.private_extern _asmgen_sm4_xts_unit_dec_gb_ce
+	.p2align 5
+_asmgen_sm4_xts_unit_dec_gb_ce:
+	.cfi_startproc
+	hint #34    	// bti c: indirect-branch landing pad (BTI)
+	stp         d8, d9, [sp, #-64]!
+	.cfi_adjust_cfa_offset 64
+	.cfi_rel_offset d8, 0
+	.cfi_rel_offset d9, 8
+	stp         d10, d11, [sp, #16]
+	.cfi_rel_offset d10, 16
+	.cfi_rel_offset d11, 24
+	stp         d12, d13, [sp, #32]
+	.cfi_rel_offset d12, 32
+	.cfi_rel_offset d13, 40
+	stp         d14, d15, [sp, #48]
+	.cfi_rel_offset d14, 48
+	.cfi_rel_offset d15, 56
+	cmp         x4, #16
+	b.lo        Lasmgen_sm4_xts_unit_dec_gb_ce_done
+	adrp        x9, Lconst_sm4_reverse16@PAGE
+	add         x9, x9, Lconst_sm4_reverse16@PAGEOFF
+	ldr         q27, [x9, #0]
+	adrp        x9, Lconst_sm4_xts_gf@PAGE
+	add         x9, x9, Lconst_sm4_xts_gf@PAGEOFF
+	ldr         q24, [x9, #0]
+	/* T[0] = E(rk_tweak, iv) with the tweak key's round keys; then the data key's replace them. */
+	/* Round keys: RK[i] = rk[4i..4i+4] (little-endian words, as sm4e takes them). */
+	ldp         q16, q17, [x1, #0]
+	ldp         q18, q19, [x1, #32]
+	ldp         q20, q21, [x1, #64]
+	ldp         q22, q23, [x1, #96]
+	ldr         q25, [x5, #0]
+	rev32       v25.16b, v25.16b
+	/* 32 rounds on 1 block(s): 8 x sm4e each, interleaved. */
+	sm4e        v25.4s, v16.4s
+	sm4e        v25.4s, v17.4s
+	sm4e        v25.4s, v18.4s
+	sm4e        v25.4s, v19.4s
+	sm4e        v25.4s, v20.4s
+	sm4e        v25.4s, v21.4s
+	sm4e        v25.4s, v22.4s
+	sm4e        v25.4s, v23.4s
+	/* X32..X35 -> X35..X32 big-endian: a byte reversal. */
+	tbl         v25.16b, {v25.16b}, v27.16b
+	/* GB/T: the chain runs on the bit-reflected tweak (rbit of every byte). */
+	rbit        v25.16b, v25.16b
+	/* Round keys: RK[i] = rk[4i..4i+4] (little-endian words, as sm4e takes them). */
+	ldp         q16, q17, [x0, #0]
+	ldp         q18, q19, [x0, #32]
+	ldp         q20, q21, [x0, #64]
+	ldp         q22, q23, [x0, #96]
+	/* m = len / 16, d = len % 16 (public); the loop runs m blocks, m - 1 with a tail. */
+	lsr         x6, x4, #4
+	lsl         x7, x6, #4
+	sub         x7, x4, x7
+	cbz         x7, Lasmgen_sm4_xts_unit_dec_gb_ce_whole
+	sub         x6, x6, #1
+Lasmgen_sm4_xts_unit_dec_gb_ce_whole:
+	cmp         x6, #8
+	b.lo        Lasmgen_sm4_xts_unit_dec_gb_ce_four
+	.p2align 4
+Lasmgen_sm4_xts_unit_dec_gb_ce_loop8:
+	/* 8 block(s): tweaks, then E(src ^ T) ^ T. */
+	rbit        v8.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	rbit        v9.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	rbit        v10.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	rbit        v11.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	rbit        v12.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	rbit        v13.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	rbit        v14.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	rbit        v15.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	ld1         {v0.16b, v1.16b, v2.16b, v3.16b}, [x3], #64
+	ld1         {v4.16b, v5.16b, v6.16b, v7.16b}, [x3], #64
+	eor         v0.16b, v0.16b, v8.16b
+	rev32       v0.16b, v0.16b
+	eor         v1.16b, v1.16b, v9.16b
+	rev32       v1.16b, v1.16b
+	eor         v2.16b, v2.16b, v10.16b
+	rev32       v2.16b, v2.16b
+	eor         v3.16b, v3.16b, v11.16b
+	rev32       v3.16b, v3.16b
+	eor         v4.16b, v4.16b, v12.16b
+	rev32       v4.16b, v4.16b
+	eor         v5.16b, v5.16b, v13.16b
+	rev32       v5.16b, v5.16b
+	eor         v6.16b, v6.16b, v14.16b
+	rev32       v6.16b, v6.16b
+	eor         v7.16b, v7.16b, v15.16b
+	rev32       v7.16b, v7.16b
+	/* 32 rounds on 8 block(s): 8 x sm4e each, interleaved. */
+	sm4e        v0.4s, v16.4s
+	sm4e        v1.4s, v16.4s
+	sm4e        v2.4s, v16.4s
+	sm4e        v3.4s, v16.4s
+	sm4e        v4.4s, v16.4s
+	sm4e        v5.4s, v16.4s
+	sm4e        v6.4s, v16.4s
+	sm4e        v7.4s, v16.4s
+	sm4e        v0.4s, v17.4s
+	sm4e        v1.4s, v17.4s
+	sm4e        v2.4s, v17.4s
+	sm4e        v3.4s, v17.4s
+	sm4e        v4.4s, v17.4s
+	sm4e        v5.4s, v17.4s
+	sm4e        v6.4s, v17.4s
+	sm4e        v7.4s, v17.4s
+	sm4e        v0.4s, v18.4s
+	sm4e        v1.4s, v18.4s
+	sm4e        v2.4s, v18.4s
+	sm4e        v3.4s, v18.4s
+	sm4e        v4.4s, v18.4s
+	sm4e        v5.4s, v18.4s
+	sm4e        v6.4s, v18.4s
+	sm4e        v7.4s, v18.4s
+	sm4e        v0.4s, v19.4s
+	sm4e        v1.4s, v19.4s
+	sm4e        v2.4s, v19.4s
+	sm4e        v3.4s, v19.4s
+	sm4e        v4.4s, v19.4s
+	sm4e        v5.4s, v19.4s
+	sm4e        v6.4s, v19.4s
+	sm4e        v7.4s, v19.4s
+	sm4e        v0.4s, v20.4s
+	sm4e        v1.4s, v20.4s
+	sm4e        v2.4s, v20.4s
+	sm4e        v3.4s, v20.4s
+	sm4e        v4.4s, v20.4s
+	sm4e        v5.4s, v20.4s
+	sm4e        v6.4s, v20.4s
+	sm4e        v7.4s, v20.4s
+	sm4e        v0.4s, v21.4s
+	sm4e        v1.4s, v21.4s
+	sm4e        v2.4s, v21.4s
+	sm4e        v3.4s, v21.4s
+	sm4e        v4.4s, v21.4s
+	sm4e        v5.4s, v21.4s
+	sm4e        v6.4s, v21.4s
+	sm4e        v7.4s, v21.4s
+	sm4e        v0.4s, v22.4s
+	sm4e        v1.4s, v22.4s
+	sm4e        v2.4s, v22.4s
+	sm4e        v3.4s, v22.4s
+	sm4e        v4.4s, v22.4s
+	sm4e        v5.4s, v22.4s
+	sm4e        v6.4s, v22.4s
+	sm4e        v7.4s, v22.4s
+	sm4e        v0.4s, v23.4s
+	sm4e        v1.4s, v23.4s
+	sm4e        v2.4s, v23.4s
+	sm4e        v3.4s, v23.4s
+	sm4e        v4.4s, v23.4s
+	sm4e        v5.4s, v23.4s
+	sm4e        v6.4s, v23.4s
+	sm4e        v7.4s, v23.4s
+	/* X32..X35 -> X35..X32 big-endian: a byte reversal. */
+	tbl         v0.16b, {v0.16b}, v27.16b
+	tbl         v1.16b, {v1.16b}, v27.16b
+	tbl         v2.16b, {v2.16b}, v27.16b
+	tbl         v3.16b, {v3.16b}, v27.16b
+	tbl         v4.16b, {v4.16b}, v27.16b
+	tbl         v5.16b, {v5.16b}, v27.16b
+	tbl         v6.16b, {v6.16b}, v27.16b
+	tbl         v7.16b, {v7.16b}, v27.16b
+	eor         v0.16b, v0.16b, v8.16b
+	eor         v1.16b, v1.16b, v9.16b
+	eor         v2.16b, v2.16b, v10.16b
+	eor         v3.16b, v3.16b, v11.16b
+	eor         v4.16b, v4.16b, v12.16b
+	eor         v5.16b, v5.16b, v13.16b
+	eor         v6.16b, v6.16b, v14.16b
+	eor         v7.16b, v7.16b, v15.16b
+	st1         {v0.16b, v1.16b, v2.16b, v3.16b}, [x2], #64
+	st1         {v4.16b, v5.16b, v6.16b, v7.16b}, [x2], #64
+	sub         x6, x6, #8
+	cmp         x6, #8
+	b.hs        Lasmgen_sm4_xts_unit_dec_gb_ce_loop8
+Lasmgen_sm4_xts_unit_dec_gb_ce_four:
+	cmp         x6, #4
+	b.lo        Lasmgen_sm4_xts_unit_dec_gb_ce_tail
+	/* 4 block(s): tweaks, then E(src ^ T) ^ T. */
+	rbit        v8.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	rbit        v9.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	rbit        v10.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	rbit        v11.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	ld1         {v0.16b, v1.16b, v2.16b, v3.16b}, [x3], #64
+	eor         v0.16b, v0.16b, v8.16b
+	rev32       v0.16b, v0.16b
+	eor         v1.16b, v1.16b, v9.16b
+	rev32       v1.16b, v1.16b
+	eor         v2.16b, v2.16b, v10.16b
+	rev32       v2.16b, v2.16b
+	eor         v3.16b, v3.16b, v11.16b
+	rev32       v3.16b, v3.16b
+	/* 32 rounds on 4 block(s): 8 x sm4e each, interleaved. */
+	sm4e        v0.4s, v16.4s
+	sm4e        v1.4s, v16.4s
+	sm4e        v2.4s, v16.4s
+	sm4e        v3.4s, v16.4s
+	sm4e        v0.4s, v17.4s
+	sm4e        v1.4s, v17.4s
+	sm4e        v2.4s, v17.4s
+	sm4e        v3.4s, v17.4s
+	sm4e        v0.4s, v18.4s
+	sm4e        v1.4s, v18.4s
+	sm4e        v2.4s, v18.4s
+	sm4e        v3.4s, v18.4s
+	sm4e        v0.4s, v19.4s
+	sm4e        v1.4s, v19.4s
+	sm4e        v2.4s, v19.4s
+	sm4e        v3.4s, v19.4s
+	sm4e        v0.4s, v20.4s
+	sm4e        v1.4s, v20.4s
+	sm4e        v2.4s, v20.4s
+	sm4e        v3.4s, v20.4s
+	sm4e        v0.4s, v21.4s
+	sm4e        v1.4s, v21.4s
+	sm4e        v2.4s, v21.4s
+	sm4e        v3.4s, v21.4s
+	sm4e        v0.4s, v22.4s
+	sm4e        v1.4s, v22.4s
+	sm4e        v2.4s, v22.4s
+	sm4e        v3.4s, v22.4s
+	sm4e        v0.4s, v23.4s
+	sm4e        v1.4s, v23.4s
+	sm4e        v2.4s, v23.4s
+	sm4e        v3.4s, v23.4s
+	/* X32..X35 -> X35..X32 big-endian: a byte reversal. */
+	tbl         v0.16b, {v0.16b}, v27.16b
+	tbl         v1.16b, {v1.16b}, v27.16b
+	tbl         v2.16b, {v2.16b}, v27.16b
+	tbl         v3.16b, {v3.16b}, v27.16b
+	eor         v0.16b, v0.16b, v8.16b
+	eor         v1.16b, v1.16b, v9.16b
+	eor         v2.16b, v2.16b, v10.16b
+	eor         v3.16b, v3.16b, v11.16b
+	st1         {v0.16b, v1.16b, v2.16b, v3.16b}, [x2], #64
+	sub         x6, x6, #4
+Lasmgen_sm4_xts_unit_dec_gb_ce_tail:
+	cbz         x6, Lasmgen_sm4_xts_unit_dec_gb_ce_end
+Lasmgen_sm4_xts_unit_dec_gb_ce_loop1:
+	/* 1 block(s): tweaks, then E(src ^ T) ^ T. */
+	rbit        v8.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	ld1         {v0.16b}, [x3], #16
+	eor         v0.16b, v0.16b, v8.16b
+	rev32       v0.16b, v0.16b
+	/* 32 rounds on 1 block(s): 8 x sm4e each, interleaved. */
+	sm4e        v0.4s, v16.4s
+	sm4e        v0.4s, v17.4s
+	sm4e        v0.4s, v18.4s
+	sm4e        v0.4s, v19.4s
+	sm4e        v0.4s, v20.4s
+	sm4e        v0.4s, v21.4s
+	sm4e        v0.4s, v22.4s
+	sm4e        v0.4s, v23.4s
+	/* X32..X35 -> X35..X32 big-endian: a byte reversal. */
+	tbl         v0.16b, {v0.16b}, v27.16b
+	eor         v0.16b, v0.16b, v8.16b
+	st1         {v0.16b}, [x2], #16
+	subs        x6, x6, #1
+	b.ne        Lasmgen_sm4_xts_unit_dec_gb_ce_loop1
+Lasmgen_sm4_xts_unit_dec_gb_ce_end:
+	cbz         x7, Lasmgen_sm4_xts_unit_dec_gb_ce_clear
+	/* Ciphertext stealing: TW[0] = T[m-1], TW[1] = T[m]. */
+	rbit        v8.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	rbit        v9.16b, v25.16b
+	sshr        v26.2d, v25.2d, #63
+	ext         v26.16b, v26.16b, v26.16b, #8
+	and         v26.16b, v26.16b, v24.16b
+	add         v25.2d, v25.2d, v25.2d
+	eor         v25.16b, v25.16b, v26.16b
+	/* The last whole block, and the unit's last 16 bytes (tail in lanes 16-d..16). */
+	ldr         q0, [x3, #0]
+	add         x9, x3, x7
+	ldr         q1, [x9, #0]
+	eor         v0.16b, v0.16b, v9.16b
+	rev32       v0.16b, v0.16b
+	/* 32 rounds on 1 block(s): 8 x sm4e each, interleaved. */
+	sm4e        v0.4s, v16.4s
+	sm4e        v0.4s, v17.4s
+	sm4e        v0.4s, v18.4s
+	sm4e        v0.4s, v19.4s
+	sm4e        v0.4s, v20.4s
+	sm4e        v0.4s, v21.4s
+	sm4e        v0.4s, v22.4s
+	sm4e        v0.4s, v23.4s
+	/* X32..X35 -> X35..X32 big-endian: a byte reversal. */
+	tbl         v0.16b, {v0.16b}, v27.16b
+	eor         v0.16b, v0.16b, v9.16b
+	adrp        x10, Lconst_sm4_xts_steal@PAGE
+	add         x10, x10, Lconst_sm4_xts_steal@PAGEOFF
+	/* The first d bytes of the result become the tail: stored as the unit's last 16 bytes. */
+	add         x11, x10, x7
+	ldr         q2, [x11, #0]
+	tbl         v3.16b, {v0.16b}, v2.16b
+	add         x12, x2, x7
+	str         q3, [x12, #0]
+	/* The tail replaces the first d bytes of the result; one more block, stored over the rest. */
+	add         x10, x10, #32
+	sub         x10, x10, x7
+	ldr         q2, [x10, #0]
+	tbx         v0.16b, {v1.16b, v2.16b, v3.16b, v4.16b}, v2.16b
+	eor         v0.16b, v0.16b, v8.16b
+	rev32       v0.16b, v0.16b
+	/* 32 rounds on 1 block(s): 8 x sm4e each, interleaved. */
+	sm4e        v0.4s, v16.4s
+	sm4e        v0.4s, v17.4s
+	sm4e        v0.4s, v18.4s
+	sm4e        v0.4s, v19.4s
+	sm4e        v0.4s, v20.4s
+	sm4e        v0.4s, v21.4s
+	sm4e        v0.4s, v22.4s
+	sm4e        v0.4s, v23.4s
+	/* X32..X35 -> X35..X32 big-endian: a byte reversal. */
+	tbl         v0.16b, {v0.16b}, v27.16b
+	eor         v0.16b, v0.16b, v8.16b
+	str         q0, [x2, #0]
+Lasmgen_sm4_xts_unit_dec_gb_ce_clear:
+	/* Clear the tweaks. */
+	movi        v8.2d, #0
+	movi        v9.2d, #0
+	movi        v10.2d, #0
+	movi        v11.2d, #0
+	movi        v12.2d, #0
+	movi        v13.2d, #0
+	movi        v14.2d, #0
+	movi        v15.2d, #0
+	movi        v25.2d, #0
+	movi        v26.2d, #0
+Lasmgen_sm4_xts_unit_dec_gb_ce_done:
 	ldp         d14, d15, [sp, #48]
 	.cfi_restore d14
 	.cfi_restore d15
@@ -6723,3 +8443,8 @@ Lconst_sm4_sbox:	// the S-box of GB/T 32907-2016
 	.p2align 4
 Lconst_sm4_xts_gf:	// XTS doubling: 0x87 into lane 0, the carry into lane 1
 	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.p2align 4
+Lconst_sm4_xts_steal:	// XTS stealing: 0xff x 16, 0..15, 0xff x 16
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+	.byte 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f
+	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff

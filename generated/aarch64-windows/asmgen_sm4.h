@@ -148,6 +148,41 @@ void asmgen_sm4_xts_enc_gb_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t
 void asmgen_sm4_xts_dec_gb_ce(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 
 /*
+ * xts_unit_enc_ieee: SM4-XTS encryption of one whole data unit (IEEE 1619, P1619 ciphertext stealing): one call per unit.
+ * len: the unit's length in bytes, any length from 16 (below 16 nothing is read or written). iv: the
+ * unit's 16-byte tweak value (e.g. the sector number, little-endian), read only; the kernel computes
+ * T[0] = E(rk_tweak, iv) itself. rk_tweak: the tweak key's rk_enc; rk_enc: the data key's.
+ * Whole blocks as xts_enc_ieee; if len % 16 = d > 0, the last full block and the d-byte tail are
+ * stolen as IEEE 1619 says: CC = E(P[m-1] ^ T[m-1]) ^ T[m-1], C[m] = the first d bytes of CC,
+ * C[m-1] = E(PP ^ T[m]) ^ T[m] with PP = P[m] || the last 16 - d bytes of CC.
+ */
+/* requires sm4 */
+void asmgen_sm4_xts_unit_enc_ieee_ce(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+
+/*
+ * xts_unit_dec_ieee: SM4-XTS decryption of one whole data unit (IEEE 1619): the inverse of xts_unit_enc_ieee.
+ * rk_dec: the data key's rk_dec; rk_tweak: the tweak key's rk_enc (the tweak is always encrypted).
+ * len, iv as for xts_unit_enc_ieee; with a tail, the last full block is deciphered with T[m] and the
+ * stolen block with T[m-1].
+ */
+/* requires sm4 */
+void asmgen_sm4_xts_unit_dec_ieee_ce(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+
+/*
+ * xts_unit_enc_gb: SM4-XTS encryption of one whole data unit, GB/T 17964-2021 tweaks: as xts_unit_enc_ieee, with the
+ * tweak stepped as for xts_enc_gb.
+ */
+/* requires sm4 */
+void asmgen_sm4_xts_unit_enc_gb_ce(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+
+/*
+ * xts_unit_dec_gb: SM4-XTS decryption of one whole data unit, GB/T 17964-2021 tweaks: as xts_unit_dec_ieee, with the
+ * tweak stepped as for xts_enc_gb.
+ */
+/* requires sm4 */
+void asmgen_sm4_xts_unit_dec_gb_ce(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+
+/*
  * gcm_enc: SM4-GCM encryption of whole blocks in one pass: dst[i] = src[i] ^ E(ctr_i); GHASH absorbs dst.
  * state: ASMGEN_SM4_GCM_STATE_BYTES (32) bytes, read and updated, so calls chain: state[0..16] the
  * counter block (its last 4 bytes a big-endian counter incremented mod 2^32, inc32; the first 12
@@ -184,21 +219,25 @@ void asmgen_sm4_ccm_dec_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *s
  *
  * aarch64-sm4ce: The SM4 extension (sm4e, sm4ekey), eight blocks in flight; XTS, GCM fused with PMULL, CCM in one pass.
  *   requires pmull, sm4
- *   expand_key    asmgen_sm4_expand_key_ce
- *   ecb           asmgen_sm4_ecb_ce
- *   ctr           asmgen_sm4_ctr_ce
- *   cbc_dec       asmgen_sm4_cbc_dec_ce
- *   cfb_dec       asmgen_sm4_cfb_dec_ce
- *   cbc_enc       asmgen_sm4_cbc_enc_ce
- *   cfb_enc       asmgen_sm4_cfb_enc_ce
- *   cbc_mac       asmgen_sm4_cbc_mac_ce
- *   xts_enc_ieee  asmgen_sm4_xts_enc_ieee_ce
- *   xts_dec_ieee  asmgen_sm4_xts_dec_ieee_ce
- *   xts_enc_gb    asmgen_sm4_xts_enc_gb_ce
- *   xts_dec_gb    asmgen_sm4_xts_dec_gb_ce
- *   gcm_enc       asmgen_sm4_gcm_enc_ce
- *   ccm_enc       asmgen_sm4_ccm_enc_ce
- *   ccm_dec       asmgen_sm4_ccm_dec_ce
+ *   expand_key         asmgen_sm4_expand_key_ce
+ *   ecb                asmgen_sm4_ecb_ce
+ *   ctr                asmgen_sm4_ctr_ce
+ *   cbc_dec            asmgen_sm4_cbc_dec_ce
+ *   cfb_dec            asmgen_sm4_cfb_dec_ce
+ *   cbc_enc            asmgen_sm4_cbc_enc_ce
+ *   cfb_enc            asmgen_sm4_cfb_enc_ce
+ *   cbc_mac            asmgen_sm4_cbc_mac_ce
+ *   xts_enc_ieee       asmgen_sm4_xts_enc_ieee_ce
+ *   xts_dec_ieee       asmgen_sm4_xts_dec_ieee_ce
+ *   xts_enc_gb         asmgen_sm4_xts_enc_gb_ce
+ *   xts_dec_gb         asmgen_sm4_xts_dec_gb_ce
+ *   xts_unit_enc_ieee  asmgen_sm4_xts_unit_enc_ieee_ce
+ *   xts_unit_dec_ieee  asmgen_sm4_xts_unit_dec_ieee_ce
+ *   xts_unit_enc_gb    asmgen_sm4_xts_unit_enc_gb_ce
+ *   xts_unit_dec_gb    asmgen_sm4_xts_unit_dec_gb_ce
+ *   gcm_enc            asmgen_sm4_gcm_enc_ce
+ *   ccm_enc            asmgen_sm4_ccm_enc_ce
+ *   ccm_dec            asmgen_sm4_ccm_dec_ce
  *
  * aarch64-neon: Advanced SIMD (tbl/tbx S-box), eight blocks in flight; XTS, GCM and CCM composed by the runtime.
  *   requires baseline

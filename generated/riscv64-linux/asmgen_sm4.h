@@ -150,6 +150,41 @@ void asmgen_sm4_xts_enc_gb_zvksed(const uint8_t *rk_enc, uint8_t *dst, const uin
 /* requires v, zvkb, zvkg, zvksed */
 void asmgen_sm4_xts_dec_gb_zvksed(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 
+/*
+ * xts_unit_enc_ieee: SM4-XTS encryption of one whole data unit (IEEE 1619, P1619 ciphertext stealing): one call per unit.
+ * len: the unit's length in bytes, any length from 16 (below 16 nothing is read or written). iv: the
+ * unit's 16-byte tweak value (e.g. the sector number, little-endian), read only; the kernel computes
+ * T[0] = E(rk_tweak, iv) itself. rk_tweak: the tweak key's rk_enc; rk_enc: the data key's.
+ * Whole blocks as xts_enc_ieee; if len % 16 = d > 0, the last full block and the d-byte tail are
+ * stolen as IEEE 1619 says: CC = E(P[m-1] ^ T[m-1]) ^ T[m-1], C[m] = the first d bytes of CC,
+ * C[m-1] = E(PP ^ T[m]) ^ T[m] with PP = P[m] || the last 16 - d bytes of CC.
+ */
+/* requires v, zvkb, zvkg, zvksed */
+void asmgen_sm4_xts_unit_enc_ieee_zvksed(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+
+/*
+ * xts_unit_dec_ieee: SM4-XTS decryption of one whole data unit (IEEE 1619): the inverse of xts_unit_enc_ieee.
+ * rk_dec: the data key's rk_dec; rk_tweak: the tweak key's rk_enc (the tweak is always encrypted).
+ * len, iv as for xts_unit_enc_ieee; with a tail, the last full block is deciphered with T[m] and the
+ * stolen block with T[m-1].
+ */
+/* requires v, zvkb, zvkg, zvksed */
+void asmgen_sm4_xts_unit_dec_ieee_zvksed(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+
+/*
+ * xts_unit_enc_gb: SM4-XTS encryption of one whole data unit, GB/T 17964-2021 tweaks: as xts_unit_enc_ieee, with the
+ * tweak stepped as for xts_enc_gb.
+ */
+/* requires v, zvkb, zvkg, zvksed */
+void asmgen_sm4_xts_unit_enc_gb_zvksed(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+
+/*
+ * xts_unit_dec_gb: SM4-XTS decryption of one whole data unit, GB/T 17964-2021 tweaks: as xts_unit_dec_ieee, with the
+ * tweak stepped as for xts_enc_gb.
+ */
+/* requires v, zvkb, zvkg, zvksed */
+void asmgen_sm4_xts_unit_dec_gb_zvksed(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+
 #ifdef __cplusplus
 }
 #endif
@@ -160,18 +195,22 @@ void asmgen_sm4_xts_dec_gb_zvksed(const uint8_t *rk_dec, uint8_t *dst, const uin
  *
  * riscv64-zvksed: Vector crypto (Zvksed, Zvkb; XTS tweaks with Zvkg), VLEN-agnostic; GCM and CCM composed by the runtime.
  *   requires v, zvkb, zvkg, zvksed
- *   expand_key    asmgen_sm4_expand_key_zvksed
- *   ecb           asmgen_sm4_ecb_zvksed
- *   ctr           asmgen_sm4_ctr_zvksed
- *   cbc_dec       asmgen_sm4_cbc_dec_zvksed
- *   cfb_dec       asmgen_sm4_cfb_dec_zvksed
- *   cbc_enc       asmgen_sm4_cbc_enc_zvksed
- *   cfb_enc       asmgen_sm4_cfb_enc_zvksed
- *   cbc_mac       asmgen_sm4_cbc_mac_zvksed
- *   xts_enc_ieee  asmgen_sm4_xts_enc_ieee_zvksed
- *   xts_dec_ieee  asmgen_sm4_xts_dec_ieee_zvksed
- *   xts_enc_gb    asmgen_sm4_xts_enc_gb_zvksed
- *   xts_dec_gb    asmgen_sm4_xts_dec_gb_zvksed
+ *   expand_key         asmgen_sm4_expand_key_zvksed
+ *   ecb                asmgen_sm4_ecb_zvksed
+ *   ctr                asmgen_sm4_ctr_zvksed
+ *   cbc_dec            asmgen_sm4_cbc_dec_zvksed
+ *   cfb_dec            asmgen_sm4_cfb_dec_zvksed
+ *   cbc_enc            asmgen_sm4_cbc_enc_zvksed
+ *   cfb_enc            asmgen_sm4_cfb_enc_zvksed
+ *   cbc_mac            asmgen_sm4_cbc_mac_zvksed
+ *   xts_enc_ieee       asmgen_sm4_xts_enc_ieee_zvksed
+ *   xts_dec_ieee       asmgen_sm4_xts_dec_ieee_zvksed
+ *   xts_enc_gb         asmgen_sm4_xts_enc_gb_zvksed
+ *   xts_dec_gb         asmgen_sm4_xts_dec_gb_zvksed
+ *   xts_unit_enc_ieee  asmgen_sm4_xts_unit_enc_ieee_zvksed
+ *   xts_unit_dec_ieee  asmgen_sm4_xts_unit_dec_ieee_zvksed
+ *   xts_unit_enc_gb    asmgen_sm4_xts_unit_enc_gb_zvksed
+ *   xts_unit_dec_gb    asmgen_sm4_xts_unit_dec_gb_zvksed
  *
  * riscv64-zksed: Scalar Zksed, four blocks interleaved; XTS, GCM and CCM composed by the runtime.
  *   requires zbb, zksed

@@ -58,6 +58,14 @@ extern "C" {
     pub fn asmgen_sm4_xts_enc_gb_zvksed(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
     /// `asmgen_sm4_xts_dec_gb_zvksed` (sm4.S): requires v, zvkb, zvkg, zvksed.
     pub fn asmgen_sm4_xts_dec_gb_zvksed(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
+    /// `asmgen_sm4_xts_unit_enc_ieee_zvksed` (sm4.S): requires v, zvkb, zvkg, zvksed.
+    pub fn asmgen_sm4_xts_unit_enc_ieee_zvksed(rk_enc: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
+    /// `asmgen_sm4_xts_unit_dec_ieee_zvksed` (sm4.S): requires v, zvkb, zvkg, zvksed.
+    pub fn asmgen_sm4_xts_unit_dec_ieee_zvksed(rk_dec: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
+    /// `asmgen_sm4_xts_unit_enc_gb_zvksed` (sm4.S): requires v, zvkb, zvkg, zvksed.
+    pub fn asmgen_sm4_xts_unit_enc_gb_zvksed(rk_enc: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
+    /// `asmgen_sm4_xts_unit_dec_gb_zvksed` (sm4.S): requires v, zvkb, zvkg, zvksed.
+    pub fn asmgen_sm4_xts_unit_dec_gb_zvksed(rk_dec: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
 }
 
 /// A kernel set of these listings: its kernels by role and the CPU features they require together.
@@ -130,6 +138,10 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "xts_dec_ieee", symbol: "asmgen_sm4_xts_dec_ieee_zvksed", entry: asmgen_sm4_xts_dec_ieee_zvksed as *const () },
             Kernel { role: "xts_enc_gb", symbol: "asmgen_sm4_xts_enc_gb_zvksed", entry: asmgen_sm4_xts_enc_gb_zvksed as *const () },
             Kernel { role: "xts_dec_gb", symbol: "asmgen_sm4_xts_dec_gb_zvksed", entry: asmgen_sm4_xts_dec_gb_zvksed as *const () },
+            Kernel { role: "xts_unit_enc_ieee", symbol: "asmgen_sm4_xts_unit_enc_ieee_zvksed", entry: asmgen_sm4_xts_unit_enc_ieee_zvksed as *const () },
+            Kernel { role: "xts_unit_dec_ieee", symbol: "asmgen_sm4_xts_unit_dec_ieee_zvksed", entry: asmgen_sm4_xts_unit_dec_ieee_zvksed as *const () },
+            Kernel { role: "xts_unit_enc_gb", symbol: "asmgen_sm4_xts_unit_enc_gb_zvksed", entry: asmgen_sm4_xts_unit_enc_gb_zvksed as *const () },
+            Kernel { role: "xts_unit_dec_gb", symbol: "asmgen_sm4_xts_unit_dec_gb_zvksed", entry: asmgen_sm4_xts_unit_dec_gb_zvksed as *const () },
         ],
         rival: None,
     },

@@ -48,6 +48,14 @@
  *       requires: v, zvkb, zvkg, zvksed
  *   void asmgen_sm4_xts_dec_gb_zvksed(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
  *       requires: v, zvkb, zvkg, zvksed
+ *   void asmgen_sm4_xts_unit_enc_ieee_zvksed(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+ *       requires: v, zvkb, zvkg, zvksed
+ *   void asmgen_sm4_xts_unit_dec_ieee_zvksed(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+ *       requires: v, zvkb, zvkg, zvksed
+ *   void asmgen_sm4_xts_unit_enc_gb_zvksed(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+ *       requires: v, zvkb, zvkg, zvksed
+ *   void asmgen_sm4_xts_unit_dec_gb_zvksed(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+ *       requires: v, zvkb, zvkg, zvksed
  */
 
 	.text
@@ -2955,6 +2963,850 @@ asmgen_sm4_xts_dec_gb_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_dec_gb_zvksed, .-asmgen_sm4_xts_dec_gb_zvksed
+	.option pop
+
+/*
+ * ----------------------------------------------------------------------------------------------------
+ * SM4-XTS encryption (IEEE 1619) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_enc_ieee, the tail by ciphertext stealing.
+ * Whole blocks as the streaming XTS kernel (VLEN-agnostic); the tail by a byte loop; dst may equal src.
+ *
+ * void asmgen_sm4_xts_unit_enc_ieee_zvksed(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+ * Requires: v, zvkb, zvkg, zvksed
+ * ----------------------------------------------------------------------------------------------------
+ */
+	.option push
+	.option arch, +v
+	.globl asmgen_sm4_xts_unit_enc_ieee_zvksed
+	.hidden asmgen_sm4_xts_unit_enc_ieee_zvksed
+	.type asmgen_sm4_xts_unit_enc_ieee_zvksed, @function
+	.p2align 5
+asmgen_sm4_xts_unit_enc_ieee_zvksed:
+	.cfi_startproc
+	li          t2, 16
+	bltu        a4, t2, .Lasmgen_sm4_xts_unit_enc_ieee_zvksed_done
+	/* T[0] = E(rk_tweak, iv), kept in TW until the set-up reads it. */
+	/* The 32 round keys, four per register, in v0..v7. */
+	vsetivli    zero, 4, e32, m1, ta, ma
+	mv          t2, a1
+	vle32.v     v0, (t2)
+	addi        t2, t2, 16
+	vle32.v     v1, (t2)
+	addi        t2, t2, 16
+	vle32.v     v2, (t2)
+	addi        t2, t2, 16
+	vle32.v     v3, (t2)
+	addi        t2, t2, 16
+	vle32.v     v4, (t2)
+	addi        t2, t2, 16
+	vle32.v     v5, (t2)
+	addi        t2, t2, 16
+	vle32.v     v6, (t2)
+	addi        t2, t2, 16
+	vle32.v     v7, (t2)
+	vsetvli     t2, zero, e32, m4, ta, ma
+	vid.v       v8
+	vxor.vi     v8, v8, 3
+	vsetivli    zero, 4, e32, m4, ta, ma
+	vle32.v     v12, (a5)
+	.insn       0x4ac4a657	# vrev8.v     v12, v12
+	/* 32 rounds: eight vsm4r.vs, four rounds each. */
+	.insn       0xa6082677	# vsm4r.vs    v12, v0
+	.insn       0xa6182677	# vsm4r.vs    v12, v1
+	.insn       0xa6282677	# vsm4r.vs    v12, v2
+	.insn       0xa6382677	# vsm4r.vs    v12, v3
+	.insn       0xa6482677	# vsm4r.vs    v12, v4
+	.insn       0xa6582677	# vsm4r.vs    v12, v5
+	.insn       0xa6682677	# vsm4r.vs    v12, v6
+	.insn       0xa6782677	# vsm4r.vs    v12, v7
+	/* X35, X34, X33, X32 big-endian: reverse the words of each group, swap their bytes. */
+	vrgather.vv v16, v12, v8
+	.insn       0x4b04a857	# vrev8.v     v16, v16
+	vmv.v.v     v24, v16
+	/* The 32 round keys, four per register, in v0..v7. */
+	vsetivli    zero, 4, e32, m1, ta, ma
+	mv          t2, a0
+	vle32.v     v0, (t2)
+	addi        t2, t2, 16
+	vle32.v     v1, (t2)
+	addi        t2, t2, 16
+	vle32.v     v2, (t2)
+	addi        t2, t2, 16
+	vle32.v     v3, (t2)
+	addi        t2, t2, 16
+	vle32.v     v4, (t2)
+	addi        t2, t2, 16
+	vle32.v     v5, (t2)
+	addi        t2, t2, 16
+	vle32.v     v6, (t2)
+	addi        t2, t2, 16
+	vle32.v     v7, (t2)
+	/* G = blocks per batch: VLMAX / 4 at e32, m4, at most 32. */
+	li          t2, 128
+	vsetvli     t3, t2, e32, m4, ta, ma
+	srli        t4, t3, 2
+	/* Broadcast indices (i & 3) in T, x^0..x^(G-1) in ti. */
+	vid.v       v16
+	vand.vi     v16, v16, 3
+	lla         t5, .Lconst_gcm_x_powers_0_32
+	vle32.v     v20, (t5)
+	vsetivli    zero, 4, e32, m4, ta, ma
+	vmv.v.v     v12, v24
+	/* IEEE's tweak in GCM's bit order: reverse the bits of each byte. */
+	.insn       0x4ac42657	# vbrev8.v    v12, v12
+	slli        t2, t4, 4
+	add         t2, t2, t5
+	vle32.v     v28, (t2)
+	vsetvli     zero, t3, e32, m4, ta, ma
+	/* tw = (T * x^i) for every group i; step = x^G in every group. */
+	vrgather.vv v24, v12, v16
+	.insn       0xa348ac77	# vgmul.vv    v24, v20
+	vmv.v.v     v12, v28
+	vrgather.vv v28, v12, v16
+	/* m = len / 16, d = len % 16 (public): the loop runs m blocks, m - 1 with a tail. */
+	andi        a6, a4, 15
+	srli        a4, a4, 4
+	beqz        a6, .Lasmgen_sm4_xts_unit_enc_ieee_zvksed_whole
+	addi        a4, a4, -1
+	beqz        a4, .Lasmgen_sm4_xts_unit_enc_ieee_zvksed_tail
+.Lasmgen_sm4_xts_unit_enc_ieee_zvksed_whole:
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_ieee_zvksed_loop:
+	slli        t0, a4, 2
+	bgeu        t3, t0, .Lasmgen_sm4_xts_unit_enc_ieee_zvksed_capped
+	mv          t0, t3
+.Lasmgen_sm4_xts_unit_enc_ieee_zvksed_capped:
+	vsetvli     t0, t0, e32, m4, ta, ma
+	srli        t1, t0, 2
+	.insn       0x4b842a57	# vbrev8.v    v20, v24
+	vle32.v     v12, (a3)
+	vxor.vv     v12, v12, v20
+	.insn       0x4ac4a657	# vrev8.v     v12, v12
+	/* 32 rounds: eight vsm4r.vs, four rounds each. */
+	.insn       0xa6082677	# vsm4r.vs    v12, v0
+	.insn       0xa6182677	# vsm4r.vs    v12, v1
+	.insn       0xa6282677	# vsm4r.vs    v12, v2
+	.insn       0xa6382677	# vsm4r.vs    v12, v3
+	.insn       0xa6482677	# vsm4r.vs    v12, v4
+	.insn       0xa6582677	# vsm4r.vs    v12, v5
+	.insn       0xa6682677	# vsm4r.vs    v12, v6
+	.insn       0xa6782677	# vsm4r.vs    v12, v7
+	/* X35, X34, X33, X32 big-endian: reverse the words of each group, swap their bytes. */
+	vrgather.vv v16, v12, v8
+	.insn       0x4b04a857	# vrev8.v     v16, v16
+	vxor.vv     v16, v16, v20
+	vse32.v     v16, (a2)
+	slli        t2, t0, 2
+	add         a3, a3, t2
+	add         a2, a2, t2
+	sub         a4, a4, t1
+	bne         t0, t3, .Lasmgen_sm4_xts_unit_enc_ieee_zvksed_partial
+	/* A whole batch: every tweak times x^G. */
+	.insn       0xa3c8ac77	# vgmul.vv    v24, v28
+	bnez        a4, .Lasmgen_sm4_xts_unit_enc_ieee_zvksed_loop
+	j           .Lasmgen_sm4_xts_unit_enc_ieee_zvksed_store_tweak
+.Lasmgen_sm4_xts_unit_enc_ieee_zvksed_partial:
+	/* A partial (last) batch of k blocks: the next tweak is group k. */
+	vsetvli     zero, t3, e32, m4, ta, ma
+	vslidedown.vx v24, v24, t0
+.Lasmgen_sm4_xts_unit_enc_ieee_zvksed_store_tweak:
+.Lasmgen_sm4_xts_unit_enc_ieee_zvksed_tail:
+	beqz        a6, .Lasmgen_sm4_xts_unit_enc_ieee_zvksed_clear
+	/* Ciphertext stealing: TW = T[m-1], STEP = T[m] = T[m-1] * x (x^1 from the powers). */
+	vsetivli    zero, 4, e32, m4, ta, ma
+	addi        t2, t5, 16
+	vle32.v     v28, (t2)
+	.insn       0xa388ae77	# vgmul.vv    v28, v24
+	.insn       0x4b842c57	# vbrev8.v    v24, v24
+	.insn       0x4bc42e57	# vbrev8.v    v28, v28
+	vle32.v     v12, (a3)
+	vxor.vv     v12, v12, v24
+	.insn       0x4ac4a657	# vrev8.v     v12, v12
+	/* 32 rounds: eight vsm4r.vs, four rounds each. */
+	.insn       0xa6082677	# vsm4r.vs    v12, v0
+	.insn       0xa6182677	# vsm4r.vs    v12, v1
+	.insn       0xa6282677	# vsm4r.vs    v12, v2
+	.insn       0xa6382677	# vsm4r.vs    v12, v3
+	.insn       0xa6482677	# vsm4r.vs    v12, v4
+	.insn       0xa6582677	# vsm4r.vs    v12, v5
+	.insn       0xa6682677	# vsm4r.vs    v12, v6
+	.insn       0xa6782677	# vsm4r.vs    v12, v7
+	/* X35, X34, X33, X32 big-endian: reverse the words of each group, swap their bytes. */
+	vrgather.vv v16, v12, v8
+	.insn       0x4b04a857	# vrev8.v     v16, v16
+	vxor.vv     v16, v16, v24
+	vse32.v     v16, (a2)
+	/* Trade the d tail bytes with the first d bytes of the block just stored. */
+	mv          t2, a3
+	mv          t4, a2
+.Lasmgen_sm4_xts_unit_enc_ieee_zvksed_steal_bytes:
+	lbu         t1, 16(t2)
+	lbu         t0, 0(t4)
+	sb          t0, 16(t4)
+	sb          t1, 0(t4)
+	addi        t2, t2, 1
+	addi        t4, t4, 1
+	addi        a6, a6, -1
+	bnez        a6, .Lasmgen_sm4_xts_unit_enc_ieee_zvksed_steal_bytes
+	vle32.v     v12, (a2)
+	vxor.vv     v12, v12, v28
+	.insn       0x4ac4a657	# vrev8.v     v12, v12
+	/* 32 rounds: eight vsm4r.vs, four rounds each. */
+	.insn       0xa6082677	# vsm4r.vs    v12, v0
+	.insn       0xa6182677	# vsm4r.vs    v12, v1
+	.insn       0xa6282677	# vsm4r.vs    v12, v2
+	.insn       0xa6382677	# vsm4r.vs    v12, v3
+	.insn       0xa6482677	# vsm4r.vs    v12, v4
+	.insn       0xa6582677	# vsm4r.vs    v12, v5
+	.insn       0xa6682677	# vsm4r.vs    v12, v6
+	.insn       0xa6782677	# vsm4r.vs    v12, v7
+	/* X35, X34, X33, X32 big-endian: reverse the words of each group, swap their bytes. */
+	vrgather.vv v16, v12, v8
+	.insn       0x4b04a857	# vrev8.v     v16, v16
+	vxor.vv     v16, v16, v28
+	vse32.v     v16, (a2)
+.Lasmgen_sm4_xts_unit_enc_ieee_zvksed_clear:
+	/* Clear the tweaks. */
+	vsetvli     zero, t3, e32, m4, ta, ma
+	vmv.v.i     v24, 0
+	vmv.v.i     v20, 0
+	vmv.v.i     v28, 0
+	vmv.v.i     v12, 0
+	vmv.v.i     v16, 0
+.Lasmgen_sm4_xts_unit_enc_ieee_zvksed_done:
+	ret
+	.cfi_endproc
+	.size asmgen_sm4_xts_unit_enc_ieee_zvksed, .-asmgen_sm4_xts_unit_enc_ieee_zvksed
+	.option pop
+
+/*
+ * ----------------------------------------------------------------------------------------------------
+ * SM4-XTS decryption (IEEE 1619) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_dec_ieee, the tail by ciphertext stealing.
+ * Whole blocks as the streaming XTS kernel (VLEN-agnostic); the tail by a byte loop; dst may equal src.
+ *
+ * void asmgen_sm4_xts_unit_dec_ieee_zvksed(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+ * Requires: v, zvkb, zvkg, zvksed
+ * ----------------------------------------------------------------------------------------------------
+ */
+	.option push
+	.option arch, +v
+	.globl asmgen_sm4_xts_unit_dec_ieee_zvksed
+	.hidden asmgen_sm4_xts_unit_dec_ieee_zvksed
+	.type asmgen_sm4_xts_unit_dec_ieee_zvksed, @function
+	.p2align 5
+asmgen_sm4_xts_unit_dec_ieee_zvksed:
+	.cfi_startproc
+	li          t2, 16
+	bltu        a4, t2, .Lasmgen_sm4_xts_unit_dec_ieee_zvksed_done
+	/* T[0] = E(rk_tweak, iv), kept in TW until the set-up reads it. */
+	/* The 32 round keys, four per register, in v0..v7. */
+	vsetivli    zero, 4, e32, m1, ta, ma
+	mv          t2, a1
+	vle32.v     v0, (t2)
+	addi        t2, t2, 16
+	vle32.v     v1, (t2)
+	addi        t2, t2, 16
+	vle32.v     v2, (t2)
+	addi        t2, t2, 16
+	vle32.v     v3, (t2)
+	addi        t2, t2, 16
+	vle32.v     v4, (t2)
+	addi        t2, t2, 16
+	vle32.v     v5, (t2)
+	addi        t2, t2, 16
+	vle32.v     v6, (t2)
+	addi        t2, t2, 16
+	vle32.v     v7, (t2)
+	vsetvli     t2, zero, e32, m4, ta, ma
+	vid.v       v8
+	vxor.vi     v8, v8, 3
+	vsetivli    zero, 4, e32, m4, ta, ma
+	vle32.v     v12, (a5)
+	.insn       0x4ac4a657	# vrev8.v     v12, v12
+	/* 32 rounds: eight vsm4r.vs, four rounds each. */
+	.insn       0xa6082677	# vsm4r.vs    v12, v0
+	.insn       0xa6182677	# vsm4r.vs    v12, v1
+	.insn       0xa6282677	# vsm4r.vs    v12, v2
+	.insn       0xa6382677	# vsm4r.vs    v12, v3
+	.insn       0xa6482677	# vsm4r.vs    v12, v4
+	.insn       0xa6582677	# vsm4r.vs    v12, v5
+	.insn       0xa6682677	# vsm4r.vs    v12, v6
+	.insn       0xa6782677	# vsm4r.vs    v12, v7
+	/* X35, X34, X33, X32 big-endian: reverse the words of each group, swap their bytes. */
+	vrgather.vv v16, v12, v8
+	.insn       0x4b04a857	# vrev8.v     v16, v16
+	vmv.v.v     v24, v16
+	/* The 32 round keys, four per register, in v0..v7. */
+	vsetivli    zero, 4, e32, m1, ta, ma
+	mv          t2, a0
+	vle32.v     v0, (t2)
+	addi        t2, t2, 16
+	vle32.v     v1, (t2)
+	addi        t2, t2, 16
+	vle32.v     v2, (t2)
+	addi        t2, t2, 16
+	vle32.v     v3, (t2)
+	addi        t2, t2, 16
+	vle32.v     v4, (t2)
+	addi        t2, t2, 16
+	vle32.v     v5, (t2)
+	addi        t2, t2, 16
+	vle32.v     v6, (t2)
+	addi        t2, t2, 16
+	vle32.v     v7, (t2)
+	/* G = blocks per batch: VLMAX / 4 at e32, m4, at most 32. */
+	li          t2, 128
+	vsetvli     t3, t2, e32, m4, ta, ma
+	srli        t4, t3, 2
+	/* Broadcast indices (i & 3) in T, x^0..x^(G-1) in ti. */
+	vid.v       v16
+	vand.vi     v16, v16, 3
+	lla         t5, .Lconst_gcm_x_powers_0_32
+	vle32.v     v20, (t5)
+	vsetivli    zero, 4, e32, m4, ta, ma
+	vmv.v.v     v12, v24
+	/* IEEE's tweak in GCM's bit order: reverse the bits of each byte. */
+	.insn       0x4ac42657	# vbrev8.v    v12, v12
+	slli        t2, t4, 4
+	add         t2, t2, t5
+	vle32.v     v28, (t2)
+	vsetvli     zero, t3, e32, m4, ta, ma
+	/* tw = (T * x^i) for every group i; step = x^G in every group. */
+	vrgather.vv v24, v12, v16
+	.insn       0xa348ac77	# vgmul.vv    v24, v20
+	vmv.v.v     v12, v28
+	vrgather.vv v28, v12, v16
+	/* m = len / 16, d = len % 16 (public): the loop runs m blocks, m - 1 with a tail. */
+	andi        a6, a4, 15
+	srli        a4, a4, 4
+	beqz        a6, .Lasmgen_sm4_xts_unit_dec_ieee_zvksed_whole
+	addi        a4, a4, -1
+	beqz        a4, .Lasmgen_sm4_xts_unit_dec_ieee_zvksed_tail
+.Lasmgen_sm4_xts_unit_dec_ieee_zvksed_whole:
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_ieee_zvksed_loop:
+	slli        t0, a4, 2
+	bgeu        t3, t0, .Lasmgen_sm4_xts_unit_dec_ieee_zvksed_capped
+	mv          t0, t3
+.Lasmgen_sm4_xts_unit_dec_ieee_zvksed_capped:
+	vsetvli     t0, t0, e32, m4, ta, ma
+	srli        t1, t0, 2
+	.insn       0x4b842a57	# vbrev8.v    v20, v24
+	vle32.v     v12, (a3)
+	vxor.vv     v12, v12, v20
+	.insn       0x4ac4a657	# vrev8.v     v12, v12
+	/* 32 rounds: eight vsm4r.vs, four rounds each. */
+	.insn       0xa6082677	# vsm4r.vs    v12, v0
+	.insn       0xa6182677	# vsm4r.vs    v12, v1
+	.insn       0xa6282677	# vsm4r.vs    v12, v2
+	.insn       0xa6382677	# vsm4r.vs    v12, v3
+	.insn       0xa6482677	# vsm4r.vs    v12, v4
+	.insn       0xa6582677	# vsm4r.vs    v12, v5
+	.insn       0xa6682677	# vsm4r.vs    v12, v6
+	.insn       0xa6782677	# vsm4r.vs    v12, v7
+	/* X35, X34, X33, X32 big-endian: reverse the words of each group, swap their bytes. */
+	vrgather.vv v16, v12, v8
+	.insn       0x4b04a857	# vrev8.v     v16, v16
+	vxor.vv     v16, v16, v20
+	vse32.v     v16, (a2)
+	slli        t2, t0, 2
+	add         a3, a3, t2
+	add         a2, a2, t2
+	sub         a4, a4, t1
+	bne         t0, t3, .Lasmgen_sm4_xts_unit_dec_ieee_zvksed_partial
+	/* A whole batch: every tweak times x^G. */
+	.insn       0xa3c8ac77	# vgmul.vv    v24, v28
+	bnez        a4, .Lasmgen_sm4_xts_unit_dec_ieee_zvksed_loop
+	j           .Lasmgen_sm4_xts_unit_dec_ieee_zvksed_store_tweak
+.Lasmgen_sm4_xts_unit_dec_ieee_zvksed_partial:
+	/* A partial (last) batch of k blocks: the next tweak is group k. */
+	vsetvli     zero, t3, e32, m4, ta, ma
+	vslidedown.vx v24, v24, t0
+.Lasmgen_sm4_xts_unit_dec_ieee_zvksed_store_tweak:
+.Lasmgen_sm4_xts_unit_dec_ieee_zvksed_tail:
+	beqz        a6, .Lasmgen_sm4_xts_unit_dec_ieee_zvksed_clear
+	/* Ciphertext stealing: TW = T[m-1], STEP = T[m] = T[m-1] * x (x^1 from the powers). */
+	vsetivli    zero, 4, e32, m4, ta, ma
+	addi        t2, t5, 16
+	vle32.v     v28, (t2)
+	.insn       0xa388ae77	# vgmul.vv    v28, v24
+	.insn       0x4b842c57	# vbrev8.v    v24, v24
+	.insn       0x4bc42e57	# vbrev8.v    v28, v28
+	vle32.v     v12, (a3)
+	vxor.vv     v12, v12, v28
+	.insn       0x4ac4a657	# vrev8.v     v12, v12
+	/* 32 rounds: eight vsm4r.vs, four rounds each. */
+	.insn       0xa6082677	# vsm4r.vs    v12, v0
+	.insn       0xa6182677	# vsm4r.vs    v12, v1
+	.insn       0xa6282677	# vsm4r.vs    v12, v2
+	.insn       0xa6382677	# vsm4r.vs    v12, v3
+	.insn       0xa6482677	# vsm4r.vs    v12, v4
+	.insn       0xa6582677	# vsm4r.vs    v12, v5
+	.insn       0xa6682677	# vsm4r.vs    v12, v6
+	.insn       0xa6782677	# vsm4r.vs    v12, v7
+	/* X35, X34, X33, X32 big-endian: reverse the words of each group, swap their bytes. */
+	vrgather.vv v16, v12, v8
+	.insn       0x4b04a857	# vrev8.v     v16, v16
+	vxor.vv     v16, v16, v28
+	vse32.v     v16, (a2)
+	/* Trade the d tail bytes with the first d bytes of the block just stored. */
+	mv          t2, a3
+	mv          t4, a2
+.Lasmgen_sm4_xts_unit_dec_ieee_zvksed_steal_bytes:
+	lbu         t1, 16(t2)
+	lbu         t0, 0(t4)
+	sb          t0, 16(t4)
+	sb          t1, 0(t4)
+	addi        t2, t2, 1
+	addi        t4, t4, 1
+	addi        a6, a6, -1
+	bnez        a6, .Lasmgen_sm4_xts_unit_dec_ieee_zvksed_steal_bytes
+	vle32.v     v12, (a2)
+	vxor.vv     v12, v12, v24
+	.insn       0x4ac4a657	# vrev8.v     v12, v12
+	/* 32 rounds: eight vsm4r.vs, four rounds each. */
+	.insn       0xa6082677	# vsm4r.vs    v12, v0
+	.insn       0xa6182677	# vsm4r.vs    v12, v1
+	.insn       0xa6282677	# vsm4r.vs    v12, v2
+	.insn       0xa6382677	# vsm4r.vs    v12, v3
+	.insn       0xa6482677	# vsm4r.vs    v12, v4
+	.insn       0xa6582677	# vsm4r.vs    v12, v5
+	.insn       0xa6682677	# vsm4r.vs    v12, v6
+	.insn       0xa6782677	# vsm4r.vs    v12, v7
+	/* X35, X34, X33, X32 big-endian: reverse the words of each group, swap their bytes. */
+	vrgather.vv v16, v12, v8
+	.insn       0x4b04a857	# vrev8.v     v16, v16
+	vxor.vv     v16, v16, v24
+	vse32.v     v16, (a2)
+.Lasmgen_sm4_xts_unit_dec_ieee_zvksed_clear:
+	/* Clear the tweaks. */
+	vsetvli     zero, t3, e32, m4, ta, ma
+	vmv.v.i     v24, 0
+	vmv.v.i     v20, 0
+	vmv.v.i     v28, 0
+	vmv.v.i     v12, 0
+	vmv.v.i     v16, 0
+.Lasmgen_sm4_xts_unit_dec_ieee_zvksed_done:
+	ret
+	.cfi_endproc
+	.size asmgen_sm4_xts_unit_dec_ieee_zvksed, .-asmgen_sm4_xts_unit_dec_ieee_zvksed
+	.option pop
+
+/*
+ * ----------------------------------------------------------------------------------------------------
+ * SM4-XTS encryption (GB/T 17964) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_enc_gb, the tail by ciphertext stealing.
+ * Whole blocks as the streaming XTS kernel (VLEN-agnostic); the tail by a byte loop; dst may equal src.
+ *
+ * void asmgen_sm4_xts_unit_enc_gb_zvksed(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+ * Requires: v, zvkb, zvkg, zvksed
+ * ----------------------------------------------------------------------------------------------------
+ */
+	.option push
+	.option arch, +v
+	.globl asmgen_sm4_xts_unit_enc_gb_zvksed
+	.hidden asmgen_sm4_xts_unit_enc_gb_zvksed
+	.type asmgen_sm4_xts_unit_enc_gb_zvksed, @function
+	.p2align 5
+asmgen_sm4_xts_unit_enc_gb_zvksed:
+	.cfi_startproc
+	li          t2, 16
+	bltu        a4, t2, .Lasmgen_sm4_xts_unit_enc_gb_zvksed_done
+	/* T[0] = E(rk_tweak, iv), kept in TW until the set-up reads it. */
+	/* The 32 round keys, four per register, in v0..v7. */
+	vsetivli    zero, 4, e32, m1, ta, ma
+	mv          t2, a1
+	vle32.v     v0, (t2)
+	addi        t2, t2, 16
+	vle32.v     v1, (t2)
+	addi        t2, t2, 16
+	vle32.v     v2, (t2)
+	addi        t2, t2, 16
+	vle32.v     v3, (t2)
+	addi        t2, t2, 16
+	vle32.v     v4, (t2)
+	addi        t2, t2, 16
+	vle32.v     v5, (t2)
+	addi        t2, t2, 16
+	vle32.v     v6, (t2)
+	addi        t2, t2, 16
+	vle32.v     v7, (t2)
+	vsetvli     t2, zero, e32, m4, ta, ma
+	vid.v       v8
+	vxor.vi     v8, v8, 3
+	vsetivli    zero, 4, e32, m4, ta, ma
+	vle32.v     v12, (a5)
+	.insn       0x4ac4a657	# vrev8.v     v12, v12
+	/* 32 rounds: eight vsm4r.vs, four rounds each. */
+	.insn       0xa6082677	# vsm4r.vs    v12, v0
+	.insn       0xa6182677	# vsm4r.vs    v12, v1
+	.insn       0xa6282677	# vsm4r.vs    v12, v2
+	.insn       0xa6382677	# vsm4r.vs    v12, v3
+	.insn       0xa6482677	# vsm4r.vs    v12, v4
+	.insn       0xa6582677	# vsm4r.vs    v12, v5
+	.insn       0xa6682677	# vsm4r.vs    v12, v6
+	.insn       0xa6782677	# vsm4r.vs    v12, v7
+	/* X35, X34, X33, X32 big-endian: reverse the words of each group, swap their bytes. */
+	vrgather.vv v16, v12, v8
+	.insn       0x4b04a857	# vrev8.v     v16, v16
+	vmv.v.v     v24, v16
+	/* The 32 round keys, four per register, in v0..v7. */
+	vsetivli    zero, 4, e32, m1, ta, ma
+	mv          t2, a0
+	vle32.v     v0, (t2)
+	addi        t2, t2, 16
+	vle32.v     v1, (t2)
+	addi        t2, t2, 16
+	vle32.v     v2, (t2)
+	addi        t2, t2, 16
+	vle32.v     v3, (t2)
+	addi        t2, t2, 16
+	vle32.v     v4, (t2)
+	addi        t2, t2, 16
+	vle32.v     v5, (t2)
+	addi        t2, t2, 16
+	vle32.v     v6, (t2)
+	addi        t2, t2, 16
+	vle32.v     v7, (t2)
+	/* G = blocks per batch: VLMAX / 4 at e32, m4, at most 32. */
+	li          t2, 128
+	vsetvli     t3, t2, e32, m4, ta, ma
+	srli        t4, t3, 2
+	/* Broadcast indices (i & 3) in T, x^0..x^(G-1) in ti. */
+	vid.v       v16
+	vand.vi     v16, v16, 3
+	lla         t5, .Lconst_gcm_x_powers_0_32
+	vle32.v     v20, (t5)
+	vsetivli    zero, 4, e32, m4, ta, ma
+	vmv.v.v     v12, v24
+	slli        t2, t4, 4
+	add         t2, t2, t5
+	vle32.v     v28, (t2)
+	vsetvli     zero, t3, e32, m4, ta, ma
+	/* tw = (T * x^i) for every group i; step = x^G in every group. */
+	vrgather.vv v24, v12, v16
+	.insn       0xa348ac77	# vgmul.vv    v24, v20
+	vmv.v.v     v12, v28
+	vrgather.vv v28, v12, v16
+	/* m = len / 16, d = len % 16 (public): the loop runs m blocks, m - 1 with a tail. */
+	andi        a6, a4, 15
+	srli        a4, a4, 4
+	beqz        a6, .Lasmgen_sm4_xts_unit_enc_gb_zvksed_whole
+	addi        a4, a4, -1
+	beqz        a4, .Lasmgen_sm4_xts_unit_enc_gb_zvksed_tail
+.Lasmgen_sm4_xts_unit_enc_gb_zvksed_whole:
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_gb_zvksed_loop:
+	slli        t0, a4, 2
+	bgeu        t3, t0, .Lasmgen_sm4_xts_unit_enc_gb_zvksed_capped
+	mv          t0, t3
+.Lasmgen_sm4_xts_unit_enc_gb_zvksed_capped:
+	vsetvli     t0, t0, e32, m4, ta, ma
+	srli        t1, t0, 2
+	vmv.v.v     v20, v24
+	vle32.v     v12, (a3)
+	vxor.vv     v12, v12, v20
+	.insn       0x4ac4a657	# vrev8.v     v12, v12
+	/* 32 rounds: eight vsm4r.vs, four rounds each. */
+	.insn       0xa6082677	# vsm4r.vs    v12, v0
+	.insn       0xa6182677	# vsm4r.vs    v12, v1
+	.insn       0xa6282677	# vsm4r.vs    v12, v2
+	.insn       0xa6382677	# vsm4r.vs    v12, v3
+	.insn       0xa6482677	# vsm4r.vs    v12, v4
+	.insn       0xa6582677	# vsm4r.vs    v12, v5
+	.insn       0xa6682677	# vsm4r.vs    v12, v6
+	.insn       0xa6782677	# vsm4r.vs    v12, v7
+	/* X35, X34, X33, X32 big-endian: reverse the words of each group, swap their bytes. */
+	vrgather.vv v16, v12, v8
+	.insn       0x4b04a857	# vrev8.v     v16, v16
+	vxor.vv     v16, v16, v20
+	vse32.v     v16, (a2)
+	slli        t2, t0, 2
+	add         a3, a3, t2
+	add         a2, a2, t2
+	sub         a4, a4, t1
+	bne         t0, t3, .Lasmgen_sm4_xts_unit_enc_gb_zvksed_partial
+	/* A whole batch: every tweak times x^G. */
+	.insn       0xa3c8ac77	# vgmul.vv    v24, v28
+	bnez        a4, .Lasmgen_sm4_xts_unit_enc_gb_zvksed_loop
+	j           .Lasmgen_sm4_xts_unit_enc_gb_zvksed_store_tweak
+.Lasmgen_sm4_xts_unit_enc_gb_zvksed_partial:
+	/* A partial (last) batch of k blocks: the next tweak is group k. */
+	vsetvli     zero, t3, e32, m4, ta, ma
+	vslidedown.vx v24, v24, t0
+.Lasmgen_sm4_xts_unit_enc_gb_zvksed_store_tweak:
+.Lasmgen_sm4_xts_unit_enc_gb_zvksed_tail:
+	beqz        a6, .Lasmgen_sm4_xts_unit_enc_gb_zvksed_clear
+	/* Ciphertext stealing: TW = T[m-1], STEP = T[m] = T[m-1] * x (x^1 from the powers). */
+	vsetivli    zero, 4, e32, m4, ta, ma
+	addi        t2, t5, 16
+	vle32.v     v28, (t2)
+	.insn       0xa388ae77	# vgmul.vv    v28, v24
+	vle32.v     v12, (a3)
+	vxor.vv     v12, v12, v24
+	.insn       0x4ac4a657	# vrev8.v     v12, v12
+	/* 32 rounds: eight vsm4r.vs, four rounds each. */
+	.insn       0xa6082677	# vsm4r.vs    v12, v0
+	.insn       0xa6182677	# vsm4r.vs    v12, v1
+	.insn       0xa6282677	# vsm4r.vs    v12, v2
+	.insn       0xa6382677	# vsm4r.vs    v12, v3
+	.insn       0xa6482677	# vsm4r.vs    v12, v4
+	.insn       0xa6582677	# vsm4r.vs    v12, v5
+	.insn       0xa6682677	# vsm4r.vs    v12, v6
+	.insn       0xa6782677	# vsm4r.vs    v12, v7
+	/* X35, X34, X33, X32 big-endian: reverse the words of each group, swap their bytes. */
+	vrgather.vv v16, v12, v8
+	.insn       0x4b04a857	# vrev8.v     v16, v16
+	vxor.vv     v16, v16, v24
+	vse32.v     v16, (a2)
+	/* Trade the d tail bytes with the first d bytes of the block just stored. */
+	mv          t2, a3
+	mv          t4, a2
+.Lasmgen_sm4_xts_unit_enc_gb_zvksed_steal_bytes:
+	lbu         t1, 16(t2)
+	lbu         t0, 0(t4)
+	sb          t0, 16(t4)
+	sb          t1, 0(t4)
+	addi        t2, t2, 1
+	addi        t4, t4, 1
+	addi        a6, a6, -1
+	bnez        a6, .Lasmgen_sm4_xts_unit_enc_gb_zvksed_steal_bytes
+	vle32.v     v12, (a2)
+	vxor.vv     v12, v12, v28
+	.insn       0x4ac4a657	# vrev8.v     v12, v12
+	/* 32 rounds: eight vsm4r.vs, four rounds each. */
+	.insn       0xa6082677	# vsm4r.vs    v12, v0
+	.insn       0xa6182677	# vsm4r.vs    v12, v1
+	.insn       0xa6282677	# vsm4r.vs    v12, v2
+	.insn       0xa6382677	# vsm4r.vs    v12, v3
+	.insn       0xa6482677	# vsm4r.vs    v12, v4
+	.insn       0xa6582677	# vsm4r.vs    v12, v5
+	.insn       0xa6682677	# vsm4r.vs    v12, v6
+	.insn       0xa6782677	# vsm4r.vs    v12, v7
+	/* X35, X34, X33, X32 big-endian: reverse the words of each group, swap their bytes. */
+	vrgather.vv v16, v12, v8
+	.insn       0x4b04a857	# vrev8.v     v16, v16
+	vxor.vv     v16, v16, v28
+	vse32.v     v16, (a2)
+.Lasmgen_sm4_xts_unit_enc_gb_zvksed_clear:
+	/* Clear the tweaks. */
+	vsetvli     zero, t3, e32, m4, ta, ma
+	vmv.v.i     v24, 0
+	vmv.v.i     v20, 0
+	vmv.v.i     v28, 0
+	vmv.v.i     v12, 0
+	vmv.v.i     v16, 0
+.Lasmgen_sm4_xts_unit_enc_gb_zvksed_done:
+	ret
+	.cfi_endproc
+	.size asmgen_sm4_xts_unit_enc_gb_zvksed, .-asmgen_sm4_xts_unit_enc_gb_zvksed
+	.option pop
+
+/*
+ * ----------------------------------------------------------------------------------------------------
+ * SM4-XTS decryption (GB/T 17964) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_dec_gb, the tail by ciphertext stealing.
+ * Whole blocks as the streaming XTS kernel (VLEN-agnostic); the tail by a byte loop; dst may equal src.
+ *
+ * void asmgen_sm4_xts_unit_dec_gb_zvksed(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+ * Requires: v, zvkb, zvkg, zvksed
+ * ----------------------------------------------------------------------------------------------------
+ */
+	.option push
+	.option arch, +v
+	.globl asmgen_sm4_xts_unit_dec_gb_zvksed
+	.hidden asmgen_sm4_xts_unit_dec_gb_zvksed
+	.type asmgen_sm4_xts_unit_dec_gb_zvksed, @function
+	.p2align 5
+asmgen_sm4_xts_unit_dec_gb_zvksed:
+	.cfi_startproc
+	li          t2, 16
+	bltu        a4, t2, .Lasmgen_sm4_xts_unit_dec_gb_zvksed_done
+	/* T[0] = E(rk_tweak, iv), kept in TW until the set-up reads it. */
+	/* The 32 round keys, four per register, in v0..v7. */
+	vsetivli    zero, 4, e32, m1, ta, ma
+	mv          t2, a1
+	vle32.v     v0, (t2)
+	addi        t2, t2, 16
+	vle32.v     v1, (t2)
+	addi        t2, t2, 16
+	vle32.v     v2, (t2)
+	addi        t2, t2, 16
+	vle32.v     v3, (t2)
+	addi        t2, t2, 16
+	vle32.v     v4, (t2)
+	addi        t2, t2, 16
+	vle32.v     v5, (t2)
+	addi        t2, t2, 16
+	vle32.v     v6, (t2)
+	addi        t2, t2, 16
+	vle32.v     v7, (t2)
+	vsetvli     t2, zero, e32, m4, ta, ma
+	vid.v       v8
+	vxor.vi     v8, v8, 3
+	vsetivli    zero, 4, e32, m4, ta, ma
+	vle32.v     v12, (a5)
+	.insn       0x4ac4a657	# vrev8.v     v12, v12
+	/* 32 rounds: eight vsm4r.vs, four rounds each. */
+	.insn       0xa6082677	# vsm4r.vs    v12, v0
+	.insn       0xa6182677	# vsm4r.vs    v12, v1
+	.insn       0xa6282677	# vsm4r.vs    v12, v2
+	.insn       0xa6382677	# vsm4r.vs    v12, v3
+	.insn       0xa6482677	# vsm4r.vs    v12, v4
+	.insn       0xa6582677	# vsm4r.vs    v12, v5
+	.insn       0xa6682677	# vsm4r.vs    v12, v6
+	.insn       0xa6782677	# vsm4r.vs    v12, v7
+	/* X35, X34, X33, X32 big-endian: reverse the words of each group, swap their bytes. */
+	vrgather.vv v16, v12, v8
+	.insn       0x4b04a857	# vrev8.v     v16, v16
+	vmv.v.v     v24, v16
+	/* The 32 round keys, four per register, in v0..v7. */
+	vsetivli    zero, 4, e32, m1, ta, ma
+	mv          t2, a0
+	vle32.v     v0, (t2)
+	addi        t2, t2, 16
+	vle32.v     v1, (t2)
+	addi        t2, t2, 16
+	vle32.v     v2, (t2)
+	addi        t2, t2, 16
+	vle32.v     v3, (t2)
+	addi        t2, t2, 16
+	vle32.v     v4, (t2)
+	addi        t2, t2, 16
+	vle32.v     v5, (t2)
+	addi        t2, t2, 16
+	vle32.v     v6, (t2)
+	addi        t2, t2, 16
+	vle32.v     v7, (t2)
+	/* G = blocks per batch: VLMAX / 4 at e32, m4, at most 32. */
+	li          t2, 128
+	vsetvli     t3, t2, e32, m4, ta, ma
+	srli        t4, t3, 2
+	/* Broadcast indices (i & 3) in T, x^0..x^(G-1) in ti. */
+	vid.v       v16
+	vand.vi     v16, v16, 3
+	lla         t5, .Lconst_gcm_x_powers_0_32
+	vle32.v     v20, (t5)
+	vsetivli    zero, 4, e32, m4, ta, ma
+	vmv.v.v     v12, v24
+	slli        t2, t4, 4
+	add         t2, t2, t5
+	vle32.v     v28, (t2)
+	vsetvli     zero, t3, e32, m4, ta, ma
+	/* tw = (T * x^i) for every group i; step = x^G in every group. */
+	vrgather.vv v24, v12, v16
+	.insn       0xa348ac77	# vgmul.vv    v24, v20
+	vmv.v.v     v12, v28
+	vrgather.vv v28, v12, v16
+	/* m = len / 16, d = len % 16 (public): the loop runs m blocks, m - 1 with a tail. */
+	andi        a6, a4, 15
+	srli        a4, a4, 4
+	beqz        a6, .Lasmgen_sm4_xts_unit_dec_gb_zvksed_whole
+	addi        a4, a4, -1
+	beqz        a4, .Lasmgen_sm4_xts_unit_dec_gb_zvksed_tail
+.Lasmgen_sm4_xts_unit_dec_gb_zvksed_whole:
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_gb_zvksed_loop:
+	slli        t0, a4, 2
+	bgeu        t3, t0, .Lasmgen_sm4_xts_unit_dec_gb_zvksed_capped
+	mv          t0, t3
+.Lasmgen_sm4_xts_unit_dec_gb_zvksed_capped:
+	vsetvli     t0, t0, e32, m4, ta, ma
+	srli        t1, t0, 2
+	vmv.v.v     v20, v24
+	vle32.v     v12, (a3)
+	vxor.vv     v12, v12, v20
+	.insn       0x4ac4a657	# vrev8.v     v12, v12
+	/* 32 rounds: eight vsm4r.vs, four rounds each. */
+	.insn       0xa6082677	# vsm4r.vs    v12, v0
+	.insn       0xa6182677	# vsm4r.vs    v12, v1
+	.insn       0xa6282677	# vsm4r.vs    v12, v2
+	.insn       0xa6382677	# vsm4r.vs    v12, v3
+	.insn       0xa6482677	# vsm4r.vs    v12, v4
+	.insn       0xa6582677	# vsm4r.vs    v12, v5
+	.insn       0xa6682677	# vsm4r.vs    v12, v6
+	.insn       0xa6782677	# vsm4r.vs    v12, v7
+	/* X35, X34, X33, X32 big-endian: reverse the words of each group, swap their bytes. */
+	vrgather.vv v16, v12, v8
+	.insn       0x4b04a857	# vrev8.v     v16, v16
+	vxor.vv     v16, v16, v20
+	vse32.v     v16, (a2)
+	slli        t2, t0, 2
+	add         a3, a3, t2
+	add         a2, a2, t2
+	sub         a4, a4, t1
+	bne         t0, t3, .Lasmgen_sm4_xts_unit_dec_gb_zvksed_partial
+	/* A whole batch: every tweak times x^G. */
+	.insn       0xa3c8ac77	# vgmul.vv    v24, v28
+	bnez        a4, .Lasmgen_sm4_xts_unit_dec_gb_zvksed_loop
+	j           .Lasmgen_sm4_xts_unit_dec_gb_zvksed_store_tweak
+.Lasmgen_sm4_xts_unit_dec_gb_zvksed_partial:
+	/* A partial (last) batch of k blocks: the next tweak is group k. */
+	vsetvli     zero, t3, e32, m4, ta, ma
+	vslidedown.vx v24, v24, t0
+.Lasmgen_sm4_xts_unit_dec_gb_zvksed_store_tweak:
+.Lasmgen_sm4_xts_unit_dec_gb_zvksed_tail:
+	beqz        a6, .Lasmgen_sm4_xts_unit_dec_gb_zvksed_clear
+	/* Ciphertext stealing: TW = T[m-1], STEP = T[m] = T[m-1] * x (x^1 from the powers). */
+	vsetivli    zero, 4, e32, m4, ta, ma
+	addi        t2, t5, 16
+	vle32.v     v28, (t2)
+	.insn       0xa388ae77	# vgmul.vv    v28, v24
+	vle32.v     v12, (a3)
+	vxor.vv     v12, v12, v28
+	.insn       0x4ac4a657	# vrev8.v     v12, v12
+	/* 32 rounds: eight vsm4r.vs, four rounds each. */
+	.insn       0xa6082677	# vsm4r.vs    v12, v0
+	.insn       0xa6182677	# vsm4r.vs    v12, v1
+	.insn       0xa6282677	# vsm4r.vs    v12, v2
+	.insn       0xa6382677	# vsm4r.vs    v12, v3
+	.insn       0xa6482677	# vsm4r.vs    v12, v4
+	.insn       0xa6582677	# vsm4r.vs    v12, v5
+	.insn       0xa6682677	# vsm4r.vs    v12, v6
+	.insn       0xa6782677	# vsm4r.vs    v12, v7
+	/* X35, X34, X33, X32 big-endian: reverse the words of each group, swap their bytes. */
+	vrgather.vv v16, v12, v8
+	.insn       0x4b04a857	# vrev8.v     v16, v16
+	vxor.vv     v16, v16, v28
+	vse32.v     v16, (a2)
+	/* Trade the d tail bytes with the first d bytes of the block just stored. */
+	mv          t2, a3
+	mv          t4, a2
+.Lasmgen_sm4_xts_unit_dec_gb_zvksed_steal_bytes:
+	lbu         t1, 16(t2)
+	lbu         t0, 0(t4)
+	sb          t0, 16(t4)
+	sb          t1, 0(t4)
+	addi        t2, t2, 1
+	addi        t4, t4, 1
+	addi        a6, a6, -1
+	bnez        a6, .Lasmgen_sm4_xts_unit_dec_gb_zvksed_steal_bytes
+	vle32.v     v12, (a2)
+	vxor.vv     v12, v12, v24
+	.insn       0x4ac4a657	# vrev8.v     v12, v12
+	/* 32 rounds: eight vsm4r.vs, four rounds each. */
+	.insn       0xa6082677	# vsm4r.vs    v12, v0
+	.insn       0xa6182677	# vsm4r.vs    v12, v1
+	.insn       0xa6282677	# vsm4r.vs    v12, v2
+	.insn       0xa6382677	# vsm4r.vs    v12, v3
+	.insn       0xa6482677	# vsm4r.vs    v12, v4
+	.insn       0xa6582677	# vsm4r.vs    v12, v5
+	.insn       0xa6682677	# vsm4r.vs    v12, v6
+	.insn       0xa6782677	# vsm4r.vs    v12, v7
+	/* X35, X34, X33, X32 big-endian: reverse the words of each group, swap their bytes. */
+	vrgather.vv v16, v12, v8
+	.insn       0x4b04a857	# vrev8.v     v16, v16
+	vxor.vv     v16, v16, v24
+	vse32.v     v16, (a2)
+.Lasmgen_sm4_xts_unit_dec_gb_zvksed_clear:
+	/* Clear the tweaks. */
+	vsetvli     zero, t3, e32, m4, ta, ma
+	vmv.v.i     v24, 0
+	vmv.v.i     v20, 0
+	vmv.v.i     v28, 0
+	vmv.v.i     v12, 0
+	vmv.v.i     v16, 0
+.Lasmgen_sm4_xts_unit_dec_gb_zvksed_done:
+	ret
+	.cfi_endproc
+	.size asmgen_sm4_xts_unit_dec_gb_zvksed, .-asmgen_sm4_xts_unit_dec_gb_zvksed
 	.option pop
 
 	.section .rodata

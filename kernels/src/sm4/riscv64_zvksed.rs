@@ -16,7 +16,8 @@
 //! big-endian word order) unless the low 64 bits wrap inside the batch (then one block at a time: the counter
 //! is public, the branch leaks nothing). XTS keeps the tweaks of a whole register group in GCM's bit order
 //! and steps them with one `vgmul` by x^G per batch. The serial modes are latency bound: eight `vsm4r`
-//! latencies per block.
+//! latencies per block. The XTS unit kernels encrypt the tweak first (one element group), run the same
+//! strip-mining loop, and steal ciphertext one block at a time with a byte loop over the (public) tail.
 //!
 //! Modelled (llvm-mca-19 `-mcpu=sifive-p670`, VLEN 128, a model, not a measurement): the CTR loop takes 32
 //! cycles per 4 blocks, 0.50 cycles/byte, bound by the eight LMUL-4 `vsm4r.vs` (4 cycles each on the one
@@ -338,6 +339,126 @@ pub fn xts(conv: Xts, decrypt: bool, abi: Abi) -> Result<Function<Riscv64>, GenE
     xts_of(conv, decrypt, abi, Blocks::Arg)
 }
 
+/// The general-purpose registers of the XTS kernels.
+struct XtsRegs {
+    /// This batch's element count (4 per block) and block count.
+    vl: X,
+    blk: X,
+    /// Scratch.
+    t: X,
+    /// The elements of a whole batch (VLMAX at e32, m4, capped at 32 blocks) and its blocks, G.
+    full: X,
+    g: X,
+    /// The address of the powers of x.
+    p: X,
+}
+
+const XTS_REGS: XtsRegs = XtsRegs { vl: T0, blk: T1, t: T2, full: T3, g: T4, p: T5 };
+/// XTS: the tweaks of a batch (GCM bit order), the step x^G, and the tweaks as the data sees them.
+const TW: V = G1;
+const STEP: V = G2;
+const TI: V = M;
+
+/// Where the XTS set-up finds T[0]: in memory (the streaming kernels' `tweak`), or already in a register
+/// group's first element group, as `vle32` would have loaded it (the unit kernels' encrypted `iv`).
+#[derive(Clone, Copy)]
+enum TweakIn {
+    Mem(X),
+    Reg(V),
+}
+
+/// G, the powers of x and the tweaks of the first batch: `TW` = T[0] * x^i in group i, `STEP` = x^G in
+/// every group; the powers' address stays in `p`.
+fn xts_setup(b: &mut B, conv: Xts, r: &XtsRegs, pow: &Label, tweak: TweakIn) {
+    b.comment("G = blocks per batch: VLMAX / 4 at e32, m4, at most 32.");
+    b.li(r.t, 4 * XTS_MAX as i32);
+    b.vsetvli(r.full, r.t, E32M4);
+    b.srli(r.g, r.full, 2);
+    b.comment("Broadcast indices (i & 3) in T, x^0..x^(G-1) in ti.");
+    b.vid_v(T);
+    b.vand_vi(T, T, 3);
+    b.lla(r.p, pow);
+    b.vle32_v(TI, r.p);
+    b.vsetivli(ZERO, 4, E32M4);
+    match tweak {
+        TweakIn::Mem(x) => b.vle32_v(D, x),
+        TweakIn::Reg(v) => b.vmv_v_v(D, v),
+    };
+    if conv == Xts::Ieee {
+        b.comment("IEEE's tweak in GCM's bit order: reverse the bits of each byte.");
+        b.vbrev8_v(D, D);
+    }
+    b.slli(r.t, r.g, 4);
+    b.add(r.t, r.t, r.p);
+    b.vle32_v(STEP, r.t);
+    b.vsetvli(ZERO, r.full, E32M4);
+    b.comment("tw = (T * x^i) for every group i; step = x^G in every group.");
+    b.vrgather_vv(TW, D, T);
+    b.vgmul_vv(TW, TI);
+    b.vmv_v_v(D, STEP);
+    b.vrgather_vv(STEP, D, T);
+}
+
+/// The batches over the `n` blocks (`n` > 0; `single`: a fixed count of at most four, one batch without the
+/// loop), `dst`/`src` advanced past them; then group 0 of `TW` holds the next block's tweak, T[n].
+fn xts_run(b: &mut B, conv: Xts, r: &XtsRegs, single: Option<usize>, dst: X, src: X, n: X) {
+    let (lp, last, fin) = (b.label("loop"), b.label("partial"), b.label("store_tweak"));
+    if let Some(count) = single {
+        b.comment(format!("{count} block(s): one batch."));
+        b.vsetivli(r.vl, 4 * count as i32, E32M4);
+    } else {
+        b.align(4);
+        b.bind(&lp);
+        b.slli(r.vl, n, 2);
+        let capped = b.label("capped");
+        b.bgeu(r.full, r.vl, &capped);
+        b.mv(r.vl, r.full);
+        b.bind(&capped);
+        b.vsetvli(r.vl, r.vl, E32M4);
+        b.srli(r.blk, r.vl, 2);
+    }
+    if conv == Xts::Ieee {
+        b.vbrev8_v(TI, TW);
+    } else {
+        b.vmv_v_v(TI, TW);
+    }
+    b.vle32_v(D, src);
+    b.vxor_vv(D, D, TI);
+    crypt(b, true);
+    b.vxor_vv(T, T, TI);
+    b.vse32_v(T, dst);
+    if single.is_none() {
+        b.slli(r.t, r.vl, 2);
+        b.add(src, src, r.t);
+        b.add(dst, dst, r.t);
+        b.sub(n, n, r.blk);
+    }
+    // Fewer than four blocks never fill a register group (16 elements or more): only the partial path.
+    if !matches!(single, Some(count) if count < 4) {
+        b.bne(r.vl, r.full, &last);
+        b.comment("A whole batch: every tweak times x^G.");
+        b.vgmul_vv(TW, STEP);
+        if single.is_none() {
+            b.bnez(n, &lp);
+        }
+        b.j(&fin);
+    }
+    b.bind(&last);
+    b.comment("A partial (last) batch of k blocks: the next tweak is group k.");
+    b.vsetvli(ZERO, r.full, E32M4);
+    b.vslidedown_vx(TW, TW, r.vl);
+    b.bind(&fin);
+}
+
+/// Clears the tweaks (and the blocks beside them) from the vector registers `regs`.
+fn xts_clear(b: &mut B, r: &XtsRegs, regs: &[V]) {
+    b.comment("Clear the tweaks.");
+    b.vsetvli(ZERO, r.full, E32M4);
+    for &v in regs {
+        b.vmv_v_i(v, 0);
+    }
+}
+
 /// [`xts`] for `blocks` blocks: `nblocks`, or a fixed count (`_n<count>`: the JIT's kernels for one sector
 /// size). VLEN is unknown when the kernel is generated, so a fixed count still strip-mines with `vsetvli`
 /// (the count is loaded into the register `nblocks` arrived in) and still asks at run time whether a batch
@@ -345,13 +466,9 @@ pub fn xts(conv: Xts, decrypt: bool, abi: Abi) -> Result<Function<Riscv64>, GenE
 /// a register group at the smallest VLEN, 128), the loop: one batch whose length `vsetivli` sets, without
 /// the cap at a whole group, the pointer and count updates or the back branch; under four blocks, which
 /// never fill a group, also the whole-group test and its tweak step.
-// Over 100 lines: one vsetvli strip-mining loop with its tweak recurrence (set-up, batch, whole-group tweak
-// step, stores, the final tweak); the fixed-count shortcuts sit at the branches they remove.
 pub fn xts_of(conv: Xts, decrypt: bool, abi: Abi, blocks: Blocks) -> Result<Function<Riscv64>, GenError> {
     let (dir, cname) = (if decrypt { "dec" } else { "enc" }, if conv == Xts::Ieee { "ieee" } else { "gb" });
-    let mut features = FEATURES.to_vec();
-    features.push(RvFeature::Zvkg);
-    let mut b = B::new(&format!("asmgen_sm4_xts_{dir}_{cname}_zvksed{}", blocks.suffix()), abi, &features);
+    let mut b = B::new(&format!("asmgen_sm4_xts_{dir}_{cname}_zvksed{}", blocks.suffix()), abi, &XTS_FEATURES);
     crate::doc_role(&mut b, Role::xts(decrypt, conv == Xts::Gb));
     b.doc("Tweaks of a register group (at most 32 blocks) in GCM bit order, stepped by one vgmul by x^G.");
     // Up to four blocks fit a register group (16 elements at e32, m4) at every VLEN: one batch, no loop.
@@ -366,97 +483,114 @@ pub fn xts_of(conv: Xts, decrypt: bool, abi: Abi, blocks: Blocks) -> Result<Func
         });
     }
     let [rk, dst, src, n, tweak] = role::params(&mut b, Role::xts(decrypt, conv == Xts::Gb));
-    let (vl, blk, t, full, g, p) = (T0, T1, T2, T3, T4, T5);
-    let (tw, step, ti) = (G1, G2, M);
+    let r = XTS_REGS;
     let pow = xts_powers(&mut b);
-    let (lp, last, done, fin) = (b.label("loop"), b.label("partial"), b.label("done"), b.label("store_tweak"));
+    let done = b.label("done");
     let trips = plan.with_reg(n);
     trips.skip_if_zero(&mut b, &done);
     if single.is_none() {
         trips.load_known(&mut b);
     }
-    load_keys(&mut b, rk, t);
-    word_reverse_indices(&mut b, t);
-    b.comment("G = blocks per batch: VLMAX / 4 at e32, m4, at most 32.");
-    b.li(t, 4 * XTS_MAX as i32);
-    b.vsetvli(full, t, E32M4);
-    b.srli(g, full, 2);
-    b.comment("Broadcast indices (i & 3) in T, x^0..x^(G-1) in ti.");
-    b.vid_v(T);
-    b.vand_vi(T, T, 3);
-    b.lla(p, &pow);
-    b.vle32_v(ti, p);
-    b.vsetivli(ZERO, 4, E32M4);
-    b.vle32_v(D, tweak);
-    if conv == Xts::Ieee {
-        b.comment("IEEE's tweak in GCM's bit order: reverse the bits of each byte.");
-        b.vbrev8_v(D, D);
-    }
-    b.slli(t, g, 4);
-    b.add(t, t, p);
-    b.vle32_v(step, t);
-    b.vsetvli(ZERO, full, E32M4);
-    b.comment("tw = (T * x^i) for every group i; step = x^G in every group.");
-    b.vrgather_vv(tw, D, T);
-    b.vgmul_vv(tw, ti);
-    b.vmv_v_v(D, step);
-    b.vrgather_vv(step, D, T);
-    if let Some(count) = single {
-        b.comment(format!("{count} block(s): one batch."));
-        b.vsetivli(vl, 4 * count as i32, E32M4);
-    } else {
-        b.align(4);
-        b.bind(&lp);
-        b.slli(vl, n, 2);
-        let capped = b.label("capped");
-        b.bgeu(full, vl, &capped);
-        b.mv(vl, full);
-        b.bind(&capped);
-        b.vsetvli(vl, vl, E32M4);
-        b.srli(blk, vl, 2);
-    }
-    if conv == Xts::Ieee {
-        b.vbrev8_v(ti, tw);
-    } else {
-        b.vmv_v_v(ti, tw);
-    }
-    b.vle32_v(D, src);
-    b.vxor_vv(D, D, ti);
-    crypt(&mut b, true);
-    b.vxor_vv(T, T, ti);
-    b.vse32_v(T, dst);
-    if single.is_none() {
-        b.slli(t, vl, 2);
-        b.add(src, src, t);
-        b.add(dst, dst, t);
-        b.sub(n, n, blk);
-    }
-    // Fewer than four blocks never fill a register group (16 elements or more): only the partial path.
-    if !matches!(single, Some(count) if count < 4) {
-        b.bne(vl, full, &last);
-        b.comment("A whole batch: every tweak times x^G.");
-        b.vgmul_vv(tw, step);
-        if single.is_none() {
-            b.bnez(n, &lp);
-        }
-        b.j(&fin);
-    }
-    b.bind(&last);
-    b.comment("A partial (last) batch of k blocks: the next tweak is group k.");
-    b.vsetvli(ZERO, full, E32M4);
-    b.vslidedown_vx(tw, tw, vl);
-    b.bind(&fin);
+    load_keys(&mut b, rk, r.t);
+    word_reverse_indices(&mut b, r.t);
+    xts_setup(&mut b, conv, &r, &pow, TweakIn::Mem(tweak));
+    xts_run(&mut b, conv, &r, single, dst, src, n);
     b.vsetivli(ZERO, 4, E32M4);
     if conv == Xts::Ieee {
-        b.vbrev8_v(tw, tw);
+        b.vbrev8_v(TW, TW);
     }
-    b.vse32_v(tw, tweak);
-    b.comment("Clear the tweaks.");
-    b.vsetvli(ZERO, full, E32M4);
-    for v in [tw, ti, D, T] {
-        b.vmv_v_i(v, 0);
-    }
+    b.vse32_v(TW, tweak);
+    xts_clear(&mut b, &r, &[TW, TI, D, T]);
     trips.bind_skip(&mut b, &done);
+    b.finish()
+}
+
+/// The features of the XTS kernels: the set's and Zvkg (`vgmul`).
+const XTS_FEATURES: [RvFeature; 4] = [RvFeature::V, RvFeature::Zvkb, RvFeature::Zvksed, RvFeature::Zvkg];
+
+/// One block at `src` to `dst` with the tweak (as the data sees it) in `tw`: `dst = E(src ^ tw) ^ tw`.
+/// Expects vl = 4 at e32, m4.
+fn xts_one(b: &mut B, tw: V, dst: X, src: X) {
+    b.vle32_v(D, src);
+    b.vxor_vv(D, D, tw);
+    crypt(b, true);
+    b.vxor_vv(T, T, tw);
+    b.vse32_v(T, dst);
+}
+
+/// IEEE 1619 ciphertext stealing on the last whole block at `src`/`dst` and the `d` (1..=15, public) bytes
+/// after it, with group 0 of `TW` at T[m-1]. Encryption: CC = E(P[m-1] ^ T[m-1]) ^ T[m-1] is stored at `dst`,
+/// then for each tail byte i, P[m][i] (read first: `dst` may be `src`) and CC[i] trade places (CC[i] to
+/// `dst + 16 + i`, P[m][i] to `dst + i`), which leaves PP = P[m] || the rest of CC at `dst`: its block with
+/// T[m] goes back there. Decryption is the same with T[m] first, then T[m-1]. A byte loop over `d`: the
+/// addresses depend on `d` only; the bytes pass through general-purpose registers, never into an address.
+fn xts_steal(b: &mut B, conv: Xts, decrypt: bool, r: &XtsRegs, dst: X, src: X, d: X) {
+    b.comment("Ciphertext stealing: TW = T[m-1], STEP = T[m] = T[m-1] * x (x^1 from the powers).");
+    b.vsetivli(ZERO, 4, E32M4);
+    b.addi(r.t, r.p, 16);
+    b.vle32_v(STEP, r.t);
+    b.vgmul_vv(STEP, TW);
+    if conv == Xts::Ieee {
+        b.vbrev8_v(TW, TW);
+        b.vbrev8_v(STEP, STEP);
+    }
+    let (first, second) = if decrypt { (STEP, TW) } else { (TW, STEP) };
+    xts_one(b, first, dst, src);
+    b.comment("Trade the d tail bytes with the first d bytes of the block just stored.");
+    let bytes = b.label("steal_bytes");
+    b.mv(r.t, src);
+    b.mv(r.g, dst);
+    b.bind(&bytes);
+    b.lbu(r.blk, mem(r.t, 16));
+    b.lbu(r.vl, mem(r.g, 0));
+    b.sb(r.vl, mem(r.g, 16));
+    b.sb(r.blk, mem(r.g, 0));
+    b.addi(r.t, r.t, 1);
+    b.addi(r.g, r.g, 1);
+    b.addi(d, d, -1);
+    b.bnez(d, &bytes);
+    xts_one(b, second, dst, dst);
+}
+
+/// `asmgen_sm4_xts_unit_{enc,dec}_{ieee,gb}_zvksed(rk, rk_tweak, dst, src, len, iv)`: one XTS data unit of
+/// `len` bytes (nothing below 16). T[0] = E(rk_tweak, iv) (the tweak key's round keys first, then the data
+/// key's over them), the strip-mining loop of [`xts`] over m whole blocks (m - 1 with a tail; at any VLEN),
+/// then [`xts_steal`] one block at a time.
+pub fn xts_unit(conv: Xts, decrypt: bool, abi: Abi) -> Result<Function<Riscv64>, GenError> {
+    let (dir, cname) = (if decrypt { "dec" } else { "enc" }, if conv == Xts::Ieee { "ieee" } else { "gb" });
+    let mut b = B::new(&format!("asmgen_sm4_xts_unit_{dir}_{cname}_zvksed"), abi, &XTS_FEATURES);
+    crate::doc_role(&mut b, Role::xts_unit(decrypt, conv == Xts::Gb));
+    b.doc("Whole blocks as the streaming XTS kernel (VLEN-agnostic); the tail by a byte loop; dst may equal src.");
+    let [rk, rkt, dst, src, len, iv] = role::params(&mut b, Role::xts_unit(decrypt, conv == Xts::Gb));
+    let (r, d) = (XTS_REGS, A6);
+    let pow = xts_powers(&mut b);
+    let (whole, tail, fin, done) = (b.label("whole"), b.label("tail"), b.label("clear"), b.label("done"));
+    b.li(r.t, 16);
+    b.bltu(len, r.t, &done);
+    b.comment("T[0] = E(rk_tweak, iv), kept in TW until the set-up reads it.");
+    load_keys(&mut b, rkt, r.t);
+    word_reverse_indices(&mut b, r.t);
+    b.vsetivli(ZERO, 4, E32M4);
+    b.vle32_v(D, iv);
+    crypt(&mut b, true);
+    b.vmv_v_v(TW, T);
+    load_keys(&mut b, rk, r.t);
+    xts_setup(&mut b, conv, &r, &pow, TweakIn::Reg(TW));
+    b.comment("m = len / 16, d = len % 16 (public): the loop runs m blocks, m - 1 with a tail.");
+    let n = len;
+    b.andi(d, len, 15);
+    b.srli(n, len, 4);
+    b.beqz(d, &whole);
+    b.addi(n, n, -1);
+    b.beqz(n, &tail);
+    b.bind(&whole);
+    xts_run(&mut b, conv, &r, None, dst, src, n);
+    b.bind(&tail);
+    b.beqz(d, &fin);
+    xts_steal(&mut b, conv, decrypt, &r, dst, src, d);
+    b.bind(&fin);
+    xts_clear(&mut b, &r, &[TW, TI, STEP, D, T]);
+    b.bind(&done);
     b.finish()
 }
 
@@ -493,6 +627,11 @@ pub fn functions(abi: Abi) -> crate::Kernels<Riscv64> {
     for conv in [Xts::Ieee, Xts::Gb] {
         for decrypt in [false, true] {
             v.push(Kernel::new(Role::xts(decrypt, conv == Xts::Gb), xts(conv, decrypt, abi)?));
+        }
+    }
+    for conv in [Xts::Ieee, Xts::Gb] {
+        for decrypt in [false, true] {
+            v.push(Kernel::new(Role::xts_unit(decrypt, conv == Xts::Gb), xts_unit(conv, decrypt, abi)?));
         }
     }
     Ok(v)
