@@ -53,8 +53,10 @@ pub enum Role {
     XtsEncGb,
     /// SM4-XTS decryption, GB/T 17964 tweaks.
     XtsDecGb,
-    /// SM4-GCM encryption with GHASH fused (decryption is GHASH, then CTR).
+    /// SM4-GCM encryption with GHASH fused: GHASH absorbs the ciphertext it writes.
     GcmEnc,
+    /// SM4-GCM decryption with GHASH fused: GHASH absorbs the ciphertext it reads.
+    GcmDec,
     /// SM4-CCM encryption: CBC-MAC and CTR in one pass.
     CcmEnc,
     /// SM4-CCM decryption: CTR and CBC-MAC in one pass.
@@ -82,6 +84,8 @@ const CHAIN_ENC: &[(&str, CType)] = &[("rk_enc", Ptr), ("dst", Mut), ("src", Ptr
 const CHAIN_DEC: &[(&str, CType)] = &[("rk_dec", Ptr), ("dst", Mut), ("src", Ptr), ("nblocks", Size), ("iv", Mut)];
 const XTS_ENC: &[(&str, CType)] = &[("rk_enc", Ptr), ("dst", Mut), ("src", Ptr), ("nblocks", Size), ("tweak", Mut)];
 const XTS_DEC: &[(&str, CType)] = &[("rk_dec", Ptr), ("dst", Mut), ("src", Ptr), ("nblocks", Size), ("tweak", Mut)];
+const GCM: &[(&str, CType)] =
+    &[("rk_enc", Ptr), ("htable", Ptr), ("dst", Mut), ("src", Ptr), ("nblocks", Size), ("state", Mut)];
 const CCM: &[(&str, CType)] =
     &[("rk_enc", Ptr), ("dst", Mut), ("src", Ptr), ("nblocks", Size), ("ctr", Mut), ("mac", Mut)];
 
@@ -96,7 +100,8 @@ const ROLES: &[RoleInfo] = &[
             h: the 16-byte hash key H = E(K, 0^128), bytes as the standard writes them; read only.\n\
             table: PREFIX_GHASH_KEY_TABLE_BYTES (256) bytes, written: H^1..H^8 and their Karatsuba half-sums in the\n\
             kernels' own form. Treat it as opaque: fill it with an init of this listing and pass it to the update of\n\
-            the same set, or as htable to the SM4 listing's gcm_enc (every set of a target fills the same layout).",
+            the same set, or as htable to the SM4 listing's gcm_enc and gcm_dec (every set of a target fills the\n\
+            same layout).",
     },
     RoleInfo {
         role: Role::GhashUpdate,
@@ -232,15 +237,25 @@ const ROLES: &[RoleInfo] = &[
     RoleInfo {
         role: Role::GcmEnc,
         name: "gcm_enc",
-        params: &[("rk_enc", Ptr), ("htable", Ptr), ("dst", Mut), ("src", Ptr), ("nblocks", Size), ("state", Mut)],
+        params: GCM,
         doc: None,
         c_doc: "SM4-GCM encryption of whole blocks in one pass: dst[i] = src[i] ^ E(ctr_i); GHASH absorbs dst.\n\
             state: PREFIX_SM4_GCM_STATE_BYTES (32) bytes, read and updated, so calls chain: state[0..16] the\n\
-            counter block (its last 4 bytes a big-endian counter incremented mod 2^32, inc32; the first 12\n\
-            unchanged), state[16..32] the GHASH state in GCM's byte order, as the GHASH listing's ghash_update\n\
-            keeps it. htable: PREFIX_SM4_GCM_HTABLE_BYTES (256) bytes filled by the GHASH listing's ghash_init\n\
-            with H = E(K, 0^128). There is no decryption kernel: GHASH the ciphertext with ghash_update, then\n\
-            CTR with inc32 (the ctr kernel counts in 128 bits: split the call where the low 32 bits would wrap).",
+            counter block (its last 4 bytes a big-endian counter incremented mod 2^32, inc32: after\n\
+            0xffffffff comes 0, the first 12 bytes never change), state[16..32] the GHASH state in GCM's byte\n\
+            order, as the GHASH listing's ghash_update keeps it. htable: PREFIX_SM4_GCM_HTABLE_BYTES (256) bytes\n\
+            filled by the GHASH listing's ghash_init with H = E(K, 0^128). Decryption: gcm_dec.",
+    },
+    RoleInfo {
+        role: Role::GcmDec,
+        name: "gcm_dec",
+        params: GCM,
+        doc: None,
+        c_doc: "SM4-GCM decryption of whole blocks in one pass: dst[i] = src[i] ^ E(ctr_i); GHASH absorbs src,\n\
+            the ciphertext. state and htable as for gcm_enc (inc32 counter, wrapping mod 2^32). The plaintext\n\
+            is written before the tag can be checked: a caller that must not release it on a bad tag\n\
+            restores dst by applying the same keystream again (gcm_enc from the same starting counter, or\n\
+            the ctr kernel, which counts in 128 bits: split its call where the low 32 bits wrap).",
     },
     RoleInfo {
         role: Role::CcmEnc,
@@ -300,6 +315,15 @@ impl Role {
             (true, false) => Role::XtsDecIeee,
             (false, true) => Role::XtsEncGb,
             (true, true) => Role::XtsDecGb,
+        }
+    }
+
+    /// The GCM role for a direction.
+    pub fn gcm(decrypt: bool) -> Role {
+        if decrypt {
+            Role::GcmDec
+        } else {
+            Role::GcmEnc
         }
     }
 

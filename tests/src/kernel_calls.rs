@@ -120,7 +120,7 @@ impl Buffers {
             }
             "cbc_dec" | "xts_dec_ieee" | "xts_dec_gb" => vec![rk_dec, dst, src, n, s0],
             "cbc_mac" => vec![rk_enc, s0, src, n],
-            "gcm_enc" => vec![rk_enc, ghash, dst, src, n, s0],
+            "gcm_enc" | "gcm_dec" => vec![rk_enc, ghash, dst, src, n, s0],
             "ccm_enc" | "ccm_dec" => vec![rk_enc, dst, src, n, s0, s1],
             other => panic!("kernel_calls does not know the arguments of role {other}: add them to Buffers::args"),
         }

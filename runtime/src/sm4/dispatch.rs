@@ -41,8 +41,10 @@ pub(crate) struct Sm4Kernels {
     pub xts_dec_ieee: Option<ChainFn>,
     pub xts_enc_gb: Option<ChainFn>,
     pub xts_dec_gb: Option<ChainFn>,
-    /// Fused GCM encryption (decryption checks the tag first, so it is a GHASH pass and then CTR).
+    /// Fused GCM encryption.
     pub gcm_enc: Option<GcmFn>,
+    /// Fused GCM decryption (GHASH of the ciphertext read); the API restores the buffer on a bad tag.
+    pub gcm_dec: Option<GcmFn>,
     pub ccm_enc: Option<CcmFn>,
     pub ccm_dec: Option<CcmFn>,
     /// The GHASH kernels GCM uses with this set (the key table layout is the same on every backend).
@@ -79,6 +81,7 @@ pub(crate) const PORTABLE: Sm4Kernels = Sm4Kernels {
     xts_enc_gb: Some(portable::xts_enc_gb),
     xts_dec_gb: Some(portable::xts_dec_gb),
     gcm_enc: Some(portable::gcm_enc),
+    gcm_dec: Some(portable::gcm_dec),
     ccm_enc: Some(portable::ccm_enc),
     ccm_dec: Some(portable::ccm_dec),
     ghash: portable_ghash,
@@ -109,6 +112,7 @@ fn from_roles(name: &'static str, available: bool, entry: &dyn Fn(&str) -> Optio
         xts_enc_gb: chain("xts_enc_gb"),
         xts_dec_gb: chain("xts_dec_gb"),
         gcm_enc: gcm("gcm_enc"),
+        gcm_dec: gcm("gcm_dec"),
         ccm_enc: ccm("ccm_enc"),
         ccm_dec: ccm("ccm_dec"),
         ghash: ghash::ghash,
