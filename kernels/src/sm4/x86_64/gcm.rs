@@ -25,7 +25,7 @@ use super::cipher::*;
 use super::consts::*;
 use super::set::Set;
 use super::width::*;
-use crate::ghash::x86_64::{absorb, combine, fold, Poly, Reduction};
+use crate::ghash::x86_64::{absorb, absorb_few, combine, fold, Poly, Reduction};
 use crate::ghash::{h_offset, hk_offset, Flavour, AGGREGATE, BYTE_REVERSE, POLY};
 use crate::role::{self, Role};
 use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, Mem, X86_64};
@@ -242,7 +242,9 @@ pub fn gcm(set: Set, decrypt: bool, abi: Abi) -> Result<Function<X86_64>, GenErr
         b.comment("Absorb the remaining ciphertext before it is decrypted (dst may be src); the GHASH loop");
         b.comment("uses xmm14/xmm15, two of the S-box table registers, so the tables are loaded again.");
         b.mov(cnt, n);
-        absorb(&mut b, Flavour::Ghash, mem(state, 16), htable, x.gptr, cnt);
+        // Fewer than 8 blocks remain with xmm batches: no 8-block aggregate to absorb.
+        let absorb_tail = if w == Width::X { absorb_few } else { absorb };
+        absorb_tail(&mut b, Flavour::Ghash, mem(state, 16), htable, x.gptr, cnt);
         x.c.load_tables(&mut b, w);
     }
     last_blocks(&mut b, &x, w, n, &fin);
