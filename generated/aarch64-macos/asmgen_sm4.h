@@ -161,8 +161,8 @@ void asmgen_sm4_gcm_enc_ce(const uint8_t *rk_enc, const uint8_t *htable, uint8_t
  * gcm_dec: SM4-GCM decryption of whole blocks in one pass: dst[i] = src[i] ^ E(ctr_i); GHASH absorbs src,
  * the ciphertext. state and htable as for gcm_enc (inc32 counter, wrapping mod 2^32). The plaintext
  * is written before the tag can be checked: a caller that must not release it on a bad tag
- * restores dst by applying the same keystream again (gcm_enc from the same starting counter, or
- * the ctr kernel, which counts in 128 bits: split its call where the low 32 bits wrap).
+ * restores dst by applying the same keystream again: gcm_enc over dst with a copy of the starting
+ * state, or the ctr kernel (it counts in 128 bits: split its call where the low 32 bits wrap).
  */
 /* requires pmull, sm4 */
 void asmgen_sm4_gcm_dec_ce(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);

@@ -254,8 +254,8 @@ const ROLES: &[RoleInfo] = &[
         c_doc: "SM4-GCM decryption of whole blocks in one pass: dst[i] = src[i] ^ E(ctr_i); GHASH absorbs src,\n\
             the ciphertext. state and htable as for gcm_enc (inc32 counter, wrapping mod 2^32). The plaintext\n\
             is written before the tag can be checked: a caller that must not release it on a bad tag\n\
-            restores dst by applying the same keystream again (gcm_enc from the same starting counter, or\n\
-            the ctr kernel, which counts in 128 bits: split its call where the low 32 bits wrap).",
+            restores dst by applying the same keystream again: gcm_enc over dst with a copy of the starting\n\
+            state, or the ctr kernel (it counts in 128 bits: split its call where the low 32 bits wrap).",
     },
     RoleInfo {
         role: Role::CcmEnc,
