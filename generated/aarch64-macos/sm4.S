@@ -42,6 +42,8 @@
  *       requires: sm4
  *   void asmgen_sm4_gcm_enc_ce(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
  *       requires: pmull, sm4
+ *   void asmgen_sm4_gcm_dec_ce(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+ *       requires: pmull, sm4
  *   void asmgen_sm4_ccm_enc_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
  *       requires: sm4
  *   void asmgen_sm4_ccm_dec_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
@@ -4594,8 +4596,7 @@ Lasmgen_sm4_xts_unit_dec_gb_ce_done:
 /*
  * ----------------------------------------------------------------------------------------------------
  * SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs dst.
- * Eight blocks in flight, the sm4e rounds of each batch interleaved with the PMULL GHASH of the previous
- * batch.
+ * Eight blocks in flight, the sm4e rounds of each batch interleaved with the PMULL GHASH of the previous batch.
  *
  * void asmgen_sm4_gcm_enc_ce(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
  * Requires: pmull, sm4
@@ -5132,6 +5133,351 @@ Lasmgen_sm4_gcm_enc_ce_end:
 	ext         v14.16b, v14.16b, v14.16b, #8
 	stp         q9, q14, [x5, #0]
 Lasmgen_sm4_gcm_enc_ce_done:
+	ldp         d14, d15, [sp, #48]
+	.cfi_restore d14
+	.cfi_restore d15
+	ldp         d12, d13, [sp, #32]
+	.cfi_restore d12
+	.cfi_restore d13
+	ldp         d10, d11, [sp, #16]
+	.cfi_restore d10
+	.cfi_restore d11
+	ldp         d8, d9, [sp], #64
+	.cfi_adjust_cfa_offset -64
+	.cfi_restore d8
+	.cfi_restore d9
+	ret
+	.cfi_endproc
+	.arch armv8.2-a
+
+/*
+ * ----------------------------------------------------------------------------------------------------
+ * SM4-GCM decryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs src.
+ * Eight blocks in flight, the sm4e rounds of each batch interleaved with the PMULL GHASH of its own input.
+ *
+ * void asmgen_sm4_gcm_dec_ce(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+ * Requires: pmull, sm4
+ * Saves: v8, v9, v10, v11, v12, v13, v14, v15
+ * ----------------------------------------------------------------------------------------------------
+ */
+	.arch armv8.2-a+aes+sm4
+	.globl _asmgen_sm4_gcm_dec_ce
+	.private_extern _asmgen_sm4_gcm_dec_ce
+	.p2align 5
+_asmgen_sm4_gcm_dec_ce:
+	.cfi_startproc
+	hint #34    	// bti c: indirect-branch landing pad (BTI)
+	stp         d8, d9, [sp, #-64]!
+	.cfi_adjust_cfa_offset 64
+	.cfi_rel_offset d8, 0
+	.cfi_rel_offset d9, 8
+	stp         d10, d11, [sp, #16]
+	.cfi_rel_offset d10, 16
+	.cfi_rel_offset d11, 24
+	stp         d12, d13, [sp, #32]
+	.cfi_rel_offset d12, 32
+	.cfi_rel_offset d13, 40
+	stp         d14, d15, [sp, #48]
+	.cfi_rel_offset d14, 48
+	.cfi_rel_offset d15, 56
+	cbz         x4, Lasmgen_sm4_gcm_dec_ce_done
+	/* Round keys: RK[i] = rk[4i..4i+4] (little-endian words, as sm4e takes them). */
+	ldp         q16, q17, [x0, #0]
+	ldp         q18, q19, [x0, #32]
+	ldp         q20, q21, [x0, #64]
+	ldp         q22, q23, [x0, #96]
+	adrp        x9, Lconst_sm4_reverse16@PAGE
+	add         x9, x9, Lconst_sm4_reverse16@PAGEOFF
+	ldr         q8, [x9, #0]
+	adrp        x9, Lconst_polyval_poly@PAGE
+	add         x9, x9, Lconst_polyval_poly@PAGEOFF
+	ldr         q28, [x9, #0]
+	dup         v15.2d, v28.d[1]
+	movi        v29.2d, #0
+	adrp        x9, Lconst_sm4_gcm_one@PAGE
+	add         x9, x9, Lconst_sm4_gcm_one@PAGEOFF
+	ldr         q10, [x9, #0]
+	/* The counter block as big-endian words (lane 3: the 32-bit counter); the GHASH state reflected. */
+	ldp         q9, q14, [x5, #0]
+	rev32       v9.16b, v9.16b
+	rev64       v14.16b, v14.16b
+	ext         v14.16b, v14.16b, v14.16b, #8
+	mov         x12, x3
+	cmp         x4, #8
+	b.lo        Lasmgen_sm4_gcm_dec_ce_tail
+	.p2align 4
+Lasmgen_sm4_gcm_dec_ce_loop8:
+	/* Eight counter blocks; their rounds interleaved with the GHASH of the previous eight ciphertext blocks. */
+	mov         v0.16b, v9.16b
+	add         v1.4s, v0.4s, v10.4s
+	add         v2.4s, v1.4s, v10.4s
+	add         v3.4s, v2.4s, v10.4s
+	add         v4.4s, v3.4s, v10.4s
+	add         v5.4s, v4.4s, v10.4s
+	add         v6.4s, v5.4s, v10.4s
+	add         v7.4s, v6.4s, v10.4s
+	add         v9.4s, v7.4s, v10.4s
+	/* 32 rounds on 8 block(s): 8 x sm4e each, interleaved. */
+	sm4e        v0.4s, v16.4s
+	sm4e        v1.4s, v16.4s
+	sm4e        v2.4s, v16.4s
+	sm4e        v3.4s, v16.4s
+	sm4e        v4.4s, v16.4s
+	sm4e        v5.4s, v16.4s
+	sm4e        v6.4s, v16.4s
+	sm4e        v7.4s, v16.4s
+	ldr         q25, [x12], #16
+	ldr         q26, [x1, #112]
+	ldr         q27, [x1, #240]
+	tbl         v25.16b, {v25.16b}, v8.16b
+	eor         v25.16b, v25.16b, v14.16b
+	pmull       v11.1q, v25.1d, v26.1d
+	pmull2      v12.1q, v25.2d, v26.2d
+	ext         v24.16b, v25.16b, v25.16b, #8
+	eor         v24.16b, v24.16b, v25.16b
+	pmull       v13.1q, v24.1d, v27.1d
+	sm4e        v0.4s, v17.4s
+	sm4e        v1.4s, v17.4s
+	sm4e        v2.4s, v17.4s
+	sm4e        v3.4s, v17.4s
+	sm4e        v4.4s, v17.4s
+	sm4e        v5.4s, v17.4s
+	sm4e        v6.4s, v17.4s
+	sm4e        v7.4s, v17.4s
+	ldr         q25, [x12], #16
+	ldr         q26, [x1, #96]
+	ldr         q27, [x1, #224]
+	tbl         v25.16b, {v25.16b}, v8.16b
+	pmull       v24.1q, v25.1d, v26.1d
+	eor         v11.16b, v11.16b, v24.16b
+	pmull2      v24.1q, v25.2d, v26.2d
+	eor         v12.16b, v12.16b, v24.16b
+	ext         v24.16b, v25.16b, v25.16b, #8
+	eor         v24.16b, v24.16b, v25.16b
+	pmull       v24.1q, v24.1d, v27.1d
+	eor         v13.16b, v13.16b, v24.16b
+	sm4e        v0.4s, v18.4s
+	sm4e        v1.4s, v18.4s
+	sm4e        v2.4s, v18.4s
+	sm4e        v3.4s, v18.4s
+	sm4e        v4.4s, v18.4s
+	sm4e        v5.4s, v18.4s
+	sm4e        v6.4s, v18.4s
+	sm4e        v7.4s, v18.4s
+	ldr         q25, [x12], #16
+	ldr         q26, [x1, #80]
+	ldr         q27, [x1, #208]
+	tbl         v25.16b, {v25.16b}, v8.16b
+	pmull       v24.1q, v25.1d, v26.1d
+	eor         v11.16b, v11.16b, v24.16b
+	pmull2      v24.1q, v25.2d, v26.2d
+	eor         v12.16b, v12.16b, v24.16b
+	ext         v24.16b, v25.16b, v25.16b, #8
+	eor         v24.16b, v24.16b, v25.16b
+	pmull       v24.1q, v24.1d, v27.1d
+	eor         v13.16b, v13.16b, v24.16b
+	sm4e        v0.4s, v19.4s
+	sm4e        v1.4s, v19.4s
+	sm4e        v2.4s, v19.4s
+	sm4e        v3.4s, v19.4s
+	sm4e        v4.4s, v19.4s
+	sm4e        v5.4s, v19.4s
+	sm4e        v6.4s, v19.4s
+	sm4e        v7.4s, v19.4s
+	ldr         q25, [x12], #16
+	ldr         q26, [x1, #64]
+	ldr         q27, [x1, #192]
+	tbl         v25.16b, {v25.16b}, v8.16b
+	pmull       v24.1q, v25.1d, v26.1d
+	eor         v11.16b, v11.16b, v24.16b
+	pmull2      v24.1q, v25.2d, v26.2d
+	eor         v12.16b, v12.16b, v24.16b
+	ext         v24.16b, v25.16b, v25.16b, #8
+	eor         v24.16b, v24.16b, v25.16b
+	pmull       v24.1q, v24.1d, v27.1d
+	eor         v13.16b, v13.16b, v24.16b
+	sm4e        v0.4s, v20.4s
+	sm4e        v1.4s, v20.4s
+	sm4e        v2.4s, v20.4s
+	sm4e        v3.4s, v20.4s
+	sm4e        v4.4s, v20.4s
+	sm4e        v5.4s, v20.4s
+	sm4e        v6.4s, v20.4s
+	sm4e        v7.4s, v20.4s
+	ldr         q25, [x12], #16
+	ldr         q26, [x1, #48]
+	ldr         q27, [x1, #176]
+	tbl         v25.16b, {v25.16b}, v8.16b
+	pmull       v24.1q, v25.1d, v26.1d
+	eor         v11.16b, v11.16b, v24.16b
+	pmull2      v24.1q, v25.2d, v26.2d
+	eor         v12.16b, v12.16b, v24.16b
+	ext         v24.16b, v25.16b, v25.16b, #8
+	eor         v24.16b, v24.16b, v25.16b
+	pmull       v24.1q, v24.1d, v27.1d
+	eor         v13.16b, v13.16b, v24.16b
+	sm4e        v0.4s, v21.4s
+	sm4e        v1.4s, v21.4s
+	sm4e        v2.4s, v21.4s
+	sm4e        v3.4s, v21.4s
+	sm4e        v4.4s, v21.4s
+	sm4e        v5.4s, v21.4s
+	sm4e        v6.4s, v21.4s
+	sm4e        v7.4s, v21.4s
+	ldr         q25, [x12], #16
+	ldr         q26, [x1, #32]
+	ldr         q27, [x1, #160]
+	tbl         v25.16b, {v25.16b}, v8.16b
+	pmull       v24.1q, v25.1d, v26.1d
+	eor         v11.16b, v11.16b, v24.16b
+	pmull2      v24.1q, v25.2d, v26.2d
+	eor         v12.16b, v12.16b, v24.16b
+	ext         v24.16b, v25.16b, v25.16b, #8
+	eor         v24.16b, v24.16b, v25.16b
+	pmull       v24.1q, v24.1d, v27.1d
+	eor         v13.16b, v13.16b, v24.16b
+	sm4e        v0.4s, v22.4s
+	sm4e        v1.4s, v22.4s
+	sm4e        v2.4s, v22.4s
+	sm4e        v3.4s, v22.4s
+	sm4e        v4.4s, v22.4s
+	sm4e        v5.4s, v22.4s
+	sm4e        v6.4s, v22.4s
+	sm4e        v7.4s, v22.4s
+	ldr         q25, [x12], #16
+	ldr         q26, [x1, #16]
+	ldr         q27, [x1, #144]
+	tbl         v25.16b, {v25.16b}, v8.16b
+	pmull       v24.1q, v25.1d, v26.1d
+	eor         v11.16b, v11.16b, v24.16b
+	pmull2      v24.1q, v25.2d, v26.2d
+	eor         v12.16b, v12.16b, v24.16b
+	ext         v24.16b, v25.16b, v25.16b, #8
+	eor         v24.16b, v24.16b, v25.16b
+	pmull       v24.1q, v24.1d, v27.1d
+	eor         v13.16b, v13.16b, v24.16b
+	sm4e        v0.4s, v23.4s
+	sm4e        v1.4s, v23.4s
+	sm4e        v2.4s, v23.4s
+	sm4e        v3.4s, v23.4s
+	sm4e        v4.4s, v23.4s
+	sm4e        v5.4s, v23.4s
+	sm4e        v6.4s, v23.4s
+	sm4e        v7.4s, v23.4s
+	ldr         q25, [x12], #16
+	ldr         q26, [x1, #0]
+	ldr         q27, [x1, #128]
+	tbl         v25.16b, {v25.16b}, v8.16b
+	pmull       v24.1q, v25.1d, v26.1d
+	eor         v11.16b, v11.16b, v24.16b
+	pmull2      v24.1q, v25.2d, v26.2d
+	eor         v12.16b, v12.16b, v24.16b
+	ext         v24.16b, v25.16b, v25.16b, #8
+	eor         v24.16b, v24.16b, v25.16b
+	pmull       v24.1q, v24.1d, v27.1d
+	eor         v13.16b, v13.16b, v24.16b
+	/* X32..X35 -> X35..X32 big-endian: a byte reversal. */
+	tbl         v0.16b, {v0.16b}, v8.16b
+	tbl         v1.16b, {v1.16b}, v8.16b
+	tbl         v2.16b, {v2.16b}, v8.16b
+	tbl         v3.16b, {v3.16b}, v8.16b
+	tbl         v4.16b, {v4.16b}, v8.16b
+	tbl         v5.16b, {v5.16b}, v8.16b
+	tbl         v6.16b, {v6.16b}, v8.16b
+	tbl         v7.16b, {v7.16b}, v8.16b
+	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
+	eor         v13.16b, v13.16b, v11.16b
+	eor         v13.16b, v13.16b, v12.16b
+	ext         v24.16b, v29.16b, v13.16b, #8
+	ext         v13.16b, v13.16b, v29.16b, #8
+	eor         v11.16b, v11.16b, v24.16b
+	eor         v12.16b, v12.16b, v13.16b
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	pmull       v24.1q, v11.1d, v15.1d
+	ext         v11.16b, v11.16b, v11.16b, #8
+	eor         v11.16b, v11.16b, v24.16b
+	pmull       v24.1q, v11.1d, v15.1d
+	ext         v11.16b, v11.16b, v11.16b, #8
+	eor         v11.16b, v11.16b, v24.16b
+	eor         v14.16b, v11.16b, v12.16b
+	/* Ciphertext = keystream ^ plaintext, four blocks at a time. */
+	ld1         {v24.16b, v25.16b, v26.16b, v27.16b}, [x3], #64
+	eor         v0.16b, v0.16b, v24.16b
+	eor         v1.16b, v1.16b, v25.16b
+	eor         v2.16b, v2.16b, v26.16b
+	eor         v3.16b, v3.16b, v27.16b
+	st1         {v0.16b, v1.16b, v2.16b, v3.16b}, [x2], #64
+	ld1         {v24.16b, v25.16b, v26.16b, v27.16b}, [x3], #64
+	eor         v4.16b, v4.16b, v24.16b
+	eor         v5.16b, v5.16b, v25.16b
+	eor         v6.16b, v6.16b, v26.16b
+	eor         v7.16b, v7.16b, v27.16b
+	st1         {v4.16b, v5.16b, v6.16b, v7.16b}, [x2], #64
+	sub         x4, x4, #8
+	cmp         x4, #8
+	b.hs        Lasmgen_sm4_gcm_dec_ce_loop8
+
+Lasmgen_sm4_gcm_dec_ce_tail:
+	/* The last k < 8 blocks one at a time; their ciphertext times H^k..H^1, one reduction. */
+	cbz         x4, Lasmgen_sm4_gcm_dec_ce_end
+	add         x13, x1, x4, lsl #4
+	sub         x13, x13, #16
+	movi        v11.2d, #0
+	movi        v12.2d, #0
+	movi        v13.2d, #0
+Lasmgen_sm4_gcm_dec_ce_tail_loop:
+	mov         v0.16b, v9.16b
+	add         v9.4s, v9.4s, v10.4s
+	/* 32 rounds on 1 block(s): 8 x sm4e each, interleaved. */
+	sm4e        v0.4s, v16.4s
+	sm4e        v0.4s, v17.4s
+	sm4e        v0.4s, v18.4s
+	sm4e        v0.4s, v19.4s
+	sm4e        v0.4s, v20.4s
+	sm4e        v0.4s, v21.4s
+	sm4e        v0.4s, v22.4s
+	sm4e        v0.4s, v23.4s
+	/* X32..X35 -> X35..X32 big-endian: a byte reversal. */
+	tbl         v0.16b, {v0.16b}, v8.16b
+	ld1         {v28.16b}, [x3], #16
+	eor         v0.16b, v0.16b, v28.16b
+	st1         {v0.16b}, [x2], #16
+	tbl         v25.16b, {v28.16b}, v8.16b
+	eor         v25.16b, v25.16b, v14.16b
+	movi        v14.2d, #0
+	ldr         q27, [x13, #128]
+	ldr         q26, [x13], #-16
+	pmull       v24.1q, v25.1d, v26.1d
+	eor         v11.16b, v11.16b, v24.16b
+	pmull2      v24.1q, v25.2d, v26.2d
+	eor         v12.16b, v12.16b, v24.16b
+	ext         v24.16b, v25.16b, v25.16b, #8
+	eor         v24.16b, v24.16b, v25.16b
+	pmull       v24.1q, v24.1d, v27.1d
+	eor         v13.16b, v13.16b, v24.16b
+	subs        x4, x4, #1
+	b.ne        Lasmgen_sm4_gcm_dec_ce_tail_loop
+	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
+	eor         v13.16b, v13.16b, v11.16b
+	eor         v13.16b, v13.16b, v12.16b
+	ext         v24.16b, v29.16b, v13.16b, #8
+	ext         v13.16b, v13.16b, v29.16b, #8
+	eor         v11.16b, v11.16b, v24.16b
+	eor         v12.16b, v12.16b, v13.16b
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	pmull       v24.1q, v11.1d, v15.1d
+	ext         v11.16b, v11.16b, v11.16b, #8
+	eor         v11.16b, v11.16b, v24.16b
+	pmull       v24.1q, v11.1d, v15.1d
+	ext         v11.16b, v11.16b, v11.16b, #8
+	eor         v11.16b, v11.16b, v24.16b
+	eor         v14.16b, v11.16b, v12.16b
+Lasmgen_sm4_gcm_dec_ce_end:
+	rev32       v9.16b, v9.16b
+	rev64       v14.16b, v14.16b
+	ext         v14.16b, v14.16b, v14.16b, #8
+	stp         q9, q14, [x5, #0]
+Lasmgen_sm4_gcm_dec_ce_done:
 	ldp         d14, d15, [sp, #48]
 	.cfi_restore d14
 	.cfi_restore d15

@@ -28,9 +28,9 @@
 #define ASMGEN_SM4_KEY_BYTES 16
 /* Bytes of one key schedule (rk_enc or rk_dec): 32 little-endian uint32_t round keys. */
 #define ASMGEN_SM4_ROUND_KEYS_BYTES 128
-/* Bytes of gcm_enc's state: the counter block, then the GHASH state. */
+/* Bytes of gcm_enc's and gcm_dec's state: the counter block, then the GHASH state. */
 #define ASMGEN_SM4_GCM_STATE_BYTES 32
-/* Bytes of gcm_enc's htable: the GHASH listing's key table. */
+/* Bytes of gcm_enc's and gcm_dec's htable: the GHASH listing's key table. */
 #define ASMGEN_SM4_GCM_HTABLE_BYTES 256
 /* Bytes of the counter that ccm_enc and ccm_dec update. */
 #define ASMGEN_SM4_CCM_CTR_BYTES 16
@@ -185,14 +185,23 @@ void asmgen_sm4_xts_unit_dec_gb_ce(const uint8_t *rk_dec, const uint8_t *rk_twea
 /*
  * gcm_enc: SM4-GCM encryption of whole blocks in one pass: dst[i] = src[i] ^ E(ctr_i); GHASH absorbs dst.
  * state: ASMGEN_SM4_GCM_STATE_BYTES (32) bytes, read and updated, so calls chain: state[0..16] the
- * counter block (its last 4 bytes a big-endian counter incremented mod 2^32, inc32; the first 12
- * unchanged), state[16..32] the GHASH state in GCM's byte order, as the GHASH listing's ghash_update
- * keeps it. htable: ASMGEN_SM4_GCM_HTABLE_BYTES (256) bytes filled by the GHASH listing's ghash_init
- * with H = E(K, 0^128). There is no decryption kernel: GHASH the ciphertext with ghash_update, then
- * CTR with inc32 (the ctr kernel counts in 128 bits: split the call where the low 32 bits would wrap).
+ * counter block (its last 4 bytes a big-endian counter incremented mod 2^32, inc32: after
+ * 0xffffffff comes 0, the first 12 bytes never change), state[16..32] the GHASH state in GCM's byte
+ * order, as the GHASH listing's ghash_update keeps it. htable: ASMGEN_SM4_GCM_HTABLE_BYTES (256) bytes
+ * filled by the GHASH listing's ghash_init with H = E(K, 0^128). Decryption: gcm_dec.
  */
 /* requires pmull, sm4 */
 void asmgen_sm4_gcm_enc_ce(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+
+/*
+ * gcm_dec: SM4-GCM decryption of whole blocks in one pass: dst[i] = src[i] ^ E(ctr_i); GHASH absorbs src,
+ * the ciphertext. state and htable as for gcm_enc (inc32 counter, wrapping mod 2^32). The plaintext
+ * is written before the tag can be checked: a caller that must not release it on a bad tag
+ * restores dst by applying the same keystream again: gcm_enc over dst with a copy of the starting
+ * state, or the ctr kernel (it counts in 128 bits: split its call where the low 32 bits wrap).
+ */
+/* requires pmull, sm4 */
+void asmgen_sm4_gcm_dec_ce(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
 
 /*
  * ccm_enc: SM4-CCM encryption of whole payload blocks in one pass: dst[i] = src[i] ^ E(ctr + i), and
@@ -236,6 +245,7 @@ void asmgen_sm4_ccm_dec_ce(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *s
  *   xts_unit_enc_gb    asmgen_sm4_xts_unit_enc_gb_ce
  *   xts_unit_dec_gb    asmgen_sm4_xts_unit_dec_gb_ce
  *   gcm_enc            asmgen_sm4_gcm_enc_ce
+ *   gcm_dec            asmgen_sm4_gcm_dec_ce
  *   ccm_enc            asmgen_sm4_ccm_enc_ce
  *   ccm_dec            asmgen_sm4_ccm_dec_ce
  *

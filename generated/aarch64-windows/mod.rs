@@ -44,6 +44,8 @@ extern "C" {
     pub fn asmgen_sm4_xts_unit_dec_gb_ce(rk_dec: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
     /// `asmgen_sm4_gcm_enc_ce` (sm4.S): requires pmull, sm4.
     pub fn asmgen_sm4_gcm_enc_ce(rk_enc: *const u8, htable: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, state: *mut u8);
+    /// `asmgen_sm4_gcm_dec_ce` (sm4.S): requires pmull, sm4.
+    pub fn asmgen_sm4_gcm_dec_ce(rk_enc: *const u8, htable: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, state: *mut u8);
     /// `asmgen_sm4_ccm_enc_ce` (sm4.S): requires sm4.
     pub fn asmgen_sm4_ccm_enc_ce(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, ctr: *mut u8, mac: *mut u8);
     /// `asmgen_sm4_ccm_dec_ce` (sm4.S): requires sm4.
@@ -128,6 +130,7 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "xts_unit_enc_gb", symbol: "asmgen_sm4_xts_unit_enc_gb_ce", entry: asmgen_sm4_xts_unit_enc_gb_ce as *const () },
             Kernel { role: "xts_unit_dec_gb", symbol: "asmgen_sm4_xts_unit_dec_gb_ce", entry: asmgen_sm4_xts_unit_dec_gb_ce as *const () },
             Kernel { role: "gcm_enc", symbol: "asmgen_sm4_gcm_enc_ce", entry: asmgen_sm4_gcm_enc_ce as *const () },
+            Kernel { role: "gcm_dec", symbol: "asmgen_sm4_gcm_dec_ce", entry: asmgen_sm4_gcm_dec_ce as *const () },
             Kernel { role: "ccm_enc", symbol: "asmgen_sm4_ccm_enc_ce", entry: asmgen_sm4_ccm_enc_ce as *const () },
             Kernel { role: "ccm_dec", symbol: "asmgen_sm4_ccm_dec_ce", entry: asmgen_sm4_ccm_dec_ce as *const () },
         ],

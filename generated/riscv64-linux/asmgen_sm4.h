@@ -31,9 +31,9 @@
 #define ASMGEN_SM4_KEY_BYTES 16
 /* Bytes of one key schedule (rk_enc or rk_dec): 32 little-endian uint32_t round keys. */
 #define ASMGEN_SM4_ROUND_KEYS_BYTES 128
-/* Bytes of gcm_enc's state: the counter block, then the GHASH state. */
+/* Bytes of gcm_enc's and gcm_dec's state: the counter block, then the GHASH state. */
 #define ASMGEN_SM4_GCM_STATE_BYTES 32
-/* Bytes of gcm_enc's htable: the GHASH listing's key table. */
+/* Bytes of gcm_enc's and gcm_dec's htable: the GHASH listing's key table. */
 #define ASMGEN_SM4_GCM_HTABLE_BYTES 256
 /* Bytes of the counter that ccm_enc and ccm_dec update. */
 #define ASMGEN_SM4_CCM_CTR_BYTES 16

@@ -29,9 +29,9 @@
 #define ASMGEN_SM4_KEY_BYTES 16
 /* Bytes of one key schedule (rk_enc or rk_dec): 32 little-endian uint32_t round keys. */
 #define ASMGEN_SM4_ROUND_KEYS_BYTES 128
-/* Bytes of gcm_enc's state: the counter block, then the GHASH state. */
+/* Bytes of gcm_enc's and gcm_dec's state: the counter block, then the GHASH state. */
 #define ASMGEN_SM4_GCM_STATE_BYTES 32
-/* Bytes of gcm_enc's htable: the GHASH listing's key table. */
+/* Bytes of gcm_enc's and gcm_dec's htable: the GHASH listing's key table. */
 #define ASMGEN_SM4_GCM_HTABLE_BYTES 256
 /* Bytes of the counter that ccm_enc and ccm_dec update. */
 #define ASMGEN_SM4_CCM_CTR_BYTES 16
@@ -248,11 +248,10 @@ void asmgen_sm4_xts_unit_dec_gb_vaes(const uint8_t *rk_dec, const uint8_t *rk_tw
 /*
  * gcm_enc: SM4-GCM encryption of whole blocks in one pass: dst[i] = src[i] ^ E(ctr_i); GHASH absorbs dst.
  * state: ASMGEN_SM4_GCM_STATE_BYTES (32) bytes, read and updated, so calls chain: state[0..16] the
- * counter block (its last 4 bytes a big-endian counter incremented mod 2^32, inc32; the first 12
- * unchanged), state[16..32] the GHASH state in GCM's byte order, as the GHASH listing's ghash_update
- * keeps it. htable: ASMGEN_SM4_GCM_HTABLE_BYTES (256) bytes filled by the GHASH listing's ghash_init
- * with H = E(K, 0^128). There is no decryption kernel: GHASH the ciphertext with ghash_update, then
- * CTR with inc32 (the ctr kernel counts in 128 bits: split the call where the low 32 bits would wrap).
+ * counter block (its last 4 bytes a big-endian counter incremented mod 2^32, inc32: after
+ * 0xffffffff comes 0, the first 12 bytes never change), state[16..32] the GHASH state in GCM's byte
+ * order, as the GHASH listing's ghash_update keeps it. htable: ASMGEN_SM4_GCM_HTABLE_BYTES (256) bytes
+ * filled by the GHASH listing's ghash_init with H = E(K, 0^128). Decryption: gcm_dec.
  */
 /* requires AES, PCLMULQDQ, AVX */
 void asmgen_sm4_gcm_enc_avx(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
@@ -262,6 +261,22 @@ void asmgen_sm4_gcm_enc_avx2(const uint8_t *rk_enc, const uint8_t *htable, uint8
 void asmgen_sm4_gcm_enc_gfni(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
 /* requires AES, PCLMULQDQ, AVX, AVX2, VAES */
 void asmgen_sm4_gcm_enc_vaes(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+
+/*
+ * gcm_dec: SM4-GCM decryption of whole blocks in one pass: dst[i] = src[i] ^ E(ctr_i); GHASH absorbs src,
+ * the ciphertext. state and htable as for gcm_enc (inc32 counter, wrapping mod 2^32). The plaintext
+ * is written before the tag can be checked: a caller that must not release it on a bad tag
+ * restores dst by applying the same keystream again: gcm_enc over dst with a copy of the starting
+ * state, or the ctr kernel (it counts in 128 bits: split its call where the low 32 bits wrap).
+ */
+/* requires AES, PCLMULQDQ, AVX */
+void asmgen_sm4_gcm_dec_avx(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+/* requires AES, PCLMULQDQ, AVX, AVX2 */
+void asmgen_sm4_gcm_dec_avx2(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+/* requires PCLMULQDQ, AVX, AVX2, GFNI */
+void asmgen_sm4_gcm_dec_gfni(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+/* requires AES, PCLMULQDQ, AVX, AVX2, VAES */
+void asmgen_sm4_gcm_dec_vaes(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
 
 /*
  * ccm_enc: SM4-CCM encryption of whole payload blocks in one pass: dst[i] = src[i] ^ E(ctr + i), and
@@ -309,6 +324,7 @@ void asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t 
  *   xts_unit_enc_gb    asmgen_sm4_xts_unit_enc_gb_gfni
  *   xts_unit_dec_gb    asmgen_sm4_xts_unit_dec_gb_gfni
  *   gcm_enc            asmgen_sm4_gcm_enc_gfni
+ *   gcm_dec            asmgen_sm4_gcm_dec_gfni
  *   ccm_enc            asmgen_sm4_ccm_enc_gfni
  *   ccm_dec            asmgen_sm4_ccm_dec_gfni
  *   takes from x86_64-aesni-avx: expand_key
@@ -332,6 +348,7 @@ void asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t 
  *   xts_unit_enc_gb    asmgen_sm4_xts_unit_enc_gb_vaes
  *   xts_unit_dec_gb    asmgen_sm4_xts_unit_dec_gb_vaes
  *   gcm_enc            asmgen_sm4_gcm_enc_vaes
+ *   gcm_dec            asmgen_sm4_gcm_dec_vaes
  *   ccm_enc            asmgen_sm4_ccm_enc_avx
  *   ccm_dec            asmgen_sm4_ccm_dec_avx
  *   takes from x86_64-aesni-avx: expand_key, cbc_enc, cfb_enc, cbc_mac, ccm_enc, ccm_dec
@@ -355,6 +372,7 @@ void asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t 
  *   xts_unit_enc_gb    asmgen_sm4_xts_unit_enc_gb_avx2
  *   xts_unit_dec_gb    asmgen_sm4_xts_unit_dec_gb_avx2
  *   gcm_enc            asmgen_sm4_gcm_enc_avx2
+ *   gcm_dec            asmgen_sm4_gcm_dec_avx2
  *   ccm_enc            asmgen_sm4_ccm_enc_avx
  *   ccm_dec            asmgen_sm4_ccm_dec_avx
  *   takes from x86_64-aesni-avx: expand_key, cbc_enc, cfb_enc, cbc_mac, ccm_enc, ccm_dec
@@ -378,6 +396,7 @@ void asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t 
  *   xts_unit_enc_gb    asmgen_sm4_xts_unit_enc_gb_avx
  *   xts_unit_dec_gb    asmgen_sm4_xts_unit_dec_gb_avx
  *   gcm_enc            asmgen_sm4_gcm_enc_avx
+ *   gcm_dec            asmgen_sm4_gcm_dec_avx
  *   ccm_enc            asmgen_sm4_ccm_enc_avx
  *   ccm_dec            asmgen_sm4_ccm_dec_avx
  */

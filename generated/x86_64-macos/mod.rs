@@ -68,8 +68,12 @@ extern "C" {
     pub fn asmgen_sm4_xts_unit_dec_gb_avx2(rk_dec: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
     /// `asmgen_sm4_gcm_enc_avx` (sm4.S): requires AES, PCLMULQDQ, AVX.
     pub fn asmgen_sm4_gcm_enc_avx(rk_enc: *const u8, htable: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, state: *mut u8);
+    /// `asmgen_sm4_gcm_dec_avx` (sm4.S): requires AES, PCLMULQDQ, AVX.
+    pub fn asmgen_sm4_gcm_dec_avx(rk_enc: *const u8, htable: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, state: *mut u8);
     /// `asmgen_sm4_gcm_enc_avx2` (sm4.S): requires AES, PCLMULQDQ, AVX, AVX2.
     pub fn asmgen_sm4_gcm_enc_avx2(rk_enc: *const u8, htable: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, state: *mut u8);
+    /// `asmgen_sm4_gcm_dec_avx2` (sm4.S): requires AES, PCLMULQDQ, AVX, AVX2.
+    pub fn asmgen_sm4_gcm_dec_avx2(rk_enc: *const u8, htable: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, state: *mut u8);
     /// `asmgen_sm4_ccm_enc_avx` (sm4.S): requires AES, AVX.
     pub fn asmgen_sm4_ccm_enc_avx(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, ctr: *mut u8, mac: *mut u8);
     /// `asmgen_sm4_ccm_dec_avx` (sm4.S): requires AES, AVX.
@@ -100,6 +104,8 @@ extern "C" {
     pub fn asmgen_sm4_xts_unit_dec_gb_gfni(rk_dec: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
     /// `asmgen_sm4_gcm_enc_gfni` (sm4.S): requires PCLMULQDQ, AVX, AVX2, GFNI.
     pub fn asmgen_sm4_gcm_enc_gfni(rk_enc: *const u8, htable: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, state: *mut u8);
+    /// `asmgen_sm4_gcm_dec_gfni` (sm4.S): requires PCLMULQDQ, AVX, AVX2, GFNI.
+    pub fn asmgen_sm4_gcm_dec_gfni(rk_enc: *const u8, htable: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, state: *mut u8);
     /// `asmgen_sm4_ecb_vaes` (sm4.S): requires AES, AVX, AVX2, VAES.
     pub fn asmgen_sm4_ecb_vaes(rk: *const u8, dst: *mut u8, src: *const u8, nblocks: usize);
     /// `asmgen_sm4_ctr_vaes` (sm4.S): requires AES, AVX, AVX2, VAES.
@@ -126,6 +132,8 @@ extern "C" {
     pub fn asmgen_sm4_xts_unit_dec_gb_vaes(rk_dec: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
     /// `asmgen_sm4_gcm_enc_vaes` (sm4.S): requires AES, PCLMULQDQ, AVX, AVX2, VAES.
     pub fn asmgen_sm4_gcm_enc_vaes(rk_enc: *const u8, htable: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, state: *mut u8);
+    /// `asmgen_sm4_gcm_dec_vaes` (sm4.S): requires AES, PCLMULQDQ, AVX, AVX2, VAES.
+    pub fn asmgen_sm4_gcm_dec_vaes(rk_enc: *const u8, htable: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, state: *mut u8);
     /// `asmgen_sm4_cbc_enc_gfni` (sm4.S): requires AVX, GFNI.
     pub fn asmgen_sm4_cbc_enc_gfni(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
     /// `asmgen_sm4_cfb_enc_gfni` (sm4.S): requires AVX, GFNI.
@@ -200,6 +208,7 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "xts_unit_enc_gb", symbol: "asmgen_sm4_xts_unit_enc_gb_gfni", entry: asmgen_sm4_xts_unit_enc_gb_gfni as *const () },
             Kernel { role: "xts_unit_dec_gb", symbol: "asmgen_sm4_xts_unit_dec_gb_gfni", entry: asmgen_sm4_xts_unit_dec_gb_gfni as *const () },
             Kernel { role: "gcm_enc", symbol: "asmgen_sm4_gcm_enc_gfni", entry: asmgen_sm4_gcm_enc_gfni as *const () },
+            Kernel { role: "gcm_dec", symbol: "asmgen_sm4_gcm_dec_gfni", entry: asmgen_sm4_gcm_dec_gfni as *const () },
             Kernel { role: "ccm_enc", symbol: "asmgen_sm4_ccm_enc_gfni", entry: asmgen_sm4_ccm_enc_gfni as *const () },
             Kernel { role: "ccm_dec", symbol: "asmgen_sm4_ccm_dec_gfni", entry: asmgen_sm4_ccm_dec_gfni as *const () },
         ],
@@ -228,6 +237,7 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "xts_unit_enc_gb", symbol: "asmgen_sm4_xts_unit_enc_gb_vaes", entry: asmgen_sm4_xts_unit_enc_gb_vaes as *const () },
             Kernel { role: "xts_unit_dec_gb", symbol: "asmgen_sm4_xts_unit_dec_gb_vaes", entry: asmgen_sm4_xts_unit_dec_gb_vaes as *const () },
             Kernel { role: "gcm_enc", symbol: "asmgen_sm4_gcm_enc_vaes", entry: asmgen_sm4_gcm_enc_vaes as *const () },
+            Kernel { role: "gcm_dec", symbol: "asmgen_sm4_gcm_dec_vaes", entry: asmgen_sm4_gcm_dec_vaes as *const () },
             Kernel { role: "ccm_enc", symbol: "asmgen_sm4_ccm_enc_avx", entry: asmgen_sm4_ccm_enc_avx as *const () },
             Kernel { role: "ccm_dec", symbol: "asmgen_sm4_ccm_dec_avx", entry: asmgen_sm4_ccm_dec_avx as *const () },
         ],
@@ -256,6 +266,7 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "xts_unit_enc_gb", symbol: "asmgen_sm4_xts_unit_enc_gb_avx2", entry: asmgen_sm4_xts_unit_enc_gb_avx2 as *const () },
             Kernel { role: "xts_unit_dec_gb", symbol: "asmgen_sm4_xts_unit_dec_gb_avx2", entry: asmgen_sm4_xts_unit_dec_gb_avx2 as *const () },
             Kernel { role: "gcm_enc", symbol: "asmgen_sm4_gcm_enc_avx2", entry: asmgen_sm4_gcm_enc_avx2 as *const () },
+            Kernel { role: "gcm_dec", symbol: "asmgen_sm4_gcm_dec_avx2", entry: asmgen_sm4_gcm_dec_avx2 as *const () },
             Kernel { role: "ccm_enc", symbol: "asmgen_sm4_ccm_enc_avx", entry: asmgen_sm4_ccm_enc_avx as *const () },
             Kernel { role: "ccm_dec", symbol: "asmgen_sm4_ccm_dec_avx", entry: asmgen_sm4_ccm_dec_avx as *const () },
         ],
@@ -284,6 +295,7 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "xts_unit_enc_gb", symbol: "asmgen_sm4_xts_unit_enc_gb_avx", entry: asmgen_sm4_xts_unit_enc_gb_avx as *const () },
             Kernel { role: "xts_unit_dec_gb", symbol: "asmgen_sm4_xts_unit_dec_gb_avx", entry: asmgen_sm4_xts_unit_dec_gb_avx as *const () },
             Kernel { role: "gcm_enc", symbol: "asmgen_sm4_gcm_enc_avx", entry: asmgen_sm4_gcm_enc_avx as *const () },
+            Kernel { role: "gcm_dec", symbol: "asmgen_sm4_gcm_dec_avx", entry: asmgen_sm4_gcm_dec_avx as *const () },
             Kernel { role: "ccm_enc", symbol: "asmgen_sm4_ccm_enc_avx", entry: asmgen_sm4_ccm_enc_avx as *const () },
             Kernel { role: "ccm_dec", symbol: "asmgen_sm4_ccm_dec_avx", entry: asmgen_sm4_ccm_dec_avx as *const () },
         ],

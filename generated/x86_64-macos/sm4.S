@@ -66,7 +66,11 @@
  *       requires: AES, AVX, AVX2
  *   void asmgen_sm4_gcm_enc_avx(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
  *       requires: AES, PCLMULQDQ, AVX
+ *   void asmgen_sm4_gcm_dec_avx(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+ *       requires: AES, PCLMULQDQ, AVX
  *   void asmgen_sm4_gcm_enc_avx2(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+ *       requires: AES, PCLMULQDQ, AVX, AVX2
+ *   void asmgen_sm4_gcm_dec_avx2(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
  *       requires: AES, PCLMULQDQ, AVX, AVX2
  *   void asmgen_sm4_ccm_enc_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
  *       requires: AES, AVX
@@ -98,6 +102,8 @@
  *       requires: AVX, AVX2, VPCLMULQDQ, GFNI
  *   void asmgen_sm4_gcm_enc_gfni(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
  *       requires: PCLMULQDQ, AVX, AVX2, GFNI
+ *   void asmgen_sm4_gcm_dec_gfni(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+ *       requires: PCLMULQDQ, AVX, AVX2, GFNI
  *   void asmgen_sm4_ecb_vaes(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
  *       requires: AES, AVX, AVX2, VAES
  *   void asmgen_sm4_ctr_vaes(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
@@ -123,6 +129,8 @@
  *   void asmgen_sm4_xts_unit_dec_gb_vaes(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
  *       requires: AES, AVX, AVX2, VAES
  *   void asmgen_sm4_gcm_enc_vaes(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+ *       requires: AES, PCLMULQDQ, AVX, AVX2, VAES
+ *   void asmgen_sm4_gcm_dec_vaes(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
  *       requires: AES, PCLMULQDQ, AVX, AVX2, VAES
  *   void asmgen_sm4_cbc_enc_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
  *       requires: AVX, GFNI
@@ -26561,6 +26569,794 @@ Lasmgen_sm4_gcm_enc_avx_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
+ * SM4-GCM decryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs src.
+ * One pass: 8 blocks in flight, the GHASH multiplies interleaved with the rounds; dst may equal src.
+ *
+ * void asmgen_sm4_gcm_dec_avx(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+ * Requires: AES, PCLMULQDQ, AVX
+ * Saves: rbx, rbp, r12
+ * ----------------------------------------------------------------------------------------------------
+ */
+	.globl _asmgen_sm4_gcm_dec_avx
+	.private_extern _asmgen_sm4_gcm_dec_avx
+	.p2align 5
+_asmgen_sm4_gcm_dec_avx:
+	.cfi_startproc
+	endbr64     	# indirect-branch landing pad (CET IBT)
+	push        rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset rbx, 0
+	push        rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset rbp, 0
+	push        r12
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset r12, 0
+	vmovdqa     xmm12, xmmword ptr [rip + Lconst_sm4_pre_lo]
+	vmovdqa     xmm13, xmmword ptr [rip + Lconst_sm4_pre_hi]
+	vmovdqa     xmm14, xmmword ptr [rip + Lconst_sm4_post_lo]
+	vmovdqa     xmm15, xmmword ptr [rip + Lconst_sm4_post_hi]
+	/* The 32-bit counter (big-endian word 3) and the GHASH state in POLYVAL form (xmm11). */
+	mov         r10, qword ptr [r9 + 8]
+	bswap       r10
+	vmovdqu     xmm11, xmmword ptr [r9 + 16]
+	vpshufb     xmm11, xmm11, xmmword ptr [rip + Lconst_byte_reverse]
+	mov         rbx, rcx
+	.p2align 4
+Lasmgen_sm4_gcm_dec_avx_loop:
+	cmp         r8, 8
+	jb          Lasmgen_sm4_gcm_dec_avx_tail
+	/* Decrypt this batch while absorbing its ciphertext. */
+	/* 8 counter blocks, transposed: X0..X2 = IV words (broadcast), X3 = counter + i. */
+	vmovq       xmm8, r10
+	vpshufd     xmm8, xmm8, 0x00
+	vpaddd      xmm3, xmm8, xmmword ptr [rip + Lconst_sm4_gcm_inc_x0]
+	vpaddd      xmm7, xmm8, xmmword ptr [rip + Lconst_sm4_gcm_inc_x1]
+	vbroadcastss xmm0, dword ptr [r9]
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     xmm4, xmm0
+	vbroadcastss xmm1, dword ptr [r9 + 4]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     xmm5, xmm1
+	vbroadcastss xmm2, dword ptr [r9 + 8]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     xmm6, xmm2
+	/* GHASH aggregate: accumulators = S * H^8 (S in xmm11), middle products in state[16..32]. */
+	vpclmulqdq  xmm10, xmm11, xmmword ptr [rsi + 112], 0x00
+	vpshufd     xmm8, xmm11, 0x4e
+	vpxor       xmm8, xmm8, xmm11
+	vpclmulqdq  xmm8, xmm8, xmmword ptr [rsi + 240], 0x00
+	vmovdqu     xmmword ptr [r9 + 16], xmm8
+	vpclmulqdq  xmm11, xmm11, xmmword ptr [rsi + 112], 0x11
+	lea         rbp, qword ptr [rsi + 112]
+	/* 32 rounds on 8 blocks (two scratch registers), 1 GHASH block(s) every four rounds. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_gcm_dec_avx_rounds:
+	/* round 4i+0 */
+	vbroadcastss xmm9, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	vbroadcastss xmm9, dword ptr [rax]
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1 */
+	vbroadcastss xmm9, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	vbroadcastss xmm9, dword ptr [rax + 4]
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm8
+	vpxor       xmm5, xmm5, xmm9
+	/* GHASH: next block times its power of H (Karatsuba), into the accumulators. */
+	vmovdqu     xmm8, xmmword ptr [rbx]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpclmulqdq  xmm9, xmm8, xmmword ptr [rbp], 0x00
+	vpxor       xmm10, xmm10, xmm9
+	vpclmulqdq  xmm9, xmm8, xmmword ptr [rbp], 0x11
+	vpxor       xmm11, xmm11, xmm9
+	vpshufd     xmm9, xmm8, 0x4e
+	vpxor       xmm8, xmm8, xmm9
+	vpclmulqdq  xmm8, xmm8, xmmword ptr [rbp + 128], 0x00
+	vpxor       xmm8, xmm8, xmmword ptr [r9 + 16]
+	vmovdqu     xmmword ptr [r9 + 16], xmm8
+	add         rbx, 16
+	sub         rbp, 16
+	/* round 4i+2 */
+	vbroadcastss xmm9, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	vbroadcastss xmm9, dword ptr [rax + 8]
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm8
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3 */
+	vbroadcastss xmm9, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	vbroadcastss xmm9, dword ptr [rax + 12]
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm8
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_gcm_dec_avx_rounds
+	/* GHASH: recombine the Karatsuba products, reduce (two folds by x^-64) into S = xmm11. */
+	vmovdqu     xmm9, xmmword ptr [r9 + 16]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm9, xmm9, xmm11
+	vpslldq     xmm8, xmm9, 8
+	vpsrldq     xmm9, xmm9, 8
+	vpxor       xmm10, xmm10, xmm8
+	vpxor       xmm11, xmm11, xmm9
+	vpclmulqdq  xmm8, xmm10, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm10, xmm10, 0x4e
+	vpxor       xmm10, xmm10, xmm8
+	vpclmulqdq  xmm8, xmm10, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm10, xmm10, 0x4e
+	vpxor       xmm10, xmm10, xmm8
+	vpxor       xmm11, xmm11, xmm10
+	/* Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpxor       xmm0, xmm0, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	vpxor       xmm1, xmm1, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	vpxor       xmm2, xmm2, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	vpxor       xmm3, xmm3, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+	vpxor       xmm4, xmm4, xmmword ptr [rcx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm4
+	vpxor       xmm5, xmm5, xmmword ptr [rcx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm5
+	vpxor       xmm6, xmm6, xmmword ptr [rcx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm6
+	vpxor       xmm7, xmm7, xmmword ptr [rcx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm7
+	add         r10, 8
+	sub         r8, 8
+	add         rcx, 128
+	add         rdx, 128
+	jmp         Lasmgen_sm4_gcm_dec_avx_loop
+
+Lasmgen_sm4_gcm_dec_avx_tail:
+	/* Fewer blocks than a batch remain; the GHASH state goes back to memory for the plain loop. */
+	vpshufb     xmm11, xmm11, xmmword ptr [rip + Lconst_byte_reverse]
+	vmovdqu     xmmword ptr [r9 + 16], xmm11
+	/* Absorb the remaining ciphertext before it is decrypted (dst may be src); the GHASH loop */
+	/* uses xmm14/xmm15, two of the S-box table registers, so the tables are loaded again. */
+	mov         r12, r8
+	vmovdqa     xmm14, xmmword ptr [rip + Lconst_polyval_poly]
+	vmovdqa     xmm15, xmmword ptr [rip + Lconst_byte_reverse]
+	vmovdqu     xmm0, xmmword ptr [r9 + 16]
+	vpshufb     xmm0, xmm0, xmm15
+Lasmgen_sm4_gcm_dec_avx_tail2:
+	/* The last k < 8 blocks: X1*H^k + ... + Xk*H^1, one reduction. */
+	test        r12, r12
+	jz          Lasmgen_sm4_gcm_dec_avx_done
+	mov         rax, r12
+	shl         rax, 4
+	add         rax, rsi
+	sub         rax, 16
+	vmovdqa     xmm6, xmm0
+	vpxor       xmm1, xmm1, xmm1
+	vpxor       xmm2, xmm2, xmm2
+	vpxor       xmm3, xmm3, xmm3
+Lasmgen_sm4_gcm_dec_avx_tail_loop:
+	vmovdqu     xmm8, xmmword ptr [rbx]
+	vpshufb     xmm8, xmm8, xmm15
+	vpxor       xmm8, xmm8, xmm6
+	vpxor       xmm6, xmm6, xmm6
+	vpclmulqdq  xmm5, xmm8, xmmword ptr [rax], 0x00
+	vpclmulqdq  xmm7, xmm8, xmmword ptr [rax], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax + 128], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	add         rbx, 16
+	sub         rax, 16
+	sub         r12, 1
+	jnz         Lasmgen_sm4_gcm_dec_avx_tail_loop
+	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
+	vpxor       xmm3, xmm3, xmm1
+	vpxor       xmm3, xmm3, xmm2
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+Lasmgen_sm4_gcm_dec_avx_done:
+	vpshufb     xmm0, xmm0, xmm15
+	vmovdqu     xmmword ptr [r9 + 16], xmm0
+	vmovdqa     xmm12, xmmword ptr [rip + Lconst_sm4_pre_lo]
+	vmovdqa     xmm13, xmmword ptr [rip + Lconst_sm4_pre_hi]
+	vmovdqa     xmm14, xmmword ptr [rip + Lconst_sm4_post_lo]
+	vmovdqa     xmm15, xmmword ptr [rip + Lconst_sm4_post_hi]
+	test        r8, r8
+	jz          Lasmgen_sm4_gcm_dec_avx_fin
+	/* The last 1..7 blocks (xmm batches). */
+	/* 8 counter blocks, transposed: X0..X2 = IV words (broadcast), X3 = counter + i. */
+	vmovq       xmm8, r10
+	vpshufd     xmm8, xmm8, 0x00
+	vpaddd      xmm3, xmm8, xmmword ptr [rip + Lconst_sm4_gcm_inc_x0]
+	vpaddd      xmm7, xmm8, xmmword ptr [rip + Lconst_sm4_gcm_inc_x1]
+	vbroadcastss xmm0, dword ptr [r9]
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     xmm4, xmm0
+	vbroadcastss xmm1, dword ptr [r9 + 4]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     xmm5, xmm1
+	vbroadcastss xmm2, dword ptr [r9 + 8]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     xmm6, xmm2
+	/* 32 rounds on 8 blocks (two scratch registers). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_gcm_dec_avx_rounds2:
+	/* round 4i+0 */
+	vbroadcastss xmm9, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	vbroadcastss xmm9, dword ptr [rax]
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1 */
+	vbroadcastss xmm9, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	vbroadcastss xmm9, dword ptr [rax + 4]
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm8
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2 */
+	vbroadcastss xmm9, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	vbroadcastss xmm9, dword ptr [rax + 8]
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm8
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3 */
+	vbroadcastss xmm9, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	vbroadcastss xmm9, dword ptr [rax + 12]
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm8
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_gcm_dec_avx_rounds2
+	/* Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpxor       xmm0, xmm0, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r8, 2
+	jb          Lasmgen_sm4_gcm_dec_avx_slots_done
+	vpxor       xmm1, xmm1, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r8, 3
+	jb          Lasmgen_sm4_gcm_dec_avx_slots_done
+	vpxor       xmm2, xmm2, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r8, 4
+	jb          Lasmgen_sm4_gcm_dec_avx_slots_done
+	vpxor       xmm3, xmm3, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+	cmp         r8, 5
+	jb          Lasmgen_sm4_gcm_dec_avx_slots_done
+	vpxor       xmm4, xmm4, xmmword ptr [rcx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm4
+	cmp         r8, 6
+	jb          Lasmgen_sm4_gcm_dec_avx_slots_done
+	vpxor       xmm5, xmm5, xmmword ptr [rcx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm5
+	cmp         r8, 7
+	jb          Lasmgen_sm4_gcm_dec_avx_slots_done
+	vpxor       xmm6, xmm6, xmmword ptr [rcx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm6
+	cmp         r8, 8
+	jb          Lasmgen_sm4_gcm_dec_avx_slots_done
+	vpxor       xmm7, xmm7, xmmword ptr [rcx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm7
+Lasmgen_sm4_gcm_dec_avx_slots_done:
+	add         r10, r8
+	mov         rax, r8
+	shl         rax, 4
+	add         rdx, rax
+Lasmgen_sm4_gcm_dec_avx_fin:
+	/* Counter back: word 3 = ctr, words 0..2 unchanged. */
+	mov         rax, qword ptr [r9 + 8]
+	bswap       rax
+	shr         rax, 32
+	shl         rax, 32
+	shl         r10, 32
+	shr         r10, 32
+	add         rax, r10
+	bswap       rax
+	mov         qword ptr [r9 + 8], rax
+	pop         r12
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore r12
+	pop         rbp
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore rbp
+	pop         rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore rbx
+	ret
+	.cfi_endproc
+
+/*
+ * ----------------------------------------------------------------------------------------------------
  * SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs dst.
  * One pass: 16 blocks in flight, the GHASH multiplies interleaved with the rounds; dst may equal src.
  *
@@ -28137,6 +28933,1279 @@ Lasmgen_sm4_gcm_enc_avx2_tail_loop:
 Lasmgen_sm4_gcm_enc_avx2_done:
 	vpshufb     xmm0, xmm0, xmm15
 	vmovdqu     xmmword ptr [r9 + 16], xmm0
+	/* Counter back: word 3 = ctr, words 0..2 unchanged. */
+	mov         rax, qword ptr [r9 + 8]
+	bswap       rax
+	shr         rax, 32
+	shl         rax, 32
+	shl         r10, 32
+	shr         r10, 32
+	add         rax, r10
+	bswap       rax
+	mov         qword ptr [r9 + 8], rax
+	vzeroupper
+	pop         r12
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore r12
+	pop         rbp
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore rbp
+	pop         rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore rbx
+	ret
+	.cfi_endproc
+
+/*
+ * ----------------------------------------------------------------------------------------------------
+ * SM4-GCM decryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs src.
+ * One pass: 16 blocks in flight, the GHASH multiplies interleaved with the rounds; dst may equal src.
+ *
+ * void asmgen_sm4_gcm_dec_avx2(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+ * Requires: AES, PCLMULQDQ, AVX, AVX2
+ * Saves: rbx, rbp, r12
+ * ----------------------------------------------------------------------------------------------------
+ */
+	.globl _asmgen_sm4_gcm_dec_avx2
+	.private_extern _asmgen_sm4_gcm_dec_avx2
+	.p2align 5
+_asmgen_sm4_gcm_dec_avx2:
+	.cfi_startproc
+	endbr64     	# indirect-branch landing pad (CET IBT)
+	push        rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset rbx, 0
+	push        rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset rbp, 0
+	push        r12
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset r12, 0
+	vmovdqa     ymm12, ymmword ptr [rip + Lconst_sm4_pre_lo]
+	vmovdqa     ymm13, ymmword ptr [rip + Lconst_sm4_pre_hi]
+	vmovdqa     ymm14, ymmword ptr [rip + Lconst_sm4_post_lo]
+	vmovdqa     ymm15, ymmword ptr [rip + Lconst_sm4_post_hi]
+	/* The 32-bit counter (big-endian word 3) and the GHASH state in POLYVAL form (xmm11). */
+	mov         r10, qword ptr [r9 + 8]
+	bswap       r10
+	vmovdqu     xmm11, xmmword ptr [r9 + 16]
+	vpshufb     xmm11, xmm11, xmmword ptr [rip + Lconst_byte_reverse]
+	mov         rbx, rcx
+	.p2align 4
+Lasmgen_sm4_gcm_dec_avx2_loop:
+	cmp         r8, 16
+	jb          Lasmgen_sm4_gcm_dec_avx2_tail
+	/* Decrypt this batch while absorbing its ciphertext. */
+	/* 16 counter blocks, transposed: X0..X2 = IV words (broadcast), X3 = counter + i. */
+	vmovq       xmm8, r10
+	vpshufd     xmm8, xmm8, 0x00
+	vinserti128 ymm8, ymm8, xmm8, 0x01
+	vpaddd      ymm3, ymm8, ymmword ptr [rip + Lconst_sm4_gcm_inc_y0]
+	vpaddd      ymm7, ymm8, ymmword ptr [rip + Lconst_sm4_gcm_inc_y1]
+	vpbroadcastd ymm0, dword ptr [r9]
+	vpshufb     ymm0, ymm0, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     ymm4, ymm0
+	vpbroadcastd ymm1, dword ptr [r9 + 4]
+	vpshufb     ymm1, ymm1, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     ymm5, ymm1
+	vpbroadcastd ymm2, dword ptr [r9 + 8]
+	vpshufb     ymm2, ymm2, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     ymm6, ymm2
+	/* GHASH aggregate: accumulators = S * H^8 (S in xmm11), middle products in state[16..32]. */
+	vpclmulqdq  xmm10, xmm11, xmmword ptr [rsi + 112], 0x00
+	vpshufd     xmm8, xmm11, 0x4e
+	vpxor       xmm8, xmm8, xmm11
+	vpclmulqdq  xmm8, xmm8, xmmword ptr [rsi + 240], 0x00
+	vmovdqu     xmmword ptr [r9 + 16], xmm8
+	vpclmulqdq  xmm11, xmm11, xmmword ptr [rsi + 112], 0x11
+	lea         rbp, qword ptr [rsi + 112]
+	/* 32 rounds on 16 blocks (two scratch registers), 2 GHASH block(s) every four rounds. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	lea         r12, qword ptr [rdi + 64]
+	.p2align 4
+Lasmgen_sm4_gcm_dec_avx2_rounds:
+	/* round 4i+0 */
+	vpbroadcastd ymm9, dword ptr [rax]
+	vpxor       ymm8, ymm1, ymm2
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm3
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vextracti128 xmm9, ymm8, 0x01
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vaesenclast xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_zero]
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, ymmword ptr [rip + Lconst_sm4_isr]
+	vpxor       ymm0, ymm0, ymm9
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm0, ymm0, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm0, ymm0, ymm8
+	vpxor       ymm0, ymm0, ymm9
+	vpbroadcastd ymm9, dword ptr [rax]
+	vpxor       ymm8, ymm5, ymm6
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm7
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vextracti128 xmm9, ymm8, 0x01
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vaesenclast xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_zero]
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, ymmword ptr [rip + Lconst_sm4_isr]
+	vpxor       ymm4, ymm4, ymm9
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm4, ymm4, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm4, ymm4, ymm8
+	vpxor       ymm4, ymm4, ymm9
+	/* round 4i+1 */
+	vpbroadcastd ymm9, dword ptr [rax + 4]
+	vpxor       ymm8, ymm2, ymm3
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm0
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vextracti128 xmm9, ymm8, 0x01
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vaesenclast xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_zero]
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, ymmword ptr [rip + Lconst_sm4_isr]
+	vpxor       ymm1, ymm1, ymm9
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm1, ymm1, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm1, ymm1, ymm8
+	vpxor       ymm1, ymm1, ymm9
+	vpbroadcastd ymm9, dword ptr [rax + 4]
+	vpxor       ymm8, ymm6, ymm7
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm4
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vextracti128 xmm9, ymm8, 0x01
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vaesenclast xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_zero]
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, ymmword ptr [rip + Lconst_sm4_isr]
+	vpxor       ymm5, ymm5, ymm9
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm5, ymm5, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm5, ymm5, ymm8
+	vpxor       ymm5, ymm5, ymm9
+	/* GHASH: next block times its power of H (Karatsuba), into the accumulators. */
+	vmovdqu     xmm8, xmmword ptr [rbx]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpclmulqdq  xmm9, xmm8, xmmword ptr [rbp], 0x00
+	vpxor       xmm10, xmm10, xmm9
+	vpclmulqdq  xmm9, xmm8, xmmword ptr [rbp], 0x11
+	vpxor       xmm11, xmm11, xmm9
+	vpshufd     xmm9, xmm8, 0x4e
+	vpxor       xmm8, xmm8, xmm9
+	vpclmulqdq  xmm8, xmm8, xmmword ptr [rbp + 128], 0x00
+	vpxor       xmm8, xmm8, xmmword ptr [r9 + 16]
+	vmovdqu     xmmword ptr [r9 + 16], xmm8
+	add         rbx, 16
+	sub         rbp, 16
+	/* round 4i+2 */
+	vpbroadcastd ymm9, dword ptr [rax + 8]
+	vpxor       ymm8, ymm3, ymm0
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm1
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vextracti128 xmm9, ymm8, 0x01
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vaesenclast xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_zero]
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, ymmword ptr [rip + Lconst_sm4_isr]
+	vpxor       ymm2, ymm2, ymm9
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm2, ymm2, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm2, ymm2, ymm8
+	vpxor       ymm2, ymm2, ymm9
+	vpbroadcastd ymm9, dword ptr [rax + 8]
+	vpxor       ymm8, ymm7, ymm4
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm5
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vextracti128 xmm9, ymm8, 0x01
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vaesenclast xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_zero]
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, ymmword ptr [rip + Lconst_sm4_isr]
+	vpxor       ymm6, ymm6, ymm9
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm6, ymm6, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm6, ymm6, ymm8
+	vpxor       ymm6, ymm6, ymm9
+	/* round 4i+3 */
+	vpbroadcastd ymm9, dword ptr [rax + 12]
+	vpxor       ymm8, ymm0, ymm1
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm2
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vextracti128 xmm9, ymm8, 0x01
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vaesenclast xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_zero]
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, ymmword ptr [rip + Lconst_sm4_isr]
+	vpxor       ymm3, ymm3, ymm9
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm3, ymm3, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm3, ymm3, ymm8
+	vpxor       ymm3, ymm3, ymm9
+	vpbroadcastd ymm9, dword ptr [rax + 12]
+	vpxor       ymm8, ymm4, ymm5
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm6
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vextracti128 xmm9, ymm8, 0x01
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vaesenclast xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_zero]
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, ymmword ptr [rip + Lconst_sm4_isr]
+	vpxor       ymm7, ymm7, ymm9
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm7, ymm7, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm7, ymm7, ymm8
+	vpxor       ymm7, ymm7, ymm9
+	/* GHASH: next block times its power of H (Karatsuba), into the accumulators. */
+	vmovdqu     xmm8, xmmword ptr [rbx]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpclmulqdq  xmm9, xmm8, xmmword ptr [rbp], 0x00
+	vpxor       xmm10, xmm10, xmm9
+	vpclmulqdq  xmm9, xmm8, xmmword ptr [rbp], 0x11
+	vpxor       xmm11, xmm11, xmm9
+	vpshufd     xmm9, xmm8, 0x4e
+	vpxor       xmm8, xmm8, xmm9
+	vpclmulqdq  xmm8, xmm8, xmmword ptr [rbp + 128], 0x00
+	vpxor       xmm8, xmm8, xmmword ptr [r9 + 16]
+	vmovdqu     xmmword ptr [r9 + 16], xmm8
+	add         rbx, 16
+	sub         rbp, 16
+	add         rax, 16
+	cmp         rax, r12
+	jnz         Lasmgen_sm4_gcm_dec_avx2_no_reduce
+	/* GHASH: recombine the Karatsuba products, reduce (two folds by x^-64) into S = xmm11. */
+	vmovdqu     xmm9, xmmword ptr [r9 + 16]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm9, xmm9, xmm11
+	vpslldq     xmm8, xmm9, 8
+	vpsrldq     xmm9, xmm9, 8
+	vpxor       xmm10, xmm10, xmm8
+	vpxor       xmm11, xmm11, xmm9
+	vpclmulqdq  xmm8, xmm10, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm10, xmm10, 0x4e
+	vpxor       xmm10, xmm10, xmm8
+	vpclmulqdq  xmm8, xmm10, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm10, xmm10, 0x4e
+	vpxor       xmm10, xmm10, xmm8
+	vpxor       xmm11, xmm11, xmm10
+	/* GHASH aggregate: accumulators = S * H^8 (S in xmm11), middle products in state[16..32]. */
+	vpclmulqdq  xmm10, xmm11, xmmword ptr [rsi + 112], 0x00
+	vpshufd     xmm8, xmm11, 0x4e
+	vpxor       xmm8, xmm8, xmm11
+	vpclmulqdq  xmm8, xmm8, xmmword ptr [rsi + 240], 0x00
+	vmovdqu     xmmword ptr [r9 + 16], xmm8
+	vpclmulqdq  xmm11, xmm11, xmmword ptr [rsi + 112], 0x11
+	lea         rbp, qword ptr [rsi + 112]
+Lasmgen_sm4_gcm_dec_avx2_no_reduce:
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_gcm_dec_avx2_rounds
+	/* GHASH: recombine the Karatsuba products, reduce (two folds by x^-64) into S = xmm11. */
+	vmovdqu     xmm9, xmmword ptr [r9 + 16]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm9, xmm9, xmm11
+	vpslldq     xmm8, xmm9, 8
+	vpsrldq     xmm9, xmm9, 8
+	vpxor       xmm10, xmm10, xmm8
+	vpxor       xmm11, xmm11, xmm9
+	vpclmulqdq  xmm8, xmm10, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm10, xmm10, 0x4e
+	vpxor       xmm10, xmm10, xmm8
+	vpclmulqdq  xmm8, xmm10, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm10, xmm10, 0x4e
+	vpxor       xmm10, xmm10, xmm8
+	vpxor       xmm11, xmm11, xmm10
+	/* Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream. */
+	vpunpckldq  ymm8, ymm3, ymm2
+	vpunpckhdq  ymm9, ymm3, ymm2
+	vpunpckldq  ymm10, ymm1, ymm0
+	vpunpckhdq  ymm2, ymm1, ymm0
+	vpunpcklqdq ymm0, ymm8, ymm10
+	vpunpckhqdq ymm1, ymm8, ymm10
+	vpunpckhqdq ymm3, ymm9, ymm2
+	vpunpcklqdq ymm2, ymm9, ymm2
+	vpshufb     ymm0, ymm0, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     ymm1, ymm1, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     ymm2, ymm2, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     ymm3, ymm3, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  ymm8, ymm7, ymm6
+	vpunpckhdq  ymm9, ymm7, ymm6
+	vpunpckldq  ymm10, ymm5, ymm4
+	vpunpckhdq  ymm6, ymm5, ymm4
+	vpunpcklqdq ymm4, ymm8, ymm10
+	vpunpckhqdq ymm5, ymm8, ymm10
+	vpunpckhqdq ymm7, ymm9, ymm6
+	vpunpcklqdq ymm6, ymm9, ymm6
+	vpshufb     ymm4, ymm4, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     ymm5, ymm5, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     ymm6, ymm6, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     ymm7, ymm7, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vpxor       ymm0, ymm0, ymmword ptr [rcx]
+	vmovdqu     ymmword ptr [rdx], ymm0
+	vpxor       ymm1, ymm1, ymmword ptr [rcx + 32]
+	vmovdqu     ymmword ptr [rdx + 32], ymm1
+	vpxor       ymm2, ymm2, ymmword ptr [rcx + 64]
+	vmovdqu     ymmword ptr [rdx + 64], ymm2
+	vpxor       ymm3, ymm3, ymmword ptr [rcx + 96]
+	vmovdqu     ymmword ptr [rdx + 96], ymm3
+	vpxor       ymm4, ymm4, ymmword ptr [rcx + 128]
+	vmovdqu     ymmword ptr [rdx + 128], ymm4
+	vpxor       ymm5, ymm5, ymmword ptr [rcx + 160]
+	vmovdqu     ymmword ptr [rdx + 160], ymm5
+	vpxor       ymm6, ymm6, ymmword ptr [rcx + 192]
+	vmovdqu     ymmword ptr [rdx + 192], ymm6
+	vpxor       ymm7, ymm7, ymmword ptr [rcx + 224]
+	vmovdqu     ymmword ptr [rdx + 224], ymm7
+	add         r10, 16
+	sub         r8, 16
+	add         rcx, 256
+	add         rdx, 256
+	jmp         Lasmgen_sm4_gcm_dec_avx2_loop
+
+Lasmgen_sm4_gcm_dec_avx2_tail:
+	/* Fewer blocks than a batch remain; the GHASH state goes back to memory for the plain loop. */
+	vpshufb     xmm11, xmm11, xmmword ptr [rip + Lconst_byte_reverse]
+	vmovdqu     xmmword ptr [r9 + 16], xmm11
+	/* Absorb the remaining ciphertext before it is decrypted (dst may be src); the GHASH loop */
+	/* uses xmm14/xmm15, two of the S-box table registers, so the tables are loaded again. */
+	mov         r12, r8
+	vmovdqa     xmm14, xmmword ptr [rip + Lconst_polyval_poly]
+	vmovdqa     xmm15, xmmword ptr [rip + Lconst_byte_reverse]
+	vmovdqu     xmm0, xmmword ptr [r9 + 16]
+	vpshufb     xmm0, xmm0, xmm15
+	cmp         r12, 8
+	jb          Lasmgen_sm4_gcm_dec_avx2_tail2
+	.p2align 4
+Lasmgen_sm4_gcm_dec_avx2_loop8:
+	/* block 1 times H^7 */
+	vmovdqu     xmm8, xmmword ptr [rbx + 16]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm1, xmm8, xmmword ptr [rsi + 96], 0x00
+	vpclmulqdq  xmm2, xmm8, xmmword ptr [rsi + 96], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpclmulqdq  xmm3, xmm4, xmmword ptr [rsi + 224], 0x00
+	/* block 2 times H^6 */
+	vmovdqu     xmm8, xmmword ptr [rbx + 32]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, xmmword ptr [rsi + 80], 0x00
+	vpclmulqdq  xmm7, xmm8, xmmword ptr [rsi + 80], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rsi + 208], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	/* block 3 times H^5 */
+	vmovdqu     xmm8, xmmword ptr [rbx + 48]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, xmmword ptr [rsi + 64], 0x00
+	vpclmulqdq  xmm7, xmm8, xmmword ptr [rsi + 64], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rsi + 192], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	/* block 4 times H^4 */
+	vmovdqu     xmm8, xmmword ptr [rbx + 64]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, xmmword ptr [rsi + 48], 0x00
+	vpclmulqdq  xmm7, xmm8, xmmword ptr [rsi + 48], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rsi + 176], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	/* block 5 times H^3 */
+	vmovdqu     xmm8, xmmword ptr [rbx + 80]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, xmmword ptr [rsi + 32], 0x00
+	vpclmulqdq  xmm7, xmm8, xmmword ptr [rsi + 32], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rsi + 160], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	/* block 6 times H^2 */
+	vmovdqu     xmm8, xmmword ptr [rbx + 96]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, xmmword ptr [rsi + 16], 0x00
+	vpclmulqdq  xmm7, xmm8, xmmword ptr [rsi + 16], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rsi + 144], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	/* block 7 times H^1 */
+	vmovdqu     xmm8, xmmword ptr [rbx + 112]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, xmmword ptr [rsi], 0x00
+	vpclmulqdq  xmm7, xmm8, xmmword ptr [rsi], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rsi + 128], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	/* block 0 times H^8, after adding the state */
+	vmovdqu     xmm8, xmmword ptr [rbx]
+	vpshufb     xmm8, xmm8, xmm15
+	vpxor       xmm8, xmm8, xmm0
+	vpclmulqdq  xmm5, xmm8, xmmword ptr [rsi + 112], 0x00
+	vpclmulqdq  xmm7, xmm8, xmmword ptr [rsi + 112], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rsi + 240], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
+	vpxor       xmm3, xmm3, xmm1
+	vpxor       xmm3, xmm3, xmm2
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rbx, 128
+	sub         r12, 8
+	cmp         r12, 8
+	jae         Lasmgen_sm4_gcm_dec_avx2_loop8
+
+Lasmgen_sm4_gcm_dec_avx2_tail2:
+	/* The last k < 8 blocks: X1*H^k + ... + Xk*H^1, one reduction. */
+	test        r12, r12
+	jz          Lasmgen_sm4_gcm_dec_avx2_done
+	mov         rax, r12
+	shl         rax, 4
+	add         rax, rsi
+	sub         rax, 16
+	vmovdqa     xmm6, xmm0
+	vpxor       xmm1, xmm1, xmm1
+	vpxor       xmm2, xmm2, xmm2
+	vpxor       xmm3, xmm3, xmm3
+Lasmgen_sm4_gcm_dec_avx2_tail_loop:
+	vmovdqu     xmm8, xmmword ptr [rbx]
+	vpshufb     xmm8, xmm8, xmm15
+	vpxor       xmm8, xmm8, xmm6
+	vpxor       xmm6, xmm6, xmm6
+	vpclmulqdq  xmm5, xmm8, xmmword ptr [rax], 0x00
+	vpclmulqdq  xmm7, xmm8, xmmword ptr [rax], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax + 128], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	add         rbx, 16
+	sub         rax, 16
+	sub         r12, 1
+	jnz         Lasmgen_sm4_gcm_dec_avx2_tail_loop
+	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
+	vpxor       xmm3, xmm3, xmm1
+	vpxor       xmm3, xmm3, xmm2
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+Lasmgen_sm4_gcm_dec_avx2_done:
+	vpshufb     xmm0, xmm0, xmm15
+	vmovdqu     xmmword ptr [r9 + 16], xmm0
+	vmovdqa     ymm12, ymmword ptr [rip + Lconst_sm4_pre_lo]
+	vmovdqa     ymm13, ymmword ptr [rip + Lconst_sm4_pre_hi]
+	vmovdqa     ymm14, ymmword ptr [rip + Lconst_sm4_post_lo]
+	vmovdqa     ymm15, ymmword ptr [rip + Lconst_sm4_post_hi]
+	test        r8, r8
+	jz          Lasmgen_sm4_gcm_dec_avx2_fin
+	/* The last 1..15 blocks (xmm batches). */
+	cmp         r8, 8
+	jb          Lasmgen_sm4_gcm_dec_avx2_tail_partial
+	/* 8 counter blocks, transposed: X0..X2 = IV words (broadcast), X3 = counter + i. */
+	vmovq       xmm8, r10
+	vpshufd     xmm8, xmm8, 0x00
+	vpaddd      xmm3, xmm8, xmmword ptr [rip + Lconst_sm4_gcm_inc_x0]
+	vpaddd      xmm7, xmm8, xmmword ptr [rip + Lconst_sm4_gcm_inc_x1]
+	vbroadcastss xmm0, dword ptr [r9]
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     xmm4, xmm0
+	vbroadcastss xmm1, dword ptr [r9 + 4]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     xmm5, xmm1
+	vbroadcastss xmm2, dword ptr [r9 + 8]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     xmm6, xmm2
+	/* 32 rounds on 8 blocks (two scratch registers). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_gcm_dec_avx2_rounds2:
+	/* round 4i+0 */
+	vbroadcastss xmm9, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	vbroadcastss xmm9, dword ptr [rax]
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1 */
+	vbroadcastss xmm9, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	vbroadcastss xmm9, dword ptr [rax + 4]
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm8
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2 */
+	vbroadcastss xmm9, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	vbroadcastss xmm9, dword ptr [rax + 8]
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm8
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3 */
+	vbroadcastss xmm9, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	vbroadcastss xmm9, dword ptr [rax + 12]
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm8
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_gcm_dec_avx2_rounds2
+	/* Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpxor       xmm0, xmm0, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	vpxor       xmm1, xmm1, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	vpxor       xmm2, xmm2, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	vpxor       xmm3, xmm3, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+	vpxor       xmm4, xmm4, xmmword ptr [rcx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm4
+	vpxor       xmm5, xmm5, xmmword ptr [rcx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm5
+	vpxor       xmm6, xmm6, xmmword ptr [rcx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm6
+	vpxor       xmm7, xmm7, xmmword ptr [rcx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm7
+	add         r10, 8
+	sub         r8, 8
+	add         rcx, 128
+	add         rdx, 128
+	test        r8, r8
+	jz          Lasmgen_sm4_gcm_dec_avx2_fin
+Lasmgen_sm4_gcm_dec_avx2_tail_partial:
+	/* 8 counter blocks, transposed: X0..X2 = IV words (broadcast), X3 = counter + i. */
+	vmovq       xmm8, r10
+	vpshufd     xmm8, xmm8, 0x00
+	vpaddd      xmm3, xmm8, xmmword ptr [rip + Lconst_sm4_gcm_inc_x0]
+	vpaddd      xmm7, xmm8, xmmword ptr [rip + Lconst_sm4_gcm_inc_x1]
+	vbroadcastss xmm0, dword ptr [r9]
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     xmm4, xmm0
+	vbroadcastss xmm1, dword ptr [r9 + 4]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     xmm5, xmm1
+	vbroadcastss xmm2, dword ptr [r9 + 8]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     xmm6, xmm2
+	/* 32 rounds on 8 blocks (two scratch registers). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_gcm_dec_avx2_rounds3:
+	/* round 4i+0 */
+	vbroadcastss xmm9, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	vbroadcastss xmm9, dword ptr [rax]
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1 */
+	vbroadcastss xmm9, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	vbroadcastss xmm9, dword ptr [rax + 4]
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm8
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2 */
+	vbroadcastss xmm9, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	vbroadcastss xmm9, dword ptr [rax + 8]
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm8
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3 */
+	vbroadcastss xmm9, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	vbroadcastss xmm9, dword ptr [rax + 12]
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm8
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_gcm_dec_avx2_rounds3
+	/* Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpxor       xmm0, xmm0, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r8, 2
+	jb          Lasmgen_sm4_gcm_dec_avx2_slots_done
+	vpxor       xmm1, xmm1, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r8, 3
+	jb          Lasmgen_sm4_gcm_dec_avx2_slots_done
+	vpxor       xmm2, xmm2, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r8, 4
+	jb          Lasmgen_sm4_gcm_dec_avx2_slots_done
+	vpxor       xmm3, xmm3, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+	cmp         r8, 5
+	jb          Lasmgen_sm4_gcm_dec_avx2_slots_done
+	vpxor       xmm4, xmm4, xmmword ptr [rcx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm4
+	cmp         r8, 6
+	jb          Lasmgen_sm4_gcm_dec_avx2_slots_done
+	vpxor       xmm5, xmm5, xmmword ptr [rcx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm5
+	cmp         r8, 7
+	jb          Lasmgen_sm4_gcm_dec_avx2_slots_done
+	vpxor       xmm6, xmm6, xmmword ptr [rcx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm6
+	cmp         r8, 8
+	jb          Lasmgen_sm4_gcm_dec_avx2_slots_done
+	vpxor       xmm7, xmm7, xmmword ptr [rcx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm7
+Lasmgen_sm4_gcm_dec_avx2_slots_done:
+	add         r10, r8
+	mov         rax, r8
+	shl         rax, 4
+	add         rdx, rax
+Lasmgen_sm4_gcm_dec_avx2_fin:
 	/* Counter back: word 3 = ctr, words 0..2 unchanged. */
 	mov         rax, qword ptr [r9 + 8]
 	bswap       rax
@@ -42907,6 +44976,973 @@ Lasmgen_sm4_gcm_enc_gfni_tail_loop:
 Lasmgen_sm4_gcm_enc_gfni_done:
 	vpshufb     xmm0, xmm0, xmm15
 	vmovdqu     xmmword ptr [r9 + 16], xmm0
+	/* Counter back: word 3 = ctr, words 0..2 unchanged. */
+	mov         rax, qword ptr [r9 + 8]
+	bswap       rax
+	shr         rax, 32
+	shl         rax, 32
+	shl         r10, 32
+	shr         r10, 32
+	add         rax, r10
+	bswap       rax
+	mov         qword ptr [r9 + 8], rax
+	vzeroupper
+	pop         r12
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore r12
+	pop         rbp
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore rbp
+	pop         rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore rbx
+	ret
+	.cfi_endproc
+
+/*
+ * ----------------------------------------------------------------------------------------------------
+ * SM4-GCM decryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs src.
+ * One pass: 16 blocks in flight, the GHASH multiplies interleaved with the rounds; dst may equal src.
+ *
+ * void asmgen_sm4_gcm_dec_gfni(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+ * Requires: PCLMULQDQ, AVX, AVX2, GFNI
+ * Saves: rbx, rbp, r12
+ * ----------------------------------------------------------------------------------------------------
+ */
+	.globl _asmgen_sm4_gcm_dec_gfni
+	.private_extern _asmgen_sm4_gcm_dec_gfni
+	.p2align 5
+_asmgen_sm4_gcm_dec_gfni:
+	.cfi_startproc
+	endbr64     	# indirect-branch landing pad (CET IBT)
+	push        rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset rbx, 0
+	push        rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset rbp, 0
+	push        r12
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset r12, 0
+	vmovdqa     ymm12, ymmword ptr [rip + Lconst_sm4_gfni_rot0]
+	vmovdqa     ymm13, ymmword ptr [rip + Lconst_sm4_gfni_rot8]
+	vmovdqa     ymm14, ymmword ptr [rip + Lconst_sm4_gfni_rot24]
+	vmovdqa     ymm15, ymmword ptr [rip + Lconst_sm4_gfni_m1]
+	/* The 32-bit counter (big-endian word 3) and the GHASH state in POLYVAL form (xmm11). */
+	mov         r10, qword ptr [r9 + 8]
+	bswap       r10
+	vmovdqu     xmm11, xmmword ptr [r9 + 16]
+	vpshufb     xmm11, xmm11, xmmword ptr [rip + Lconst_byte_reverse]
+	mov         rbx, rcx
+	.p2align 4
+Lasmgen_sm4_gcm_dec_gfni_loop:
+	cmp         r8, 16
+	jb          Lasmgen_sm4_gcm_dec_gfni_tail
+	/* Decrypt this batch while absorbing its ciphertext. */
+	/* 16 counter blocks, transposed: X0..X2 = IV words (broadcast), X3 = counter + i. */
+	vmovq       xmm8, r10
+	vpshufd     xmm8, xmm8, 0x00
+	vinserti128 ymm8, ymm8, xmm8, 0x01
+	vpaddd      ymm3, ymm8, ymmword ptr [rip + Lconst_sm4_gcm_inc_y0]
+	vpaddd      ymm7, ymm8, ymmword ptr [rip + Lconst_sm4_gcm_inc_y1]
+	vpbroadcastd ymm0, dword ptr [r9]
+	vpshufb     ymm0, ymm0, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     ymm4, ymm0
+	vpbroadcastd ymm1, dword ptr [r9 + 4]
+	vpshufb     ymm1, ymm1, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     ymm5, ymm1
+	vpbroadcastd ymm2, dword ptr [r9 + 8]
+	vpshufb     ymm2, ymm2, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     ymm6, ymm2
+	/* GHASH aggregate: accumulators = S * H^8 (S in xmm11), middle products in state[16..32]. */
+	vpclmulqdq  xmm10, xmm11, xmmword ptr [rsi + 112], 0x00
+	vpshufd     xmm8, xmm11, 0x4e
+	vpxor       xmm8, xmm8, xmm11
+	vpclmulqdq  xmm8, xmm8, xmmword ptr [rsi + 240], 0x00
+	vmovdqu     xmmword ptr [r9 + 16], xmm8
+	vpclmulqdq  xmm11, xmm11, xmmword ptr [rsi + 112], 0x11
+	lea         rbp, qword ptr [rsi + 112]
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb ymm0, ymm0, ymm15, 0x00
+	vgf2p8affineqb ymm1, ymm1, ymm15, 0x00
+	vgf2p8affineqb ymm2, ymm2, ymm15, 0x00
+	vgf2p8affineqb ymm3, ymm3, ymm15, 0x00
+	vgf2p8affineqb ymm4, ymm4, ymm15, 0x00
+	vgf2p8affineqb ymm5, ymm5, ymm15, 0x00
+	vgf2p8affineqb ymm6, ymm6, ymm15, 0x00
+	vgf2p8affineqb ymm7, ymm7, ymm15, 0x00
+	/* 32 rounds on 16 blocks (two scratch registers), 2 GHASH block(s) every four rounds. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	lea         r12, qword ptr [rdi + 64]
+	.p2align 4
+Lasmgen_sm4_gcm_dec_gfni_rounds:
+	/* round 4i+0 */
+	vpbroadcastd ymm9, dword ptr [rax]
+	vgf2p8affineqb ymm9, ymm9, ymm15, 0x3e
+	vpxor       ymm8, ymm1, ymm2
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm3
+	vgf2p8affineinvqb ymm9, ymm8, ymm12, 0x72
+	vpxor       ymm0, ymm0, ymm9
+	vgf2p8affineinvqb ymm9, ymm8, ymm14, 0x11
+	vpshufb     ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       ymm0, ymm0, ymm9
+	vgf2p8affineinvqb ymm8, ymm8, ymm13, 0x63
+	vpshufb     ymm9, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm0, ymm0, ymm9
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol16]
+	vpxor       ymm0, ymm0, ymm8
+	vpbroadcastd ymm9, dword ptr [rax]
+	vgf2p8affineqb ymm9, ymm9, ymm15, 0x3e
+	vpxor       ymm8, ymm5, ymm6
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm7
+	vgf2p8affineinvqb ymm9, ymm8, ymm12, 0x72
+	vpxor       ymm4, ymm4, ymm9
+	vgf2p8affineinvqb ymm9, ymm8, ymm14, 0x11
+	vpshufb     ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       ymm4, ymm4, ymm9
+	vgf2p8affineinvqb ymm8, ymm8, ymm13, 0x63
+	vpshufb     ymm9, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm4, ymm4, ymm9
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol16]
+	vpxor       ymm4, ymm4, ymm8
+	/* round 4i+1 */
+	vpbroadcastd ymm9, dword ptr [rax + 4]
+	vgf2p8affineqb ymm9, ymm9, ymm15, 0x3e
+	vpxor       ymm8, ymm2, ymm3
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm0
+	vgf2p8affineinvqb ymm9, ymm8, ymm12, 0x72
+	vpxor       ymm1, ymm1, ymm9
+	vgf2p8affineinvqb ymm9, ymm8, ymm14, 0x11
+	vpshufb     ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       ymm1, ymm1, ymm9
+	vgf2p8affineinvqb ymm8, ymm8, ymm13, 0x63
+	vpshufb     ymm9, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm1, ymm1, ymm9
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol16]
+	vpxor       ymm1, ymm1, ymm8
+	vpbroadcastd ymm9, dword ptr [rax + 4]
+	vgf2p8affineqb ymm9, ymm9, ymm15, 0x3e
+	vpxor       ymm8, ymm6, ymm7
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm4
+	vgf2p8affineinvqb ymm9, ymm8, ymm12, 0x72
+	vpxor       ymm5, ymm5, ymm9
+	vgf2p8affineinvqb ymm9, ymm8, ymm14, 0x11
+	vpshufb     ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       ymm5, ymm5, ymm9
+	vgf2p8affineinvqb ymm8, ymm8, ymm13, 0x63
+	vpshufb     ymm9, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm5, ymm5, ymm9
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol16]
+	vpxor       ymm5, ymm5, ymm8
+	/* GHASH: next block times its power of H (Karatsuba), into the accumulators. */
+	vmovdqu     xmm8, xmmword ptr [rbx]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpclmulqdq  xmm9, xmm8, xmmword ptr [rbp], 0x00
+	vpxor       xmm10, xmm10, xmm9
+	vpclmulqdq  xmm9, xmm8, xmmword ptr [rbp], 0x11
+	vpxor       xmm11, xmm11, xmm9
+	vpshufd     xmm9, xmm8, 0x4e
+	vpxor       xmm8, xmm8, xmm9
+	vpclmulqdq  xmm8, xmm8, xmmword ptr [rbp + 128], 0x00
+	vpxor       xmm8, xmm8, xmmword ptr [r9 + 16]
+	vmovdqu     xmmword ptr [r9 + 16], xmm8
+	add         rbx, 16
+	sub         rbp, 16
+	/* round 4i+2 */
+	vpbroadcastd ymm9, dword ptr [rax + 8]
+	vgf2p8affineqb ymm9, ymm9, ymm15, 0x3e
+	vpxor       ymm8, ymm3, ymm0
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm1
+	vgf2p8affineinvqb ymm9, ymm8, ymm12, 0x72
+	vpxor       ymm2, ymm2, ymm9
+	vgf2p8affineinvqb ymm9, ymm8, ymm14, 0x11
+	vpshufb     ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       ymm2, ymm2, ymm9
+	vgf2p8affineinvqb ymm8, ymm8, ymm13, 0x63
+	vpshufb     ymm9, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm2, ymm2, ymm9
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol16]
+	vpxor       ymm2, ymm2, ymm8
+	vpbroadcastd ymm9, dword ptr [rax + 8]
+	vgf2p8affineqb ymm9, ymm9, ymm15, 0x3e
+	vpxor       ymm8, ymm7, ymm4
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm5
+	vgf2p8affineinvqb ymm9, ymm8, ymm12, 0x72
+	vpxor       ymm6, ymm6, ymm9
+	vgf2p8affineinvqb ymm9, ymm8, ymm14, 0x11
+	vpshufb     ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       ymm6, ymm6, ymm9
+	vgf2p8affineinvqb ymm8, ymm8, ymm13, 0x63
+	vpshufb     ymm9, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm6, ymm6, ymm9
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol16]
+	vpxor       ymm6, ymm6, ymm8
+	/* round 4i+3 */
+	vpbroadcastd ymm9, dword ptr [rax + 12]
+	vgf2p8affineqb ymm9, ymm9, ymm15, 0x3e
+	vpxor       ymm8, ymm0, ymm1
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm2
+	vgf2p8affineinvqb ymm9, ymm8, ymm12, 0x72
+	vpxor       ymm3, ymm3, ymm9
+	vgf2p8affineinvqb ymm9, ymm8, ymm14, 0x11
+	vpshufb     ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       ymm3, ymm3, ymm9
+	vgf2p8affineinvqb ymm8, ymm8, ymm13, 0x63
+	vpshufb     ymm9, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm3, ymm3, ymm9
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol16]
+	vpxor       ymm3, ymm3, ymm8
+	vpbroadcastd ymm9, dword ptr [rax + 12]
+	vgf2p8affineqb ymm9, ymm9, ymm15, 0x3e
+	vpxor       ymm8, ymm4, ymm5
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm6
+	vgf2p8affineinvqb ymm9, ymm8, ymm12, 0x72
+	vpxor       ymm7, ymm7, ymm9
+	vgf2p8affineinvqb ymm9, ymm8, ymm14, 0x11
+	vpshufb     ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       ymm7, ymm7, ymm9
+	vgf2p8affineinvqb ymm8, ymm8, ymm13, 0x63
+	vpshufb     ymm9, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm7, ymm7, ymm9
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol16]
+	vpxor       ymm7, ymm7, ymm8
+	/* GHASH: next block times its power of H (Karatsuba), into the accumulators. */
+	vmovdqu     xmm8, xmmword ptr [rbx]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpclmulqdq  xmm9, xmm8, xmmword ptr [rbp], 0x00
+	vpxor       xmm10, xmm10, xmm9
+	vpclmulqdq  xmm9, xmm8, xmmword ptr [rbp], 0x11
+	vpxor       xmm11, xmm11, xmm9
+	vpshufd     xmm9, xmm8, 0x4e
+	vpxor       xmm8, xmm8, xmm9
+	vpclmulqdq  xmm8, xmm8, xmmword ptr [rbp + 128], 0x00
+	vpxor       xmm8, xmm8, xmmword ptr [r9 + 16]
+	vmovdqu     xmmword ptr [r9 + 16], xmm8
+	add         rbx, 16
+	sub         rbp, 16
+	add         rax, 16
+	cmp         rax, r12
+	jnz         Lasmgen_sm4_gcm_dec_gfni_no_reduce
+	/* GHASH: recombine the Karatsuba products, reduce (two folds by x^-64) into S = xmm11. */
+	vmovdqu     xmm9, xmmword ptr [r9 + 16]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm9, xmm9, xmm11
+	vpslldq     xmm8, xmm9, 8
+	vpsrldq     xmm9, xmm9, 8
+	vpxor       xmm10, xmm10, xmm8
+	vpxor       xmm11, xmm11, xmm9
+	vpclmulqdq  xmm8, xmm10, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm10, xmm10, 0x4e
+	vpxor       xmm10, xmm10, xmm8
+	vpclmulqdq  xmm8, xmm10, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm10, xmm10, 0x4e
+	vpxor       xmm10, xmm10, xmm8
+	vpxor       xmm11, xmm11, xmm10
+	/* GHASH aggregate: accumulators = S * H^8 (S in xmm11), middle products in state[16..32]. */
+	vpclmulqdq  xmm10, xmm11, xmmword ptr [rsi + 112], 0x00
+	vpshufd     xmm8, xmm11, 0x4e
+	vpxor       xmm8, xmm8, xmm11
+	vpclmulqdq  xmm8, xmm8, xmmword ptr [rsi + 240], 0x00
+	vmovdqu     xmmword ptr [r9 + 16], xmm8
+	vpclmulqdq  xmm11, xmm11, xmmword ptr [rsi + 112], 0x11
+	lea         rbp, qword ptr [rsi + 112]
+Lasmgen_sm4_gcm_dec_gfni_no_reduce:
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_gcm_dec_gfni_rounds
+	/* GHASH: recombine the Karatsuba products, reduce (two folds by x^-64) into S = xmm11. */
+	vmovdqu     xmm9, xmmword ptr [r9 + 16]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm9, xmm9, xmm11
+	vpslldq     xmm8, xmm9, 8
+	vpsrldq     xmm9, xmm9, 8
+	vpxor       xmm10, xmm10, xmm8
+	vpxor       xmm11, xmm11, xmm9
+	vpclmulqdq  xmm8, xmm10, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm10, xmm10, 0x4e
+	vpxor       xmm10, xmm10, xmm8
+	vpclmulqdq  xmm8, xmm10, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm10, xmm10, 0x4e
+	vpxor       xmm10, xmm10, xmm8
+	vpxor       xmm11, xmm11, xmm10
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb ymm0, ymm0, ymmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb ymm1, ymm1, ymmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb ymm2, ymm2, ymmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb ymm3, ymm3, ymmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb ymm4, ymm4, ymmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb ymm5, ymm5, ymmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb ymm6, ymm6, ymmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb ymm7, ymm7, ymmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	/* Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream. */
+	vpunpckldq  ymm8, ymm3, ymm2
+	vpunpckhdq  ymm9, ymm3, ymm2
+	vpunpckldq  ymm10, ymm1, ymm0
+	vpunpckhdq  ymm2, ymm1, ymm0
+	vpunpcklqdq ymm0, ymm8, ymm10
+	vpunpckhqdq ymm1, ymm8, ymm10
+	vpunpckhqdq ymm3, ymm9, ymm2
+	vpunpcklqdq ymm2, ymm9, ymm2
+	vpshufb     ymm0, ymm0, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     ymm1, ymm1, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     ymm2, ymm2, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     ymm3, ymm3, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  ymm8, ymm7, ymm6
+	vpunpckhdq  ymm9, ymm7, ymm6
+	vpunpckldq  ymm10, ymm5, ymm4
+	vpunpckhdq  ymm6, ymm5, ymm4
+	vpunpcklqdq ymm4, ymm8, ymm10
+	vpunpckhqdq ymm5, ymm8, ymm10
+	vpunpckhqdq ymm7, ymm9, ymm6
+	vpunpcklqdq ymm6, ymm9, ymm6
+	vpshufb     ymm4, ymm4, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     ymm5, ymm5, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     ymm6, ymm6, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     ymm7, ymm7, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vpxor       ymm0, ymm0, ymmword ptr [rcx]
+	vmovdqu     ymmword ptr [rdx], ymm0
+	vpxor       ymm1, ymm1, ymmword ptr [rcx + 32]
+	vmovdqu     ymmword ptr [rdx + 32], ymm1
+	vpxor       ymm2, ymm2, ymmword ptr [rcx + 64]
+	vmovdqu     ymmword ptr [rdx + 64], ymm2
+	vpxor       ymm3, ymm3, ymmword ptr [rcx + 96]
+	vmovdqu     ymmword ptr [rdx + 96], ymm3
+	vpxor       ymm4, ymm4, ymmword ptr [rcx + 128]
+	vmovdqu     ymmword ptr [rdx + 128], ymm4
+	vpxor       ymm5, ymm5, ymmword ptr [rcx + 160]
+	vmovdqu     ymmword ptr [rdx + 160], ymm5
+	vpxor       ymm6, ymm6, ymmword ptr [rcx + 192]
+	vmovdqu     ymmword ptr [rdx + 192], ymm6
+	vpxor       ymm7, ymm7, ymmword ptr [rcx + 224]
+	vmovdqu     ymmword ptr [rdx + 224], ymm7
+	add         r10, 16
+	sub         r8, 16
+	add         rcx, 256
+	add         rdx, 256
+	jmp         Lasmgen_sm4_gcm_dec_gfni_loop
+
+Lasmgen_sm4_gcm_dec_gfni_tail:
+	/* Fewer blocks than a batch remain; the GHASH state goes back to memory for the plain loop. */
+	vpshufb     xmm11, xmm11, xmmword ptr [rip + Lconst_byte_reverse]
+	vmovdqu     xmmword ptr [r9 + 16], xmm11
+	/* Absorb the remaining ciphertext before it is decrypted (dst may be src); the GHASH loop */
+	/* uses xmm14/xmm15, two of the S-box table registers, so the tables are loaded again. */
+	mov         r12, r8
+	vmovdqa     xmm14, xmmword ptr [rip + Lconst_polyval_poly]
+	vmovdqa     xmm15, xmmword ptr [rip + Lconst_byte_reverse]
+	vmovdqu     xmm0, xmmword ptr [r9 + 16]
+	vpshufb     xmm0, xmm0, xmm15
+	cmp         r12, 8
+	jb          Lasmgen_sm4_gcm_dec_gfni_tail2
+	.p2align 4
+Lasmgen_sm4_gcm_dec_gfni_loop8:
+	/* block 1 times H^7 */
+	vmovdqu     xmm8, xmmword ptr [rbx + 16]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm1, xmm8, xmmword ptr [rsi + 96], 0x00
+	vpclmulqdq  xmm2, xmm8, xmmword ptr [rsi + 96], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpclmulqdq  xmm3, xmm4, xmmword ptr [rsi + 224], 0x00
+	/* block 2 times H^6 */
+	vmovdqu     xmm8, xmmword ptr [rbx + 32]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, xmmword ptr [rsi + 80], 0x00
+	vpclmulqdq  xmm7, xmm8, xmmword ptr [rsi + 80], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rsi + 208], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	/* block 3 times H^5 */
+	vmovdqu     xmm8, xmmword ptr [rbx + 48]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, xmmword ptr [rsi + 64], 0x00
+	vpclmulqdq  xmm7, xmm8, xmmword ptr [rsi + 64], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rsi + 192], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	/* block 4 times H^4 */
+	vmovdqu     xmm8, xmmword ptr [rbx + 64]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, xmmword ptr [rsi + 48], 0x00
+	vpclmulqdq  xmm7, xmm8, xmmword ptr [rsi + 48], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rsi + 176], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	/* block 5 times H^3 */
+	vmovdqu     xmm8, xmmword ptr [rbx + 80]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, xmmword ptr [rsi + 32], 0x00
+	vpclmulqdq  xmm7, xmm8, xmmword ptr [rsi + 32], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rsi + 160], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	/* block 6 times H^2 */
+	vmovdqu     xmm8, xmmword ptr [rbx + 96]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, xmmword ptr [rsi + 16], 0x00
+	vpclmulqdq  xmm7, xmm8, xmmword ptr [rsi + 16], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rsi + 144], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	/* block 7 times H^1 */
+	vmovdqu     xmm8, xmmword ptr [rbx + 112]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, xmmword ptr [rsi], 0x00
+	vpclmulqdq  xmm7, xmm8, xmmword ptr [rsi], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rsi + 128], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	/* block 0 times H^8, after adding the state */
+	vmovdqu     xmm8, xmmword ptr [rbx]
+	vpshufb     xmm8, xmm8, xmm15
+	vpxor       xmm8, xmm8, xmm0
+	vpclmulqdq  xmm5, xmm8, xmmword ptr [rsi + 112], 0x00
+	vpclmulqdq  xmm7, xmm8, xmmword ptr [rsi + 112], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rsi + 240], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
+	vpxor       xmm3, xmm3, xmm1
+	vpxor       xmm3, xmm3, xmm2
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rbx, 128
+	sub         r12, 8
+	cmp         r12, 8
+	jae         Lasmgen_sm4_gcm_dec_gfni_loop8
+
+Lasmgen_sm4_gcm_dec_gfni_tail2:
+	/* The last k < 8 blocks: X1*H^k + ... + Xk*H^1, one reduction. */
+	test        r12, r12
+	jz          Lasmgen_sm4_gcm_dec_gfni_done
+	mov         rax, r12
+	shl         rax, 4
+	add         rax, rsi
+	sub         rax, 16
+	vmovdqa     xmm6, xmm0
+	vpxor       xmm1, xmm1, xmm1
+	vpxor       xmm2, xmm2, xmm2
+	vpxor       xmm3, xmm3, xmm3
+Lasmgen_sm4_gcm_dec_gfni_tail_loop:
+	vmovdqu     xmm8, xmmword ptr [rbx]
+	vpshufb     xmm8, xmm8, xmm15
+	vpxor       xmm8, xmm8, xmm6
+	vpxor       xmm6, xmm6, xmm6
+	vpclmulqdq  xmm5, xmm8, xmmword ptr [rax], 0x00
+	vpclmulqdq  xmm7, xmm8, xmmword ptr [rax], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax + 128], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	add         rbx, 16
+	sub         rax, 16
+	sub         r12, 1
+	jnz         Lasmgen_sm4_gcm_dec_gfni_tail_loop
+	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
+	vpxor       xmm3, xmm3, xmm1
+	vpxor       xmm3, xmm3, xmm2
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+Lasmgen_sm4_gcm_dec_gfni_done:
+	vpshufb     xmm0, xmm0, xmm15
+	vmovdqu     xmmword ptr [r9 + 16], xmm0
+	vmovdqa     ymm12, ymmword ptr [rip + Lconst_sm4_gfni_rot0]
+	vmovdqa     ymm13, ymmword ptr [rip + Lconst_sm4_gfni_rot8]
+	vmovdqa     ymm14, ymmword ptr [rip + Lconst_sm4_gfni_rot24]
+	vmovdqa     ymm15, ymmword ptr [rip + Lconst_sm4_gfni_m1]
+	test        r8, r8
+	jz          Lasmgen_sm4_gcm_dec_gfni_fin
+	/* The last 1..15 blocks (xmm batches). */
+	cmp         r8, 8
+	jb          Lasmgen_sm4_gcm_dec_gfni_tail_partial
+	/* 8 counter blocks, transposed: X0..X2 = IV words (broadcast), X3 = counter + i. */
+	vmovq       xmm8, r10
+	vpshufd     xmm8, xmm8, 0x00
+	vpaddd      xmm3, xmm8, xmmword ptr [rip + Lconst_sm4_gcm_inc_x0]
+	vpaddd      xmm7, xmm8, xmmword ptr [rip + Lconst_sm4_gcm_inc_x1]
+	vbroadcastss xmm0, dword ptr [r9]
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     xmm4, xmm0
+	vbroadcastss xmm1, dword ptr [r9 + 4]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     xmm5, xmm1
+	vbroadcastss xmm2, dword ptr [r9 + 8]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     xmm6, xmm2
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	vgf2p8affineqb xmm4, xmm4, xmm15, 0x00
+	vgf2p8affineqb xmm5, xmm5, xmm15, 0x00
+	vgf2p8affineqb xmm6, xmm6, xmm15, 0x00
+	vgf2p8affineqb xmm7, xmm7, xmm15, 0x00
+	/* 32 rounds on 8 blocks (two scratch registers). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_gcm_dec_gfni_rounds2:
+	/* round 4i+0 */
+	vbroadcastss xmm9, dword ptr [rax]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm0, xmm0, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm0, xmm0, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpxor       xmm0, xmm0, xmm8
+	vbroadcastss xmm9, dword ptr [rax]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm7
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm4, xmm4, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm4, xmm4, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpxor       xmm4, xmm4, xmm8
+	/* round 4i+1 */
+	vbroadcastss xmm9, dword ptr [rax + 4]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm1, xmm1, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm1, xmm1, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpxor       xmm1, xmm1, xmm8
+	vbroadcastss xmm9, dword ptr [rax + 4]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm4
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm5, xmm5, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm5, xmm5, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpxor       xmm5, xmm5, xmm8
+	/* round 4i+2 */
+	vbroadcastss xmm9, dword ptr [rax + 8]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm2, xmm2, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm2, xmm2, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpxor       xmm2, xmm2, xmm8
+	vbroadcastss xmm9, dword ptr [rax + 8]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm5
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm6, xmm6, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm6, xmm6, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpxor       xmm6, xmm6, xmm8
+	/* round 4i+3 */
+	vbroadcastss xmm9, dword ptr [rax + 12]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm3, xmm3, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm3, xmm3, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpxor       xmm3, xmm3, xmm8
+	vbroadcastss xmm9, dword ptr [rax + 12]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm6
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm7, xmm7, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm7, xmm7, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpxor       xmm7, xmm7, xmm8
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_gcm_dec_gfni_rounds2
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	/* Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpxor       xmm0, xmm0, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	vpxor       xmm1, xmm1, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	vpxor       xmm2, xmm2, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	vpxor       xmm3, xmm3, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+	vpxor       xmm4, xmm4, xmmword ptr [rcx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm4
+	vpxor       xmm5, xmm5, xmmword ptr [rcx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm5
+	vpxor       xmm6, xmm6, xmmword ptr [rcx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm6
+	vpxor       xmm7, xmm7, xmmword ptr [rcx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm7
+	add         r10, 8
+	sub         r8, 8
+	add         rcx, 128
+	add         rdx, 128
+	test        r8, r8
+	jz          Lasmgen_sm4_gcm_dec_gfni_fin
+Lasmgen_sm4_gcm_dec_gfni_tail_partial:
+	/* 8 counter blocks, transposed: X0..X2 = IV words (broadcast), X3 = counter + i. */
+	vmovq       xmm8, r10
+	vpshufd     xmm8, xmm8, 0x00
+	vpaddd      xmm3, xmm8, xmmword ptr [rip + Lconst_sm4_gcm_inc_x0]
+	vpaddd      xmm7, xmm8, xmmword ptr [rip + Lconst_sm4_gcm_inc_x1]
+	vbroadcastss xmm0, dword ptr [r9]
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     xmm4, xmm0
+	vbroadcastss xmm1, dword ptr [r9 + 4]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     xmm5, xmm1
+	vbroadcastss xmm2, dword ptr [r9 + 8]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     xmm6, xmm2
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	vgf2p8affineqb xmm4, xmm4, xmm15, 0x00
+	vgf2p8affineqb xmm5, xmm5, xmm15, 0x00
+	vgf2p8affineqb xmm6, xmm6, xmm15, 0x00
+	vgf2p8affineqb xmm7, xmm7, xmm15, 0x00
+	/* 32 rounds on 8 blocks (two scratch registers). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_gcm_dec_gfni_rounds3:
+	/* round 4i+0 */
+	vbroadcastss xmm9, dword ptr [rax]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm0, xmm0, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm0, xmm0, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpxor       xmm0, xmm0, xmm8
+	vbroadcastss xmm9, dword ptr [rax]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm7
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm4, xmm4, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm4, xmm4, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpxor       xmm4, xmm4, xmm8
+	/* round 4i+1 */
+	vbroadcastss xmm9, dword ptr [rax + 4]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm1, xmm1, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm1, xmm1, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpxor       xmm1, xmm1, xmm8
+	vbroadcastss xmm9, dword ptr [rax + 4]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm4
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm5, xmm5, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm5, xmm5, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpxor       xmm5, xmm5, xmm8
+	/* round 4i+2 */
+	vbroadcastss xmm9, dword ptr [rax + 8]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm2, xmm2, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm2, xmm2, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpxor       xmm2, xmm2, xmm8
+	vbroadcastss xmm9, dword ptr [rax + 8]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm5
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm6, xmm6, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm6, xmm6, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpxor       xmm6, xmm6, xmm8
+	/* round 4i+3 */
+	vbroadcastss xmm9, dword ptr [rax + 12]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm3, xmm3, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm3, xmm3, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpxor       xmm3, xmm3, xmm8
+	vbroadcastss xmm9, dword ptr [rax + 12]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm6
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm7, xmm7, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm7, xmm7, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpxor       xmm7, xmm7, xmm8
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_gcm_dec_gfni_rounds3
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	/* Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpxor       xmm0, xmm0, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r8, 2
+	jb          Lasmgen_sm4_gcm_dec_gfni_slots_done
+	vpxor       xmm1, xmm1, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r8, 3
+	jb          Lasmgen_sm4_gcm_dec_gfni_slots_done
+	vpxor       xmm2, xmm2, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r8, 4
+	jb          Lasmgen_sm4_gcm_dec_gfni_slots_done
+	vpxor       xmm3, xmm3, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+	cmp         r8, 5
+	jb          Lasmgen_sm4_gcm_dec_gfni_slots_done
+	vpxor       xmm4, xmm4, xmmword ptr [rcx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm4
+	cmp         r8, 6
+	jb          Lasmgen_sm4_gcm_dec_gfni_slots_done
+	vpxor       xmm5, xmm5, xmmword ptr [rcx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm5
+	cmp         r8, 7
+	jb          Lasmgen_sm4_gcm_dec_gfni_slots_done
+	vpxor       xmm6, xmm6, xmmword ptr [rcx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm6
+	cmp         r8, 8
+	jb          Lasmgen_sm4_gcm_dec_gfni_slots_done
+	vpxor       xmm7, xmm7, xmmword ptr [rcx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm7
+Lasmgen_sm4_gcm_dec_gfni_slots_done:
+	add         r10, r8
+	mov         rax, r8
+	shl         rax, 4
+	add         rdx, rax
+Lasmgen_sm4_gcm_dec_gfni_fin:
 	/* Counter back: word 3 = ctr, words 0..2 unchanged. */
 	mov         rax, qword ptr [r9 + 8]
 	bswap       rax
@@ -60819,6 +63855,1255 @@ Lasmgen_sm4_gcm_enc_vaes_tail_loop:
 Lasmgen_sm4_gcm_enc_vaes_done:
 	vpshufb     xmm0, xmm0, xmm15
 	vmovdqu     xmmword ptr [r9 + 16], xmm0
+	/* Counter back: word 3 = ctr, words 0..2 unchanged. */
+	mov         rax, qword ptr [r9 + 8]
+	bswap       rax
+	shr         rax, 32
+	shl         rax, 32
+	shl         r10, 32
+	shr         r10, 32
+	add         rax, r10
+	bswap       rax
+	mov         qword ptr [r9 + 8], rax
+	vzeroupper
+	pop         r12
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore r12
+	pop         rbp
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore rbp
+	pop         rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore rbx
+	ret
+	.cfi_endproc
+
+/*
+ * ----------------------------------------------------------------------------------------------------
+ * SM4-GCM decryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs src.
+ * One pass: 16 blocks in flight, the GHASH multiplies interleaved with the rounds; dst may equal src.
+ *
+ * void asmgen_sm4_gcm_dec_vaes(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+ * Requires: AES, PCLMULQDQ, AVX, AVX2, VAES
+ * Saves: rbx, rbp, r12
+ * ----------------------------------------------------------------------------------------------------
+ */
+	.globl _asmgen_sm4_gcm_dec_vaes
+	.private_extern _asmgen_sm4_gcm_dec_vaes
+	.p2align 5
+_asmgen_sm4_gcm_dec_vaes:
+	.cfi_startproc
+	endbr64     	# indirect-branch landing pad (CET IBT)
+	push        rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset rbx, 0
+	push        rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset rbp, 0
+	push        r12
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset r12, 0
+	vmovdqa     ymm12, ymmword ptr [rip + Lconst_sm4_pre_lo]
+	vmovdqa     ymm13, ymmword ptr [rip + Lconst_sm4_pre_hi]
+	vmovdqa     ymm14, ymmword ptr [rip + Lconst_sm4_post_lo]
+	vmovdqa     ymm15, ymmword ptr [rip + Lconst_sm4_post_hi]
+	/* The 32-bit counter (big-endian word 3) and the GHASH state in POLYVAL form (xmm11). */
+	mov         r10, qword ptr [r9 + 8]
+	bswap       r10
+	vmovdqu     xmm11, xmmword ptr [r9 + 16]
+	vpshufb     xmm11, xmm11, xmmword ptr [rip + Lconst_byte_reverse]
+	mov         rbx, rcx
+	.p2align 4
+Lasmgen_sm4_gcm_dec_vaes_loop:
+	cmp         r8, 16
+	jb          Lasmgen_sm4_gcm_dec_vaes_tail
+	/* Decrypt this batch while absorbing its ciphertext. */
+	/* 16 counter blocks, transposed: X0..X2 = IV words (broadcast), X3 = counter + i. */
+	vmovq       xmm8, r10
+	vpshufd     xmm8, xmm8, 0x00
+	vinserti128 ymm8, ymm8, xmm8, 0x01
+	vpaddd      ymm3, ymm8, ymmword ptr [rip + Lconst_sm4_gcm_inc_y0]
+	vpaddd      ymm7, ymm8, ymmword ptr [rip + Lconst_sm4_gcm_inc_y1]
+	vpbroadcastd ymm0, dword ptr [r9]
+	vpshufb     ymm0, ymm0, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     ymm4, ymm0
+	vpbroadcastd ymm1, dword ptr [r9 + 4]
+	vpshufb     ymm1, ymm1, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     ymm5, ymm1
+	vpbroadcastd ymm2, dword ptr [r9 + 8]
+	vpshufb     ymm2, ymm2, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     ymm6, ymm2
+	/* GHASH aggregate: accumulators = S * H^8 (S in xmm11), middle products in state[16..32]. */
+	vpclmulqdq  xmm10, xmm11, xmmword ptr [rsi + 112], 0x00
+	vpshufd     xmm8, xmm11, 0x4e
+	vpxor       xmm8, xmm8, xmm11
+	vpclmulqdq  xmm8, xmm8, xmmword ptr [rsi + 240], 0x00
+	vmovdqu     xmmword ptr [r9 + 16], xmm8
+	vpclmulqdq  xmm11, xmm11, xmmword ptr [rsi + 112], 0x11
+	lea         rbp, qword ptr [rsi + 112]
+	/* 32 rounds on 16 blocks (two scratch registers), 2 GHASH block(s) every four rounds. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	lea         r12, qword ptr [rdi + 64]
+	.p2align 4
+Lasmgen_sm4_gcm_dec_vaes_rounds:
+	/* round 4i+0 */
+	vpbroadcastd ymm9, dword ptr [rax]
+	vpxor       ymm8, ymm1, ymm2
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm3
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, ymmword ptr [rip + Lconst_sm4_isr]
+	vpxor       ymm0, ymm0, ymm9
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm0, ymm0, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm0, ymm0, ymm8
+	vpxor       ymm0, ymm0, ymm9
+	vpbroadcastd ymm9, dword ptr [rax]
+	vpxor       ymm8, ymm5, ymm6
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm7
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, ymmword ptr [rip + Lconst_sm4_isr]
+	vpxor       ymm4, ymm4, ymm9
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm4, ymm4, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm4, ymm4, ymm8
+	vpxor       ymm4, ymm4, ymm9
+	/* round 4i+1 */
+	vpbroadcastd ymm9, dword ptr [rax + 4]
+	vpxor       ymm8, ymm2, ymm3
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm0
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, ymmword ptr [rip + Lconst_sm4_isr]
+	vpxor       ymm1, ymm1, ymm9
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm1, ymm1, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm1, ymm1, ymm8
+	vpxor       ymm1, ymm1, ymm9
+	vpbroadcastd ymm9, dword ptr [rax + 4]
+	vpxor       ymm8, ymm6, ymm7
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm4
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, ymmword ptr [rip + Lconst_sm4_isr]
+	vpxor       ymm5, ymm5, ymm9
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm5, ymm5, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm5, ymm5, ymm8
+	vpxor       ymm5, ymm5, ymm9
+	/* GHASH: next block times its power of H (Karatsuba), into the accumulators. */
+	vmovdqu     xmm8, xmmword ptr [rbx]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpclmulqdq  xmm9, xmm8, xmmword ptr [rbp], 0x00
+	vpxor       xmm10, xmm10, xmm9
+	vpclmulqdq  xmm9, xmm8, xmmword ptr [rbp], 0x11
+	vpxor       xmm11, xmm11, xmm9
+	vpshufd     xmm9, xmm8, 0x4e
+	vpxor       xmm8, xmm8, xmm9
+	vpclmulqdq  xmm8, xmm8, xmmword ptr [rbp + 128], 0x00
+	vpxor       xmm8, xmm8, xmmword ptr [r9 + 16]
+	vmovdqu     xmmword ptr [r9 + 16], xmm8
+	add         rbx, 16
+	sub         rbp, 16
+	/* round 4i+2 */
+	vpbroadcastd ymm9, dword ptr [rax + 8]
+	vpxor       ymm8, ymm3, ymm0
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm1
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, ymmword ptr [rip + Lconst_sm4_isr]
+	vpxor       ymm2, ymm2, ymm9
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm2, ymm2, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm2, ymm2, ymm8
+	vpxor       ymm2, ymm2, ymm9
+	vpbroadcastd ymm9, dword ptr [rax + 8]
+	vpxor       ymm8, ymm7, ymm4
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm5
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, ymmword ptr [rip + Lconst_sm4_isr]
+	vpxor       ymm6, ymm6, ymm9
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm6, ymm6, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm6, ymm6, ymm8
+	vpxor       ymm6, ymm6, ymm9
+	/* round 4i+3 */
+	vpbroadcastd ymm9, dword ptr [rax + 12]
+	vpxor       ymm8, ymm0, ymm1
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm2
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, ymmword ptr [rip + Lconst_sm4_isr]
+	vpxor       ymm3, ymm3, ymm9
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm3, ymm3, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm3, ymm3, ymm8
+	vpxor       ymm3, ymm3, ymm9
+	vpbroadcastd ymm9, dword ptr [rax + 12]
+	vpxor       ymm8, ymm4, ymm5
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm6
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpand       ymm9, ymm9, ymmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, ymmword ptr [rip + Lconst_sm4_isr]
+	vpxor       ymm7, ymm7, ymm9
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, ymmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       ymm7, ymm7, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm7, ymm7, ymm8
+	vpxor       ymm7, ymm7, ymm9
+	/* GHASH: next block times its power of H (Karatsuba), into the accumulators. */
+	vmovdqu     xmm8, xmmword ptr [rbx]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpclmulqdq  xmm9, xmm8, xmmword ptr [rbp], 0x00
+	vpxor       xmm10, xmm10, xmm9
+	vpclmulqdq  xmm9, xmm8, xmmword ptr [rbp], 0x11
+	vpxor       xmm11, xmm11, xmm9
+	vpshufd     xmm9, xmm8, 0x4e
+	vpxor       xmm8, xmm8, xmm9
+	vpclmulqdq  xmm8, xmm8, xmmword ptr [rbp + 128], 0x00
+	vpxor       xmm8, xmm8, xmmword ptr [r9 + 16]
+	vmovdqu     xmmword ptr [r9 + 16], xmm8
+	add         rbx, 16
+	sub         rbp, 16
+	add         rax, 16
+	cmp         rax, r12
+	jnz         Lasmgen_sm4_gcm_dec_vaes_no_reduce
+	/* GHASH: recombine the Karatsuba products, reduce (two folds by x^-64) into S = xmm11. */
+	vmovdqu     xmm9, xmmword ptr [r9 + 16]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm9, xmm9, xmm11
+	vpslldq     xmm8, xmm9, 8
+	vpsrldq     xmm9, xmm9, 8
+	vpxor       xmm10, xmm10, xmm8
+	vpxor       xmm11, xmm11, xmm9
+	vpclmulqdq  xmm8, xmm10, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm10, xmm10, 0x4e
+	vpxor       xmm10, xmm10, xmm8
+	vpclmulqdq  xmm8, xmm10, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm10, xmm10, 0x4e
+	vpxor       xmm10, xmm10, xmm8
+	vpxor       xmm11, xmm11, xmm10
+	/* GHASH aggregate: accumulators = S * H^8 (S in xmm11), middle products in state[16..32]. */
+	vpclmulqdq  xmm10, xmm11, xmmword ptr [rsi + 112], 0x00
+	vpshufd     xmm8, xmm11, 0x4e
+	vpxor       xmm8, xmm8, xmm11
+	vpclmulqdq  xmm8, xmm8, xmmword ptr [rsi + 240], 0x00
+	vmovdqu     xmmword ptr [r9 + 16], xmm8
+	vpclmulqdq  xmm11, xmm11, xmmword ptr [rsi + 112], 0x11
+	lea         rbp, qword ptr [rsi + 112]
+Lasmgen_sm4_gcm_dec_vaes_no_reduce:
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_gcm_dec_vaes_rounds
+	/* GHASH: recombine the Karatsuba products, reduce (two folds by x^-64) into S = xmm11. */
+	vmovdqu     xmm9, xmmword ptr [r9 + 16]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm9, xmm9, xmm11
+	vpslldq     xmm8, xmm9, 8
+	vpsrldq     xmm9, xmm9, 8
+	vpxor       xmm10, xmm10, xmm8
+	vpxor       xmm11, xmm11, xmm9
+	vpclmulqdq  xmm8, xmm10, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm10, xmm10, 0x4e
+	vpxor       xmm10, xmm10, xmm8
+	vpclmulqdq  xmm8, xmm10, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm10, xmm10, 0x4e
+	vpxor       xmm10, xmm10, xmm8
+	vpxor       xmm11, xmm11, xmm10
+	/* Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream. */
+	vpunpckldq  ymm8, ymm3, ymm2
+	vpunpckhdq  ymm9, ymm3, ymm2
+	vpunpckldq  ymm10, ymm1, ymm0
+	vpunpckhdq  ymm2, ymm1, ymm0
+	vpunpcklqdq ymm0, ymm8, ymm10
+	vpunpckhqdq ymm1, ymm8, ymm10
+	vpunpckhqdq ymm3, ymm9, ymm2
+	vpunpcklqdq ymm2, ymm9, ymm2
+	vpshufb     ymm0, ymm0, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     ymm1, ymm1, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     ymm2, ymm2, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     ymm3, ymm3, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  ymm8, ymm7, ymm6
+	vpunpckhdq  ymm9, ymm7, ymm6
+	vpunpckldq  ymm10, ymm5, ymm4
+	vpunpckhdq  ymm6, ymm5, ymm4
+	vpunpcklqdq ymm4, ymm8, ymm10
+	vpunpckhqdq ymm5, ymm8, ymm10
+	vpunpckhqdq ymm7, ymm9, ymm6
+	vpunpcklqdq ymm6, ymm9, ymm6
+	vpshufb     ymm4, ymm4, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     ymm5, ymm5, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     ymm6, ymm6, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     ymm7, ymm7, ymmword ptr [rip + Lconst_sm4_bswap32]
+	vpxor       ymm0, ymm0, ymmword ptr [rcx]
+	vmovdqu     ymmword ptr [rdx], ymm0
+	vpxor       ymm1, ymm1, ymmword ptr [rcx + 32]
+	vmovdqu     ymmword ptr [rdx + 32], ymm1
+	vpxor       ymm2, ymm2, ymmword ptr [rcx + 64]
+	vmovdqu     ymmword ptr [rdx + 64], ymm2
+	vpxor       ymm3, ymm3, ymmword ptr [rcx + 96]
+	vmovdqu     ymmword ptr [rdx + 96], ymm3
+	vpxor       ymm4, ymm4, ymmword ptr [rcx + 128]
+	vmovdqu     ymmword ptr [rdx + 128], ymm4
+	vpxor       ymm5, ymm5, ymmword ptr [rcx + 160]
+	vmovdqu     ymmword ptr [rdx + 160], ymm5
+	vpxor       ymm6, ymm6, ymmword ptr [rcx + 192]
+	vmovdqu     ymmword ptr [rdx + 192], ymm6
+	vpxor       ymm7, ymm7, ymmword ptr [rcx + 224]
+	vmovdqu     ymmword ptr [rdx + 224], ymm7
+	add         r10, 16
+	sub         r8, 16
+	add         rcx, 256
+	add         rdx, 256
+	jmp         Lasmgen_sm4_gcm_dec_vaes_loop
+
+Lasmgen_sm4_gcm_dec_vaes_tail:
+	/* Fewer blocks than a batch remain; the GHASH state goes back to memory for the plain loop. */
+	vpshufb     xmm11, xmm11, xmmword ptr [rip + Lconst_byte_reverse]
+	vmovdqu     xmmword ptr [r9 + 16], xmm11
+	/* Absorb the remaining ciphertext before it is decrypted (dst may be src); the GHASH loop */
+	/* uses xmm14/xmm15, two of the S-box table registers, so the tables are loaded again. */
+	mov         r12, r8
+	vmovdqa     xmm14, xmmword ptr [rip + Lconst_polyval_poly]
+	vmovdqa     xmm15, xmmword ptr [rip + Lconst_byte_reverse]
+	vmovdqu     xmm0, xmmword ptr [r9 + 16]
+	vpshufb     xmm0, xmm0, xmm15
+	cmp         r12, 8
+	jb          Lasmgen_sm4_gcm_dec_vaes_tail2
+	.p2align 4
+Lasmgen_sm4_gcm_dec_vaes_loop8:
+	/* block 1 times H^7 */
+	vmovdqu     xmm8, xmmword ptr [rbx + 16]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm1, xmm8, xmmword ptr [rsi + 96], 0x00
+	vpclmulqdq  xmm2, xmm8, xmmword ptr [rsi + 96], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpclmulqdq  xmm3, xmm4, xmmword ptr [rsi + 224], 0x00
+	/* block 2 times H^6 */
+	vmovdqu     xmm8, xmmword ptr [rbx + 32]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, xmmword ptr [rsi + 80], 0x00
+	vpclmulqdq  xmm7, xmm8, xmmword ptr [rsi + 80], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rsi + 208], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	/* block 3 times H^5 */
+	vmovdqu     xmm8, xmmword ptr [rbx + 48]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, xmmword ptr [rsi + 64], 0x00
+	vpclmulqdq  xmm7, xmm8, xmmword ptr [rsi + 64], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rsi + 192], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	/* block 4 times H^4 */
+	vmovdqu     xmm8, xmmword ptr [rbx + 64]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, xmmword ptr [rsi + 48], 0x00
+	vpclmulqdq  xmm7, xmm8, xmmword ptr [rsi + 48], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rsi + 176], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	/* block 5 times H^3 */
+	vmovdqu     xmm8, xmmword ptr [rbx + 80]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, xmmword ptr [rsi + 32], 0x00
+	vpclmulqdq  xmm7, xmm8, xmmword ptr [rsi + 32], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rsi + 160], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	/* block 6 times H^2 */
+	vmovdqu     xmm8, xmmword ptr [rbx + 96]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, xmmword ptr [rsi + 16], 0x00
+	vpclmulqdq  xmm7, xmm8, xmmword ptr [rsi + 16], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rsi + 144], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	/* block 7 times H^1 */
+	vmovdqu     xmm8, xmmword ptr [rbx + 112]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, xmmword ptr [rsi], 0x00
+	vpclmulqdq  xmm7, xmm8, xmmword ptr [rsi], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rsi + 128], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	/* block 0 times H^8, after adding the state */
+	vmovdqu     xmm8, xmmword ptr [rbx]
+	vpshufb     xmm8, xmm8, xmm15
+	vpxor       xmm8, xmm8, xmm0
+	vpclmulqdq  xmm5, xmm8, xmmword ptr [rsi + 112], 0x00
+	vpclmulqdq  xmm7, xmm8, xmmword ptr [rsi + 112], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rsi + 240], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
+	vpxor       xmm3, xmm3, xmm1
+	vpxor       xmm3, xmm3, xmm2
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rbx, 128
+	sub         r12, 8
+	cmp         r12, 8
+	jae         Lasmgen_sm4_gcm_dec_vaes_loop8
+
+Lasmgen_sm4_gcm_dec_vaes_tail2:
+	/* The last k < 8 blocks: X1*H^k + ... + Xk*H^1, one reduction. */
+	test        r12, r12
+	jz          Lasmgen_sm4_gcm_dec_vaes_done
+	mov         rax, r12
+	shl         rax, 4
+	add         rax, rsi
+	sub         rax, 16
+	vmovdqa     xmm6, xmm0
+	vpxor       xmm1, xmm1, xmm1
+	vpxor       xmm2, xmm2, xmm2
+	vpxor       xmm3, xmm3, xmm3
+Lasmgen_sm4_gcm_dec_vaes_tail_loop:
+	vmovdqu     xmm8, xmmword ptr [rbx]
+	vpshufb     xmm8, xmm8, xmm15
+	vpxor       xmm8, xmm8, xmm6
+	vpxor       xmm6, xmm6, xmm6
+	vpclmulqdq  xmm5, xmm8, xmmword ptr [rax], 0x00
+	vpclmulqdq  xmm7, xmm8, xmmword ptr [rax], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax + 128], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	add         rbx, 16
+	sub         rax, 16
+	sub         r12, 1
+	jnz         Lasmgen_sm4_gcm_dec_vaes_tail_loop
+	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
+	vpxor       xmm3, xmm3, xmm1
+	vpxor       xmm3, xmm3, xmm2
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+Lasmgen_sm4_gcm_dec_vaes_done:
+	vpshufb     xmm0, xmm0, xmm15
+	vmovdqu     xmmword ptr [r9 + 16], xmm0
+	vmovdqa     ymm12, ymmword ptr [rip + Lconst_sm4_pre_lo]
+	vmovdqa     ymm13, ymmword ptr [rip + Lconst_sm4_pre_hi]
+	vmovdqa     ymm14, ymmword ptr [rip + Lconst_sm4_post_lo]
+	vmovdqa     ymm15, ymmword ptr [rip + Lconst_sm4_post_hi]
+	test        r8, r8
+	jz          Lasmgen_sm4_gcm_dec_vaes_fin
+	/* The last 1..15 blocks (xmm batches). */
+	cmp         r8, 8
+	jb          Lasmgen_sm4_gcm_dec_vaes_tail_partial
+	/* 8 counter blocks, transposed: X0..X2 = IV words (broadcast), X3 = counter + i. */
+	vmovq       xmm8, r10
+	vpshufd     xmm8, xmm8, 0x00
+	vpaddd      xmm3, xmm8, xmmword ptr [rip + Lconst_sm4_gcm_inc_x0]
+	vpaddd      xmm7, xmm8, xmmword ptr [rip + Lconst_sm4_gcm_inc_x1]
+	vbroadcastss xmm0, dword ptr [r9]
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     xmm4, xmm0
+	vbroadcastss xmm1, dword ptr [r9 + 4]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     xmm5, xmm1
+	vbroadcastss xmm2, dword ptr [r9 + 8]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     xmm6, xmm2
+	/* 32 rounds on 8 blocks (two scratch registers). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_gcm_dec_vaes_rounds2:
+	/* round 4i+0 */
+	vbroadcastss xmm9, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	vbroadcastss xmm9, dword ptr [rax]
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1 */
+	vbroadcastss xmm9, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	vbroadcastss xmm9, dword ptr [rax + 4]
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm8
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2 */
+	vbroadcastss xmm9, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	vbroadcastss xmm9, dword ptr [rax + 8]
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm8
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3 */
+	vbroadcastss xmm9, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	vbroadcastss xmm9, dword ptr [rax + 12]
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm8
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_gcm_dec_vaes_rounds2
+	/* Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpxor       xmm0, xmm0, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	vpxor       xmm1, xmm1, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	vpxor       xmm2, xmm2, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	vpxor       xmm3, xmm3, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+	vpxor       xmm4, xmm4, xmmword ptr [rcx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm4
+	vpxor       xmm5, xmm5, xmmword ptr [rcx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm5
+	vpxor       xmm6, xmm6, xmmword ptr [rcx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm6
+	vpxor       xmm7, xmm7, xmmword ptr [rcx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm7
+	add         r10, 8
+	sub         r8, 8
+	add         rcx, 128
+	add         rdx, 128
+	test        r8, r8
+	jz          Lasmgen_sm4_gcm_dec_vaes_fin
+Lasmgen_sm4_gcm_dec_vaes_tail_partial:
+	/* 8 counter blocks, transposed: X0..X2 = IV words (broadcast), X3 = counter + i. */
+	vmovq       xmm8, r10
+	vpshufd     xmm8, xmm8, 0x00
+	vpaddd      xmm3, xmm8, xmmword ptr [rip + Lconst_sm4_gcm_inc_x0]
+	vpaddd      xmm7, xmm8, xmmword ptr [rip + Lconst_sm4_gcm_inc_x1]
+	vbroadcastss xmm0, dword ptr [r9]
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     xmm4, xmm0
+	vbroadcastss xmm1, dword ptr [r9 + 4]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     xmm5, xmm1
+	vbroadcastss xmm2, dword ptr [r9 + 8]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqa     xmm6, xmm2
+	/* 32 rounds on 8 blocks (two scratch registers). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_gcm_dec_vaes_rounds3:
+	/* round 4i+0 */
+	vbroadcastss xmm9, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	vbroadcastss xmm9, dword ptr [rax]
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1 */
+	vbroadcastss xmm9, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	vbroadcastss xmm9, dword ptr [rax + 4]
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm8
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2 */
+	vbroadcastss xmm9, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	vbroadcastss xmm9, dword ptr [rax + 8]
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm8
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3 */
+	vbroadcastss xmm9, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	vbroadcastss xmm9, dword ptr [rax + 12]
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm8
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_gcm_dec_vaes_rounds3
+	/* Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpxor       xmm0, xmm0, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r8, 2
+	jb          Lasmgen_sm4_gcm_dec_vaes_slots_done
+	vpxor       xmm1, xmm1, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r8, 3
+	jb          Lasmgen_sm4_gcm_dec_vaes_slots_done
+	vpxor       xmm2, xmm2, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r8, 4
+	jb          Lasmgen_sm4_gcm_dec_vaes_slots_done
+	vpxor       xmm3, xmm3, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+	cmp         r8, 5
+	jb          Lasmgen_sm4_gcm_dec_vaes_slots_done
+	vpxor       xmm4, xmm4, xmmword ptr [rcx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm4
+	cmp         r8, 6
+	jb          Lasmgen_sm4_gcm_dec_vaes_slots_done
+	vpxor       xmm5, xmm5, xmmword ptr [rcx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm5
+	cmp         r8, 7
+	jb          Lasmgen_sm4_gcm_dec_vaes_slots_done
+	vpxor       xmm6, xmm6, xmmword ptr [rcx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm6
+	cmp         r8, 8
+	jb          Lasmgen_sm4_gcm_dec_vaes_slots_done
+	vpxor       xmm7, xmm7, xmmword ptr [rcx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm7
+Lasmgen_sm4_gcm_dec_vaes_slots_done:
+	add         r10, r8
+	mov         rax, r8
+	shl         rax, 4
+	add         rdx, rax
+Lasmgen_sm4_gcm_dec_vaes_fin:
 	/* Counter back: word 3 = ctr, words 0..2 unchanged. */
 	mov         rax, qword ptr [r9 + 8]
 	bswap       rax

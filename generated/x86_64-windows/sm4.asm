@@ -65,7 +65,11 @@
 ;       requires: AES, AVX, AVX2
 ;   void asmgen_sm4_gcm_enc_avx(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
 ;       requires: AES, PCLMULQDQ, AVX
+;   void asmgen_sm4_gcm_dec_avx(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+;       requires: AES, PCLMULQDQ, AVX
 ;   void asmgen_sm4_gcm_enc_avx2(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+;       requires: AES, PCLMULQDQ, AVX, AVX2
+;   void asmgen_sm4_gcm_dec_avx2(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
 ;       requires: AES, PCLMULQDQ, AVX, AVX2
 ;   void asmgen_sm4_ccm_enc_avx(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr, uint8_t *mac);
 ;       requires: AES, AVX
@@ -97,6 +101,8 @@
 ;       requires: AVX, AVX2, VPCLMULQDQ, GFNI
 ;   void asmgen_sm4_gcm_enc_gfni(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
 ;       requires: PCLMULQDQ, AVX, AVX2, GFNI
+;   void asmgen_sm4_gcm_dec_gfni(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+;       requires: PCLMULQDQ, AVX, AVX2, GFNI
 ;   void asmgen_sm4_ecb_vaes(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
 ;       requires: AES, AVX, AVX2, VAES
 ;   void asmgen_sm4_ctr_vaes(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
@@ -122,6 +128,8 @@
 ;   void asmgen_sm4_xts_unit_dec_gb_vaes(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
 ;       requires: AES, AVX, AVX2, VAES
 ;   void asmgen_sm4_gcm_enc_vaes(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+;       requires: AES, PCLMULQDQ, AVX, AVX2, VAES
+;   void asmgen_sm4_gcm_dec_vaes(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
 ;       requires: AES, PCLMULQDQ, AVX, AVX2, VAES
 ;   void asmgen_sm4_cbc_enc_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 ;       requires: AVX, GFNI
@@ -27746,6 +27754,827 @@ asmgen_sm4_gcm_enc_avx:
 .seh_end:
 
 ; ----------------------------------------------------------------------------------------------------
+; SM4-GCM decryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs src.
+; One pass: 8 blocks in flight, the GHASH multiplies interleaved with the rounds; dst may equal src.
+;
+; void asmgen_sm4_gcm_dec_avx(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+; Requires: AES, PCLMULQDQ, AVX
+; Saves: rbx, rbp, rsi, rdi, r12, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
+; ----------------------------------------------------------------------------------------------------
+	global asmgen_sm4_gcm_dec_avx
+	align 32
+asmgen_sm4_gcm_dec_avx:
+	endbr64     	; indirect-branch landing pad (CET IBT)
+	push        rbx
+.seh_0:			; .seh_pushreg rbx (an unwind code in .xdata)
+	push        rbp
+.seh_1:			; .seh_pushreg rbp (an unwind code in .xdata)
+	push        rsi
+.seh_2:			; .seh_pushreg rsi (an unwind code in .xdata)
+	push        rdi
+.seh_3:			; .seh_pushreg rdi (an unwind code in .xdata)
+	push        r12
+.seh_4:			; .seh_pushreg r12 (an unwind code in .xdata)
+	sub         rsp, 160
+.seh_5:			; .seh_stackalloc 160 (an unwind code in .xdata)
+	vmovdqa     oword [rsp], xmm6
+.seh_6:			; .seh_savexmm xmm6, 0 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 16], xmm7
+.seh_7:			; .seh_savexmm xmm7, 16 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 32], xmm8
+.seh_8:			; .seh_savexmm xmm8, 32 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 48], xmm9
+.seh_9:			; .seh_savexmm xmm9, 48 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 64], xmm10
+.seh_10:			; .seh_savexmm xmm10, 64 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 80], xmm11
+.seh_11:			; .seh_savexmm xmm11, 80 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 96], xmm12
+.seh_12:			; .seh_savexmm xmm12, 96 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 112], xmm13
+.seh_13:			; .seh_savexmm xmm13, 112 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 128], xmm14
+.seh_14:			; .seh_savexmm xmm14, 128 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 144], xmm15
+.seh_15:			; .seh_savexmm xmm15, 144 (an unwind code in .xdata)
+.seh_endprologue:
+	mov         rdi, rcx
+	mov         rsi, rdx
+	mov         rdx, r8
+	mov         rcx, r9
+	mov         r8, qword [rsp + 240]
+	mov         r9, qword [rsp + 248]
+	vmovdqa     xmm12, oword [rel const_sm4_pre_lo]
+	vmovdqa     xmm13, oword [rel const_sm4_pre_hi]
+	vmovdqa     xmm14, oword [rel const_sm4_post_lo]
+	vmovdqa     xmm15, oword [rel const_sm4_post_hi]
+	; The 32-bit counter (big-endian word 3) and the GHASH state in POLYVAL form (xmm11).
+	mov         r10, qword [r9 + 8]
+	bswap       r10
+	vmovdqu     xmm11, oword [r9 + 16]
+	vpshufb     xmm11, xmm11, oword [rel const_byte_reverse]
+	mov         rbx, rcx
+	align 16
+.asmgen_sm4_gcm_dec_avx_loop:
+	cmp         r8, 8
+	jb          near .asmgen_sm4_gcm_dec_avx_tail
+	; Decrypt this batch while absorbing its ciphertext.
+	; 8 counter blocks, transposed: X0..X2 = IV words (broadcast), X3 = counter + i.
+	vmovq       xmm8, r10
+	vpshufd     xmm8, xmm8, 0x00
+	vpaddd      xmm3, xmm8, oword [rel const_sm4_gcm_inc_x0]
+	vpaddd      xmm7, xmm8, oword [rel const_sm4_gcm_inc_x1]
+	vbroadcastss xmm0, dword [r9]
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vmovdqa     xmm4, xmm0
+	vbroadcastss xmm1, dword [r9 + 4]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vmovdqa     xmm5, xmm1
+	vbroadcastss xmm2, dword [r9 + 8]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vmovdqa     xmm6, xmm2
+	; GHASH aggregate: accumulators = S * H^8 (S in xmm11), middle products in state[16..32].
+	vpclmulqdq  xmm10, xmm11, oword [rsi + 112], 0x00
+	vpshufd     xmm8, xmm11, 0x4e
+	vpxor       xmm8, xmm8, xmm11
+	vpclmulqdq  xmm8, xmm8, oword [rsi + 240], 0x00
+	vmovdqu     oword [r9 + 16], xmm8
+	vpclmulqdq  xmm11, xmm11, oword [rsi + 112], 0x11
+	lea         rbp, [rsi + 112]
+	; 32 rounds on 8 blocks (two scratch registers), 1 GHASH block(s) every four rounds.
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_gcm_dec_avx_rounds:
+	; round 4i+0
+	vbroadcastss xmm9, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	vbroadcastss xmm9, dword [rax]
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm4, xmm4, xmm9
+	; round 4i+1
+	vbroadcastss xmm9, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	vbroadcastss xmm9, dword [rax + 4]
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm8
+	vpxor       xmm5, xmm5, xmm9
+	; GHASH: next block times its power of H (Karatsuba), into the accumulators.
+	vmovdqu     xmm8, oword [rbx]
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	vpclmulqdq  xmm9, xmm8, oword [rbp], 0x00
+	vpxor       xmm10, xmm10, xmm9
+	vpclmulqdq  xmm9, xmm8, oword [rbp], 0x11
+	vpxor       xmm11, xmm11, xmm9
+	vpshufd     xmm9, xmm8, 0x4e
+	vpxor       xmm8, xmm8, xmm9
+	vpclmulqdq  xmm8, xmm8, oword [rbp + 128], 0x00
+	vpxor       xmm8, xmm8, oword [r9 + 16]
+	vmovdqu     oword [r9 + 16], xmm8
+	add         rbx, 16
+	sub         rbp, 16
+	; round 4i+2
+	vbroadcastss xmm9, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	vbroadcastss xmm9, dword [rax + 8]
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm8
+	vpxor       xmm6, xmm6, xmm9
+	; round 4i+3
+	vbroadcastss xmm9, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	vbroadcastss xmm9, dword [rax + 12]
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm8
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_gcm_dec_avx_rounds
+	; GHASH: recombine the Karatsuba products, reduce (two folds by x^-64) into S = xmm11.
+	vmovdqu     xmm9, oword [r9 + 16]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm9, xmm9, xmm11
+	vpslldq     xmm8, xmm9, 8
+	vpsrldq     xmm9, xmm9, 8
+	vpxor       xmm10, xmm10, xmm8
+	vpxor       xmm11, xmm11, xmm9
+	vpclmulqdq  xmm8, xmm10, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm10, xmm10, 0x4e
+	vpxor       xmm10, xmm10, xmm8
+	vpclmulqdq  xmm8, xmm10, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm10, xmm10, 0x4e
+	vpxor       xmm10, xmm10, xmm8
+	vpxor       xmm11, xmm11, xmm10
+	; Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	vpxor       xmm0, xmm0, oword [rcx]
+	vmovdqu     oword [rdx], xmm0
+	vpxor       xmm1, xmm1, oword [rcx + 16]
+	vmovdqu     oword [rdx + 16], xmm1
+	vpxor       xmm2, xmm2, oword [rcx + 32]
+	vmovdqu     oword [rdx + 32], xmm2
+	vpxor       xmm3, xmm3, oword [rcx + 48]
+	vmovdqu     oword [rdx + 48], xmm3
+	vpxor       xmm4, xmm4, oword [rcx + 64]
+	vmovdqu     oword [rdx + 64], xmm4
+	vpxor       xmm5, xmm5, oword [rcx + 80]
+	vmovdqu     oword [rdx + 80], xmm5
+	vpxor       xmm6, xmm6, oword [rcx + 96]
+	vmovdqu     oword [rdx + 96], xmm6
+	vpxor       xmm7, xmm7, oword [rcx + 112]
+	vmovdqu     oword [rdx + 112], xmm7
+	add         r10, 8
+	sub         r8, 8
+	add         rcx, 128
+	add         rdx, 128
+	jmp         near .asmgen_sm4_gcm_dec_avx_loop
+
+.asmgen_sm4_gcm_dec_avx_tail:
+	; Fewer blocks than a batch remain; the GHASH state goes back to memory for the plain loop.
+	vpshufb     xmm11, xmm11, oword [rel const_byte_reverse]
+	vmovdqu     oword [r9 + 16], xmm11
+	; Absorb the remaining ciphertext before it is decrypted (dst may be src); the GHASH loop
+	; uses xmm14/xmm15, two of the S-box table registers, so the tables are loaded again.
+	mov         r12, r8
+	vmovdqa     xmm14, oword [rel const_polyval_poly]
+	vmovdqa     xmm15, oword [rel const_byte_reverse]
+	vmovdqu     xmm0, oword [r9 + 16]
+	vpshufb     xmm0, xmm0, xmm15
+.asmgen_sm4_gcm_dec_avx_tail2:
+	; The last k < 8 blocks: X1*H^k + ... + Xk*H^1, one reduction.
+	test        r12, r12
+	jz          near .asmgen_sm4_gcm_dec_avx_done
+	mov         rax, r12
+	shl         rax, 4
+	add         rax, rsi
+	sub         rax, 16
+	vmovdqa     xmm6, xmm0
+	vpxor       xmm1, xmm1, xmm1
+	vpxor       xmm2, xmm2, xmm2
+	vpxor       xmm3, xmm3, xmm3
+.asmgen_sm4_gcm_dec_avx_tail_loop:
+	vmovdqu     xmm8, oword [rbx]
+	vpshufb     xmm8, xmm8, xmm15
+	vpxor       xmm8, xmm8, xmm6
+	vpxor       xmm6, xmm6, xmm6
+	vpclmulqdq  xmm5, xmm8, oword [rax], 0x00
+	vpclmulqdq  xmm7, xmm8, oword [rax], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, oword [rax + 128], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	add         rbx, 16
+	sub         rax, 16
+	sub         r12, 1
+	jnz         short .asmgen_sm4_gcm_dec_avx_tail_loop
+	; Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	vpxor       xmm3, xmm3, xmm1
+	vpxor       xmm3, xmm3, xmm2
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+.asmgen_sm4_gcm_dec_avx_done:
+	vpshufb     xmm0, xmm0, xmm15
+	vmovdqu     oword [r9 + 16], xmm0
+	vmovdqa     xmm12, oword [rel const_sm4_pre_lo]
+	vmovdqa     xmm13, oword [rel const_sm4_pre_hi]
+	vmovdqa     xmm14, oword [rel const_sm4_post_lo]
+	vmovdqa     xmm15, oword [rel const_sm4_post_hi]
+	test        r8, r8
+	jz          near .asmgen_sm4_gcm_dec_avx_fin
+	; The last 1..7 blocks (xmm batches).
+	; 8 counter blocks, transposed: X0..X2 = IV words (broadcast), X3 = counter + i.
+	vmovq       xmm8, r10
+	vpshufd     xmm8, xmm8, 0x00
+	vpaddd      xmm3, xmm8, oword [rel const_sm4_gcm_inc_x0]
+	vpaddd      xmm7, xmm8, oword [rel const_sm4_gcm_inc_x1]
+	vbroadcastss xmm0, dword [r9]
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vmovdqa     xmm4, xmm0
+	vbroadcastss xmm1, dword [r9 + 4]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vmovdqa     xmm5, xmm1
+	vbroadcastss xmm2, dword [r9 + 8]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vmovdqa     xmm6, xmm2
+	; 32 rounds on 8 blocks (two scratch registers).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_gcm_dec_avx_rounds2:
+	; round 4i+0
+	vbroadcastss xmm9, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	vbroadcastss xmm9, dword [rax]
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm4, xmm4, xmm9
+	; round 4i+1
+	vbroadcastss xmm9, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	vbroadcastss xmm9, dword [rax + 4]
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm8
+	vpxor       xmm5, xmm5, xmm9
+	; round 4i+2
+	vbroadcastss xmm9, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	vbroadcastss xmm9, dword [rax + 8]
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm8
+	vpxor       xmm6, xmm6, xmm9
+	; round 4i+3
+	vbroadcastss xmm9, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	vbroadcastss xmm9, dword [rax + 12]
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm8
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_gcm_dec_avx_rounds2
+	; Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	vpxor       xmm0, xmm0, oword [rcx]
+	vmovdqu     oword [rdx], xmm0
+	cmp         r8, 2
+	jb          short .asmgen_sm4_gcm_dec_avx_slots_done
+	vpxor       xmm1, xmm1, oword [rcx + 16]
+	vmovdqu     oword [rdx + 16], xmm1
+	cmp         r8, 3
+	jb          short .asmgen_sm4_gcm_dec_avx_slots_done
+	vpxor       xmm2, xmm2, oword [rcx + 32]
+	vmovdqu     oword [rdx + 32], xmm2
+	cmp         r8, 4
+	jb          short .asmgen_sm4_gcm_dec_avx_slots_done
+	vpxor       xmm3, xmm3, oword [rcx + 48]
+	vmovdqu     oword [rdx + 48], xmm3
+	cmp         r8, 5
+	jb          short .asmgen_sm4_gcm_dec_avx_slots_done
+	vpxor       xmm4, xmm4, oword [rcx + 64]
+	vmovdqu     oword [rdx + 64], xmm4
+	cmp         r8, 6
+	jb          short .asmgen_sm4_gcm_dec_avx_slots_done
+	vpxor       xmm5, xmm5, oword [rcx + 80]
+	vmovdqu     oword [rdx + 80], xmm5
+	cmp         r8, 7
+	jb          short .asmgen_sm4_gcm_dec_avx_slots_done
+	vpxor       xmm6, xmm6, oword [rcx + 96]
+	vmovdqu     oword [rdx + 96], xmm6
+	cmp         r8, 8
+	jb          short .asmgen_sm4_gcm_dec_avx_slots_done
+	vpxor       xmm7, xmm7, oword [rcx + 112]
+	vmovdqu     oword [rdx + 112], xmm7
+.asmgen_sm4_gcm_dec_avx_slots_done:
+	add         r10, r8
+	mov         rax, r8
+	shl         rax, 4
+	add         rdx, rax
+.asmgen_sm4_gcm_dec_avx_fin:
+	; Counter back: word 3 = ctr, words 0..2 unchanged.
+	mov         rax, qword [r9 + 8]
+	bswap       rax
+	shr         rax, 32
+	shl         rax, 32
+	shl         r10, 32
+	shr         r10, 32
+	add         rax, r10
+	bswap       rax
+	mov         qword [r9 + 8], rax
+	vmovdqa     xmm6, oword [rsp]
+	vmovdqa     xmm7, oword [rsp + 16]
+	vmovdqa     xmm8, oword [rsp + 32]
+	vmovdqa     xmm9, oword [rsp + 48]
+	vmovdqa     xmm10, oword [rsp + 64]
+	vmovdqa     xmm11, oword [rsp + 80]
+	vmovdqa     xmm12, oword [rsp + 96]
+	vmovdqa     xmm13, oword [rsp + 112]
+	vmovdqa     xmm14, oword [rsp + 128]
+	vmovdqa     xmm15, oword [rsp + 144]
+	add         rsp, 160
+	pop         r12
+	pop         rdi
+	pop         rsi
+	pop         rbp
+	pop         rbx
+	ret
+.seh_end:
+
+; ----------------------------------------------------------------------------------------------------
 ; SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs dst.
 ; One pass: 16 blocks in flight, the GHASH multiplies interleaved with the rounds; dst may equal src.
 ;
@@ -29349,6 +30178,1312 @@ asmgen_sm4_gcm_enc_avx2:
 .asmgen_sm4_gcm_enc_avx2_done:
 	vpshufb     xmm0, xmm0, xmm15
 	vmovdqu     oword [r9 + 16], xmm0
+	; Counter back: word 3 = ctr, words 0..2 unchanged.
+	mov         rax, qword [r9 + 8]
+	bswap       rax
+	shr         rax, 32
+	shl         rax, 32
+	shl         r10, 32
+	shr         r10, 32
+	add         rax, r10
+	bswap       rax
+	mov         qword [r9 + 8], rax
+	vzeroupper
+	vmovdqa     xmm6, oword [rsp]
+	vmovdqa     xmm7, oword [rsp + 16]
+	vmovdqa     xmm8, oword [rsp + 32]
+	vmovdqa     xmm9, oword [rsp + 48]
+	vmovdqa     xmm10, oword [rsp + 64]
+	vmovdqa     xmm11, oword [rsp + 80]
+	vmovdqa     xmm12, oword [rsp + 96]
+	vmovdqa     xmm13, oword [rsp + 112]
+	vmovdqa     xmm14, oword [rsp + 128]
+	vmovdqa     xmm15, oword [rsp + 144]
+	add         rsp, 160
+	pop         r12
+	pop         rdi
+	pop         rsi
+	pop         rbp
+	pop         rbx
+	ret
+.seh_end:
+
+; ----------------------------------------------------------------------------------------------------
+; SM4-GCM decryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs src.
+; One pass: 16 blocks in flight, the GHASH multiplies interleaved with the rounds; dst may equal src.
+;
+; void asmgen_sm4_gcm_dec_avx2(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+; Requires: AES, PCLMULQDQ, AVX, AVX2
+; Saves: rbx, rbp, rsi, rdi, r12, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
+; ----------------------------------------------------------------------------------------------------
+	global asmgen_sm4_gcm_dec_avx2
+	align 32
+asmgen_sm4_gcm_dec_avx2:
+	endbr64     	; indirect-branch landing pad (CET IBT)
+	push        rbx
+.seh_0:			; .seh_pushreg rbx (an unwind code in .xdata)
+	push        rbp
+.seh_1:			; .seh_pushreg rbp (an unwind code in .xdata)
+	push        rsi
+.seh_2:			; .seh_pushreg rsi (an unwind code in .xdata)
+	push        rdi
+.seh_3:			; .seh_pushreg rdi (an unwind code in .xdata)
+	push        r12
+.seh_4:			; .seh_pushreg r12 (an unwind code in .xdata)
+	sub         rsp, 160
+.seh_5:			; .seh_stackalloc 160 (an unwind code in .xdata)
+	vmovdqa     oword [rsp], xmm6
+.seh_6:			; .seh_savexmm xmm6, 0 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 16], xmm7
+.seh_7:			; .seh_savexmm xmm7, 16 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 32], xmm8
+.seh_8:			; .seh_savexmm xmm8, 32 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 48], xmm9
+.seh_9:			; .seh_savexmm xmm9, 48 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 64], xmm10
+.seh_10:			; .seh_savexmm xmm10, 64 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 80], xmm11
+.seh_11:			; .seh_savexmm xmm11, 80 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 96], xmm12
+.seh_12:			; .seh_savexmm xmm12, 96 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 112], xmm13
+.seh_13:			; .seh_savexmm xmm13, 112 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 128], xmm14
+.seh_14:			; .seh_savexmm xmm14, 128 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 144], xmm15
+.seh_15:			; .seh_savexmm xmm15, 144 (an unwind code in .xdata)
+.seh_endprologue:
+	mov         rdi, rcx
+	mov         rsi, rdx
+	mov         rdx, r8
+	mov         rcx, r9
+	mov         r8, qword [rsp + 240]
+	mov         r9, qword [rsp + 248]
+	vmovdqa     ymm12, yword [rel const_sm4_pre_lo]
+	vmovdqa     ymm13, yword [rel const_sm4_pre_hi]
+	vmovdqa     ymm14, yword [rel const_sm4_post_lo]
+	vmovdqa     ymm15, yword [rel const_sm4_post_hi]
+	; The 32-bit counter (big-endian word 3) and the GHASH state in POLYVAL form (xmm11).
+	mov         r10, qword [r9 + 8]
+	bswap       r10
+	vmovdqu     xmm11, oword [r9 + 16]
+	vpshufb     xmm11, xmm11, oword [rel const_byte_reverse]
+	mov         rbx, rcx
+	align 16
+.asmgen_sm4_gcm_dec_avx2_loop:
+	cmp         r8, 16
+	jb          near .asmgen_sm4_gcm_dec_avx2_tail
+	; Decrypt this batch while absorbing its ciphertext.
+	; 16 counter blocks, transposed: X0..X2 = IV words (broadcast), X3 = counter + i.
+	vmovq       xmm8, r10
+	vpshufd     xmm8, xmm8, 0x00
+	vinserti128 ymm8, ymm8, xmm8, 0x01
+	vpaddd      ymm3, ymm8, yword [rel const_sm4_gcm_inc_y0]
+	vpaddd      ymm7, ymm8, yword [rel const_sm4_gcm_inc_y1]
+	vpbroadcastd ymm0, dword [r9]
+	vpshufb     ymm0, ymm0, yword [rel const_sm4_bswap32]
+	vmovdqa     ymm4, ymm0
+	vpbroadcastd ymm1, dword [r9 + 4]
+	vpshufb     ymm1, ymm1, yword [rel const_sm4_bswap32]
+	vmovdqa     ymm5, ymm1
+	vpbroadcastd ymm2, dword [r9 + 8]
+	vpshufb     ymm2, ymm2, yword [rel const_sm4_bswap32]
+	vmovdqa     ymm6, ymm2
+	; GHASH aggregate: accumulators = S * H^8 (S in xmm11), middle products in state[16..32].
+	vpclmulqdq  xmm10, xmm11, oword [rsi + 112], 0x00
+	vpshufd     xmm8, xmm11, 0x4e
+	vpxor       xmm8, xmm8, xmm11
+	vpclmulqdq  xmm8, xmm8, oword [rsi + 240], 0x00
+	vmovdqu     oword [r9 + 16], xmm8
+	vpclmulqdq  xmm11, xmm11, oword [rsi + 112], 0x11
+	lea         rbp, [rsi + 112]
+	; 32 rounds on 16 blocks (two scratch registers), 2 GHASH block(s) every four rounds.
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	lea         r12, [rdi + 64]
+	align 16
+.asmgen_sm4_gcm_dec_avx2_rounds:
+	; round 4i+0
+	vpbroadcastd ymm9, dword [rax]
+	vpxor       ymm8, ymm1, ymm2
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm3
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vextracti128 xmm9, ymm8, 0x01
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vaesenclast xmm9, xmm9, oword [rel const_sm4_zero]
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm0, ymm0, ymm9
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm0, ymm0, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm0, ymm0, ymm8
+	vpxor       ymm0, ymm0, ymm9
+	vpbroadcastd ymm9, dword [rax]
+	vpxor       ymm8, ymm5, ymm6
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm7
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vextracti128 xmm9, ymm8, 0x01
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vaesenclast xmm9, xmm9, oword [rel const_sm4_zero]
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm4, ymm4, ymm9
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm4, ymm4, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm4, ymm4, ymm8
+	vpxor       ymm4, ymm4, ymm9
+	; round 4i+1
+	vpbroadcastd ymm9, dword [rax + 4]
+	vpxor       ymm8, ymm2, ymm3
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm0
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vextracti128 xmm9, ymm8, 0x01
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vaesenclast xmm9, xmm9, oword [rel const_sm4_zero]
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm1, ymm1, ymm9
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm1, ymm1, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm1, ymm1, ymm8
+	vpxor       ymm1, ymm1, ymm9
+	vpbroadcastd ymm9, dword [rax + 4]
+	vpxor       ymm8, ymm6, ymm7
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm4
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vextracti128 xmm9, ymm8, 0x01
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vaesenclast xmm9, xmm9, oword [rel const_sm4_zero]
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm5, ymm5, ymm9
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm5, ymm5, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm5, ymm5, ymm8
+	vpxor       ymm5, ymm5, ymm9
+	; GHASH: next block times its power of H (Karatsuba), into the accumulators.
+	vmovdqu     xmm8, oword [rbx]
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	vpclmulqdq  xmm9, xmm8, oword [rbp], 0x00
+	vpxor       xmm10, xmm10, xmm9
+	vpclmulqdq  xmm9, xmm8, oword [rbp], 0x11
+	vpxor       xmm11, xmm11, xmm9
+	vpshufd     xmm9, xmm8, 0x4e
+	vpxor       xmm8, xmm8, xmm9
+	vpclmulqdq  xmm8, xmm8, oword [rbp + 128], 0x00
+	vpxor       xmm8, xmm8, oword [r9 + 16]
+	vmovdqu     oword [r9 + 16], xmm8
+	add         rbx, 16
+	sub         rbp, 16
+	; round 4i+2
+	vpbroadcastd ymm9, dword [rax + 8]
+	vpxor       ymm8, ymm3, ymm0
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm1
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vextracti128 xmm9, ymm8, 0x01
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vaesenclast xmm9, xmm9, oword [rel const_sm4_zero]
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm2, ymm2, ymm9
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm2, ymm2, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm2, ymm2, ymm8
+	vpxor       ymm2, ymm2, ymm9
+	vpbroadcastd ymm9, dword [rax + 8]
+	vpxor       ymm8, ymm7, ymm4
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm5
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vextracti128 xmm9, ymm8, 0x01
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vaesenclast xmm9, xmm9, oword [rel const_sm4_zero]
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm6, ymm6, ymm9
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm6, ymm6, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm6, ymm6, ymm8
+	vpxor       ymm6, ymm6, ymm9
+	; round 4i+3
+	vpbroadcastd ymm9, dword [rax + 12]
+	vpxor       ymm8, ymm0, ymm1
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm2
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vextracti128 xmm9, ymm8, 0x01
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vaesenclast xmm9, xmm9, oword [rel const_sm4_zero]
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm3, ymm3, ymm9
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm3, ymm3, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm3, ymm3, ymm8
+	vpxor       ymm3, ymm3, ymm9
+	vpbroadcastd ymm9, dword [rax + 12]
+	vpxor       ymm8, ymm4, ymm5
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm6
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vextracti128 xmm9, ymm8, 0x01
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vaesenclast xmm9, xmm9, oword [rel const_sm4_zero]
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm7, ymm7, ymm9
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm7, ymm7, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm7, ymm7, ymm8
+	vpxor       ymm7, ymm7, ymm9
+	; GHASH: next block times its power of H (Karatsuba), into the accumulators.
+	vmovdqu     xmm8, oword [rbx]
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	vpclmulqdq  xmm9, xmm8, oword [rbp], 0x00
+	vpxor       xmm10, xmm10, xmm9
+	vpclmulqdq  xmm9, xmm8, oword [rbp], 0x11
+	vpxor       xmm11, xmm11, xmm9
+	vpshufd     xmm9, xmm8, 0x4e
+	vpxor       xmm8, xmm8, xmm9
+	vpclmulqdq  xmm8, xmm8, oword [rbp + 128], 0x00
+	vpxor       xmm8, xmm8, oword [r9 + 16]
+	vmovdqu     oword [r9 + 16], xmm8
+	add         rbx, 16
+	sub         rbp, 16
+	add         rax, 16
+	cmp         rax, r12
+	jnz         near .asmgen_sm4_gcm_dec_avx2_no_reduce
+	; GHASH: recombine the Karatsuba products, reduce (two folds by x^-64) into S = xmm11.
+	vmovdqu     xmm9, oword [r9 + 16]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm9, xmm9, xmm11
+	vpslldq     xmm8, xmm9, 8
+	vpsrldq     xmm9, xmm9, 8
+	vpxor       xmm10, xmm10, xmm8
+	vpxor       xmm11, xmm11, xmm9
+	vpclmulqdq  xmm8, xmm10, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm10, xmm10, 0x4e
+	vpxor       xmm10, xmm10, xmm8
+	vpclmulqdq  xmm8, xmm10, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm10, xmm10, 0x4e
+	vpxor       xmm10, xmm10, xmm8
+	vpxor       xmm11, xmm11, xmm10
+	; GHASH aggregate: accumulators = S * H^8 (S in xmm11), middle products in state[16..32].
+	vpclmulqdq  xmm10, xmm11, oword [rsi + 112], 0x00
+	vpshufd     xmm8, xmm11, 0x4e
+	vpxor       xmm8, xmm8, xmm11
+	vpclmulqdq  xmm8, xmm8, oword [rsi + 240], 0x00
+	vmovdqu     oword [r9 + 16], xmm8
+	vpclmulqdq  xmm11, xmm11, oword [rsi + 112], 0x11
+	lea         rbp, [rsi + 112]
+.asmgen_sm4_gcm_dec_avx2_no_reduce:
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_gcm_dec_avx2_rounds
+	; GHASH: recombine the Karatsuba products, reduce (two folds by x^-64) into S = xmm11.
+	vmovdqu     xmm9, oword [r9 + 16]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm9, xmm9, xmm11
+	vpslldq     xmm8, xmm9, 8
+	vpsrldq     xmm9, xmm9, 8
+	vpxor       xmm10, xmm10, xmm8
+	vpxor       xmm11, xmm11, xmm9
+	vpclmulqdq  xmm8, xmm10, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm10, xmm10, 0x4e
+	vpxor       xmm10, xmm10, xmm8
+	vpclmulqdq  xmm8, xmm10, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm10, xmm10, 0x4e
+	vpxor       xmm10, xmm10, xmm8
+	vpxor       xmm11, xmm11, xmm10
+	; Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream.
+	vpunpckldq  ymm8, ymm3, ymm2
+	vpunpckhdq  ymm9, ymm3, ymm2
+	vpunpckldq  ymm10, ymm1, ymm0
+	vpunpckhdq  ymm2, ymm1, ymm0
+	vpunpcklqdq ymm0, ymm8, ymm10
+	vpunpckhqdq ymm1, ymm8, ymm10
+	vpunpckhqdq ymm3, ymm9, ymm2
+	vpunpcklqdq ymm2, ymm9, ymm2
+	vpshufb     ymm0, ymm0, yword [rel const_sm4_bswap32]
+	vpshufb     ymm1, ymm1, yword [rel const_sm4_bswap32]
+	vpshufb     ymm2, ymm2, yword [rel const_sm4_bswap32]
+	vpshufb     ymm3, ymm3, yword [rel const_sm4_bswap32]
+	vpunpckldq  ymm8, ymm7, ymm6
+	vpunpckhdq  ymm9, ymm7, ymm6
+	vpunpckldq  ymm10, ymm5, ymm4
+	vpunpckhdq  ymm6, ymm5, ymm4
+	vpunpcklqdq ymm4, ymm8, ymm10
+	vpunpckhqdq ymm5, ymm8, ymm10
+	vpunpckhqdq ymm7, ymm9, ymm6
+	vpunpcklqdq ymm6, ymm9, ymm6
+	vpshufb     ymm4, ymm4, yword [rel const_sm4_bswap32]
+	vpshufb     ymm5, ymm5, yword [rel const_sm4_bswap32]
+	vpshufb     ymm6, ymm6, yword [rel const_sm4_bswap32]
+	vpshufb     ymm7, ymm7, yword [rel const_sm4_bswap32]
+	vpxor       ymm0, ymm0, yword [rcx]
+	vmovdqu     yword [rdx], ymm0
+	vpxor       ymm1, ymm1, yword [rcx + 32]
+	vmovdqu     yword [rdx + 32], ymm1
+	vpxor       ymm2, ymm2, yword [rcx + 64]
+	vmovdqu     yword [rdx + 64], ymm2
+	vpxor       ymm3, ymm3, yword [rcx + 96]
+	vmovdqu     yword [rdx + 96], ymm3
+	vpxor       ymm4, ymm4, yword [rcx + 128]
+	vmovdqu     yword [rdx + 128], ymm4
+	vpxor       ymm5, ymm5, yword [rcx + 160]
+	vmovdqu     yword [rdx + 160], ymm5
+	vpxor       ymm6, ymm6, yword [rcx + 192]
+	vmovdqu     yword [rdx + 192], ymm6
+	vpxor       ymm7, ymm7, yword [rcx + 224]
+	vmovdqu     yword [rdx + 224], ymm7
+	add         r10, 16
+	sub         r8, 16
+	add         rcx, 256
+	add         rdx, 256
+	jmp         near .asmgen_sm4_gcm_dec_avx2_loop
+
+.asmgen_sm4_gcm_dec_avx2_tail:
+	; Fewer blocks than a batch remain; the GHASH state goes back to memory for the plain loop.
+	vpshufb     xmm11, xmm11, oword [rel const_byte_reverse]
+	vmovdqu     oword [r9 + 16], xmm11
+	; Absorb the remaining ciphertext before it is decrypted (dst may be src); the GHASH loop
+	; uses xmm14/xmm15, two of the S-box table registers, so the tables are loaded again.
+	mov         r12, r8
+	vmovdqa     xmm14, oword [rel const_polyval_poly]
+	vmovdqa     xmm15, oword [rel const_byte_reverse]
+	vmovdqu     xmm0, oword [r9 + 16]
+	vpshufb     xmm0, xmm0, xmm15
+	cmp         r12, 8
+	jb          near .asmgen_sm4_gcm_dec_avx2_tail2
+	align 16
+.asmgen_sm4_gcm_dec_avx2_loop8:
+	; block 1 times H^7
+	vmovdqu     xmm8, oword [rbx + 16]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm1, xmm8, oword [rsi + 96], 0x00
+	vpclmulqdq  xmm2, xmm8, oword [rsi + 96], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpclmulqdq  xmm3, xmm4, oword [rsi + 224], 0x00
+	; block 2 times H^6
+	vmovdqu     xmm8, oword [rbx + 32]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, oword [rsi + 80], 0x00
+	vpclmulqdq  xmm7, xmm8, oword [rsi + 80], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, oword [rsi + 208], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	; block 3 times H^5
+	vmovdqu     xmm8, oword [rbx + 48]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, oword [rsi + 64], 0x00
+	vpclmulqdq  xmm7, xmm8, oword [rsi + 64], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, oword [rsi + 192], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	; block 4 times H^4
+	vmovdqu     xmm8, oword [rbx + 64]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, oword [rsi + 48], 0x00
+	vpclmulqdq  xmm7, xmm8, oword [rsi + 48], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, oword [rsi + 176], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	; block 5 times H^3
+	vmovdqu     xmm8, oword [rbx + 80]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, oword [rsi + 32], 0x00
+	vpclmulqdq  xmm7, xmm8, oword [rsi + 32], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, oword [rsi + 160], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	; block 6 times H^2
+	vmovdqu     xmm8, oword [rbx + 96]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, oword [rsi + 16], 0x00
+	vpclmulqdq  xmm7, xmm8, oword [rsi + 16], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, oword [rsi + 144], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	; block 7 times H^1
+	vmovdqu     xmm8, oword [rbx + 112]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, oword [rsi], 0x00
+	vpclmulqdq  xmm7, xmm8, oword [rsi], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, oword [rsi + 128], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	; block 0 times H^8, after adding the state
+	vmovdqu     xmm8, oword [rbx]
+	vpshufb     xmm8, xmm8, xmm15
+	vpxor       xmm8, xmm8, xmm0
+	vpclmulqdq  xmm5, xmm8, oword [rsi + 112], 0x00
+	vpclmulqdq  xmm7, xmm8, oword [rsi + 112], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, oword [rsi + 240], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	; Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	vpxor       xmm3, xmm3, xmm1
+	vpxor       xmm3, xmm3, xmm2
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rbx, 128
+	sub         r12, 8
+	cmp         r12, 8
+	jae         near .asmgen_sm4_gcm_dec_avx2_loop8
+
+.asmgen_sm4_gcm_dec_avx2_tail2:
+	; The last k < 8 blocks: X1*H^k + ... + Xk*H^1, one reduction.
+	test        r12, r12
+	jz          near .asmgen_sm4_gcm_dec_avx2_done
+	mov         rax, r12
+	shl         rax, 4
+	add         rax, rsi
+	sub         rax, 16
+	vmovdqa     xmm6, xmm0
+	vpxor       xmm1, xmm1, xmm1
+	vpxor       xmm2, xmm2, xmm2
+	vpxor       xmm3, xmm3, xmm3
+.asmgen_sm4_gcm_dec_avx2_tail_loop:
+	vmovdqu     xmm8, oword [rbx]
+	vpshufb     xmm8, xmm8, xmm15
+	vpxor       xmm8, xmm8, xmm6
+	vpxor       xmm6, xmm6, xmm6
+	vpclmulqdq  xmm5, xmm8, oword [rax], 0x00
+	vpclmulqdq  xmm7, xmm8, oword [rax], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, oword [rax + 128], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	add         rbx, 16
+	sub         rax, 16
+	sub         r12, 1
+	jnz         short .asmgen_sm4_gcm_dec_avx2_tail_loop
+	; Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	vpxor       xmm3, xmm3, xmm1
+	vpxor       xmm3, xmm3, xmm2
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+.asmgen_sm4_gcm_dec_avx2_done:
+	vpshufb     xmm0, xmm0, xmm15
+	vmovdqu     oword [r9 + 16], xmm0
+	vmovdqa     ymm12, yword [rel const_sm4_pre_lo]
+	vmovdqa     ymm13, yword [rel const_sm4_pre_hi]
+	vmovdqa     ymm14, yword [rel const_sm4_post_lo]
+	vmovdqa     ymm15, yword [rel const_sm4_post_hi]
+	test        r8, r8
+	jz          near .asmgen_sm4_gcm_dec_avx2_fin
+	; The last 1..15 blocks (xmm batches).
+	cmp         r8, 8
+	jb          near .asmgen_sm4_gcm_dec_avx2_tail_partial
+	; 8 counter blocks, transposed: X0..X2 = IV words (broadcast), X3 = counter + i.
+	vmovq       xmm8, r10
+	vpshufd     xmm8, xmm8, 0x00
+	vpaddd      xmm3, xmm8, oword [rel const_sm4_gcm_inc_x0]
+	vpaddd      xmm7, xmm8, oword [rel const_sm4_gcm_inc_x1]
+	vbroadcastss xmm0, dword [r9]
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vmovdqa     xmm4, xmm0
+	vbroadcastss xmm1, dword [r9 + 4]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vmovdqa     xmm5, xmm1
+	vbroadcastss xmm2, dword [r9 + 8]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vmovdqa     xmm6, xmm2
+	; 32 rounds on 8 blocks (two scratch registers).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_gcm_dec_avx2_rounds2:
+	; round 4i+0
+	vbroadcastss xmm9, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	vbroadcastss xmm9, dword [rax]
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm4, xmm4, xmm9
+	; round 4i+1
+	vbroadcastss xmm9, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	vbroadcastss xmm9, dword [rax + 4]
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm8
+	vpxor       xmm5, xmm5, xmm9
+	; round 4i+2
+	vbroadcastss xmm9, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	vbroadcastss xmm9, dword [rax + 8]
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm8
+	vpxor       xmm6, xmm6, xmm9
+	; round 4i+3
+	vbroadcastss xmm9, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	vbroadcastss xmm9, dword [rax + 12]
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm8
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_gcm_dec_avx2_rounds2
+	; Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	vpxor       xmm0, xmm0, oword [rcx]
+	vmovdqu     oword [rdx], xmm0
+	vpxor       xmm1, xmm1, oword [rcx + 16]
+	vmovdqu     oword [rdx + 16], xmm1
+	vpxor       xmm2, xmm2, oword [rcx + 32]
+	vmovdqu     oword [rdx + 32], xmm2
+	vpxor       xmm3, xmm3, oword [rcx + 48]
+	vmovdqu     oword [rdx + 48], xmm3
+	vpxor       xmm4, xmm4, oword [rcx + 64]
+	vmovdqu     oword [rdx + 64], xmm4
+	vpxor       xmm5, xmm5, oword [rcx + 80]
+	vmovdqu     oword [rdx + 80], xmm5
+	vpxor       xmm6, xmm6, oword [rcx + 96]
+	vmovdqu     oword [rdx + 96], xmm6
+	vpxor       xmm7, xmm7, oword [rcx + 112]
+	vmovdqu     oword [rdx + 112], xmm7
+	add         r10, 8
+	sub         r8, 8
+	add         rcx, 128
+	add         rdx, 128
+	test        r8, r8
+	jz          near .asmgen_sm4_gcm_dec_avx2_fin
+.asmgen_sm4_gcm_dec_avx2_tail_partial:
+	; 8 counter blocks, transposed: X0..X2 = IV words (broadcast), X3 = counter + i.
+	vmovq       xmm8, r10
+	vpshufd     xmm8, xmm8, 0x00
+	vpaddd      xmm3, xmm8, oword [rel const_sm4_gcm_inc_x0]
+	vpaddd      xmm7, xmm8, oword [rel const_sm4_gcm_inc_x1]
+	vbroadcastss xmm0, dword [r9]
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vmovdqa     xmm4, xmm0
+	vbroadcastss xmm1, dword [r9 + 4]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vmovdqa     xmm5, xmm1
+	vbroadcastss xmm2, dword [r9 + 8]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vmovdqa     xmm6, xmm2
+	; 32 rounds on 8 blocks (two scratch registers).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_gcm_dec_avx2_rounds3:
+	; round 4i+0
+	vbroadcastss xmm9, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	vbroadcastss xmm9, dword [rax]
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm4, xmm4, xmm9
+	; round 4i+1
+	vbroadcastss xmm9, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	vbroadcastss xmm9, dword [rax + 4]
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm8
+	vpxor       xmm5, xmm5, xmm9
+	; round 4i+2
+	vbroadcastss xmm9, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	vbroadcastss xmm9, dword [rax + 8]
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm8
+	vpxor       xmm6, xmm6, xmm9
+	; round 4i+3
+	vbroadcastss xmm9, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	vbroadcastss xmm9, dword [rax + 12]
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm8
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_gcm_dec_avx2_rounds3
+	; Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	vpxor       xmm0, xmm0, oword [rcx]
+	vmovdqu     oword [rdx], xmm0
+	cmp         r8, 2
+	jb          short .asmgen_sm4_gcm_dec_avx2_slots_done
+	vpxor       xmm1, xmm1, oword [rcx + 16]
+	vmovdqu     oword [rdx + 16], xmm1
+	cmp         r8, 3
+	jb          short .asmgen_sm4_gcm_dec_avx2_slots_done
+	vpxor       xmm2, xmm2, oword [rcx + 32]
+	vmovdqu     oword [rdx + 32], xmm2
+	cmp         r8, 4
+	jb          short .asmgen_sm4_gcm_dec_avx2_slots_done
+	vpxor       xmm3, xmm3, oword [rcx + 48]
+	vmovdqu     oword [rdx + 48], xmm3
+	cmp         r8, 5
+	jb          short .asmgen_sm4_gcm_dec_avx2_slots_done
+	vpxor       xmm4, xmm4, oword [rcx + 64]
+	vmovdqu     oword [rdx + 64], xmm4
+	cmp         r8, 6
+	jb          short .asmgen_sm4_gcm_dec_avx2_slots_done
+	vpxor       xmm5, xmm5, oword [rcx + 80]
+	vmovdqu     oword [rdx + 80], xmm5
+	cmp         r8, 7
+	jb          short .asmgen_sm4_gcm_dec_avx2_slots_done
+	vpxor       xmm6, xmm6, oword [rcx + 96]
+	vmovdqu     oword [rdx + 96], xmm6
+	cmp         r8, 8
+	jb          short .asmgen_sm4_gcm_dec_avx2_slots_done
+	vpxor       xmm7, xmm7, oword [rcx + 112]
+	vmovdqu     oword [rdx + 112], xmm7
+.asmgen_sm4_gcm_dec_avx2_slots_done:
+	add         r10, r8
+	mov         rax, r8
+	shl         rax, 4
+	add         rdx, rax
+.asmgen_sm4_gcm_dec_avx2_fin:
 	; Counter back: word 3 = ctr, words 0..2 unchanged.
 	mov         rax, qword [r9 + 8]
 	bswap       rax
@@ -44737,6 +46872,1006 @@ asmgen_sm4_gcm_enc_gfni:
 .asmgen_sm4_gcm_enc_gfni_done:
 	vpshufb     xmm0, xmm0, xmm15
 	vmovdqu     oword [r9 + 16], xmm0
+	; Counter back: word 3 = ctr, words 0..2 unchanged.
+	mov         rax, qword [r9 + 8]
+	bswap       rax
+	shr         rax, 32
+	shl         rax, 32
+	shl         r10, 32
+	shr         r10, 32
+	add         rax, r10
+	bswap       rax
+	mov         qword [r9 + 8], rax
+	vzeroupper
+	vmovdqa     xmm6, oword [rsp]
+	vmovdqa     xmm7, oword [rsp + 16]
+	vmovdqa     xmm8, oword [rsp + 32]
+	vmovdqa     xmm9, oword [rsp + 48]
+	vmovdqa     xmm10, oword [rsp + 64]
+	vmovdqa     xmm11, oword [rsp + 80]
+	vmovdqa     xmm12, oword [rsp + 96]
+	vmovdqa     xmm13, oword [rsp + 112]
+	vmovdqa     xmm14, oword [rsp + 128]
+	vmovdqa     xmm15, oword [rsp + 144]
+	add         rsp, 160
+	pop         r12
+	pop         rdi
+	pop         rsi
+	pop         rbp
+	pop         rbx
+	ret
+.seh_end:
+
+; ----------------------------------------------------------------------------------------------------
+; SM4-GCM decryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs src.
+; One pass: 16 blocks in flight, the GHASH multiplies interleaved with the rounds; dst may equal src.
+;
+; void asmgen_sm4_gcm_dec_gfni(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+; Requires: PCLMULQDQ, AVX, AVX2, GFNI
+; Saves: rbx, rbp, rsi, rdi, r12, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
+; ----------------------------------------------------------------------------------------------------
+	global asmgen_sm4_gcm_dec_gfni
+	align 32
+asmgen_sm4_gcm_dec_gfni:
+	endbr64     	; indirect-branch landing pad (CET IBT)
+	push        rbx
+.seh_0:			; .seh_pushreg rbx (an unwind code in .xdata)
+	push        rbp
+.seh_1:			; .seh_pushreg rbp (an unwind code in .xdata)
+	push        rsi
+.seh_2:			; .seh_pushreg rsi (an unwind code in .xdata)
+	push        rdi
+.seh_3:			; .seh_pushreg rdi (an unwind code in .xdata)
+	push        r12
+.seh_4:			; .seh_pushreg r12 (an unwind code in .xdata)
+	sub         rsp, 160
+.seh_5:			; .seh_stackalloc 160 (an unwind code in .xdata)
+	vmovdqa     oword [rsp], xmm6
+.seh_6:			; .seh_savexmm xmm6, 0 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 16], xmm7
+.seh_7:			; .seh_savexmm xmm7, 16 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 32], xmm8
+.seh_8:			; .seh_savexmm xmm8, 32 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 48], xmm9
+.seh_9:			; .seh_savexmm xmm9, 48 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 64], xmm10
+.seh_10:			; .seh_savexmm xmm10, 64 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 80], xmm11
+.seh_11:			; .seh_savexmm xmm11, 80 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 96], xmm12
+.seh_12:			; .seh_savexmm xmm12, 96 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 112], xmm13
+.seh_13:			; .seh_savexmm xmm13, 112 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 128], xmm14
+.seh_14:			; .seh_savexmm xmm14, 128 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 144], xmm15
+.seh_15:			; .seh_savexmm xmm15, 144 (an unwind code in .xdata)
+.seh_endprologue:
+	mov         rdi, rcx
+	mov         rsi, rdx
+	mov         rdx, r8
+	mov         rcx, r9
+	mov         r8, qword [rsp + 240]
+	mov         r9, qword [rsp + 248]
+	vmovdqa     ymm12, yword [rel const_sm4_gfni_rot0]
+	vmovdqa     ymm13, yword [rel const_sm4_gfni_rot8]
+	vmovdqa     ymm14, yword [rel const_sm4_gfni_rot24]
+	vmovdqa     ymm15, yword [rel const_sm4_gfni_m1]
+	; The 32-bit counter (big-endian word 3) and the GHASH state in POLYVAL form (xmm11).
+	mov         r10, qword [r9 + 8]
+	bswap       r10
+	vmovdqu     xmm11, oword [r9 + 16]
+	vpshufb     xmm11, xmm11, oword [rel const_byte_reverse]
+	mov         rbx, rcx
+	align 16
+.asmgen_sm4_gcm_dec_gfni_loop:
+	cmp         r8, 16
+	jb          near .asmgen_sm4_gcm_dec_gfni_tail
+	; Decrypt this batch while absorbing its ciphertext.
+	; 16 counter blocks, transposed: X0..X2 = IV words (broadcast), X3 = counter + i.
+	vmovq       xmm8, r10
+	vpshufd     xmm8, xmm8, 0x00
+	vinserti128 ymm8, ymm8, xmm8, 0x01
+	vpaddd      ymm3, ymm8, yword [rel const_sm4_gcm_inc_y0]
+	vpaddd      ymm7, ymm8, yword [rel const_sm4_gcm_inc_y1]
+	vpbroadcastd ymm0, dword [r9]
+	vpshufb     ymm0, ymm0, yword [rel const_sm4_bswap32]
+	vmovdqa     ymm4, ymm0
+	vpbroadcastd ymm1, dword [r9 + 4]
+	vpshufb     ymm1, ymm1, yword [rel const_sm4_bswap32]
+	vmovdqa     ymm5, ymm1
+	vpbroadcastd ymm2, dword [r9 + 8]
+	vpshufb     ymm2, ymm2, yword [rel const_sm4_bswap32]
+	vmovdqa     ymm6, ymm2
+	; GHASH aggregate: accumulators = S * H^8 (S in xmm11), middle products in state[16..32].
+	vpclmulqdq  xmm10, xmm11, oword [rsi + 112], 0x00
+	vpshufd     xmm8, xmm11, 0x4e
+	vpxor       xmm8, xmm8, xmm11
+	vpclmulqdq  xmm8, xmm8, oword [rsi + 240], 0x00
+	vmovdqu     oword [r9 + 16], xmm8
+	vpclmulqdq  xmm11, xmm11, oword [rsi + 112], 0x11
+	lea         rbp, [rsi + 112]
+	; Into the GFNI domain: Y = M1*X on every byte.
+	vgf2p8affineqb ymm0, ymm0, ymm15, 0x00
+	vgf2p8affineqb ymm1, ymm1, ymm15, 0x00
+	vgf2p8affineqb ymm2, ymm2, ymm15, 0x00
+	vgf2p8affineqb ymm3, ymm3, ymm15, 0x00
+	vgf2p8affineqb ymm4, ymm4, ymm15, 0x00
+	vgf2p8affineqb ymm5, ymm5, ymm15, 0x00
+	vgf2p8affineqb ymm6, ymm6, ymm15, 0x00
+	vgf2p8affineqb ymm7, ymm7, ymm15, 0x00
+	; 32 rounds on 16 blocks (two scratch registers), 2 GHASH block(s) every four rounds.
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	lea         r12, [rdi + 64]
+	align 16
+.asmgen_sm4_gcm_dec_gfni_rounds:
+	; round 4i+0
+	vpbroadcastd ymm9, dword [rax]
+	vgf2p8affineqb ymm9, ymm9, ymm15, 0x3e
+	vpxor       ymm8, ymm1, ymm2
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm3
+	vgf2p8affineinvqb ymm9, ymm8, ymm12, 0x72
+	vpxor       ymm0, ymm0, ymm9
+	vgf2p8affineinvqb ymm9, ymm8, ymm14, 0x11
+	vpshufb     ymm9, ymm9, yword [rel const_sm4_rol24]
+	vpxor       ymm0, ymm0, ymm9
+	vgf2p8affineinvqb ymm8, ymm8, ymm13, 0x63
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm0, ymm0, ymm9
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol16]
+	vpxor       ymm0, ymm0, ymm8
+	vpbroadcastd ymm9, dword [rax]
+	vgf2p8affineqb ymm9, ymm9, ymm15, 0x3e
+	vpxor       ymm8, ymm5, ymm6
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm7
+	vgf2p8affineinvqb ymm9, ymm8, ymm12, 0x72
+	vpxor       ymm4, ymm4, ymm9
+	vgf2p8affineinvqb ymm9, ymm8, ymm14, 0x11
+	vpshufb     ymm9, ymm9, yword [rel const_sm4_rol24]
+	vpxor       ymm4, ymm4, ymm9
+	vgf2p8affineinvqb ymm8, ymm8, ymm13, 0x63
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm4, ymm4, ymm9
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol16]
+	vpxor       ymm4, ymm4, ymm8
+	; round 4i+1
+	vpbroadcastd ymm9, dword [rax + 4]
+	vgf2p8affineqb ymm9, ymm9, ymm15, 0x3e
+	vpxor       ymm8, ymm2, ymm3
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm0
+	vgf2p8affineinvqb ymm9, ymm8, ymm12, 0x72
+	vpxor       ymm1, ymm1, ymm9
+	vgf2p8affineinvqb ymm9, ymm8, ymm14, 0x11
+	vpshufb     ymm9, ymm9, yword [rel const_sm4_rol24]
+	vpxor       ymm1, ymm1, ymm9
+	vgf2p8affineinvqb ymm8, ymm8, ymm13, 0x63
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm1, ymm1, ymm9
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol16]
+	vpxor       ymm1, ymm1, ymm8
+	vpbroadcastd ymm9, dword [rax + 4]
+	vgf2p8affineqb ymm9, ymm9, ymm15, 0x3e
+	vpxor       ymm8, ymm6, ymm7
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm4
+	vgf2p8affineinvqb ymm9, ymm8, ymm12, 0x72
+	vpxor       ymm5, ymm5, ymm9
+	vgf2p8affineinvqb ymm9, ymm8, ymm14, 0x11
+	vpshufb     ymm9, ymm9, yword [rel const_sm4_rol24]
+	vpxor       ymm5, ymm5, ymm9
+	vgf2p8affineinvqb ymm8, ymm8, ymm13, 0x63
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm5, ymm5, ymm9
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol16]
+	vpxor       ymm5, ymm5, ymm8
+	; GHASH: next block times its power of H (Karatsuba), into the accumulators.
+	vmovdqu     xmm8, oword [rbx]
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	vpclmulqdq  xmm9, xmm8, oword [rbp], 0x00
+	vpxor       xmm10, xmm10, xmm9
+	vpclmulqdq  xmm9, xmm8, oword [rbp], 0x11
+	vpxor       xmm11, xmm11, xmm9
+	vpshufd     xmm9, xmm8, 0x4e
+	vpxor       xmm8, xmm8, xmm9
+	vpclmulqdq  xmm8, xmm8, oword [rbp + 128], 0x00
+	vpxor       xmm8, xmm8, oword [r9 + 16]
+	vmovdqu     oword [r9 + 16], xmm8
+	add         rbx, 16
+	sub         rbp, 16
+	; round 4i+2
+	vpbroadcastd ymm9, dword [rax + 8]
+	vgf2p8affineqb ymm9, ymm9, ymm15, 0x3e
+	vpxor       ymm8, ymm3, ymm0
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm1
+	vgf2p8affineinvqb ymm9, ymm8, ymm12, 0x72
+	vpxor       ymm2, ymm2, ymm9
+	vgf2p8affineinvqb ymm9, ymm8, ymm14, 0x11
+	vpshufb     ymm9, ymm9, yword [rel const_sm4_rol24]
+	vpxor       ymm2, ymm2, ymm9
+	vgf2p8affineinvqb ymm8, ymm8, ymm13, 0x63
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm2, ymm2, ymm9
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol16]
+	vpxor       ymm2, ymm2, ymm8
+	vpbroadcastd ymm9, dword [rax + 8]
+	vgf2p8affineqb ymm9, ymm9, ymm15, 0x3e
+	vpxor       ymm8, ymm7, ymm4
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm5
+	vgf2p8affineinvqb ymm9, ymm8, ymm12, 0x72
+	vpxor       ymm6, ymm6, ymm9
+	vgf2p8affineinvqb ymm9, ymm8, ymm14, 0x11
+	vpshufb     ymm9, ymm9, yword [rel const_sm4_rol24]
+	vpxor       ymm6, ymm6, ymm9
+	vgf2p8affineinvqb ymm8, ymm8, ymm13, 0x63
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm6, ymm6, ymm9
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol16]
+	vpxor       ymm6, ymm6, ymm8
+	; round 4i+3
+	vpbroadcastd ymm9, dword [rax + 12]
+	vgf2p8affineqb ymm9, ymm9, ymm15, 0x3e
+	vpxor       ymm8, ymm0, ymm1
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm2
+	vgf2p8affineinvqb ymm9, ymm8, ymm12, 0x72
+	vpxor       ymm3, ymm3, ymm9
+	vgf2p8affineinvqb ymm9, ymm8, ymm14, 0x11
+	vpshufb     ymm9, ymm9, yword [rel const_sm4_rol24]
+	vpxor       ymm3, ymm3, ymm9
+	vgf2p8affineinvqb ymm8, ymm8, ymm13, 0x63
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm3, ymm3, ymm9
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol16]
+	vpxor       ymm3, ymm3, ymm8
+	vpbroadcastd ymm9, dword [rax + 12]
+	vgf2p8affineqb ymm9, ymm9, ymm15, 0x3e
+	vpxor       ymm8, ymm4, ymm5
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm6
+	vgf2p8affineinvqb ymm9, ymm8, ymm12, 0x72
+	vpxor       ymm7, ymm7, ymm9
+	vgf2p8affineinvqb ymm9, ymm8, ymm14, 0x11
+	vpshufb     ymm9, ymm9, yword [rel const_sm4_rol24]
+	vpxor       ymm7, ymm7, ymm9
+	vgf2p8affineinvqb ymm8, ymm8, ymm13, 0x63
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm7, ymm7, ymm9
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol16]
+	vpxor       ymm7, ymm7, ymm8
+	; GHASH: next block times its power of H (Karatsuba), into the accumulators.
+	vmovdqu     xmm8, oword [rbx]
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	vpclmulqdq  xmm9, xmm8, oword [rbp], 0x00
+	vpxor       xmm10, xmm10, xmm9
+	vpclmulqdq  xmm9, xmm8, oword [rbp], 0x11
+	vpxor       xmm11, xmm11, xmm9
+	vpshufd     xmm9, xmm8, 0x4e
+	vpxor       xmm8, xmm8, xmm9
+	vpclmulqdq  xmm8, xmm8, oword [rbp + 128], 0x00
+	vpxor       xmm8, xmm8, oword [r9 + 16]
+	vmovdqu     oword [r9 + 16], xmm8
+	add         rbx, 16
+	sub         rbp, 16
+	add         rax, 16
+	cmp         rax, r12
+	jnz         near .asmgen_sm4_gcm_dec_gfni_no_reduce
+	; GHASH: recombine the Karatsuba products, reduce (two folds by x^-64) into S = xmm11.
+	vmovdqu     xmm9, oword [r9 + 16]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm9, xmm9, xmm11
+	vpslldq     xmm8, xmm9, 8
+	vpsrldq     xmm9, xmm9, 8
+	vpxor       xmm10, xmm10, xmm8
+	vpxor       xmm11, xmm11, xmm9
+	vpclmulqdq  xmm8, xmm10, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm10, xmm10, 0x4e
+	vpxor       xmm10, xmm10, xmm8
+	vpclmulqdq  xmm8, xmm10, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm10, xmm10, 0x4e
+	vpxor       xmm10, xmm10, xmm8
+	vpxor       xmm11, xmm11, xmm10
+	; GHASH aggregate: accumulators = S * H^8 (S in xmm11), middle products in state[16..32].
+	vpclmulqdq  xmm10, xmm11, oword [rsi + 112], 0x00
+	vpshufd     xmm8, xmm11, 0x4e
+	vpxor       xmm8, xmm8, xmm11
+	vpclmulqdq  xmm8, xmm8, oword [rsi + 240], 0x00
+	vmovdqu     oword [r9 + 16], xmm8
+	vpclmulqdq  xmm11, xmm11, oword [rsi + 112], 0x11
+	lea         rbp, [rsi + 112]
+.asmgen_sm4_gcm_dec_gfni_no_reduce:
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_gcm_dec_gfni_rounds
+	; GHASH: recombine the Karatsuba products, reduce (two folds by x^-64) into S = xmm11.
+	vmovdqu     xmm9, oword [r9 + 16]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm9, xmm9, xmm11
+	vpslldq     xmm8, xmm9, 8
+	vpsrldq     xmm9, xmm9, 8
+	vpxor       xmm10, xmm10, xmm8
+	vpxor       xmm11, xmm11, xmm9
+	vpclmulqdq  xmm8, xmm10, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm10, xmm10, 0x4e
+	vpxor       xmm10, xmm10, xmm8
+	vpclmulqdq  xmm8, xmm10, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm10, xmm10, 0x4e
+	vpxor       xmm10, xmm10, xmm8
+	vpxor       xmm11, xmm11, xmm10
+	; Out of the GFNI domain: X = M1^-1*Y.
+	vgf2p8affineqb ymm0, ymm0, yword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb ymm1, ymm1, yword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb ymm2, ymm2, yword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb ymm3, ymm3, yword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb ymm4, ymm4, yword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb ymm5, ymm5, yword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb ymm6, ymm6, yword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb ymm7, ymm7, yword [rel const_sm4_gfni_m1inv], 0x00
+	; Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream.
+	vpunpckldq  ymm8, ymm3, ymm2
+	vpunpckhdq  ymm9, ymm3, ymm2
+	vpunpckldq  ymm10, ymm1, ymm0
+	vpunpckhdq  ymm2, ymm1, ymm0
+	vpunpcklqdq ymm0, ymm8, ymm10
+	vpunpckhqdq ymm1, ymm8, ymm10
+	vpunpckhqdq ymm3, ymm9, ymm2
+	vpunpcklqdq ymm2, ymm9, ymm2
+	vpshufb     ymm0, ymm0, yword [rel const_sm4_bswap32]
+	vpshufb     ymm1, ymm1, yword [rel const_sm4_bswap32]
+	vpshufb     ymm2, ymm2, yword [rel const_sm4_bswap32]
+	vpshufb     ymm3, ymm3, yword [rel const_sm4_bswap32]
+	vpunpckldq  ymm8, ymm7, ymm6
+	vpunpckhdq  ymm9, ymm7, ymm6
+	vpunpckldq  ymm10, ymm5, ymm4
+	vpunpckhdq  ymm6, ymm5, ymm4
+	vpunpcklqdq ymm4, ymm8, ymm10
+	vpunpckhqdq ymm5, ymm8, ymm10
+	vpunpckhqdq ymm7, ymm9, ymm6
+	vpunpcklqdq ymm6, ymm9, ymm6
+	vpshufb     ymm4, ymm4, yword [rel const_sm4_bswap32]
+	vpshufb     ymm5, ymm5, yword [rel const_sm4_bswap32]
+	vpshufb     ymm6, ymm6, yword [rel const_sm4_bswap32]
+	vpshufb     ymm7, ymm7, yword [rel const_sm4_bswap32]
+	vpxor       ymm0, ymm0, yword [rcx]
+	vmovdqu     yword [rdx], ymm0
+	vpxor       ymm1, ymm1, yword [rcx + 32]
+	vmovdqu     yword [rdx + 32], ymm1
+	vpxor       ymm2, ymm2, yword [rcx + 64]
+	vmovdqu     yword [rdx + 64], ymm2
+	vpxor       ymm3, ymm3, yword [rcx + 96]
+	vmovdqu     yword [rdx + 96], ymm3
+	vpxor       ymm4, ymm4, yword [rcx + 128]
+	vmovdqu     yword [rdx + 128], ymm4
+	vpxor       ymm5, ymm5, yword [rcx + 160]
+	vmovdqu     yword [rdx + 160], ymm5
+	vpxor       ymm6, ymm6, yword [rcx + 192]
+	vmovdqu     yword [rdx + 192], ymm6
+	vpxor       ymm7, ymm7, yword [rcx + 224]
+	vmovdqu     yword [rdx + 224], ymm7
+	add         r10, 16
+	sub         r8, 16
+	add         rcx, 256
+	add         rdx, 256
+	jmp         near .asmgen_sm4_gcm_dec_gfni_loop
+
+.asmgen_sm4_gcm_dec_gfni_tail:
+	; Fewer blocks than a batch remain; the GHASH state goes back to memory for the plain loop.
+	vpshufb     xmm11, xmm11, oword [rel const_byte_reverse]
+	vmovdqu     oword [r9 + 16], xmm11
+	; Absorb the remaining ciphertext before it is decrypted (dst may be src); the GHASH loop
+	; uses xmm14/xmm15, two of the S-box table registers, so the tables are loaded again.
+	mov         r12, r8
+	vmovdqa     xmm14, oword [rel const_polyval_poly]
+	vmovdqa     xmm15, oword [rel const_byte_reverse]
+	vmovdqu     xmm0, oword [r9 + 16]
+	vpshufb     xmm0, xmm0, xmm15
+	cmp         r12, 8
+	jb          near .asmgen_sm4_gcm_dec_gfni_tail2
+	align 16
+.asmgen_sm4_gcm_dec_gfni_loop8:
+	; block 1 times H^7
+	vmovdqu     xmm8, oword [rbx + 16]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm1, xmm8, oword [rsi + 96], 0x00
+	vpclmulqdq  xmm2, xmm8, oword [rsi + 96], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpclmulqdq  xmm3, xmm4, oword [rsi + 224], 0x00
+	; block 2 times H^6
+	vmovdqu     xmm8, oword [rbx + 32]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, oword [rsi + 80], 0x00
+	vpclmulqdq  xmm7, xmm8, oword [rsi + 80], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, oword [rsi + 208], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	; block 3 times H^5
+	vmovdqu     xmm8, oword [rbx + 48]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, oword [rsi + 64], 0x00
+	vpclmulqdq  xmm7, xmm8, oword [rsi + 64], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, oword [rsi + 192], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	; block 4 times H^4
+	vmovdqu     xmm8, oword [rbx + 64]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, oword [rsi + 48], 0x00
+	vpclmulqdq  xmm7, xmm8, oword [rsi + 48], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, oword [rsi + 176], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	; block 5 times H^3
+	vmovdqu     xmm8, oword [rbx + 80]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, oword [rsi + 32], 0x00
+	vpclmulqdq  xmm7, xmm8, oword [rsi + 32], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, oword [rsi + 160], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	; block 6 times H^2
+	vmovdqu     xmm8, oword [rbx + 96]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, oword [rsi + 16], 0x00
+	vpclmulqdq  xmm7, xmm8, oword [rsi + 16], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, oword [rsi + 144], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	; block 7 times H^1
+	vmovdqu     xmm8, oword [rbx + 112]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, oword [rsi], 0x00
+	vpclmulqdq  xmm7, xmm8, oword [rsi], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, oword [rsi + 128], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	; block 0 times H^8, after adding the state
+	vmovdqu     xmm8, oword [rbx]
+	vpshufb     xmm8, xmm8, xmm15
+	vpxor       xmm8, xmm8, xmm0
+	vpclmulqdq  xmm5, xmm8, oword [rsi + 112], 0x00
+	vpclmulqdq  xmm7, xmm8, oword [rsi + 112], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, oword [rsi + 240], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	; Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	vpxor       xmm3, xmm3, xmm1
+	vpxor       xmm3, xmm3, xmm2
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rbx, 128
+	sub         r12, 8
+	cmp         r12, 8
+	jae         near .asmgen_sm4_gcm_dec_gfni_loop8
+
+.asmgen_sm4_gcm_dec_gfni_tail2:
+	; The last k < 8 blocks: X1*H^k + ... + Xk*H^1, one reduction.
+	test        r12, r12
+	jz          near .asmgen_sm4_gcm_dec_gfni_done
+	mov         rax, r12
+	shl         rax, 4
+	add         rax, rsi
+	sub         rax, 16
+	vmovdqa     xmm6, xmm0
+	vpxor       xmm1, xmm1, xmm1
+	vpxor       xmm2, xmm2, xmm2
+	vpxor       xmm3, xmm3, xmm3
+.asmgen_sm4_gcm_dec_gfni_tail_loop:
+	vmovdqu     xmm8, oword [rbx]
+	vpshufb     xmm8, xmm8, xmm15
+	vpxor       xmm8, xmm8, xmm6
+	vpxor       xmm6, xmm6, xmm6
+	vpclmulqdq  xmm5, xmm8, oword [rax], 0x00
+	vpclmulqdq  xmm7, xmm8, oword [rax], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, oword [rax + 128], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	add         rbx, 16
+	sub         rax, 16
+	sub         r12, 1
+	jnz         short .asmgen_sm4_gcm_dec_gfni_tail_loop
+	; Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	vpxor       xmm3, xmm3, xmm1
+	vpxor       xmm3, xmm3, xmm2
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+.asmgen_sm4_gcm_dec_gfni_done:
+	vpshufb     xmm0, xmm0, xmm15
+	vmovdqu     oword [r9 + 16], xmm0
+	vmovdqa     ymm12, yword [rel const_sm4_gfni_rot0]
+	vmovdqa     ymm13, yword [rel const_sm4_gfni_rot8]
+	vmovdqa     ymm14, yword [rel const_sm4_gfni_rot24]
+	vmovdqa     ymm15, yword [rel const_sm4_gfni_m1]
+	test        r8, r8
+	jz          near .asmgen_sm4_gcm_dec_gfni_fin
+	; The last 1..15 blocks (xmm batches).
+	cmp         r8, 8
+	jb          near .asmgen_sm4_gcm_dec_gfni_tail_partial
+	; 8 counter blocks, transposed: X0..X2 = IV words (broadcast), X3 = counter + i.
+	vmovq       xmm8, r10
+	vpshufd     xmm8, xmm8, 0x00
+	vpaddd      xmm3, xmm8, oword [rel const_sm4_gcm_inc_x0]
+	vpaddd      xmm7, xmm8, oword [rel const_sm4_gcm_inc_x1]
+	vbroadcastss xmm0, dword [r9]
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vmovdqa     xmm4, xmm0
+	vbroadcastss xmm1, dword [r9 + 4]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vmovdqa     xmm5, xmm1
+	vbroadcastss xmm2, dword [r9 + 8]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vmovdqa     xmm6, xmm2
+	; Into the GFNI domain: Y = M1*X on every byte.
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	vgf2p8affineqb xmm4, xmm4, xmm15, 0x00
+	vgf2p8affineqb xmm5, xmm5, xmm15, 0x00
+	vgf2p8affineqb xmm6, xmm6, xmm15, 0x00
+	vgf2p8affineqb xmm7, xmm7, xmm15, 0x00
+	; 32 rounds on 8 blocks (two scratch registers).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_gcm_dec_gfni_rounds2:
+	; round 4i+0
+	vbroadcastss xmm9, dword [rax]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm0, xmm0, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol24]
+	vpxor       xmm0, xmm0, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol16]
+	vpxor       xmm0, xmm0, xmm8
+	vbroadcastss xmm9, dword [rax]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm7
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm4, xmm4, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol24]
+	vpxor       xmm4, xmm4, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol16]
+	vpxor       xmm4, xmm4, xmm8
+	; round 4i+1
+	vbroadcastss xmm9, dword [rax + 4]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm1, xmm1, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol24]
+	vpxor       xmm1, xmm1, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol16]
+	vpxor       xmm1, xmm1, xmm8
+	vbroadcastss xmm9, dword [rax + 4]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm4
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm5, xmm5, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol24]
+	vpxor       xmm5, xmm5, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol16]
+	vpxor       xmm5, xmm5, xmm8
+	; round 4i+2
+	vbroadcastss xmm9, dword [rax + 8]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm2, xmm2, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol24]
+	vpxor       xmm2, xmm2, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol16]
+	vpxor       xmm2, xmm2, xmm8
+	vbroadcastss xmm9, dword [rax + 8]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm5
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm6, xmm6, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol24]
+	vpxor       xmm6, xmm6, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol16]
+	vpxor       xmm6, xmm6, xmm8
+	; round 4i+3
+	vbroadcastss xmm9, dword [rax + 12]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm3, xmm3, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol24]
+	vpxor       xmm3, xmm3, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol16]
+	vpxor       xmm3, xmm3, xmm8
+	vbroadcastss xmm9, dword [rax + 12]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm6
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm7, xmm7, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol24]
+	vpxor       xmm7, xmm7, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol16]
+	vpxor       xmm7, xmm7, xmm8
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_gcm_dec_gfni_rounds2
+	; Out of the GFNI domain: X = M1^-1*Y.
+	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm4, xmm4, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm5, xmm5, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm6, xmm6, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm7, xmm7, oword [rel const_sm4_gfni_m1inv], 0x00
+	; Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	vpxor       xmm0, xmm0, oword [rcx]
+	vmovdqu     oword [rdx], xmm0
+	vpxor       xmm1, xmm1, oword [rcx + 16]
+	vmovdqu     oword [rdx + 16], xmm1
+	vpxor       xmm2, xmm2, oword [rcx + 32]
+	vmovdqu     oword [rdx + 32], xmm2
+	vpxor       xmm3, xmm3, oword [rcx + 48]
+	vmovdqu     oword [rdx + 48], xmm3
+	vpxor       xmm4, xmm4, oword [rcx + 64]
+	vmovdqu     oword [rdx + 64], xmm4
+	vpxor       xmm5, xmm5, oword [rcx + 80]
+	vmovdqu     oword [rdx + 80], xmm5
+	vpxor       xmm6, xmm6, oword [rcx + 96]
+	vmovdqu     oword [rdx + 96], xmm6
+	vpxor       xmm7, xmm7, oword [rcx + 112]
+	vmovdqu     oword [rdx + 112], xmm7
+	add         r10, 8
+	sub         r8, 8
+	add         rcx, 128
+	add         rdx, 128
+	test        r8, r8
+	jz          near .asmgen_sm4_gcm_dec_gfni_fin
+.asmgen_sm4_gcm_dec_gfni_tail_partial:
+	; 8 counter blocks, transposed: X0..X2 = IV words (broadcast), X3 = counter + i.
+	vmovq       xmm8, r10
+	vpshufd     xmm8, xmm8, 0x00
+	vpaddd      xmm3, xmm8, oword [rel const_sm4_gcm_inc_x0]
+	vpaddd      xmm7, xmm8, oword [rel const_sm4_gcm_inc_x1]
+	vbroadcastss xmm0, dword [r9]
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vmovdqa     xmm4, xmm0
+	vbroadcastss xmm1, dword [r9 + 4]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vmovdqa     xmm5, xmm1
+	vbroadcastss xmm2, dword [r9 + 8]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vmovdqa     xmm6, xmm2
+	; Into the GFNI domain: Y = M1*X on every byte.
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	vgf2p8affineqb xmm4, xmm4, xmm15, 0x00
+	vgf2p8affineqb xmm5, xmm5, xmm15, 0x00
+	vgf2p8affineqb xmm6, xmm6, xmm15, 0x00
+	vgf2p8affineqb xmm7, xmm7, xmm15, 0x00
+	; 32 rounds on 8 blocks (two scratch registers).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_gcm_dec_gfni_rounds3:
+	; round 4i+0
+	vbroadcastss xmm9, dword [rax]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm0, xmm0, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol24]
+	vpxor       xmm0, xmm0, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol16]
+	vpxor       xmm0, xmm0, xmm8
+	vbroadcastss xmm9, dword [rax]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm7
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm4, xmm4, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol24]
+	vpxor       xmm4, xmm4, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol16]
+	vpxor       xmm4, xmm4, xmm8
+	; round 4i+1
+	vbroadcastss xmm9, dword [rax + 4]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm1, xmm1, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol24]
+	vpxor       xmm1, xmm1, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol16]
+	vpxor       xmm1, xmm1, xmm8
+	vbroadcastss xmm9, dword [rax + 4]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm4
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm5, xmm5, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol24]
+	vpxor       xmm5, xmm5, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol16]
+	vpxor       xmm5, xmm5, xmm8
+	; round 4i+2
+	vbroadcastss xmm9, dword [rax + 8]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm2, xmm2, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol24]
+	vpxor       xmm2, xmm2, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol16]
+	vpxor       xmm2, xmm2, xmm8
+	vbroadcastss xmm9, dword [rax + 8]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm5
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm6, xmm6, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol24]
+	vpxor       xmm6, xmm6, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol16]
+	vpxor       xmm6, xmm6, xmm8
+	; round 4i+3
+	vbroadcastss xmm9, dword [rax + 12]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm3, xmm3, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol24]
+	vpxor       xmm3, xmm3, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol16]
+	vpxor       xmm3, xmm3, xmm8
+	vbroadcastss xmm9, dword [rax + 12]
+	vgf2p8affineqb xmm9, xmm9, xmm15, 0x3e
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm6
+	vgf2p8affineinvqb xmm9, xmm8, xmm12, 0x72
+	vpxor       xmm7, xmm7, xmm9
+	vgf2p8affineinvqb xmm9, xmm8, xmm14, 0x11
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol24]
+	vpxor       xmm7, xmm7, xmm9
+	vgf2p8affineinvqb xmm8, xmm8, xmm13, 0x63
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol16]
+	vpxor       xmm7, xmm7, xmm8
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_gcm_dec_gfni_rounds3
+	; Out of the GFNI domain: X = M1^-1*Y.
+	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm4, xmm4, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm5, xmm5, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm6, xmm6, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm7, xmm7, oword [rel const_sm4_gfni_m1inv], 0x00
+	; Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	vpxor       xmm0, xmm0, oword [rcx]
+	vmovdqu     oword [rdx], xmm0
+	cmp         r8, 2
+	jb          short .asmgen_sm4_gcm_dec_gfni_slots_done
+	vpxor       xmm1, xmm1, oword [rcx + 16]
+	vmovdqu     oword [rdx + 16], xmm1
+	cmp         r8, 3
+	jb          short .asmgen_sm4_gcm_dec_gfni_slots_done
+	vpxor       xmm2, xmm2, oword [rcx + 32]
+	vmovdqu     oword [rdx + 32], xmm2
+	cmp         r8, 4
+	jb          short .asmgen_sm4_gcm_dec_gfni_slots_done
+	vpxor       xmm3, xmm3, oword [rcx + 48]
+	vmovdqu     oword [rdx + 48], xmm3
+	cmp         r8, 5
+	jb          short .asmgen_sm4_gcm_dec_gfni_slots_done
+	vpxor       xmm4, xmm4, oword [rcx + 64]
+	vmovdqu     oword [rdx + 64], xmm4
+	cmp         r8, 6
+	jb          short .asmgen_sm4_gcm_dec_gfni_slots_done
+	vpxor       xmm5, xmm5, oword [rcx + 80]
+	vmovdqu     oword [rdx + 80], xmm5
+	cmp         r8, 7
+	jb          short .asmgen_sm4_gcm_dec_gfni_slots_done
+	vpxor       xmm6, xmm6, oword [rcx + 96]
+	vmovdqu     oword [rdx + 96], xmm6
+	cmp         r8, 8
+	jb          short .asmgen_sm4_gcm_dec_gfni_slots_done
+	vpxor       xmm7, xmm7, oword [rcx + 112]
+	vmovdqu     oword [rdx + 112], xmm7
+.asmgen_sm4_gcm_dec_gfni_slots_done:
+	add         r10, r8
+	mov         rax, r8
+	shl         rax, 4
+	add         rdx, rax
+.asmgen_sm4_gcm_dec_gfni_fin:
 	; Counter back: word 3 = ctr, words 0..2 unchanged.
 	mov         rax, qword [r9 + 8]
 	bswap       rax
@@ -63220,6 +66355,1288 @@ asmgen_sm4_gcm_enc_vaes:
 .seh_end:
 
 ; ----------------------------------------------------------------------------------------------------
+; SM4-GCM decryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs src.
+; One pass: 16 blocks in flight, the GHASH multiplies interleaved with the rounds; dst may equal src.
+;
+; void asmgen_sm4_gcm_dec_vaes(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+; Requires: AES, PCLMULQDQ, AVX, AVX2, VAES
+; Saves: rbx, rbp, rsi, rdi, r12, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
+; ----------------------------------------------------------------------------------------------------
+	global asmgen_sm4_gcm_dec_vaes
+	align 32
+asmgen_sm4_gcm_dec_vaes:
+	endbr64     	; indirect-branch landing pad (CET IBT)
+	push        rbx
+.seh_0:			; .seh_pushreg rbx (an unwind code in .xdata)
+	push        rbp
+.seh_1:			; .seh_pushreg rbp (an unwind code in .xdata)
+	push        rsi
+.seh_2:			; .seh_pushreg rsi (an unwind code in .xdata)
+	push        rdi
+.seh_3:			; .seh_pushreg rdi (an unwind code in .xdata)
+	push        r12
+.seh_4:			; .seh_pushreg r12 (an unwind code in .xdata)
+	sub         rsp, 160
+.seh_5:			; .seh_stackalloc 160 (an unwind code in .xdata)
+	vmovdqa     oword [rsp], xmm6
+.seh_6:			; .seh_savexmm xmm6, 0 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 16], xmm7
+.seh_7:			; .seh_savexmm xmm7, 16 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 32], xmm8
+.seh_8:			; .seh_savexmm xmm8, 32 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 48], xmm9
+.seh_9:			; .seh_savexmm xmm9, 48 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 64], xmm10
+.seh_10:			; .seh_savexmm xmm10, 64 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 80], xmm11
+.seh_11:			; .seh_savexmm xmm11, 80 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 96], xmm12
+.seh_12:			; .seh_savexmm xmm12, 96 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 112], xmm13
+.seh_13:			; .seh_savexmm xmm13, 112 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 128], xmm14
+.seh_14:			; .seh_savexmm xmm14, 128 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 144], xmm15
+.seh_15:			; .seh_savexmm xmm15, 144 (an unwind code in .xdata)
+.seh_endprologue:
+	mov         rdi, rcx
+	mov         rsi, rdx
+	mov         rdx, r8
+	mov         rcx, r9
+	mov         r8, qword [rsp + 240]
+	mov         r9, qword [rsp + 248]
+	vmovdqa     ymm12, yword [rel const_sm4_pre_lo]
+	vmovdqa     ymm13, yword [rel const_sm4_pre_hi]
+	vmovdqa     ymm14, yword [rel const_sm4_post_lo]
+	vmovdqa     ymm15, yword [rel const_sm4_post_hi]
+	; The 32-bit counter (big-endian word 3) and the GHASH state in POLYVAL form (xmm11).
+	mov         r10, qword [r9 + 8]
+	bswap       r10
+	vmovdqu     xmm11, oword [r9 + 16]
+	vpshufb     xmm11, xmm11, oword [rel const_byte_reverse]
+	mov         rbx, rcx
+	align 16
+.asmgen_sm4_gcm_dec_vaes_loop:
+	cmp         r8, 16
+	jb          near .asmgen_sm4_gcm_dec_vaes_tail
+	; Decrypt this batch while absorbing its ciphertext.
+	; 16 counter blocks, transposed: X0..X2 = IV words (broadcast), X3 = counter + i.
+	vmovq       xmm8, r10
+	vpshufd     xmm8, xmm8, 0x00
+	vinserti128 ymm8, ymm8, xmm8, 0x01
+	vpaddd      ymm3, ymm8, yword [rel const_sm4_gcm_inc_y0]
+	vpaddd      ymm7, ymm8, yword [rel const_sm4_gcm_inc_y1]
+	vpbroadcastd ymm0, dword [r9]
+	vpshufb     ymm0, ymm0, yword [rel const_sm4_bswap32]
+	vmovdqa     ymm4, ymm0
+	vpbroadcastd ymm1, dword [r9 + 4]
+	vpshufb     ymm1, ymm1, yword [rel const_sm4_bswap32]
+	vmovdqa     ymm5, ymm1
+	vpbroadcastd ymm2, dword [r9 + 8]
+	vpshufb     ymm2, ymm2, yword [rel const_sm4_bswap32]
+	vmovdqa     ymm6, ymm2
+	; GHASH aggregate: accumulators = S * H^8 (S in xmm11), middle products in state[16..32].
+	vpclmulqdq  xmm10, xmm11, oword [rsi + 112], 0x00
+	vpshufd     xmm8, xmm11, 0x4e
+	vpxor       xmm8, xmm8, xmm11
+	vpclmulqdq  xmm8, xmm8, oword [rsi + 240], 0x00
+	vmovdqu     oword [r9 + 16], xmm8
+	vpclmulqdq  xmm11, xmm11, oword [rsi + 112], 0x11
+	lea         rbp, [rsi + 112]
+	; 32 rounds on 16 blocks (two scratch registers), 2 GHASH block(s) every four rounds.
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	lea         r12, [rdi + 64]
+	align 16
+.asmgen_sm4_gcm_dec_vaes_rounds:
+	; round 4i+0
+	vpbroadcastd ymm9, dword [rax]
+	vpxor       ymm8, ymm1, ymm2
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm3
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm0, ymm0, ymm9
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm0, ymm0, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm0, ymm0, ymm8
+	vpxor       ymm0, ymm0, ymm9
+	vpbroadcastd ymm9, dword [rax]
+	vpxor       ymm8, ymm5, ymm6
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm7
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm4, ymm4, ymm9
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm4, ymm4, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm4, ymm4, ymm8
+	vpxor       ymm4, ymm4, ymm9
+	; round 4i+1
+	vpbroadcastd ymm9, dword [rax + 4]
+	vpxor       ymm8, ymm2, ymm3
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm0
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm1, ymm1, ymm9
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm1, ymm1, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm1, ymm1, ymm8
+	vpxor       ymm1, ymm1, ymm9
+	vpbroadcastd ymm9, dword [rax + 4]
+	vpxor       ymm8, ymm6, ymm7
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm4
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm5, ymm5, ymm9
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm5, ymm5, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm5, ymm5, ymm8
+	vpxor       ymm5, ymm5, ymm9
+	; GHASH: next block times its power of H (Karatsuba), into the accumulators.
+	vmovdqu     xmm8, oword [rbx]
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	vpclmulqdq  xmm9, xmm8, oword [rbp], 0x00
+	vpxor       xmm10, xmm10, xmm9
+	vpclmulqdq  xmm9, xmm8, oword [rbp], 0x11
+	vpxor       xmm11, xmm11, xmm9
+	vpshufd     xmm9, xmm8, 0x4e
+	vpxor       xmm8, xmm8, xmm9
+	vpclmulqdq  xmm8, xmm8, oword [rbp + 128], 0x00
+	vpxor       xmm8, xmm8, oword [r9 + 16]
+	vmovdqu     oword [r9 + 16], xmm8
+	add         rbx, 16
+	sub         rbp, 16
+	; round 4i+2
+	vpbroadcastd ymm9, dword [rax + 8]
+	vpxor       ymm8, ymm3, ymm0
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm1
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm2, ymm2, ymm9
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm2, ymm2, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm2, ymm2, ymm8
+	vpxor       ymm2, ymm2, ymm9
+	vpbroadcastd ymm9, dword [rax + 8]
+	vpxor       ymm8, ymm7, ymm4
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm5
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm6, ymm6, ymm9
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm6, ymm6, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm6, ymm6, ymm8
+	vpxor       ymm6, ymm6, ymm9
+	; round 4i+3
+	vpbroadcastd ymm9, dword [rax + 12]
+	vpxor       ymm8, ymm0, ymm1
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm2
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm3, ymm3, ymm9
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm3, ymm3, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm3, ymm3, ymm8
+	vpxor       ymm3, ymm3, ymm9
+	vpbroadcastd ymm9, dword [rax + 12]
+	vpxor       ymm8, ymm4, ymm5
+	vpxor       ymm8, ymm8, ymm9
+	vpxor       ymm8, ymm8, ymm6
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm7, ymm7, ymm9
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm9, ymm9, ymm8
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_rol8]
+	vpxor       ymm7, ymm7, ymm8
+	vpslld      ymm8, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm7, ymm7, ymm8
+	vpxor       ymm7, ymm7, ymm9
+	; GHASH: next block times its power of H (Karatsuba), into the accumulators.
+	vmovdqu     xmm8, oword [rbx]
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	vpclmulqdq  xmm9, xmm8, oword [rbp], 0x00
+	vpxor       xmm10, xmm10, xmm9
+	vpclmulqdq  xmm9, xmm8, oword [rbp], 0x11
+	vpxor       xmm11, xmm11, xmm9
+	vpshufd     xmm9, xmm8, 0x4e
+	vpxor       xmm8, xmm8, xmm9
+	vpclmulqdq  xmm8, xmm8, oword [rbp + 128], 0x00
+	vpxor       xmm8, xmm8, oword [r9 + 16]
+	vmovdqu     oword [r9 + 16], xmm8
+	add         rbx, 16
+	sub         rbp, 16
+	add         rax, 16
+	cmp         rax, r12
+	jnz         near .asmgen_sm4_gcm_dec_vaes_no_reduce
+	; GHASH: recombine the Karatsuba products, reduce (two folds by x^-64) into S = xmm11.
+	vmovdqu     xmm9, oword [r9 + 16]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm9, xmm9, xmm11
+	vpslldq     xmm8, xmm9, 8
+	vpsrldq     xmm9, xmm9, 8
+	vpxor       xmm10, xmm10, xmm8
+	vpxor       xmm11, xmm11, xmm9
+	vpclmulqdq  xmm8, xmm10, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm10, xmm10, 0x4e
+	vpxor       xmm10, xmm10, xmm8
+	vpclmulqdq  xmm8, xmm10, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm10, xmm10, 0x4e
+	vpxor       xmm10, xmm10, xmm8
+	vpxor       xmm11, xmm11, xmm10
+	; GHASH aggregate: accumulators = S * H^8 (S in xmm11), middle products in state[16..32].
+	vpclmulqdq  xmm10, xmm11, oword [rsi + 112], 0x00
+	vpshufd     xmm8, xmm11, 0x4e
+	vpxor       xmm8, xmm8, xmm11
+	vpclmulqdq  xmm8, xmm8, oword [rsi + 240], 0x00
+	vmovdqu     oword [r9 + 16], xmm8
+	vpclmulqdq  xmm11, xmm11, oword [rsi + 112], 0x11
+	lea         rbp, [rsi + 112]
+.asmgen_sm4_gcm_dec_vaes_no_reduce:
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_gcm_dec_vaes_rounds
+	; GHASH: recombine the Karatsuba products, reduce (two folds by x^-64) into S = xmm11.
+	vmovdqu     xmm9, oword [r9 + 16]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm9, xmm9, xmm11
+	vpslldq     xmm8, xmm9, 8
+	vpsrldq     xmm9, xmm9, 8
+	vpxor       xmm10, xmm10, xmm8
+	vpxor       xmm11, xmm11, xmm9
+	vpclmulqdq  xmm8, xmm10, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm10, xmm10, 0x4e
+	vpxor       xmm10, xmm10, xmm8
+	vpclmulqdq  xmm8, xmm10, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm10, xmm10, 0x4e
+	vpxor       xmm10, xmm10, xmm8
+	vpxor       xmm11, xmm11, xmm10
+	; Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream.
+	vpunpckldq  ymm8, ymm3, ymm2
+	vpunpckhdq  ymm9, ymm3, ymm2
+	vpunpckldq  ymm10, ymm1, ymm0
+	vpunpckhdq  ymm2, ymm1, ymm0
+	vpunpcklqdq ymm0, ymm8, ymm10
+	vpunpckhqdq ymm1, ymm8, ymm10
+	vpunpckhqdq ymm3, ymm9, ymm2
+	vpunpcklqdq ymm2, ymm9, ymm2
+	vpshufb     ymm0, ymm0, yword [rel const_sm4_bswap32]
+	vpshufb     ymm1, ymm1, yword [rel const_sm4_bswap32]
+	vpshufb     ymm2, ymm2, yword [rel const_sm4_bswap32]
+	vpshufb     ymm3, ymm3, yword [rel const_sm4_bswap32]
+	vpunpckldq  ymm8, ymm7, ymm6
+	vpunpckhdq  ymm9, ymm7, ymm6
+	vpunpckldq  ymm10, ymm5, ymm4
+	vpunpckhdq  ymm6, ymm5, ymm4
+	vpunpcklqdq ymm4, ymm8, ymm10
+	vpunpckhqdq ymm5, ymm8, ymm10
+	vpunpckhqdq ymm7, ymm9, ymm6
+	vpunpcklqdq ymm6, ymm9, ymm6
+	vpshufb     ymm4, ymm4, yword [rel const_sm4_bswap32]
+	vpshufb     ymm5, ymm5, yword [rel const_sm4_bswap32]
+	vpshufb     ymm6, ymm6, yword [rel const_sm4_bswap32]
+	vpshufb     ymm7, ymm7, yword [rel const_sm4_bswap32]
+	vpxor       ymm0, ymm0, yword [rcx]
+	vmovdqu     yword [rdx], ymm0
+	vpxor       ymm1, ymm1, yword [rcx + 32]
+	vmovdqu     yword [rdx + 32], ymm1
+	vpxor       ymm2, ymm2, yword [rcx + 64]
+	vmovdqu     yword [rdx + 64], ymm2
+	vpxor       ymm3, ymm3, yword [rcx + 96]
+	vmovdqu     yword [rdx + 96], ymm3
+	vpxor       ymm4, ymm4, yword [rcx + 128]
+	vmovdqu     yword [rdx + 128], ymm4
+	vpxor       ymm5, ymm5, yword [rcx + 160]
+	vmovdqu     yword [rdx + 160], ymm5
+	vpxor       ymm6, ymm6, yword [rcx + 192]
+	vmovdqu     yword [rdx + 192], ymm6
+	vpxor       ymm7, ymm7, yword [rcx + 224]
+	vmovdqu     yword [rdx + 224], ymm7
+	add         r10, 16
+	sub         r8, 16
+	add         rcx, 256
+	add         rdx, 256
+	jmp         near .asmgen_sm4_gcm_dec_vaes_loop
+
+.asmgen_sm4_gcm_dec_vaes_tail:
+	; Fewer blocks than a batch remain; the GHASH state goes back to memory for the plain loop.
+	vpshufb     xmm11, xmm11, oword [rel const_byte_reverse]
+	vmovdqu     oword [r9 + 16], xmm11
+	; Absorb the remaining ciphertext before it is decrypted (dst may be src); the GHASH loop
+	; uses xmm14/xmm15, two of the S-box table registers, so the tables are loaded again.
+	mov         r12, r8
+	vmovdqa     xmm14, oword [rel const_polyval_poly]
+	vmovdqa     xmm15, oword [rel const_byte_reverse]
+	vmovdqu     xmm0, oword [r9 + 16]
+	vpshufb     xmm0, xmm0, xmm15
+	cmp         r12, 8
+	jb          near .asmgen_sm4_gcm_dec_vaes_tail2
+	align 16
+.asmgen_sm4_gcm_dec_vaes_loop8:
+	; block 1 times H^7
+	vmovdqu     xmm8, oword [rbx + 16]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm1, xmm8, oword [rsi + 96], 0x00
+	vpclmulqdq  xmm2, xmm8, oword [rsi + 96], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpclmulqdq  xmm3, xmm4, oword [rsi + 224], 0x00
+	; block 2 times H^6
+	vmovdqu     xmm8, oword [rbx + 32]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, oword [rsi + 80], 0x00
+	vpclmulqdq  xmm7, xmm8, oword [rsi + 80], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, oword [rsi + 208], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	; block 3 times H^5
+	vmovdqu     xmm8, oword [rbx + 48]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, oword [rsi + 64], 0x00
+	vpclmulqdq  xmm7, xmm8, oword [rsi + 64], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, oword [rsi + 192], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	; block 4 times H^4
+	vmovdqu     xmm8, oword [rbx + 64]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, oword [rsi + 48], 0x00
+	vpclmulqdq  xmm7, xmm8, oword [rsi + 48], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, oword [rsi + 176], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	; block 5 times H^3
+	vmovdqu     xmm8, oword [rbx + 80]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, oword [rsi + 32], 0x00
+	vpclmulqdq  xmm7, xmm8, oword [rsi + 32], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, oword [rsi + 160], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	; block 6 times H^2
+	vmovdqu     xmm8, oword [rbx + 96]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, oword [rsi + 16], 0x00
+	vpclmulqdq  xmm7, xmm8, oword [rsi + 16], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, oword [rsi + 144], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	; block 7 times H^1
+	vmovdqu     xmm8, oword [rbx + 112]
+	vpshufb     xmm8, xmm8, xmm15
+	vpclmulqdq  xmm5, xmm8, oword [rsi], 0x00
+	vpclmulqdq  xmm7, xmm8, oword [rsi], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, oword [rsi + 128], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	; block 0 times H^8, after adding the state
+	vmovdqu     xmm8, oword [rbx]
+	vpshufb     xmm8, xmm8, xmm15
+	vpxor       xmm8, xmm8, xmm0
+	vpclmulqdq  xmm5, xmm8, oword [rsi + 112], 0x00
+	vpclmulqdq  xmm7, xmm8, oword [rsi + 112], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, oword [rsi + 240], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	; Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	vpxor       xmm3, xmm3, xmm1
+	vpxor       xmm3, xmm3, xmm2
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rbx, 128
+	sub         r12, 8
+	cmp         r12, 8
+	jae         near .asmgen_sm4_gcm_dec_vaes_loop8
+
+.asmgen_sm4_gcm_dec_vaes_tail2:
+	; The last k < 8 blocks: X1*H^k + ... + Xk*H^1, one reduction.
+	test        r12, r12
+	jz          near .asmgen_sm4_gcm_dec_vaes_done
+	mov         rax, r12
+	shl         rax, 4
+	add         rax, rsi
+	sub         rax, 16
+	vmovdqa     xmm6, xmm0
+	vpxor       xmm1, xmm1, xmm1
+	vpxor       xmm2, xmm2, xmm2
+	vpxor       xmm3, xmm3, xmm3
+.asmgen_sm4_gcm_dec_vaes_tail_loop:
+	vmovdqu     xmm8, oword [rbx]
+	vpshufb     xmm8, xmm8, xmm15
+	vpxor       xmm8, xmm8, xmm6
+	vpxor       xmm6, xmm6, xmm6
+	vpclmulqdq  xmm5, xmm8, oword [rax], 0x00
+	vpclmulqdq  xmm7, xmm8, oword [rax], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm7
+	vpclmulqdq  xmm5, xmm4, oword [rax + 128], 0x00
+	vpxor       xmm3, xmm3, xmm5
+	add         rbx, 16
+	sub         rax, 16
+	sub         r12, 1
+	jnz         short .asmgen_sm4_gcm_dec_vaes_tail_loop
+	; Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO.
+	vpxor       xmm3, xmm3, xmm1
+	vpxor       xmm3, xmm3, xmm2
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+.asmgen_sm4_gcm_dec_vaes_done:
+	vpshufb     xmm0, xmm0, xmm15
+	vmovdqu     oword [r9 + 16], xmm0
+	vmovdqa     ymm12, yword [rel const_sm4_pre_lo]
+	vmovdqa     ymm13, yword [rel const_sm4_pre_hi]
+	vmovdqa     ymm14, yword [rel const_sm4_post_lo]
+	vmovdqa     ymm15, yword [rel const_sm4_post_hi]
+	test        r8, r8
+	jz          near .asmgen_sm4_gcm_dec_vaes_fin
+	; The last 1..15 blocks (xmm batches).
+	cmp         r8, 8
+	jb          near .asmgen_sm4_gcm_dec_vaes_tail_partial
+	; 8 counter blocks, transposed: X0..X2 = IV words (broadcast), X3 = counter + i.
+	vmovq       xmm8, r10
+	vpshufd     xmm8, xmm8, 0x00
+	vpaddd      xmm3, xmm8, oword [rel const_sm4_gcm_inc_x0]
+	vpaddd      xmm7, xmm8, oword [rel const_sm4_gcm_inc_x1]
+	vbroadcastss xmm0, dword [r9]
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vmovdqa     xmm4, xmm0
+	vbroadcastss xmm1, dword [r9 + 4]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vmovdqa     xmm5, xmm1
+	vbroadcastss xmm2, dword [r9 + 8]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vmovdqa     xmm6, xmm2
+	; 32 rounds on 8 blocks (two scratch registers).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_gcm_dec_vaes_rounds2:
+	; round 4i+0
+	vbroadcastss xmm9, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	vbroadcastss xmm9, dword [rax]
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm4, xmm4, xmm9
+	; round 4i+1
+	vbroadcastss xmm9, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	vbroadcastss xmm9, dword [rax + 4]
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm8
+	vpxor       xmm5, xmm5, xmm9
+	; round 4i+2
+	vbroadcastss xmm9, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	vbroadcastss xmm9, dword [rax + 8]
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm8
+	vpxor       xmm6, xmm6, xmm9
+	; round 4i+3
+	vbroadcastss xmm9, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	vbroadcastss xmm9, dword [rax + 12]
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm8
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_gcm_dec_vaes_rounds2
+	; Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	vpxor       xmm0, xmm0, oword [rcx]
+	vmovdqu     oword [rdx], xmm0
+	vpxor       xmm1, xmm1, oword [rcx + 16]
+	vmovdqu     oword [rdx + 16], xmm1
+	vpxor       xmm2, xmm2, oword [rcx + 32]
+	vmovdqu     oword [rdx + 32], xmm2
+	vpxor       xmm3, xmm3, oword [rcx + 48]
+	vmovdqu     oword [rdx + 48], xmm3
+	vpxor       xmm4, xmm4, oword [rcx + 64]
+	vmovdqu     oword [rdx + 64], xmm4
+	vpxor       xmm5, xmm5, oword [rcx + 80]
+	vmovdqu     oword [rdx + 80], xmm5
+	vpxor       xmm6, xmm6, oword [rcx + 96]
+	vmovdqu     oword [rdx + 96], xmm6
+	vpxor       xmm7, xmm7, oword [rcx + 112]
+	vmovdqu     oword [rdx + 112], xmm7
+	add         r10, 8
+	sub         r8, 8
+	add         rcx, 128
+	add         rdx, 128
+	test        r8, r8
+	jz          near .asmgen_sm4_gcm_dec_vaes_fin
+.asmgen_sm4_gcm_dec_vaes_tail_partial:
+	; 8 counter blocks, transposed: X0..X2 = IV words (broadcast), X3 = counter + i.
+	vmovq       xmm8, r10
+	vpshufd     xmm8, xmm8, 0x00
+	vpaddd      xmm3, xmm8, oword [rel const_sm4_gcm_inc_x0]
+	vpaddd      xmm7, xmm8, oword [rel const_sm4_gcm_inc_x1]
+	vbroadcastss xmm0, dword [r9]
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vmovdqa     xmm4, xmm0
+	vbroadcastss xmm1, dword [r9 + 4]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vmovdqa     xmm5, xmm1
+	vbroadcastss xmm2, dword [r9 + 8]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vmovdqa     xmm6, xmm2
+	; 32 rounds on 8 blocks (two scratch registers).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_gcm_dec_vaes_rounds3:
+	; round 4i+0
+	vbroadcastss xmm9, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	vbroadcastss xmm9, dword [rax]
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm8
+	vpxor       xmm4, xmm4, xmm9
+	; round 4i+1
+	vbroadcastss xmm9, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	vbroadcastss xmm9, dword [rax + 4]
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm8
+	vpxor       xmm5, xmm5, xmm9
+	; round 4i+2
+	vbroadcastss xmm9, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	vbroadcastss xmm9, dword [rax + 8]
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm8
+	vpxor       xmm6, xmm6, xmm9
+	; round 4i+3
+	vbroadcastss xmm9, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	vbroadcastss xmm9, dword [rax + 12]
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm9
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm9, xmm9, xmm8
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol8]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm8, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm8
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_gcm_dec_vaes_rounds3
+	; Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	vpxor       xmm0, xmm0, oword [rcx]
+	vmovdqu     oword [rdx], xmm0
+	cmp         r8, 2
+	jb          short .asmgen_sm4_gcm_dec_vaes_slots_done
+	vpxor       xmm1, xmm1, oword [rcx + 16]
+	vmovdqu     oword [rdx + 16], xmm1
+	cmp         r8, 3
+	jb          short .asmgen_sm4_gcm_dec_vaes_slots_done
+	vpxor       xmm2, xmm2, oword [rcx + 32]
+	vmovdqu     oword [rdx + 32], xmm2
+	cmp         r8, 4
+	jb          short .asmgen_sm4_gcm_dec_vaes_slots_done
+	vpxor       xmm3, xmm3, oword [rcx + 48]
+	vmovdqu     oword [rdx + 48], xmm3
+	cmp         r8, 5
+	jb          short .asmgen_sm4_gcm_dec_vaes_slots_done
+	vpxor       xmm4, xmm4, oword [rcx + 64]
+	vmovdqu     oword [rdx + 64], xmm4
+	cmp         r8, 6
+	jb          short .asmgen_sm4_gcm_dec_vaes_slots_done
+	vpxor       xmm5, xmm5, oword [rcx + 80]
+	vmovdqu     oword [rdx + 80], xmm5
+	cmp         r8, 7
+	jb          short .asmgen_sm4_gcm_dec_vaes_slots_done
+	vpxor       xmm6, xmm6, oword [rcx + 96]
+	vmovdqu     oword [rdx + 96], xmm6
+	cmp         r8, 8
+	jb          short .asmgen_sm4_gcm_dec_vaes_slots_done
+	vpxor       xmm7, xmm7, oword [rcx + 112]
+	vmovdqu     oword [rdx + 112], xmm7
+.asmgen_sm4_gcm_dec_vaes_slots_done:
+	add         r10, r8
+	mov         rax, r8
+	shl         rax, 4
+	add         rdx, rax
+.asmgen_sm4_gcm_dec_vaes_fin:
+	; Counter back: word 3 = ctr, words 0..2 unchanged.
+	mov         rax, qword [r9 + 8]
+	bswap       rax
+	shr         rax, 32
+	shl         rax, 32
+	shl         r10, 32
+	shr         r10, 32
+	add         rax, r10
+	bswap       rax
+	mov         qword [r9 + 8], rax
+	vzeroupper
+	vmovdqa     xmm6, oword [rsp]
+	vmovdqa     xmm7, oword [rsp + 16]
+	vmovdqa     xmm8, oword [rsp + 32]
+	vmovdqa     xmm9, oword [rsp + 48]
+	vmovdqa     xmm10, oword [rsp + 64]
+	vmovdqa     xmm11, oword [rsp + 80]
+	vmovdqa     xmm12, oword [rsp + 96]
+	vmovdqa     xmm13, oword [rsp + 112]
+	vmovdqa     xmm14, oword [rsp + 128]
+	vmovdqa     xmm15, oword [rsp + 144]
+	add         rsp, 160
+	pop         r12
+	pop         rdi
+	pop         rsi
+	pop         rbp
+	pop         rbx
+	ret
+.seh_end:
+
+; ----------------------------------------------------------------------------------------------------
 ; SM4-CBC encryption: c[i] = E(p[i] ^ c[i-1]), c[-1] = iv; iv = last ciphertext block.
 ; Serial: one block per 32 rounds.
 ;
@@ -65250,6 +69667,36 @@ asmgen_sm4_gcm_enc_avx.unwind_info:
 	db asmgen_sm4_gcm_enc_avx.seh_1 - asmgen_sm4_gcm_enc_avx, 0x50	; PUSH_NONVOL, info 5
 	db asmgen_sm4_gcm_enc_avx.seh_0 - asmgen_sm4_gcm_enc_avx, 0x30	; PUSH_NONVOL, info 3
 	dw 0
+asmgen_sm4_gcm_dec_avx.unwind_info:
+	db 1, asmgen_sm4_gcm_dec_avx.seh_endprologue - asmgen_sm4_gcm_dec_avx, 27, 0	; version 1, prologue size, 27 slots, no frame register
+	db asmgen_sm4_gcm_dec_avx.seh_15 - asmgen_sm4_gcm_dec_avx, 0xf8	; SAVE_XMM128, info 15
+	dw 9
+	db asmgen_sm4_gcm_dec_avx.seh_14 - asmgen_sm4_gcm_dec_avx, 0xe8	; SAVE_XMM128, info 14
+	dw 8
+	db asmgen_sm4_gcm_dec_avx.seh_13 - asmgen_sm4_gcm_dec_avx, 0xd8	; SAVE_XMM128, info 13
+	dw 7
+	db asmgen_sm4_gcm_dec_avx.seh_12 - asmgen_sm4_gcm_dec_avx, 0xc8	; SAVE_XMM128, info 12
+	dw 6
+	db asmgen_sm4_gcm_dec_avx.seh_11 - asmgen_sm4_gcm_dec_avx, 0xb8	; SAVE_XMM128, info 11
+	dw 5
+	db asmgen_sm4_gcm_dec_avx.seh_10 - asmgen_sm4_gcm_dec_avx, 0xa8	; SAVE_XMM128, info 10
+	dw 4
+	db asmgen_sm4_gcm_dec_avx.seh_9 - asmgen_sm4_gcm_dec_avx, 0x98	; SAVE_XMM128, info 9
+	dw 3
+	db asmgen_sm4_gcm_dec_avx.seh_8 - asmgen_sm4_gcm_dec_avx, 0x88	; SAVE_XMM128, info 8
+	dw 2
+	db asmgen_sm4_gcm_dec_avx.seh_7 - asmgen_sm4_gcm_dec_avx, 0x78	; SAVE_XMM128, info 7
+	dw 1
+	db asmgen_sm4_gcm_dec_avx.seh_6 - asmgen_sm4_gcm_dec_avx, 0x68	; SAVE_XMM128, info 6
+	dw 0
+	db asmgen_sm4_gcm_dec_avx.seh_5 - asmgen_sm4_gcm_dec_avx, 0x01	; ALLOC_LARGE, info 0
+	dw 20
+	db asmgen_sm4_gcm_dec_avx.seh_4 - asmgen_sm4_gcm_dec_avx, 0xc0	; PUSH_NONVOL, info 12
+	db asmgen_sm4_gcm_dec_avx.seh_3 - asmgen_sm4_gcm_dec_avx, 0x70	; PUSH_NONVOL, info 7
+	db asmgen_sm4_gcm_dec_avx.seh_2 - asmgen_sm4_gcm_dec_avx, 0x60	; PUSH_NONVOL, info 6
+	db asmgen_sm4_gcm_dec_avx.seh_1 - asmgen_sm4_gcm_dec_avx, 0x50	; PUSH_NONVOL, info 5
+	db asmgen_sm4_gcm_dec_avx.seh_0 - asmgen_sm4_gcm_dec_avx, 0x30	; PUSH_NONVOL, info 3
+	dw 0
 asmgen_sm4_gcm_enc_avx2.unwind_info:
 	db 1, asmgen_sm4_gcm_enc_avx2.seh_endprologue - asmgen_sm4_gcm_enc_avx2, 27, 0	; version 1, prologue size, 27 slots, no frame register
 	db asmgen_sm4_gcm_enc_avx2.seh_15 - asmgen_sm4_gcm_enc_avx2, 0xf8	; SAVE_XMM128, info 15
@@ -65279,6 +69726,36 @@ asmgen_sm4_gcm_enc_avx2.unwind_info:
 	db asmgen_sm4_gcm_enc_avx2.seh_2 - asmgen_sm4_gcm_enc_avx2, 0x60	; PUSH_NONVOL, info 6
 	db asmgen_sm4_gcm_enc_avx2.seh_1 - asmgen_sm4_gcm_enc_avx2, 0x50	; PUSH_NONVOL, info 5
 	db asmgen_sm4_gcm_enc_avx2.seh_0 - asmgen_sm4_gcm_enc_avx2, 0x30	; PUSH_NONVOL, info 3
+	dw 0
+asmgen_sm4_gcm_dec_avx2.unwind_info:
+	db 1, asmgen_sm4_gcm_dec_avx2.seh_endprologue - asmgen_sm4_gcm_dec_avx2, 27, 0	; version 1, prologue size, 27 slots, no frame register
+	db asmgen_sm4_gcm_dec_avx2.seh_15 - asmgen_sm4_gcm_dec_avx2, 0xf8	; SAVE_XMM128, info 15
+	dw 9
+	db asmgen_sm4_gcm_dec_avx2.seh_14 - asmgen_sm4_gcm_dec_avx2, 0xe8	; SAVE_XMM128, info 14
+	dw 8
+	db asmgen_sm4_gcm_dec_avx2.seh_13 - asmgen_sm4_gcm_dec_avx2, 0xd8	; SAVE_XMM128, info 13
+	dw 7
+	db asmgen_sm4_gcm_dec_avx2.seh_12 - asmgen_sm4_gcm_dec_avx2, 0xc8	; SAVE_XMM128, info 12
+	dw 6
+	db asmgen_sm4_gcm_dec_avx2.seh_11 - asmgen_sm4_gcm_dec_avx2, 0xb8	; SAVE_XMM128, info 11
+	dw 5
+	db asmgen_sm4_gcm_dec_avx2.seh_10 - asmgen_sm4_gcm_dec_avx2, 0xa8	; SAVE_XMM128, info 10
+	dw 4
+	db asmgen_sm4_gcm_dec_avx2.seh_9 - asmgen_sm4_gcm_dec_avx2, 0x98	; SAVE_XMM128, info 9
+	dw 3
+	db asmgen_sm4_gcm_dec_avx2.seh_8 - asmgen_sm4_gcm_dec_avx2, 0x88	; SAVE_XMM128, info 8
+	dw 2
+	db asmgen_sm4_gcm_dec_avx2.seh_7 - asmgen_sm4_gcm_dec_avx2, 0x78	; SAVE_XMM128, info 7
+	dw 1
+	db asmgen_sm4_gcm_dec_avx2.seh_6 - asmgen_sm4_gcm_dec_avx2, 0x68	; SAVE_XMM128, info 6
+	dw 0
+	db asmgen_sm4_gcm_dec_avx2.seh_5 - asmgen_sm4_gcm_dec_avx2, 0x01	; ALLOC_LARGE, info 0
+	dw 20
+	db asmgen_sm4_gcm_dec_avx2.seh_4 - asmgen_sm4_gcm_dec_avx2, 0xc0	; PUSH_NONVOL, info 12
+	db asmgen_sm4_gcm_dec_avx2.seh_3 - asmgen_sm4_gcm_dec_avx2, 0x70	; PUSH_NONVOL, info 7
+	db asmgen_sm4_gcm_dec_avx2.seh_2 - asmgen_sm4_gcm_dec_avx2, 0x60	; PUSH_NONVOL, info 6
+	db asmgen_sm4_gcm_dec_avx2.seh_1 - asmgen_sm4_gcm_dec_avx2, 0x50	; PUSH_NONVOL, info 5
+	db asmgen_sm4_gcm_dec_avx2.seh_0 - asmgen_sm4_gcm_dec_avx2, 0x30	; PUSH_NONVOL, info 3
 	dw 0
 asmgen_sm4_ccm_enc_avx.unwind_info:
 	db 1, asmgen_sm4_ccm_enc_avx.seh_endprologue - asmgen_sm4_ccm_enc_avx, 25, 0	; version 1, prologue size, 25 slots, no frame register
@@ -65678,6 +70155,36 @@ asmgen_sm4_gcm_enc_gfni.unwind_info:
 	db asmgen_sm4_gcm_enc_gfni.seh_1 - asmgen_sm4_gcm_enc_gfni, 0x50	; PUSH_NONVOL, info 5
 	db asmgen_sm4_gcm_enc_gfni.seh_0 - asmgen_sm4_gcm_enc_gfni, 0x30	; PUSH_NONVOL, info 3
 	dw 0
+asmgen_sm4_gcm_dec_gfni.unwind_info:
+	db 1, asmgen_sm4_gcm_dec_gfni.seh_endprologue - asmgen_sm4_gcm_dec_gfni, 27, 0	; version 1, prologue size, 27 slots, no frame register
+	db asmgen_sm4_gcm_dec_gfni.seh_15 - asmgen_sm4_gcm_dec_gfni, 0xf8	; SAVE_XMM128, info 15
+	dw 9
+	db asmgen_sm4_gcm_dec_gfni.seh_14 - asmgen_sm4_gcm_dec_gfni, 0xe8	; SAVE_XMM128, info 14
+	dw 8
+	db asmgen_sm4_gcm_dec_gfni.seh_13 - asmgen_sm4_gcm_dec_gfni, 0xd8	; SAVE_XMM128, info 13
+	dw 7
+	db asmgen_sm4_gcm_dec_gfni.seh_12 - asmgen_sm4_gcm_dec_gfni, 0xc8	; SAVE_XMM128, info 12
+	dw 6
+	db asmgen_sm4_gcm_dec_gfni.seh_11 - asmgen_sm4_gcm_dec_gfni, 0xb8	; SAVE_XMM128, info 11
+	dw 5
+	db asmgen_sm4_gcm_dec_gfni.seh_10 - asmgen_sm4_gcm_dec_gfni, 0xa8	; SAVE_XMM128, info 10
+	dw 4
+	db asmgen_sm4_gcm_dec_gfni.seh_9 - asmgen_sm4_gcm_dec_gfni, 0x98	; SAVE_XMM128, info 9
+	dw 3
+	db asmgen_sm4_gcm_dec_gfni.seh_8 - asmgen_sm4_gcm_dec_gfni, 0x88	; SAVE_XMM128, info 8
+	dw 2
+	db asmgen_sm4_gcm_dec_gfni.seh_7 - asmgen_sm4_gcm_dec_gfni, 0x78	; SAVE_XMM128, info 7
+	dw 1
+	db asmgen_sm4_gcm_dec_gfni.seh_6 - asmgen_sm4_gcm_dec_gfni, 0x68	; SAVE_XMM128, info 6
+	dw 0
+	db asmgen_sm4_gcm_dec_gfni.seh_5 - asmgen_sm4_gcm_dec_gfni, 0x01	; ALLOC_LARGE, info 0
+	dw 20
+	db asmgen_sm4_gcm_dec_gfni.seh_4 - asmgen_sm4_gcm_dec_gfni, 0xc0	; PUSH_NONVOL, info 12
+	db asmgen_sm4_gcm_dec_gfni.seh_3 - asmgen_sm4_gcm_dec_gfni, 0x70	; PUSH_NONVOL, info 7
+	db asmgen_sm4_gcm_dec_gfni.seh_2 - asmgen_sm4_gcm_dec_gfni, 0x60	; PUSH_NONVOL, info 6
+	db asmgen_sm4_gcm_dec_gfni.seh_1 - asmgen_sm4_gcm_dec_gfni, 0x50	; PUSH_NONVOL, info 5
+	db asmgen_sm4_gcm_dec_gfni.seh_0 - asmgen_sm4_gcm_dec_gfni, 0x30	; PUSH_NONVOL, info 3
+	dw 0
 asmgen_sm4_ecb_vaes.unwind_info:
 	db 1, asmgen_sm4_ecb_vaes.seh_endprologue - asmgen_sm4_ecb_vaes, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_ecb_vaes.seh_12 - asmgen_sm4_ecb_vaes, 0xf8	; SAVE_XMM128, info 15
@@ -66020,6 +70527,36 @@ asmgen_sm4_gcm_enc_vaes.unwind_info:
 	db asmgen_sm4_gcm_enc_vaes.seh_1 - asmgen_sm4_gcm_enc_vaes, 0x50	; PUSH_NONVOL, info 5
 	db asmgen_sm4_gcm_enc_vaes.seh_0 - asmgen_sm4_gcm_enc_vaes, 0x30	; PUSH_NONVOL, info 3
 	dw 0
+asmgen_sm4_gcm_dec_vaes.unwind_info:
+	db 1, asmgen_sm4_gcm_dec_vaes.seh_endprologue - asmgen_sm4_gcm_dec_vaes, 27, 0	; version 1, prologue size, 27 slots, no frame register
+	db asmgen_sm4_gcm_dec_vaes.seh_15 - asmgen_sm4_gcm_dec_vaes, 0xf8	; SAVE_XMM128, info 15
+	dw 9
+	db asmgen_sm4_gcm_dec_vaes.seh_14 - asmgen_sm4_gcm_dec_vaes, 0xe8	; SAVE_XMM128, info 14
+	dw 8
+	db asmgen_sm4_gcm_dec_vaes.seh_13 - asmgen_sm4_gcm_dec_vaes, 0xd8	; SAVE_XMM128, info 13
+	dw 7
+	db asmgen_sm4_gcm_dec_vaes.seh_12 - asmgen_sm4_gcm_dec_vaes, 0xc8	; SAVE_XMM128, info 12
+	dw 6
+	db asmgen_sm4_gcm_dec_vaes.seh_11 - asmgen_sm4_gcm_dec_vaes, 0xb8	; SAVE_XMM128, info 11
+	dw 5
+	db asmgen_sm4_gcm_dec_vaes.seh_10 - asmgen_sm4_gcm_dec_vaes, 0xa8	; SAVE_XMM128, info 10
+	dw 4
+	db asmgen_sm4_gcm_dec_vaes.seh_9 - asmgen_sm4_gcm_dec_vaes, 0x98	; SAVE_XMM128, info 9
+	dw 3
+	db asmgen_sm4_gcm_dec_vaes.seh_8 - asmgen_sm4_gcm_dec_vaes, 0x88	; SAVE_XMM128, info 8
+	dw 2
+	db asmgen_sm4_gcm_dec_vaes.seh_7 - asmgen_sm4_gcm_dec_vaes, 0x78	; SAVE_XMM128, info 7
+	dw 1
+	db asmgen_sm4_gcm_dec_vaes.seh_6 - asmgen_sm4_gcm_dec_vaes, 0x68	; SAVE_XMM128, info 6
+	dw 0
+	db asmgen_sm4_gcm_dec_vaes.seh_5 - asmgen_sm4_gcm_dec_vaes, 0x01	; ALLOC_LARGE, info 0
+	dw 20
+	db asmgen_sm4_gcm_dec_vaes.seh_4 - asmgen_sm4_gcm_dec_vaes, 0xc0	; PUSH_NONVOL, info 12
+	db asmgen_sm4_gcm_dec_vaes.seh_3 - asmgen_sm4_gcm_dec_vaes, 0x70	; PUSH_NONVOL, info 7
+	db asmgen_sm4_gcm_dec_vaes.seh_2 - asmgen_sm4_gcm_dec_vaes, 0x60	; PUSH_NONVOL, info 6
+	db asmgen_sm4_gcm_dec_vaes.seh_1 - asmgen_sm4_gcm_dec_vaes, 0x50	; PUSH_NONVOL, info 5
+	db asmgen_sm4_gcm_dec_vaes.seh_0 - asmgen_sm4_gcm_dec_vaes, 0x30	; PUSH_NONVOL, info 3
+	dw 0
 asmgen_sm4_cbc_enc_gfni.unwind_info:
 	db 1, asmgen_sm4_cbc_enc_gfni.seh_endprologue - asmgen_sm4_cbc_enc_gfni, 20, 0	; version 1, prologue size, 20 slots, no frame register
 	db asmgen_sm4_cbc_enc_gfni.seh_10 - asmgen_sm4_cbc_enc_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -66173,7 +70710,9 @@ asmgen_sm4_ccm_dec_gfni.unwind_info:
 	dd asmgen_sm4_xts_unit_enc_gb_avx2 wrt ..imagebase, asmgen_sm4_xts_unit_enc_gb_avx2.seh_end wrt ..imagebase, asmgen_sm4_xts_unit_enc_gb_avx2.unwind_info wrt ..imagebase
 	dd asmgen_sm4_xts_unit_dec_gb_avx2 wrt ..imagebase, asmgen_sm4_xts_unit_dec_gb_avx2.seh_end wrt ..imagebase, asmgen_sm4_xts_unit_dec_gb_avx2.unwind_info wrt ..imagebase
 	dd asmgen_sm4_gcm_enc_avx wrt ..imagebase, asmgen_sm4_gcm_enc_avx.seh_end wrt ..imagebase, asmgen_sm4_gcm_enc_avx.unwind_info wrt ..imagebase
+	dd asmgen_sm4_gcm_dec_avx wrt ..imagebase, asmgen_sm4_gcm_dec_avx.seh_end wrt ..imagebase, asmgen_sm4_gcm_dec_avx.unwind_info wrt ..imagebase
 	dd asmgen_sm4_gcm_enc_avx2 wrt ..imagebase, asmgen_sm4_gcm_enc_avx2.seh_end wrt ..imagebase, asmgen_sm4_gcm_enc_avx2.unwind_info wrt ..imagebase
+	dd asmgen_sm4_gcm_dec_avx2 wrt ..imagebase, asmgen_sm4_gcm_dec_avx2.seh_end wrt ..imagebase, asmgen_sm4_gcm_dec_avx2.unwind_info wrt ..imagebase
 	dd asmgen_sm4_ccm_enc_avx wrt ..imagebase, asmgen_sm4_ccm_enc_avx.seh_end wrt ..imagebase, asmgen_sm4_ccm_enc_avx.unwind_info wrt ..imagebase
 	dd asmgen_sm4_ccm_dec_avx wrt ..imagebase, asmgen_sm4_ccm_dec_avx.seh_end wrt ..imagebase, asmgen_sm4_ccm_dec_avx.unwind_info wrt ..imagebase
 	dd asmgen_sm4_ecb_gfni wrt ..imagebase, asmgen_sm4_ecb_gfni.seh_end wrt ..imagebase, asmgen_sm4_ecb_gfni.unwind_info wrt ..imagebase
@@ -66189,6 +70728,7 @@ asmgen_sm4_ccm_dec_gfni.unwind_info:
 	dd asmgen_sm4_xts_unit_enc_gb_gfni wrt ..imagebase, asmgen_sm4_xts_unit_enc_gb_gfni.seh_end wrt ..imagebase, asmgen_sm4_xts_unit_enc_gb_gfni.unwind_info wrt ..imagebase
 	dd asmgen_sm4_xts_unit_dec_gb_gfni wrt ..imagebase, asmgen_sm4_xts_unit_dec_gb_gfni.seh_end wrt ..imagebase, asmgen_sm4_xts_unit_dec_gb_gfni.unwind_info wrt ..imagebase
 	dd asmgen_sm4_gcm_enc_gfni wrt ..imagebase, asmgen_sm4_gcm_enc_gfni.seh_end wrt ..imagebase, asmgen_sm4_gcm_enc_gfni.unwind_info wrt ..imagebase
+	dd asmgen_sm4_gcm_dec_gfni wrt ..imagebase, asmgen_sm4_gcm_dec_gfni.seh_end wrt ..imagebase, asmgen_sm4_gcm_dec_gfni.unwind_info wrt ..imagebase
 	dd asmgen_sm4_ecb_vaes wrt ..imagebase, asmgen_sm4_ecb_vaes.seh_end wrt ..imagebase, asmgen_sm4_ecb_vaes.unwind_info wrt ..imagebase
 	dd asmgen_sm4_ctr_vaes wrt ..imagebase, asmgen_sm4_ctr_vaes.seh_end wrt ..imagebase, asmgen_sm4_ctr_vaes.unwind_info wrt ..imagebase
 	dd asmgen_sm4_cbc_dec_vaes wrt ..imagebase, asmgen_sm4_cbc_dec_vaes.seh_end wrt ..imagebase, asmgen_sm4_cbc_dec_vaes.unwind_info wrt ..imagebase
@@ -66202,6 +70742,7 @@ asmgen_sm4_ccm_dec_gfni.unwind_info:
 	dd asmgen_sm4_xts_unit_enc_gb_vaes wrt ..imagebase, asmgen_sm4_xts_unit_enc_gb_vaes.seh_end wrt ..imagebase, asmgen_sm4_xts_unit_enc_gb_vaes.unwind_info wrt ..imagebase
 	dd asmgen_sm4_xts_unit_dec_gb_vaes wrt ..imagebase, asmgen_sm4_xts_unit_dec_gb_vaes.seh_end wrt ..imagebase, asmgen_sm4_xts_unit_dec_gb_vaes.unwind_info wrt ..imagebase
 	dd asmgen_sm4_gcm_enc_vaes wrt ..imagebase, asmgen_sm4_gcm_enc_vaes.seh_end wrt ..imagebase, asmgen_sm4_gcm_enc_vaes.unwind_info wrt ..imagebase
+	dd asmgen_sm4_gcm_dec_vaes wrt ..imagebase, asmgen_sm4_gcm_dec_vaes.seh_end wrt ..imagebase, asmgen_sm4_gcm_dec_vaes.unwind_info wrt ..imagebase
 	dd asmgen_sm4_cbc_enc_gfni wrt ..imagebase, asmgen_sm4_cbc_enc_gfni.seh_end wrt ..imagebase, asmgen_sm4_cbc_enc_gfni.unwind_info wrt ..imagebase
 	dd asmgen_sm4_cfb_enc_gfni wrt ..imagebase, asmgen_sm4_cfb_enc_gfni.seh_end wrt ..imagebase, asmgen_sm4_cfb_enc_gfni.unwind_info wrt ..imagebase
 	dd asmgen_sm4_cbc_mac_gfni wrt ..imagebase, asmgen_sm4_cbc_mac_gfni.seh_end wrt ..imagebase, asmgen_sm4_cbc_mac_gfni.unwind_info wrt ..imagebase

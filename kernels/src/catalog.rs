@@ -142,12 +142,12 @@ const SM4_SIZES: &[SizeMacro] = &[
     SizeMacro {
         name: "GCM_STATE_BYTES",
         value: 32,
-        doc: "Bytes of gcm_enc's state: the counter block, then the GHASH state.",
+        doc: "Bytes of gcm_enc's and gcm_dec's state: the counter block, then the GHASH state.",
     },
     SizeMacro {
         name: "GCM_HTABLE_BYTES",
         value: ghash::KEY_TABLE_BYTES,
-        doc: "Bytes of gcm_enc's htable: the GHASH listing's key table.",
+        doc: "Bytes of gcm_enc's and gcm_dec's htable: the GHASH listing's key table.",
     },
     SizeMacro { name: "CCM_CTR_BYTES", value: 16, doc: "Bytes of the counter that ccm_enc and ccm_dec update." },
     SizeMacro { name: "CCM_MAC_BYTES", value: 16, doc: "Bytes of the CBC-MAC that ccm_enc and ccm_dec update." },

@@ -62,8 +62,10 @@ pub enum Role {
     XtsUnitEncGb,
     /// SM4-XTS decryption of one data unit, GB/T 17964.
     XtsUnitDecGb,
-    /// SM4-GCM encryption with GHASH fused (decryption is GHASH, then CTR).
+    /// SM4-GCM encryption with GHASH fused: GHASH absorbs the ciphertext it writes.
     GcmEnc,
+    /// SM4-GCM decryption with GHASH fused: GHASH absorbs the ciphertext it reads.
+    GcmDec,
     /// SM4-CCM encryption: CBC-MAC and CTR in one pass.
     CcmEnc,
     /// SM4-CCM decryption: CTR and CBC-MAC in one pass.
@@ -95,6 +97,8 @@ const XTS_UNIT_ENC: &[(&str, CType)] =
     &[("rk_enc", Ptr), ("rk_tweak", Ptr), ("dst", Mut), ("src", Ptr), ("len", Size), ("iv", Ptr)];
 const XTS_UNIT_DEC: &[(&str, CType)] =
     &[("rk_dec", Ptr), ("rk_tweak", Ptr), ("dst", Mut), ("src", Ptr), ("len", Size), ("iv", Ptr)];
+const GCM: &[(&str, CType)] =
+    &[("rk_enc", Ptr), ("htable", Ptr), ("dst", Mut), ("src", Ptr), ("nblocks", Size), ("state", Mut)];
 const CCM: &[(&str, CType)] =
     &[("rk_enc", Ptr), ("dst", Mut), ("src", Ptr), ("nblocks", Size), ("ctr", Mut), ("mac", Mut)];
 
@@ -109,7 +113,8 @@ const ROLES: &[RoleInfo] = &[
             h: the 16-byte hash key H = E(K, 0^128), bytes as the standard writes them; read only.\n\
             table: PREFIX_GHASH_KEY_TABLE_BYTES (256) bytes, written: H^1..H^8 and their Karatsuba half-sums in the\n\
             kernels' own form. Treat it as opaque: fill it with an init of this listing and pass it to the update of\n\
-            the same set, or as htable to the SM4 listing's gcm_enc (every set of a target fills the same layout).",
+            the same set, or as htable to the SM4 listing's gcm_enc and gcm_dec (every set of a target fills the\n\
+            same layout).",
     },
     RoleInfo {
         role: Role::GhashUpdate,
@@ -284,15 +289,25 @@ const ROLES: &[RoleInfo] = &[
     RoleInfo {
         role: Role::GcmEnc,
         name: "gcm_enc",
-        params: &[("rk_enc", Ptr), ("htable", Ptr), ("dst", Mut), ("src", Ptr), ("nblocks", Size), ("state", Mut)],
+        params: GCM,
         doc: Some("SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs dst."),
         c_doc: "SM4-GCM encryption of whole blocks in one pass: dst[i] = src[i] ^ E(ctr_i); GHASH absorbs dst.\n\
             state: PREFIX_SM4_GCM_STATE_BYTES (32) bytes, read and updated, so calls chain: state[0..16] the\n\
-            counter block (its last 4 bytes a big-endian counter incremented mod 2^32, inc32; the first 12\n\
-            unchanged), state[16..32] the GHASH state in GCM's byte order, as the GHASH listing's ghash_update\n\
-            keeps it. htable: PREFIX_SM4_GCM_HTABLE_BYTES (256) bytes filled by the GHASH listing's ghash_init\n\
-            with H = E(K, 0^128). There is no decryption kernel: GHASH the ciphertext with ghash_update, then\n\
-            CTR with inc32 (the ctr kernel counts in 128 bits: split the call where the low 32 bits would wrap).",
+            counter block (its last 4 bytes a big-endian counter incremented mod 2^32, inc32: after\n\
+            0xffffffff comes 0, the first 12 bytes never change), state[16..32] the GHASH state in GCM's byte\n\
+            order, as the GHASH listing's ghash_update keeps it. htable: PREFIX_SM4_GCM_HTABLE_BYTES (256) bytes\n\
+            filled by the GHASH listing's ghash_init with H = E(K, 0^128). Decryption: gcm_dec.",
+    },
+    RoleInfo {
+        role: Role::GcmDec,
+        name: "gcm_dec",
+        params: GCM,
+        doc: Some("SM4-GCM decryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs src."),
+        c_doc: "SM4-GCM decryption of whole blocks in one pass: dst[i] = src[i] ^ E(ctr_i); GHASH absorbs src,\n\
+            the ciphertext. state and htable as for gcm_enc (inc32 counter, wrapping mod 2^32). The plaintext\n\
+            is written before the tag can be checked: a caller that must not release it on a bad tag\n\
+            restores dst by applying the same keystream again: gcm_enc over dst with a copy of the starting\n\
+            state, or the ctr kernel (it counts in 128 bits: split its call where the low 32 bits wrap).",
     },
     RoleInfo {
         role: Role::CcmEnc,
@@ -362,6 +377,15 @@ impl Role {
             (true, false) => Role::XtsUnitDecIeee,
             (false, true) => Role::XtsUnitEncGb,
             (true, true) => Role::XtsUnitDecGb,
+        }
+    }
+
+    /// The GCM role for a direction.
+    pub fn gcm(decrypt: bool) -> Role {
+        if decrypt {
+            Role::GcmDec
+        } else {
+            Role::GcmEnc
         }
     }
 

@@ -126,7 +126,7 @@ impl Buffers {
             // kernels' loops then repeat as in the whole-block kernels.
             "xts_unit_enc_ieee" | "xts_unit_enc_gb" => vec![rk_enc, rk_dec, dst, src, 16 * n + n % 11, s0],
             "xts_unit_dec_ieee" | "xts_unit_dec_gb" => vec![rk_dec, rk_enc, dst, src, 16 * n + n % 11, s0],
-            "gcm_enc" => vec![rk_enc, ghash, dst, src, n, s0],
+            "gcm_enc" | "gcm_dec" => vec![rk_enc, ghash, dst, src, n, s0],
             "ccm_enc" | "ccm_dec" => vec![rk_enc, dst, src, n, s0, s1],
             other => panic!("kernel_calls does not know the arguments of role {other}: add them to Buffers::args"),
         }

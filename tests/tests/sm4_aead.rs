@@ -1,13 +1,15 @@
 //! SM4-GCM and SM4-CCM on every backend: RFC 8998's examples, differential tests against RustCrypto's
 //! `aes-gcm` (its generic `AesGcm<Sm4, N>`, several nonce lengths) and `ccm` (several nonce and tag
 //! lengths) over every length 0..=1024 and random lengths up to 64 KiB with random associated data and
-//! misaligned buffers; tag failures leave the buffer unchanged; wrong lengths are errors.
+//! misaligned buffers; tag failures leave the buffer unchanged (the fused decryption kernels restore it);
+//! GCM's 32-bit counter wraps without carrying (nonces chosen for a J0 near the wrap); wrong lengths are errors.
 
 use aead::{AeadInOut, KeyInit};
 use asmgen_runtime::{sm4_backends, Error, Sm4Ccm, Sm4Gcm};
 use asmgen_tests::{hex, hex16, scaled, Misaligned, Rng};
 use cipher::array::ArraySize;
 use cipher::consts::{U1, U10, U11, U12, U13, U14, U16, U4, U6, U7, U8};
+use cipher::BlockCipherEncrypt;
 
 const KEY: &str = "0123456789abcdeffedcba9876543210";
 const NONCE: &str = "00001234567800000000abcd";
@@ -245,4 +247,100 @@ fn aead_traits_match_the_inherent_api() {
     let mut bad = tag;
     bad[0] ^= 1;
     assert!(g.decrypt_inout_detached(nonce[..12].try_into().unwrap(), b"ad", buf.as_mut_slice().into(), &bad).is_err());
+}
+
+#[test]
+fn gcm_failures_restore_the_buffer_on_every_backend() {
+    let mut rng = Rng::new(11);
+    let lengths: Vec<usize> = (0..=80).chain([4096 + 13]).collect();
+    for b in sm4_backends() {
+        let key = rng.block();
+        let g = Sm4Gcm::with_backend(&key, b).unwrap();
+        for &len in &lengths {
+            let (nonce, aad) = (rng.block(), rng.block());
+            let mut ct = vec![0u8; len];
+            rng.fill(&mut ct);
+            let tag = g.encrypt(&nonce[..12], &aad, &mut ct).unwrap();
+            let mut bad = tag;
+            bad[rng.below(16)] ^= 1 << rng.below(8);
+            let mut m = Misaligned::new(&ct, rng.below(32));
+            assert_eq!(g.decrypt(&nonce[..12], &aad, m.get(), &bad), Err(Error::TagMismatch), "{b}: {len}");
+            m.check_guards();
+            assert!(m.get() == ct, "{b}: length {len}: the buffer was not restored after a bad tag");
+            g.decrypt(&nonce[..12], &aad, m.get(), &tag).unwrap();
+            g.encrypt(&nonce[..12], &aad, m.get()).unwrap();
+            assert!(m.get() == ct, "{b}: length {len}: decryption after the failure");
+        }
+    }
+}
+
+/// GHASH's multiplication in GF(2^128), blocks as big-endian integers (SP 800-38D, algorithm 1).
+fn gf_mul(x: u128, y: u128) -> u128 {
+    let (mut z, mut v) = (0u128, y);
+    for i in 0..128 {
+        if (x >> (127 - i)) & 1 == 1 {
+            z ^= v;
+        }
+        v = if v & 1 == 1 { (v >> 1) ^ (0xe1 << 120) } else { v >> 1 };
+    }
+    z
+}
+
+/// `a^-1 = a^(2^128 - 2)`: the product of a^(2^i), i = 1..=127.
+fn gf_inv(a: u128) -> u128 {
+    let (mut r, mut sq) = (1u128 << 127, a);
+    for _ in 1..128 {
+        sq = gf_mul(sq, sq);
+        r = gf_mul(r, sq);
+    }
+    r
+}
+
+fn sm4_block(key: &[u8; 16], block: [u8; 16]) -> [u8; 16] {
+    let mut x = block.into();
+    <sm4::Sm4 as KeyInit>::new(&(*key).into()).encrypt_block(&mut x);
+    x.into()
+}
+
+/// A 16-byte nonce whose J0 is `j0`: J0 = GHASH(N || 0^64 || [128]_64) = N*H^2 ^ L*H, so N = (J0 ^ L*H) / H^2.
+fn nonce_for_j0(key: &[u8; 16], j0: u128) -> [u8; 16] {
+    let h = u128::from_be_bytes(sm4_block(key, [0; 16]));
+    assert_eq!(gf_mul(h, gf_inv(h)), 1 << 127, "the inverse");
+    gf_mul(j0 ^ gf_mul(128, h), gf_inv(gf_mul(h, h))).to_be_bytes()
+}
+
+#[test]
+fn gcm_counter_wraps_in_32_bits_on_every_backend() {
+    let mut rng = Rng::new(32);
+    let key = rng.block();
+    let aad = rng.block();
+    let mut pt = vec![0u8; 4096 + 13];
+    rng.fill(&mut pt);
+    let high = u128::from_be_bytes(rng.block()) >> 32 << 32;
+    // J0's low word: inc32 gives the first block's counter, so the wrap falls at block 0, 1, 7, 8, 9, 16, 250.
+    for low in [u32::MAX, u32::MAX - 1, u32::MAX - 7, u32::MAX - 8, u32::MAX - 9, u32::MAX - 16, u32::MAX - 250] {
+        let j0 = high | u128::from(low);
+        let nonce = nonce_for_j0(&key, j0);
+        for len in [4096 + 13, 16 * 9 + 5, 16 * 17, 16 * 33 + 1] {
+            let (want, want_tag) = rc_gcm::<U16>(&key, &nonce, &aad, &pt[..len]);
+            // The wrap is there: block i's keystream is E(J0's first 12 bytes || low + 1 + i mod 2^32).
+            for (i, (c, p)) in want.chunks(16).zip(pt.chunks(16)).enumerate() {
+                let ks =
+                    sm4_block(&key, (j0 & !0xffff_ffff | u128::from(low.wrapping_add(1 + i as u32))).to_be_bytes());
+                assert!(c.iter().zip(p).zip(ks).all(|((c, p), k)| *c == p ^ k), "RustCrypto's block {i}, low {low:#x}");
+            }
+            for b in sm4_backends() {
+                let g = Sm4Gcm::with_backend(&key, b).unwrap();
+                let mut buf = pt[..len].to_vec();
+                let tag = g.encrypt(&nonce, &aad, &mut buf).unwrap();
+                assert!(buf == want && tag == want_tag, "{b}: encryption, low {low:#x}, length {len}");
+                let mut bad = tag;
+                bad[15] ^= 1;
+                assert!(g.decrypt(&nonce, &aad, &mut buf, &bad).is_err());
+                assert!(buf == want, "{b}: restored after a bad tag, low {low:#x}, length {len}");
+                g.decrypt(&nonce, &aad, &mut buf, &tag).unwrap();
+                assert!(buf == pt[..len], "{b}: decryption, low {low:#x}, length {len}");
+            }
+        }
+    }
 }

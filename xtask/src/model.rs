@@ -84,6 +84,7 @@ const ROWS: &[Row] = &[
     Row::a64("SM4-CE XTS (IEEE)", SM4, "asmgen_sm4_xts_enc_ieee_ce_loop8", "neoverse-v1"),
     Row::a64("SM4-CE CBC decrypt", SM4, "asmgen_sm4_cbc_dec_ce_loop8", "neoverse-n2"),
     Row::a64("SM4-CE GCM encrypt", SM4, "asmgen_sm4_gcm_enc_ce_loop8", "neoverse-n2"),
+    Row::a64("SM4-CE GCM decrypt", SM4, "asmgen_sm4_gcm_dec_ce_loop8", "neoverse-n2"),
     Row::a64("SM4-CE CCM encrypt", SM4, "asmgen_sm4_ccm_enc_ce_loop", "neoverse-n2")
         .bytes(16)
         .note("serial: one block per 8 dependent sm4e"),

@@ -239,26 +239,37 @@ fn absorb_fixed(b: &mut B, f: Flavour, state: Mem, table: Gpr, data: Gpr, n: Gpr
 /// `state` (16 bytes, in `f`'s byte order) with the key table at `table`. Advances `data`, clears `n`; clobbers
 /// rax and xmm0-xmm8, xmm14, xmm15.
 pub fn absorb(b: &mut B, f: Flavour, state: Mem, table: Gpr, data: Gpr, n: Gpr) {
+    absorb_of(b, f, state, table, data, n, true)
+}
+
+/// [`absorb`] for a count known to be below [`AGGREGATE`] (SM4-GCM decryption's tail with xmm batches of 8):
+/// the single-block loop only, without the aggregate loop it would never enter.
+pub fn absorb_few(b: &mut B, f: Flavour, state: Mem, table: Gpr, data: Gpr, n: Gpr) {
+    absorb_of(b, f, state, table, data, n, false)
+}
+
+fn absorb_of(b: &mut B, f: Flavour, state: Mem, table: Gpr, data: Gpr, n: Gpr, aggregates: bool) {
     let ptr = RAX;
     constants(b, f);
     load_block(b, f, S, state.clone());
 
-    let lp8 = b.label("loop8");
+    let lp8 = aggregates.then(|| b.label("loop8"));
     let tail = b.label("tail");
     let tail_loop = b.label("tail_loop");
     let done = b.label("done");
 
-    b.cmp(n, AGGREGATE as i32);
-    b.jb(&tail);
-    b.align(4);
-    b.bind(&lp8);
-    absorb8(b, f, table, data);
-    b.add(data, 16 * AGGREGATE as i32);
-    b.sub(n, AGGREGATE as i32);
-    b.cmp(n, AGGREGATE as i32);
-    b.jae(&lp8);
-
-    b.blank();
+    if let Some(lp8) = lp8 {
+        b.cmp(n, AGGREGATE as i32);
+        b.jb(&tail);
+        b.align(4);
+        b.bind(&lp8);
+        absorb8(b, f, table, data);
+        b.add(data, 16 * AGGREGATE as i32);
+        b.sub(n, AGGREGATE as i32);
+        b.cmp(n, AGGREGATE as i32);
+        b.jae(&lp8);
+        b.blank();
+    }
     b.bind(&tail);
     b.comment("The last k < 8 blocks: X1*H^k + ... + Xk*H^1, one reduction.");
     b.test(n, n);

@@ -1,10 +1,10 @@
 //! SM4-GCM and SM4-CCM payload kernels with the SM4 extension (`_ce`).
 //!
-//! # GCM (`asmgen_sm4_gcm_enc_ce`, FEAT_SM4 + FEAT_PMULL)
+//! # GCM (`asmgen_sm4_gcm_{enc,dec}_ce`, FEAT_SM4 + FEAT_PMULL)
 //!
 //! CTR with `inc32`: the counter block is kept as big-endian words (`rev32` of the block), so its last word is
 //! the 32-bit counter in lane 3 and the eight blocks of a batch are `add .4s` of (0, 0, 0, 1) apart (the
-//! increment wraps mod 2^32 and never touches the first 12 bytes). Eight blocks are in flight; the 32 rounds of
+//! increment wraps mod 2^32 and never touches the first 12 bytes, so one call may cross the wrap). Eight blocks are in flight; the 32 rounds of
 //! batch i are interleaved with the PMULL GHASH of batch i-1's ciphertext (read back from `dst`): after each
 //! of the eight `sm4e` steps, one ciphertext block is byte-reflected and multiplied by its power of H
 //! (Karatsuba, powers and half-sums loaded from the table; the GHASH helpers of
@@ -13,6 +13,10 @@
 //! against H^k..H^1 with one reduction. Modelled (llvm-mca-19, Neoverse N2; no hardware measurement): 102
 //! cycles per 128 bytes (0.80 c/B; CTR then GHASH separately model at 0.59 + 0.34). The floor is the V0 pipe,
 //! which in that model alone issues both `sm4e` (64 per batch) and `pmull` (26 per batch): 90 cycles.
+//!
+//! Decryption is the same function built the other way: GHASH absorbs the ciphertext it reads, so every batch
+//! hashes its own `src` blocks during its rounds (before its stores: `dst == src` is fine), with no first
+//! batch without hashing and no drain; the single-block tail hashes the loaded block.
 //!
 //! # CCM (`asmgen_sm4_ccm_{enc,dec}_ce`, FEAT_SM4)
 //!
@@ -122,13 +126,18 @@ fn gcm_batch(b: &mut B, g: &Gcm, hash: bool) {
     }
 }
 
-/// `asmgen_sm4_gcm_enc_ce(rk_enc, htable, dst, src, nblocks, state)`.
-pub fn gcm_enc(abi: Abi) -> Result<Function<Aarch64>, GenError> {
-    let mut b = B::new("asmgen_sm4_gcm_enc_ce", abi, &[A64Feature::Sm4, A64Feature::Pmull]);
-    crate::doc_role(&mut b, Role::GcmEnc);
-    b.doc("Eight blocks in flight, the sm4e rounds of each batch interleaved with the PMULL GHASH of the previous");
-    b.doc("batch.");
-    let [rk, table, dst, src, n, state] = role::params(&mut b, Role::GcmEnc);
+/// `asmgen_sm4_gcm_{enc,dec}_ce(rk_enc, htable, dst, src, nblocks, state)`: GHASH over the ciphertext (`dst`
+/// when encrypting, `src` when decrypting).
+pub fn gcm(decrypt: bool, abi: Abi) -> Result<Function<Aarch64>, GenError> {
+    let dir = if decrypt { "dec" } else { "enc" };
+    let mut b = B::new(&format!("asmgen_sm4_gcm_{dir}_ce"), abi, &[A64Feature::Sm4, A64Feature::Pmull]);
+    crate::doc_role(&mut b, Role::gcm(decrypt));
+    b.doc(if decrypt {
+        "Eight blocks in flight, the sm4e rounds of each batch interleaved with the PMULL GHASH of its own input."
+    } else {
+        "Eight blocks in flight, the sm4e rounds of each batch interleaved with the PMULL GHASH of the previous batch."
+    });
+    let [rk, table, dst, src, n, state] = role::params(&mut b, Role::gcm(decrypt));
     let g = Gcm { table, dst, src, gp: X12, tp: X13 };
     let done = b.label("done");
     b.cbz(n, &done);
@@ -144,36 +153,56 @@ pub fn gcm_enc(abi: Abi) -> Result<Function<Aarch64>, GenError> {
     b.ldp(CB, S, state, 0);
     b.rev32_16b(CB, CB);
     reflect_block(&mut b, S);
-    b.mov(g.gp, dst);
+    b.mov(g.gp, if decrypt { src } else { dst });
+    gcm_batches(&mut b, &g, n, decrypt);
+    gcm_tail(&mut b, &g, n, decrypt);
+    b.rev32_16b(CB, CB);
+    reflect_block(&mut b, S);
+    b.stp(CB, S, state, 0);
+    b.bind(&done);
+    b.finish()
+}
+
+/// The batches of eight; `n` ends below 8. Encryption: the first without hashing, each next one with the GHASH
+/// of the previous, the last batch's GHASH alone. Decryption: each with the GHASH of its own ciphertext.
+fn gcm_batches(b: &mut B, g: &Gcm, n: X, decrypt: bool) {
     let lp8 = b.label("loop8");
     let drain = b.label("drain");
     let tail = b.label("tail");
-    let tail_loop = b.label("tail_loop");
-    let end = b.label("end");
     b.cmp(n, 8);
     b.b_lo(&tail);
-    gcm_batch(&mut b, &g, false);
-    b.sub(n, n, 8);
-    b.cmp(n, 8);
-    b.b_lo(&drain);
+    if !decrypt {
+        gcm_batch(b, g, false);
+        b.sub(n, n, 8);
+        b.cmp(n, 8);
+        b.b_lo(&drain);
+    }
     b.align(4);
     b.bind(&lp8);
-    gcm_batch(&mut b, &g, true);
+    gcm_batch(b, g, true);
     b.sub(n, n, 8);
     b.cmp(n, 8);
     b.b_hs(&lp8);
-    b.blank();
-    b.bind(&drain);
-    b.comment("GHASH of the last batch of eight.");
-    for j in 0..8 {
-        ghash_step(&mut b, &g, j);
+    if !decrypt {
+        b.blank();
+        b.bind(&drain);
+        b.comment("GHASH of the last batch of eight.");
+        for j in 0..8 {
+            ghash_step(b, g, j);
+        }
+        reduce_acc(b, &ACC, S);
     }
-    reduce_acc(&mut b, &ACC, S);
     b.blank();
     b.bind(&tail);
+}
+
+/// The last k < 8 blocks one at a time; their ciphertext times H^k..H^1, one reduction.
+fn gcm_tail(b: &mut B, g: &Gcm, n: X, decrypt: bool) {
+    let tail_loop = b.label("tail_loop");
+    let end = b.label("end");
     b.comment("The last k < 8 blocks one at a time; their ciphertext times H^k..H^1, one reduction.");
     b.cbz(n, &end);
-    b.add_lsl(g.tp, table, n, 4);
+    b.add_lsl(g.tp, g.table, n, 4);
     b.sub(g.tp, g.tp, 16);
     for r in [ACC.lo, ACC.hi, ACC.mid] {
         b.movi_zero(r);
@@ -181,25 +210,20 @@ pub fn gcm_enc(abi: Abi) -> Result<Function<Aarch64>, GenError> {
     b.bind(&tail_loop);
     b.mov_16b(ST[0], CB);
     b.add_4s(CB, CB, ONE);
-    rounds_with(&mut b, &ST[..1], |_, _| {});
-    b.ld1_16b_post(P1, src);
+    rounds_with(b, &ST[..1], |_, _| {});
+    b.ld1_16b_post(P1, g.src);
     b.eor_16b(ST[0], ST[0], P1);
-    b.st1_16b_post(ST[0], dst);
-    b.tbl_16b(XB, ST[0], REV);
+    b.st1_16b_post(ST[0], g.dst);
+    b.tbl_16b(XB, if decrypt { P1 } else { ST[0] }, REV);
     b.eor_16b(XB, XB, S);
     b.movi_zero(S);
     b.ldr(HKT, g.tp, 128);
     b.ldr_post(HT, g.tp, -16);
-    mul_acc(&mut b, &ACC, XB, HT, HKT, false);
+    mul_acc(b, &ACC, XB, HT, HKT, false);
     b.subs(n, n, 1);
     b.b_ne(&tail_loop);
-    reduce_acc(&mut b, &ACC, S);
+    reduce_acc(b, &ACC, S);
     b.bind(&end);
-    b.rev32_16b(CB, CB);
-    reflect_block(&mut b, S);
-    b.stp(CB, S, state, 0);
-    b.bind(&done);
-    b.finish()
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -295,11 +319,12 @@ pub fn ccm(enc: bool, abi: Abi) -> Result<Function<Aarch64>, GenError> {
     b.finish()
 }
 
-/// The AEAD kernels: GCM encryption, CCM encryption and decryption.
+/// The AEAD kernels: GCM and CCM encryption and decryption.
 pub fn kernels(abi: Abi) -> crate::Kernels<Aarch64> {
     use crate::{Kernel, Role};
     Ok(vec![
-        Kernel::new(Role::GcmEnc, gcm_enc(abi)?),
+        Kernel::new(Role::GcmEnc, gcm(false, abi)?),
+        Kernel::new(Role::GcmDec, gcm(true, abi)?),
         Kernel::new(Role::CcmEnc, ccm(true, abi)?),
         Kernel::new(Role::CcmDec, ccm(false, abi)?),
     ])

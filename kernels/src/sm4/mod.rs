@@ -55,13 +55,14 @@
 //!   x` in GF(2^128), the block read little-endian (byte 0 least significant), reduction `0x87`. `gb`
 //!   (GB/T 17964-2021): the bit-reflected convention, the block read as a 128-bit big-endian integer `V`,
 //!   `V' = (V >> 1) ^ (V & 1 ? 0xe1 << 120 : 0)`.
-//! * `asmgen_sm4_gcm_enc_<set>(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t
-//!   *src, size_t nblocks, uint8_t *state)`: GCM encryption of whole blocks in one pass. `state[0..16]` is the
-//!   counter block (its last 4 bytes a big-endian counter, incremented per block mod 2^32 without touching the
-//!   first 12 bytes: `inc32`), `state[16..32]` the running GHASH state in GHASH byte order (as the set's
-//!   `asmgen_ghash_update_*`'s); `htable` is the table the GHASH kernel set's init fills. `dst = src ^
-//!   E(ctr_i)`; GHASH absorbs the ciphertext `dst`. Both halves of `state` are updated, so calls chain. There is
-//!   no GCM decryption kernel: the runtime checks the tag over the ciphertext (GHASH) before it decrypts (CTR).
+//! * `asmgen_sm4_gcm_{enc,dec}_<set>(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src,
+//!   size_t nblocks, uint8_t *state)`: GCM encryption or decryption of whole blocks in one pass. `state[0..16]` is the
+//!   counter block (its last 4 bytes a big-endian counter, incremented per block mod 2^32 without touching the first 12
+//!   bytes: `inc32`, so a call may cross the wrap), `state[16..32]` the running GHASH state in GHASH byte order (as the
+//!   set's `asmgen_ghash_update_*`'s); `htable` is the table the GHASH kernel set's init fills. `dst = src ^ E(ctr_i)`;
+//!   GHASH absorbs the ciphertext: `dst` when encrypting, `src` when decrypting. Both halves of `state` are updated, so
+//!   calls chain. Decryption writes the plaintext before the tag is known: the runtime restores the buffer on a bad tag
+//!   by applying the same keystream again.
 //! * `asmgen_sm4_ccm_{enc,dec}_<set>(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks,
 //!   uint8_t *ctr, uint8_t *mac)`: CCM's payload over whole blocks in one pass: `dst = src ^ E(ctr_i)` with
 //!   `ctr` a 128-bit big-endian counter (updated), and `mac = E(mac ^ p_i)` over the plaintext (`p = src`
@@ -76,8 +77,8 @@
 //! pre-affine's domain (see [`gfni`]): three `vgf2p8affineinvqb` and three `vpshufb` per round.
 //!
 //! aarch64 sets: `ce` (the SM4 extension: `sm4e`, `sm4ekey`; 8 blocks in flight) for the key schedule, ECB,
-//! CTR, CBC, CFB, CBC-MAC, XTS, GCM encryption (fused with PMULL GHASH) and CCM; `neon` (plain Advanced SIMD,
-//! `tbl`/`tbx` S-box; 8 blocks in flight) for the key schedule, ECB, CTR, CBC, CFB and CBC-MAC.
+//! CTR, CBC, CFB, CBC-MAC, XTS, GCM encryption and decryption (fused with PMULL GHASH) and CCM; `neon` (plain
+//! Advanced SIMD, `tbl`/`tbx` S-box; 8 blocks in flight) for the key schedule, ECB, CTR, CBC, CFB and CBC-MAC.
 //!
 //! riscv64 sets: `zvksed` (Zvksed and Zvkb, VLEN-agnostic; XTS tweaks with Zvkg) for the key schedule, ECB,
 //! CTR, CBC, CFB, CBC-MAC and XTS; `zksed` (scalar Zksed, four blocks interleaved) for the key schedule, ECB,

@@ -444,7 +444,9 @@ pub fn set_functions(set: Set, abi: Abi) -> Kernels<X86_64> {
         v.push(Kernel::new(m.role(), serial_mode(m, serial, abi)?));
     }
     v.extend(xts::kernels(set, abi, Blocks::Arg)?);
-    v.push(Kernel::new(Role::GcmEnc, gcm::gcm(set, abi)?));
+    for dec in [false, true] {
+        v.push(Kernel::new(Role::gcm(dec), gcm::gcm(set, dec, abi)?));
+    }
     v.push(Kernel::new(Role::CcmEnc, ccm::ccm(true, serial, abi)?));
     v.push(Kernel::new(Role::CcmDec, ccm::ccm(false, serial, abi)?));
     Ok(v)
@@ -480,7 +482,8 @@ pub fn functions(abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
         v.extend(xts(set)?);
     }
     for set in [Set::Avx, Set::Avx2] {
-        v.push(gcm::gcm(set, abi)?);
+        v.push(gcm::gcm(set, false, abi)?);
+        v.push(gcm::gcm(set, true, abi)?);
     }
     v.push(ccm::ccm(true, Set::Avx, abi)?);
     v.push(ccm::ccm(false, Set::Avx, abi)?);
@@ -489,7 +492,8 @@ pub fn functions(abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
             v.push(batch_mode(m, set, abi)?);
         }
         v.extend(xts(set)?);
-        v.push(gcm::gcm(set, abi)?);
+        v.push(gcm::gcm(set, false, abi)?);
+        v.push(gcm::gcm(set, true, abi)?);
     }
     for m in Serial::ALL {
         v.push(serial_mode(m, Set::Gfni, abi)?);

@@ -46,8 +46,10 @@ pub(crate) struct Sm4Kernels {
     pub xts_dec_gb: Option<ChainFn>,
     /// One data unit per call (`xts_unit_*`): encryption and decryption, IEEE then GB.
     pub xts_unit: [Option<XtsUnitFn>; 4],
-    /// Fused GCM encryption (decryption checks the tag first, so it is a GHASH pass and then CTR).
+    /// Fused GCM encryption.
     pub gcm_enc: Option<GcmFn>,
+    /// Fused GCM decryption (GHASH of the ciphertext read); the API restores the buffer on a bad tag.
+    pub gcm_dec: Option<GcmFn>,
     pub ccm_enc: Option<CcmFn>,
     pub ccm_dec: Option<CcmFn>,
     /// The GHASH kernels GCM uses with this set (the key table layout is the same on every backend).
@@ -85,6 +87,7 @@ pub(crate) const PORTABLE: Sm4Kernels = Sm4Kernels {
     xts_dec_gb: Some(portable::xts_dec_gb),
     xts_unit: [None; 4],
     gcm_enc: Some(portable::gcm_enc),
+    gcm_dec: Some(portable::gcm_dec),
     ccm_enc: Some(portable::ccm_enc),
     ccm_dec: Some(portable::ccm_dec),
     ghash: portable_ghash,
@@ -117,6 +120,7 @@ fn from_roles(name: &'static str, available: bool, entry: &dyn Fn(&str) -> Optio
         xts_dec_gb: chain("xts_dec_gb"),
         xts_unit: ["xts_unit_enc_ieee", "xts_unit_dec_ieee", "xts_unit_enc_gb", "xts_unit_dec_gb"].map(unit),
         gcm_enc: gcm("gcm_enc"),
+        gcm_dec: gcm("gcm_dec"),
         ccm_enc: ccm("ccm_enc"),
         ccm_dec: ccm("ccm_dec"),
         ghash: ghash::ghash,

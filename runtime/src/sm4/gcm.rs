@@ -17,7 +17,13 @@ impl Drop for HTable {
 }
 
 /// SM4-GCM (NIST SP 800-38D; RFC 8998) with a 16-byte tag; any non-empty nonce length (12 is the fast
-/// path, others are hashed with GHASH). Decryption checks the tag before anything is decrypted.
+/// path, others are hashed with GHASH). A failed decryption leaves the buffer as it was: where the set has a
+/// fused decryption kernel it decrypts and hashes in one pass and, on a bad tag, applies the same keystream
+/// again; elsewhere it checks the tag (a GHASH pass) before it decrypts (CTR).
+///
+/// The counter is GCM's: `inc32` of J0, the low 32 bits wrapping to 0 without carrying into the rest. With
+/// a 12-byte nonce J0's low word is 1, so no message reaches the wrap; other nonce lengths give an arbitrary
+/// J0, and every path (the fused kernels natively, the CTR kernel split at the wrap) wraps as GCM does.
 #[derive(Clone)]
 pub struct Sm4Gcm {
     keys: Keys,
@@ -163,17 +169,79 @@ impl Sm4Gcm {
         Ok(self.tag(&j0, &s))
     }
 
-    /// Checks `tag` (in constant time) and only then decrypts `buf` in place; on failure `buf` is unchanged.
+    /// Decrypts `buf` in place if `tag` (compared in constant time) is right; on failure `buf` is unchanged.
     pub fn decrypt(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &[u8; 16]) -> Result<(), Error> {
         let j0 = self.check(nonce, aad, buf)?;
         let mut s = [0u8; 16];
         self.ghash_padded(&mut s, aad);
-        self.ghash_padded(&mut s, buf);
-        self.lengths(&mut s, aad.len(), buf.len());
-        if !ct_eq(&self.tag(&j0, &s), tag) {
+        match self.keys.k.gcm_dec {
+            Some(f) => self.decrypt_fused(f, &j0, s, aad.len(), buf, tag),
+            None => self.decrypt_checked_first(&j0, s, aad.len(), buf, tag),
+        }
+    }
+
+    /// One pass with the fused kernel (decrypt and hash), then the tag; on a bad tag the same keystream is
+    /// applied again to the whole blocks (the partial tail is decrypted only after the tag is checked).
+    fn decrypt_fused(
+        &self,
+        f: dispatch::GcmFn,
+        j0: &[u8; 16],
+        ghash_aad: [u8; 16],
+        aad_len: usize,
+        buf: &mut [u8],
+        tag: &[u8; 16],
+    ) -> Result<(), Error> {
+        let len = buf.len();
+        let ctr0 = Self::inc32(j0);
+        let full = len / 16 * 16;
+        let (blocks, rest) = buf.split_at_mut(full);
+        let mut state = [0u8; 32];
+        state[..16].copy_from_slice(&ctr0);
+        state[16..].copy_from_slice(&ghash_aad);
+        // SAFETY: `blocks` holds `full` bytes (exact aliasing allowed); `state` is the 32-byte counter || GHASH
+        // state the kernel takes; the table 256 bytes from the GHASH init of this set.
+        unsafe {
+            f(
+                self.keys.enc.ptr(),
+                self.htable.0.as_ptr(),
+                blocks.as_mut_ptr(),
+                blocks.as_ptr(),
+                full / 16,
+                state.as_mut_ptr(),
+            )
+        };
+        let (mut ctr, mut s) = ([0u8; 16], [0u8; 16]);
+        ctr.copy_from_slice(&state[..16]);
+        s.copy_from_slice(&state[16..]);
+        self.ghash_padded(&mut s, rest);
+        self.lengths(&mut s, aad_len, len);
+        if !ct_eq(&self.tag(j0, &s), tag) {
+            // Restore the ciphertext: CTR is its own inverse (ctr32 splits the 128-bit CTR kernel at the wrap).
+            let mut c = ctr0;
+            self.keys.ctr32(&mut c, blocks);
             return Err(Error::TagMismatch);
         }
-        let mut ctr = Self::inc32(&j0);
+        if !rest.is_empty() {
+            self.tail(&ctr, rest);
+        }
+        Ok(())
+    }
+
+    /// The set has no fused decryption kernel: GHASH of the ciphertext and the tag first, then CTR.
+    fn decrypt_checked_first(
+        &self,
+        j0: &[u8; 16],
+        mut s: [u8; 16],
+        aad_len: usize,
+        buf: &mut [u8],
+        tag: &[u8; 16],
+    ) -> Result<(), Error> {
+        self.ghash_padded(&mut s, buf);
+        self.lengths(&mut s, aad_len, buf.len());
+        if !ct_eq(&self.tag(j0, &s), tag) {
+            return Err(Error::TagMismatch);
+        }
+        let mut ctr = Self::inc32(j0);
         let full = buf.len() / 16 * 16;
         let (blocks, rest) = buf.split_at_mut(full);
         // The tag is already checked, so this pass needs no GHASH: plain CTR with inc32.

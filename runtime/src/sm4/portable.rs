@@ -476,8 +476,43 @@ pub(crate) unsafe extern "C" fn xts_dec_gb(rk1: *const u8, dst: *mut u8, src: *c
     xts(rk1, dst, src, n, tweak, true)
 }
 
-/// GCM encryption of whole blocks: CTR with inc32, and GHASH absorbs the ciphertext. `state` is the counter
-/// block followed by the GHASH state (the kernels' ABI).
+/// GCM over whole blocks: CTR with inc32 (the low 32 bits wrap, the first 12 bytes stay), and GHASH absorbs the
+/// ciphertext (the output when encrypting, the input when decrypting). `state` is the counter block followed by
+/// the GHASH state (the kernels' ABI).
+unsafe fn gcm(rk: *const u8, htable: *const u8, dst: *mut u8, src: *const u8, n: usize, state: *mut u8, dec: bool) {
+    let (ctr, ghash) = (state, state.add(16));
+    let s = Schedule::load(rk);
+    let c0 = ld(ctr);
+    let mut low = u32::from_be_bytes([c0[12], c0[13], c0[14], c0[15]]);
+    let mut b = [[0u8; 16]; LANES];
+    let mut data = [[0u8; 16]; LANES];
+    batches(n, |i, m| {
+        for k in 0..m {
+            b[k] = c0;
+            b[k][12..].copy_from_slice(&low.wrapping_add(k as u32).to_be_bytes());
+            data[k] = ld(src.add(16 * (i + k)));
+        }
+        low = low.wrapping_add(m as u32);
+        if dec {
+            crate::ghash::portable::ghash_update(ghash, htable, data.as_ptr().cast(), m);
+        }
+        s.crypt(&mut b);
+        for k in 0..m {
+            data[k] = xor(data[k], b[k]);
+            st(dst.add(16 * (i + k)), data[k]);
+        }
+        if !dec {
+            crate::ghash::portable::ghash_update(ghash, htable, data.as_ptr().cast(), m);
+        }
+    });
+    b.zeroize();
+    data.zeroize();
+    let mut c = c0;
+    c[12..].copy_from_slice(&low.to_be_bytes());
+    st(ctr, c);
+}
+
+/// GCM encryption of whole blocks ([`gcm`]: GHASH absorbs the ciphertext written).
 pub(crate) unsafe extern "C" fn gcm_enc(
     rk: *const u8,
     htable: *const u8,
@@ -486,31 +521,19 @@ pub(crate) unsafe extern "C" fn gcm_enc(
     nblocks: usize,
     state: *mut u8,
 ) {
-    let (ctr, ghash) = (state, state.add(16));
-    let s = Schedule::load(rk);
-    let c0 = ld(ctr);
-    let mut low = u32::from_be_bytes([c0[12], c0[13], c0[14], c0[15]]);
-    let mut b = [[0u8; 16]; LANES];
-    let mut data = [[0u8; 16]; LANES];
-    batches(nblocks, |i, m| {
-        for k in 0..m {
-            b[k] = c0;
-            b[k][12..].copy_from_slice(&low.wrapping_add(k as u32).to_be_bytes());
-            data[k] = ld(src.add(16 * (i + k)));
-        }
-        low = low.wrapping_add(m as u32);
-        s.crypt(&mut b);
-        for k in 0..m {
-            data[k] = xor(data[k], b[k]);
-            st(dst.add(16 * (i + k)), data[k]);
-        }
-        crate::ghash::portable::ghash_update(ghash, htable, data.as_ptr().cast(), m);
-    });
-    b.zeroize();
-    data.zeroize();
-    let mut c = c0;
-    c[12..].copy_from_slice(&low.to_be_bytes());
-    st(ctr, c);
+    gcm(rk, htable, dst, src, nblocks, state, false)
+}
+
+/// GCM decryption of whole blocks ([`gcm`]: GHASH absorbs the ciphertext read).
+pub(crate) unsafe extern "C" fn gcm_dec(
+    rk: *const u8,
+    htable: *const u8,
+    dst: *mut u8,
+    src: *const u8,
+    nblocks: usize,
+    state: *mut u8,
+) {
+    gcm(rk, htable, dst, src, nblocks, state, true)
 }
 
 /// CCM encryption of whole blocks: CBC-MAC of the plaintext and CTR (128-bit counter), one batch per block.

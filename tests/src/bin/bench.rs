@@ -322,7 +322,7 @@ mod gcrypt_sm4 {
 }
 
 /// The SM4 modes benchmarked, with their libgcrypt mode (`None`: CMAC) and direction.
-const SM4_KINDS: [(&str, Option<i32>, bool); 9] = [
+const SM4_KINDS: [(&str, Option<i32>, bool); 10] = [
     ("SM4-ECB", Some(gcrypt::MODE_ECB), false),
     ("SM4-CTR", Some(gcrypt::MODE_CTR), false),
     ("SM4-CBC-ENC", Some(gcrypt::MODE_CBC), false),
@@ -331,6 +331,7 @@ const SM4_KINDS: [(&str, Option<i32>, bool); 9] = [
     ("SM4-XTS", Some(gcrypt::MODE_XTS), false),
     ("SM4-XTS-GB", None, false),
     ("SM4-GCM", Some(gcrypt::MODE_GCM), false),
+    ("SM4-GCM-DEC", Some(gcrypt::MODE_GCM), true),
     ("SM4-CMAC", None, false),
 ];
 
@@ -338,6 +339,39 @@ const SM4_KINDS: [(&str, Option<i32>, bool); 9] = [
 fn in_place(name: String, ours: bool, mut f: impl FnMut(&mut [u8]) -> u8 + 'static) -> Contender {
     let mut buf = vec![0x5au8; 8192];
     Contender { name, ours, run: Box::new(move |m| f(&mut buf[..m.len()])) }
+}
+
+/// A GCM decryption contender: each message is decrypted in place and its tag checked (`dec` says whether it
+/// matched). Decryption xors the keystream in, so the buffer alternates between two texts; the tags of both
+/// are computed by encrypting when the size changes, and each run passes the one for the buffer's text.
+fn gcm_dec(
+    name: String,
+    ours: bool,
+    enc: impl Fn(&mut [u8]) -> [u8; 16] + 'static,
+    dec: impl Fn(&mut [u8], &[u8; 16]) -> bool + 'static,
+) -> Contender {
+    let mut buf = vec![0x5au8; 8192];
+    let mut tags: Option<(usize, [[u8; 16]; 2])> = None;
+    let mut which = 0;
+    Contender {
+        name,
+        ours,
+        run: Box::new(move |m| {
+            let b = &mut buf[..m.len()];
+            if tags.as_ref().is_none_or(|(n, _)| *n != m.len()) {
+                b.fill(0x5a);
+                // Encrypting X gives X ^ KS and the tag of X ^ KS taken as ciphertext; twice gives X back.
+                let t1 = enc(b);
+                let t0 = enc(b);
+                tags = Some((m.len(), [t0, t1]));
+                which = 0;
+            }
+            let t = tags.as_ref().expect("made above").1[which];
+            assert!(dec(b, &t), "GCM decryption rejected a valid tag");
+            which ^= 1;
+            b.first().copied().unwrap_or(0)
+        }),
+    }
 }
 
 /// A contender with one instance per message size (fixed-size kernels: one specialisation per size), made
@@ -454,6 +488,16 @@ fn sm4_ours(kind: &str, backend: Option<&str>) -> Contender {
             let g = Sm4Gcm::with_backend(&key, &b).expect("listed backend");
             in_place(name, true, move |m| g.encrypt(&iv[..12], &[], m).unwrap()[0])
         }
+        "SM4-GCM-DEC" => {
+            let g = Sm4Gcm::with_backend(&key, &b).expect("listed backend");
+            let e = g.clone();
+            gcm_dec(
+                name,
+                true,
+                move |m| e.encrypt(&iv[..12], &[], m).unwrap(),
+                move |m, t| g.decrypt(&iv[..12], &[], m, t).is_ok(),
+            )
+        }
         "SM4-CMAC" => {
             let c = Sm4Cmac::with_backend(&key, &b).expect("listed backend");
             in_place(name, true, move |m| {
@@ -479,7 +523,7 @@ fn sm4_rustcrypto(kind: &str) -> Contender {
             "SM4-CBC-ENC" | "SM4-CBC-DEC" => "cbc 0.2",
             "SM4-CFB-DEC" => "cfb-mode 0.9",
             "SM4-XTS" => "xts-mode 0.6",
-            "SM4-GCM" => "aes-gcm 0.11",
+            "SM4-GCM" | "SM4-GCM-DEC" => "aes-gcm 0.11",
             "SM4-CMAC" => "cmac 0.8",
             _ => "blocks",
         }
@@ -523,6 +567,20 @@ fn sm4_rustcrypto(kind: &str) -> Contender {
             in_place(name, false, move |m| {
                 g.encrypt_inout_detached(iv[..12].try_into().unwrap(), &[], m.into()).unwrap()[0]
             })
+        }
+        "SM4-GCM-DEC" => {
+            use aead::AeadInOut;
+            let g = aes_gcm::AesGcm::<sm4::Sm4, cipher::consts::U12>::from(k);
+            let e = g.clone();
+            let nonce = |iv: &[u8; 16]| -> aead::Nonce<aes_gcm::AesGcm<sm4::Sm4, cipher::consts::U12>> {
+                iv[..12].try_into().unwrap()
+            };
+            gcm_dec(
+                name,
+                false,
+                move |m| e.encrypt_inout_detached(&nonce(&iv), &[], m.into()).unwrap().into(),
+                move |m, t| g.decrypt_inout_detached(&nonce(&iv), &[], m.into(), t.into()).is_ok(),
+            )
         }
         "SM4-CMAC" => {
             use cmac::Mac;
@@ -759,8 +817,14 @@ fn main() {
     let kinds: Vec<(&str, Option<i32>, bool)> =
         [("GHASH", None, false), ("POLYVAL", None, false)].into_iter().chain(SM4_KINDS).collect();
     for (kind, mode, decrypt) in kinds {
-        // A filter names one kind ("sm4-ctr") or a prefix of several ("sm4").
-        if filter.as_deref().is_some_and(|f| !kind.to_ascii_lowercase().starts_with(&f.to_ascii_lowercase())) {
+        // A filter names one kind ("sm4-ctr") or a prefix of several ("sm4", "sm4-gcm"), "SM4-" optional ("gcm").
+        let lower = kind.to_ascii_lowercase();
+        let short = lower.strip_prefix("sm4-").unwrap_or(&lower);
+        if filter
+            .as_deref()
+            .map(str::to_ascii_lowercase)
+            .is_some_and(|f| !lower.starts_with(&f) && !short.starts_with(&f))
+        {
             continue;
         }
         let (mut cs, missing) =

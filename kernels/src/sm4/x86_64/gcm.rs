@@ -11,15 +11,21 @@
 //! xmm8/xmm9 are free between rounds for the multiplies. The state enters an aggregate as `S * H^8`, added to
 //! the accumulators before its first block. One block is absorbed every two rounds with xmm (8 per batch), two
 //! every four with ymm (16 per batch, reduced after each 8). Encryption absorbs the previous batch's
-//! ciphertext while computing the next batch (there is no decryption kernel: it is GHASH, then CTR). Leftover
-//! blocks (fewer than a batch) go through the plain GHASH loop of [`crate::ghash::x86_64::absorb`].
+//! ciphertext while computing the next batch; decryption absorbs the batch's own ciphertext, loaded from `src`
+//! while its keystream is computed (before the stores, so `dst == src` is fine): the same work per batch, one
+//! function built for either direction. Leftover blocks (fewer than a batch) go through the plain GHASH loop of
+//! [`crate::ghash::x86_64::absorb`]: after their encryption, or before their decryption (they may be
+//! overwritten).
+//!
+//! The counter is 32-bit (`inc32`): after `0xffffffff` comes 0 and the IV words never change, so one call may
+//! cross the wrap.
 
 use super::batch::*;
 use super::cipher::*;
 use super::consts::*;
 use super::set::Set;
 use super::width::*;
-use crate::ghash::x86_64::{absorb, combine, fold, Poly, Reduction};
+use crate::ghash::x86_64::{absorb, absorb_few, combine, fold, Poly, Reduction};
 use crate::ghash::{h_offset, hk_offset, Flavour, AGGREGATE, BYTE_REVERSE, POLY};
 use crate::role::{self, Role};
 use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, Mem, X86_64};
@@ -195,20 +201,20 @@ fn batch(b: &mut B, x: &Ctx, w: Width, ghash: bool, n: Option<Gpr>) {
     };
 }
 
-/// `asmgen_sm4_gcm_enc_<set>(rk_enc, htable, dst, src, nblocks, state)`: GCM encryption (decryption is a GHASH
-/// pass, then CTR: the safe API checks the tag over the ciphertext before it decrypts anything, so a fused
-/// decryption kernel would have no caller).
-pub fn gcm(set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> {
+/// `asmgen_sm4_gcm_{enc,dec}_<set>(rk_enc, htable, dst, src, nblocks, state)`: GCM encryption or decryption;
+/// GHASH absorbs the ciphertext (`dst` when encrypting, `src` when decrypting).
+pub fn gcm(set: Set, decrypt: bool, abi: Abi) -> Result<Function<X86_64>, GenError> {
     let w = set.width();
     let mut f = set.features();
     f.push(asmgen::isa::x86_64::X86Feature::Pclmulqdq);
-    let mut b = B::new(&format!("asmgen_sm4_gcm_enc_{}", set.name()), abi, &f);
-    crate::doc_role(&mut b, Role::GcmEnc);
+    let dir = if decrypt { "dec" } else { "enc" };
+    let mut b = B::new(&format!("asmgen_sm4_gcm_{dir}_{}", set.name()), abi, &f);
+    crate::doc_role(&mut b, Role::gcm(decrypt));
     b.doc(&format!(
         "One pass: {} blocks in flight, the GHASH multiplies interleaved with the rounds; dst may equal src.",
         8 * w.blocks()
     ));
-    let [rk, htable, dst, src, n, state] = role::params(&mut b, Role::GcmEnc);
+    let [rk, htable, dst, src, n, state] = role::params(&mut b, Role::gcm(decrypt));
     let x = context(&mut b, set, [rk, htable, dst, src, state]);
     x.c.load_tables(&mut b, w);
     b.comment("The 32-bit counter (big-endian word 3) and the GHASH state in POLYVAL form (xmm11).");
@@ -216,24 +222,44 @@ pub fn gcm(set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> {
     b.bswap(x.ctr);
     b.vmovdqu(HI.x(), mem(state, 16));
     b.vpshufb(HI.x(), HI.x(), rip(&x.rev));
-    b.mov(x.gptr, dst);
+    b.mov(x.gptr, if decrypt { src } else { dst });
 
     let tail = b.label("tail");
     let fin = b.label("fin");
-    whole_batches(&mut b, &x, w, n, &tail);
+    whole_batches(&mut b, &x, w, n, decrypt, &tail);
     b.blank();
     b.bind(&tail);
     b.comment("Fewer blocks than a batch remain; the GHASH state goes back to memory for the plain loop.");
     b.vpshufb(HI.x(), HI.x(), rip(&x.rev));
     b.vmovdqu(mem(state, 16), HI.x());
+    let cnt = R12;
+    if decrypt {
+        b.comment("Absorb the remaining ciphertext before it is decrypted (dst may be src); the GHASH loop");
+        b.comment("uses xmm14/xmm15, two of the S-box table registers, so the tables are loaded again.");
+        b.mov(cnt, n);
+        // Fewer than 8 blocks remain with xmm batches: no 8-block aggregate to absorb.
+        let absorb_tail = if w == Width::X { absorb_few } else { absorb };
+        absorb_tail(&mut b, Flavour::Ghash, mem(state, 16), htable, x.gptr, cnt);
+        x.c.load_tables(&mut b, w);
+    }
     last_blocks(&mut b, &x, w, n, &fin);
     b.bind(&fin);
-    b.comment("Absorb the ciphertext not yet absorbed: from gptr to the end of dst.");
-    let cnt = R12;
-    b.mov(cnt, dst);
-    b.sub(cnt, x.gptr);
-    b.shr(cnt, 4);
-    absorb(&mut b, Flavour::Ghash, mem(state, 16), htable, x.gptr, cnt);
+    if !decrypt {
+        b.comment("Absorb the ciphertext not yet absorbed: from gptr to the end of dst.");
+        b.mov(cnt, dst);
+        b.sub(cnt, x.gptr);
+        b.shr(cnt, 4);
+        absorb(&mut b, Flavour::Ghash, mem(state, 16), htable, x.gptr, cnt);
+    }
+    store_counter(&mut b, &x, state);
+    if w == Width::Y {
+        b.vzeroupper();
+    }
+    b.finish()
+}
+
+/// Word 3 of the counter block in `state` = the 32-bit counter; words 0..2 unchanged.
+fn store_counter(b: &mut B, x: &Ctx, state: Gpr) {
     b.comment("Counter back: word 3 = ctr, words 0..2 unchanged.");
     b.mov(RAX, mem(state, 8));
     b.bswap(RAX);
@@ -244,10 +270,6 @@ pub fn gcm(set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> {
     b.add(RAX, x.ctr);
     b.bswap(RAX);
     b.mov(mem(state, 8), RAX);
-    if w == Width::Y {
-        b.vzeroupper();
-    }
-    b.finish()
 }
 
 /// The kernel's constants and registers: `[rk, htable, dst, src, state]` are its parameters.
@@ -270,23 +292,29 @@ fn context(b: &mut B, set: Set, [rk, htable, dst, src, state]: [Gpr; 5]) -> Ctx 
     Ctx { c, rol8, rev, poly, inc, rk, htable, dst, src, state, ctr: R10, gptr: RBX, hptr: RBP, mid: R12 }
 }
 
-/// The whole batches: the first without hashing, then each encrypted while the previous batch's ciphertext is
-/// absorbed; to `tail` when fewer than a batch remain.
-fn whole_batches(b: &mut B, x: &Ctx, w: Width, n: Gpr, tail: &Label) {
+/// The whole batches; to `tail` when fewer than a batch remain. Encryption: the first without hashing, then
+/// each encrypted while the previous batch's ciphertext is absorbed. Decryption: each absorbs its own.
+fn whole_batches(b: &mut B, x: &Ctx, w: Width, n: Gpr, decrypt: bool, tail: &Label) {
     let nblk = 8 * w.blocks() as i32;
     let lp = b.label("loop");
-    b.cmp(n, nblk);
-    b.jb(tail);
-    b.comment("First batch: nothing to absorb yet.");
-    batch(b, x, w, false, None);
-    b.sub(n, nblk);
-    b.add(x.src, 16 * nblk);
-    b.add(x.dst, 16 * nblk);
+    if !decrypt {
+        b.cmp(n, nblk);
+        b.jb(tail);
+        b.comment("First batch: nothing to absorb yet.");
+        batch(b, x, w, false, None);
+        b.sub(n, nblk);
+        b.add(x.src, 16 * nblk);
+        b.add(x.dst, 16 * nblk);
+    }
     b.align(4);
     b.bind(&lp);
     b.cmp(n, nblk);
     b.jb(tail);
-    b.comment("Encrypt this batch while absorbing the previous batch's ciphertext.");
+    b.comment(if decrypt {
+        "Decrypt this batch while absorbing its ciphertext."
+    } else {
+        "Encrypt this batch while absorbing the previous batch's ciphertext."
+    });
     batch(b, x, w, true, None);
     b.sub(n, nblk);
     b.add(x.src, 16 * nblk);
