@@ -68,6 +68,7 @@
  * Requires: sm4
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_expand_key_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_expand_key_ce
 	.hidden asmgen_sm4_expand_key_ce
@@ -141,6 +142,7 @@ asmgen_sm4_expand_key_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_expand_key_ce, .-asmgen_sm4_expand_key_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -153,6 +155,7 @@ asmgen_sm4_expand_key_ce:
  * Saves: v8
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ecb_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_ecb_ce
 	.hidden asmgen_sm4_ecb_ce
@@ -345,6 +348,7 @@ asmgen_sm4_ecb_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ecb_ce, .-asmgen_sm4_ecb_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -357,6 +361,7 @@ asmgen_sm4_ecb_ce:
  * Saves: v8, v10, v11
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ctr_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_ctr_ce
 	.hidden asmgen_sm4_ctr_ce
@@ -674,6 +679,7 @@ asmgen_sm4_ctr_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ctr_ce, .-asmgen_sm4_ctr_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -686,6 +692,7 @@ asmgen_sm4_ctr_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_dec_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_cbc_dec_ce
 	.hidden asmgen_sm4_cbc_dec_ce
@@ -898,6 +905,7 @@ asmgen_sm4_cbc_dec_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_dec_ce, .-asmgen_sm4_cbc_dec_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -910,6 +918,7 @@ asmgen_sm4_cbc_dec_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cfb_dec_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_cfb_dec_ce
 	.hidden asmgen_sm4_cfb_dec_ce
@@ -1122,6 +1131,7 @@ asmgen_sm4_cfb_dec_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_dec_ce, .-asmgen_sm4_cfb_dec_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -1134,6 +1144,7 @@ asmgen_sm4_cfb_dec_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_enc_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_cbc_enc_ce
 	.hidden asmgen_sm4_cbc_enc_ce
@@ -1257,6 +1268,7 @@ asmgen_sm4_cbc_enc_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_enc_ce, .-asmgen_sm4_cbc_enc_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -1269,6 +1281,7 @@ asmgen_sm4_cbc_enc_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cfb_enc_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_cfb_enc_ce
 	.hidden asmgen_sm4_cfb_enc_ce
@@ -1387,6 +1400,7 @@ asmgen_sm4_cfb_enc_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_enc_ce, .-asmgen_sm4_cfb_enc_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -1399,6 +1413,7 @@ asmgen_sm4_cfb_enc_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_mac_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_cbc_mac_ce
 	.hidden asmgen_sm4_cbc_mac_ce
@@ -1515,6 +1530,7 @@ asmgen_sm4_cbc_mac_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_mac_ce, .-asmgen_sm4_cbc_mac_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -1527,6 +1543,7 @@ asmgen_sm4_cbc_mac_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_enc_ieee_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_xts_enc_ieee_ce
 	.hidden asmgen_sm4_xts_enc_ieee_ce
@@ -1858,6 +1875,7 @@ asmgen_sm4_xts_enc_ieee_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_enc_ieee_ce, .-asmgen_sm4_xts_enc_ieee_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -1870,6 +1888,7 @@ asmgen_sm4_xts_enc_ieee_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_dec_ieee_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_xts_dec_ieee_ce
 	.hidden asmgen_sm4_xts_dec_ieee_ce
@@ -2201,6 +2220,7 @@ asmgen_sm4_xts_dec_ieee_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_dec_ieee_ce, .-asmgen_sm4_xts_dec_ieee_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -2213,6 +2233,7 @@ asmgen_sm4_xts_dec_ieee_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_enc_gb_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_xts_enc_gb_ce
 	.hidden asmgen_sm4_xts_enc_gb_ce
@@ -2547,6 +2568,7 @@ asmgen_sm4_xts_enc_gb_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_enc_gb_ce, .-asmgen_sm4_xts_enc_gb_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -2559,6 +2581,7 @@ asmgen_sm4_xts_enc_gb_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_dec_gb_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_xts_dec_gb_ce
 	.hidden asmgen_sm4_xts_dec_gb_ce
@@ -2893,6 +2916,7 @@ asmgen_sm4_xts_dec_gb_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_dec_gb_ce, .-asmgen_sm4_xts_dec_gb_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -2906,6 +2930,7 @@ asmgen_sm4_xts_dec_gb_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_gcm_enc_ce,"ax",%progbits
 	.arch armv8.2-a+aes+sm4
 	.globl asmgen_sm4_gcm_enc_ce
 	.hidden asmgen_sm4_gcm_enc_ce
@@ -3453,6 +3478,7 @@ asmgen_sm4_gcm_enc_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_gcm_enc_ce, .-asmgen_sm4_gcm_enc_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -3465,6 +3491,7 @@ asmgen_sm4_gcm_enc_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ccm_enc_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_ccm_enc_ce
 	.hidden asmgen_sm4_ccm_enc_ce
@@ -3539,6 +3566,7 @@ asmgen_sm4_ccm_enc_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ccm_enc_ce, .-asmgen_sm4_ccm_enc_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -3551,6 +3579,7 @@ asmgen_sm4_ccm_enc_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ccm_dec_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_ccm_dec_ce
 	.hidden asmgen_sm4_ccm_dec_ce
@@ -3663,6 +3692,7 @@ asmgen_sm4_ccm_dec_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ccm_dec_ce, .-asmgen_sm4_ccm_dec_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -3675,6 +3705,7 @@ asmgen_sm4_ccm_dec_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_expand_key_neon,"ax",%progbits
 	.globl asmgen_sm4_expand_key_neon
 	.hidden asmgen_sm4_expand_key_neon
 	.type asmgen_sm4_expand_key_neon, %function
@@ -3833,6 +3864,7 @@ asmgen_sm4_expand_key_neon:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_expand_key_neon, .-asmgen_sm4_expand_key_neon
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -3844,6 +3876,7 @@ asmgen_sm4_expand_key_neon:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ecb_neon,"ax",%progbits
 	.globl asmgen_sm4_ecb_neon
 	.hidden asmgen_sm4_ecb_neon
 	.type asmgen_sm4_ecb_neon, %function
@@ -4365,6 +4398,7 @@ asmgen_sm4_ecb_neon:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ecb_neon, .-asmgen_sm4_ecb_neon
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -4376,6 +4410,7 @@ asmgen_sm4_ecb_neon:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ctr_neon,"ax",%progbits
 	.globl asmgen_sm4_ctr_neon
 	.hidden asmgen_sm4_ctr_neon
 	.type asmgen_sm4_ctr_neon, %function
@@ -4970,6 +5005,7 @@ asmgen_sm4_ctr_neon:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ctr_neon, .-asmgen_sm4_ctr_neon
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -4981,6 +5017,7 @@ asmgen_sm4_ctr_neon:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_dec_neon,"ax",%progbits
 	.globl asmgen_sm4_cbc_dec_neon
 	.hidden asmgen_sm4_cbc_dec_neon
 	.type asmgen_sm4_cbc_dec_neon, %function
@@ -5553,6 +5590,7 @@ asmgen_sm4_cbc_dec_neon:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_dec_neon, .-asmgen_sm4_cbc_dec_neon
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -5564,6 +5602,7 @@ asmgen_sm4_cbc_dec_neon:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cfb_dec_neon,"ax",%progbits
 	.globl asmgen_sm4_cfb_dec_neon
 	.hidden asmgen_sm4_cfb_dec_neon
 	.type asmgen_sm4_cfb_dec_neon, %function
@@ -6138,6 +6177,7 @@ asmgen_sm4_cfb_dec_neon:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_dec_neon, .-asmgen_sm4_cfb_dec_neon
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -6149,6 +6189,7 @@ asmgen_sm4_cfb_dec_neon:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_enc_neon,"ax",%progbits
 	.globl asmgen_sm4_cbc_enc_neon
 	.hidden asmgen_sm4_cbc_enc_neon
 	.type asmgen_sm4_cbc_enc_neon, %function
@@ -6329,6 +6370,7 @@ asmgen_sm4_cbc_enc_neon:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_enc_neon, .-asmgen_sm4_cbc_enc_neon
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -6340,6 +6382,7 @@ asmgen_sm4_cbc_enc_neon:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cfb_enc_neon,"ax",%progbits
 	.globl asmgen_sm4_cfb_enc_neon
 	.hidden asmgen_sm4_cfb_enc_neon
 	.type asmgen_sm4_cfb_enc_neon, %function
@@ -6520,6 +6563,7 @@ asmgen_sm4_cfb_enc_neon:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_enc_neon, .-asmgen_sm4_cfb_enc_neon
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -6531,6 +6575,7 @@ asmgen_sm4_cfb_enc_neon:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_mac_neon,"ax",%progbits
 	.globl asmgen_sm4_cbc_mac_neon
 	.hidden asmgen_sm4_cbc_mac_neon
 	.type asmgen_sm4_cbc_mac_neon, %function
@@ -6711,10 +6756,11 @@ asmgen_sm4_cbc_mac_neon:
 	.cfi_endproc
 	.size asmgen_sm4_cbc_mac_neon, .-asmgen_sm4_cbc_mac_neon
 
-	.section .rodata
+	.section .rodata.const_polyval_poly,"a",%progbits
 	.p2align 4
 .Lconst_polyval_poly:	// x^128 + x^127 + x^126 + x^121 + 1, reflected
 	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2
+	.section .rodata.const_sm4_ck,"a",%progbits
 	.p2align 4
 .Lconst_sm4_ck:	// CK[0..32] as words
 	.byte 0x15, 0x0e, 0x07, 0x00, 0x31, 0x2a, 0x23, 0x1c, 0x4d, 0x46, 0x3f, 0x38, 0x69, 0x62, 0x5b, 0x54
@@ -6725,28 +6771,35 @@ asmgen_sm4_cbc_mac_neon:
 	.byte 0x45, 0x3e, 0x37, 0x30, 0x61, 0x5a, 0x53, 0x4c, 0x7d, 0x76, 0x6f, 0x68, 0x99, 0x92, 0x8b, 0x84
 	.byte 0xb5, 0xae, 0xa7, 0xa0, 0xd1, 0xca, 0xc3, 0xbc, 0xed, 0xe6, 0xdf, 0xd8, 0x09, 0x02, 0xfb, 0xf4
 	.byte 0x25, 0x1e, 0x17, 0x10, 0x41, 0x3a, 0x33, 0x2c, 0x5d, 0x56, 0x4f, 0x48, 0x79, 0x72, 0x6b, 0x64
+	.section .rodata.const_sm4_ctr_inc,"a",%progbits
 	.p2align 4
 .Lconst_sm4_ctr_inc:	// CTR: 0..7 as 64-bit lanes
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rodata.const_sm4_ctr_one,"a",%progbits
 	.p2align 4
 .Lconst_sm4_ctr_one:	// CTR increment: (0, 1) as 64-bit lanes
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rodata.const_sm4_fk,"a",%progbits
 	.p2align 4
 .Lconst_sm4_fk:	// FK as words
 	.byte 0xc6, 0xba, 0xb1, 0xa3, 0x50, 0x33, 0xaa, 0x56, 0x97, 0x91, 0x7d, 0x67, 0xdc, 0x22, 0x70, 0xb2
+	.section .rodata.const_sm4_gcm_one,"a",%progbits
 	.p2align 4
 .Lconst_sm4_gcm_one:	// GCM inc32: (0, 0, 0, 1) as 32-bit lanes
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00
+	.section .rodata.const_sm4_reverse16,"a",%progbits
 	.p2align 4
 .Lconst_sm4_reverse16:	// tbl: reverse the 16 bytes of a block
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	.section .rodata.const_sm4_rol8_rol24,"a",%progbits
 	.p2align 4
 .Lconst_sm4_rol8_rol24:	// tbl: rotate each word left by 8, then by 24
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.section .rodata.const_sm4_sbox,"a",%progbits
 	.p2align 4
 .Lconst_sm4_sbox:	// the S-box of GB/T 32907-2016
 	.byte 0xd6, 0x90, 0xe9, 0xfe, 0xcc, 0xe1, 0x3d, 0xb7, 0x16, 0xb6, 0x14, 0xc2, 0x28, 0xfb, 0x2c, 0x05
@@ -6765,6 +6818,7 @@ asmgen_sm4_cbc_mac_neon:
 	.byte 0x0a, 0xc1, 0x31, 0x88, 0xa5, 0xcd, 0x7b, 0xbd, 0x2d, 0x74, 0xd0, 0x12, 0xb8, 0xe5, 0xb4, 0xb0
 	.byte 0x89, 0x69, 0x97, 0x4a, 0x0c, 0x96, 0x77, 0x7e, 0x65, 0xb9, 0xf1, 0x09, 0xc5, 0x6e, 0xc6, 0x84
 	.byte 0x18, 0xf0, 0x7d, 0xec, 0x3a, 0xdc, 0x4d, 0x20, 0x79, 0xee, 0x5f, 0x3e, 0xd7, 0xcb, 0x39, 0x48
+	.section .rodata.const_sm4_xts_gf,"a",%progbits
 	.p2align 4
 .Lconst_sm4_xts_gf:	// XTS doubling: 0x87 into lane 0, the carry into lane 1
 	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00

@@ -68,6 +68,7 @@
  * Requires: sm4
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_expand_key_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_expand_key_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_expand_key_ce
@@ -143,6 +144,7 @@ asmgen_sm4_expand_key_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -155,6 +157,7 @@ asmgen_sm4_expand_key_ce:
  * Saves: v8
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ecb_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_ecb_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ecb_ce
@@ -347,6 +350,7 @@ asmgen_sm4_ecb_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -359,6 +363,7 @@ asmgen_sm4_ecb_ce:
  * Saves: v8, v10, v11
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ctr_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_ctr_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ctr_ce
@@ -675,6 +680,7 @@ asmgen_sm4_ctr_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -687,6 +693,7 @@ asmgen_sm4_ctr_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cbc_dec_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_cbc_dec_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cbc_dec_ce
@@ -900,6 +907,7 @@ asmgen_sm4_cbc_dec_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -912,6 +920,7 @@ asmgen_sm4_cbc_dec_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cfb_dec_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_cfb_dec_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cfb_dec_ce
@@ -1125,6 +1134,7 @@ asmgen_sm4_cfb_dec_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -1137,6 +1147,7 @@ asmgen_sm4_cfb_dec_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cbc_enc_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_cbc_enc_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cbc_enc_ce
@@ -1261,6 +1272,7 @@ asmgen_sm4_cbc_enc_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -1273,6 +1285,7 @@ asmgen_sm4_cbc_enc_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cfb_enc_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_cfb_enc_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cfb_enc_ce
@@ -1392,6 +1405,7 @@ asmgen_sm4_cfb_enc_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -1404,6 +1418,7 @@ asmgen_sm4_cfb_enc_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cbc_mac_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_cbc_mac_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cbc_mac_ce
@@ -1521,6 +1536,7 @@ asmgen_sm4_cbc_mac_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -1533,6 +1549,7 @@ asmgen_sm4_cbc_mac_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_enc_ieee_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_xts_enc_ieee_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_enc_ieee_ce
@@ -1857,6 +1874,7 @@ asmgen_sm4_xts_enc_ieee_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -1869,6 +1887,7 @@ asmgen_sm4_xts_enc_ieee_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_dec_ieee_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_xts_dec_ieee_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_dec_ieee_ce
@@ -2193,6 +2212,7 @@ asmgen_sm4_xts_dec_ieee_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -2205,6 +2225,7 @@ asmgen_sm4_xts_dec_ieee_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_enc_gb_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_xts_enc_gb_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_enc_gb_ce
@@ -2531,6 +2552,7 @@ asmgen_sm4_xts_enc_gb_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -2543,6 +2565,7 @@ asmgen_sm4_xts_enc_gb_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_dec_gb_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_xts_dec_gb_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_dec_gb_ce
@@ -2869,6 +2892,7 @@ asmgen_sm4_xts_dec_gb_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -2882,6 +2906,7 @@ asmgen_sm4_xts_dec_gb_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_gcm_enc_ce,"xr"
 	.arch armv8.2-a+aes+sm4
 	.def asmgen_sm4_gcm_enc_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_gcm_enc_ce
@@ -3421,6 +3446,7 @@ asmgen_sm4_gcm_enc_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -3433,6 +3459,7 @@ asmgen_sm4_gcm_enc_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ccm_enc_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_ccm_enc_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ccm_enc_ce
@@ -3507,6 +3534,7 @@ asmgen_sm4_ccm_enc_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -3519,6 +3547,7 @@ asmgen_sm4_ccm_enc_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ccm_dec_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_ccm_dec_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ccm_dec_ce
@@ -3632,6 +3661,7 @@ asmgen_sm4_ccm_dec_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -3644,6 +3674,7 @@ asmgen_sm4_ccm_dec_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_expand_key_neon,"xr"
 	.def asmgen_sm4_expand_key_neon; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_expand_key_neon
 	.p2align 5
@@ -3799,6 +3830,7 @@ asmgen_sm4_expand_key_neon:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -3810,6 +3842,7 @@ asmgen_sm4_expand_key_neon:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ecb_neon,"xr"
 	.def asmgen_sm4_ecb_neon; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ecb_neon
 	.p2align 5
@@ -4328,6 +4361,7 @@ asmgen_sm4_ecb_neon:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -4339,6 +4373,7 @@ asmgen_sm4_ecb_neon:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ctr_neon,"xr"
 	.def asmgen_sm4_ctr_neon; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ctr_neon
 	.p2align 5
@@ -4930,6 +4965,7 @@ asmgen_sm4_ctr_neon:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -4941,6 +4977,7 @@ asmgen_sm4_ctr_neon:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cbc_dec_neon,"xr"
 	.def asmgen_sm4_cbc_dec_neon; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cbc_dec_neon
 	.p2align 5
@@ -5510,6 +5547,7 @@ asmgen_sm4_cbc_dec_neon:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -5521,6 +5559,7 @@ asmgen_sm4_cbc_dec_neon:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cfb_dec_neon,"xr"
 	.def asmgen_sm4_cfb_dec_neon; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cfb_dec_neon
 	.p2align 5
@@ -6095,6 +6134,7 @@ asmgen_sm4_cfb_dec_neon:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -6106,6 +6146,7 @@ asmgen_sm4_cfb_dec_neon:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cbc_enc_neon,"xr"
 	.def asmgen_sm4_cbc_enc_neon; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cbc_enc_neon
 	.p2align 5
@@ -6284,6 +6325,7 @@ asmgen_sm4_cbc_enc_neon:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -6295,6 +6337,7 @@ asmgen_sm4_cbc_enc_neon:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cfb_enc_neon,"xr"
 	.def asmgen_sm4_cfb_enc_neon; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cfb_enc_neon
 	.p2align 5
@@ -6470,6 +6513,7 @@ asmgen_sm4_cfb_enc_neon:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -6481,6 +6525,7 @@ asmgen_sm4_cfb_enc_neon:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cbc_mac_neon,"xr"
 	.def asmgen_sm4_cbc_mac_neon; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cbc_mac_neon
 	.p2align 5
@@ -6659,10 +6704,11 @@ asmgen_sm4_cbc_mac_neon:
 	ret
 	.seh_endproc
 
-	.section .rdata,"dr"
+	.section .rdata$const_polyval_poly,"dr"
 	.p2align 4
 .Lconst_polyval_poly:	// x^128 + x^127 + x^126 + x^121 + 1, reflected
 	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2
+	.section .rdata$const_sm4_ck,"dr"
 	.p2align 4
 .Lconst_sm4_ck:	// CK[0..32] as words
 	.byte 0x15, 0x0e, 0x07, 0x00, 0x31, 0x2a, 0x23, 0x1c, 0x4d, 0x46, 0x3f, 0x38, 0x69, 0x62, 0x5b, 0x54
@@ -6673,28 +6719,35 @@ asmgen_sm4_cbc_mac_neon:
 	.byte 0x45, 0x3e, 0x37, 0x30, 0x61, 0x5a, 0x53, 0x4c, 0x7d, 0x76, 0x6f, 0x68, 0x99, 0x92, 0x8b, 0x84
 	.byte 0xb5, 0xae, 0xa7, 0xa0, 0xd1, 0xca, 0xc3, 0xbc, 0xed, 0xe6, 0xdf, 0xd8, 0x09, 0x02, 0xfb, 0xf4
 	.byte 0x25, 0x1e, 0x17, 0x10, 0x41, 0x3a, 0x33, 0x2c, 0x5d, 0x56, 0x4f, 0x48, 0x79, 0x72, 0x6b, 0x64
+	.section .rdata$const_sm4_ctr_inc,"dr"
 	.p2align 4
 .Lconst_sm4_ctr_inc:	// CTR: 0..7 as 64-bit lanes
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rdata$const_sm4_ctr_one,"dr"
 	.p2align 4
 .Lconst_sm4_ctr_one:	// CTR increment: (0, 1) as 64-bit lanes
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rdata$const_sm4_fk,"dr"
 	.p2align 4
 .Lconst_sm4_fk:	// FK as words
 	.byte 0xc6, 0xba, 0xb1, 0xa3, 0x50, 0x33, 0xaa, 0x56, 0x97, 0x91, 0x7d, 0x67, 0xdc, 0x22, 0x70, 0xb2
+	.section .rdata$const_sm4_gcm_one,"dr"
 	.p2align 4
 .Lconst_sm4_gcm_one:	// GCM inc32: (0, 0, 0, 1) as 32-bit lanes
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00
+	.section .rdata$const_sm4_reverse16,"dr"
 	.p2align 4
 .Lconst_sm4_reverse16:	// tbl: reverse the 16 bytes of a block
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	.section .rdata$const_sm4_rol8_rol24,"dr"
 	.p2align 4
 .Lconst_sm4_rol8_rol24:	// tbl: rotate each word left by 8, then by 24
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.section .rdata$const_sm4_sbox,"dr"
 	.p2align 4
 .Lconst_sm4_sbox:	// the S-box of GB/T 32907-2016
 	.byte 0xd6, 0x90, 0xe9, 0xfe, 0xcc, 0xe1, 0x3d, 0xb7, 0x16, 0xb6, 0x14, 0xc2, 0x28, 0xfb, 0x2c, 0x05
@@ -6713,6 +6766,7 @@ asmgen_sm4_cbc_mac_neon:
 	.byte 0x0a, 0xc1, 0x31, 0x88, 0xa5, 0xcd, 0x7b, 0xbd, 0x2d, 0x74, 0xd0, 0x12, 0xb8, 0xe5, 0xb4, 0xb0
 	.byte 0x89, 0x69, 0x97, 0x4a, 0x0c, 0x96, 0x77, 0x7e, 0x65, 0xb9, 0xf1, 0x09, 0xc5, 0x6e, 0xc6, 0x84
 	.byte 0x18, 0xf0, 0x7d, 0xec, 0x3a, 0xdc, 0x4d, 0x20, 0x79, 0xee, 0x5f, 0x3e, 0xd7, 0xcb, 0x39, 0x48
+	.section .rdata$const_sm4_xts_gf,"dr"
 	.p2align 4
 .Lconst_sm4_xts_gf:	// XTS doubling: 0x87 into lane 0, the carry into lane 1
 	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00

@@ -38,6 +38,7 @@
  * Saves: s0, s1, s2, s3, s4, s5
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_ghash_init_zbc,"ax",@progbits
 	.option push
 	.option arch, +zbb, +zbc
 	.globl asmgen_ghash_init_zbc
@@ -334,6 +335,7 @@ asmgen_ghash_init_zbc:
 	ret
 	.cfi_endproc
 	.size asmgen_ghash_init_zbc, .-asmgen_ghash_init_zbc
+	.p2align 5
 	.option pop
 
 /*
@@ -346,6 +348,7 @@ asmgen_ghash_init_zbc:
  * Saves: s0, s1, s2, s3, s4, s5
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_ghash_update_zbc,"ax",@progbits
 	.option push
 	.option arch, +zbb, +zbc
 	.globl asmgen_ghash_update_zbc
@@ -647,6 +650,7 @@ asmgen_ghash_update_zbc:
 	ret
 	.cfi_endproc
 	.size asmgen_ghash_update_zbc, .-asmgen_ghash_update_zbc
+	.p2align 5
 	.option pop
 
 /*
@@ -659,6 +663,7 @@ asmgen_ghash_update_zbc:
  * Saves: s0, s1, s2, s3, s4, s5
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_polyval_init_zbc,"ax",@progbits
 	.option push
 	.option arch, +zbc
 	.globl asmgen_polyval_init_zbc
@@ -942,6 +947,7 @@ asmgen_polyval_init_zbc:
 	ret
 	.cfi_endproc
 	.size asmgen_polyval_init_zbc, .-asmgen_polyval_init_zbc
+	.p2align 5
 	.option pop
 
 /*
@@ -954,6 +960,7 @@ asmgen_polyval_init_zbc:
  * Saves: s0, s1, s2, s3, s4, s5
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_polyval_update_zbc,"ax",@progbits
 	.option push
 	.option arch, +zbc
 	.globl asmgen_polyval_update_zbc
@@ -1233,6 +1240,7 @@ asmgen_polyval_update_zbc:
 	ret
 	.cfi_endproc
 	.size asmgen_polyval_update_zbc, .-asmgen_polyval_update_zbc
+	.p2align 5
 	.option pop
 
 /*
@@ -1244,6 +1252,7 @@ asmgen_polyval_update_zbc:
  * Requires: v, zvkb, zvkg
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_ghash_init_zvkg,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_ghash_init_zvkg
@@ -1401,6 +1410,7 @@ asmgen_ghash_init_zvkg:
 	ret
 	.cfi_endproc
 	.size asmgen_ghash_init_zvkg, .-asmgen_ghash_init_zvkg
+	.p2align 5
 	.option pop
 
 /*
@@ -1412,6 +1422,7 @@ asmgen_ghash_init_zvkg:
  * Requires: v, zvkb, zvkg
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_ghash_update_zvkg,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_ghash_update_zvkg
@@ -1493,6 +1504,7 @@ asmgen_ghash_update_zvkg:
 	ret
 	.cfi_endproc
 	.size asmgen_ghash_update_zvkg, .-asmgen_ghash_update_zvkg
+	.p2align 5
 	.option pop
 
 /*
@@ -1504,6 +1516,7 @@ asmgen_ghash_update_zvkg:
  * Requires: v, zvkb, zvkg
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_polyval_init_zvkg,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_polyval_init_zvkg
@@ -1664,6 +1677,7 @@ asmgen_polyval_init_zvkg:
 	ret
 	.cfi_endproc
 	.size asmgen_polyval_init_zvkg, .-asmgen_polyval_init_zvkg
+	.p2align 5
 	.option pop
 
 /*
@@ -1675,6 +1689,7 @@ asmgen_polyval_init_zvkg:
  * Requires: v, zvkb, zvkg
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_polyval_update_zvkg,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_polyval_update_zvkg
@@ -1768,7 +1783,7 @@ asmgen_polyval_update_zvkg:
 	.size asmgen_polyval_update_zvkg, .-asmgen_polyval_update_zvkg
 	.option pop
 
-	.section .rodata
+	.section .rodata.const_first_group_mask,"a",@progbits
 	.p2align 4
 .Lconst_first_group_mask:	# all-ones in the first of eight element groups
 	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
@@ -1779,6 +1794,7 @@ asmgen_polyval_update_zvkg:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rodata.const_gcm_x_groups,"a",@progbits
 	.p2align 4
 .Lconst_gcm_x_groups:	# GCM's x in eight element groups
 	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
@@ -1789,6 +1805,7 @@ asmgen_polyval_update_zvkg:
 	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rodata.const_gcm_x_inverse,"a",@progbits
 	.p2align 4
 .Lconst_gcm_x_inverse:	# GCM's x^-1 = x^127 + x^6 + x + 1
 	.byte 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01

@@ -61,6 +61,7 @@
  * Requires: zbb, zksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_expand_key_zksed,"ax",@progbits
 	.option push
 	.option arch, +zbb, +zksed
 	.globl asmgen_sm4_expand_key_zksed
@@ -158,6 +159,7 @@ asmgen_sm4_expand_key_zksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_expand_key_zksed, .-asmgen_sm4_expand_key_zksed
+	.p2align 5
 	.option pop
 
 /*
@@ -170,6 +172,7 @@ asmgen_sm4_expand_key_zksed:
  * Saves: s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ecb_zksed,"ax",@progbits
 	.option push
 	.option arch, +zbb, +zksed
 	.globl asmgen_sm4_ecb_zksed
@@ -460,6 +463,7 @@ asmgen_sm4_ecb_zksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ecb_zksed, .-asmgen_sm4_ecb_zksed
+	.p2align 5
 	.option pop
 
 /*
@@ -472,6 +476,7 @@ asmgen_sm4_ecb_zksed:
  * Saves: s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ctr_zksed,"ax",@progbits
 	.option push
 	.option arch, +zbb, +zksed
 	.globl asmgen_sm4_ctr_zksed
@@ -838,6 +843,7 @@ asmgen_sm4_ctr_zksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ctr_zksed, .-asmgen_sm4_ctr_zksed
+	.p2align 5
 	.option pop
 
 /*
@@ -850,6 +856,7 @@ asmgen_sm4_ctr_zksed:
  * Saves: s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_dec_zksed,"ax",@progbits
 	.option push
 	.option arch, +zbb, +zksed
 	.globl asmgen_sm4_cbc_dec_zksed
@@ -1190,6 +1197,7 @@ asmgen_sm4_cbc_dec_zksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_dec_zksed, .-asmgen_sm4_cbc_dec_zksed
+	.p2align 5
 	.option pop
 
 /*
@@ -1202,6 +1210,7 @@ asmgen_sm4_cbc_dec_zksed:
  * Saves: s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cfb_dec_zksed,"ax",@progbits
 	.option push
 	.option arch, +zbb, +zksed
 	.globl asmgen_sm4_cfb_dec_zksed
@@ -1542,6 +1551,7 @@ asmgen_sm4_cfb_dec_zksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_dec_zksed, .-asmgen_sm4_cfb_dec_zksed
+	.p2align 5
 	.option pop
 
 /*
@@ -1553,6 +1563,7 @@ asmgen_sm4_cfb_dec_zksed:
  * Requires: zbb, zksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_enc_zksed,"ax",@progbits
 	.option push
 	.option arch, +zbb, +zksed
 	.globl asmgen_sm4_cbc_enc_zksed
@@ -1645,6 +1656,7 @@ asmgen_sm4_cbc_enc_zksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_enc_zksed, .-asmgen_sm4_cbc_enc_zksed
+	.p2align 5
 	.option pop
 
 /*
@@ -1656,6 +1668,7 @@ asmgen_sm4_cbc_enc_zksed:
  * Requires: zbb, zksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cfb_enc_zksed,"ax",@progbits
 	.option push
 	.option arch, +zbb, +zksed
 	.globl asmgen_sm4_cfb_enc_zksed
@@ -1748,6 +1761,7 @@ asmgen_sm4_cfb_enc_zksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_enc_zksed, .-asmgen_sm4_cfb_enc_zksed
+	.p2align 5
 	.option pop
 
 /*
@@ -1759,6 +1773,7 @@ asmgen_sm4_cfb_enc_zksed:
  * Requires: zbb, zksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_mac_zksed,"ax",@progbits
 	.option push
 	.option arch, +zbb, +zksed
 	.globl asmgen_sm4_cbc_mac_zksed
@@ -1846,6 +1861,7 @@ asmgen_sm4_cbc_mac_zksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_mac_zksed, .-asmgen_sm4_cbc_mac_zksed
+	.p2align 5
 	.option pop
 
 /*
@@ -1857,6 +1873,7 @@ asmgen_sm4_cbc_mac_zksed:
  * Requires: v, zvkb, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_expand_key_zvksed,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_sm4_expand_key_zvksed
@@ -1936,6 +1953,7 @@ asmgen_sm4_expand_key_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_expand_key_zvksed, .-asmgen_sm4_expand_key_zvksed
+	.p2align 5
 	.option pop
 
 /*
@@ -1947,6 +1965,7 @@ asmgen_sm4_expand_key_zvksed:
  * Requires: v, zvkb, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ecb_zvksed,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_sm4_ecb_zvksed
@@ -2006,6 +2025,7 @@ asmgen_sm4_ecb_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ecb_zvksed, .-asmgen_sm4_ecb_zvksed
+	.p2align 5
 	.option pop
 
 /*
@@ -2017,6 +2037,7 @@ asmgen_sm4_ecb_zvksed:
  * Requires: v, zvkb, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ctr_zvksed,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_sm4_ctr_zvksed
@@ -2117,6 +2138,7 @@ asmgen_sm4_ctr_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ctr_zvksed, .-asmgen_sm4_ctr_zvksed
+	.p2align 5
 	.option pop
 
 /*
@@ -2128,6 +2150,7 @@ asmgen_sm4_ctr_zvksed:
  * Requires: v, zvkb, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_dec_zvksed,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_sm4_cbc_dec_zvksed
@@ -2201,6 +2224,7 @@ asmgen_sm4_cbc_dec_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_dec_zvksed, .-asmgen_sm4_cbc_dec_zvksed
+	.p2align 5
 	.option pop
 
 /*
@@ -2212,6 +2236,7 @@ asmgen_sm4_cbc_dec_zvksed:
  * Requires: v, zvkb, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cfb_dec_zvksed,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_sm4_cfb_dec_zvksed
@@ -2285,6 +2310,7 @@ asmgen_sm4_cfb_dec_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_dec_zvksed, .-asmgen_sm4_cfb_dec_zvksed
+	.p2align 5
 	.option pop
 
 /*
@@ -2296,6 +2322,7 @@ asmgen_sm4_cfb_dec_zvksed:
  * Requires: v, zvkb, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_enc_zvksed,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_sm4_cbc_enc_zvksed
@@ -2356,6 +2383,7 @@ asmgen_sm4_cbc_enc_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_enc_zvksed, .-asmgen_sm4_cbc_enc_zvksed
+	.p2align 5
 	.option pop
 
 /*
@@ -2367,6 +2395,7 @@ asmgen_sm4_cbc_enc_zvksed:
  * Requires: v, zvkb, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cfb_enc_zvksed,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_sm4_cfb_enc_zvksed
@@ -2428,6 +2457,7 @@ asmgen_sm4_cfb_enc_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_enc_zvksed, .-asmgen_sm4_cfb_enc_zvksed
+	.p2align 5
 	.option pop
 
 /*
@@ -2439,6 +2469,7 @@ asmgen_sm4_cfb_enc_zvksed:
  * Requires: v, zvkb, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_mac_zvksed,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_sm4_cbc_mac_zvksed
@@ -2497,6 +2528,7 @@ asmgen_sm4_cbc_mac_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_mac_zvksed, .-asmgen_sm4_cbc_mac_zvksed
+	.p2align 5
 	.option pop
 
 /*
@@ -2508,6 +2540,7 @@ asmgen_sm4_cbc_mac_zvksed:
  * Requires: v, zvkb, zvkg, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_enc_ieee_zvksed,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_sm4_xts_enc_ieee_zvksed
@@ -2613,6 +2646,7 @@ asmgen_sm4_xts_enc_ieee_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_enc_ieee_zvksed, .-asmgen_sm4_xts_enc_ieee_zvksed
+	.p2align 5
 	.option pop
 
 /*
@@ -2624,6 +2658,7 @@ asmgen_sm4_xts_enc_ieee_zvksed:
  * Requires: v, zvkb, zvkg, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_dec_ieee_zvksed,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_sm4_xts_dec_ieee_zvksed
@@ -2729,6 +2764,7 @@ asmgen_sm4_xts_dec_ieee_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_dec_ieee_zvksed, .-asmgen_sm4_xts_dec_ieee_zvksed
+	.p2align 5
 	.option pop
 
 /*
@@ -2740,6 +2776,7 @@ asmgen_sm4_xts_dec_ieee_zvksed:
  * Requires: v, zvkb, zvkg, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_enc_gb_zvksed,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_sm4_xts_enc_gb_zvksed
@@ -2842,6 +2879,7 @@ asmgen_sm4_xts_enc_gb_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_enc_gb_zvksed, .-asmgen_sm4_xts_enc_gb_zvksed
+	.p2align 5
 	.option pop
 
 /*
@@ -2853,6 +2891,7 @@ asmgen_sm4_xts_enc_gb_zvksed:
  * Requires: v, zvkb, zvkg, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_dec_gb_zvksed,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_sm4_xts_dec_gb_zvksed
@@ -2957,7 +2996,7 @@ asmgen_sm4_xts_dec_gb_zvksed:
 	.size asmgen_sm4_xts_dec_gb_zvksed, .-asmgen_sm4_xts_dec_gb_zvksed
 	.option pop
 
-	.section .rodata
+	.section .rodata.const_gcm_x_powers_0_32,"a",@progbits
 	.p2align 4
 .Lconst_gcm_x_powers_0_32:	# x^0..x^32 in GCM bit order
 	.byte 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
@@ -2993,6 +3032,7 @@ asmgen_sm4_xts_dec_gb_zvksed:
 	.byte 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rodata.const_sm4_ck_be,"a",@progbits
 	.p2align 2
 .Lconst_sm4_ck_be:	# SM4 CK[0..32], big-endian words
 	.byte 0x00, 0x07, 0x0e, 0x15, 0x1c, 0x23, 0x2a, 0x31, 0x38, 0x3f, 0x46, 0x4d, 0x54, 0x5b, 0x62, 0x69
@@ -3003,9 +3043,11 @@ asmgen_sm4_xts_dec_gb_zvksed:
 	.byte 0x30, 0x37, 0x3e, 0x45, 0x4c, 0x53, 0x5a, 0x61, 0x68, 0x6f, 0x76, 0x7d, 0x84, 0x8b, 0x92, 0x99
 	.byte 0xa0, 0xa7, 0xae, 0xb5, 0xbc, 0xc3, 0xca, 0xd1, 0xd8, 0xdf, 0xe6, 0xed, 0xf4, 0xfb, 0x02, 0x09
 	.byte 0x10, 0x17, 0x1e, 0x25, 0x2c, 0x33, 0x3a, 0x41, 0x48, 0x4f, 0x56, 0x5d, 0x64, 0x6b, 0x72, 0x79
+	.section .rodata.const_sm4_fk_be,"a",@progbits
 	.p2align 2
 .Lconst_sm4_fk_be:	# SM4 FK, big-endian words
 	.byte 0xa3, 0xb1, 0xba, 0xc6, 0x56, 0xaa, 0x33, 0x50, 0x67, 0x7d, 0x91, 0x97, 0xb2, 0x70, 0x22, 0xdc
+	.section .rodata.const_sm4_fk_le,"a",@progbits
 	.p2align 2
 .Lconst_sm4_fk_le:	# SM4 FK, little-endian words
 	.byte 0xc6, 0xba, 0xb1, 0xa3, 0x50, 0x33, 0xaa, 0x56, 0x97, 0x91, 0x7d, 0x67, 0xdc, 0x22, 0x70, 0xb2

@@ -116,6 +116,7 @@
  * Requires: AES, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_expand_key_avx,"ax",@progbits
 	.globl asmgen_sm4_expand_key_avx
 	.hidden asmgen_sm4_expand_key_avx
 	.type asmgen_sm4_expand_key_avx, @function
@@ -277,6 +278,7 @@ asmgen_sm4_expand_key_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_expand_key_avx, .-asmgen_sm4_expand_key_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -287,6 +289,7 @@ asmgen_sm4_expand_key_avx:
  * Requires: AES, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ecb_avx,"ax",@progbits
 	.globl asmgen_sm4_ecb_avx
 	.hidden asmgen_sm4_ecb_avx
 	.type asmgen_sm4_ecb_avx, @function
@@ -691,6 +694,7 @@ asmgen_sm4_ecb_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ecb_avx, .-asmgen_sm4_ecb_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -701,6 +705,7 @@ asmgen_sm4_ecb_avx:
  * Requires: AES, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ctr_avx,"ax",@progbits
 	.globl asmgen_sm4_ctr_avx
 	.hidden asmgen_sm4_ctr_avx
 	.type asmgen_sm4_ctr_avx, @function
@@ -1135,6 +1140,7 @@ asmgen_sm4_ctr_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ctr_avx, .-asmgen_sm4_ctr_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1145,6 +1151,7 @@ asmgen_sm4_ctr_avx:
  * Requires: AES, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_dec_avx,"ax",@progbits
 	.globl asmgen_sm4_cbc_dec_avx
 	.hidden asmgen_sm4_cbc_dec_avx
 	.type asmgen_sm4_cbc_dec_avx, @function
@@ -1573,6 +1580,7 @@ asmgen_sm4_cbc_dec_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_dec_avx, .-asmgen_sm4_cbc_dec_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1583,6 +1591,7 @@ asmgen_sm4_cbc_dec_avx:
  * Requires: AES, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cfb_dec_avx,"ax",@progbits
 	.globl asmgen_sm4_cfb_dec_avx
 	.hidden asmgen_sm4_cfb_dec_avx
 	.type asmgen_sm4_cfb_dec_avx, @function
@@ -2011,6 +2020,7 @@ asmgen_sm4_cfb_dec_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_dec_avx, .-asmgen_sm4_cfb_dec_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -2021,6 +2031,7 @@ asmgen_sm4_cfb_dec_avx:
  * Requires: AES, AVX, AVX2
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ecb_avx2,"ax",@progbits
 	.globl asmgen_sm4_ecb_avx2
 	.hidden asmgen_sm4_ecb_avx2
 	.type asmgen_sm4_ecb_avx2, @function
@@ -2889,6 +2900,7 @@ asmgen_sm4_ecb_avx2:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ecb_avx2, .-asmgen_sm4_ecb_avx2
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -2899,6 +2911,7 @@ asmgen_sm4_ecb_avx2:
  * Requires: AES, AVX, AVX2
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ctr_avx2,"ax",@progbits
 	.globl asmgen_sm4_ctr_avx2
 	.hidden asmgen_sm4_ctr_avx2
 	.type asmgen_sm4_ctr_avx2, @function
@@ -3830,6 +3843,7 @@ asmgen_sm4_ctr_avx2:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ctr_avx2, .-asmgen_sm4_ctr_avx2
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -3840,6 +3854,7 @@ asmgen_sm4_ctr_avx2:
  * Requires: AES, AVX, AVX2
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_dec_avx2,"ax",@progbits
 	.globl asmgen_sm4_cbc_dec_avx2
 	.hidden asmgen_sm4_cbc_dec_avx2
 	.type asmgen_sm4_cbc_dec_avx2, @function
@@ -4757,6 +4772,7 @@ asmgen_sm4_cbc_dec_avx2:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_dec_avx2, .-asmgen_sm4_cbc_dec_avx2
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -4767,6 +4783,7 @@ asmgen_sm4_cbc_dec_avx2:
  * Requires: AES, AVX, AVX2
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cfb_dec_avx2,"ax",@progbits
 	.globl asmgen_sm4_cfb_dec_avx2
 	.hidden asmgen_sm4_cfb_dec_avx2
 	.type asmgen_sm4_cfb_dec_avx2, @function
@@ -5682,6 +5699,7 @@ asmgen_sm4_cfb_dec_avx2:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_dec_avx2, .-asmgen_sm4_cfb_dec_avx2
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -5692,6 +5710,7 @@ asmgen_sm4_cfb_dec_avx2:
  * Requires: AES, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_enc_avx,"ax",@progbits
 	.globl asmgen_sm4_cbc_enc_avx
 	.hidden asmgen_sm4_cbc_enc_avx
 	.type asmgen_sm4_cbc_enc_avx, @function
@@ -5858,6 +5877,7 @@ asmgen_sm4_cbc_enc_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_enc_avx, .-asmgen_sm4_cbc_enc_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -5868,6 +5888,7 @@ asmgen_sm4_cbc_enc_avx:
  * Requires: AES, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cfb_enc_avx,"ax",@progbits
 	.globl asmgen_sm4_cfb_enc_avx
 	.hidden asmgen_sm4_cfb_enc_avx
 	.type asmgen_sm4_cfb_enc_avx, @function
@@ -6034,6 +6055,7 @@ asmgen_sm4_cfb_enc_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_enc_avx, .-asmgen_sm4_cfb_enc_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -6044,6 +6066,7 @@ asmgen_sm4_cfb_enc_avx:
  * Requires: AES, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_mac_avx,"ax",@progbits
 	.globl asmgen_sm4_cbc_mac_avx
 	.hidden asmgen_sm4_cbc_mac_avx
 	.type asmgen_sm4_cbc_mac_avx, @function
@@ -6208,6 +6231,7 @@ asmgen_sm4_cbc_mac_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_mac_avx, .-asmgen_sm4_cbc_mac_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -6218,6 +6242,7 @@ asmgen_sm4_cbc_mac_avx:
  * Requires: AES, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_enc_ieee_avx,"ax",@progbits
 	.globl asmgen_sm4_xts_enc_ieee_avx
 	.hidden asmgen_sm4_xts_enc_ieee_avx
 	.type asmgen_sm4_xts_enc_ieee_avx, @function
@@ -6725,6 +6750,7 @@ asmgen_sm4_xts_enc_ieee_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_enc_ieee_avx, .-asmgen_sm4_xts_enc_ieee_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -6735,6 +6761,7 @@ asmgen_sm4_xts_enc_ieee_avx:
  * Requires: AES, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_dec_ieee_avx,"ax",@progbits
 	.globl asmgen_sm4_xts_dec_ieee_avx
 	.hidden asmgen_sm4_xts_dec_ieee_avx
 	.type asmgen_sm4_xts_dec_ieee_avx, @function
@@ -7242,6 +7269,7 @@ asmgen_sm4_xts_dec_ieee_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_dec_ieee_avx, .-asmgen_sm4_xts_dec_ieee_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -7252,6 +7280,7 @@ asmgen_sm4_xts_dec_ieee_avx:
  * Requires: AES, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_enc_gb_avx,"ax",@progbits
 	.globl asmgen_sm4_xts_enc_gb_avx
 	.hidden asmgen_sm4_xts_enc_gb_avx
 	.type asmgen_sm4_xts_enc_gb_avx, @function
@@ -7795,6 +7824,7 @@ asmgen_sm4_xts_enc_gb_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_enc_gb_avx, .-asmgen_sm4_xts_enc_gb_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -7805,6 +7835,7 @@ asmgen_sm4_xts_enc_gb_avx:
  * Requires: AES, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_dec_gb_avx,"ax",@progbits
 	.globl asmgen_sm4_xts_dec_gb_avx
 	.hidden asmgen_sm4_xts_dec_gb_avx
 	.type asmgen_sm4_xts_dec_gb_avx, @function
@@ -8348,6 +8379,7 @@ asmgen_sm4_xts_dec_gb_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_dec_gb_avx, .-asmgen_sm4_xts_dec_gb_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -8358,6 +8390,7 @@ asmgen_sm4_xts_dec_gb_avx:
  * Requires: AES, AVX, AVX2
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_enc_ieee_avx2,"ax",@progbits
 	.globl asmgen_sm4_xts_enc_ieee_avx2
 	.hidden asmgen_sm4_xts_enc_ieee_avx2
 	.type asmgen_sm4_xts_enc_ieee_avx2, @function
@@ -9675,6 +9708,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_enc_ieee_avx2, .-asmgen_sm4_xts_enc_ieee_avx2
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -9685,6 +9719,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
  * Requires: AES, AVX, AVX2
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_dec_ieee_avx2,"ax",@progbits
 	.globl asmgen_sm4_xts_dec_ieee_avx2
 	.hidden asmgen_sm4_xts_dec_ieee_avx2
 	.type asmgen_sm4_xts_dec_ieee_avx2, @function
@@ -11002,6 +11037,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_dec_ieee_avx2, .-asmgen_sm4_xts_dec_ieee_avx2
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -11012,6 +11048,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
  * Requires: AES, AVX, AVX2
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_enc_gb_avx2,"ax",@progbits
 	.globl asmgen_sm4_xts_enc_gb_avx2
 	.hidden asmgen_sm4_xts_enc_gb_avx2
 	.type asmgen_sm4_xts_enc_gb_avx2, @function
@@ -12449,6 +12486,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_enc_gb_avx2, .-asmgen_sm4_xts_enc_gb_avx2
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -12459,6 +12497,7 @@ asmgen_sm4_xts_enc_gb_avx2:
  * Requires: AES, AVX, AVX2
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_dec_gb_avx2,"ax",@progbits
 	.globl asmgen_sm4_xts_dec_gb_avx2
 	.hidden asmgen_sm4_xts_dec_gb_avx2
 	.type asmgen_sm4_xts_dec_gb_avx2, @function
@@ -13896,6 +13935,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_dec_gb_avx2, .-asmgen_sm4_xts_dec_gb_avx2
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -13908,6 +13948,7 @@ asmgen_sm4_xts_dec_gb_avx2:
  * Saves: rbx, rbp, r12
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_gcm_enc_avx,"ax",@progbits
 	.globl asmgen_sm4_gcm_enc_avx
 	.hidden asmgen_sm4_gcm_enc_avx
 	.type asmgen_sm4_gcm_enc_avx, @function
@@ -15100,6 +15141,7 @@ asmgen_sm4_gcm_enc_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_gcm_enc_avx, .-asmgen_sm4_gcm_enc_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -15112,6 +15154,7 @@ asmgen_sm4_gcm_enc_avx:
  * Saves: rbx, rbp, r12
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_gcm_enc_avx2,"ax",@progbits
 	.globl asmgen_sm4_gcm_enc_avx2
 	.hidden asmgen_sm4_gcm_enc_avx2
 	.type asmgen_sm4_gcm_enc_avx2, @function
@@ -16704,6 +16747,7 @@ asmgen_sm4_gcm_enc_avx2:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_gcm_enc_avx2, .-asmgen_sm4_gcm_enc_avx2
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -16716,6 +16760,7 @@ asmgen_sm4_gcm_enc_avx2:
  * Saves: rbx
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ccm_enc_avx,"ax",@progbits
 	.globl asmgen_sm4_ccm_enc_avx
 	.hidden asmgen_sm4_ccm_enc_avx
 	.type asmgen_sm4_ccm_enc_avx, @function
@@ -16909,6 +16954,7 @@ asmgen_sm4_ccm_enc_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ccm_enc_avx, .-asmgen_sm4_ccm_enc_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -16921,6 +16967,7 @@ asmgen_sm4_ccm_enc_avx:
  * Saves: rbx
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ccm_dec_avx,"ax",@progbits
 	.globl asmgen_sm4_ccm_dec_avx
 	.hidden asmgen_sm4_ccm_dec_avx
 	.type asmgen_sm4_ccm_dec_avx, @function
@@ -17412,6 +17459,7 @@ asmgen_sm4_ccm_dec_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ccm_dec_avx, .-asmgen_sm4_ccm_dec_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -17422,6 +17470,7 @@ asmgen_sm4_ccm_dec_avx:
  * Requires: AVX, AVX2, GFNI
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ecb_gfni,"ax",@progbits
 	.globl asmgen_sm4_ecb_gfni
 	.hidden asmgen_sm4_ecb_gfni
 	.type asmgen_sm4_ecb_gfni, @function
@@ -18070,6 +18119,7 @@ asmgen_sm4_ecb_gfni:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ecb_gfni, .-asmgen_sm4_ecb_gfni
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -18080,6 +18130,7 @@ asmgen_sm4_ecb_gfni:
  * Requires: AVX, AVX2, GFNI
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ctr_gfni,"ax",@progbits
 	.globl asmgen_sm4_ctr_gfni
 	.hidden asmgen_sm4_ctr_gfni
 	.type asmgen_sm4_ctr_gfni, @function
@@ -18791,6 +18842,7 @@ asmgen_sm4_ctr_gfni:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ctr_gfni, .-asmgen_sm4_ctr_gfni
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -18801,6 +18853,7 @@ asmgen_sm4_ctr_gfni:
  * Requires: AVX, AVX2, GFNI
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_dec_gfni,"ax",@progbits
 	.globl asmgen_sm4_cbc_dec_gfni
 	.hidden asmgen_sm4_cbc_dec_gfni
 	.type asmgen_sm4_cbc_dec_gfni, @function
@@ -19498,6 +19551,7 @@ asmgen_sm4_cbc_dec_gfni:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_dec_gfni, .-asmgen_sm4_cbc_dec_gfni
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -19508,6 +19562,7 @@ asmgen_sm4_cbc_dec_gfni:
  * Requires: AVX, AVX2, GFNI
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cfb_dec_gfni,"ax",@progbits
 	.globl asmgen_sm4_cfb_dec_gfni
 	.hidden asmgen_sm4_cfb_dec_gfni
 	.type asmgen_sm4_cfb_dec_gfni, @function
@@ -20203,6 +20258,7 @@ asmgen_sm4_cfb_dec_gfni:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_dec_gfni, .-asmgen_sm4_cfb_dec_gfni
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -20213,6 +20269,7 @@ asmgen_sm4_cfb_dec_gfni:
  * Requires: AVX, AVX2, VPCLMULQDQ, GFNI
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_enc_ieee_gfni,"ax",@progbits
 	.globl asmgen_sm4_xts_enc_ieee_gfni
 	.hidden asmgen_sm4_xts_enc_ieee_gfni
 	.type asmgen_sm4_xts_enc_ieee_gfni, @function
@@ -21273,6 +21330,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_enc_ieee_gfni, .-asmgen_sm4_xts_enc_ieee_gfni
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -21283,6 +21341,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
  * Requires: AVX, AVX2, VPCLMULQDQ, GFNI
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_dec_ieee_gfni,"ax",@progbits
 	.globl asmgen_sm4_xts_dec_ieee_gfni
 	.hidden asmgen_sm4_xts_dec_ieee_gfni
 	.type asmgen_sm4_xts_dec_ieee_gfni, @function
@@ -22343,6 +22402,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_dec_ieee_gfni, .-asmgen_sm4_xts_dec_ieee_gfni
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -22353,6 +22413,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
  * Requires: AVX, AVX2, VPCLMULQDQ, GFNI
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_enc_gb_gfni,"ax",@progbits
 	.globl asmgen_sm4_xts_enc_gb_gfni
 	.hidden asmgen_sm4_xts_enc_gb_gfni
 	.type asmgen_sm4_xts_enc_gb_gfni, @function
@@ -23467,6 +23528,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_enc_gb_gfni, .-asmgen_sm4_xts_enc_gb_gfni
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -23477,6 +23539,7 @@ asmgen_sm4_xts_enc_gb_gfni:
  * Requires: AVX, AVX2, VPCLMULQDQ, GFNI
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_dec_gb_gfni,"ax",@progbits
 	.globl asmgen_sm4_xts_dec_gb_gfni
 	.hidden asmgen_sm4_xts_dec_gb_gfni
 	.type asmgen_sm4_xts_dec_gb_gfni, @function
@@ -24591,6 +24654,7 @@ asmgen_sm4_xts_dec_gb_gfni:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_dec_gb_gfni, .-asmgen_sm4_xts_dec_gb_gfni
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -24603,6 +24667,7 @@ asmgen_sm4_xts_dec_gb_gfni:
  * Saves: rbx, rbp, r12
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_gcm_enc_gfni,"ax",@progbits
 	.globl asmgen_sm4_gcm_enc_gfni
 	.hidden asmgen_sm4_gcm_enc_gfni
 	.type asmgen_sm4_gcm_enc_gfni, @function
@@ -25771,6 +25836,7 @@ asmgen_sm4_gcm_enc_gfni:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_gcm_enc_gfni, .-asmgen_sm4_gcm_enc_gfni
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -25781,6 +25847,7 @@ asmgen_sm4_gcm_enc_gfni:
  * Requires: AES, AVX, AVX2, VAES
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ecb_vaes,"ax",@progbits
 	.globl asmgen_sm4_ecb_vaes
 	.hidden asmgen_sm4_ecb_vaes
 	.type asmgen_sm4_ecb_vaes, @function
@@ -26625,6 +26692,7 @@ asmgen_sm4_ecb_vaes:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ecb_vaes, .-asmgen_sm4_ecb_vaes
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -26635,6 +26703,7 @@ asmgen_sm4_ecb_vaes:
  * Requires: AES, AVX, AVX2, VAES
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ctr_vaes,"ax",@progbits
 	.globl asmgen_sm4_ctr_vaes
 	.hidden asmgen_sm4_ctr_vaes
 	.type asmgen_sm4_ctr_vaes, @function
@@ -27542,6 +27611,7 @@ asmgen_sm4_ctr_vaes:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ctr_vaes, .-asmgen_sm4_ctr_vaes
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -27552,6 +27622,7 @@ asmgen_sm4_ctr_vaes:
  * Requires: AES, AVX, AVX2, VAES
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_dec_vaes,"ax",@progbits
 	.globl asmgen_sm4_cbc_dec_vaes
 	.hidden asmgen_sm4_cbc_dec_vaes
 	.type asmgen_sm4_cbc_dec_vaes, @function
@@ -28445,6 +28516,7 @@ asmgen_sm4_cbc_dec_vaes:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_dec_vaes, .-asmgen_sm4_cbc_dec_vaes
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -28455,6 +28527,7 @@ asmgen_sm4_cbc_dec_vaes:
  * Requires: AES, AVX, AVX2, VAES
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cfb_dec_vaes,"ax",@progbits
 	.globl asmgen_sm4_cfb_dec_vaes
 	.hidden asmgen_sm4_cfb_dec_vaes
 	.type asmgen_sm4_cfb_dec_vaes, @function
@@ -29346,6 +29419,7 @@ asmgen_sm4_cfb_dec_vaes:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_dec_vaes, .-asmgen_sm4_cfb_dec_vaes
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -29356,6 +29430,7 @@ asmgen_sm4_cfb_dec_vaes:
  * Requires: AES, AVX, AVX2, VAES
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_enc_ieee_vaes,"ax",@progbits
 	.globl asmgen_sm4_xts_enc_ieee_vaes
 	.hidden asmgen_sm4_xts_enc_ieee_vaes
 	.type asmgen_sm4_xts_enc_ieee_vaes, @function
@@ -30649,6 +30724,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_enc_ieee_vaes, .-asmgen_sm4_xts_enc_ieee_vaes
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -30659,6 +30735,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
  * Requires: AES, AVX, AVX2, VAES
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_dec_ieee_vaes,"ax",@progbits
 	.globl asmgen_sm4_xts_dec_ieee_vaes
 	.hidden asmgen_sm4_xts_dec_ieee_vaes
 	.type asmgen_sm4_xts_dec_ieee_vaes, @function
@@ -31952,6 +32029,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_dec_ieee_vaes, .-asmgen_sm4_xts_dec_ieee_vaes
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -31962,6 +32040,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
  * Requires: AES, AVX, AVX2, VAES
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_enc_gb_vaes,"ax",@progbits
 	.globl asmgen_sm4_xts_enc_gb_vaes
 	.hidden asmgen_sm4_xts_enc_gb_vaes
 	.type asmgen_sm4_xts_enc_gb_vaes, @function
@@ -33375,6 +33454,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_enc_gb_vaes, .-asmgen_sm4_xts_enc_gb_vaes
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -33385,6 +33465,7 @@ asmgen_sm4_xts_enc_gb_vaes:
  * Requires: AES, AVX, AVX2, VAES
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_dec_gb_vaes,"ax",@progbits
 	.globl asmgen_sm4_xts_dec_gb_vaes
 	.hidden asmgen_sm4_xts_dec_gb_vaes
 	.type asmgen_sm4_xts_dec_gb_vaes, @function
@@ -34798,6 +34879,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_dec_gb_vaes, .-asmgen_sm4_xts_dec_gb_vaes
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -34810,6 +34892,7 @@ asmgen_sm4_xts_dec_gb_vaes:
  * Saves: rbx, rbp, r12
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_gcm_enc_vaes,"ax",@progbits
 	.globl asmgen_sm4_gcm_enc_vaes
 	.hidden asmgen_sm4_gcm_enc_vaes
 	.type asmgen_sm4_gcm_enc_vaes, @function
@@ -36354,6 +36437,7 @@ asmgen_sm4_gcm_enc_vaes:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_gcm_enc_vaes, .-asmgen_sm4_gcm_enc_vaes
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -36364,6 +36448,7 @@ asmgen_sm4_gcm_enc_vaes:
  * Requires: AVX, GFNI
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_enc_gfni,"ax",@progbits
 	.globl asmgen_sm4_cbc_enc_gfni
 	.hidden asmgen_sm4_cbc_enc_gfni
 	.type asmgen_sm4_cbc_enc_gfni, @function
@@ -36484,6 +36569,7 @@ asmgen_sm4_cbc_enc_gfni:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_enc_gfni, .-asmgen_sm4_cbc_enc_gfni
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -36494,6 +36580,7 @@ asmgen_sm4_cbc_enc_gfni:
  * Requires: AVX, GFNI
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cfb_enc_gfni,"ax",@progbits
 	.globl asmgen_sm4_cfb_enc_gfni
 	.hidden asmgen_sm4_cfb_enc_gfni
 	.type asmgen_sm4_cfb_enc_gfni, @function
@@ -36614,6 +36701,7 @@ asmgen_sm4_cfb_enc_gfni:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_enc_gfni, .-asmgen_sm4_cfb_enc_gfni
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -36624,6 +36712,7 @@ asmgen_sm4_cfb_enc_gfni:
  * Requires: AVX, GFNI
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_mac_gfni,"ax",@progbits
 	.globl asmgen_sm4_cbc_mac_gfni
 	.hidden asmgen_sm4_cbc_mac_gfni
 	.type asmgen_sm4_cbc_mac_gfni, @function
@@ -36742,6 +36831,7 @@ asmgen_sm4_cbc_mac_gfni:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_mac_gfni, .-asmgen_sm4_cbc_mac_gfni
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -36754,6 +36844,7 @@ asmgen_sm4_cbc_mac_gfni:
  * Saves: rbx
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ccm_enc_gfni,"ax",@progbits
 	.globl asmgen_sm4_ccm_enc_gfni
 	.hidden asmgen_sm4_ccm_enc_gfni
 	.type asmgen_sm4_ccm_enc_gfni, @function
@@ -36901,6 +36992,7 @@ asmgen_sm4_ccm_enc_gfni:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ccm_enc_gfni, .-asmgen_sm4_ccm_enc_gfni
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -36913,6 +37005,7 @@ asmgen_sm4_ccm_enc_gfni:
  * Saves: rbx
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ccm_dec_gfni,"ax",@progbits
 	.globl asmgen_sm4_ccm_dec_gfni
 	.hidden asmgen_sm4_ccm_dec_gfni
 	.type asmgen_sm4_ccm_dec_gfni, @function
@@ -37267,17 +37360,20 @@ asmgen_sm4_ccm_dec_gfni:
 	.cfi_endproc
 	.size asmgen_sm4_ccm_dec_gfni, .-asmgen_sm4_ccm_dec_gfni
 
-	.section .rodata
+	.section .rodata.const_byte_reverse,"a",@progbits
 	.p2align 4
 .Lconst_byte_reverse:	# vpshufb control: reverse 16 bytes
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	.section .rodata.const_polyval_poly,"a",@progbits
 	.p2align 4
 .Lconst_polyval_poly:	# x^128 + x^127 + x^126 + x^121 + 1, reflected
 	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2
+	.section .rodata.const_sm4_bswap32,"a",@progbits
 	.p2align 5
 .Lconst_sm4_bswap32:	# vpshufb: byte-swap each dword
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.section .rodata.const_sm4_ck,"a",@progbits
 	.p2align 4
 .Lconst_sm4_ck:	# CK[0..32]
 	.byte 0x15, 0x0e, 0x07, 0x00, 0x31, 0x2a, 0x23, 0x1c, 0x4d, 0x46, 0x3f, 0x38, 0x69, 0x62, 0x5b, 0x54
@@ -37288,6 +37384,7 @@ asmgen_sm4_ccm_dec_gfni:
 	.byte 0x45, 0x3e, 0x37, 0x30, 0x61, 0x5a, 0x53, 0x4c, 0x7d, 0x76, 0x6f, 0x68, 0x99, 0x92, 0x8b, 0x84
 	.byte 0xb5, 0xae, 0xa7, 0xa0, 0xd1, 0xca, 0xc3, 0xbc, 0xed, 0xe6, 0xdf, 0xd8, 0x09, 0x02, 0xfb, 0xf4
 	.byte 0x25, 0x1e, 0x17, 0x10, 0x41, 0x3a, 0x33, 0x2c, 0x5d, 0x56, 0x4f, 0x48, 0x79, 0x72, 0x6b, 0x64
+	.section .rodata.const_sm4_ctr_add,"a",@progbits
 	.p2align 5
 .Lconst_sm4_ctr_add:	# counter increments k = 0..15 (low qword)
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
@@ -37306,119 +37403,149 @@ asmgen_sm4_ccm_dec_gfni:
 	.byte 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rodata.const_sm4_fk,"a",@progbits
 	.p2align 4
 .Lconst_sm4_fk:	# FK
 	.byte 0xc6, 0xba, 0xb1, 0xa3, 0x50, 0x33, 0xaa, 0x56, 0x97, 0x91, 0x7d, 0x67, 0xdc, 0x22, 0x70, 0xb2
+	.section .rodata.const_sm4_gcm_inc_x0,"a",@progbits
 	.p2align 5
 .Lconst_sm4_gcm_inc_x0:	# inc32 offsets, xmm group 0
 	.byte 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00
+	.section .rodata.const_sm4_gcm_inc_x1,"a",@progbits
 	.p2align 5
 .Lconst_sm4_gcm_inc_x1:	# inc32 offsets, xmm group 1
 	.byte 0x04, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00
 	.byte 0x04, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00
+	.section .rodata.const_sm4_gcm_inc_y0,"a",@progbits
 	.p2align 5
 .Lconst_sm4_gcm_inc_y0:	# inc32 offsets, ymm group 0
 	.byte 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00
 	.byte 0x01, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00
+	.section .rodata.const_sm4_gcm_inc_y1,"a",@progbits
 	.p2align 5
 .Lconst_sm4_gcm_inc_y1:	# inc32 offsets, ymm group 1
 	.byte 0x08, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00
 	.byte 0x09, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00
+	.section .rodata.const_sm4_gfni_bitrev,"a",@progbits
 	.p2align 5
 .Lconst_sm4_gfni_bitrev:	# GFNI matrix: reverse the bits of each byte
 	.byte 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
 	.byte 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
+	.section .rodata.const_sm4_gfni_m1,"a",@progbits
 	.p2align 5
 .Lconst_sm4_gfni_m1:	# GFNI matrix M1 (pre-affine; the state's domain)
 	.byte 0x5d, 0x50, 0x22, 0x1a, 0xb9, 0x7d, 0x28, 0x4c, 0x5d, 0x50, 0x22, 0x1a, 0xb9, 0x7d, 0x28, 0x4c
 	.byte 0x5d, 0x50, 0x22, 0x1a, 0xb9, 0x7d, 0x28, 0x4c, 0x5d, 0x50, 0x22, 0x1a, 0xb9, 0x7d, 0x28, 0x4c
+	.section .rodata.const_sm4_gfni_m1inv,"a",@progbits
 	.p2align 5
 .Lconst_sm4_gfni_m1inv:	# GFNI matrix M1^-1 (out of the domain)
 	.byte 0x8b, 0x72, 0x84, 0x32, 0x86, 0xf5, 0xa4, 0xb3, 0x8b, 0x72, 0x84, 0x32, 0x86, 0xf5, 0xa4, 0xb3
 	.byte 0x8b, 0x72, 0x84, 0x32, 0x86, 0xf5, 0xa4, 0xb3, 0x8b, 0x72, 0x84, 0x32, 0x86, 0xf5, 0xa4, 0xb3
+	.section .rodata.const_sm4_gfni_rot0,"a",@progbits
 	.p2align 5
 .Lconst_sm4_gfni_rot0:	# GFNI matrix M1*(I + <<2)*S (unrotated term of L)
 	.byte 0xb7, 0x81, 0xa4, 0xe9, 0x91, 0xb8, 0x0d, 0x04, 0xb7, 0x81, 0xa4, 0xe9, 0x91, 0xb8, 0x0d, 0x04
 	.byte 0xb7, 0x81, 0xa4, 0xe9, 0x91, 0xb8, 0x0d, 0x04, 0xb7, 0x81, 0xa4, 0xe9, 0x91, 0xb8, 0x0d, 0x04
+	.section .rodata.const_sm4_gfni_rot24,"a",@progbits
 	.p2align 5
 .Lconst_sm4_gfni_rot24:	# GFNI matrix M1*(I + >>6)*S (rotated by 24)
 	.byte 0x1a, 0xc1, 0x84, 0xff, 0xb4, 0xbc, 0x0f, 0x28, 0x1a, 0xc1, 0x84, 0xff, 0xb4, 0xbc, 0x0f, 0x28
 	.byte 0x1a, 0xc1, 0x84, 0xff, 0xb4, 0xbc, 0x0f, 0x28, 0x1a, 0xc1, 0x84, 0xff, 0xb4, 0xbc, 0x0f, 0x28
+	.section .rodata.const_sm4_gfni_rot8,"a",@progbits
 	.p2align 5
 .Lconst_sm4_gfni_rot8:	# GFNI matrix M1*(<<2 + >>6)*S (rotated by 8 and 16)
 	.byte 0xad, 0x40, 0x20, 0x16, 0x25, 0x04, 0x02, 0x2c, 0xad, 0x40, 0x20, 0x16, 0x25, 0x04, 0x02, 0x2c
 	.byte 0xad, 0x40, 0x20, 0x16, 0x25, 0x04, 0x02, 0x2c, 0xad, 0x40, 0x20, 0x16, 0x25, 0x04, 0x02, 0x2c
+	.section .rodata.const_sm4_isr,"a",@progbits
 	.p2align 5
 .Lconst_sm4_isr:	# vpshufb: undo ShiftRows, then rotate each dword left by 0
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+	.section .rodata.const_sm4_isr_rol16,"a",@progbits
 	.p2align 5
 .Lconst_sm4_isr_rol16:	# vpshufb: undo ShiftRows, then rotate each dword left by 16
 	.byte 0x0a, 0x07, 0x00, 0x0d, 0x0e, 0x0b, 0x04, 0x01, 0x02, 0x0f, 0x08, 0x05, 0x06, 0x03, 0x0c, 0x09
 	.byte 0x0a, 0x07, 0x00, 0x0d, 0x0e, 0x0b, 0x04, 0x01, 0x02, 0x0f, 0x08, 0x05, 0x06, 0x03, 0x0c, 0x09
+	.section .rodata.const_sm4_isr_rol24,"a",@progbits
 	.p2align 5
 .Lconst_sm4_isr_rol24:	# vpshufb: undo ShiftRows, then rotate each dword left by 24
 	.byte 0x0d, 0x0a, 0x07, 0x00, 0x01, 0x0e, 0x0b, 0x04, 0x05, 0x02, 0x0f, 0x08, 0x09, 0x06, 0x03, 0x0c
 	.byte 0x0d, 0x0a, 0x07, 0x00, 0x01, 0x0e, 0x0b, 0x04, 0x05, 0x02, 0x0f, 0x08, 0x09, 0x06, 0x03, 0x0c
+	.section .rodata.const_sm4_isr_rol8,"a",@progbits
 	.p2align 5
 .Lconst_sm4_isr_rol8:	# vpshufb: undo ShiftRows, then rotate each dword left by 8
 	.byte 0x07, 0x00, 0x0d, 0x0a, 0x0b, 0x04, 0x01, 0x0e, 0x0f, 0x08, 0x05, 0x02, 0x03, 0x0c, 0x09, 0x06
 	.byte 0x07, 0x00, 0x0d, 0x0a, 0x0b, 0x04, 0x01, 0x0e, 0x0f, 0x08, 0x05, 0x02, 0x03, 0x0c, 0x09, 0x06
+	.section .rodata.const_sm4_nibble,"a",@progbits
 	.p2align 5
 .Lconst_sm4_nibble:	# 0x0f bytes
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.section .rodata.const_sm4_post_hi,"a",@progbits
 	.p2align 5
 .Lconst_sm4_post_hi:	# S-box post-affine M2*y (high nibble)
 	.byte 0x00, 0xe0, 0x50, 0xb0, 0x9d, 0x7d, 0xcd, 0x2d, 0xc0, 0x20, 0x90, 0x70, 0x5d, 0xbd, 0x0d, 0xed
 	.byte 0x00, 0xe0, 0x50, 0xb0, 0x9d, 0x7d, 0xcd, 0x2d, 0xc0, 0x20, 0x90, 0x70, 0x5d, 0xbd, 0x0d, 0xed
+	.section .rodata.const_sm4_post_lo,"a",@progbits
 	.p2align 5
 .Lconst_sm4_post_lo:	# S-box post-affine M2*y ^ c2 (low nibble, c2 included)
 	.byte 0x6c, 0xd4, 0xa6, 0x1e, 0x52, 0xea, 0x98, 0x20, 0x0b, 0xb3, 0xc1, 0x79, 0x35, 0x8d, 0xff, 0x47
 	.byte 0x6c, 0xd4, 0xa6, 0x1e, 0x52, 0xea, 0x98, 0x20, 0x0b, 0xb3, 0xc1, 0x79, 0x35, 0x8d, 0xff, 0x47
+	.section .rodata.const_sm4_pre_hi,"a",@progbits
 	.p2align 5
 .Lconst_sm4_pre_hi:	# S-box pre-affine M1*x (high nibble)
 	.byte 0x00, 0xdc, 0x2e, 0xf2, 0xc5, 0x19, 0xeb, 0x37, 0x08, 0xd4, 0x26, 0xfa, 0xcd, 0x11, 0xe3, 0x3f
 	.byte 0x00, 0xdc, 0x2e, 0xf2, 0xc5, 0x19, 0xeb, 0x37, 0x08, 0xd4, 0x26, 0xfa, 0xcd, 0x11, 0xe3, 0x3f
+	.section .rodata.const_sm4_pre_lo,"a",@progbits
 	.p2align 5
 .Lconst_sm4_pre_lo:	# S-box pre-affine M1*x ^ c1 (low nibble, c1 included)
 	.byte 0x3e, 0xb2, 0x0e, 0x82, 0xbb, 0x37, 0x8b, 0x07, 0xa1, 0x2d, 0x91, 0x1d, 0x24, 0xa8, 0x14, 0x98
 	.byte 0x3e, 0xb2, 0x0e, 0x82, 0xbb, 0x37, 0x8b, 0x07, 0xa1, 0x2d, 0x91, 0x1d, 0x24, 0xa8, 0x14, 0x98
+	.section .rodata.const_sm4_rol16,"a",@progbits
 	.p2align 5
 .Lconst_sm4_rol16:	# vpshufb: rotate each dword left by 16
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.section .rodata.const_sm4_rol24,"a",@progbits
 	.p2align 5
 .Lconst_sm4_rol24:	# vpshufb: rotate each dword left by 24
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.section .rodata.const_sm4_rol8,"a",@progbits
 	.p2align 5
 .Lconst_sm4_rol8:	# vpshufb: rotate each dword left by 8
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+	.section .rodata.const_sm4_xts_gb_poly,"a",@progbits
 	.p2align 4
 .Lconst_sm4_xts_gb_poly:	# XTS (GB/T 17964) halving: 0xe1 << 120 and the qword carry
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xe1
+	.section .rodata.const_sm4_xts_gb_rev3,"a",@progbits
 	.p2align 5
 .Lconst_sm4_xts_gb_rev3:	# vpshufb: reverse bytes 0..3 of each lane
 	.byte 0x02, 0x01, 0x00, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
 	.byte 0x02, 0x01, 0x00, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	.section .rodata.const_sm4_xts_gb_top,"a",@progbits
 	.p2align 5
 .Lconst_sm4_xts_gb_top:	# vpshufb: bytes 15, 14 of each lane to 0, 1
 	.byte 0x0f, 0x0e, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
 	.byte 0x0f, 0x0e, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	.section .rodata.const_sm4_xts_gb_x16,"a",@progbits
 	.p2align 5
 .Lconst_sm4_xts_gb_x16:	# XTS (GB/T 17964) * x^16: vpclmulqdq factor 0x1c2 (0x87 reflected, << 1) per lane
 	.byte 0xc2, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0xc2, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rodata.const_sm4_xts_ieee_poly,"a",@progbits
 	.p2align 4
 .Lconst_sm4_xts_ieee_poly:	# XTS (IEEE 1619) doubling: 0x87 and the qword carry
 	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rodata.const_sm4_xts_ieee_x16,"a",@progbits
 	.p2align 5
 .Lconst_sm4_xts_ieee_x16:	# XTS (IEEE) * x^16: vpclmulqdq factor 0x87 per lane
 	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rodata.const_sm4_xts_shl,"a",@progbits
 	.p2align 5
 .Lconst_sm4_xts_shl:	# XTS tweak k = 2s, 2s+1: qword left shift counts k
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
@@ -37437,6 +37564,7 @@ asmgen_sm4_ccm_dec_gfni:
 	.byte 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rodata.const_sm4_xts_shr,"a",@progbits
 	.p2align 5
 .Lconst_sm4_xts_shr:	# XTS tweak k = 2s, 2s+1: qword right shift counts 64-k
 	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
@@ -37455,9 +37583,11 @@ asmgen_sm4_ccm_dec_gfni:
 	.byte 0x33, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x33, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x32, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x32, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x31, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x31, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rodata.const_sm4_zero,"a",@progbits
 	.p2align 4
 .Lconst_sm4_zero:	# aesenclast round key: zero
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rodata.const_sm4_zero_y,"a",@progbits
 	.p2align 5
 .Lconst_sm4_zero_y:	# vaesenclast round key: zero
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00

@@ -117,6 +117,7 @@
  * Saves: rsi, rdi, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_expand_key_avx,"xr"
 	.def asmgen_sm4_expand_key_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_expand_key_avx
 	.p2align 5
@@ -313,6 +314,7 @@ asmgen_sm4_expand_key_avx:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -324,6 +326,7 @@ asmgen_sm4_expand_key_avx:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ecb_avx,"xr"
 	.def asmgen_sm4_ecb_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ecb_avx
 	.p2align 5
@@ -770,6 +773,7 @@ asmgen_sm4_ecb_avx:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -781,6 +785,7 @@ asmgen_sm4_ecb_avx:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ctr_avx,"xr"
 	.def asmgen_sm4_ctr_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ctr_avx
 	.p2align 5
@@ -1258,6 +1263,7 @@ asmgen_sm4_ctr_avx:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1269,6 +1275,7 @@ asmgen_sm4_ctr_avx:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cbc_dec_avx,"xr"
 	.def asmgen_sm4_cbc_dec_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cbc_dec_avx
 	.p2align 5
@@ -1740,6 +1747,7 @@ asmgen_sm4_cbc_dec_avx:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1751,6 +1759,7 @@ asmgen_sm4_cbc_dec_avx:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cfb_dec_avx,"xr"
 	.def asmgen_sm4_cfb_dec_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cfb_dec_avx
 	.p2align 5
@@ -2222,6 +2231,7 @@ asmgen_sm4_cfb_dec_avx:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -2233,6 +2243,7 @@ asmgen_sm4_cfb_dec_avx:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ecb_avx2,"xr"
 	.def asmgen_sm4_ecb_avx2; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ecb_avx2
 	.p2align 5
@@ -3143,6 +3154,7 @@ asmgen_sm4_ecb_avx2:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -3154,6 +3166,7 @@ asmgen_sm4_ecb_avx2:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ctr_avx2,"xr"
 	.def asmgen_sm4_ctr_avx2; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ctr_avx2
 	.p2align 5
@@ -4128,6 +4141,7 @@ asmgen_sm4_ctr_avx2:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -4139,6 +4153,7 @@ asmgen_sm4_ctr_avx2:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cbc_dec_avx2,"xr"
 	.def asmgen_sm4_cbc_dec_avx2; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cbc_dec_avx2
 	.p2align 5
@@ -5099,6 +5114,7 @@ asmgen_sm4_cbc_dec_avx2:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -5110,6 +5126,7 @@ asmgen_sm4_cbc_dec_avx2:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cfb_dec_avx2,"xr"
 	.def asmgen_sm4_cfb_dec_avx2; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cfb_dec_avx2
 	.p2align 5
@@ -6068,6 +6085,7 @@ asmgen_sm4_cfb_dec_avx2:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -6079,6 +6097,7 @@ asmgen_sm4_cfb_dec_avx2:
  * Saves: rsi, rdi, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cbc_enc_avx,"xr"
 	.def asmgen_sm4_cbc_enc_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cbc_enc_avx
 	.p2align 5
@@ -6282,6 +6301,7 @@ asmgen_sm4_cbc_enc_avx:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -6293,6 +6313,7 @@ asmgen_sm4_cbc_enc_avx:
  * Saves: rsi, rdi, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cfb_enc_avx,"xr"
 	.def asmgen_sm4_cfb_enc_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cfb_enc_avx
 	.p2align 5
@@ -6496,6 +6517,7 @@ asmgen_sm4_cfb_enc_avx:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -6507,6 +6529,7 @@ asmgen_sm4_cfb_enc_avx:
  * Saves: rsi, rdi, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cbc_mac_avx,"xr"
 	.def asmgen_sm4_cbc_mac_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cbc_mac_avx
 	.p2align 5
@@ -6707,6 +6730,7 @@ asmgen_sm4_cbc_mac_avx:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -6718,6 +6742,7 @@ asmgen_sm4_cbc_mac_avx:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_enc_ieee_avx,"xr"
 	.def asmgen_sm4_xts_enc_ieee_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_enc_ieee_avx
 	.p2align 5
@@ -7268,6 +7293,7 @@ asmgen_sm4_xts_enc_ieee_avx:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -7279,6 +7305,7 @@ asmgen_sm4_xts_enc_ieee_avx:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_dec_ieee_avx,"xr"
 	.def asmgen_sm4_xts_dec_ieee_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_dec_ieee_avx
 	.p2align 5
@@ -7829,6 +7856,7 @@ asmgen_sm4_xts_dec_ieee_avx:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -7840,6 +7868,7 @@ asmgen_sm4_xts_dec_ieee_avx:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_enc_gb_avx,"xr"
 	.def asmgen_sm4_xts_enc_gb_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_enc_gb_avx
 	.p2align 5
@@ -8426,6 +8455,7 @@ asmgen_sm4_xts_enc_gb_avx:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -8437,6 +8467,7 @@ asmgen_sm4_xts_enc_gb_avx:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_dec_gb_avx,"xr"
 	.def asmgen_sm4_xts_dec_gb_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_dec_gb_avx
 	.p2align 5
@@ -9023,6 +9054,7 @@ asmgen_sm4_xts_dec_gb_avx:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -9034,6 +9066,7 @@ asmgen_sm4_xts_dec_gb_avx:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_enc_ieee_avx2,"xr"
 	.def asmgen_sm4_xts_enc_ieee_avx2; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_enc_ieee_avx2
 	.p2align 5
@@ -10394,6 +10427,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -10405,6 +10439,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_dec_ieee_avx2,"xr"
 	.def asmgen_sm4_xts_dec_ieee_avx2; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_dec_ieee_avx2
 	.p2align 5
@@ -11765,6 +11800,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -11776,6 +11812,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_enc_gb_avx2,"xr"
 	.def asmgen_sm4_xts_enc_gb_avx2; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_enc_gb_avx2
 	.p2align 5
@@ -13256,6 +13293,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -13267,6 +13305,7 @@ asmgen_sm4_xts_enc_gb_avx2:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_dec_gb_avx2,"xr"
 	.def asmgen_sm4_xts_dec_gb_avx2; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_dec_gb_avx2
 	.p2align 5
@@ -14747,6 +14786,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -14759,6 +14799,7 @@ asmgen_sm4_xts_dec_gb_avx2:
  * Saves: rbx, rbp, rsi, rdi, r12, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_gcm_enc_avx,"xr"
 	.def asmgen_sm4_gcm_enc_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_gcm_enc_avx
 	.p2align 5
@@ -15986,6 +16027,7 @@ asmgen_sm4_gcm_enc_avx:
 	pop         rbx
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -15998,6 +16040,7 @@ asmgen_sm4_gcm_enc_avx:
  * Saves: rbx, rbp, rsi, rdi, r12, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_gcm_enc_avx2,"xr"
 	.def asmgen_sm4_gcm_enc_avx2; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_gcm_enc_avx2
 	.p2align 5
@@ -17625,6 +17668,7 @@ asmgen_sm4_gcm_enc_avx2:
 	pop         rbx
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -17637,6 +17681,7 @@ asmgen_sm4_gcm_enc_avx2:
  * Saves: rbx, rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ccm_enc_avx,"xr"
 	.def asmgen_sm4_ccm_enc_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ccm_enc_avx
 	.p2align 5
@@ -17871,6 +17916,7 @@ asmgen_sm4_ccm_enc_avx:
 	pop         rbx
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -17883,6 +17929,7 @@ asmgen_sm4_ccm_enc_avx:
  * Saves: rbx, rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ccm_dec_avx,"xr"
 	.def asmgen_sm4_ccm_dec_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ccm_dec_avx
 	.p2align 5
@@ -18415,6 +18462,7 @@ asmgen_sm4_ccm_dec_avx:
 	pop         rbx
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -18426,6 +18474,7 @@ asmgen_sm4_ccm_dec_avx:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ecb_gfni,"xr"
 	.def asmgen_sm4_ecb_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ecb_gfni
 	.p2align 5
@@ -19116,6 +19165,7 @@ asmgen_sm4_ecb_gfni:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -19127,6 +19177,7 @@ asmgen_sm4_ecb_gfni:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ctr_gfni,"xr"
 	.def asmgen_sm4_ctr_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ctr_gfni
 	.p2align 5
@@ -19881,6 +19932,7 @@ asmgen_sm4_ctr_gfni:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -19892,6 +19944,7 @@ asmgen_sm4_ctr_gfni:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cbc_dec_gfni,"xr"
 	.def asmgen_sm4_cbc_dec_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cbc_dec_gfni
 	.p2align 5
@@ -20632,6 +20685,7 @@ asmgen_sm4_cbc_dec_gfni:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -20643,6 +20697,7 @@ asmgen_sm4_cbc_dec_gfni:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cfb_dec_gfni,"xr"
 	.def asmgen_sm4_cfb_dec_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cfb_dec_gfni
 	.p2align 5
@@ -21381,6 +21436,7 @@ asmgen_sm4_cfb_dec_gfni:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -21392,6 +21448,7 @@ asmgen_sm4_cfb_dec_gfni:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_enc_ieee_gfni,"xr"
 	.def asmgen_sm4_xts_enc_ieee_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_enc_ieee_gfni
 	.p2align 5
@@ -22495,6 +22552,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -22506,6 +22564,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_dec_ieee_gfni,"xr"
 	.def asmgen_sm4_xts_dec_ieee_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_dec_ieee_gfni
 	.p2align 5
@@ -23609,6 +23668,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -23620,6 +23680,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_enc_gb_gfni,"xr"
 	.def asmgen_sm4_xts_enc_gb_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_enc_gb_gfni
 	.p2align 5
@@ -24777,6 +24838,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -24788,6 +24850,7 @@ asmgen_sm4_xts_enc_gb_gfni:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_dec_gb_gfni,"xr"
 	.def asmgen_sm4_xts_dec_gb_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_dec_gb_gfni
 	.p2align 5
@@ -25945,6 +26008,7 @@ asmgen_sm4_xts_dec_gb_gfni:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -25957,6 +26021,7 @@ asmgen_sm4_xts_dec_gb_gfni:
  * Saves: rbx, rbp, rsi, rdi, r12, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_gcm_enc_gfni,"xr"
 	.def asmgen_sm4_gcm_enc_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_gcm_enc_gfni
 	.p2align 5
@@ -27160,6 +27225,7 @@ asmgen_sm4_gcm_enc_gfni:
 	pop         rbx
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -27171,6 +27237,7 @@ asmgen_sm4_gcm_enc_gfni:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ecb_vaes,"xr"
 	.def asmgen_sm4_ecb_vaes; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ecb_vaes
 	.p2align 5
@@ -28057,6 +28124,7 @@ asmgen_sm4_ecb_vaes:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -28068,6 +28136,7 @@ asmgen_sm4_ecb_vaes:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ctr_vaes,"xr"
 	.def asmgen_sm4_ctr_vaes; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ctr_vaes
 	.p2align 5
@@ -29018,6 +29087,7 @@ asmgen_sm4_ctr_vaes:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -29029,6 +29099,7 @@ asmgen_sm4_ctr_vaes:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cbc_dec_vaes,"xr"
 	.def asmgen_sm4_cbc_dec_vaes; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cbc_dec_vaes
 	.p2align 5
@@ -29965,6 +30036,7 @@ asmgen_sm4_cbc_dec_vaes:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -29976,6 +30048,7 @@ asmgen_sm4_cbc_dec_vaes:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cfb_dec_vaes,"xr"
 	.def asmgen_sm4_cfb_dec_vaes; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cfb_dec_vaes
 	.p2align 5
@@ -30910,6 +30983,7 @@ asmgen_sm4_cfb_dec_vaes:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -30921,6 +30995,7 @@ asmgen_sm4_cfb_dec_vaes:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_enc_ieee_vaes,"xr"
 	.def asmgen_sm4_xts_enc_ieee_vaes; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_enc_ieee_vaes
 	.p2align 5
@@ -32257,6 +32332,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -32268,6 +32344,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_dec_ieee_vaes,"xr"
 	.def asmgen_sm4_xts_dec_ieee_vaes; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_dec_ieee_vaes
 	.p2align 5
@@ -33604,6 +33681,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -33615,6 +33693,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_enc_gb_vaes,"xr"
 	.def asmgen_sm4_xts_enc_gb_vaes; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_enc_gb_vaes
 	.p2align 5
@@ -35071,6 +35150,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -35082,6 +35162,7 @@ asmgen_sm4_xts_enc_gb_vaes:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_dec_gb_vaes,"xr"
 	.def asmgen_sm4_xts_dec_gb_vaes; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_dec_gb_vaes
 	.p2align 5
@@ -36538,6 +36619,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -36550,6 +36632,7 @@ asmgen_sm4_xts_dec_gb_vaes:
  * Saves: rbx, rbp, rsi, rdi, r12, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_gcm_enc_vaes,"xr"
 	.def asmgen_sm4_gcm_enc_vaes; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_gcm_enc_vaes
 	.p2align 5
@@ -38129,6 +38212,7 @@ asmgen_sm4_gcm_enc_vaes:
 	pop         rbx
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -38140,6 +38224,7 @@ asmgen_sm4_gcm_enc_vaes:
  * Saves: rsi, rdi, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cbc_enc_gfni,"xr"
 	.def asmgen_sm4_cbc_enc_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cbc_enc_gfni
 	.p2align 5
@@ -38297,6 +38382,7 @@ asmgen_sm4_cbc_enc_gfni:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -38308,6 +38394,7 @@ asmgen_sm4_cbc_enc_gfni:
  * Saves: rsi, rdi, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cfb_enc_gfni,"xr"
 	.def asmgen_sm4_cfb_enc_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cfb_enc_gfni
 	.p2align 5
@@ -38465,6 +38552,7 @@ asmgen_sm4_cfb_enc_gfni:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -38476,6 +38564,7 @@ asmgen_sm4_cfb_enc_gfni:
  * Saves: rsi, rdi, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cbc_mac_gfni,"xr"
 	.def asmgen_sm4_cbc_mac_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cbc_mac_gfni
 	.p2align 5
@@ -38630,6 +38719,7 @@ asmgen_sm4_cbc_mac_gfni:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -38642,6 +38732,7 @@ asmgen_sm4_cbc_mac_gfni:
  * Saves: rbx, rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ccm_enc_gfni,"xr"
 	.def asmgen_sm4_ccm_enc_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ccm_enc_gfni
 	.p2align 5
@@ -38830,6 +38921,7 @@ asmgen_sm4_ccm_enc_gfni:
 	pop         rbx
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -38842,6 +38934,7 @@ asmgen_sm4_ccm_enc_gfni:
  * Saves: rbx, rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ccm_dec_gfni,"xr"
 	.def asmgen_sm4_ccm_dec_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ccm_dec_gfni
 	.p2align 5
@@ -39237,17 +39330,20 @@ asmgen_sm4_ccm_dec_gfni:
 	ret
 	.seh_endproc
 
-	.section .rdata,"dr"
+	.section .rdata$const_byte_reverse,"dr"
 	.p2align 4
 .Lconst_byte_reverse:	# vpshufb control: reverse 16 bytes
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	.section .rdata$const_polyval_poly,"dr"
 	.p2align 4
 .Lconst_polyval_poly:	# x^128 + x^127 + x^126 + x^121 + 1, reflected
 	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2
+	.section .rdata$const_sm4_bswap32,"dr"
 	.p2align 5
 .Lconst_sm4_bswap32:	# vpshufb: byte-swap each dword
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.section .rdata$const_sm4_ck,"dr"
 	.p2align 4
 .Lconst_sm4_ck:	# CK[0..32]
 	.byte 0x15, 0x0e, 0x07, 0x00, 0x31, 0x2a, 0x23, 0x1c, 0x4d, 0x46, 0x3f, 0x38, 0x69, 0x62, 0x5b, 0x54
@@ -39258,6 +39354,7 @@ asmgen_sm4_ccm_dec_gfni:
 	.byte 0x45, 0x3e, 0x37, 0x30, 0x61, 0x5a, 0x53, 0x4c, 0x7d, 0x76, 0x6f, 0x68, 0x99, 0x92, 0x8b, 0x84
 	.byte 0xb5, 0xae, 0xa7, 0xa0, 0xd1, 0xca, 0xc3, 0xbc, 0xed, 0xe6, 0xdf, 0xd8, 0x09, 0x02, 0xfb, 0xf4
 	.byte 0x25, 0x1e, 0x17, 0x10, 0x41, 0x3a, 0x33, 0x2c, 0x5d, 0x56, 0x4f, 0x48, 0x79, 0x72, 0x6b, 0x64
+	.section .rdata$const_sm4_ctr_add,"dr"
 	.p2align 5
 .Lconst_sm4_ctr_add:	# counter increments k = 0..15 (low qword)
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
@@ -39276,119 +39373,149 @@ asmgen_sm4_ccm_dec_gfni:
 	.byte 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rdata$const_sm4_fk,"dr"
 	.p2align 4
 .Lconst_sm4_fk:	# FK
 	.byte 0xc6, 0xba, 0xb1, 0xa3, 0x50, 0x33, 0xaa, 0x56, 0x97, 0x91, 0x7d, 0x67, 0xdc, 0x22, 0x70, 0xb2
+	.section .rdata$const_sm4_gcm_inc_x0,"dr"
 	.p2align 5
 .Lconst_sm4_gcm_inc_x0:	# inc32 offsets, xmm group 0
 	.byte 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00
+	.section .rdata$const_sm4_gcm_inc_x1,"dr"
 	.p2align 5
 .Lconst_sm4_gcm_inc_x1:	# inc32 offsets, xmm group 1
 	.byte 0x04, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00
 	.byte 0x04, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00
+	.section .rdata$const_sm4_gcm_inc_y0,"dr"
 	.p2align 5
 .Lconst_sm4_gcm_inc_y0:	# inc32 offsets, ymm group 0
 	.byte 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00
 	.byte 0x01, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00
+	.section .rdata$const_sm4_gcm_inc_y1,"dr"
 	.p2align 5
 .Lconst_sm4_gcm_inc_y1:	# inc32 offsets, ymm group 1
 	.byte 0x08, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00
 	.byte 0x09, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00
+	.section .rdata$const_sm4_gfni_bitrev,"dr"
 	.p2align 5
 .Lconst_sm4_gfni_bitrev:	# GFNI matrix: reverse the bits of each byte
 	.byte 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
 	.byte 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
+	.section .rdata$const_sm4_gfni_m1,"dr"
 	.p2align 5
 .Lconst_sm4_gfni_m1:	# GFNI matrix M1 (pre-affine; the state's domain)
 	.byte 0x5d, 0x50, 0x22, 0x1a, 0xb9, 0x7d, 0x28, 0x4c, 0x5d, 0x50, 0x22, 0x1a, 0xb9, 0x7d, 0x28, 0x4c
 	.byte 0x5d, 0x50, 0x22, 0x1a, 0xb9, 0x7d, 0x28, 0x4c, 0x5d, 0x50, 0x22, 0x1a, 0xb9, 0x7d, 0x28, 0x4c
+	.section .rdata$const_sm4_gfni_m1inv,"dr"
 	.p2align 5
 .Lconst_sm4_gfni_m1inv:	# GFNI matrix M1^-1 (out of the domain)
 	.byte 0x8b, 0x72, 0x84, 0x32, 0x86, 0xf5, 0xa4, 0xb3, 0x8b, 0x72, 0x84, 0x32, 0x86, 0xf5, 0xa4, 0xb3
 	.byte 0x8b, 0x72, 0x84, 0x32, 0x86, 0xf5, 0xa4, 0xb3, 0x8b, 0x72, 0x84, 0x32, 0x86, 0xf5, 0xa4, 0xb3
+	.section .rdata$const_sm4_gfni_rot0,"dr"
 	.p2align 5
 .Lconst_sm4_gfni_rot0:	# GFNI matrix M1*(I + <<2)*S (unrotated term of L)
 	.byte 0xb7, 0x81, 0xa4, 0xe9, 0x91, 0xb8, 0x0d, 0x04, 0xb7, 0x81, 0xa4, 0xe9, 0x91, 0xb8, 0x0d, 0x04
 	.byte 0xb7, 0x81, 0xa4, 0xe9, 0x91, 0xb8, 0x0d, 0x04, 0xb7, 0x81, 0xa4, 0xe9, 0x91, 0xb8, 0x0d, 0x04
+	.section .rdata$const_sm4_gfni_rot24,"dr"
 	.p2align 5
 .Lconst_sm4_gfni_rot24:	# GFNI matrix M1*(I + >>6)*S (rotated by 24)
 	.byte 0x1a, 0xc1, 0x84, 0xff, 0xb4, 0xbc, 0x0f, 0x28, 0x1a, 0xc1, 0x84, 0xff, 0xb4, 0xbc, 0x0f, 0x28
 	.byte 0x1a, 0xc1, 0x84, 0xff, 0xb4, 0xbc, 0x0f, 0x28, 0x1a, 0xc1, 0x84, 0xff, 0xb4, 0xbc, 0x0f, 0x28
+	.section .rdata$const_sm4_gfni_rot8,"dr"
 	.p2align 5
 .Lconst_sm4_gfni_rot8:	# GFNI matrix M1*(<<2 + >>6)*S (rotated by 8 and 16)
 	.byte 0xad, 0x40, 0x20, 0x16, 0x25, 0x04, 0x02, 0x2c, 0xad, 0x40, 0x20, 0x16, 0x25, 0x04, 0x02, 0x2c
 	.byte 0xad, 0x40, 0x20, 0x16, 0x25, 0x04, 0x02, 0x2c, 0xad, 0x40, 0x20, 0x16, 0x25, 0x04, 0x02, 0x2c
+	.section .rdata$const_sm4_isr,"dr"
 	.p2align 5
 .Lconst_sm4_isr:	# vpshufb: undo ShiftRows, then rotate each dword left by 0
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+	.section .rdata$const_sm4_isr_rol16,"dr"
 	.p2align 5
 .Lconst_sm4_isr_rol16:	# vpshufb: undo ShiftRows, then rotate each dword left by 16
 	.byte 0x0a, 0x07, 0x00, 0x0d, 0x0e, 0x0b, 0x04, 0x01, 0x02, 0x0f, 0x08, 0x05, 0x06, 0x03, 0x0c, 0x09
 	.byte 0x0a, 0x07, 0x00, 0x0d, 0x0e, 0x0b, 0x04, 0x01, 0x02, 0x0f, 0x08, 0x05, 0x06, 0x03, 0x0c, 0x09
+	.section .rdata$const_sm4_isr_rol24,"dr"
 	.p2align 5
 .Lconst_sm4_isr_rol24:	# vpshufb: undo ShiftRows, then rotate each dword left by 24
 	.byte 0x0d, 0x0a, 0x07, 0x00, 0x01, 0x0e, 0x0b, 0x04, 0x05, 0x02, 0x0f, 0x08, 0x09, 0x06, 0x03, 0x0c
 	.byte 0x0d, 0x0a, 0x07, 0x00, 0x01, 0x0e, 0x0b, 0x04, 0x05, 0x02, 0x0f, 0x08, 0x09, 0x06, 0x03, 0x0c
+	.section .rdata$const_sm4_isr_rol8,"dr"
 	.p2align 5
 .Lconst_sm4_isr_rol8:	# vpshufb: undo ShiftRows, then rotate each dword left by 8
 	.byte 0x07, 0x00, 0x0d, 0x0a, 0x0b, 0x04, 0x01, 0x0e, 0x0f, 0x08, 0x05, 0x02, 0x03, 0x0c, 0x09, 0x06
 	.byte 0x07, 0x00, 0x0d, 0x0a, 0x0b, 0x04, 0x01, 0x0e, 0x0f, 0x08, 0x05, 0x02, 0x03, 0x0c, 0x09, 0x06
+	.section .rdata$const_sm4_nibble,"dr"
 	.p2align 5
 .Lconst_sm4_nibble:	# 0x0f bytes
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.section .rdata$const_sm4_post_hi,"dr"
 	.p2align 5
 .Lconst_sm4_post_hi:	# S-box post-affine M2*y (high nibble)
 	.byte 0x00, 0xe0, 0x50, 0xb0, 0x9d, 0x7d, 0xcd, 0x2d, 0xc0, 0x20, 0x90, 0x70, 0x5d, 0xbd, 0x0d, 0xed
 	.byte 0x00, 0xe0, 0x50, 0xb0, 0x9d, 0x7d, 0xcd, 0x2d, 0xc0, 0x20, 0x90, 0x70, 0x5d, 0xbd, 0x0d, 0xed
+	.section .rdata$const_sm4_post_lo,"dr"
 	.p2align 5
 .Lconst_sm4_post_lo:	# S-box post-affine M2*y ^ c2 (low nibble, c2 included)
 	.byte 0x6c, 0xd4, 0xa6, 0x1e, 0x52, 0xea, 0x98, 0x20, 0x0b, 0xb3, 0xc1, 0x79, 0x35, 0x8d, 0xff, 0x47
 	.byte 0x6c, 0xd4, 0xa6, 0x1e, 0x52, 0xea, 0x98, 0x20, 0x0b, 0xb3, 0xc1, 0x79, 0x35, 0x8d, 0xff, 0x47
+	.section .rdata$const_sm4_pre_hi,"dr"
 	.p2align 5
 .Lconst_sm4_pre_hi:	# S-box pre-affine M1*x (high nibble)
 	.byte 0x00, 0xdc, 0x2e, 0xf2, 0xc5, 0x19, 0xeb, 0x37, 0x08, 0xd4, 0x26, 0xfa, 0xcd, 0x11, 0xe3, 0x3f
 	.byte 0x00, 0xdc, 0x2e, 0xf2, 0xc5, 0x19, 0xeb, 0x37, 0x08, 0xd4, 0x26, 0xfa, 0xcd, 0x11, 0xe3, 0x3f
+	.section .rdata$const_sm4_pre_lo,"dr"
 	.p2align 5
 .Lconst_sm4_pre_lo:	# S-box pre-affine M1*x ^ c1 (low nibble, c1 included)
 	.byte 0x3e, 0xb2, 0x0e, 0x82, 0xbb, 0x37, 0x8b, 0x07, 0xa1, 0x2d, 0x91, 0x1d, 0x24, 0xa8, 0x14, 0x98
 	.byte 0x3e, 0xb2, 0x0e, 0x82, 0xbb, 0x37, 0x8b, 0x07, 0xa1, 0x2d, 0x91, 0x1d, 0x24, 0xa8, 0x14, 0x98
+	.section .rdata$const_sm4_rol16,"dr"
 	.p2align 5
 .Lconst_sm4_rol16:	# vpshufb: rotate each dword left by 16
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.section .rdata$const_sm4_rol24,"dr"
 	.p2align 5
 .Lconst_sm4_rol24:	# vpshufb: rotate each dword left by 24
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.section .rdata$const_sm4_rol8,"dr"
 	.p2align 5
 .Lconst_sm4_rol8:	# vpshufb: rotate each dword left by 8
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+	.section .rdata$const_sm4_xts_gb_poly,"dr"
 	.p2align 4
 .Lconst_sm4_xts_gb_poly:	# XTS (GB/T 17964) halving: 0xe1 << 120 and the qword carry
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xe1
+	.section .rdata$const_sm4_xts_gb_rev3,"dr"
 	.p2align 5
 .Lconst_sm4_xts_gb_rev3:	# vpshufb: reverse bytes 0..3 of each lane
 	.byte 0x02, 0x01, 0x00, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
 	.byte 0x02, 0x01, 0x00, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	.section .rdata$const_sm4_xts_gb_top,"dr"
 	.p2align 5
 .Lconst_sm4_xts_gb_top:	# vpshufb: bytes 15, 14 of each lane to 0, 1
 	.byte 0x0f, 0x0e, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
 	.byte 0x0f, 0x0e, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	.section .rdata$const_sm4_xts_gb_x16,"dr"
 	.p2align 5
 .Lconst_sm4_xts_gb_x16:	# XTS (GB/T 17964) * x^16: vpclmulqdq factor 0x1c2 (0x87 reflected, << 1) per lane
 	.byte 0xc2, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0xc2, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rdata$const_sm4_xts_ieee_poly,"dr"
 	.p2align 4
 .Lconst_sm4_xts_ieee_poly:	# XTS (IEEE 1619) doubling: 0x87 and the qword carry
 	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rdata$const_sm4_xts_ieee_x16,"dr"
 	.p2align 5
 .Lconst_sm4_xts_ieee_x16:	# XTS (IEEE) * x^16: vpclmulqdq factor 0x87 per lane
 	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rdata$const_sm4_xts_shl,"dr"
 	.p2align 5
 .Lconst_sm4_xts_shl:	# XTS tweak k = 2s, 2s+1: qword left shift counts k
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
@@ -39407,6 +39534,7 @@ asmgen_sm4_ccm_dec_gfni:
 	.byte 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rdata$const_sm4_xts_shr,"dr"
 	.p2align 5
 .Lconst_sm4_xts_shr:	# XTS tweak k = 2s, 2s+1: qword right shift counts 64-k
 	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
@@ -39425,9 +39553,11 @@ asmgen_sm4_ccm_dec_gfni:
 	.byte 0x33, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x33, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x32, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x32, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x31, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x31, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rdata$const_sm4_zero,"dr"
 	.p2align 4
 .Lconst_sm4_zero:	# aesenclast round key: zero
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rdata$const_sm4_zero_y,"dr"
 	.p2align 5
 .Lconst_sm4_zero_y:	# vaesenclast round key: zero
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00

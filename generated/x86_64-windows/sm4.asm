@@ -103,7 +103,6 @@
 ;       requires: AVX, GFNI
 
 	default rel
-	section .text code align=32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4 key schedule: K = MK ^ FK, rk[i] = K[i+4] = K[i] ^ L'(S(K[i+1] ^ K[i+2] ^ K[i+3] ^ CK[i])),
@@ -113,6 +112,7 @@
 ; Requires: AES, AVX
 ; Saves: rsi, rdi, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_expand_key_avx code align=32
 	global asmgen_sm4_expand_key_avx
 	align 32
 asmgen_sm4_expand_key_avx:
@@ -307,6 +307,7 @@ asmgen_sm4_expand_key_avx:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys).
@@ -316,6 +317,7 @@ asmgen_sm4_expand_key_avx:
 ; Requires: AES, AVX
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_ecb_avx code align=32
 	global asmgen_sm4_ecb_avx
 	align 32
 asmgen_sm4_ecb_avx:
@@ -760,6 +762,7 @@ asmgen_sm4_ecb_avx:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks.
@@ -769,6 +772,7 @@ asmgen_sm4_ecb_avx:
 ; Requires: AES, AVX
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_ctr_avx code align=32
 	global asmgen_sm4_ctr_avx
 	align 32
 asmgen_sm4_ctr_avx:
@@ -1244,6 +1248,7 @@ asmgen_sm4_ctr_avx:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CBC decryption: dst[i] = D(src[i]) ^ src[i-1], src[-1] = iv; iv = last ciphertext block.
@@ -1253,6 +1258,7 @@ asmgen_sm4_ctr_avx:
 ; Requires: AES, AVX
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_cbc_dec_avx code align=32
 	global asmgen_sm4_cbc_dec_avx
 	align 32
 asmgen_sm4_cbc_dec_avx:
@@ -1722,6 +1728,7 @@ asmgen_sm4_cbc_dec_avx:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CFB-128 decryption: dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv; iv = last ciphertext block.
@@ -1731,6 +1738,7 @@ asmgen_sm4_cbc_dec_avx:
 ; Requires: AES, AVX
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_cfb_dec_avx code align=32
 	global asmgen_sm4_cfb_dec_avx
 	align 32
 asmgen_sm4_cfb_dec_avx:
@@ -2200,6 +2208,7 @@ asmgen_sm4_cfb_dec_avx:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys).
@@ -2209,6 +2218,7 @@ asmgen_sm4_cfb_dec_avx:
 ; Requires: AES, AVX, AVX2
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_ecb_avx2 code align=32
 	global asmgen_sm4_ecb_avx2
 	align 32
 asmgen_sm4_ecb_avx2:
@@ -3117,6 +3127,7 @@ asmgen_sm4_ecb_avx2:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks.
@@ -3126,6 +3137,7 @@ asmgen_sm4_ecb_avx2:
 ; Requires: AES, AVX, AVX2
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_ctr_avx2 code align=32
 	global asmgen_sm4_ctr_avx2
 	align 32
 asmgen_sm4_ctr_avx2:
@@ -4098,6 +4110,7 @@ asmgen_sm4_ctr_avx2:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CBC decryption: dst[i] = D(src[i]) ^ src[i-1], src[-1] = iv; iv = last ciphertext block.
@@ -4107,6 +4120,7 @@ asmgen_sm4_ctr_avx2:
 ; Requires: AES, AVX, AVX2
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_cbc_dec_avx2 code align=32
 	global asmgen_sm4_cbc_dec_avx2
 	align 32
 asmgen_sm4_cbc_dec_avx2:
@@ -5065,6 +5079,7 @@ asmgen_sm4_cbc_dec_avx2:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CFB-128 decryption: dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv; iv = last ciphertext block.
@@ -5074,6 +5089,7 @@ asmgen_sm4_cbc_dec_avx2:
 ; Requires: AES, AVX, AVX2
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_cfb_dec_avx2 code align=32
 	global asmgen_sm4_cfb_dec_avx2
 	align 32
 asmgen_sm4_cfb_dec_avx2:
@@ -6030,6 +6046,7 @@ asmgen_sm4_cfb_dec_avx2:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CBC encryption: c[i] = E(p[i] ^ c[i-1]), c[-1] = iv; iv = last ciphertext block.
@@ -6039,6 +6056,7 @@ asmgen_sm4_cfb_dec_avx2:
 ; Requires: AES, AVX
 ; Saves: rsi, rdi, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_cbc_enc_avx code align=32
 	global asmgen_sm4_cbc_enc_avx
 	align 32
 asmgen_sm4_cbc_enc_avx:
@@ -6240,6 +6258,7 @@ asmgen_sm4_cbc_enc_avx:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CFB-128 encryption: c[i] = p[i] ^ E(c[i-1]), c[-1] = iv; iv = last ciphertext block.
@@ -6249,6 +6268,7 @@ asmgen_sm4_cbc_enc_avx:
 ; Requires: AES, AVX
 ; Saves: rsi, rdi, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_cfb_enc_avx code align=32
 	global asmgen_sm4_cfb_enc_avx
 	align 32
 asmgen_sm4_cfb_enc_avx:
@@ -6450,6 +6470,7 @@ asmgen_sm4_cfb_enc_avx:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4 CBC-MAC core: mac = E(mac ^ block) for each block.
@@ -6459,6 +6480,7 @@ asmgen_sm4_cfb_enc_avx:
 ; Requires: AES, AVX
 ; Saves: rsi, rdi, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_cbc_mac_avx code align=32
 	global asmgen_sm4_cbc_mac_avx
 	align 32
 asmgen_sm4_cbc_mac_avx:
@@ -6657,6 +6679,7 @@ asmgen_sm4_cbc_mac_avx:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS encryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
@@ -6666,6 +6689,7 @@ asmgen_sm4_cbc_mac_avx:
 ; Requires: AES, AVX
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_enc_ieee_avx code align=32
 	global asmgen_sm4_xts_enc_ieee_avx
 	align 32
 asmgen_sm4_xts_enc_ieee_avx:
@@ -7214,6 +7238,7 @@ asmgen_sm4_xts_enc_ieee_avx:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS decryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
@@ -7223,6 +7248,7 @@ asmgen_sm4_xts_enc_ieee_avx:
 ; Requires: AES, AVX
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_dec_ieee_avx code align=32
 	global asmgen_sm4_xts_dec_ieee_avx
 	align 32
 asmgen_sm4_xts_dec_ieee_avx:
@@ -7771,6 +7797,7 @@ asmgen_sm4_xts_dec_ieee_avx:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS encryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
@@ -7780,6 +7807,7 @@ asmgen_sm4_xts_dec_ieee_avx:
 ; Requires: AES, AVX
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_enc_gb_avx code align=32
 	global asmgen_sm4_xts_enc_gb_avx
 	align 32
 asmgen_sm4_xts_enc_gb_avx:
@@ -8364,6 +8392,7 @@ asmgen_sm4_xts_enc_gb_avx:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS decryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
@@ -8373,6 +8402,7 @@ asmgen_sm4_xts_enc_gb_avx:
 ; Requires: AES, AVX
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_dec_gb_avx code align=32
 	global asmgen_sm4_xts_dec_gb_avx
 	align 32
 asmgen_sm4_xts_dec_gb_avx:
@@ -8957,6 +8987,7 @@ asmgen_sm4_xts_dec_gb_avx:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS encryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
@@ -8966,6 +8997,7 @@ asmgen_sm4_xts_dec_gb_avx:
 ; Requires: AES, AVX, AVX2
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_enc_ieee_avx2 code align=32
 	global asmgen_sm4_xts_enc_ieee_avx2
 	align 32
 asmgen_sm4_xts_enc_ieee_avx2:
@@ -10324,6 +10356,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS decryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
@@ -10333,6 +10366,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 ; Requires: AES, AVX, AVX2
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_dec_ieee_avx2 code align=32
 	global asmgen_sm4_xts_dec_ieee_avx2
 	align 32
 asmgen_sm4_xts_dec_ieee_avx2:
@@ -11691,6 +11725,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS encryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
@@ -11700,6 +11735,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 ; Requires: AES, AVX, AVX2
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_enc_gb_avx2 code align=32
 	global asmgen_sm4_xts_enc_gb_avx2
 	align 32
 asmgen_sm4_xts_enc_gb_avx2:
@@ -13178,6 +13214,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS decryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
@@ -13187,6 +13224,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 ; Requires: AES, AVX, AVX2
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_dec_gb_avx2 code align=32
 	global asmgen_sm4_xts_dec_gb_avx2
 	align 32
 asmgen_sm4_xts_dec_gb_avx2:
@@ -14665,6 +14703,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i) (ctr = state[0..16], inc32), GHASH state[16..32]
@@ -14675,6 +14714,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 ; Requires: AES, PCLMULQDQ, AVX
 ; Saves: rbx, rbp, rsi, rdi, r12, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_gcm_enc_avx code align=32
 	global asmgen_sm4_gcm_enc_avx
 	align 32
 asmgen_sm4_gcm_enc_avx:
@@ -15900,6 +15940,7 @@ asmgen_sm4_gcm_enc_avx:
 	pop         rbx
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i) (ctr = state[0..16], inc32), GHASH state[16..32]
@@ -15910,6 +15951,7 @@ asmgen_sm4_gcm_enc_avx:
 ; Requires: AES, PCLMULQDQ, AVX, AVX2
 ; Saves: rbx, rbp, rsi, rdi, r12, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_gcm_enc_avx2 code align=32
 	global asmgen_sm4_gcm_enc_avx2
 	align 32
 asmgen_sm4_gcm_enc_avx2:
@@ -17535,6 +17577,7 @@ asmgen_sm4_gcm_enc_avx2:
 	pop         rbx
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CCM payload encryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit big-endian counter, updated),
@@ -17545,6 +17588,7 @@ asmgen_sm4_gcm_enc_avx2:
 ; Requires: AES, AVX
 ; Saves: rbx, rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_ccm_enc_avx code align=32
 	global asmgen_sm4_ccm_enc_avx
 	align 32
 asmgen_sm4_ccm_enc_avx:
@@ -17777,6 +17821,7 @@ asmgen_sm4_ccm_enc_avx:
 	pop         rbx
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CCM payload decryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit big-endian counter, updated),
@@ -17787,6 +17832,7 @@ asmgen_sm4_ccm_enc_avx:
 ; Requires: AES, AVX
 ; Saves: rbx, rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_ccm_dec_avx code align=32
 	global asmgen_sm4_ccm_dec_avx
 	align 32
 asmgen_sm4_ccm_dec_avx:
@@ -18317,6 +18363,7 @@ asmgen_sm4_ccm_dec_avx:
 	pop         rbx
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys).
@@ -18326,6 +18373,7 @@ asmgen_sm4_ccm_dec_avx:
 ; Requires: AVX, AVX2, GFNI
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_ecb_gfni code align=32
 	global asmgen_sm4_ecb_gfni
 	align 32
 asmgen_sm4_ecb_gfni:
@@ -19014,6 +19062,7 @@ asmgen_sm4_ecb_gfni:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks.
@@ -19023,6 +19072,7 @@ asmgen_sm4_ecb_gfni:
 ; Requires: AVX, AVX2, GFNI
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_ctr_gfni code align=32
 	global asmgen_sm4_ctr_gfni
 	align 32
 asmgen_sm4_ctr_gfni:
@@ -19775,6 +19825,7 @@ asmgen_sm4_ctr_gfni:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CBC decryption: dst[i] = D(src[i]) ^ src[i-1], src[-1] = iv; iv = last ciphertext block.
@@ -19784,6 +19835,7 @@ asmgen_sm4_ctr_gfni:
 ; Requires: AVX, AVX2, GFNI
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_cbc_dec_gfni code align=32
 	global asmgen_sm4_cbc_dec_gfni
 	align 32
 asmgen_sm4_cbc_dec_gfni:
@@ -20522,6 +20574,7 @@ asmgen_sm4_cbc_dec_gfni:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CFB-128 decryption: dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv; iv = last ciphertext block.
@@ -20531,6 +20584,7 @@ asmgen_sm4_cbc_dec_gfni:
 ; Requires: AVX, AVX2, GFNI
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_cfb_dec_gfni code align=32
 	global asmgen_sm4_cfb_dec_gfni
 	align 32
 asmgen_sm4_cfb_dec_gfni:
@@ -21267,6 +21321,7 @@ asmgen_sm4_cfb_dec_gfni:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS encryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
@@ -21276,6 +21331,7 @@ asmgen_sm4_cfb_dec_gfni:
 ; Requires: AVX, AVX2, VPCLMULQDQ, GFNI
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_enc_ieee_gfni code align=32
 	global asmgen_sm4_xts_enc_ieee_gfni
 	align 32
 asmgen_sm4_xts_enc_ieee_gfni:
@@ -22377,6 +22433,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS decryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
@@ -22386,6 +22443,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 ; Requires: AVX, AVX2, VPCLMULQDQ, GFNI
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_dec_ieee_gfni code align=32
 	global asmgen_sm4_xts_dec_ieee_gfni
 	align 32
 asmgen_sm4_xts_dec_ieee_gfni:
@@ -23487,6 +23545,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS encryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
@@ -23496,6 +23555,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 ; Requires: AVX, AVX2, VPCLMULQDQ, GFNI
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_enc_gb_gfni code align=32
 	global asmgen_sm4_xts_enc_gb_gfni
 	align 32
 asmgen_sm4_xts_enc_gb_gfni:
@@ -24651,6 +24711,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS decryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
@@ -24660,6 +24721,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 ; Requires: AVX, AVX2, VPCLMULQDQ, GFNI
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_dec_gb_gfni code align=32
 	global asmgen_sm4_xts_dec_gb_gfni
 	align 32
 asmgen_sm4_xts_dec_gb_gfni:
@@ -25815,6 +25877,7 @@ asmgen_sm4_xts_dec_gb_gfni:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i) (ctr = state[0..16], inc32), GHASH state[16..32]
@@ -25825,6 +25888,7 @@ asmgen_sm4_xts_dec_gb_gfni:
 ; Requires: PCLMULQDQ, AVX, AVX2, GFNI
 ; Saves: rbx, rbp, rsi, rdi, r12, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_gcm_enc_gfni code align=32
 	global asmgen_sm4_gcm_enc_gfni
 	align 32
 asmgen_sm4_gcm_enc_gfni:
@@ -27026,6 +27090,7 @@ asmgen_sm4_gcm_enc_gfni:
 	pop         rbx
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys).
@@ -27035,6 +27100,7 @@ asmgen_sm4_gcm_enc_gfni:
 ; Requires: AES, AVX, AVX2, VAES
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_ecb_vaes code align=32
 	global asmgen_sm4_ecb_vaes
 	align 32
 asmgen_sm4_ecb_vaes:
@@ -27919,6 +27985,7 @@ asmgen_sm4_ecb_vaes:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks.
@@ -27928,6 +27995,7 @@ asmgen_sm4_ecb_vaes:
 ; Requires: AES, AVX, AVX2, VAES
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_ctr_vaes code align=32
 	global asmgen_sm4_ctr_vaes
 	align 32
 asmgen_sm4_ctr_vaes:
@@ -28876,6 +28944,7 @@ asmgen_sm4_ctr_vaes:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CBC decryption: dst[i] = D(src[i]) ^ src[i-1], src[-1] = iv; iv = last ciphertext block.
@@ -28885,6 +28954,7 @@ asmgen_sm4_ctr_vaes:
 ; Requires: AES, AVX, AVX2, VAES
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_cbc_dec_vaes code align=32
 	global asmgen_sm4_cbc_dec_vaes
 	align 32
 asmgen_sm4_cbc_dec_vaes:
@@ -29819,6 +29889,7 @@ asmgen_sm4_cbc_dec_vaes:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CFB-128 decryption: dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv; iv = last ciphertext block.
@@ -29828,6 +29899,7 @@ asmgen_sm4_cbc_dec_vaes:
 ; Requires: AES, AVX, AVX2, VAES
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_cfb_dec_vaes code align=32
 	global asmgen_sm4_cfb_dec_vaes
 	align 32
 asmgen_sm4_cfb_dec_vaes:
@@ -30760,6 +30832,7 @@ asmgen_sm4_cfb_dec_vaes:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS encryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
@@ -30769,6 +30842,7 @@ asmgen_sm4_cfb_dec_vaes:
 ; Requires: AES, AVX, AVX2, VAES
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_enc_ieee_vaes code align=32
 	global asmgen_sm4_xts_enc_ieee_vaes
 	align 32
 asmgen_sm4_xts_enc_ieee_vaes:
@@ -32103,6 +32177,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS decryption (IEEE 1619: T[i+1] = T[i] * x, little-endian, 0x87), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
@@ -32112,6 +32187,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 ; Requires: AES, AVX, AVX2, VAES
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_dec_ieee_vaes code align=32
 	global asmgen_sm4_xts_dec_ieee_vaes
 	align 32
 asmgen_sm4_xts_dec_ieee_vaes:
@@ -33446,6 +33522,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS encryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
@@ -33455,6 +33532,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 ; Requires: AES, AVX, AVX2, VAES
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_enc_gb_vaes code align=32
 	global asmgen_sm4_xts_enc_gb_vaes
 	align 32
 asmgen_sm4_xts_enc_gb_vaes:
@@ -34909,6 +34987,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS decryption (GB/T 17964-2021: T[i+1] = T[i] * x, bit-reflected big-endian, 0xe1), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[0] = tweak (already encrypted);
@@ -34918,6 +34997,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 ; Requires: AES, AVX, AVX2, VAES
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_dec_gb_vaes code align=32
 	global asmgen_sm4_xts_dec_gb_vaes
 	align 32
 asmgen_sm4_xts_dec_gb_vaes:
@@ -36372,6 +36452,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i) (ctr = state[0..16], inc32), GHASH state[16..32]
@@ -36382,6 +36463,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 ; Requires: AES, PCLMULQDQ, AVX, AVX2, VAES
 ; Saves: rbx, rbp, rsi, rdi, r12, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_gcm_enc_vaes code align=32
 	global asmgen_sm4_gcm_enc_vaes
 	align 32
 asmgen_sm4_gcm_enc_vaes:
@@ -37959,6 +38041,7 @@ asmgen_sm4_gcm_enc_vaes:
 	pop         rbx
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CBC encryption: c[i] = E(p[i] ^ c[i-1]), c[-1] = iv; iv = last ciphertext block.
@@ -37968,6 +38051,7 @@ asmgen_sm4_gcm_enc_vaes:
 ; Requires: AVX, GFNI
 ; Saves: rsi, rdi, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_cbc_enc_gfni code align=32
 	global asmgen_sm4_cbc_enc_gfni
 	align 32
 asmgen_sm4_cbc_enc_gfni:
@@ -38123,6 +38207,7 @@ asmgen_sm4_cbc_enc_gfni:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CFB-128 encryption: c[i] = p[i] ^ E(c[i-1]), c[-1] = iv; iv = last ciphertext block.
@@ -38132,6 +38217,7 @@ asmgen_sm4_cbc_enc_gfni:
 ; Requires: AVX, GFNI
 ; Saves: rsi, rdi, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_cfb_enc_gfni code align=32
 	global asmgen_sm4_cfb_enc_gfni
 	align 32
 asmgen_sm4_cfb_enc_gfni:
@@ -38287,6 +38373,7 @@ asmgen_sm4_cfb_enc_gfni:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4 CBC-MAC core: mac = E(mac ^ block) for each block.
@@ -38296,6 +38383,7 @@ asmgen_sm4_cfb_enc_gfni:
 ; Requires: AVX, GFNI
 ; Saves: rsi, rdi, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_cbc_mac_gfni code align=32
 	global asmgen_sm4_cbc_mac_gfni
 	align 32
 asmgen_sm4_cbc_mac_gfni:
@@ -38448,6 +38536,7 @@ asmgen_sm4_cbc_mac_gfni:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CCM payload encryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit big-endian counter, updated),
@@ -38458,6 +38547,7 @@ asmgen_sm4_cbc_mac_gfni:
 ; Requires: AVX, GFNI
 ; Saves: rbx, rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_ccm_enc_gfni code align=32
 	global asmgen_sm4_ccm_enc_gfni
 	align 32
 asmgen_sm4_ccm_enc_gfni:
@@ -38644,6 +38734,7 @@ asmgen_sm4_ccm_enc_gfni:
 	pop         rbx
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CCM payload decryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit big-endian counter, updated),
@@ -38654,6 +38745,7 @@ asmgen_sm4_ccm_enc_gfni:
 ; Requires: AVX, GFNI
 ; Saves: rbx, rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_ccm_dec_gfni code align=32
 	global asmgen_sm4_ccm_dec_gfni
 	align 32
 asmgen_sm4_ccm_dec_gfni:
@@ -39047,17 +39139,20 @@ asmgen_sm4_ccm_dec_gfni:
 	ret
 .seh_end:
 
-	section .rdata rdata align=32
+	section .rdata$const_byte_reverse rdata align=16
 	align 16, db 0
 const_byte_reverse:	; vpshufb control: reverse 16 bytes
 	db 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	section .rdata$const_polyval_poly rdata align=16
 	align 16, db 0
 const_polyval_poly:	; x^128 + x^127 + x^126 + x^121 + 1, reflected
 	db 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2
+	section .rdata$const_sm4_bswap32 rdata align=32
 	align 32, db 0
 const_sm4_bswap32:	; vpshufb: byte-swap each dword
 	db 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 	db 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	section .rdata$const_sm4_ck rdata align=16
 	align 16, db 0
 const_sm4_ck:	; CK[0..32]
 	db 0x15, 0x0e, 0x07, 0x00, 0x31, 0x2a, 0x23, 0x1c, 0x4d, 0x46, 0x3f, 0x38, 0x69, 0x62, 0x5b, 0x54
@@ -39068,6 +39163,7 @@ const_sm4_ck:	; CK[0..32]
 	db 0x45, 0x3e, 0x37, 0x30, 0x61, 0x5a, 0x53, 0x4c, 0x7d, 0x76, 0x6f, 0x68, 0x99, 0x92, 0x8b, 0x84
 	db 0xb5, 0xae, 0xa7, 0xa0, 0xd1, 0xca, 0xc3, 0xbc, 0xed, 0xe6, 0xdf, 0xd8, 0x09, 0x02, 0xfb, 0xf4
 	db 0x25, 0x1e, 0x17, 0x10, 0x41, 0x3a, 0x33, 0x2c, 0x5d, 0x56, 0x4f, 0x48, 0x79, 0x72, 0x6b, 0x64
+	section .rdata$const_sm4_ctr_add rdata align=32
 	align 32, db 0
 const_sm4_ctr_add:	; counter increments k = 0..15 (low qword)
 	db 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
@@ -39086,119 +39182,149 @@ const_sm4_ctr_add:	; counter increments k = 0..15 (low qword)
 	db 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	db 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	db 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	section .rdata$const_sm4_fk rdata align=16
 	align 16, db 0
 const_sm4_fk:	; FK
 	db 0xc6, 0xba, 0xb1, 0xa3, 0x50, 0x33, 0xaa, 0x56, 0x97, 0x91, 0x7d, 0x67, 0xdc, 0x22, 0x70, 0xb2
+	section .rdata$const_sm4_gcm_inc_x0 rdata align=32
 	align 32, db 0
 const_sm4_gcm_inc_x0:	; inc32 offsets, xmm group 0
 	db 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00
 	db 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00
+	section .rdata$const_sm4_gcm_inc_x1 rdata align=32
 	align 32, db 0
 const_sm4_gcm_inc_x1:	; inc32 offsets, xmm group 1
 	db 0x04, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00
 	db 0x04, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00
+	section .rdata$const_sm4_gcm_inc_y0 rdata align=32
 	align 32, db 0
 const_sm4_gcm_inc_y0:	; inc32 offsets, ymm group 0
 	db 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00
 	db 0x01, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00
+	section .rdata$const_sm4_gcm_inc_y1 rdata align=32
 	align 32, db 0
 const_sm4_gcm_inc_y1:	; inc32 offsets, ymm group 1
 	db 0x08, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00
 	db 0x09, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00
+	section .rdata$const_sm4_gfni_bitrev rdata align=32
 	align 32, db 0
 const_sm4_gfni_bitrev:	; GFNI matrix: reverse the bits of each byte
 	db 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
 	db 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
+	section .rdata$const_sm4_gfni_m1 rdata align=32
 	align 32, db 0
 const_sm4_gfni_m1:	; GFNI matrix M1 (pre-affine; the state's domain)
 	db 0x5d, 0x50, 0x22, 0x1a, 0xb9, 0x7d, 0x28, 0x4c, 0x5d, 0x50, 0x22, 0x1a, 0xb9, 0x7d, 0x28, 0x4c
 	db 0x5d, 0x50, 0x22, 0x1a, 0xb9, 0x7d, 0x28, 0x4c, 0x5d, 0x50, 0x22, 0x1a, 0xb9, 0x7d, 0x28, 0x4c
+	section .rdata$const_sm4_gfni_m1inv rdata align=32
 	align 32, db 0
 const_sm4_gfni_m1inv:	; GFNI matrix M1^-1 (out of the domain)
 	db 0x8b, 0x72, 0x84, 0x32, 0x86, 0xf5, 0xa4, 0xb3, 0x8b, 0x72, 0x84, 0x32, 0x86, 0xf5, 0xa4, 0xb3
 	db 0x8b, 0x72, 0x84, 0x32, 0x86, 0xf5, 0xa4, 0xb3, 0x8b, 0x72, 0x84, 0x32, 0x86, 0xf5, 0xa4, 0xb3
+	section .rdata$const_sm4_gfni_rot0 rdata align=32
 	align 32, db 0
 const_sm4_gfni_rot0:	; GFNI matrix M1*(I + <<2)*S (unrotated term of L)
 	db 0xb7, 0x81, 0xa4, 0xe9, 0x91, 0xb8, 0x0d, 0x04, 0xb7, 0x81, 0xa4, 0xe9, 0x91, 0xb8, 0x0d, 0x04
 	db 0xb7, 0x81, 0xa4, 0xe9, 0x91, 0xb8, 0x0d, 0x04, 0xb7, 0x81, 0xa4, 0xe9, 0x91, 0xb8, 0x0d, 0x04
+	section .rdata$const_sm4_gfni_rot24 rdata align=32
 	align 32, db 0
 const_sm4_gfni_rot24:	; GFNI matrix M1*(I + >>6)*S (rotated by 24)
 	db 0x1a, 0xc1, 0x84, 0xff, 0xb4, 0xbc, 0x0f, 0x28, 0x1a, 0xc1, 0x84, 0xff, 0xb4, 0xbc, 0x0f, 0x28
 	db 0x1a, 0xc1, 0x84, 0xff, 0xb4, 0xbc, 0x0f, 0x28, 0x1a, 0xc1, 0x84, 0xff, 0xb4, 0xbc, 0x0f, 0x28
+	section .rdata$const_sm4_gfni_rot8 rdata align=32
 	align 32, db 0
 const_sm4_gfni_rot8:	; GFNI matrix M1*(<<2 + >>6)*S (rotated by 8 and 16)
 	db 0xad, 0x40, 0x20, 0x16, 0x25, 0x04, 0x02, 0x2c, 0xad, 0x40, 0x20, 0x16, 0x25, 0x04, 0x02, 0x2c
 	db 0xad, 0x40, 0x20, 0x16, 0x25, 0x04, 0x02, 0x2c, 0xad, 0x40, 0x20, 0x16, 0x25, 0x04, 0x02, 0x2c
+	section .rdata$const_sm4_isr rdata align=32
 	align 32, db 0
 const_sm4_isr:	; vpshufb: undo ShiftRows, then rotate each dword left by 0
 	db 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
 	db 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+	section .rdata$const_sm4_isr_rol16 rdata align=32
 	align 32, db 0
 const_sm4_isr_rol16:	; vpshufb: undo ShiftRows, then rotate each dword left by 16
 	db 0x0a, 0x07, 0x00, 0x0d, 0x0e, 0x0b, 0x04, 0x01, 0x02, 0x0f, 0x08, 0x05, 0x06, 0x03, 0x0c, 0x09
 	db 0x0a, 0x07, 0x00, 0x0d, 0x0e, 0x0b, 0x04, 0x01, 0x02, 0x0f, 0x08, 0x05, 0x06, 0x03, 0x0c, 0x09
+	section .rdata$const_sm4_isr_rol24 rdata align=32
 	align 32, db 0
 const_sm4_isr_rol24:	; vpshufb: undo ShiftRows, then rotate each dword left by 24
 	db 0x0d, 0x0a, 0x07, 0x00, 0x01, 0x0e, 0x0b, 0x04, 0x05, 0x02, 0x0f, 0x08, 0x09, 0x06, 0x03, 0x0c
 	db 0x0d, 0x0a, 0x07, 0x00, 0x01, 0x0e, 0x0b, 0x04, 0x05, 0x02, 0x0f, 0x08, 0x09, 0x06, 0x03, 0x0c
+	section .rdata$const_sm4_isr_rol8 rdata align=32
 	align 32, db 0
 const_sm4_isr_rol8:	; vpshufb: undo ShiftRows, then rotate each dword left by 8
 	db 0x07, 0x00, 0x0d, 0x0a, 0x0b, 0x04, 0x01, 0x0e, 0x0f, 0x08, 0x05, 0x02, 0x03, 0x0c, 0x09, 0x06
 	db 0x07, 0x00, 0x0d, 0x0a, 0x0b, 0x04, 0x01, 0x0e, 0x0f, 0x08, 0x05, 0x02, 0x03, 0x0c, 0x09, 0x06
+	section .rdata$const_sm4_nibble rdata align=32
 	align 32, db 0
 const_sm4_nibble:	; 0x0f bytes
 	db 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	db 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	section .rdata$const_sm4_post_hi rdata align=32
 	align 32, db 0
 const_sm4_post_hi:	; S-box post-affine M2*y (high nibble)
 	db 0x00, 0xe0, 0x50, 0xb0, 0x9d, 0x7d, 0xcd, 0x2d, 0xc0, 0x20, 0x90, 0x70, 0x5d, 0xbd, 0x0d, 0xed
 	db 0x00, 0xe0, 0x50, 0xb0, 0x9d, 0x7d, 0xcd, 0x2d, 0xc0, 0x20, 0x90, 0x70, 0x5d, 0xbd, 0x0d, 0xed
+	section .rdata$const_sm4_post_lo rdata align=32
 	align 32, db 0
 const_sm4_post_lo:	; S-box post-affine M2*y ^ c2 (low nibble, c2 included)
 	db 0x6c, 0xd4, 0xa6, 0x1e, 0x52, 0xea, 0x98, 0x20, 0x0b, 0xb3, 0xc1, 0x79, 0x35, 0x8d, 0xff, 0x47
 	db 0x6c, 0xd4, 0xa6, 0x1e, 0x52, 0xea, 0x98, 0x20, 0x0b, 0xb3, 0xc1, 0x79, 0x35, 0x8d, 0xff, 0x47
+	section .rdata$const_sm4_pre_hi rdata align=32
 	align 32, db 0
 const_sm4_pre_hi:	; S-box pre-affine M1*x (high nibble)
 	db 0x00, 0xdc, 0x2e, 0xf2, 0xc5, 0x19, 0xeb, 0x37, 0x08, 0xd4, 0x26, 0xfa, 0xcd, 0x11, 0xe3, 0x3f
 	db 0x00, 0xdc, 0x2e, 0xf2, 0xc5, 0x19, 0xeb, 0x37, 0x08, 0xd4, 0x26, 0xfa, 0xcd, 0x11, 0xe3, 0x3f
+	section .rdata$const_sm4_pre_lo rdata align=32
 	align 32, db 0
 const_sm4_pre_lo:	; S-box pre-affine M1*x ^ c1 (low nibble, c1 included)
 	db 0x3e, 0xb2, 0x0e, 0x82, 0xbb, 0x37, 0x8b, 0x07, 0xa1, 0x2d, 0x91, 0x1d, 0x24, 0xa8, 0x14, 0x98
 	db 0x3e, 0xb2, 0x0e, 0x82, 0xbb, 0x37, 0x8b, 0x07, 0xa1, 0x2d, 0x91, 0x1d, 0x24, 0xa8, 0x14, 0x98
+	section .rdata$const_sm4_rol16 rdata align=32
 	align 32, db 0
 const_sm4_rol16:	; vpshufb: rotate each dword left by 16
 	db 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 	db 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	section .rdata$const_sm4_rol24 rdata align=32
 	align 32, db 0
 const_sm4_rol24:	; vpshufb: rotate each dword left by 24
 	db 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
 	db 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	section .rdata$const_sm4_rol8 rdata align=32
 	align 32, db 0
 const_sm4_rol8:	; vpshufb: rotate each dword left by 8
 	db 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 	db 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+	section .rdata$const_sm4_xts_gb_poly rdata align=16
 	align 16, db 0
 const_sm4_xts_gb_poly:	; XTS (GB/T 17964) halving: 0xe1 << 120 and the qword carry
 	db 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xe1
+	section .rdata$const_sm4_xts_gb_rev3 rdata align=32
 	align 32, db 0
 const_sm4_xts_gb_rev3:	; vpshufb: reverse bytes 0..3 of each lane
 	db 0x02, 0x01, 0x00, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
 	db 0x02, 0x01, 0x00, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	section .rdata$const_sm4_xts_gb_top rdata align=32
 	align 32, db 0
 const_sm4_xts_gb_top:	; vpshufb: bytes 15, 14 of each lane to 0, 1
 	db 0x0f, 0x0e, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
 	db 0x0f, 0x0e, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	section .rdata$const_sm4_xts_gb_x16 rdata align=32
 	align 32, db 0
 const_sm4_xts_gb_x16:	; XTS (GB/T 17964) * x^16: vpclmulqdq factor 0x1c2 (0x87 reflected, << 1) per lane
 	db 0xc2, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	db 0xc2, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	section .rdata$const_sm4_xts_ieee_poly rdata align=16
 	align 16, db 0
 const_sm4_xts_ieee_poly:	; XTS (IEEE 1619) doubling: 0x87 and the qword carry
 	db 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	section .rdata$const_sm4_xts_ieee_x16 rdata align=32
 	align 32, db 0
 const_sm4_xts_ieee_x16:	; XTS (IEEE) * x^16: vpclmulqdq factor 0x87 per lane
 	db 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	db 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	section .rdata$const_sm4_xts_shl rdata align=32
 	align 32, db 0
 const_sm4_xts_shl:	; XTS tweak k = 2s, 2s+1: qword left shift counts k
 	db 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
@@ -39217,6 +39343,7 @@ const_sm4_xts_shl:	; XTS tweak k = 2s, 2s+1: qword left shift counts k
 	db 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	db 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	db 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	section .rdata$const_sm4_xts_shr rdata align=32
 	align 32, db 0
 const_sm4_xts_shr:	; XTS tweak k = 2s, 2s+1: qword right shift counts 64-k
 	db 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
@@ -39235,15 +39362,17 @@ const_sm4_xts_shr:	; XTS tweak k = 2s, 2s+1: qword right shift counts 64-k
 	db 0x33, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x33, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	db 0x32, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x32, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	db 0x31, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x31, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	section .rdata$const_sm4_zero rdata align=16
 	align 16, db 0
 const_sm4_zero:	; aesenclast round key: zero
 	db 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	section .rdata$const_sm4_zero_y rdata align=32
 	align 32, db 0
 const_sm4_zero_y:	; vaesenclast round key: zero
 	db 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	db 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-	section .xdata rdata align=4
+	section .xdata$asmgen_sm4_expand_key_avx rdata align=4
 asmgen_sm4_expand_key_avx.unwind_info:
 	db 1, asmgen_sm4_expand_key_avx.seh_endprologue - asmgen_sm4_expand_key_avx, 20, 0	; version 1, prologue size, 20 slots, no frame register
 	db asmgen_sm4_expand_key_avx.seh_10 - asmgen_sm4_expand_key_avx, 0xf8	; SAVE_XMM128, info 15
@@ -39266,6 +39395,7 @@ asmgen_sm4_expand_key_avx.unwind_info:
 	dw 17
 	db asmgen_sm4_expand_key_avx.seh_1 - asmgen_sm4_expand_key_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_expand_key_avx.seh_0 - asmgen_sm4_expand_key_avx, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_ecb_avx rdata align=4
 asmgen_sm4_ecb_avx.unwind_info:
 	db 1, asmgen_sm4_ecb_avx.seh_endprologue - asmgen_sm4_ecb_avx, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_ecb_avx.seh_12 - asmgen_sm4_ecb_avx, 0xf8	; SAVE_XMM128, info 15
@@ -39292,6 +39422,7 @@ asmgen_sm4_ecb_avx.unwind_info:
 	dw 21
 	db asmgen_sm4_ecb_avx.seh_1 - asmgen_sm4_ecb_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_ecb_avx.seh_0 - asmgen_sm4_ecb_avx, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_ctr_avx rdata align=4
 asmgen_sm4_ctr_avx.unwind_info:
 	db 1, asmgen_sm4_ctr_avx.seh_endprologue - asmgen_sm4_ctr_avx, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_ctr_avx.seh_12 - asmgen_sm4_ctr_avx, 0xf8	; SAVE_XMM128, info 15
@@ -39318,6 +39449,7 @@ asmgen_sm4_ctr_avx.unwind_info:
 	dw 21
 	db asmgen_sm4_ctr_avx.seh_1 - asmgen_sm4_ctr_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_ctr_avx.seh_0 - asmgen_sm4_ctr_avx, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_cbc_dec_avx rdata align=4
 asmgen_sm4_cbc_dec_avx.unwind_info:
 	db 1, asmgen_sm4_cbc_dec_avx.seh_endprologue - asmgen_sm4_cbc_dec_avx, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_cbc_dec_avx.seh_12 - asmgen_sm4_cbc_dec_avx, 0xf8	; SAVE_XMM128, info 15
@@ -39344,6 +39476,7 @@ asmgen_sm4_cbc_dec_avx.unwind_info:
 	dw 21
 	db asmgen_sm4_cbc_dec_avx.seh_1 - asmgen_sm4_cbc_dec_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_cbc_dec_avx.seh_0 - asmgen_sm4_cbc_dec_avx, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_cfb_dec_avx rdata align=4
 asmgen_sm4_cfb_dec_avx.unwind_info:
 	db 1, asmgen_sm4_cfb_dec_avx.seh_endprologue - asmgen_sm4_cfb_dec_avx, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_cfb_dec_avx.seh_12 - asmgen_sm4_cfb_dec_avx, 0xf8	; SAVE_XMM128, info 15
@@ -39370,6 +39503,7 @@ asmgen_sm4_cfb_dec_avx.unwind_info:
 	dw 21
 	db asmgen_sm4_cfb_dec_avx.seh_1 - asmgen_sm4_cfb_dec_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_cfb_dec_avx.seh_0 - asmgen_sm4_cfb_dec_avx, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_ecb_avx2 rdata align=4
 asmgen_sm4_ecb_avx2.unwind_info:
 	db 1, asmgen_sm4_ecb_avx2.seh_endprologue - asmgen_sm4_ecb_avx2, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_ecb_avx2.seh_12 - asmgen_sm4_ecb_avx2, 0xf8	; SAVE_XMM128, info 15
@@ -39396,6 +39530,7 @@ asmgen_sm4_ecb_avx2.unwind_info:
 	dw 21
 	db asmgen_sm4_ecb_avx2.seh_1 - asmgen_sm4_ecb_avx2, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_ecb_avx2.seh_0 - asmgen_sm4_ecb_avx2, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_ctr_avx2 rdata align=4
 asmgen_sm4_ctr_avx2.unwind_info:
 	db 1, asmgen_sm4_ctr_avx2.seh_endprologue - asmgen_sm4_ctr_avx2, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_ctr_avx2.seh_12 - asmgen_sm4_ctr_avx2, 0xf8	; SAVE_XMM128, info 15
@@ -39422,6 +39557,7 @@ asmgen_sm4_ctr_avx2.unwind_info:
 	dw 21
 	db asmgen_sm4_ctr_avx2.seh_1 - asmgen_sm4_ctr_avx2, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_ctr_avx2.seh_0 - asmgen_sm4_ctr_avx2, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_cbc_dec_avx2 rdata align=4
 asmgen_sm4_cbc_dec_avx2.unwind_info:
 	db 1, asmgen_sm4_cbc_dec_avx2.seh_endprologue - asmgen_sm4_cbc_dec_avx2, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_cbc_dec_avx2.seh_12 - asmgen_sm4_cbc_dec_avx2, 0xf8	; SAVE_XMM128, info 15
@@ -39448,6 +39584,7 @@ asmgen_sm4_cbc_dec_avx2.unwind_info:
 	dw 21
 	db asmgen_sm4_cbc_dec_avx2.seh_1 - asmgen_sm4_cbc_dec_avx2, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_cbc_dec_avx2.seh_0 - asmgen_sm4_cbc_dec_avx2, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_cfb_dec_avx2 rdata align=4
 asmgen_sm4_cfb_dec_avx2.unwind_info:
 	db 1, asmgen_sm4_cfb_dec_avx2.seh_endprologue - asmgen_sm4_cfb_dec_avx2, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_cfb_dec_avx2.seh_12 - asmgen_sm4_cfb_dec_avx2, 0xf8	; SAVE_XMM128, info 15
@@ -39474,6 +39611,7 @@ asmgen_sm4_cfb_dec_avx2.unwind_info:
 	dw 21
 	db asmgen_sm4_cfb_dec_avx2.seh_1 - asmgen_sm4_cfb_dec_avx2, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_cfb_dec_avx2.seh_0 - asmgen_sm4_cfb_dec_avx2, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_cbc_enc_avx rdata align=4
 asmgen_sm4_cbc_enc_avx.unwind_info:
 	db 1, asmgen_sm4_cbc_enc_avx.seh_endprologue - asmgen_sm4_cbc_enc_avx, 20, 0	; version 1, prologue size, 20 slots, no frame register
 	db asmgen_sm4_cbc_enc_avx.seh_10 - asmgen_sm4_cbc_enc_avx, 0xf8	; SAVE_XMM128, info 15
@@ -39496,6 +39634,7 @@ asmgen_sm4_cbc_enc_avx.unwind_info:
 	dw 17
 	db asmgen_sm4_cbc_enc_avx.seh_1 - asmgen_sm4_cbc_enc_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_cbc_enc_avx.seh_0 - asmgen_sm4_cbc_enc_avx, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_cfb_enc_avx rdata align=4
 asmgen_sm4_cfb_enc_avx.unwind_info:
 	db 1, asmgen_sm4_cfb_enc_avx.seh_endprologue - asmgen_sm4_cfb_enc_avx, 20, 0	; version 1, prologue size, 20 slots, no frame register
 	db asmgen_sm4_cfb_enc_avx.seh_10 - asmgen_sm4_cfb_enc_avx, 0xf8	; SAVE_XMM128, info 15
@@ -39518,6 +39657,7 @@ asmgen_sm4_cfb_enc_avx.unwind_info:
 	dw 17
 	db asmgen_sm4_cfb_enc_avx.seh_1 - asmgen_sm4_cfb_enc_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_cfb_enc_avx.seh_0 - asmgen_sm4_cfb_enc_avx, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_cbc_mac_avx rdata align=4
 asmgen_sm4_cbc_mac_avx.unwind_info:
 	db 1, asmgen_sm4_cbc_mac_avx.seh_endprologue - asmgen_sm4_cbc_mac_avx, 20, 0	; version 1, prologue size, 20 slots, no frame register
 	db asmgen_sm4_cbc_mac_avx.seh_10 - asmgen_sm4_cbc_mac_avx, 0xf8	; SAVE_XMM128, info 15
@@ -39540,6 +39680,7 @@ asmgen_sm4_cbc_mac_avx.unwind_info:
 	dw 17
 	db asmgen_sm4_cbc_mac_avx.seh_1 - asmgen_sm4_cbc_mac_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_cbc_mac_avx.seh_0 - asmgen_sm4_cbc_mac_avx, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_enc_ieee_avx rdata align=4
 asmgen_sm4_xts_enc_ieee_avx.unwind_info:
 	db 1, asmgen_sm4_xts_enc_ieee_avx.seh_endprologue - asmgen_sm4_xts_enc_ieee_avx, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_enc_ieee_avx.seh_12 - asmgen_sm4_xts_enc_ieee_avx, 0xf8	; SAVE_XMM128, info 15
@@ -39566,6 +39707,7 @@ asmgen_sm4_xts_enc_ieee_avx.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_enc_ieee_avx.seh_1 - asmgen_sm4_xts_enc_ieee_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_enc_ieee_avx.seh_0 - asmgen_sm4_xts_enc_ieee_avx, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_dec_ieee_avx rdata align=4
 asmgen_sm4_xts_dec_ieee_avx.unwind_info:
 	db 1, asmgen_sm4_xts_dec_ieee_avx.seh_endprologue - asmgen_sm4_xts_dec_ieee_avx, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_dec_ieee_avx.seh_12 - asmgen_sm4_xts_dec_ieee_avx, 0xf8	; SAVE_XMM128, info 15
@@ -39592,6 +39734,7 @@ asmgen_sm4_xts_dec_ieee_avx.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_dec_ieee_avx.seh_1 - asmgen_sm4_xts_dec_ieee_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_dec_ieee_avx.seh_0 - asmgen_sm4_xts_dec_ieee_avx, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_enc_gb_avx rdata align=4
 asmgen_sm4_xts_enc_gb_avx.unwind_info:
 	db 1, asmgen_sm4_xts_enc_gb_avx.seh_endprologue - asmgen_sm4_xts_enc_gb_avx, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_enc_gb_avx.seh_12 - asmgen_sm4_xts_enc_gb_avx, 0xf8	; SAVE_XMM128, info 15
@@ -39618,6 +39761,7 @@ asmgen_sm4_xts_enc_gb_avx.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_enc_gb_avx.seh_1 - asmgen_sm4_xts_enc_gb_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_enc_gb_avx.seh_0 - asmgen_sm4_xts_enc_gb_avx, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_dec_gb_avx rdata align=4
 asmgen_sm4_xts_dec_gb_avx.unwind_info:
 	db 1, asmgen_sm4_xts_dec_gb_avx.seh_endprologue - asmgen_sm4_xts_dec_gb_avx, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_dec_gb_avx.seh_12 - asmgen_sm4_xts_dec_gb_avx, 0xf8	; SAVE_XMM128, info 15
@@ -39644,6 +39788,7 @@ asmgen_sm4_xts_dec_gb_avx.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_dec_gb_avx.seh_1 - asmgen_sm4_xts_dec_gb_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_dec_gb_avx.seh_0 - asmgen_sm4_xts_dec_gb_avx, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_enc_ieee_avx2 rdata align=4
 asmgen_sm4_xts_enc_ieee_avx2.unwind_info:
 	db 1, asmgen_sm4_xts_enc_ieee_avx2.seh_endprologue - asmgen_sm4_xts_enc_ieee_avx2, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_enc_ieee_avx2.seh_12 - asmgen_sm4_xts_enc_ieee_avx2, 0xf8	; SAVE_XMM128, info 15
@@ -39670,6 +39815,7 @@ asmgen_sm4_xts_enc_ieee_avx2.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_enc_ieee_avx2.seh_1 - asmgen_sm4_xts_enc_ieee_avx2, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_enc_ieee_avx2.seh_0 - asmgen_sm4_xts_enc_ieee_avx2, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_dec_ieee_avx2 rdata align=4
 asmgen_sm4_xts_dec_ieee_avx2.unwind_info:
 	db 1, asmgen_sm4_xts_dec_ieee_avx2.seh_endprologue - asmgen_sm4_xts_dec_ieee_avx2, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_dec_ieee_avx2.seh_12 - asmgen_sm4_xts_dec_ieee_avx2, 0xf8	; SAVE_XMM128, info 15
@@ -39696,6 +39842,7 @@ asmgen_sm4_xts_dec_ieee_avx2.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_dec_ieee_avx2.seh_1 - asmgen_sm4_xts_dec_ieee_avx2, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_dec_ieee_avx2.seh_0 - asmgen_sm4_xts_dec_ieee_avx2, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_enc_gb_avx2 rdata align=4
 asmgen_sm4_xts_enc_gb_avx2.unwind_info:
 	db 1, asmgen_sm4_xts_enc_gb_avx2.seh_endprologue - asmgen_sm4_xts_enc_gb_avx2, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_enc_gb_avx2.seh_12 - asmgen_sm4_xts_enc_gb_avx2, 0xf8	; SAVE_XMM128, info 15
@@ -39722,6 +39869,7 @@ asmgen_sm4_xts_enc_gb_avx2.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_enc_gb_avx2.seh_1 - asmgen_sm4_xts_enc_gb_avx2, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_enc_gb_avx2.seh_0 - asmgen_sm4_xts_enc_gb_avx2, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_dec_gb_avx2 rdata align=4
 asmgen_sm4_xts_dec_gb_avx2.unwind_info:
 	db 1, asmgen_sm4_xts_dec_gb_avx2.seh_endprologue - asmgen_sm4_xts_dec_gb_avx2, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_dec_gb_avx2.seh_12 - asmgen_sm4_xts_dec_gb_avx2, 0xf8	; SAVE_XMM128, info 15
@@ -39748,6 +39896,7 @@ asmgen_sm4_xts_dec_gb_avx2.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_dec_gb_avx2.seh_1 - asmgen_sm4_xts_dec_gb_avx2, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_dec_gb_avx2.seh_0 - asmgen_sm4_xts_dec_gb_avx2, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_gcm_enc_avx rdata align=4
 asmgen_sm4_gcm_enc_avx.unwind_info:
 	db 1, asmgen_sm4_gcm_enc_avx.seh_endprologue - asmgen_sm4_gcm_enc_avx, 27, 0	; version 1, prologue size, 27 slots, no frame register
 	db asmgen_sm4_gcm_enc_avx.seh_15 - asmgen_sm4_gcm_enc_avx, 0xf8	; SAVE_XMM128, info 15
@@ -39778,6 +39927,7 @@ asmgen_sm4_gcm_enc_avx.unwind_info:
 	db asmgen_sm4_gcm_enc_avx.seh_1 - asmgen_sm4_gcm_enc_avx, 0x50	; PUSH_NONVOL, info 5
 	db asmgen_sm4_gcm_enc_avx.seh_0 - asmgen_sm4_gcm_enc_avx, 0x30	; PUSH_NONVOL, info 3
 	dw 0
+	section .xdata$asmgen_sm4_gcm_enc_avx2 rdata align=4
 asmgen_sm4_gcm_enc_avx2.unwind_info:
 	db 1, asmgen_sm4_gcm_enc_avx2.seh_endprologue - asmgen_sm4_gcm_enc_avx2, 27, 0	; version 1, prologue size, 27 slots, no frame register
 	db asmgen_sm4_gcm_enc_avx2.seh_15 - asmgen_sm4_gcm_enc_avx2, 0xf8	; SAVE_XMM128, info 15
@@ -39808,6 +39958,7 @@ asmgen_sm4_gcm_enc_avx2.unwind_info:
 	db asmgen_sm4_gcm_enc_avx2.seh_1 - asmgen_sm4_gcm_enc_avx2, 0x50	; PUSH_NONVOL, info 5
 	db asmgen_sm4_gcm_enc_avx2.seh_0 - asmgen_sm4_gcm_enc_avx2, 0x30	; PUSH_NONVOL, info 3
 	dw 0
+	section .xdata$asmgen_sm4_ccm_enc_avx rdata align=4
 asmgen_sm4_ccm_enc_avx.unwind_info:
 	db 1, asmgen_sm4_ccm_enc_avx.seh_endprologue - asmgen_sm4_ccm_enc_avx, 25, 0	; version 1, prologue size, 25 slots, no frame register
 	db asmgen_sm4_ccm_enc_avx.seh_13 - asmgen_sm4_ccm_enc_avx, 0xf8	; SAVE_XMM128, info 15
@@ -39836,6 +39987,7 @@ asmgen_sm4_ccm_enc_avx.unwind_info:
 	db asmgen_sm4_ccm_enc_avx.seh_1 - asmgen_sm4_ccm_enc_avx, 0x60	; PUSH_NONVOL, info 6
 	db asmgen_sm4_ccm_enc_avx.seh_0 - asmgen_sm4_ccm_enc_avx, 0x30	; PUSH_NONVOL, info 3
 	dw 0
+	section .xdata$asmgen_sm4_ccm_dec_avx rdata align=4
 asmgen_sm4_ccm_dec_avx.unwind_info:
 	db 1, asmgen_sm4_ccm_dec_avx.seh_endprologue - asmgen_sm4_ccm_dec_avx, 25, 0	; version 1, prologue size, 25 slots, no frame register
 	db asmgen_sm4_ccm_dec_avx.seh_13 - asmgen_sm4_ccm_dec_avx, 0xf8	; SAVE_XMM128, info 15
@@ -39864,6 +40016,7 @@ asmgen_sm4_ccm_dec_avx.unwind_info:
 	db asmgen_sm4_ccm_dec_avx.seh_1 - asmgen_sm4_ccm_dec_avx, 0x60	; PUSH_NONVOL, info 6
 	db asmgen_sm4_ccm_dec_avx.seh_0 - asmgen_sm4_ccm_dec_avx, 0x30	; PUSH_NONVOL, info 3
 	dw 0
+	section .xdata$asmgen_sm4_ecb_gfni rdata align=4
 asmgen_sm4_ecb_gfni.unwind_info:
 	db 1, asmgen_sm4_ecb_gfni.seh_endprologue - asmgen_sm4_ecb_gfni, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_ecb_gfni.seh_12 - asmgen_sm4_ecb_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -39890,6 +40043,7 @@ asmgen_sm4_ecb_gfni.unwind_info:
 	dw 21
 	db asmgen_sm4_ecb_gfni.seh_1 - asmgen_sm4_ecb_gfni, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_ecb_gfni.seh_0 - asmgen_sm4_ecb_gfni, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_ctr_gfni rdata align=4
 asmgen_sm4_ctr_gfni.unwind_info:
 	db 1, asmgen_sm4_ctr_gfni.seh_endprologue - asmgen_sm4_ctr_gfni, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_ctr_gfni.seh_12 - asmgen_sm4_ctr_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -39916,6 +40070,7 @@ asmgen_sm4_ctr_gfni.unwind_info:
 	dw 21
 	db asmgen_sm4_ctr_gfni.seh_1 - asmgen_sm4_ctr_gfni, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_ctr_gfni.seh_0 - asmgen_sm4_ctr_gfni, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_cbc_dec_gfni rdata align=4
 asmgen_sm4_cbc_dec_gfni.unwind_info:
 	db 1, asmgen_sm4_cbc_dec_gfni.seh_endprologue - asmgen_sm4_cbc_dec_gfni, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_cbc_dec_gfni.seh_12 - asmgen_sm4_cbc_dec_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -39942,6 +40097,7 @@ asmgen_sm4_cbc_dec_gfni.unwind_info:
 	dw 21
 	db asmgen_sm4_cbc_dec_gfni.seh_1 - asmgen_sm4_cbc_dec_gfni, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_cbc_dec_gfni.seh_0 - asmgen_sm4_cbc_dec_gfni, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_cfb_dec_gfni rdata align=4
 asmgen_sm4_cfb_dec_gfni.unwind_info:
 	db 1, asmgen_sm4_cfb_dec_gfni.seh_endprologue - asmgen_sm4_cfb_dec_gfni, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_cfb_dec_gfni.seh_12 - asmgen_sm4_cfb_dec_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -39968,6 +40124,7 @@ asmgen_sm4_cfb_dec_gfni.unwind_info:
 	dw 21
 	db asmgen_sm4_cfb_dec_gfni.seh_1 - asmgen_sm4_cfb_dec_gfni, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_cfb_dec_gfni.seh_0 - asmgen_sm4_cfb_dec_gfni, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_enc_ieee_gfni rdata align=4
 asmgen_sm4_xts_enc_ieee_gfni.unwind_info:
 	db 1, asmgen_sm4_xts_enc_ieee_gfni.seh_endprologue - asmgen_sm4_xts_enc_ieee_gfni, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_enc_ieee_gfni.seh_12 - asmgen_sm4_xts_enc_ieee_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -39994,6 +40151,7 @@ asmgen_sm4_xts_enc_ieee_gfni.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_enc_ieee_gfni.seh_1 - asmgen_sm4_xts_enc_ieee_gfni, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_enc_ieee_gfni.seh_0 - asmgen_sm4_xts_enc_ieee_gfni, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_dec_ieee_gfni rdata align=4
 asmgen_sm4_xts_dec_ieee_gfni.unwind_info:
 	db 1, asmgen_sm4_xts_dec_ieee_gfni.seh_endprologue - asmgen_sm4_xts_dec_ieee_gfni, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_dec_ieee_gfni.seh_12 - asmgen_sm4_xts_dec_ieee_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -40020,6 +40178,7 @@ asmgen_sm4_xts_dec_ieee_gfni.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_dec_ieee_gfni.seh_1 - asmgen_sm4_xts_dec_ieee_gfni, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_dec_ieee_gfni.seh_0 - asmgen_sm4_xts_dec_ieee_gfni, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_enc_gb_gfni rdata align=4
 asmgen_sm4_xts_enc_gb_gfni.unwind_info:
 	db 1, asmgen_sm4_xts_enc_gb_gfni.seh_endprologue - asmgen_sm4_xts_enc_gb_gfni, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_enc_gb_gfni.seh_12 - asmgen_sm4_xts_enc_gb_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -40046,6 +40205,7 @@ asmgen_sm4_xts_enc_gb_gfni.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_enc_gb_gfni.seh_1 - asmgen_sm4_xts_enc_gb_gfni, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_enc_gb_gfni.seh_0 - asmgen_sm4_xts_enc_gb_gfni, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_dec_gb_gfni rdata align=4
 asmgen_sm4_xts_dec_gb_gfni.unwind_info:
 	db 1, asmgen_sm4_xts_dec_gb_gfni.seh_endprologue - asmgen_sm4_xts_dec_gb_gfni, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_dec_gb_gfni.seh_12 - asmgen_sm4_xts_dec_gb_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -40072,6 +40232,7 @@ asmgen_sm4_xts_dec_gb_gfni.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_dec_gb_gfni.seh_1 - asmgen_sm4_xts_dec_gb_gfni, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_dec_gb_gfni.seh_0 - asmgen_sm4_xts_dec_gb_gfni, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_gcm_enc_gfni rdata align=4
 asmgen_sm4_gcm_enc_gfni.unwind_info:
 	db 1, asmgen_sm4_gcm_enc_gfni.seh_endprologue - asmgen_sm4_gcm_enc_gfni, 27, 0	; version 1, prologue size, 27 slots, no frame register
 	db asmgen_sm4_gcm_enc_gfni.seh_15 - asmgen_sm4_gcm_enc_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -40102,6 +40263,7 @@ asmgen_sm4_gcm_enc_gfni.unwind_info:
 	db asmgen_sm4_gcm_enc_gfni.seh_1 - asmgen_sm4_gcm_enc_gfni, 0x50	; PUSH_NONVOL, info 5
 	db asmgen_sm4_gcm_enc_gfni.seh_0 - asmgen_sm4_gcm_enc_gfni, 0x30	; PUSH_NONVOL, info 3
 	dw 0
+	section .xdata$asmgen_sm4_ecb_vaes rdata align=4
 asmgen_sm4_ecb_vaes.unwind_info:
 	db 1, asmgen_sm4_ecb_vaes.seh_endprologue - asmgen_sm4_ecb_vaes, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_ecb_vaes.seh_12 - asmgen_sm4_ecb_vaes, 0xf8	; SAVE_XMM128, info 15
@@ -40128,6 +40290,7 @@ asmgen_sm4_ecb_vaes.unwind_info:
 	dw 21
 	db asmgen_sm4_ecb_vaes.seh_1 - asmgen_sm4_ecb_vaes, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_ecb_vaes.seh_0 - asmgen_sm4_ecb_vaes, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_ctr_vaes rdata align=4
 asmgen_sm4_ctr_vaes.unwind_info:
 	db 1, asmgen_sm4_ctr_vaes.seh_endprologue - asmgen_sm4_ctr_vaes, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_ctr_vaes.seh_12 - asmgen_sm4_ctr_vaes, 0xf8	; SAVE_XMM128, info 15
@@ -40154,6 +40317,7 @@ asmgen_sm4_ctr_vaes.unwind_info:
 	dw 21
 	db asmgen_sm4_ctr_vaes.seh_1 - asmgen_sm4_ctr_vaes, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_ctr_vaes.seh_0 - asmgen_sm4_ctr_vaes, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_cbc_dec_vaes rdata align=4
 asmgen_sm4_cbc_dec_vaes.unwind_info:
 	db 1, asmgen_sm4_cbc_dec_vaes.seh_endprologue - asmgen_sm4_cbc_dec_vaes, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_cbc_dec_vaes.seh_12 - asmgen_sm4_cbc_dec_vaes, 0xf8	; SAVE_XMM128, info 15
@@ -40180,6 +40344,7 @@ asmgen_sm4_cbc_dec_vaes.unwind_info:
 	dw 21
 	db asmgen_sm4_cbc_dec_vaes.seh_1 - asmgen_sm4_cbc_dec_vaes, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_cbc_dec_vaes.seh_0 - asmgen_sm4_cbc_dec_vaes, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_cfb_dec_vaes rdata align=4
 asmgen_sm4_cfb_dec_vaes.unwind_info:
 	db 1, asmgen_sm4_cfb_dec_vaes.seh_endprologue - asmgen_sm4_cfb_dec_vaes, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_cfb_dec_vaes.seh_12 - asmgen_sm4_cfb_dec_vaes, 0xf8	; SAVE_XMM128, info 15
@@ -40206,6 +40371,7 @@ asmgen_sm4_cfb_dec_vaes.unwind_info:
 	dw 21
 	db asmgen_sm4_cfb_dec_vaes.seh_1 - asmgen_sm4_cfb_dec_vaes, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_cfb_dec_vaes.seh_0 - asmgen_sm4_cfb_dec_vaes, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_enc_ieee_vaes rdata align=4
 asmgen_sm4_xts_enc_ieee_vaes.unwind_info:
 	db 1, asmgen_sm4_xts_enc_ieee_vaes.seh_endprologue - asmgen_sm4_xts_enc_ieee_vaes, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_enc_ieee_vaes.seh_12 - asmgen_sm4_xts_enc_ieee_vaes, 0xf8	; SAVE_XMM128, info 15
@@ -40232,6 +40398,7 @@ asmgen_sm4_xts_enc_ieee_vaes.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_enc_ieee_vaes.seh_1 - asmgen_sm4_xts_enc_ieee_vaes, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_enc_ieee_vaes.seh_0 - asmgen_sm4_xts_enc_ieee_vaes, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_dec_ieee_vaes rdata align=4
 asmgen_sm4_xts_dec_ieee_vaes.unwind_info:
 	db 1, asmgen_sm4_xts_dec_ieee_vaes.seh_endprologue - asmgen_sm4_xts_dec_ieee_vaes, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_dec_ieee_vaes.seh_12 - asmgen_sm4_xts_dec_ieee_vaes, 0xf8	; SAVE_XMM128, info 15
@@ -40258,6 +40425,7 @@ asmgen_sm4_xts_dec_ieee_vaes.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_dec_ieee_vaes.seh_1 - asmgen_sm4_xts_dec_ieee_vaes, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_dec_ieee_vaes.seh_0 - asmgen_sm4_xts_dec_ieee_vaes, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_enc_gb_vaes rdata align=4
 asmgen_sm4_xts_enc_gb_vaes.unwind_info:
 	db 1, asmgen_sm4_xts_enc_gb_vaes.seh_endprologue - asmgen_sm4_xts_enc_gb_vaes, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_enc_gb_vaes.seh_12 - asmgen_sm4_xts_enc_gb_vaes, 0xf8	; SAVE_XMM128, info 15
@@ -40284,6 +40452,7 @@ asmgen_sm4_xts_enc_gb_vaes.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_enc_gb_vaes.seh_1 - asmgen_sm4_xts_enc_gb_vaes, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_enc_gb_vaes.seh_0 - asmgen_sm4_xts_enc_gb_vaes, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_dec_gb_vaes rdata align=4
 asmgen_sm4_xts_dec_gb_vaes.unwind_info:
 	db 1, asmgen_sm4_xts_dec_gb_vaes.seh_endprologue - asmgen_sm4_xts_dec_gb_vaes, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_dec_gb_vaes.seh_12 - asmgen_sm4_xts_dec_gb_vaes, 0xf8	; SAVE_XMM128, info 15
@@ -40310,6 +40479,7 @@ asmgen_sm4_xts_dec_gb_vaes.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_dec_gb_vaes.seh_1 - asmgen_sm4_xts_dec_gb_vaes, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_dec_gb_vaes.seh_0 - asmgen_sm4_xts_dec_gb_vaes, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_gcm_enc_vaes rdata align=4
 asmgen_sm4_gcm_enc_vaes.unwind_info:
 	db 1, asmgen_sm4_gcm_enc_vaes.seh_endprologue - asmgen_sm4_gcm_enc_vaes, 27, 0	; version 1, prologue size, 27 slots, no frame register
 	db asmgen_sm4_gcm_enc_vaes.seh_15 - asmgen_sm4_gcm_enc_vaes, 0xf8	; SAVE_XMM128, info 15
@@ -40340,6 +40510,7 @@ asmgen_sm4_gcm_enc_vaes.unwind_info:
 	db asmgen_sm4_gcm_enc_vaes.seh_1 - asmgen_sm4_gcm_enc_vaes, 0x50	; PUSH_NONVOL, info 5
 	db asmgen_sm4_gcm_enc_vaes.seh_0 - asmgen_sm4_gcm_enc_vaes, 0x30	; PUSH_NONVOL, info 3
 	dw 0
+	section .xdata$asmgen_sm4_cbc_enc_gfni rdata align=4
 asmgen_sm4_cbc_enc_gfni.unwind_info:
 	db 1, asmgen_sm4_cbc_enc_gfni.seh_endprologue - asmgen_sm4_cbc_enc_gfni, 20, 0	; version 1, prologue size, 20 slots, no frame register
 	db asmgen_sm4_cbc_enc_gfni.seh_10 - asmgen_sm4_cbc_enc_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -40362,6 +40533,7 @@ asmgen_sm4_cbc_enc_gfni.unwind_info:
 	dw 17
 	db asmgen_sm4_cbc_enc_gfni.seh_1 - asmgen_sm4_cbc_enc_gfni, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_cbc_enc_gfni.seh_0 - asmgen_sm4_cbc_enc_gfni, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_cfb_enc_gfni rdata align=4
 asmgen_sm4_cfb_enc_gfni.unwind_info:
 	db 1, asmgen_sm4_cfb_enc_gfni.seh_endprologue - asmgen_sm4_cfb_enc_gfni, 20, 0	; version 1, prologue size, 20 slots, no frame register
 	db asmgen_sm4_cfb_enc_gfni.seh_10 - asmgen_sm4_cfb_enc_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -40384,6 +40556,7 @@ asmgen_sm4_cfb_enc_gfni.unwind_info:
 	dw 17
 	db asmgen_sm4_cfb_enc_gfni.seh_1 - asmgen_sm4_cfb_enc_gfni, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_cfb_enc_gfni.seh_0 - asmgen_sm4_cfb_enc_gfni, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_cbc_mac_gfni rdata align=4
 asmgen_sm4_cbc_mac_gfni.unwind_info:
 	db 1, asmgen_sm4_cbc_mac_gfni.seh_endprologue - asmgen_sm4_cbc_mac_gfni, 20, 0	; version 1, prologue size, 20 slots, no frame register
 	db asmgen_sm4_cbc_mac_gfni.seh_10 - asmgen_sm4_cbc_mac_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -40406,6 +40579,7 @@ asmgen_sm4_cbc_mac_gfni.unwind_info:
 	dw 17
 	db asmgen_sm4_cbc_mac_gfni.seh_1 - asmgen_sm4_cbc_mac_gfni, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_cbc_mac_gfni.seh_0 - asmgen_sm4_cbc_mac_gfni, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_ccm_enc_gfni rdata align=4
 asmgen_sm4_ccm_enc_gfni.unwind_info:
 	db 1, asmgen_sm4_ccm_enc_gfni.seh_endprologue - asmgen_sm4_ccm_enc_gfni, 25, 0	; version 1, prologue size, 25 slots, no frame register
 	db asmgen_sm4_ccm_enc_gfni.seh_13 - asmgen_sm4_ccm_enc_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -40434,6 +40608,7 @@ asmgen_sm4_ccm_enc_gfni.unwind_info:
 	db asmgen_sm4_ccm_enc_gfni.seh_1 - asmgen_sm4_ccm_enc_gfni, 0x60	; PUSH_NONVOL, info 6
 	db asmgen_sm4_ccm_enc_gfni.seh_0 - asmgen_sm4_ccm_enc_gfni, 0x30	; PUSH_NONVOL, info 3
 	dw 0
+	section .xdata$asmgen_sm4_ccm_dec_gfni rdata align=4
 asmgen_sm4_ccm_dec_gfni.unwind_info:
 	db 1, asmgen_sm4_ccm_dec_gfni.seh_endprologue - asmgen_sm4_ccm_dec_gfni, 25, 0	; version 1, prologue size, 25 slots, no frame register
 	db asmgen_sm4_ccm_dec_gfni.seh_13 - asmgen_sm4_ccm_dec_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -40463,51 +40638,97 @@ asmgen_sm4_ccm_dec_gfni.unwind_info:
 	db asmgen_sm4_ccm_dec_gfni.seh_0 - asmgen_sm4_ccm_dec_gfni, 0x30	; PUSH_NONVOL, info 3
 	dw 0
 
-	section .pdata rdata align=4
+	section .pdata$asmgen_sm4_expand_key_avx rdata align=4
 	dd asmgen_sm4_expand_key_avx wrt ..imagebase, asmgen_sm4_expand_key_avx.seh_end wrt ..imagebase, asmgen_sm4_expand_key_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_ecb_avx rdata align=4
 	dd asmgen_sm4_ecb_avx wrt ..imagebase, asmgen_sm4_ecb_avx.seh_end wrt ..imagebase, asmgen_sm4_ecb_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_ctr_avx rdata align=4
 	dd asmgen_sm4_ctr_avx wrt ..imagebase, asmgen_sm4_ctr_avx.seh_end wrt ..imagebase, asmgen_sm4_ctr_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_cbc_dec_avx rdata align=4
 	dd asmgen_sm4_cbc_dec_avx wrt ..imagebase, asmgen_sm4_cbc_dec_avx.seh_end wrt ..imagebase, asmgen_sm4_cbc_dec_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_cfb_dec_avx rdata align=4
 	dd asmgen_sm4_cfb_dec_avx wrt ..imagebase, asmgen_sm4_cfb_dec_avx.seh_end wrt ..imagebase, asmgen_sm4_cfb_dec_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_ecb_avx2 rdata align=4
 	dd asmgen_sm4_ecb_avx2 wrt ..imagebase, asmgen_sm4_ecb_avx2.seh_end wrt ..imagebase, asmgen_sm4_ecb_avx2.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_ctr_avx2 rdata align=4
 	dd asmgen_sm4_ctr_avx2 wrt ..imagebase, asmgen_sm4_ctr_avx2.seh_end wrt ..imagebase, asmgen_sm4_ctr_avx2.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_cbc_dec_avx2 rdata align=4
 	dd asmgen_sm4_cbc_dec_avx2 wrt ..imagebase, asmgen_sm4_cbc_dec_avx2.seh_end wrt ..imagebase, asmgen_sm4_cbc_dec_avx2.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_cfb_dec_avx2 rdata align=4
 	dd asmgen_sm4_cfb_dec_avx2 wrt ..imagebase, asmgen_sm4_cfb_dec_avx2.seh_end wrt ..imagebase, asmgen_sm4_cfb_dec_avx2.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_cbc_enc_avx rdata align=4
 	dd asmgen_sm4_cbc_enc_avx wrt ..imagebase, asmgen_sm4_cbc_enc_avx.seh_end wrt ..imagebase, asmgen_sm4_cbc_enc_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_cfb_enc_avx rdata align=4
 	dd asmgen_sm4_cfb_enc_avx wrt ..imagebase, asmgen_sm4_cfb_enc_avx.seh_end wrt ..imagebase, asmgen_sm4_cfb_enc_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_cbc_mac_avx rdata align=4
 	dd asmgen_sm4_cbc_mac_avx wrt ..imagebase, asmgen_sm4_cbc_mac_avx.seh_end wrt ..imagebase, asmgen_sm4_cbc_mac_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_enc_ieee_avx rdata align=4
 	dd asmgen_sm4_xts_enc_ieee_avx wrt ..imagebase, asmgen_sm4_xts_enc_ieee_avx.seh_end wrt ..imagebase, asmgen_sm4_xts_enc_ieee_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_dec_ieee_avx rdata align=4
 	dd asmgen_sm4_xts_dec_ieee_avx wrt ..imagebase, asmgen_sm4_xts_dec_ieee_avx.seh_end wrt ..imagebase, asmgen_sm4_xts_dec_ieee_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_enc_gb_avx rdata align=4
 	dd asmgen_sm4_xts_enc_gb_avx wrt ..imagebase, asmgen_sm4_xts_enc_gb_avx.seh_end wrt ..imagebase, asmgen_sm4_xts_enc_gb_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_dec_gb_avx rdata align=4
 	dd asmgen_sm4_xts_dec_gb_avx wrt ..imagebase, asmgen_sm4_xts_dec_gb_avx.seh_end wrt ..imagebase, asmgen_sm4_xts_dec_gb_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_enc_ieee_avx2 rdata align=4
 	dd asmgen_sm4_xts_enc_ieee_avx2 wrt ..imagebase, asmgen_sm4_xts_enc_ieee_avx2.seh_end wrt ..imagebase, asmgen_sm4_xts_enc_ieee_avx2.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_dec_ieee_avx2 rdata align=4
 	dd asmgen_sm4_xts_dec_ieee_avx2 wrt ..imagebase, asmgen_sm4_xts_dec_ieee_avx2.seh_end wrt ..imagebase, asmgen_sm4_xts_dec_ieee_avx2.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_enc_gb_avx2 rdata align=4
 	dd asmgen_sm4_xts_enc_gb_avx2 wrt ..imagebase, asmgen_sm4_xts_enc_gb_avx2.seh_end wrt ..imagebase, asmgen_sm4_xts_enc_gb_avx2.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_dec_gb_avx2 rdata align=4
 	dd asmgen_sm4_xts_dec_gb_avx2 wrt ..imagebase, asmgen_sm4_xts_dec_gb_avx2.seh_end wrt ..imagebase, asmgen_sm4_xts_dec_gb_avx2.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_gcm_enc_avx rdata align=4
 	dd asmgen_sm4_gcm_enc_avx wrt ..imagebase, asmgen_sm4_gcm_enc_avx.seh_end wrt ..imagebase, asmgen_sm4_gcm_enc_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_gcm_enc_avx2 rdata align=4
 	dd asmgen_sm4_gcm_enc_avx2 wrt ..imagebase, asmgen_sm4_gcm_enc_avx2.seh_end wrt ..imagebase, asmgen_sm4_gcm_enc_avx2.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_ccm_enc_avx rdata align=4
 	dd asmgen_sm4_ccm_enc_avx wrt ..imagebase, asmgen_sm4_ccm_enc_avx.seh_end wrt ..imagebase, asmgen_sm4_ccm_enc_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_ccm_dec_avx rdata align=4
 	dd asmgen_sm4_ccm_dec_avx wrt ..imagebase, asmgen_sm4_ccm_dec_avx.seh_end wrt ..imagebase, asmgen_sm4_ccm_dec_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_ecb_gfni rdata align=4
 	dd asmgen_sm4_ecb_gfni wrt ..imagebase, asmgen_sm4_ecb_gfni.seh_end wrt ..imagebase, asmgen_sm4_ecb_gfni.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_ctr_gfni rdata align=4
 	dd asmgen_sm4_ctr_gfni wrt ..imagebase, asmgen_sm4_ctr_gfni.seh_end wrt ..imagebase, asmgen_sm4_ctr_gfni.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_cbc_dec_gfni rdata align=4
 	dd asmgen_sm4_cbc_dec_gfni wrt ..imagebase, asmgen_sm4_cbc_dec_gfni.seh_end wrt ..imagebase, asmgen_sm4_cbc_dec_gfni.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_cfb_dec_gfni rdata align=4
 	dd asmgen_sm4_cfb_dec_gfni wrt ..imagebase, asmgen_sm4_cfb_dec_gfni.seh_end wrt ..imagebase, asmgen_sm4_cfb_dec_gfni.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_enc_ieee_gfni rdata align=4
 	dd asmgen_sm4_xts_enc_ieee_gfni wrt ..imagebase, asmgen_sm4_xts_enc_ieee_gfni.seh_end wrt ..imagebase, asmgen_sm4_xts_enc_ieee_gfni.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_dec_ieee_gfni rdata align=4
 	dd asmgen_sm4_xts_dec_ieee_gfni wrt ..imagebase, asmgen_sm4_xts_dec_ieee_gfni.seh_end wrt ..imagebase, asmgen_sm4_xts_dec_ieee_gfni.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_enc_gb_gfni rdata align=4
 	dd asmgen_sm4_xts_enc_gb_gfni wrt ..imagebase, asmgen_sm4_xts_enc_gb_gfni.seh_end wrt ..imagebase, asmgen_sm4_xts_enc_gb_gfni.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_dec_gb_gfni rdata align=4
 	dd asmgen_sm4_xts_dec_gb_gfni wrt ..imagebase, asmgen_sm4_xts_dec_gb_gfni.seh_end wrt ..imagebase, asmgen_sm4_xts_dec_gb_gfni.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_gcm_enc_gfni rdata align=4
 	dd asmgen_sm4_gcm_enc_gfni wrt ..imagebase, asmgen_sm4_gcm_enc_gfni.seh_end wrt ..imagebase, asmgen_sm4_gcm_enc_gfni.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_ecb_vaes rdata align=4
 	dd asmgen_sm4_ecb_vaes wrt ..imagebase, asmgen_sm4_ecb_vaes.seh_end wrt ..imagebase, asmgen_sm4_ecb_vaes.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_ctr_vaes rdata align=4
 	dd asmgen_sm4_ctr_vaes wrt ..imagebase, asmgen_sm4_ctr_vaes.seh_end wrt ..imagebase, asmgen_sm4_ctr_vaes.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_cbc_dec_vaes rdata align=4
 	dd asmgen_sm4_cbc_dec_vaes wrt ..imagebase, asmgen_sm4_cbc_dec_vaes.seh_end wrt ..imagebase, asmgen_sm4_cbc_dec_vaes.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_cfb_dec_vaes rdata align=4
 	dd asmgen_sm4_cfb_dec_vaes wrt ..imagebase, asmgen_sm4_cfb_dec_vaes.seh_end wrt ..imagebase, asmgen_sm4_cfb_dec_vaes.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_enc_ieee_vaes rdata align=4
 	dd asmgen_sm4_xts_enc_ieee_vaes wrt ..imagebase, asmgen_sm4_xts_enc_ieee_vaes.seh_end wrt ..imagebase, asmgen_sm4_xts_enc_ieee_vaes.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_dec_ieee_vaes rdata align=4
 	dd asmgen_sm4_xts_dec_ieee_vaes wrt ..imagebase, asmgen_sm4_xts_dec_ieee_vaes.seh_end wrt ..imagebase, asmgen_sm4_xts_dec_ieee_vaes.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_enc_gb_vaes rdata align=4
 	dd asmgen_sm4_xts_enc_gb_vaes wrt ..imagebase, asmgen_sm4_xts_enc_gb_vaes.seh_end wrt ..imagebase, asmgen_sm4_xts_enc_gb_vaes.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_dec_gb_vaes rdata align=4
 	dd asmgen_sm4_xts_dec_gb_vaes wrt ..imagebase, asmgen_sm4_xts_dec_gb_vaes.seh_end wrt ..imagebase, asmgen_sm4_xts_dec_gb_vaes.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_gcm_enc_vaes rdata align=4
 	dd asmgen_sm4_gcm_enc_vaes wrt ..imagebase, asmgen_sm4_gcm_enc_vaes.seh_end wrt ..imagebase, asmgen_sm4_gcm_enc_vaes.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_cbc_enc_gfni rdata align=4
 	dd asmgen_sm4_cbc_enc_gfni wrt ..imagebase, asmgen_sm4_cbc_enc_gfni.seh_end wrt ..imagebase, asmgen_sm4_cbc_enc_gfni.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_cfb_enc_gfni rdata align=4
 	dd asmgen_sm4_cfb_enc_gfni wrt ..imagebase, asmgen_sm4_cfb_enc_gfni.seh_end wrt ..imagebase, asmgen_sm4_cfb_enc_gfni.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_cbc_mac_gfni rdata align=4
 	dd asmgen_sm4_cbc_mac_gfni wrt ..imagebase, asmgen_sm4_cbc_mac_gfni.seh_end wrt ..imagebase, asmgen_sm4_cbc_mac_gfni.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_ccm_enc_gfni rdata align=4
 	dd asmgen_sm4_ccm_enc_gfni wrt ..imagebase, asmgen_sm4_ccm_enc_gfni.seh_end wrt ..imagebase, asmgen_sm4_ccm_enc_gfni.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_ccm_dec_gfni rdata align=4
 	dd asmgen_sm4_ccm_dec_gfni wrt ..imagebase, asmgen_sm4_ccm_dec_gfni.seh_end wrt ..imagebase, asmgen_sm4_ccm_dec_gfni.unwind_info wrt ..imagebase
