@@ -31,7 +31,8 @@ pub fn headers(objdump: &str, obj: &Path) -> Vec<(String, usize, usize)> {
 /// object's toolchain), concatenated in header order, each at its alignment (zeros between, where needed), and
 /// the offset at which each starts: what a linker taking `*(base base.* base$*)` lays out.
 pub fn family(objdump: &str, objcopy: &str, obj: &Path, base: &str) -> (Vec<u8>, Vec<(String, usize)>) {
-    let members: Vec<_> = headers(objdump, obj).into_iter().filter(|(n, size, _)| in_family(n, base) && *size > 0).collect();
+    let members: Vec<_> =
+        headers(objdump, obj).into_iter().filter(|(n, size, _)| in_family(n, base) && *size > 0).collect();
     let dir = obj.with_extension(format!("{}.sections", base.trim_start_matches('.')));
     std::fs::create_dir_all(&dir).unwrap();
     let mut cmd = Command::new(objcopy);

@@ -62,8 +62,8 @@ fn returns_x86_64(code: &[u8]) -> bool {
 /// aarch64: the last word but `nop`s is `ret`.
 fn returns_aarch64(code: &[u8]) -> bool {
     const NOP: u32 = 0xd503_201f;
-    let words = code.chunks(4).map(|w| u32::from_le_bytes(w.try_into().unwrap()));
-    words.filter(|&w| w != NOP).last() == Some(0xd65f_03c0)
+    let mut words = code.chunks(4).map(|w| u32::from_le_bytes(w.try_into().unwrap()));
+    words.rfind(|&w| w != NOP) == Some(0xd65f_03c0)
 }
 
 /// x86_64: a relocation points at a 4-byte displacement.
