@@ -132,7 +132,22 @@ fn windows_listings_assemble_to_the_same_code_with_mingw_as_and_llvm_mc() {
         let (g, l) = assemble(&src, "code");
         let name = src.file_name().unwrap().to_string_lossy().into_owned();
         let swapped = compare(&name, &text(&g), &text(&l));
+        unwind_sections_follow_their_functions(&name, &g);
         println!("{name}: same code; llvm-mc commuted the sources of {swapped} VEX instructions to shorten them");
+    }
+}
+
+/// GNU as puts the unwind data of a function in `.text$<symbol>` in `.xdata$<symbol>` and `.pdata$<symbol>`, right
+/// after it, which linkers that drop unreferenced functions associate with it (`objdump -h`).
+fn unwind_sections_follow_their_functions(name: &str, obj: &Path) {
+    let sections: Vec<String> = asmgen_tests::sections::headers(OBJDUMP, obj).into_iter().map(|s| s.0).collect();
+    let functions: Vec<&String> = sections.iter().filter(|s| s.starts_with(".text$")).collect();
+    assert!(!functions.is_empty(), "{name}: no .text$<symbol> section in {sections:?}");
+    for f in functions {
+        let sym = &f[".text$".len()..];
+        let at = sections.iter().position(|s| s == f).unwrap();
+        let next = [format!(".xdata${sym}"), format!(".pdata${sym}")];
+        assert_eq!(sections[at + 1..at + 3], next, "{name}: the unwind data of {sym} is not beside it");
     }
 }
 
