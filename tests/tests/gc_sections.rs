@@ -134,33 +134,36 @@ fn gc_sections_keep_only_the_called_aarch64_kernels() {
     check(&AARCH64);
 }
 
+/// A listing of two functions, `asmgen_used` and `asmgen_unused`, each after `section(name)`'s line if any.
+fn two_functions(section: impl Fn(&str) -> String) -> String {
+    let mut text = String::new();
+    for name in ["asmgen_used", "asmgen_unused"] {
+        text.push_str(&section(name));
+        text.push_str(&format!("\t.globl {name}\n\t.type {name}, @function\n{name}:\n\tret\n"));
+        text.push_str(&format!("\t.size {name}, .-{name}\n"));
+    }
+    text + "\t.section .note.GNU-stack,\"\",@progbits\n"
+}
+
 /// The old form, every function in one `.text`: the linker keeps the function nobody calls, so the check above
-/// measures the sections, not the linker alone.
+/// measures the sections, not the linker alone. The same two functions in sections of their own: it goes.
 #[test]
 fn gc_sections_cannot_drop_a_function_sharing_its_section() {
     if !cfg!(target_arch = "x86_64") || !asmgen_tests::have_all(&["gcc", "nm"], "linking a one-section listing") {
         return;
     }
     let dir = scratch("one-section");
-    let listing = dir.join("two.S");
-    let (used, unused) = (".globl asmgen_used\nasmgen_used:\n\tret\n", ".globl asmgen_unused\nasmgen_unused:\n\tret\n");
-    let sized = |f: &str, name: &str| format!("\t.type {name}, @function\n{f}\t.size {name}, .-{name}\n");
-    let text = format!("\t.text\n{}{}", sized(used, "asmgen_used"), sized(unused, "asmgen_unused"));
-    std::fs::write(&listing, format!("{text}\t.section .note.GNU-stack,\"\",@progbits\n")).unwrap();
+    let (listing, exe) = (dir.join("two.S"), dir.join("main"));
     std::fs::write(dir.join("main.c"), "void asmgen_used(void);\nint main(void) { asmgen_used(); return 0; }\n")
         .unwrap();
-    let exe = dir.join("main");
-    link("gcc", &dir, &dir, &listing, &exe);
-    let kept: Vec<String> = function_sizes("nm", &exe, "asmgen_").into_iter().map(|f| f.0).collect();
-    assert!(kept.contains(&"asmgen_unused".to_string()), "one section, yet the unused function went: {kept:?}");
-    // The same two functions in sections of their own: the unused one goes.
-    let split = text
-        .replace("\t.text\n", "")
-        .replace(".globl asmgen_", "\t.section .text.f_$NAME,\"ax\",@progbits\n.globl asmgen_");
-    let split = split.replacen("$NAME", "used", 1).replacen("$NAME", "unused", 1);
-    std::fs::write(&listing, format!("{split}\t.section .note.GNU-stack,\"\",@progbits\n")).unwrap();
-    link("gcc", &dir, &dir, &listing, &exe);
-    let kept: Vec<String> = function_sizes("nm", &exe, "asmgen_").into_iter().map(|f| f.0).collect();
-    assert_eq!(kept, ["asmgen_used"], "sections of their own, yet the unused function stayed");
+    let kept = |text: String| -> Vec<String> {
+        std::fs::write(&listing, text).unwrap();
+        link("gcc", &dir, &dir, &listing, &exe);
+        function_sizes("nm", &exe, "asmgen_").into_iter().map(|f| f.0).collect()
+    };
+    let one = kept(two_functions(|f| if f == "asmgen_used" { "\t.text\n".into() } else { String::new() }));
+    assert!(one.contains(&"asmgen_unused".to_string()), "one section, yet the unused function went: {one:?}");
+    let own = kept(two_functions(|f| format!("\t.section .text.{f},\"ax\",@progbits\n")));
+    assert_eq!(own, ["asmgen_used"], "sections of their own, yet the unused function stayed");
     let _ = std::fs::remove_dir_all(dir);
 }
