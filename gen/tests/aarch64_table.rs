@@ -129,14 +129,15 @@ fn run(cmd: &mut Command) -> std::process::Output {
     out
 }
 
-/// Assembles `source` with GNU as and returns the words of `.text`.
+/// Assembles `source` with GNU as and returns the words of `.text` (or of the one function's `.text.<symbol>`
+/// section in an emitted listing: with more than one, `-O binary` would lay them over each other).
 fn gas_words(dir: &Path, source: &str) -> Vec<u32> {
     let s = dir.join("t.s");
     let o = dir.join("t.o");
     let bin = dir.join("t.bin");
     std::fs::write(&s, source).unwrap();
     run(Command::new(GAS).arg(GAS_MARCH).arg(&s).arg("-o").arg(&o));
-    run(Command::new(OBJCOPY).args(["-O", "binary", "-j", ".text"]).arg(&o).arg(&bin));
+    run(Command::new(OBJCOPY).args(["-O", "binary", "-j", ".text", "-j", ".text.*"]).arg(&o).arg(&bin));
     let bytes = std::fs::read(&bin).unwrap();
     bytes.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
 }

@@ -111,6 +111,48 @@ fn prologue_saves_callee_saved_registers_with_unwind_info() {
     assert!(text.contains("void asmgen_test_saves(uint8_t *p);"));
     assert!(text.contains("Requires: AVX"));
     assert!(text.contains(".Lconst_ones:"));
+    assert!(text.contains("\t.section .text.asmgen_test_saves,\"ax\",@progbits\n"));
+}
+
+/// A function with only a return, named `name`, reading constant `k` when given, built for `abi`.
+fn small(name: &str, k: Option<&str>, abi: Abi) -> asmgen::Function<X86_64> {
+    let mut b = Builder::<X86_64>::new(name, abi, &[X86Feature::Avx]);
+    if let Some(k) = k {
+        let c = b.constant(k, 16, "", &[3; 16]);
+        b.vmovdqa(Xmm(0), rip(&c));
+    }
+    b.finish().unwrap()
+}
+
+#[test]
+fn each_function_and_constant_has_a_section_of_its_own() {
+    let l = |abi| Listing {
+        name: "t".into(),
+        title: "test".into(),
+        functions: vec![
+            small("asmgen_a", Some("ka"), abi),
+            small("asmgen_b", None, abi),
+            small("asmgen_c", Some("kc"), abi),
+        ],
+    };
+    let elf = emit::listing(Target::X86_64_LINUX, &l(Abi::SysV), "").unwrap();
+    for f in ["a", "b", "c"] {
+        let section = format!("\t.section .text.asmgen_{f},\"ax\",@progbits\n\t.globl asmgen_{f}\n");
+        assert!(elf.contains(&section), "no section for asmgen_{f} in\n{elf}");
+    }
+    for k in ["ka", "kc"] {
+        let section = format!("\t.section .rodata.const_{k},\"a\",@progbits\n\t.p2align 4\n.Lconst_{k}:");
+        assert!(elf.contains(&section), "no section for constant {k} in\n{elf}");
+    }
+    // Every function section but the last is padded by the assembler to the next function's alignment.
+    let ends = |text: &str, f: &str| text.contains(&format!(".size asmgen_{f}, .-asmgen_{f}\n\t.p2align 5\n"));
+    assert!(ends(&elf, "a") && ends(&elf, "b") && !ends(&elf, "c"), "{elf}");
+    let coff = emit::listing(Target::X86_64_WINDOWS, &l(Abi::Win64), "").unwrap();
+    assert_eq!(coff.matches(".section .text$asmgen_").count(), 3, "{coff}");
+    assert_eq!(coff.matches(".section .rdata$const_").count(), 2, "{coff}");
+    let macho = emit::listing(Target::X86_64_MACOS, &l(Abi::SysV), "").unwrap();
+    assert!(!macho.contains(".section .text") && macho.matches("\t.section __TEXT,__const\n").count() == 1);
+    assert!(macho.trim_end().ends_with("\t.subsections_via_symbols"), "{macho}");
 }
 
 #[test]
@@ -207,7 +249,8 @@ fn win64_prologue_saves_loads_and_describes_itself_in_seh() {
         "mov         r8, qword ptr [rsp + 96]\n\tmov         r9, qword ptr [rsp + 104]",
         "vmovdqa     xmm6, xmmword ptr [rsp]\n\tvmovdqa     xmm9, xmmword ptr [rsp + 16]\n\tadd         rsp, 32",
         "pop         rdi\n\tpop         rsi\n\tpop         rbx\n\tret\n\t.seh_endproc",
-        ".section .rdata,\"dr\"",
+        ".section .text$asmgen_test_win64,\"xr\"\n\t.def asmgen_test_win64",
+        ".section .rdata$const_ones,\"dr\"\n\t.p2align 4\n.Lconst_ones:",
     ];
     for e in expect {
         assert!(text.contains(e), "missing {e:?} in\n{text}");

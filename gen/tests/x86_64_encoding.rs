@@ -128,7 +128,8 @@ fn function(instances: &[(Op, Vec<Operand>)], here: &Label, near: &Label, far: &
     b.finish().unwrap()
 }
 
-/// GNU as's bytes of the listing's `.text` (local labels resolve within the section: no linking needed).
+/// GNU as's bytes of the listing's one function, in its section `.text.<symbol>` (local labels resolve within
+/// the section: no linking needed).
 fn gnu_as(listing: &str) -> Vec<u8> {
     let dir = std::env::temp_dir().join(format!("asmgen-x86-enc-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -136,8 +137,12 @@ fn gnu_as(listing: &str) -> Vec<u8> {
     std::fs::write(&s, listing).unwrap();
     let out = Command::new("as").arg(&s).arg("-o").arg(&o).output().expect("GNU as runs");
     assert!(out.status.success(), "GNU as rejected the listing:\n{}", String::from_utf8_lossy(&out.stderr));
-    let out =
-        Command::new("objcopy").args(["-O", "binary", "-j", ".text"]).arg(&o).arg(&bin).output().expect("objcopy runs");
+    let out = Command::new("objcopy")
+        .args(["-O", "binary", "-j", ".text", "-j", ".text.*"])
+        .arg(&o)
+        .arg(&bin)
+        .output()
+        .expect("objcopy runs");
     assert!(out.status.success());
     let bytes = std::fs::read(&bin).unwrap();
     let _ = std::fs::remove_dir_all(dir);

@@ -31,6 +31,7 @@
  * Requires: pmull
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_ghash_init_pmull,"ax",%progbits
 	.arch armv8.2-a+aes
 	.globl asmgen_ghash_init_pmull
 	.hidden asmgen_ghash_init_pmull
@@ -230,6 +231,7 @@ asmgen_ghash_init_pmull:
 	ret
 	.cfi_endproc
 	.size asmgen_ghash_init_pmull, .-asmgen_ghash_init_pmull
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -243,6 +245,7 @@ asmgen_ghash_init_pmull:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_ghash_update_pmull,"ax",%progbits
 	.arch armv8.2-a+aes
 	.globl asmgen_ghash_update_pmull
 	.hidden asmgen_ghash_update_pmull
@@ -457,6 +460,7 @@ asmgen_ghash_update_pmull:
 	ret
 	.cfi_endproc
 	.size asmgen_ghash_update_pmull, .-asmgen_ghash_update_pmull
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -469,6 +473,7 @@ asmgen_ghash_update_pmull:
  * Requires: pmull
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_polyval_init_pmull,"ax",%progbits
 	.arch armv8.2-a+aes
 	.globl asmgen_polyval_init_pmull
 	.hidden asmgen_polyval_init_pmull
@@ -656,6 +661,7 @@ asmgen_polyval_init_pmull:
 	ret
 	.cfi_endproc
 	.size asmgen_polyval_init_pmull, .-asmgen_polyval_init_pmull
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -669,6 +675,7 @@ asmgen_polyval_init_pmull:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_polyval_update_pmull,"ax",%progbits
 	.arch armv8.2-a+aes
 	.globl asmgen_polyval_update_pmull
 	.hidden asmgen_polyval_update_pmull
@@ -863,7 +870,7 @@ asmgen_polyval_update_pmull:
 	.size asmgen_polyval_update_pmull, .-asmgen_polyval_update_pmull
 	.arch armv8.2-a
 
-	.section .rodata
+	.section .rodata.const_polyval_poly,"a",%progbits
 	.p2align 4
 .Lconst_polyval_poly:	// x^128 + x^127 + x^126 + x^121 + 1, reflected
 	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2

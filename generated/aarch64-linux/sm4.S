@@ -78,6 +78,7 @@
  * Requires: sm4
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_expand_key_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_expand_key_ce
 	.hidden asmgen_sm4_expand_key_ce
@@ -151,6 +152,7 @@ asmgen_sm4_expand_key_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_expand_key_ce, .-asmgen_sm4_expand_key_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -163,6 +165,7 @@ asmgen_sm4_expand_key_ce:
  * Saves: v8
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ecb_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_ecb_ce
 	.hidden asmgen_sm4_ecb_ce
@@ -355,6 +358,7 @@ asmgen_sm4_ecb_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ecb_ce, .-asmgen_sm4_ecb_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -367,6 +371,7 @@ asmgen_sm4_ecb_ce:
  * Saves: v8, v10, v11
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ctr_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_ctr_ce
 	.hidden asmgen_sm4_ctr_ce
@@ -684,6 +689,7 @@ asmgen_sm4_ctr_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ctr_ce, .-asmgen_sm4_ctr_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -696,6 +702,7 @@ asmgen_sm4_ctr_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_dec_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_cbc_dec_ce
 	.hidden asmgen_sm4_cbc_dec_ce
@@ -908,6 +915,7 @@ asmgen_sm4_cbc_dec_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_dec_ce, .-asmgen_sm4_cbc_dec_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -920,6 +928,7 @@ asmgen_sm4_cbc_dec_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cfb_dec_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_cfb_dec_ce
 	.hidden asmgen_sm4_cfb_dec_ce
@@ -1132,6 +1141,7 @@ asmgen_sm4_cfb_dec_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_dec_ce, .-asmgen_sm4_cfb_dec_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -1144,6 +1154,7 @@ asmgen_sm4_cfb_dec_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_enc_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_cbc_enc_ce
 	.hidden asmgen_sm4_cbc_enc_ce
@@ -1267,6 +1278,7 @@ asmgen_sm4_cbc_enc_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_enc_ce, .-asmgen_sm4_cbc_enc_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -1279,6 +1291,7 @@ asmgen_sm4_cbc_enc_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cfb_enc_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_cfb_enc_ce
 	.hidden asmgen_sm4_cfb_enc_ce
@@ -1397,6 +1410,7 @@ asmgen_sm4_cfb_enc_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_enc_ce, .-asmgen_sm4_cfb_enc_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -1409,6 +1423,7 @@ asmgen_sm4_cfb_enc_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_mac_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_cbc_mac_ce
 	.hidden asmgen_sm4_cbc_mac_ce
@@ -1525,6 +1540,7 @@ asmgen_sm4_cbc_mac_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_mac_ce, .-asmgen_sm4_cbc_mac_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -1537,6 +1553,7 @@ asmgen_sm4_cbc_mac_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_enc_ieee_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_xts_enc_ieee_ce
 	.hidden asmgen_sm4_xts_enc_ieee_ce
@@ -1868,6 +1885,7 @@ asmgen_sm4_xts_enc_ieee_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_enc_ieee_ce, .-asmgen_sm4_xts_enc_ieee_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -1880,6 +1898,7 @@ asmgen_sm4_xts_enc_ieee_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_dec_ieee_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_xts_dec_ieee_ce
 	.hidden asmgen_sm4_xts_dec_ieee_ce
@@ -2211,6 +2230,7 @@ asmgen_sm4_xts_dec_ieee_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_dec_ieee_ce, .-asmgen_sm4_xts_dec_ieee_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -2223,6 +2243,7 @@ asmgen_sm4_xts_dec_ieee_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_enc_gb_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_xts_enc_gb_ce
 	.hidden asmgen_sm4_xts_enc_gb_ce
@@ -2557,6 +2578,7 @@ asmgen_sm4_xts_enc_gb_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_enc_gb_ce, .-asmgen_sm4_xts_enc_gb_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -2569,6 +2591,7 @@ asmgen_sm4_xts_enc_gb_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_dec_gb_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_xts_dec_gb_ce
 	.hidden asmgen_sm4_xts_dec_gb_ce
@@ -2903,6 +2926,7 @@ asmgen_sm4_xts_dec_gb_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_dec_gb_ce, .-asmgen_sm4_xts_dec_gb_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -2915,6 +2939,7 @@ asmgen_sm4_xts_dec_gb_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_unit_enc_ieee_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_xts_unit_enc_ieee_ce
 	.hidden asmgen_sm4_xts_unit_enc_ieee_ce
@@ -3332,6 +3357,7 @@ asmgen_sm4_xts_unit_enc_ieee_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_unit_enc_ieee_ce, .-asmgen_sm4_xts_unit_enc_ieee_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -3344,6 +3370,7 @@ asmgen_sm4_xts_unit_enc_ieee_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_unit_dec_ieee_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_xts_unit_dec_ieee_ce
 	.hidden asmgen_sm4_xts_unit_dec_ieee_ce
@@ -3761,6 +3788,7 @@ asmgen_sm4_xts_unit_dec_ieee_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_unit_dec_ieee_ce, .-asmgen_sm4_xts_unit_dec_ieee_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -3773,6 +3801,7 @@ asmgen_sm4_xts_unit_dec_ieee_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_unit_enc_gb_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_xts_unit_enc_gb_ce
 	.hidden asmgen_sm4_xts_unit_enc_gb_ce
@@ -4192,6 +4221,7 @@ asmgen_sm4_xts_unit_enc_gb_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_unit_enc_gb_ce, .-asmgen_sm4_xts_unit_enc_gb_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -4204,6 +4234,7 @@ asmgen_sm4_xts_unit_enc_gb_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_unit_dec_gb_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_xts_unit_dec_gb_ce
 	.hidden asmgen_sm4_xts_unit_dec_gb_ce
@@ -4623,6 +4654,7 @@ asmgen_sm4_xts_unit_dec_gb_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_unit_dec_gb_ce, .-asmgen_sm4_xts_unit_dec_gb_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -4635,6 +4667,7 @@ asmgen_sm4_xts_unit_dec_gb_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_gcm_enc_ce,"ax",%progbits
 	.arch armv8.2-a+aes+sm4
 	.globl asmgen_sm4_gcm_enc_ce
 	.hidden asmgen_sm4_gcm_enc_ce
@@ -5182,6 +5215,7 @@ asmgen_sm4_gcm_enc_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_gcm_enc_ce, .-asmgen_sm4_gcm_enc_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -5194,6 +5228,7 @@ asmgen_sm4_gcm_enc_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_gcm_dec_ce,"ax",%progbits
 	.arch armv8.2-a+aes+sm4
 	.globl asmgen_sm4_gcm_dec_ce
 	.hidden asmgen_sm4_gcm_dec_ce
@@ -5529,6 +5564,7 @@ asmgen_sm4_gcm_dec_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_gcm_dec_ce, .-asmgen_sm4_gcm_dec_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -5541,6 +5577,7 @@ asmgen_sm4_gcm_dec_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ccm_enc_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_ccm_enc_ce
 	.hidden asmgen_sm4_ccm_enc_ce
@@ -5615,6 +5652,7 @@ asmgen_sm4_ccm_enc_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ccm_enc_ce, .-asmgen_sm4_ccm_enc_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -5627,6 +5665,7 @@ asmgen_sm4_ccm_enc_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ccm_dec_ce,"ax",%progbits
 	.arch armv8.2-a+sm4
 	.globl asmgen_sm4_ccm_dec_ce
 	.hidden asmgen_sm4_ccm_dec_ce
@@ -5739,6 +5778,7 @@ asmgen_sm4_ccm_dec_ce:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ccm_dec_ce, .-asmgen_sm4_ccm_dec_ce
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -5752,6 +5792,7 @@ asmgen_sm4_ccm_dec_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_expand_key_neon,"ax",%progbits
 	.globl asmgen_sm4_expand_key_neon
 	.hidden asmgen_sm4_expand_key_neon
 	.type asmgen_sm4_expand_key_neon, %function
@@ -5910,6 +5951,7 @@ asmgen_sm4_expand_key_neon:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_expand_key_neon, .-asmgen_sm4_expand_key_neon
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -5921,6 +5963,7 @@ asmgen_sm4_expand_key_neon:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ecb_neon,"ax",%progbits
 	.globl asmgen_sm4_ecb_neon
 	.hidden asmgen_sm4_ecb_neon
 	.type asmgen_sm4_ecb_neon, %function
@@ -6442,6 +6485,7 @@ asmgen_sm4_ecb_neon:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ecb_neon, .-asmgen_sm4_ecb_neon
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -6453,6 +6497,7 @@ asmgen_sm4_ecb_neon:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ctr_neon,"ax",%progbits
 	.globl asmgen_sm4_ctr_neon
 	.hidden asmgen_sm4_ctr_neon
 	.type asmgen_sm4_ctr_neon, %function
@@ -7047,6 +7092,7 @@ asmgen_sm4_ctr_neon:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ctr_neon, .-asmgen_sm4_ctr_neon
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -7058,6 +7104,7 @@ asmgen_sm4_ctr_neon:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_dec_neon,"ax",%progbits
 	.globl asmgen_sm4_cbc_dec_neon
 	.hidden asmgen_sm4_cbc_dec_neon
 	.type asmgen_sm4_cbc_dec_neon, %function
@@ -7630,6 +7677,7 @@ asmgen_sm4_cbc_dec_neon:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_dec_neon, .-asmgen_sm4_cbc_dec_neon
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -7641,6 +7689,7 @@ asmgen_sm4_cbc_dec_neon:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cfb_dec_neon,"ax",%progbits
 	.globl asmgen_sm4_cfb_dec_neon
 	.hidden asmgen_sm4_cfb_dec_neon
 	.type asmgen_sm4_cfb_dec_neon, %function
@@ -8215,6 +8264,7 @@ asmgen_sm4_cfb_dec_neon:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_dec_neon, .-asmgen_sm4_cfb_dec_neon
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -8226,6 +8276,7 @@ asmgen_sm4_cfb_dec_neon:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_enc_neon,"ax",%progbits
 	.globl asmgen_sm4_cbc_enc_neon
 	.hidden asmgen_sm4_cbc_enc_neon
 	.type asmgen_sm4_cbc_enc_neon, %function
@@ -8406,6 +8457,7 @@ asmgen_sm4_cbc_enc_neon:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_enc_neon, .-asmgen_sm4_cbc_enc_neon
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -8417,6 +8469,7 @@ asmgen_sm4_cbc_enc_neon:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cfb_enc_neon,"ax",%progbits
 	.globl asmgen_sm4_cfb_enc_neon
 	.hidden asmgen_sm4_cfb_enc_neon
 	.type asmgen_sm4_cfb_enc_neon, %function
@@ -8597,6 +8650,7 @@ asmgen_sm4_cfb_enc_neon:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_enc_neon, .-asmgen_sm4_cfb_enc_neon
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -8608,6 +8662,7 @@ asmgen_sm4_cfb_enc_neon:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_mac_neon,"ax",%progbits
 	.globl asmgen_sm4_cbc_mac_neon
 	.hidden asmgen_sm4_cbc_mac_neon
 	.type asmgen_sm4_cbc_mac_neon, %function
@@ -8788,10 +8843,11 @@ asmgen_sm4_cbc_mac_neon:
 	.cfi_endproc
 	.size asmgen_sm4_cbc_mac_neon, .-asmgen_sm4_cbc_mac_neon
 
-	.section .rodata
+	.section .rodata.const_polyval_poly,"a",%progbits
 	.p2align 4
 .Lconst_polyval_poly:	// x^128 + x^127 + x^126 + x^121 + 1, reflected
 	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2
+	.section .rodata.const_sm4_ck,"a",%progbits
 	.p2align 4
 .Lconst_sm4_ck:	// CK[0..32] as words
 	.byte 0x15, 0x0e, 0x07, 0x00, 0x31, 0x2a, 0x23, 0x1c, 0x4d, 0x46, 0x3f, 0x38, 0x69, 0x62, 0x5b, 0x54
@@ -8802,28 +8858,35 @@ asmgen_sm4_cbc_mac_neon:
 	.byte 0x45, 0x3e, 0x37, 0x30, 0x61, 0x5a, 0x53, 0x4c, 0x7d, 0x76, 0x6f, 0x68, 0x99, 0x92, 0x8b, 0x84
 	.byte 0xb5, 0xae, 0xa7, 0xa0, 0xd1, 0xca, 0xc3, 0xbc, 0xed, 0xe6, 0xdf, 0xd8, 0x09, 0x02, 0xfb, 0xf4
 	.byte 0x25, 0x1e, 0x17, 0x10, 0x41, 0x3a, 0x33, 0x2c, 0x5d, 0x56, 0x4f, 0x48, 0x79, 0x72, 0x6b, 0x64
+	.section .rodata.const_sm4_ctr_inc,"a",%progbits
 	.p2align 4
 .Lconst_sm4_ctr_inc:	// CTR: 0..7 as 64-bit lanes
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rodata.const_sm4_ctr_one,"a",%progbits
 	.p2align 4
 .Lconst_sm4_ctr_one:	// CTR increment: (0, 1) as 64-bit lanes
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rodata.const_sm4_fk,"a",%progbits
 	.p2align 4
 .Lconst_sm4_fk:	// FK as words
 	.byte 0xc6, 0xba, 0xb1, 0xa3, 0x50, 0x33, 0xaa, 0x56, 0x97, 0x91, 0x7d, 0x67, 0xdc, 0x22, 0x70, 0xb2
+	.section .rodata.const_sm4_gcm_one,"a",%progbits
 	.p2align 4
 .Lconst_sm4_gcm_one:	// GCM inc32: (0, 0, 0, 1) as 32-bit lanes
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00
+	.section .rodata.const_sm4_reverse16,"a",%progbits
 	.p2align 4
 .Lconst_sm4_reverse16:	// tbl: reverse the 16 bytes of a block
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	.section .rodata.const_sm4_rol8_rol24,"a",%progbits
 	.p2align 4
 .Lconst_sm4_rol8_rol24:	// tbl: rotate each word left by 8, then by 24
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.section .rodata.const_sm4_sbox,"a",%progbits
 	.p2align 4
 .Lconst_sm4_sbox:	// the S-box of GB/T 32907-2016
 	.byte 0xd6, 0x90, 0xe9, 0xfe, 0xcc, 0xe1, 0x3d, 0xb7, 0x16, 0xb6, 0x14, 0xc2, 0x28, 0xfb, 0x2c, 0x05
@@ -8842,9 +8905,11 @@ asmgen_sm4_cbc_mac_neon:
 	.byte 0x0a, 0xc1, 0x31, 0x88, 0xa5, 0xcd, 0x7b, 0xbd, 0x2d, 0x74, 0xd0, 0x12, 0xb8, 0xe5, 0xb4, 0xb0
 	.byte 0x89, 0x69, 0x97, 0x4a, 0x0c, 0x96, 0x77, 0x7e, 0x65, 0xb9, 0xf1, 0x09, 0xc5, 0x6e, 0xc6, 0x84
 	.byte 0x18, 0xf0, 0x7d, 0xec, 0x3a, 0xdc, 0x4d, 0x20, 0x79, 0xee, 0x5f, 0x3e, 0xd7, 0xcb, 0x39, 0x48
+	.section .rodata.const_sm4_xts_gf,"a",%progbits
 	.p2align 4
 .Lconst_sm4_xts_gf:	// XTS doubling: 0x87 into lane 0, the carry into lane 1
 	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rodata.const_sm4_xts_steal,"a",%progbits
 	.p2align 4
 .Lconst_sm4_xts_steal:	// XTS stealing: 0xff x 16, 0..15, 0xff x 16
 	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff

@@ -31,6 +31,7 @@
  * Requires: pmull
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_ghash_init_pmull,"xr"
 	.arch armv8.2-a+aes
 	.def asmgen_ghash_init_pmull; .scl 2; .type 32; .endef
 	.globl asmgen_ghash_init_pmull
@@ -232,6 +233,7 @@ asmgen_ghash_init_pmull:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -245,6 +247,7 @@ asmgen_ghash_init_pmull:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_ghash_update_pmull,"xr"
 	.arch armv8.2-a+aes
 	.def asmgen_ghash_update_pmull; .scl 2; .type 32; .endef
 	.globl asmgen_ghash_update_pmull
@@ -452,6 +455,7 @@ asmgen_ghash_update_pmull:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -464,6 +468,7 @@ asmgen_ghash_update_pmull:
  * Requires: pmull
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_polyval_init_pmull,"xr"
 	.arch armv8.2-a+aes
 	.def asmgen_polyval_init_pmull; .scl 2; .type 32; .endef
 	.globl asmgen_polyval_init_pmull
@@ -653,6 +658,7 @@ asmgen_polyval_init_pmull:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -666,6 +672,7 @@ asmgen_polyval_init_pmull:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_polyval_update_pmull,"xr"
 	.arch armv8.2-a+aes
 	.def asmgen_polyval_update_pmull; .scl 2; .type 32; .endef
 	.globl asmgen_polyval_update_pmull
@@ -855,7 +862,7 @@ asmgen_polyval_update_pmull:
 	.seh_endproc
 	.arch armv8.2-a
 
-	.section .rdata,"dr"
+	.section .rdata$const_polyval_poly,"dr"
 	.p2align 4
 .Lconst_polyval_poly:	// x^128 + x^127 + x^126 + x^121 + 1, reflected
 	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2

@@ -78,6 +78,7 @@
  * Requires: sm4
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_expand_key_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_expand_key_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_expand_key_ce
@@ -153,6 +154,7 @@ asmgen_sm4_expand_key_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -165,6 +167,7 @@ asmgen_sm4_expand_key_ce:
  * Saves: v8
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ecb_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_ecb_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ecb_ce
@@ -357,6 +360,7 @@ asmgen_sm4_ecb_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -369,6 +373,7 @@ asmgen_sm4_ecb_ce:
  * Saves: v8, v10, v11
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ctr_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_ctr_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ctr_ce
@@ -685,6 +690,7 @@ asmgen_sm4_ctr_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -697,6 +703,7 @@ asmgen_sm4_ctr_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cbc_dec_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_cbc_dec_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cbc_dec_ce
@@ -910,6 +917,7 @@ asmgen_sm4_cbc_dec_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -922,6 +930,7 @@ asmgen_sm4_cbc_dec_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cfb_dec_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_cfb_dec_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cfb_dec_ce
@@ -1135,6 +1144,7 @@ asmgen_sm4_cfb_dec_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -1147,6 +1157,7 @@ asmgen_sm4_cfb_dec_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cbc_enc_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_cbc_enc_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cbc_enc_ce
@@ -1271,6 +1282,7 @@ asmgen_sm4_cbc_enc_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -1283,6 +1295,7 @@ asmgen_sm4_cbc_enc_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cfb_enc_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_cfb_enc_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cfb_enc_ce
@@ -1402,6 +1415,7 @@ asmgen_sm4_cfb_enc_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -1414,6 +1428,7 @@ asmgen_sm4_cfb_enc_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cbc_mac_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_cbc_mac_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cbc_mac_ce
@@ -1531,6 +1546,7 @@ asmgen_sm4_cbc_mac_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -1543,6 +1559,7 @@ asmgen_sm4_cbc_mac_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_enc_ieee_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_xts_enc_ieee_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_enc_ieee_ce
@@ -1867,6 +1884,7 @@ asmgen_sm4_xts_enc_ieee_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -1879,6 +1897,7 @@ asmgen_sm4_xts_enc_ieee_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_dec_ieee_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_xts_dec_ieee_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_dec_ieee_ce
@@ -2203,6 +2222,7 @@ asmgen_sm4_xts_dec_ieee_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -2215,6 +2235,7 @@ asmgen_sm4_xts_dec_ieee_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_enc_gb_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_xts_enc_gb_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_enc_gb_ce
@@ -2541,6 +2562,7 @@ asmgen_sm4_xts_enc_gb_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -2553,6 +2575,7 @@ asmgen_sm4_xts_enc_gb_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_dec_gb_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_xts_dec_gb_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_dec_gb_ce
@@ -2879,6 +2902,7 @@ asmgen_sm4_xts_dec_gb_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -2891,6 +2915,7 @@ asmgen_sm4_xts_dec_gb_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_unit_enc_ieee_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_xts_unit_enc_ieee_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_unit_enc_ieee_ce
@@ -3301,6 +3326,7 @@ asmgen_sm4_xts_unit_enc_ieee_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -3313,6 +3339,7 @@ asmgen_sm4_xts_unit_enc_ieee_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_unit_dec_ieee_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_xts_unit_dec_ieee_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_unit_dec_ieee_ce
@@ -3723,6 +3750,7 @@ asmgen_sm4_xts_unit_dec_ieee_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -3735,6 +3763,7 @@ asmgen_sm4_xts_unit_dec_ieee_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_unit_enc_gb_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_xts_unit_enc_gb_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_unit_enc_gb_ce
@@ -4146,6 +4175,7 @@ asmgen_sm4_xts_unit_enc_gb_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -4158,6 +4188,7 @@ asmgen_sm4_xts_unit_enc_gb_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_unit_dec_gb_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_xts_unit_dec_gb_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_unit_dec_gb_ce
@@ -4569,6 +4600,7 @@ asmgen_sm4_xts_unit_dec_gb_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -4581,6 +4613,7 @@ asmgen_sm4_xts_unit_dec_gb_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_gcm_enc_ce,"xr"
 	.arch armv8.2-a+aes+sm4
 	.def asmgen_sm4_gcm_enc_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_gcm_enc_ce
@@ -5120,6 +5153,7 @@ asmgen_sm4_gcm_enc_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -5132,6 +5166,7 @@ asmgen_sm4_gcm_enc_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_gcm_dec_ce,"xr"
 	.arch armv8.2-a+aes+sm4
 	.def asmgen_sm4_gcm_dec_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_gcm_dec_ce
@@ -5459,6 +5494,7 @@ asmgen_sm4_gcm_dec_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -5471,6 +5507,7 @@ asmgen_sm4_gcm_dec_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ccm_enc_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_ccm_enc_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ccm_enc_ce
@@ -5545,6 +5582,7 @@ asmgen_sm4_ccm_enc_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -5557,6 +5595,7 @@ asmgen_sm4_ccm_enc_ce:
  * Saves: v8, v9
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ccm_dec_ce,"xr"
 	.arch armv8.2-a+sm4
 	.def asmgen_sm4_ccm_dec_ce; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ccm_dec_ce
@@ -5670,6 +5709,7 @@ asmgen_sm4_ccm_dec_ce:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 	.arch armv8.2-a
 
 /*
@@ -5683,6 +5723,7 @@ asmgen_sm4_ccm_dec_ce:
  * Saves: v8, v9, v10, v11, v12, v13, v14
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_expand_key_neon,"xr"
 	.def asmgen_sm4_expand_key_neon; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_expand_key_neon
 	.p2align 5
@@ -5838,6 +5879,7 @@ asmgen_sm4_expand_key_neon:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -5849,6 +5891,7 @@ asmgen_sm4_expand_key_neon:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ecb_neon,"xr"
 	.def asmgen_sm4_ecb_neon; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ecb_neon
 	.p2align 5
@@ -6367,6 +6410,7 @@ asmgen_sm4_ecb_neon:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -6378,6 +6422,7 @@ asmgen_sm4_ecb_neon:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ctr_neon,"xr"
 	.def asmgen_sm4_ctr_neon; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ctr_neon
 	.p2align 5
@@ -6969,6 +7014,7 @@ asmgen_sm4_ctr_neon:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -6980,6 +7026,7 @@ asmgen_sm4_ctr_neon:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cbc_dec_neon,"xr"
 	.def asmgen_sm4_cbc_dec_neon; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cbc_dec_neon
 	.p2align 5
@@ -7549,6 +7596,7 @@ asmgen_sm4_cbc_dec_neon:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -7560,6 +7608,7 @@ asmgen_sm4_cbc_dec_neon:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cfb_dec_neon,"xr"
 	.def asmgen_sm4_cfb_dec_neon; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cfb_dec_neon
 	.p2align 5
@@ -8134,6 +8183,7 @@ asmgen_sm4_cfb_dec_neon:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -8145,6 +8195,7 @@ asmgen_sm4_cfb_dec_neon:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cbc_enc_neon,"xr"
 	.def asmgen_sm4_cbc_enc_neon; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cbc_enc_neon
 	.p2align 5
@@ -8323,6 +8374,7 @@ asmgen_sm4_cbc_enc_neon:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -8334,6 +8386,7 @@ asmgen_sm4_cbc_enc_neon:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cfb_enc_neon,"xr"
 	.def asmgen_sm4_cfb_enc_neon; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cfb_enc_neon
 	.p2align 5
@@ -8509,6 +8562,7 @@ asmgen_sm4_cfb_enc_neon:
 	.seh_endepilogue
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -8520,6 +8574,7 @@ asmgen_sm4_cfb_enc_neon:
  * Saves: v8, v9, v10, v11, v12, v13, v14, v15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cbc_mac_neon,"xr"
 	.def asmgen_sm4_cbc_mac_neon; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cbc_mac_neon
 	.p2align 5
@@ -8698,10 +8753,11 @@ asmgen_sm4_cbc_mac_neon:
 	ret
 	.seh_endproc
 
-	.section .rdata,"dr"
+	.section .rdata$const_polyval_poly,"dr"
 	.p2align 4
 .Lconst_polyval_poly:	// x^128 + x^127 + x^126 + x^121 + 1, reflected
 	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2
+	.section .rdata$const_sm4_ck,"dr"
 	.p2align 4
 .Lconst_sm4_ck:	// CK[0..32] as words
 	.byte 0x15, 0x0e, 0x07, 0x00, 0x31, 0x2a, 0x23, 0x1c, 0x4d, 0x46, 0x3f, 0x38, 0x69, 0x62, 0x5b, 0x54
@@ -8712,28 +8768,35 @@ asmgen_sm4_cbc_mac_neon:
 	.byte 0x45, 0x3e, 0x37, 0x30, 0x61, 0x5a, 0x53, 0x4c, 0x7d, 0x76, 0x6f, 0x68, 0x99, 0x92, 0x8b, 0x84
 	.byte 0xb5, 0xae, 0xa7, 0xa0, 0xd1, 0xca, 0xc3, 0xbc, 0xed, 0xe6, 0xdf, 0xd8, 0x09, 0x02, 0xfb, 0xf4
 	.byte 0x25, 0x1e, 0x17, 0x10, 0x41, 0x3a, 0x33, 0x2c, 0x5d, 0x56, 0x4f, 0x48, 0x79, 0x72, 0x6b, 0x64
+	.section .rdata$const_sm4_ctr_inc,"dr"
 	.p2align 4
 .Lconst_sm4_ctr_inc:	// CTR: 0..7 as 64-bit lanes
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rdata$const_sm4_ctr_one,"dr"
 	.p2align 4
 .Lconst_sm4_ctr_one:	// CTR increment: (0, 1) as 64-bit lanes
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rdata$const_sm4_fk,"dr"
 	.p2align 4
 .Lconst_sm4_fk:	// FK as words
 	.byte 0xc6, 0xba, 0xb1, 0xa3, 0x50, 0x33, 0xaa, 0x56, 0x97, 0x91, 0x7d, 0x67, 0xdc, 0x22, 0x70, 0xb2
+	.section .rdata$const_sm4_gcm_one,"dr"
 	.p2align 4
 .Lconst_sm4_gcm_one:	// GCM inc32: (0, 0, 0, 1) as 32-bit lanes
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00
+	.section .rdata$const_sm4_reverse16,"dr"
 	.p2align 4
 .Lconst_sm4_reverse16:	// tbl: reverse the 16 bytes of a block
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	.section .rdata$const_sm4_rol8_rol24,"dr"
 	.p2align 4
 .Lconst_sm4_rol8_rol24:	// tbl: rotate each word left by 8, then by 24
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.section .rdata$const_sm4_sbox,"dr"
 	.p2align 4
 .Lconst_sm4_sbox:	// the S-box of GB/T 32907-2016
 	.byte 0xd6, 0x90, 0xe9, 0xfe, 0xcc, 0xe1, 0x3d, 0xb7, 0x16, 0xb6, 0x14, 0xc2, 0x28, 0xfb, 0x2c, 0x05
@@ -8752,9 +8815,11 @@ asmgen_sm4_cbc_mac_neon:
 	.byte 0x0a, 0xc1, 0x31, 0x88, 0xa5, 0xcd, 0x7b, 0xbd, 0x2d, 0x74, 0xd0, 0x12, 0xb8, 0xe5, 0xb4, 0xb0
 	.byte 0x89, 0x69, 0x97, 0x4a, 0x0c, 0x96, 0x77, 0x7e, 0x65, 0xb9, 0xf1, 0x09, 0xc5, 0x6e, 0xc6, 0x84
 	.byte 0x18, 0xf0, 0x7d, 0xec, 0x3a, 0xdc, 0x4d, 0x20, 0x79, 0xee, 0x5f, 0x3e, 0xd7, 0xcb, 0x39, 0x48
+	.section .rdata$const_sm4_xts_gf,"dr"
 	.p2align 4
 .Lconst_sm4_xts_gf:	// XTS doubling: 0x87 into lane 0, the carry into lane 1
 	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rdata$const_sm4_xts_steal,"dr"
 	.p2align 4
 .Lconst_sm4_xts_steal:	// XTS stealing: 0xff x 16, 0..15, 0xff x 16
 	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff

@@ -39,6 +39,7 @@
  * Saves: s0, s1, s2, s3, s4, s5
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_ghash_init_zbc,"ax",@progbits
 	.option push
 	.option arch, +zbb, +zbc
 	.globl asmgen_ghash_init_zbc
@@ -335,6 +336,7 @@ asmgen_ghash_init_zbc:
 	ret
 	.cfi_endproc
 	.size asmgen_ghash_init_zbc, .-asmgen_ghash_init_zbc
+	.p2align 5
 	.option pop
 
 /*
@@ -348,6 +350,7 @@ asmgen_ghash_init_zbc:
  * Saves: s0, s1, s2, s3, s4, s5
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_ghash_update_zbc,"ax",@progbits
 	.option push
 	.option arch, +zbb, +zbc
 	.globl asmgen_ghash_update_zbc
@@ -649,6 +652,7 @@ asmgen_ghash_update_zbc:
 	ret
 	.cfi_endproc
 	.size asmgen_ghash_update_zbc, .-asmgen_ghash_update_zbc
+	.p2align 5
 	.option pop
 
 /*
@@ -662,6 +666,7 @@ asmgen_ghash_update_zbc:
  * Saves: s0, s1, s2, s3, s4, s5
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_polyval_init_zbc,"ax",@progbits
 	.option push
 	.option arch, +zbc
 	.globl asmgen_polyval_init_zbc
@@ -945,6 +950,7 @@ asmgen_polyval_init_zbc:
 	ret
 	.cfi_endproc
 	.size asmgen_polyval_init_zbc, .-asmgen_polyval_init_zbc
+	.p2align 5
 	.option pop
 
 /*
@@ -958,6 +964,7 @@ asmgen_polyval_init_zbc:
  * Saves: s0, s1, s2, s3, s4, s5
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_polyval_update_zbc,"ax",@progbits
 	.option push
 	.option arch, +zbc
 	.globl asmgen_polyval_update_zbc
@@ -1237,6 +1244,7 @@ asmgen_polyval_update_zbc:
 	ret
 	.cfi_endproc
 	.size asmgen_polyval_update_zbc, .-asmgen_polyval_update_zbc
+	.p2align 5
 	.option pop
 
 /*
@@ -1249,6 +1257,7 @@ asmgen_polyval_update_zbc:
  * Requires: v, zvkb, zvkg
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_ghash_init_zvkg,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_ghash_init_zvkg
@@ -1406,6 +1415,7 @@ asmgen_ghash_init_zvkg:
 	ret
 	.cfi_endproc
 	.size asmgen_ghash_init_zvkg, .-asmgen_ghash_init_zvkg
+	.p2align 5
 	.option pop
 
 /*
@@ -1418,6 +1428,7 @@ asmgen_ghash_init_zvkg:
  * Requires: v, zvkb, zvkg
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_ghash_update_zvkg,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_ghash_update_zvkg
@@ -1499,6 +1510,7 @@ asmgen_ghash_update_zvkg:
 	ret
 	.cfi_endproc
 	.size asmgen_ghash_update_zvkg, .-asmgen_ghash_update_zvkg
+	.p2align 5
 	.option pop
 
 /*
@@ -1511,6 +1523,7 @@ asmgen_ghash_update_zvkg:
  * Requires: v, zvkb, zvkg
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_polyval_init_zvkg,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_polyval_init_zvkg
@@ -1671,6 +1684,7 @@ asmgen_polyval_init_zvkg:
 	ret
 	.cfi_endproc
 	.size asmgen_polyval_init_zvkg, .-asmgen_polyval_init_zvkg
+	.p2align 5
 	.option pop
 
 /*
@@ -1683,6 +1697,7 @@ asmgen_polyval_init_zvkg:
  * Requires: v, zvkb, zvkg
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_polyval_update_zvkg,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_polyval_update_zvkg
@@ -1776,7 +1791,7 @@ asmgen_polyval_update_zvkg:
 	.size asmgen_polyval_update_zvkg, .-asmgen_polyval_update_zvkg
 	.option pop
 
-	.section .rodata
+	.section .rodata.const_first_group_mask,"a",@progbits
 	.p2align 4
 .Lconst_first_group_mask:	# all-ones in the first of eight element groups
 	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
@@ -1787,6 +1802,7 @@ asmgen_polyval_update_zvkg:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rodata.const_gcm_x_groups,"a",@progbits
 	.p2align 4
 .Lconst_gcm_x_groups:	# GCM's x in eight element groups
 	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
@@ -1797,6 +1813,7 @@ asmgen_polyval_update_zvkg:
 	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rodata.const_gcm_x_inverse,"a",@progbits
 	.p2align 4
 .Lconst_gcm_x_inverse:	# GCM's x^-1 = x^127 + x^6 + x + 1
 	.byte 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01

@@ -69,6 +69,7 @@
  * Requires: zbb, zksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_expand_key_zksed,"ax",@progbits
 	.option push
 	.option arch, +zbb, +zksed
 	.globl asmgen_sm4_expand_key_zksed
@@ -166,6 +167,7 @@ asmgen_sm4_expand_key_zksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_expand_key_zksed, .-asmgen_sm4_expand_key_zksed
+	.p2align 5
 	.option pop
 
 /*
@@ -178,6 +180,7 @@ asmgen_sm4_expand_key_zksed:
  * Saves: s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ecb_zksed,"ax",@progbits
 	.option push
 	.option arch, +zbb, +zksed
 	.globl asmgen_sm4_ecb_zksed
@@ -468,6 +471,7 @@ asmgen_sm4_ecb_zksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ecb_zksed, .-asmgen_sm4_ecb_zksed
+	.p2align 5
 	.option pop
 
 /*
@@ -480,6 +484,7 @@ asmgen_sm4_ecb_zksed:
  * Saves: s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ctr_zksed,"ax",@progbits
 	.option push
 	.option arch, +zbb, +zksed
 	.globl asmgen_sm4_ctr_zksed
@@ -846,6 +851,7 @@ asmgen_sm4_ctr_zksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ctr_zksed, .-asmgen_sm4_ctr_zksed
+	.p2align 5
 	.option pop
 
 /*
@@ -858,6 +864,7 @@ asmgen_sm4_ctr_zksed:
  * Saves: s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_dec_zksed,"ax",@progbits
 	.option push
 	.option arch, +zbb, +zksed
 	.globl asmgen_sm4_cbc_dec_zksed
@@ -1198,6 +1205,7 @@ asmgen_sm4_cbc_dec_zksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_dec_zksed, .-asmgen_sm4_cbc_dec_zksed
+	.p2align 5
 	.option pop
 
 /*
@@ -1210,6 +1218,7 @@ asmgen_sm4_cbc_dec_zksed:
  * Saves: s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cfb_dec_zksed,"ax",@progbits
 	.option push
 	.option arch, +zbb, +zksed
 	.globl asmgen_sm4_cfb_dec_zksed
@@ -1550,6 +1559,7 @@ asmgen_sm4_cfb_dec_zksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_dec_zksed, .-asmgen_sm4_cfb_dec_zksed
+	.p2align 5
 	.option pop
 
 /*
@@ -1561,6 +1571,7 @@ asmgen_sm4_cfb_dec_zksed:
  * Requires: zbb, zksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_enc_zksed,"ax",@progbits
 	.option push
 	.option arch, +zbb, +zksed
 	.globl asmgen_sm4_cbc_enc_zksed
@@ -1653,6 +1664,7 @@ asmgen_sm4_cbc_enc_zksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_enc_zksed, .-asmgen_sm4_cbc_enc_zksed
+	.p2align 5
 	.option pop
 
 /*
@@ -1664,6 +1676,7 @@ asmgen_sm4_cbc_enc_zksed:
  * Requires: zbb, zksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cfb_enc_zksed,"ax",@progbits
 	.option push
 	.option arch, +zbb, +zksed
 	.globl asmgen_sm4_cfb_enc_zksed
@@ -1756,6 +1769,7 @@ asmgen_sm4_cfb_enc_zksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_enc_zksed, .-asmgen_sm4_cfb_enc_zksed
+	.p2align 5
 	.option pop
 
 /*
@@ -1767,6 +1781,7 @@ asmgen_sm4_cfb_enc_zksed:
  * Requires: zbb, zksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_mac_zksed,"ax",@progbits
 	.option push
 	.option arch, +zbb, +zksed
 	.globl asmgen_sm4_cbc_mac_zksed
@@ -1854,6 +1869,7 @@ asmgen_sm4_cbc_mac_zksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_mac_zksed, .-asmgen_sm4_cbc_mac_zksed
+	.p2align 5
 	.option pop
 
 /*
@@ -1865,6 +1881,7 @@ asmgen_sm4_cbc_mac_zksed:
  * Requires: v, zvkb, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_expand_key_zvksed,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_sm4_expand_key_zvksed
@@ -1944,6 +1961,7 @@ asmgen_sm4_expand_key_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_expand_key_zvksed, .-asmgen_sm4_expand_key_zvksed
+	.p2align 5
 	.option pop
 
 /*
@@ -1955,6 +1973,7 @@ asmgen_sm4_expand_key_zvksed:
  * Requires: v, zvkb, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ecb_zvksed,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_sm4_ecb_zvksed
@@ -2014,6 +2033,7 @@ asmgen_sm4_ecb_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ecb_zvksed, .-asmgen_sm4_ecb_zvksed
+	.p2align 5
 	.option pop
 
 /*
@@ -2025,6 +2045,7 @@ asmgen_sm4_ecb_zvksed:
  * Requires: v, zvkb, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ctr_zvksed,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_sm4_ctr_zvksed
@@ -2125,6 +2146,7 @@ asmgen_sm4_ctr_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ctr_zvksed, .-asmgen_sm4_ctr_zvksed
+	.p2align 5
 	.option pop
 
 /*
@@ -2136,6 +2158,7 @@ asmgen_sm4_ctr_zvksed:
  * Requires: v, zvkb, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_dec_zvksed,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_sm4_cbc_dec_zvksed
@@ -2209,6 +2232,7 @@ asmgen_sm4_cbc_dec_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_dec_zvksed, .-asmgen_sm4_cbc_dec_zvksed
+	.p2align 5
 	.option pop
 
 /*
@@ -2220,6 +2244,7 @@ asmgen_sm4_cbc_dec_zvksed:
  * Requires: v, zvkb, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cfb_dec_zvksed,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_sm4_cfb_dec_zvksed
@@ -2293,6 +2318,7 @@ asmgen_sm4_cfb_dec_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_dec_zvksed, .-asmgen_sm4_cfb_dec_zvksed
+	.p2align 5
 	.option pop
 
 /*
@@ -2304,6 +2330,7 @@ asmgen_sm4_cfb_dec_zvksed:
  * Requires: v, zvkb, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_enc_zvksed,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_sm4_cbc_enc_zvksed
@@ -2364,6 +2391,7 @@ asmgen_sm4_cbc_enc_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_enc_zvksed, .-asmgen_sm4_cbc_enc_zvksed
+	.p2align 5
 	.option pop
 
 /*
@@ -2375,6 +2403,7 @@ asmgen_sm4_cbc_enc_zvksed:
  * Requires: v, zvkb, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cfb_enc_zvksed,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_sm4_cfb_enc_zvksed
@@ -2436,6 +2465,7 @@ asmgen_sm4_cfb_enc_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_enc_zvksed, .-asmgen_sm4_cfb_enc_zvksed
+	.p2align 5
 	.option pop
 
 /*
@@ -2447,6 +2477,7 @@ asmgen_sm4_cfb_enc_zvksed:
  * Requires: v, zvkb, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_mac_zvksed,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_sm4_cbc_mac_zvksed
@@ -2505,6 +2536,7 @@ asmgen_sm4_cbc_mac_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_mac_zvksed, .-asmgen_sm4_cbc_mac_zvksed
+	.p2align 5
 	.option pop
 
 /*
@@ -2516,6 +2548,7 @@ asmgen_sm4_cbc_mac_zvksed:
  * Requires: v, zvkb, zvkg, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_enc_ieee_zvksed,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_sm4_xts_enc_ieee_zvksed
@@ -2621,6 +2654,7 @@ asmgen_sm4_xts_enc_ieee_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_enc_ieee_zvksed, .-asmgen_sm4_xts_enc_ieee_zvksed
+	.p2align 5
 	.option pop
 
 /*
@@ -2632,6 +2666,7 @@ asmgen_sm4_xts_enc_ieee_zvksed:
  * Requires: v, zvkb, zvkg, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_dec_ieee_zvksed,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_sm4_xts_dec_ieee_zvksed
@@ -2737,6 +2772,7 @@ asmgen_sm4_xts_dec_ieee_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_dec_ieee_zvksed, .-asmgen_sm4_xts_dec_ieee_zvksed
+	.p2align 5
 	.option pop
 
 /*
@@ -2748,6 +2784,7 @@ asmgen_sm4_xts_dec_ieee_zvksed:
  * Requires: v, zvkb, zvkg, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_enc_gb_zvksed,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_sm4_xts_enc_gb_zvksed
@@ -2850,6 +2887,7 @@ asmgen_sm4_xts_enc_gb_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_enc_gb_zvksed, .-asmgen_sm4_xts_enc_gb_zvksed
+	.p2align 5
 	.option pop
 
 /*
@@ -2861,6 +2899,7 @@ asmgen_sm4_xts_enc_gb_zvksed:
  * Requires: v, zvkb, zvkg, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_dec_gb_zvksed,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_sm4_xts_dec_gb_zvksed
@@ -2963,6 +3002,7 @@ asmgen_sm4_xts_dec_gb_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_dec_gb_zvksed, .-asmgen_sm4_xts_dec_gb_zvksed
+	.p2align 5
 	.option pop
 
 /*
@@ -2974,6 +3014,7 @@ asmgen_sm4_xts_dec_gb_zvksed:
  * Requires: v, zvkb, zvkg, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_unit_enc_ieee_zvksed,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_sm4_xts_unit_enc_ieee_zvksed
@@ -3176,6 +3217,7 @@ asmgen_sm4_xts_unit_enc_ieee_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_unit_enc_ieee_zvksed, .-asmgen_sm4_xts_unit_enc_ieee_zvksed
+	.p2align 5
 	.option pop
 
 /*
@@ -3187,6 +3229,7 @@ asmgen_sm4_xts_unit_enc_ieee_zvksed:
  * Requires: v, zvkb, zvkg, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_unit_dec_ieee_zvksed,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_sm4_xts_unit_dec_ieee_zvksed
@@ -3389,6 +3432,7 @@ asmgen_sm4_xts_unit_dec_ieee_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_unit_dec_ieee_zvksed, .-asmgen_sm4_xts_unit_dec_ieee_zvksed
+	.p2align 5
 	.option pop
 
 /*
@@ -3400,6 +3444,7 @@ asmgen_sm4_xts_unit_dec_ieee_zvksed:
  * Requires: v, zvkb, zvkg, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_unit_enc_gb_zvksed,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_sm4_xts_unit_enc_gb_zvksed
@@ -3598,6 +3643,7 @@ asmgen_sm4_xts_unit_enc_gb_zvksed:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_unit_enc_gb_zvksed, .-asmgen_sm4_xts_unit_enc_gb_zvksed
+	.p2align 5
 	.option pop
 
 /*
@@ -3609,6 +3655,7 @@ asmgen_sm4_xts_unit_enc_gb_zvksed:
  * Requires: v, zvkb, zvkg, zvksed
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_unit_dec_gb_zvksed,"ax",@progbits
 	.option push
 	.option arch, +v
 	.globl asmgen_sm4_xts_unit_dec_gb_zvksed
@@ -3809,7 +3856,7 @@ asmgen_sm4_xts_unit_dec_gb_zvksed:
 	.size asmgen_sm4_xts_unit_dec_gb_zvksed, .-asmgen_sm4_xts_unit_dec_gb_zvksed
 	.option pop
 
-	.section .rodata
+	.section .rodata.const_gcm_x_powers_0_32,"a",@progbits
 	.p2align 4
 .Lconst_gcm_x_powers_0_32:	# x^0..x^32 in GCM bit order
 	.byte 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
@@ -3845,6 +3892,7 @@ asmgen_sm4_xts_unit_dec_gb_zvksed:
 	.byte 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rodata.const_sm4_ck_be,"a",@progbits
 	.p2align 2
 .Lconst_sm4_ck_be:	# SM4 CK[0..32], big-endian words
 	.byte 0x00, 0x07, 0x0e, 0x15, 0x1c, 0x23, 0x2a, 0x31, 0x38, 0x3f, 0x46, 0x4d, 0x54, 0x5b, 0x62, 0x69
@@ -3855,9 +3903,11 @@ asmgen_sm4_xts_unit_dec_gb_zvksed:
 	.byte 0x30, 0x37, 0x3e, 0x45, 0x4c, 0x53, 0x5a, 0x61, 0x68, 0x6f, 0x76, 0x7d, 0x84, 0x8b, 0x92, 0x99
 	.byte 0xa0, 0xa7, 0xae, 0xb5, 0xbc, 0xc3, 0xca, 0xd1, 0xd8, 0xdf, 0xe6, 0xed, 0xf4, 0xfb, 0x02, 0x09
 	.byte 0x10, 0x17, 0x1e, 0x25, 0x2c, 0x33, 0x3a, 0x41, 0x48, 0x4f, 0x56, 0x5d, 0x64, 0x6b, 0x72, 0x79
+	.section .rodata.const_sm4_fk_be,"a",@progbits
 	.p2align 2
 .Lconst_sm4_fk_be:	# SM4 FK, big-endian words
 	.byte 0xa3, 0xb1, 0xba, 0xc6, 0x56, 0xaa, 0x33, 0x50, 0x67, 0x7d, 0x91, 0x97, 0xb2, 0x70, 0x22, 0xdc
+	.section .rodata.const_sm4_fk_le,"a",@progbits
 	.p2align 2
 .Lconst_sm4_fk_le:	# SM4 FK, little-endian words
 	.byte 0xc6, 0xba, 0xb1, 0xa3, 0x50, 0x33, 0xaa, 0x56, 0x97, 0x91, 0x7d, 0x67, 0xdc, 0x22, 0x70, 0xb2

@@ -31,6 +31,7 @@
  * Requires: PCLMULQDQ, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_ghash_init_avx,"ax",@progbits
 	.globl asmgen_ghash_init_avx
 	.hidden asmgen_ghash_init_avx
 	.type asmgen_ghash_init_avx, @function
@@ -215,6 +216,7 @@ asmgen_ghash_init_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_ghash_init_avx, .-asmgen_ghash_init_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -226,6 +228,7 @@ asmgen_ghash_init_avx:
  * Requires: PCLMULQDQ, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_ghash_update_avx,"ax",@progbits
 	.globl asmgen_ghash_update_avx
 	.hidden asmgen_ghash_update_avx
 	.type asmgen_ghash_update_avx, @function
@@ -397,6 +400,7 @@ asmgen_ghash_update_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_ghash_update_avx, .-asmgen_ghash_update_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -408,6 +412,7 @@ asmgen_ghash_update_avx:
  * Requires: PCLMULQDQ, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_polyval_init_avx,"ax",@progbits
 	.globl asmgen_polyval_init_avx
 	.hidden asmgen_polyval_init_avx
 	.type asmgen_polyval_init_avx, @function
@@ -580,6 +585,7 @@ asmgen_polyval_init_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_polyval_init_avx, .-asmgen_polyval_init_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -591,6 +597,7 @@ asmgen_polyval_init_avx:
  * Requires: PCLMULQDQ, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_polyval_update_avx,"ax",@progbits
 	.globl asmgen_polyval_update_avx
 	.hidden asmgen_polyval_update_avx
 	.type asmgen_polyval_update_avx, @function
@@ -751,10 +758,11 @@ asmgen_polyval_update_avx:
 	.cfi_endproc
 	.size asmgen_polyval_update_avx, .-asmgen_polyval_update_avx
 
-	.section .rodata
+	.section .rodata.const_byte_reverse,"a",@progbits
 	.p2align 4
 .Lconst_byte_reverse:	# vpshufb control: reverse 16 bytes
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	.section .rodata.const_polyval_poly,"a",@progbits
 	.p2align 4
 .Lconst_polyval_poly:	# x^128 + x^127 + x^126 + x^121 + 1, reflected
 	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2

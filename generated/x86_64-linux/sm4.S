@@ -157,6 +157,7 @@
  * Requires: AES, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_expand_key_avx,"ax",@progbits
 	.globl asmgen_sm4_expand_key_avx
 	.hidden asmgen_sm4_expand_key_avx
 	.type asmgen_sm4_expand_key_avx, @function
@@ -318,6 +319,7 @@ asmgen_sm4_expand_key_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_expand_key_avx, .-asmgen_sm4_expand_key_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -328,6 +330,7 @@ asmgen_sm4_expand_key_avx:
  * Requires: AES, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ecb_avx,"ax",@progbits
 	.globl asmgen_sm4_ecb_avx
 	.hidden asmgen_sm4_ecb_avx
 	.type asmgen_sm4_ecb_avx, @function
@@ -732,6 +735,7 @@ asmgen_sm4_ecb_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ecb_avx, .-asmgen_sm4_ecb_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -742,6 +746,7 @@ asmgen_sm4_ecb_avx:
  * Requires: AES, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ctr_avx,"ax",@progbits
 	.globl asmgen_sm4_ctr_avx
 	.hidden asmgen_sm4_ctr_avx
 	.type asmgen_sm4_ctr_avx, @function
@@ -1176,6 +1181,7 @@ asmgen_sm4_ctr_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ctr_avx, .-asmgen_sm4_ctr_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1186,6 +1192,7 @@ asmgen_sm4_ctr_avx:
  * Requires: AES, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_dec_avx,"ax",@progbits
 	.globl asmgen_sm4_cbc_dec_avx
 	.hidden asmgen_sm4_cbc_dec_avx
 	.type asmgen_sm4_cbc_dec_avx, @function
@@ -1614,6 +1621,7 @@ asmgen_sm4_cbc_dec_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_dec_avx, .-asmgen_sm4_cbc_dec_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1624,6 +1632,7 @@ asmgen_sm4_cbc_dec_avx:
  * Requires: AES, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cfb_dec_avx,"ax",@progbits
 	.globl asmgen_sm4_cfb_dec_avx
 	.hidden asmgen_sm4_cfb_dec_avx
 	.type asmgen_sm4_cfb_dec_avx, @function
@@ -2052,6 +2061,7 @@ asmgen_sm4_cfb_dec_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_dec_avx, .-asmgen_sm4_cfb_dec_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -2062,6 +2072,7 @@ asmgen_sm4_cfb_dec_avx:
  * Requires: AES, AVX, AVX2
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ecb_avx2,"ax",@progbits
 	.globl asmgen_sm4_ecb_avx2
 	.hidden asmgen_sm4_ecb_avx2
 	.type asmgen_sm4_ecb_avx2, @function
@@ -2930,6 +2941,7 @@ asmgen_sm4_ecb_avx2:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ecb_avx2, .-asmgen_sm4_ecb_avx2
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -2940,6 +2952,7 @@ asmgen_sm4_ecb_avx2:
  * Requires: AES, AVX, AVX2
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ctr_avx2,"ax",@progbits
 	.globl asmgen_sm4_ctr_avx2
 	.hidden asmgen_sm4_ctr_avx2
 	.type asmgen_sm4_ctr_avx2, @function
@@ -3871,6 +3884,7 @@ asmgen_sm4_ctr_avx2:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ctr_avx2, .-asmgen_sm4_ctr_avx2
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -3881,6 +3895,7 @@ asmgen_sm4_ctr_avx2:
  * Requires: AES, AVX, AVX2
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_dec_avx2,"ax",@progbits
 	.globl asmgen_sm4_cbc_dec_avx2
 	.hidden asmgen_sm4_cbc_dec_avx2
 	.type asmgen_sm4_cbc_dec_avx2, @function
@@ -4798,6 +4813,7 @@ asmgen_sm4_cbc_dec_avx2:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_dec_avx2, .-asmgen_sm4_cbc_dec_avx2
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -4808,6 +4824,7 @@ asmgen_sm4_cbc_dec_avx2:
  * Requires: AES, AVX, AVX2
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cfb_dec_avx2,"ax",@progbits
 	.globl asmgen_sm4_cfb_dec_avx2
 	.hidden asmgen_sm4_cfb_dec_avx2
 	.type asmgen_sm4_cfb_dec_avx2, @function
@@ -5723,6 +5740,7 @@ asmgen_sm4_cfb_dec_avx2:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_dec_avx2, .-asmgen_sm4_cfb_dec_avx2
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -5733,6 +5751,7 @@ asmgen_sm4_cfb_dec_avx2:
  * Requires: AES, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_enc_avx,"ax",@progbits
 	.globl asmgen_sm4_cbc_enc_avx
 	.hidden asmgen_sm4_cbc_enc_avx
 	.type asmgen_sm4_cbc_enc_avx, @function
@@ -5899,6 +5918,7 @@ asmgen_sm4_cbc_enc_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_enc_avx, .-asmgen_sm4_cbc_enc_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -5909,6 +5929,7 @@ asmgen_sm4_cbc_enc_avx:
  * Requires: AES, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cfb_enc_avx,"ax",@progbits
 	.globl asmgen_sm4_cfb_enc_avx
 	.hidden asmgen_sm4_cfb_enc_avx
 	.type asmgen_sm4_cfb_enc_avx, @function
@@ -6075,6 +6096,7 @@ asmgen_sm4_cfb_enc_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_enc_avx, .-asmgen_sm4_cfb_enc_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -6085,6 +6107,7 @@ asmgen_sm4_cfb_enc_avx:
  * Requires: AES, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_mac_avx,"ax",@progbits
 	.globl asmgen_sm4_cbc_mac_avx
 	.hidden asmgen_sm4_cbc_mac_avx
 	.type asmgen_sm4_cbc_mac_avx, @function
@@ -6249,6 +6272,7 @@ asmgen_sm4_cbc_mac_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_mac_avx, .-asmgen_sm4_cbc_mac_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -6259,6 +6283,7 @@ asmgen_sm4_cbc_mac_avx:
  * Requires: AES, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_enc_ieee_avx,"ax",@progbits
 	.globl asmgen_sm4_xts_enc_ieee_avx
 	.hidden asmgen_sm4_xts_enc_ieee_avx
 	.type asmgen_sm4_xts_enc_ieee_avx, @function
@@ -6766,6 +6791,7 @@ asmgen_sm4_xts_enc_ieee_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_enc_ieee_avx, .-asmgen_sm4_xts_enc_ieee_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -6776,6 +6802,7 @@ asmgen_sm4_xts_enc_ieee_avx:
  * Requires: AES, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_dec_ieee_avx,"ax",@progbits
 	.globl asmgen_sm4_xts_dec_ieee_avx
 	.hidden asmgen_sm4_xts_dec_ieee_avx
 	.type asmgen_sm4_xts_dec_ieee_avx, @function
@@ -7283,6 +7310,7 @@ asmgen_sm4_xts_dec_ieee_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_dec_ieee_avx, .-asmgen_sm4_xts_dec_ieee_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -7293,6 +7321,7 @@ asmgen_sm4_xts_dec_ieee_avx:
  * Requires: AES, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_enc_gb_avx,"ax",@progbits
 	.globl asmgen_sm4_xts_enc_gb_avx
 	.hidden asmgen_sm4_xts_enc_gb_avx
 	.type asmgen_sm4_xts_enc_gb_avx, @function
@@ -7836,6 +7865,7 @@ asmgen_sm4_xts_enc_gb_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_enc_gb_avx, .-asmgen_sm4_xts_enc_gb_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -7846,6 +7876,7 @@ asmgen_sm4_xts_enc_gb_avx:
  * Requires: AES, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_dec_gb_avx,"ax",@progbits
 	.globl asmgen_sm4_xts_dec_gb_avx
 	.hidden asmgen_sm4_xts_dec_gb_avx
 	.type asmgen_sm4_xts_dec_gb_avx, @function
@@ -8389,6 +8420,7 @@ asmgen_sm4_xts_dec_gb_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_dec_gb_avx, .-asmgen_sm4_xts_dec_gb_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -8399,6 +8431,7 @@ asmgen_sm4_xts_dec_gb_avx:
  * Requires: AES, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_unit_enc_ieee_avx,"ax",@progbits
 	.globl asmgen_sm4_xts_unit_enc_ieee_avx
 	.hidden asmgen_sm4_xts_unit_enc_ieee_avx
 	.type asmgen_sm4_xts_unit_enc_ieee_avx, @function
@@ -9377,6 +9410,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_unit_enc_ieee_avx, .-asmgen_sm4_xts_unit_enc_ieee_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -9387,6 +9421,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
  * Requires: AES, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_unit_dec_ieee_avx,"ax",@progbits
 	.globl asmgen_sm4_xts_unit_dec_ieee_avx
 	.hidden asmgen_sm4_xts_unit_dec_ieee_avx
 	.type asmgen_sm4_xts_unit_dec_ieee_avx, @function
@@ -10365,6 +10400,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_unit_dec_ieee_avx, .-asmgen_sm4_xts_unit_dec_ieee_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -10375,6 +10411,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
  * Requires: AES, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_unit_enc_gb_avx,"ax",@progbits
 	.globl asmgen_sm4_xts_unit_enc_gb_avx
 	.hidden asmgen_sm4_xts_unit_enc_gb_avx
 	.type asmgen_sm4_xts_unit_enc_gb_avx, @function
@@ -11393,6 +11430,7 @@ asmgen_sm4_xts_unit_enc_gb_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_unit_enc_gb_avx, .-asmgen_sm4_xts_unit_enc_gb_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -11403,6 +11441,7 @@ asmgen_sm4_xts_unit_enc_gb_avx:
  * Requires: AES, AVX
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_unit_dec_gb_avx,"ax",@progbits
 	.globl asmgen_sm4_xts_unit_dec_gb_avx
 	.hidden asmgen_sm4_xts_unit_dec_gb_avx
 	.type asmgen_sm4_xts_unit_dec_gb_avx, @function
@@ -12421,6 +12460,7 @@ asmgen_sm4_xts_unit_dec_gb_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_unit_dec_gb_avx, .-asmgen_sm4_xts_unit_dec_gb_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -12431,6 +12471,7 @@ asmgen_sm4_xts_unit_dec_gb_avx:
  * Requires: AES, AVX, AVX2
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_enc_ieee_avx2,"ax",@progbits
 	.globl asmgen_sm4_xts_enc_ieee_avx2
 	.hidden asmgen_sm4_xts_enc_ieee_avx2
 	.type asmgen_sm4_xts_enc_ieee_avx2, @function
@@ -13748,6 +13789,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_enc_ieee_avx2, .-asmgen_sm4_xts_enc_ieee_avx2
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -13758,6 +13800,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
  * Requires: AES, AVX, AVX2
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_dec_ieee_avx2,"ax",@progbits
 	.globl asmgen_sm4_xts_dec_ieee_avx2
 	.hidden asmgen_sm4_xts_dec_ieee_avx2
 	.type asmgen_sm4_xts_dec_ieee_avx2, @function
@@ -15075,6 +15118,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_dec_ieee_avx2, .-asmgen_sm4_xts_dec_ieee_avx2
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -15085,6 +15129,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
  * Requires: AES, AVX, AVX2
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_enc_gb_avx2,"ax",@progbits
 	.globl asmgen_sm4_xts_enc_gb_avx2
 	.hidden asmgen_sm4_xts_enc_gb_avx2
 	.type asmgen_sm4_xts_enc_gb_avx2, @function
@@ -16522,6 +16567,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_enc_gb_avx2, .-asmgen_sm4_xts_enc_gb_avx2
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -16532,6 +16578,7 @@ asmgen_sm4_xts_enc_gb_avx2:
  * Requires: AES, AVX, AVX2
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_dec_gb_avx2,"ax",@progbits
 	.globl asmgen_sm4_xts_dec_gb_avx2
 	.hidden asmgen_sm4_xts_dec_gb_avx2
 	.type asmgen_sm4_xts_dec_gb_avx2, @function
@@ -17969,6 +18016,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_dec_gb_avx2, .-asmgen_sm4_xts_dec_gb_avx2
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -17979,6 +18027,7 @@ asmgen_sm4_xts_dec_gb_avx2:
  * Requires: AES, AVX, AVX2
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_unit_enc_ieee_avx2,"ax",@progbits
 	.globl asmgen_sm4_xts_unit_enc_ieee_avx2
 	.hidden asmgen_sm4_xts_unit_enc_ieee_avx2
 	.type asmgen_sm4_xts_unit_enc_ieee_avx2, @function
@@ -19770,6 +19819,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_unit_enc_ieee_avx2, .-asmgen_sm4_xts_unit_enc_ieee_avx2
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -19780,6 +19830,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
  * Requires: AES, AVX, AVX2
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_unit_dec_ieee_avx2,"ax",@progbits
 	.globl asmgen_sm4_xts_unit_dec_ieee_avx2
 	.hidden asmgen_sm4_xts_unit_dec_ieee_avx2
 	.type asmgen_sm4_xts_unit_dec_ieee_avx2, @function
@@ -21571,6 +21622,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_unit_dec_ieee_avx2, .-asmgen_sm4_xts_unit_dec_ieee_avx2
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -21581,6 +21633,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
  * Requires: AES, AVX, AVX2
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_unit_enc_gb_avx2,"ax",@progbits
 	.globl asmgen_sm4_xts_unit_enc_gb_avx2
 	.hidden asmgen_sm4_xts_unit_enc_gb_avx2
 	.type asmgen_sm4_xts_unit_enc_gb_avx2, @function
@@ -23496,6 +23549,7 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_unit_enc_gb_avx2, .-asmgen_sm4_xts_unit_enc_gb_avx2
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -23506,6 +23560,7 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
  * Requires: AES, AVX, AVX2
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_unit_dec_gb_avx2,"ax",@progbits
 	.globl asmgen_sm4_xts_unit_dec_gb_avx2
 	.hidden asmgen_sm4_xts_unit_dec_gb_avx2
 	.type asmgen_sm4_xts_unit_dec_gb_avx2, @function
@@ -25421,6 +25476,7 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_unit_dec_gb_avx2, .-asmgen_sm4_xts_unit_dec_gb_avx2
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -25432,6 +25488,7 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
  * Saves: rbx, rbp, r12
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_gcm_enc_avx,"ax",@progbits
 	.globl asmgen_sm4_gcm_enc_avx
 	.hidden asmgen_sm4_gcm_enc_avx
 	.type asmgen_sm4_gcm_enc_avx, @function
@@ -26624,6 +26681,7 @@ asmgen_sm4_gcm_enc_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_gcm_enc_avx, .-asmgen_sm4_gcm_enc_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -26635,6 +26693,7 @@ asmgen_sm4_gcm_enc_avx:
  * Saves: rbx, rbp, r12
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_gcm_dec_avx,"ax",@progbits
 	.globl asmgen_sm4_gcm_dec_avx
 	.hidden asmgen_sm4_gcm_dec_avx
 	.type asmgen_sm4_gcm_dec_avx, @function
@@ -27414,6 +27473,7 @@ asmgen_sm4_gcm_dec_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_gcm_dec_avx, .-asmgen_sm4_gcm_dec_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -27425,6 +27485,7 @@ asmgen_sm4_gcm_dec_avx:
  * Saves: rbx, rbp, r12
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_gcm_enc_avx2,"ax",@progbits
 	.globl asmgen_sm4_gcm_enc_avx2
 	.hidden asmgen_sm4_gcm_enc_avx2
 	.type asmgen_sm4_gcm_enc_avx2, @function
@@ -29017,6 +29078,7 @@ asmgen_sm4_gcm_enc_avx2:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_gcm_enc_avx2, .-asmgen_sm4_gcm_enc_avx2
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -29028,6 +29090,7 @@ asmgen_sm4_gcm_enc_avx2:
  * Saves: rbx, rbp, r12
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_gcm_dec_avx2,"ax",@progbits
 	.globl asmgen_sm4_gcm_dec_avx2
 	.hidden asmgen_sm4_gcm_dec_avx2
 	.type asmgen_sm4_gcm_dec_avx2, @function
@@ -30292,6 +30355,7 @@ asmgen_sm4_gcm_dec_avx2:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_gcm_dec_avx2, .-asmgen_sm4_gcm_dec_avx2
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -30304,6 +30368,7 @@ asmgen_sm4_gcm_dec_avx2:
  * Saves: rbx
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ccm_enc_avx,"ax",@progbits
 	.globl asmgen_sm4_ccm_enc_avx
 	.hidden asmgen_sm4_ccm_enc_avx
 	.type asmgen_sm4_ccm_enc_avx, @function
@@ -30497,6 +30562,7 @@ asmgen_sm4_ccm_enc_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ccm_enc_avx, .-asmgen_sm4_ccm_enc_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -30509,6 +30575,7 @@ asmgen_sm4_ccm_enc_avx:
  * Saves: rbx
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ccm_dec_avx,"ax",@progbits
 	.globl asmgen_sm4_ccm_dec_avx
 	.hidden asmgen_sm4_ccm_dec_avx
 	.type asmgen_sm4_ccm_dec_avx, @function
@@ -31000,6 +31067,7 @@ asmgen_sm4_ccm_dec_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ccm_dec_avx, .-asmgen_sm4_ccm_dec_avx
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -31010,6 +31078,7 @@ asmgen_sm4_ccm_dec_avx:
  * Requires: AVX, AVX2, GFNI
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ecb_gfni,"ax",@progbits
 	.globl asmgen_sm4_ecb_gfni
 	.hidden asmgen_sm4_ecb_gfni
 	.type asmgen_sm4_ecb_gfni, @function
@@ -31658,6 +31727,7 @@ asmgen_sm4_ecb_gfni:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ecb_gfni, .-asmgen_sm4_ecb_gfni
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -31668,6 +31738,7 @@ asmgen_sm4_ecb_gfni:
  * Requires: AVX, AVX2, GFNI
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ctr_gfni,"ax",@progbits
 	.globl asmgen_sm4_ctr_gfni
 	.hidden asmgen_sm4_ctr_gfni
 	.type asmgen_sm4_ctr_gfni, @function
@@ -32379,6 +32450,7 @@ asmgen_sm4_ctr_gfni:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ctr_gfni, .-asmgen_sm4_ctr_gfni
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -32389,6 +32461,7 @@ asmgen_sm4_ctr_gfni:
  * Requires: AVX, AVX2, GFNI
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_dec_gfni,"ax",@progbits
 	.globl asmgen_sm4_cbc_dec_gfni
 	.hidden asmgen_sm4_cbc_dec_gfni
 	.type asmgen_sm4_cbc_dec_gfni, @function
@@ -33086,6 +33159,7 @@ asmgen_sm4_cbc_dec_gfni:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_dec_gfni, .-asmgen_sm4_cbc_dec_gfni
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -33096,6 +33170,7 @@ asmgen_sm4_cbc_dec_gfni:
  * Requires: AVX, AVX2, GFNI
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cfb_dec_gfni,"ax",@progbits
 	.globl asmgen_sm4_cfb_dec_gfni
 	.hidden asmgen_sm4_cfb_dec_gfni
 	.type asmgen_sm4_cfb_dec_gfni, @function
@@ -33791,6 +33866,7 @@ asmgen_sm4_cfb_dec_gfni:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_dec_gfni, .-asmgen_sm4_cfb_dec_gfni
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -33801,6 +33877,7 @@ asmgen_sm4_cfb_dec_gfni:
  * Requires: AVX, AVX2, VPCLMULQDQ, GFNI
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_enc_ieee_gfni,"ax",@progbits
 	.globl asmgen_sm4_xts_enc_ieee_gfni
 	.hidden asmgen_sm4_xts_enc_ieee_gfni
 	.type asmgen_sm4_xts_enc_ieee_gfni, @function
@@ -34861,6 +34938,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_enc_ieee_gfni, .-asmgen_sm4_xts_enc_ieee_gfni
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -34871,6 +34949,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
  * Requires: AVX, AVX2, VPCLMULQDQ, GFNI
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_dec_ieee_gfni,"ax",@progbits
 	.globl asmgen_sm4_xts_dec_ieee_gfni
 	.hidden asmgen_sm4_xts_dec_ieee_gfni
 	.type asmgen_sm4_xts_dec_ieee_gfni, @function
@@ -35931,6 +36010,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_dec_ieee_gfni, .-asmgen_sm4_xts_dec_ieee_gfni
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -35941,6 +36021,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
  * Requires: AVX, AVX2, VPCLMULQDQ, GFNI
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_enc_gb_gfni,"ax",@progbits
 	.globl asmgen_sm4_xts_enc_gb_gfni
 	.hidden asmgen_sm4_xts_enc_gb_gfni
 	.type asmgen_sm4_xts_enc_gb_gfni, @function
@@ -37055,6 +37136,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_enc_gb_gfni, .-asmgen_sm4_xts_enc_gb_gfni
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -37065,6 +37147,7 @@ asmgen_sm4_xts_enc_gb_gfni:
  * Requires: AVX, AVX2, VPCLMULQDQ, GFNI
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_dec_gb_gfni,"ax",@progbits
 	.globl asmgen_sm4_xts_dec_gb_gfni
 	.hidden asmgen_sm4_xts_dec_gb_gfni
 	.type asmgen_sm4_xts_dec_gb_gfni, @function
@@ -38179,6 +38262,7 @@ asmgen_sm4_xts_dec_gb_gfni:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_dec_gb_gfni, .-asmgen_sm4_xts_dec_gb_gfni
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -38189,6 +38273,7 @@ asmgen_sm4_xts_dec_gb_gfni:
  * Requires: AVX, AVX2, VPCLMULQDQ, GFNI
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_unit_enc_ieee_gfni,"ax",@progbits
 	.globl asmgen_sm4_xts_unit_enc_ieee_gfni
 	.hidden asmgen_sm4_xts_unit_enc_ieee_gfni
 	.type asmgen_sm4_xts_unit_enc_ieee_gfni, @function
@@ -39584,6 +39669,7 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_unit_enc_ieee_gfni, .-asmgen_sm4_xts_unit_enc_ieee_gfni
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -39594,6 +39680,7 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
  * Requires: AVX, AVX2, VPCLMULQDQ, GFNI
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_unit_dec_ieee_gfni,"ax",@progbits
 	.globl asmgen_sm4_xts_unit_dec_ieee_gfni
 	.hidden asmgen_sm4_xts_unit_dec_ieee_gfni
 	.type asmgen_sm4_xts_unit_dec_ieee_gfni, @function
@@ -40989,6 +41076,7 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_unit_dec_ieee_gfni, .-asmgen_sm4_xts_unit_dec_ieee_gfni
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -40999,6 +41087,7 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
  * Requires: AVX, AVX2, VPCLMULQDQ, GFNI
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_unit_enc_gb_gfni,"ax",@progbits
 	.globl asmgen_sm4_xts_unit_enc_gb_gfni
 	.hidden asmgen_sm4_xts_unit_enc_gb_gfni
 	.type asmgen_sm4_xts_unit_enc_gb_gfni, @function
@@ -42451,6 +42540,7 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_unit_enc_gb_gfni, .-asmgen_sm4_xts_unit_enc_gb_gfni
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -42461,6 +42551,7 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
  * Requires: AVX, AVX2, VPCLMULQDQ, GFNI
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_unit_dec_gb_gfni,"ax",@progbits
 	.globl asmgen_sm4_xts_unit_dec_gb_gfni
 	.hidden asmgen_sm4_xts_unit_dec_gb_gfni
 	.type asmgen_sm4_xts_unit_dec_gb_gfni, @function
@@ -43913,6 +44004,7 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_unit_dec_gb_gfni, .-asmgen_sm4_xts_unit_dec_gb_gfni
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -43924,6 +44016,7 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
  * Saves: rbx, rbp, r12
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_gcm_enc_gfni,"ax",@progbits
 	.globl asmgen_sm4_gcm_enc_gfni
 	.hidden asmgen_sm4_gcm_enc_gfni
 	.type asmgen_sm4_gcm_enc_gfni, @function
@@ -45092,6 +45185,7 @@ asmgen_sm4_gcm_enc_gfni:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_gcm_enc_gfni, .-asmgen_sm4_gcm_enc_gfni
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -45103,6 +45197,7 @@ asmgen_sm4_gcm_enc_gfni:
  * Saves: rbx, rbp, r12
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_gcm_dec_gfni,"ax",@progbits
 	.globl asmgen_sm4_gcm_dec_gfni
 	.hidden asmgen_sm4_gcm_dec_gfni
 	.type asmgen_sm4_gcm_dec_gfni, @function
@@ -46061,6 +46156,7 @@ asmgen_sm4_gcm_dec_gfni:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_gcm_dec_gfni, .-asmgen_sm4_gcm_dec_gfni
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -46071,6 +46167,7 @@ asmgen_sm4_gcm_dec_gfni:
  * Requires: AES, AVX, AVX2, VAES
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ecb_vaes,"ax",@progbits
 	.globl asmgen_sm4_ecb_vaes
 	.hidden asmgen_sm4_ecb_vaes
 	.type asmgen_sm4_ecb_vaes, @function
@@ -46915,6 +47012,7 @@ asmgen_sm4_ecb_vaes:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ecb_vaes, .-asmgen_sm4_ecb_vaes
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -46925,6 +47023,7 @@ asmgen_sm4_ecb_vaes:
  * Requires: AES, AVX, AVX2, VAES
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ctr_vaes,"ax",@progbits
 	.globl asmgen_sm4_ctr_vaes
 	.hidden asmgen_sm4_ctr_vaes
 	.type asmgen_sm4_ctr_vaes, @function
@@ -47832,6 +47931,7 @@ asmgen_sm4_ctr_vaes:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ctr_vaes, .-asmgen_sm4_ctr_vaes
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -47842,6 +47942,7 @@ asmgen_sm4_ctr_vaes:
  * Requires: AES, AVX, AVX2, VAES
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_dec_vaes,"ax",@progbits
 	.globl asmgen_sm4_cbc_dec_vaes
 	.hidden asmgen_sm4_cbc_dec_vaes
 	.type asmgen_sm4_cbc_dec_vaes, @function
@@ -48735,6 +48836,7 @@ asmgen_sm4_cbc_dec_vaes:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_dec_vaes, .-asmgen_sm4_cbc_dec_vaes
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -48745,6 +48847,7 @@ asmgen_sm4_cbc_dec_vaes:
  * Requires: AES, AVX, AVX2, VAES
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cfb_dec_vaes,"ax",@progbits
 	.globl asmgen_sm4_cfb_dec_vaes
 	.hidden asmgen_sm4_cfb_dec_vaes
 	.type asmgen_sm4_cfb_dec_vaes, @function
@@ -49636,6 +49739,7 @@ asmgen_sm4_cfb_dec_vaes:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_dec_vaes, .-asmgen_sm4_cfb_dec_vaes
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -49646,6 +49750,7 @@ asmgen_sm4_cfb_dec_vaes:
  * Requires: AES, AVX, AVX2, VAES
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_enc_ieee_vaes,"ax",@progbits
 	.globl asmgen_sm4_xts_enc_ieee_vaes
 	.hidden asmgen_sm4_xts_enc_ieee_vaes
 	.type asmgen_sm4_xts_enc_ieee_vaes, @function
@@ -50939,6 +51044,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_enc_ieee_vaes, .-asmgen_sm4_xts_enc_ieee_vaes
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -50949,6 +51055,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
  * Requires: AES, AVX, AVX2, VAES
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_dec_ieee_vaes,"ax",@progbits
 	.globl asmgen_sm4_xts_dec_ieee_vaes
 	.hidden asmgen_sm4_xts_dec_ieee_vaes
 	.type asmgen_sm4_xts_dec_ieee_vaes, @function
@@ -52242,6 +52349,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_dec_ieee_vaes, .-asmgen_sm4_xts_dec_ieee_vaes
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -52252,6 +52360,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
  * Requires: AES, AVX, AVX2, VAES
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_enc_gb_vaes,"ax",@progbits
 	.globl asmgen_sm4_xts_enc_gb_vaes
 	.hidden asmgen_sm4_xts_enc_gb_vaes
 	.type asmgen_sm4_xts_enc_gb_vaes, @function
@@ -53665,6 +53774,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_enc_gb_vaes, .-asmgen_sm4_xts_enc_gb_vaes
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -53675,6 +53785,7 @@ asmgen_sm4_xts_enc_gb_vaes:
  * Requires: AES, AVX, AVX2, VAES
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_dec_gb_vaes,"ax",@progbits
 	.globl asmgen_sm4_xts_dec_gb_vaes
 	.hidden asmgen_sm4_xts_dec_gb_vaes
 	.type asmgen_sm4_xts_dec_gb_vaes, @function
@@ -55088,6 +55199,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_dec_gb_vaes, .-asmgen_sm4_xts_dec_gb_vaes
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -55098,6 +55210,7 @@ asmgen_sm4_xts_dec_gb_vaes:
  * Requires: AES, AVX, AVX2, VAES
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_unit_enc_ieee_vaes,"ax",@progbits
 	.globl asmgen_sm4_xts_unit_enc_ieee_vaes
 	.hidden asmgen_sm4_xts_unit_enc_ieee_vaes
 	.type asmgen_sm4_xts_unit_enc_ieee_vaes, @function
@@ -56865,6 +56978,7 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_unit_enc_ieee_vaes, .-asmgen_sm4_xts_unit_enc_ieee_vaes
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -56875,6 +56989,7 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
  * Requires: AES, AVX, AVX2, VAES
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_unit_dec_ieee_vaes,"ax",@progbits
 	.globl asmgen_sm4_xts_unit_dec_ieee_vaes
 	.hidden asmgen_sm4_xts_unit_dec_ieee_vaes
 	.type asmgen_sm4_xts_unit_dec_ieee_vaes, @function
@@ -58642,6 +58757,7 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_unit_dec_ieee_vaes, .-asmgen_sm4_xts_unit_dec_ieee_vaes
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -58652,6 +58768,7 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
  * Requires: AES, AVX, AVX2, VAES
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_unit_enc_gb_vaes,"ax",@progbits
 	.globl asmgen_sm4_xts_unit_enc_gb_vaes
 	.hidden asmgen_sm4_xts_unit_enc_gb_vaes
 	.type asmgen_sm4_xts_unit_enc_gb_vaes, @function
@@ -60543,6 +60660,7 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_unit_enc_gb_vaes, .-asmgen_sm4_xts_unit_enc_gb_vaes
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -60553,6 +60671,7 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
  * Requires: AES, AVX, AVX2, VAES
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_xts_unit_dec_gb_vaes,"ax",@progbits
 	.globl asmgen_sm4_xts_unit_dec_gb_vaes
 	.hidden asmgen_sm4_xts_unit_dec_gb_vaes
 	.type asmgen_sm4_xts_unit_dec_gb_vaes, @function
@@ -62444,6 +62563,7 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_xts_unit_dec_gb_vaes, .-asmgen_sm4_xts_unit_dec_gb_vaes
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -62455,6 +62575,7 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
  * Saves: rbx, rbp, r12
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_gcm_enc_vaes,"ax",@progbits
 	.globl asmgen_sm4_gcm_enc_vaes
 	.hidden asmgen_sm4_gcm_enc_vaes
 	.type asmgen_sm4_gcm_enc_vaes, @function
@@ -63999,6 +64120,7 @@ asmgen_sm4_gcm_enc_vaes:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_gcm_enc_vaes, .-asmgen_sm4_gcm_enc_vaes
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -64010,6 +64132,7 @@ asmgen_sm4_gcm_enc_vaes:
  * Saves: rbx, rbp, r12
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_gcm_dec_vaes,"ax",@progbits
 	.globl asmgen_sm4_gcm_dec_vaes
 	.hidden asmgen_sm4_gcm_dec_vaes
 	.type asmgen_sm4_gcm_dec_vaes, @function
@@ -65250,6 +65373,7 @@ asmgen_sm4_gcm_dec_vaes:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_gcm_dec_vaes, .-asmgen_sm4_gcm_dec_vaes
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -65260,6 +65384,7 @@ asmgen_sm4_gcm_dec_vaes:
  * Requires: AVX, GFNI
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_enc_gfni,"ax",@progbits
 	.globl asmgen_sm4_cbc_enc_gfni
 	.hidden asmgen_sm4_cbc_enc_gfni
 	.type asmgen_sm4_cbc_enc_gfni, @function
@@ -65380,6 +65505,7 @@ asmgen_sm4_cbc_enc_gfni:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_enc_gfni, .-asmgen_sm4_cbc_enc_gfni
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -65390,6 +65516,7 @@ asmgen_sm4_cbc_enc_gfni:
  * Requires: AVX, GFNI
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cfb_enc_gfni,"ax",@progbits
 	.globl asmgen_sm4_cfb_enc_gfni
 	.hidden asmgen_sm4_cfb_enc_gfni
 	.type asmgen_sm4_cfb_enc_gfni, @function
@@ -65510,6 +65637,7 @@ asmgen_sm4_cfb_enc_gfni:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cfb_enc_gfni, .-asmgen_sm4_cfb_enc_gfni
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -65520,6 +65648,7 @@ asmgen_sm4_cfb_enc_gfni:
  * Requires: AVX, GFNI
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_cbc_mac_gfni,"ax",@progbits
 	.globl asmgen_sm4_cbc_mac_gfni
 	.hidden asmgen_sm4_cbc_mac_gfni
 	.type asmgen_sm4_cbc_mac_gfni, @function
@@ -65638,6 +65767,7 @@ asmgen_sm4_cbc_mac_gfni:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_cbc_mac_gfni, .-asmgen_sm4_cbc_mac_gfni
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -65650,6 +65780,7 @@ asmgen_sm4_cbc_mac_gfni:
  * Saves: rbx
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ccm_enc_gfni,"ax",@progbits
 	.globl asmgen_sm4_ccm_enc_gfni
 	.hidden asmgen_sm4_ccm_enc_gfni
 	.type asmgen_sm4_ccm_enc_gfni, @function
@@ -65797,6 +65928,7 @@ asmgen_sm4_ccm_enc_gfni:
 	ret
 	.cfi_endproc
 	.size asmgen_sm4_ccm_enc_gfni, .-asmgen_sm4_ccm_enc_gfni
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -65809,6 +65941,7 @@ asmgen_sm4_ccm_enc_gfni:
  * Saves: rbx
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text.asmgen_sm4_ccm_dec_gfni,"ax",@progbits
 	.globl asmgen_sm4_ccm_dec_gfni
 	.hidden asmgen_sm4_ccm_dec_gfni
 	.type asmgen_sm4_ccm_dec_gfni, @function
@@ -66163,17 +66296,20 @@ asmgen_sm4_ccm_dec_gfni:
 	.cfi_endproc
 	.size asmgen_sm4_ccm_dec_gfni, .-asmgen_sm4_ccm_dec_gfni
 
-	.section .rodata
+	.section .rodata.const_byte_reverse,"a",@progbits
 	.p2align 4
 .Lconst_byte_reverse:	# vpshufb control: reverse 16 bytes
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	.section .rodata.const_polyval_poly,"a",@progbits
 	.p2align 4
 .Lconst_polyval_poly:	# x^128 + x^127 + x^126 + x^121 + 1, reflected
 	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2
+	.section .rodata.const_sm4_bswap32,"a",@progbits
 	.p2align 5
 .Lconst_sm4_bswap32:	# vpshufb: byte-swap each dword
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.section .rodata.const_sm4_ck,"a",@progbits
 	.p2align 4
 .Lconst_sm4_ck:	# CK[0..32]
 	.byte 0x15, 0x0e, 0x07, 0x00, 0x31, 0x2a, 0x23, 0x1c, 0x4d, 0x46, 0x3f, 0x38, 0x69, 0x62, 0x5b, 0x54
@@ -66184,6 +66320,7 @@ asmgen_sm4_ccm_dec_gfni:
 	.byte 0x45, 0x3e, 0x37, 0x30, 0x61, 0x5a, 0x53, 0x4c, 0x7d, 0x76, 0x6f, 0x68, 0x99, 0x92, 0x8b, 0x84
 	.byte 0xb5, 0xae, 0xa7, 0xa0, 0xd1, 0xca, 0xc3, 0xbc, 0xed, 0xe6, 0xdf, 0xd8, 0x09, 0x02, 0xfb, 0xf4
 	.byte 0x25, 0x1e, 0x17, 0x10, 0x41, 0x3a, 0x33, 0x2c, 0x5d, 0x56, 0x4f, 0x48, 0x79, 0x72, 0x6b, 0x64
+	.section .rodata.const_sm4_ctr_add,"a",@progbits
 	.p2align 5
 .Lconst_sm4_ctr_add:	# counter increments k = 0..15 (low qword)
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
@@ -66202,119 +66339,149 @@ asmgen_sm4_ccm_dec_gfni:
 	.byte 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rodata.const_sm4_fk,"a",@progbits
 	.p2align 4
 .Lconst_sm4_fk:	# FK
 	.byte 0xc6, 0xba, 0xb1, 0xa3, 0x50, 0x33, 0xaa, 0x56, 0x97, 0x91, 0x7d, 0x67, 0xdc, 0x22, 0x70, 0xb2
+	.section .rodata.const_sm4_gcm_inc_x0,"a",@progbits
 	.p2align 5
 .Lconst_sm4_gcm_inc_x0:	# inc32 offsets, xmm group 0
 	.byte 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00
+	.section .rodata.const_sm4_gcm_inc_x1,"a",@progbits
 	.p2align 5
 .Lconst_sm4_gcm_inc_x1:	# inc32 offsets, xmm group 1
 	.byte 0x04, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00
 	.byte 0x04, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00
+	.section .rodata.const_sm4_gcm_inc_y0,"a",@progbits
 	.p2align 5
 .Lconst_sm4_gcm_inc_y0:	# inc32 offsets, ymm group 0
 	.byte 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00
 	.byte 0x01, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00
+	.section .rodata.const_sm4_gcm_inc_y1,"a",@progbits
 	.p2align 5
 .Lconst_sm4_gcm_inc_y1:	# inc32 offsets, ymm group 1
 	.byte 0x08, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00
 	.byte 0x09, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00
+	.section .rodata.const_sm4_gfni_bitrev,"a",@progbits
 	.p2align 5
 .Lconst_sm4_gfni_bitrev:	# GFNI matrix: reverse the bits of each byte
 	.byte 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
 	.byte 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
+	.section .rodata.const_sm4_gfni_m1,"a",@progbits
 	.p2align 5
 .Lconst_sm4_gfni_m1:	# GFNI matrix M1 (pre-affine; the state's domain)
 	.byte 0x5d, 0x50, 0x22, 0x1a, 0xb9, 0x7d, 0x28, 0x4c, 0x5d, 0x50, 0x22, 0x1a, 0xb9, 0x7d, 0x28, 0x4c
 	.byte 0x5d, 0x50, 0x22, 0x1a, 0xb9, 0x7d, 0x28, 0x4c, 0x5d, 0x50, 0x22, 0x1a, 0xb9, 0x7d, 0x28, 0x4c
+	.section .rodata.const_sm4_gfni_m1inv,"a",@progbits
 	.p2align 5
 .Lconst_sm4_gfni_m1inv:	# GFNI matrix M1^-1 (out of the domain)
 	.byte 0x8b, 0x72, 0x84, 0x32, 0x86, 0xf5, 0xa4, 0xb3, 0x8b, 0x72, 0x84, 0x32, 0x86, 0xf5, 0xa4, 0xb3
 	.byte 0x8b, 0x72, 0x84, 0x32, 0x86, 0xf5, 0xa4, 0xb3, 0x8b, 0x72, 0x84, 0x32, 0x86, 0xf5, 0xa4, 0xb3
+	.section .rodata.const_sm4_gfni_rot0,"a",@progbits
 	.p2align 5
 .Lconst_sm4_gfni_rot0:	# GFNI matrix M1*(I + <<2)*S (unrotated term of L)
 	.byte 0xb7, 0x81, 0xa4, 0xe9, 0x91, 0xb8, 0x0d, 0x04, 0xb7, 0x81, 0xa4, 0xe9, 0x91, 0xb8, 0x0d, 0x04
 	.byte 0xb7, 0x81, 0xa4, 0xe9, 0x91, 0xb8, 0x0d, 0x04, 0xb7, 0x81, 0xa4, 0xe9, 0x91, 0xb8, 0x0d, 0x04
+	.section .rodata.const_sm4_gfni_rot24,"a",@progbits
 	.p2align 5
 .Lconst_sm4_gfni_rot24:	# GFNI matrix M1*(I + >>6)*S (rotated by 24)
 	.byte 0x1a, 0xc1, 0x84, 0xff, 0xb4, 0xbc, 0x0f, 0x28, 0x1a, 0xc1, 0x84, 0xff, 0xb4, 0xbc, 0x0f, 0x28
 	.byte 0x1a, 0xc1, 0x84, 0xff, 0xb4, 0xbc, 0x0f, 0x28, 0x1a, 0xc1, 0x84, 0xff, 0xb4, 0xbc, 0x0f, 0x28
+	.section .rodata.const_sm4_gfni_rot8,"a",@progbits
 	.p2align 5
 .Lconst_sm4_gfni_rot8:	# GFNI matrix M1*(<<2 + >>6)*S (rotated by 8 and 16)
 	.byte 0xad, 0x40, 0x20, 0x16, 0x25, 0x04, 0x02, 0x2c, 0xad, 0x40, 0x20, 0x16, 0x25, 0x04, 0x02, 0x2c
 	.byte 0xad, 0x40, 0x20, 0x16, 0x25, 0x04, 0x02, 0x2c, 0xad, 0x40, 0x20, 0x16, 0x25, 0x04, 0x02, 0x2c
+	.section .rodata.const_sm4_isr,"a",@progbits
 	.p2align 5
 .Lconst_sm4_isr:	# vpshufb: undo ShiftRows, then rotate each dword left by 0
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+	.section .rodata.const_sm4_isr_rol16,"a",@progbits
 	.p2align 5
 .Lconst_sm4_isr_rol16:	# vpshufb: undo ShiftRows, then rotate each dword left by 16
 	.byte 0x0a, 0x07, 0x00, 0x0d, 0x0e, 0x0b, 0x04, 0x01, 0x02, 0x0f, 0x08, 0x05, 0x06, 0x03, 0x0c, 0x09
 	.byte 0x0a, 0x07, 0x00, 0x0d, 0x0e, 0x0b, 0x04, 0x01, 0x02, 0x0f, 0x08, 0x05, 0x06, 0x03, 0x0c, 0x09
+	.section .rodata.const_sm4_isr_rol24,"a",@progbits
 	.p2align 5
 .Lconst_sm4_isr_rol24:	# vpshufb: undo ShiftRows, then rotate each dword left by 24
 	.byte 0x0d, 0x0a, 0x07, 0x00, 0x01, 0x0e, 0x0b, 0x04, 0x05, 0x02, 0x0f, 0x08, 0x09, 0x06, 0x03, 0x0c
 	.byte 0x0d, 0x0a, 0x07, 0x00, 0x01, 0x0e, 0x0b, 0x04, 0x05, 0x02, 0x0f, 0x08, 0x09, 0x06, 0x03, 0x0c
+	.section .rodata.const_sm4_isr_rol8,"a",@progbits
 	.p2align 5
 .Lconst_sm4_isr_rol8:	# vpshufb: undo ShiftRows, then rotate each dword left by 8
 	.byte 0x07, 0x00, 0x0d, 0x0a, 0x0b, 0x04, 0x01, 0x0e, 0x0f, 0x08, 0x05, 0x02, 0x03, 0x0c, 0x09, 0x06
 	.byte 0x07, 0x00, 0x0d, 0x0a, 0x0b, 0x04, 0x01, 0x0e, 0x0f, 0x08, 0x05, 0x02, 0x03, 0x0c, 0x09, 0x06
+	.section .rodata.const_sm4_nibble,"a",@progbits
 	.p2align 5
 .Lconst_sm4_nibble:	# 0x0f bytes
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.section .rodata.const_sm4_post_hi,"a",@progbits
 	.p2align 5
 .Lconst_sm4_post_hi:	# S-box post-affine M2*y (high nibble)
 	.byte 0x00, 0xe0, 0x50, 0xb0, 0x9d, 0x7d, 0xcd, 0x2d, 0xc0, 0x20, 0x90, 0x70, 0x5d, 0xbd, 0x0d, 0xed
 	.byte 0x00, 0xe0, 0x50, 0xb0, 0x9d, 0x7d, 0xcd, 0x2d, 0xc0, 0x20, 0x90, 0x70, 0x5d, 0xbd, 0x0d, 0xed
+	.section .rodata.const_sm4_post_lo,"a",@progbits
 	.p2align 5
 .Lconst_sm4_post_lo:	# S-box post-affine M2*y ^ c2 (low nibble, c2 included)
 	.byte 0x6c, 0xd4, 0xa6, 0x1e, 0x52, 0xea, 0x98, 0x20, 0x0b, 0xb3, 0xc1, 0x79, 0x35, 0x8d, 0xff, 0x47
 	.byte 0x6c, 0xd4, 0xa6, 0x1e, 0x52, 0xea, 0x98, 0x20, 0x0b, 0xb3, 0xc1, 0x79, 0x35, 0x8d, 0xff, 0x47
+	.section .rodata.const_sm4_pre_hi,"a",@progbits
 	.p2align 5
 .Lconst_sm4_pre_hi:	# S-box pre-affine M1*x (high nibble)
 	.byte 0x00, 0xdc, 0x2e, 0xf2, 0xc5, 0x19, 0xeb, 0x37, 0x08, 0xd4, 0x26, 0xfa, 0xcd, 0x11, 0xe3, 0x3f
 	.byte 0x00, 0xdc, 0x2e, 0xf2, 0xc5, 0x19, 0xeb, 0x37, 0x08, 0xd4, 0x26, 0xfa, 0xcd, 0x11, 0xe3, 0x3f
+	.section .rodata.const_sm4_pre_lo,"a",@progbits
 	.p2align 5
 .Lconst_sm4_pre_lo:	# S-box pre-affine M1*x ^ c1 (low nibble, c1 included)
 	.byte 0x3e, 0xb2, 0x0e, 0x82, 0xbb, 0x37, 0x8b, 0x07, 0xa1, 0x2d, 0x91, 0x1d, 0x24, 0xa8, 0x14, 0x98
 	.byte 0x3e, 0xb2, 0x0e, 0x82, 0xbb, 0x37, 0x8b, 0x07, 0xa1, 0x2d, 0x91, 0x1d, 0x24, 0xa8, 0x14, 0x98
+	.section .rodata.const_sm4_rol16,"a",@progbits
 	.p2align 5
 .Lconst_sm4_rol16:	# vpshufb: rotate each dword left by 16
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.section .rodata.const_sm4_rol24,"a",@progbits
 	.p2align 5
 .Lconst_sm4_rol24:	# vpshufb: rotate each dword left by 24
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.section .rodata.const_sm4_rol8,"a",@progbits
 	.p2align 5
 .Lconst_sm4_rol8:	# vpshufb: rotate each dword left by 8
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+	.section .rodata.const_sm4_xts_gb_poly,"a",@progbits
 	.p2align 4
 .Lconst_sm4_xts_gb_poly:	# XTS (GB/T 17964) halving: 0xe1 << 120 and the qword carry
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xe1
+	.section .rodata.const_sm4_xts_gb_rev3,"a",@progbits
 	.p2align 5
 .Lconst_sm4_xts_gb_rev3:	# vpshufb: reverse bytes 0..3 of each lane
 	.byte 0x02, 0x01, 0x00, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
 	.byte 0x02, 0x01, 0x00, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	.section .rodata.const_sm4_xts_gb_top,"a",@progbits
 	.p2align 5
 .Lconst_sm4_xts_gb_top:	# vpshufb: bytes 15, 14 of each lane to 0, 1
 	.byte 0x0f, 0x0e, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
 	.byte 0x0f, 0x0e, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	.section .rodata.const_sm4_xts_gb_x16,"a",@progbits
 	.p2align 5
 .Lconst_sm4_xts_gb_x16:	# XTS (GB/T 17964) * x^16: vpclmulqdq factor 0x1c2 (0x87 reflected, << 1) per lane
 	.byte 0xc2, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0xc2, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rodata.const_sm4_xts_ieee_poly,"a",@progbits
 	.p2align 4
 .Lconst_sm4_xts_ieee_poly:	# XTS (IEEE 1619) doubling: 0x87 and the qword carry
 	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rodata.const_sm4_xts_ieee_x16,"a",@progbits
 	.p2align 5
 .Lconst_sm4_xts_ieee_x16:	# XTS (IEEE) * x^16: vpclmulqdq factor 0x87 per lane
 	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rodata.const_sm4_xts_shl,"a",@progbits
 	.p2align 5
 .Lconst_sm4_xts_shl:	# XTS tweak k = 2s, 2s+1: qword left shift counts k
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
@@ -66333,6 +66500,7 @@ asmgen_sm4_ccm_dec_gfni:
 	.byte 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rodata.const_sm4_xts_shr,"a",@progbits
 	.p2align 5
 .Lconst_sm4_xts_shr:	# XTS tweak k = 2s, 2s+1: qword right shift counts 64-k
 	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
@@ -66351,14 +66519,17 @@ asmgen_sm4_ccm_dec_gfni:
 	.byte 0x33, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x33, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x32, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x32, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x31, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x31, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rodata.const_sm4_xts_steal,"a",@progbits
 	.p2align 4
 .Lconst_sm4_xts_steal:	# XTS ciphertext stealing: vpshufb byte shifts by 16 - d (d = 1..15)
 	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
 	.byte 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f
 	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	.section .rodata.const_sm4_zero,"a",@progbits
 	.p2align 4
 .Lconst_sm4_zero:	# aesenclast round key: zero
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rodata.const_sm4_zero_y,"a",@progbits
 	.p2align 5
 .Lconst_sm4_zero_y:	# vaesenclast round key: zero
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00

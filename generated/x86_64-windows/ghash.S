@@ -32,6 +32,7 @@
  * Saves: rsi, rdi, xmm7, xmm8, xmm9, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_ghash_init_avx,"xr"
 	.def asmgen_ghash_init_avx; .scl 2; .type 32; .endef
 	.globl asmgen_ghash_init_avx
 	.p2align 5
@@ -241,6 +242,7 @@ asmgen_ghash_init_avx:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -253,6 +255,7 @@ asmgen_ghash_init_avx:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_ghash_update_avx,"xr"
 	.def asmgen_ghash_update_avx; .scl 2; .type 32; .endef
 	.globl asmgen_ghash_update_avx
 	.p2align 5
@@ -451,6 +454,7 @@ asmgen_ghash_update_avx:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -463,6 +467,7 @@ asmgen_ghash_update_avx:
  * Saves: rsi, rdi, xmm8, xmm9, xmm14
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_polyval_init_avx,"xr"
 	.def asmgen_polyval_init_avx; .scl 2; .type 32; .endef
 	.globl asmgen_polyval_init_avx
 	.p2align 5
@@ -654,6 +659,7 @@ asmgen_polyval_init_avx:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -666,6 +672,7 @@ asmgen_polyval_init_avx:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm14
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_polyval_update_avx,"xr"
 	.def asmgen_polyval_update_avx; .scl 2; .type 32; .endef
 	.globl asmgen_polyval_update_avx
 	.p2align 5
@@ -850,10 +857,11 @@ asmgen_polyval_update_avx:
 	ret
 	.seh_endproc
 
-	.section .rdata,"dr"
+	.section .rdata$const_byte_reverse,"dr"
 	.p2align 4
 .Lconst_byte_reverse:	# vpshufb control: reverse 16 bytes
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	.section .rdata$const_polyval_poly,"dr"
 	.p2align 4
 .Lconst_polyval_poly:	# x^128 + x^127 + x^126 + x^121 + 1, reflected
 	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2

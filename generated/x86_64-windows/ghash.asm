@@ -17,7 +17,6 @@
 ;       requires: PCLMULQDQ, AVX
 
 	default rel
-	section .text code align=32
 
 ; ----------------------------------------------------------------------------------------------------
 ; GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form), from h.
@@ -28,6 +27,7 @@
 ; Requires: PCLMULQDQ, AVX
 ; Saves: rsi, rdi, xmm7, xmm8, xmm9, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_ghash_init_avx code align=32
 	global asmgen_ghash_init_avx
 	align 32
 asmgen_ghash_init_avx:
@@ -235,6 +235,7 @@ asmgen_ghash_init_avx:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; GHASH update (SP 800-38D): state = (state ^ X) * H for each 16-byte block X of data.
@@ -245,6 +246,7 @@ asmgen_ghash_init_avx:
 ; Requires: PCLMULQDQ, AVX
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_ghash_update_avx code align=32
 	global asmgen_ghash_update_avx
 	align 32
 asmgen_ghash_update_avx:
@@ -441,6 +443,7 @@ asmgen_ghash_update_avx:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form), from h.
@@ -451,6 +454,7 @@ asmgen_ghash_update_avx:
 ; Requires: PCLMULQDQ, AVX
 ; Saves: rsi, rdi, xmm8, xmm9, xmm14
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_polyval_init_avx code align=32
 	global asmgen_polyval_init_avx
 	align 32
 asmgen_polyval_init_avx:
@@ -640,6 +644,7 @@ asmgen_polyval_init_avx:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; POLYVAL update (RFC 8452): state = (state ^ X) * H * x^-128 for each 16-byte block X of data.
@@ -650,6 +655,7 @@ asmgen_polyval_init_avx:
 ; Requires: PCLMULQDQ, AVX
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm14
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_polyval_update_avx code align=32
 	global asmgen_polyval_update_avx
 	align 32
 asmgen_polyval_update_avx:
@@ -832,15 +838,16 @@ asmgen_polyval_update_avx:
 	ret
 .seh_end:
 
-	section .rdata rdata align=16
+	section .rdata$const_byte_reverse rdata align=16
 	align 16, db 0
 const_byte_reverse:	; vpshufb control: reverse 16 bytes
 	db 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	section .rdata$const_polyval_poly rdata align=16
 	align 16, db 0
 const_polyval_poly:	; x^128 + x^127 + x^126 + x^121 + 1, reflected
 	db 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2
 
-	section .xdata rdata align=4
+	section .xdata$asmgen_ghash_init_avx rdata align=4
 asmgen_ghash_init_avx.unwind_info:
 	db 1, asmgen_ghash_init_avx.seh_endprologue - asmgen_ghash_init_avx, 13, 0	; version 1, prologue size, 13 slots, no frame register
 	db asmgen_ghash_init_avx.seh_7 - asmgen_ghash_init_avx, 0xf8	; SAVE_XMM128, info 15
@@ -857,6 +864,7 @@ asmgen_ghash_init_avx.unwind_info:
 	db asmgen_ghash_init_avx.seh_1 - asmgen_ghash_init_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_ghash_init_avx.seh_0 - asmgen_ghash_init_avx, 0x60	; PUSH_NONVOL, info 6
 	dw 0
+	section .xdata$asmgen_ghash_update_avx rdata align=4
 asmgen_ghash_update_avx.unwind_info:
 	db 1, asmgen_ghash_update_avx.seh_endprologue - asmgen_ghash_update_avx, 13, 0	; version 1, prologue size, 13 slots, no frame register
 	db asmgen_ghash_update_avx.seh_7 - asmgen_ghash_update_avx, 0xf8	; SAVE_XMM128, info 15
@@ -873,6 +881,7 @@ asmgen_ghash_update_avx.unwind_info:
 	db asmgen_ghash_update_avx.seh_1 - asmgen_ghash_update_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_ghash_update_avx.seh_0 - asmgen_ghash_update_avx, 0x60	; PUSH_NONVOL, info 6
 	dw 0
+	section .xdata$asmgen_polyval_init_avx rdata align=4
 asmgen_polyval_init_avx.unwind_info:
 	db 1, asmgen_polyval_init_avx.seh_endprologue - asmgen_polyval_init_avx, 9, 0	; version 1, prologue size, 9 slots, no frame register
 	db asmgen_polyval_init_avx.seh_5 - asmgen_polyval_init_avx, 0xe8	; SAVE_XMM128, info 14
@@ -885,6 +894,7 @@ asmgen_polyval_init_avx.unwind_info:
 	db asmgen_polyval_init_avx.seh_1 - asmgen_polyval_init_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_polyval_init_avx.seh_0 - asmgen_polyval_init_avx, 0x60	; PUSH_NONVOL, info 6
 	dw 0
+	section .xdata$asmgen_polyval_update_avx rdata align=4
 asmgen_polyval_update_avx.unwind_info:
 	db 1, asmgen_polyval_update_avx.seh_endprologue - asmgen_polyval_update_avx, 11, 0	; version 1, prologue size, 11 slots, no frame register
 	db asmgen_polyval_update_avx.seh_6 - asmgen_polyval_update_avx, 0xe8	; SAVE_XMM128, info 14
@@ -900,8 +910,11 @@ asmgen_polyval_update_avx.unwind_info:
 	db asmgen_polyval_update_avx.seh_0 - asmgen_polyval_update_avx, 0x60	; PUSH_NONVOL, info 6
 	dw 0
 
-	section .pdata rdata align=4
+	section .pdata$asmgen_ghash_init_avx rdata align=4
 	dd asmgen_ghash_init_avx wrt ..imagebase, asmgen_ghash_init_avx.seh_end wrt ..imagebase, asmgen_ghash_init_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_ghash_update_avx rdata align=4
 	dd asmgen_ghash_update_avx wrt ..imagebase, asmgen_ghash_update_avx.seh_end wrt ..imagebase, asmgen_ghash_update_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_polyval_init_avx rdata align=4
 	dd asmgen_polyval_init_avx wrt ..imagebase, asmgen_polyval_init_avx.seh_end wrt ..imagebase, asmgen_polyval_init_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_polyval_update_avx rdata align=4
 	dd asmgen_polyval_update_avx wrt ..imagebase, asmgen_polyval_update_avx.seh_end wrt ..imagebase, asmgen_polyval_update_avx.unwind_info wrt ..imagebase

@@ -158,6 +158,7 @@
  * Saves: rsi, rdi, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_expand_key_avx,"xr"
 	.def asmgen_sm4_expand_key_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_expand_key_avx
 	.p2align 5
@@ -354,6 +355,7 @@ asmgen_sm4_expand_key_avx:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -365,6 +367,7 @@ asmgen_sm4_expand_key_avx:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ecb_avx,"xr"
 	.def asmgen_sm4_ecb_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ecb_avx
 	.p2align 5
@@ -811,6 +814,7 @@ asmgen_sm4_ecb_avx:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -822,6 +826,7 @@ asmgen_sm4_ecb_avx:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ctr_avx,"xr"
 	.def asmgen_sm4_ctr_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ctr_avx
 	.p2align 5
@@ -1299,6 +1304,7 @@ asmgen_sm4_ctr_avx:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1310,6 +1316,7 @@ asmgen_sm4_ctr_avx:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cbc_dec_avx,"xr"
 	.def asmgen_sm4_cbc_dec_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cbc_dec_avx
 	.p2align 5
@@ -1781,6 +1788,7 @@ asmgen_sm4_cbc_dec_avx:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -1792,6 +1800,7 @@ asmgen_sm4_cbc_dec_avx:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cfb_dec_avx,"xr"
 	.def asmgen_sm4_cfb_dec_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cfb_dec_avx
 	.p2align 5
@@ -2263,6 +2272,7 @@ asmgen_sm4_cfb_dec_avx:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -2274,6 +2284,7 @@ asmgen_sm4_cfb_dec_avx:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ecb_avx2,"xr"
 	.def asmgen_sm4_ecb_avx2; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ecb_avx2
 	.p2align 5
@@ -3184,6 +3195,7 @@ asmgen_sm4_ecb_avx2:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -3195,6 +3207,7 @@ asmgen_sm4_ecb_avx2:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ctr_avx2,"xr"
 	.def asmgen_sm4_ctr_avx2; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ctr_avx2
 	.p2align 5
@@ -4169,6 +4182,7 @@ asmgen_sm4_ctr_avx2:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -4180,6 +4194,7 @@ asmgen_sm4_ctr_avx2:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cbc_dec_avx2,"xr"
 	.def asmgen_sm4_cbc_dec_avx2; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cbc_dec_avx2
 	.p2align 5
@@ -5140,6 +5155,7 @@ asmgen_sm4_cbc_dec_avx2:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -5151,6 +5167,7 @@ asmgen_sm4_cbc_dec_avx2:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cfb_dec_avx2,"xr"
 	.def asmgen_sm4_cfb_dec_avx2; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cfb_dec_avx2
 	.p2align 5
@@ -6109,6 +6126,7 @@ asmgen_sm4_cfb_dec_avx2:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -6120,6 +6138,7 @@ asmgen_sm4_cfb_dec_avx2:
  * Saves: rsi, rdi, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cbc_enc_avx,"xr"
 	.def asmgen_sm4_cbc_enc_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cbc_enc_avx
 	.p2align 5
@@ -6323,6 +6342,7 @@ asmgen_sm4_cbc_enc_avx:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -6334,6 +6354,7 @@ asmgen_sm4_cbc_enc_avx:
  * Saves: rsi, rdi, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cfb_enc_avx,"xr"
 	.def asmgen_sm4_cfb_enc_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cfb_enc_avx
 	.p2align 5
@@ -6537,6 +6558,7 @@ asmgen_sm4_cfb_enc_avx:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -6548,6 +6570,7 @@ asmgen_sm4_cfb_enc_avx:
  * Saves: rsi, rdi, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cbc_mac_avx,"xr"
 	.def asmgen_sm4_cbc_mac_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cbc_mac_avx
 	.p2align 5
@@ -6748,6 +6771,7 @@ asmgen_sm4_cbc_mac_avx:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -6759,6 +6783,7 @@ asmgen_sm4_cbc_mac_avx:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_enc_ieee_avx,"xr"
 	.def asmgen_sm4_xts_enc_ieee_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_enc_ieee_avx
 	.p2align 5
@@ -7309,6 +7334,7 @@ asmgen_sm4_xts_enc_ieee_avx:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -7320,6 +7346,7 @@ asmgen_sm4_xts_enc_ieee_avx:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_dec_ieee_avx,"xr"
 	.def asmgen_sm4_xts_dec_ieee_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_dec_ieee_avx
 	.p2align 5
@@ -7870,6 +7897,7 @@ asmgen_sm4_xts_dec_ieee_avx:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -7881,6 +7909,7 @@ asmgen_sm4_xts_dec_ieee_avx:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_enc_gb_avx,"xr"
 	.def asmgen_sm4_xts_enc_gb_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_enc_gb_avx
 	.p2align 5
@@ -8467,6 +8496,7 @@ asmgen_sm4_xts_enc_gb_avx:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -8478,6 +8508,7 @@ asmgen_sm4_xts_enc_gb_avx:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_dec_gb_avx,"xr"
 	.def asmgen_sm4_xts_dec_gb_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_dec_gb_avx
 	.p2align 5
@@ -9064,6 +9095,7 @@ asmgen_sm4_xts_dec_gb_avx:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -9075,6 +9107,7 @@ asmgen_sm4_xts_dec_gb_avx:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_unit_enc_ieee_avx,"xr"
 	.def asmgen_sm4_xts_unit_enc_ieee_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_unit_enc_ieee_avx
 	.p2align 5
@@ -10097,6 +10130,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -10108,6 +10142,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_unit_dec_ieee_avx,"xr"
 	.def asmgen_sm4_xts_unit_dec_ieee_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_unit_dec_ieee_avx
 	.p2align 5
@@ -11130,6 +11165,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -11141,6 +11177,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_unit_enc_gb_avx,"xr"
 	.def asmgen_sm4_xts_unit_enc_gb_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_unit_enc_gb_avx
 	.p2align 5
@@ -12203,6 +12240,7 @@ asmgen_sm4_xts_unit_enc_gb_avx:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -12214,6 +12252,7 @@ asmgen_sm4_xts_unit_enc_gb_avx:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_unit_dec_gb_avx,"xr"
 	.def asmgen_sm4_xts_unit_dec_gb_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_unit_dec_gb_avx
 	.p2align 5
@@ -13276,6 +13315,7 @@ asmgen_sm4_xts_unit_dec_gb_avx:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -13287,6 +13327,7 @@ asmgen_sm4_xts_unit_dec_gb_avx:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_enc_ieee_avx2,"xr"
 	.def asmgen_sm4_xts_enc_ieee_avx2; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_enc_ieee_avx2
 	.p2align 5
@@ -14647,6 +14688,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -14658,6 +14700,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_dec_ieee_avx2,"xr"
 	.def asmgen_sm4_xts_dec_ieee_avx2; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_dec_ieee_avx2
 	.p2align 5
@@ -16018,6 +16061,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -16029,6 +16073,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_enc_gb_avx2,"xr"
 	.def asmgen_sm4_xts_enc_gb_avx2; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_enc_gb_avx2
 	.p2align 5
@@ -17509,6 +17554,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -17520,6 +17566,7 @@ asmgen_sm4_xts_enc_gb_avx2:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_dec_gb_avx2,"xr"
 	.def asmgen_sm4_xts_dec_gb_avx2; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_dec_gb_avx2
 	.p2align 5
@@ -19000,6 +19047,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -19011,6 +19059,7 @@ asmgen_sm4_xts_dec_gb_avx2:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_unit_enc_ieee_avx2,"xr"
 	.def asmgen_sm4_xts_unit_enc_ieee_avx2; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_unit_enc_ieee_avx2
 	.p2align 5
@@ -20846,6 +20895,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -20857,6 +20907,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_unit_dec_ieee_avx2,"xr"
 	.def asmgen_sm4_xts_unit_dec_ieee_avx2; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_unit_dec_ieee_avx2
 	.p2align 5
@@ -22692,6 +22743,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -22703,6 +22755,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_unit_enc_gb_avx2,"xr"
 	.def asmgen_sm4_xts_unit_enc_gb_avx2; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_unit_enc_gb_avx2
 	.p2align 5
@@ -24662,6 +24715,7 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -24673,6 +24727,7 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_unit_dec_gb_avx2,"xr"
 	.def asmgen_sm4_xts_unit_dec_gb_avx2; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_unit_dec_gb_avx2
 	.p2align 5
@@ -26632,6 +26687,7 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -26643,6 +26699,7 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
  * Saves: rbx, rbp, rsi, rdi, r12, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_gcm_enc_avx,"xr"
 	.def asmgen_sm4_gcm_enc_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_gcm_enc_avx
 	.p2align 5
@@ -27870,6 +27927,7 @@ asmgen_sm4_gcm_enc_avx:
 	pop         rbx
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -27881,6 +27939,7 @@ asmgen_sm4_gcm_enc_avx:
  * Saves: rbx, rbp, rsi, rdi, r12, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_gcm_dec_avx,"xr"
 	.def asmgen_sm4_gcm_dec_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_gcm_dec_avx
 	.p2align 5
@@ -28695,6 +28754,7 @@ asmgen_sm4_gcm_dec_avx:
 	pop         rbx
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -28706,6 +28766,7 @@ asmgen_sm4_gcm_dec_avx:
  * Saves: rbx, rbp, rsi, rdi, r12, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_gcm_enc_avx2,"xr"
 	.def asmgen_sm4_gcm_enc_avx2; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_gcm_enc_avx2
 	.p2align 5
@@ -30333,6 +30394,7 @@ asmgen_sm4_gcm_enc_avx2:
 	pop         rbx
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -30344,6 +30406,7 @@ asmgen_sm4_gcm_enc_avx2:
  * Saves: rbx, rbp, rsi, rdi, r12, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_gcm_dec_avx2,"xr"
 	.def asmgen_sm4_gcm_dec_avx2; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_gcm_dec_avx2
 	.p2align 5
@@ -31643,6 +31706,7 @@ asmgen_sm4_gcm_dec_avx2:
 	pop         rbx
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -31655,6 +31719,7 @@ asmgen_sm4_gcm_dec_avx2:
  * Saves: rbx, rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ccm_enc_avx,"xr"
 	.def asmgen_sm4_ccm_enc_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ccm_enc_avx
 	.p2align 5
@@ -31889,6 +31954,7 @@ asmgen_sm4_ccm_enc_avx:
 	pop         rbx
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -31901,6 +31967,7 @@ asmgen_sm4_ccm_enc_avx:
  * Saves: rbx, rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ccm_dec_avx,"xr"
 	.def asmgen_sm4_ccm_dec_avx; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ccm_dec_avx
 	.p2align 5
@@ -32433,6 +32500,7 @@ asmgen_sm4_ccm_dec_avx:
 	pop         rbx
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -32444,6 +32512,7 @@ asmgen_sm4_ccm_dec_avx:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ecb_gfni,"xr"
 	.def asmgen_sm4_ecb_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ecb_gfni
 	.p2align 5
@@ -33134,6 +33203,7 @@ asmgen_sm4_ecb_gfni:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -33145,6 +33215,7 @@ asmgen_sm4_ecb_gfni:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ctr_gfni,"xr"
 	.def asmgen_sm4_ctr_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ctr_gfni
 	.p2align 5
@@ -33899,6 +33970,7 @@ asmgen_sm4_ctr_gfni:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -33910,6 +33982,7 @@ asmgen_sm4_ctr_gfni:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cbc_dec_gfni,"xr"
 	.def asmgen_sm4_cbc_dec_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cbc_dec_gfni
 	.p2align 5
@@ -34650,6 +34723,7 @@ asmgen_sm4_cbc_dec_gfni:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -34661,6 +34735,7 @@ asmgen_sm4_cbc_dec_gfni:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cfb_dec_gfni,"xr"
 	.def asmgen_sm4_cfb_dec_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cfb_dec_gfni
 	.p2align 5
@@ -35399,6 +35474,7 @@ asmgen_sm4_cfb_dec_gfni:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -35410,6 +35486,7 @@ asmgen_sm4_cfb_dec_gfni:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_enc_ieee_gfni,"xr"
 	.def asmgen_sm4_xts_enc_ieee_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_enc_ieee_gfni
 	.p2align 5
@@ -36513,6 +36590,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -36524,6 +36602,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_dec_ieee_gfni,"xr"
 	.def asmgen_sm4_xts_dec_ieee_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_dec_ieee_gfni
 	.p2align 5
@@ -37627,6 +37706,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -37638,6 +37718,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_enc_gb_gfni,"xr"
 	.def asmgen_sm4_xts_enc_gb_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_enc_gb_gfni
 	.p2align 5
@@ -38795,6 +38876,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -38806,6 +38888,7 @@ asmgen_sm4_xts_enc_gb_gfni:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_dec_gb_gfni,"xr"
 	.def asmgen_sm4_xts_dec_gb_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_dec_gb_gfni
 	.p2align 5
@@ -39963,6 +40046,7 @@ asmgen_sm4_xts_dec_gb_gfni:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -39974,6 +40058,7 @@ asmgen_sm4_xts_dec_gb_gfni:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_unit_enc_ieee_gfni,"xr"
 	.def asmgen_sm4_xts_unit_enc_ieee_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_unit_enc_ieee_gfni
 	.p2align 5
@@ -41413,6 +41498,7 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -41424,6 +41510,7 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_unit_dec_ieee_gfni,"xr"
 	.def asmgen_sm4_xts_unit_dec_ieee_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_unit_dec_ieee_gfni
 	.p2align 5
@@ -42863,6 +42950,7 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -42874,6 +42962,7 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_unit_enc_gb_gfni,"xr"
 	.def asmgen_sm4_xts_unit_enc_gb_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_unit_enc_gb_gfni
 	.p2align 5
@@ -44370,6 +44459,7 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -44381,6 +44471,7 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_unit_dec_gb_gfni,"xr"
 	.def asmgen_sm4_xts_unit_dec_gb_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_unit_dec_gb_gfni
 	.p2align 5
@@ -45877,6 +45968,7 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -45888,6 +45980,7 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
  * Saves: rbx, rbp, rsi, rdi, r12, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_gcm_enc_gfni,"xr"
 	.def asmgen_sm4_gcm_enc_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_gcm_enc_gfni
 	.p2align 5
@@ -47091,6 +47184,7 @@ asmgen_sm4_gcm_enc_gfni:
 	pop         rbx
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -47102,6 +47196,7 @@ asmgen_sm4_gcm_enc_gfni:
  * Saves: rbx, rbp, rsi, rdi, r12, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_gcm_dec_gfni,"xr"
 	.def asmgen_sm4_gcm_dec_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_gcm_dec_gfni
 	.p2align 5
@@ -48095,6 +48190,7 @@ asmgen_sm4_gcm_dec_gfni:
 	pop         rbx
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -48106,6 +48202,7 @@ asmgen_sm4_gcm_dec_gfni:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ecb_vaes,"xr"
 	.def asmgen_sm4_ecb_vaes; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ecb_vaes
 	.p2align 5
@@ -48992,6 +49089,7 @@ asmgen_sm4_ecb_vaes:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -49003,6 +49101,7 @@ asmgen_sm4_ecb_vaes:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ctr_vaes,"xr"
 	.def asmgen_sm4_ctr_vaes; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ctr_vaes
 	.p2align 5
@@ -49953,6 +50052,7 @@ asmgen_sm4_ctr_vaes:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -49964,6 +50064,7 @@ asmgen_sm4_ctr_vaes:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cbc_dec_vaes,"xr"
 	.def asmgen_sm4_cbc_dec_vaes; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cbc_dec_vaes
 	.p2align 5
@@ -50900,6 +51001,7 @@ asmgen_sm4_cbc_dec_vaes:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -50911,6 +51013,7 @@ asmgen_sm4_cbc_dec_vaes:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cfb_dec_vaes,"xr"
 	.def asmgen_sm4_cfb_dec_vaes; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cfb_dec_vaes
 	.p2align 5
@@ -51845,6 +51948,7 @@ asmgen_sm4_cfb_dec_vaes:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -51856,6 +51960,7 @@ asmgen_sm4_cfb_dec_vaes:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_enc_ieee_vaes,"xr"
 	.def asmgen_sm4_xts_enc_ieee_vaes; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_enc_ieee_vaes
 	.p2align 5
@@ -53192,6 +53297,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -53203,6 +53309,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_dec_ieee_vaes,"xr"
 	.def asmgen_sm4_xts_dec_ieee_vaes; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_dec_ieee_vaes
 	.p2align 5
@@ -54539,6 +54646,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -54550,6 +54658,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_enc_gb_vaes,"xr"
 	.def asmgen_sm4_xts_enc_gb_vaes; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_enc_gb_vaes
 	.p2align 5
@@ -56006,6 +56115,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -56017,6 +56127,7 @@ asmgen_sm4_xts_enc_gb_vaes:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_dec_gb_vaes,"xr"
 	.def asmgen_sm4_xts_dec_gb_vaes; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_dec_gb_vaes
 	.p2align 5
@@ -57473,6 +57584,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -57484,6 +57596,7 @@ asmgen_sm4_xts_dec_gb_vaes:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_unit_enc_ieee_vaes,"xr"
 	.def asmgen_sm4_xts_unit_enc_ieee_vaes; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_unit_enc_ieee_vaes
 	.p2align 5
@@ -59295,6 +59408,7 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -59306,6 +59420,7 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_unit_dec_ieee_vaes,"xr"
 	.def asmgen_sm4_xts_unit_dec_ieee_vaes; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_unit_dec_ieee_vaes
 	.p2align 5
@@ -61117,6 +61232,7 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -61128,6 +61244,7 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_unit_enc_gb_vaes,"xr"
 	.def asmgen_sm4_xts_unit_enc_gb_vaes; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_unit_enc_gb_vaes
 	.p2align 5
@@ -63063,6 +63180,7 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -63074,6 +63192,7 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
  * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_xts_unit_dec_gb_vaes,"xr"
 	.def asmgen_sm4_xts_unit_dec_gb_vaes; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_xts_unit_dec_gb_vaes
 	.p2align 5
@@ -65009,6 +65128,7 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -65020,6 +65140,7 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
  * Saves: rbx, rbp, rsi, rdi, r12, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_gcm_enc_vaes,"xr"
 	.def asmgen_sm4_gcm_enc_vaes; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_gcm_enc_vaes
 	.p2align 5
@@ -66599,6 +66720,7 @@ asmgen_sm4_gcm_enc_vaes:
 	pop         rbx
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -66610,6 +66732,7 @@ asmgen_sm4_gcm_enc_vaes:
  * Saves: rbx, rbp, rsi, rdi, r12, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_gcm_dec_vaes,"xr"
 	.def asmgen_sm4_gcm_dec_vaes; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_gcm_dec_vaes
 	.p2align 5
@@ -67885,6 +68008,7 @@ asmgen_sm4_gcm_dec_vaes:
 	pop         rbx
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -67896,6 +68020,7 @@ asmgen_sm4_gcm_dec_vaes:
  * Saves: rsi, rdi, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cbc_enc_gfni,"xr"
 	.def asmgen_sm4_cbc_enc_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cbc_enc_gfni
 	.p2align 5
@@ -68053,6 +68178,7 @@ asmgen_sm4_cbc_enc_gfni:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -68064,6 +68190,7 @@ asmgen_sm4_cbc_enc_gfni:
  * Saves: rsi, rdi, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cfb_enc_gfni,"xr"
 	.def asmgen_sm4_cfb_enc_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cfb_enc_gfni
 	.p2align 5
@@ -68221,6 +68348,7 @@ asmgen_sm4_cfb_enc_gfni:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -68232,6 +68360,7 @@ asmgen_sm4_cfb_enc_gfni:
  * Saves: rsi, rdi, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_cbc_mac_gfni,"xr"
 	.def asmgen_sm4_cbc_mac_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_cbc_mac_gfni
 	.p2align 5
@@ -68386,6 +68515,7 @@ asmgen_sm4_cbc_mac_gfni:
 	pop         rsi
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -68398,6 +68528,7 @@ asmgen_sm4_cbc_mac_gfni:
  * Saves: rbx, rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ccm_enc_gfni,"xr"
 	.def asmgen_sm4_ccm_enc_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ccm_enc_gfni
 	.p2align 5
@@ -68586,6 +68717,7 @@ asmgen_sm4_ccm_enc_gfni:
 	pop         rbx
 	ret
 	.seh_endproc
+	.p2align 5
 
 /*
  * ----------------------------------------------------------------------------------------------------
@@ -68598,6 +68730,7 @@ asmgen_sm4_ccm_enc_gfni:
  * Saves: rbx, rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
+	.section .text$asmgen_sm4_ccm_dec_gfni,"xr"
 	.def asmgen_sm4_ccm_dec_gfni; .scl 2; .type 32; .endef
 	.globl asmgen_sm4_ccm_dec_gfni
 	.p2align 5
@@ -68993,17 +69126,20 @@ asmgen_sm4_ccm_dec_gfni:
 	ret
 	.seh_endproc
 
-	.section .rdata,"dr"
+	.section .rdata$const_byte_reverse,"dr"
 	.p2align 4
 .Lconst_byte_reverse:	# vpshufb control: reverse 16 bytes
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	.section .rdata$const_polyval_poly,"dr"
 	.p2align 4
 .Lconst_polyval_poly:	# x^128 + x^127 + x^126 + x^121 + 1, reflected
 	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2
+	.section .rdata$const_sm4_bswap32,"dr"
 	.p2align 5
 .Lconst_sm4_bswap32:	# vpshufb: byte-swap each dword
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.section .rdata$const_sm4_ck,"dr"
 	.p2align 4
 .Lconst_sm4_ck:	# CK[0..32]
 	.byte 0x15, 0x0e, 0x07, 0x00, 0x31, 0x2a, 0x23, 0x1c, 0x4d, 0x46, 0x3f, 0x38, 0x69, 0x62, 0x5b, 0x54
@@ -69014,6 +69150,7 @@ asmgen_sm4_ccm_dec_gfni:
 	.byte 0x45, 0x3e, 0x37, 0x30, 0x61, 0x5a, 0x53, 0x4c, 0x7d, 0x76, 0x6f, 0x68, 0x99, 0x92, 0x8b, 0x84
 	.byte 0xb5, 0xae, 0xa7, 0xa0, 0xd1, 0xca, 0xc3, 0xbc, 0xed, 0xe6, 0xdf, 0xd8, 0x09, 0x02, 0xfb, 0xf4
 	.byte 0x25, 0x1e, 0x17, 0x10, 0x41, 0x3a, 0x33, 0x2c, 0x5d, 0x56, 0x4f, 0x48, 0x79, 0x72, 0x6b, 0x64
+	.section .rdata$const_sm4_ctr_add,"dr"
 	.p2align 5
 .Lconst_sm4_ctr_add:	# counter increments k = 0..15 (low qword)
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
@@ -69032,119 +69169,149 @@ asmgen_sm4_ccm_dec_gfni:
 	.byte 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rdata$const_sm4_fk,"dr"
 	.p2align 4
 .Lconst_sm4_fk:	# FK
 	.byte 0xc6, 0xba, 0xb1, 0xa3, 0x50, 0x33, 0xaa, 0x56, 0x97, 0x91, 0x7d, 0x67, 0xdc, 0x22, 0x70, 0xb2
+	.section .rdata$const_sm4_gcm_inc_x0,"dr"
 	.p2align 5
 .Lconst_sm4_gcm_inc_x0:	# inc32 offsets, xmm group 0
 	.byte 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00
+	.section .rdata$const_sm4_gcm_inc_x1,"dr"
 	.p2align 5
 .Lconst_sm4_gcm_inc_x1:	# inc32 offsets, xmm group 1
 	.byte 0x04, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00
 	.byte 0x04, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00
+	.section .rdata$const_sm4_gcm_inc_y0,"dr"
 	.p2align 5
 .Lconst_sm4_gcm_inc_y0:	# inc32 offsets, ymm group 0
 	.byte 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00
 	.byte 0x01, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00
+	.section .rdata$const_sm4_gcm_inc_y1,"dr"
 	.p2align 5
 .Lconst_sm4_gcm_inc_y1:	# inc32 offsets, ymm group 1
 	.byte 0x08, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00
 	.byte 0x09, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00
+	.section .rdata$const_sm4_gfni_bitrev,"dr"
 	.p2align 5
 .Lconst_sm4_gfni_bitrev:	# GFNI matrix: reverse the bits of each byte
 	.byte 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
 	.byte 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
+	.section .rdata$const_sm4_gfni_m1,"dr"
 	.p2align 5
 .Lconst_sm4_gfni_m1:	# GFNI matrix M1 (pre-affine; the state's domain)
 	.byte 0x5d, 0x50, 0x22, 0x1a, 0xb9, 0x7d, 0x28, 0x4c, 0x5d, 0x50, 0x22, 0x1a, 0xb9, 0x7d, 0x28, 0x4c
 	.byte 0x5d, 0x50, 0x22, 0x1a, 0xb9, 0x7d, 0x28, 0x4c, 0x5d, 0x50, 0x22, 0x1a, 0xb9, 0x7d, 0x28, 0x4c
+	.section .rdata$const_sm4_gfni_m1inv,"dr"
 	.p2align 5
 .Lconst_sm4_gfni_m1inv:	# GFNI matrix M1^-1 (out of the domain)
 	.byte 0x8b, 0x72, 0x84, 0x32, 0x86, 0xf5, 0xa4, 0xb3, 0x8b, 0x72, 0x84, 0x32, 0x86, 0xf5, 0xa4, 0xb3
 	.byte 0x8b, 0x72, 0x84, 0x32, 0x86, 0xf5, 0xa4, 0xb3, 0x8b, 0x72, 0x84, 0x32, 0x86, 0xf5, 0xa4, 0xb3
+	.section .rdata$const_sm4_gfni_rot0,"dr"
 	.p2align 5
 .Lconst_sm4_gfni_rot0:	# GFNI matrix M1*(I + <<2)*S (unrotated term of L)
 	.byte 0xb7, 0x81, 0xa4, 0xe9, 0x91, 0xb8, 0x0d, 0x04, 0xb7, 0x81, 0xa4, 0xe9, 0x91, 0xb8, 0x0d, 0x04
 	.byte 0xb7, 0x81, 0xa4, 0xe9, 0x91, 0xb8, 0x0d, 0x04, 0xb7, 0x81, 0xa4, 0xe9, 0x91, 0xb8, 0x0d, 0x04
+	.section .rdata$const_sm4_gfni_rot24,"dr"
 	.p2align 5
 .Lconst_sm4_gfni_rot24:	# GFNI matrix M1*(I + >>6)*S (rotated by 24)
 	.byte 0x1a, 0xc1, 0x84, 0xff, 0xb4, 0xbc, 0x0f, 0x28, 0x1a, 0xc1, 0x84, 0xff, 0xb4, 0xbc, 0x0f, 0x28
 	.byte 0x1a, 0xc1, 0x84, 0xff, 0xb4, 0xbc, 0x0f, 0x28, 0x1a, 0xc1, 0x84, 0xff, 0xb4, 0xbc, 0x0f, 0x28
+	.section .rdata$const_sm4_gfni_rot8,"dr"
 	.p2align 5
 .Lconst_sm4_gfni_rot8:	# GFNI matrix M1*(<<2 + >>6)*S (rotated by 8 and 16)
 	.byte 0xad, 0x40, 0x20, 0x16, 0x25, 0x04, 0x02, 0x2c, 0xad, 0x40, 0x20, 0x16, 0x25, 0x04, 0x02, 0x2c
 	.byte 0xad, 0x40, 0x20, 0x16, 0x25, 0x04, 0x02, 0x2c, 0xad, 0x40, 0x20, 0x16, 0x25, 0x04, 0x02, 0x2c
+	.section .rdata$const_sm4_isr,"dr"
 	.p2align 5
 .Lconst_sm4_isr:	# vpshufb: undo ShiftRows, then rotate each dword left by 0
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+	.section .rdata$const_sm4_isr_rol16,"dr"
 	.p2align 5
 .Lconst_sm4_isr_rol16:	# vpshufb: undo ShiftRows, then rotate each dword left by 16
 	.byte 0x0a, 0x07, 0x00, 0x0d, 0x0e, 0x0b, 0x04, 0x01, 0x02, 0x0f, 0x08, 0x05, 0x06, 0x03, 0x0c, 0x09
 	.byte 0x0a, 0x07, 0x00, 0x0d, 0x0e, 0x0b, 0x04, 0x01, 0x02, 0x0f, 0x08, 0x05, 0x06, 0x03, 0x0c, 0x09
+	.section .rdata$const_sm4_isr_rol24,"dr"
 	.p2align 5
 .Lconst_sm4_isr_rol24:	# vpshufb: undo ShiftRows, then rotate each dword left by 24
 	.byte 0x0d, 0x0a, 0x07, 0x00, 0x01, 0x0e, 0x0b, 0x04, 0x05, 0x02, 0x0f, 0x08, 0x09, 0x06, 0x03, 0x0c
 	.byte 0x0d, 0x0a, 0x07, 0x00, 0x01, 0x0e, 0x0b, 0x04, 0x05, 0x02, 0x0f, 0x08, 0x09, 0x06, 0x03, 0x0c
+	.section .rdata$const_sm4_isr_rol8,"dr"
 	.p2align 5
 .Lconst_sm4_isr_rol8:	# vpshufb: undo ShiftRows, then rotate each dword left by 8
 	.byte 0x07, 0x00, 0x0d, 0x0a, 0x0b, 0x04, 0x01, 0x0e, 0x0f, 0x08, 0x05, 0x02, 0x03, 0x0c, 0x09, 0x06
 	.byte 0x07, 0x00, 0x0d, 0x0a, 0x0b, 0x04, 0x01, 0x0e, 0x0f, 0x08, 0x05, 0x02, 0x03, 0x0c, 0x09, 0x06
+	.section .rdata$const_sm4_nibble,"dr"
 	.p2align 5
 .Lconst_sm4_nibble:	# 0x0f bytes
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.section .rdata$const_sm4_post_hi,"dr"
 	.p2align 5
 .Lconst_sm4_post_hi:	# S-box post-affine M2*y (high nibble)
 	.byte 0x00, 0xe0, 0x50, 0xb0, 0x9d, 0x7d, 0xcd, 0x2d, 0xc0, 0x20, 0x90, 0x70, 0x5d, 0xbd, 0x0d, 0xed
 	.byte 0x00, 0xe0, 0x50, 0xb0, 0x9d, 0x7d, 0xcd, 0x2d, 0xc0, 0x20, 0x90, 0x70, 0x5d, 0xbd, 0x0d, 0xed
+	.section .rdata$const_sm4_post_lo,"dr"
 	.p2align 5
 .Lconst_sm4_post_lo:	# S-box post-affine M2*y ^ c2 (low nibble, c2 included)
 	.byte 0x6c, 0xd4, 0xa6, 0x1e, 0x52, 0xea, 0x98, 0x20, 0x0b, 0xb3, 0xc1, 0x79, 0x35, 0x8d, 0xff, 0x47
 	.byte 0x6c, 0xd4, 0xa6, 0x1e, 0x52, 0xea, 0x98, 0x20, 0x0b, 0xb3, 0xc1, 0x79, 0x35, 0x8d, 0xff, 0x47
+	.section .rdata$const_sm4_pre_hi,"dr"
 	.p2align 5
 .Lconst_sm4_pre_hi:	# S-box pre-affine M1*x (high nibble)
 	.byte 0x00, 0xdc, 0x2e, 0xf2, 0xc5, 0x19, 0xeb, 0x37, 0x08, 0xd4, 0x26, 0xfa, 0xcd, 0x11, 0xe3, 0x3f
 	.byte 0x00, 0xdc, 0x2e, 0xf2, 0xc5, 0x19, 0xeb, 0x37, 0x08, 0xd4, 0x26, 0xfa, 0xcd, 0x11, 0xe3, 0x3f
+	.section .rdata$const_sm4_pre_lo,"dr"
 	.p2align 5
 .Lconst_sm4_pre_lo:	# S-box pre-affine M1*x ^ c1 (low nibble, c1 included)
 	.byte 0x3e, 0xb2, 0x0e, 0x82, 0xbb, 0x37, 0x8b, 0x07, 0xa1, 0x2d, 0x91, 0x1d, 0x24, 0xa8, 0x14, 0x98
 	.byte 0x3e, 0xb2, 0x0e, 0x82, 0xbb, 0x37, 0x8b, 0x07, 0xa1, 0x2d, 0x91, 0x1d, 0x24, 0xa8, 0x14, 0x98
+	.section .rdata$const_sm4_rol16,"dr"
 	.p2align 5
 .Lconst_sm4_rol16:	# vpshufb: rotate each dword left by 16
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.section .rdata$const_sm4_rol24,"dr"
 	.p2align 5
 .Lconst_sm4_rol24:	# vpshufb: rotate each dword left by 24
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.section .rdata$const_sm4_rol8,"dr"
 	.p2align 5
 .Lconst_sm4_rol8:	# vpshufb: rotate each dword left by 8
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+	.section .rdata$const_sm4_xts_gb_poly,"dr"
 	.p2align 4
 .Lconst_sm4_xts_gb_poly:	# XTS (GB/T 17964) halving: 0xe1 << 120 and the qword carry
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xe1
+	.section .rdata$const_sm4_xts_gb_rev3,"dr"
 	.p2align 5
 .Lconst_sm4_xts_gb_rev3:	# vpshufb: reverse bytes 0..3 of each lane
 	.byte 0x02, 0x01, 0x00, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
 	.byte 0x02, 0x01, 0x00, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	.section .rdata$const_sm4_xts_gb_top,"dr"
 	.p2align 5
 .Lconst_sm4_xts_gb_top:	# vpshufb: bytes 15, 14 of each lane to 0, 1
 	.byte 0x0f, 0x0e, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
 	.byte 0x0f, 0x0e, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	.section .rdata$const_sm4_xts_gb_x16,"dr"
 	.p2align 5
 .Lconst_sm4_xts_gb_x16:	# XTS (GB/T 17964) * x^16: vpclmulqdq factor 0x1c2 (0x87 reflected, << 1) per lane
 	.byte 0xc2, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0xc2, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rdata$const_sm4_xts_ieee_poly,"dr"
 	.p2align 4
 .Lconst_sm4_xts_ieee_poly:	# XTS (IEEE 1619) doubling: 0x87 and the qword carry
 	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rdata$const_sm4_xts_ieee_x16,"dr"
 	.p2align 5
 .Lconst_sm4_xts_ieee_x16:	# XTS (IEEE) * x^16: vpclmulqdq factor 0x87 per lane
 	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rdata$const_sm4_xts_shl,"dr"
 	.p2align 5
 .Lconst_sm4_xts_shl:	# XTS tweak k = 2s, 2s+1: qword left shift counts k
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
@@ -69163,6 +69330,7 @@ asmgen_sm4_ccm_dec_gfni:
 	.byte 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rdata$const_sm4_xts_shr,"dr"
 	.p2align 5
 .Lconst_sm4_xts_shr:	# XTS tweak k = 2s, 2s+1: qword right shift counts 64-k
 	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
@@ -69181,14 +69349,17 @@ asmgen_sm4_ccm_dec_gfni:
 	.byte 0x33, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x33, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x32, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x32, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x31, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x31, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rdata$const_sm4_xts_steal,"dr"
 	.p2align 4
 .Lconst_sm4_xts_steal:	# XTS ciphertext stealing: vpshufb byte shifts by 16 - d (d = 1..15)
 	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
 	.byte 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f
 	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	.section .rdata$const_sm4_zero,"dr"
 	.p2align 4
 .Lconst_sm4_zero:	# aesenclast round key: zero
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.section .rdata$const_sm4_zero_y,"dr"
 	.p2align 5
 .Lconst_sm4_zero_y:	# vaesenclast round key: zero
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00

@@ -143,7 +143,6 @@
 ;       requires: AVX, GFNI
 
 	default rel
-	section .text code align=32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4 key schedule (GB/T 32907), constant time: rk_enc = rk[0..32], rk_dec[i] = rk[31-i] (little-endian words).
@@ -154,6 +153,7 @@
 ; Requires: AES, AVX
 ; Saves: rsi, rdi, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_expand_key_avx code align=32
 	global asmgen_sm4_expand_key_avx
 	align 32
 asmgen_sm4_expand_key_avx:
@@ -348,6 +348,7 @@ asmgen_sm4_expand_key_avx:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys).
@@ -357,6 +358,7 @@ asmgen_sm4_expand_key_avx:
 ; Requires: AES, AVX
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_ecb_avx code align=32
 	global asmgen_sm4_ecb_avx
 	align 32
 asmgen_sm4_ecb_avx:
@@ -801,6 +803,7 @@ asmgen_sm4_ecb_avx:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks.
@@ -810,6 +813,7 @@ asmgen_sm4_ecb_avx:
 ; Requires: AES, AVX
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_ctr_avx code align=32
 	global asmgen_sm4_ctr_avx
 	align 32
 asmgen_sm4_ctr_avx:
@@ -1285,6 +1289,7 @@ asmgen_sm4_ctr_avx:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CBC decryption: dst[i] = D(src[i]) ^ src[i-1], src[-1] = iv; iv = last ciphertext block.
@@ -1294,6 +1299,7 @@ asmgen_sm4_ctr_avx:
 ; Requires: AES, AVX
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_cbc_dec_avx code align=32
 	global asmgen_sm4_cbc_dec_avx
 	align 32
 asmgen_sm4_cbc_dec_avx:
@@ -1763,6 +1769,7 @@ asmgen_sm4_cbc_dec_avx:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CFB-128 decryption: dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv; iv = last ciphertext block.
@@ -1772,6 +1779,7 @@ asmgen_sm4_cbc_dec_avx:
 ; Requires: AES, AVX
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_cfb_dec_avx code align=32
 	global asmgen_sm4_cfb_dec_avx
 	align 32
 asmgen_sm4_cfb_dec_avx:
@@ -2241,6 +2249,7 @@ asmgen_sm4_cfb_dec_avx:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys).
@@ -2250,6 +2259,7 @@ asmgen_sm4_cfb_dec_avx:
 ; Requires: AES, AVX, AVX2
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_ecb_avx2 code align=32
 	global asmgen_sm4_ecb_avx2
 	align 32
 asmgen_sm4_ecb_avx2:
@@ -3158,6 +3168,7 @@ asmgen_sm4_ecb_avx2:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks.
@@ -3167,6 +3178,7 @@ asmgen_sm4_ecb_avx2:
 ; Requires: AES, AVX, AVX2
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_ctr_avx2 code align=32
 	global asmgen_sm4_ctr_avx2
 	align 32
 asmgen_sm4_ctr_avx2:
@@ -4139,6 +4151,7 @@ asmgen_sm4_ctr_avx2:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CBC decryption: dst[i] = D(src[i]) ^ src[i-1], src[-1] = iv; iv = last ciphertext block.
@@ -4148,6 +4161,7 @@ asmgen_sm4_ctr_avx2:
 ; Requires: AES, AVX, AVX2
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_cbc_dec_avx2 code align=32
 	global asmgen_sm4_cbc_dec_avx2
 	align 32
 asmgen_sm4_cbc_dec_avx2:
@@ -5106,6 +5120,7 @@ asmgen_sm4_cbc_dec_avx2:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CFB-128 decryption: dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv; iv = last ciphertext block.
@@ -5115,6 +5130,7 @@ asmgen_sm4_cbc_dec_avx2:
 ; Requires: AES, AVX, AVX2
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_cfb_dec_avx2 code align=32
 	global asmgen_sm4_cfb_dec_avx2
 	align 32
 asmgen_sm4_cfb_dec_avx2:
@@ -6071,6 +6087,7 @@ asmgen_sm4_cfb_dec_avx2:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CBC encryption: c[i] = E(p[i] ^ c[i-1]), c[-1] = iv; iv = last ciphertext block.
@@ -6080,6 +6097,7 @@ asmgen_sm4_cfb_dec_avx2:
 ; Requires: AES, AVX
 ; Saves: rsi, rdi, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_cbc_enc_avx code align=32
 	global asmgen_sm4_cbc_enc_avx
 	align 32
 asmgen_sm4_cbc_enc_avx:
@@ -6281,6 +6299,7 @@ asmgen_sm4_cbc_enc_avx:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CFB-128 encryption: c[i] = p[i] ^ E(c[i-1]), c[-1] = iv; iv = last ciphertext block.
@@ -6290,6 +6309,7 @@ asmgen_sm4_cbc_enc_avx:
 ; Requires: AES, AVX
 ; Saves: rsi, rdi, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_cfb_enc_avx code align=32
 	global asmgen_sm4_cfb_enc_avx
 	align 32
 asmgen_sm4_cfb_enc_avx:
@@ -6491,6 +6511,7 @@ asmgen_sm4_cfb_enc_avx:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4 CBC-MAC core: mac = E(mac ^ block) for each block.
@@ -6500,6 +6521,7 @@ asmgen_sm4_cfb_enc_avx:
 ; Requires: AES, AVX
 ; Saves: rsi, rdi, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_cbc_mac_avx code align=32
 	global asmgen_sm4_cbc_mac_avx
 	align 32
 asmgen_sm4_cbc_mac_avx:
@@ -6698,6 +6720,7 @@ asmgen_sm4_cbc_mac_avx:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS encryption (IEEE 1619), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
@@ -6707,6 +6730,7 @@ asmgen_sm4_cbc_mac_avx:
 ; Requires: AES, AVX
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_enc_ieee_avx code align=32
 	global asmgen_sm4_xts_enc_ieee_avx
 	align 32
 asmgen_sm4_xts_enc_ieee_avx:
@@ -7255,6 +7279,7 @@ asmgen_sm4_xts_enc_ieee_avx:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS decryption (IEEE 1619), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
@@ -7264,6 +7289,7 @@ asmgen_sm4_xts_enc_ieee_avx:
 ; Requires: AES, AVX
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_dec_ieee_avx code align=32
 	global asmgen_sm4_xts_dec_ieee_avx
 	align 32
 asmgen_sm4_xts_dec_ieee_avx:
@@ -7812,6 +7838,7 @@ asmgen_sm4_xts_dec_ieee_avx:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS encryption (GB/T 17964), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
@@ -7821,6 +7848,7 @@ asmgen_sm4_xts_dec_ieee_avx:
 ; Requires: AES, AVX
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_enc_gb_avx code align=32
 	global asmgen_sm4_xts_enc_gb_avx
 	align 32
 asmgen_sm4_xts_enc_gb_avx:
@@ -8405,6 +8433,7 @@ asmgen_sm4_xts_enc_gb_avx:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS decryption (GB/T 17964), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
@@ -8414,6 +8443,7 @@ asmgen_sm4_xts_enc_gb_avx:
 ; Requires: AES, AVX
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_dec_gb_avx code align=32
 	global asmgen_sm4_xts_dec_gb_avx
 	align 32
 asmgen_sm4_xts_dec_gb_avx:
@@ -8998,6 +9028,7 @@ asmgen_sm4_xts_dec_gb_avx:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS encryption (IEEE 1619) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_enc_ieee, the tail by ciphertext stealing.
@@ -9007,6 +9038,7 @@ asmgen_sm4_xts_dec_gb_avx:
 ; Requires: AES, AVX
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_unit_enc_ieee_avx code align=32
 	global asmgen_sm4_xts_unit_enc_ieee_avx
 	align 32
 asmgen_sm4_xts_unit_enc_ieee_avx:
@@ -10027,6 +10059,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS decryption (IEEE 1619) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_dec_ieee, the tail by ciphertext stealing.
@@ -10036,6 +10069,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
 ; Requires: AES, AVX
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_unit_dec_ieee_avx code align=32
 	global asmgen_sm4_xts_unit_dec_ieee_avx
 	align 32
 asmgen_sm4_xts_unit_dec_ieee_avx:
@@ -11056,6 +11090,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS encryption (GB/T 17964) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_enc_gb, the tail by ciphertext stealing.
@@ -11065,6 +11100,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
 ; Requires: AES, AVX
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_unit_enc_gb_avx code align=32
 	global asmgen_sm4_xts_unit_enc_gb_avx
 	align 32
 asmgen_sm4_xts_unit_enc_gb_avx:
@@ -12125,6 +12161,7 @@ asmgen_sm4_xts_unit_enc_gb_avx:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS decryption (GB/T 17964) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_dec_gb, the tail by ciphertext stealing.
@@ -12134,6 +12171,7 @@ asmgen_sm4_xts_unit_enc_gb_avx:
 ; Requires: AES, AVX
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_unit_dec_gb_avx code align=32
 	global asmgen_sm4_xts_unit_dec_gb_avx
 	align 32
 asmgen_sm4_xts_unit_dec_gb_avx:
@@ -13194,6 +13232,7 @@ asmgen_sm4_xts_unit_dec_gb_avx:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS encryption (IEEE 1619), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
@@ -13203,6 +13242,7 @@ asmgen_sm4_xts_unit_dec_gb_avx:
 ; Requires: AES, AVX, AVX2
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_enc_ieee_avx2 code align=32
 	global asmgen_sm4_xts_enc_ieee_avx2
 	align 32
 asmgen_sm4_xts_enc_ieee_avx2:
@@ -14561,6 +14601,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS decryption (IEEE 1619), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
@@ -14570,6 +14611,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 ; Requires: AES, AVX, AVX2
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_dec_ieee_avx2 code align=32
 	global asmgen_sm4_xts_dec_ieee_avx2
 	align 32
 asmgen_sm4_xts_dec_ieee_avx2:
@@ -15928,6 +15970,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS encryption (GB/T 17964), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
@@ -15937,6 +15980,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 ; Requires: AES, AVX, AVX2
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_enc_gb_avx2 code align=32
 	global asmgen_sm4_xts_enc_gb_avx2
 	align 32
 asmgen_sm4_xts_enc_gb_avx2:
@@ -17415,6 +17459,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS decryption (GB/T 17964), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
@@ -17424,6 +17469,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 ; Requires: AES, AVX, AVX2
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_dec_gb_avx2 code align=32
 	global asmgen_sm4_xts_dec_gb_avx2
 	align 32
 asmgen_sm4_xts_dec_gb_avx2:
@@ -18902,6 +18948,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS encryption (IEEE 1619) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_enc_ieee, the tail by ciphertext stealing.
@@ -18911,6 +18958,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 ; Requires: AES, AVX, AVX2
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_unit_enc_ieee_avx2 code align=32
 	global asmgen_sm4_xts_unit_enc_ieee_avx2
 	align 32
 asmgen_sm4_xts_unit_enc_ieee_avx2:
@@ -20744,6 +20792,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS decryption (IEEE 1619) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_dec_ieee, the tail by ciphertext stealing.
@@ -20753,6 +20802,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 ; Requires: AES, AVX, AVX2
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_unit_dec_ieee_avx2 code align=32
 	global asmgen_sm4_xts_unit_dec_ieee_avx2
 	align 32
 asmgen_sm4_xts_unit_dec_ieee_avx2:
@@ -22586,6 +22636,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS encryption (GB/T 17964) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_enc_gb, the tail by ciphertext stealing.
@@ -22595,6 +22646,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 ; Requires: AES, AVX, AVX2
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_unit_enc_gb_avx2 code align=32
 	global asmgen_sm4_xts_unit_enc_gb_avx2
 	align 32
 asmgen_sm4_xts_unit_enc_gb_avx2:
@@ -24552,6 +24604,7 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS decryption (GB/T 17964) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_dec_gb, the tail by ciphertext stealing.
@@ -24561,6 +24614,7 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 ; Requires: AES, AVX, AVX2
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_unit_dec_gb_avx2 code align=32
 	global asmgen_sm4_xts_unit_dec_gb_avx2
 	align 32
 asmgen_sm4_xts_unit_dec_gb_avx2:
@@ -26518,6 +26572,7 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs dst.
@@ -26527,6 +26582,7 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 ; Requires: AES, PCLMULQDQ, AVX
 ; Saves: rbx, rbp, rsi, rdi, r12, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_gcm_enc_avx code align=32
 	global asmgen_sm4_gcm_enc_avx
 	align 32
 asmgen_sm4_gcm_enc_avx:
@@ -27752,6 +27808,7 @@ asmgen_sm4_gcm_enc_avx:
 	pop         rbx
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-GCM decryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs src.
@@ -27761,6 +27818,7 @@ asmgen_sm4_gcm_enc_avx:
 ; Requires: AES, PCLMULQDQ, AVX
 ; Saves: rbx, rbp, rsi, rdi, r12, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_gcm_dec_avx code align=32
 	global asmgen_sm4_gcm_dec_avx
 	align 32
 asmgen_sm4_gcm_dec_avx:
@@ -28573,6 +28631,7 @@ asmgen_sm4_gcm_dec_avx:
 	pop         rbx
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs dst.
@@ -28582,6 +28641,7 @@ asmgen_sm4_gcm_dec_avx:
 ; Requires: AES, PCLMULQDQ, AVX, AVX2
 ; Saves: rbx, rbp, rsi, rdi, r12, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_gcm_enc_avx2 code align=32
 	global asmgen_sm4_gcm_enc_avx2
 	align 32
 asmgen_sm4_gcm_enc_avx2:
@@ -30207,6 +30267,7 @@ asmgen_sm4_gcm_enc_avx2:
 	pop         rbx
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-GCM decryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs src.
@@ -30216,6 +30277,7 @@ asmgen_sm4_gcm_enc_avx2:
 ; Requires: AES, PCLMULQDQ, AVX, AVX2
 ; Saves: rbx, rbp, rsi, rdi, r12, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_gcm_dec_avx2 code align=32
 	global asmgen_sm4_gcm_dec_avx2
 	align 32
 asmgen_sm4_gcm_dec_avx2:
@@ -31513,6 +31575,7 @@ asmgen_sm4_gcm_dec_avx2:
 	pop         rbx
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit counter, updated); mac = E(mac ^ src[i]).
@@ -31523,6 +31586,7 @@ asmgen_sm4_gcm_dec_avx2:
 ; Requires: AES, AVX
 ; Saves: rbx, rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_ccm_enc_avx code align=32
 	global asmgen_sm4_ccm_enc_avx
 	align 32
 asmgen_sm4_ccm_enc_avx:
@@ -31755,6 +31819,7 @@ asmgen_sm4_ccm_enc_avx:
 	pop         rbx
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CCM decryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit counter, updated); mac = E(mac ^ dst[i]).
@@ -31765,6 +31830,7 @@ asmgen_sm4_ccm_enc_avx:
 ; Requires: AES, AVX
 ; Saves: rbx, rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_ccm_dec_avx code align=32
 	global asmgen_sm4_ccm_dec_avx
 	align 32
 asmgen_sm4_ccm_dec_avx:
@@ -32295,6 +32361,7 @@ asmgen_sm4_ccm_dec_avx:
 	pop         rbx
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys).
@@ -32304,6 +32371,7 @@ asmgen_sm4_ccm_dec_avx:
 ; Requires: AVX, AVX2, GFNI
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_ecb_gfni code align=32
 	global asmgen_sm4_ecb_gfni
 	align 32
 asmgen_sm4_ecb_gfni:
@@ -32992,6 +33060,7 @@ asmgen_sm4_ecb_gfni:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks.
@@ -33001,6 +33070,7 @@ asmgen_sm4_ecb_gfni:
 ; Requires: AVX, AVX2, GFNI
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_ctr_gfni code align=32
 	global asmgen_sm4_ctr_gfni
 	align 32
 asmgen_sm4_ctr_gfni:
@@ -33753,6 +33823,7 @@ asmgen_sm4_ctr_gfni:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CBC decryption: dst[i] = D(src[i]) ^ src[i-1], src[-1] = iv; iv = last ciphertext block.
@@ -33762,6 +33833,7 @@ asmgen_sm4_ctr_gfni:
 ; Requires: AVX, AVX2, GFNI
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_cbc_dec_gfni code align=32
 	global asmgen_sm4_cbc_dec_gfni
 	align 32
 asmgen_sm4_cbc_dec_gfni:
@@ -34500,6 +34572,7 @@ asmgen_sm4_cbc_dec_gfni:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CFB-128 decryption: dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv; iv = last ciphertext block.
@@ -34509,6 +34582,7 @@ asmgen_sm4_cbc_dec_gfni:
 ; Requires: AVX, AVX2, GFNI
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_cfb_dec_gfni code align=32
 	global asmgen_sm4_cfb_dec_gfni
 	align 32
 asmgen_sm4_cfb_dec_gfni:
@@ -35245,6 +35319,7 @@ asmgen_sm4_cfb_dec_gfni:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS encryption (IEEE 1619), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
@@ -35254,6 +35329,7 @@ asmgen_sm4_cfb_dec_gfni:
 ; Requires: AVX, AVX2, VPCLMULQDQ, GFNI
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_enc_ieee_gfni code align=32
 	global asmgen_sm4_xts_enc_ieee_gfni
 	align 32
 asmgen_sm4_xts_enc_ieee_gfni:
@@ -36355,6 +36431,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS decryption (IEEE 1619), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
@@ -36364,6 +36441,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 ; Requires: AVX, AVX2, VPCLMULQDQ, GFNI
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_dec_ieee_gfni code align=32
 	global asmgen_sm4_xts_dec_ieee_gfni
 	align 32
 asmgen_sm4_xts_dec_ieee_gfni:
@@ -37465,6 +37543,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS encryption (GB/T 17964), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
@@ -37474,6 +37553,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 ; Requires: AVX, AVX2, VPCLMULQDQ, GFNI
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_enc_gb_gfni code align=32
 	global asmgen_sm4_xts_enc_gb_gfni
 	align 32
 asmgen_sm4_xts_enc_gb_gfni:
@@ -38629,6 +38709,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS decryption (GB/T 17964), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
@@ -38638,6 +38719,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 ; Requires: AVX, AVX2, VPCLMULQDQ, GFNI
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_dec_gb_gfni code align=32
 	global asmgen_sm4_xts_dec_gb_gfni
 	align 32
 asmgen_sm4_xts_dec_gb_gfni:
@@ -39793,6 +39875,7 @@ asmgen_sm4_xts_dec_gb_gfni:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS encryption (IEEE 1619) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_enc_ieee, the tail by ciphertext stealing.
@@ -39802,6 +39885,7 @@ asmgen_sm4_xts_dec_gb_gfni:
 ; Requires: AVX, AVX2, VPCLMULQDQ, GFNI
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_unit_enc_ieee_gfni code align=32
 	global asmgen_sm4_xts_unit_enc_ieee_gfni
 	align 32
 asmgen_sm4_xts_unit_enc_ieee_gfni:
@@ -41239,6 +41323,7 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS decryption (IEEE 1619) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_dec_ieee, the tail by ciphertext stealing.
@@ -41248,6 +41333,7 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 ; Requires: AVX, AVX2, VPCLMULQDQ, GFNI
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_unit_dec_ieee_gfni code align=32
 	global asmgen_sm4_xts_unit_dec_ieee_gfni
 	align 32
 asmgen_sm4_xts_unit_dec_ieee_gfni:
@@ -42685,6 +42771,7 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS encryption (GB/T 17964) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_enc_gb, the tail by ciphertext stealing.
@@ -42694,6 +42781,7 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 ; Requires: AVX, AVX2, VPCLMULQDQ, GFNI
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_unit_enc_gb_gfni code align=32
 	global asmgen_sm4_xts_unit_enc_gb_gfni
 	align 32
 asmgen_sm4_xts_unit_enc_gb_gfni:
@@ -44188,6 +44276,7 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS decryption (GB/T 17964) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_dec_gb, the tail by ciphertext stealing.
@@ -44197,6 +44286,7 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 ; Requires: AVX, AVX2, VPCLMULQDQ, GFNI
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_unit_dec_gb_gfni code align=32
 	global asmgen_sm4_xts_unit_dec_gb_gfni
 	align 32
 asmgen_sm4_xts_unit_dec_gb_gfni:
@@ -45691,6 +45781,7 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs dst.
@@ -45700,6 +45791,7 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 ; Requires: PCLMULQDQ, AVX, AVX2, GFNI
 ; Saves: rbx, rbp, rsi, rdi, r12, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_gcm_enc_gfni code align=32
 	global asmgen_sm4_gcm_enc_gfni
 	align 32
 asmgen_sm4_gcm_enc_gfni:
@@ -46901,6 +46993,7 @@ asmgen_sm4_gcm_enc_gfni:
 	pop         rbx
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-GCM decryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs src.
@@ -46910,6 +47003,7 @@ asmgen_sm4_gcm_enc_gfni:
 ; Requires: PCLMULQDQ, AVX, AVX2, GFNI
 ; Saves: rbx, rbp, rsi, rdi, r12, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_gcm_dec_gfni code align=32
 	global asmgen_sm4_gcm_dec_gfni
 	align 32
 asmgen_sm4_gcm_dec_gfni:
@@ -47901,6 +47995,7 @@ asmgen_sm4_gcm_dec_gfni:
 	pop         rbx
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys).
@@ -47910,6 +48005,7 @@ asmgen_sm4_gcm_dec_gfni:
 ; Requires: AES, AVX, AVX2, VAES
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_ecb_vaes code align=32
 	global asmgen_sm4_ecb_vaes
 	align 32
 asmgen_sm4_ecb_vaes:
@@ -48794,6 +48890,7 @@ asmgen_sm4_ecb_vaes:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks.
@@ -48803,6 +48900,7 @@ asmgen_sm4_ecb_vaes:
 ; Requires: AES, AVX, AVX2, VAES
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_ctr_vaes code align=32
 	global asmgen_sm4_ctr_vaes
 	align 32
 asmgen_sm4_ctr_vaes:
@@ -49751,6 +49849,7 @@ asmgen_sm4_ctr_vaes:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CBC decryption: dst[i] = D(src[i]) ^ src[i-1], src[-1] = iv; iv = last ciphertext block.
@@ -49760,6 +49859,7 @@ asmgen_sm4_ctr_vaes:
 ; Requires: AES, AVX, AVX2, VAES
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_cbc_dec_vaes code align=32
 	global asmgen_sm4_cbc_dec_vaes
 	align 32
 asmgen_sm4_cbc_dec_vaes:
@@ -50694,6 +50794,7 @@ asmgen_sm4_cbc_dec_vaes:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CFB-128 decryption: dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv; iv = last ciphertext block.
@@ -50703,6 +50804,7 @@ asmgen_sm4_cbc_dec_vaes:
 ; Requires: AES, AVX, AVX2, VAES
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_cfb_dec_vaes code align=32
 	global asmgen_sm4_cfb_dec_vaes
 	align 32
 asmgen_sm4_cfb_dec_vaes:
@@ -51635,6 +51737,7 @@ asmgen_sm4_cfb_dec_vaes:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS encryption (IEEE 1619), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
@@ -51644,6 +51747,7 @@ asmgen_sm4_cfb_dec_vaes:
 ; Requires: AES, AVX, AVX2, VAES
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_enc_ieee_vaes code align=32
 	global asmgen_sm4_xts_enc_ieee_vaes
 	align 32
 asmgen_sm4_xts_enc_ieee_vaes:
@@ -52978,6 +53082,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS decryption (IEEE 1619), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
@@ -52987,6 +53092,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 ; Requires: AES, AVX, AVX2, VAES
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_dec_ieee_vaes code align=32
 	global asmgen_sm4_xts_dec_ieee_vaes
 	align 32
 asmgen_sm4_xts_dec_ieee_vaes:
@@ -54321,6 +54427,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS encryption (GB/T 17964), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
@@ -54330,6 +54437,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 ; Requires: AES, AVX, AVX2, VAES
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_enc_gb_vaes code align=32
 	global asmgen_sm4_xts_enc_gb_vaes
 	align 32
 asmgen_sm4_xts_enc_gb_vaes:
@@ -55784,6 +55892,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS decryption (GB/T 17964), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out.
@@ -55793,6 +55902,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 ; Requires: AES, AVX, AVX2, VAES
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_dec_gb_vaes code align=32
 	global asmgen_sm4_xts_dec_gb_vaes
 	align 32
 asmgen_sm4_xts_dec_gb_vaes:
@@ -57247,6 +57357,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS encryption (IEEE 1619) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_enc_ieee, the tail by ciphertext stealing.
@@ -57256,6 +57367,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 ; Requires: AES, AVX, AVX2, VAES
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_unit_enc_ieee_vaes code align=32
 	global asmgen_sm4_xts_unit_enc_ieee_vaes
 	align 32
 asmgen_sm4_xts_unit_enc_ieee_vaes:
@@ -59065,6 +59177,7 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS decryption (IEEE 1619) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_dec_ieee, the tail by ciphertext stealing.
@@ -59074,6 +59187,7 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 ; Requires: AES, AVX, AVX2, VAES
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_unit_dec_ieee_vaes code align=32
 	global asmgen_sm4_xts_unit_dec_ieee_vaes
 	align 32
 asmgen_sm4_xts_unit_dec_ieee_vaes:
@@ -60883,6 +60997,7 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS encryption (GB/T 17964) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_enc_gb, the tail by ciphertext stealing.
@@ -60892,6 +61007,7 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 ; Requires: AES, AVX, AVX2, VAES
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_unit_enc_gb_vaes code align=32
 	global asmgen_sm4_xts_unit_enc_gb_vaes
 	align 32
 asmgen_sm4_xts_unit_enc_gb_vaes:
@@ -62825,6 +62941,7 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-XTS decryption (GB/T 17964) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_dec_gb, the tail by ciphertext stealing.
@@ -62834,6 +62951,7 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 ; Requires: AES, AVX, AVX2, VAES
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_xts_unit_dec_gb_vaes code align=32
 	global asmgen_sm4_xts_unit_dec_gb_vaes
 	align 32
 asmgen_sm4_xts_unit_dec_gb_vaes:
@@ -64767,6 +64885,7 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs dst.
@@ -64776,6 +64895,7 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 ; Requires: AES, PCLMULQDQ, AVX, AVX2, VAES
 ; Saves: rbx, rbp, rsi, rdi, r12, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_gcm_enc_vaes code align=32
 	global asmgen_sm4_gcm_enc_vaes
 	align 32
 asmgen_sm4_gcm_enc_vaes:
@@ -66353,6 +66473,7 @@ asmgen_sm4_gcm_enc_vaes:
 	pop         rbx
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-GCM decryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs src.
@@ -66362,6 +66483,7 @@ asmgen_sm4_gcm_enc_vaes:
 ; Requires: AES, PCLMULQDQ, AVX, AVX2, VAES
 ; Saves: rbx, rbp, rsi, rdi, r12, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_gcm_dec_vaes code align=32
 	global asmgen_sm4_gcm_dec_vaes
 	align 32
 asmgen_sm4_gcm_dec_vaes:
@@ -67635,6 +67757,7 @@ asmgen_sm4_gcm_dec_vaes:
 	pop         rbx
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CBC encryption: c[i] = E(p[i] ^ c[i-1]), c[-1] = iv; iv = last ciphertext block.
@@ -67644,6 +67767,7 @@ asmgen_sm4_gcm_dec_vaes:
 ; Requires: AVX, GFNI
 ; Saves: rsi, rdi, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_cbc_enc_gfni code align=32
 	global asmgen_sm4_cbc_enc_gfni
 	align 32
 asmgen_sm4_cbc_enc_gfni:
@@ -67799,6 +67923,7 @@ asmgen_sm4_cbc_enc_gfni:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CFB-128 encryption: c[i] = p[i] ^ E(c[i-1]), c[-1] = iv; iv = last ciphertext block.
@@ -67808,6 +67933,7 @@ asmgen_sm4_cbc_enc_gfni:
 ; Requires: AVX, GFNI
 ; Saves: rsi, rdi, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_cfb_enc_gfni code align=32
 	global asmgen_sm4_cfb_enc_gfni
 	align 32
 asmgen_sm4_cfb_enc_gfni:
@@ -67963,6 +68089,7 @@ asmgen_sm4_cfb_enc_gfni:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4 CBC-MAC core: mac = E(mac ^ block) for each block.
@@ -67972,6 +68099,7 @@ asmgen_sm4_cfb_enc_gfni:
 ; Requires: AVX, GFNI
 ; Saves: rsi, rdi, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_cbc_mac_gfni code align=32
 	global asmgen_sm4_cbc_mac_gfni
 	align 32
 asmgen_sm4_cbc_mac_gfni:
@@ -68124,6 +68252,7 @@ asmgen_sm4_cbc_mac_gfni:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit counter, updated); mac = E(mac ^ src[i]).
@@ -68134,6 +68263,7 @@ asmgen_sm4_cbc_mac_gfni:
 ; Requires: AVX, GFNI
 ; Saves: rbx, rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_ccm_enc_gfni code align=32
 	global asmgen_sm4_ccm_enc_gfni
 	align 32
 asmgen_sm4_ccm_enc_gfni:
@@ -68320,6 +68450,7 @@ asmgen_sm4_ccm_enc_gfni:
 	pop         rbx
 	ret
 .seh_end:
+	align 32
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CCM decryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit counter, updated); mac = E(mac ^ dst[i]).
@@ -68330,6 +68461,7 @@ asmgen_sm4_ccm_enc_gfni:
 ; Requires: AVX, GFNI
 ; Saves: rbx, rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_ccm_dec_gfni code align=32
 	global asmgen_sm4_ccm_dec_gfni
 	align 32
 asmgen_sm4_ccm_dec_gfni:
@@ -68723,17 +68855,20 @@ asmgen_sm4_ccm_dec_gfni:
 	ret
 .seh_end:
 
-	section .rdata rdata align=32
+	section .rdata$const_byte_reverse rdata align=16
 	align 16, db 0
 const_byte_reverse:	; vpshufb control: reverse 16 bytes
 	db 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	section .rdata$const_polyval_poly rdata align=16
 	align 16, db 0
 const_polyval_poly:	; x^128 + x^127 + x^126 + x^121 + 1, reflected
 	db 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2
+	section .rdata$const_sm4_bswap32 rdata align=32
 	align 32, db 0
 const_sm4_bswap32:	; vpshufb: byte-swap each dword
 	db 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 	db 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	section .rdata$const_sm4_ck rdata align=16
 	align 16, db 0
 const_sm4_ck:	; CK[0..32]
 	db 0x15, 0x0e, 0x07, 0x00, 0x31, 0x2a, 0x23, 0x1c, 0x4d, 0x46, 0x3f, 0x38, 0x69, 0x62, 0x5b, 0x54
@@ -68744,6 +68879,7 @@ const_sm4_ck:	; CK[0..32]
 	db 0x45, 0x3e, 0x37, 0x30, 0x61, 0x5a, 0x53, 0x4c, 0x7d, 0x76, 0x6f, 0x68, 0x99, 0x92, 0x8b, 0x84
 	db 0xb5, 0xae, 0xa7, 0xa0, 0xd1, 0xca, 0xc3, 0xbc, 0xed, 0xe6, 0xdf, 0xd8, 0x09, 0x02, 0xfb, 0xf4
 	db 0x25, 0x1e, 0x17, 0x10, 0x41, 0x3a, 0x33, 0x2c, 0x5d, 0x56, 0x4f, 0x48, 0x79, 0x72, 0x6b, 0x64
+	section .rdata$const_sm4_ctr_add rdata align=32
 	align 32, db 0
 const_sm4_ctr_add:	; counter increments k = 0..15 (low qword)
 	db 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
@@ -68762,119 +68898,149 @@ const_sm4_ctr_add:	; counter increments k = 0..15 (low qword)
 	db 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	db 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	db 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	section .rdata$const_sm4_fk rdata align=16
 	align 16, db 0
 const_sm4_fk:	; FK
 	db 0xc6, 0xba, 0xb1, 0xa3, 0x50, 0x33, 0xaa, 0x56, 0x97, 0x91, 0x7d, 0x67, 0xdc, 0x22, 0x70, 0xb2
+	section .rdata$const_sm4_gcm_inc_x0 rdata align=32
 	align 32, db 0
 const_sm4_gcm_inc_x0:	; inc32 offsets, xmm group 0
 	db 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00
 	db 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00
+	section .rdata$const_sm4_gcm_inc_x1 rdata align=32
 	align 32, db 0
 const_sm4_gcm_inc_x1:	; inc32 offsets, xmm group 1
 	db 0x04, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00
 	db 0x04, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00
+	section .rdata$const_sm4_gcm_inc_y0 rdata align=32
 	align 32, db 0
 const_sm4_gcm_inc_y0:	; inc32 offsets, ymm group 0
 	db 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00
 	db 0x01, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00
+	section .rdata$const_sm4_gcm_inc_y1 rdata align=32
 	align 32, db 0
 const_sm4_gcm_inc_y1:	; inc32 offsets, ymm group 1
 	db 0x08, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00
 	db 0x09, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00
+	section .rdata$const_sm4_gfni_bitrev rdata align=32
 	align 32, db 0
 const_sm4_gfni_bitrev:	; GFNI matrix: reverse the bits of each byte
 	db 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
 	db 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
+	section .rdata$const_sm4_gfni_m1 rdata align=32
 	align 32, db 0
 const_sm4_gfni_m1:	; GFNI matrix M1 (pre-affine; the state's domain)
 	db 0x5d, 0x50, 0x22, 0x1a, 0xb9, 0x7d, 0x28, 0x4c, 0x5d, 0x50, 0x22, 0x1a, 0xb9, 0x7d, 0x28, 0x4c
 	db 0x5d, 0x50, 0x22, 0x1a, 0xb9, 0x7d, 0x28, 0x4c, 0x5d, 0x50, 0x22, 0x1a, 0xb9, 0x7d, 0x28, 0x4c
+	section .rdata$const_sm4_gfni_m1inv rdata align=32
 	align 32, db 0
 const_sm4_gfni_m1inv:	; GFNI matrix M1^-1 (out of the domain)
 	db 0x8b, 0x72, 0x84, 0x32, 0x86, 0xf5, 0xa4, 0xb3, 0x8b, 0x72, 0x84, 0x32, 0x86, 0xf5, 0xa4, 0xb3
 	db 0x8b, 0x72, 0x84, 0x32, 0x86, 0xf5, 0xa4, 0xb3, 0x8b, 0x72, 0x84, 0x32, 0x86, 0xf5, 0xa4, 0xb3
+	section .rdata$const_sm4_gfni_rot0 rdata align=32
 	align 32, db 0
 const_sm4_gfni_rot0:	; GFNI matrix M1*(I + <<2)*S (unrotated term of L)
 	db 0xb7, 0x81, 0xa4, 0xe9, 0x91, 0xb8, 0x0d, 0x04, 0xb7, 0x81, 0xa4, 0xe9, 0x91, 0xb8, 0x0d, 0x04
 	db 0xb7, 0x81, 0xa4, 0xe9, 0x91, 0xb8, 0x0d, 0x04, 0xb7, 0x81, 0xa4, 0xe9, 0x91, 0xb8, 0x0d, 0x04
+	section .rdata$const_sm4_gfni_rot24 rdata align=32
 	align 32, db 0
 const_sm4_gfni_rot24:	; GFNI matrix M1*(I + >>6)*S (rotated by 24)
 	db 0x1a, 0xc1, 0x84, 0xff, 0xb4, 0xbc, 0x0f, 0x28, 0x1a, 0xc1, 0x84, 0xff, 0xb4, 0xbc, 0x0f, 0x28
 	db 0x1a, 0xc1, 0x84, 0xff, 0xb4, 0xbc, 0x0f, 0x28, 0x1a, 0xc1, 0x84, 0xff, 0xb4, 0xbc, 0x0f, 0x28
+	section .rdata$const_sm4_gfni_rot8 rdata align=32
 	align 32, db 0
 const_sm4_gfni_rot8:	; GFNI matrix M1*(<<2 + >>6)*S (rotated by 8 and 16)
 	db 0xad, 0x40, 0x20, 0x16, 0x25, 0x04, 0x02, 0x2c, 0xad, 0x40, 0x20, 0x16, 0x25, 0x04, 0x02, 0x2c
 	db 0xad, 0x40, 0x20, 0x16, 0x25, 0x04, 0x02, 0x2c, 0xad, 0x40, 0x20, 0x16, 0x25, 0x04, 0x02, 0x2c
+	section .rdata$const_sm4_isr rdata align=32
 	align 32, db 0
 const_sm4_isr:	; vpshufb: undo ShiftRows, then rotate each dword left by 0
 	db 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
 	db 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+	section .rdata$const_sm4_isr_rol16 rdata align=32
 	align 32, db 0
 const_sm4_isr_rol16:	; vpshufb: undo ShiftRows, then rotate each dword left by 16
 	db 0x0a, 0x07, 0x00, 0x0d, 0x0e, 0x0b, 0x04, 0x01, 0x02, 0x0f, 0x08, 0x05, 0x06, 0x03, 0x0c, 0x09
 	db 0x0a, 0x07, 0x00, 0x0d, 0x0e, 0x0b, 0x04, 0x01, 0x02, 0x0f, 0x08, 0x05, 0x06, 0x03, 0x0c, 0x09
+	section .rdata$const_sm4_isr_rol24 rdata align=32
 	align 32, db 0
 const_sm4_isr_rol24:	; vpshufb: undo ShiftRows, then rotate each dword left by 24
 	db 0x0d, 0x0a, 0x07, 0x00, 0x01, 0x0e, 0x0b, 0x04, 0x05, 0x02, 0x0f, 0x08, 0x09, 0x06, 0x03, 0x0c
 	db 0x0d, 0x0a, 0x07, 0x00, 0x01, 0x0e, 0x0b, 0x04, 0x05, 0x02, 0x0f, 0x08, 0x09, 0x06, 0x03, 0x0c
+	section .rdata$const_sm4_isr_rol8 rdata align=32
 	align 32, db 0
 const_sm4_isr_rol8:	; vpshufb: undo ShiftRows, then rotate each dword left by 8
 	db 0x07, 0x00, 0x0d, 0x0a, 0x0b, 0x04, 0x01, 0x0e, 0x0f, 0x08, 0x05, 0x02, 0x03, 0x0c, 0x09, 0x06
 	db 0x07, 0x00, 0x0d, 0x0a, 0x0b, 0x04, 0x01, 0x0e, 0x0f, 0x08, 0x05, 0x02, 0x03, 0x0c, 0x09, 0x06
+	section .rdata$const_sm4_nibble rdata align=32
 	align 32, db 0
 const_sm4_nibble:	; 0x0f bytes
 	db 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	db 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	section .rdata$const_sm4_post_hi rdata align=32
 	align 32, db 0
 const_sm4_post_hi:	; S-box post-affine M2*y (high nibble)
 	db 0x00, 0xe0, 0x50, 0xb0, 0x9d, 0x7d, 0xcd, 0x2d, 0xc0, 0x20, 0x90, 0x70, 0x5d, 0xbd, 0x0d, 0xed
 	db 0x00, 0xe0, 0x50, 0xb0, 0x9d, 0x7d, 0xcd, 0x2d, 0xc0, 0x20, 0x90, 0x70, 0x5d, 0xbd, 0x0d, 0xed
+	section .rdata$const_sm4_post_lo rdata align=32
 	align 32, db 0
 const_sm4_post_lo:	; S-box post-affine M2*y ^ c2 (low nibble, c2 included)
 	db 0x6c, 0xd4, 0xa6, 0x1e, 0x52, 0xea, 0x98, 0x20, 0x0b, 0xb3, 0xc1, 0x79, 0x35, 0x8d, 0xff, 0x47
 	db 0x6c, 0xd4, 0xa6, 0x1e, 0x52, 0xea, 0x98, 0x20, 0x0b, 0xb3, 0xc1, 0x79, 0x35, 0x8d, 0xff, 0x47
+	section .rdata$const_sm4_pre_hi rdata align=32
 	align 32, db 0
 const_sm4_pre_hi:	; S-box pre-affine M1*x (high nibble)
 	db 0x00, 0xdc, 0x2e, 0xf2, 0xc5, 0x19, 0xeb, 0x37, 0x08, 0xd4, 0x26, 0xfa, 0xcd, 0x11, 0xe3, 0x3f
 	db 0x00, 0xdc, 0x2e, 0xf2, 0xc5, 0x19, 0xeb, 0x37, 0x08, 0xd4, 0x26, 0xfa, 0xcd, 0x11, 0xe3, 0x3f
+	section .rdata$const_sm4_pre_lo rdata align=32
 	align 32, db 0
 const_sm4_pre_lo:	; S-box pre-affine M1*x ^ c1 (low nibble, c1 included)
 	db 0x3e, 0xb2, 0x0e, 0x82, 0xbb, 0x37, 0x8b, 0x07, 0xa1, 0x2d, 0x91, 0x1d, 0x24, 0xa8, 0x14, 0x98
 	db 0x3e, 0xb2, 0x0e, 0x82, 0xbb, 0x37, 0x8b, 0x07, 0xa1, 0x2d, 0x91, 0x1d, 0x24, 0xa8, 0x14, 0x98
+	section .rdata$const_sm4_rol16 rdata align=32
 	align 32, db 0
 const_sm4_rol16:	; vpshufb: rotate each dword left by 16
 	db 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 	db 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	section .rdata$const_sm4_rol24 rdata align=32
 	align 32, db 0
 const_sm4_rol24:	; vpshufb: rotate each dword left by 24
 	db 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
 	db 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	section .rdata$const_sm4_rol8 rdata align=32
 	align 32, db 0
 const_sm4_rol8:	; vpshufb: rotate each dword left by 8
 	db 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 	db 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+	section .rdata$const_sm4_xts_gb_poly rdata align=16
 	align 16, db 0
 const_sm4_xts_gb_poly:	; XTS (GB/T 17964) halving: 0xe1 << 120 and the qword carry
 	db 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xe1
+	section .rdata$const_sm4_xts_gb_rev3 rdata align=32
 	align 32, db 0
 const_sm4_xts_gb_rev3:	; vpshufb: reverse bytes 0..3 of each lane
 	db 0x02, 0x01, 0x00, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
 	db 0x02, 0x01, 0x00, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	section .rdata$const_sm4_xts_gb_top rdata align=32
 	align 32, db 0
 const_sm4_xts_gb_top:	; vpshufb: bytes 15, 14 of each lane to 0, 1
 	db 0x0f, 0x0e, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
 	db 0x0f, 0x0e, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	section .rdata$const_sm4_xts_gb_x16 rdata align=32
 	align 32, db 0
 const_sm4_xts_gb_x16:	; XTS (GB/T 17964) * x^16: vpclmulqdq factor 0x1c2 (0x87 reflected, << 1) per lane
 	db 0xc2, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	db 0xc2, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	section .rdata$const_sm4_xts_ieee_poly rdata align=16
 	align 16, db 0
 const_sm4_xts_ieee_poly:	; XTS (IEEE 1619) doubling: 0x87 and the qword carry
 	db 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	section .rdata$const_sm4_xts_ieee_x16 rdata align=32
 	align 32, db 0
 const_sm4_xts_ieee_x16:	; XTS (IEEE) * x^16: vpclmulqdq factor 0x87 per lane
 	db 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	db 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	section .rdata$const_sm4_xts_shl rdata align=32
 	align 32, db 0
 const_sm4_xts_shl:	; XTS tweak k = 2s, 2s+1: qword left shift counts k
 	db 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
@@ -68893,6 +69059,7 @@ const_sm4_xts_shl:	; XTS tweak k = 2s, 2s+1: qword left shift counts k
 	db 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	db 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	db 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	section .rdata$const_sm4_xts_shr rdata align=32
 	align 32, db 0
 const_sm4_xts_shr:	; XTS tweak k = 2s, 2s+1: qword right shift counts 64-k
 	db 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
@@ -68911,20 +69078,23 @@ const_sm4_xts_shr:	; XTS tweak k = 2s, 2s+1: qword right shift counts 64-k
 	db 0x33, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x33, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	db 0x32, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x32, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	db 0x31, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x31, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	section .rdata$const_sm4_xts_steal rdata align=16
 	align 16, db 0
 const_sm4_xts_steal:	; XTS ciphertext stealing: vpshufb byte shifts by 16 - d (d = 1..15)
 	db 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
 	db 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f
 	db 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+	section .rdata$const_sm4_zero rdata align=16
 	align 16, db 0
 const_sm4_zero:	; aesenclast round key: zero
 	db 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	section .rdata$const_sm4_zero_y rdata align=32
 	align 32, db 0
 const_sm4_zero_y:	; vaesenclast round key: zero
 	db 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	db 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-	section .xdata rdata align=4
+	section .xdata$asmgen_sm4_expand_key_avx rdata align=4
 asmgen_sm4_expand_key_avx.unwind_info:
 	db 1, asmgen_sm4_expand_key_avx.seh_endprologue - asmgen_sm4_expand_key_avx, 20, 0	; version 1, prologue size, 20 slots, no frame register
 	db asmgen_sm4_expand_key_avx.seh_10 - asmgen_sm4_expand_key_avx, 0xf8	; SAVE_XMM128, info 15
@@ -68947,6 +69117,7 @@ asmgen_sm4_expand_key_avx.unwind_info:
 	dw 17
 	db asmgen_sm4_expand_key_avx.seh_1 - asmgen_sm4_expand_key_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_expand_key_avx.seh_0 - asmgen_sm4_expand_key_avx, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_ecb_avx rdata align=4
 asmgen_sm4_ecb_avx.unwind_info:
 	db 1, asmgen_sm4_ecb_avx.seh_endprologue - asmgen_sm4_ecb_avx, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_ecb_avx.seh_12 - asmgen_sm4_ecb_avx, 0xf8	; SAVE_XMM128, info 15
@@ -68973,6 +69144,7 @@ asmgen_sm4_ecb_avx.unwind_info:
 	dw 21
 	db asmgen_sm4_ecb_avx.seh_1 - asmgen_sm4_ecb_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_ecb_avx.seh_0 - asmgen_sm4_ecb_avx, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_ctr_avx rdata align=4
 asmgen_sm4_ctr_avx.unwind_info:
 	db 1, asmgen_sm4_ctr_avx.seh_endprologue - asmgen_sm4_ctr_avx, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_ctr_avx.seh_12 - asmgen_sm4_ctr_avx, 0xf8	; SAVE_XMM128, info 15
@@ -68999,6 +69171,7 @@ asmgen_sm4_ctr_avx.unwind_info:
 	dw 21
 	db asmgen_sm4_ctr_avx.seh_1 - asmgen_sm4_ctr_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_ctr_avx.seh_0 - asmgen_sm4_ctr_avx, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_cbc_dec_avx rdata align=4
 asmgen_sm4_cbc_dec_avx.unwind_info:
 	db 1, asmgen_sm4_cbc_dec_avx.seh_endprologue - asmgen_sm4_cbc_dec_avx, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_cbc_dec_avx.seh_12 - asmgen_sm4_cbc_dec_avx, 0xf8	; SAVE_XMM128, info 15
@@ -69025,6 +69198,7 @@ asmgen_sm4_cbc_dec_avx.unwind_info:
 	dw 21
 	db asmgen_sm4_cbc_dec_avx.seh_1 - asmgen_sm4_cbc_dec_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_cbc_dec_avx.seh_0 - asmgen_sm4_cbc_dec_avx, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_cfb_dec_avx rdata align=4
 asmgen_sm4_cfb_dec_avx.unwind_info:
 	db 1, asmgen_sm4_cfb_dec_avx.seh_endprologue - asmgen_sm4_cfb_dec_avx, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_cfb_dec_avx.seh_12 - asmgen_sm4_cfb_dec_avx, 0xf8	; SAVE_XMM128, info 15
@@ -69051,6 +69225,7 @@ asmgen_sm4_cfb_dec_avx.unwind_info:
 	dw 21
 	db asmgen_sm4_cfb_dec_avx.seh_1 - asmgen_sm4_cfb_dec_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_cfb_dec_avx.seh_0 - asmgen_sm4_cfb_dec_avx, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_ecb_avx2 rdata align=4
 asmgen_sm4_ecb_avx2.unwind_info:
 	db 1, asmgen_sm4_ecb_avx2.seh_endprologue - asmgen_sm4_ecb_avx2, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_ecb_avx2.seh_12 - asmgen_sm4_ecb_avx2, 0xf8	; SAVE_XMM128, info 15
@@ -69077,6 +69252,7 @@ asmgen_sm4_ecb_avx2.unwind_info:
 	dw 21
 	db asmgen_sm4_ecb_avx2.seh_1 - asmgen_sm4_ecb_avx2, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_ecb_avx2.seh_0 - asmgen_sm4_ecb_avx2, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_ctr_avx2 rdata align=4
 asmgen_sm4_ctr_avx2.unwind_info:
 	db 1, asmgen_sm4_ctr_avx2.seh_endprologue - asmgen_sm4_ctr_avx2, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_ctr_avx2.seh_12 - asmgen_sm4_ctr_avx2, 0xf8	; SAVE_XMM128, info 15
@@ -69103,6 +69279,7 @@ asmgen_sm4_ctr_avx2.unwind_info:
 	dw 21
 	db asmgen_sm4_ctr_avx2.seh_1 - asmgen_sm4_ctr_avx2, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_ctr_avx2.seh_0 - asmgen_sm4_ctr_avx2, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_cbc_dec_avx2 rdata align=4
 asmgen_sm4_cbc_dec_avx2.unwind_info:
 	db 1, asmgen_sm4_cbc_dec_avx2.seh_endprologue - asmgen_sm4_cbc_dec_avx2, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_cbc_dec_avx2.seh_12 - asmgen_sm4_cbc_dec_avx2, 0xf8	; SAVE_XMM128, info 15
@@ -69129,6 +69306,7 @@ asmgen_sm4_cbc_dec_avx2.unwind_info:
 	dw 21
 	db asmgen_sm4_cbc_dec_avx2.seh_1 - asmgen_sm4_cbc_dec_avx2, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_cbc_dec_avx2.seh_0 - asmgen_sm4_cbc_dec_avx2, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_cfb_dec_avx2 rdata align=4
 asmgen_sm4_cfb_dec_avx2.unwind_info:
 	db 1, asmgen_sm4_cfb_dec_avx2.seh_endprologue - asmgen_sm4_cfb_dec_avx2, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_cfb_dec_avx2.seh_12 - asmgen_sm4_cfb_dec_avx2, 0xf8	; SAVE_XMM128, info 15
@@ -69155,6 +69333,7 @@ asmgen_sm4_cfb_dec_avx2.unwind_info:
 	dw 21
 	db asmgen_sm4_cfb_dec_avx2.seh_1 - asmgen_sm4_cfb_dec_avx2, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_cfb_dec_avx2.seh_0 - asmgen_sm4_cfb_dec_avx2, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_cbc_enc_avx rdata align=4
 asmgen_sm4_cbc_enc_avx.unwind_info:
 	db 1, asmgen_sm4_cbc_enc_avx.seh_endprologue - asmgen_sm4_cbc_enc_avx, 20, 0	; version 1, prologue size, 20 slots, no frame register
 	db asmgen_sm4_cbc_enc_avx.seh_10 - asmgen_sm4_cbc_enc_avx, 0xf8	; SAVE_XMM128, info 15
@@ -69177,6 +69356,7 @@ asmgen_sm4_cbc_enc_avx.unwind_info:
 	dw 17
 	db asmgen_sm4_cbc_enc_avx.seh_1 - asmgen_sm4_cbc_enc_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_cbc_enc_avx.seh_0 - asmgen_sm4_cbc_enc_avx, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_cfb_enc_avx rdata align=4
 asmgen_sm4_cfb_enc_avx.unwind_info:
 	db 1, asmgen_sm4_cfb_enc_avx.seh_endprologue - asmgen_sm4_cfb_enc_avx, 20, 0	; version 1, prologue size, 20 slots, no frame register
 	db asmgen_sm4_cfb_enc_avx.seh_10 - asmgen_sm4_cfb_enc_avx, 0xf8	; SAVE_XMM128, info 15
@@ -69199,6 +69379,7 @@ asmgen_sm4_cfb_enc_avx.unwind_info:
 	dw 17
 	db asmgen_sm4_cfb_enc_avx.seh_1 - asmgen_sm4_cfb_enc_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_cfb_enc_avx.seh_0 - asmgen_sm4_cfb_enc_avx, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_cbc_mac_avx rdata align=4
 asmgen_sm4_cbc_mac_avx.unwind_info:
 	db 1, asmgen_sm4_cbc_mac_avx.seh_endprologue - asmgen_sm4_cbc_mac_avx, 20, 0	; version 1, prologue size, 20 slots, no frame register
 	db asmgen_sm4_cbc_mac_avx.seh_10 - asmgen_sm4_cbc_mac_avx, 0xf8	; SAVE_XMM128, info 15
@@ -69221,6 +69402,7 @@ asmgen_sm4_cbc_mac_avx.unwind_info:
 	dw 17
 	db asmgen_sm4_cbc_mac_avx.seh_1 - asmgen_sm4_cbc_mac_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_cbc_mac_avx.seh_0 - asmgen_sm4_cbc_mac_avx, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_enc_ieee_avx rdata align=4
 asmgen_sm4_xts_enc_ieee_avx.unwind_info:
 	db 1, asmgen_sm4_xts_enc_ieee_avx.seh_endprologue - asmgen_sm4_xts_enc_ieee_avx, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_enc_ieee_avx.seh_12 - asmgen_sm4_xts_enc_ieee_avx, 0xf8	; SAVE_XMM128, info 15
@@ -69247,6 +69429,7 @@ asmgen_sm4_xts_enc_ieee_avx.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_enc_ieee_avx.seh_1 - asmgen_sm4_xts_enc_ieee_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_enc_ieee_avx.seh_0 - asmgen_sm4_xts_enc_ieee_avx, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_dec_ieee_avx rdata align=4
 asmgen_sm4_xts_dec_ieee_avx.unwind_info:
 	db 1, asmgen_sm4_xts_dec_ieee_avx.seh_endprologue - asmgen_sm4_xts_dec_ieee_avx, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_dec_ieee_avx.seh_12 - asmgen_sm4_xts_dec_ieee_avx, 0xf8	; SAVE_XMM128, info 15
@@ -69273,6 +69456,7 @@ asmgen_sm4_xts_dec_ieee_avx.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_dec_ieee_avx.seh_1 - asmgen_sm4_xts_dec_ieee_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_dec_ieee_avx.seh_0 - asmgen_sm4_xts_dec_ieee_avx, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_enc_gb_avx rdata align=4
 asmgen_sm4_xts_enc_gb_avx.unwind_info:
 	db 1, asmgen_sm4_xts_enc_gb_avx.seh_endprologue - asmgen_sm4_xts_enc_gb_avx, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_enc_gb_avx.seh_12 - asmgen_sm4_xts_enc_gb_avx, 0xf8	; SAVE_XMM128, info 15
@@ -69299,6 +69483,7 @@ asmgen_sm4_xts_enc_gb_avx.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_enc_gb_avx.seh_1 - asmgen_sm4_xts_enc_gb_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_enc_gb_avx.seh_0 - asmgen_sm4_xts_enc_gb_avx, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_dec_gb_avx rdata align=4
 asmgen_sm4_xts_dec_gb_avx.unwind_info:
 	db 1, asmgen_sm4_xts_dec_gb_avx.seh_endprologue - asmgen_sm4_xts_dec_gb_avx, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_dec_gb_avx.seh_12 - asmgen_sm4_xts_dec_gb_avx, 0xf8	; SAVE_XMM128, info 15
@@ -69325,6 +69510,7 @@ asmgen_sm4_xts_dec_gb_avx.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_dec_gb_avx.seh_1 - asmgen_sm4_xts_dec_gb_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_dec_gb_avx.seh_0 - asmgen_sm4_xts_dec_gb_avx, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_unit_enc_ieee_avx rdata align=4
 asmgen_sm4_xts_unit_enc_ieee_avx.unwind_info:
 	db 1, asmgen_sm4_xts_unit_enc_ieee_avx.seh_endprologue - asmgen_sm4_xts_unit_enc_ieee_avx, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_unit_enc_ieee_avx.seh_12 - asmgen_sm4_xts_unit_enc_ieee_avx, 0xf8	; SAVE_XMM128, info 15
@@ -69351,6 +69537,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_unit_enc_ieee_avx.seh_1 - asmgen_sm4_xts_unit_enc_ieee_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_unit_enc_ieee_avx.seh_0 - asmgen_sm4_xts_unit_enc_ieee_avx, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_unit_dec_ieee_avx rdata align=4
 asmgen_sm4_xts_unit_dec_ieee_avx.unwind_info:
 	db 1, asmgen_sm4_xts_unit_dec_ieee_avx.seh_endprologue - asmgen_sm4_xts_unit_dec_ieee_avx, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_unit_dec_ieee_avx.seh_12 - asmgen_sm4_xts_unit_dec_ieee_avx, 0xf8	; SAVE_XMM128, info 15
@@ -69377,6 +69564,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_unit_dec_ieee_avx.seh_1 - asmgen_sm4_xts_unit_dec_ieee_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_unit_dec_ieee_avx.seh_0 - asmgen_sm4_xts_unit_dec_ieee_avx, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_unit_enc_gb_avx rdata align=4
 asmgen_sm4_xts_unit_enc_gb_avx.unwind_info:
 	db 1, asmgen_sm4_xts_unit_enc_gb_avx.seh_endprologue - asmgen_sm4_xts_unit_enc_gb_avx, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_unit_enc_gb_avx.seh_12 - asmgen_sm4_xts_unit_enc_gb_avx, 0xf8	; SAVE_XMM128, info 15
@@ -69403,6 +69591,7 @@ asmgen_sm4_xts_unit_enc_gb_avx.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_unit_enc_gb_avx.seh_1 - asmgen_sm4_xts_unit_enc_gb_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_unit_enc_gb_avx.seh_0 - asmgen_sm4_xts_unit_enc_gb_avx, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_unit_dec_gb_avx rdata align=4
 asmgen_sm4_xts_unit_dec_gb_avx.unwind_info:
 	db 1, asmgen_sm4_xts_unit_dec_gb_avx.seh_endprologue - asmgen_sm4_xts_unit_dec_gb_avx, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_unit_dec_gb_avx.seh_12 - asmgen_sm4_xts_unit_dec_gb_avx, 0xf8	; SAVE_XMM128, info 15
@@ -69429,6 +69618,7 @@ asmgen_sm4_xts_unit_dec_gb_avx.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_unit_dec_gb_avx.seh_1 - asmgen_sm4_xts_unit_dec_gb_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_unit_dec_gb_avx.seh_0 - asmgen_sm4_xts_unit_dec_gb_avx, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_enc_ieee_avx2 rdata align=4
 asmgen_sm4_xts_enc_ieee_avx2.unwind_info:
 	db 1, asmgen_sm4_xts_enc_ieee_avx2.seh_endprologue - asmgen_sm4_xts_enc_ieee_avx2, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_enc_ieee_avx2.seh_12 - asmgen_sm4_xts_enc_ieee_avx2, 0xf8	; SAVE_XMM128, info 15
@@ -69455,6 +69645,7 @@ asmgen_sm4_xts_enc_ieee_avx2.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_enc_ieee_avx2.seh_1 - asmgen_sm4_xts_enc_ieee_avx2, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_enc_ieee_avx2.seh_0 - asmgen_sm4_xts_enc_ieee_avx2, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_dec_ieee_avx2 rdata align=4
 asmgen_sm4_xts_dec_ieee_avx2.unwind_info:
 	db 1, asmgen_sm4_xts_dec_ieee_avx2.seh_endprologue - asmgen_sm4_xts_dec_ieee_avx2, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_dec_ieee_avx2.seh_12 - asmgen_sm4_xts_dec_ieee_avx2, 0xf8	; SAVE_XMM128, info 15
@@ -69481,6 +69672,7 @@ asmgen_sm4_xts_dec_ieee_avx2.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_dec_ieee_avx2.seh_1 - asmgen_sm4_xts_dec_ieee_avx2, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_dec_ieee_avx2.seh_0 - asmgen_sm4_xts_dec_ieee_avx2, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_enc_gb_avx2 rdata align=4
 asmgen_sm4_xts_enc_gb_avx2.unwind_info:
 	db 1, asmgen_sm4_xts_enc_gb_avx2.seh_endprologue - asmgen_sm4_xts_enc_gb_avx2, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_enc_gb_avx2.seh_12 - asmgen_sm4_xts_enc_gb_avx2, 0xf8	; SAVE_XMM128, info 15
@@ -69507,6 +69699,7 @@ asmgen_sm4_xts_enc_gb_avx2.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_enc_gb_avx2.seh_1 - asmgen_sm4_xts_enc_gb_avx2, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_enc_gb_avx2.seh_0 - asmgen_sm4_xts_enc_gb_avx2, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_dec_gb_avx2 rdata align=4
 asmgen_sm4_xts_dec_gb_avx2.unwind_info:
 	db 1, asmgen_sm4_xts_dec_gb_avx2.seh_endprologue - asmgen_sm4_xts_dec_gb_avx2, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_dec_gb_avx2.seh_12 - asmgen_sm4_xts_dec_gb_avx2, 0xf8	; SAVE_XMM128, info 15
@@ -69533,6 +69726,7 @@ asmgen_sm4_xts_dec_gb_avx2.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_dec_gb_avx2.seh_1 - asmgen_sm4_xts_dec_gb_avx2, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_dec_gb_avx2.seh_0 - asmgen_sm4_xts_dec_gb_avx2, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_unit_enc_ieee_avx2 rdata align=4
 asmgen_sm4_xts_unit_enc_ieee_avx2.unwind_info:
 	db 1, asmgen_sm4_xts_unit_enc_ieee_avx2.seh_endprologue - asmgen_sm4_xts_unit_enc_ieee_avx2, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_unit_enc_ieee_avx2.seh_12 - asmgen_sm4_xts_unit_enc_ieee_avx2, 0xf8	; SAVE_XMM128, info 15
@@ -69559,6 +69753,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx2.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_unit_enc_ieee_avx2.seh_1 - asmgen_sm4_xts_unit_enc_ieee_avx2, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_unit_enc_ieee_avx2.seh_0 - asmgen_sm4_xts_unit_enc_ieee_avx2, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_unit_dec_ieee_avx2 rdata align=4
 asmgen_sm4_xts_unit_dec_ieee_avx2.unwind_info:
 	db 1, asmgen_sm4_xts_unit_dec_ieee_avx2.seh_endprologue - asmgen_sm4_xts_unit_dec_ieee_avx2, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_unit_dec_ieee_avx2.seh_12 - asmgen_sm4_xts_unit_dec_ieee_avx2, 0xf8	; SAVE_XMM128, info 15
@@ -69585,6 +69780,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx2.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_unit_dec_ieee_avx2.seh_1 - asmgen_sm4_xts_unit_dec_ieee_avx2, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_unit_dec_ieee_avx2.seh_0 - asmgen_sm4_xts_unit_dec_ieee_avx2, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_unit_enc_gb_avx2 rdata align=4
 asmgen_sm4_xts_unit_enc_gb_avx2.unwind_info:
 	db 1, asmgen_sm4_xts_unit_enc_gb_avx2.seh_endprologue - asmgen_sm4_xts_unit_enc_gb_avx2, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_unit_enc_gb_avx2.seh_12 - asmgen_sm4_xts_unit_enc_gb_avx2, 0xf8	; SAVE_XMM128, info 15
@@ -69611,6 +69807,7 @@ asmgen_sm4_xts_unit_enc_gb_avx2.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_unit_enc_gb_avx2.seh_1 - asmgen_sm4_xts_unit_enc_gb_avx2, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_unit_enc_gb_avx2.seh_0 - asmgen_sm4_xts_unit_enc_gb_avx2, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_unit_dec_gb_avx2 rdata align=4
 asmgen_sm4_xts_unit_dec_gb_avx2.unwind_info:
 	db 1, asmgen_sm4_xts_unit_dec_gb_avx2.seh_endprologue - asmgen_sm4_xts_unit_dec_gb_avx2, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_unit_dec_gb_avx2.seh_12 - asmgen_sm4_xts_unit_dec_gb_avx2, 0xf8	; SAVE_XMM128, info 15
@@ -69637,6 +69834,7 @@ asmgen_sm4_xts_unit_dec_gb_avx2.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_unit_dec_gb_avx2.seh_1 - asmgen_sm4_xts_unit_dec_gb_avx2, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_unit_dec_gb_avx2.seh_0 - asmgen_sm4_xts_unit_dec_gb_avx2, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_gcm_enc_avx rdata align=4
 asmgen_sm4_gcm_enc_avx.unwind_info:
 	db 1, asmgen_sm4_gcm_enc_avx.seh_endprologue - asmgen_sm4_gcm_enc_avx, 27, 0	; version 1, prologue size, 27 slots, no frame register
 	db asmgen_sm4_gcm_enc_avx.seh_15 - asmgen_sm4_gcm_enc_avx, 0xf8	; SAVE_XMM128, info 15
@@ -69667,6 +69865,7 @@ asmgen_sm4_gcm_enc_avx.unwind_info:
 	db asmgen_sm4_gcm_enc_avx.seh_1 - asmgen_sm4_gcm_enc_avx, 0x50	; PUSH_NONVOL, info 5
 	db asmgen_sm4_gcm_enc_avx.seh_0 - asmgen_sm4_gcm_enc_avx, 0x30	; PUSH_NONVOL, info 3
 	dw 0
+	section .xdata$asmgen_sm4_gcm_dec_avx rdata align=4
 asmgen_sm4_gcm_dec_avx.unwind_info:
 	db 1, asmgen_sm4_gcm_dec_avx.seh_endprologue - asmgen_sm4_gcm_dec_avx, 27, 0	; version 1, prologue size, 27 slots, no frame register
 	db asmgen_sm4_gcm_dec_avx.seh_15 - asmgen_sm4_gcm_dec_avx, 0xf8	; SAVE_XMM128, info 15
@@ -69697,6 +69896,7 @@ asmgen_sm4_gcm_dec_avx.unwind_info:
 	db asmgen_sm4_gcm_dec_avx.seh_1 - asmgen_sm4_gcm_dec_avx, 0x50	; PUSH_NONVOL, info 5
 	db asmgen_sm4_gcm_dec_avx.seh_0 - asmgen_sm4_gcm_dec_avx, 0x30	; PUSH_NONVOL, info 3
 	dw 0
+	section .xdata$asmgen_sm4_gcm_enc_avx2 rdata align=4
 asmgen_sm4_gcm_enc_avx2.unwind_info:
 	db 1, asmgen_sm4_gcm_enc_avx2.seh_endprologue - asmgen_sm4_gcm_enc_avx2, 27, 0	; version 1, prologue size, 27 slots, no frame register
 	db asmgen_sm4_gcm_enc_avx2.seh_15 - asmgen_sm4_gcm_enc_avx2, 0xf8	; SAVE_XMM128, info 15
@@ -69727,6 +69927,7 @@ asmgen_sm4_gcm_enc_avx2.unwind_info:
 	db asmgen_sm4_gcm_enc_avx2.seh_1 - asmgen_sm4_gcm_enc_avx2, 0x50	; PUSH_NONVOL, info 5
 	db asmgen_sm4_gcm_enc_avx2.seh_0 - asmgen_sm4_gcm_enc_avx2, 0x30	; PUSH_NONVOL, info 3
 	dw 0
+	section .xdata$asmgen_sm4_gcm_dec_avx2 rdata align=4
 asmgen_sm4_gcm_dec_avx2.unwind_info:
 	db 1, asmgen_sm4_gcm_dec_avx2.seh_endprologue - asmgen_sm4_gcm_dec_avx2, 27, 0	; version 1, prologue size, 27 slots, no frame register
 	db asmgen_sm4_gcm_dec_avx2.seh_15 - asmgen_sm4_gcm_dec_avx2, 0xf8	; SAVE_XMM128, info 15
@@ -69757,6 +69958,7 @@ asmgen_sm4_gcm_dec_avx2.unwind_info:
 	db asmgen_sm4_gcm_dec_avx2.seh_1 - asmgen_sm4_gcm_dec_avx2, 0x50	; PUSH_NONVOL, info 5
 	db asmgen_sm4_gcm_dec_avx2.seh_0 - asmgen_sm4_gcm_dec_avx2, 0x30	; PUSH_NONVOL, info 3
 	dw 0
+	section .xdata$asmgen_sm4_ccm_enc_avx rdata align=4
 asmgen_sm4_ccm_enc_avx.unwind_info:
 	db 1, asmgen_sm4_ccm_enc_avx.seh_endprologue - asmgen_sm4_ccm_enc_avx, 25, 0	; version 1, prologue size, 25 slots, no frame register
 	db asmgen_sm4_ccm_enc_avx.seh_13 - asmgen_sm4_ccm_enc_avx, 0xf8	; SAVE_XMM128, info 15
@@ -69785,6 +69987,7 @@ asmgen_sm4_ccm_enc_avx.unwind_info:
 	db asmgen_sm4_ccm_enc_avx.seh_1 - asmgen_sm4_ccm_enc_avx, 0x60	; PUSH_NONVOL, info 6
 	db asmgen_sm4_ccm_enc_avx.seh_0 - asmgen_sm4_ccm_enc_avx, 0x30	; PUSH_NONVOL, info 3
 	dw 0
+	section .xdata$asmgen_sm4_ccm_dec_avx rdata align=4
 asmgen_sm4_ccm_dec_avx.unwind_info:
 	db 1, asmgen_sm4_ccm_dec_avx.seh_endprologue - asmgen_sm4_ccm_dec_avx, 25, 0	; version 1, prologue size, 25 slots, no frame register
 	db asmgen_sm4_ccm_dec_avx.seh_13 - asmgen_sm4_ccm_dec_avx, 0xf8	; SAVE_XMM128, info 15
@@ -69813,6 +70016,7 @@ asmgen_sm4_ccm_dec_avx.unwind_info:
 	db asmgen_sm4_ccm_dec_avx.seh_1 - asmgen_sm4_ccm_dec_avx, 0x60	; PUSH_NONVOL, info 6
 	db asmgen_sm4_ccm_dec_avx.seh_0 - asmgen_sm4_ccm_dec_avx, 0x30	; PUSH_NONVOL, info 3
 	dw 0
+	section .xdata$asmgen_sm4_ecb_gfni rdata align=4
 asmgen_sm4_ecb_gfni.unwind_info:
 	db 1, asmgen_sm4_ecb_gfni.seh_endprologue - asmgen_sm4_ecb_gfni, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_ecb_gfni.seh_12 - asmgen_sm4_ecb_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -69839,6 +70043,7 @@ asmgen_sm4_ecb_gfni.unwind_info:
 	dw 21
 	db asmgen_sm4_ecb_gfni.seh_1 - asmgen_sm4_ecb_gfni, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_ecb_gfni.seh_0 - asmgen_sm4_ecb_gfni, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_ctr_gfni rdata align=4
 asmgen_sm4_ctr_gfni.unwind_info:
 	db 1, asmgen_sm4_ctr_gfni.seh_endprologue - asmgen_sm4_ctr_gfni, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_ctr_gfni.seh_12 - asmgen_sm4_ctr_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -69865,6 +70070,7 @@ asmgen_sm4_ctr_gfni.unwind_info:
 	dw 21
 	db asmgen_sm4_ctr_gfni.seh_1 - asmgen_sm4_ctr_gfni, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_ctr_gfni.seh_0 - asmgen_sm4_ctr_gfni, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_cbc_dec_gfni rdata align=4
 asmgen_sm4_cbc_dec_gfni.unwind_info:
 	db 1, asmgen_sm4_cbc_dec_gfni.seh_endprologue - asmgen_sm4_cbc_dec_gfni, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_cbc_dec_gfni.seh_12 - asmgen_sm4_cbc_dec_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -69891,6 +70097,7 @@ asmgen_sm4_cbc_dec_gfni.unwind_info:
 	dw 21
 	db asmgen_sm4_cbc_dec_gfni.seh_1 - asmgen_sm4_cbc_dec_gfni, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_cbc_dec_gfni.seh_0 - asmgen_sm4_cbc_dec_gfni, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_cfb_dec_gfni rdata align=4
 asmgen_sm4_cfb_dec_gfni.unwind_info:
 	db 1, asmgen_sm4_cfb_dec_gfni.seh_endprologue - asmgen_sm4_cfb_dec_gfni, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_cfb_dec_gfni.seh_12 - asmgen_sm4_cfb_dec_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -69917,6 +70124,7 @@ asmgen_sm4_cfb_dec_gfni.unwind_info:
 	dw 21
 	db asmgen_sm4_cfb_dec_gfni.seh_1 - asmgen_sm4_cfb_dec_gfni, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_cfb_dec_gfni.seh_0 - asmgen_sm4_cfb_dec_gfni, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_enc_ieee_gfni rdata align=4
 asmgen_sm4_xts_enc_ieee_gfni.unwind_info:
 	db 1, asmgen_sm4_xts_enc_ieee_gfni.seh_endprologue - asmgen_sm4_xts_enc_ieee_gfni, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_enc_ieee_gfni.seh_12 - asmgen_sm4_xts_enc_ieee_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -69943,6 +70151,7 @@ asmgen_sm4_xts_enc_ieee_gfni.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_enc_ieee_gfni.seh_1 - asmgen_sm4_xts_enc_ieee_gfni, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_enc_ieee_gfni.seh_0 - asmgen_sm4_xts_enc_ieee_gfni, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_dec_ieee_gfni rdata align=4
 asmgen_sm4_xts_dec_ieee_gfni.unwind_info:
 	db 1, asmgen_sm4_xts_dec_ieee_gfni.seh_endprologue - asmgen_sm4_xts_dec_ieee_gfni, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_dec_ieee_gfni.seh_12 - asmgen_sm4_xts_dec_ieee_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -69969,6 +70178,7 @@ asmgen_sm4_xts_dec_ieee_gfni.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_dec_ieee_gfni.seh_1 - asmgen_sm4_xts_dec_ieee_gfni, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_dec_ieee_gfni.seh_0 - asmgen_sm4_xts_dec_ieee_gfni, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_enc_gb_gfni rdata align=4
 asmgen_sm4_xts_enc_gb_gfni.unwind_info:
 	db 1, asmgen_sm4_xts_enc_gb_gfni.seh_endprologue - asmgen_sm4_xts_enc_gb_gfni, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_enc_gb_gfni.seh_12 - asmgen_sm4_xts_enc_gb_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -69995,6 +70205,7 @@ asmgen_sm4_xts_enc_gb_gfni.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_enc_gb_gfni.seh_1 - asmgen_sm4_xts_enc_gb_gfni, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_enc_gb_gfni.seh_0 - asmgen_sm4_xts_enc_gb_gfni, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_dec_gb_gfni rdata align=4
 asmgen_sm4_xts_dec_gb_gfni.unwind_info:
 	db 1, asmgen_sm4_xts_dec_gb_gfni.seh_endprologue - asmgen_sm4_xts_dec_gb_gfni, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_dec_gb_gfni.seh_12 - asmgen_sm4_xts_dec_gb_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -70021,6 +70232,7 @@ asmgen_sm4_xts_dec_gb_gfni.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_dec_gb_gfni.seh_1 - asmgen_sm4_xts_dec_gb_gfni, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_dec_gb_gfni.seh_0 - asmgen_sm4_xts_dec_gb_gfni, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_unit_enc_ieee_gfni rdata align=4
 asmgen_sm4_xts_unit_enc_ieee_gfni.unwind_info:
 	db 1, asmgen_sm4_xts_unit_enc_ieee_gfni.seh_endprologue - asmgen_sm4_xts_unit_enc_ieee_gfni, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_unit_enc_ieee_gfni.seh_12 - asmgen_sm4_xts_unit_enc_ieee_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -70047,6 +70259,7 @@ asmgen_sm4_xts_unit_enc_ieee_gfni.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_unit_enc_ieee_gfni.seh_1 - asmgen_sm4_xts_unit_enc_ieee_gfni, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_unit_enc_ieee_gfni.seh_0 - asmgen_sm4_xts_unit_enc_ieee_gfni, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_unit_dec_ieee_gfni rdata align=4
 asmgen_sm4_xts_unit_dec_ieee_gfni.unwind_info:
 	db 1, asmgen_sm4_xts_unit_dec_ieee_gfni.seh_endprologue - asmgen_sm4_xts_unit_dec_ieee_gfni, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_unit_dec_ieee_gfni.seh_12 - asmgen_sm4_xts_unit_dec_ieee_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -70073,6 +70286,7 @@ asmgen_sm4_xts_unit_dec_ieee_gfni.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_unit_dec_ieee_gfni.seh_1 - asmgen_sm4_xts_unit_dec_ieee_gfni, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_unit_dec_ieee_gfni.seh_0 - asmgen_sm4_xts_unit_dec_ieee_gfni, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_unit_enc_gb_gfni rdata align=4
 asmgen_sm4_xts_unit_enc_gb_gfni.unwind_info:
 	db 1, asmgen_sm4_xts_unit_enc_gb_gfni.seh_endprologue - asmgen_sm4_xts_unit_enc_gb_gfni, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_unit_enc_gb_gfni.seh_12 - asmgen_sm4_xts_unit_enc_gb_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -70099,6 +70313,7 @@ asmgen_sm4_xts_unit_enc_gb_gfni.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_unit_enc_gb_gfni.seh_1 - asmgen_sm4_xts_unit_enc_gb_gfni, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_unit_enc_gb_gfni.seh_0 - asmgen_sm4_xts_unit_enc_gb_gfni, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_unit_dec_gb_gfni rdata align=4
 asmgen_sm4_xts_unit_dec_gb_gfni.unwind_info:
 	db 1, asmgen_sm4_xts_unit_dec_gb_gfni.seh_endprologue - asmgen_sm4_xts_unit_dec_gb_gfni, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_unit_dec_gb_gfni.seh_12 - asmgen_sm4_xts_unit_dec_gb_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -70125,6 +70340,7 @@ asmgen_sm4_xts_unit_dec_gb_gfni.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_unit_dec_gb_gfni.seh_1 - asmgen_sm4_xts_unit_dec_gb_gfni, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_unit_dec_gb_gfni.seh_0 - asmgen_sm4_xts_unit_dec_gb_gfni, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_gcm_enc_gfni rdata align=4
 asmgen_sm4_gcm_enc_gfni.unwind_info:
 	db 1, asmgen_sm4_gcm_enc_gfni.seh_endprologue - asmgen_sm4_gcm_enc_gfni, 27, 0	; version 1, prologue size, 27 slots, no frame register
 	db asmgen_sm4_gcm_enc_gfni.seh_15 - asmgen_sm4_gcm_enc_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -70155,6 +70371,7 @@ asmgen_sm4_gcm_enc_gfni.unwind_info:
 	db asmgen_sm4_gcm_enc_gfni.seh_1 - asmgen_sm4_gcm_enc_gfni, 0x50	; PUSH_NONVOL, info 5
 	db asmgen_sm4_gcm_enc_gfni.seh_0 - asmgen_sm4_gcm_enc_gfni, 0x30	; PUSH_NONVOL, info 3
 	dw 0
+	section .xdata$asmgen_sm4_gcm_dec_gfni rdata align=4
 asmgen_sm4_gcm_dec_gfni.unwind_info:
 	db 1, asmgen_sm4_gcm_dec_gfni.seh_endprologue - asmgen_sm4_gcm_dec_gfni, 27, 0	; version 1, prologue size, 27 slots, no frame register
 	db asmgen_sm4_gcm_dec_gfni.seh_15 - asmgen_sm4_gcm_dec_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -70185,6 +70402,7 @@ asmgen_sm4_gcm_dec_gfni.unwind_info:
 	db asmgen_sm4_gcm_dec_gfni.seh_1 - asmgen_sm4_gcm_dec_gfni, 0x50	; PUSH_NONVOL, info 5
 	db asmgen_sm4_gcm_dec_gfni.seh_0 - asmgen_sm4_gcm_dec_gfni, 0x30	; PUSH_NONVOL, info 3
 	dw 0
+	section .xdata$asmgen_sm4_ecb_vaes rdata align=4
 asmgen_sm4_ecb_vaes.unwind_info:
 	db 1, asmgen_sm4_ecb_vaes.seh_endprologue - asmgen_sm4_ecb_vaes, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_ecb_vaes.seh_12 - asmgen_sm4_ecb_vaes, 0xf8	; SAVE_XMM128, info 15
@@ -70211,6 +70429,7 @@ asmgen_sm4_ecb_vaes.unwind_info:
 	dw 21
 	db asmgen_sm4_ecb_vaes.seh_1 - asmgen_sm4_ecb_vaes, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_ecb_vaes.seh_0 - asmgen_sm4_ecb_vaes, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_ctr_vaes rdata align=4
 asmgen_sm4_ctr_vaes.unwind_info:
 	db 1, asmgen_sm4_ctr_vaes.seh_endprologue - asmgen_sm4_ctr_vaes, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_ctr_vaes.seh_12 - asmgen_sm4_ctr_vaes, 0xf8	; SAVE_XMM128, info 15
@@ -70237,6 +70456,7 @@ asmgen_sm4_ctr_vaes.unwind_info:
 	dw 21
 	db asmgen_sm4_ctr_vaes.seh_1 - asmgen_sm4_ctr_vaes, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_ctr_vaes.seh_0 - asmgen_sm4_ctr_vaes, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_cbc_dec_vaes rdata align=4
 asmgen_sm4_cbc_dec_vaes.unwind_info:
 	db 1, asmgen_sm4_cbc_dec_vaes.seh_endprologue - asmgen_sm4_cbc_dec_vaes, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_cbc_dec_vaes.seh_12 - asmgen_sm4_cbc_dec_vaes, 0xf8	; SAVE_XMM128, info 15
@@ -70263,6 +70483,7 @@ asmgen_sm4_cbc_dec_vaes.unwind_info:
 	dw 21
 	db asmgen_sm4_cbc_dec_vaes.seh_1 - asmgen_sm4_cbc_dec_vaes, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_cbc_dec_vaes.seh_0 - asmgen_sm4_cbc_dec_vaes, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_cfb_dec_vaes rdata align=4
 asmgen_sm4_cfb_dec_vaes.unwind_info:
 	db 1, asmgen_sm4_cfb_dec_vaes.seh_endprologue - asmgen_sm4_cfb_dec_vaes, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_cfb_dec_vaes.seh_12 - asmgen_sm4_cfb_dec_vaes, 0xf8	; SAVE_XMM128, info 15
@@ -70289,6 +70510,7 @@ asmgen_sm4_cfb_dec_vaes.unwind_info:
 	dw 21
 	db asmgen_sm4_cfb_dec_vaes.seh_1 - asmgen_sm4_cfb_dec_vaes, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_cfb_dec_vaes.seh_0 - asmgen_sm4_cfb_dec_vaes, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_enc_ieee_vaes rdata align=4
 asmgen_sm4_xts_enc_ieee_vaes.unwind_info:
 	db 1, asmgen_sm4_xts_enc_ieee_vaes.seh_endprologue - asmgen_sm4_xts_enc_ieee_vaes, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_enc_ieee_vaes.seh_12 - asmgen_sm4_xts_enc_ieee_vaes, 0xf8	; SAVE_XMM128, info 15
@@ -70315,6 +70537,7 @@ asmgen_sm4_xts_enc_ieee_vaes.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_enc_ieee_vaes.seh_1 - asmgen_sm4_xts_enc_ieee_vaes, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_enc_ieee_vaes.seh_0 - asmgen_sm4_xts_enc_ieee_vaes, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_dec_ieee_vaes rdata align=4
 asmgen_sm4_xts_dec_ieee_vaes.unwind_info:
 	db 1, asmgen_sm4_xts_dec_ieee_vaes.seh_endprologue - asmgen_sm4_xts_dec_ieee_vaes, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_dec_ieee_vaes.seh_12 - asmgen_sm4_xts_dec_ieee_vaes, 0xf8	; SAVE_XMM128, info 15
@@ -70341,6 +70564,7 @@ asmgen_sm4_xts_dec_ieee_vaes.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_dec_ieee_vaes.seh_1 - asmgen_sm4_xts_dec_ieee_vaes, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_dec_ieee_vaes.seh_0 - asmgen_sm4_xts_dec_ieee_vaes, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_enc_gb_vaes rdata align=4
 asmgen_sm4_xts_enc_gb_vaes.unwind_info:
 	db 1, asmgen_sm4_xts_enc_gb_vaes.seh_endprologue - asmgen_sm4_xts_enc_gb_vaes, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_enc_gb_vaes.seh_12 - asmgen_sm4_xts_enc_gb_vaes, 0xf8	; SAVE_XMM128, info 15
@@ -70367,6 +70591,7 @@ asmgen_sm4_xts_enc_gb_vaes.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_enc_gb_vaes.seh_1 - asmgen_sm4_xts_enc_gb_vaes, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_enc_gb_vaes.seh_0 - asmgen_sm4_xts_enc_gb_vaes, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_dec_gb_vaes rdata align=4
 asmgen_sm4_xts_dec_gb_vaes.unwind_info:
 	db 1, asmgen_sm4_xts_dec_gb_vaes.seh_endprologue - asmgen_sm4_xts_dec_gb_vaes, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_dec_gb_vaes.seh_12 - asmgen_sm4_xts_dec_gb_vaes, 0xf8	; SAVE_XMM128, info 15
@@ -70393,6 +70618,7 @@ asmgen_sm4_xts_dec_gb_vaes.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_dec_gb_vaes.seh_1 - asmgen_sm4_xts_dec_gb_vaes, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_dec_gb_vaes.seh_0 - asmgen_sm4_xts_dec_gb_vaes, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_unit_enc_ieee_vaes rdata align=4
 asmgen_sm4_xts_unit_enc_ieee_vaes.unwind_info:
 	db 1, asmgen_sm4_xts_unit_enc_ieee_vaes.seh_endprologue - asmgen_sm4_xts_unit_enc_ieee_vaes, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_unit_enc_ieee_vaes.seh_12 - asmgen_sm4_xts_unit_enc_ieee_vaes, 0xf8	; SAVE_XMM128, info 15
@@ -70419,6 +70645,7 @@ asmgen_sm4_xts_unit_enc_ieee_vaes.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_unit_enc_ieee_vaes.seh_1 - asmgen_sm4_xts_unit_enc_ieee_vaes, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_unit_enc_ieee_vaes.seh_0 - asmgen_sm4_xts_unit_enc_ieee_vaes, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_unit_dec_ieee_vaes rdata align=4
 asmgen_sm4_xts_unit_dec_ieee_vaes.unwind_info:
 	db 1, asmgen_sm4_xts_unit_dec_ieee_vaes.seh_endprologue - asmgen_sm4_xts_unit_dec_ieee_vaes, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_unit_dec_ieee_vaes.seh_12 - asmgen_sm4_xts_unit_dec_ieee_vaes, 0xf8	; SAVE_XMM128, info 15
@@ -70445,6 +70672,7 @@ asmgen_sm4_xts_unit_dec_ieee_vaes.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_unit_dec_ieee_vaes.seh_1 - asmgen_sm4_xts_unit_dec_ieee_vaes, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_unit_dec_ieee_vaes.seh_0 - asmgen_sm4_xts_unit_dec_ieee_vaes, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_unit_enc_gb_vaes rdata align=4
 asmgen_sm4_xts_unit_enc_gb_vaes.unwind_info:
 	db 1, asmgen_sm4_xts_unit_enc_gb_vaes.seh_endprologue - asmgen_sm4_xts_unit_enc_gb_vaes, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_unit_enc_gb_vaes.seh_12 - asmgen_sm4_xts_unit_enc_gb_vaes, 0xf8	; SAVE_XMM128, info 15
@@ -70471,6 +70699,7 @@ asmgen_sm4_xts_unit_enc_gb_vaes.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_unit_enc_gb_vaes.seh_1 - asmgen_sm4_xts_unit_enc_gb_vaes, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_unit_enc_gb_vaes.seh_0 - asmgen_sm4_xts_unit_enc_gb_vaes, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_xts_unit_dec_gb_vaes rdata align=4
 asmgen_sm4_xts_unit_dec_gb_vaes.unwind_info:
 	db 1, asmgen_sm4_xts_unit_dec_gb_vaes.seh_endprologue - asmgen_sm4_xts_unit_dec_gb_vaes, 24, 0	; version 1, prologue size, 24 slots, no frame register
 	db asmgen_sm4_xts_unit_dec_gb_vaes.seh_12 - asmgen_sm4_xts_unit_dec_gb_vaes, 0xf8	; SAVE_XMM128, info 15
@@ -70497,6 +70726,7 @@ asmgen_sm4_xts_unit_dec_gb_vaes.unwind_info:
 	dw 21
 	db asmgen_sm4_xts_unit_dec_gb_vaes.seh_1 - asmgen_sm4_xts_unit_dec_gb_vaes, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_xts_unit_dec_gb_vaes.seh_0 - asmgen_sm4_xts_unit_dec_gb_vaes, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_gcm_enc_vaes rdata align=4
 asmgen_sm4_gcm_enc_vaes.unwind_info:
 	db 1, asmgen_sm4_gcm_enc_vaes.seh_endprologue - asmgen_sm4_gcm_enc_vaes, 27, 0	; version 1, prologue size, 27 slots, no frame register
 	db asmgen_sm4_gcm_enc_vaes.seh_15 - asmgen_sm4_gcm_enc_vaes, 0xf8	; SAVE_XMM128, info 15
@@ -70527,6 +70757,7 @@ asmgen_sm4_gcm_enc_vaes.unwind_info:
 	db asmgen_sm4_gcm_enc_vaes.seh_1 - asmgen_sm4_gcm_enc_vaes, 0x50	; PUSH_NONVOL, info 5
 	db asmgen_sm4_gcm_enc_vaes.seh_0 - asmgen_sm4_gcm_enc_vaes, 0x30	; PUSH_NONVOL, info 3
 	dw 0
+	section .xdata$asmgen_sm4_gcm_dec_vaes rdata align=4
 asmgen_sm4_gcm_dec_vaes.unwind_info:
 	db 1, asmgen_sm4_gcm_dec_vaes.seh_endprologue - asmgen_sm4_gcm_dec_vaes, 27, 0	; version 1, prologue size, 27 slots, no frame register
 	db asmgen_sm4_gcm_dec_vaes.seh_15 - asmgen_sm4_gcm_dec_vaes, 0xf8	; SAVE_XMM128, info 15
@@ -70557,6 +70788,7 @@ asmgen_sm4_gcm_dec_vaes.unwind_info:
 	db asmgen_sm4_gcm_dec_vaes.seh_1 - asmgen_sm4_gcm_dec_vaes, 0x50	; PUSH_NONVOL, info 5
 	db asmgen_sm4_gcm_dec_vaes.seh_0 - asmgen_sm4_gcm_dec_vaes, 0x30	; PUSH_NONVOL, info 3
 	dw 0
+	section .xdata$asmgen_sm4_cbc_enc_gfni rdata align=4
 asmgen_sm4_cbc_enc_gfni.unwind_info:
 	db 1, asmgen_sm4_cbc_enc_gfni.seh_endprologue - asmgen_sm4_cbc_enc_gfni, 20, 0	; version 1, prologue size, 20 slots, no frame register
 	db asmgen_sm4_cbc_enc_gfni.seh_10 - asmgen_sm4_cbc_enc_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -70579,6 +70811,7 @@ asmgen_sm4_cbc_enc_gfni.unwind_info:
 	dw 17
 	db asmgen_sm4_cbc_enc_gfni.seh_1 - asmgen_sm4_cbc_enc_gfni, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_cbc_enc_gfni.seh_0 - asmgen_sm4_cbc_enc_gfni, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_cfb_enc_gfni rdata align=4
 asmgen_sm4_cfb_enc_gfni.unwind_info:
 	db 1, asmgen_sm4_cfb_enc_gfni.seh_endprologue - asmgen_sm4_cfb_enc_gfni, 20, 0	; version 1, prologue size, 20 slots, no frame register
 	db asmgen_sm4_cfb_enc_gfni.seh_10 - asmgen_sm4_cfb_enc_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -70601,6 +70834,7 @@ asmgen_sm4_cfb_enc_gfni.unwind_info:
 	dw 17
 	db asmgen_sm4_cfb_enc_gfni.seh_1 - asmgen_sm4_cfb_enc_gfni, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_cfb_enc_gfni.seh_0 - asmgen_sm4_cfb_enc_gfni, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_cbc_mac_gfni rdata align=4
 asmgen_sm4_cbc_mac_gfni.unwind_info:
 	db 1, asmgen_sm4_cbc_mac_gfni.seh_endprologue - asmgen_sm4_cbc_mac_gfni, 20, 0	; version 1, prologue size, 20 slots, no frame register
 	db asmgen_sm4_cbc_mac_gfni.seh_10 - asmgen_sm4_cbc_mac_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -70623,6 +70857,7 @@ asmgen_sm4_cbc_mac_gfni.unwind_info:
 	dw 17
 	db asmgen_sm4_cbc_mac_gfni.seh_1 - asmgen_sm4_cbc_mac_gfni, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_cbc_mac_gfni.seh_0 - asmgen_sm4_cbc_mac_gfni, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_ccm_enc_gfni rdata align=4
 asmgen_sm4_ccm_enc_gfni.unwind_info:
 	db 1, asmgen_sm4_ccm_enc_gfni.seh_endprologue - asmgen_sm4_ccm_enc_gfni, 25, 0	; version 1, prologue size, 25 slots, no frame register
 	db asmgen_sm4_ccm_enc_gfni.seh_13 - asmgen_sm4_ccm_enc_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -70651,6 +70886,7 @@ asmgen_sm4_ccm_enc_gfni.unwind_info:
 	db asmgen_sm4_ccm_enc_gfni.seh_1 - asmgen_sm4_ccm_enc_gfni, 0x60	; PUSH_NONVOL, info 6
 	db asmgen_sm4_ccm_enc_gfni.seh_0 - asmgen_sm4_ccm_enc_gfni, 0x30	; PUSH_NONVOL, info 3
 	dw 0
+	section .xdata$asmgen_sm4_ccm_dec_gfni rdata align=4
 asmgen_sm4_ccm_dec_gfni.unwind_info:
 	db 1, asmgen_sm4_ccm_dec_gfni.seh_endprologue - asmgen_sm4_ccm_dec_gfni, 25, 0	; version 1, prologue size, 25 slots, no frame register
 	db asmgen_sm4_ccm_dec_gfni.seh_13 - asmgen_sm4_ccm_dec_gfni, 0xf8	; SAVE_XMM128, info 15
@@ -70680,71 +70916,137 @@ asmgen_sm4_ccm_dec_gfni.unwind_info:
 	db asmgen_sm4_ccm_dec_gfni.seh_0 - asmgen_sm4_ccm_dec_gfni, 0x30	; PUSH_NONVOL, info 3
 	dw 0
 
-	section .pdata rdata align=4
+	section .pdata$asmgen_sm4_expand_key_avx rdata align=4
 	dd asmgen_sm4_expand_key_avx wrt ..imagebase, asmgen_sm4_expand_key_avx.seh_end wrt ..imagebase, asmgen_sm4_expand_key_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_ecb_avx rdata align=4
 	dd asmgen_sm4_ecb_avx wrt ..imagebase, asmgen_sm4_ecb_avx.seh_end wrt ..imagebase, asmgen_sm4_ecb_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_ctr_avx rdata align=4
 	dd asmgen_sm4_ctr_avx wrt ..imagebase, asmgen_sm4_ctr_avx.seh_end wrt ..imagebase, asmgen_sm4_ctr_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_cbc_dec_avx rdata align=4
 	dd asmgen_sm4_cbc_dec_avx wrt ..imagebase, asmgen_sm4_cbc_dec_avx.seh_end wrt ..imagebase, asmgen_sm4_cbc_dec_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_cfb_dec_avx rdata align=4
 	dd asmgen_sm4_cfb_dec_avx wrt ..imagebase, asmgen_sm4_cfb_dec_avx.seh_end wrt ..imagebase, asmgen_sm4_cfb_dec_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_ecb_avx2 rdata align=4
 	dd asmgen_sm4_ecb_avx2 wrt ..imagebase, asmgen_sm4_ecb_avx2.seh_end wrt ..imagebase, asmgen_sm4_ecb_avx2.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_ctr_avx2 rdata align=4
 	dd asmgen_sm4_ctr_avx2 wrt ..imagebase, asmgen_sm4_ctr_avx2.seh_end wrt ..imagebase, asmgen_sm4_ctr_avx2.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_cbc_dec_avx2 rdata align=4
 	dd asmgen_sm4_cbc_dec_avx2 wrt ..imagebase, asmgen_sm4_cbc_dec_avx2.seh_end wrt ..imagebase, asmgen_sm4_cbc_dec_avx2.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_cfb_dec_avx2 rdata align=4
 	dd asmgen_sm4_cfb_dec_avx2 wrt ..imagebase, asmgen_sm4_cfb_dec_avx2.seh_end wrt ..imagebase, asmgen_sm4_cfb_dec_avx2.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_cbc_enc_avx rdata align=4
 	dd asmgen_sm4_cbc_enc_avx wrt ..imagebase, asmgen_sm4_cbc_enc_avx.seh_end wrt ..imagebase, asmgen_sm4_cbc_enc_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_cfb_enc_avx rdata align=4
 	dd asmgen_sm4_cfb_enc_avx wrt ..imagebase, asmgen_sm4_cfb_enc_avx.seh_end wrt ..imagebase, asmgen_sm4_cfb_enc_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_cbc_mac_avx rdata align=4
 	dd asmgen_sm4_cbc_mac_avx wrt ..imagebase, asmgen_sm4_cbc_mac_avx.seh_end wrt ..imagebase, asmgen_sm4_cbc_mac_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_enc_ieee_avx rdata align=4
 	dd asmgen_sm4_xts_enc_ieee_avx wrt ..imagebase, asmgen_sm4_xts_enc_ieee_avx.seh_end wrt ..imagebase, asmgen_sm4_xts_enc_ieee_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_dec_ieee_avx rdata align=4
 	dd asmgen_sm4_xts_dec_ieee_avx wrt ..imagebase, asmgen_sm4_xts_dec_ieee_avx.seh_end wrt ..imagebase, asmgen_sm4_xts_dec_ieee_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_enc_gb_avx rdata align=4
 	dd asmgen_sm4_xts_enc_gb_avx wrt ..imagebase, asmgen_sm4_xts_enc_gb_avx.seh_end wrt ..imagebase, asmgen_sm4_xts_enc_gb_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_dec_gb_avx rdata align=4
 	dd asmgen_sm4_xts_dec_gb_avx wrt ..imagebase, asmgen_sm4_xts_dec_gb_avx.seh_end wrt ..imagebase, asmgen_sm4_xts_dec_gb_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_unit_enc_ieee_avx rdata align=4
 	dd asmgen_sm4_xts_unit_enc_ieee_avx wrt ..imagebase, asmgen_sm4_xts_unit_enc_ieee_avx.seh_end wrt ..imagebase, asmgen_sm4_xts_unit_enc_ieee_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_unit_dec_ieee_avx rdata align=4
 	dd asmgen_sm4_xts_unit_dec_ieee_avx wrt ..imagebase, asmgen_sm4_xts_unit_dec_ieee_avx.seh_end wrt ..imagebase, asmgen_sm4_xts_unit_dec_ieee_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_unit_enc_gb_avx rdata align=4
 	dd asmgen_sm4_xts_unit_enc_gb_avx wrt ..imagebase, asmgen_sm4_xts_unit_enc_gb_avx.seh_end wrt ..imagebase, asmgen_sm4_xts_unit_enc_gb_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_unit_dec_gb_avx rdata align=4
 	dd asmgen_sm4_xts_unit_dec_gb_avx wrt ..imagebase, asmgen_sm4_xts_unit_dec_gb_avx.seh_end wrt ..imagebase, asmgen_sm4_xts_unit_dec_gb_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_enc_ieee_avx2 rdata align=4
 	dd asmgen_sm4_xts_enc_ieee_avx2 wrt ..imagebase, asmgen_sm4_xts_enc_ieee_avx2.seh_end wrt ..imagebase, asmgen_sm4_xts_enc_ieee_avx2.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_dec_ieee_avx2 rdata align=4
 	dd asmgen_sm4_xts_dec_ieee_avx2 wrt ..imagebase, asmgen_sm4_xts_dec_ieee_avx2.seh_end wrt ..imagebase, asmgen_sm4_xts_dec_ieee_avx2.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_enc_gb_avx2 rdata align=4
 	dd asmgen_sm4_xts_enc_gb_avx2 wrt ..imagebase, asmgen_sm4_xts_enc_gb_avx2.seh_end wrt ..imagebase, asmgen_sm4_xts_enc_gb_avx2.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_dec_gb_avx2 rdata align=4
 	dd asmgen_sm4_xts_dec_gb_avx2 wrt ..imagebase, asmgen_sm4_xts_dec_gb_avx2.seh_end wrt ..imagebase, asmgen_sm4_xts_dec_gb_avx2.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_unit_enc_ieee_avx2 rdata align=4
 	dd asmgen_sm4_xts_unit_enc_ieee_avx2 wrt ..imagebase, asmgen_sm4_xts_unit_enc_ieee_avx2.seh_end wrt ..imagebase, asmgen_sm4_xts_unit_enc_ieee_avx2.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_unit_dec_ieee_avx2 rdata align=4
 	dd asmgen_sm4_xts_unit_dec_ieee_avx2 wrt ..imagebase, asmgen_sm4_xts_unit_dec_ieee_avx2.seh_end wrt ..imagebase, asmgen_sm4_xts_unit_dec_ieee_avx2.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_unit_enc_gb_avx2 rdata align=4
 	dd asmgen_sm4_xts_unit_enc_gb_avx2 wrt ..imagebase, asmgen_sm4_xts_unit_enc_gb_avx2.seh_end wrt ..imagebase, asmgen_sm4_xts_unit_enc_gb_avx2.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_unit_dec_gb_avx2 rdata align=4
 	dd asmgen_sm4_xts_unit_dec_gb_avx2 wrt ..imagebase, asmgen_sm4_xts_unit_dec_gb_avx2.seh_end wrt ..imagebase, asmgen_sm4_xts_unit_dec_gb_avx2.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_gcm_enc_avx rdata align=4
 	dd asmgen_sm4_gcm_enc_avx wrt ..imagebase, asmgen_sm4_gcm_enc_avx.seh_end wrt ..imagebase, asmgen_sm4_gcm_enc_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_gcm_dec_avx rdata align=4
 	dd asmgen_sm4_gcm_dec_avx wrt ..imagebase, asmgen_sm4_gcm_dec_avx.seh_end wrt ..imagebase, asmgen_sm4_gcm_dec_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_gcm_enc_avx2 rdata align=4
 	dd asmgen_sm4_gcm_enc_avx2 wrt ..imagebase, asmgen_sm4_gcm_enc_avx2.seh_end wrt ..imagebase, asmgen_sm4_gcm_enc_avx2.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_gcm_dec_avx2 rdata align=4
 	dd asmgen_sm4_gcm_dec_avx2 wrt ..imagebase, asmgen_sm4_gcm_dec_avx2.seh_end wrt ..imagebase, asmgen_sm4_gcm_dec_avx2.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_ccm_enc_avx rdata align=4
 	dd asmgen_sm4_ccm_enc_avx wrt ..imagebase, asmgen_sm4_ccm_enc_avx.seh_end wrt ..imagebase, asmgen_sm4_ccm_enc_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_ccm_dec_avx rdata align=4
 	dd asmgen_sm4_ccm_dec_avx wrt ..imagebase, asmgen_sm4_ccm_dec_avx.seh_end wrt ..imagebase, asmgen_sm4_ccm_dec_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_ecb_gfni rdata align=4
 	dd asmgen_sm4_ecb_gfni wrt ..imagebase, asmgen_sm4_ecb_gfni.seh_end wrt ..imagebase, asmgen_sm4_ecb_gfni.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_ctr_gfni rdata align=4
 	dd asmgen_sm4_ctr_gfni wrt ..imagebase, asmgen_sm4_ctr_gfni.seh_end wrt ..imagebase, asmgen_sm4_ctr_gfni.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_cbc_dec_gfni rdata align=4
 	dd asmgen_sm4_cbc_dec_gfni wrt ..imagebase, asmgen_sm4_cbc_dec_gfni.seh_end wrt ..imagebase, asmgen_sm4_cbc_dec_gfni.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_cfb_dec_gfni rdata align=4
 	dd asmgen_sm4_cfb_dec_gfni wrt ..imagebase, asmgen_sm4_cfb_dec_gfni.seh_end wrt ..imagebase, asmgen_sm4_cfb_dec_gfni.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_enc_ieee_gfni rdata align=4
 	dd asmgen_sm4_xts_enc_ieee_gfni wrt ..imagebase, asmgen_sm4_xts_enc_ieee_gfni.seh_end wrt ..imagebase, asmgen_sm4_xts_enc_ieee_gfni.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_dec_ieee_gfni rdata align=4
 	dd asmgen_sm4_xts_dec_ieee_gfni wrt ..imagebase, asmgen_sm4_xts_dec_ieee_gfni.seh_end wrt ..imagebase, asmgen_sm4_xts_dec_ieee_gfni.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_enc_gb_gfni rdata align=4
 	dd asmgen_sm4_xts_enc_gb_gfni wrt ..imagebase, asmgen_sm4_xts_enc_gb_gfni.seh_end wrt ..imagebase, asmgen_sm4_xts_enc_gb_gfni.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_dec_gb_gfni rdata align=4
 	dd asmgen_sm4_xts_dec_gb_gfni wrt ..imagebase, asmgen_sm4_xts_dec_gb_gfni.seh_end wrt ..imagebase, asmgen_sm4_xts_dec_gb_gfni.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_unit_enc_ieee_gfni rdata align=4
 	dd asmgen_sm4_xts_unit_enc_ieee_gfni wrt ..imagebase, asmgen_sm4_xts_unit_enc_ieee_gfni.seh_end wrt ..imagebase, asmgen_sm4_xts_unit_enc_ieee_gfni.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_unit_dec_ieee_gfni rdata align=4
 	dd asmgen_sm4_xts_unit_dec_ieee_gfni wrt ..imagebase, asmgen_sm4_xts_unit_dec_ieee_gfni.seh_end wrt ..imagebase, asmgen_sm4_xts_unit_dec_ieee_gfni.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_unit_enc_gb_gfni rdata align=4
 	dd asmgen_sm4_xts_unit_enc_gb_gfni wrt ..imagebase, asmgen_sm4_xts_unit_enc_gb_gfni.seh_end wrt ..imagebase, asmgen_sm4_xts_unit_enc_gb_gfni.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_unit_dec_gb_gfni rdata align=4
 	dd asmgen_sm4_xts_unit_dec_gb_gfni wrt ..imagebase, asmgen_sm4_xts_unit_dec_gb_gfni.seh_end wrt ..imagebase, asmgen_sm4_xts_unit_dec_gb_gfni.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_gcm_enc_gfni rdata align=4
 	dd asmgen_sm4_gcm_enc_gfni wrt ..imagebase, asmgen_sm4_gcm_enc_gfni.seh_end wrt ..imagebase, asmgen_sm4_gcm_enc_gfni.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_gcm_dec_gfni rdata align=4
 	dd asmgen_sm4_gcm_dec_gfni wrt ..imagebase, asmgen_sm4_gcm_dec_gfni.seh_end wrt ..imagebase, asmgen_sm4_gcm_dec_gfni.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_ecb_vaes rdata align=4
 	dd asmgen_sm4_ecb_vaes wrt ..imagebase, asmgen_sm4_ecb_vaes.seh_end wrt ..imagebase, asmgen_sm4_ecb_vaes.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_ctr_vaes rdata align=4
 	dd asmgen_sm4_ctr_vaes wrt ..imagebase, asmgen_sm4_ctr_vaes.seh_end wrt ..imagebase, asmgen_sm4_ctr_vaes.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_cbc_dec_vaes rdata align=4
 	dd asmgen_sm4_cbc_dec_vaes wrt ..imagebase, asmgen_sm4_cbc_dec_vaes.seh_end wrt ..imagebase, asmgen_sm4_cbc_dec_vaes.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_cfb_dec_vaes rdata align=4
 	dd asmgen_sm4_cfb_dec_vaes wrt ..imagebase, asmgen_sm4_cfb_dec_vaes.seh_end wrt ..imagebase, asmgen_sm4_cfb_dec_vaes.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_enc_ieee_vaes rdata align=4
 	dd asmgen_sm4_xts_enc_ieee_vaes wrt ..imagebase, asmgen_sm4_xts_enc_ieee_vaes.seh_end wrt ..imagebase, asmgen_sm4_xts_enc_ieee_vaes.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_dec_ieee_vaes rdata align=4
 	dd asmgen_sm4_xts_dec_ieee_vaes wrt ..imagebase, asmgen_sm4_xts_dec_ieee_vaes.seh_end wrt ..imagebase, asmgen_sm4_xts_dec_ieee_vaes.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_enc_gb_vaes rdata align=4
 	dd asmgen_sm4_xts_enc_gb_vaes wrt ..imagebase, asmgen_sm4_xts_enc_gb_vaes.seh_end wrt ..imagebase, asmgen_sm4_xts_enc_gb_vaes.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_dec_gb_vaes rdata align=4
 	dd asmgen_sm4_xts_dec_gb_vaes wrt ..imagebase, asmgen_sm4_xts_dec_gb_vaes.seh_end wrt ..imagebase, asmgen_sm4_xts_dec_gb_vaes.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_unit_enc_ieee_vaes rdata align=4
 	dd asmgen_sm4_xts_unit_enc_ieee_vaes wrt ..imagebase, asmgen_sm4_xts_unit_enc_ieee_vaes.seh_end wrt ..imagebase, asmgen_sm4_xts_unit_enc_ieee_vaes.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_unit_dec_ieee_vaes rdata align=4
 	dd asmgen_sm4_xts_unit_dec_ieee_vaes wrt ..imagebase, asmgen_sm4_xts_unit_dec_ieee_vaes.seh_end wrt ..imagebase, asmgen_sm4_xts_unit_dec_ieee_vaes.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_unit_enc_gb_vaes rdata align=4
 	dd asmgen_sm4_xts_unit_enc_gb_vaes wrt ..imagebase, asmgen_sm4_xts_unit_enc_gb_vaes.seh_end wrt ..imagebase, asmgen_sm4_xts_unit_enc_gb_vaes.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_xts_unit_dec_gb_vaes rdata align=4
 	dd asmgen_sm4_xts_unit_dec_gb_vaes wrt ..imagebase, asmgen_sm4_xts_unit_dec_gb_vaes.seh_end wrt ..imagebase, asmgen_sm4_xts_unit_dec_gb_vaes.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_gcm_enc_vaes rdata align=4
 	dd asmgen_sm4_gcm_enc_vaes wrt ..imagebase, asmgen_sm4_gcm_enc_vaes.seh_end wrt ..imagebase, asmgen_sm4_gcm_enc_vaes.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_gcm_dec_vaes rdata align=4
 	dd asmgen_sm4_gcm_dec_vaes wrt ..imagebase, asmgen_sm4_gcm_dec_vaes.seh_end wrt ..imagebase, asmgen_sm4_gcm_dec_vaes.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_cbc_enc_gfni rdata align=4
 	dd asmgen_sm4_cbc_enc_gfni wrt ..imagebase, asmgen_sm4_cbc_enc_gfni.seh_end wrt ..imagebase, asmgen_sm4_cbc_enc_gfni.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_cfb_enc_gfni rdata align=4
 	dd asmgen_sm4_cfb_enc_gfni wrt ..imagebase, asmgen_sm4_cfb_enc_gfni.seh_end wrt ..imagebase, asmgen_sm4_cfb_enc_gfni.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_cbc_mac_gfni rdata align=4
 	dd asmgen_sm4_cbc_mac_gfni wrt ..imagebase, asmgen_sm4_cbc_mac_gfni.seh_end wrt ..imagebase, asmgen_sm4_cbc_mac_gfni.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_ccm_enc_gfni rdata align=4
 	dd asmgen_sm4_ccm_enc_gfni wrt ..imagebase, asmgen_sm4_ccm_enc_gfni.seh_end wrt ..imagebase, asmgen_sm4_ccm_enc_gfni.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_ccm_dec_gfni rdata align=4
 	dd asmgen_sm4_ccm_dec_gfni wrt ..imagebase, asmgen_sm4_ccm_dec_gfni.seh_end wrt ..imagebase, asmgen_sm4_ccm_dec_gfni.unwind_info wrt ..imagebase

@@ -35,11 +35,10 @@ pub fn nasm(src: &Path, out: &Path) {
     crate::run(Command::new(NASM).args(["-f", "win64", "-Werror"]).arg(src).arg("-o").arg(out));
 }
 
-/// The bytes of section `name` (`.text`, `.rdata`) of `obj`.
+/// The bytes of the sections of family `name` (`.text`: `.text` and every `.text$<function>`; `.rdata` and every
+/// `.rdata$<constant>`) of `obj`, in order, each at its alignment ([`crate::sections::family`]).
 pub fn section(obj: &Path, name: &str) -> Vec<u8> {
-    let bin = obj.with_extension(name.trim_start_matches('.'));
-    crate::run(Command::new(OBJCOPY).args(["-O", "binary", "-j", name]).arg(obj).arg(&bin));
-    std::fs::read(&bin).expect("objcopy wrote the section")
+    crate::sections::family(OBJDUMP, OBJCOPY, obj, name).0
 }
 
 /// The global symbols defined in `obj`, as `nm` prints them (value, type, name), in address order.

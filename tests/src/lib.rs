@@ -118,6 +118,7 @@ pub fn jit_expectation(aot: &str) -> String {
 
 pub mod coff;
 pub mod kernel_calls;
+pub mod sections;
 mod tools;
 pub use tools::{ci, have_all, runs, tool_missing};
 

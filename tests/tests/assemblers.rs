@@ -5,18 +5,17 @@
 //! `gen/tests/riscv64_table.rs` checks.
 //!
 //! Runs on an x86_64 host with the cross binutils and llvm-19 (`bash .ci/install-deps`); elsewhere it prints a
-//! notice and passes; without the tools it does too, unless `CI` is set, when it fails. GNU as pads the end of riscv64 `.text` to its
-//! alignment with `nop`s, which the comparison allows.
+//! notice and passes; without the tools it does too, unless `CI` is set, when it fails. The code compared is
+//! every function's section in the listing's order (`asmgen_tests::sections`). GNU as pads the end of a riscv64
+//! section to its alignment with `nop`s, which the comparison allows after the last function.
 
 use std::path::Path;
 use std::process::Command;
 
 use asmgen_tests::run;
 
-fn text(objcopy: &str, obj: &Path) -> Vec<u8> {
-    let bin = obj.with_extension("bin");
-    run(Command::new(objcopy).args(["-O", "binary", "-j", ".text"]).arg(obj).arg(&bin));
-    std::fs::read(&bin).expect("objcopy wrote the section")
+fn text(arch: &Arch, obj: &Path) -> Vec<u8> {
+    asmgen_tests::sections::code(arch.objdump, arch.objcopy, obj)
 }
 
 struct Arch {
@@ -24,6 +23,7 @@ struct Arch {
     gas: &'static [&'static str],
     mc: &'static [&'static str],
     objcopy: &'static str,
+    objdump: &'static str,
     /// The padding word GNU as may append.
     nop: [u8; 4],
 }
@@ -33,6 +33,7 @@ const AARCH64: Arch = Arch {
     gas: &["aarch64-linux-gnu-as"],
     mc: &["llvm-mc-19", "-triple=aarch64", "-mattr=+sm4,+sha3,+aes", "-filetype=obj"],
     objcopy: "aarch64-linux-gnu-objcopy",
+    objdump: "aarch64-linux-gnu-objdump",
     nop: [0x1f, 0x20, 0x03, 0xd5],
 };
 
@@ -46,6 +47,7 @@ const RISCV64: Arch = Arch {
         "-filetype=obj",
     ],
     objcopy: "riscv64-linux-gnu-objcopy",
+    objdump: "riscv64-linux-gnu-objdump",
     nop: [0x13, 0x00, 0x00, 0x00],
 };
 
@@ -72,7 +74,7 @@ fn check(arch: &Arch) {
         return;
     }
     if !asmgen_tests::have_all(
-        &[arch.gas[0], arch.mc[0], arch.objcopy],
+        &[arch.gas[0], arch.mc[0], arch.objcopy, arch.objdump],
         &format!("comparing the {} listings", arch.dir),
     ) {
         return;
@@ -86,10 +88,11 @@ fn check(arch: &Arch) {
         let mnemonics = out.join(format!("{stem}.mnemonics.S"));
         std::fs::write(&mnemonics, raw_words_as_mnemonics(&std::fs::read_to_string(&src).unwrap())).unwrap();
         run(Command::new(arch.mc[0]).args(&arch.mc[1..]).arg(&mnemonics).arg("-o").arg(&l));
-        let (gt, lt) = (text(arch.objcopy, &g), text(arch.objcopy, &l));
+        let (gt, lt) = (text(arch, &g), text(arch, &l));
+        assert!(!lt.is_empty(), "{stem}: no code");
         assert!(gt.len() >= lt.len(), "{stem}: GNU as made less code than llvm-mc");
         if let Some(at) = gt.iter().zip(&lt).position(|(a, b)| a != b) {
-            panic!("{}/{stem}.S: GNU as and llvm-mc differ at .text offset {at:#x}", arch.dir);
+            panic!("{}/{stem}.S: GNU as and llvm-mc differ at code offset {at:#x}", arch.dir);
         }
         assert!(gt[lt.len()..].chunks(4).all(|w| w == arch.nop), "{stem}: GNU as's extra bytes are not nop padding");
     }

@@ -9,6 +9,12 @@
 //! an `adrp` (`@PAGE`) or an `add` (`@PAGEOFF`) on both sides, and only their immediate fields are masked
 //! (`adrp` immlo and immhi, `add` imm12): opcode and registers are compared.
 //!
+//! Each function and constant of a Linux listing has a section of its own: the ELF object is merged into one
+//! `.text` (`ld -r`, in the listing's order) before the comparison. The Mach-O object carries
+//! `MH_SUBSECTIONS_VIA_SYMBOLS` (the listing's `.subsections_via_symbols`: the linker splits `__text` at symbols
+//! and dead-strips what nothing references), which is sound only if the code starts at a symbol and no function
+//! falls through into the next: the first function is at offset 0 and each ends with a return (then padding).
+//!
 //! No macOS machine is here: the listings are assembled and compared, not executed. Runs where llvm-19 is
 //! installed (`bash .ci/install-deps`); without it the test prints a notice and passes, unless `CI` is set,
 //! when it fails (`asmgen_tests::have_all`).
@@ -33,6 +39,31 @@ struct Flavour {
     linux_mc: &'static [&'static str],
     /// How a relocated field is masked: the code, the offset of the relocation, the object's name for messages.
     mask: fn(&mut [u8], usize, &str),
+    /// The GNU ld that merges the ELF object's sections.
+    ld: &'static str,
+    /// Whether a function's code (with the padding after it) ends with a return: nothing falls through.
+    returns: fn(&[u8]) -> bool,
+}
+
+/// x86_64: the last instruction but NOPs is `ret`.
+fn returns_x86_64(code: &[u8]) -> bool {
+    use iced_x86::{Decoder, DecoderOptions, Mnemonic};
+    let mut d = Decoder::with_ip(64, code, 0, DecoderOptions::NONE);
+    let mut last = Mnemonic::INVALID;
+    while d.can_decode() {
+        let i = d.decode();
+        if i.mnemonic() != Mnemonic::Nop {
+            last = i.mnemonic();
+        }
+    }
+    last == Mnemonic::Ret
+}
+
+/// aarch64: the last word but `nop`s is `ret`.
+fn returns_aarch64(code: &[u8]) -> bool {
+    const NOP: u32 = 0xd503_201f;
+    let mut words = code.chunks(4).map(|w| u32::from_le_bytes(w.try_into().unwrap()));
+    words.rfind(|&w| w != NOP) == Some(0xd65f_03c0)
 }
 
 /// x86_64: a relocation points at a 4-byte displacement.
@@ -61,6 +92,8 @@ const X86_64: Flavour = Flavour {
     macos_mc: &["-triple=x86_64-apple-macos"],
     linux_mc: &["-triple=x86_64-linux-gnu"],
     mask: mask_x86_64,
+    ld: "ld",
+    returns: returns_x86_64,
 };
 
 const AARCH64: Flavour = Flavour {
@@ -69,6 +102,8 @@ const AARCH64: Flavour = Flavour {
     macos_mc: &["-triple=arm64-apple-macos", "-mattr=+sm4,+sha3,+aes"],
     linux_mc: &["-triple=aarch64-linux-gnu", "-mattr=+sm4,+sha3,+aes"],
     mask: mask_aarch64,
+    ld: "aarch64-linux-gnu-ld",
+    returns: returns_aarch64,
 };
 
 use asmgen_tests::run as output;
@@ -81,8 +116,12 @@ struct Object {
     functions: Vec<(usize, String)>,
 }
 
-fn assemble(mc_args: &[&str], src: &Path, obj: &Path, macho: bool) -> Object {
+/// Assembles `src` into `obj` (ELF: then merged into one `.text` by `ld`) and reads it back.
+fn assemble(mc_args: &[&str], src: &Path, obj: &Path, ld: Option<&str>) -> Object {
     output(Command::new(MC).args(mc_args).arg("-filetype=obj").arg(src).arg("-o").arg(obj));
+    let macho = ld.is_none();
+    let merged = ld.map(|ld| asmgen_tests::sections::merged_elf(ld, obj));
+    let obj = merged.as_deref().unwrap_or(obj);
     let (section, prefix) = if macho { ("__TEXT,__text", "_") } else { (".text", "") };
     let bin = obj.with_extension("bin");
     output(Command::new(OBJCOPY).arg(format!("--dump-section={section}={}", bin.display())).arg(obj));
@@ -111,8 +150,21 @@ fn assemble(mc_args: &[&str], src: &Path, obj: &Path, macho: bool) -> Object {
     Object { code, relocations, functions }
 }
 
+/// The Mach-O object's split into atoms at symbols is sound: `MH_SUBSECTIONS_VIA_SYMBOLS` is set, the code
+/// starts at a function and every function ends with a return.
+fn check_subsections(fl: &Flavour, what: &str, obj: &Path, mac: &Object) {
+    let header = output(Command::new(OBJDUMP).args(["--macho", "--private-header"]).arg(obj));
+    assert!(header.contains("SUBSECTIONS_VIA_SYMBOLS"), "{what}: no MH_SUBSECTIONS_VIA_SYMBOLS flag:\n{header}");
+    assert_eq!(mac.functions.first().map(|f| f.0), Some(0), "{what}: code before the first function's symbol");
+    for (i, (start, name)) in mac.functions.iter().enumerate() {
+        let end = mac.functions.get(i + 1).map_or(mac.code.len(), |f| f.0);
+        assert!((fl.returns)(&mac.code[*start..end]), "{what}: {name} does not end with a return");
+    }
+}
+
 fn check(fl: &Flavour) {
-    if !asmgen_tests::have_all(&[MC, OBJCOPY, OBJDUMP, NM], &format!("comparing {} with {}", fl.macos, fl.linux)) {
+    let tools = [MC, OBJCOPY, OBJDUMP, NM, fl.ld];
+    if !asmgen_tests::have_all(&tools, &format!("comparing {} with {}", fl.macos, fl.linux)) {
         return;
     }
     let root = asmgen_tests::workspace().join("generated");
@@ -127,10 +179,12 @@ fn check(fl: &Flavour) {
     assert!(!stems.is_empty(), "no listings in generated/{}", fl.macos);
     for stem in &stems {
         let mac_src = root.join(fl.macos).join(format!("{stem}.S"));
-        let mut mac = assemble(fl.macos_mc, &mac_src, &out.join(format!("{stem}.macho.o")), true);
+        let mac_obj = out.join(format!("{stem}.macho.o"));
+        let mut mac = assemble(fl.macos_mc, &mac_src, &mac_obj, None);
         let elf_src = root.join(fl.linux).join(format!("{stem}.S"));
-        let mut elf = assemble(fl.linux_mc, &elf_src, &out.join(format!("{stem}.elf.o")), false);
+        let mut elf = assemble(fl.linux_mc, &elf_src, &out.join(format!("{stem}.elf.o")), Some(fl.ld));
         let what = format!("generated/{}/{stem}.S", fl.macos);
+        check_subsections(fl, &what, &mac_obj, &mac);
         assert!(!mac.functions.is_empty(), "{what}: no functions");
         assert_eq!(mac.functions, elf.functions, "{what}: functions or their offsets differ from {}", fl.linux);
         assert_eq!(mac.relocations, elf.relocations, "{what}: relocated code differs from {}", fl.linux);

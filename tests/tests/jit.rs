@@ -1,6 +1,7 @@
 //! The JIT's proof: for every function of the x86_64, aarch64 and riscv64 listings, the bytes the JIT lowering
 //! (`asmgen::lower`) produces equal the bytes GNU as makes from the checked-in listing
-//! (`generated/<target>/<listing>.S`), linked with `.text` at 0 and `.rodata` where the JIT puts the constants.
+//! (`generated/<target>/<listing>.S`), linked with `.text` at 0 and `.rodata` where the JIT puts the constants
+//! (each function and constant has a section of its own: the linker script takes them in the listing's order).
 //! Nothing is masked: branches (relaxed to the same sizes on x86_64), RIP-relative operands, `adrp`/`add
 //! :lo12:` and `auipc`/`addi` must all agree, alignment padding too, and every symbol must be at the JIT's
 //! offset. An x86_64 mismatch is reported with both sides decoded by iced-x86.
@@ -61,7 +62,7 @@ fn reference(tools: &Tools, target: Target, name: &str, image: &Image) -> (Vec<u
     std::fs::write(
         &lds,
         format!(
-            "SECTIONS {{\n  .text 0 : {{ *(.text) }}\n  .rodata {:#x} : {{ *(.rodata) }}\n  \
+            "SECTIONS {{\n  .text 0 : {{ *(.text .text.*) }}\n  .rodata {:#x} : {{ *(.rodata .rodata.*) }}\n  \
              /DISCARD/ : {{ *(.note.gnu.property) *(.eh_frame) }}\n}}\n",
             image.rodata_offset
         ),

@@ -3,7 +3,7 @@
 //! differs from the x86_64-linux listing's only where the ABI demands it.
 //!
 //! * mingw-w64 GNU as (`x86_64-w64-mingw32-as`) and llvm-mc-19 (`-triple x86_64-windows-gnu`) assemble every
-//!   listing; their `.text` is compared instruction by instruction (decoded with iced-x86): equal bytes, except
+//!   listing; their code (each function's `.text$<symbol>` section, in order) is compared instruction by instruction (decoded with iced-x86): equal bytes, except
 //!   where llvm-mc commutes the sources of a commutative VEX instruction to use the 2-byte VEX prefix (GNU as
 //!   2.40 does not), and, following from the shorter code, branch displacements (compared as targets) and the
 //!   NOP padding of alignment (skipped).
@@ -24,6 +24,7 @@ use std::process::Command;
 
 const GAS: &str = "x86_64-w64-mingw32-as";
 const OBJCOPY: &str = "x86_64-w64-mingw32-objcopy";
+const OBJDUMP: &str = "x86_64-w64-mingw32-objdump";
 const MC: &str = "llvm-mc-19";
 const READOBJ: &str = "llvm-readobj-19";
 
@@ -32,7 +33,7 @@ fn tools(check: &str) -> bool {
         println!("notice: not an x86_64 host: {check} skipped");
         return false;
     }
-    asmgen_tests::have_all(&[GAS, OBJCOPY, MC, READOBJ], check)
+    asmgen_tests::have_all(&[GAS, OBJCOPY, OBJDUMP, MC, READOBJ], check)
 }
 
 /// Assembles `src` with GNU as and with llvm-mc into a scratch folder of the test `test` (tests run in
@@ -49,10 +50,11 @@ fn assemble(src: &Path, test: &str) -> (PathBuf, PathBuf) {
     (g, l)
 }
 
+/// The code of `obj`: its `.text$<function>` sections, in the listing's order.
 fn text(obj: &Path) -> Vec<u8> {
-    let bin = obj.with_extension("text");
-    asmgen_tests::run(Command::new(OBJCOPY).args(["-O", "binary", "-j", ".text"]).arg(obj).arg(&bin));
-    std::fs::read(&bin).expect("objcopy wrote the section")
+    let code = asmgen_tests::sections::code(OBJDUMP, OBJCOPY, obj);
+    assert!(!code.is_empty(), "{}: no code", obj.display());
+    code
 }
 
 /// The instructions of `code` without NOPs (alignment padding), and for each its bytes.
@@ -130,7 +132,22 @@ fn windows_listings_assemble_to_the_same_code_with_mingw_as_and_llvm_mc() {
         let (g, l) = assemble(&src, "code");
         let name = src.file_name().unwrap().to_string_lossy().into_owned();
         let swapped = compare(&name, &text(&g), &text(&l));
+        unwind_sections_follow_their_functions(&name, &g);
         println!("{name}: same code; llvm-mc commuted the sources of {swapped} VEX instructions to shorten them");
+    }
+}
+
+/// GNU as puts the unwind data of a function in `.text$<symbol>` in `.xdata$<symbol>` and `.pdata$<symbol>`, right
+/// after it, which linkers that drop unreferenced functions associate with it (`objdump -h`).
+fn unwind_sections_follow_their_functions(name: &str, obj: &Path) {
+    let sections: Vec<String> = asmgen_tests::sections::headers(OBJDUMP, obj).into_iter().map(|s| s.0).collect();
+    let functions: Vec<&String> = sections.iter().filter(|s| s.starts_with(".text$")).collect();
+    assert!(!functions.is_empty(), "{name}: no .text$<symbol> section in {sections:?}");
+    for f in functions {
+        let sym = &f[".text$".len()..];
+        let at = sections.iter().position(|s| s == f).unwrap();
+        let next = [format!(".xdata${sym}"), format!(".pdata${sym}")];
+        assert_eq!(sections[at + 1..at + 3], next, "{name}: the unwind data of {sym} is not beside it");
     }
 }
 

@@ -75,22 +75,31 @@ fn disassemble(obj: &Path) -> Disassembly {
     let mut functions: BTreeMap<usize, (String, Vec<Insn>)> = BTreeMap::new();
     let mut relocations = BTreeSet::new();
     let mut current = None;
+    // Each function has a section of its own, at the function alignment: offsets are made offsets in the
+    // sections laid out one after the other, in order, as a linker places them.
+    let (mut base, mut end) = (0usize, 0usize);
     for line in text.lines() {
+        if line.starts_with("Disassembly of section ") {
+            base = end.next_multiple_of(1 << asmgen::layout::FUNCTION_ALIGN_LOG2);
+            continue;
+        }
         if let Some((addr, rest)) = line.split_once(" <") {
             if let (Ok(at), Some(name)) = (usize::from_str_radix(addr, 16), rest.strip_suffix(">:")) {
-                functions.insert(at, (name.to_string(), Vec::new()));
-                current = Some(at);
+                functions.insert(base + at, (name.to_string(), Vec::new()));
+                current = Some(base + at);
                 continue;
             }
         }
         if line.starts_with("\t\t") {
             // A relocation: "\t\t<offset>:  <type>\t<symbol>".
             let off = line.trim().split(':').next().unwrap();
-            relocations.insert(usize::from_str_radix(off, 16).unwrap());
+            relocations.insert(base + usize::from_str_radix(off, 16).unwrap());
             continue;
         }
         let Some((off, rest)) = line.split_once(": ") else { continue };
         let (Ok(off), Some(at)) = (usize::from_str_radix(off.trim(), 16), current) else { continue };
+        let off = base + off;
+        end = off + 4;
         let (word, text) = rest.split_once('\t').unwrap_or((rest, ""));
         let word = u32::from_str_radix(word.trim(), 16).unwrap_or_else(|_| panic!("{line}"));
         let text = text.trim().replace('\t', " ");

@@ -177,8 +177,9 @@ const HOST_TOOL_TESTS: &[&str] = &[
     "nasm_", // tests/tests/nasm.rs: nasm, mingw-w64 binutils, llvm-readobj-19
     "aarch64_windows_unwind_data_matches_the_prologues_and_the_code_equals_aarch64_linux",
     "unwind_check_rejects_a_wrong_save_offset",
-    "c_header_",  // tests/tests/c_header.rs: host gcc, g++ and clang-19
-    "c_example_", // tests/tests/c_example.rs: host gcc and clang-19 build examples/c
+    "c_header_",    // tests/tests/c_header.rs: host gcc, g++ and clang-19
+    "c_example_",   // tests/tests/c_example.rs: host gcc and clang-19 build examples/c
+    "gc_sections_", // tests/tests/gc_sections.rs: host gcc and the aarch64 cross gcc link with --gc-sections
 ];
 
 /// The kernel sets the dispatcher picks on this CPU, natively (GHASH, SM4), as the `backends` binary of the

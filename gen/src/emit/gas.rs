@@ -2,7 +2,7 @@
 
 use crate::error::GenError;
 use crate::feature::FeatureSet;
-use crate::ir::{Function, Item, Listing};
+use crate::ir::{Const, Function, Item, Listing};
 use crate::isa::PrintCtx;
 use crate::layout;
 use crate::platform::Isa;
@@ -184,32 +184,54 @@ pub fn listing_with<I: Isa>(
     }
     o.directive(fl.text_section);
 
-    for f in &listing.functions {
+    for (i, f) in listing.functions.iter().enumerate() {
         check_abi(target, f)?;
         // ARM64 SEH: llvm-mc 19 cannot size a function with an alignment directive inside (it computes the
         // function's length when it reaches `.seh_endproc`), so alignment is spelled as the NOPs GNU as would
         // insert, counted from the function's start (every aarch64 instruction is one 4-byte word).
         let words = fl.seh() && target.arch == Arch::Aarch64;
-        function(&mut o, f, &fl, &ctx, words)?;
+        let last = i + 1 == listing.functions.len();
+        function(&mut o, f, &fl, &ctx, Shape { words, pad_end: fl.function_sections() && !last })?;
     }
-    let consts = layout::constants(&listing.functions)?;
-
-    if !consts.is_empty() {
+    constants::<I>(&mut o, &fl, &ctx, &layout::constants(&listing.functions)?);
+    if let Some(end) = fl.listing_end() {
         o.line("");
-        o.directive(fl.rodata_section);
-        for c in &consts {
-            o.directive(I::align_directive(c.align.trailing_zeros()));
-            o.line(format!("{}:\t{} {}", ctx.label(&c.label), I::COMMENT, c.comment));
-            for chunk in c.bytes.chunks(16) {
-                o.directive(syntax::bytes_directive(chunk));
-            }
-        }
+        o.directive(end);
     }
-
     for line in fl.gnu_notes::<I>(property::gnu_property(&listing.functions)) {
         o.line(line);
     }
     Ok(o.finish())
+}
+
+/// Prints the constants, in the pool's order, each at its alignment; on ELF and COFF each in a section of its own
+/// (named after the constant), so that a linker keeps only the constants the kept functions reference.
+fn constants<I: Isa>(o: &mut Out, fl: &Directives, ctx: &PrintCtx, consts: &[Const]) {
+    if consts.is_empty() {
+        return;
+    }
+    o.line("");
+    if !fl.function_sections() {
+        o.directive(fl.rodata_section);
+    }
+    for c in consts {
+        if fl.function_sections() {
+            o.directive(fl.constant_section::<I>(c.label.name()));
+        }
+        o.directive(I::align_directive(c.align.trailing_zeros()));
+        o.line(format!("{}:\t{} {}", ctx.label(&c.label), I::COMMENT, c.comment));
+        for chunk in c.bytes.chunks(16) {
+            o.directive(syntax::bytes_directive(chunk));
+        }
+    }
+}
+
+/// How a function is printed: `words`, alignment inside it as `nop`s (ARM64 SEH); `pad_end`, its section padded
+/// at the end to the function alignment (every function section but the last: [`Directives::function_sections`]).
+#[derive(Clone, Copy)]
+struct Shape {
+    words: bool,
+    pad_end: bool,
 }
 
 /// Writes the comment above a function: a rule, its documentation, prototype, requirements and saves.
@@ -230,17 +252,20 @@ pub(super) fn function_header<I: Isa>(o: &mut Out, f: &Function<I>) {
     o.comment(&"-".repeat(100));
 }
 
-/// Prints function `f`. With `words`, alignment inside the function is printed as `nop`s, counting 4 bytes per
-/// instruction from the function's start.
+/// Prints function `f`, in its own section where the format has function sections. With `shape.words`,
+/// alignment inside the function is printed as `nop`s, counting 4 bytes per instruction from the function's start.
 fn function<I: Isa>(
     o: &mut Out,
     f: &Function<I>,
     fl: &Directives,
     ctx: &PrintCtx,
-    words: bool,
+    shape: Shape,
 ) -> Result<(), GenError> {
     let sym = fl.symbol(&f.name);
     function_header(o, f);
+    if let Some(section) = fl.function_section::<I>(&sym) {
+        o.directive(section);
+    }
     let (isa_on, isa_off) = I::function_isa(f.required);
     for d in isa_on {
         o.directive(d);
@@ -261,7 +286,7 @@ fn function<I: Isa>(
                 at += 4;
                 o.line(syntax::format_inst(i, ctx))
             }
-            Item::Align(n) if words => at += nops(o, f, *n, at)?,
+            Item::Align(n) if shape.words => at += nops(o, f, *n, at)?,
             Item::Label(l) => o.line(format!("{}:", ctx.label(l))),
             Item::Comment(c) => o.note(c),
             Item::Blank => o.line(""),
@@ -276,6 +301,9 @@ fn function<I: Isa>(
     o.directive(fl.proc_end());
     if let Some(d) = fl.symbol_end(&sym) {
         o.directive(d);
+    }
+    if shape.pad_end {
+        o.directive(I::align_directive(layout::FUNCTION_ALIGN_LOG2));
     }
     for d in isa_off {
         o.directive(d);

@@ -2,8 +2,9 @@
 //! spelled for `nasm -f win64` by [`crate::syntax::nasm`], in the layout the GNU as listing has ([`layout`]), so
 //! both assemble to the same code. NASM 2.16 has no `.seh_*` directives, so the Win64 unwind data is written
 //! out: a local label at the end of each prologue step and of the prologue, an `UNWIND_INFO` per function in
-//! `.xdata` ([`crate::syntax::seh`], from the same [`Cfi`] items the GNU as listing spells as `.seh_*`) and a
-//! `RUNTIME_FUNCTION` (start, end, unwind information; image-relative) per function in `.pdata`.
+//! `.xdata$<function>` ([`crate::syntax::seh`], from the same [`Cfi`] items the GNU as listing spells as `.seh_*`)
+//! and a `RUNTIME_FUNCTION` (start, end, unwind information; image-relative) per function in `.pdata$<function>`:
+//! the sections GNU as makes for a function in `.text$<function>`, one per function as in the GNU as listing.
 //!
 //! [`Syntax::Nasm`]: crate::target::Syntax::Nasm
 
@@ -31,12 +32,15 @@ pub fn listing(target: Target, listing: &Listing<X86_64>, source: &str) -> Resul
     header(&mut o, target, listing, source, "NASM");
     o.line("");
     o.directive("default rel");
-    o.directive(nasm::TEXT_SECTION);
     let mut unwind = Vec::new();
     let mut forms = gnu_as_forms(&listing.functions)?.into_iter();
-    for f in &listing.functions {
+    for (i, f) in listing.functions.iter().enumerate() {
         check_abi(target, f)?;
         unwind.push((f.name.clone(), function(&mut o, f, &ctx, &mut forms)));
+        // As in the GNU as listing: every function section but the last ends at the next function's alignment.
+        if i + 1 < listing.functions.len() {
+            o.directive(nasm::align_code(layout::FUNCTION_ALIGN_LOG2));
+        }
     }
     constants(&mut o, &layout::constants(&listing.functions)?);
     unwind_data(&mut o, &unwind);
@@ -99,6 +103,7 @@ fn function(
 ) -> UnwindInfo<String> {
     let sym = &f.name;
     function_header(o, f);
+    o.directive(nasm::function_section(sym));
     o.directive(format!("global {sym}"));
     o.directive(nasm::align_code(layout::FUNCTION_ALIGN_LOG2));
     o.line(format!("{sym}:"));
@@ -135,12 +140,14 @@ fn function(
     info
 }
 
-/// Prints the constant section: each constant at its alignment, under its label.
+/// Prints the constants, each in its own section at its alignment, under its label.
 fn constants(o: &mut Out, consts: &[Const]) {
-    let Some(align) = consts.iter().map(|c| c.align).max() else { return };
+    if consts.is_empty() {
+        return;
+    }
     o.line("");
-    o.directive(nasm::rodata_section(align));
     for c in consts {
+        o.directive(nasm::constant_section(c.label.name(), c.align));
         o.directive(nasm::align_data(c.align.trailing_zeros()));
         o.line(format!("{}:\t{} {}", nasm::const_label(&c.label), nasm::COMMENT, c.comment));
         for chunk in c.bytes.chunks(16) {
@@ -150,12 +157,12 @@ fn constants(o: &mut Out, consts: &[Const]) {
     }
 }
 
-/// Prints `.xdata` (each function's `UNWIND_INFO`) and `.pdata` (each function's start, end and unwind
-/// information, image-relative).
+/// Prints `.xdata$<function>` (each function's `UNWIND_INFO`) and `.pdata$<function>` (each function's start, end
+/// and unwind information, image-relative).
 fn unwind_data(o: &mut Out, functions: &[(String, UnwindInfo<String>)]) {
     o.line("");
-    o.directive("section .xdata rdata align=4");
     for (sym, info) in functions {
+        o.directive(nasm::unwind_section("xdata", sym));
         let off = |l: &String| format!("{sym}{l} - {sym}");
         o.line(format!("{sym}.unwind_info:"));
         let fields = info.fields();
@@ -181,8 +188,8 @@ fn unwind_data(o: &mut Out, functions: &[(String, UnwindInfo<String>)]) {
         }
     }
     o.line("");
-    o.directive("section .pdata rdata align=4");
     for (sym, _) in functions {
+        o.directive(nasm::unwind_section("pdata", sym));
         let rva = |l: &str| format!("{l} wrt ..imagebase");
         let (end, info) = (format!("{sym}{FUNCTION_END}"), format!("{sym}.unwind_info"));
         o.directive(format!("dd {}, {}, {}", rva(sym), rva(&end), rva(&info)));
@@ -217,8 +224,8 @@ mod tests {
         let text = listing(Target::X86_64_WINDOWS_NASM, &l, "gen/src/emit/nasm.rs").unwrap();
         let f = "asmgen_test_nasm";
         let expect = [
-            "\tdefault rel\n\tsection .text code align=32\n".to_string(),
-            format!("\tglobal {f}\n\talign 32\n{f}:\n\tendbr64"),
+            "\tdefault rel\n".to_string(),
+            format!("\tsection .text${f} code align=32\n\tglobal {f}\n\talign 32\n{f}:\n\tendbr64"),
             "\tpush        rbx\n.seh_0:".into(),
             // Three pushes leave rsp 0 mod 16: two xmm slots, no padding.
             "\tsub         rsp, 32\n.seh_3:".into(),
@@ -228,12 +235,12 @@ mod tests {
             "\tvmovdqa     xmm6, oword [rel const_ones]".into(),
             "\tjnz         short .asmgen_test_nasm_top".into(),
             "\tret\n.seh_end:".into(),
-            "\tsection .rdata rdata align=16\n\talign 16, db 0\nconst_ones:".into(),
-            format!("\tsection .xdata rdata align=4\n{f}.unwind_info:\n\tdb 1, {f}.seh_endprologue - {f}, 8, 0"),
+            "\tsection .rdata$const_ones rdata align=16\n\talign 16, db 0\nconst_ones:".into(),
+            format!("\tsection .xdata${f} rdata align=4\n{f}.unwind_info:\n\tdb 1, {f}.seh_endprologue - {f}, 8, 0"),
             format!("\tdb {f}.seh_5 - {f}, 0x98\t; SAVE_XMM128, info 9\n\tdw 1\n"),
             format!("\tdb {f}.seh_3 - {f}, 0x32\t; ALLOC_SMALL, info 3\n"),
             format!("\tdb {f}.seh_0 - {f}, 0x30\t; PUSH_NONVOL, info 3\n"),
-            format!("\tdd {f} wrt ..imagebase, {f}.seh_end wrt ..imagebase, {f}.unwind_info wrt ..imagebase"),
+            format!("\tsection .pdata${f} rdata align=4\n\tdd {f} wrt ..imagebase, {f}.seh_end wrt ..imagebase, {f}.unwind_info wrt ..imagebase"),
         ];
         for e in expect {
             assert!(text.contains(&e), "missing {e:?} in\n{text}");

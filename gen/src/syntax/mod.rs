@@ -46,6 +46,23 @@ pub struct Directives {
     pub cfi: bool,
     /// Whether to emit `.section .note.GNU-stack` and the GNU property note (IBT/SHSTK, BTI).
     pub gnu_notes: bool,
+    /// How each function gets a section of its own, so that a linker drops the ones nothing references
+    /// (`--gc-sections`, dead-stripping).
+    pub sections: Sections,
+}
+
+/// How a format gives each function (and each constant) a section of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sections {
+    /// ELF: `.section .text.<symbol>,"ax",@progbits` per function, `.section .rodata.<constant>,"a",@progbits`
+    /// per constant (`--gc-sections` keeps the sections a kept one references).
+    Elf,
+    /// COFF: `.section .text$<symbol>,"xr"` per function (GNU as names its unwind data `.pdata$<symbol>` and
+    /// `.xdata$<symbol>`, which linkers associate with it), `.section .rdata$<constant>,"dr"` per constant.
+    Coff,
+    /// Mach-O: one `__text` and one `__const` section, split by the linker at every symbol because the listing
+    /// ends with `.subsections_via_symbols` (every function starts at its symbol and ends with a return).
+    MachO,
 }
 
 impl Directives {
@@ -60,6 +77,7 @@ impl Directives {
         page_refs: PageRefs { page: ("", ""), offset: (":lo12:", "") },
         cfi: true,
         gnu_notes: true,
+        sections: Sections::Elf,
     };
     /// Mach-O (macOS): `_` before C symbols, `.private_extern`, no `.type`/`.size`, assembler-local labels
     /// starting with `L`, constants in `__TEXT,__const`, `@PAGE`/`@PAGEOFF` references, no GNU notes.
@@ -73,6 +91,7 @@ impl Directives {
         page_refs: PageRefs { page: ("", "@PAGE"), offset: ("", "@PAGEOFF") },
         cfi: true,
         gnu_notes: false,
+        sections: Sections::MachO,
     };
     /// COFF (Windows): `.def` symbols, `.rdata`, SEH unwind data (`.seh_*`) instead of CFI.
     pub const COFF: Directives = Directives {
@@ -85,6 +104,7 @@ impl Directives {
         page_refs: PageRefs { page: ("", ""), offset: (":lo12:", "") },
         cfi: false,
         gnu_notes: false,
+        sections: Sections::Coff,
     };
 
     /// The directives of an object format.
@@ -126,6 +146,40 @@ impl Directives {
             d.insert(0, format!(".def {sym}; .scl 2; .type 32; .endef"));
         }
         d
+    }
+
+    /// The directive that opens the section of function symbol `sym`: its own on ELF and COFF; none on Mach-O,
+    /// whose functions stay in the code section ([`Directives::listing_end`] lets the linker split it).
+    pub fn function_section<I: Spelling>(&self, sym: &str) -> Option<String> {
+        match self.sections {
+            Sections::Elf => Some(format!(".section .text.{sym},\"ax\",{}progbits", I::TYPE_PREFIX)),
+            Sections::Coff => Some(format!(".section .text${sym},\"xr\"")),
+            Sections::MachO => None,
+        }
+    }
+
+    /// Whether each function has a section of its own (ELF, COFF). A linker fills the gap between two such
+    /// sections with its own padding (GNU ld's x86 NOPs are not GNU as's), so every function section but the
+    /// last ends aligned to the next function's alignment: concatenated in order they are the bytes of one
+    /// code section holding every function.
+    pub fn function_sections(&self) -> bool {
+        self.sections != Sections::MachO
+    }
+
+    /// The directive that opens the section of the constant labelled `name` (its own on ELF and COFF, so that a
+    /// linker keeps the constants the kept functions reference; the constant section on Mach-O).
+    pub fn constant_section<I: Spelling>(&self, name: &str) -> String {
+        match self.sections {
+            Sections::Elf => format!(".section .rodata.{name},\"a\",{}progbits", I::TYPE_PREFIX),
+            Sections::Coff => format!(".section .rdata${name},\"dr\""),
+            Sections::MachO => self.rodata_section.to_string(),
+        }
+    }
+
+    /// The directive that ends a listing, before the notes: Mach-O's `.subsections_via_symbols`, which lets the
+    /// linker split sections at symbols and dead-strip the functions nothing references.
+    pub fn listing_end(&self) -> Option<&'static str> {
+        (self.sections == Sections::MachO).then_some(".subsections_via_symbols")
     }
 
     /// The directive that closes function symbol `sym` (`.size` on ELF).

@@ -1,8 +1,8 @@
 //! x86-64 under NASM ([`Syntax::Nasm`]): the Win64 COFF listings OpenSSL users on Windows assemble with
 //! `nasm -f win64`. The same instructions as the GNU as listing, spelled NASM's way: `;` comments, `default
 //! rel` and `[rel label]`, NASM's size keywords (`dword`, `qword`, `oword`, `yword`; none for `lea`), local
-//! labels (`.name`, scoped by the function's label), `section .text code align=32`, `align` directives, `db`
-//! data. NASM 2.16 has no `.seh_*` directives: the emitter writes `.pdata` and `.xdata` itself
+//! labels (`.name`, scoped by the function's label), a section per function (`section .text$<symbol> code
+//! align=32`) and per constant, `align` directives, `db` data. NASM 2.16 has no `.seh_*` directives: the emitter writes `.pdata` and `.xdata` itself
 //! ([`super::seh`]).
 //!
 //! [`Syntax::Nasm`]: crate::target::Syntax::Nasm
@@ -14,8 +14,17 @@ use crate::label::Label;
 
 /// Line-comment introducer.
 pub const COMMENT: &str = ";";
-/// The code section; 32 is the function alignment ([`crate::layout::FUNCTION_ALIGN_LOG2`]).
-pub const TEXT_SECTION: &str = "section .text code align=32";
+/// The section of function `sym` (`.text$<sym>`, one per function, so that a linker drops the functions nothing
+/// references); 32 is the function alignment ([`crate::layout::FUNCTION_ALIGN_LOG2`]).
+pub fn function_section(sym: &str) -> String {
+    format!("section .text${sym} code align=32")
+}
+
+/// The section of the unwind data `kind` (`xdata`, `pdata`) of function `sym`: `.xdata$<sym>`, `.pdata$<sym>`,
+/// as GNU as names them for a function in `.text$<sym>`, so that linkers associate them with it.
+pub fn unwind_section(kind: &str, sym: &str) -> String {
+    format!("section .{kind}${sym} rdata align=4")
+}
 /// The prefix of a local label (local to the function label before it).
 pub const LOCAL_LABEL_PREFIX: &str = ".";
 
@@ -35,9 +44,10 @@ pub fn const_label(l: &Label) -> String {
     l.name().to_string()
 }
 
-/// The read-only constant section, aligned to `align` bytes (the largest constant alignment).
-pub fn rodata_section(align: u32) -> String {
-    format!("section .rdata rdata align={align}")
+/// The section of the constant labelled `name` (`.rdata$<name>`, one per constant, as in the GNU as listing),
+/// aligned to the constant's `align` bytes.
+pub fn constant_section(name: &str, align: u32) -> String {
+    format!("section .rdata${name} rdata align={align}")
 }
 
 /// The directive that aligns code to `1 << log2` bytes (NASM fills it with NOPs).
