@@ -116,6 +116,7 @@ pub fn jit_expectation(aot: &str) -> String {
     jit
 }
 
+pub mod bench;
 pub mod coff;
 pub mod kernel_calls;
 pub mod sections;

@@ -6,10 +6,15 @@
 //! (x86_64), so turbo and TSC frequency do not distort c/B. Every message is processed from a keyed state
 //! (key setup excluded; libgcrypt's per-message reset/IV/tag is included, as an application pays it).
 //!
-//! Peers: RustCrypto crates (linked) and libgcrypt through its C API (loaded at run time, so a machine
-//! without it reports the peer as missing together with the command that installs it).
+//! Peers: RustCrypto crates (linked), libgcrypt through its C API and OpenSSL's libcrypto through EVP (both
+//! loaded at run time, so a machine without them reports the peer as missing, "n/a", with the command that
+//! installs it). OpenSSL's GHASH row is AES-128-GCM with AAD only (see asmgen_tests::bench::openssl).
+//!
+//! Usage: `bench [FILTER] [--json FILE] [--svg DIR]`: beside the text tables, the figures as JSON and one SVG
+//! chart (c/B against message size) per family (asmgen_tests::bench).
 
 use asmgen_runtime::{Ghash, Polyval};
+use asmgen_tests::bench::{self, openssl, Args, Family, Figures, Machine, Point, Series};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 use universal_hash::UniversalHash;
@@ -595,12 +600,33 @@ fn sm4_rustcrypto(kind: &str) -> Contender {
     }
 }
 
-fn sm4_contenders(
-    kind: &str,
-    mode: Option<i32>,
-    decrypt: bool,
-    lib: Option<gcrypt::Lib>,
-) -> (Vec<Contender>, Vec<Missing>) {
+/// The loaded peer libraries.
+#[derive(Clone, Copy)]
+struct Libs {
+    gcrypt: Option<gcrypt::Lib>,
+    openssl: Option<openssl::Lib>,
+}
+
+/// How to get libcrypto.so.3.
+const OPENSSL_INSTALL: &str = "apt-get install libssl3";
+
+/// OpenSSL's contender for an SM4 kind, or why it is missing.
+fn sm4_openssl(kind: &str, decrypt: bool, lib: Option<openssl::Lib>) -> Result<Contender, Missing> {
+    let missing = |install| Missing { name: format!("OpenSSL {kind}"), install };
+    let lib = lib.ok_or(missing(OPENSSL_INSTALL))?;
+    let (name, klen) = openssl::sm4_name(kind).ok_or(missing("no peer implements it"))?;
+    let key: Vec<u8> = (0..klen).map(|i| if i < 16 { 0x42 } else { 0x24 }).collect();
+    let peer = if kind == "SM4-CMAC" {
+        openssl::Peer::cmac(lib, name, &key)
+    } else {
+        openssl::Peer::cipher(lib, name, &key, decrypt)
+    };
+    let mut peer = peer.ok_or(missing("not in this OpenSSL's default provider (3.0 lacks SM4-XTS and SM4-GCM)"))?;
+    Ok(in_place(format!("{} {kind}", openssl::version(&lib)), false, move |m| peer.run(m)))
+}
+
+fn sm4_contenders(kind: &str, mode: Option<i32>, decrypt: bool, libs: Libs) -> (Vec<Contender>, Vec<Missing>) {
+    let lib = libs.gcrypt;
     let mut v = vec![sm4_ours(kind, None)];
     let best = asmgen_runtime::Sm4::new(&[0; 16]).backend();
     // The listings' sets and the JIT's (the same code, assembled at startup) side by side.
@@ -622,6 +648,10 @@ fn sm4_contenders(
                 name: format!("libgcrypt {kind}"),
                 install: "apt-get install libgcrypt20 (1.9+ for SM4 modes)",
             }),
+        }
+        match sm4_openssl(kind, decrypt, libs.openssl) {
+            Ok(c) => v.push(c),
+            Err(m) => missing.push(m),
         }
     } else {
         missing.push(Missing { name: "GB/T 17964 XTS".into(), install: "no peer implements it; ours only" });
@@ -664,7 +694,8 @@ fn fixed_hash<T: Clone + 'static>(
     ))
 }
 
-fn contenders(kind: &str, lib: Option<gcrypt::Lib>) -> (Vec<Contender>, Vec<Missing>) {
+fn contenders(kind: &str, libs: Libs) -> (Vec<Contender>, Vec<Missing>) {
+    let lib = libs.gcrypt;
     let h = [0x42u8; 16];
     let ghash = kind == "GHASH";
     let mut v = if ghash {
@@ -720,6 +751,18 @@ fn contenders(kind: &str, lib: Option<gcrypt::Lib>) -> (Vec<Contender>, Vec<Miss
             });
         }
         None => missing.push(Missing { name: format!("libgcrypt {what}"), install: "apt-get install libgcrypt20" }),
+    }
+    let (cipher, what) = if ghash {
+        ("AES-128-GCM", "AES-128-GCM (AAD only)")
+    } else {
+        ("AES-128-GCM-SIV", "AES-128-GCM-SIV (AAD only)")
+    };
+    match libs.openssl.and_then(|lib| openssl::Peer::aad_only(lib, cipher, &h).map(|p| (lib, p))) {
+        Some((lib, mut p)) => v.push(in_place(format!("{} {what}", openssl::version(&lib)), false, move |m| p.run(m))),
+        None => missing.push(Missing {
+            name: format!("OpenSSL {what}"),
+            install: if libs.openssl.is_some() { "OpenSSL 3.2+ (GCM-SIV)" } else { OPENSSL_INSTALL },
+        }),
     }
     (v, missing)
 }
@@ -798,18 +841,113 @@ fn jit_report() {
     }
 }
 
+/// Measures one family, prints its table, and returns its figures.
+fn family(kind: &str, mode: Option<i32>, decrypt: bool, libs: Libs, msg: &[u8], ghz: Option<f64>) -> Family {
+    let (mut cs, missing) =
+        if kind.starts_with("SM4") { sm4_contenders(kind, mode, decrypt, libs) } else { contenders(kind, libs) };
+    println!();
+    println!("## {kind}");
+    for m in &missing {
+        println!("peer missing (n/a): {} (install: {})", m.name, m.install);
+    }
+    let mut table: Vec<Vec<f64>> = Vec::new();
+    for &size in &SIZES {
+        table.push(cs.iter_mut().map(|c| ns_per_byte(c, &msg[..size])).collect());
+    }
+    for (ci, c) in cs.iter().enumerate() {
+        println!("[{}] {}{}", ci + 1, c.name, if c.ours { "" } else { " (peer)" });
+    }
+    let mut header = format!("{:>6}", "bytes");
+    for ci in 0..cs.len() {
+        header += &format!(" | {:>9} {:>6}", format!("[{}] MB/s", ci + 1), "c/B");
+    }
+    header += " | [1] vs best peer";
+    println!("{header}");
+    for (si, &size) in SIZES.iter().enumerate() {
+        let mut line = format!("{size:>6}");
+        for ns in &table[si] {
+            let mbs = 1e3 / ns;
+            let cpb = ghz.map(|g| format!("{:.3}", ns * g)).unwrap_or_else(|| "-".into());
+            line += &format!(" | {mbs:>9.0} {cpb:>6}");
+        }
+        let best_peer = cs.iter().zip(&table[si]).filter(|(c, _)| !c.ours).map(|(_, ns)| *ns).fold(f64::MAX, f64::min);
+        if best_peer < f64::MAX {
+            line += &format!(" | {:.2}x", best_peer / table[si][0]);
+        } else {
+            line += " | -";
+        }
+        println!("{line}");
+    }
+    let series = cs
+        .iter()
+        .enumerate()
+        .map(|(ci, c)| Series {
+            contender: c.name.clone(),
+            ours: c.ours,
+            points: SIZES
+                .iter()
+                .zip(&table)
+                .map(|(&size, row)| Point { size, mbs: 1e3 / row[ci], cpb: ghz.map(|g| row[ci] * g) })
+                .collect(),
+        })
+        .collect();
+    let missing = missing.iter().map(|m| format!("{}: n/a (install: {})", m.name, m.install)).collect();
+    Family { name: kind.to_string(), series, missing }
+}
+
+/// Writes the JSON file and the SVG charts the arguments ask for.
+fn write_outputs(args: &Args, figures: &Figures) -> Result<(), String> {
+    if let Some(path) = &args.json {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        std::fs::write(path, figures.to_json()).map_err(|e| format!("{}: {e}", path.display()))?;
+        println!("wrote {}", path.display());
+    }
+    if let Some(dir) = &args.svg {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for f in &figures.families {
+            let path = dir.join(format!("{}.svg", f.name.to_ascii_lowercase()));
+            let svg = bench::svg::family_svg(f, &figures.machine)?;
+            std::fs::write(&path, svg).map_err(|e| format!("{}: {e}", path.display()))?;
+            println!("wrote {}", path.display());
+        }
+    }
+    Ok(())
+}
+
+/// The machine's description for the outputs.
+fn machine(ghz: Option<f64>) -> Machine {
+    let features = asmgen_runtime::jit::Jit::host()
+        .map(|j| j.features().iter().map(|f| f.to_string()).collect())
+        .unwrap_or_default();
+    Machine { cpu: bench::cpu_model(), features, ghz, date: bench::utc_date(), load: bench::load_average() }
+}
+
 fn main() {
-    let filter: Option<String> = std::env::args().nth(1);
+    let args = match Args::parse(std::env::args().skip(1)) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("bench: {e}\nusage: bench [FILTER] [--json FILE] [--svg DIR]");
+            std::process::exit(2);
+        }
+    };
+    let filter = args.filter.clone();
     let ghz = core_ghz();
+    let mut figures = Figures { machine: machine(ghz), ..Figures::default() };
+    if let Some(l) = figures.machine.load {
+        println!("machine: {} (load average {l:.2} at the start)", figures.machine.cpu);
+    }
     match ghz {
         Some(g) => println!("core clock: {g:.2} GHz (calibrated: chain of dependent register adds); c/B = ns/B x GHz"),
         None => println!("core clock: not calibrated on this architecture; c/B not reported"),
     }
-    println!("method: median of {SAMPLES} batches of >= {} ms each; MB = 10^6 bytes", SAMPLE_TIME.as_millis());
+    figures.method = format!("median of {SAMPLES} batches of >= {} ms each; MB = 10^6 bytes", SAMPLE_TIME.as_millis());
+    println!("method: {}", figures.method);
     if filter.as_deref().is_none_or(|f| "jit".starts_with(&f.to_ascii_lowercase())) {
         jit_report();
     }
-    let lib = gcrypt::load();
+    let libs = Libs { gcrypt: gcrypt::load(), openssl: openssl::load() };
     let mut msg = vec![0u8; 8192];
     for (i, b) in msg.iter_mut().enumerate() {
         *b = (i * 131 + 7) as u8;
@@ -827,41 +965,10 @@ fn main() {
         {
             continue;
         }
-        let (mut cs, missing) =
-            if kind.starts_with("SM4") { sm4_contenders(kind, mode, decrypt, lib) } else { contenders(kind, lib) };
-        println!();
-        println!("## {kind}");
-        for m in &missing {
-            println!("peer missing: {} (install: {})", m.name, m.install);
-        }
-        let mut table: Vec<Vec<f64>> = Vec::new();
-        for &size in &SIZES {
-            table.push(cs.iter_mut().map(|c| ns_per_byte(c, &msg[..size])).collect());
-        }
-        for (ci, c) in cs.iter().enumerate() {
-            println!("[{}] {}{}", ci + 1, c.name, if c.ours { "" } else { " (peer)" });
-        }
-        let mut header = format!("{:>6}", "bytes");
-        for ci in 0..cs.len() {
-            header += &format!(" | {:>9} {:>6}", format!("[{}] MB/s", ci + 1), "c/B");
-        }
-        header += " | [1] vs best peer";
-        println!("{header}");
-        for (si, &size) in SIZES.iter().enumerate() {
-            let mut line = format!("{size:>6}");
-            for ns in &table[si] {
-                let mbs = 1e3 / ns;
-                let cpb = ghz.map(|g| format!("{:.3}", ns * g)).unwrap_or_else(|| "-".into());
-                line += &format!(" | {mbs:>9.0} {cpb:>6}");
-            }
-            let best_peer =
-                cs.iter().zip(&table[si]).filter(|(c, _)| !c.ours).map(|(_, ns)| *ns).fold(f64::MAX, f64::min);
-            if best_peer < f64::MAX {
-                line += &format!(" | {:.2}x", best_peer / table[si][0]);
-            } else {
-                line += " | -";
-            }
-            println!("{line}");
-        }
+        figures.families.push(family(kind, mode, decrypt, libs, &msg, ghz));
+    }
+    if let Err(e) = write_outputs(&args, &figures) {
+        eprintln!("bench: {e}");
+        std::process::exit(1);
     }
 }

@@ -1,0 +1,230 @@
+//! The benchmark's output beside its text tables (`cargo xtask bench --json FILE --svg DIR`): the figures of one
+//! run as data ([`Figures`]), written as JSON ([`Figures::to_json`]) and drawn as one SVG line chart per kernel
+//! family ([`svg::family_svg`]); the command line ([`Args::parse`]); and the OpenSSL peer ([`openssl`]).
+//! They live in the library, not in the binary, so that tests/tests/bench_output.rs can check them on a small
+//! fixed figure set.
+
+pub mod openssl;
+pub mod svg;
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// The benchmark's command line: `[FILTER] [--json FILE] [--svg DIR]`.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Args {
+    /// A kind ("sm4-ctr"), a prefix of several ("sm4"), or "jit" (the JIT report only).
+    pub filter: Option<String>,
+    /// Where to write the figures as JSON.
+    pub json: Option<PathBuf>,
+    /// The folder for one SVG chart per family.
+    pub svg: Option<PathBuf>,
+}
+
+impl Args {
+    /// Parses the arguments after the program name.
+    pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Args, String> {
+        let mut out = Args::default();
+        let mut it = args.into_iter();
+        while let Some(a) = it.next() {
+            let mut value = |flag: &str| it.next().ok_or_else(|| format!("{flag} needs a value"));
+            match a.as_str() {
+                "--json" => out.json = Some(value("--json")?.into()),
+                "--svg" => out.svg = Some(value("--svg")?.into()),
+                f if f.starts_with('-') => return Err(format!("unknown option {f}")),
+                _ if out.filter.is_some() => return Err(format!("a second filter {a}")),
+                _ => out.filter = Some(a),
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The machine a run was made on.
+#[derive(Debug, Clone, Default)]
+pub struct Machine {
+    /// The CPU model (Linux: /proc/cpuinfo's "model name"), or the architecture.
+    pub cpu: String,
+    /// The CPU features the kernels select on (the JIT's view of the host).
+    pub features: Vec<String>,
+    /// The calibrated core clock in GHz (x86_64), which turns ns/B into c/B.
+    pub ghz: Option<f64>,
+    /// The date of the run, UTC, as YYYY-MM-DD.
+    pub date: String,
+    /// The 1-minute load average at the start (Linux), so a busy machine shows.
+    pub load: Option<f64>,
+}
+
+impl Machine {
+    /// A one-line description: CPU, clock, date.
+    pub fn describe(&self) -> String {
+        let ghz = self.ghz.map(|g| format!(" at {g:.2} GHz")).unwrap_or_default();
+        format!("{}{ghz}, {}", self.cpu, self.date)
+    }
+}
+
+/// One measurement: a contender at one message size.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Point {
+    /// Message size in bytes.
+    pub size: usize,
+    /// Throughput in 10^6 bytes per second.
+    pub mbs: f64,
+    /// Core cycles per byte (absent where the clock was not calibrated).
+    pub cpb: Option<f64>,
+}
+
+/// One contender's line.
+#[derive(Debug, Clone)]
+pub struct Series {
+    /// The contender as the text table names it.
+    pub contender: String,
+    /// Whether it is this project's code (or a peer's).
+    pub ours: bool,
+    /// Its figures by message size.
+    pub points: Vec<Point>,
+}
+
+/// One kernel family ("GHASH", "SM4-CTR"): every contender's figures, and the peers that were missing.
+#[derive(Debug, Clone)]
+pub struct Family {
+    /// The family as the text table's heading names it.
+    pub name: String,
+    /// One per contender, in table order (the first is ours, best backend).
+    pub series: Vec<Series>,
+    /// Peers that could not be measured ("n/a"), with why.
+    pub missing: Vec<String>,
+}
+
+/// All figures of one run.
+#[derive(Debug, Clone, Default)]
+pub struct Figures {
+    /// Where they were measured.
+    pub machine: Machine,
+    /// How: samples, batch time.
+    pub method: String,
+    /// Per family, in run order.
+    pub families: Vec<Family>,
+}
+
+/// `s` as a JSON string literal.
+pub fn json_str(s: &str) -> String {
+    let mut o = String::with_capacity(s.len() + 2);
+    o.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            '\n' => o.push_str("\\n"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(o, "\\u{:04x}", c as u32);
+            }
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}
+
+/// A number as JSON (`null` when absent or not finite).
+fn json_num(x: Option<f64>) -> String {
+    match x {
+        Some(v) if v.is_finite() => format!("{v:.4}"),
+        _ => "null".into(),
+    }
+}
+
+impl Figures {
+    /// The figures as a JSON document: `{"machine": {...}, "method": "...", "families": [{"name", "missing",
+    /// "series": [{"contender", "ours", "points": [{"size", "mbs", "cpb"}]}]}]}`.
+    pub fn to_json(&self) -> String {
+        let m = &self.machine;
+        let features: Vec<String> = m.features.iter().map(|f| json_str(f)).collect();
+        let mut o = String::from("{\n");
+        let _ = writeln!(
+            o,
+            "  \"machine\": {{\"cpu\": {}, \"features\": [{}], \"ghz\": {}, \"date\": {}, \"load\": {}}},",
+            json_str(&m.cpu),
+            features.join(", "),
+            json_num(m.ghz),
+            json_str(&m.date),
+            json_num(m.load)
+        );
+        let _ = writeln!(o, "  \"method\": {},", json_str(&self.method));
+        o.push_str("  \"families\": [");
+        for (fi, f) in self.families.iter().enumerate() {
+            let missing: Vec<String> = f.missing.iter().map(|s| json_str(s)).collect();
+            let _ = write!(
+                o,
+                "{}\n    {{\"name\": {}, \"missing\": [{}], \"series\": [",
+                if fi == 0 { "" } else { "," },
+                json_str(&f.name),
+                missing.join(", ")
+            );
+            for (si, s) in f.series.iter().enumerate() {
+                let points: Vec<String> = s
+                    .points
+                    .iter()
+                    .map(|p| {
+                        format!(
+                            "{{\"size\": {}, \"mbs\": {}, \"cpb\": {}}}",
+                            p.size,
+                            json_num(Some(p.mbs)),
+                            json_num(p.cpb)
+                        )
+                    })
+                    .collect();
+                let _ = write!(
+                    o,
+                    "{}\n      {{\"contender\": {}, \"ours\": {}, \"points\": [{}]}}",
+                    if si == 0 { "" } else { "," },
+                    json_str(&s.contender),
+                    s.ours,
+                    points.join(", ")
+                );
+            }
+            o.push_str("\n    ]}");
+        }
+        o.push_str("\n  ]\n}\n");
+        o
+    }
+}
+
+/// Today's date (UTC) as YYYY-MM-DD, from the system clock (days to civil date: Howard Hinnant's published
+/// algorithm, written out here).
+pub fn utc_date() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    civil_date(secs / 86_400)
+}
+
+/// Days since 1970-01-01 as YYYY-MM-DD.
+pub fn civil_date(days: u64) -> String {
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// The CPU model (Linux: /proc/cpuinfo), else the architecture.
+pub fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name") || l.starts_with("Model"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string())
+}
+
+/// The 1-minute load average (Linux).
+pub fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg").ok()?.split_whitespace().next()?.parse().ok()
+}
