@@ -7,6 +7,8 @@
 //! so a field there would touch every ISA's table and the builder at once; the parallel table is checked
 //! complete and in `Op` order by a unit test, which keeps one home per instruction.
 
+pub mod ct;
+pub mod interp;
 pub mod x86_64;
 
 use crate::label::Label;
