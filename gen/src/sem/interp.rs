@@ -81,13 +81,10 @@ impl Program {
         Ok(steps)
     }
 
-    /// Puts the constants into `mem` and the arguments where the ABI passes them (stack arguments above a
-    /// return-address slot at `stack_top - 64`); returns the entry state.
-    pub fn setup(&self, mem: &mut Flat, args: &[u64], stack_top: u64) -> State {
-        for (l, bytes) in &self.consts {
-            let addr = mem.map(bytes);
-            mem.labels.insert(l.name().to_string(), addr);
-        }
+    /// The entry state: the arguments where the ABI passes them (stack arguments written to `mem` above a
+    /// return-address slot at `stack_top - 64`, the stack pointer; a `stack_top` 8 below a 16-byte boundary
+    /// gives the alignment a call leaves).
+    pub fn setup(&self, mem: &mut dyn Memory, args: &[u64], stack_top: u64) -> State {
         let mut s = State::default();
         s.gpr[4] = stack_top - 64;
         for (n, &a) in args.iter().enumerate() {
@@ -117,6 +114,14 @@ pub struct Flat {
 }
 
 impl Flat {
+    /// Maps the constants of `p` and names their addresses.
+    pub fn map_consts(&mut self, p: &Program) {
+        for (l, bytes) in &p.consts {
+            let addr = self.map(bytes);
+            self.labels.insert(l.name().to_string(), addr);
+        }
+    }
+
     /// Maps a copy of `bytes`; returns its address (64-byte aligned).
     pub fn map(&mut self, bytes: &[u8]) -> u64 {
         let end = self.regions.last().map_or(0x10_0000, |r| r.base + r.bytes.len() as u64);

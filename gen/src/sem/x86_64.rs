@@ -443,7 +443,10 @@ use Role::{None as N, R, RW, W};
 /// One [`Sem`]: `op [roles] read written undefined variable_time, |m, o| body`, the body a `Result<(), Fault>`
 /// (or `flow |m, o| body` for a body giving the [`Flow`]).
 macro_rules! sems {
-    ($( $op:ident [$($role:ident),*] $fr:expr, $fw:expr, $fu:expr, $vt:expr, $(flow $($fl:lifetime)?)? |$m:ident, $o:ident| $body:expr; )*) => {
+    ($(
+        $op:ident [$($role:ident),*] $fr:expr, $fw:expr, $fu:expr, $vt:expr,
+        $(flow $($fl:lifetime)?)? |$m:ident, $o:ident| $body:expr;
+    )*) => {
         &[$(Sem {
             op: Op::$op,
             roles: &[$($role),*],
