@@ -9,6 +9,7 @@ use super::interp::{Flat, Program, Stop};
 use super::x86_64::{address, sem, Machine, State};
 use super::Role;
 use crate::hash::FastSet;
+use crate::ir::Function;
 use crate::ir::Inst;
 use crate::isa::x86_64::{Mem, Op, Operand, Size, OPS, X86_64};
 
@@ -151,4 +152,71 @@ pub fn check(p: &Program, mem: &mut Flat, state: State, secret: &[(u64, u64)]) -
         }
     })?;
     Ok(found)
+}
+
+/// Which pointer parameters of the kernel roles point at secret bytes, by name, and the bytes a check maps for
+/// each: keys, round keys, key tables, hash and chaining state, tweak, MAC, plaintext and its output. The counter
+/// (`ctr`) is public: a nonce, sent in clear (the CTR kernels branch on its carry; see [`check_function`]).
+pub const PARAMS: &[(&str, Secrecy, usize)] = &[
+    ("rk", Secrecy::Secret, 128),
+    ("rk_enc", Secrecy::Secret, 128),
+    ("rk_dec", Secrecy::Secret, 128),
+    ("rk_tweak", Secrecy::Secret, 128),
+    ("key", Secrecy::Secret, 16),
+    ("h", Secrecy::Secret, 16),
+    ("table", Secrecy::Secret, 256),
+    ("htable", Secrecy::Secret, 256),
+    ("state", Secrecy::Secret, 64),
+    ("iv", Secrecy::Secret, 64),
+    ("tweak", Secrecy::Secret, 64),
+    ("mac", Secrecy::Secret, 64),
+    ("ctr", Secrecy::PublicBuffer, 64),
+    ("src", Secrecy::Secret, 0),
+    ("dst", Secrecy::Secret, 0),
+    ("data", Secrecy::Secret, 0),
+    ("nblocks", Secrecy::Length, 0),
+    ("len", Secrecy::Length, 0),
+];
+
+/// What a parameter is to the checker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Secrecy {
+    /// A pointer to secret bytes (size 0 in [`PARAMS`]: a data buffer of the block count).
+    Secret,
+    /// A pointer to public bytes.
+    PublicBuffer,
+    /// A public length (`nblocks`: blocks; `len`: bytes, `16 n + n % 7`).
+    Length,
+}
+
+/// Interprets `f`, whose parameters are named `params` (see [`PARAMS`]), over `n` blocks from made-up buffers,
+/// with the secret ones tainted (and the counter too when `secret_ctr`); returns the violations.
+pub fn check_function(
+    f: &Function<X86_64>,
+    params: &[&str],
+    n: usize,
+    secret_ctr: bool,
+) -> Result<Vec<Finding>, String> {
+    let mut flat = Flat::default();
+    let (mut args, mut secret) = (Vec::new(), Vec::new());
+    for name in params {
+        let &(_, what, size) =
+            PARAMS.iter().find(|p| p.0 == *name).ok_or(format!("parameter {name}: secret or not?"))?;
+        if what == Secrecy::Length {
+            args.push(if *name == "len" { (16 * n + n % 7) as u64 } else { n as u64 });
+            continue;
+        }
+        let bytes = if size == 0 { (n + 2) * 16 } else { size };
+        let data: Vec<u8> = (0..bytes).map(|i| (i * 7 + 3) as u8).collect();
+        let addr = flat.map(&data);
+        args.push(addr);
+        if what == Secrecy::Secret || secret_ctr {
+            secret.push((addr, bytes as u64));
+        }
+    }
+    let stack = flat.map(&[0; 1 << 16]) + (1 << 16) - 8;
+    let p = Program::new(f);
+    flat.map_consts(&p);
+    let state = p.setup(&mut flat, &args, stack);
+    check(&p, &mut flat, state, &secret).map_err(|e| format!("{}: {e:?}", f.name))
 }
