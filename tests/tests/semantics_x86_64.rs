@@ -3,11 +3,12 @@
 //! lowering into a harness that loads a random state (16 GPRs, 16 ymm, the status flags, a memory buffer),
 //! runs the one instruction, and stores the state back; the model runs on the same state and both results must
 //! agree bit for bit (flags the architecture leaves undefined aside). A mismatch names the entry and operands.
+//! Conditional branches are checked on their own: `jcc` over a `mov` of a marker, taken or not as the model says.
 //! The negative test runs the same comparison on a model with one bit flipped and requires it to be caught.
 #![cfg(all(target_arch = "x86_64", target_os = "linux"))]
 
 use asmgen::isa::x86_64::{mem, Gpr, Op, Operand, Size, X86Feature, OPS, X86_64};
-use asmgen::sem::x86_64::{sem, Machine, State, STATUS};
+use asmgen::sem::x86_64::{sem, Machine, State, AF, CF, OF, PF, SF, STATUS, ZF};
 use asmgen::sem::{Fault, Memory};
 use asmgen::{Abi, Builder};
 use asmgen_tests::Rng;
@@ -302,4 +303,44 @@ fn a_wrong_model_is_caught() {
     };
     let errors = compare(2, 2, wrong);
     assert!(errors.iter().any(|e| e.starts_with("vpxor_y")), "{errors:?}");
+}
+
+#[test]
+fn conditional_branches_agree_with_this_cpu() {
+    let mut rng = Rng::new(0xb4);
+    let mov = [0x48, 0xb8, 1, 2, 3, 4, 5, 6, 7, 8]; // mov rax, 0x0807060504030201
+    let mut checked = 0;
+    for (i, info) in OPS.iter().enumerate() {
+        let op = Op::ALL[i];
+        if !info.kinds.contains(&"Target") || op == Op::jmp {
+            continue;
+        }
+        // The rel8 form, jumping over the mov.
+        let code = info.encoding.unwrap().0[0];
+        let jcc = Instruction::with_branch(code, 2 + mov.len() as u64).unwrap();
+        let mut enc = Encoder::new(64);
+        enc.encode(&jcc, 0).unwrap();
+        let mut inst = enc.take_buffer();
+        inst.extend_from_slice(&mov);
+        let exec = Exec::new(&harness(&inst));
+        let label = asmgen::Label::named("t");
+        let ops = [Operand::Label(label)];
+        for flags in 0..64u64 {
+            // Every combination of CF, PF, AF, ZF, SF, OF.
+            let f = [CF, PF, AF, ZF, SF, OF]
+                .iter()
+                .enumerate()
+                .fold(2, |a, (b, m)| a | if flags >> b & 1 == 1 { *m } else { 0 });
+            let mut raw = Raw { gpr: [0; 16], vec: [[0; 32]; 16], flags: f };
+            raw.gpr[0] = rng.next_u64();
+            let mut mem = Buffer { base: 0, bytes: vec![] };
+            let mut m = Machine { state: State { gpr: raw.gpr, vec: raw.vec, flags: f }, mem: &mut mem };
+            let taken = matches!((sem(op).exec)(&mut m, &ops).unwrap(), asmgen::sem::Flow::Jump(_));
+            exec.run(&mut raw);
+            let native_taken = raw.gpr[0] != u64::from_le_bytes(mov[2..].try_into().unwrap());
+            assert_eq!(taken, native_taken, "{} with flags {f:#x}", info.name);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 6 * 64, "{checked}");
 }
