@@ -1,5 +1,5 @@
 //! The constant-time checker (`asmgen::sem::ct`) over every x86_64 kernel: each function of each set is
-//! interpreted from its description (System V) for a few block counts with its secret buffers tainted (per
+//! interpreted from its description (System V and Win64) for a few block counts with its secret buffers tainted (per
 //! parameter name, `asmgen::sem::ct::PARAMS`: keys, round keys, key tables, hash and chaining state, plaintext,
 //! tweak, MAC; pointers and lengths are public), and must branch on no secret flag and address no memory through
 //! a secret register. The CTR/CCM counter (`ctr`) is public (a nonce, sent in clear): the CTR kernels branch on
@@ -24,8 +24,8 @@ fn check_all(secret_ctr: bool) -> (Vec<String>, usize) {
     let mut checked = 0;
     // Fewer under qemu (`cargo xtask cross`): the interpreter runs emulated there.
     let counts: Vec<usize> = if asmgen_tests::SLOW_TARGET { vec![1, 9] } else { vec![1, 3, 17] };
-    for set in X86_64_SETS {
-        for k in (set.build)(Abi::SysV).unwrap() {
+    for (set, abi) in X86_64_SETS.iter().flat_map(|s| [(s, Abi::SysV), (s, Abi::Win64)]) {
+        for k in (set.build)(abi).unwrap() {
             let counts: &[usize] = if k.role.params().iter().any(|(_, t)| *t == CType::Size) { &counts } else { &[0] };
             for &n in counts {
                 findings.extend(run(&k.function, k.role.params(), n, secret_ctr));
