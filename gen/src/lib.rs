@@ -36,6 +36,7 @@ pub mod lower;
 pub mod platform;
 pub mod property;
 pub mod report;
+pub mod sem;
 pub mod syntax;
 pub mod target;
 

@@ -159,6 +159,12 @@ pub(crate) fn jit_name(set: &str) -> &'static str {
     named("jit/", set)
 }
 
+/// The name of the interpreter's backend of set `set` (`interp/<set>`).
+#[cfg(all(feature = "interp", target_pointer_width = "64", target_endian = "little"))]
+pub(crate) fn interp_name(set: &str) -> &'static str {
+    named("interp/", set)
+}
+
 /// The name of the listings' backend of set `set` (`aot/<set>`).
 pub(crate) fn aot_name(set: &str) -> &'static str {
     named("aot/", set)

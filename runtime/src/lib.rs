@@ -42,6 +42,8 @@ mod backend;
 mod cpu;
 mod error;
 mod ghash;
+#[cfg(all(feature = "interp", target_pointer_width = "64", target_endian = "little"))]
+mod interp;
 #[cfg(feature = "jit")]
 pub mod jit;
 mod sm4;

@@ -71,6 +71,15 @@ fn hashes(with_jit: bool) -> Hashes {
         let _ = with_jit;
         Vec::new()
     };
+    // The interpreter's sets (feature `interp`), after the JIT's: chosen only by ASMGEN_BACKEND=jit without a JIT.
+    #[cfg(all(feature = "interp", target_pointer_width = "64", target_endian = "little"))]
+    let jit = {
+        let mut jit = jit;
+        if with_jit {
+            jit.extend(crate::interp::backends("ghash", &from_roles));
+        }
+        jit
+    };
     let (jit_g, jit_p): (Vec<_>, Vec<_>) = jit.into_iter().unzip();
     Hashes {
         ghash: Registry::new(PORTABLE_GHASH, aot_g, jit_g),

@@ -138,6 +138,15 @@ fn registry(with_jit: bool) -> Registry<Sm4Kernels> {
         let _ = with_jit;
         Vec::new()
     };
+    // The interpreter's sets (feature `interp`), after the JIT's: chosen only by ASMGEN_BACKEND=jit without a JIT.
+    #[cfg(all(feature = "interp", target_pointer_width = "64", target_endian = "little"))]
+    let jit = {
+        let mut jit = jit;
+        if with_jit {
+            jit.extend(crate::interp::backends("sm4", &from_roles));
+        }
+        jit
+    };
     Registry::new(PORTABLE, backend::aot_backends("sm4", &from_roles), jit)
 }
 

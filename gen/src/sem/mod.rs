@@ -1,0 +1,66 @@
+//! Instruction semantics: a machine state, memory behind a trait (so an interpreter can hook every address), and
+//! per ISA a table giving each instruction-table entry its operand roles, the flags it reads and writes and an
+//! execution function. Only x86_64 has one so far ([`x86_64`]); aarch64 and riscv64 are to follow the same shape.
+//!
+//! The semantics live in a table parallel to the ISA's own (`isa::x86_64::OPS`), keyed by the same `Op`: the
+//! ISA table is a macro expanded twice (the data and the builder's methods) and shared in shape by three ISAs,
+//! so a field there would touch every ISA's table and the builder at once; the parallel table is checked
+//! complete and in `Op` order by a unit test, which keeps one home per instruction.
+
+pub mod ct;
+pub mod interp;
+pub mod x86_64;
+
+use crate::label::Label;
+
+/// Bytes of a vector register (256 bits: ymm; a constant so that zmm can follow).
+pub const VEC_BYTES: usize = 32;
+/// Number of vector registers (16: VEX; 32 with EVEX later).
+pub const VEC_REGS: usize = 16;
+
+/// How an instruction uses an operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Read only (a memory operand's address registers are always read).
+    R,
+    /// Written only.
+    W,
+    /// Read and written.
+    RW,
+    /// Neither: an address computed but not accessed (`lea`), a branch target, an immediate.
+    None,
+}
+
+/// A memory access the interpreter could not serve.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    /// The address.
+    pub addr: u64,
+    /// The access's width in bytes.
+    pub len: usize,
+    /// What went wrong.
+    pub what: &'static str,
+}
+
+/// Memory as the semantics see it: reads and writes by address, and the addresses of labels (constants).
+pub trait Memory {
+    /// Reads `out.len()` bytes at `addr`.
+    fn read(&mut self, addr: u64, out: &mut [u8]) -> Result<(), Fault>;
+    /// Writes `data` at `addr`.
+    fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), Fault>;
+    /// The address of a label (a constant of the function), if it has one.
+    fn label(&self, _label: &Label) -> Option<u64> {
+        None
+    }
+}
+
+/// What an instruction does to the control flow.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Flow<'a> {
+    /// Continue with the next instruction.
+    Next,
+    /// Continue at a label.
+    Jump(&'a Label),
+    /// Return to the caller.
+    Ret,
+}

@@ -1,0 +1,649 @@
+//! x86_64 semantics: the machine state and one [`Sem`] per entry of `isa::x86_64::OPS`, in `Op` order
+//! ([`sem`] looks an entry up). Vector registers hold [`VEC_BYTES`] bytes, little-endian; writing an xmm
+//! register (VEX) zeroes the rest of it.
+
+use super::{Fault, Flow, Memory, Role, VEC_BYTES, VEC_REGS};
+use crate::isa::x86_64::{Mem, Op, Operand, Size};
+
+/// Carry flag.
+pub const CF: u64 = 1;
+/// Parity flag.
+pub const PF: u64 = 1 << 2;
+/// Auxiliary-carry flag.
+pub const AF: u64 = 1 << 4;
+/// Zero flag.
+pub const ZF: u64 = 1 << 6;
+/// Sign flag.
+pub const SF: u64 = 1 << 7;
+/// Overflow flag.
+pub const OF: u64 = 1 << 11;
+/// The six status flags.
+pub const STATUS: u64 = CF | PF | AF | ZF | SF | OF;
+
+/// A vector register's bytes.
+pub type Vector = [u8; VEC_BYTES];
+
+/// The architectural state the semantics change.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct State {
+    /// rax..r15.
+    pub gpr: [u64; 16],
+    /// xmm/ymm 0..15.
+    pub vec: [Vector; VEC_REGS],
+    /// RFLAGS (the status flags are the ones modelled).
+    pub flags: u64,
+}
+
+impl Default for State {
+    fn default() -> State {
+        State { gpr: [0; 16], vec: [[0; VEC_BYTES]; VEC_REGS], flags: 0 }
+    }
+}
+
+/// The state and memory an instruction runs on.
+pub struct Machine<'m> {
+    /// Registers and flags.
+    pub state: State,
+    /// Memory.
+    pub mem: &'m mut dyn Memory,
+}
+
+/// An entry's execution function.
+pub type Exec = for<'o> fn(&mut Machine<'_>, &'o [Operand]) -> Result<Flow<'o>, Fault>;
+
+/// The semantics of one table entry.
+pub struct Sem {
+    /// The entry (checked equal to its index).
+    pub op: Op,
+    /// Each operand's role, in the table's operand order.
+    pub roles: &'static [Role],
+    /// Status flags read.
+    pub flags_read: u64,
+    /// Status flags written (defined or not).
+    pub flags_written: u64,
+    /// Of those written, the ones the architecture leaves undefined (not compared with hardware).
+    pub flags_undefined: u64,
+    /// Whether the latency may depend on operand values (a constant-time hazard with secret operands).
+    pub variable_time: bool,
+    /// What it does.
+    pub exec: Exec,
+}
+
+/// The semantics of an entry.
+pub fn sem(op: Op) -> &'static Sem {
+    &SEMS[op as usize]
+}
+
+/// The address a memory operand names.
+pub fn address(m: &mut Machine<'_>, a: &Mem) -> Result<u64, Fault> {
+    let mut addr = (a.disp as i64) as u64;
+    if let Some(l) = &a.label {
+        let base = m.mem.label(l).ok_or(Fault { addr: 0, len: 0, what: "unknown label" })?;
+        addr = addr.wrapping_add(base);
+    }
+    if let Some(b) = a.base {
+        addr = addr.wrapping_add(m.state.gpr[b.0 as usize]);
+    }
+    if let Some((i, s)) = a.index {
+        addr = addr.wrapping_add(m.state.gpr[i.0 as usize].wrapping_mul(s as u64));
+    }
+    Ok(addr)
+}
+
+fn size_bytes(s: Size) -> usize {
+    match s {
+        Size::Dword => 4,
+        Size::Qword => 8,
+        Size::Xmmword => 16,
+        Size::Ymmword => 32,
+    }
+}
+
+/// Reads a general-purpose operand (register, 32-bit register, immediate sign-extended, or qword memory).
+fn gpr(m: &mut Machine<'_>, o: &Operand) -> Result<u64, Fault> {
+    Ok(match o {
+        Operand::Gpr(n) => m.state.gpr[*n as usize],
+        Operand::Gpr32(n) => m.state.gpr[*n as usize] & 0xffff_ffff,
+        Operand::Imm(i) => *i as u64,
+        Operand::Sel(i) => *i as u64,
+        Operand::Mem(_, a) => {
+            let addr = address(m, a)?;
+            let mut b = [0; 8];
+            m.mem.read(addr, &mut b)?;
+            u64::from_le_bytes(b)
+        }
+        _ => unreachable!("not a general-purpose operand: {o:?}"),
+    })
+}
+
+fn set_gpr(m: &mut Machine<'_>, o: &Operand, v: u64) -> Result<(), Fault> {
+    match o {
+        Operand::Gpr(n) => m.state.gpr[*n as usize] = v,
+        Operand::Gpr32(n) => m.state.gpr[*n as usize] = v & 0xffff_ffff,
+        Operand::Mem(_, a) => {
+            let addr = address(m, a)?;
+            m.mem.write(addr, &v.to_le_bytes())?;
+        }
+        _ => unreachable!("not a general-purpose destination: {o:?}"),
+    }
+    Ok(())
+}
+
+/// Reads a vector operand; memory is read at its width, the rest zero.
+fn vec(m: &mut Machine<'_>, o: &Operand) -> Result<Vector, Fault> {
+    let mut v = [0; VEC_BYTES];
+    match o {
+        Operand::Xmm(n) => v[..16].copy_from_slice(&m.state.vec[*n as usize][..16]),
+        Operand::Ymm(n) => v = m.state.vec[*n as usize],
+        Operand::Mem(s, a) => {
+            let addr = address(m, a)?;
+            m.mem.read(addr, &mut v[..size_bytes(*s)])?;
+        }
+        _ => unreachable!("not a vector operand: {o:?}"),
+    }
+    Ok(v)
+}
+
+/// Writes a vector operand: xmm zeroes the upper bytes (VEX), memory is written at its width.
+fn set_vec(m: &mut Machine<'_>, o: &Operand, v: Vector) -> Result<(), Fault> {
+    match o {
+        Operand::Xmm(n) => {
+            m.state.vec[*n as usize] = [0; VEC_BYTES];
+            m.state.vec[*n as usize][..16].copy_from_slice(&v[..16]);
+        }
+        Operand::Ymm(n) => m.state.vec[*n as usize] = v,
+        Operand::Mem(s, a) => {
+            let addr = address(m, a)?;
+            m.mem.write(addr, &v[..size_bytes(*s)])?;
+        }
+        _ => unreachable!("not a vector destination: {o:?}"),
+    }
+    Ok(())
+}
+
+/// The width in bytes an operation works on: that of its destination register.
+fn width(o: &Operand) -> usize {
+    match o {
+        Operand::Ymm(_) | Operand::Mem(Size::Ymmword, _) => 32,
+        _ => 16,
+    }
+}
+
+fn imm(o: &Operand) -> u64 {
+    match o {
+        Operand::Imm(i) => *i as u64,
+        Operand::Sel(s) => *s as u64,
+        _ => unreachable!("not an immediate: {o:?}"),
+    }
+}
+
+// --- general-purpose -------------------------------------------------------------------------------------
+
+fn result_flags(r: u64, bits: u32) -> u64 {
+    let mut f = 0;
+    if r & (u64::MAX >> (64 - bits)) == 0 {
+        f |= ZF;
+    }
+    if (r >> (bits - 1)) & 1 == 1 {
+        f |= SF;
+    }
+    if (r as u8).count_ones() % 2 == 0 {
+        f |= PF;
+    }
+    f
+}
+
+fn set_flags(m: &mut Machine<'_>, written: u64, f: u64) {
+    m.state.flags = (m.state.flags & !written) | (f & written);
+}
+
+fn add_flags(a: u64, b: u64, carry: u64) -> (u64, u64) {
+    let wide = a as u128 + b as u128 + carry as u128;
+    let r = wide as u64;
+    let mut f = result_flags(r, 64) | ((a ^ b ^ r) & 0x10);
+    f |= if wide >> 64 != 0 { CF } else { 0 };
+    f |= if ((a ^ r) & (b ^ r)) >> 63 != 0 { OF } else { 0 };
+    (r, f)
+}
+
+fn sub_flags(a: u64, b: u64) -> (u64, u64) {
+    let r = a.wrapping_sub(b);
+    let mut f = result_flags(r, 64) | ((a ^ b ^ r) & 0x10);
+    f |= if a < b { CF } else { 0 };
+    f |= if ((a ^ b) & (a ^ r)) >> 63 != 0 { OF } else { 0 };
+    (r, f)
+}
+
+fn arith(m: &mut Machine<'_>, ops: &[Operand], kind: u8) -> Result<(), Fault> {
+    let (a, b) = (gpr(m, &ops[0])?, gpr(m, &ops[1])?);
+    let (r, f) = match kind {
+        b'+' => add_flags(a, b, 0),
+        b'c' => add_flags(a, b, m.state.flags & CF),
+        b'-' | b'?' => sub_flags(a, b),
+        b'&' | b't' => (a & b, result_flags(a & b, 64)),
+        _ => (a ^ b, result_flags(a ^ b, 32)),
+    };
+    set_flags(m, STATUS, f);
+    if kind != b'?' && kind != b't' {
+        set_gpr(m, &ops[0], r)?;
+    }
+    Ok(())
+}
+
+fn shift(m: &mut Machine<'_>, ops: &[Operand], left: bool) -> Result<(), Fault> {
+    let a = gpr(m, &ops[0])?;
+    let c = imm(&ops[1]) & 63;
+    if c == 0 {
+        return Ok(());
+    }
+    let (r, cf) = if left { (a << c, (a >> (64 - c)) & 1) } else { (a >> c, (a >> (c - 1)) & 1) };
+    let of = if left { (r >> 63) ^ cf } else { a >> 63 };
+    set_flags(m, STATUS, result_flags(r, 64) | cf | if of != 0 { OF } else { 0 });
+    set_gpr(m, &ops[0], r)
+}
+
+fn push_pop(m: &mut Machine<'_>, ops: &[Operand], push: bool) -> Result<(), Fault> {
+    let sp = m.state.gpr[4];
+    if push {
+        let v = gpr(m, &ops[0])?;
+        m.state.gpr[4] = sp.wrapping_sub(8);
+        m.mem.write(sp.wrapping_sub(8), &v.to_le_bytes())
+    } else {
+        let mut b = [0; 8];
+        m.mem.read(sp, &mut b)?;
+        m.state.gpr[4] = sp.wrapping_add(8);
+        set_gpr(m, &ops[0], u64::from_le_bytes(b))
+    }
+}
+
+fn jump<'o>(m: &Machine<'_>, ops: &'o [Operand], taken: fn(u64) -> bool) -> Flow<'o> {
+    match &ops[0] {
+        Operand::Label(l) if taken(m.state.flags) => Flow::Jump(l),
+        _ => Flow::Next,
+    }
+}
+
+// --- vector helpers ----------------------------------------------------------------------------------------
+
+/// Per 128-bit lane `f(a, b, lane)` over `w` bytes.
+fn lanes(w: usize, a: &Vector, b: &Vector, f: impl Fn(&[u8], &[u8]) -> [u8; 16]) -> Vector {
+    let mut d = [0; VEC_BYTES];
+    for l in 0..w / 16 {
+        let r = l * 16..l * 16 + 16;
+        d[r.clone()].copy_from_slice(&f(&a[r.clone()], &b[r]));
+    }
+    d
+}
+
+fn qwords(v: &[u8]) -> Vec<u64> {
+    v.chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect()
+}
+fn dwords(v: &[u8]) -> Vec<u32> {
+    v.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+fn from_q(q: &[u64]) -> Vec<u8> {
+    q.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+fn from_d(d: &[u32]) -> Vec<u8> {
+    d.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// Qword-wise `f(a, b)` over `w` bytes.
+fn q2(w: usize, a: &Vector, b: &Vector, f: impl Fn(u64, u64) -> u64) -> Vector {
+    let (a, b) = (qwords(a), qwords(b));
+    let d: Vec<u64> = (0..w / 8).map(|i| f(a[i], b[i])).collect();
+    let mut v = [0; VEC_BYTES];
+    v[..w].copy_from_slice(&from_q(&d));
+    v
+}
+
+/// Dword-wise `f(a, b)` over `w` bytes.
+fn d2(w: usize, a: &Vector, b: &Vector, f: impl Fn(u32, u32) -> u32) -> Vector {
+    let (a, b) = (dwords(a), dwords(b));
+    let d: Vec<u32> = (0..w / 4).map(|i| f(a[i], b[i])).collect();
+    let mut v = [0; VEC_BYTES];
+    v[..w].copy_from_slice(&from_d(&d));
+    v
+}
+
+/// `d = f(w, a, b)` with `a`, `b` the second and third operands.
+fn vop(m: &mut Machine<'_>, ops: &[Operand], f: impl Fn(usize, &Vector, &Vector) -> Vector) -> Result<(), Fault> {
+    let (a, b) = (vec(m, &ops[1])?, vec(m, &ops[2])?);
+    set_vec(m, &ops[0], f(width(&ops[0]), &a, &b))
+}
+
+/// `d = f(w, a, imm)` with `a` the second operand and the immediate the third.
+fn vimm(m: &mut Machine<'_>, ops: &[Operand], f: impl Fn(usize, &Vector, u64) -> Vector) -> Result<(), Fault> {
+    let a = vec(m, &ops[1])?;
+    set_vec(m, &ops[0], f(width(&ops[0]), &a, imm(&ops[2])))
+}
+
+// --- GF(2^8), AES, carry-less multiplication -----------------------------------------------------------------
+
+const fn gf_mul(mut a: u8, mut b: u8) -> u8 {
+    let mut r = 0;
+    while b != 0 {
+        if b & 1 != 0 {
+            r ^= a;
+        }
+        a = (a << 1) ^ if a & 0x80 != 0 { 0x1b } else { 0 };
+        b >>= 1;
+    }
+    r
+}
+
+/// The inverse in GF(2^8)/0x11b (0 maps to 0): `x^254`.
+const fn gf_inv(x: u8) -> u8 {
+    let mut r = 1;
+    let mut i = 0;
+    while i < 254 {
+        r = gf_mul(r, x);
+        i += 1;
+    }
+    r
+}
+
+/// `A·x ^ c` with the bit matrix `A` of a qword (row `i` in byte `7 - i`).
+fn affine(a: u64, x: u8, c: u8) -> u8 {
+    (0..8).fold(0, |r, i| {
+        let row = (a >> (8 * (7 - i))) as u8;
+        r | ((((row & x).count_ones() & 1) as u8 ^ ((c >> i) & 1)) << i)
+    })
+}
+
+/// The AES S-box, from its definition (inverse, then the affine map with 0x63).
+const fn sbox() -> [u8; 256] {
+    let mut t = [0; 256];
+    let mut i = 0;
+    while i < 256 {
+        let x = gf_inv(i as u8);
+        t[i] = x ^ x.rotate_left(1) ^ x.rotate_left(2) ^ x.rotate_left(3) ^ x.rotate_left(4) ^ 0x63;
+        i += 1;
+    }
+    t
+}
+const SBOX: [u8; 256] = sbox();
+const INV: [u8; 256] = {
+    let mut t = [0; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = gf_inv(i as u8);
+        i += 1;
+    }
+    t
+};
+
+fn gf2p8affine(w: usize, x: &Vector, m: &Vector, c: u64, inverse: bool) -> Vector {
+    let mut d = [0; VEC_BYTES];
+    for i in 0..w {
+        let a = u64::from_le_bytes(m[i / 8 * 8..i / 8 * 8 + 8].try_into().unwrap());
+        let v = if inverse { INV[x[i] as usize] } else { x[i] };
+        d[i] = affine(a, v, c as u8);
+    }
+    d
+}
+
+fn aesenclast(a: &[u8], k: &[u8]) -> [u8; 16] {
+    let mut d = [0; 16];
+    for c in 0..4 {
+        for r in 0..4 {
+            d[r + 4 * c] = SBOX[a[r + 4 * ((c + r) % 4)] as usize] ^ k[r + 4 * c];
+        }
+    }
+    d
+}
+
+fn clmul(a: u64, b: u64) -> u128 {
+    (0..64).filter(|i| (b >> i) & 1 == 1).fold(0, |r, i| r ^ ((a as u128) << i))
+}
+
+fn pclmul(a: &[u8], b: &[u8], sel: u64) -> [u8; 16] {
+    let (a, b) = (qwords(a), qwords(b));
+    clmul(a[(sel & 1) as usize], b[((sel >> 4) & 1) as usize]).to_le_bytes()
+}
+
+fn pshufb(a: &[u8], b: &[u8]) -> [u8; 16] {
+    std::array::from_fn(|i| if b[i] & 0x80 != 0 { 0 } else { a[(b[i] & 15) as usize] })
+}
+
+/// Per lane: `[b, a]` shifted right by `n` bytes (the low 16 bytes).
+fn palignr(a: &[u8], b: &[u8], n: u64) -> [u8; 16] {
+    let cat: Vec<u8> = b.iter().chain(a).copied().collect();
+    std::array::from_fn(|i| cat.get(i + n as usize).copied().unwrap_or(0))
+}
+
+fn unpack(a: &[u8], b: &[u8], size: usize, high: bool) -> [u8; 16] {
+    let half = if high { 8 } else { 0 };
+    std::array::from_fn(|i| {
+        let (elem, off) = (i / size, i % size);
+        let src = if elem % 2 == 0 { a } else { b };
+        src[half + (elem / 2) * size + off]
+    })
+}
+
+fn byte_shift(a: &[u8], n: u64, left: bool) -> [u8; 16] {
+    let n = n.min(16) as usize;
+    std::array::from_fn(|i| match left {
+        true if i >= n => a[i - n],
+        false if i + n < 16 => a[i + n],
+        _ => 0,
+    })
+}
+
+fn pshufd(a: &[u8], sel: u64) -> [u8; 16] {
+    let d = dwords(a);
+    let out: Vec<u32> = (0..4).map(|j| d[((sel >> (2 * j)) & 3) as usize]).collect();
+    from_d(&out).try_into().unwrap()
+}
+
+// --- the table ---------------------------------------------------------------------------------------------------
+
+use Role::{None as N, R, RW, W};
+
+/// One [`Sem`]: `op [roles] read written undefined variable_time, |m, o| body`, the body a `Result<(), Fault>`
+/// (or `flow |m, o| body` for a body giving the [`Flow`]).
+macro_rules! sems {
+    ($(
+        $op:ident [$($role:ident),*] $fr:expr, $fw:expr, $fu:expr, $vt:expr,
+        $(flow $($fl:lifetime)?)? |$m:ident, $o:ident| $body:expr;
+    )*) => {
+        &[$(Sem {
+            op: Op::$op,
+            roles: &[$($role),*],
+            flags_read: $fr,
+            flags_written: $fw,
+            flags_undefined: $fu,
+            variable_time: $vt,
+            exec: {
+                #[allow(unused_variables)]
+                fn f<'o>($m: &mut Machine<'_>, $o: &'o [Operand]) -> Result<Flow<'o>, Fault> {
+                    sems!(@body $(flow $($fl)?)? $body)
+                }
+                f
+            },
+        }),*]
+    };
+    (@body flow $body:expr) => { Ok($body) };
+    (@body $body:expr) => { $body.map(|()| Flow::Next) };
+}
+
+/// Status flags of a logic operation that the architecture leaves undefined.
+const LOGIC_U: u64 = AF;
+/// Status flags of a shift left undefined (OF unless the count is 1, AF).
+const SHIFT_U: u64 = AF | OF;
+
+/// The semantics, in `Op` order.
+static SEMS: &[Sem] = sems! {
+    mov [W, R] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])?; set_gpr(m, &o[0], v) };
+    mov_load [W, R] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])?; set_gpr(m, &o[0], v) };
+    mov_store [W, R] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])?; set_gpr(m, &o[0], v) };
+    lea [W, N] 0, 0, 0, false, |m, o| {
+        let Operand::Mem(_, a) = &o[1] else { unreachable!() };
+        let v = address(m, a)?;
+        set_gpr(m, &o[0], v)
+    };
+    add [RW, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'+');
+    adc [RW, R] CF, STATUS, 0, false, |m, o| arith(m, o, b'c');
+    sub [RW, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'-');
+    and [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'&');
+    xor32 [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'^');
+    cmp [R, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'?');
+    test [R, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b't');
+    shl [RW, N] 0, STATUS, SHIFT_U, false, |m, o| shift(m, o, true);
+    shr [RW, N] 0, STATUS, SHIFT_U, false, |m, o| shift(m, o, false);
+    bswap [RW] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[0])?; set_gpr(m, &o[0], v.swap_bytes()) };
+    push [R] 0, 0, 0, false, |m, o| push_pop(m, o, true);
+    pop [W] 0, 0, 0, false, |m, o| push_pop(m, o, false);
+    jmp [N] 0, 0, 0, false, flow |m, o| jump(m, o, |_| true);
+    jz [N] ZF, 0, 0, false, flow |m, o| jump(m, o, |f| f & ZF != 0);
+    jnz [N] ZF, 0, 0, false, flow |m, o| jump(m, o, |f| f & ZF == 0);
+    jb [N] CF, 0, 0, false, flow |m, o| jump(m, o, |f| f & CF != 0);
+    jae [N] CF, 0, 0, false, flow |m, o| jump(m, o, |f| f & CF == 0);
+    ja [N] CF | ZF, 0, 0, false, flow |m, o| jump(m, o, |f| f & (CF | ZF) == 0);
+    jbe [N] CF | ZF, 0, 0, false, flow |m, o| jump(m, o, |f| f & (CF | ZF) != 0);
+    ret [] 0, 0, 0, false, flow |m, o| Flow::Ret;
+    vmovdqu_load [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovdqu_store [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovdqa [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovdqa_store [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovq_load [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovq_gpr [W, R] 0, 0, 0, false, |m, o| {
+        let v = gpr(m, &o[1])?;
+        let mut d = [0; VEC_BYTES];
+        d[..8].copy_from_slice(&v.to_le_bytes());
+        set_vec(m, &o[0], d)
+    };
+    vmovd_store [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vpinsrq [W, R, R, N] 0, 0, 0, false, |m, o| {
+        let (mut a, s, n) = (vec(m, &o[1])?, gpr(m, &o[2])?, imm(&o[3]) as usize & 1);
+        a[n * 8..n * 8 + 8].copy_from_slice(&s.to_le_bytes());
+        set_vec(m, &o[0], a)
+    };
+    vbroadcastss [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 4);
+    vpxor [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x ^ y));
+    vpand [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x & y));
+    vpor [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x | y));
+    vpandn [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| !x & y));
+    vpaddd [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| d2(w, a, b, u32::wrapping_add));
+    vpaddq [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, u64::wrapping_add));
+    vpsubq [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, u64::wrapping_sub));
+    vpshufb [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, pshufb));
+    vpshufd [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| lanes(w, a, a, |x, _| pshufd(x, n)));
+    vpalignr [W, R, R, N] 0, 0, 0, false, |m, o| {
+        let n = imm(&o[3]);
+        vop(m, o, |w, a, b| lanes(w, a, b, |x, y| palignr(x, y, n)))
+    };
+    vpunpckldq [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, |x, y| unpack(x, y, 4, false)));
+    vpunpckhdq [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, |x, y| unpack(x, y, 4, true)));
+    vpunpcklqdq [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, |x, y| unpack(x, y, 8, false)));
+    vpunpckhqdq [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, |x, y| unpack(x, y, 8, true)));
+    vpsllq [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| q2(w, a, a, |x, _| if n > 63 { 0 } else { x << n }));
+    vpsrlq [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| q2(w, a, a, |x, _| if n > 63 { 0 } else { x >> n }));
+    vpsrad [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| d2(w, a, a, |x, _| ((x as i32) >> n.min(31)) as u32));
+    vpslld [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| d2(w, a, a, |x, _| if n > 31 { 0 } else { x << n }));
+    vpsrld [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| d2(w, a, a, |x, _| if n > 31 { 0 } else { x >> n }));
+    vpslldq [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| lanes(w, a, a, |x, _| byte_shift(x, n, true)));
+    vpsrldq [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| lanes(w, a, a, |x, _| byte_shift(x, n, false)));
+    vpclmulqdq [W, R, R, N] 0, 0, 0, false, |m, o| {
+        let n = imm(&o[3]);
+        vop(m, o, |w, a, b| lanes(w, a, b, |x, y| pclmul(x, y, n)))
+    };
+    vaesenclast [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesenclast));
+    vgf2p8affineqb [W, R, R, N] 0, 0, 0, false, |m, o| {
+        let c = imm(&o[3]);
+        vop(m, o, |w, a, b| gf2p8affine(w, a, b, c, false))
+    };
+    vgf2p8affineinvqb [W, R, R, N] 0, 0, 0, false, |m, o| {
+        let c = imm(&o[3]);
+        vop(m, o, |w, a, b| gf2p8affine(w, a, b, c, true))
+    };
+    vmovdqu_load_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovdqu_store_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovdqa_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vpxor_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x ^ y));
+    vpand_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x & y));
+    vpandn_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| !x & y));
+    vpor_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x | y));
+    vpaddd_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| d2(w, a, b, u32::wrapping_add));
+    vpaddq_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, u64::wrapping_add));
+    vpsubq_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, u64::wrapping_sub));
+    vpslld_y [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| d2(w, a, a, |x, _| if n > 31 { 0 } else { x << n }));
+    vpsllq_y [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| q2(w, a, a, |x, _| if n > 63 { 0 } else { x << n }));
+    vpslldq_y [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| lanes(w, a, a, |x, _| byte_shift(x, n, true)));
+    vpsrldq_y [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| lanes(w, a, a, |x, _| byte_shift(x, n, false)));
+    vpsllvq_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, n| if n > 63 { 0 } else { x << n }));
+    vpsrlvq_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, n| if n > 63 { 0 } else { x >> n }));
+    vpsrld_y [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| d2(w, a, a, |x, _| if n > 31 { 0 } else { x >> n }));
+    vpunpckldq_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, |x, y| unpack(x, y, 4, false)));
+    vpunpckhdq_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, |x, y| unpack(x, y, 4, true)));
+    vpunpcklqdq_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, |x, y| unpack(x, y, 8, false)));
+    vpunpckhqdq_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, |x, y| unpack(x, y, 8, true)));
+    vpbroadcastd_y [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 4);
+    vpshufb_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, pshufb));
+    vpshufd_y [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| lanes(w, a, a, |x, _| pshufd(x, n)));
+    vbroadcasti128 [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 16);
+    vinserti128 [W, R, R, N] 0, 0, 0, false, |m, o| {
+        let (mut a, b, n) = (vec(m, &o[1])?, vec(m, &o[2])?, imm(&o[3]) as usize & 1);
+        a[n * 16..n * 16 + 16].copy_from_slice(&b[..16]);
+        set_vec(m, &o[0], a)
+    };
+    vextracti128 [W, R, N] 0, 0, 0, false, |m, o| {
+        let (a, n) = (vec(m, &o[1])?, imm(&o[2]) as usize & 1);
+        let mut d = [0; VEC_BYTES];
+        d[..16].copy_from_slice(&a[n * 16..n * 16 + 16]);
+        set_vec(m, &o[0], d)
+    };
+    vpclmulqdq_y [W, R, R, N] 0, 0, 0, false, |m, o| {
+        let n = imm(&o[3]);
+        vop(m, o, |w, a, b| lanes(w, a, b, |x, y| pclmul(x, y, n)))
+    };
+    vaesenclast_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesenclast));
+    vgf2p8affineqb_y [W, R, R, N] 0, 0, 0, false, |m, o| {
+        let c = imm(&o[3]);
+        vop(m, o, |w, a, b| gf2p8affine(w, a, b, c, false))
+    };
+    vgf2p8affineinvqb_y [W, R, R, N] 0, 0, 0, false, |m, o| {
+        let c = imm(&o[3]);
+        vop(m, o, |w, a, b| gf2p8affine(w, a, b, c, true))
+    };
+    vzeroupper [] 0, 0, 0, false, |m, o| {
+        for v in &mut m.state.vec {
+            v[16..].fill(0);
+        }
+        Ok(())
+    };
+};
+
+/// A move: the source read at its width, written to the destination (xmm zeroes the upper half).
+fn mov_vec(m: &mut Machine<'_>, o: &[Operand]) -> Result<(), Fault> {
+    let v = vec(m, &o[1])?;
+    set_vec(m, &o[0], v)
+}
+
+/// The first `n` bytes of the source repeated over the destination.
+fn broadcast(m: &mut Machine<'_>, o: &[Operand], n: usize) -> Result<(), Fault> {
+    let s = vec(m, &o[1])?;
+    let w = width(&o[0]);
+    let d: Vector = std::array::from_fn(|i| if i < w { s[i % n] } else { 0 });
+    set_vec(m, &o[0], d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::x86_64::OPS;
+
+    #[test]
+    fn one_entry_per_op_in_order() {
+        assert_eq!(SEMS.len(), OPS.len(), "every table entry has semantics");
+        for (i, s) in SEMS.iter().enumerate() {
+            assert_eq!(s.op as usize, i, "{}: out of order", OPS[i].name);
+            assert_eq!(s.roles.len(), OPS[i].operands.len(), "{}: one role per operand", OPS[i].name);
+        }
+    }
+
+    #[test]
+    fn sbox_is_aes() {
+        assert_eq!((SBOX[0], SBOX[1], SBOX[0x53], SBOX[0xff]), (0x63, 0x7c, 0xed, 0x16));
+    }
+}

@@ -1,0 +1,65 @@
+//! The runtime's interpreter backends (feature `interp`: `cargo test -p asmgen-tests --features interp --test
+//! interp_backend`): the GFNI set's SM4 kernels run by the interpreter through the safe API (ECB, CTR, XTS,
+//! GCM, CBC) agree with RustCrypto at a few lengths, whatever the CPU (no GFNI needed); and every x86_64 set is
+//! listed as `interp/<set>`. Sizes are small: the interpreter runs unoptimised in the test profile.
+#![cfg(feature = "interp")]
+
+use aead::{AeadInOut, KeyInit};
+use asmgen_runtime::{sm4_backend_table, Sm4, Sm4Gcm, Sm4Xts};
+use asmgen_tests::{rc_xts_ieee, Rng};
+use cipher::{BlockCipherEncrypt, KeyIvInit, StreamCipher};
+
+const GFNI: &str = "interp/x86_64-gfni-avx2";
+const LENGTHS: [usize; 4] = [32, 48, 272, 528];
+
+#[test]
+fn every_x86_64_set_is_an_interpreter_backend() {
+    let table = sm4_backend_table();
+    for set in ["x86_64-gfni-avx2", "x86_64-vaes-avx2", "x86_64-aesni-avx2", "x86_64-aesni-avx"] {
+        let name = format!("interp/{set}");
+        assert!(table.iter().any(|(n, ok)| *n == name && *ok), "{name} missing: {table:?}");
+    }
+    assert!(asmgen_runtime::hash_backends().iter().any(|(n, _)| *n == "interp/x86_64-pclmulqdq-avx"));
+}
+
+#[test]
+fn gfni_sm4_through_the_interpreter_matches_rustcrypto() {
+    let mut rng = Rng::new(7);
+    let (key, key2, iv) = (rng.block(), rng.block(), rng.block());
+    let s = Sm4::with_backend(&key, GFNI).unwrap();
+    assert_eq!(s.backend(), GFNI);
+    let rc = sm4::Sm4::new(&key.into());
+    for len in LENGTHS {
+        let mut data = vec![0u8; len];
+        rng.fill(&mut data);
+        // ECB.
+        let mut buf = data.clone();
+        s.encrypt_ecb(&mut buf).unwrap();
+        let mut want = data.clone();
+        want.chunks_mut(16).for_each(|b| rc.encrypt_block(b.try_into().unwrap()));
+        assert_eq!(buf, want, "ECB, {len} bytes");
+        // CTR (a counter that carries out of its low 64 bits).
+        let mut ctr = [0xff; 16];
+        ctr[0] = 1;
+        let mut buf = data.clone();
+        s.apply_ctr(&mut ctr.clone(), &mut buf);
+        let mut want = data.clone();
+        ctr::Ctr128BE::<sm4::Sm4>::new(&key.into(), &ctr.into()).apply_keystream(&mut want);
+        assert_eq!(buf, want, "CTR, {len} bytes");
+        // XTS (IEEE), with a partial last block.
+        let x = Sm4Xts::with_backend(&key, &key2, GFNI).unwrap();
+        let mut buf = data[..len - 5].to_vec();
+        x.encrypt(&iv, &mut buf).unwrap();
+        assert_eq!(buf, rc_xts_ieee(&key, &key2, &iv, &data[..len - 5], false), "XTS, {} bytes", len - 5);
+        // GCM.
+        let g = Sm4Gcm::with_backend(&key, GFNI).unwrap();
+        let nonce = &iv[..12];
+        let mut buf = data.clone();
+        let tag = g.encrypt(nonce, b"aad", &mut buf).unwrap();
+        let rc_gcm = aes_gcm::AesGcm::<sm4::Sm4, cipher::consts::U12>::new(&key.into());
+        let mut want = data.clone();
+        let want_tag =
+            rc_gcm.encrypt_inout_detached(nonce.try_into().unwrap(), b"aad", want.as_mut_slice().into()).unwrap();
+        assert_eq!((buf, tag), (want, want_tag.into()), "GCM, {len} bytes");
+    }
+}

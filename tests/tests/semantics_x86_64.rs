@@ -1,0 +1,346 @@
+//! The x86_64 instruction semantics (`asmgen::sem::x86_64`) checked against this CPU: every table entry the host
+//! executes (branches and stack operations aside: their operands are labels and rsp) is assembled by the JIT
+//! lowering into a harness that loads a random state (16 GPRs, 16 ymm, the status flags, a memory buffer),
+//! runs the one instruction, and stores the state back; the model runs on the same state and both results must
+//! agree bit for bit (flags the architecture leaves undefined aside). A mismatch names the entry and operands.
+//! Conditional branches are checked on their own: `jcc` over a `mov` of a marker, taken or not as the model says.
+//! The negative test runs the same comparison on a model with one bit flipped and requires it to be caught.
+#![cfg(all(target_arch = "x86_64", target_os = "linux"))]
+
+use asmgen::isa::x86_64::{mem, Gpr, Op, Operand, Size, X86Feature, OPS, X86_64};
+use asmgen::sem::x86_64::{sem, Machine, State, AF, CF, OF, PF, SF, STATUS, ZF};
+use asmgen::sem::{Fault, Memory};
+use asmgen::{Abi, Builder};
+use asmgen_tests::Rng;
+use iced_x86::{Code, Decoder, DecoderOptions, Encoder, Instruction, MemoryOperand, Register};
+
+/// The state as the harness reads and writes it.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Raw {
+    gpr: [u64; 16],
+    vec: [[u8; 32]; 16],
+    flags: u64,
+}
+const VEC_OFF: i64 = 128;
+const FLAGS_OFF: i64 = 128 + 512;
+/// The memory buffer memory operands point into (their base register holds `buffer + 64`).
+const BUF: usize = 256;
+
+/// A buffer at a fixed address, for the model.
+struct Buffer {
+    base: u64,
+    bytes: Vec<u8>,
+}
+impl Memory for Buffer {
+    fn read(&mut self, addr: u64, out: &mut [u8]) -> Result<(), Fault> {
+        let off = addr.wrapping_sub(self.base) as usize;
+        let src = self.bytes.get(off..off + out.len()).ok_or(Fault { addr, len: out.len(), what: "outside" })?;
+        out.copy_from_slice(src);
+        Ok(())
+    }
+    fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), Fault> {
+        let off = addr.wrapping_sub(self.base) as usize;
+        let dst = self.bytes.get_mut(off..off + data.len()).ok_or(Fault { addr, len: data.len(), what: "outside" })?;
+        dst.copy_from_slice(data);
+        Ok(())
+    }
+}
+
+fn host_has(f: X86Feature) -> bool {
+    match f {
+        X86Feature::Ssse3 => is_x86_feature_detected!("ssse3"),
+        X86Feature::Sse41 => is_x86_feature_detected!("sse4.1"),
+        X86Feature::Aes => is_x86_feature_detected!("aes"),
+        X86Feature::Pclmulqdq => is_x86_feature_detected!("pclmulqdq"),
+        X86Feature::Avx => is_x86_feature_detected!("avx"),
+        X86Feature::Avx2 => is_x86_feature_detected!("avx2"),
+        X86Feature::Bmi2 => is_x86_feature_detected!("bmi2"),
+        X86Feature::Vaes => is_x86_feature_detected!("vaes"),
+        X86Feature::Vpclmulqdq => is_x86_feature_detected!("vpclmulqdq"),
+        X86Feature::Gfni => is_x86_feature_detected!("gfni"),
+        X86Feature::Ibt => true,
+    }
+}
+
+/// A random general-purpose register other than rsp.
+fn gpr(rng: &mut Rng) -> u8 {
+    let g = rng.below(15) as u8;
+    if g >= 4 {
+        g + 1
+    } else {
+        g
+    }
+}
+
+/// Random operands for an entry's kinds; `base` is the register memory operands use, if any.
+/// `aligned`: displacements are multiples of 32 (`vmovdqa` faults on unaligned memory).
+fn operands(rng: &mut Rng, kinds: &[&str], base: u8, aligned: bool) -> Vec<Operand> {
+    let step = if aligned { 32 } else { 1 };
+    let m = |rng: &mut Rng, size| Operand::Mem(size, mem(Gpr(base), (rng.below(65) as i32 - 32) / step * step));
+    let pick = |rng: &mut Rng| rng.below(2) == 0;
+    kinds
+        .iter()
+        .map(|k| match *k {
+            "R64" => Operand::Gpr(gpr(rng)),
+            "R32" => Operand::Gpr32(gpr(rng)),
+            "Ri64" if pick(rng) => Operand::Gpr(gpr(rng)),
+            "Ri64" | "Imm" => Operand::Imm(rng.below(128) as i64 - if *k == "Ri64" { 64 } else { 0 }),
+            "Rm64" if pick(rng) => Operand::Gpr(gpr(rng)),
+            "Rm64" | "M64" | "Addr" => m(rng, Size::Qword),
+            "X" => Operand::Xmm(rng.below(16) as u8),
+            "Xm" if pick(rng) => Operand::Xmm(rng.below(16) as u8),
+            "Xm" | "M128" => m(rng, Size::Xmmword),
+            "M32" => m(rng, Size::Dword),
+            "Y" => Operand::Ymm(rng.below(16) as u8),
+            "Ym" if pick(rng) => Operand::Ymm(rng.below(16) as u8),
+            "Ym" | "M256" => m(rng, Size::Ymmword),
+            "Sel" => Operand::Sel(rng.next_u64() as u8),
+            k => panic!("no generator for kind {k}"),
+        })
+        .collect()
+}
+
+/// The bytes of one instruction, from the JIT lowering of a function holding only it.
+fn encode(op: Op, operands: &[Operand]) -> Vec<u8> {
+    use X86Feature::*;
+    let all = [Ssse3, Sse41, Aes, Pclmulqdq, Avx, Avx2, Bmi2, Vaes, Vpclmulqdq, Gfni];
+    let mut b = Builder::<X86_64>::new("one", Abi::SysV, &all);
+    b.inst(op, operands.to_vec());
+    let f = b.finish().unwrap();
+    let image = asmgen::lower::lower(&[&f]).unwrap();
+    let sym = image.symbol("one").unwrap();
+    let code = &image.bytes[sym.offset..sym.offset + sym.len];
+    let mut d = Decoder::with_ip(64, code, 0, DecoderOptions::NONE);
+    // Skip the landing pad and the pushes of callee-saved registers the instruction names.
+    let skip = 1 + f.frame.saved.len();
+    let inst = d.iter().nth(skip).unwrap();
+    code[inst.ip() as usize..inst.next_ip() as usize].to_vec()
+}
+
+const GPRS: [Register; 16] = [
+    Register::RAX,
+    Register::RCX,
+    Register::RDX,
+    Register::RBX,
+    Register::RSP,
+    Register::RBP,
+    Register::RSI,
+    Register::RDI,
+    Register::R8,
+    Register::R9,
+    Register::R10,
+    Register::R11,
+    Register::R12,
+    Register::R13,
+    Register::R14,
+    Register::R15,
+];
+
+fn ymm(i: usize) -> Register {
+    Register::YMM0 + i as u32
+}
+
+/// load state from [rdi], run `inst`, store state to the same place; callee-saved registers kept.
+fn harness(inst: &[u8]) -> Vec<u8> {
+    let m = |base: Register, d: i64| MemoryOperand::with_base_displ(base, d);
+    let mut pre = vec![];
+    for r in [Register::RBX, Register::RBP, Register::R12, Register::R13, Register::R14, Register::R15, Register::RDI] {
+        pre.push(Instruction::with1(Code::Push_r64, r).unwrap());
+    }
+    pre.push(Instruction::with1(Code::Push_rm64, m(Register::RDI, FLAGS_OFF)).unwrap());
+    pre.push(Instruction::with(Code::Popfq));
+    for i in 0..16 {
+        pre.push(
+            Instruction::with2(Code::VEX_Vmovdqu_ymm_ymmm256, ymm(i), m(Register::RDI, VEC_OFF + 32 * i as i64))
+                .unwrap(),
+        );
+    }
+    for r in (0..16).filter(|&r| r != 4 && r != 7).chain([7]) {
+        pre.push(Instruction::with2(Code::Mov_r64_rm64, GPRS[r], m(Register::RDI, 8 * r as i64)).unwrap());
+    }
+    let mut post = vec![Instruction::with(Code::Pushfq), Instruction::with1(Code::Push_r64, Register::RAX).unwrap()];
+    post.push(Instruction::with2(Code::Mov_r64_rm64, Register::RAX, m(Register::RSP, 16)).unwrap());
+    for r in (1..16).filter(|&r| r != 4) {
+        post.push(Instruction::with2(Code::Mov_rm64_r64, m(Register::RAX, 8 * r as i64), GPRS[r]).unwrap());
+    }
+    for (off, _) in [(0, ()), (FLAGS_OFF, ())] {
+        post.push(Instruction::with1(Code::Pop_r64, Register::RCX).unwrap());
+        post.push(Instruction::with2(Code::Mov_rm64_r64, m(Register::RAX, off), Register::RCX).unwrap());
+    }
+    for i in 0..16 {
+        post.push(
+            Instruction::with2(Code::VEX_Vmovdqu_ymmm256_ymm, m(Register::RAX, VEC_OFF + 32 * i as i64), ymm(i))
+                .unwrap(),
+        );
+    }
+    post.push(Instruction::with2(Code::Add_rm64_imm8, Register::RSP, 8).unwrap());
+    for r in [Register::R15, Register::R14, Register::R13, Register::R12, Register::RBP, Register::RBX] {
+        post.push(Instruction::with1(Code::Pop_r64, r).unwrap());
+    }
+    post.push(Instruction::with(Code::VEX_Vzeroupper));
+    post.push(Instruction::with(Code::Retnq));
+    let mut enc = Encoder::new(64);
+    let mut out = vec![];
+    for (list, tail) in [(&pre, inst), (&post, &[][..])] {
+        for i in list {
+            enc.encode(i, 0).unwrap();
+            out.extend(enc.take_buffer());
+        }
+        out.extend_from_slice(tail);
+    }
+    out
+}
+
+/// Executable copy of `code` (W^X: written, then made read-execute).
+struct Exec(*mut libc::c_void, usize);
+impl Exec {
+    fn new(code: &[u8]) -> Exec {
+        let len = code.len().div_ceil(4096) * 4096;
+        unsafe {
+            let p = libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            );
+            assert_ne!(p, libc::MAP_FAILED);
+            std::ptr::copy_nonoverlapping(code.as_ptr(), p as *mut u8, code.len());
+            assert_eq!(libc::mprotect(p, len, libc::PROT_READ | libc::PROT_EXEC), 0);
+            Exec(p, len)
+        }
+    }
+    fn run(&self, raw: &mut Raw) {
+        let f: extern "C" fn(*mut Raw) = unsafe { std::mem::transmute(self.0) };
+        f(raw);
+    }
+}
+impl Drop for Exec {
+    fn drop(&mut self) {
+        unsafe { libc::munmap(self.0, self.1) };
+    }
+}
+
+/// Entries with semantics not checked here: branches (label operands), stack operations and `ret`.
+fn skipped(op: Op) -> bool {
+    OPS[op as usize].kinds.contains(&"Target") || matches!(op, Op::push | Op::pop | Op::ret)
+}
+
+/// Runs every host-executable entry on `draws` operand choices of `states` random states each, with the model
+/// `model` (the real one, or a doctored one); returns the mismatches found.
+fn compare(draws: usize, states: usize, model: impl Fn(Op, &mut Machine<'_>, &[Operand])) -> Vec<String> {
+    let mut rng = Rng::new(0x5e3a);
+    let mut errors = vec![];
+    #[repr(align(32))]
+    struct Aligned([u8; BUF]);
+    let mut aligned = Box::new(Aligned([0; BUF]));
+    let buf = &mut aligned.0;
+    let addr = buf.as_ptr() as u64;
+    for (i, info) in OPS.iter().enumerate() {
+        let op = Op::ALL[i];
+        if skipped(op) || !info.features.iter().all(|&f| host_has(f)) {
+            continue;
+        }
+        for _ in 0..draws {
+            let base = gpr(&mut rng);
+            let ops = operands(&mut rng, info.kinds, base, info.mnemonic() == "vmovdqa");
+            if std::env::var("SEM_DEBUG").is_ok() {
+                eprintln!("{} {:?}", info.name, ops);
+            }
+            let exec = Exec::new(&harness(&encode(op, &ops)));
+            for _ in 0..states {
+                let mut raw = Raw { gpr: [0; 16], vec: [[0; 32]; 16], flags: 0 };
+                raw.gpr.iter_mut().for_each(|g| *g = rng.next_u64());
+                raw.vec.iter_mut().for_each(|v| rng.fill(v));
+                raw.flags = (rng.next_u64() & STATUS) | 2;
+                raw.gpr[base as usize] = addr + 64;
+                rng.fill(buf);
+                let mut mem = Buffer { base: addr, bytes: buf.to_vec() };
+                let mut m = Machine { state: State { gpr: raw.gpr, vec: raw.vec, flags: raw.flags }, mem: &mut mem };
+                m.state.gpr[4] = 0;
+                model(op, &mut m, &ops);
+                let want = m.state.clone();
+                exec.run(&mut raw);
+                let undefined = sem(op).flags_undefined;
+                let same = raw.gpr.iter().enumerate().all(|(r, &g)| r == 4 || g == want.gpr[r])
+                    && raw.vec == want.vec
+                    && (raw.flags ^ want.flags) & STATUS & !undefined == 0
+                    && mem.bytes == buf[..];
+                if !same && errors.len() < 5 {
+                    errors.push(format!(
+                        "{} {:?}: model {:x?} hardware {:x?} {:x?}",
+                        info.name, ops, want.flags, raw.flags, raw.gpr
+                    ));
+                }
+            }
+        }
+    }
+    errors
+}
+
+fn real(op: Op, m: &mut Machine<'_>, ops: &[Operand]) {
+    (sem(op).exec)(m, ops).unwrap();
+}
+
+#[test]
+fn the_model_agrees_with_this_cpu() {
+    let errors = compare(48, 40, real);
+    assert!(errors.is_empty(), "semantics differ from the hardware:\n{}", errors.join("\n"));
+}
+
+#[test]
+fn a_wrong_model_is_caught() {
+    // vpxor_y with bit 0 of the result flipped.
+    let wrong = |op: Op, m: &mut Machine<'_>, ops: &[Operand]| {
+        real(op, m, ops);
+        if op == Op::vpxor_y {
+            if let Operand::Ymm(d) = ops[0] {
+                m.state.vec[d as usize][0] ^= 1;
+            }
+        }
+    };
+    let errors = compare(2, 2, wrong);
+    assert!(errors.iter().any(|e| e.starts_with("vpxor_y")), "{errors:?}");
+}
+
+#[test]
+fn conditional_branches_agree_with_this_cpu() {
+    let mut rng = Rng::new(0xb4);
+    let mov = [0x48, 0xb8, 1, 2, 3, 4, 5, 6, 7, 8]; // mov rax, 0x0807060504030201
+    let mut checked = 0;
+    for (i, info) in OPS.iter().enumerate() {
+        let op = Op::ALL[i];
+        if !info.kinds.contains(&"Target") || op == Op::jmp {
+            continue;
+        }
+        // The rel8 form, jumping over the mov.
+        let code = info.encoding.unwrap().0[0];
+        let jcc = Instruction::with_branch(code, 2 + mov.len() as u64).unwrap();
+        let mut enc = Encoder::new(64);
+        enc.encode(&jcc, 0).unwrap();
+        let mut inst = enc.take_buffer();
+        inst.extend_from_slice(&mov);
+        let exec = Exec::new(&harness(&inst));
+        let label = asmgen::Label::named("t");
+        let ops = [Operand::Label(label)];
+        for flags in 0..64u64 {
+            // Every combination of CF, PF, AF, ZF, SF, OF.
+            let f = [CF, PF, AF, ZF, SF, OF]
+                .iter()
+                .enumerate()
+                .fold(2, |a, (b, m)| a | if flags >> b & 1 == 1 { *m } else { 0 });
+            let mut raw = Raw { gpr: [0; 16], vec: [[0; 32]; 16], flags: f };
+            raw.gpr[0] = rng.next_u64();
+            let mut mem = Buffer { base: 0, bytes: vec![] };
+            let mut m = Machine { state: State { gpr: raw.gpr, vec: raw.vec, flags: f }, mem: &mut mem };
+            let taken = matches!((sem(op).exec)(&mut m, &ops).unwrap(), asmgen::sem::Flow::Jump(_));
+            exec.run(&mut raw);
+            let native_taken = raw.gpr[0] != u64::from_le_bytes(mov[2..].try_into().unwrap());
+            assert_eq!(taken, native_taken, "{} with flags {f:#x}", info.name);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 6 * 64, "{checked}");
+}
