@@ -1,0 +1,212 @@
+//! GHASH/POLYVAL with VPCLMULQDQ on ymm registers (AVX2): two blocks per carry-less multiply.
+//!
+//! The key table is the xmm set's (256 bytes, H^1..H^8; the key setup is that set's kernel under this set's
+//! name): the update loads the four pairs `[H^8, H^7]`, `[H^6, H^5]`, `[H^4, H^3]`, `[H^2, H^1]` into ymm
+//! registers once per call (a load and a `vinserti128` each) and multiplies each pair of data blocks
+//! `[X_2j, X_2j+1]` by one of them, schoolbook (four products per pair, no Karatsuba half-sums: no fix-up
+//! on the state's dependency chain). Eight blocks per reduction; the three pairs that do not depend on the
+//! state are multiplied before the pair that does, so the out-of-order core overlaps them with the previous
+//! batch's reduction and only one pair's products and the reduction lie on the loop-carried chain. The
+//! tail (k < 8 blocks) takes pairs against `[H^k, H^k-1]`, then at most one block on xmm, one reduction.
+
+use super::x86_64::{fold, Poly, Reduction};
+use super::{h_offset, Flavour, AGGREGATE, BYTE_REVERSE, POLY};
+use crate::arch::x86_64::mov_count;
+use crate::role;
+use crate::Blocks;
+use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, Mem, X86Feature, Xmm, Ymm, X86_64};
+use asmgen::{Abi, Builder, Function, GenError};
+
+type B = Builder<X86_64>;
+
+/// The features the update kernels require.
+const FEATURES: &[X86Feature] = &[X86Feature::Avx, X86Feature::Avx2, X86Feature::Pclmulqdq, X86Feature::Vpclmulqdq];
+
+// Register roles (all vector registers are caller-saved under System V; Windows saves xmm6+ in the prologue).
+const S: Xmm = Xmm(0); // the running state (its upper lane stays zero: only VEX.128 writes it)
+const LO: Ymm = Ymm(1); // sums of low products, one per lane
+const HI: Ymm = Ymm(2); // sums of high products
+const MID: Ymm = Ymm(3); // sums of the two middle products
+const X: Ymm = Ymm(4); // the pair of blocks being absorbed
+const T: Ymm = Ymm(5); // scratch
+const CARRY: Xmm = Xmm(6); // state still to be added to the first block of a tail
+/// The key pairs `[H^(8-2j), H^(7-2j)]`, j = 0..3.
+const KEYS: [Ymm; 4] = [Ymm(8), Ymm(9), Ymm(10), Ymm(11)];
+const POLYR: Xmm = Xmm(14); // the reduction constant
+const BSWAP: Ymm = Ymm(15); // byte-reversal control in both lanes (GHASH only)
+
+/// `<f>_init_vpclmul_avx2(table, h)`: the xmm set's key setup (the same table).
+pub fn init(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
+    super::x86_64::init_named(f, abi, "vpclmul_avx2")
+}
+
+/// `<f>_update_vpclmul_avx2(state, table, data, nblocks)`: absorbs `nblocks` blocks, 8 per reduction, two per
+/// multiply.
+pub fn update(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
+    update_of(f, abi, Blocks::Arg)
+}
+
+/// [`update`] for `blocks` blocks: `nblocks`, or a fixed count (`_n<count>`: the count moved into the
+/// register, then the general code).
+pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<X86_64>, GenError> {
+    let name = format!("asmgen_{}_update_vpclmul_avx2{}", f.name(), blocks.suffix());
+    let mut b = B::new(&name, abi, FEATURES);
+    crate::doc_role(&mut b, f.update_role());
+    b.doc("Eight blocks per reduction, two per vpclmulqdq: (S + X1)*H^8 + X2*H^7 + ... + X8*H^1, schoolbook");
+    b.doc("products on ymm, one Montgomery reduction on xmm.");
+    if let Some(d) = blocks.doc() {
+        b.doc(&d);
+    }
+    let [state, table, data, n] = role::params(&mut b, f.update_role());
+    if let Blocks::Fixed(count) = blocks {
+        mov_count(&mut b, n, count);
+    }
+    absorb(&mut b, f, mem(state, 0), table, data, n);
+    b.vzeroupper();
+    b.finish()
+}
+
+/// Loads two blocks into `x`, byte-reversing each for GHASH.
+fn load_pair(b: &mut B, f: Flavour, x: Ymm, src: Mem) {
+    b.vmovdqu(x, src);
+    if f.reflected() {
+        b.vpshufb(x, x, BSWAP);
+    }
+}
+
+/// Multiplies the pair in `X` by the key pair `k` lane by lane (schoolbook) and adds the products into LO, HI
+/// and MID (or sets them, for the first pair of a batch).
+fn mul_acc(b: &mut B, k: Ymm, first: bool) {
+    if first {
+        b.vpclmulqdq(LO, X, k, 0x00);
+        b.vpclmulqdq(HI, X, k, 0x11);
+        b.vpclmulqdq(MID, X, k, 0x01);
+        b.vpclmulqdq(T, X, k, 0x10);
+        b.vpxor(MID, MID, T);
+        return;
+    }
+    for (acc, sel) in [(LO, 0x00), (HI, 0x11), (MID, 0x01), (MID, 0x10)] {
+        b.vpclmulqdq(T, X, k, sel);
+        b.vpxor(acc, acc, T);
+    }
+}
+
+/// Folds MID into the middle of HI:LO in each lane, adds the two lanes, and reduces into `S`.
+fn reduce(b: &mut B) {
+    b.comment("MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower.");
+    b.vpslldq(T, MID, 8);
+    b.vpsrldq(MID, MID, 8);
+    b.vpxor(LO, LO, T);
+    b.vpxor(HI, HI, MID);
+    let (lo, hi, t) = (LO.x(), HI.x(), T.x());
+    b.vextracti128(t, LO, 1);
+    b.vpxor(lo, lo, t);
+    b.vextracti128(t, HI, 1);
+    b.vpxor(hi, hi, t);
+    b.comment("Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).");
+    fold(b, &Reduction { lo, hi, mid: MID.x(), t, poly: Poly::Reg(POLYR) });
+    b.vpxor(S, lo, hi);
+}
+
+/// Eight blocks at `data` against the key pairs, the state added to the first, reduced into the state.
+fn absorb8(b: &mut B, f: Flavour, data: Gpr) {
+    for j in [1, 2, 3, 0] {
+        b.comment(format!("blocks {} and {} times H^{} and H^{}", 2 * j, 2 * j + 1, 8 - 2 * j, 7 - 2 * j));
+        load_pair(b, f, X, mem(data, 32 * j as i32));
+        if j == 0 {
+            b.vpxor(X, X, S.y());
+        }
+        mul_acc(b, KEYS[j], j == 1);
+    }
+    reduce(b);
+}
+
+/// Loads the key pair `[H^hi, H^(hi-1)]` from `table` (at `off`, the offset of `H^hi`) into `k`.
+fn key_pair(b: &mut B, k: Ymm, table: Gpr, off: i32) {
+    b.vmovdqu(k.x(), mem(table, off));
+    b.vinserti128(k, k, mem(table, off - 16), 1);
+}
+
+/// Absorbs `n` blocks at `data` into the state at `state`. Clobbers rax, `data`, `n`, ymm0-ymm11, ymm14, ymm15.
+fn absorb(b: &mut B, f: Flavour, state: Mem, table: Gpr, data: Gpr, n: Gpr) {
+    let ptr = RAX;
+    let poly = b.constant("polyval_poly", 16, "x^128 + x^127 + x^126 + x^121 + 1, reflected", &POLY);
+    b.vmovdqa(POLYR, rip(&poly));
+    if f.reflected() {
+        let bswap = b.constant("byte_reverse", 16, "vpshufb control: reverse 16 bytes", &BYTE_REVERSE);
+        b.vbroadcasti128(BSWAP, rip(&bswap));
+    }
+    b.vmovdqu(S, state.clone());
+    if f.reflected() {
+        b.vpshufb(S, S, BSWAP.x());
+    }
+    let [lp8, tail, pairs, single, red, done] = ["loop8", "tail", "pairs", "single", "reduce", "done"].map(|l| b.label(l));
+
+    b.cmp(n, AGGREGATE as i32);
+    b.jb(&tail);
+    b.comment("The key pairs [H^8, H^7], [H^6, H^5], [H^4, H^3], [H^2, H^1], once per call.");
+    for (j, k) in KEYS.iter().enumerate() {
+        key_pair(b, *k, table, h_offset(8 - 2 * j));
+    }
+    b.align(4);
+    b.bind(&lp8);
+    absorb8(b, f, data);
+    b.add(data, 16 * AGGREGATE as i32);
+    b.sub(n, AGGREGATE as i32);
+    b.cmp(n, AGGREGATE as i32);
+    b.jae(&lp8);
+
+    b.blank();
+    b.bind(&tail);
+    b.comment("The last k < 8 blocks: pairs against [H^k, H^k-1], ..., then one block on xmm, one reduction.");
+    b.test(n, n);
+    b.jz(&done);
+    b.mov(ptr, n);
+    b.shl(ptr, 4);
+    b.add(ptr, table);
+    b.sub(ptr, 16);
+    b.vmovdqa(CARRY, S);
+    for r in [LO, HI, MID] {
+        b.vpxor(r, r, r);
+    }
+    b.cmp(n, 2);
+    b.jb(&single);
+    b.bind(&pairs);
+    load_pair(b, f, X, mem(data, 0));
+    b.vpxor(X, X, CARRY.y());
+    b.vpxor(CARRY, CARRY, CARRY);
+    key_pair(b, KEYS[0], ptr, 0);
+    mul_acc(b, KEYS[0], false);
+    b.add(data, 32);
+    b.sub(ptr, 32);
+    b.sub(n, 2);
+    b.cmp(n, 2);
+    b.jae(&pairs);
+    b.test(n, n);
+    b.jz(&red);
+    b.bind(&single);
+    tail_block(b, f, data, ptr);
+    b.bind(&red);
+    reduce(b);
+
+    b.bind(&done);
+    if f.reflected() {
+        b.vpshufb(S, S, BSWAP.x());
+    }
+    b.vmovdqu(state, S);
+}
+
+/// The tail's last odd block (against H^1 at `ptr`) on xmm; its products (upper lanes zero) join the sums.
+fn tail_block(b: &mut B, f: Flavour, data: Gpr, ptr: Gpr) {
+    let (x, t) = (X.x(), T.x());
+    b.vmovdqu(x, mem(data, 0));
+    if f.reflected() {
+        b.vpshufb(x, x, BSWAP.x());
+    }
+    b.vpxor(x, x, CARRY);
+    for (acc, sel) in [(LO, 0x00), (HI, 0x11), (MID, 0x01), (MID, 0x10)] {
+        b.vpclmulqdq(t, x, mem(ptr, 0), sel);
+        b.vpxor(acc, acc, T);
+    }
+    b.add(data, 16);
+}
