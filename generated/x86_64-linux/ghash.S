@@ -957,8 +957,8 @@ asmgen_ghash_init_vpclmul_avx2:
 /*
  * ----------------------------------------------------------------------------------------------------
  * GHASH update (SP 800-38D): state = (state ^ X) * H for each 16-byte block X of data.
- * Eight blocks per reduction, two per vpclmulqdq: (S + X1)*H^8 + X2*H^7 + ... + X8*H^1, schoolbook
- * products on ymm, one Montgomery reduction on xmm.
+ * 16 blocks per reduction (H^9..H^16 computed per call), then 8, then the tail; two blocks per
+ * vpclmulqdq: (S + X1)*H^16 + X2*H^15 + ... + X16*H^1, schoolbook products on ymm, one reduction.
  *
  * void asmgen_ghash_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  * Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
@@ -971,33 +971,123 @@ asmgen_ghash_init_vpclmul_avx2:
 asmgen_ghash_update_vpclmul_avx2:
 	.cfi_startproc
 	endbr64     	# indirect-branch landing pad (CET IBT)
-	vmovdqa     xmm14, xmmword ptr [rip + .Lconst_polyval_poly]
+	vbroadcasti128 ymm14, xmmword ptr [rip + .Lconst_polyval_poly]
 	vbroadcasti128 ymm15, xmmword ptr [rip + .Lconst_byte_reverse]
 	vmovdqu     xmm0, xmmword ptr [rdi]
 	vpshufb     xmm0, xmm0, xmm15
 	cmp         rcx, 8
 	jb          .Lasmgen_ghash_update_vpclmul_avx2_tail
-	/* The key pairs [H^8, H^7], [H^6, H^5], [H^4, H^3], [H^2, H^1], once per call. */
-	vmovdqu     xmm8, xmmword ptr [rsi + 112]
-	vinserti128 ymm8, ymm8, xmmword ptr [rsi + 96], 0x01
-	vmovdqu     xmm9, xmmword ptr [rsi + 80]
-	vinserti128 ymm9, ymm9, xmmword ptr [rsi + 64], 0x01
-	vmovdqu     xmm10, xmmword ptr [rsi + 48]
-	vinserti128 ymm10, ymm10, xmmword ptr [rsi + 32], 0x01
-	vmovdqu     xmm11, xmmword ptr [rsi + 16]
-	vinserti128 ymm11, ymm11, xmmword ptr [rsi], 0x01
+	/* The key pairs [H^8, H^7], [H^6, H^5], [H^4, H^3], [H^2, H^1] from the table. */
+	vmovdqu     xmm10, xmmword ptr [rsi + 112]
+	vinserti128 ymm10, ymm10, xmmword ptr [rsi + 96], 0x01
+	vmovdqu     xmm11, xmmword ptr [rsi + 80]
+	vinserti128 ymm11, ymm11, xmmword ptr [rsi + 64], 0x01
+	vmovdqu     xmm12, xmmword ptr [rsi + 48]
+	vinserti128 ymm12, ymm12, xmmword ptr [rsi + 32], 0x01
+	vmovdqu     xmm13, xmmword ptr [rsi + 16]
+	vinserti128 ymm13, ymm13, xmmword ptr [rsi], 0x01
+	cmp         rcx, 16
+	jb          .Lasmgen_ghash_update_vpclmul_avx2_batch8
+	/* H^16..H^9: the pairs [H^8, H^7]..[H^2, H^1] times H^8, once per call of at least 16 blocks. */
+	vbroadcasti128 ymm4, xmmword ptr [rsi + 112]
+	vpclmulqdq  ymm1, ymm10, ymm4, 0x00
+	vpclmulqdq  ymm2, ymm10, ymm4, 0x11
+	vpclmulqdq  ymm3, ymm10, ymm4, 0x01
+	vpclmulqdq  ymm5, ymm10, ymm4, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm6, ymm1, ymm2
+	vpclmulqdq  ymm1, ymm11, ymm4, 0x00
+	vpclmulqdq  ymm2, ymm11, ymm4, 0x11
+	vpclmulqdq  ymm3, ymm11, ymm4, 0x01
+	vpclmulqdq  ymm5, ymm11, ymm4, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm7, ymm1, ymm2
+	vpclmulqdq  ymm1, ymm12, ymm4, 0x00
+	vpclmulqdq  ymm2, ymm12, ymm4, 0x11
+	vpclmulqdq  ymm3, ymm12, ymm4, 0x01
+	vpclmulqdq  ymm5, ymm12, ymm4, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm8, ymm1, ymm2
+	vpclmulqdq  ymm1, ymm13, ymm4, 0x00
+	vpclmulqdq  ymm2, ymm13, ymm4, 0x11
+	vpclmulqdq  ymm3, ymm13, ymm4, 0x01
+	vpclmulqdq  ymm5, ymm13, ymm4, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm9, ymm1, ymm2
 	.p2align 4
-.Lasmgen_ghash_update_vpclmul_avx2_loop8:
-	/* blocks 2 and 3 times H^6 and H^5 */
+.Lasmgen_ghash_update_vpclmul_avx2_loop16:
+	/* blocks 2 and 3 times H^14 and H^13 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 32]
 	vpshufb     ymm4, ymm4, ymm15
-	vpclmulqdq  ymm1, ymm4, ymm9, 0x00
-	vpclmulqdq  ymm2, ymm4, ymm9, 0x11
-	vpclmulqdq  ymm3, ymm4, ymm9, 0x01
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
+	vpclmulqdq  ymm3, ymm4, ymm7, 0x01
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 4 and 5 times H^12 and H^11 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 64]
+	vpshufb     ymm4, ymm4, ymm15
+	vpclmulqdq  ymm5, ymm4, ymm8, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm8, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm8, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm8, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 6 and 7 times H^10 and H^9 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 96]
+	vpshufb     ymm4, ymm4, ymm15
+	vpclmulqdq  ymm5, ymm4, ymm9, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm9, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm9, 0x01
+	vpxor       ymm3, ymm3, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm9, 0x10
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 4 and 5 times H^4 and H^3 */
-	vmovdqu     ymm4, ymmword ptr [rdx + 64]
+	/* blocks 8 and 9 times H^8 and H^7 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 128]
 	vpshufb     ymm4, ymm4, ymm15
 	vpclmulqdq  ymm5, ymm4, ymm10, 0x00
 	vpxor       ymm1, ymm1, ymm5
@@ -1007,8 +1097,8 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm10, 0x10
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 6 and 7 times H^2 and H^1 */
-	vmovdqu     ymm4, ymmword ptr [rdx + 96]
+	/* blocks 10 and 11 times H^6 and H^5 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 160]
 	vpshufb     ymm4, ymm4, ymm15
 	vpclmulqdq  ymm5, ymm4, ymm11, 0x00
 	vpxor       ymm1, ymm1, ymm5
@@ -1018,17 +1108,106 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm11, 0x10
 	vpxor       ymm3, ymm3, ymm5
+	/* blocks 12 and 13 times H^4 and H^3 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 192]
+	vpshufb     ymm4, ymm4, ymm15
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 14 and 15 times H^2 and H^1 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 224]
+	vpshufb     ymm4, ymm4, ymm15
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 0 and 1 times H^16 and H^15 */
+	vmovdqu     ymm4, ymmword ptr [rdx]
+	vpshufb     ymm4, ymm4, ymm15
+	vpxor       ymm4, ymm4, ymm0
+	vpclmulqdq  ymm5, ymm4, ymm6, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm6, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm6, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm6, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rdx, 256
+	sub         rcx, 16
+	cmp         rcx, 16
+	jae         .Lasmgen_ghash_update_vpclmul_avx2_loop16
+	cmp         rcx, 8
+	jb          .Lasmgen_ghash_update_vpclmul_avx2_tail
+
+.Lasmgen_ghash_update_vpclmul_avx2_batch8:
+	/* blocks 2 and 3 times H^6 and H^5 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 32]
+	vpshufb     ymm4, ymm4, ymm15
+	vpclmulqdq  ymm1, ymm4, ymm11, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm11, 0x11
+	vpclmulqdq  ymm3, ymm4, ymm11, 0x01
+	vpclmulqdq  ymm5, ymm4, ymm11, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 4 and 5 times H^4 and H^3 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 64]
+	vpshufb     ymm4, ymm4, ymm15
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 6 and 7 times H^2 and H^1 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 96]
+	vpshufb     ymm4, ymm4, ymm15
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x10
+	vpxor       ymm3, ymm3, ymm5
 	/* blocks 0 and 1 times H^8 and H^7 */
 	vmovdqu     ymm4, ymmword ptr [rdx]
 	vpshufb     ymm4, ymm4, ymm15
 	vpxor       ymm4, ymm4, ymm0
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x00
+	vpclmulqdq  ymm5, ymm4, ymm10, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x11
+	vpclmulqdq  ymm5, ymm4, ymm10, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x01
+	vpclmulqdq  ymm5, ymm4, ymm10, 0x01
 	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x10
+	vpclmulqdq  ymm5, ymm4, ymm10, 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
 	vpslldq     ymm5, ymm3, 8
@@ -1049,13 +1228,11 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       xmm0, xmm1, xmm2
 	add         rdx, 128
 	sub         rcx, 8
-	cmp         rcx, 8
-	jae         .Lasmgen_ghash_update_vpclmul_avx2_loop8
 
 .Lasmgen_ghash_update_vpclmul_avx2_tail:
-	/* The last k < 8 blocks: pairs against [H^k, H^k-1], ..., then one block on xmm, one reduction. */
 	test        rcx, rcx
 	jz          .Lasmgen_ghash_update_vpclmul_avx2_done
+	/* The last k < 8 blocks: pairs against [H^k, H^k-1], ..., then one block on xmm, one reduction. */
 	mov         rax, rcx
 	shl         rax, 4
 	add         rax, rsi
@@ -1071,15 +1248,15 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpxor       ymm4, ymm4, ymm6
 	vpxor       xmm6, xmm6, xmm6
-	vmovdqu     xmm8, xmmword ptr [rax]
-	vinserti128 ymm8, ymm8, xmmword ptr [rax - 16], 0x01
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x00
+	vmovdqu     xmm13, xmmword ptr [rax]
+	vinserti128 ymm13, ymm13, xmmword ptr [rax - 16], 0x01
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x11
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x01
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x01
 	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x10
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x10
 	vpxor       ymm3, ymm3, ymm5
 	add         rdx, 32
 	sub         rax, 32
@@ -1313,8 +1490,8 @@ asmgen_polyval_init_vpclmul_avx2:
 /*
  * ----------------------------------------------------------------------------------------------------
  * POLYVAL update (RFC 8452): state = (state ^ X) * H * x^-128 for each 16-byte block X of data.
- * Eight blocks per reduction, two per vpclmulqdq: (S + X1)*H^8 + X2*H^7 + ... + X8*H^1, schoolbook
- * products on ymm, one Montgomery reduction on xmm.
+ * 16 blocks per reduction (H^9..H^16 computed per call), then 8, then the tail; two blocks per
+ * vpclmulqdq: (S + X1)*H^16 + X2*H^15 + ... + X16*H^1, schoolbook products on ymm, one reduction.
  *
  * void asmgen_polyval_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  * Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
@@ -1327,30 +1504,118 @@ asmgen_polyval_init_vpclmul_avx2:
 asmgen_polyval_update_vpclmul_avx2:
 	.cfi_startproc
 	endbr64     	# indirect-branch landing pad (CET IBT)
-	vmovdqa     xmm14, xmmword ptr [rip + .Lconst_polyval_poly]
+	vbroadcasti128 ymm14, xmmword ptr [rip + .Lconst_polyval_poly]
 	vmovdqu     xmm0, xmmword ptr [rdi]
 	cmp         rcx, 8
 	jb          .Lasmgen_polyval_update_vpclmul_avx2_tail
-	/* The key pairs [H^8, H^7], [H^6, H^5], [H^4, H^3], [H^2, H^1], once per call. */
-	vmovdqu     xmm8, xmmword ptr [rsi + 112]
-	vinserti128 ymm8, ymm8, xmmword ptr [rsi + 96], 0x01
-	vmovdqu     xmm9, xmmword ptr [rsi + 80]
-	vinserti128 ymm9, ymm9, xmmword ptr [rsi + 64], 0x01
-	vmovdqu     xmm10, xmmword ptr [rsi + 48]
-	vinserti128 ymm10, ymm10, xmmword ptr [rsi + 32], 0x01
-	vmovdqu     xmm11, xmmword ptr [rsi + 16]
-	vinserti128 ymm11, ymm11, xmmword ptr [rsi], 0x01
+	/* The key pairs [H^8, H^7], [H^6, H^5], [H^4, H^3], [H^2, H^1] from the table. */
+	vmovdqu     xmm10, xmmword ptr [rsi + 112]
+	vinserti128 ymm10, ymm10, xmmword ptr [rsi + 96], 0x01
+	vmovdqu     xmm11, xmmword ptr [rsi + 80]
+	vinserti128 ymm11, ymm11, xmmword ptr [rsi + 64], 0x01
+	vmovdqu     xmm12, xmmword ptr [rsi + 48]
+	vinserti128 ymm12, ymm12, xmmword ptr [rsi + 32], 0x01
+	vmovdqu     xmm13, xmmword ptr [rsi + 16]
+	vinserti128 ymm13, ymm13, xmmword ptr [rsi], 0x01
+	cmp         rcx, 16
+	jb          .Lasmgen_polyval_update_vpclmul_avx2_batch8
+	/* H^16..H^9: the pairs [H^8, H^7]..[H^2, H^1] times H^8, once per call of at least 16 blocks. */
+	vbroadcasti128 ymm4, xmmword ptr [rsi + 112]
+	vpclmulqdq  ymm1, ymm10, ymm4, 0x00
+	vpclmulqdq  ymm2, ymm10, ymm4, 0x11
+	vpclmulqdq  ymm3, ymm10, ymm4, 0x01
+	vpclmulqdq  ymm5, ymm10, ymm4, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm6, ymm1, ymm2
+	vpclmulqdq  ymm1, ymm11, ymm4, 0x00
+	vpclmulqdq  ymm2, ymm11, ymm4, 0x11
+	vpclmulqdq  ymm3, ymm11, ymm4, 0x01
+	vpclmulqdq  ymm5, ymm11, ymm4, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm7, ymm1, ymm2
+	vpclmulqdq  ymm1, ymm12, ymm4, 0x00
+	vpclmulqdq  ymm2, ymm12, ymm4, 0x11
+	vpclmulqdq  ymm3, ymm12, ymm4, 0x01
+	vpclmulqdq  ymm5, ymm12, ymm4, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm8, ymm1, ymm2
+	vpclmulqdq  ymm1, ymm13, ymm4, 0x00
+	vpclmulqdq  ymm2, ymm13, ymm4, 0x11
+	vpclmulqdq  ymm3, ymm13, ymm4, 0x01
+	vpclmulqdq  ymm5, ymm13, ymm4, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm9, ymm1, ymm2
 	.p2align 4
-.Lasmgen_polyval_update_vpclmul_avx2_loop8:
-	/* blocks 2 and 3 times H^6 and H^5 */
+.Lasmgen_polyval_update_vpclmul_avx2_loop16:
+	/* blocks 2 and 3 times H^14 and H^13 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 32]
-	vpclmulqdq  ymm1, ymm4, ymm9, 0x00
-	vpclmulqdq  ymm2, ymm4, ymm9, 0x11
-	vpclmulqdq  ymm3, ymm4, ymm9, 0x01
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
+	vpclmulqdq  ymm3, ymm4, ymm7, 0x01
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 4 and 5 times H^12 and H^11 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 64]
+	vpclmulqdq  ymm5, ymm4, ymm8, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm8, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm8, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm8, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 6 and 7 times H^10 and H^9 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 96]
+	vpclmulqdq  ymm5, ymm4, ymm9, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm9, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm9, 0x01
+	vpxor       ymm3, ymm3, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm9, 0x10
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 4 and 5 times H^4 and H^3 */
-	vmovdqu     ymm4, ymmword ptr [rdx + 64]
+	/* blocks 8 and 9 times H^8 and H^7 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 128]
 	vpclmulqdq  ymm5, ymm4, ymm10, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm10, 0x11
@@ -1359,8 +1624,8 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm10, 0x10
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 6 and 7 times H^2 and H^1 */
-	vmovdqu     ymm4, ymmword ptr [rdx + 96]
+	/* blocks 10 and 11 times H^6 and H^5 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 160]
 	vpclmulqdq  ymm5, ymm4, ymm11, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm11, 0x11
@@ -1369,16 +1634,99 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm11, 0x10
 	vpxor       ymm3, ymm3, ymm5
+	/* blocks 12 and 13 times H^4 and H^3 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 192]
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 14 and 15 times H^2 and H^1 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 224]
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 0 and 1 times H^16 and H^15 */
+	vmovdqu     ymm4, ymmword ptr [rdx]
+	vpxor       ymm4, ymm4, ymm0
+	vpclmulqdq  ymm5, ymm4, ymm6, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm6, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm6, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm6, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rdx, 256
+	sub         rcx, 16
+	cmp         rcx, 16
+	jae         .Lasmgen_polyval_update_vpclmul_avx2_loop16
+	cmp         rcx, 8
+	jb          .Lasmgen_polyval_update_vpclmul_avx2_tail
+
+.Lasmgen_polyval_update_vpclmul_avx2_batch8:
+	/* blocks 2 and 3 times H^6 and H^5 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 32]
+	vpclmulqdq  ymm1, ymm4, ymm11, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm11, 0x11
+	vpclmulqdq  ymm3, ymm4, ymm11, 0x01
+	vpclmulqdq  ymm5, ymm4, ymm11, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 4 and 5 times H^4 and H^3 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 64]
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 6 and 7 times H^2 and H^1 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 96]
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x10
+	vpxor       ymm3, ymm3, ymm5
 	/* blocks 0 and 1 times H^8 and H^7 */
 	vmovdqu     ymm4, ymmword ptr [rdx]
 	vpxor       ymm4, ymm4, ymm0
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x00
+	vpclmulqdq  ymm5, ymm4, ymm10, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x11
+	vpclmulqdq  ymm5, ymm4, ymm10, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x01
+	vpclmulqdq  ymm5, ymm4, ymm10, 0x01
 	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x10
+	vpclmulqdq  ymm5, ymm4, ymm10, 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
 	vpslldq     ymm5, ymm3, 8
@@ -1399,13 +1747,11 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       xmm0, xmm1, xmm2
 	add         rdx, 128
 	sub         rcx, 8
-	cmp         rcx, 8
-	jae         .Lasmgen_polyval_update_vpclmul_avx2_loop8
 
 .Lasmgen_polyval_update_vpclmul_avx2_tail:
-	/* The last k < 8 blocks: pairs against [H^k, H^k-1], ..., then one block on xmm, one reduction. */
 	test        rcx, rcx
 	jz          .Lasmgen_polyval_update_vpclmul_avx2_done
+	/* The last k < 8 blocks: pairs against [H^k, H^k-1], ..., then one block on xmm, one reduction. */
 	mov         rax, rcx
 	shl         rax, 4
 	add         rax, rsi
@@ -1420,15 +1766,15 @@ asmgen_polyval_update_vpclmul_avx2:
 	vmovdqu     ymm4, ymmword ptr [rdx]
 	vpxor       ymm4, ymm4, ymm6
 	vpxor       xmm6, xmm6, xmm6
-	vmovdqu     xmm8, xmmword ptr [rax]
-	vinserti128 ymm8, ymm8, xmmword ptr [rax - 16], 0x01
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x00
+	vmovdqu     xmm13, xmmword ptr [rax]
+	vinserti128 ymm13, ymm13, xmmword ptr [rax - 16], 0x01
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x11
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x01
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x01
 	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x10
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x10
 	vpxor       ymm3, ymm3, ymm5
 	add         rdx, 32
 	sub         rax, 32

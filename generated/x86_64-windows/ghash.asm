@@ -1059,12 +1059,12 @@ asmgen_ghash_init_vpclmul_avx2:
 
 ; ----------------------------------------------------------------------------------------------------
 ; GHASH update (SP 800-38D): state = (state ^ X) * H for each 16-byte block X of data.
-; Eight blocks per reduction, two per vpclmulqdq: (S + X1)*H^8 + X2*H^7 + ... + X8*H^1, schoolbook
-; products on ymm, one Montgomery reduction on xmm.
+; 16 blocks per reduction (H^9..H^16 computed per call), then 8, then the tail; two blocks per
+; vpclmulqdq: (S + X1)*H^16 + X2*H^15 + ... + X16*H^1, schoolbook products on ymm, one reduction.
 ;
 ; void asmgen_ghash_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 ; Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
-; Saves: rsi, rdi, xmm6, xmm8, xmm9, xmm10, xmm11, xmm14, xmm15
+; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
 	global asmgen_ghash_update_vpclmul_avx2
 	align 32
@@ -1074,54 +1074,150 @@ asmgen_ghash_update_vpclmul_avx2:
 .seh_0:			; .seh_pushreg rsi (an unwind code in .xdata)
 	push        rdi
 .seh_1:			; .seh_pushreg rdi (an unwind code in .xdata)
-	sub         rsp, 120
-.seh_2:			; .seh_stackalloc 120 (an unwind code in .xdata)
+	sub         rsp, 168
+.seh_2:			; .seh_stackalloc 168 (an unwind code in .xdata)
 	vmovdqa     oword [rsp], xmm6
 .seh_3:			; .seh_savexmm xmm6, 0 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 16], xmm8
-.seh_4:			; .seh_savexmm xmm8, 16 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 32], xmm9
-.seh_5:			; .seh_savexmm xmm9, 32 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 48], xmm10
-.seh_6:			; .seh_savexmm xmm10, 48 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 64], xmm11
-.seh_7:			; .seh_savexmm xmm11, 64 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 80], xmm14
-.seh_8:			; .seh_savexmm xmm14, 80 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 96], xmm15
-.seh_9:			; .seh_savexmm xmm15, 96 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 16], xmm7
+.seh_4:			; .seh_savexmm xmm7, 16 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 32], xmm8
+.seh_5:			; .seh_savexmm xmm8, 32 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 48], xmm9
+.seh_6:			; .seh_savexmm xmm9, 48 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 64], xmm10
+.seh_7:			; .seh_savexmm xmm10, 64 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 80], xmm11
+.seh_8:			; .seh_savexmm xmm11, 80 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 96], xmm12
+.seh_9:			; .seh_savexmm xmm12, 96 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 112], xmm13
+.seh_10:			; .seh_savexmm xmm13, 112 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 128], xmm14
+.seh_11:			; .seh_savexmm xmm14, 128 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 144], xmm15
+.seh_12:			; .seh_savexmm xmm15, 144 (an unwind code in .xdata)
 .seh_endprologue:
 	mov         rdi, rcx
 	mov         rsi, rdx
 	mov         rdx, r8
 	mov         rcx, r9
-	vmovdqa     xmm14, oword [rel const_polyval_poly]
+	vbroadcasti128 ymm14, oword [rel const_polyval_poly]
 	vbroadcasti128 ymm15, oword [rel const_byte_reverse]
 	vmovdqu     xmm0, oword [rdi]
 	vpshufb     xmm0, xmm0, xmm15
 	cmp         rcx, 8
 	jb          near .asmgen_ghash_update_vpclmul_avx2_tail
-	; The key pairs [H^8, H^7], [H^6, H^5], [H^4, H^3], [H^2, H^1], once per call.
-	vmovdqu     xmm8, oword [rsi + 112]
-	vinserti128 ymm8, ymm8, oword [rsi + 96], 0x01
-	vmovdqu     xmm9, oword [rsi + 80]
-	vinserti128 ymm9, ymm9, oword [rsi + 64], 0x01
-	vmovdqu     xmm10, oword [rsi + 48]
-	vinserti128 ymm10, ymm10, oword [rsi + 32], 0x01
-	vmovdqu     xmm11, oword [rsi + 16]
-	vinserti128 ymm11, ymm11, oword [rsi], 0x01
+	; The key pairs [H^8, H^7], [H^6, H^5], [H^4, H^3], [H^2, H^1] from the table.
+	vmovdqu     xmm10, oword [rsi + 112]
+	vinserti128 ymm10, ymm10, oword [rsi + 96], 0x01
+	vmovdqu     xmm11, oword [rsi + 80]
+	vinserti128 ymm11, ymm11, oword [rsi + 64], 0x01
+	vmovdqu     xmm12, oword [rsi + 48]
+	vinserti128 ymm12, ymm12, oword [rsi + 32], 0x01
+	vmovdqu     xmm13, oword [rsi + 16]
+	vinserti128 ymm13, ymm13, oword [rsi], 0x01
+	cmp         rcx, 16
+	jb          near .asmgen_ghash_update_vpclmul_avx2_batch8
+	; H^16..H^9: the pairs [H^8, H^7]..[H^2, H^1] times H^8, once per call of at least 16 blocks.
+	vbroadcasti128 ymm4, oword [rsi + 112]
+	vpclmulqdq  ymm1, ymm10, ymm4, 0x00
+	vpclmulqdq  ymm2, ymm10, ymm4, 0x11
+	vpclmulqdq  ymm3, ymm10, ymm4, 0x01
+	vpclmulqdq  ymm5, ymm10, ymm4, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm6, ymm1, ymm2
+	vpclmulqdq  ymm1, ymm11, ymm4, 0x00
+	vpclmulqdq  ymm2, ymm11, ymm4, 0x11
+	vpclmulqdq  ymm3, ymm11, ymm4, 0x01
+	vpclmulqdq  ymm5, ymm11, ymm4, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm7, ymm1, ymm2
+	vpclmulqdq  ymm1, ymm12, ymm4, 0x00
+	vpclmulqdq  ymm2, ymm12, ymm4, 0x11
+	vpclmulqdq  ymm3, ymm12, ymm4, 0x01
+	vpclmulqdq  ymm5, ymm12, ymm4, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm8, ymm1, ymm2
+	vpclmulqdq  ymm1, ymm13, ymm4, 0x00
+	vpclmulqdq  ymm2, ymm13, ymm4, 0x11
+	vpclmulqdq  ymm3, ymm13, ymm4, 0x01
+	vpclmulqdq  ymm5, ymm13, ymm4, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm9, ymm1, ymm2
 	align 16
-.asmgen_ghash_update_vpclmul_avx2_loop8:
-	; blocks 2 and 3 times H^6 and H^5
+.asmgen_ghash_update_vpclmul_avx2_loop16:
+	; blocks 2 and 3 times H^14 and H^13
 	vmovdqu     ymm4, yword [rdx + 32]
 	vpshufb     ymm4, ymm4, ymm15
-	vpclmulqdq  ymm1, ymm4, ymm9, 0x00
-	vpclmulqdq  ymm2, ymm4, ymm9, 0x11
-	vpclmulqdq  ymm3, ymm4, ymm9, 0x01
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
+	vpclmulqdq  ymm3, ymm4, ymm7, 0x01
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 4 and 5 times H^12 and H^11
+	vmovdqu     ymm4, yword [rdx + 64]
+	vpshufb     ymm4, ymm4, ymm15
+	vpclmulqdq  ymm5, ymm4, ymm8, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm8, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm8, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm8, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 6 and 7 times H^10 and H^9
+	vmovdqu     ymm4, yword [rdx + 96]
+	vpshufb     ymm4, ymm4, ymm15
+	vpclmulqdq  ymm5, ymm4, ymm9, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm9, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm9, 0x01
+	vpxor       ymm3, ymm3, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm9, 0x10
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 4 and 5 times H^4 and H^3
-	vmovdqu     ymm4, yword [rdx + 64]
+	; blocks 8 and 9 times H^8 and H^7
+	vmovdqu     ymm4, yword [rdx + 128]
 	vpshufb     ymm4, ymm4, ymm15
 	vpclmulqdq  ymm5, ymm4, ymm10, 0x00
 	vpxor       ymm1, ymm1, ymm5
@@ -1131,8 +1227,8 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm10, 0x10
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 6 and 7 times H^2 and H^1
-	vmovdqu     ymm4, yword [rdx + 96]
+	; blocks 10 and 11 times H^6 and H^5
+	vmovdqu     ymm4, yword [rdx + 160]
 	vpshufb     ymm4, ymm4, ymm15
 	vpclmulqdq  ymm5, ymm4, ymm11, 0x00
 	vpxor       ymm1, ymm1, ymm5
@@ -1142,17 +1238,106 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm11, 0x10
 	vpxor       ymm3, ymm3, ymm5
+	; blocks 12 and 13 times H^4 and H^3
+	vmovdqu     ymm4, yword [rdx + 192]
+	vpshufb     ymm4, ymm4, ymm15
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 14 and 15 times H^2 and H^1
+	vmovdqu     ymm4, yword [rdx + 224]
+	vpshufb     ymm4, ymm4, ymm15
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 0 and 1 times H^16 and H^15
+	vmovdqu     ymm4, yword [rdx]
+	vpshufb     ymm4, ymm4, ymm15
+	vpxor       ymm4, ymm4, ymm0
+	vpclmulqdq  ymm5, ymm4, ymm6, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm6, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm6, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm6, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower.
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rdx, 256
+	sub         rcx, 16
+	cmp         rcx, 16
+	jae         near .asmgen_ghash_update_vpclmul_avx2_loop16
+	cmp         rcx, 8
+	jb          near .asmgen_ghash_update_vpclmul_avx2_tail
+
+.asmgen_ghash_update_vpclmul_avx2_batch8:
+	; blocks 2 and 3 times H^6 and H^5
+	vmovdqu     ymm4, yword [rdx + 32]
+	vpshufb     ymm4, ymm4, ymm15
+	vpclmulqdq  ymm1, ymm4, ymm11, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm11, 0x11
+	vpclmulqdq  ymm3, ymm4, ymm11, 0x01
+	vpclmulqdq  ymm5, ymm4, ymm11, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 4 and 5 times H^4 and H^3
+	vmovdqu     ymm4, yword [rdx + 64]
+	vpshufb     ymm4, ymm4, ymm15
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 6 and 7 times H^2 and H^1
+	vmovdqu     ymm4, yword [rdx + 96]
+	vpshufb     ymm4, ymm4, ymm15
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x10
+	vpxor       ymm3, ymm3, ymm5
 	; blocks 0 and 1 times H^8 and H^7
 	vmovdqu     ymm4, yword [rdx]
 	vpshufb     ymm4, ymm4, ymm15
 	vpxor       ymm4, ymm4, ymm0
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x00
+	vpclmulqdq  ymm5, ymm4, ymm10, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x11
+	vpclmulqdq  ymm5, ymm4, ymm10, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x01
+	vpclmulqdq  ymm5, ymm4, ymm10, 0x01
 	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x10
+	vpclmulqdq  ymm5, ymm4, ymm10, 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower.
 	vpslldq     ymm5, ymm3, 8
@@ -1173,13 +1358,11 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       xmm0, xmm1, xmm2
 	add         rdx, 128
 	sub         rcx, 8
-	cmp         rcx, 8
-	jae         near .asmgen_ghash_update_vpclmul_avx2_loop8
 
 .asmgen_ghash_update_vpclmul_avx2_tail:
-	; The last k < 8 blocks: pairs against [H^k, H^k-1], ..., then one block on xmm, one reduction.
 	test        rcx, rcx
 	jz          near .asmgen_ghash_update_vpclmul_avx2_done
+	; The last k < 8 blocks: pairs against [H^k, H^k-1], ..., then one block on xmm, one reduction.
 	mov         rax, rcx
 	shl         rax, 4
 	add         rax, rsi
@@ -1195,15 +1378,15 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpxor       ymm4, ymm4, ymm6
 	vpxor       xmm6, xmm6, xmm6
-	vmovdqu     xmm8, oword [rax]
-	vinserti128 ymm8, ymm8, oword [rax - 16], 0x01
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x00
+	vmovdqu     xmm13, oword [rax]
+	vinserti128 ymm13, ymm13, oword [rax - 16], 0x01
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x11
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x01
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x01
 	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x10
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x10
 	vpxor       ymm3, ymm3, ymm5
 	add         rdx, 32
 	sub         rax, 32
@@ -1248,13 +1431,16 @@ asmgen_ghash_update_vpclmul_avx2:
 	vmovdqu     oword [rdi], xmm0
 	vzeroupper
 	vmovdqa     xmm6, oword [rsp]
-	vmovdqa     xmm8, oword [rsp + 16]
-	vmovdqa     xmm9, oword [rsp + 32]
-	vmovdqa     xmm10, oword [rsp + 48]
-	vmovdqa     xmm11, oword [rsp + 64]
-	vmovdqa     xmm14, oword [rsp + 80]
-	vmovdqa     xmm15, oword [rsp + 96]
-	add         rsp, 120
+	vmovdqa     xmm7, oword [rsp + 16]
+	vmovdqa     xmm8, oword [rsp + 32]
+	vmovdqa     xmm9, oword [rsp + 48]
+	vmovdqa     xmm10, oword [rsp + 64]
+	vmovdqa     xmm11, oword [rsp + 80]
+	vmovdqa     xmm12, oword [rsp + 96]
+	vmovdqa     xmm13, oword [rsp + 112]
+	vmovdqa     xmm14, oword [rsp + 128]
+	vmovdqa     xmm15, oword [rsp + 144]
+	add         rsp, 168
 	pop         rdi
 	pop         rsi
 	ret
@@ -1461,12 +1647,12 @@ asmgen_polyval_init_vpclmul_avx2:
 
 ; ----------------------------------------------------------------------------------------------------
 ; POLYVAL update (RFC 8452): state = (state ^ X) * H * x^-128 for each 16-byte block X of data.
-; Eight blocks per reduction, two per vpclmulqdq: (S + X1)*H^8 + X2*H^7 + ... + X8*H^1, schoolbook
-; products on ymm, one Montgomery reduction on xmm.
+; 16 blocks per reduction (H^9..H^16 computed per call), then 8, then the tail; two blocks per
+; vpclmulqdq: (S + X1)*H^16 + X2*H^15 + ... + X16*H^1, schoolbook products on ymm, one reduction.
 ;
 ; void asmgen_polyval_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 ; Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
-; Saves: rsi, rdi, xmm6, xmm8, xmm9, xmm10, xmm11, xmm14
+; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14
 ; ----------------------------------------------------------------------------------------------------
 	global asmgen_polyval_update_vpclmul_avx2
 	align 32
@@ -1476,49 +1662,143 @@ asmgen_polyval_update_vpclmul_avx2:
 .seh_0:			; .seh_pushreg rsi (an unwind code in .xdata)
 	push        rdi
 .seh_1:			; .seh_pushreg rdi (an unwind code in .xdata)
-	sub         rsp, 104
-.seh_2:			; .seh_stackalloc 104 (an unwind code in .xdata)
+	sub         rsp, 152
+.seh_2:			; .seh_stackalloc 152 (an unwind code in .xdata)
 	vmovdqa     oword [rsp], xmm6
 .seh_3:			; .seh_savexmm xmm6, 0 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 16], xmm8
-.seh_4:			; .seh_savexmm xmm8, 16 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 32], xmm9
-.seh_5:			; .seh_savexmm xmm9, 32 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 48], xmm10
-.seh_6:			; .seh_savexmm xmm10, 48 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 64], xmm11
-.seh_7:			; .seh_savexmm xmm11, 64 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 80], xmm14
-.seh_8:			; .seh_savexmm xmm14, 80 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 16], xmm7
+.seh_4:			; .seh_savexmm xmm7, 16 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 32], xmm8
+.seh_5:			; .seh_savexmm xmm8, 32 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 48], xmm9
+.seh_6:			; .seh_savexmm xmm9, 48 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 64], xmm10
+.seh_7:			; .seh_savexmm xmm10, 64 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 80], xmm11
+.seh_8:			; .seh_savexmm xmm11, 80 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 96], xmm12
+.seh_9:			; .seh_savexmm xmm12, 96 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 112], xmm13
+.seh_10:			; .seh_savexmm xmm13, 112 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 128], xmm14
+.seh_11:			; .seh_savexmm xmm14, 128 (an unwind code in .xdata)
 .seh_endprologue:
 	mov         rdi, rcx
 	mov         rsi, rdx
 	mov         rdx, r8
 	mov         rcx, r9
-	vmovdqa     xmm14, oword [rel const_polyval_poly]
+	vbroadcasti128 ymm14, oword [rel const_polyval_poly]
 	vmovdqu     xmm0, oword [rdi]
 	cmp         rcx, 8
 	jb          near .asmgen_polyval_update_vpclmul_avx2_tail
-	; The key pairs [H^8, H^7], [H^6, H^5], [H^4, H^3], [H^2, H^1], once per call.
-	vmovdqu     xmm8, oword [rsi + 112]
-	vinserti128 ymm8, ymm8, oword [rsi + 96], 0x01
-	vmovdqu     xmm9, oword [rsi + 80]
-	vinserti128 ymm9, ymm9, oword [rsi + 64], 0x01
-	vmovdqu     xmm10, oword [rsi + 48]
-	vinserti128 ymm10, ymm10, oword [rsi + 32], 0x01
-	vmovdqu     xmm11, oword [rsi + 16]
-	vinserti128 ymm11, ymm11, oword [rsi], 0x01
+	; The key pairs [H^8, H^7], [H^6, H^5], [H^4, H^3], [H^2, H^1] from the table.
+	vmovdqu     xmm10, oword [rsi + 112]
+	vinserti128 ymm10, ymm10, oword [rsi + 96], 0x01
+	vmovdqu     xmm11, oword [rsi + 80]
+	vinserti128 ymm11, ymm11, oword [rsi + 64], 0x01
+	vmovdqu     xmm12, oword [rsi + 48]
+	vinserti128 ymm12, ymm12, oword [rsi + 32], 0x01
+	vmovdqu     xmm13, oword [rsi + 16]
+	vinserti128 ymm13, ymm13, oword [rsi], 0x01
+	cmp         rcx, 16
+	jb          near .asmgen_polyval_update_vpclmul_avx2_batch8
+	; H^16..H^9: the pairs [H^8, H^7]..[H^2, H^1] times H^8, once per call of at least 16 blocks.
+	vbroadcasti128 ymm4, oword [rsi + 112]
+	vpclmulqdq  ymm1, ymm10, ymm4, 0x00
+	vpclmulqdq  ymm2, ymm10, ymm4, 0x11
+	vpclmulqdq  ymm3, ymm10, ymm4, 0x01
+	vpclmulqdq  ymm5, ymm10, ymm4, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm6, ymm1, ymm2
+	vpclmulqdq  ymm1, ymm11, ymm4, 0x00
+	vpclmulqdq  ymm2, ymm11, ymm4, 0x11
+	vpclmulqdq  ymm3, ymm11, ymm4, 0x01
+	vpclmulqdq  ymm5, ymm11, ymm4, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm7, ymm1, ymm2
+	vpclmulqdq  ymm1, ymm12, ymm4, 0x00
+	vpclmulqdq  ymm2, ymm12, ymm4, 0x11
+	vpclmulqdq  ymm3, ymm12, ymm4, 0x01
+	vpclmulqdq  ymm5, ymm12, ymm4, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm8, ymm1, ymm2
+	vpclmulqdq  ymm1, ymm13, ymm4, 0x00
+	vpclmulqdq  ymm2, ymm13, ymm4, 0x11
+	vpclmulqdq  ymm3, ymm13, ymm4, 0x01
+	vpclmulqdq  ymm5, ymm13, ymm4, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm9, ymm1, ymm2
 	align 16
-.asmgen_polyval_update_vpclmul_avx2_loop8:
-	; blocks 2 and 3 times H^6 and H^5
+.asmgen_polyval_update_vpclmul_avx2_loop16:
+	; blocks 2 and 3 times H^14 and H^13
 	vmovdqu     ymm4, yword [rdx + 32]
-	vpclmulqdq  ymm1, ymm4, ymm9, 0x00
-	vpclmulqdq  ymm2, ymm4, ymm9, 0x11
-	vpclmulqdq  ymm3, ymm4, ymm9, 0x01
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
+	vpclmulqdq  ymm3, ymm4, ymm7, 0x01
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 4 and 5 times H^12 and H^11
+	vmovdqu     ymm4, yword [rdx + 64]
+	vpclmulqdq  ymm5, ymm4, ymm8, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm8, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm8, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm8, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 6 and 7 times H^10 and H^9
+	vmovdqu     ymm4, yword [rdx + 96]
+	vpclmulqdq  ymm5, ymm4, ymm9, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm9, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm9, 0x01
+	vpxor       ymm3, ymm3, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm9, 0x10
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 4 and 5 times H^4 and H^3
-	vmovdqu     ymm4, yword [rdx + 64]
+	; blocks 8 and 9 times H^8 and H^7
+	vmovdqu     ymm4, yword [rdx + 128]
 	vpclmulqdq  ymm5, ymm4, ymm10, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm10, 0x11
@@ -1527,8 +1807,8 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm10, 0x10
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 6 and 7 times H^2 and H^1
-	vmovdqu     ymm4, yword [rdx + 96]
+	; blocks 10 and 11 times H^6 and H^5
+	vmovdqu     ymm4, yword [rdx + 160]
 	vpclmulqdq  ymm5, ymm4, ymm11, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm11, 0x11
@@ -1537,16 +1817,99 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm11, 0x10
 	vpxor       ymm3, ymm3, ymm5
+	; blocks 12 and 13 times H^4 and H^3
+	vmovdqu     ymm4, yword [rdx + 192]
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 14 and 15 times H^2 and H^1
+	vmovdqu     ymm4, yword [rdx + 224]
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 0 and 1 times H^16 and H^15
+	vmovdqu     ymm4, yword [rdx]
+	vpxor       ymm4, ymm4, ymm0
+	vpclmulqdq  ymm5, ymm4, ymm6, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm6, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm6, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm6, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower.
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rdx, 256
+	sub         rcx, 16
+	cmp         rcx, 16
+	jae         near .asmgen_polyval_update_vpclmul_avx2_loop16
+	cmp         rcx, 8
+	jb          near .asmgen_polyval_update_vpclmul_avx2_tail
+
+.asmgen_polyval_update_vpclmul_avx2_batch8:
+	; blocks 2 and 3 times H^6 and H^5
+	vmovdqu     ymm4, yword [rdx + 32]
+	vpclmulqdq  ymm1, ymm4, ymm11, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm11, 0x11
+	vpclmulqdq  ymm3, ymm4, ymm11, 0x01
+	vpclmulqdq  ymm5, ymm4, ymm11, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 4 and 5 times H^4 and H^3
+	vmovdqu     ymm4, yword [rdx + 64]
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm12, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 6 and 7 times H^2 and H^1
+	vmovdqu     ymm4, yword [rdx + 96]
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x10
+	vpxor       ymm3, ymm3, ymm5
 	; blocks 0 and 1 times H^8 and H^7
 	vmovdqu     ymm4, yword [rdx]
 	vpxor       ymm4, ymm4, ymm0
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x00
+	vpclmulqdq  ymm5, ymm4, ymm10, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x11
+	vpclmulqdq  ymm5, ymm4, ymm10, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x01
+	vpclmulqdq  ymm5, ymm4, ymm10, 0x01
 	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x10
+	vpclmulqdq  ymm5, ymm4, ymm10, 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower.
 	vpslldq     ymm5, ymm3, 8
@@ -1567,13 +1930,11 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       xmm0, xmm1, xmm2
 	add         rdx, 128
 	sub         rcx, 8
-	cmp         rcx, 8
-	jae         near .asmgen_polyval_update_vpclmul_avx2_loop8
 
 .asmgen_polyval_update_vpclmul_avx2_tail:
-	; The last k < 8 blocks: pairs against [H^k, H^k-1], ..., then one block on xmm, one reduction.
 	test        rcx, rcx
 	jz          near .asmgen_polyval_update_vpclmul_avx2_done
+	; The last k < 8 blocks: pairs against [H^k, H^k-1], ..., then one block on xmm, one reduction.
 	mov         rax, rcx
 	shl         rax, 4
 	add         rax, rsi
@@ -1588,15 +1949,15 @@ asmgen_polyval_update_vpclmul_avx2:
 	vmovdqu     ymm4, yword [rdx]
 	vpxor       ymm4, ymm4, ymm6
 	vpxor       xmm6, xmm6, xmm6
-	vmovdqu     xmm8, oword [rax]
-	vinserti128 ymm8, ymm8, oword [rax - 16], 0x01
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x00
+	vmovdqu     xmm13, oword [rax]
+	vinserti128 ymm13, ymm13, oword [rax - 16], 0x01
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x11
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x01
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x01
 	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x10
+	vpclmulqdq  ymm5, ymm4, ymm13, 0x10
 	vpxor       ymm3, ymm3, ymm5
 	add         rdx, 32
 	sub         rax, 32
@@ -1639,12 +2000,15 @@ asmgen_polyval_update_vpclmul_avx2:
 	vmovdqu     oword [rdi], xmm0
 	vzeroupper
 	vmovdqa     xmm6, oword [rsp]
-	vmovdqa     xmm8, oword [rsp + 16]
-	vmovdqa     xmm9, oword [rsp + 32]
-	vmovdqa     xmm10, oword [rsp + 48]
-	vmovdqa     xmm11, oword [rsp + 64]
-	vmovdqa     xmm14, oword [rsp + 80]
-	add         rsp, 104
+	vmovdqa     xmm7, oword [rsp + 16]
+	vmovdqa     xmm8, oword [rsp + 32]
+	vmovdqa     xmm9, oword [rsp + 48]
+	vmovdqa     xmm10, oword [rsp + 64]
+	vmovdqa     xmm11, oword [rsp + 80]
+	vmovdqa     xmm12, oword [rsp + 96]
+	vmovdqa     xmm13, oword [rsp + 112]
+	vmovdqa     xmm14, oword [rsp + 128]
+	add         rsp, 152
 	pop         rdi
 	pop         rsi
 	ret
@@ -1734,25 +2098,31 @@ asmgen_ghash_init_vpclmul_avx2.unwind_info:
 	db asmgen_ghash_init_vpclmul_avx2.seh_0 - asmgen_ghash_init_vpclmul_avx2, 0x60	; PUSH_NONVOL, info 6
 	dw 0
 asmgen_ghash_update_vpclmul_avx2.unwind_info:
-	db 1, asmgen_ghash_update_vpclmul_avx2.seh_endprologue - asmgen_ghash_update_vpclmul_avx2, 17, 0	; version 1, prologue size, 17 slots, no frame register
-	db asmgen_ghash_update_vpclmul_avx2.seh_9 - asmgen_ghash_update_vpclmul_avx2, 0xf8	; SAVE_XMM128, info 15
+	db 1, asmgen_ghash_update_vpclmul_avx2.seh_endprologue - asmgen_ghash_update_vpclmul_avx2, 24, 0	; version 1, prologue size, 24 slots, no frame register
+	db asmgen_ghash_update_vpclmul_avx2.seh_12 - asmgen_ghash_update_vpclmul_avx2, 0xf8	; SAVE_XMM128, info 15
+	dw 9
+	db asmgen_ghash_update_vpclmul_avx2.seh_11 - asmgen_ghash_update_vpclmul_avx2, 0xe8	; SAVE_XMM128, info 14
+	dw 8
+	db asmgen_ghash_update_vpclmul_avx2.seh_10 - asmgen_ghash_update_vpclmul_avx2, 0xd8	; SAVE_XMM128, info 13
+	dw 7
+	db asmgen_ghash_update_vpclmul_avx2.seh_9 - asmgen_ghash_update_vpclmul_avx2, 0xc8	; SAVE_XMM128, info 12
 	dw 6
-	db asmgen_ghash_update_vpclmul_avx2.seh_8 - asmgen_ghash_update_vpclmul_avx2, 0xe8	; SAVE_XMM128, info 14
+	db asmgen_ghash_update_vpclmul_avx2.seh_8 - asmgen_ghash_update_vpclmul_avx2, 0xb8	; SAVE_XMM128, info 11
 	dw 5
-	db asmgen_ghash_update_vpclmul_avx2.seh_7 - asmgen_ghash_update_vpclmul_avx2, 0xb8	; SAVE_XMM128, info 11
+	db asmgen_ghash_update_vpclmul_avx2.seh_7 - asmgen_ghash_update_vpclmul_avx2, 0xa8	; SAVE_XMM128, info 10
 	dw 4
-	db asmgen_ghash_update_vpclmul_avx2.seh_6 - asmgen_ghash_update_vpclmul_avx2, 0xa8	; SAVE_XMM128, info 10
+	db asmgen_ghash_update_vpclmul_avx2.seh_6 - asmgen_ghash_update_vpclmul_avx2, 0x98	; SAVE_XMM128, info 9
 	dw 3
-	db asmgen_ghash_update_vpclmul_avx2.seh_5 - asmgen_ghash_update_vpclmul_avx2, 0x98	; SAVE_XMM128, info 9
+	db asmgen_ghash_update_vpclmul_avx2.seh_5 - asmgen_ghash_update_vpclmul_avx2, 0x88	; SAVE_XMM128, info 8
 	dw 2
-	db asmgen_ghash_update_vpclmul_avx2.seh_4 - asmgen_ghash_update_vpclmul_avx2, 0x88	; SAVE_XMM128, info 8
+	db asmgen_ghash_update_vpclmul_avx2.seh_4 - asmgen_ghash_update_vpclmul_avx2, 0x78	; SAVE_XMM128, info 7
 	dw 1
 	db asmgen_ghash_update_vpclmul_avx2.seh_3 - asmgen_ghash_update_vpclmul_avx2, 0x68	; SAVE_XMM128, info 6
 	dw 0
-	db asmgen_ghash_update_vpclmul_avx2.seh_2 - asmgen_ghash_update_vpclmul_avx2, 0xe2	; ALLOC_SMALL, info 14
+	db asmgen_ghash_update_vpclmul_avx2.seh_2 - asmgen_ghash_update_vpclmul_avx2, 0x01	; ALLOC_LARGE, info 0
+	dw 21
 	db asmgen_ghash_update_vpclmul_avx2.seh_1 - asmgen_ghash_update_vpclmul_avx2, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_ghash_update_vpclmul_avx2.seh_0 - asmgen_ghash_update_vpclmul_avx2, 0x60	; PUSH_NONVOL, info 6
-	dw 0
 asmgen_polyval_init_vpclmul_avx2.unwind_info:
 	db 1, asmgen_polyval_init_vpclmul_avx2.seh_endprologue - asmgen_polyval_init_vpclmul_avx2, 9, 0	; version 1, prologue size, 9 slots, no frame register
 	db asmgen_polyval_init_vpclmul_avx2.seh_5 - asmgen_polyval_init_vpclmul_avx2, 0xe8	; SAVE_XMM128, info 14
@@ -1766,23 +2136,29 @@ asmgen_polyval_init_vpclmul_avx2.unwind_info:
 	db asmgen_polyval_init_vpclmul_avx2.seh_0 - asmgen_polyval_init_vpclmul_avx2, 0x60	; PUSH_NONVOL, info 6
 	dw 0
 asmgen_polyval_update_vpclmul_avx2.unwind_info:
-	db 1, asmgen_polyval_update_vpclmul_avx2.seh_endprologue - asmgen_polyval_update_vpclmul_avx2, 15, 0	; version 1, prologue size, 15 slots, no frame register
-	db asmgen_polyval_update_vpclmul_avx2.seh_8 - asmgen_polyval_update_vpclmul_avx2, 0xe8	; SAVE_XMM128, info 14
+	db 1, asmgen_polyval_update_vpclmul_avx2.seh_endprologue - asmgen_polyval_update_vpclmul_avx2, 22, 0	; version 1, prologue size, 22 slots, no frame register
+	db asmgen_polyval_update_vpclmul_avx2.seh_11 - asmgen_polyval_update_vpclmul_avx2, 0xe8	; SAVE_XMM128, info 14
+	dw 8
+	db asmgen_polyval_update_vpclmul_avx2.seh_10 - asmgen_polyval_update_vpclmul_avx2, 0xd8	; SAVE_XMM128, info 13
+	dw 7
+	db asmgen_polyval_update_vpclmul_avx2.seh_9 - asmgen_polyval_update_vpclmul_avx2, 0xc8	; SAVE_XMM128, info 12
+	dw 6
+	db asmgen_polyval_update_vpclmul_avx2.seh_8 - asmgen_polyval_update_vpclmul_avx2, 0xb8	; SAVE_XMM128, info 11
 	dw 5
-	db asmgen_polyval_update_vpclmul_avx2.seh_7 - asmgen_polyval_update_vpclmul_avx2, 0xb8	; SAVE_XMM128, info 11
+	db asmgen_polyval_update_vpclmul_avx2.seh_7 - asmgen_polyval_update_vpclmul_avx2, 0xa8	; SAVE_XMM128, info 10
 	dw 4
-	db asmgen_polyval_update_vpclmul_avx2.seh_6 - asmgen_polyval_update_vpclmul_avx2, 0xa8	; SAVE_XMM128, info 10
+	db asmgen_polyval_update_vpclmul_avx2.seh_6 - asmgen_polyval_update_vpclmul_avx2, 0x98	; SAVE_XMM128, info 9
 	dw 3
-	db asmgen_polyval_update_vpclmul_avx2.seh_5 - asmgen_polyval_update_vpclmul_avx2, 0x98	; SAVE_XMM128, info 9
+	db asmgen_polyval_update_vpclmul_avx2.seh_5 - asmgen_polyval_update_vpclmul_avx2, 0x88	; SAVE_XMM128, info 8
 	dw 2
-	db asmgen_polyval_update_vpclmul_avx2.seh_4 - asmgen_polyval_update_vpclmul_avx2, 0x88	; SAVE_XMM128, info 8
+	db asmgen_polyval_update_vpclmul_avx2.seh_4 - asmgen_polyval_update_vpclmul_avx2, 0x78	; SAVE_XMM128, info 7
 	dw 1
 	db asmgen_polyval_update_vpclmul_avx2.seh_3 - asmgen_polyval_update_vpclmul_avx2, 0x68	; SAVE_XMM128, info 6
 	dw 0
-	db asmgen_polyval_update_vpclmul_avx2.seh_2 - asmgen_polyval_update_vpclmul_avx2, 0xc2	; ALLOC_SMALL, info 12
+	db asmgen_polyval_update_vpclmul_avx2.seh_2 - asmgen_polyval_update_vpclmul_avx2, 0x01	; ALLOC_LARGE, info 0
+	dw 19
 	db asmgen_polyval_update_vpclmul_avx2.seh_1 - asmgen_polyval_update_vpclmul_avx2, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_polyval_update_vpclmul_avx2.seh_0 - asmgen_polyval_update_vpclmul_avx2, 0x60	; PUSH_NONVOL, info 6
-	dw 0
 
 	section .pdata rdata align=4
 	dd asmgen_ghash_init_avx wrt ..imagebase, asmgen_ghash_init_avx.seh_end wrt ..imagebase, asmgen_ghash_init_avx.unwind_info wrt ..imagebase

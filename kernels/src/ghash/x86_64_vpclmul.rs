@@ -1,13 +1,15 @@
 //! GHASH/POLYVAL with VPCLMULQDQ on ymm registers (AVX2): two blocks per carry-less multiply.
 //!
 //! The key table is the xmm set's (256 bytes, H^1..H^8; the key setup is that set's kernel under this set's
-//! name): the update loads the four pairs `[H^8, H^7]`, `[H^6, H^5]`, `[H^4, H^3]`, `[H^2, H^1]` into ymm
-//! registers once per call (a load and a `vinserti128` each) and multiplies each pair of data blocks
-//! `[X_2j, X_2j+1]` by one of them, schoolbook (four products per pair, no Karatsuba half-sums: no fix-up
-//! on the state's dependency chain). Eight blocks per reduction; the three pairs that do not depend on the
-//! state are multiplied before the pair that does, so the out-of-order core overlaps them with the previous
-//! batch's reduction and only one pair's products and the reduction lie on the loop-carried chain. The
-//! tail (k < 8 blocks) takes pairs against `[H^k, H^k-1]`, then at most one block on xmm, one reduction.
+//! name): the update loads the pairs `[H^8, H^7]`, `[H^6, H^5]`, `[H^4, H^3]`, `[H^2, H^1]` into ymm registers
+//! once per call (a load and a `vinserti128` each) and, for calls of at least 16 blocks, computes
+//! `[H^16, H^15]`..`[H^10, H^9]` from them (four independent ymm multiplies by H^8), so that 16 blocks share
+//! one reduction while the table stays 256 bytes for every set. Each pair of data blocks `[X_2j, X_2j+1]` is
+//! multiplied by one key pair, schoolbook (four products per pair, no Karatsuba half-sums: no fix-up on the
+//! state's dependency chain). The pairs that do not depend on the state are multiplied before the pair that
+//! does, so the out-of-order core overlaps them with the previous batch's reduction and only one pair's
+//! products and the reduction lie on the loop-carried chain. After the 16-block loop: one batch of 8, then
+//! the tail (k < 8 blocks) in pairs against `[H^k, H^k-1]`, at most one block on xmm, one reduction.
 
 use super::x86_64::{fold, Poly, Reduction};
 use super::{h_offset, Flavour, AGGREGATE, BYTE_REVERSE, POLY};
@@ -29,10 +31,13 @@ const HI: Ymm = Ymm(2); // sums of high products
 const MID: Ymm = Ymm(3); // sums of the two middle products
 const X: Ymm = Ymm(4); // the pair of blocks being absorbed
 const T: Ymm = Ymm(5); // scratch
-const CARRY: Xmm = Xmm(6); // state still to be added to the first block of a tail
-/// The key pairs `[H^(8-2j), H^(7-2j)]`, j = 0..3.
-const KEYS: [Ymm; 4] = [Ymm(8), Ymm(9), Ymm(10), Ymm(11)];
-const POLYR: Xmm = Xmm(14); // the reduction constant
+const CARRY: Xmm = Xmm(6); // state still to be added to the first block of a tail (a key's place: spare then)
+/// The key pairs `[H^(16-2j), H^(15-2j)]`, j = 0..7: the last four from the table, the first four computed
+/// per call when there are at least 16 blocks.
+const KEYS: [Ymm; 8] = [Ymm(6), Ymm(7), Ymm(8), Ymm(9), Ymm(10), Ymm(11), Ymm(12), Ymm(13)];
+/// The key pairs of an 8-block batch, `[H^8, H^7]`..`[H^2, H^1]`.
+const KEYS8: [Ymm; 4] = [KEYS[4], KEYS[5], KEYS[6], KEYS[7]];
+const POLYR: Ymm = Ymm(14); // the reduction constant in both lanes
 const BSWAP: Ymm = Ymm(15); // byte-reversal control in both lanes (GHASH only)
 
 /// `<f>_init_vpclmul_avx2(table, h)`: the xmm set's key setup (the same table).
@@ -40,8 +45,8 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
     super::x86_64::init_named(f, abi, "vpclmul_avx2")
 }
 
-/// `<f>_update_vpclmul_avx2(state, table, data, nblocks)`: absorbs `nblocks` blocks, 8 per reduction, two per
-/// multiply.
+/// `<f>_update_vpclmul_avx2(state, table, data, nblocks)`: absorbs `nblocks` blocks, 16 per reduction, two
+/// per multiply.
 pub fn update(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
     update_of(f, abi, Blocks::Arg)
 }
@@ -52,8 +57,8 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<X86_64
     let name = format!("asmgen_{}_update_vpclmul_avx2{}", f.name(), blocks.suffix());
     let mut b = B::new(&name, abi, FEATURES);
     crate::doc_role(&mut b, f.update_role());
-    b.doc("Eight blocks per reduction, two per vpclmulqdq: (S + X1)*H^8 + X2*H^7 + ... + X8*H^1, schoolbook");
-    b.doc("products on ymm, one Montgomery reduction on xmm.");
+    b.doc("16 blocks per reduction (H^9..H^16 computed per call), then 8, then the tail; two blocks per");
+    b.doc("vpclmulqdq: (S + X1)*H^16 + X2*H^15 + ... + X16*H^1, schoolbook products on ymm, one reduction.");
     if let Some(d) = blocks.doc() {
         b.doc(&d);
     }
@@ -104,19 +109,22 @@ fn reduce(b: &mut B) {
     b.vextracti128(t, HI, 1);
     b.vpxor(hi, hi, t);
     b.comment("Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).");
-    fold(b, &Reduction { lo, hi, mid: MID.x(), t, poly: Poly::Reg(POLYR) });
+    fold(b, &Reduction { lo, hi, mid: MID.x(), t, poly: Poly::Reg(POLYR.x()) });
     b.vpxor(S, lo, hi);
 }
 
-/// Eight blocks at `data` against the key pairs, the state added to the first, reduced into the state.
-fn absorb8(b: &mut B, f: Flavour, data: Gpr) {
-    for j in [1, 2, 3, 0] {
-        b.comment(format!("blocks {} and {} times H^{} and H^{}", 2 * j, 2 * j + 1, 8 - 2 * j, 7 - 2 * j));
+/// `2 * keys.len()` blocks at `data` against the key pairs `keys`, the state added to the first, reduced into
+/// the state. The pairs that do not depend on the state come first.
+fn absorb_batch(b: &mut B, f: Flavour, data: Gpr, keys: &[Ymm]) {
+    let top = 2 * keys.len();
+    for j in (1..keys.len()).chain([0]) {
+        let (i, p) = (2 * j, top - 2 * j);
+        b.comment(format!("blocks {i} and {} times H^{p} and H^{}", i + 1, p - 1));
         load_pair(b, f, X, mem(data, 32 * j as i32));
         if j == 0 {
             b.vpxor(X, X, S.y());
         }
-        mul_acc(b, KEYS[j], j == 1);
+        mul_acc(b, keys[j], j == 1);
     }
     reduce(b);
 }
@@ -127,11 +135,35 @@ fn key_pair(b: &mut B, k: Ymm, table: Gpr, off: i32) {
     b.vinserti128(k, k, mem(table, off - 16), 1);
 }
 
-/// Absorbs `n` blocks at `data` into the state at `state`. Clobbers rax, `data`, `n`, ymm0-ymm11, ymm14, ymm15.
-fn absorb(b: &mut B, f: Flavour, state: Mem, table: Gpr, data: Gpr, n: Gpr) {
-    let ptr = RAX;
+/// The key pairs `[H^16, H^15]`..`[H^10, H^9]`: each of `[H^8, H^7]`..`[H^2, H^1]` times H^8, lane by lane
+/// (schoolbook, then the Montgomery reduction on both lanes). Four independent multiplies.
+fn upper_keys(b: &mut B, table: Gpr) {
+    b.comment("H^16..H^9: the pairs [H^8, H^7]..[H^2, H^1] times H^8, once per call of at least 16 blocks.");
+    b.vbroadcasti128(X, mem(table, h_offset(8)));
+    for j in 0..4 {
+        let (dst, src) = (KEYS[j], KEYS8[j]);
+        b.vpclmulqdq(LO, src, X, 0x00);
+        b.vpclmulqdq(HI, src, X, 0x11);
+        b.vpclmulqdq(MID, src, X, 0x01);
+        b.vpclmulqdq(T, src, X, 0x10);
+        b.vpxor(MID, MID, T);
+        b.vpslldq(T, MID, 8);
+        b.vpsrldq(MID, MID, 8);
+        b.vpxor(LO, LO, T);
+        b.vpxor(HI, HI, MID);
+        for _ in 0..2 {
+            b.vpclmulqdq(T, LO, POLYR, 0x10);
+            b.vpshufd(LO, LO, 0x4e);
+            b.vpxor(LO, LO, T);
+        }
+        b.vpxor(dst, LO, HI);
+    }
+}
+
+/// Loads the constants and the state.
+fn prologue(b: &mut B, f: Flavour, state: &Mem) {
     let poly = b.constant("polyval_poly", 16, "x^128 + x^127 + x^126 + x^121 + 1, reflected", &POLY);
-    b.vmovdqa(POLYR, rip(&poly));
+    b.vbroadcasti128(POLYR, rip(&poly));
     if f.reflected() {
         let bswap = b.constant("byte_reverse", 16, "vpshufb control: reverse 16 bytes", &BYTE_REVERSE);
         b.vbroadcasti128(BSWAP, rip(&bswap));
@@ -140,27 +172,57 @@ fn absorb(b: &mut B, f: Flavour, state: Mem, table: Gpr, data: Gpr, n: Gpr) {
     if f.reflected() {
         b.vpshufb(S, S, BSWAP.x());
     }
-    let [lp8, tail, pairs, single, red, done] = ["loop8", "tail", "pairs", "single", "reduce", "done"].map(|l| b.label(l));
+}
 
+/// Absorbs `n` blocks at `data` into the state at `state`: 16 blocks per reduction while at least 16 are
+/// left, then one batch of 8, then the tail. Clobbers rax, `data`, `n`, ymm0-ymm15.
+fn absorb(b: &mut B, f: Flavour, state: Mem, table: Gpr, data: Gpr, n: Gpr) {
+    prologue(b, f, &state);
+    let [lp16, one8, tail, done] = ["loop16", "batch8", "tail", "done"].map(|l| b.label(l));
     b.cmp(n, AGGREGATE as i32);
     b.jb(&tail);
-    b.comment("The key pairs [H^8, H^7], [H^6, H^5], [H^4, H^3], [H^2, H^1], once per call.");
-    for (j, k) in KEYS.iter().enumerate() {
+    b.comment("The key pairs [H^8, H^7], [H^6, H^5], [H^4, H^3], [H^2, H^1] from the table.");
+    for (j, k) in KEYS8.iter().enumerate() {
         key_pair(b, *k, table, h_offset(8 - 2 * j));
     }
+    b.cmp(n, 2 * AGGREGATE as i32);
+    b.jb(&one8);
+    upper_keys(b, table);
     b.align(4);
-    b.bind(&lp8);
-    absorb8(b, f, data);
+    b.bind(&lp16);
+    absorb_batch(b, f, data, &KEYS);
+    b.add(data, 32 * AGGREGATE as i32);
+    b.sub(n, 2 * AGGREGATE as i32);
+    b.cmp(n, 2 * AGGREGATE as i32);
+    b.jae(&lp16);
+    b.cmp(n, AGGREGATE as i32);
+    b.jb(&tail);
+
+    b.blank();
+    b.bind(&one8);
+    absorb_batch(b, f, data, &KEYS8);
     b.add(data, 16 * AGGREGATE as i32);
     b.sub(n, AGGREGATE as i32);
-    b.cmp(n, AGGREGATE as i32);
-    b.jae(&lp8);
 
     b.blank();
     b.bind(&tail);
-    b.comment("The last k < 8 blocks: pairs against [H^k, H^k-1], ..., then one block on xmm, one reduction.");
     b.test(n, n);
     b.jz(&done);
+    tail_blocks(b, f, table, data, n);
+
+    b.bind(&done);
+    if f.reflected() {
+        b.vpshufb(S, S, BSWAP.x());
+    }
+    b.vmovdqu(state, S);
+}
+
+/// The last `1 <= n < 8` blocks: pairs against `[H^k, H^k-1]`, ..., then at most one block on xmm, one
+/// reduction. Uses rax as the key pointer and the last key pair's register for the keys.
+fn tail_blocks(b: &mut B, f: Flavour, table: Gpr, data: Gpr, n: Gpr) {
+    let (ptr, key) = (RAX, KEYS[7]);
+    let [pairs, single, red] = ["pairs", "single", "reduce"].map(|l| b.label(l));
+    b.comment("The last k < 8 blocks: pairs against [H^k, H^k-1], ..., then one block on xmm, one reduction.");
     b.mov(ptr, n);
     b.shl(ptr, 4);
     b.add(ptr, table);
@@ -175,8 +237,8 @@ fn absorb(b: &mut B, f: Flavour, state: Mem, table: Gpr, data: Gpr, n: Gpr) {
     load_pair(b, f, X, mem(data, 0));
     b.vpxor(X, X, CARRY.y());
     b.vpxor(CARRY, CARRY, CARRY);
-    key_pair(b, KEYS[0], ptr, 0);
-    mul_acc(b, KEYS[0], false);
+    key_pair(b, key, ptr, 0);
+    mul_acc(b, key, false);
     b.add(data, 32);
     b.sub(ptr, 32);
     b.sub(n, 2);
@@ -188,12 +250,6 @@ fn absorb(b: &mut B, f: Flavour, state: Mem, table: Gpr, data: Gpr, n: Gpr) {
     tail_block(b, f, data, ptr);
     b.bind(&red);
     reduce(b);
-
-    b.bind(&done);
-    if f.reflected() {
-        b.vpshufb(S, S, BSWAP.x());
-    }
-    b.vmovdqu(state, S);
 }
 
 /// The tail's last odd block (against H^1 at `ptr`) on xmm; its products (upper lanes zero) join the sums.
