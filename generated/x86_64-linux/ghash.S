@@ -971,178 +971,186 @@ asmgen_ghash_init_vpclmul_avx2:
 asmgen_ghash_update_vpclmul_avx2:
 	.cfi_startproc
 	endbr64     	# indirect-branch landing pad (CET IBT)
-	vbroadcasti128 ymm14, xmmword ptr [rip + .Lconst_polyval_poly]
 	vbroadcasti128 ymm15, xmmword ptr [rip + .Lconst_byte_reverse]
 	vmovdqu     xmm0, xmmword ptr [rdi]
 	vpshufb     xmm0, xmm0, xmm15
-	cmp         rcx, 8
-	jb          .Lasmgen_ghash_update_vpclmul_avx2_tail
-	/* The key pairs [H^8, H^7], [H^6, H^5], [H^4, H^3], [H^2, H^1] from the table. */
-	vmovdqu     xmm10, xmmword ptr [rsi + 112]
-	vinserti128 ymm10, ymm10, xmmword ptr [rsi + 96], 0x01
-	vmovdqu     xmm11, xmmword ptr [rsi + 80]
-	vinserti128 ymm11, ymm11, xmmword ptr [rsi + 64], 0x01
-	vmovdqu     xmm12, xmmword ptr [rsi + 48]
-	vinserti128 ymm12, ymm12, xmmword ptr [rsi + 32], 0x01
-	vmovdqu     xmm13, xmmword ptr [rsi + 16]
-	vinserti128 ymm13, ymm13, xmmword ptr [rsi], 0x01
 	cmp         rcx, 16
 	jb          .Lasmgen_ghash_update_vpclmul_avx2_batch8
-	/* H^16..H^9: the pairs [H^8, H^7]..[H^2, H^1] times H^8, once per call of at least 16 blocks. */
+	/* H^9..H^16: the table's pairs [H^7, H^8]..[H^1, H^2] times H^8, once per call of >= 16 blocks. */
 	vbroadcasti128 ymm4, xmmword ptr [rsi + 112]
-	vpclmulqdq  ymm1, ymm10, ymm4, 0x00
-	vpclmulqdq  ymm2, ymm10, ymm4, 0x11
-	vpclmulqdq  ymm3, ymm10, ymm4, 0x01
-	vpclmulqdq  ymm5, ymm10, ymm4, 0x10
+	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 96], 0x00
+	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 96], 0x11
+	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi + 96], 0x01
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	vpslldq     ymm5, ymm3, 8
 	vpsrldq     ymm3, ymm3, 8
 	vpxor       ymm1, ymm1, ymm5
 	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
 	vpshufd     ymm1, ymm1, 0x4e
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm6, ymm1, ymm2
-	vpclmulqdq  ymm1, ymm11, ymm4, 0x00
-	vpclmulqdq  ymm2, ymm11, ymm4, 0x11
-	vpclmulqdq  ymm3, ymm11, ymm4, 0x01
-	vpclmulqdq  ymm5, ymm11, ymm4, 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
 	vpshufd     ymm1, ymm1, 0x4e
 	vpxor       ymm1, ymm1, ymm5
 	vpxor       ymm7, ymm1, ymm2
-	vpclmulqdq  ymm1, ymm12, ymm4, 0x00
-	vpclmulqdq  ymm2, ymm12, ymm4, 0x11
-	vpclmulqdq  ymm3, ymm12, ymm4, 0x01
-	vpclmulqdq  ymm5, ymm12, ymm4, 0x10
+	vpshufd     ymm11, ymm7, 0x4e
+	vpxor       ymm11, ymm11, ymm7
+	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 64], 0x00
+	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 64], 0x11
+	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi + 64], 0x01
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 64], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	vpslldq     ymm5, ymm3, 8
 	vpsrldq     ymm3, ymm3, 8
 	vpxor       ymm1, ymm1, ymm5
 	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
 	vpshufd     ymm1, ymm1, 0x4e
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
 	vpshufd     ymm1, ymm1, 0x4e
 	vpxor       ymm1, ymm1, ymm5
 	vpxor       ymm8, ymm1, ymm2
-	vpclmulqdq  ymm1, ymm13, ymm4, 0x00
-	vpclmulqdq  ymm2, ymm13, ymm4, 0x11
-	vpclmulqdq  ymm3, ymm13, ymm4, 0x01
-	vpclmulqdq  ymm5, ymm13, ymm4, 0x10
+	vpshufd     ymm12, ymm8, 0x4e
+	vpxor       ymm12, ymm12, ymm8
+	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 32], 0x00
+	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 32], 0x11
+	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi + 32], 0x01
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	vpslldq     ymm5, ymm3, 8
 	vpsrldq     ymm3, ymm3, 8
 	vpxor       ymm1, ymm1, ymm5
 	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
 	vpshufd     ymm1, ymm1, 0x4e
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
 	vpshufd     ymm1, ymm1, 0x4e
 	vpxor       ymm1, ymm1, ymm5
 	vpxor       ymm9, ymm1, ymm2
+	vpshufd     ymm13, ymm9, 0x4e
+	vpxor       ymm13, ymm13, ymm9
+	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi], 0x00
+	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi], 0x11
+	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi], 0x01
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm10, ymm1, ymm2
+	vpshufd     ymm14, ymm10, 0x4e
+	vpxor       ymm14, ymm14, ymm10
 	.p2align 4
 .Lasmgen_ghash_update_vpclmul_avx2_loop16:
 	/* blocks 2 and 3 times H^14 and H^13 */
-	vmovdqu     ymm4, ymmword ptr [rdx + 32]
+	vmovdqu     xmm4, xmmword ptr [rdx + 48]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 32], 0x01
 	vpshufb     ymm4, ymm4, ymm15
-	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
-	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
-	vpclmulqdq  ymm3, ymm4, ymm7, 0x01
-	vpclmulqdq  ymm5, ymm4, ymm7, 0x10
-	vpxor       ymm3, ymm3, ymm5
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm1, ymm4, ymm8, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm8, 0x11
+	vpclmulqdq  ymm3, ymm6, ymm12, 0x00
 	/* blocks 4 and 5 times H^12 and H^11 */
-	vmovdqu     ymm4, ymmword ptr [rdx + 64]
+	vmovdqu     xmm4, xmmword ptr [rdx + 80]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 64], 0x01
 	vpshufb     ymm4, ymm4, ymm15
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x00
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x11
-	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x01
-	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x10
-	vpxor       ymm3, ymm3, ymm5
-	/* blocks 6 and 7 times H^10 and H^9 */
-	vmovdqu     ymm4, ymmword ptr [rdx + 96]
-	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
 	vpclmulqdq  ymm5, ymm4, ymm9, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm9, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm9, 0x01
+	vpclmulqdq  ymm5, ymm6, ymm13, 0x00
 	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm9, 0x10
-	vpxor       ymm3, ymm3, ymm5
-	/* blocks 8 and 9 times H^8 and H^7 */
-	vmovdqu     ymm4, ymmword ptr [rdx + 128]
+	/* blocks 6 and 7 times H^10 and H^9 */
+	vmovdqu     xmm4, xmmword ptr [rdx + 112]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 96], 0x01
 	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
 	vpclmulqdq  ymm5, ymm4, ymm10, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm10, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm10, 0x01
+	vpclmulqdq  ymm5, ymm6, ymm14, 0x00
 	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm10, 0x10
+	/* blocks 8 and 9 times H^8 and H^7 */
+	vmovdqu     xmm4, xmmword ptr [rdx + 144]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 128], 0x01
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 224], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 10 and 11 times H^6 and H^5 */
-	vmovdqu     ymm4, ymmword ptr [rdx + 160]
+	vmovdqu     xmm4, xmmword ptr [rdx + 176]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 160], 0x01
 	vpshufb     ymm4, ymm4, ymm15
-	vpclmulqdq  ymm5, ymm4, ymm11, 0x00
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 64], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm11, 0x11
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 64], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm11, 0x01
-	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm11, 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 192], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 12 and 13 times H^4 and H^3 */
-	vmovdqu     ymm4, ymmword ptr [rdx + 192]
+	vmovdqu     xmm4, xmmword ptr [rdx + 208]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 192], 0x01
 	vpshufb     ymm4, ymm4, ymm15
-	vpclmulqdq  ymm5, ymm4, ymm12, 0x00
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm12, 0x11
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm12, 0x01
-	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm12, 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 160], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 14 and 15 times H^2 and H^1 */
-	vmovdqu     ymm4, ymmword ptr [rdx + 224]
+	vmovdqu     xmm4, xmmword ptr [rdx + 240]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 224], 0x01
 	vpshufb     ymm4, ymm4, ymm15
-	vpclmulqdq  ymm5, ymm4, ymm13, 0x00
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm13, 0x11
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm13, 0x01
-	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm13, 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 128], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 0 and 1 times H^16 and H^15 */
-	vmovdqu     ymm4, ymmword ptr [rdx]
-	vpshufb     ymm4, ymm4, ymm15
-	vpxor       ymm4, ymm4, ymm0
-	vpclmulqdq  ymm5, ymm4, ymm6, 0x00
+	vmovdqu     xmm5, xmmword ptr [rdx]
+	vmovdqu     xmm4, xmmword ptr [rdx + 16]
+	vpshufb     xmm5, xmm5, xmm15
+	vpshufb     xmm4, xmm4, xmm15
+	vpxor       xmm5, xmm5, xmm0
+	vinserti128 ymm4, ymm4, xmm5, 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm6, 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm6, 0x01
-	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm6, 0x10
+	vpclmulqdq  ymm5, ymm6, ymm11, 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
+	vpxor       ymm3, ymm3, ymm1
+	vpxor       ymm3, ymm3, ymm2
 	vpslldq     ymm5, ymm3, 8
 	vpsrldq     ymm3, ymm3, 8
 	vpxor       ymm1, ymm1, ymm5
@@ -1152,10 +1160,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vextracti128 xmm5, ymm2, 0x01
 	vpxor       xmm2, xmm2, xmm5
 	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
 	vpshufd     xmm1, xmm1, 0x4e
 	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
 	vpshufd     xmm1, xmm1, 0x4e
 	vpxor       xmm1, xmm1, xmm5
 	vpxor       xmm0, xmm1, xmm2
@@ -1163,53 +1171,61 @@ asmgen_ghash_update_vpclmul_avx2:
 	sub         rcx, 16
 	cmp         rcx, 16
 	jae         .Lasmgen_ghash_update_vpclmul_avx2_loop16
-	cmp         rcx, 8
-	jb          .Lasmgen_ghash_update_vpclmul_avx2_tail
 
 .Lasmgen_ghash_update_vpclmul_avx2_batch8:
+	cmp         rcx, 8
+	jb          .Lasmgen_ghash_update_vpclmul_avx2_tail
 	/* blocks 2 and 3 times H^6 and H^5 */
-	vmovdqu     ymm4, ymmword ptr [rdx + 32]
+	vmovdqu     xmm4, xmmword ptr [rdx + 48]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 32], 0x01
 	vpshufb     ymm4, ymm4, ymm15
-	vpclmulqdq  ymm1, ymm4, ymm11, 0x00
-	vpclmulqdq  ymm2, ymm4, ymm11, 0x11
-	vpclmulqdq  ymm3, ymm4, ymm11, 0x01
-	vpclmulqdq  ymm5, ymm4, ymm11, 0x10
-	vpxor       ymm3, ymm3, ymm5
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 64], 0x00
+	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 64], 0x11
+	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 192], 0x00
 	/* blocks 4 and 5 times H^4 and H^3 */
-	vmovdqu     ymm4, ymmword ptr [rdx + 64]
+	vmovdqu     xmm4, xmmword ptr [rdx + 80]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 64], 0x01
 	vpshufb     ymm4, ymm4, ymm15
-	vpclmulqdq  ymm5, ymm4, ymm12, 0x00
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm12, 0x11
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm12, 0x01
-	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm12, 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 160], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 6 and 7 times H^2 and H^1 */
-	vmovdqu     ymm4, ymmword ptr [rdx + 96]
+	vmovdqu     xmm4, xmmword ptr [rdx + 112]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 96], 0x01
 	vpshufb     ymm4, ymm4, ymm15
-	vpclmulqdq  ymm5, ymm4, ymm13, 0x00
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm13, 0x11
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm13, 0x01
-	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm13, 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 128], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 0 and 1 times H^8 and H^7 */
-	vmovdqu     ymm4, ymmword ptr [rdx]
-	vpshufb     ymm4, ymm4, ymm15
-	vpxor       ymm4, ymm4, ymm0
-	vpclmulqdq  ymm5, ymm4, ymm10, 0x00
+	vmovdqu     xmm5, xmmword ptr [rdx]
+	vmovdqu     xmm4, xmmword ptr [rdx + 16]
+	vpshufb     xmm5, xmm5, xmm15
+	vpshufb     xmm4, xmm4, xmm15
+	vpxor       xmm5, xmm5, xmm0
+	vinserti128 ymm4, ymm4, xmm5, 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm10, 0x11
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm10, 0x01
-	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm10, 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 224], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
+	vpxor       ymm3, ymm3, ymm1
+	vpxor       ymm3, ymm3, ymm2
 	vpslldq     ymm5, ymm3, 8
 	vpsrldq     ymm3, ymm3, 8
 	vpxor       ymm1, ymm1, ymm5
@@ -1219,10 +1235,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vextracti128 xmm5, ymm2, 0x01
 	vpxor       xmm2, xmm2, xmm5
 	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
 	vpshufd     xmm1, xmm1, 0x4e
 	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
 	vpshufd     xmm1, xmm1, 0x4e
 	vpxor       xmm1, xmm1, xmm5
 	vpxor       xmm0, xmm1, xmm2
@@ -1237,7 +1253,7 @@ asmgen_ghash_update_vpclmul_avx2:
 	shl         rax, 4
 	add         rax, rsi
 	sub         rax, 16
-	vmovdqa     xmm6, xmm0
+	vmovdqa     xmm8, xmm0
 	vpxor       ymm1, ymm1, ymm1
 	vpxor       ymm2, ymm2, ymm2
 	vpxor       ymm3, ymm3, ymm3
@@ -1246,17 +1262,17 @@ asmgen_ghash_update_vpclmul_avx2:
 .Lasmgen_ghash_update_vpclmul_avx2_pairs:
 	vmovdqu     ymm4, ymmword ptr [rdx]
 	vpshufb     ymm4, ymm4, ymm15
-	vpxor       ymm4, ymm4, ymm6
-	vpxor       xmm6, xmm6, xmm6
-	vmovdqu     xmm13, xmmword ptr [rax]
-	vinserti128 ymm13, ymm13, xmmword ptr [rax - 16], 0x01
-	vpclmulqdq  ymm5, ymm4, ymm13, 0x00
+	vpxor       ymm4, ymm4, ymm8
+	vpxor       xmm8, xmm8, xmm8
+	vmovdqu     xmm7, xmmword ptr [rax]
+	vinserti128 ymm7, ymm7, xmmword ptr [rax - 16], 0x01
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm13, 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm13, 0x01
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x01
 	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm13, 0x10
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x10
 	vpxor       ymm3, ymm3, ymm5
 	add         rdx, 32
 	sub         rax, 32
@@ -1268,7 +1284,7 @@ asmgen_ghash_update_vpclmul_avx2:
 .Lasmgen_ghash_update_vpclmul_avx2_single:
 	vmovdqu     xmm4, xmmword ptr [rdx]
 	vpshufb     xmm4, xmm4, xmm15
-	vpxor       xmm4, xmm4, xmm6
+	vpxor       xmm4, xmm4, xmm8
 	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x11
@@ -1289,10 +1305,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vextracti128 xmm5, ymm2, 0x01
 	vpxor       xmm2, xmm2, xmm5
 	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
 	vpshufd     xmm1, xmm1, 0x4e
 	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
 	vpshufd     xmm1, xmm1, 0x4e
 	vpxor       xmm1, xmm1, xmm5
 	vpxor       xmm0, xmm1, xmm2
@@ -1504,168 +1520,175 @@ asmgen_polyval_init_vpclmul_avx2:
 asmgen_polyval_update_vpclmul_avx2:
 	.cfi_startproc
 	endbr64     	# indirect-branch landing pad (CET IBT)
-	vbroadcasti128 ymm14, xmmword ptr [rip + .Lconst_polyval_poly]
 	vmovdqu     xmm0, xmmword ptr [rdi]
-	cmp         rcx, 8
-	jb          .Lasmgen_polyval_update_vpclmul_avx2_tail
-	/* The key pairs [H^8, H^7], [H^6, H^5], [H^4, H^3], [H^2, H^1] from the table. */
-	vmovdqu     xmm10, xmmword ptr [rsi + 112]
-	vinserti128 ymm10, ymm10, xmmword ptr [rsi + 96], 0x01
-	vmovdqu     xmm11, xmmword ptr [rsi + 80]
-	vinserti128 ymm11, ymm11, xmmword ptr [rsi + 64], 0x01
-	vmovdqu     xmm12, xmmword ptr [rsi + 48]
-	vinserti128 ymm12, ymm12, xmmword ptr [rsi + 32], 0x01
-	vmovdqu     xmm13, xmmword ptr [rsi + 16]
-	vinserti128 ymm13, ymm13, xmmword ptr [rsi], 0x01
 	cmp         rcx, 16
 	jb          .Lasmgen_polyval_update_vpclmul_avx2_batch8
-	/* H^16..H^9: the pairs [H^8, H^7]..[H^2, H^1] times H^8, once per call of at least 16 blocks. */
+	/* H^9..H^16: the table's pairs [H^7, H^8]..[H^1, H^2] times H^8, once per call of >= 16 blocks. */
 	vbroadcasti128 ymm4, xmmword ptr [rsi + 112]
-	vpclmulqdq  ymm1, ymm10, ymm4, 0x00
-	vpclmulqdq  ymm2, ymm10, ymm4, 0x11
-	vpclmulqdq  ymm3, ymm10, ymm4, 0x01
-	vpclmulqdq  ymm5, ymm10, ymm4, 0x10
+	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 96], 0x00
+	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 96], 0x11
+	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi + 96], 0x01
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	vpslldq     ymm5, ymm3, 8
 	vpsrldq     ymm3, ymm3, 8
 	vpxor       ymm1, ymm1, ymm5
 	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
 	vpshufd     ymm1, ymm1, 0x4e
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm6, ymm1, ymm2
-	vpclmulqdq  ymm1, ymm11, ymm4, 0x00
-	vpclmulqdq  ymm2, ymm11, ymm4, 0x11
-	vpclmulqdq  ymm3, ymm11, ymm4, 0x01
-	vpclmulqdq  ymm5, ymm11, ymm4, 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
 	vpshufd     ymm1, ymm1, 0x4e
 	vpxor       ymm1, ymm1, ymm5
 	vpxor       ymm7, ymm1, ymm2
-	vpclmulqdq  ymm1, ymm12, ymm4, 0x00
-	vpclmulqdq  ymm2, ymm12, ymm4, 0x11
-	vpclmulqdq  ymm3, ymm12, ymm4, 0x01
-	vpclmulqdq  ymm5, ymm12, ymm4, 0x10
+	vpshufd     ymm11, ymm7, 0x4e
+	vpxor       ymm11, ymm11, ymm7
+	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 64], 0x00
+	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 64], 0x11
+	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi + 64], 0x01
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 64], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	vpslldq     ymm5, ymm3, 8
 	vpsrldq     ymm3, ymm3, 8
 	vpxor       ymm1, ymm1, ymm5
 	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
 	vpshufd     ymm1, ymm1, 0x4e
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
 	vpshufd     ymm1, ymm1, 0x4e
 	vpxor       ymm1, ymm1, ymm5
 	vpxor       ymm8, ymm1, ymm2
-	vpclmulqdq  ymm1, ymm13, ymm4, 0x00
-	vpclmulqdq  ymm2, ymm13, ymm4, 0x11
-	vpclmulqdq  ymm3, ymm13, ymm4, 0x01
-	vpclmulqdq  ymm5, ymm13, ymm4, 0x10
+	vpshufd     ymm12, ymm8, 0x4e
+	vpxor       ymm12, ymm12, ymm8
+	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 32], 0x00
+	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 32], 0x11
+	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi + 32], 0x01
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	vpslldq     ymm5, ymm3, 8
 	vpsrldq     ymm3, ymm3, 8
 	vpxor       ymm1, ymm1, ymm5
 	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
 	vpshufd     ymm1, ymm1, 0x4e
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, ymm14, 0x10
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
 	vpshufd     ymm1, ymm1, 0x4e
 	vpxor       ymm1, ymm1, ymm5
 	vpxor       ymm9, ymm1, ymm2
+	vpshufd     ymm13, ymm9, 0x4e
+	vpxor       ymm13, ymm13, ymm9
+	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi], 0x00
+	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi], 0x11
+	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi], 0x01
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm10, ymm1, ymm2
+	vpshufd     ymm14, ymm10, 0x4e
+	vpxor       ymm14, ymm14, ymm10
 	.p2align 4
 .Lasmgen_polyval_update_vpclmul_avx2_loop16:
 	/* blocks 2 and 3 times H^14 and H^13 */
-	vmovdqu     ymm4, ymmword ptr [rdx + 32]
-	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
-	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
-	vpclmulqdq  ymm3, ymm4, ymm7, 0x01
-	vpclmulqdq  ymm5, ymm4, ymm7, 0x10
-	vpxor       ymm3, ymm3, ymm5
+	vmovdqu     xmm4, xmmword ptr [rdx + 48]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 32], 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm1, ymm4, ymm8, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm8, 0x11
+	vpclmulqdq  ymm3, ymm6, ymm12, 0x00
 	/* blocks 4 and 5 times H^12 and H^11 */
-	vmovdqu     ymm4, ymmword ptr [rdx + 64]
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x00
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x11
-	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x01
-	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm8, 0x10
-	vpxor       ymm3, ymm3, ymm5
-	/* blocks 6 and 7 times H^10 and H^9 */
-	vmovdqu     ymm4, ymmword ptr [rdx + 96]
+	vmovdqu     xmm4, xmmword ptr [rdx + 80]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 64], 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
 	vpclmulqdq  ymm5, ymm4, ymm9, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm9, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm9, 0x01
+	vpclmulqdq  ymm5, ymm6, ymm13, 0x00
 	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm9, 0x10
-	vpxor       ymm3, ymm3, ymm5
-	/* blocks 8 and 9 times H^8 and H^7 */
-	vmovdqu     ymm4, ymmword ptr [rdx + 128]
+	/* blocks 6 and 7 times H^10 and H^9 */
+	vmovdqu     xmm4, xmmword ptr [rdx + 112]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 96], 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
 	vpclmulqdq  ymm5, ymm4, ymm10, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm10, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm10, 0x01
+	vpclmulqdq  ymm5, ymm6, ymm14, 0x00
 	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm10, 0x10
+	/* blocks 8 and 9 times H^8 and H^7 */
+	vmovdqu     xmm4, xmmword ptr [rdx + 144]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 128], 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 224], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 10 and 11 times H^6 and H^5 */
-	vmovdqu     ymm4, ymmword ptr [rdx + 160]
-	vpclmulqdq  ymm5, ymm4, ymm11, 0x00
+	vmovdqu     xmm4, xmmword ptr [rdx + 176]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 160], 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 64], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm11, 0x11
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 64], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm11, 0x01
-	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm11, 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 192], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 12 and 13 times H^4 and H^3 */
-	vmovdqu     ymm4, ymmword ptr [rdx + 192]
-	vpclmulqdq  ymm5, ymm4, ymm12, 0x00
+	vmovdqu     xmm4, xmmword ptr [rdx + 208]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 192], 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm12, 0x11
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm12, 0x01
-	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm12, 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 160], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 14 and 15 times H^2 and H^1 */
-	vmovdqu     ymm4, ymmword ptr [rdx + 224]
-	vpclmulqdq  ymm5, ymm4, ymm13, 0x00
+	vmovdqu     xmm4, xmmword ptr [rdx + 240]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 224], 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm13, 0x11
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm13, 0x01
-	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm13, 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 128], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 0 and 1 times H^16 and H^15 */
-	vmovdqu     ymm4, ymmword ptr [rdx]
-	vpxor       ymm4, ymm4, ymm0
-	vpclmulqdq  ymm5, ymm4, ymm6, 0x00
+	vmovdqu     xmm5, xmmword ptr [rdx]
+	vmovdqu     xmm4, xmmword ptr [rdx + 16]
+	vpxor       xmm5, xmm5, xmm0
+	vinserti128 ymm4, ymm4, xmm5, 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm6, 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm6, 0x01
-	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm6, 0x10
+	vpclmulqdq  ymm5, ymm6, ymm11, 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
+	vpxor       ymm3, ymm3, ymm1
+	vpxor       ymm3, ymm3, ymm2
 	vpslldq     ymm5, ymm3, 8
 	vpsrldq     ymm3, ymm3, 8
 	vpxor       ymm1, ymm1, ymm5
@@ -1675,10 +1698,10 @@ asmgen_polyval_update_vpclmul_avx2:
 	vextracti128 xmm5, ymm2, 0x01
 	vpxor       xmm2, xmm2, xmm5
 	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
 	vpshufd     xmm1, xmm1, 0x4e
 	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
 	vpshufd     xmm1, xmm1, 0x4e
 	vpxor       xmm1, xmm1, xmm5
 	vpxor       xmm0, xmm1, xmm2
@@ -1686,49 +1709,56 @@ asmgen_polyval_update_vpclmul_avx2:
 	sub         rcx, 16
 	cmp         rcx, 16
 	jae         .Lasmgen_polyval_update_vpclmul_avx2_loop16
-	cmp         rcx, 8
-	jb          .Lasmgen_polyval_update_vpclmul_avx2_tail
 
 .Lasmgen_polyval_update_vpclmul_avx2_batch8:
+	cmp         rcx, 8
+	jb          .Lasmgen_polyval_update_vpclmul_avx2_tail
 	/* blocks 2 and 3 times H^6 and H^5 */
-	vmovdqu     ymm4, ymmword ptr [rdx + 32]
-	vpclmulqdq  ymm1, ymm4, ymm11, 0x00
-	vpclmulqdq  ymm2, ymm4, ymm11, 0x11
-	vpclmulqdq  ymm3, ymm4, ymm11, 0x01
-	vpclmulqdq  ymm5, ymm4, ymm11, 0x10
-	vpxor       ymm3, ymm3, ymm5
+	vmovdqu     xmm4, xmmword ptr [rdx + 48]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 32], 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 64], 0x00
+	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 64], 0x11
+	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 192], 0x00
 	/* blocks 4 and 5 times H^4 and H^3 */
-	vmovdqu     ymm4, ymmword ptr [rdx + 64]
-	vpclmulqdq  ymm5, ymm4, ymm12, 0x00
+	vmovdqu     xmm4, xmmword ptr [rdx + 80]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 64], 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm12, 0x11
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm12, 0x01
-	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm12, 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 160], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 6 and 7 times H^2 and H^1 */
-	vmovdqu     ymm4, ymmword ptr [rdx + 96]
-	vpclmulqdq  ymm5, ymm4, ymm13, 0x00
+	vmovdqu     xmm4, xmmword ptr [rdx + 112]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 96], 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm13, 0x11
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm13, 0x01
-	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm13, 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 128], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 0 and 1 times H^8 and H^7 */
-	vmovdqu     ymm4, ymmword ptr [rdx]
-	vpxor       ymm4, ymm4, ymm0
-	vpclmulqdq  ymm5, ymm4, ymm10, 0x00
+	vmovdqu     xmm5, xmmword ptr [rdx]
+	vmovdqu     xmm4, xmmword ptr [rdx + 16]
+	vpxor       xmm5, xmm5, xmm0
+	vinserti128 ymm4, ymm4, xmm5, 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm10, 0x11
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm10, 0x01
-	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm10, 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 224], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
+	vpxor       ymm3, ymm3, ymm1
+	vpxor       ymm3, ymm3, ymm2
 	vpslldq     ymm5, ymm3, 8
 	vpsrldq     ymm3, ymm3, 8
 	vpxor       ymm1, ymm1, ymm5
@@ -1738,10 +1768,10 @@ asmgen_polyval_update_vpclmul_avx2:
 	vextracti128 xmm5, ymm2, 0x01
 	vpxor       xmm2, xmm2, xmm5
 	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
 	vpshufd     xmm1, xmm1, 0x4e
 	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
 	vpshufd     xmm1, xmm1, 0x4e
 	vpxor       xmm1, xmm1, xmm5
 	vpxor       xmm0, xmm1, xmm2
@@ -1756,7 +1786,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	shl         rax, 4
 	add         rax, rsi
 	sub         rax, 16
-	vmovdqa     xmm6, xmm0
+	vmovdqa     xmm8, xmm0
 	vpxor       ymm1, ymm1, ymm1
 	vpxor       ymm2, ymm2, ymm2
 	vpxor       ymm3, ymm3, ymm3
@@ -1764,17 +1794,17 @@ asmgen_polyval_update_vpclmul_avx2:
 	jb          .Lasmgen_polyval_update_vpclmul_avx2_single
 .Lasmgen_polyval_update_vpclmul_avx2_pairs:
 	vmovdqu     ymm4, ymmword ptr [rdx]
-	vpxor       ymm4, ymm4, ymm6
-	vpxor       xmm6, xmm6, xmm6
-	vmovdqu     xmm13, xmmword ptr [rax]
-	vinserti128 ymm13, ymm13, xmmword ptr [rax - 16], 0x01
-	vpclmulqdq  ymm5, ymm4, ymm13, 0x00
+	vpxor       ymm4, ymm4, ymm8
+	vpxor       xmm8, xmm8, xmm8
+	vmovdqu     xmm7, xmmword ptr [rax]
+	vinserti128 ymm7, ymm7, xmmword ptr [rax - 16], 0x01
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm13, 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm13, 0x01
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x01
 	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm13, 0x10
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x10
 	vpxor       ymm3, ymm3, ymm5
 	add         rdx, 32
 	sub         rax, 32
@@ -1785,7 +1815,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	jz          .Lasmgen_polyval_update_vpclmul_avx2_reduce
 .Lasmgen_polyval_update_vpclmul_avx2_single:
 	vmovdqu     xmm4, xmmword ptr [rdx]
-	vpxor       xmm4, xmm4, xmm6
+	vpxor       xmm4, xmm4, xmm8
 	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x11
@@ -1806,10 +1836,10 @@ asmgen_polyval_update_vpclmul_avx2:
 	vextracti128 xmm5, ymm2, 0x01
 	vpxor       xmm2, xmm2, xmm5
 	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
 	vpshufd     xmm1, xmm1, 0x4e
 	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
 	vpshufd     xmm1, xmm1, 0x4e
 	vpxor       xmm1, xmm1, xmm5
 	vpxor       xmm0, xmm1, xmm2
@@ -1826,6 +1856,10 @@ asmgen_polyval_update_vpclmul_avx2:
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
 	.p2align 4
 .Lconst_polyval_poly:	# x^128 + x^127 + x^126 + x^121 + 1, reflected
+	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2
+	.p2align 5
+.Lconst_polyval_poly_y:	# polyval_poly in both lanes
+	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2
 	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2
 
 	.section .note.GNU-stack,"",@progbits

@@ -12,7 +12,7 @@
 //! the tail (k < 8 blocks) in pairs against `[H^k, H^k-1]`, at most one block on xmm, one reduction.
 
 use super::x86_64::{fold, Poly, Reduction};
-use super::{h_offset, Flavour, AGGREGATE, BYTE_REVERSE, POLY};
+use super::{h_offset, hk_offset, Flavour, AGGREGATE, BYTE_REVERSE, POLY};
 use crate::arch::x86_64::mov_count;
 use crate::role;
 use crate::Blocks;
@@ -28,17 +28,25 @@ const FEATURES: &[X86Feature] = &[X86Feature::Avx, X86Feature::Avx2, X86Feature:
 const S: Xmm = Xmm(0); // the running state (its upper lane stays zero: only VEX.128 writes it)
 const LO: Ymm = Ymm(1); // sums of low products, one per lane
 const HI: Ymm = Ymm(2); // sums of high products
-const MID: Ymm = Ymm(3); // sums of the two middle products
+const MID: Ymm = Ymm(3); // sums of the middle products
 const X: Ymm = Ymm(4); // the pair of blocks being absorbed
 const T: Ymm = Ymm(5); // scratch
-const CARRY: Xmm = Xmm(6); // state still to be added to the first block of a tail (a key's place: spare then)
-/// The key pairs `[H^(16-2j), H^(15-2j)]`, j = 0..7: the last four from the table, the first four computed
-/// per call when there are at least 16 blocks.
-const KEYS: [Ymm; 8] = [Ymm(6), Ymm(7), Ymm(8), Ymm(9), Ymm(10), Ymm(11), Ymm(12), Ymm(13)];
-/// The key pairs of an 8-block batch, `[H^8, H^7]`..`[H^2, H^1]`.
-const KEYS8: [Ymm; 4] = [KEYS[4], KEYS[5], KEYS[6], KEYS[7]];
-const POLYR: Ymm = Ymm(14); // the reduction constant in both lanes
+const XS: Ymm = Ymm(6); // the pair's Karatsuba half-sums
+/// The key pairs `[H^(15-2j), H^(16-2j)]`, j = 0..3, computed per call of at least 16 blocks (the pairs of
+/// H^1..H^8 are memory operands on the table).
+const UPPER: [Ymm; 4] = [Ymm(7), Ymm(8), Ymm(9), Ymm(10)];
+/// Their Karatsuba half-sums.
+const UPPER_HK: [Ymm; 4] = [Ymm(11), Ymm(12), Ymm(13), Ymm(14)];
+const CARRY: Xmm = Xmm(8); // state still to be added to the first block of a tail (an upper key's place)
+const TAIL_KEY: Ymm = Ymm(7); // the tail's key pair (an upper key's place)
 const BSWAP: Ymm = Ymm(15); // byte-reversal control in both lanes (GHASH only)
+
+/// Where a pair's key and its half-sums are: registers (H^9..H^16) or the table (H^1..H^8).
+#[derive(Clone)]
+enum Key {
+    Reg(Ymm, Ymm),
+    Table(Mem, Mem),
+}
 
 /// `<f>_init_vpclmul_avx2(table, h)`: the xmm set's key setup (the same table).
 pub fn init(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
@@ -71,34 +79,73 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<X86_64
     b.finish()
 }
 
-/// Loads two blocks into `x`, byte-reversing each for GHASH.
-fn load_pair(b: &mut B, f: Flavour, x: Ymm, src: Mem) {
-    b.vmovdqu(x, src);
+/// Loads blocks `data + off` (into the upper lane) and `data + off + 16` (the lower), byte-reversed for GHASH,
+/// the state added to the upper lane's block when `state`: lane 0 then pairs with the table's lower power.
+fn load_pair(b: &mut B, f: Flavour, data: Gpr, off: i32, state: bool) {
+    if state {
+        let t = T.x();
+        b.vmovdqu(t, mem(data, off));
+        b.vmovdqu(X.x(), mem(data, off + 16));
+        if f.reflected() {
+            b.vpshufb(t, t, BSWAP.x());
+            b.vpshufb(X.x(), X.x(), BSWAP.x());
+        }
+        b.vpxor(t, t, S);
+        b.vinserti128(X, X, t, 1);
+        return;
+    }
+    b.vmovdqu(X.x(), mem(data, off + 16));
+    b.vinserti128(X, X, mem(data, off), 1);
     if f.reflected() {
-        b.vpshufb(x, x, BSWAP);
+        b.vpshufb(X, X, BSWAP);
     }
 }
 
-/// Multiplies the pair in `X` by the key pair `k` lane by lane (schoolbook) and adds the products into LO, HI
-/// and MID (or sets them, for the first pair of a batch).
-fn mul_acc(b: &mut B, k: Ymm, first: bool) {
-    if first {
-        b.vpclmulqdq(LO, X, k, 0x00);
-        b.vpclmulqdq(HI, X, k, 0x11);
-        b.vpclmulqdq(MID, X, k, 0x01);
-        b.vpclmulqdq(T, X, k, 0x10);
-        b.vpxor(MID, MID, T);
-        return;
+/// Multiplies the pair in `X` by the key pair lane by lane (Karatsuba: three products) and adds the products
+/// into LO, HI and MID (or sets them, for the first pair of a batch).
+fn mul_acc(b: &mut B, key: &Key, first: bool) {
+    b.vpshufd(XS, X, 0x4e);
+    b.vpxor(XS, XS, X);
+    let mul = |b: &mut B, d: Ymm, a: Ymm, k: &Key, hk: bool, sel: u8| {
+        match (k, hk) {
+            (Key::Reg(h, _), false) | (Key::Reg(_, h), true) => b.vpclmulqdq(d, a, *h, sel),
+            (Key::Table(h, _), false) | (Key::Table(_, h), true) => b.vpclmulqdq(d, a, h.clone(), sel),
+        };
+    };
+    for (acc, a, hk, sel) in [(LO, X, false, 0x00), (HI, X, false, 0x11), (MID, XS, true, 0x00)] {
+        if first {
+            mul(b, acc, a, key, hk, sel);
+        } else {
+            mul(b, T, a, key, hk, sel);
+            b.vpxor(acc, acc, T);
+        }
     }
+}
+
+/// Multiplies the pair in `X` by the key pair `k` lane by lane, schoolbook (the tail), adding into LO, HI, MID.
+fn mul_acc_schoolbook(b: &mut B, k: Ymm) {
     for (acc, sel) in [(LO, 0x00), (HI, 0x11), (MID, 0x01), (MID, 0x10)] {
         b.vpclmulqdq(T, X, k, sel);
         b.vpxor(acc, acc, T);
     }
 }
 
-/// Folds MID into the middle of HI:LO in each lane, adds the two lanes, and reduces into `S`.
-fn reduce(b: &mut B) {
+/// The reduction constant in both lanes, a 32-byte constant.
+fn poly(b: &mut B) -> Mem {
+    let mut two = [0u8; 32];
+    two[..16].copy_from_slice(&POLY);
+    two[16..].copy_from_slice(&POLY);
+    rip(&b.constant("polyval_poly_y", 32, "polyval_poly in both lanes", &two))
+}
+
+/// Folds MID (after the Karatsuba fix-up `MID ^= LO ^ HI` when `karatsuba`) into the middle of HI:LO in each
+/// lane, adds the two lanes, and reduces into `S`.
+fn reduce(b: &mut B, karatsuba: bool) {
     b.comment("MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower.");
+    if karatsuba {
+        b.vpxor(MID, MID, LO);
+        b.vpxor(MID, MID, HI);
+    }
     b.vpslldq(T, MID, 8);
     b.vpsrldq(MID, MID, 8);
     b.vpxor(LO, LO, T);
@@ -109,24 +156,27 @@ fn reduce(b: &mut B) {
     b.vextracti128(t, HI, 1);
     b.vpxor(hi, hi, t);
     b.comment("Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).");
-    fold(b, &Reduction { lo, hi, mid: MID.x(), t, poly: Poly::Reg(POLYR.x()) });
+    let p = poly(b);
+    fold(b, &Reduction { lo, hi, mid: MID.x(), t, poly: Poly::Mem(p) });
     b.vpxor(S, lo, hi);
 }
 
-/// `2 * keys.len()` blocks at `data` against the key pairs `keys`, the state added to the first, reduced into
-/// the state. The pairs that do not depend on the state come first.
-fn absorb_batch(b: &mut B, f: Flavour, data: Gpr, keys: &[Ymm]) {
-    let top = 2 * keys.len();
-    for j in (1..keys.len()).chain([0]) {
-        let (i, p) = (2 * j, top - 2 * j);
-        b.comment(format!("blocks {i} and {} times H^{p} and H^{}", i + 1, p - 1));
-        load_pair(b, f, X, mem(data, 32 * j as i32));
-        if j == 0 {
-            b.vpxor(X, X, S.y());
-        }
-        mul_acc(b, keys[j], j == 1);
+/// `2 * pairs` blocks at `data` (16 or 8), the state added to the first, reduced into the state. The pairs
+/// that do not depend on the state come first.
+fn absorb_batch(b: &mut B, f: Flavour, data: Gpr, table: Gpr, pairs: usize) {
+    let top = 2 * pairs;
+    for j in (1..pairs).chain([0]) {
+        let p = top - 2 * j;
+        b.comment(format!("blocks {} and {} times H^{p} and H^{}", 2 * j, 2 * j + 1, p - 1));
+        load_pair(b, f, data, 32 * j as i32, j == 0);
+        let key = if p > 8 {
+            Key::Reg(UPPER[j], UPPER_HK[j])
+        } else {
+            Key::Table(mem(table, h_offset(p - 1)), mem(table, hk_offset(p - 1)))
+        };
+        mul_acc(b, &key, j == 1);
     }
-    reduce(b);
+    reduce(b, true);
 }
 
 /// Loads the key pair `[H^hi, H^(hi-1)]` from `table` (at `off`, the offset of `H^hi`) into `k`.
@@ -135,35 +185,36 @@ fn key_pair(b: &mut B, k: Ymm, table: Gpr, off: i32) {
     b.vinserti128(k, k, mem(table, off - 16), 1);
 }
 
-/// The key pairs `[H^16, H^15]`..`[H^10, H^9]`: each of `[H^8, H^7]`..`[H^2, H^1]` times H^8, lane by lane
-/// (schoolbook, then the Montgomery reduction on both lanes). Four independent multiplies.
+/// The key pairs `[H^15, H^16]`..`[H^9, H^10]` and their half-sums: each of the table's `[H^7, H^8]`..
+/// `[H^1, H^2]` times H^8, lane by lane (schoolbook, then the Montgomery reduction on both lanes).
 fn upper_keys(b: &mut B, table: Gpr) {
-    b.comment("H^16..H^9: the pairs [H^8, H^7]..[H^2, H^1] times H^8, once per call of at least 16 blocks.");
+    b.comment("H^9..H^16: the table's pairs [H^7, H^8]..[H^1, H^2] times H^8, once per call of >= 16 blocks.");
     b.vbroadcasti128(X, mem(table, h_offset(8)));
+    let p = poly(b);
     for j in 0..4 {
-        let (dst, src) = (KEYS[j], KEYS8[j]);
-        b.vpclmulqdq(LO, src, X, 0x00);
-        b.vpclmulqdq(HI, src, X, 0x11);
-        b.vpclmulqdq(MID, src, X, 0x01);
-        b.vpclmulqdq(T, src, X, 0x10);
+        let (dst, src) = (UPPER[j], mem(table, h_offset(7 - 2 * j)));
+        b.vpclmulqdq(LO, X, src.clone(), 0x00);
+        b.vpclmulqdq(HI, X, src.clone(), 0x11);
+        b.vpclmulqdq(MID, X, src.clone(), 0x01);
+        b.vpclmulqdq(T, X, src, 0x10);
         b.vpxor(MID, MID, T);
         b.vpslldq(T, MID, 8);
         b.vpsrldq(MID, MID, 8);
         b.vpxor(LO, LO, T);
         b.vpxor(HI, HI, MID);
         for _ in 0..2 {
-            b.vpclmulqdq(T, LO, POLYR, 0x10);
+            b.vpclmulqdq(T, LO, p.clone(), 0x10);
             b.vpshufd(LO, LO, 0x4e);
             b.vpxor(LO, LO, T);
         }
         b.vpxor(dst, LO, HI);
+        b.vpshufd(UPPER_HK[j], dst, 0x4e);
+        b.vpxor(UPPER_HK[j], UPPER_HK[j], dst);
     }
 }
 
 /// Loads the constants and the state.
 fn prologue(b: &mut B, f: Flavour, state: &Mem) {
-    let poly = b.constant("polyval_poly", 16, "x^128 + x^127 + x^126 + x^121 + 1, reflected", &POLY);
-    b.vbroadcasti128(POLYR, rip(&poly));
     if f.reflected() {
         let bswap = b.constant("byte_reverse", 16, "vpshufb control: reverse 16 bytes", &BYTE_REVERSE);
         b.vbroadcasti128(BSWAP, rip(&bswap));
@@ -179,28 +230,22 @@ fn prologue(b: &mut B, f: Flavour, state: &Mem) {
 fn absorb(b: &mut B, f: Flavour, state: Mem, table: Gpr, data: Gpr, n: Gpr) {
     prologue(b, f, &state);
     let [lp16, one8, tail, done] = ["loop16", "batch8", "tail", "done"].map(|l| b.label(l));
-    b.cmp(n, AGGREGATE as i32);
-    b.jb(&tail);
-    b.comment("The key pairs [H^8, H^7], [H^6, H^5], [H^4, H^3], [H^2, H^1] from the table.");
-    for (j, k) in KEYS8.iter().enumerate() {
-        key_pair(b, *k, table, h_offset(8 - 2 * j));
-    }
     b.cmp(n, 2 * AGGREGATE as i32);
     b.jb(&one8);
     upper_keys(b, table);
     b.align(4);
     b.bind(&lp16);
-    absorb_batch(b, f, data, &KEYS);
+    absorb_batch(b, f, data, table, AGGREGATE);
     b.add(data, 32 * AGGREGATE as i32);
     b.sub(n, 2 * AGGREGATE as i32);
     b.cmp(n, 2 * AGGREGATE as i32);
     b.jae(&lp16);
-    b.cmp(n, AGGREGATE as i32);
-    b.jb(&tail);
 
     b.blank();
     b.bind(&one8);
-    absorb_batch(b, f, data, &KEYS8);
+    b.cmp(n, AGGREGATE as i32);
+    b.jb(&tail);
+    absorb_batch(b, f, data, table, AGGREGATE / 2);
     b.add(data, 16 * AGGREGATE as i32);
     b.sub(n, AGGREGATE as i32);
 
@@ -218,9 +263,9 @@ fn absorb(b: &mut B, f: Flavour, state: Mem, table: Gpr, data: Gpr, n: Gpr) {
 }
 
 /// The last `1 <= n < 8` blocks: pairs against `[H^k, H^k-1]`, ..., then at most one block on xmm, one
-/// reduction. Uses rax as the key pointer and the last key pair's register for the keys.
+/// reduction (schoolbook: no half-sums to load). Uses rax as the key pointer.
 fn tail_blocks(b: &mut B, f: Flavour, table: Gpr, data: Gpr, n: Gpr) {
-    let (ptr, key) = (RAX, KEYS[7]);
+    let (ptr, key) = (RAX, TAIL_KEY);
     let [pairs, single, red] = ["pairs", "single", "reduce"].map(|l| b.label(l));
     b.comment("The last k < 8 blocks: pairs against [H^k, H^k-1], ..., then one block on xmm, one reduction.");
     b.mov(ptr, n);
@@ -234,11 +279,14 @@ fn tail_blocks(b: &mut B, f: Flavour, table: Gpr, data: Gpr, n: Gpr) {
     b.cmp(n, 2);
     b.jb(&single);
     b.bind(&pairs);
-    load_pair(b, f, X, mem(data, 0));
+    b.vmovdqu(X, mem(data, 0));
+    if f.reflected() {
+        b.vpshufb(X, X, BSWAP);
+    }
     b.vpxor(X, X, CARRY.y());
     b.vpxor(CARRY, CARRY, CARRY);
     key_pair(b, key, ptr, 0);
-    mul_acc(b, key, false);
+    mul_acc_schoolbook(b, key);
     b.add(data, 32);
     b.sub(ptr, 32);
     b.sub(n, 2);
@@ -249,7 +297,7 @@ fn tail_blocks(b: &mut B, f: Flavour, table: Gpr, data: Gpr, n: Gpr) {
     b.bind(&single);
     tail_block(b, f, data, ptr);
     b.bind(&red);
-    reduce(b);
+    reduce(b, false);
 }
 
 /// The tail's last odd block (against H^1 at `ptr`) on xmm; its products (upper lanes zero) join the sums.
