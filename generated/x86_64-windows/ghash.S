@@ -1083,7 +1083,7 @@ asmgen_ghash_init_vpclmul_avx2:
  * ----------------------------------------------------------------------------------------------------
  * GHASH update (SP 800-38D): state = (state ^ X) * H for each 16-byte block X of data.
  * 16 blocks per reduction (H^9..H^16 computed per call), then 8, then the tail; two blocks per
- * vpclmulqdq: (S + X1)*H^16 + X2*H^15 + ... + X16*H^1, schoolbook products on ymm, one reduction.
+ * vpclmulqdq: (S + X1)*H^16 + X2*H^15 + ... + X16*H^1, Karatsuba products on ymm, one reduction.
  *
  * void asmgen_ghash_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  * Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
@@ -1695,7 +1695,7 @@ asmgen_polyval_init_vpclmul_avx2:
  * ----------------------------------------------------------------------------------------------------
  * POLYVAL update (RFC 8452): state = (state ^ X) * H * x^-128 for each 16-byte block X of data.
  * 16 blocks per reduction (H^9..H^16 computed per call), then 8, then the tail; two blocks per
- * vpclmulqdq: (S + X1)*H^16 + X2*H^15 + ... + X16*H^1, schoolbook products on ymm, one reduction.
+ * vpclmulqdq: (S + X1)*H^16 + X2*H^15 + ... + X16*H^1, Karatsuba products on ymm, one reduction.
  *
  * void asmgen_polyval_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  * Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
