@@ -46,6 +46,8 @@ extern "C" {
  */
 /* requires PCLMULQDQ, AVX */
 void asmgen_ghash_init_avx(uint8_t *table, const uint8_t *h);
+/* requires PCLMULQDQ, AVX */
+void asmgen_ghash_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
 
 /*
  * ghash_update: GHASH update (SP 800-38D): state = (state ^ X) * H for each 16-byte block X of data.
@@ -54,6 +56,8 @@ void asmgen_ghash_init_avx(uint8_t *table, const uint8_t *h);
  */
 /* requires PCLMULQDQ, AVX */
 void asmgen_ghash_update_avx(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+/* requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ */
+void asmgen_ghash_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 
 /*
  * polyval_init: POLYVAL key setup (RFC 8452).
@@ -62,6 +66,8 @@ void asmgen_ghash_update_avx(uint8_t *state, const uint8_t *table, const uint8_t
  */
 /* requires PCLMULQDQ, AVX */
 void asmgen_polyval_init_avx(uint8_t *table, const uint8_t *h);
+/* requires PCLMULQDQ, AVX */
+void asmgen_polyval_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
 
 /*
  * polyval_update: POLYVAL update (RFC 8452): for each 16-byte block X of data, state = (state ^ X) * H * x^-128.
@@ -70,6 +76,8 @@ void asmgen_polyval_init_avx(uint8_t *table, const uint8_t *h);
  */
 /* requires PCLMULQDQ, AVX */
 void asmgen_polyval_update_avx(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+/* requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ */
+void asmgen_polyval_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 
 #ifdef __cplusplus
 }
@@ -78,6 +86,13 @@ void asmgen_polyval_update_avx(uint8_t *state, const uint8_t *table, const uint8
 /*
  * Kernel sets, best first: use the first whose features the CPU has, every function by role from the
  * same set (a set's round keys and tables suit its own functions).
+ *
+ * x86_64-vpclmul-avx2: GHASH and POLYVAL with VPCLMULQDQ on ymm (AVX2), two blocks per multiply, eight per reduction.
+ *   requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
+ *   ghash_init      asmgen_ghash_init_vpclmul_avx2
+ *   ghash_update    asmgen_ghash_update_vpclmul_avx2
+ *   polyval_init    asmgen_polyval_init_vpclmul_avx2
+ *   polyval_update  asmgen_polyval_update_vpclmul_avx2
  *
  * x86_64-pclmulqdq-avx: GHASH and POLYVAL with PCLMULQDQ and AVX, eight blocks per reduction.
  *   requires PCLMULQDQ, AVX

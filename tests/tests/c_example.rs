@@ -90,7 +90,7 @@ fn c_example_checks_published_vectors_with_gcc_and_clang() {
         let checks = ["ok ghash", "ok polyval", "ok sm4 encrypt avx ", "ok sm4-xts gb encrypt avx in place"];
         let checks =
             [&checks[..], &["ok sm4-gcm gcm_enc", "ok sm4-gcm gcm_dec wrong tag avx: ciphertext restored"]].concat();
-        let sets = out.lines().filter(|l| l.starts_with("ok zero-count ") && !l.contains("pclmulqdq")).count();
+        let sets = out.lines().filter(|l| l.starts_with("ok zero-count ") && !l.contains("pclmul")).count();
         assert_passes(cc, &(ok, out), sets.max(1), &checks);
     }
 }

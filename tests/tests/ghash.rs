@@ -37,6 +37,10 @@ fn expected_default() -> &'static str {
         return "portable";
     }
     #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("vpclmulqdq") && std::arch::is_x86_feature_detected!("avx2") {
+        return "aot/x86_64-vpclmul-avx2";
+    }
+    #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("pclmulqdq") && std::arch::is_x86_feature_detected!("avx") {
         return "aot/x86_64-pclmulqdq-avx";
     }

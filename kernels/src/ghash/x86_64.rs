@@ -124,7 +124,13 @@ fn constants(b: &mut B, f: Flavour) {
 
 /// `<f>_init_avx(table, h)`: the key table (powers H^1..H^8 and their Karatsuba half-sums).
 pub fn init(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
-    let mut b = B::new(&format!("asmgen_{}_init_avx", f.name()), abi, &[X86Feature::Avx, X86Feature::Pclmulqdq]);
+    init_named(f, abi, "avx")
+}
+
+/// [`init`] named `asmgen_<f>_init_<suffix>` (the ymm set's key setup is this kernel: same table).
+pub fn init_named(f: Flavour, abi: Abi, suffix: &str) -> Result<Function<X86_64>, GenError> {
+    let name = format!("asmgen_{}_init_{suffix}", f.name());
+    let mut b = B::new(&name, abi, &[X86Feature::Avx, X86Feature::Pclmulqdq]);
     super::document_init(&mut b, f);
     let [table, h] = role::params(&mut b, f.init_role());
     constants(&mut b, f);
