@@ -8,7 +8,9 @@
 //! complete and in `Op` order by a unit test, which keeps one home per instruction.
 
 pub mod ct;
+pub mod aarch64;
 pub mod interp;
+pub mod interp_aarch64;
 pub mod x86_64;
 
 use crate::label::Label;
