@@ -8,6 +8,7 @@
 //! complete and in `Op` order by a unit test, which keeps one home per instruction.
 
 pub mod ct;
+pub mod ct_aarch64;
 pub mod aarch64;
 pub mod interp;
 pub mod interp_aarch64;
