@@ -143,7 +143,12 @@ fn interpreted_aarch64_kernels_equal_native_x86_64_ones() {
                 let (mut a, mut b) = (a.clone(), b.clone());
                 interpret(&k.function, &a.args(k.role.name(), n));
                 call_native(entry, &b.args(k.role.name(), n));
-                assert!(a.outputs() == b.outputs(), "{} ({}) vs {x86_set}, {n} blocks: outputs differ", k.function.name, set.name);
+                assert!(
+                    a.outputs() == b.outputs(),
+                    "{} ({}) vs {x86_set}, {n} blocks: outputs differ",
+                    k.function.name,
+                    set.name
+                );
                 compared += 1;
             }
         }

@@ -69,7 +69,8 @@ impl Taint {
     fn step(&mut self, inst: &Inst<Aarch64>, m: &mut Machine<'_>) -> Vec<&'static str> {
         let (s, ops) = (sem(inst.op), &inst.operands);
         let mut found = Vec::new();
-        let branch = matches!(ops.last(), Some(Operand::Label(_))) && OPS[inst.op as usize].name.starts_with(['b', 'c']);
+        let branch =
+            matches!(ops.last(), Some(Operand::Label(_))) && OPS[inst.op as usize].name.starts_with(['b', 'c']);
         if branch && s.flags_read != 0 && self.flags {
             found.push("branch on secret flags");
         }

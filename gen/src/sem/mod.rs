@@ -7,9 +7,9 @@
 //! so a field there would touch every ISA's table and the builder at once; the parallel table is checked
 //! complete and in `Op` order by a unit test, which keeps one home per instruction.
 
+pub mod aarch64;
 pub mod ct;
 pub mod ct_aarch64;
-pub mod aarch64;
 pub mod interp;
 pub mod interp_aarch64;
 pub mod x86_64;
