@@ -77,13 +77,14 @@ pub fn gpr(m: &Machine<'_>, o: &Operand) -> u64 {
     }
 }
 
-fn set_gpr(m: &mut Machine<'_>, o: &Operand, v: u64) {
+fn set_gpr(m: &mut Machine<'_>, o: &Operand, v: u64) -> Result<(), Fault> {
     match o {
         Operand::X(n) => m.state.x[*n as usize] = v,
         Operand::Sp => m.state.x[31] = v,
         Operand::Xzr => {}
         _ => unreachable!("not a general-purpose destination: {o:?}"),
     }
+    Ok(())
 }
 
 /// The vector register number of an operand.
@@ -98,8 +99,9 @@ fn vec(m: &Machine<'_>, o: &Operand) -> Vector {
     m.state.v[vreg(o)]
 }
 
-fn set_vec(m: &mut Machine<'_>, o: &Operand, v: Vector) {
+fn set_vec(m: &mut Machine<'_>, o: &Operand, v: Vector) -> Result<(), Fault> {
     m.state.v[vreg(o)] = v;
+    Ok(())
 }
 
 fn imm(o: &Operand) -> i64 {
@@ -134,7 +136,7 @@ fn add_with_flags(a: u64, b: u64, carry: u64) -> (u64, u64) {
 }
 
 /// `d = n op m`: `+`, `-`, `c` (with carry), the flags set when `flags`; `d` absent for `cmp`.
-fn arith(m: &mut Machine<'_>, o: &[Operand], kind: u8, flags: bool) {
+fn arith(m: &mut Machine<'_>, o: &[Operand], kind: u8, flags: bool) -> Result<(), Fault> {
     let (d, rest) = if kind == b'?' { (None, o) } else { (Some(&o[0]), &o[1..]) };
     let (a, b) = (gpr(m, &rest[0]), gpr(m, &rest[1]));
     let (r, f) = match kind {
@@ -145,8 +147,9 @@ fn arith(m: &mut Machine<'_>, o: &[Operand], kind: u8, flags: bool) {
     if flags {
         m.state.flags = f;
     }
-    if let Some(d) = d {
-        set_gpr(m, d, r);
+    match d {
+        Some(d) => set_gpr(m, d, r),
+        None => Ok(()),
     }
 }
 
@@ -177,7 +180,7 @@ fn addr(m: &mut Machine<'_>, base: &Operand, off: i64, mode: Mode) -> u64 {
     let b = gpr(m, base);
     let new = b.wrapping_add(off as u64);
     if !matches!(mode, Mode::Off) {
-        set_gpr(m, base, new);
+        let _ = set_gpr(m, base, new);
     }
     if matches!(mode, Mode::Post) {
         b
@@ -201,11 +204,11 @@ fn ldst(m: &mut Machine<'_>, o: &[Operand], size: usize, store: bool, mode: Mode
         } else {
             let b = load(m, at, size)?;
             match r {
-                Operand::X(_) | Operand::Xzr => set_gpr(m, r, u64::from_le_bytes(b.try_into().unwrap())),
+                Operand::X(_) | Operand::Xzr => set_gpr(m, r, u64::from_le_bytes(b.try_into().unwrap()))?,
                 _ => {
                     let mut v = [0; 16];
                     v[..size].copy_from_slice(&b);
-                    set_vec(m, r, v);
+                    set_vec(m, r, v)?;
                 }
             }
         }
@@ -269,15 +272,13 @@ fn from_s(w: [u32; 4]) -> Vector {
 /// `d = f(n, m)` for the second and third operands.
 fn v3(m: &mut Machine<'_>, o: &[Operand], f: impl Fn(&Vector, &Vector) -> Vector) -> Result<(), Fault> {
     let r = f(&vec(m, &o[1]), &vec(m, &o[2]));
-    set_vec(m, &o[0], r);
-    Ok(())
+    set_vec(m, &o[0], r)
 }
 
 /// `d = f(n)` for the second operand.
 fn v2(m: &mut Machine<'_>, o: &[Operand], f: impl Fn(&Vector) -> Vector) -> Result<(), Fault> {
     let r = f(&vec(m, &o[1]));
-    set_vec(m, &o[0], r);
-    Ok(())
+    set_vec(m, &o[0], r)
 }
 
 fn bytes2(a: &Vector, b: &Vector, f: impl Fn(u8, u8) -> u8) -> Vector {
@@ -427,42 +428,37 @@ macro_rules! sems {
     (@body $body:expr) => { $body.map(|()| Flow::Next) };
 }
 
-/// `Ok(())` after a body without faults.
-fn ok(_: ()) -> Result<(), Fault> {
-    Ok(())
-}
-
 const NB: Option<usize> = None;
 
 /// The semantics, in `Op` order.
 static SEMS: &[Sem] = sems! {
     nop [] NB, 0, 0, 0, false, |m, o| Ok(());
     ret [] NB, 0, 0, 0, false, flow |m, o| Flow::Ret;
-    mov [W, R] NB, 0, 0, 0, false, |m, o| ok(set_gpr(m, &o[0], gpr(m, &o[1])));
-    add_imm [W, R, O] NB, 0, 0, 0, false, |m, o| ok(arith(m, o, b'+', false));
-    sub_imm [W, R, O] NB, 0, 0, 0, false, |m, o| ok(arith(m, o, b'-', false));
-    subs_imm [W, R, O] NB, 0, NZCV, 0, false, |m, o| ok(arith(m, o, b'-', true));
-    cmp_imm [R, O] NB, 0, NZCV, 0, false, |m, o| ok(arith(m, o, b'?', true));
-    add [W, R, R] NB, 0, 0, 0, false, |m, o| ok(arith(m, o, b'+', false));
+    mov [W, R] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]));
+    add_imm [W, R, O] NB, 0, 0, 0, false, |m, o| arith(m, o, b'+', false);
+    sub_imm [W, R, O] NB, 0, 0, 0, false, |m, o| arith(m, o, b'-', false);
+    subs_imm [W, R, O] NB, 0, NZCV, 0, false, |m, o| arith(m, o, b'-', true);
+    cmp_imm [R, O] NB, 0, NZCV, 0, false, |m, o| arith(m, o, b'?', true);
+    add [W, R, R] NB, 0, 0, 0, false, |m, o| arith(m, o, b'+', false);
     add_lsl [W, R, R, O] NB, 0, 0, 0, false, |m, o| {
         let v = gpr(m, &o[1]).wrapping_add(gpr(m, &o[2]) << imm(&o[3]));
-        ok(set_gpr(m, &o[0], v))
+        set_gpr(m, &o[0], v)
     };
-    sub [W, R, R] NB, 0, 0, 0, false, |m, o| ok(arith(m, o, b'-', false));
-    subs [W, R, R] NB, 0, NZCV, 0, false, |m, o| ok(arith(m, o, b'-', true));
-    cmp [R, R] NB, 0, NZCV, 0, false, |m, o| ok(arith(m, o, b'?', true));
-    movz [W, O] NB, 0, 0, 0, false, |m, o| ok(set_gpr(m, &o[0], imm(&o[1]) as u64));
-    adds_imm [W, R, O] NB, 0, NZCV, 0, false, |m, o| ok(arith(m, o, b'+', true));
-    adc [W, R, R] NB, C, 0, 0, false, |m, o| ok(arith(m, o, b'c', false));
-    rev [W, R] NB, 0, 0, 0, false, |m, o| ok(set_gpr(m, &o[0], gpr(m, &o[1]).swap_bytes()));
-    lsl [W, R, O] NB, 0, 0, 0, false, |m, o| ok(set_gpr(m, &o[0], gpr(m, &o[1]) << imm(&o[2])));
-    lsr [W, R, O] NB, 0, 0, 0, false, |m, o| ok(set_gpr(m, &o[0], gpr(m, &o[1]) >> imm(&o[2])));
-    adrp [W, O] NB, 0, 0, 0, false, |m, o| { let a = label_addr(m, &o[1])?; ok(set_gpr(m, &o[0], a & !0xfff)) };
+    sub [W, R, R] NB, 0, 0, 0, false, |m, o| arith(m, o, b'-', false);
+    subs [W, R, R] NB, 0, NZCV, 0, false, |m, o| arith(m, o, b'-', true);
+    cmp [R, R] NB, 0, NZCV, 0, false, |m, o| arith(m, o, b'?', true);
+    movz [W, O] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], imm(&o[1]) as u64);
+    adds_imm [W, R, O] NB, 0, NZCV, 0, false, |m, o| arith(m, o, b'+', true);
+    adc [W, R, R] NB, C, 0, 0, false, |m, o| arith(m, o, b'c', false);
+    rev [W, R] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]).swap_bytes());
+    lsl [W, R, O] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]) << imm(&o[2]));
+    lsr [W, R, O] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]) >> imm(&o[2]));
+    adrp [W, O] NB, 0, 0, 0, false, |m, o| { let a = label_addr(m, &o[1])?; set_gpr(m, &o[0], a & !0xfff) };
     add_lo12 [W, R, O] NB, 0, 0, 0, false, |m, o| {
         let a = label_addr(m, &o[2])?;
-        ok(set_gpr(m, &o[0], gpr(m, &o[1]).wrapping_add(a & 0xfff)))
+        set_gpr(m, &o[0], gpr(m, &o[1]).wrapping_add(a & 0xfff))
     };
-    adr [W, O] NB, 0, 0, 0, false, |m, o| { let a = label_addr(m, &o[1])?; ok(set_gpr(m, &o[0], a)) };
+    adr [W, O] NB, 0, 0, 0, false, |m, o| { let a = label_addr(m, &o[1])?; set_gpr(m, &o[0], a) };
     b [O] NB, 0, 0, 0, false, flow |m, o| branch(m, o, |_| true);
     b_eq [O] NB, Z, 0, 0, false, flow |m, o| branch(m, o, |f| f & Z != 0);
     b_ne [O] NB, Z, 0, 0, false, flow |m, o| branch(m, o, |f| f & Z == 0);
@@ -508,7 +504,7 @@ static SEMS: &[Sem] = sems! {
     ld1r_4s_post [W, RW] Some(1), 0, 0, 4, false, |m, o| {
         let a = addr(m, &o[1], 4, Mode::Post);
         let b = load(m, a, 4)?;
-        ok(set_vec(m, &o[0], std::array::from_fn(|i| b[i % 4])))
+        set_vec(m, &o[0], std::array::from_fn(|i| b[i % 4]))
     };
     eor_16b [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| bytes2(a, b, |x, y| x ^ y));
     and_16b [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| bytes2(a, b, |x, y| x & y));
@@ -524,11 +520,11 @@ static SEMS: &[Sem] = sems! {
     tbl_16b [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |t, i| lookup(t, i, &[0; 16]));
     tbl4_16b [W, R, R] NB, 0, 0, 0, false, |m, o| {
         let (t, i) = (table4(m, &o[1]), vec(m, &o[2]));
-        ok(set_vec(m, &o[0], lookup(&t, &i, &[0; 16])))
+        set_vec(m, &o[0], lookup(&t, &i, &[0; 16]))
     };
     tbx4_16b [RW, R, R] NB, 0, 0, 0, false, |m, o| {
         let (t, i, d) = (table4(m, &o[1]), vec(m, &o[2]), vec(m, &o[0]));
-        ok(set_vec(m, &o[0], lookup(&t, &i, &d)))
+        set_vec(m, &o[0], lookup(&t, &i, &d))
     };
     uzp1_4s [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| from_s([s(a, 0), s(a, 2), s(b, 0), s(b, 2)]));
     uzp2_4s [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| from_s([s(a, 1), s(a, 3), s(b, 1), s(b, 3)]));
@@ -576,23 +572,23 @@ static SEMS: &[Sem] = sems! {
         let i = imm(&o[2]) as usize;
         v2(m, o, |a| from_q(q(a, i), q(a, i)))
     };
-    dup_2d_x [W, R] NB, 0, 0, 0, false, |m, o| { let x = gpr(m, &o[1]); ok(set_vec(m, &o[0], from_q(x, x))) };
-    movi_zero [W] NB, 0, 0, 0, false, |m, o| ok(set_vec(m, &o[0], [0; 16]));
-    movi_16b [W, O] NB, 0, 0, 0, false, |m, o| ok(set_vec(m, &o[0], [imm(&o[1]) as u8; 16]));
+    dup_2d_x [W, R] NB, 0, 0, 0, false, |m, o| { let x = gpr(m, &o[1]); set_vec(m, &o[0], from_q(x, x)) };
+    movi_zero [W] NB, 0, 0, 0, false, |m, o| set_vec(m, &o[0], [0; 16]);
+    movi_16b [W, O] NB, 0, 0, 0, false, |m, o| set_vec(m, &o[0], [imm(&o[1]) as u8; 16]);
     ins_d [RW, O, R, O] NB, 0, 0, 0, false, |m, o| {
         let (mut d, x) = (vec(m, &o[0]), q(&vec(m, &o[2]), imm(&o[3]) as usize));
         let i = imm(&o[1]) as usize;
         d[8 * i..8 * i + 8].copy_from_slice(&x.to_le_bytes());
-        ok(set_vec(m, &o[0], d))
+        set_vec(m, &o[0], d)
     };
     ins_d_x [RW, O, R] NB, 0, 0, 0, false, |m, o| {
         let (mut d, x, i) = (vec(m, &o[0]), gpr(m, &o[2]), imm(&o[1]) as usize);
         d[8 * i..8 * i + 8].copy_from_slice(&x.to_le_bytes());
-        ok(set_vec(m, &o[0], d))
+        set_vec(m, &o[0], d)
     };
     umov_d [W, R, O] NB, 0, 0, 0, false, |m, o| {
         let x = q(&vec(m, &o[1]), imm(&o[2]) as usize);
-        ok(set_gpr(m, &o[0], x))
+        set_gpr(m, &o[0], x)
     };
     pmull [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| clmul(q(a, 0), q(b, 0)).to_le_bytes());
     pmull2 [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| clmul(q(a, 1), q(b, 1)).to_le_bytes());
@@ -616,7 +612,7 @@ static SEMS: &[Sem] = sems! {
 fn ld1(m: &mut Machine<'_>, o: &[Operand], post: bool) -> Result<(), Fault> {
     let a = addr(m, &o[1], if post { 16 } else { 0 }, if post { Mode::Post } else { Mode::Off });
     let b = load(m, a, 16)?;
-    ok(set_vec(m, &o[0], b.try_into().unwrap()))
+    set_vec(m, &o[0], b.try_into().unwrap())
 }
 
 /// `st1 {t.16b}, [n]` (post-index: `n += 16`).
