@@ -47,7 +47,7 @@ pub struct Sem {
     pub op: Op,
     /// Each operand's role, in the table's operand order (a base register that is written back is `RW`).
     pub roles: &'static [Role],
-    /// Whether the operand at each index is a memory base register (its value is an address).
+    /// The index of the memory operand's base register, for an entry that accesses memory.
     pub base: Option<usize>,
     /// Condition flags read.
     pub flags_read: u64,
