@@ -1,13 +1,15 @@
 //! The runtime's interpreter backends (feature `interp`: `cargo test -p asmgen-tests --features interp --test
 //! interp_backend`): the GFNI set's SM4 kernels run by the interpreter through the safe API (ECB, CTR, XTS,
 //! GCM, CBC) agree with RustCrypto at a few lengths, whatever the CPU (no GFNI needed); and every x86_64 set is
-//! listed as `interp/<set>`. Sizes are small: the interpreter runs unoptimised in the test profile.
+//! listed as `interp/<set>`. The aarch64 sets (`interp/aarch64-<set>`, interpreted per AAPCS64 on any host) too:
+//! SM4 of both SM4 sets, GHASH and POLYVAL of the PMULL set, against RustCrypto. Sizes are small: the interpreter runs unoptimised in the test profile.
 #![cfg(feature = "interp")]
 
 use aead::{AeadInOut, KeyInit};
 use asmgen_runtime::{sm4_backend_table, Sm4, Sm4Gcm, Sm4Xts};
 use asmgen_tests::{rc_xts_ieee, Rng};
 use cipher::{BlockCipherEncrypt, KeyIvInit, StreamCipher};
+use universal_hash::UniversalHash;
 
 const GFNI: &str = "interp/x86_64-gfni-avx2";
 const LENGTHS: [usize; 4] = [32, 48, 272, 528];
@@ -24,10 +26,40 @@ fn every_x86_64_set_is_an_interpreter_backend() {
 
 #[test]
 fn gfni_sm4_through_the_interpreter_matches_rustcrypto() {
+    sm4_matches_rustcrypto(GFNI);
+}
+
+#[test]
+fn aarch64_sets_through_the_interpreter_match_rustcrypto() {
+    let table = sm4_backend_table();
+    for set in ["interp/aarch64-sm4ce", "interp/aarch64-neon"] {
+        assert!(table.iter().any(|(n, ok)| *n == set && *ok), "{set} missing: {table:?}");
+        sm4_matches_rustcrypto(set);
+    }
+    let mut rng = Rng::new(9);
+    let h = rng.block();
+    for len in [16, 48, 272] {
+        let mut data = vec![0u8; len];
+        rng.fill(&mut data);
+        let mut g = asmgen_runtime::Ghash::with_backend(&h, "interp/aarch64-pmull").unwrap();
+        g.update_padded(&data);
+        let mut rg = ghash::GHash::new(&h.into());
+        rg.update_padded(&data);
+        assert_eq!(g.finalize(), <[u8; 16]>::from(rg.finalize()), "GHASH of {len} bytes");
+        let mut p = asmgen_runtime::Polyval::with_backend(&h, "interp/aarch64-pmull").unwrap();
+        p.update_padded(&data);
+        let mut rp = polyval::Polyval::new(&h.into());
+        rp.update_padded(&data);
+        assert_eq!(p.finalize(), <[u8; 16]>::from(rp.finalize()), "POLYVAL of {len} bytes");
+    }
+}
+
+/// ECB, CTR, XTS and GCM of the SM4 backend `backend` against RustCrypto at [`LENGTHS`].
+fn sm4_matches_rustcrypto(backend: &str) {
     let mut rng = Rng::new(7);
     let (key, key2, iv) = (rng.block(), rng.block(), rng.block());
-    let s = Sm4::with_backend(&key, GFNI).unwrap();
-    assert_eq!(s.backend(), GFNI);
+    let s = Sm4::with_backend(&key, backend).unwrap();
+    assert_eq!(s.backend(), backend);
     let rc = sm4::Sm4::new(&key.into());
     for len in LENGTHS {
         let mut data = vec![0u8; len];
@@ -47,12 +79,12 @@ fn gfni_sm4_through_the_interpreter_matches_rustcrypto() {
         ctr::Ctr128BE::<sm4::Sm4>::new(&key.into(), &ctr.into()).apply_keystream(&mut want);
         assert_eq!(buf, want, "CTR, {len} bytes");
         // XTS (IEEE), with a partial last block.
-        let x = Sm4Xts::with_backend(&key, &key2, GFNI).unwrap();
+        let x = Sm4Xts::with_backend(&key, &key2, backend).unwrap();
         let mut buf = data[..len - 5].to_vec();
         x.encrypt(&iv, &mut buf).unwrap();
         assert_eq!(buf, rc_xts_ieee(&key, &key2, &iv, &data[..len - 5], false), "XTS, {} bytes", len - 5);
         // GCM.
-        let g = Sm4Gcm::with_backend(&key, GFNI).unwrap();
+        let g = Sm4Gcm::with_backend(&key, backend).unwrap();
         let nonce = &iv[..12];
         let mut buf = data.clone();
         let tag = g.encrypt(nonce, b"aad", &mut buf).unwrap();

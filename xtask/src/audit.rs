@@ -14,11 +14,11 @@ use iced_x86::{CpuidFeature, Decoder, DecoderOptions, FlowControl, InstructionIn
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
-/// The constant-time verdict of a function the checker does not run on: aarch64 (no semantics yet) and the
-/// fixed-size variants. The x86_64 and riscv64 kernels get the checker's (`asmgen::sem::ct`, [`constant_time`];
-/// `asmgen::sem::ct_riscv64`, [`constant_time_riscv64`]).
+/// The constant-time verdict of a function the checker does not run on: the fixed-size variants. The x86_64,
+/// aarch64 and riscv64 kernels get the checker's (`asmgen::sem::ct`, `asmgen::sem::ct_aarch64`,
+/// [`constant_time`]; `asmgen::sem::ct_riscv64`, [`constant_time_riscv64`]).
 pub const CONSTANT_TIME: &str = "not checked";
-/// The verdict of an x86_64 kernel the checker found clean.
+/// The verdict of an x86_64 or aarch64 kernel the checker found clean.
 pub const CLEAN: &str = "constant time (interpreted at 1, 3, 17 blocks: no branch, address or variable-time \
                          instruction depends on a secret; the counter is public)";
 /// The verdict of a riscv64 kernel the checker found clean.
@@ -80,10 +80,14 @@ pub fn audit(target: Target) -> Result<Vec<Row>, String> {
     match target.arch {
         Arch::X86_64 => {
             let mut rows = rows(target, &catalog::x86_64(target).map_err(e)?, catalog::X86_64_SETS, Some(decode))?;
-            constant_time(target, &mut rows)?;
+            constant_time(target, &mut rows, catalog::X86_64_SETS, asmgen::sem::ct::check_function)?;
             Ok(rows)
         }
-        Arch::Aarch64 => rows(target, &catalog::aarch64(target).map_err(e)?, catalog::AARCH64_SETS, None),
+        Arch::Aarch64 => {
+            let mut rows = rows(target, &catalog::aarch64(target).map_err(e)?, catalog::AARCH64_SETS, None)?;
+            constant_time(target, &mut rows, catalog::AARCH64_SETS, asmgen::sem::ct_aarch64::check_function)?;
+            Ok(rows)
+        }
         Arch::Riscv64 => {
             let mut rows = rows(target, &catalog::riscv64(target).map_err(e)?, catalog::RISCV64_SETS, None)?;
             constant_time_riscv64(target, &mut rows)?;
@@ -136,10 +140,19 @@ fn roles<I: Isa>(target: Target, sets: &[KernelSet<I>]) -> Result<BTreeMap<Strin
     Ok(m)
 }
 
-/// Fills the verdict of every x86_64 kernel of the sets from the constant-time checker: interpreted with its
-/// secret parameters tainted (`asmgen::sem::ct::PARAMS`) over 1, 3 and 17 blocks (once for the setup roles).
-fn constant_time(target: Target, rows: &mut [Row]) -> Result<(), String> {
-    for set in catalog::X86_64_SETS {
+/// A constant-time checker: `check(function, parameter names, blocks, secret counter)`.
+type CheckFn<I> = fn(&Function<I>, &[&str], usize, bool) -> Result<Vec<asmgen::sem::ct::Finding>, String>;
+
+/// Fills the verdict of every kernel of the sets (x86_64, aarch64) from the constant-time checker `check`:
+/// interpreted with its secret parameters tainted (`asmgen::sem::ct::PARAMS`) over 1, 3 and 17 blocks (once for
+/// the setup roles).
+fn constant_time<I: Isa>(
+    target: Target,
+    rows: &mut [Row],
+    sets: &[KernelSet<I>],
+    check: CheckFn<I>,
+) -> Result<(), String> {
+    for set in sets {
         for k in (set.build)(target.abi).map_err(|e| e.to_string())? {
             let Some(row) = rows.iter_mut().find(|r| r.symbol == k.function.name) else { continue };
             if row.constant_time != CONSTANT_TIME {
@@ -149,7 +162,7 @@ fn constant_time(target: Target, rows: &mut [Row]) -> Result<(), String> {
             let blocks = names.iter().any(|n| *n == "nblocks" || *n == "len");
             let mut found = Vec::new();
             for &n in if blocks { &[1, 3, 17][..] } else { &[0] } {
-                found.extend(asmgen::sem::ct::check_function(&k.function, &names, n, false)?);
+                found.extend(check(&k.function, &names, n, false)?);
             }
             row.constant_time = verdict(found, CLEAN);
         }
@@ -507,6 +520,17 @@ mod tests {
             fixed += 1;
         }
         assert!(n > 20, "only {n} riscv64 kernels checked ({fixed} fixed-size variants not)");
+    }
+
+    #[test]
+    fn aarch64_functions_get_the_checkers_verdict() {
+        for t in [Target::AARCH64_LINUX, Target::AARCH64_WINDOWS] {
+            let rows = audit(t).unwrap();
+            assert!(!rows.is_empty());
+            for r in &rows {
+                assert_eq!(r.constant_time, CLEAN, "{}", r.symbol);
+            }
+        }
     }
 
     /// The lowered bytes and table record of the first x86_64-linux function that requires `f`.

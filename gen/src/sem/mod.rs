@@ -1,15 +1,18 @@
 //! Instruction semantics: a machine state, memory behind a trait (so an interpreter can hook every address), and
 //! per ISA a table giving each instruction-table entry its operand roles, the flags it reads and writes and an
-//! execution function. Only x86_64 has one so far ([`x86_64`]); aarch64 and riscv64 are to follow the same shape.
+//! execution function: [`x86_64`], [`aarch64`] and [`riscv64`], each with its interpreter and checker.
 //!
 //! The semantics live in a table parallel to the ISA's own (`isa::x86_64::OPS`), keyed by the same `Op`: the
 //! ISA table is a macro expanded twice (the data and the builder's methods) and shared in shape by three ISAs,
 //! so a field there would touch every ISA's table and the builder at once; the parallel table is checked
 //! complete and in `Op` order by a unit test, which keeps one home per instruction.
 
+pub mod aarch64;
 pub mod ct;
+pub mod ct_aarch64;
 pub mod ct_riscv64;
 pub mod interp;
+pub mod interp_aarch64;
 pub mod interp_riscv64;
 pub mod riscv64;
 pub mod x86_64;

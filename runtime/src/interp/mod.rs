@@ -1,16 +1,17 @@
-//! The interpreter backends `interp/x86_64-<set>` and `interp/riscv64-<set>` (feature `interp`): every x86_64
-//! and riscv64 kernel set of the catalog, run by `asmgen::sem::interp` (riscv64: `asmgen::sem::interp_riscv64`,
-//! LP64D, VLEN 128) from its description instead of by the CPU, so the API and its tests run those kernels
-//! where the CPU lacks their features (or is another architecture).
+//! The interpreter backends `interp/x86_64-<set>`, `interp/aarch64-<set>` and `interp/riscv64-<set>` (feature
+//! `interp`): every kernel set of the catalog, run by `asmgen::sem::interp` (`sem::interp_aarch64`, AAPCS64;
+//! `sem::interp_riscv64`, LP64D, VLEN 128) from its description instead of by the CPU, so the API and its tests
+//! run the kernels where the CPU lacks their features (or is another architecture).
 //!
 //! Function pointers carry no state, so each kernel gets a slot: a static table holds per (set, role) the
 //! decoded function and its constants, and slot `N`'s trampoline `t::<N>` (an `extern "C"` function taking six
 //! pointer-sized integers: every role passes at most six integer or pointer arguments) interprets slot `N`'s
 //! function on its arguments, against the process's memory through raw pointers, with a private stack.
 
+use asmgen::isa::aarch64::Aarch64;
 use asmgen::isa::riscv64::Riscv64;
-use asmgen::isa::x86_64::X86_64;
 use asmgen::sem::interp::Program;
+use asmgen::sem::interp_aarch64::Program as A64Program;
 use asmgen::sem::interp_riscv64::Program as RvProgram;
 use asmgen::sem::x86_64::Machine;
 use asmgen::sem::{Fault, Memory};
@@ -23,16 +24,27 @@ struct Slot {
     set: &'static str,
     listing: &'static str,
     role: &'static str,
-    program: Code,
+    program: Prog,
     labels: HashMap<String, u64>,
     /// Owns the constants' bytes (`labels` points into them).
     _consts: Vec<Box<[u8]>>,
 }
 
-/// A decoded function of either interpreted architecture.
-enum Code {
-    X86(Program),
-    Rv(RvProgram),
+/// A decoded function of one of the interpreted ISAs.
+enum Prog {
+    X86_64(Program),
+    Aarch64(A64Program),
+    Riscv64(RvProgram),
+}
+
+impl Prog {
+    fn consts(&self) -> &[(Label, Vec<u8>)] {
+        match self {
+            Prog::X86_64(p) => &p.consts,
+            Prog::Aarch64(p) => &p.consts,
+            Prog::Riscv64(p) => &p.consts,
+        }
+    }
 }
 
 /// The VLEN the riscv64 kernels are interpreted at.
@@ -41,25 +53,13 @@ const VLEN: usize = 128;
 /// The ABI `extern "C"` means on this target.
 const ABI: Abi = if cfg!(windows) { Abi::Win64 } else { Abi::SysV };
 
-fn slot(set: &'static str, listing: &'static str, role: &'static str, program: Code) -> Slot {
-    let list = match &program {
-        Code::X86(p) => &p.consts,
-        Code::Rv(p) => &p.consts,
-    };
-    let consts: Vec<Box<[u8]>> = list.iter().map(|(_, b)| b.clone().into_boxed_slice()).collect();
-    let labels = list.iter().zip(&consts).map(|((l, _), b)| (l.name().to_string(), b.as_ptr() as u64));
+fn slot(set: &'static str, listing: &'static str, role: &'static str, program: Prog) -> Slot {
+    let consts: Vec<Box<[u8]>> = program.consts().iter().map(|(_, b)| b.clone().into_boxed_slice()).collect();
+    let labels = program.consts().iter().zip(&consts).map(|((l, _), b)| (l.name().to_string(), b.as_ptr() as u64));
     Slot { set, listing, role, labels: labels.collect(), program, _consts: consts }
 }
 
-fn x86(f: &Function<X86_64>) -> Code {
-    Code::X86(Program::new(f))
-}
-
-fn rv(f: &Function<Riscv64>) -> Code {
-    Code::Rv(RvProgram::new(f))
-}
-
-/// Every kernel of every x86_64 set, built on first use.
+/// Every kernel of every x86_64, aarch64 (AAPCS64) and riscv64 (LP64D) set, built on first use.
 fn slots() -> &'static [Slot] {
     static SLOTS: OnceLock<Vec<Slot>> = OnceLock::new();
     SLOTS.get_or_init(|| {
@@ -67,13 +67,21 @@ fn slots() -> &'static [Slot] {
         for set in asmgen_kernels::catalog::X86_64_SETS {
             let Ok(kernels) = (set.build)(ABI) else { continue };
             for k in kernels {
-                slots.push(slot(set.name, set.listing, k.role.name(), x86(&k.function)));
+                slots.push(slot(set.name, set.listing, k.role.name(), Prog::X86_64(Program::new(&k.function))));
+            }
+        }
+        for set in asmgen_kernels::catalog::AARCH64_SETS {
+            let Ok(kernels) = (set.build)(Abi::Aapcs64) else { continue };
+            for k in kernels {
+                let f: &Function<Aarch64> = &k.function;
+                slots.push(slot(set.name, set.listing, k.role.name(), Prog::Aarch64(A64Program::new(f))));
             }
         }
         for set in asmgen_kernels::catalog::RISCV64_SETS {
             let Ok(kernels) = (set.build)(Abi::Lp64d) else { continue };
             for k in kernels {
-                slots.push(slot(set.name, set.listing, k.role.name(), rv(&k.function)));
+                let f: &Function<Riscv64> = &k.function;
+                slots.push(slot(set.name, set.listing, k.role.name(), Prog::Riscv64(RvProgram::new(f))));
             }
         }
         assert!(slots.len() <= TRAMPOLINES.len(), "more kernels than interpreter trampolines");
@@ -109,20 +117,26 @@ fn interpret(n: usize, args: [usize; 6]) {
     let top = stack.as_mut_ptr() as u64 + 8 * 8192 - 256;
     let args: Vec<u64> = args.iter().map(|&a| a as u64).collect();
     let mut host = Host { labels: &s.labels };
-    let result = match &s.program {
-        Code::X86(p) => {
+    let (name, stop) = match &s.program {
+        Prog::X86_64(p) => {
             // The stack pointer as after a call from a 16-byte aligned frame; Win64's 5th and 6th arguments go
             // above it.
             let state = p.setup(&mut host, &args, (top & !15) - 8);
-            p.run(&mut Machine { state, mem: &mut host }, u64::MAX, &mut |_, _, _| {}).map_err(|e| (&p.name, e))
+            let mut m = Machine { state, mem: &mut host };
+            (&p.name, p.run(&mut m, u64::MAX, &mut |_, _, _| {}).err())
         }
-        Code::Rv(p) => {
+        Prog::Aarch64(p) => {
+            let state = p.setup(&mut host, &args, top & !15);
+            let mut m = asmgen::sem::aarch64::Machine { state, mem: &mut host };
+            (&p.name, p.run(&mut m, u64::MAX, &mut |_, _, _| {}).err())
+        }
+        Prog::Riscv64(p) => {
             let state = p.setup(&mut host, &args, top & !15, VLEN);
             let mut m = asmgen::sem::riscv64::Machine { state, mem: &mut host };
-            p.run(&mut m, u64::MAX, &mut |_, _, _| {}).map_err(|e| (&p.name, e))
+            (&p.name, p.run(&mut m, u64::MAX, &mut |_, _, _| {}).err())
         }
     };
-    if let Err((name, e)) = result {
+    if let Some(e) = stop {
         panic!("interp/{}: {name} stopped: {e:?}", s.set);
     }
 }

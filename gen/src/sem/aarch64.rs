@@ -1,0 +1,646 @@
+//! aarch64 semantics: the machine state and one [`Sem`] per entry of `isa::aarch64::OPS`, in `Op` order
+//! ([`sem`] looks an entry up). Vector registers hold 16 bytes, little-endian (lane 0 in the low bytes); a
+//! `dN` write zeroes the upper half. Register 31 is `sp` in the state; `xzr` reads as zero and drops writes.
+
+use super::{Fault, Flow, Memory, Role};
+use crate::isa::aarch64::{Op, Operand};
+
+/// Negative flag.
+pub const N: u64 = 8;
+/// Zero flag.
+pub const Z: u64 = 4;
+/// Carry flag.
+pub const C: u64 = 2;
+/// Overflow flag.
+pub const V: u64 = 1;
+/// The four condition flags.
+pub const NZCV: u64 = N | Z | C | V;
+
+/// A vector register's bytes.
+pub type Vector = [u8; 16];
+
+/// The architectural state the semantics change.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct State {
+    /// x0..x30, and `sp` at 31.
+    pub x: [u64; 32],
+    /// v0..v31.
+    pub v: [Vector; 32],
+    /// NZCV as [`N`] | [`Z`] | [`C`] | [`V`].
+    pub flags: u64,
+}
+
+/// The state and memory an instruction runs on.
+pub struct Machine<'m> {
+    /// Registers and flags.
+    pub state: State,
+    /// Memory.
+    pub mem: &'m mut dyn Memory,
+}
+
+/// An entry's execution function.
+pub type Exec = for<'o> fn(&mut Machine<'_>, &'o [Operand]) -> Result<Flow<'o>, Fault>;
+
+/// The semantics of one table entry.
+pub struct Sem {
+    /// The entry (checked equal to its index).
+    pub op: Op,
+    /// Each operand's role, in the table's operand order (a base register that is written back is `RW`).
+    pub roles: &'static [Role],
+    /// The index of the memory operand's base register, for an entry that accesses memory.
+    pub base: Option<usize>,
+    /// Condition flags read.
+    pub flags_read: u64,
+    /// Condition flags written.
+    pub flags_written: u64,
+    /// Bytes of memory accessed from the base (0: none).
+    pub mem_bytes: usize,
+    /// Whether the latency may depend on operand values (a constant-time hazard with secret operands).
+    pub variable_time: bool,
+    /// What it does.
+    pub exec: Exec,
+}
+
+/// The semantics of an entry.
+pub fn sem(op: Op) -> &'static Sem {
+    &SEMS[op as usize]
+}
+
+/// Reads a general-purpose operand (register, `sp`, `xzr`, immediate).
+pub fn gpr(m: &Machine<'_>, o: &Operand) -> u64 {
+    match o {
+        Operand::X(n) => m.state.x[*n as usize],
+        Operand::Sp => m.state.x[31],
+        Operand::Xzr => 0,
+        Operand::Imm(i) => *i as u64,
+        _ => unreachable!("not a general-purpose operand: {o:?}"),
+    }
+}
+
+fn set_gpr(m: &mut Machine<'_>, o: &Operand, v: u64) -> Result<(), Fault> {
+    match o {
+        Operand::X(n) => m.state.x[*n as usize] = v,
+        Operand::Sp => m.state.x[31] = v,
+        Operand::Xzr => {}
+        _ => unreachable!("not a general-purpose destination: {o:?}"),
+    }
+    Ok(())
+}
+
+/// The vector register number of an operand.
+pub fn vreg(o: &Operand) -> usize {
+    match o {
+        Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::List4(n, _) => *n as usize,
+        _ => unreachable!("not a vector operand: {o:?}"),
+    }
+}
+
+fn vec(m: &Machine<'_>, o: &Operand) -> Vector {
+    m.state.v[vreg(o)]
+}
+
+fn set_vec(m: &mut Machine<'_>, o: &Operand, v: Vector) -> Result<(), Fault> {
+    m.state.v[vreg(o)] = v;
+    Ok(())
+}
+
+fn imm(o: &Operand) -> i64 {
+    match o {
+        Operand::Imm(i) => *i,
+        _ => unreachable!("not an immediate: {o:?}"),
+    }
+}
+
+fn label_addr(m: &Machine<'_>, o: &Operand) -> Result<u64, Fault> {
+    match o {
+        Operand::Label(l) => m.mem.label(l).ok_or(Fault { addr: 0, len: 0, what: "unknown label" }),
+        _ => unreachable!("not a label: {o:?}"),
+    }
+}
+
+fn load(m: &mut Machine<'_>, addr: u64, n: usize) -> Result<Vec<u8>, Fault> {
+    let mut b = vec![0; n];
+    m.mem.read(addr, &mut b)?;
+    Ok(b)
+}
+
+// --- general-purpose -------------------------------------------------------------------------------------
+
+fn add_with_flags(a: u64, b: u64, carry: u64) -> (u64, u64) {
+    let wide = a as u128 + b as u128 + carry as u128;
+    let r = wide as u64;
+    let mut f = if r >> 63 != 0 { N } else { 0 } | if r == 0 { Z } else { 0 };
+    f |= if wide >> 64 != 0 { C } else { 0 };
+    f |= if ((a ^ r) & (b ^ r)) >> 63 != 0 { V } else { 0 };
+    (r, f)
+}
+
+/// `d = n op m`: `+`, `-`, `c` (with carry), the flags set when `flags`; `d` absent for `cmp`.
+fn arith(m: &mut Machine<'_>, o: &[Operand], kind: u8, flags: bool) -> Result<(), Fault> {
+    let (d, rest) = if kind == b'?' { (None, o) } else { (Some(&o[0]), &o[1..]) };
+    let (a, b) = (gpr(m, &rest[0]), gpr(m, &rest[1]));
+    let (r, f) = match kind {
+        b'+' => add_with_flags(a, b, 0),
+        b'c' => add_with_flags(a, b, (m.state.flags & C) >> 1),
+        _ => add_with_flags(a, !b, 1),
+    };
+    if flags {
+        m.state.flags = f;
+    }
+    match d {
+        Some(d) => set_gpr(m, d, r),
+        None => Ok(()),
+    }
+}
+
+fn branch<'o>(m: &Machine<'_>, o: &'o [Operand], taken: fn(u64) -> bool) -> Flow<'o> {
+    match o.last() {
+        Some(Operand::Label(l)) if taken(m.state.flags) => Flow::Jump(l),
+        _ => Flow::Next,
+    }
+}
+
+fn cbranch<'o>(m: &Machine<'_>, o: &'o [Operand], zero: bool) -> Flow<'o> {
+    match &o[1] {
+        Operand::Label(l) if (gpr(m, &o[0]) == 0) == zero => Flow::Jump(l),
+        _ => Flow::Next,
+    }
+}
+
+/// Where a memory access goes and what the base becomes: `Off` adds the offset, `Pre` adds and writes back,
+/// `Post` accesses at the base and writes back base + offset.
+#[derive(Clone, Copy)]
+enum Mode {
+    Off,
+    Pre,
+    Post,
+}
+
+fn addr(m: &mut Machine<'_>, base: &Operand, off: i64, mode: Mode) -> u64 {
+    let b = gpr(m, base);
+    let new = b.wrapping_add(off as u64);
+    if !matches!(mode, Mode::Off) {
+        let _ = set_gpr(m, base, new);
+    }
+    if matches!(mode, Mode::Post) {
+        b
+    } else {
+        new
+    }
+}
+
+/// Loads or stores the registers `regs` (each `size` bytes: 8 for x and d, 16 for q) at consecutive addresses.
+fn ldst(m: &mut Machine<'_>, o: &[Operand], size: usize, store: bool, mode: Mode) -> Result<(), Fault> {
+    let k = o.len() - 2;
+    let a = addr(m, &o[k], imm(&o[k + 1]), mode);
+    for (i, r) in o[..k].iter().enumerate() {
+        let at = a.wrapping_add((i * size) as u64);
+        if store {
+            let bytes: Vec<u8> = match r {
+                Operand::X(_) | Operand::Xzr => gpr(m, r).to_le_bytes().to_vec(),
+                _ => vec(m, r)[..size].to_vec(),
+            };
+            m.mem.write(at, &bytes)?;
+        } else {
+            let b = load(m, at, size)?;
+            match r {
+                Operand::X(_) | Operand::Xzr => set_gpr(m, r, u64::from_le_bytes(b.try_into().unwrap()))?,
+                _ => {
+                    let mut v = [0; 16];
+                    v[..size].copy_from_slice(&b);
+                    set_vec(m, r, v)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Structure loads and stores: `regs` consecutive registers from `first`; `ld4`/`st4` interleave words.
+fn ldst_multi(m: &mut Machine<'_>, o: &[Operand], regs: usize, four: bool, store: bool) -> Result<(), Fault> {
+    let n = o.len() - 1;
+    let first = vreg(&o[0]);
+    let a = addr(m, &o[n], 16 * regs as i64, Mode::Post);
+    // Byte j of the memory block is byte `at(j)` of the registers (register r's byte b at 16 r + b).
+    let at = |j: usize| if four { (j / 4 % 4) * 16 + (j / 16) * 4 + j % 4 } else { j };
+    if store {
+        let mut b = vec![0; 16 * regs];
+        for (j, x) in b.iter_mut().enumerate() {
+            let r = at(j);
+            *x = m.state.v[(first + r / 16) % 32][r % 16];
+        }
+        return m.mem.write(a, &b);
+    }
+    let b = load(m, a, 16 * regs)?;
+    for (j, x) in b.iter().enumerate() {
+        let r = at(j);
+        m.state.v[(first + r / 16) % 32][r % 16] = *x;
+    }
+    Ok(())
+}
+
+/// `ld4`/`st4` of lane `i` of four registers (one 16-byte block, word k in register k).
+fn ldst_lane(m: &mut Machine<'_>, o: &[Operand], store: bool) -> Result<(), Fault> {
+    let (first, lane) = (vreg(&o[0]), imm(&o[1]) as usize);
+    let a = addr(m, &o[2], 16, Mode::Post);
+    if store {
+        let b: Vec<u8> = (0..16).map(|j| m.state.v[(first + j / 4) % 32][lane * 4 + j % 4]).collect();
+        return m.mem.write(a, &b);
+    }
+    let b = load(m, a, 16)?;
+    for (j, x) in b.iter().enumerate() {
+        m.state.v[(first + j / 4) % 32][lane * 4 + j % 4] = *x;
+    }
+    Ok(())
+}
+
+// --- vector helpers ----------------------------------------------------------------------------------------
+
+fn q(v: &Vector, i: usize) -> u64 {
+    u64::from_le_bytes(v[8 * i..8 * i + 8].try_into().unwrap())
+}
+fn s(v: &Vector, i: usize) -> u32 {
+    u32::from_le_bytes(v[4 * i..4 * i + 4].try_into().unwrap())
+}
+fn from_q(a: u64, b: u64) -> Vector {
+    ((a as u128) | ((b as u128) << 64)).to_le_bytes()
+}
+fn from_s(w: [u32; 4]) -> Vector {
+    std::array::from_fn(|i| w[i / 4].to_le_bytes()[i % 4])
+}
+
+/// `d = f(n, m)` for the second and third operands.
+fn v3(m: &mut Machine<'_>, o: &[Operand], f: impl Fn(&Vector, &Vector) -> Vector) -> Result<(), Fault> {
+    let r = f(&vec(m, &o[1]), &vec(m, &o[2]));
+    set_vec(m, &o[0], r)
+}
+
+/// `d = f(n)` for the second operand.
+fn v2(m: &mut Machine<'_>, o: &[Operand], f: impl Fn(&Vector) -> Vector) -> Result<(), Fault> {
+    let r = f(&vec(m, &o[1]));
+    set_vec(m, &o[0], r)
+}
+
+fn bytes2(a: &Vector, b: &Vector, f: impl Fn(u8, u8) -> u8) -> Vector {
+    std::array::from_fn(|i| f(a[i], b[i]))
+}
+fn words2(a: &Vector, b: &Vector, f: impl Fn(u32, u32) -> u32) -> Vector {
+    from_s(std::array::from_fn(|i| f(s(a, i), s(b, i))))
+}
+fn dwords2(a: &Vector, b: &Vector, f: impl Fn(u64, u64) -> u64) -> Vector {
+    from_q(f(q(a, 0), q(b, 0)), f(q(a, 1), q(b, 1)))
+}
+
+/// Byte `i` of `d` = byte `idx[i]` of `table`, or `fallback[i]` when out of range.
+fn lookup(table: &[u8], idx: &Vector, fallback: &Vector) -> Vector {
+    std::array::from_fn(|i| table.get(idx[i] as usize).copied().unwrap_or(fallback[i]))
+}
+
+fn table4(m: &Machine<'_>, o: &Operand) -> Vec<u8> {
+    (0..4).flat_map(|k| m.state.v[(vreg(o) + k) % 32]).collect()
+}
+
+fn clmul(a: u64, b: u64) -> u128 {
+    (0..64).filter(|i| (b >> i) & 1 == 1).fold(0, |r, i| r ^ ((a as u128) << i))
+}
+
+// --- AES and SM4 ---------------------------------------------------------------------------------------------
+
+const fn gf_mul(mut a: u8, mut b: u8) -> u8 {
+    let mut r = 0;
+    while b != 0 {
+        if b & 1 != 0 {
+            r ^= a;
+        }
+        a = (a << 1) ^ if a & 0x80 != 0 { 0x1b } else { 0 };
+        b >>= 1;
+    }
+    r
+}
+
+/// The AES S-box and its inverse, from the definition (inverse in GF(2^8), then the affine map with 0x63).
+const AES: ([u8; 256], [u8; 256]) = {
+    let (mut t, mut inv) = ([0; 256], [0; 256]);
+    let mut i = 0;
+    while i < 256 {
+        let mut x = 1u8;
+        let mut k = 0;
+        while k < 254 {
+            x = gf_mul(x, i as u8);
+            k += 1;
+        }
+        let y = x ^ x.rotate_left(1) ^ x.rotate_left(2) ^ x.rotate_left(3) ^ x.rotate_left(4) ^ 0x63;
+        t[i] = y;
+        inv[y as usize] = i as u8;
+        i += 1;
+    }
+    (t, inv)
+};
+
+/// AddRoundKey, then (Inv)SubBytes and (Inv)ShiftRows (state column-major: byte `r + 4 c`).
+fn aes_round(d: &Vector, k: &Vector, inverse: bool) -> Vector {
+    let x = bytes2(d, k, |a, b| a ^ b);
+    std::array::from_fn(|i| {
+        let (r, c) = (i % 4, i / 4);
+        if inverse {
+            AES.1[x[r + 4 * ((c + 4 - r) % 4)] as usize]
+        } else {
+            AES.0[x[r + 4 * ((c + r) % 4)] as usize]
+        }
+    })
+}
+
+/// (Inv)MixColumns.
+fn aes_mix(a: &Vector, inverse: bool) -> Vector {
+    let row: [u8; 4] = if inverse { [14, 11, 13, 9] } else { [2, 3, 1, 1] };
+    std::array::from_fn(|i| {
+        let (r, c) = (i % 4, i / 4);
+        (0..4).fold(0, |acc, j| acc ^ gf_mul(row[(j + 4 - r) % 4], a[4 * c + j]))
+    })
+}
+
+/// The SM4 S-box (GB/T 32907-2016).
+const SM4_SBOX: [u8; 256] = [
+    0xd6, 0x90, 0xe9, 0xfe, 0xcc, 0xe1, 0x3d, 0xb7, 0x16, 0xb6, 0x14, 0xc2, 0x28, 0xfb, 0x2c, 0x05, //
+    0x2b, 0x67, 0x9a, 0x76, 0x2a, 0xbe, 0x04, 0xc3, 0xaa, 0x44, 0x13, 0x26, 0x49, 0x86, 0x06, 0x99, //
+    0x9c, 0x42, 0x50, 0xf4, 0x91, 0xef, 0x98, 0x7a, 0x33, 0x54, 0x0b, 0x43, 0xed, 0xcf, 0xac, 0x62, //
+    0xe4, 0xb3, 0x1c, 0xa9, 0xc9, 0x08, 0xe8, 0x95, 0x80, 0xdf, 0x94, 0xfa, 0x75, 0x8f, 0x3f, 0xa6, //
+    0x47, 0x07, 0xa7, 0xfc, 0xf3, 0x73, 0x17, 0xba, 0x83, 0x59, 0x3c, 0x19, 0xe6, 0x85, 0x4f, 0xa8, //
+    0x68, 0x6b, 0x81, 0xb2, 0x71, 0x64, 0xda, 0x8b, 0xf8, 0xeb, 0x0f, 0x4b, 0x70, 0x56, 0x9d, 0x35, //
+    0x1e, 0x24, 0x0e, 0x5e, 0x63, 0x58, 0xd1, 0xa2, 0x25, 0x22, 0x7c, 0x3b, 0x01, 0x21, 0x78, 0x87, //
+    0xd4, 0x00, 0x46, 0x57, 0x9f, 0xd3, 0x27, 0x52, 0x4c, 0x36, 0x02, 0xe7, 0xa0, 0xc4, 0xc8, 0x9e, //
+    0xea, 0xbf, 0x8a, 0xd2, 0x40, 0xc7, 0x38, 0xb5, 0xa3, 0xf7, 0xf2, 0xce, 0xf9, 0x61, 0x15, 0xa1, //
+    0xe0, 0xae, 0x5d, 0xa4, 0x9b, 0x34, 0x1a, 0x55, 0xad, 0x93, 0x32, 0x30, 0xf5, 0x8c, 0xb1, 0xe3, //
+    0x1d, 0xf6, 0xe2, 0x2e, 0x82, 0x66, 0xca, 0x60, 0xc0, 0x29, 0x23, 0xab, 0x0d, 0x53, 0x4e, 0x6f, //
+    0xd5, 0xdb, 0x37, 0x45, 0xde, 0xfd, 0x8e, 0x2f, 0x03, 0xff, 0x6a, 0x72, 0x6d, 0x6c, 0x5b, 0x51, //
+    0x8d, 0x1b, 0xaf, 0x92, 0xbb, 0xdd, 0xbc, 0x7f, 0x11, 0xd9, 0x5c, 0x41, 0x1f, 0x10, 0x5a, 0xd8, //
+    0x0a, 0xc1, 0x31, 0x88, 0xa5, 0xcd, 0x7b, 0xbd, 0x2d, 0x74, 0xd0, 0x12, 0xb8, 0xe5, 0xb4, 0xb0, //
+    0x89, 0x69, 0x97, 0x4a, 0x0c, 0x96, 0x77, 0x7e, 0x65, 0xb9, 0xf1, 0x09, 0xc5, 0x6e, 0xc6, 0x84, //
+    0x18, 0xf0, 0x7d, 0xec, 0x3a, 0xdc, 0x4d, 0x20, 0x79, 0xee, 0x5f, 0x3e, 0xd7, 0xcb, 0x39, 0x48, //
+];
+
+/// Four SM4 steps on the words of `x` (word 0 the oldest) with the words of `k`: `x4 = x0 ^ L(S(x1 ^ x2 ^ x3 ^
+/// k))`, `L` the round's (`key`: the key schedule's) linear map.
+fn sm4_steps(x: &Vector, k: &Vector, key: bool) -> Vector {
+    let mut w: [u32; 4] = std::array::from_fn(|i| s(x, i));
+    for i in 0..4 {
+        let t = w[1] ^ w[2] ^ w[3] ^ s(k, i);
+        let t = u32::from_be_bytes(t.to_be_bytes().map(|b| SM4_SBOX[b as usize]));
+        let l = if key {
+            t ^ t.rotate_left(13) ^ t.rotate_left(23)
+        } else {
+            t ^ t.rotate_left(2) ^ t.rotate_left(10) ^ t.rotate_left(18) ^ t.rotate_left(24)
+        };
+        w = [w[1], w[2], w[3], w[0] ^ l];
+    }
+    from_s(w)
+}
+
+// --- the table ---------------------------------------------------------------------------------------------------
+
+use Role::{None as O, R, RW, W};
+
+/// One [`Sem`]: `op [roles] base, read, written, bytes, variable_time, |m, o| body`, the body a
+/// `Result<(), Fault>` (or `flow |m, o| body` for a body giving the [`Flow`]).
+macro_rules! sems {
+    ($(
+        $op:ident [$($role:ident),*] $base:expr, $fr:expr, $fw:expr, $bytes:expr, $vt:expr,
+        $(flow $($fl:lifetime)?)? |$m:ident, $o:ident| $body:expr;
+    )*) => {
+        &[$(Sem {
+            op: Op::$op,
+            roles: &[$($role),*],
+            base: $base,
+            flags_read: $fr,
+            flags_written: $fw,
+            mem_bytes: $bytes,
+            variable_time: $vt,
+            exec: {
+                #[allow(unused_variables)]
+                fn f<'o>($m: &mut Machine<'_>, $o: &'o [Operand]) -> Result<Flow<'o>, Fault> {
+                    sems!(@body $(flow $($fl)?)? $body)
+                }
+                f
+            },
+        }),*]
+    };
+    (@body flow $body:expr) => { Ok($body) };
+    (@body $body:expr) => { $body.map(|()| Flow::Next) };
+}
+
+const NB: Option<usize> = None;
+
+/// The semantics, in `Op` order.
+static SEMS: &[Sem] = sems! {
+    nop [] NB, 0, 0, 0, false, |m, o| Ok(());
+    ret [] NB, 0, 0, 0, false, flow |m, o| Flow::Ret;
+    mov [W, R] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]));
+    add_imm [W, R, O] NB, 0, 0, 0, false, |m, o| arith(m, o, b'+', false);
+    sub_imm [W, R, O] NB, 0, 0, 0, false, |m, o| arith(m, o, b'-', false);
+    subs_imm [W, R, O] NB, 0, NZCV, 0, false, |m, o| arith(m, o, b'-', true);
+    cmp_imm [R, O] NB, 0, NZCV, 0, false, |m, o| arith(m, o, b'?', true);
+    add [W, R, R] NB, 0, 0, 0, false, |m, o| arith(m, o, b'+', false);
+    add_lsl [W, R, R, O] NB, 0, 0, 0, false, |m, o| {
+        let v = gpr(m, &o[1]).wrapping_add(gpr(m, &o[2]) << imm(&o[3]));
+        set_gpr(m, &o[0], v)
+    };
+    sub [W, R, R] NB, 0, 0, 0, false, |m, o| arith(m, o, b'-', false);
+    subs [W, R, R] NB, 0, NZCV, 0, false, |m, o| arith(m, o, b'-', true);
+    cmp [R, R] NB, 0, NZCV, 0, false, |m, o| arith(m, o, b'?', true);
+    movz [W, O] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], imm(&o[1]) as u64);
+    adds_imm [W, R, O] NB, 0, NZCV, 0, false, |m, o| arith(m, o, b'+', true);
+    adc [W, R, R] NB, C, 0, 0, false, |m, o| arith(m, o, b'c', false);
+    rev [W, R] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]).swap_bytes());
+    lsl [W, R, O] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]) << imm(&o[2]));
+    lsr [W, R, O] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]) >> imm(&o[2]));
+    adrp [W, O] NB, 0, 0, 0, false, |m, o| { let a = label_addr(m, &o[1])?; set_gpr(m, &o[0], a & !0xfff) };
+    add_lo12 [W, R, O] NB, 0, 0, 0, false, |m, o| {
+        let a = label_addr(m, &o[2])?;
+        set_gpr(m, &o[0], gpr(m, &o[1]).wrapping_add(a & 0xfff))
+    };
+    adr [W, O] NB, 0, 0, 0, false, |m, o| { let a = label_addr(m, &o[1])?; set_gpr(m, &o[0], a) };
+    b [O] NB, 0, 0, 0, false, flow |m, o| branch(m, o, |_| true);
+    b_eq [O] NB, Z, 0, 0, false, flow |m, o| branch(m, o, |f| f & Z != 0);
+    b_ne [O] NB, Z, 0, 0, false, flow |m, o| branch(m, o, |f| f & Z == 0);
+    b_hs [O] NB, C, 0, 0, false, flow |m, o| branch(m, o, |f| f & C != 0);
+    b_lo [O] NB, C, 0, 0, false, flow |m, o| branch(m, o, |f| f & C == 0);
+    b_hi [O] NB, C | Z, 0, 0, false, flow |m, o| branch(m, o, |f| f & C != 0 && f & Z == 0);
+    b_ls [O] NB, C | Z, 0, 0, false, flow |m, o| branch(m, o, |f| f & C == 0 || f & Z != 0);
+    cbz [R, O] NB, 0, 0, 0, false, flow |m, o| cbranch(m, o, true);
+    cbnz [R, O] NB, 0, 0, 0, false, flow |m, o| cbranch(m, o, false);
+    ldr_x [W, R, O] Some(1), 0, 0, 8, false, |m, o| ldst(m, o, 8, false, Mode::Off);
+    str_x [R, R, O] Some(1), 0, 0, 8, false, |m, o| ldst(m, o, 8, true, Mode::Off);
+    str_x_pre [R, RW, O] Some(1), 0, 0, 8, false, |m, o| ldst(m, o, 8, true, Mode::Pre);
+    ldr_x_post [W, RW, O] Some(1), 0, 0, 8, false, |m, o| ldst(m, o, 8, false, Mode::Post);
+    stp_x [R, R, R, O] Some(2), 0, 0, 16, false, |m, o| ldst(m, o, 8, true, Mode::Off);
+    ldp_x [W, W, R, O] Some(2), 0, 0, 16, false, |m, o| ldst(m, o, 8, false, Mode::Off);
+    stp_x_pre [R, R, RW, O] Some(2), 0, 0, 16, false, |m, o| ldst(m, o, 8, true, Mode::Pre);
+    ldp_x_post [W, W, RW, O] Some(2), 0, 0, 16, false, |m, o| ldst(m, o, 8, false, Mode::Post);
+    ldr_d [W, R, O] Some(1), 0, 0, 8, false, |m, o| ldst(m, o, 8, false, Mode::Off);
+    str_d [R, R, O] Some(1), 0, 0, 8, false, |m, o| ldst(m, o, 8, true, Mode::Off);
+    str_d_pre [R, RW, O] Some(1), 0, 0, 8, false, |m, o| ldst(m, o, 8, true, Mode::Pre);
+    ldr_d_post [W, RW, O] Some(1), 0, 0, 8, false, |m, o| ldst(m, o, 8, false, Mode::Post);
+    stp_d [R, R, R, O] Some(2), 0, 0, 16, false, |m, o| ldst(m, o, 8, true, Mode::Off);
+    ldp_d [W, W, R, O] Some(2), 0, 0, 16, false, |m, o| ldst(m, o, 8, false, Mode::Off);
+    stp_d_pre [R, R, RW, O] Some(2), 0, 0, 16, false, |m, o| ldst(m, o, 8, true, Mode::Pre);
+    ldp_d_post [W, W, RW, O] Some(2), 0, 0, 16, false, |m, o| ldst(m, o, 8, false, Mode::Post);
+    ldr_q [W, R, O] Some(1), 0, 0, 16, false, |m, o| ldst(m, o, 16, false, Mode::Off);
+    str_q [R, R, O] Some(1), 0, 0, 16, false, |m, o| ldst(m, o, 16, true, Mode::Off);
+    ldr_q_post [W, RW, O] Some(1), 0, 0, 16, false, |m, o| ldst(m, o, 16, false, Mode::Post);
+    str_q_post [R, RW, O] Some(1), 0, 0, 16, false, |m, o| ldst(m, o, 16, true, Mode::Post);
+    ldp_q [W, W, R, O] Some(2), 0, 0, 32, false, |m, o| ldst(m, o, 16, false, Mode::Off);
+    stp_q [R, R, R, O] Some(2), 0, 0, 32, false, |m, o| ldst(m, o, 16, true, Mode::Off);
+    ldp_q_post [W, W, RW, O] Some(2), 0, 0, 32, false, |m, o| ldst(m, o, 16, false, Mode::Post);
+    ld1_16b [W, R] Some(1), 0, 0, 16, false, |m, o| ld1(m, o, false);
+    ld1_16b_post [W, RW] Some(1), 0, 0, 16, false, |m, o| ld1(m, o, true);
+    st1_16b [R, R] Some(1), 0, 0, 16, false, |m, o| st1(m, o, false);
+    st1_16b_post [R, RW] Some(1), 0, 0, 16, false, |m, o| st1(m, o, true);
+    ld1_4x16b_post [W, RW] Some(1), 0, 0, 64, false, |m, o| ldst_multi(m, o, 4, false, false);
+    st1_4x16b_post [R, RW] Some(1), 0, 0, 64, false, |m, o| ldst_multi(m, o, 4, false, true);
+    ld4_4s_post [W, RW] Some(1), 0, 0, 64, false, |m, o| ldst_multi(m, o, 4, true, false);
+    st4_4s_post [R, RW] Some(1), 0, 0, 64, false, |m, o| ldst_multi(m, o, 4, true, true);
+    ld4_s_post [RW, O, RW] Some(2), 0, 0, 16, false, |m, o| ldst_lane(m, o, false);
+    st4_s_post [R, O, RW] Some(2), 0, 0, 16, false, |m, o| ldst_lane(m, o, true);
+    ld1r_4s_post [W, RW] Some(1), 0, 0, 4, false, |m, o| {
+        let a = addr(m, &o[1], 4, Mode::Post);
+        let b = load(m, a, 4)?;
+        set_vec(m, &o[0], std::array::from_fn(|i| b[i % 4]))
+    };
+    eor_16b [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| bytes2(a, b, |x, y| x ^ y));
+    and_16b [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| bytes2(a, b, |x, y| x & y));
+    orr_16b [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| bytes2(a, b, |x, y| x | y));
+    bic_16b [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| bytes2(a, b, |x, y| x & !y));
+    mov_16b [W, R] NB, 0, 0, 0, false, |m, o| v2(m, o, |a| *a);
+    ext_16b [W, R, R, O] NB, 0, 0, 0, false, |m, o| {
+        let k = imm(&o[3]) as usize;
+        v3(m, o, |a, b| std::array::from_fn(|i| if i + k < 16 { a[i + k] } else { b[i + k - 16] }))
+    };
+    rev64_16b [W, R] NB, 0, 0, 0, false, |m, o| v2(m, o, |a| std::array::from_fn(|i| a[i ^ 7]));
+    rev32_16b [W, R] NB, 0, 0, 0, false, |m, o| v2(m, o, |a| std::array::from_fn(|i| a[i ^ 3]));
+    tbl_16b [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |t, i| lookup(t, i, &[0; 16]));
+    tbl4_16b [W, R, R] NB, 0, 0, 0, false, |m, o| {
+        let (t, i) = (table4(m, &o[1]), vec(m, &o[2]));
+        set_vec(m, &o[0], lookup(&t, &i, &[0; 16]))
+    };
+    tbx4_16b [RW, R, R] NB, 0, 0, 0, false, |m, o| {
+        let (t, i, d) = (table4(m, &o[1]), vec(m, &o[2]), vec(m, &o[0]));
+        set_vec(m, &o[0], lookup(&t, &i, &d))
+    };
+    uzp1_4s [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| from_s([s(a, 0), s(a, 2), s(b, 0), s(b, 2)]));
+    uzp2_4s [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| from_s([s(a, 1), s(a, 3), s(b, 1), s(b, 3)]));
+    zip1_4s [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| from_s([s(a, 0), s(b, 0), s(a, 1), s(b, 1)]));
+    cmhi_2d [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| dwords2(a, b, |x, y| if x > y { !0 } else { 0 }));
+    sub_2d [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| dwords2(a, b, u64::wrapping_sub));
+    add_2d [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| dwords2(a, b, u64::wrapping_add));
+    add_4s [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| words2(a, b, u32::wrapping_add));
+    sub_16b [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| bytes2(a, b, u8::wrapping_sub));
+    rev64_4s [W, R] NB, 0, 0, 0, false, |m, o| v2(m, o, |a| from_s([s(a, 1), s(a, 0), s(a, 3), s(a, 2)]));
+    rev32_8h [W, R] NB, 0, 0, 0, false, |m, o| v2(m, o, |a| from_s(std::array::from_fn(|i| s(a, i).rotate_left(16))));
+    rbit_16b [W, R] NB, 0, 0, 0, false, |m, o| v2(m, o, |a| a.map(u8::reverse_bits));
+    shl_4s [W, R, O] NB, 0, 0, 0, false, |m, o| {
+        let n = imm(&o[2]);
+        v2(m, o, |a| from_s(std::array::from_fn(|i| s(a, i) << n)))
+    };
+    ushr_4s [W, R, O] NB, 0, 0, 0, false, |m, o| {
+        let n = imm(&o[2]);
+        v2(m, o, |a| from_s(std::array::from_fn(|i| ((s(a, i) as u64) >> n) as u32)))
+    };
+    sri_4s [RW, R, O] NB, 0, 0, 0, false, |m, o| {
+        let (n, d) = (imm(&o[2]), vec(m, &o[0]));
+        let keep = !((u32::MAX as u64) >> n) as u32;
+        v2(m, o, |a| from_s(std::array::from_fn(|i| (s(&d, i) & keep) | ((s(a, i) as u64) >> n) as u32)))
+    };
+    dup_4s [W, R, O] NB, 0, 0, 0, false, |m, o| {
+        let i = imm(&o[2]) as usize;
+        v2(m, o, |a| from_s([s(a, i); 4]))
+    };
+    zip1_2d [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| from_q(q(a, 0), q(b, 0)));
+    zip2_2d [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| from_q(q(a, 1), q(b, 1)));
+    ushr_2d [W, R, O] NB, 0, 0, 0, false, |m, o| {
+        let n = imm(&o[2]) as u32;
+        v2(m, o, |a| dwords2(a, a, |x, _| x.checked_shr(n).unwrap_or(0)))
+    };
+    sshr_2d [W, R, O] NB, 0, 0, 0, false, |m, o| {
+        let n = imm(&o[2]).min(63) as u32;
+        v2(m, o, |a| dwords2(a, a, |x, _| ((x as i64) >> n) as u64))
+    };
+    shl_2d [W, R, O] NB, 0, 0, 0, false, |m, o| {
+        let n = imm(&o[2]) as u32;
+        v2(m, o, |a| dwords2(a, a, |x, _| x << n))
+    };
+    dup_2d [W, R, O] NB, 0, 0, 0, false, |m, o| {
+        let i = imm(&o[2]) as usize;
+        v2(m, o, |a| from_q(q(a, i), q(a, i)))
+    };
+    dup_2d_x [W, R] NB, 0, 0, 0, false, |m, o| { let x = gpr(m, &o[1]); set_vec(m, &o[0], from_q(x, x)) };
+    movi_zero [W] NB, 0, 0, 0, false, |m, o| set_vec(m, &o[0], [0; 16]);
+    movi_16b [W, O] NB, 0, 0, 0, false, |m, o| set_vec(m, &o[0], [imm(&o[1]) as u8; 16]);
+    ins_d [RW, O, R, O] NB, 0, 0, 0, false, |m, o| {
+        let (mut d, x) = (vec(m, &o[0]), q(&vec(m, &o[2]), imm(&o[3]) as usize));
+        let i = imm(&o[1]) as usize;
+        d[8 * i..8 * i + 8].copy_from_slice(&x.to_le_bytes());
+        set_vec(m, &o[0], d)
+    };
+    ins_d_x [RW, O, R] NB, 0, 0, 0, false, |m, o| {
+        let (mut d, x, i) = (vec(m, &o[0]), gpr(m, &o[2]), imm(&o[1]) as usize);
+        d[8 * i..8 * i + 8].copy_from_slice(&x.to_le_bytes());
+        set_vec(m, &o[0], d)
+    };
+    umov_d [W, R, O] NB, 0, 0, 0, false, |m, o| {
+        let x = q(&vec(m, &o[1]), imm(&o[2]) as usize);
+        set_gpr(m, &o[0], x)
+    };
+    pmull [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| clmul(q(a, 0), q(b, 0)).to_le_bytes());
+    pmull2 [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| clmul(q(a, 1), q(b, 1)).to_le_bytes());
+    aese [RW, R] NB, 0, 0, 0, false, |m, o| { let d = vec(m, &o[0]); v2(m, o, |k| aes_round(&d, k, false)) };
+    aesd [RW, R] NB, 0, 0, 0, false, |m, o| { let d = vec(m, &o[0]); v2(m, o, |k| aes_round(&d, k, true)) };
+    aesmc [W, R] NB, 0, 0, 0, false, |m, o| v2(m, o, |a| aes_mix(a, false));
+    aesimc [W, R] NB, 0, 0, 0, false, |m, o| v2(m, o, |a| aes_mix(a, true));
+    eor3 [W, R, R, R] NB, 0, 0, 0, false, |m, o| {
+        let c = vec(m, &o[3]);
+        v3(m, o, |a, b| std::array::from_fn(|i| a[i] ^ b[i] ^ c[i]))
+    };
+    bcax [W, R, R, R] NB, 0, 0, 0, false, |m, o| {
+        let c = vec(m, &o[3]);
+        v3(m, o, |a, b| std::array::from_fn(|i| a[i] ^ (b[i] & !c[i])))
+    };
+    sm4e [RW, R] NB, 0, 0, 0, false, |m, o| { let d = vec(m, &o[0]); v2(m, o, |k| sm4_steps(&d, k, false)) };
+    sm4ekey [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, k| sm4_steps(a, k, true));
+};
+
+/// `ld1 {t.16b}, [n]` (post-index: `n += 16`).
+fn ld1(m: &mut Machine<'_>, o: &[Operand], post: bool) -> Result<(), Fault> {
+    let a = addr(m, &o[1], if post { 16 } else { 0 }, if post { Mode::Post } else { Mode::Off });
+    let b = load(m, a, 16)?;
+    set_vec(m, &o[0], b.try_into().unwrap())
+}
+
+/// `st1 {t.16b}, [n]` (post-index: `n += 16`).
+fn st1(m: &mut Machine<'_>, o: &[Operand], post: bool) -> Result<(), Fault> {
+    let a = addr(m, &o[1], if post { 16 } else { 0 }, if post { Mode::Post } else { Mode::Off });
+    let v = vec(m, &o[0]);
+    m.mem.write(a, &v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::aarch64::OPS;
+
+    #[test]
+    fn one_entry_per_op_in_order() {
+        assert_eq!(SEMS.len(), OPS.len(), "every table entry has semantics");
+        for (i, s) in SEMS.iter().enumerate() {
+            assert_eq!(s.op as usize, i, "{}: out of order", OPS[i].name);
+            assert_eq!(s.roles.len(), OPS[i].operands.len(), "{}: one role per operand", OPS[i].name);
+        }
+    }
+
+    #[test]
+    fn sboxes() {
+        assert_eq!((AES.0[0], AES.0[0x53], AES.1[0x63]), (0x63, 0xed, 0));
+        // aesmc then aesimc is the identity.
+        let x: Vector = std::array::from_fn(|i| (i * 37 + 5) as u8);
+        assert_eq!(aes_mix(&aes_mix(&x, false), true), x);
+    }
+}

@@ -1,0 +1,313 @@
+//! The aarch64 instruction semantics (`asmgen::sem::aarch64`) checked against the CPU (under `cargo xtask
+//! cross`: qemu-aarch64, `-cpu max` and the other models of its runs): every table entry the CPU executes
+//! (branches, label forms and `ret` aside) is encoded by the table's own encoder (the JIT's) into a W^X harness
+//! that loads a random state (x0..x30, v0..v31, NZCV, a memory buffer), runs the one instruction and stores the
+//! state back; the model runs on the same state and both must agree bit for bit. A mismatch names the entry and
+//! its operands. The negative test runs the comparison with a doctored model and requires it to be caught.
+#![cfg(all(target_arch = "aarch64", target_os = "linux"))]
+
+use asmgen::isa::aarch64::{Op, Operand, OPS};
+use asmgen::sem::aarch64::{sem, Machine, State};
+use asmgen::sem::{Fault, Memory};
+use asmgen::Feature;
+use asmgen_tests::Rng;
+
+/// The state as the harness reads and writes it.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Raw {
+    x: [u64; 32],
+    v: [[u8; 16]; 32],
+    nzcv: u64,
+}
+const V_OFF: u32 = 256;
+const NZCV_OFF: u32 = 256 + 512;
+/// The memory buffer; the base register of a memory operand holds `buffer + 128`.
+const BUF: usize = 256;
+
+/// A buffer at a fixed address, for the model.
+struct Buffer {
+    base: u64,
+    bytes: Vec<u8>,
+}
+impl Memory for Buffer {
+    fn read(&mut self, addr: u64, out: &mut [u8]) -> Result<(), Fault> {
+        let off = addr.wrapping_sub(self.base) as usize;
+        let src = self.bytes.get(off..off + out.len()).ok_or(Fault { addr, len: out.len(), what: "outside" })?;
+        out.copy_from_slice(src);
+        Ok(())
+    }
+    fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), Fault> {
+        let off = addr.wrapping_sub(self.base) as usize;
+        let dst = self.bytes.get_mut(off..off + data.len()).ok_or(Fault { addr, len: data.len(), what: "outside" })?;
+        dst.copy_from_slice(data);
+        Ok(())
+    }
+}
+
+fn cpu_has(f: &str) -> bool {
+    match f {
+        "pmull" => std::arch::is_aarch64_feature_detected!("pmull"),
+        "aes" => std::arch::is_aarch64_feature_detected!("aes"),
+        "sha3" => std::arch::is_aarch64_feature_detected!("sha3"),
+        "sm4" => std::arch::is_aarch64_feature_detected!("sm4"),
+        _ => false,
+    }
+}
+
+// Harness instruction words (A64 encodings; offsets in bytes).
+fn ldr_x(t: u32, n: u32, off: u32) -> u32 {
+    0xf9400000 | (off / 8) << 10 | n << 5 | t
+}
+fn str_x(t: u32, n: u32, off: u32) -> u32 {
+    0xf9000000 | (off / 8) << 10 | n << 5 | t
+}
+fn ldr_q(t: u32, n: u32, off: u32) -> u32 {
+    0x3dc00000 | (off / 16) << 10 | n << 5 | t
+}
+fn str_q(t: u32, n: u32, off: u32) -> u32 {
+    0x3d800000 | (off / 16) << 10 | n << 5 | t
+}
+/// `stp a, b, [sp, #-16]!` (x or, with `d`, d registers).
+fn push2(a: u32, b: u32, d: bool) -> u32 {
+    (if d { 0x6d800000 } else { 0xa9800000 }) | (0x7e << 15) | b << 10 | 31 << 5 | a
+}
+/// `ldp a, b, [sp], #16`.
+fn pop2(a: u32, b: u32, d: bool) -> u32 {
+    (if d { 0x6cc00000 } else { 0xa8c00000 }) | (2 << 15) | b << 10 | 31 << 5 | a
+}
+const PAIRS: [(u32, u32, bool); 10] = [
+    (29, 30, false),
+    (19, 20, false),
+    (21, 22, false),
+    (23, 24, false),
+    (25, 26, false),
+    (27, 28, false),
+    (8, 9, true),
+    (10, 11, true),
+    (12, 13, true),
+    (14, 15, true),
+];
+
+/// Loads the state from the `Raw` at x0, runs `inst`, stores the state back; callee-saved registers kept.
+fn harness(inst: &[u32]) -> Vec<u32> {
+    let mut w: Vec<u32> = PAIRS.iter().map(|&(a, b, d)| push2(a, b, d)).collect();
+    w.push(0xf81f0fe0); // str x0, [sp, #-16]!
+    w.push(ldr_x(1, 0, NZCV_OFF));
+    w.push(0xd51b4201); // msr nzcv, x1
+    w.extend((0..32).map(|i| ldr_q(i, 0, V_OFF + 16 * i)));
+    w.extend((1..31).map(|i| ldr_x(i, 0, 8 * i)));
+    w.push(ldr_x(0, 0, 0));
+    w.extend_from_slice(inst);
+    w.push(0xf81f0fe0); // str x0, [sp, #-16]!
+    w.push(ldr_x(0, 31, 16));
+    w.extend((1..31).map(|i| str_x(i, 0, 8 * i)));
+    w.push(0xf84107e1); // ldr x1, [sp], #16
+    w.push(str_x(1, 0, 0));
+    w.push(0xd53b4201); // mrs x1, nzcv
+    w.push(str_x(1, 0, NZCV_OFF));
+    w.extend((0..32).map(|i| str_q(i, 0, V_OFF + 16 * i)));
+    w.push(0x910043ff); // add sp, sp, #16
+    w.extend(PAIRS.iter().rev().map(|&(a, b, d)| pop2(a, b, d)));
+    w.push(0xd65f03c0); // ret
+    w
+}
+
+extern "C" {
+    fn __clear_cache(start: *mut libc::c_char, end: *mut libc::c_char);
+}
+
+/// Executable copy of `code` (W^X: written, then made read-execute).
+struct Exec(*mut libc::c_void, usize);
+impl Exec {
+    fn new(code: &[u32]) -> Exec {
+        let len = (code.len() * 4).div_ceil(65536) * 65536;
+        // SAFETY: a fresh private mapping, written within its length, then made executable; the instruction
+        // cache is flushed over the written range.
+        unsafe {
+            let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS;
+            let p = libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, flags, -1, 0);
+            assert_ne!(p, libc::MAP_FAILED);
+            std::ptr::copy_nonoverlapping(code.as_ptr(), p as *mut u32, code.len());
+            assert_eq!(libc::mprotect(p, len, libc::PROT_READ | libc::PROT_EXEC), 0);
+            __clear_cache(p as *mut libc::c_char, (p as *mut libc::c_char).add(code.len() * 4));
+            Exec(p, len)
+        }
+    }
+    fn run(&self, raw: &mut Raw) {
+        // SAFETY: the harness saves and restores every callee-saved register and sp, and touches only `raw`
+        // and the buffer whose address the state's base register holds.
+        let f: extern "C" fn(*mut Raw) = unsafe { std::mem::transmute(self.0) };
+        f(raw);
+    }
+}
+impl Drop for Exec {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `new`.
+        unsafe { libc::munmap(self.0, self.1) };
+    }
+}
+
+/// Random operands for an entry, or `None` when the draw does not encode (an out-of-range immediate): X
+/// registers distinct from each other and from `base`, which memory operands' base register takes.
+fn operands(rng: &mut Rng, op: Op, base: u8) -> Option<(Vec<Operand>, u32)> {
+    let info = &OPS[op as usize];
+    let mem_base = sem(op).base;
+    let mut used = vec![base];
+    let x = |rng: &mut Rng, used: &mut Vec<u8>| loop {
+        let r = rng.below(31) as u8;
+        if !used.contains(&r) {
+            used.push(r);
+            return Operand::X(r);
+        }
+    };
+    let mut ops = Vec::new();
+    for (i, k) in info.kinds.iter().enumerate() {
+        let imm = |rng: &mut Rng, n: usize, lo: i64| Operand::Imm(rng.below(n) as i64 + lo);
+        ops.push(match *k {
+            "XnSp" if mem_base == Some(i) => Operand::X(base),
+            "Xn" if rng.below(16) == 0 => Operand::Xzr,
+            "Xn" | "XnSp" => x(rng, &mut used),
+            "Vn" | "VList16b" | "VList4s" | "VListS" => {
+                let n = rng.below(32) as u8;
+                match *k {
+                    "Vn" => Operand::V(n),
+                    "VList16b" => Operand::List4(n, "16b"),
+                    "VList4s" => Operand::List4(n, "4s"),
+                    _ => Operand::List4(n, "s"),
+                }
+            }
+            "Qn" => Operand::Q(rng.below(32) as u8),
+            "Dn" => Operand::D(rng.below(32) as u8),
+            "Imm12" => imm(rng, 4096, 0),
+            "Imm8" => imm(rng, 256, 0),
+            "Imm4" => imm(rng, 16, 0),
+            "Shift" => imm(rng, 65, 0),
+            "Shift32" => imm(rng, 33, 0),
+            "Lane" => imm(rng, 2, 0),
+            "LaneS" => imm(rng, 4, 0),
+            "UOff" => imm(rng, 65, 0),
+            "SOff" => imm(rng, 129, -64),
+            k => panic!("no generator for kind {k}"),
+        });
+    }
+    // Loads of a pair into one register are unpredictable.
+    if let [Operand::Q(a) | Operand::D(a), Operand::Q(b) | Operand::D(b), ..] = ops[..] {
+        if a == b && info.name.starts_with("ldp") {
+            return None;
+        }
+    }
+    let values: Vec<i64> = ops
+        .iter()
+        .map(|o| <asmgen::isa::aarch64::Aarch64 as asmgen::InstructionSet>::operand_value(o).unwrap())
+        .collect();
+    let word = info.encoding.as_ref().unwrap().encode(&values).ok()?;
+    Some((ops, word))
+}
+
+/// Entries not checked here: branches and label forms (their operand is a label), `ret`.
+fn skipped(op: Op) -> bool {
+    OPS[op as usize].kinds.contains(&"Target") || op == Op::ret
+}
+
+/// Runs every entry the CPU executes on `draws` operand choices of `states` random states each, with the model
+/// `model`; returns the mismatches found.
+fn compare(draws: usize, states: usize, model: impl Fn(Op, &mut Machine<'_>, &[Operand])) -> Vec<String> {
+    let mut rng = Rng::new(0xa64);
+    let mut errors = vec![];
+    let mut buf = vec![0u8; BUF];
+    let addr = buf.as_ptr() as u64;
+    let (mut checked, mut entries) = (0, 0);
+    for (i, info) in OPS.iter().enumerate() {
+        let op = Op::ALL[i];
+        if skipped(op) || !info.features.iter().all(|f| cpu_has(f.name())) {
+            continue;
+        }
+        entries += 1;
+        let mut drawn = 0;
+        while drawn < draws {
+            let base = rng.below(31) as u8;
+            let Some((ops, word)) = operands(&mut rng, op, base) else { continue };
+            drawn += 1;
+            let exec = Exec::new(&harness(&[word]));
+            for _ in 0..states {
+                let mut raw = Raw { x: [0; 32], v: [[0; 16]; 32], nzcv: (rng.next_u64() & 0xf) << 28 };
+                raw.x.iter_mut().for_each(|g| *g = rng.next_u64());
+                raw.v.iter_mut().for_each(|v| rng.fill(v));
+                raw.x[base as usize] = addr + 128;
+                raw.x[31] = 0;
+                rng.fill(&mut buf);
+                let mut mem = Buffer { base: addr, bytes: buf.clone() };
+                let state = State { x: raw.x, v: raw.v, flags: raw.nzcv >> 28 };
+                let mut m = Machine { state, mem: &mut mem };
+                model(op, &mut m, &ops);
+                let want = m.state.clone();
+                exec.run(&mut raw);
+                let same =
+                    raw.x[..31] == want.x[..31] && raw.v == want.v && raw.nzcv >> 28 == want.flags && mem.bytes == buf;
+                if !same && errors.len() < 5 {
+                    errors.push(format!("{} {:?}: model {:x?} cpu {:x?}", info.name, ops, want.x, raw.x));
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 0);
+    eprintln!("{entries} entries, {checked} states compared");
+    errors
+}
+
+fn real(op: Op, m: &mut Machine<'_>, ops: &[Operand]) {
+    (sem(op).exec)(m, ops).unwrap();
+}
+
+#[test]
+fn the_model_agrees_with_this_cpu() {
+    let errors = compare(12, 6, real);
+    assert!(errors.is_empty(), "semantics differ from the CPU:\n{}", errors.join("\n"));
+}
+
+#[test]
+fn a_wrong_model_is_caught() {
+    // eor_16b with bit 0 of the result flipped.
+    let wrong = |op: Op, m: &mut Machine<'_>, ops: &[Operand]| {
+        real(op, m, ops);
+        if let (Op::eor_16b, Some(Operand::V(d))) = (op, ops.first()) {
+            m.state.v[*d as usize][0] ^= 1;
+        }
+    };
+    let errors = compare(2, 2, wrong);
+    assert!(errors.iter().any(|e| e.starts_with("eor_16b")), "{errors:?}");
+}
+
+#[test]
+fn conditional_branches_agree_with_this_cpu() {
+    let mut rng = Rng::new(0xb4);
+    let mut checked = 0;
+    for (i, info) in OPS.iter().enumerate() {
+        let op = Op::ALL[i];
+        let (reg, cond) = (matches!(op, Op::cbz | Op::cbnz), info.name.starts_with("b_"));
+        if !reg && !cond {
+            continue;
+        }
+        // The branch jumps over `movz x1, #1` (8 bytes on); x1 stays 0 when taken.
+        let values: &[i64] = if reg { &[2, 8] } else { &[8] };
+        let word = info.encoding.as_ref().unwrap().encode(values).unwrap();
+        let exec = Exec::new(&harness(&[word, 0xd2800021]));
+        let ops: Vec<Operand> = match reg {
+            true => vec![Operand::X(2), Operand::Label(asmgen::Label::named("t"))],
+            false => vec![Operand::Label(asmgen::Label::named("t"))],
+        };
+        for flags in 0..32u64 {
+            let mut raw = Raw { x: [0; 32], v: [[0; 16]; 32], nzcv: (flags & 0xf) << 28 };
+            raw.x[2] = if flags >> 4 == 1 { rng.next_u64() | 1 } else { 0 };
+            let mut mem = Buffer { base: 0, bytes: vec![] };
+            let mut m = Machine { state: State { x: raw.x, v: raw.v, flags: flags & 0xf }, mem: &mut mem };
+            let taken = matches!((sem(op).exec)(&mut m, &ops).unwrap(), asmgen::sem::Flow::Jump(_));
+            exec.run(&mut raw);
+            assert_eq!(taken, raw.x[1] == 0, "{} with NZCV {:#x}, x2 {:#x}", info.name, flags & 0xf, raw.x[2]);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 8 * 32, "{checked}");
+}
