@@ -7,12 +7,12 @@
 //! pointer-sized integers: every role passes at most six integer or pointer arguments) interprets slot `N`'s
 //! function on its arguments, against the process's memory through raw pointers, with a private stack.
 
+use asmgen::hash::FastMap;
 use asmgen::isa::x86_64::X86_64;
 use asmgen::sem::interp::Program;
 use asmgen::sem::x86_64::Machine;
 use asmgen::sem::{Fault, Memory};
 use asmgen::{Abi, Function, Label};
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// One kernel: its set and role, the decoded function, its constants' addresses.
@@ -21,7 +21,7 @@ struct Slot {
     listing: &'static str,
     role: &'static str,
     program: Program,
-    labels: HashMap<String, u64>,
+    labels: FastMap<String, u64>,
     /// Owns the constants' bytes (`labels` points into them).
     _consts: Vec<Box<[u8]>>,
 }
@@ -54,7 +54,7 @@ fn slots() -> &'static [Slot] {
 
 /// The process's memory through raw pointers, and a slot's constants.
 struct Host<'a> {
-    labels: &'a HashMap<String, u64>,
+    labels: &'a FastMap<String, u64>,
 }
 
 impl Memory for Host<'_> {
