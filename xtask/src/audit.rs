@@ -14,12 +14,16 @@ use iced_x86::{CpuidFeature, Decoder, DecoderOptions, FlowControl, InstructionIn
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
-/// The constant-time verdict of a function the checker does not run on: aarch64 and riscv64 (no semantics
-/// yet) and the fixed-size variants. The x86_64 kernels get the checker's (`asmgen::sem::ct`, [`constant_time`]).
+/// The constant-time verdict of a function the checker does not run on: aarch64 (no semantics yet) and the
+/// fixed-size variants. The x86_64 and riscv64 kernels get the checker's (`asmgen::sem::ct`, [`constant_time`];
+/// `asmgen::sem::ct_riscv64`, [`constant_time_riscv64`]).
 pub const CONSTANT_TIME: &str = "not checked";
 /// The verdict of an x86_64 kernel the checker found clean.
 pub const CLEAN: &str = "constant time (interpreted at 1, 3, 17 blocks: no branch, address or variable-time \
                          instruction depends on a secret; the counter is public)";
+/// The verdict of a riscv64 kernel the checker found clean.
+pub const CLEAN_RISCV64: &str = "constant time (interpreted at 1, 3, 17 blocks, VLEN 128 and 256: no branch, \
+                                 address or vector length depends on a secret; the counter is public)";
 
 /// How many mnemonics the text shows per function (the JSON has them all).
 const TOP_MNEMONICS: usize = 8;
@@ -80,7 +84,11 @@ pub fn audit(target: Target) -> Result<Vec<Row>, String> {
             Ok(rows)
         }
         Arch::Aarch64 => rows(target, &catalog::aarch64(target).map_err(e)?, catalog::AARCH64_SETS, None),
-        Arch::Riscv64 => rows(target, &catalog::riscv64(target).map_err(e)?, catalog::RISCV64_SETS, None),
+        Arch::Riscv64 => {
+            let mut rows = rows(target, &catalog::riscv64(target).map_err(e)?, catalog::RISCV64_SETS, None)?;
+            constant_time_riscv64(target, &mut rows)?;
+            Ok(rows)
+        }
     }
 }
 
@@ -143,15 +151,41 @@ fn constant_time(target: Target, rows: &mut [Row]) -> Result<(), String> {
             for &n in if blocks { &[1, 3, 17][..] } else { &[0] } {
                 found.extend(asmgen::sem::ct::check_function(&k.function, &names, n, false)?);
             }
-            found.dedup_by(|a, b| a.index == b.index && a.what == b.what);
-            row.constant_time = match found.is_empty() {
-                true => CLEAN.to_string(),
-                false => {
-                    let each: Vec<String> =
-                        found.iter().map(|f| format!("#{} {}: {}", f.index, f.inst, f.what)).collect();
-                    format!("NOT constant time: {}", each.join("; "))
+            row.constant_time = verdict(found, CLEAN);
+        }
+    }
+    Ok(())
+}
+
+/// The verdict from the checker's findings: `clean`, or the findings.
+fn verdict(mut found: Vec<asmgen::sem::ct::Finding>, clean: &str) -> String {
+    found.dedup_by(|a, b| a.index == b.index && a.what == b.what);
+    match found.is_empty() {
+        true => clean.to_string(),
+        false => {
+            let each: Vec<String> = found.iter().map(|f| format!("#{} {}: {}", f.index, f.inst, f.what)).collect();
+            format!("NOT constant time: {}", each.join("; "))
+        }
+    }
+}
+
+/// [`constant_time`] for riscv64: every kernel of the sets interpreted at VLEN 128 and 256.
+fn constant_time_riscv64(target: Target, rows: &mut [Row]) -> Result<(), String> {
+    for set in catalog::RISCV64_SETS {
+        for k in (set.build)(target.abi).map_err(|e| e.to_string())? {
+            let Some(row) = rows.iter_mut().find(|r| r.symbol == k.function.name) else { continue };
+            if row.constant_time != CONSTANT_TIME {
+                continue;
+            }
+            let names: Vec<&str> = k.role.params().iter().map(|p| p.0).collect();
+            let blocks = names.iter().any(|n| *n == "nblocks" || *n == "len");
+            let mut found = Vec::new();
+            for &n in if blocks { &[1, 3, 17][..] } else { &[0] } {
+                for vlen in [128, 256] {
+                    found.extend(asmgen::sem::ct_riscv64::check_function(&k.function, &names, n, false, vlen)?);
                 }
-            };
+            }
+            row.constant_time = verdict(found, CLEAN_RISCV64);
         }
     }
     Ok(())
@@ -457,6 +491,22 @@ mod tests {
             assert!(r.code_bytes.is_some_and(|n| n > r.instructions), "{}", r.symbol);
             assert!(text(r).contains(&format!("constant time:  {CLEAN}")), "{}: {}", r.symbol, r.constant_time);
         }
+    }
+
+    #[test]
+    fn riscv64_kernels_get_the_checkers_verdict() {
+        let rows = audit(Target::RISCV64_LINUX).unwrap();
+        let kernels = rows.iter().filter(|r| r.roles.iter().any(|x| !x.contains("(n")));
+        let (mut n, mut fixed) = (0, 0);
+        for r in kernels {
+            assert_eq!(r.constant_time, CLEAN_RISCV64, "{}", r.symbol);
+            n += 1;
+        }
+        for r in rows.iter().filter(|r| r.constant_time == CONSTANT_TIME) {
+            assert!(r.roles.iter().all(|x| x.contains("(n")), "{} not checked", r.symbol);
+            fixed += 1;
+        }
+        assert!(n > 20, "only {n} riscv64 kernels checked ({fixed} fixed-size variants not)");
     }
 
     /// The lowered bytes and table record of the first x86_64-linux function that requires `f`.

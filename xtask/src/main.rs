@@ -8,7 +8,7 @@
 //! * `report [target]`: the ISA report (features, instruction mix, registers) of every function.
 //! * `audit [target] [--json]`: per function its sets and roles, required features (on x86_64 cross-checked
 //!   against iced-x86's decoding of the lowered bytes; a disagreement fails), code and stack bytes, constants,
-//!   instruction mix, registers, callee-saved registers, constant-time verdict (not checked yet).
+//!   instruction mix, registers, callee-saved registers, constant-time verdict (x86_64, riscv64).
 //! * `diff <rev> [<rev2>] [--json]`: per function what changed in the listings between two revisions (rev2
 //!   default: the working tree): added and removed functions, instruction counts, features, size.
 //! * `jit-tests`: run the runtime's tests natively on the JIT's kernels, once per x86_64 kernel set.

@@ -135,6 +135,17 @@ pub fn mem(base: X, offset: i32) -> Mem {
     Mem { base, offset }
 }
 
+impl Mem {
+    /// The base register.
+    pub fn base(&self) -> X {
+        self.base
+    }
+    /// The signed offset.
+    pub fn offset(&self) -> i32 {
+        self.offset
+    }
+}
+
 /// A vector type for `vsetivli`: element width and register-group multiplier, tail and mask agnostic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct VType {

@@ -8,7 +8,10 @@
 //! complete and in `Op` order by a unit test, which keeps one home per instruction.
 
 pub mod ct;
+pub mod ct_riscv64;
 pub mod interp;
+pub mod interp_riscv64;
+pub mod riscv64;
 pub mod x86_64;
 
 use crate::label::Label;

@@ -514,8 +514,9 @@ static SEMS: &[Sem] = sems! {
         set_vec(m, &o[0], a)
     };
     vpextrq [W, R, N] 0, 0, 0, false, |m, o| {
-        let (s, n) = (vec(m, &o[1])?, imm(&o[2]) as usize & 1);
-        set_gpr(m, &o[0], u64::from_le_bytes(s[n * 8..n * 8 + 8].try_into().unwrap()))
+        let (a, n) = (vec(m, &o[1])?, imm(&o[2]) as usize & 1);
+        let v = u64::from_le_bytes(a[n * 8..n * 8 + 8].try_into().expect("8 bytes"));
+        set_gpr(m, &o[0], v)
     };
     vbroadcastss [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 4);
     vpxor [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x ^ y));

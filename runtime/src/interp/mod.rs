@@ -1,6 +1,7 @@
-//! The interpreter backends `interp/x86_64-<set>` (feature `interp`): every x86_64 kernel set of the catalog,
-//! run by `asmgen::sem::interp` from its description instead of by the CPU, so the API and its tests run the
-//! x86_64 kernels where the CPU lacks their features (or is not x86_64 at all).
+//! The interpreter backends `interp/x86_64-<set>` and `interp/riscv64-<set>` (feature `interp`): every x86_64
+//! and riscv64 kernel set of the catalog, run by `asmgen::sem::interp` (riscv64: `asmgen::sem::interp_riscv64`,
+//! LP64D, VLEN 128) from its description instead of by the CPU, so the API and its tests run those kernels
+//! where the CPU lacks their features (or is another architecture).
 //!
 //! Function pointers carry no state, so each kernel gets a slot: a static table holds per (set, role) the
 //! decoded function and its constants, and slot `N`'s trampoline `t::<N>` (an `extern "C"` function taking six
@@ -8,8 +9,10 @@
 //! function on its arguments, against the process's memory through raw pointers, with a private stack.
 
 use asmgen::hash::FastMap;
+use asmgen::isa::riscv64::Riscv64;
 use asmgen::isa::x86_64::X86_64;
 use asmgen::sem::interp::Program;
+use asmgen::sem::interp_riscv64::Program as RvProgram;
 use asmgen::sem::x86_64::Machine;
 use asmgen::sem::{Fault, Memory};
 use asmgen::{Abi, Function, Label};
@@ -20,20 +23,40 @@ struct Slot {
     set: &'static str,
     listing: &'static str,
     role: &'static str,
-    program: Program,
+    program: Code,
     labels: FastMap<String, u64>,
     /// Owns the constants' bytes (`labels` points into them).
     _consts: Vec<Box<[u8]>>,
 }
 
+/// A decoded function of either interpreted architecture.
+enum Code {
+    X86(Program),
+    Rv(RvProgram),
+}
+
+/// The VLEN the riscv64 kernels are interpreted at.
+const VLEN: usize = 128;
+
 /// The ABI `extern "C"` means on this target.
 const ABI: Abi = if cfg!(windows) { Abi::Win64 } else { Abi::SysV };
 
-fn slot(set: &'static str, listing: &'static str, role: &'static str, f: &Function<X86_64>) -> Slot {
-    let program = Program::new(f);
-    let consts: Vec<Box<[u8]>> = program.consts.iter().map(|(_, b)| b.clone().into_boxed_slice()).collect();
-    let labels = program.consts.iter().zip(&consts).map(|((l, _), b)| (l.name().to_string(), b.as_ptr() as u64));
+fn slot(set: &'static str, listing: &'static str, role: &'static str, program: Code) -> Slot {
+    let list = match &program {
+        Code::X86(p) => &p.consts,
+        Code::Rv(p) => &p.consts,
+    };
+    let consts: Vec<Box<[u8]>> = list.iter().map(|(_, b)| b.clone().into_boxed_slice()).collect();
+    let labels = list.iter().zip(&consts).map(|((l, _), b)| (l.name().to_string(), b.as_ptr() as u64));
     Slot { set, listing, role, labels: labels.collect(), program, _consts: consts }
+}
+
+fn x86(f: &Function<X86_64>) -> Code {
+    Code::X86(Program::new(f))
+}
+
+fn rv(f: &Function<Riscv64>) -> Code {
+    Code::Rv(RvProgram::new(f))
 }
 
 /// Every kernel of every x86_64 set, built on first use.
@@ -44,7 +67,13 @@ fn slots() -> &'static [Slot] {
         for set in asmgen_kernels::catalog::X86_64_SETS {
             let Ok(kernels) = (set.build)(ABI) else { continue };
             for k in kernels {
-                slots.push(slot(set.name, set.listing, k.role.name(), &k.function));
+                slots.push(slot(set.name, set.listing, k.role.name(), x86(&k.function)));
+            }
+        }
+        for set in asmgen_kernels::catalog::RISCV64_SETS {
+            let Ok(kernels) = (set.build)(Abi::Lp64d) else { continue };
+            for k in kernels {
+                slots.push(slot(set.name, set.listing, k.role.name(), rv(&k.function)));
             }
         }
         assert!(slots.len() <= TRAMPOLINES.len(), "more kernels than interpreter trampolines");
@@ -80,11 +109,21 @@ fn interpret(n: usize, args: [usize; 6]) {
     let top = stack.as_mut_ptr() as u64 + 8 * 8192 - 256;
     let args: Vec<u64> = args.iter().map(|&a| a as u64).collect();
     let mut host = Host { labels: &s.labels };
-    // The stack pointer as after a call from a 16-byte aligned frame; Win64's 5th and 6th arguments go above it.
-    let state = s.program.setup(&mut host, &args, (top & !15) - 8);
-    let mut m = Machine { state, mem: &mut host };
-    if let Err(e) = s.program.run(&mut m, u64::MAX, &mut |_, _, _| {}) {
-        panic!("interp/{}: {} stopped: {e:?}", s.set, s.program.name);
+    let result = match &s.program {
+        Code::X86(p) => {
+            // The stack pointer as after a call from a 16-byte aligned frame; Win64's 5th and 6th arguments go
+            // above it.
+            let state = p.setup(&mut host, &args, (top & !15) - 8);
+            p.run(&mut Machine { state, mem: &mut host }, u64::MAX, &mut |_, _, _| {}).map_err(|e| (&p.name, e))
+        }
+        Code::Rv(p) => {
+            let state = p.setup(&mut host, &args, top & !15, VLEN);
+            let mut m = asmgen::sem::riscv64::Machine { state, mem: &mut host };
+            p.run(&mut m, u64::MAX, &mut |_, _, _| {}).map_err(|e| (&p.name, e))
+        }
+    };
+    if let Err((name, e)) = result {
+        panic!("interp/{}: {name} stopped: {e:?}", s.set);
     }
 }
 
@@ -96,7 +135,7 @@ extern "C" fn t<const N: usize>(a: usize, b: usize, c: usize, d: usize, e: usize
 type Trampoline = extern "C" fn(usize, usize, usize, usize, usize, usize);
 
 /// One entry point per slot.
-static TRAMPOLINES: [Trampoline; 96] = [
+static TRAMPOLINES: [Trampoline; 192] = [
     t::<0>, t::<1>, t::<2>, t::<3>, t::<4>, t::<5>, t::<6>, t::<7>, t::<8>, t::<9>, t::<10>, t::<11>, t::<12>, t::<13>,
     t::<14>, t::<15>, t::<16>, t::<17>, t::<18>, t::<19>, t::<20>, t::<21>, t::<22>, t::<23>, t::<24>, t::<25>,
     t::<26>, t::<27>, t::<28>, t::<29>, t::<30>, t::<31>, t::<32>, t::<33>, t::<34>, t::<35>, t::<36>, t::<37>,
@@ -104,7 +143,16 @@ static TRAMPOLINES: [Trampoline; 96] = [
     t::<50>, t::<51>, t::<52>, t::<53>, t::<54>, t::<55>, t::<56>, t::<57>, t::<58>, t::<59>, t::<60>, t::<61>,
     t::<62>, t::<63>, t::<64>, t::<65>, t::<66>, t::<67>, t::<68>, t::<69>, t::<70>, t::<71>, t::<72>, t::<73>,
     t::<74>, t::<75>, t::<76>, t::<77>, t::<78>, t::<79>, t::<80>, t::<81>, t::<82>, t::<83>, t::<84>, t::<85>,
-    t::<86>, t::<87>, t::<88>, t::<89>, t::<90>, t::<91>, t::<92>, t::<93>, t::<94>, t::<95>,
+    t::<86>, t::<87>, t::<88>, t::<89>, t::<90>, t::<91>, t::<92>, t::<93>, t::<94>, t::<95>, t::<96>, t::<97>,
+    t::<98>, t::<99>, t::<100>, t::<101>, t::<102>, t::<103>, t::<104>, t::<105>, t::<106>, t::<107>, t::<108>,
+    t::<109>, t::<110>, t::<111>, t::<112>, t::<113>, t::<114>, t::<115>, t::<116>, t::<117>, t::<118>, t::<119>,
+    t::<120>, t::<121>, t::<122>, t::<123>, t::<124>, t::<125>, t::<126>, t::<127>, t::<128>, t::<129>, t::<130>,
+    t::<131>, t::<132>, t::<133>, t::<134>, t::<135>, t::<136>, t::<137>, t::<138>, t::<139>, t::<140>, t::<141>,
+    t::<142>, t::<143>, t::<144>, t::<145>, t::<146>, t::<147>, t::<148>, t::<149>, t::<150>, t::<151>, t::<152>,
+    t::<153>, t::<154>, t::<155>, t::<156>, t::<157>, t::<158>, t::<159>, t::<160>, t::<161>, t::<162>, t::<163>,
+    t::<164>, t::<165>, t::<166>, t::<167>, t::<168>, t::<169>, t::<170>, t::<171>, t::<172>, t::<173>, t::<174>,
+    t::<175>, t::<176>, t::<177>, t::<178>, t::<179>, t::<180>, t::<181>, t::<182>, t::<183>, t::<184>, t::<185>,
+    t::<186>, t::<187>, t::<188>, t::<189>, t::<190>, t::<191>,
 ];
 
 /// The interpreter's sets of `listing` made into backends by `make` (named `interp/<set>`, available wherever
