@@ -120,6 +120,7 @@ pub mod bench;
 pub mod coff;
 pub mod kernel_calls;
 pub mod sections;
+pub mod sweep;
 mod tools;
 pub use tools::{ci, have_all, runs, tool_missing};
 

@@ -2,7 +2,9 @@
 //! interp_backend`): the GFNI set's SM4 kernels run by the interpreter through the safe API (ECB, CTR, XTS,
 //! GCM, CBC) agree with RustCrypto at a few lengths, whatever the CPU (no GFNI needed); and every x86_64 set is
 //! listed as `interp/<set>`. The aarch64 sets (`interp/aarch64-<set>`, interpreted per AAPCS64 on any host) too:
-//! SM4 of both SM4 sets, GHASH and POLYVAL of the PMULL set, against RustCrypto. Sizes are small: the interpreter runs unoptimised in the test profile.
+//! SM4 of both SM4 sets, GHASH and POLYVAL of the PMULL set, against RustCrypto. With the feature on, the general
+//! API suites (sm4_modes, sm4_aead, sm4_xts, sm4_mac, ghash, zeroize) run every `interp/` backend too, at the
+//! lengths of `asmgen_tests::sweep`.
 #![cfg(feature = "interp")]
 
 use aead::{AeadInOut, KeyInit};

@@ -6,7 +6,7 @@
 
 use aead::{AeadInOut, KeyInit};
 use asmgen_runtime::{sm4_backends, Error, Sm4Ccm, Sm4Gcm};
-use asmgen_tests::{hex, hex16, scaled, Misaligned, Rng};
+use asmgen_tests::{hex, hex16, sweep, Misaligned, Rng};
 use cipher::array::ArraySize;
 use cipher::consts::{U1, U10, U11, U12, U13, U14, U16, U4, U6, U7, U8};
 use cipher::BlockCipherEncrypt;
@@ -134,7 +134,7 @@ fn every_length_to_1024_matches_rustcrypto() {
     let mut rng = Rng::new(8998);
     let mut data = vec![0u8; 1024];
     for b in sm4_backends() {
-        for len in (0..=1024).step_by(scaled(1, 7)) {
+        for len in sweep::every_length(b, 0, 1024) {
             rng.fill(&mut data[..len]);
             check(b, &mut rng, &data[..len], len);
         }
@@ -144,10 +144,10 @@ fn every_length_to_1024_matches_rustcrypto() {
 #[test]
 fn random_lengths_to_64k_match_rustcrypto() {
     let mut rng = Rng::new(38);
-    let max = scaled(65536, 8192);
-    let mut data = vec![0u8; max];
+    let mut data = vec![0u8; 65536];
     for b in sm4_backends() {
-        for case in 0..scaled(12, 3) {
+        let (max, count) = sweep::random_lengths(b, 65536, 12);
+        for case in 0..count {
             let len = rng.below(max + 1);
             rng.fill(&mut data[..len]);
             check(b, &mut rng, &data[..len], case);

@@ -4,10 +4,15 @@
 //! mnemonics that changed), the `Requires:` features, the size in bytes (x86_64-linux only, where the host's
 //! GNU as assembles both sides; elsewhere instruction counts only) and the constant-time verdict.
 //!
-//! Old listings come from `git show <rev>:generated/<target>/<file>`; nothing is checked out.
+//! Old listings come from `git show <rev>:generated/<target>/<file>`; nothing is checked out. The verdict is
+//! the constant-time checker's (through [`crate::audit`]) for the working tree's functions the audit checks,
+//! and for a revision's function whose listing text is identical to the working tree's; a revision's other
+//! functions cannot be rebuilt from their text and are "not checked", as are functions of architectures the
+//! audit has no checker for.
 
-use crate::audit::{targets, CONSTANT_TIME};
+use crate::audit::{audit, targets, CONSTANT_TIME};
 use crate::json::Json;
+use asmgen::Target;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use std::path::Path;
@@ -24,6 +29,8 @@ pub struct Func {
     pub mnemonics: BTreeMap<String, usize>,
     /// Bytes of code, where the listing was assembled.
     pub size: Option<usize>,
+    /// The function's lines as the listing has them (so operand-only changes count too).
+    pub body: String,
 }
 
 /// The functions of a GNU as listing by symbol, in name order: a function starts at the label of a `.globl`
@@ -42,10 +49,14 @@ pub fn parse(text: &str) -> BTreeMap<String, Func> {
             cur = Some(sym.to_string());
         } else if [".cfi_endproc", ".seh_endproc", ".size"].iter().any(|e| t.starts_with(e)) {
             cur = None;
-        } else if let (Some(sym), Some(m)) = (&cur, mnemonic(t)) {
+        } else if let Some(sym) = &cur {
             let f = out.get_mut(sym).expect("the current function was inserted");
-            f.instructions += 1;
-            *f.mnemonics.entry(m).or_default() += 1;
+            f.body.push_str(line);
+            f.body.push('\n');
+            if let Some(m) = mnemonic(t) {
+                f.instructions += 1;
+                *f.mnemonics.entry(m).or_default() += 1;
+            }
         }
     }
     out
@@ -87,6 +98,8 @@ pub struct Change {
     pub old: Option<Func>,
     /// After (none: removed).
     pub new: Option<Func>,
+    /// The constant-time verdicts before and after ([`CONSTANT_TIME`] where not checked).
+    pub verdicts: [String; 2],
 }
 
 /// The functions that differ between `old` and `new` (the text of one listing; either may be empty).
@@ -96,7 +109,13 @@ pub fn compare(file: &str, old: &str, new: &str) -> Vec<Change> {
     names
         .into_iter()
         .filter(|s| o.get(*s) != n.get(*s))
-        .map(|s| Change { file: file.into(), symbol: s.clone(), old: o.get(s).cloned(), new: n.get(s).cloned() })
+        .map(|s| Change {
+            file: file.into(),
+            symbol: s.clone(),
+            old: o.get(s).cloned(),
+            new: n.get(s).cloned(),
+            verdicts: [CONSTANT_TIME.into(), CONSTANT_TIME.into()],
+        })
         .collect()
 }
 
@@ -161,10 +180,32 @@ fn files(root: &Path, rev: Option<&str>, dir: &str) -> Result<BTreeSet<String>, 
     Ok(names.into_iter().filter(|n| n.ends_with(".S")).collect())
 }
 
+/// The checker's verdicts of the working tree's functions of `t` by symbol (those the audit checks).
+fn verdicts(t: Target) -> Result<BTreeMap<String, String>, String> {
+    let rows = audit(t)?.into_iter().filter(|r| r.constant_time != CONSTANT_TIME);
+    Ok(rows.map(|r| (r.symbol, r.constant_time)).collect())
+}
+
+/// Gives each side of `cs` the working tree's verdict where its text is the working tree's function's
+/// (`current`: the working tree's listing parsed, `checked`: the verdicts of its target).
+fn add_verdicts(cs: &mut [Change], current: &BTreeMap<String, Func>, checked: &BTreeMap<String, String>) {
+    for c in cs {
+        let (now, verdict) = (current.get(&c.symbol), checked.get(&c.symbol));
+        for (side, f) in [&c.old, &c.new].into_iter().enumerate() {
+            if let (Some(f), Some(now), Some(v)) = (f, now, verdict) {
+                if f.body == now.body {
+                    c.verdicts[side] = v.clone();
+                }
+            }
+        }
+    }
+}
+
 /// Every function change of every GNU as listing between `old` and `new` (the working tree when none).
 pub fn changes(root: &Path, old: &str, new: Option<&str>) -> Result<Vec<Change>, String> {
     let mut out = Vec::new();
     for t in targets(None)? {
+        let mut checked: Option<BTreeMap<String, String>> = None;
         let dir = t.dir_name();
         let names: BTreeSet<String> =
             files(root, Some(old), &dir)?.into_iter().chain(files(root, new, &dir)?).collect();
@@ -180,6 +221,11 @@ pub fn changes(root: &Path, old: &str, new: Option<&str>) -> Result<Vec<Change>,
                     c.old = pa.remove(&c.symbol);
                     c.new = pb.remove(&c.symbol);
                 }
+                let checked = match &mut checked {
+                    Some(v) => v,
+                    None => checked.insert(verdicts(t)?),
+                };
+                add_verdicts(&mut cs, &parse(&read(root, None, &path)?), checked);
             }
             out.extend(cs);
         }
@@ -204,20 +250,34 @@ fn mnemonic_delta(old: &Func, new: &Func) -> String {
     d.join(", ")
 }
 
+/// A verdict in short: `constant time` for the checker's clean ones, the others as they are.
+fn verdict(v: &str) -> &str {
+    if v.starts_with("constant time (") {
+        "constant time"
+    } else {
+        v
+    }
+}
+
 /// One change as a line for people.
 pub fn text(c: &Change) -> String {
+    let [vo, vn] = [verdict(&c.verdicts[0]), verdict(&c.verdicts[1])];
     match (&c.old, &c.new) {
         (None, Some(n)) => {
-            format!("  + {}: added, {} instructions, requires {}, {}", c.symbol, n.instructions, n.requires, size(n))
+            let (sym, i, r) = (&c.symbol, n.instructions, &n.requires);
+            format!("  + {sym}: added, {i} instructions, requires {r}, {}; {vn}", size(n))
         }
         (Some(o), None) => {
-            format!("  - {}: removed, {} instructions, requires {}, {}", c.symbol, o.instructions, o.requires, size(o))
+            let (sym, i, r) = (&c.symbol, o.instructions, &o.requires);
+            format!("  - {sym}: removed, {i} instructions, requires {r}, {}; {vo}", size(o))
         }
         (Some(o), Some(n)) => {
             let mut s = format!("  ~ {}: instructions {} -> {}", c.symbol, o.instructions, n.instructions);
             let delta = mnemonic_delta(o, n);
             if !delta.is_empty() {
                 let _ = write!(s, " ({delta})");
+            } else if o.instructions == n.instructions {
+                s.push_str(" (same mnemonics, other lines changed)");
             }
             if o.requires != n.requires {
                 let _ = write!(s, ", requires {} -> {}", o.requires, n.requires);
@@ -225,6 +285,11 @@ pub fn text(c: &Change) -> String {
             if o.size != n.size {
                 let _ = write!(s, ", {} -> {}", size(o), size(n));
             }
+            match vo == vn {
+                true => write!(s, "; {vn}"),
+                false => write!(s, "; {vo} -> {vn}"),
+            }
+            .expect("writing to a String");
             s
         }
         (None, None) => String::new(),
@@ -256,7 +321,7 @@ pub fn json(c: &Change) -> Json {
         ("change", Json::str(kind)),
         ("old", func_json(&c.old)),
         ("new", func_json(&c.new)),
-        ("constant_time", Json::str(CONSTANT_TIME)),
+        ("constant_time", Json::Obj(vec![("old", Json::str(&c.verdicts[0])), ("new", Json::str(&c.verdicts[1]))])),
     ])
 }
 
@@ -284,7 +349,8 @@ pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
         println!("{}", text(c));
     }
     let n = cs.len();
-    println!("{n} function(s) changed; sizes: x86_64-linux (host GNU as), elsewhere instruction counts only; constant time: {CONSTANT_TIME}");
+    println!("{n} function(s) changed; sizes: x86_64-linux (host GNU as), elsewhere instruction counts only");
+    println!("constant time: the checker's verdict for functions as the working tree has them, where the audit checks them; a revision's other functions: {CONSTANT_TIME}");
     Ok(())
 }
 
@@ -346,6 +412,25 @@ mod tests {
         assert_eq!(mnemonic_delta(o, n), "nop +1");
         assert!(compare("f", &old, &old).is_empty());
         assert_eq!(compare("f", "", &old).len(), parse(&old).len());
+    }
+
+    #[test]
+    fn the_working_trees_functions_get_the_checkers_verdict() {
+        let new = listing();
+        let old = new.replace("\nasmgen_ghash_update_avx:\n", "\nasmgen_ghash_update_avx:\n\tnop\n");
+        let checked = verdicts(Target::X86_64_LINUX).unwrap();
+        let mut cs = compare("x86_64-linux/ghash.S", &old, &new);
+        add_verdicts(&mut cs, &parse(&new), &checked);
+        assert_eq!(cs.len(), 1, "{cs:?}");
+        assert_eq!(cs[0].verdicts, [CONSTANT_TIME, crate::audit::CLEAN]);
+        assert!(text(&cs[0]).ends_with("; not checked -> constant time"), "{}", text(&cs[0]));
+        // Neither side as the working tree has it: not checked on either.
+        let mut cs = compare("x86_64-linux/ghash.S", &old, &old.replace("\tnop\n", "\tnop\n\tnop\n"));
+        add_verdicts(&mut cs, &parse(&new), &checked);
+        assert_eq!(cs[0].verdicts, [CONSTANT_TIME, CONSTANT_TIME]);
+        // riscv64's kernels have the checker's verdict too.
+        let rv = verdicts(Target::RISCV64_LINUX).unwrap();
+        assert!(!rv.is_empty() && rv.values().all(|v| verdict(v) == "constant time"), "{rv:?}");
     }
 
     #[test]

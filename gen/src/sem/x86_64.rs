@@ -275,34 +275,28 @@ fn lanes(w: usize, a: &Vector, b: &Vector, f: impl Fn(&[u8], &[u8]) -> [u8; 16])
     d
 }
 
-fn qwords(v: &[u8]) -> Vec<u64> {
-    v.chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect()
-}
-fn dwords(v: &[u8]) -> Vec<u32> {
-    v.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
-}
-fn from_q(q: &[u64]) -> Vec<u8> {
-    q.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-fn from_d(d: &[u32]) -> Vec<u8> {
-    d.iter().flat_map(|x| x.to_le_bytes()).collect()
+/// The little-endian qword at qword index `i` of `v`.
+fn qword(v: &[u8], i: usize) -> u64 {
+    u64::from_le_bytes(v[8 * i..8 * i + 8].try_into().unwrap())
 }
 
 /// Qword-wise `f(a, b)` over `w` bytes.
 fn q2(w: usize, a: &Vector, b: &Vector, f: impl Fn(u64, u64) -> u64) -> Vector {
-    let (a, b) = (qwords(a), qwords(b));
-    let d: Vec<u64> = (0..w / 8).map(|i| f(a[i], b[i])).collect();
+    let q = |v: &Vector, i: usize| u64::from_le_bytes(v[i..i + 8].try_into().unwrap());
     let mut v = [0; VEC_BYTES];
-    v[..w].copy_from_slice(&from_q(&d));
+    for i in (0..w).step_by(8) {
+        v[i..i + 8].copy_from_slice(&f(q(a, i), q(b, i)).to_le_bytes());
+    }
     v
 }
 
 /// Dword-wise `f(a, b)` over `w` bytes.
 fn d2(w: usize, a: &Vector, b: &Vector, f: impl Fn(u32, u32) -> u32) -> Vector {
-    let (a, b) = (dwords(a), dwords(b));
-    let d: Vec<u32> = (0..w / 4).map(|i| f(a[i], b[i])).collect();
+    let d = |v: &Vector, i: usize| u32::from_le_bytes(v[i..i + 4].try_into().unwrap());
     let mut v = [0; VEC_BYTES];
-    v[..w].copy_from_slice(&from_d(&d));
+    for i in (0..w).step_by(4) {
+        v[i..i + 4].copy_from_slice(&f(d(a, i), d(b, i)).to_le_bytes());
+    }
     v
 }
 
@@ -398,8 +392,7 @@ fn clmul(a: u64, b: u64) -> u128 {
 }
 
 fn pclmul(a: &[u8], b: &[u8], sel: u64) -> [u8; 16] {
-    let (a, b) = (qwords(a), qwords(b));
-    clmul(a[(sel & 1) as usize], b[((sel >> 4) & 1) as usize]).to_le_bytes()
+    clmul(qword(a, (sel & 1) as usize), qword(b, ((sel >> 4) & 1) as usize)).to_le_bytes()
 }
 
 fn pshufb(a: &[u8], b: &[u8]) -> [u8; 16] {
@@ -408,8 +401,11 @@ fn pshufb(a: &[u8], b: &[u8]) -> [u8; 16] {
 
 /// Per lane: `[b, a]` shifted right by `n` bytes (the low 16 bytes).
 fn palignr(a: &[u8], b: &[u8], n: u64) -> [u8; 16] {
-    let cat: Vec<u8> = b.iter().chain(a).copied().collect();
-    std::array::from_fn(|i| cat.get(i + n as usize).copied().unwrap_or(0))
+    std::array::from_fn(|i| match i + n as usize {
+        j @ 0..=15 => b[j],
+        j @ 16..=31 => a[j - 16],
+        _ => 0,
+    })
 }
 
 fn unpack(a: &[u8], b: &[u8], size: usize, high: bool) -> [u8; 16] {
@@ -431,9 +427,7 @@ fn byte_shift(a: &[u8], n: u64, left: bool) -> [u8; 16] {
 }
 
 fn pshufd(a: &[u8], sel: u64) -> [u8; 16] {
-    let d = dwords(a);
-    let out: Vec<u32> = (0..4).map(|j| d[((sel >> (2 * j)) & 3) as usize]).collect();
-    from_d(&out).try_into().unwrap()
+    std::array::from_fn(|i| a[4 * ((sel >> (2 * (i / 4))) & 3) as usize + i % 4])
 }
 
 // --- the table ---------------------------------------------------------------------------------------------------

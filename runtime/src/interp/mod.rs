@@ -8,6 +8,7 @@
 //! pointer-sized integers: every role passes at most six integer or pointer arguments) interprets slot `N`'s
 //! function on its arguments, against the process's memory through raw pointers, with a private stack.
 
+use asmgen::hash::FastMap;
 use asmgen::isa::aarch64::Aarch64;
 use asmgen::isa::riscv64::Riscv64;
 use asmgen::sem::interp::Program;
@@ -16,7 +17,6 @@ use asmgen::sem::interp_riscv64::Program as RvProgram;
 use asmgen::sem::x86_64::Machine;
 use asmgen::sem::{Fault, Memory};
 use asmgen::{Abi, Function, Label};
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// One kernel: its set and role, the decoded function, its constants' addresses.
@@ -25,7 +25,7 @@ struct Slot {
     listing: &'static str,
     role: &'static str,
     program: Prog,
-    labels: HashMap<String, u64>,
+    labels: FastMap<String, u64>,
     /// Owns the constants' bytes (`labels` points into them).
     _consts: Vec<Box<[u8]>>,
 }
@@ -91,7 +91,7 @@ fn slots() -> &'static [Slot] {
 
 /// The process's memory through raw pointers, and a slot's constants.
 struct Host<'a> {
-    labels: &'a HashMap<String, u64>,
+    labels: &'a FastMap<String, u64>,
 }
 
 impl Memory for Host<'_> {

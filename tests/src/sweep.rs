@@ -1,0 +1,64 @@
+//! How much of a suite's length sweep each backend gets. Native backends (the listings, the JIT, the portable
+//! code) get the whole sweep: every length to 1 KiB and random lengths to 64 KiB (fewer under qemu, see
+//! [`crate::scaled`]). The interpreter's backends (`interp/<set>`, feature `interp`) run a few MB/s, so they get
+//! [`INTERP_LENGTHS`]: lengths chosen to reach every path of the kernels (nothing, a partial block, one block,
+//! the 8- and 16-block wide loops with and without a tail, more than one wide iteration) in seconds.
+
+use crate::scaled;
+
+/// Whether `backend` runs through the interpreter (`interp/<set>`).
+pub fn interpreted(backend: &str) -> bool {
+    backend.starts_with("interp/")
+}
+
+/// The interpreter backends' lengths: empty; partial, whole and one-more-than blocks; around the 8-block (128
+/// bytes) and 16-block (256 bytes) wide loops; two and more wide iterations with a partial tail.
+pub const INTERP_LENGTHS: [usize; 22] =
+    [0, 1, 15, 16, 17, 31, 32, 33, 48, 100, 127, 128, 129, 255, 256, 257, 272, 383, 512, 533, 1024, 1024 + 48 + 5];
+
+/// The lengths `from..=to` that a sweep over every length tests on `backend`: each (every 7th under qemu)
+/// natively, those of [`INTERP_LENGTHS`] in range through the interpreter.
+pub fn every_length(backend: &str, from: usize, to: usize) -> Vec<usize> {
+    if interpreted(backend) {
+        INTERP_LENGTHS.into_iter().filter(|l| (from..=to).contains(l)).collect()
+    } else {
+        (from..=to).step_by(scaled(1, 7)).collect()
+    }
+}
+
+/// The longest random length and the number of random cases on `backend`, for a suite that runs `count` cases
+/// up to `max` bytes natively: `max` and `count` natively (8 KiB and 3 under qemu), 4 KiB and 3 through the
+/// interpreter.
+pub fn random_lengths(backend: &str, max: usize, count: usize) -> (usize, usize) {
+    if interpreted(backend) {
+        (max.min(4096), count.min(3))
+    } else {
+        (scaled(max, max.min(8192)), scaled(count, count.min(3)))
+    }
+}
+
+/// A large buffer's length on `backend`: `native` (`emulated` under qemu), at most 64 KiB through the
+/// interpreter.
+pub fn large(backend: &str, native: usize, emulated: usize) -> usize {
+    if interpreted(backend) {
+        native.min(1 << 16)
+    } else {
+        scaled(native, emulated)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_interpreter_gets_representative_lengths() {
+        assert_eq!(
+            every_length("interp/x86_64-gfni-avx2", 16, 300),
+            [16, 17, 31, 32, 33, 48, 100, 127, 128, 129, 255, 256, 257, 272]
+        );
+        assert_eq!(every_length("aot/x86_64-gfni-avx2", 0, 1024).len(), scaled(1025, 147));
+        assert_eq!(random_lengths("interp/x86_64-aesni-avx", 65536, 12), (4096, 3));
+        assert_eq!(large("jit/x86_64-aesni-avx", 1 << 20, 1 << 14), scaled(1 << 20, 1 << 14));
+    }
+}
