@@ -346,9 +346,9 @@ asmgen_sm4_ecb_avx:
 	jz          .Lasmgen_sm4_ecb_avx_done
 	.p2align 4
 .Lasmgen_sm4_ecb_avx_loop:
-	/* Load 8 blocks (1 per register). */
 	cmp         rcx, 8
 	jb          .Lasmgen_sm4_ecb_avx_partial
+	/* Load 8 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [rdx]
 	vmovdqu     xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmm2, xmmword ptr [rdx + 32]
@@ -357,40 +357,6 @@ asmgen_sm4_ecb_avx:
 	vmovdqu     xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmm7, xmmword ptr [rdx + 112]
-	jmp         .Lasmgen_sm4_ecb_avx_join
-.Lasmgen_sm4_ecb_avx_partial:
-	vmovdqu     xmm0, xmmword ptr [rdx]
-.Lasmgen_sm4_ecb_avx_slot_next:
-	cmp         rcx, 2
-	jb          .Lasmgen_sm4_ecb_avx_slots_done
-	vmovdqu     xmm1, xmmword ptr [rdx + 16]
-.Lasmgen_sm4_ecb_avx_slot_next2:
-	cmp         rcx, 3
-	jb          .Lasmgen_sm4_ecb_avx_slots_done
-	vmovdqu     xmm2, xmmword ptr [rdx + 32]
-.Lasmgen_sm4_ecb_avx_slot_next3:
-	cmp         rcx, 4
-	jb          .Lasmgen_sm4_ecb_avx_slots_done
-	vmovdqu     xmm3, xmmword ptr [rdx + 48]
-.Lasmgen_sm4_ecb_avx_slot_next4:
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_ecb_avx_slots_done
-	vmovdqu     xmm4, xmmword ptr [rdx + 64]
-.Lasmgen_sm4_ecb_avx_slot_next5:
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_ecb_avx_slots_done
-	vmovdqu     xmm5, xmmword ptr [rdx + 80]
-.Lasmgen_sm4_ecb_avx_slot_next6:
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_ecb_avx_slots_done
-	vmovdqu     xmm6, xmmword ptr [rdx + 96]
-.Lasmgen_sm4_ecb_avx_slot_next7:
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_ecb_avx_slots_done
-	vmovdqu     xmm7, xmmword ptr [rdx + 112]
-.Lasmgen_sm4_ecb_avx_slot_next8:
-.Lasmgen_sm4_ecb_avx_slots_done:
-.Lasmgen_sm4_ecb_avx_join:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -681,8 +647,6 @@ asmgen_sm4_ecb_avx:
 	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_ecb_avx_partial2
 	vmovdqu     xmmword ptr [rsi], xmm0
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
@@ -691,40 +655,553 @@ asmgen_sm4_ecb_avx:
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-	jmp         .Lasmgen_sm4_ecb_avx_join2
-.Lasmgen_sm4_ecb_avx_partial2:
+	jmp         .Lasmgen_sm4_ecb_avx_join
+.Lasmgen_sm4_ecb_avx_partial:
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_ecb_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [rdx]
+.Lasmgen_sm4_ecb_avx_slot_next:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_ecb_avx_slots_done
+	vmovdqu     xmm1, xmmword ptr [rdx + 16]
+.Lasmgen_sm4_ecb_avx_slot_next2:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_ecb_avx_slots_done
+	vmovdqu     xmm2, xmmword ptr [rdx + 32]
+.Lasmgen_sm4_ecb_avx_slot_next3:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_ecb_avx_slots_done
+	vmovdqu     xmm3, xmmword ptr [rdx + 48]
+.Lasmgen_sm4_ecb_avx_slot_next4:
+.Lasmgen_sm4_ecb_avx_slots_done:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_ecb_avx_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_ecb_avx_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vmovdqu     xmmword ptr [rsi], xmm0
-.Lasmgen_sm4_ecb_avx_slot_next9:
+.Lasmgen_sm4_ecb_avx_slot_next5:
 	cmp         rcx, 2
 	jb          .Lasmgen_sm4_ecb_avx_slots_done2
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-.Lasmgen_sm4_ecb_avx_slot_next10:
+.Lasmgen_sm4_ecb_avx_slot_next6:
 	cmp         rcx, 3
 	jb          .Lasmgen_sm4_ecb_avx_slots_done2
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-.Lasmgen_sm4_ecb_avx_slot_next11:
+.Lasmgen_sm4_ecb_avx_slot_next7:
 	cmp         rcx, 4
 	jb          .Lasmgen_sm4_ecb_avx_slots_done2
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_ecb_avx_slot_next8:
+.Lasmgen_sm4_ecb_avx_slots_done2:
+	jmp         .Lasmgen_sm4_ecb_avx_short_done
+.Lasmgen_sm4_ecb_avx_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [rdx]
+.Lasmgen_sm4_ecb_avx_slot_next9:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_ecb_avx_slots_done3
+	vmovdqu     xmm1, xmmword ptr [rdx + 16]
+.Lasmgen_sm4_ecb_avx_slot_next10:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_ecb_avx_slots_done3
+	vmovdqu     xmm2, xmmword ptr [rdx + 32]
+.Lasmgen_sm4_ecb_avx_slot_next11:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_ecb_avx_slots_done3
+	vmovdqu     xmm3, xmmword ptr [rdx + 48]
 .Lasmgen_sm4_ecb_avx_slot_next12:
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_ecb_avx_slots_done2
-	vmovdqu     xmmword ptr [rsi + 64], xmm4
+	jb          .Lasmgen_sm4_ecb_avx_slots_done3
+	vmovdqu     xmm4, xmmword ptr [rdx + 64]
 .Lasmgen_sm4_ecb_avx_slot_next13:
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_ecb_avx_slots_done2
-	vmovdqu     xmmword ptr [rsi + 80], xmm5
+	jb          .Lasmgen_sm4_ecb_avx_slots_done3
+	vmovdqu     xmm5, xmmword ptr [rdx + 80]
 .Lasmgen_sm4_ecb_avx_slot_next14:
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_ecb_avx_slots_done2
-	vmovdqu     xmmword ptr [rsi + 96], xmm6
+	jb          .Lasmgen_sm4_ecb_avx_slots_done3
+	vmovdqu     xmm6, xmmword ptr [rdx + 96]
 .Lasmgen_sm4_ecb_avx_slot_next15:
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_ecb_avx_slots_done2
-	vmovdqu     xmmword ptr [rsi + 112], xmm7
+	jb          .Lasmgen_sm4_ecb_avx_slots_done3
+	vmovdqu     xmm7, xmmword ptr [rdx + 112]
 .Lasmgen_sm4_ecb_avx_slot_next16:
-.Lasmgen_sm4_ecb_avx_slots_done2:
-.Lasmgen_sm4_ecb_avx_join2:
+.Lasmgen_sm4_ecb_avx_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_ecb_avx_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_ecb_avx_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_ecb_avx_slot_next17:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_ecb_avx_slots_done4
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_ecb_avx_slot_next18:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_ecb_avx_slots_done4
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_ecb_avx_slot_next19:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_ecb_avx_slots_done4
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_ecb_avx_slot_next20:
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_ecb_avx_slots_done4
+	vmovdqu     xmmword ptr [rsi + 64], xmm4
+.Lasmgen_sm4_ecb_avx_slot_next21:
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_ecb_avx_slots_done4
+	vmovdqu     xmmword ptr [rsi + 80], xmm5
+.Lasmgen_sm4_ecb_avx_slot_next22:
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_ecb_avx_slots_done4
+	vmovdqu     xmmword ptr [rsi + 96], xmm6
+.Lasmgen_sm4_ecb_avx_slot_next23:
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_ecb_avx_slots_done4
+	vmovdqu     xmmword ptr [rsi + 112], xmm7
+.Lasmgen_sm4_ecb_avx_slot_next24:
+.Lasmgen_sm4_ecb_avx_slots_done4:
+.Lasmgen_sm4_ecb_avx_short_done:
+.Lasmgen_sm4_ecb_avx_join:
 	cmp         rcx, 8
 	jbe         .Lasmgen_sm4_ecb_avx_done
 	sub         rcx, 8
@@ -767,6 +1244,8 @@ asmgen_sm4_ctr_avx:
 	jz          .Lasmgen_sm4_ctr_avx_done
 	.p2align 4
 .Lasmgen_sm4_ctr_avx_loop:
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_ctr_avx_partial
 	/* Load 8 blocks (1 per register). */
 	/* Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch. */
 	mov         rax, r9
@@ -1103,8 +1582,6 @@ asmgen_sm4_ctr_avx:
 	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_ctr_avx_partial
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
@@ -1125,6 +1602,193 @@ asmgen_sm4_ctr_avx:
 	adc         r10, 0
 	jmp         .Lasmgen_sm4_ctr_avx_join
 .Lasmgen_sm4_ctr_avx_partial:
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_ctr_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
+	/* Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch. */
+	mov         rax, r9
+	add         rax, 3
+	jb          .Lasmgen_sm4_ctr_avx_ctr_carry2
+	vmovq       xmm8, r9
+	vpinsrq     xmm8, xmm8, r10, 1
+	lea         rax, qword ptr [rip + .Lconst_sm4_ctr_add]
+	vpaddq      xmm0, xmm8, xmmword ptr [rax]
+	vpaddq      xmm1, xmm8, xmmword ptr [rax + 16]
+	vpaddq      xmm2, xmm8, xmmword ptr [rax + 32]
+	vpaddq      xmm3, xmm8, xmmword ptr [rax + 48]
+	jmp         .Lasmgen_sm4_ctr_avx_ctr_ready2
+.Lasmgen_sm4_ctr_avx_ctr_carry2:
+	/* Slow path: 128-bit increments one block at a time. */
+	mov         rax, r9
+	mov         r11, r10
+	vmovq       xmm0, rax
+	vpinsrq     xmm0, xmm0, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm1, rax
+	vpinsrq     xmm1, xmm1, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm2, rax
+	vpinsrq     xmm2, xmm2, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm3, rax
+	vpinsrq     xmm3, xmm3, r11, 1
+	add         rax, 1
+	adc         r11, 0
+.Lasmgen_sm4_ctr_avx_ctr_ready2:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm3, xmm8, xmm10
+	vpunpckhqdq xmm2, xmm8, xmm10
+	vpunpckhqdq xmm0, xmm9, xmm1
+	vpunpcklqdq xmm1, xmm9, xmm1
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_ctr_avx_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_ctr_avx_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm0
 .Lasmgen_sm4_ctr_avx_slot_next:
@@ -1143,29 +1807,389 @@ asmgen_sm4_ctr_avx:
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 .Lasmgen_sm4_ctr_avx_slot_next4:
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_ctr_avx_slots_done
-	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
-	vmovdqu     xmmword ptr [rsi + 64], xmm4
-.Lasmgen_sm4_ctr_avx_slot_next5:
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_ctr_avx_slots_done
-	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
-	vmovdqu     xmmword ptr [rsi + 80], xmm5
-.Lasmgen_sm4_ctr_avx_slot_next6:
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_ctr_avx_slots_done
-	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
-	vmovdqu     xmmword ptr [rsi + 96], xmm6
-.Lasmgen_sm4_ctr_avx_slot_next7:
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_ctr_avx_slots_done
-	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
-	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_ctr_avx_slot_next8:
 .Lasmgen_sm4_ctr_avx_slots_done:
 	add         r9, rcx
 	adc         r10, 0
+	jmp         .Lasmgen_sm4_ctr_avx_short_done
+.Lasmgen_sm4_ctr_avx_two_groups:
+	/* Load 8 blocks (1 per register). */
+	/* Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch. */
+	mov         rax, r9
+	add         rax, 7
+	jb          .Lasmgen_sm4_ctr_avx_ctr_carry3
+	vmovq       xmm8, r9
+	vpinsrq     xmm8, xmm8, r10, 1
+	lea         rax, qword ptr [rip + .Lconst_sm4_ctr_add]
+	vpaddq      xmm0, xmm8, xmmword ptr [rax]
+	vpaddq      xmm1, xmm8, xmmword ptr [rax + 16]
+	vpaddq      xmm2, xmm8, xmmword ptr [rax + 32]
+	vpaddq      xmm3, xmm8, xmmword ptr [rax + 48]
+	vpaddq      xmm4, xmm8, xmmword ptr [rax + 64]
+	vpaddq      xmm5, xmm8, xmmword ptr [rax + 80]
+	vpaddq      xmm6, xmm8, xmmword ptr [rax + 96]
+	vpaddq      xmm7, xmm8, xmmword ptr [rax + 112]
+	jmp         .Lasmgen_sm4_ctr_avx_ctr_ready3
+.Lasmgen_sm4_ctr_avx_ctr_carry3:
+	/* Slow path: 128-bit increments one block at a time. */
+	mov         rax, r9
+	mov         r11, r10
+	vmovq       xmm0, rax
+	vpinsrq     xmm0, xmm0, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm1, rax
+	vpinsrq     xmm1, xmm1, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm2, rax
+	vpinsrq     xmm2, xmm2, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm3, rax
+	vpinsrq     xmm3, xmm3, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm4, rax
+	vpinsrq     xmm4, xmm4, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm5, rax
+	vpinsrq     xmm5, xmm5, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm6, rax
+	vpinsrq     xmm6, xmm6, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm7, rax
+	vpinsrq     xmm7, xmm7, r11, 1
+	add         rax, 1
+	adc         r11, 0
+.Lasmgen_sm4_ctr_avx_ctr_ready3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm3, xmm8, xmm10
+	vpunpckhqdq xmm2, xmm8, xmm10
+	vpunpckhqdq xmm0, xmm9, xmm1
+	vpunpcklqdq xmm1, xmm9, xmm1
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm7, xmm8, xmm10
+	vpunpckhqdq xmm6, xmm8, xmm10
+	vpunpckhqdq xmm4, xmm9, xmm5
+	vpunpcklqdq xmm5, xmm9, xmm5
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_ctr_avx_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_ctr_avx_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_ctr_avx_slot_next5:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_ctr_avx_slots_done2
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_ctr_avx_slot_next6:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_ctr_avx_slots_done2
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_ctr_avx_slot_next7:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_ctr_avx_slots_done2
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_ctr_avx_slot_next8:
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_ctr_avx_slots_done2
+	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
+	vmovdqu     xmmword ptr [rsi + 64], xmm4
+.Lasmgen_sm4_ctr_avx_slot_next9:
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_ctr_avx_slots_done2
+	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
+	vmovdqu     xmmword ptr [rsi + 80], xmm5
+.Lasmgen_sm4_ctr_avx_slot_next10:
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_ctr_avx_slots_done2
+	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
+	vmovdqu     xmmword ptr [rsi + 96], xmm6
+.Lasmgen_sm4_ctr_avx_slot_next11:
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_ctr_avx_slots_done2
+	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
+	vmovdqu     xmmword ptr [rsi + 112], xmm7
+.Lasmgen_sm4_ctr_avx_slot_next12:
+.Lasmgen_sm4_ctr_avx_slots_done2:
+	add         r9, rcx
+	adc         r10, 0
+.Lasmgen_sm4_ctr_avx_short_done:
 .Lasmgen_sm4_ctr_avx_join:
 	cmp         rcx, 8
 	jbe         .Lasmgen_sm4_ctr_avx_done
@@ -1208,9 +2232,9 @@ asmgen_sm4_cbc_dec_avx:
 	jz          .Lasmgen_sm4_cbc_dec_avx_done
 	.p2align 4
 .Lasmgen_sm4_cbc_dec_avx_loop:
-	/* Load 8 blocks (1 per register). */
 	cmp         rcx, 8
 	jb          .Lasmgen_sm4_cbc_dec_avx_partial
+	/* Load 8 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [rdx]
 	vmovdqu     xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmm2, xmmword ptr [rdx + 32]
@@ -1219,40 +2243,6 @@ asmgen_sm4_cbc_dec_avx:
 	vmovdqu     xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmm7, xmmword ptr [rdx + 112]
-	jmp         .Lasmgen_sm4_cbc_dec_avx_join
-.Lasmgen_sm4_cbc_dec_avx_partial:
-	vmovdqu     xmm0, xmmword ptr [rdx]
-.Lasmgen_sm4_cbc_dec_avx_slot_next:
-	cmp         rcx, 2
-	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done
-	vmovdqu     xmm1, xmmword ptr [rdx + 16]
-.Lasmgen_sm4_cbc_dec_avx_slot_next2:
-	cmp         rcx, 3
-	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done
-	vmovdqu     xmm2, xmmword ptr [rdx + 32]
-.Lasmgen_sm4_cbc_dec_avx_slot_next3:
-	cmp         rcx, 4
-	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done
-	vmovdqu     xmm3, xmmword ptr [rdx + 48]
-.Lasmgen_sm4_cbc_dec_avx_slot_next4:
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done
-	vmovdqu     xmm4, xmmword ptr [rdx + 64]
-.Lasmgen_sm4_cbc_dec_avx_slot_next5:
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done
-	vmovdqu     xmm5, xmmword ptr [rdx + 80]
-.Lasmgen_sm4_cbc_dec_avx_slot_next6:
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done
-	vmovdqu     xmm6, xmmword ptr [rdx + 96]
-.Lasmgen_sm4_cbc_dec_avx_slot_next7:
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done
-	vmovdqu     xmm7, xmmword ptr [rdx + 112]
-.Lasmgen_sm4_cbc_dec_avx_slot_next8:
-.Lasmgen_sm4_cbc_dec_avx_slots_done:
-.Lasmgen_sm4_cbc_dec_avx_join:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -1543,8 +2533,6 @@ asmgen_sm4_cbc_dec_avx:
 	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cbc_dec_avx_partial2
 	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
 	vmovdqu     xmm10, xmmword ptr [rdx + 112]
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 96]
@@ -1564,53 +2552,575 @@ asmgen_sm4_cbc_dec_avx:
 	vpxor       xmm0, xmm0, xmmword ptr [r8]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	vmovdqu     xmmword ptr [r8], xmm10
-	jmp         .Lasmgen_sm4_cbc_dec_avx_join2
-.Lasmgen_sm4_cbc_dec_avx_partial2:
+	jmp         .Lasmgen_sm4_cbc_dec_avx_join
+.Lasmgen_sm4_cbc_dec_avx_partial:
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_cbc_dec_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [rdx]
+.Lasmgen_sm4_cbc_dec_avx_slot_next:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done
+	vmovdqu     xmm1, xmmword ptr [rdx + 16]
+.Lasmgen_sm4_cbc_dec_avx_slot_next2:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done
+	vmovdqu     xmm2, xmmword ptr [rdx + 32]
+.Lasmgen_sm4_cbc_dec_avx_slot_next3:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done
+	vmovdqu     xmm3, xmmword ptr [rdx + 48]
+.Lasmgen_sm4_cbc_dec_avx_slot_next4:
+.Lasmgen_sm4_cbc_dec_avx_slots_done:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_cbc_dec_avx_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_cbc_dec_avx_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next5
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_cbc_dec_avx_slot_next5:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next6
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_cbc_dec_avx_slot_next6:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next7
+	vpxor       xmm1, xmm1, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_cbc_dec_avx_slot_next7:
+	vpxor       xmm0, xmm0, xmmword ptr [r8]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_cbc_dec_avx_slot_next8:
+.Lasmgen_sm4_cbc_dec_avx_slots_done2:
+	vmovdqu     xmmword ptr [r8], xmm10
+	jmp         .Lasmgen_sm4_cbc_dec_avx_short_done
+.Lasmgen_sm4_cbc_dec_avx_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [rdx]
+.Lasmgen_sm4_cbc_dec_avx_slot_next9:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done3
+	vmovdqu     xmm1, xmmword ptr [rdx + 16]
+.Lasmgen_sm4_cbc_dec_avx_slot_next10:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done3
+	vmovdqu     xmm2, xmmword ptr [rdx + 32]
+.Lasmgen_sm4_cbc_dec_avx_slot_next11:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done3
+	vmovdqu     xmm3, xmmword ptr [rdx + 48]
+.Lasmgen_sm4_cbc_dec_avx_slot_next12:
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done3
+	vmovdqu     xmm4, xmmword ptr [rdx + 64]
+.Lasmgen_sm4_cbc_dec_avx_slot_next13:
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done3
+	vmovdqu     xmm5, xmmword ptr [rdx + 80]
+.Lasmgen_sm4_cbc_dec_avx_slot_next14:
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done3
+	vmovdqu     xmm6, xmmword ptr [rdx + 96]
+.Lasmgen_sm4_cbc_dec_avx_slot_next15:
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done3
+	vmovdqu     xmm7, xmmword ptr [rdx + 112]
+.Lasmgen_sm4_cbc_dec_avx_slot_next16:
+.Lasmgen_sm4_cbc_dec_avx_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_cbc_dec_avx_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_cbc_dec_avx_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
 	mov         rax, rcx
 	shl         rax, 4
 	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next9
+	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next17
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_cbc_dec_avx_slot_next9:
+.Lasmgen_sm4_cbc_dec_avx_slot_next17:
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next10
+	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next18
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-.Lasmgen_sm4_cbc_dec_avx_slot_next10:
+.Lasmgen_sm4_cbc_dec_avx_slot_next18:
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next11
+	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next19
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-.Lasmgen_sm4_cbc_dec_avx_slot_next11:
+.Lasmgen_sm4_cbc_dec_avx_slot_next19:
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next12
+	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next20
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-.Lasmgen_sm4_cbc_dec_avx_slot_next12:
+.Lasmgen_sm4_cbc_dec_avx_slot_next20:
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next13
+	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next21
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-.Lasmgen_sm4_cbc_dec_avx_slot_next13:
+.Lasmgen_sm4_cbc_dec_avx_slot_next21:
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next14
+	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next22
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-.Lasmgen_sm4_cbc_dec_avx_slot_next14:
+.Lasmgen_sm4_cbc_dec_avx_slot_next22:
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next15
+	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next23
 	vpxor       xmm1, xmm1, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-.Lasmgen_sm4_cbc_dec_avx_slot_next15:
+.Lasmgen_sm4_cbc_dec_avx_slot_next23:
 	vpxor       xmm0, xmm0, xmmword ptr [r8]
 	vmovdqu     xmmword ptr [rsi], xmm0
-.Lasmgen_sm4_cbc_dec_avx_slot_next16:
-.Lasmgen_sm4_cbc_dec_avx_slots_done2:
+.Lasmgen_sm4_cbc_dec_avx_slot_next24:
+.Lasmgen_sm4_cbc_dec_avx_slots_done4:
 	vmovdqu     xmmword ptr [r8], xmm10
-.Lasmgen_sm4_cbc_dec_avx_join2:
+.Lasmgen_sm4_cbc_dec_avx_short_done:
+.Lasmgen_sm4_cbc_dec_avx_join:
 	cmp         rcx, 8
 	jbe         .Lasmgen_sm4_cbc_dec_avx_done
 	sub         rcx, 8
@@ -1648,9 +3158,9 @@ asmgen_sm4_cfb_dec_avx:
 	jz          .Lasmgen_sm4_cfb_dec_avx_done
 	.p2align 4
 .Lasmgen_sm4_cfb_dec_avx_loop:
-	/* Load 8 blocks (1 per register). */
 	cmp         rcx, 8
 	jb          .Lasmgen_sm4_cfb_dec_avx_partial
+	/* Load 8 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [r8]
 	vmovdqu     xmm1, xmmword ptr [rdx]
 	vmovdqu     xmm2, xmmword ptr [rdx + 16]
@@ -1659,40 +3169,6 @@ asmgen_sm4_cfb_dec_avx:
 	vmovdqu     xmm5, xmmword ptr [rdx + 64]
 	vmovdqu     xmm6, xmmword ptr [rdx + 80]
 	vmovdqu     xmm7, xmmword ptr [rdx + 96]
-	jmp         .Lasmgen_sm4_cfb_dec_avx_join
-.Lasmgen_sm4_cfb_dec_avx_partial:
-	vmovdqu     xmm0, xmmword ptr [r8]
-.Lasmgen_sm4_cfb_dec_avx_slot_next:
-	cmp         rcx, 2
-	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done
-	vmovdqu     xmm1, xmmword ptr [rdx]
-.Lasmgen_sm4_cfb_dec_avx_slot_next2:
-	cmp         rcx, 3
-	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done
-	vmovdqu     xmm2, xmmword ptr [rdx + 16]
-.Lasmgen_sm4_cfb_dec_avx_slot_next3:
-	cmp         rcx, 4
-	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done
-	vmovdqu     xmm3, xmmword ptr [rdx + 32]
-.Lasmgen_sm4_cfb_dec_avx_slot_next4:
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done
-	vmovdqu     xmm4, xmmword ptr [rdx + 48]
-.Lasmgen_sm4_cfb_dec_avx_slot_next5:
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done
-	vmovdqu     xmm5, xmmword ptr [rdx + 64]
-.Lasmgen_sm4_cfb_dec_avx_slot_next6:
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done
-	vmovdqu     xmm6, xmmword ptr [rdx + 80]
-.Lasmgen_sm4_cfb_dec_avx_slot_next7:
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done
-	vmovdqu     xmm7, xmmword ptr [rdx + 96]
-.Lasmgen_sm4_cfb_dec_avx_slot_next8:
-.Lasmgen_sm4_cfb_dec_avx_slots_done:
-.Lasmgen_sm4_cfb_dec_avx_join:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -1983,8 +3459,6 @@ asmgen_sm4_cfb_dec_avx:
 	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cfb_dec_avx_partial2
 	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
 	vmovdqu     xmm10, xmmword ptr [rdx + 112]
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
@@ -2004,53 +3478,575 @@ asmgen_sm4_cfb_dec_avx:
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
 	vmovdqu     xmmword ptr [r8], xmm10
-	jmp         .Lasmgen_sm4_cfb_dec_avx_join2
-.Lasmgen_sm4_cfb_dec_avx_partial2:
+	jmp         .Lasmgen_sm4_cfb_dec_avx_join
+.Lasmgen_sm4_cfb_dec_avx_partial:
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_cfb_dec_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [r8]
+.Lasmgen_sm4_cfb_dec_avx_slot_next:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done
+	vmovdqu     xmm1, xmmword ptr [rdx]
+.Lasmgen_sm4_cfb_dec_avx_slot_next2:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done
+	vmovdqu     xmm2, xmmword ptr [rdx + 16]
+.Lasmgen_sm4_cfb_dec_avx_slot_next3:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done
+	vmovdqu     xmm3, xmmword ptr [rdx + 32]
+.Lasmgen_sm4_cfb_dec_avx_slot_next4:
+.Lasmgen_sm4_cfb_dec_avx_slots_done:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_cfb_dec_avx_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_cfb_dec_avx_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
 	mov         rax, rcx
 	shl         rax, 4
 	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm0
-.Lasmgen_sm4_cfb_dec_avx_slot_next9:
+.Lasmgen_sm4_cfb_dec_avx_slot_next5:
 	cmp         rcx, 2
 	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done2
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-.Lasmgen_sm4_cfb_dec_avx_slot_next10:
+.Lasmgen_sm4_cfb_dec_avx_slot_next6:
 	cmp         rcx, 3
 	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done2
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-.Lasmgen_sm4_cfb_dec_avx_slot_next11:
+.Lasmgen_sm4_cfb_dec_avx_slot_next7:
 	cmp         rcx, 4
 	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done2
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-.Lasmgen_sm4_cfb_dec_avx_slot_next12:
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done2
-	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
-	vmovdqu     xmmword ptr [rsi + 64], xmm4
-.Lasmgen_sm4_cfb_dec_avx_slot_next13:
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done2
-	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
-	vmovdqu     xmmword ptr [rsi + 80], xmm5
-.Lasmgen_sm4_cfb_dec_avx_slot_next14:
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done2
-	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
-	vmovdqu     xmmword ptr [rsi + 96], xmm6
-.Lasmgen_sm4_cfb_dec_avx_slot_next15:
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done2
-	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
-	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_cfb_dec_avx_slot_next16:
+.Lasmgen_sm4_cfb_dec_avx_slot_next8:
 .Lasmgen_sm4_cfb_dec_avx_slots_done2:
 	vmovdqu     xmmword ptr [r8], xmm10
-.Lasmgen_sm4_cfb_dec_avx_join2:
+	jmp         .Lasmgen_sm4_cfb_dec_avx_short_done
+.Lasmgen_sm4_cfb_dec_avx_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [r8]
+.Lasmgen_sm4_cfb_dec_avx_slot_next9:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done3
+	vmovdqu     xmm1, xmmword ptr [rdx]
+.Lasmgen_sm4_cfb_dec_avx_slot_next10:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done3
+	vmovdqu     xmm2, xmmword ptr [rdx + 16]
+.Lasmgen_sm4_cfb_dec_avx_slot_next11:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done3
+	vmovdqu     xmm3, xmmword ptr [rdx + 32]
+.Lasmgen_sm4_cfb_dec_avx_slot_next12:
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done3
+	vmovdqu     xmm4, xmmword ptr [rdx + 48]
+.Lasmgen_sm4_cfb_dec_avx_slot_next13:
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done3
+	vmovdqu     xmm5, xmmword ptr [rdx + 64]
+.Lasmgen_sm4_cfb_dec_avx_slot_next14:
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done3
+	vmovdqu     xmm6, xmmword ptr [rdx + 80]
+.Lasmgen_sm4_cfb_dec_avx_slot_next15:
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done3
+	vmovdqu     xmm7, xmmword ptr [rdx + 96]
+.Lasmgen_sm4_cfb_dec_avx_slot_next16:
+.Lasmgen_sm4_cfb_dec_avx_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_cfb_dec_avx_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_cfb_dec_avx_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_cfb_dec_avx_slot_next17:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_cfb_dec_avx_slot_next18:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_cfb_dec_avx_slot_next19:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_cfb_dec_avx_slot_next20:
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done4
+	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
+	vmovdqu     xmmword ptr [rsi + 64], xmm4
+.Lasmgen_sm4_cfb_dec_avx_slot_next21:
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done4
+	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
+	vmovdqu     xmmword ptr [rsi + 80], xmm5
+.Lasmgen_sm4_cfb_dec_avx_slot_next22:
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done4
+	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
+	vmovdqu     xmmword ptr [rsi + 96], xmm6
+.Lasmgen_sm4_cfb_dec_avx_slot_next23:
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done4
+	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
+	vmovdqu     xmmword ptr [rsi + 112], xmm7
+.Lasmgen_sm4_cfb_dec_avx_slot_next24:
+.Lasmgen_sm4_cfb_dec_avx_slots_done4:
+	vmovdqu     xmmword ptr [r8], xmm10
+.Lasmgen_sm4_cfb_dec_avx_short_done:
+.Lasmgen_sm4_cfb_dec_avx_join:
 	cmp         rcx, 8
 	jbe         .Lasmgen_sm4_cfb_dec_avx_done
 	sub         rcx, 8
@@ -2583,7 +4579,10 @@ asmgen_sm4_ecb_avx2:
 
 .Lasmgen_sm4_ecb_avx2_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
-	/* Load 8 blocks (1 per register). */
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_ecb_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [rdx]
 .Lasmgen_sm4_ecb_avx2_slot_next17:
 	cmp         rcx, 2
@@ -2598,23 +4597,210 @@ asmgen_sm4_ecb_avx2:
 	jb          .Lasmgen_sm4_ecb_avx2_slots_done3
 	vmovdqu     xmm3, xmmword ptr [rdx + 48]
 .Lasmgen_sm4_ecb_avx2_slot_next20:
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_ecb_avx2_slots_done3
-	vmovdqu     xmm4, xmmword ptr [rdx + 64]
-.Lasmgen_sm4_ecb_avx2_slot_next21:
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_ecb_avx2_slots_done3
-	vmovdqu     xmm5, xmmword ptr [rdx + 80]
-.Lasmgen_sm4_ecb_avx2_slot_next22:
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_ecb_avx2_slots_done3
-	vmovdqu     xmm6, xmmword ptr [rdx + 96]
-.Lasmgen_sm4_ecb_avx2_slot_next23:
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_ecb_avx2_slots_done3
-	vmovdqu     xmm7, xmmword ptr [rdx + 112]
-.Lasmgen_sm4_ecb_avx2_slot_next24:
 .Lasmgen_sm4_ecb_avx2_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_ecb_avx2_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_ecb_avx2_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_ecb_avx2_slot_next21:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done4
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_ecb_avx2_slot_next22:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done4
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_ecb_avx2_slot_next23:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done4
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_ecb_avx2_slot_next24:
+.Lasmgen_sm4_ecb_avx2_slots_done4:
+	jmp         .Lasmgen_sm4_ecb_avx2_short_done
+.Lasmgen_sm4_ecb_avx2_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [rdx]
+.Lasmgen_sm4_ecb_avx2_slot_next25:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done5
+	vmovdqu     xmm1, xmmword ptr [rdx + 16]
+.Lasmgen_sm4_ecb_avx2_slot_next26:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done5
+	vmovdqu     xmm2, xmmword ptr [rdx + 32]
+.Lasmgen_sm4_ecb_avx2_slot_next27:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done5
+	vmovdqu     xmm3, xmmword ptr [rdx + 48]
+.Lasmgen_sm4_ecb_avx2_slot_next28:
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done5
+	vmovdqu     xmm4, xmmword ptr [rdx + 64]
+.Lasmgen_sm4_ecb_avx2_slot_next29:
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done5
+	vmovdqu     xmm5, xmmword ptr [rdx + 80]
+.Lasmgen_sm4_ecb_avx2_slot_next30:
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done5
+	vmovdqu     xmm6, xmmword ptr [rdx + 96]
+.Lasmgen_sm4_ecb_avx2_slot_next31:
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done5
+	vmovdqu     xmm7, xmmword ptr [rdx + 112]
+.Lasmgen_sm4_ecb_avx2_slot_next32:
+.Lasmgen_sm4_ecb_avx2_slots_done5:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -2644,7 +4830,7 @@ asmgen_sm4_ecb_avx2:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_ecb_avx2_rounds2:
+.Lasmgen_sm4_ecb_avx2_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -2879,7 +5065,7 @@ asmgen_sm4_ecb_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_ecb_avx2_rounds2
+	jnz         .Lasmgen_sm4_ecb_avx2_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -2906,36 +5092,37 @@ asmgen_sm4_ecb_avx2:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vmovdqu     xmmword ptr [rsi], xmm0
-.Lasmgen_sm4_ecb_avx2_slot_next25:
+.Lasmgen_sm4_ecb_avx2_slot_next33:
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_ecb_avx2_slots_done4
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done6
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-.Lasmgen_sm4_ecb_avx2_slot_next26:
+.Lasmgen_sm4_ecb_avx2_slot_next34:
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_ecb_avx2_slots_done4
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done6
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-.Lasmgen_sm4_ecb_avx2_slot_next27:
+.Lasmgen_sm4_ecb_avx2_slot_next35:
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_ecb_avx2_slots_done4
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done6
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-.Lasmgen_sm4_ecb_avx2_slot_next28:
+.Lasmgen_sm4_ecb_avx2_slot_next36:
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_ecb_avx2_slots_done4
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done6
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-.Lasmgen_sm4_ecb_avx2_slot_next29:
+.Lasmgen_sm4_ecb_avx2_slot_next37:
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_ecb_avx2_slots_done4
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done6
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-.Lasmgen_sm4_ecb_avx2_slot_next30:
+.Lasmgen_sm4_ecb_avx2_slot_next38:
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_ecb_avx2_slots_done4
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done6
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-.Lasmgen_sm4_ecb_avx2_slot_next31:
+.Lasmgen_sm4_ecb_avx2_slot_next39:
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_ecb_avx2_slots_done4
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done6
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_ecb_avx2_slot_next32:
-.Lasmgen_sm4_ecb_avx2_slots_done4:
+.Lasmgen_sm4_ecb_avx2_slot_next40:
+.Lasmgen_sm4_ecb_avx2_slots_done6:
+.Lasmgen_sm4_ecb_avx2_short_done:
 .Lasmgen_sm4_ecb_avx2_done:
 	vzeroupper
 	ret
@@ -3498,11 +5685,221 @@ asmgen_sm4_ctr_avx2:
 
 .Lasmgen_sm4_ctr_avx2_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_ctr_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
+	/* Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch. */
+	mov         rax, r9
+	add         rax, 3
+	jb          .Lasmgen_sm4_ctr_avx2_ctr_carry2
+	vmovq       xmm8, r9
+	vpinsrq     xmm8, xmm8, r10, 1
+	lea         rax, qword ptr [rip + .Lconst_sm4_ctr_add]
+	vpaddq      xmm0, xmm8, xmmword ptr [rax]
+	vpaddq      xmm1, xmm8, xmmword ptr [rax + 16]
+	vpaddq      xmm2, xmm8, xmmword ptr [rax + 32]
+	vpaddq      xmm3, xmm8, xmmword ptr [rax + 48]
+	jmp         .Lasmgen_sm4_ctr_avx2_ctr_ready2
+.Lasmgen_sm4_ctr_avx2_ctr_carry2:
+	/* Slow path: 128-bit increments one block at a time. */
+	mov         rax, r9
+	mov         r11, r10
+	vmovq       xmm0, rax
+	vpinsrq     xmm0, xmm0, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm1, rax
+	vpinsrq     xmm1, xmm1, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm2, rax
+	vpinsrq     xmm2, xmm2, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm3, rax
+	vpinsrq     xmm3, xmm3, r11, 1
+	add         rax, 1
+	adc         r11, 0
+.Lasmgen_sm4_ctr_avx2_ctr_ready2:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm3, xmm8, xmm10
+	vpunpckhqdq xmm2, xmm8, xmm10
+	vpunpckhqdq xmm0, xmm9, xmm1
+	vpunpcklqdq xmm1, xmm9, xmm1
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_ctr_avx2_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_ctr_avx2_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_ctr_avx2_slot_next9:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_ctr_avx2_slots_done2
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_ctr_avx2_slot_next10:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_ctr_avx2_slots_done2
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_ctr_avx2_slot_next11:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_ctr_avx2_slots_done2
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_ctr_avx2_slot_next12:
+.Lasmgen_sm4_ctr_avx2_slots_done2:
+	add         r9, rcx
+	adc         r10, 0
+	jmp         .Lasmgen_sm4_ctr_avx2_short_done
+.Lasmgen_sm4_ctr_avx2_two_groups:
 	/* Load 8 blocks (1 per register). */
 	/* Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch. */
 	mov         rax, r9
 	add         rax, 7
-	jb          .Lasmgen_sm4_ctr_avx2_ctr_carry2
+	jb          .Lasmgen_sm4_ctr_avx2_ctr_carry3
 	vmovq       xmm8, r9
 	vpinsrq     xmm8, xmm8, r10, 1
 	lea         rax, qword ptr [rip + .Lconst_sm4_ctr_add]
@@ -3514,8 +5911,8 @@ asmgen_sm4_ctr_avx2:
 	vpaddq      xmm5, xmm8, xmmword ptr [rax + 80]
 	vpaddq      xmm6, xmm8, xmmword ptr [rax + 96]
 	vpaddq      xmm7, xmm8, xmmword ptr [rax + 112]
-	jmp         .Lasmgen_sm4_ctr_avx2_ctr_ready2
-.Lasmgen_sm4_ctr_avx2_ctr_carry2:
+	jmp         .Lasmgen_sm4_ctr_avx2_ctr_ready3
+.Lasmgen_sm4_ctr_avx2_ctr_carry3:
 	/* Slow path: 128-bit increments one block at a time. */
 	mov         rax, r9
 	mov         r11, r10
@@ -3551,7 +5948,7 @@ asmgen_sm4_ctr_avx2:
 	vpinsrq     xmm7, xmm7, r11, 1
 	add         rax, 1
 	adc         r11, 0
-.Lasmgen_sm4_ctr_avx2_ctr_ready2:
+.Lasmgen_sm4_ctr_avx2_ctr_ready3:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpunpckldq  xmm8, xmm0, xmm1
 	vpunpckhdq  xmm9, xmm0, xmm1
@@ -3573,7 +5970,7 @@ asmgen_sm4_ctr_avx2:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_ctr_avx2_rounds2:
+.Lasmgen_sm4_ctr_avx2_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -3808,7 +6205,7 @@ asmgen_sm4_ctr_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_ctr_avx2_rounds2
+	jnz         .Lasmgen_sm4_ctr_avx2_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -3836,45 +6233,46 @@ asmgen_sm4_ctr_avx2:
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm0
-.Lasmgen_sm4_ctr_avx2_slot_next9:
+.Lasmgen_sm4_ctr_avx2_slot_next13:
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_ctr_avx2_slots_done2
+	jb          .Lasmgen_sm4_ctr_avx2_slots_done3
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-.Lasmgen_sm4_ctr_avx2_slot_next10:
+.Lasmgen_sm4_ctr_avx2_slot_next14:
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_ctr_avx2_slots_done2
+	jb          .Lasmgen_sm4_ctr_avx2_slots_done3
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-.Lasmgen_sm4_ctr_avx2_slot_next11:
+.Lasmgen_sm4_ctr_avx2_slot_next15:
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_ctr_avx2_slots_done2
+	jb          .Lasmgen_sm4_ctr_avx2_slots_done3
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-.Lasmgen_sm4_ctr_avx2_slot_next12:
+.Lasmgen_sm4_ctr_avx2_slot_next16:
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_ctr_avx2_slots_done2
+	jb          .Lasmgen_sm4_ctr_avx2_slots_done3
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-.Lasmgen_sm4_ctr_avx2_slot_next13:
+.Lasmgen_sm4_ctr_avx2_slot_next17:
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_ctr_avx2_slots_done2
+	jb          .Lasmgen_sm4_ctr_avx2_slots_done3
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-.Lasmgen_sm4_ctr_avx2_slot_next14:
+.Lasmgen_sm4_ctr_avx2_slot_next18:
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_ctr_avx2_slots_done2
+	jb          .Lasmgen_sm4_ctr_avx2_slots_done3
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-.Lasmgen_sm4_ctr_avx2_slot_next15:
+.Lasmgen_sm4_ctr_avx2_slot_next19:
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_ctr_avx2_slots_done2
+	jb          .Lasmgen_sm4_ctr_avx2_slots_done3
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_ctr_avx2_slot_next16:
-.Lasmgen_sm4_ctr_avx2_slots_done2:
+.Lasmgen_sm4_ctr_avx2_slot_next20:
+.Lasmgen_sm4_ctr_avx2_slots_done3:
 	add         r9, rcx
 	adc         r10, 0
+.Lasmgen_sm4_ctr_avx2_short_done:
 .Lasmgen_sm4_ctr_avx2_done:
 	bswap       r10
 	bswap       r9
@@ -4442,7 +6840,10 @@ asmgen_sm4_cbc_dec_avx2:
 
 .Lasmgen_sm4_cbc_dec_avx2_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
-	/* Load 8 blocks (1 per register). */
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_cbc_dec_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [rdx]
 .Lasmgen_sm4_cbc_dec_avx2_slot_next17:
 	cmp         rcx, 2
@@ -4457,23 +6858,219 @@ asmgen_sm4_cbc_dec_avx2:
 	jb          .Lasmgen_sm4_cbc_dec_avx2_slots_done3
 	vmovdqu     xmm3, xmmword ptr [rdx + 48]
 .Lasmgen_sm4_cbc_dec_avx2_slot_next20:
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cbc_dec_avx2_slots_done3
-	vmovdqu     xmm4, xmmword ptr [rdx + 64]
-.Lasmgen_sm4_cbc_dec_avx2_slot_next21:
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cbc_dec_avx2_slots_done3
-	vmovdqu     xmm5, xmmword ptr [rdx + 80]
-.Lasmgen_sm4_cbc_dec_avx2_slot_next22:
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cbc_dec_avx2_slots_done3
-	vmovdqu     xmm6, xmmword ptr [rdx + 96]
-.Lasmgen_sm4_cbc_dec_avx2_slot_next23:
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cbc_dec_avx2_slots_done3
-	vmovdqu     xmm7, xmmword ptr [rdx + 112]
-.Lasmgen_sm4_cbc_dec_avx2_slot_next24:
 .Lasmgen_sm4_cbc_dec_avx2_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_cbc_dec_avx2_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_cbc_dec_avx2_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next21
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_cbc_dec_avx2_slot_next21:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next22
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_cbc_dec_avx2_slot_next22:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next23
+	vpxor       xmm1, xmm1, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_cbc_dec_avx2_slot_next23:
+	vpxor       xmm0, xmm0, xmmword ptr [r8]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_cbc_dec_avx2_slot_next24:
+.Lasmgen_sm4_cbc_dec_avx2_slots_done4:
+	vmovdqu     xmmword ptr [r8], xmm10
+	jmp         .Lasmgen_sm4_cbc_dec_avx2_short_done
+.Lasmgen_sm4_cbc_dec_avx2_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [rdx]
+.Lasmgen_sm4_cbc_dec_avx2_slot_next25:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slots_done5
+	vmovdqu     xmm1, xmmword ptr [rdx + 16]
+.Lasmgen_sm4_cbc_dec_avx2_slot_next26:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slots_done5
+	vmovdqu     xmm2, xmmword ptr [rdx + 32]
+.Lasmgen_sm4_cbc_dec_avx2_slot_next27:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slots_done5
+	vmovdqu     xmm3, xmmword ptr [rdx + 48]
+.Lasmgen_sm4_cbc_dec_avx2_slot_next28:
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slots_done5
+	vmovdqu     xmm4, xmmword ptr [rdx + 64]
+.Lasmgen_sm4_cbc_dec_avx2_slot_next29:
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slots_done5
+	vmovdqu     xmm5, xmmword ptr [rdx + 80]
+.Lasmgen_sm4_cbc_dec_avx2_slot_next30:
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slots_done5
+	vmovdqu     xmm6, xmmword ptr [rdx + 96]
+.Lasmgen_sm4_cbc_dec_avx2_slot_next31:
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slots_done5
+	vmovdqu     xmm7, xmmword ptr [rdx + 112]
+.Lasmgen_sm4_cbc_dec_avx2_slot_next32:
+.Lasmgen_sm4_cbc_dec_avx2_slots_done5:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -4503,7 +7100,7 @@ asmgen_sm4_cbc_dec_avx2:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_cbc_dec_avx2_rounds2:
+.Lasmgen_sm4_cbc_dec_avx2_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -4738,7 +7335,7 @@ asmgen_sm4_cbc_dec_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_cbc_dec_avx2_rounds2
+	jnz         .Lasmgen_sm4_cbc_dec_avx2_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -4769,45 +7366,46 @@ asmgen_sm4_cbc_dec_avx2:
 	shl         rax, 4
 	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next25
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next33
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_cbc_dec_avx2_slot_next25:
+.Lasmgen_sm4_cbc_dec_avx2_slot_next33:
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next26
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next34
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-.Lasmgen_sm4_cbc_dec_avx2_slot_next26:
+.Lasmgen_sm4_cbc_dec_avx2_slot_next34:
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next27
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next35
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-.Lasmgen_sm4_cbc_dec_avx2_slot_next27:
+.Lasmgen_sm4_cbc_dec_avx2_slot_next35:
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next28
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next36
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-.Lasmgen_sm4_cbc_dec_avx2_slot_next28:
+.Lasmgen_sm4_cbc_dec_avx2_slot_next36:
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next29
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next37
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-.Lasmgen_sm4_cbc_dec_avx2_slot_next29:
+.Lasmgen_sm4_cbc_dec_avx2_slot_next37:
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next30
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next38
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-.Lasmgen_sm4_cbc_dec_avx2_slot_next30:
+.Lasmgen_sm4_cbc_dec_avx2_slot_next38:
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next31
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next39
 	vpxor       xmm1, xmm1, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-.Lasmgen_sm4_cbc_dec_avx2_slot_next31:
+.Lasmgen_sm4_cbc_dec_avx2_slot_next39:
 	vpxor       xmm0, xmm0, xmmword ptr [r8]
 	vmovdqu     xmmword ptr [rsi], xmm0
-.Lasmgen_sm4_cbc_dec_avx2_slot_next32:
-.Lasmgen_sm4_cbc_dec_avx2_slots_done4:
+.Lasmgen_sm4_cbc_dec_avx2_slot_next40:
+.Lasmgen_sm4_cbc_dec_avx2_slots_done6:
 	vmovdqu     xmmword ptr [r8], xmm10
+.Lasmgen_sm4_cbc_dec_avx2_short_done:
 .Lasmgen_sm4_cbc_dec_avx2_done:
 	vzeroupper
 	ret
@@ -5369,7 +7967,10 @@ asmgen_sm4_cfb_dec_avx2:
 
 .Lasmgen_sm4_cfb_dec_avx2_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
-	/* Load 8 blocks (1 per register). */
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_cfb_dec_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [r8]
 .Lasmgen_sm4_cfb_dec_avx2_slot_next17:
 	cmp         rcx, 2
@@ -5384,23 +7985,219 @@ asmgen_sm4_cfb_dec_avx2:
 	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done3
 	vmovdqu     xmm3, xmmword ptr [rdx + 32]
 .Lasmgen_sm4_cfb_dec_avx2_slot_next20:
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done3
-	vmovdqu     xmm4, xmmword ptr [rdx + 48]
-.Lasmgen_sm4_cfb_dec_avx2_slot_next21:
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done3
-	vmovdqu     xmm5, xmmword ptr [rdx + 64]
-.Lasmgen_sm4_cfb_dec_avx2_slot_next22:
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done3
-	vmovdqu     xmm6, xmmword ptr [rdx + 80]
-.Lasmgen_sm4_cfb_dec_avx2_slot_next23:
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done3
-	vmovdqu     xmm7, xmmword ptr [rdx + 96]
-.Lasmgen_sm4_cfb_dec_avx2_slot_next24:
 .Lasmgen_sm4_cfb_dec_avx2_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_cfb_dec_avx2_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_cfb_dec_avx2_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_cfb_dec_avx2_slot_next21:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_cfb_dec_avx2_slot_next22:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_cfb_dec_avx2_slot_next23:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_cfb_dec_avx2_slot_next24:
+.Lasmgen_sm4_cfb_dec_avx2_slots_done4:
+	vmovdqu     xmmword ptr [r8], xmm10
+	jmp         .Lasmgen_sm4_cfb_dec_avx2_short_done
+.Lasmgen_sm4_cfb_dec_avx2_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [r8]
+.Lasmgen_sm4_cfb_dec_avx2_slot_next25:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done5
+	vmovdqu     xmm1, xmmword ptr [rdx]
+.Lasmgen_sm4_cfb_dec_avx2_slot_next26:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done5
+	vmovdqu     xmm2, xmmword ptr [rdx + 16]
+.Lasmgen_sm4_cfb_dec_avx2_slot_next27:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done5
+	vmovdqu     xmm3, xmmword ptr [rdx + 32]
+.Lasmgen_sm4_cfb_dec_avx2_slot_next28:
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done5
+	vmovdqu     xmm4, xmmword ptr [rdx + 48]
+.Lasmgen_sm4_cfb_dec_avx2_slot_next29:
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done5
+	vmovdqu     xmm5, xmmword ptr [rdx + 64]
+.Lasmgen_sm4_cfb_dec_avx2_slot_next30:
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done5
+	vmovdqu     xmm6, xmmword ptr [rdx + 80]
+.Lasmgen_sm4_cfb_dec_avx2_slot_next31:
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done5
+	vmovdqu     xmm7, xmmword ptr [rdx + 96]
+.Lasmgen_sm4_cfb_dec_avx2_slot_next32:
+.Lasmgen_sm4_cfb_dec_avx2_slots_done5:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -5430,7 +8227,7 @@ asmgen_sm4_cfb_dec_avx2:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_cfb_dec_avx2_rounds2:
+.Lasmgen_sm4_cfb_dec_avx2_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -5665,7 +8462,7 @@ asmgen_sm4_cfb_dec_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_cfb_dec_avx2_rounds2
+	jnz         .Lasmgen_sm4_cfb_dec_avx2_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -5697,44 +8494,45 @@ asmgen_sm4_cfb_dec_avx2:
 	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm0
-.Lasmgen_sm4_cfb_dec_avx2_slot_next25:
+.Lasmgen_sm4_cfb_dec_avx2_slot_next33:
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-.Lasmgen_sm4_cfb_dec_avx2_slot_next26:
+.Lasmgen_sm4_cfb_dec_avx2_slot_next34:
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-.Lasmgen_sm4_cfb_dec_avx2_slot_next27:
+.Lasmgen_sm4_cfb_dec_avx2_slot_next35:
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-.Lasmgen_sm4_cfb_dec_avx2_slot_next28:
+.Lasmgen_sm4_cfb_dec_avx2_slot_next36:
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-.Lasmgen_sm4_cfb_dec_avx2_slot_next29:
+.Lasmgen_sm4_cfb_dec_avx2_slot_next37:
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-.Lasmgen_sm4_cfb_dec_avx2_slot_next30:
+.Lasmgen_sm4_cfb_dec_avx2_slot_next38:
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-.Lasmgen_sm4_cfb_dec_avx2_slot_next31:
+.Lasmgen_sm4_cfb_dec_avx2_slot_next39:
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_cfb_dec_avx2_slot_next32:
-.Lasmgen_sm4_cfb_dec_avx2_slots_done4:
+.Lasmgen_sm4_cfb_dec_avx2_slot_next40:
+.Lasmgen_sm4_cfb_dec_avx2_slots_done6:
 	vmovdqu     xmmword ptr [r8], xmm10
+.Lasmgen_sm4_cfb_dec_avx2_short_done:
 .Lasmgen_sm4_cfb_dec_avx2_done:
 	vzeroupper
 	ret
@@ -31467,7 +34265,10 @@ asmgen_sm4_ecb_gfni:
 
 .Lasmgen_sm4_ecb_gfni_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
-	/* Load 8 blocks (1 per register). */
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_ecb_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [rdx]
 .Lasmgen_sm4_ecb_gfni_slot_next17:
 	cmp         rcx, 2
@@ -31482,23 +34283,164 @@ asmgen_sm4_ecb_gfni:
 	jb          .Lasmgen_sm4_ecb_gfni_slots_done3
 	vmovdqu     xmm3, xmmword ptr [rdx + 48]
 .Lasmgen_sm4_ecb_gfni_slot_next20:
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_ecb_gfni_slots_done3
-	vmovdqu     xmm4, xmmword ptr [rdx + 64]
-.Lasmgen_sm4_ecb_gfni_slot_next21:
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_ecb_gfni_slots_done3
-	vmovdqu     xmm5, xmmword ptr [rdx + 80]
-.Lasmgen_sm4_ecb_gfni_slot_next22:
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_ecb_gfni_slots_done3
-	vmovdqu     xmm6, xmmword ptr [rdx + 96]
-.Lasmgen_sm4_ecb_gfni_slot_next23:
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_ecb_gfni_slots_done3
-	vmovdqu     xmm7, xmmword ptr [rdx + 112]
-.Lasmgen_sm4_ecb_gfni_slot_next24:
 .Lasmgen_sm4_ecb_gfni_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_ecb_gfni_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_ecb_gfni_rounds2
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_ecb_gfni_slot_next21:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done4
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_ecb_gfni_slot_next22:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done4
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_ecb_gfni_slot_next23:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done4
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_ecb_gfni_slot_next24:
+.Lasmgen_sm4_ecb_gfni_slots_done4:
+	jmp         .Lasmgen_sm4_ecb_gfni_short_done
+.Lasmgen_sm4_ecb_gfni_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [rdx]
+.Lasmgen_sm4_ecb_gfni_slot_next25:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done5
+	vmovdqu     xmm1, xmmword ptr [rdx + 16]
+.Lasmgen_sm4_ecb_gfni_slot_next26:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done5
+	vmovdqu     xmm2, xmmword ptr [rdx + 32]
+.Lasmgen_sm4_ecb_gfni_slot_next27:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done5
+	vmovdqu     xmm3, xmmword ptr [rdx + 48]
+.Lasmgen_sm4_ecb_gfni_slot_next28:
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done5
+	vmovdqu     xmm4, xmmword ptr [rdx + 64]
+.Lasmgen_sm4_ecb_gfni_slot_next29:
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done5
+	vmovdqu     xmm5, xmmword ptr [rdx + 80]
+.Lasmgen_sm4_ecb_gfni_slot_next30:
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done5
+	vmovdqu     xmm6, xmmword ptr [rdx + 96]
+.Lasmgen_sm4_ecb_gfni_slot_next31:
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done5
+	vmovdqu     xmm7, xmmword ptr [rdx + 112]
+.Lasmgen_sm4_ecb_gfni_slot_next32:
+.Lasmgen_sm4_ecb_gfni_slots_done5:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -31537,7 +34479,7 @@ asmgen_sm4_ecb_gfni:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_ecb_gfni_rounds2:
+.Lasmgen_sm4_ecb_gfni_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -31656,7 +34598,7 @@ asmgen_sm4_ecb_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_ecb_gfni_rounds2
+	jnz         .Lasmgen_sm4_ecb_gfni_rounds3
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
@@ -31692,36 +34634,37 @@ asmgen_sm4_ecb_gfni:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vmovdqu     xmmword ptr [rsi], xmm0
-.Lasmgen_sm4_ecb_gfni_slot_next25:
+.Lasmgen_sm4_ecb_gfni_slot_next33:
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_ecb_gfni_slots_done4
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done6
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-.Lasmgen_sm4_ecb_gfni_slot_next26:
+.Lasmgen_sm4_ecb_gfni_slot_next34:
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_ecb_gfni_slots_done4
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done6
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-.Lasmgen_sm4_ecb_gfni_slot_next27:
+.Lasmgen_sm4_ecb_gfni_slot_next35:
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_ecb_gfni_slots_done4
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done6
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-.Lasmgen_sm4_ecb_gfni_slot_next28:
+.Lasmgen_sm4_ecb_gfni_slot_next36:
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_ecb_gfni_slots_done4
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done6
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-.Lasmgen_sm4_ecb_gfni_slot_next29:
+.Lasmgen_sm4_ecb_gfni_slot_next37:
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_ecb_gfni_slots_done4
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done6
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-.Lasmgen_sm4_ecb_gfni_slot_next30:
+.Lasmgen_sm4_ecb_gfni_slot_next38:
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_ecb_gfni_slots_done4
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done6
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-.Lasmgen_sm4_ecb_gfni_slot_next31:
+.Lasmgen_sm4_ecb_gfni_slot_next39:
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_ecb_gfni_slots_done4
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done6
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_ecb_gfni_slot_next32:
-.Lasmgen_sm4_ecb_gfni_slots_done4:
+.Lasmgen_sm4_ecb_gfni_slot_next40:
+.Lasmgen_sm4_ecb_gfni_slots_done6:
+.Lasmgen_sm4_ecb_gfni_short_done:
 .Lasmgen_sm4_ecb_gfni_done:
 	vzeroupper
 	ret
@@ -32162,11 +35105,175 @@ asmgen_sm4_ctr_gfni:
 
 .Lasmgen_sm4_ctr_gfni_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_ctr_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
+	/* Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch. */
+	mov         rax, r9
+	add         rax, 3
+	jb          .Lasmgen_sm4_ctr_gfni_ctr_carry2
+	vmovq       xmm8, r9
+	vpinsrq     xmm8, xmm8, r10, 1
+	lea         rax, qword ptr [rip + .Lconst_sm4_ctr_add]
+	vpaddq      xmm0, xmm8, xmmword ptr [rax]
+	vpaddq      xmm1, xmm8, xmmword ptr [rax + 16]
+	vpaddq      xmm2, xmm8, xmmword ptr [rax + 32]
+	vpaddq      xmm3, xmm8, xmmword ptr [rax + 48]
+	jmp         .Lasmgen_sm4_ctr_gfni_ctr_ready2
+.Lasmgen_sm4_ctr_gfni_ctr_carry2:
+	/* Slow path: 128-bit increments one block at a time. */
+	mov         rax, r9
+	mov         r11, r10
+	vmovq       xmm0, rax
+	vpinsrq     xmm0, xmm0, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm1, rax
+	vpinsrq     xmm1, xmm1, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm2, rax
+	vpinsrq     xmm2, xmm2, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm3, rax
+	vpinsrq     xmm3, xmm3, r11, 1
+	add         rax, 1
+	adc         r11, 0
+.Lasmgen_sm4_ctr_gfni_ctr_ready2:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm3, xmm8, xmm10
+	vpunpckhqdq xmm2, xmm8, xmm10
+	vpunpckhqdq xmm0, xmm9, xmm1
+	vpunpcklqdq xmm1, xmm9, xmm1
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_ctr_gfni_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_ctr_gfni_rounds2
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_ctr_gfni_slot_next9:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_ctr_gfni_slots_done2
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_ctr_gfni_slot_next10:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_ctr_gfni_slots_done2
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_ctr_gfni_slot_next11:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_ctr_gfni_slots_done2
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_ctr_gfni_slot_next12:
+.Lasmgen_sm4_ctr_gfni_slots_done2:
+	add         r9, rcx
+	adc         r10, 0
+	jmp         .Lasmgen_sm4_ctr_gfni_short_done
+.Lasmgen_sm4_ctr_gfni_two_groups:
 	/* Load 8 blocks (1 per register). */
 	/* Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch. */
 	mov         rax, r9
 	add         rax, 7
-	jb          .Lasmgen_sm4_ctr_gfni_ctr_carry2
+	jb          .Lasmgen_sm4_ctr_gfni_ctr_carry3
 	vmovq       xmm8, r9
 	vpinsrq     xmm8, xmm8, r10, 1
 	lea         rax, qword ptr [rip + .Lconst_sm4_ctr_add]
@@ -32178,8 +35285,8 @@ asmgen_sm4_ctr_gfni:
 	vpaddq      xmm5, xmm8, xmmword ptr [rax + 80]
 	vpaddq      xmm6, xmm8, xmmword ptr [rax + 96]
 	vpaddq      xmm7, xmm8, xmmword ptr [rax + 112]
-	jmp         .Lasmgen_sm4_ctr_gfni_ctr_ready2
-.Lasmgen_sm4_ctr_gfni_ctr_carry2:
+	jmp         .Lasmgen_sm4_ctr_gfni_ctr_ready3
+.Lasmgen_sm4_ctr_gfni_ctr_carry3:
 	/* Slow path: 128-bit increments one block at a time. */
 	mov         rax, r9
 	mov         r11, r10
@@ -32215,7 +35322,7 @@ asmgen_sm4_ctr_gfni:
 	vpinsrq     xmm7, xmm7, r11, 1
 	add         rax, 1
 	adc         r11, 0
-.Lasmgen_sm4_ctr_gfni_ctr_ready2:
+.Lasmgen_sm4_ctr_gfni_ctr_ready3:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpunpckldq  xmm8, xmm0, xmm1
 	vpunpckhdq  xmm9, xmm0, xmm1
@@ -32246,7 +35353,7 @@ asmgen_sm4_ctr_gfni:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_ctr_gfni_rounds2:
+.Lasmgen_sm4_ctr_gfni_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -32365,7 +35472,7 @@ asmgen_sm4_ctr_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_ctr_gfni_rounds2
+	jnz         .Lasmgen_sm4_ctr_gfni_rounds3
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
@@ -32402,45 +35509,46 @@ asmgen_sm4_ctr_gfni:
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm0
-.Lasmgen_sm4_ctr_gfni_slot_next9:
+.Lasmgen_sm4_ctr_gfni_slot_next13:
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_ctr_gfni_slots_done2
+	jb          .Lasmgen_sm4_ctr_gfni_slots_done3
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-.Lasmgen_sm4_ctr_gfni_slot_next10:
+.Lasmgen_sm4_ctr_gfni_slot_next14:
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_ctr_gfni_slots_done2
+	jb          .Lasmgen_sm4_ctr_gfni_slots_done3
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-.Lasmgen_sm4_ctr_gfni_slot_next11:
+.Lasmgen_sm4_ctr_gfni_slot_next15:
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_ctr_gfni_slots_done2
+	jb          .Lasmgen_sm4_ctr_gfni_slots_done3
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-.Lasmgen_sm4_ctr_gfni_slot_next12:
+.Lasmgen_sm4_ctr_gfni_slot_next16:
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_ctr_gfni_slots_done2
+	jb          .Lasmgen_sm4_ctr_gfni_slots_done3
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-.Lasmgen_sm4_ctr_gfni_slot_next13:
+.Lasmgen_sm4_ctr_gfni_slot_next17:
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_ctr_gfni_slots_done2
+	jb          .Lasmgen_sm4_ctr_gfni_slots_done3
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-.Lasmgen_sm4_ctr_gfni_slot_next14:
+.Lasmgen_sm4_ctr_gfni_slot_next18:
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_ctr_gfni_slots_done2
+	jb          .Lasmgen_sm4_ctr_gfni_slots_done3
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-.Lasmgen_sm4_ctr_gfni_slot_next15:
+.Lasmgen_sm4_ctr_gfni_slot_next19:
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_ctr_gfni_slots_done2
+	jb          .Lasmgen_sm4_ctr_gfni_slots_done3
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_ctr_gfni_slot_next16:
-.Lasmgen_sm4_ctr_gfni_slots_done2:
+.Lasmgen_sm4_ctr_gfni_slot_next20:
+.Lasmgen_sm4_ctr_gfni_slots_done3:
 	add         r9, rcx
 	adc         r10, 0
+.Lasmgen_sm4_ctr_gfni_short_done:
 .Lasmgen_sm4_ctr_gfni_done:
 	bswap       r10
 	bswap       r9
@@ -32886,7 +35994,10 @@ asmgen_sm4_cbc_dec_gfni:
 
 .Lasmgen_sm4_cbc_dec_gfni_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
-	/* Load 8 blocks (1 per register). */
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_cbc_dec_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [rdx]
 .Lasmgen_sm4_cbc_dec_gfni_slot_next17:
 	cmp         rcx, 2
@@ -32901,23 +36012,173 @@ asmgen_sm4_cbc_dec_gfni:
 	jb          .Lasmgen_sm4_cbc_dec_gfni_slots_done3
 	vmovdqu     xmm3, xmmword ptr [rdx + 48]
 .Lasmgen_sm4_cbc_dec_gfni_slot_next20:
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cbc_dec_gfni_slots_done3
-	vmovdqu     xmm4, xmmword ptr [rdx + 64]
-.Lasmgen_sm4_cbc_dec_gfni_slot_next21:
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cbc_dec_gfni_slots_done3
-	vmovdqu     xmm5, xmmword ptr [rdx + 80]
-.Lasmgen_sm4_cbc_dec_gfni_slot_next22:
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cbc_dec_gfni_slots_done3
-	vmovdqu     xmm6, xmmword ptr [rdx + 96]
-.Lasmgen_sm4_cbc_dec_gfni_slot_next23:
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cbc_dec_gfni_slots_done3
-	vmovdqu     xmm7, xmmword ptr [rdx + 112]
-.Lasmgen_sm4_cbc_dec_gfni_slot_next24:
 .Lasmgen_sm4_cbc_dec_gfni_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_cbc_dec_gfni_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_cbc_dec_gfni_rounds2
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next21
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_cbc_dec_gfni_slot_next21:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next22
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_cbc_dec_gfni_slot_next22:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next23
+	vpxor       xmm1, xmm1, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_cbc_dec_gfni_slot_next23:
+	vpxor       xmm0, xmm0, xmmword ptr [r8]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_cbc_dec_gfni_slot_next24:
+.Lasmgen_sm4_cbc_dec_gfni_slots_done4:
+	vmovdqu     xmmword ptr [r8], xmm10
+	jmp         .Lasmgen_sm4_cbc_dec_gfni_short_done
+.Lasmgen_sm4_cbc_dec_gfni_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [rdx]
+.Lasmgen_sm4_cbc_dec_gfni_slot_next25:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slots_done5
+	vmovdqu     xmm1, xmmword ptr [rdx + 16]
+.Lasmgen_sm4_cbc_dec_gfni_slot_next26:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slots_done5
+	vmovdqu     xmm2, xmmword ptr [rdx + 32]
+.Lasmgen_sm4_cbc_dec_gfni_slot_next27:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slots_done5
+	vmovdqu     xmm3, xmmword ptr [rdx + 48]
+.Lasmgen_sm4_cbc_dec_gfni_slot_next28:
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slots_done5
+	vmovdqu     xmm4, xmmword ptr [rdx + 64]
+.Lasmgen_sm4_cbc_dec_gfni_slot_next29:
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slots_done5
+	vmovdqu     xmm5, xmmword ptr [rdx + 80]
+.Lasmgen_sm4_cbc_dec_gfni_slot_next30:
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slots_done5
+	vmovdqu     xmm6, xmmword ptr [rdx + 96]
+.Lasmgen_sm4_cbc_dec_gfni_slot_next31:
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slots_done5
+	vmovdqu     xmm7, xmmword ptr [rdx + 112]
+.Lasmgen_sm4_cbc_dec_gfni_slot_next32:
+.Lasmgen_sm4_cbc_dec_gfni_slots_done5:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -32956,7 +36217,7 @@ asmgen_sm4_cbc_dec_gfni:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_cbc_dec_gfni_rounds2:
+.Lasmgen_sm4_cbc_dec_gfni_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -33075,7 +36336,7 @@ asmgen_sm4_cbc_dec_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_cbc_dec_gfni_rounds2
+	jnz         .Lasmgen_sm4_cbc_dec_gfni_rounds3
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
@@ -33115,45 +36376,46 @@ asmgen_sm4_cbc_dec_gfni:
 	shl         rax, 4
 	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next25
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next33
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_cbc_dec_gfni_slot_next25:
+.Lasmgen_sm4_cbc_dec_gfni_slot_next33:
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next26
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next34
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-.Lasmgen_sm4_cbc_dec_gfni_slot_next26:
+.Lasmgen_sm4_cbc_dec_gfni_slot_next34:
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next27
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next35
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-.Lasmgen_sm4_cbc_dec_gfni_slot_next27:
+.Lasmgen_sm4_cbc_dec_gfni_slot_next35:
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next28
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next36
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-.Lasmgen_sm4_cbc_dec_gfni_slot_next28:
+.Lasmgen_sm4_cbc_dec_gfni_slot_next36:
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next29
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next37
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-.Lasmgen_sm4_cbc_dec_gfni_slot_next29:
+.Lasmgen_sm4_cbc_dec_gfni_slot_next37:
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next30
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next38
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-.Lasmgen_sm4_cbc_dec_gfni_slot_next30:
+.Lasmgen_sm4_cbc_dec_gfni_slot_next38:
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next31
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next39
 	vpxor       xmm1, xmm1, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-.Lasmgen_sm4_cbc_dec_gfni_slot_next31:
+.Lasmgen_sm4_cbc_dec_gfni_slot_next39:
 	vpxor       xmm0, xmm0, xmmword ptr [r8]
 	vmovdqu     xmmword ptr [rsi], xmm0
-.Lasmgen_sm4_cbc_dec_gfni_slot_next32:
-.Lasmgen_sm4_cbc_dec_gfni_slots_done4:
+.Lasmgen_sm4_cbc_dec_gfni_slot_next40:
+.Lasmgen_sm4_cbc_dec_gfni_slots_done6:
 	vmovdqu     xmmword ptr [r8], xmm10
+.Lasmgen_sm4_cbc_dec_gfni_short_done:
 .Lasmgen_sm4_cbc_dec_gfni_done:
 	vzeroupper
 	ret
@@ -33593,7 +36855,10 @@ asmgen_sm4_cfb_dec_gfni:
 
 .Lasmgen_sm4_cfb_dec_gfni_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
-	/* Load 8 blocks (1 per register). */
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_cfb_dec_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [r8]
 .Lasmgen_sm4_cfb_dec_gfni_slot_next17:
 	cmp         rcx, 2
@@ -33608,23 +36873,173 @@ asmgen_sm4_cfb_dec_gfni:
 	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done3
 	vmovdqu     xmm3, xmmword ptr [rdx + 32]
 .Lasmgen_sm4_cfb_dec_gfni_slot_next20:
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done3
-	vmovdqu     xmm4, xmmword ptr [rdx + 48]
-.Lasmgen_sm4_cfb_dec_gfni_slot_next21:
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done3
-	vmovdqu     xmm5, xmmword ptr [rdx + 64]
-.Lasmgen_sm4_cfb_dec_gfni_slot_next22:
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done3
-	vmovdqu     xmm6, xmmword ptr [rdx + 80]
-.Lasmgen_sm4_cfb_dec_gfni_slot_next23:
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done3
-	vmovdqu     xmm7, xmmword ptr [rdx + 96]
-.Lasmgen_sm4_cfb_dec_gfni_slot_next24:
 .Lasmgen_sm4_cfb_dec_gfni_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_cfb_dec_gfni_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_cfb_dec_gfni_rounds2
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_cfb_dec_gfni_slot_next21:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_cfb_dec_gfni_slot_next22:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_cfb_dec_gfni_slot_next23:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_cfb_dec_gfni_slot_next24:
+.Lasmgen_sm4_cfb_dec_gfni_slots_done4:
+	vmovdqu     xmmword ptr [r8], xmm10
+	jmp         .Lasmgen_sm4_cfb_dec_gfni_short_done
+.Lasmgen_sm4_cfb_dec_gfni_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [r8]
+.Lasmgen_sm4_cfb_dec_gfni_slot_next25:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done5
+	vmovdqu     xmm1, xmmword ptr [rdx]
+.Lasmgen_sm4_cfb_dec_gfni_slot_next26:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done5
+	vmovdqu     xmm2, xmmword ptr [rdx + 16]
+.Lasmgen_sm4_cfb_dec_gfni_slot_next27:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done5
+	vmovdqu     xmm3, xmmword ptr [rdx + 32]
+.Lasmgen_sm4_cfb_dec_gfni_slot_next28:
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done5
+	vmovdqu     xmm4, xmmword ptr [rdx + 48]
+.Lasmgen_sm4_cfb_dec_gfni_slot_next29:
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done5
+	vmovdqu     xmm5, xmmword ptr [rdx + 64]
+.Lasmgen_sm4_cfb_dec_gfni_slot_next30:
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done5
+	vmovdqu     xmm6, xmmword ptr [rdx + 80]
+.Lasmgen_sm4_cfb_dec_gfni_slot_next31:
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done5
+	vmovdqu     xmm7, xmmword ptr [rdx + 96]
+.Lasmgen_sm4_cfb_dec_gfni_slot_next32:
+.Lasmgen_sm4_cfb_dec_gfni_slots_done5:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -33663,7 +37078,7 @@ asmgen_sm4_cfb_dec_gfni:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_cfb_dec_gfni_rounds2:
+.Lasmgen_sm4_cfb_dec_gfni_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -33782,7 +37197,7 @@ asmgen_sm4_cfb_dec_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_cfb_dec_gfni_rounds2
+	jnz         .Lasmgen_sm4_cfb_dec_gfni_rounds3
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
@@ -33823,44 +37238,45 @@ asmgen_sm4_cfb_dec_gfni:
 	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm0
-.Lasmgen_sm4_cfb_dec_gfni_slot_next25:
+.Lasmgen_sm4_cfb_dec_gfni_slot_next33:
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-.Lasmgen_sm4_cfb_dec_gfni_slot_next26:
+.Lasmgen_sm4_cfb_dec_gfni_slot_next34:
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-.Lasmgen_sm4_cfb_dec_gfni_slot_next27:
+.Lasmgen_sm4_cfb_dec_gfni_slot_next35:
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-.Lasmgen_sm4_cfb_dec_gfni_slot_next28:
+.Lasmgen_sm4_cfb_dec_gfni_slot_next36:
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-.Lasmgen_sm4_cfb_dec_gfni_slot_next29:
+.Lasmgen_sm4_cfb_dec_gfni_slot_next37:
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-.Lasmgen_sm4_cfb_dec_gfni_slot_next30:
+.Lasmgen_sm4_cfb_dec_gfni_slot_next38:
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-.Lasmgen_sm4_cfb_dec_gfni_slot_next31:
+.Lasmgen_sm4_cfb_dec_gfni_slot_next39:
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_cfb_dec_gfni_slot_next32:
-.Lasmgen_sm4_cfb_dec_gfni_slots_done4:
+.Lasmgen_sm4_cfb_dec_gfni_slot_next40:
+.Lasmgen_sm4_cfb_dec_gfni_slots_done6:
 	vmovdqu     xmmword ptr [r8], xmm10
+.Lasmgen_sm4_cfb_dec_gfni_short_done:
 .Lasmgen_sm4_cfb_dec_gfni_done:
 	vzeroupper
 	ret
@@ -46654,7 +50070,10 @@ asmgen_sm4_ecb_vaes:
 
 .Lasmgen_sm4_ecb_vaes_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
-	/* Load 8 blocks (1 per register). */
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_ecb_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [rdx]
 .Lasmgen_sm4_ecb_vaes_slot_next17:
 	cmp         rcx, 2
@@ -46669,23 +50088,210 @@ asmgen_sm4_ecb_vaes:
 	jb          .Lasmgen_sm4_ecb_vaes_slots_done3
 	vmovdqu     xmm3, xmmword ptr [rdx + 48]
 .Lasmgen_sm4_ecb_vaes_slot_next20:
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_ecb_vaes_slots_done3
-	vmovdqu     xmm4, xmmword ptr [rdx + 64]
-.Lasmgen_sm4_ecb_vaes_slot_next21:
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_ecb_vaes_slots_done3
-	vmovdqu     xmm5, xmmword ptr [rdx + 80]
-.Lasmgen_sm4_ecb_vaes_slot_next22:
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_ecb_vaes_slots_done3
-	vmovdqu     xmm6, xmmword ptr [rdx + 96]
-.Lasmgen_sm4_ecb_vaes_slot_next23:
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_ecb_vaes_slots_done3
-	vmovdqu     xmm7, xmmword ptr [rdx + 112]
-.Lasmgen_sm4_ecb_vaes_slot_next24:
 .Lasmgen_sm4_ecb_vaes_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_ecb_vaes_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_ecb_vaes_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_ecb_vaes_slot_next21:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done4
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_ecb_vaes_slot_next22:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done4
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_ecb_vaes_slot_next23:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done4
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_ecb_vaes_slot_next24:
+.Lasmgen_sm4_ecb_vaes_slots_done4:
+	jmp         .Lasmgen_sm4_ecb_vaes_short_done
+.Lasmgen_sm4_ecb_vaes_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [rdx]
+.Lasmgen_sm4_ecb_vaes_slot_next25:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done5
+	vmovdqu     xmm1, xmmword ptr [rdx + 16]
+.Lasmgen_sm4_ecb_vaes_slot_next26:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done5
+	vmovdqu     xmm2, xmmword ptr [rdx + 32]
+.Lasmgen_sm4_ecb_vaes_slot_next27:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done5
+	vmovdqu     xmm3, xmmword ptr [rdx + 48]
+.Lasmgen_sm4_ecb_vaes_slot_next28:
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done5
+	vmovdqu     xmm4, xmmword ptr [rdx + 64]
+.Lasmgen_sm4_ecb_vaes_slot_next29:
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done5
+	vmovdqu     xmm5, xmmword ptr [rdx + 80]
+.Lasmgen_sm4_ecb_vaes_slot_next30:
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done5
+	vmovdqu     xmm6, xmmword ptr [rdx + 96]
+.Lasmgen_sm4_ecb_vaes_slot_next31:
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done5
+	vmovdqu     xmm7, xmmword ptr [rdx + 112]
+.Lasmgen_sm4_ecb_vaes_slot_next32:
+.Lasmgen_sm4_ecb_vaes_slots_done5:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -46715,7 +50321,7 @@ asmgen_sm4_ecb_vaes:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_ecb_vaes_rounds2:
+.Lasmgen_sm4_ecb_vaes_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -46950,7 +50556,7 @@ asmgen_sm4_ecb_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_ecb_vaes_rounds2
+	jnz         .Lasmgen_sm4_ecb_vaes_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -46977,36 +50583,37 @@ asmgen_sm4_ecb_vaes:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vmovdqu     xmmword ptr [rsi], xmm0
-.Lasmgen_sm4_ecb_vaes_slot_next25:
+.Lasmgen_sm4_ecb_vaes_slot_next33:
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_ecb_vaes_slots_done4
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done6
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-.Lasmgen_sm4_ecb_vaes_slot_next26:
+.Lasmgen_sm4_ecb_vaes_slot_next34:
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_ecb_vaes_slots_done4
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done6
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-.Lasmgen_sm4_ecb_vaes_slot_next27:
+.Lasmgen_sm4_ecb_vaes_slot_next35:
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_ecb_vaes_slots_done4
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done6
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-.Lasmgen_sm4_ecb_vaes_slot_next28:
+.Lasmgen_sm4_ecb_vaes_slot_next36:
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_ecb_vaes_slots_done4
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done6
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-.Lasmgen_sm4_ecb_vaes_slot_next29:
+.Lasmgen_sm4_ecb_vaes_slot_next37:
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_ecb_vaes_slots_done4
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done6
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-.Lasmgen_sm4_ecb_vaes_slot_next30:
+.Lasmgen_sm4_ecb_vaes_slot_next38:
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_ecb_vaes_slots_done4
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done6
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-.Lasmgen_sm4_ecb_vaes_slot_next31:
+.Lasmgen_sm4_ecb_vaes_slot_next39:
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_ecb_vaes_slots_done4
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done6
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_ecb_vaes_slot_next32:
-.Lasmgen_sm4_ecb_vaes_slots_done4:
+.Lasmgen_sm4_ecb_vaes_slot_next40:
+.Lasmgen_sm4_ecb_vaes_slots_done6:
+.Lasmgen_sm4_ecb_vaes_short_done:
 .Lasmgen_sm4_ecb_vaes_done:
 	vzeroupper
 	ret
@@ -47545,11 +51152,221 @@ asmgen_sm4_ctr_vaes:
 
 .Lasmgen_sm4_ctr_vaes_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_ctr_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
+	/* Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch. */
+	mov         rax, r9
+	add         rax, 3
+	jb          .Lasmgen_sm4_ctr_vaes_ctr_carry2
+	vmovq       xmm8, r9
+	vpinsrq     xmm8, xmm8, r10, 1
+	lea         rax, qword ptr [rip + .Lconst_sm4_ctr_add]
+	vpaddq      xmm0, xmm8, xmmword ptr [rax]
+	vpaddq      xmm1, xmm8, xmmword ptr [rax + 16]
+	vpaddq      xmm2, xmm8, xmmword ptr [rax + 32]
+	vpaddq      xmm3, xmm8, xmmword ptr [rax + 48]
+	jmp         .Lasmgen_sm4_ctr_vaes_ctr_ready2
+.Lasmgen_sm4_ctr_vaes_ctr_carry2:
+	/* Slow path: 128-bit increments one block at a time. */
+	mov         rax, r9
+	mov         r11, r10
+	vmovq       xmm0, rax
+	vpinsrq     xmm0, xmm0, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm1, rax
+	vpinsrq     xmm1, xmm1, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm2, rax
+	vpinsrq     xmm2, xmm2, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm3, rax
+	vpinsrq     xmm3, xmm3, r11, 1
+	add         rax, 1
+	adc         r11, 0
+.Lasmgen_sm4_ctr_vaes_ctr_ready2:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm3, xmm8, xmm10
+	vpunpckhqdq xmm2, xmm8, xmm10
+	vpunpckhqdq xmm0, xmm9, xmm1
+	vpunpcklqdq xmm1, xmm9, xmm1
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_ctr_vaes_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_ctr_vaes_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_ctr_vaes_slot_next9:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_ctr_vaes_slots_done2
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_ctr_vaes_slot_next10:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_ctr_vaes_slots_done2
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_ctr_vaes_slot_next11:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_ctr_vaes_slots_done2
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_ctr_vaes_slot_next12:
+.Lasmgen_sm4_ctr_vaes_slots_done2:
+	add         r9, rcx
+	adc         r10, 0
+	jmp         .Lasmgen_sm4_ctr_vaes_short_done
+.Lasmgen_sm4_ctr_vaes_two_groups:
 	/* Load 8 blocks (1 per register). */
 	/* Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch. */
 	mov         rax, r9
 	add         rax, 7
-	jb          .Lasmgen_sm4_ctr_vaes_ctr_carry2
+	jb          .Lasmgen_sm4_ctr_vaes_ctr_carry3
 	vmovq       xmm8, r9
 	vpinsrq     xmm8, xmm8, r10, 1
 	lea         rax, qword ptr [rip + .Lconst_sm4_ctr_add]
@@ -47561,8 +51378,8 @@ asmgen_sm4_ctr_vaes:
 	vpaddq      xmm5, xmm8, xmmword ptr [rax + 80]
 	vpaddq      xmm6, xmm8, xmmword ptr [rax + 96]
 	vpaddq      xmm7, xmm8, xmmword ptr [rax + 112]
-	jmp         .Lasmgen_sm4_ctr_vaes_ctr_ready2
-.Lasmgen_sm4_ctr_vaes_ctr_carry2:
+	jmp         .Lasmgen_sm4_ctr_vaes_ctr_ready3
+.Lasmgen_sm4_ctr_vaes_ctr_carry3:
 	/* Slow path: 128-bit increments one block at a time. */
 	mov         rax, r9
 	mov         r11, r10
@@ -47598,7 +51415,7 @@ asmgen_sm4_ctr_vaes:
 	vpinsrq     xmm7, xmm7, r11, 1
 	add         rax, 1
 	adc         r11, 0
-.Lasmgen_sm4_ctr_vaes_ctr_ready2:
+.Lasmgen_sm4_ctr_vaes_ctr_ready3:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpunpckldq  xmm8, xmm0, xmm1
 	vpunpckhdq  xmm9, xmm0, xmm1
@@ -47620,7 +51437,7 @@ asmgen_sm4_ctr_vaes:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_ctr_vaes_rounds2:
+.Lasmgen_sm4_ctr_vaes_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -47855,7 +51672,7 @@ asmgen_sm4_ctr_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_ctr_vaes_rounds2
+	jnz         .Lasmgen_sm4_ctr_vaes_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -47883,45 +51700,46 @@ asmgen_sm4_ctr_vaes:
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm0
-.Lasmgen_sm4_ctr_vaes_slot_next9:
+.Lasmgen_sm4_ctr_vaes_slot_next13:
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_ctr_vaes_slots_done2
+	jb          .Lasmgen_sm4_ctr_vaes_slots_done3
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-.Lasmgen_sm4_ctr_vaes_slot_next10:
+.Lasmgen_sm4_ctr_vaes_slot_next14:
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_ctr_vaes_slots_done2
+	jb          .Lasmgen_sm4_ctr_vaes_slots_done3
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-.Lasmgen_sm4_ctr_vaes_slot_next11:
+.Lasmgen_sm4_ctr_vaes_slot_next15:
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_ctr_vaes_slots_done2
+	jb          .Lasmgen_sm4_ctr_vaes_slots_done3
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-.Lasmgen_sm4_ctr_vaes_slot_next12:
+.Lasmgen_sm4_ctr_vaes_slot_next16:
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_ctr_vaes_slots_done2
+	jb          .Lasmgen_sm4_ctr_vaes_slots_done3
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-.Lasmgen_sm4_ctr_vaes_slot_next13:
+.Lasmgen_sm4_ctr_vaes_slot_next17:
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_ctr_vaes_slots_done2
+	jb          .Lasmgen_sm4_ctr_vaes_slots_done3
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-.Lasmgen_sm4_ctr_vaes_slot_next14:
+.Lasmgen_sm4_ctr_vaes_slot_next18:
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_ctr_vaes_slots_done2
+	jb          .Lasmgen_sm4_ctr_vaes_slots_done3
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-.Lasmgen_sm4_ctr_vaes_slot_next15:
+.Lasmgen_sm4_ctr_vaes_slot_next19:
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_ctr_vaes_slots_done2
+	jb          .Lasmgen_sm4_ctr_vaes_slots_done3
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_ctr_vaes_slot_next16:
-.Lasmgen_sm4_ctr_vaes_slots_done2:
+.Lasmgen_sm4_ctr_vaes_slot_next20:
+.Lasmgen_sm4_ctr_vaes_slots_done3:
 	add         r9, rcx
 	adc         r10, 0
+.Lasmgen_sm4_ctr_vaes_short_done:
 .Lasmgen_sm4_ctr_vaes_done:
 	bswap       r10
 	bswap       r9
@@ -48465,7 +52283,10 @@ asmgen_sm4_cbc_dec_vaes:
 
 .Lasmgen_sm4_cbc_dec_vaes_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
-	/* Load 8 blocks (1 per register). */
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_cbc_dec_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [rdx]
 .Lasmgen_sm4_cbc_dec_vaes_slot_next17:
 	cmp         rcx, 2
@@ -48480,23 +52301,219 @@ asmgen_sm4_cbc_dec_vaes:
 	jb          .Lasmgen_sm4_cbc_dec_vaes_slots_done3
 	vmovdqu     xmm3, xmmword ptr [rdx + 48]
 .Lasmgen_sm4_cbc_dec_vaes_slot_next20:
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cbc_dec_vaes_slots_done3
-	vmovdqu     xmm4, xmmword ptr [rdx + 64]
-.Lasmgen_sm4_cbc_dec_vaes_slot_next21:
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cbc_dec_vaes_slots_done3
-	vmovdqu     xmm5, xmmword ptr [rdx + 80]
-.Lasmgen_sm4_cbc_dec_vaes_slot_next22:
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cbc_dec_vaes_slots_done3
-	vmovdqu     xmm6, xmmword ptr [rdx + 96]
-.Lasmgen_sm4_cbc_dec_vaes_slot_next23:
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cbc_dec_vaes_slots_done3
-	vmovdqu     xmm7, xmmword ptr [rdx + 112]
-.Lasmgen_sm4_cbc_dec_vaes_slot_next24:
 .Lasmgen_sm4_cbc_dec_vaes_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_cbc_dec_vaes_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_cbc_dec_vaes_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next21
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_cbc_dec_vaes_slot_next21:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next22
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_cbc_dec_vaes_slot_next22:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next23
+	vpxor       xmm1, xmm1, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_cbc_dec_vaes_slot_next23:
+	vpxor       xmm0, xmm0, xmmword ptr [r8]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_cbc_dec_vaes_slot_next24:
+.Lasmgen_sm4_cbc_dec_vaes_slots_done4:
+	vmovdqu     xmmword ptr [r8], xmm10
+	jmp         .Lasmgen_sm4_cbc_dec_vaes_short_done
+.Lasmgen_sm4_cbc_dec_vaes_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [rdx]
+.Lasmgen_sm4_cbc_dec_vaes_slot_next25:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slots_done5
+	vmovdqu     xmm1, xmmword ptr [rdx + 16]
+.Lasmgen_sm4_cbc_dec_vaes_slot_next26:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slots_done5
+	vmovdqu     xmm2, xmmword ptr [rdx + 32]
+.Lasmgen_sm4_cbc_dec_vaes_slot_next27:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slots_done5
+	vmovdqu     xmm3, xmmword ptr [rdx + 48]
+.Lasmgen_sm4_cbc_dec_vaes_slot_next28:
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slots_done5
+	vmovdqu     xmm4, xmmword ptr [rdx + 64]
+.Lasmgen_sm4_cbc_dec_vaes_slot_next29:
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slots_done5
+	vmovdqu     xmm5, xmmword ptr [rdx + 80]
+.Lasmgen_sm4_cbc_dec_vaes_slot_next30:
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slots_done5
+	vmovdqu     xmm6, xmmword ptr [rdx + 96]
+.Lasmgen_sm4_cbc_dec_vaes_slot_next31:
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slots_done5
+	vmovdqu     xmm7, xmmword ptr [rdx + 112]
+.Lasmgen_sm4_cbc_dec_vaes_slot_next32:
+.Lasmgen_sm4_cbc_dec_vaes_slots_done5:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -48526,7 +52543,7 @@ asmgen_sm4_cbc_dec_vaes:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_cbc_dec_vaes_rounds2:
+.Lasmgen_sm4_cbc_dec_vaes_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -48761,7 +52778,7 @@ asmgen_sm4_cbc_dec_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_cbc_dec_vaes_rounds2
+	jnz         .Lasmgen_sm4_cbc_dec_vaes_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -48792,45 +52809,46 @@ asmgen_sm4_cbc_dec_vaes:
 	shl         rax, 4
 	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next25
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next33
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_cbc_dec_vaes_slot_next25:
+.Lasmgen_sm4_cbc_dec_vaes_slot_next33:
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next26
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next34
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-.Lasmgen_sm4_cbc_dec_vaes_slot_next26:
+.Lasmgen_sm4_cbc_dec_vaes_slot_next34:
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next27
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next35
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-.Lasmgen_sm4_cbc_dec_vaes_slot_next27:
+.Lasmgen_sm4_cbc_dec_vaes_slot_next35:
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next28
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next36
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-.Lasmgen_sm4_cbc_dec_vaes_slot_next28:
+.Lasmgen_sm4_cbc_dec_vaes_slot_next36:
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next29
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next37
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-.Lasmgen_sm4_cbc_dec_vaes_slot_next29:
+.Lasmgen_sm4_cbc_dec_vaes_slot_next37:
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next30
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next38
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-.Lasmgen_sm4_cbc_dec_vaes_slot_next30:
+.Lasmgen_sm4_cbc_dec_vaes_slot_next38:
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next31
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next39
 	vpxor       xmm1, xmm1, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-.Lasmgen_sm4_cbc_dec_vaes_slot_next31:
+.Lasmgen_sm4_cbc_dec_vaes_slot_next39:
 	vpxor       xmm0, xmm0, xmmword ptr [r8]
 	vmovdqu     xmmword ptr [rsi], xmm0
-.Lasmgen_sm4_cbc_dec_vaes_slot_next32:
-.Lasmgen_sm4_cbc_dec_vaes_slots_done4:
+.Lasmgen_sm4_cbc_dec_vaes_slot_next40:
+.Lasmgen_sm4_cbc_dec_vaes_slots_done6:
 	vmovdqu     xmmword ptr [r8], xmm10
+.Lasmgen_sm4_cbc_dec_vaes_short_done:
 .Lasmgen_sm4_cbc_dec_vaes_done:
 	vzeroupper
 	ret
@@ -49368,7 +53386,10 @@ asmgen_sm4_cfb_dec_vaes:
 
 .Lasmgen_sm4_cfb_dec_vaes_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
-	/* Load 8 blocks (1 per register). */
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_cfb_dec_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [r8]
 .Lasmgen_sm4_cfb_dec_vaes_slot_next17:
 	cmp         rcx, 2
@@ -49383,23 +53404,219 @@ asmgen_sm4_cfb_dec_vaes:
 	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done3
 	vmovdqu     xmm3, xmmword ptr [rdx + 32]
 .Lasmgen_sm4_cfb_dec_vaes_slot_next20:
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done3
-	vmovdqu     xmm4, xmmword ptr [rdx + 48]
-.Lasmgen_sm4_cfb_dec_vaes_slot_next21:
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done3
-	vmovdqu     xmm5, xmmword ptr [rdx + 64]
-.Lasmgen_sm4_cfb_dec_vaes_slot_next22:
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done3
-	vmovdqu     xmm6, xmmword ptr [rdx + 80]
-.Lasmgen_sm4_cfb_dec_vaes_slot_next23:
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done3
-	vmovdqu     xmm7, xmmword ptr [rdx + 96]
-.Lasmgen_sm4_cfb_dec_vaes_slot_next24:
 .Lasmgen_sm4_cfb_dec_vaes_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_cfb_dec_vaes_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_cfb_dec_vaes_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_cfb_dec_vaes_slot_next21:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_cfb_dec_vaes_slot_next22:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_cfb_dec_vaes_slot_next23:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_cfb_dec_vaes_slot_next24:
+.Lasmgen_sm4_cfb_dec_vaes_slots_done4:
+	vmovdqu     xmmword ptr [r8], xmm10
+	jmp         .Lasmgen_sm4_cfb_dec_vaes_short_done
+.Lasmgen_sm4_cfb_dec_vaes_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [r8]
+.Lasmgen_sm4_cfb_dec_vaes_slot_next25:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done5
+	vmovdqu     xmm1, xmmword ptr [rdx]
+.Lasmgen_sm4_cfb_dec_vaes_slot_next26:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done5
+	vmovdqu     xmm2, xmmword ptr [rdx + 16]
+.Lasmgen_sm4_cfb_dec_vaes_slot_next27:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done5
+	vmovdqu     xmm3, xmmword ptr [rdx + 32]
+.Lasmgen_sm4_cfb_dec_vaes_slot_next28:
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done5
+	vmovdqu     xmm4, xmmword ptr [rdx + 48]
+.Lasmgen_sm4_cfb_dec_vaes_slot_next29:
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done5
+	vmovdqu     xmm5, xmmword ptr [rdx + 64]
+.Lasmgen_sm4_cfb_dec_vaes_slot_next30:
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done5
+	vmovdqu     xmm6, xmmword ptr [rdx + 80]
+.Lasmgen_sm4_cfb_dec_vaes_slot_next31:
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done5
+	vmovdqu     xmm7, xmmword ptr [rdx + 96]
+.Lasmgen_sm4_cfb_dec_vaes_slot_next32:
+.Lasmgen_sm4_cfb_dec_vaes_slots_done5:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -49429,7 +53646,7 @@ asmgen_sm4_cfb_dec_vaes:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_cfb_dec_vaes_rounds2:
+.Lasmgen_sm4_cfb_dec_vaes_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -49664,7 +53881,7 @@ asmgen_sm4_cfb_dec_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_cfb_dec_vaes_rounds2
+	jnz         .Lasmgen_sm4_cfb_dec_vaes_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -49696,44 +53913,45 @@ asmgen_sm4_cfb_dec_vaes:
 	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm0
-.Lasmgen_sm4_cfb_dec_vaes_slot_next25:
+.Lasmgen_sm4_cfb_dec_vaes_slot_next33:
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-.Lasmgen_sm4_cfb_dec_vaes_slot_next26:
+.Lasmgen_sm4_cfb_dec_vaes_slot_next34:
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-.Lasmgen_sm4_cfb_dec_vaes_slot_next27:
+.Lasmgen_sm4_cfb_dec_vaes_slot_next35:
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-.Lasmgen_sm4_cfb_dec_vaes_slot_next28:
+.Lasmgen_sm4_cfb_dec_vaes_slot_next36:
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-.Lasmgen_sm4_cfb_dec_vaes_slot_next29:
+.Lasmgen_sm4_cfb_dec_vaes_slot_next37:
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-.Lasmgen_sm4_cfb_dec_vaes_slot_next30:
+.Lasmgen_sm4_cfb_dec_vaes_slot_next38:
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-.Lasmgen_sm4_cfb_dec_vaes_slot_next31:
+.Lasmgen_sm4_cfb_dec_vaes_slot_next39:
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_cfb_dec_vaes_slot_next32:
-.Lasmgen_sm4_cfb_dec_vaes_slots_done4:
+.Lasmgen_sm4_cfb_dec_vaes_slot_next40:
+.Lasmgen_sm4_cfb_dec_vaes_slots_done6:
 	vmovdqu     xmmword ptr [r8], xmm10
+.Lasmgen_sm4_cfb_dec_vaes_short_done:
 .Lasmgen_sm4_cfb_dec_vaes_done:
 	vzeroupper
 	ret

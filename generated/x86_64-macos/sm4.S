@@ -340,9 +340,9 @@ _asmgen_sm4_ecb_avx:
 	jz          Lasmgen_sm4_ecb_avx_done
 	.p2align 4
 Lasmgen_sm4_ecb_avx_loop:
-	/* Load 8 blocks (1 per register). */
 	cmp         rcx, 8
 	jb          Lasmgen_sm4_ecb_avx_partial
+	/* Load 8 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [rdx]
 	vmovdqu     xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmm2, xmmword ptr [rdx + 32]
@@ -351,40 +351,6 @@ Lasmgen_sm4_ecb_avx_loop:
 	vmovdqu     xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmm7, xmmword ptr [rdx + 112]
-	jmp         Lasmgen_sm4_ecb_avx_join
-Lasmgen_sm4_ecb_avx_partial:
-	vmovdqu     xmm0, xmmword ptr [rdx]
-Lasmgen_sm4_ecb_avx_slot_next:
-	cmp         rcx, 2
-	jb          Lasmgen_sm4_ecb_avx_slots_done
-	vmovdqu     xmm1, xmmword ptr [rdx + 16]
-Lasmgen_sm4_ecb_avx_slot_next2:
-	cmp         rcx, 3
-	jb          Lasmgen_sm4_ecb_avx_slots_done
-	vmovdqu     xmm2, xmmword ptr [rdx + 32]
-Lasmgen_sm4_ecb_avx_slot_next3:
-	cmp         rcx, 4
-	jb          Lasmgen_sm4_ecb_avx_slots_done
-	vmovdqu     xmm3, xmmword ptr [rdx + 48]
-Lasmgen_sm4_ecb_avx_slot_next4:
-	cmp         rcx, 5
-	jb          Lasmgen_sm4_ecb_avx_slots_done
-	vmovdqu     xmm4, xmmword ptr [rdx + 64]
-Lasmgen_sm4_ecb_avx_slot_next5:
-	cmp         rcx, 6
-	jb          Lasmgen_sm4_ecb_avx_slots_done
-	vmovdqu     xmm5, xmmword ptr [rdx + 80]
-Lasmgen_sm4_ecb_avx_slot_next6:
-	cmp         rcx, 7
-	jb          Lasmgen_sm4_ecb_avx_slots_done
-	vmovdqu     xmm6, xmmword ptr [rdx + 96]
-Lasmgen_sm4_ecb_avx_slot_next7:
-	cmp         rcx, 8
-	jb          Lasmgen_sm4_ecb_avx_slots_done
-	vmovdqu     xmm7, xmmword ptr [rdx + 112]
-Lasmgen_sm4_ecb_avx_slot_next8:
-Lasmgen_sm4_ecb_avx_slots_done:
-Lasmgen_sm4_ecb_avx_join:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -675,8 +641,6 @@ Lasmgen_sm4_ecb_avx_rounds:
 	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
-	cmp         rcx, 8
-	jb          Lasmgen_sm4_ecb_avx_partial2
 	vmovdqu     xmmword ptr [rsi], xmm0
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
@@ -685,40 +649,553 @@ Lasmgen_sm4_ecb_avx_rounds:
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-	jmp         Lasmgen_sm4_ecb_avx_join2
-Lasmgen_sm4_ecb_avx_partial2:
+	jmp         Lasmgen_sm4_ecb_avx_join
+Lasmgen_sm4_ecb_avx_partial:
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_ecb_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [rdx]
+Lasmgen_sm4_ecb_avx_slot_next:
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_ecb_avx_slots_done
+	vmovdqu     xmm1, xmmword ptr [rdx + 16]
+Lasmgen_sm4_ecb_avx_slot_next2:
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_ecb_avx_slots_done
+	vmovdqu     xmm2, xmmword ptr [rdx + 32]
+Lasmgen_sm4_ecb_avx_slot_next3:
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_ecb_avx_slots_done
+	vmovdqu     xmm3, xmmword ptr [rdx + 48]
+Lasmgen_sm4_ecb_avx_slot_next4:
+Lasmgen_sm4_ecb_avx_slots_done:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_ecb_avx_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_ecb_avx_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vmovdqu     xmmword ptr [rsi], xmm0
-Lasmgen_sm4_ecb_avx_slot_next9:
+Lasmgen_sm4_ecb_avx_slot_next5:
 	cmp         rcx, 2
 	jb          Lasmgen_sm4_ecb_avx_slots_done2
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-Lasmgen_sm4_ecb_avx_slot_next10:
+Lasmgen_sm4_ecb_avx_slot_next6:
 	cmp         rcx, 3
 	jb          Lasmgen_sm4_ecb_avx_slots_done2
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-Lasmgen_sm4_ecb_avx_slot_next11:
+Lasmgen_sm4_ecb_avx_slot_next7:
 	cmp         rcx, 4
 	jb          Lasmgen_sm4_ecb_avx_slots_done2
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_ecb_avx_slot_next8:
+Lasmgen_sm4_ecb_avx_slots_done2:
+	jmp         Lasmgen_sm4_ecb_avx_short_done
+Lasmgen_sm4_ecb_avx_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [rdx]
+Lasmgen_sm4_ecb_avx_slot_next9:
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_ecb_avx_slots_done3
+	vmovdqu     xmm1, xmmword ptr [rdx + 16]
+Lasmgen_sm4_ecb_avx_slot_next10:
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_ecb_avx_slots_done3
+	vmovdqu     xmm2, xmmword ptr [rdx + 32]
+Lasmgen_sm4_ecb_avx_slot_next11:
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_ecb_avx_slots_done3
+	vmovdqu     xmm3, xmmword ptr [rdx + 48]
 Lasmgen_sm4_ecb_avx_slot_next12:
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_ecb_avx_slots_done2
-	vmovdqu     xmmword ptr [rsi + 64], xmm4
+	jb          Lasmgen_sm4_ecb_avx_slots_done3
+	vmovdqu     xmm4, xmmword ptr [rdx + 64]
 Lasmgen_sm4_ecb_avx_slot_next13:
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_ecb_avx_slots_done2
-	vmovdqu     xmmword ptr [rsi + 80], xmm5
+	jb          Lasmgen_sm4_ecb_avx_slots_done3
+	vmovdqu     xmm5, xmmword ptr [rdx + 80]
 Lasmgen_sm4_ecb_avx_slot_next14:
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_ecb_avx_slots_done2
-	vmovdqu     xmmword ptr [rsi + 96], xmm6
+	jb          Lasmgen_sm4_ecb_avx_slots_done3
+	vmovdqu     xmm6, xmmword ptr [rdx + 96]
 Lasmgen_sm4_ecb_avx_slot_next15:
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_ecb_avx_slots_done2
-	vmovdqu     xmmword ptr [rsi + 112], xmm7
+	jb          Lasmgen_sm4_ecb_avx_slots_done3
+	vmovdqu     xmm7, xmmword ptr [rdx + 112]
 Lasmgen_sm4_ecb_avx_slot_next16:
-Lasmgen_sm4_ecb_avx_slots_done2:
-Lasmgen_sm4_ecb_avx_join2:
+Lasmgen_sm4_ecb_avx_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_ecb_avx_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_ecb_avx_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqu     xmmword ptr [rsi], xmm0
+Lasmgen_sm4_ecb_avx_slot_next17:
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_ecb_avx_slots_done4
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+Lasmgen_sm4_ecb_avx_slot_next18:
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_ecb_avx_slots_done4
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+Lasmgen_sm4_ecb_avx_slot_next19:
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_ecb_avx_slots_done4
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_ecb_avx_slot_next20:
+	cmp         rcx, 5
+	jb          Lasmgen_sm4_ecb_avx_slots_done4
+	vmovdqu     xmmword ptr [rsi + 64], xmm4
+Lasmgen_sm4_ecb_avx_slot_next21:
+	cmp         rcx, 6
+	jb          Lasmgen_sm4_ecb_avx_slots_done4
+	vmovdqu     xmmword ptr [rsi + 80], xmm5
+Lasmgen_sm4_ecb_avx_slot_next22:
+	cmp         rcx, 7
+	jb          Lasmgen_sm4_ecb_avx_slots_done4
+	vmovdqu     xmmword ptr [rsi + 96], xmm6
+Lasmgen_sm4_ecb_avx_slot_next23:
+	cmp         rcx, 8
+	jb          Lasmgen_sm4_ecb_avx_slots_done4
+	vmovdqu     xmmword ptr [rsi + 112], xmm7
+Lasmgen_sm4_ecb_avx_slot_next24:
+Lasmgen_sm4_ecb_avx_slots_done4:
+Lasmgen_sm4_ecb_avx_short_done:
+Lasmgen_sm4_ecb_avx_join:
 	cmp         rcx, 8
 	jbe         Lasmgen_sm4_ecb_avx_done
 	sub         rcx, 8
@@ -757,6 +1234,8 @@ _asmgen_sm4_ctr_avx:
 	jz          Lasmgen_sm4_ctr_avx_done
 	.p2align 4
 Lasmgen_sm4_ctr_avx_loop:
+	cmp         rcx, 8
+	jb          Lasmgen_sm4_ctr_avx_partial
 	/* Load 8 blocks (1 per register). */
 	/* Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch. */
 	mov         rax, r9
@@ -1093,8 +1572,6 @@ Lasmgen_sm4_ctr_avx_rounds:
 	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
-	cmp         rcx, 8
-	jb          Lasmgen_sm4_ctr_avx_partial
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
@@ -1115,6 +1592,193 @@ Lasmgen_sm4_ctr_avx_rounds:
 	adc         r10, 0
 	jmp         Lasmgen_sm4_ctr_avx_join
 Lasmgen_sm4_ctr_avx_partial:
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_ctr_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
+	/* Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch. */
+	mov         rax, r9
+	add         rax, 3
+	jb          Lasmgen_sm4_ctr_avx_ctr_carry2
+	vmovq       xmm8, r9
+	vpinsrq     xmm8, xmm8, r10, 1
+	lea         rax, qword ptr [rip + Lconst_sm4_ctr_add]
+	vpaddq      xmm0, xmm8, xmmword ptr [rax]
+	vpaddq      xmm1, xmm8, xmmword ptr [rax + 16]
+	vpaddq      xmm2, xmm8, xmmword ptr [rax + 32]
+	vpaddq      xmm3, xmm8, xmmword ptr [rax + 48]
+	jmp         Lasmgen_sm4_ctr_avx_ctr_ready2
+Lasmgen_sm4_ctr_avx_ctr_carry2:
+	/* Slow path: 128-bit increments one block at a time. */
+	mov         rax, r9
+	mov         r11, r10
+	vmovq       xmm0, rax
+	vpinsrq     xmm0, xmm0, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm1, rax
+	vpinsrq     xmm1, xmm1, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm2, rax
+	vpinsrq     xmm2, xmm2, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm3, rax
+	vpinsrq     xmm3, xmm3, r11, 1
+	add         rax, 1
+	adc         r11, 0
+Lasmgen_sm4_ctr_avx_ctr_ready2:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm3, xmm8, xmm10
+	vpunpckhqdq xmm2, xmm8, xmm10
+	vpunpckhqdq xmm0, xmm9, xmm1
+	vpunpcklqdq xmm1, xmm9, xmm1
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_ctr_avx_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_ctr_avx_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm0
 Lasmgen_sm4_ctr_avx_slot_next:
@@ -1133,29 +1797,389 @@ Lasmgen_sm4_ctr_avx_slot_next3:
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 Lasmgen_sm4_ctr_avx_slot_next4:
-	cmp         rcx, 5
-	jb          Lasmgen_sm4_ctr_avx_slots_done
-	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
-	vmovdqu     xmmword ptr [rsi + 64], xmm4
-Lasmgen_sm4_ctr_avx_slot_next5:
-	cmp         rcx, 6
-	jb          Lasmgen_sm4_ctr_avx_slots_done
-	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
-	vmovdqu     xmmword ptr [rsi + 80], xmm5
-Lasmgen_sm4_ctr_avx_slot_next6:
-	cmp         rcx, 7
-	jb          Lasmgen_sm4_ctr_avx_slots_done
-	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
-	vmovdqu     xmmword ptr [rsi + 96], xmm6
-Lasmgen_sm4_ctr_avx_slot_next7:
-	cmp         rcx, 8
-	jb          Lasmgen_sm4_ctr_avx_slots_done
-	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
-	vmovdqu     xmmword ptr [rsi + 112], xmm7
-Lasmgen_sm4_ctr_avx_slot_next8:
 Lasmgen_sm4_ctr_avx_slots_done:
 	add         r9, rcx
 	adc         r10, 0
+	jmp         Lasmgen_sm4_ctr_avx_short_done
+Lasmgen_sm4_ctr_avx_two_groups:
+	/* Load 8 blocks (1 per register). */
+	/* Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch. */
+	mov         rax, r9
+	add         rax, 7
+	jb          Lasmgen_sm4_ctr_avx_ctr_carry3
+	vmovq       xmm8, r9
+	vpinsrq     xmm8, xmm8, r10, 1
+	lea         rax, qword ptr [rip + Lconst_sm4_ctr_add]
+	vpaddq      xmm0, xmm8, xmmword ptr [rax]
+	vpaddq      xmm1, xmm8, xmmword ptr [rax + 16]
+	vpaddq      xmm2, xmm8, xmmword ptr [rax + 32]
+	vpaddq      xmm3, xmm8, xmmword ptr [rax + 48]
+	vpaddq      xmm4, xmm8, xmmword ptr [rax + 64]
+	vpaddq      xmm5, xmm8, xmmword ptr [rax + 80]
+	vpaddq      xmm6, xmm8, xmmword ptr [rax + 96]
+	vpaddq      xmm7, xmm8, xmmword ptr [rax + 112]
+	jmp         Lasmgen_sm4_ctr_avx_ctr_ready3
+Lasmgen_sm4_ctr_avx_ctr_carry3:
+	/* Slow path: 128-bit increments one block at a time. */
+	mov         rax, r9
+	mov         r11, r10
+	vmovq       xmm0, rax
+	vpinsrq     xmm0, xmm0, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm1, rax
+	vpinsrq     xmm1, xmm1, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm2, rax
+	vpinsrq     xmm2, xmm2, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm3, rax
+	vpinsrq     xmm3, xmm3, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm4, rax
+	vpinsrq     xmm4, xmm4, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm5, rax
+	vpinsrq     xmm5, xmm5, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm6, rax
+	vpinsrq     xmm6, xmm6, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm7, rax
+	vpinsrq     xmm7, xmm7, r11, 1
+	add         rax, 1
+	adc         r11, 0
+Lasmgen_sm4_ctr_avx_ctr_ready3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm3, xmm8, xmm10
+	vpunpckhqdq xmm2, xmm8, xmm10
+	vpunpckhqdq xmm0, xmm9, xmm1
+	vpunpcklqdq xmm1, xmm9, xmm1
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm7, xmm8, xmm10
+	vpunpckhqdq xmm6, xmm8, xmm10
+	vpunpckhqdq xmm4, xmm9, xmm5
+	vpunpcklqdq xmm5, xmm9, xmm5
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_ctr_avx_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_ctr_avx_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm0
+Lasmgen_sm4_ctr_avx_slot_next5:
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_ctr_avx_slots_done2
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+Lasmgen_sm4_ctr_avx_slot_next6:
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_ctr_avx_slots_done2
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+Lasmgen_sm4_ctr_avx_slot_next7:
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_ctr_avx_slots_done2
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_ctr_avx_slot_next8:
+	cmp         rcx, 5
+	jb          Lasmgen_sm4_ctr_avx_slots_done2
+	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
+	vmovdqu     xmmword ptr [rsi + 64], xmm4
+Lasmgen_sm4_ctr_avx_slot_next9:
+	cmp         rcx, 6
+	jb          Lasmgen_sm4_ctr_avx_slots_done2
+	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
+	vmovdqu     xmmword ptr [rsi + 80], xmm5
+Lasmgen_sm4_ctr_avx_slot_next10:
+	cmp         rcx, 7
+	jb          Lasmgen_sm4_ctr_avx_slots_done2
+	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
+	vmovdqu     xmmword ptr [rsi + 96], xmm6
+Lasmgen_sm4_ctr_avx_slot_next11:
+	cmp         rcx, 8
+	jb          Lasmgen_sm4_ctr_avx_slots_done2
+	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
+	vmovdqu     xmmword ptr [rsi + 112], xmm7
+Lasmgen_sm4_ctr_avx_slot_next12:
+Lasmgen_sm4_ctr_avx_slots_done2:
+	add         r9, rcx
+	adc         r10, 0
+Lasmgen_sm4_ctr_avx_short_done:
 Lasmgen_sm4_ctr_avx_join:
 	cmp         rcx, 8
 	jbe         Lasmgen_sm4_ctr_avx_done
@@ -1194,9 +2218,9 @@ _asmgen_sm4_cbc_dec_avx:
 	jz          Lasmgen_sm4_cbc_dec_avx_done
 	.p2align 4
 Lasmgen_sm4_cbc_dec_avx_loop:
-	/* Load 8 blocks (1 per register). */
 	cmp         rcx, 8
 	jb          Lasmgen_sm4_cbc_dec_avx_partial
+	/* Load 8 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [rdx]
 	vmovdqu     xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmm2, xmmword ptr [rdx + 32]
@@ -1205,40 +2229,6 @@ Lasmgen_sm4_cbc_dec_avx_loop:
 	vmovdqu     xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmm7, xmmword ptr [rdx + 112]
-	jmp         Lasmgen_sm4_cbc_dec_avx_join
-Lasmgen_sm4_cbc_dec_avx_partial:
-	vmovdqu     xmm0, xmmword ptr [rdx]
-Lasmgen_sm4_cbc_dec_avx_slot_next:
-	cmp         rcx, 2
-	jb          Lasmgen_sm4_cbc_dec_avx_slots_done
-	vmovdqu     xmm1, xmmword ptr [rdx + 16]
-Lasmgen_sm4_cbc_dec_avx_slot_next2:
-	cmp         rcx, 3
-	jb          Lasmgen_sm4_cbc_dec_avx_slots_done
-	vmovdqu     xmm2, xmmword ptr [rdx + 32]
-Lasmgen_sm4_cbc_dec_avx_slot_next3:
-	cmp         rcx, 4
-	jb          Lasmgen_sm4_cbc_dec_avx_slots_done
-	vmovdqu     xmm3, xmmword ptr [rdx + 48]
-Lasmgen_sm4_cbc_dec_avx_slot_next4:
-	cmp         rcx, 5
-	jb          Lasmgen_sm4_cbc_dec_avx_slots_done
-	vmovdqu     xmm4, xmmword ptr [rdx + 64]
-Lasmgen_sm4_cbc_dec_avx_slot_next5:
-	cmp         rcx, 6
-	jb          Lasmgen_sm4_cbc_dec_avx_slots_done
-	vmovdqu     xmm5, xmmword ptr [rdx + 80]
-Lasmgen_sm4_cbc_dec_avx_slot_next6:
-	cmp         rcx, 7
-	jb          Lasmgen_sm4_cbc_dec_avx_slots_done
-	vmovdqu     xmm6, xmmword ptr [rdx + 96]
-Lasmgen_sm4_cbc_dec_avx_slot_next7:
-	cmp         rcx, 8
-	jb          Lasmgen_sm4_cbc_dec_avx_slots_done
-	vmovdqu     xmm7, xmmword ptr [rdx + 112]
-Lasmgen_sm4_cbc_dec_avx_slot_next8:
-Lasmgen_sm4_cbc_dec_avx_slots_done:
-Lasmgen_sm4_cbc_dec_avx_join:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -1529,8 +2519,6 @@ Lasmgen_sm4_cbc_dec_avx_rounds:
 	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
-	cmp         rcx, 8
-	jb          Lasmgen_sm4_cbc_dec_avx_partial2
 	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
 	vmovdqu     xmm10, xmmword ptr [rdx + 112]
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 96]
@@ -1550,53 +2538,575 @@ Lasmgen_sm4_cbc_dec_avx_rounds:
 	vpxor       xmm0, xmm0, xmmword ptr [r8]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	vmovdqu     xmmword ptr [r8], xmm10
-	jmp         Lasmgen_sm4_cbc_dec_avx_join2
-Lasmgen_sm4_cbc_dec_avx_partial2:
+	jmp         Lasmgen_sm4_cbc_dec_avx_join
+Lasmgen_sm4_cbc_dec_avx_partial:
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_cbc_dec_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [rdx]
+Lasmgen_sm4_cbc_dec_avx_slot_next:
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_cbc_dec_avx_slots_done
+	vmovdqu     xmm1, xmmword ptr [rdx + 16]
+Lasmgen_sm4_cbc_dec_avx_slot_next2:
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_cbc_dec_avx_slots_done
+	vmovdqu     xmm2, xmmword ptr [rdx + 32]
+Lasmgen_sm4_cbc_dec_avx_slot_next3:
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_cbc_dec_avx_slots_done
+	vmovdqu     xmm3, xmmword ptr [rdx + 48]
+Lasmgen_sm4_cbc_dec_avx_slot_next4:
+Lasmgen_sm4_cbc_dec_avx_slots_done:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_cbc_dec_avx_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_cbc_dec_avx_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_cbc_dec_avx_slot_next5
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_cbc_dec_avx_slot_next5:
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_cbc_dec_avx_slot_next6
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+Lasmgen_sm4_cbc_dec_avx_slot_next6:
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_cbc_dec_avx_slot_next7
+	vpxor       xmm1, xmm1, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+Lasmgen_sm4_cbc_dec_avx_slot_next7:
+	vpxor       xmm0, xmm0, xmmword ptr [r8]
+	vmovdqu     xmmword ptr [rsi], xmm0
+Lasmgen_sm4_cbc_dec_avx_slot_next8:
+Lasmgen_sm4_cbc_dec_avx_slots_done2:
+	vmovdqu     xmmword ptr [r8], xmm10
+	jmp         Lasmgen_sm4_cbc_dec_avx_short_done
+Lasmgen_sm4_cbc_dec_avx_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [rdx]
+Lasmgen_sm4_cbc_dec_avx_slot_next9:
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_cbc_dec_avx_slots_done3
+	vmovdqu     xmm1, xmmword ptr [rdx + 16]
+Lasmgen_sm4_cbc_dec_avx_slot_next10:
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_cbc_dec_avx_slots_done3
+	vmovdqu     xmm2, xmmword ptr [rdx + 32]
+Lasmgen_sm4_cbc_dec_avx_slot_next11:
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_cbc_dec_avx_slots_done3
+	vmovdqu     xmm3, xmmword ptr [rdx + 48]
+Lasmgen_sm4_cbc_dec_avx_slot_next12:
+	cmp         rcx, 5
+	jb          Lasmgen_sm4_cbc_dec_avx_slots_done3
+	vmovdqu     xmm4, xmmword ptr [rdx + 64]
+Lasmgen_sm4_cbc_dec_avx_slot_next13:
+	cmp         rcx, 6
+	jb          Lasmgen_sm4_cbc_dec_avx_slots_done3
+	vmovdqu     xmm5, xmmword ptr [rdx + 80]
+Lasmgen_sm4_cbc_dec_avx_slot_next14:
+	cmp         rcx, 7
+	jb          Lasmgen_sm4_cbc_dec_avx_slots_done3
+	vmovdqu     xmm6, xmmword ptr [rdx + 96]
+Lasmgen_sm4_cbc_dec_avx_slot_next15:
+	cmp         rcx, 8
+	jb          Lasmgen_sm4_cbc_dec_avx_slots_done3
+	vmovdqu     xmm7, xmmword ptr [rdx + 112]
+Lasmgen_sm4_cbc_dec_avx_slot_next16:
+Lasmgen_sm4_cbc_dec_avx_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_cbc_dec_avx_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_cbc_dec_avx_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
 	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
 	mov         rax, rcx
 	shl         rax, 4
 	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_cbc_dec_avx_slot_next9
+	jb          Lasmgen_sm4_cbc_dec_avx_slot_next17
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-Lasmgen_sm4_cbc_dec_avx_slot_next9:
+Lasmgen_sm4_cbc_dec_avx_slot_next17:
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_cbc_dec_avx_slot_next10
+	jb          Lasmgen_sm4_cbc_dec_avx_slot_next18
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-Lasmgen_sm4_cbc_dec_avx_slot_next10:
+Lasmgen_sm4_cbc_dec_avx_slot_next18:
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_cbc_dec_avx_slot_next11
+	jb          Lasmgen_sm4_cbc_dec_avx_slot_next19
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-Lasmgen_sm4_cbc_dec_avx_slot_next11:
+Lasmgen_sm4_cbc_dec_avx_slot_next19:
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_cbc_dec_avx_slot_next12
+	jb          Lasmgen_sm4_cbc_dec_avx_slot_next20
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-Lasmgen_sm4_cbc_dec_avx_slot_next12:
+Lasmgen_sm4_cbc_dec_avx_slot_next20:
 	cmp         rcx, 4
-	jb          Lasmgen_sm4_cbc_dec_avx_slot_next13
+	jb          Lasmgen_sm4_cbc_dec_avx_slot_next21
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-Lasmgen_sm4_cbc_dec_avx_slot_next13:
+Lasmgen_sm4_cbc_dec_avx_slot_next21:
 	cmp         rcx, 3
-	jb          Lasmgen_sm4_cbc_dec_avx_slot_next14
+	jb          Lasmgen_sm4_cbc_dec_avx_slot_next22
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-Lasmgen_sm4_cbc_dec_avx_slot_next14:
+Lasmgen_sm4_cbc_dec_avx_slot_next22:
 	cmp         rcx, 2
-	jb          Lasmgen_sm4_cbc_dec_avx_slot_next15
+	jb          Lasmgen_sm4_cbc_dec_avx_slot_next23
 	vpxor       xmm1, xmm1, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-Lasmgen_sm4_cbc_dec_avx_slot_next15:
+Lasmgen_sm4_cbc_dec_avx_slot_next23:
 	vpxor       xmm0, xmm0, xmmword ptr [r8]
 	vmovdqu     xmmword ptr [rsi], xmm0
-Lasmgen_sm4_cbc_dec_avx_slot_next16:
-Lasmgen_sm4_cbc_dec_avx_slots_done2:
+Lasmgen_sm4_cbc_dec_avx_slot_next24:
+Lasmgen_sm4_cbc_dec_avx_slots_done4:
 	vmovdqu     xmmword ptr [r8], xmm10
-Lasmgen_sm4_cbc_dec_avx_join2:
+Lasmgen_sm4_cbc_dec_avx_short_done:
+Lasmgen_sm4_cbc_dec_avx_join:
 	cmp         rcx, 8
 	jbe         Lasmgen_sm4_cbc_dec_avx_done
 	sub         rcx, 8
@@ -1630,9 +3140,9 @@ _asmgen_sm4_cfb_dec_avx:
 	jz          Lasmgen_sm4_cfb_dec_avx_done
 	.p2align 4
 Lasmgen_sm4_cfb_dec_avx_loop:
-	/* Load 8 blocks (1 per register). */
 	cmp         rcx, 8
 	jb          Lasmgen_sm4_cfb_dec_avx_partial
+	/* Load 8 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [r8]
 	vmovdqu     xmm1, xmmword ptr [rdx]
 	vmovdqu     xmm2, xmmword ptr [rdx + 16]
@@ -1641,40 +3151,6 @@ Lasmgen_sm4_cfb_dec_avx_loop:
 	vmovdqu     xmm5, xmmword ptr [rdx + 64]
 	vmovdqu     xmm6, xmmword ptr [rdx + 80]
 	vmovdqu     xmm7, xmmword ptr [rdx + 96]
-	jmp         Lasmgen_sm4_cfb_dec_avx_join
-Lasmgen_sm4_cfb_dec_avx_partial:
-	vmovdqu     xmm0, xmmword ptr [r8]
-Lasmgen_sm4_cfb_dec_avx_slot_next:
-	cmp         rcx, 2
-	jb          Lasmgen_sm4_cfb_dec_avx_slots_done
-	vmovdqu     xmm1, xmmword ptr [rdx]
-Lasmgen_sm4_cfb_dec_avx_slot_next2:
-	cmp         rcx, 3
-	jb          Lasmgen_sm4_cfb_dec_avx_slots_done
-	vmovdqu     xmm2, xmmword ptr [rdx + 16]
-Lasmgen_sm4_cfb_dec_avx_slot_next3:
-	cmp         rcx, 4
-	jb          Lasmgen_sm4_cfb_dec_avx_slots_done
-	vmovdqu     xmm3, xmmword ptr [rdx + 32]
-Lasmgen_sm4_cfb_dec_avx_slot_next4:
-	cmp         rcx, 5
-	jb          Lasmgen_sm4_cfb_dec_avx_slots_done
-	vmovdqu     xmm4, xmmword ptr [rdx + 48]
-Lasmgen_sm4_cfb_dec_avx_slot_next5:
-	cmp         rcx, 6
-	jb          Lasmgen_sm4_cfb_dec_avx_slots_done
-	vmovdqu     xmm5, xmmword ptr [rdx + 64]
-Lasmgen_sm4_cfb_dec_avx_slot_next6:
-	cmp         rcx, 7
-	jb          Lasmgen_sm4_cfb_dec_avx_slots_done
-	vmovdqu     xmm6, xmmword ptr [rdx + 80]
-Lasmgen_sm4_cfb_dec_avx_slot_next7:
-	cmp         rcx, 8
-	jb          Lasmgen_sm4_cfb_dec_avx_slots_done
-	vmovdqu     xmm7, xmmword ptr [rdx + 96]
-Lasmgen_sm4_cfb_dec_avx_slot_next8:
-Lasmgen_sm4_cfb_dec_avx_slots_done:
-Lasmgen_sm4_cfb_dec_avx_join:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -1965,8 +3441,6 @@ Lasmgen_sm4_cfb_dec_avx_rounds:
 	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
-	cmp         rcx, 8
-	jb          Lasmgen_sm4_cfb_dec_avx_partial2
 	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
 	vmovdqu     xmm10, xmmword ptr [rdx + 112]
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
@@ -1986,53 +3460,575 @@ Lasmgen_sm4_cfb_dec_avx_rounds:
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
 	vmovdqu     xmmword ptr [r8], xmm10
-	jmp         Lasmgen_sm4_cfb_dec_avx_join2
-Lasmgen_sm4_cfb_dec_avx_partial2:
+	jmp         Lasmgen_sm4_cfb_dec_avx_join
+Lasmgen_sm4_cfb_dec_avx_partial:
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_cfb_dec_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [r8]
+Lasmgen_sm4_cfb_dec_avx_slot_next:
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_cfb_dec_avx_slots_done
+	vmovdqu     xmm1, xmmword ptr [rdx]
+Lasmgen_sm4_cfb_dec_avx_slot_next2:
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_cfb_dec_avx_slots_done
+	vmovdqu     xmm2, xmmword ptr [rdx + 16]
+Lasmgen_sm4_cfb_dec_avx_slot_next3:
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_cfb_dec_avx_slots_done
+	vmovdqu     xmm3, xmmword ptr [rdx + 32]
+Lasmgen_sm4_cfb_dec_avx_slot_next4:
+Lasmgen_sm4_cfb_dec_avx_slots_done:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_cfb_dec_avx_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_cfb_dec_avx_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
 	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
 	mov         rax, rcx
 	shl         rax, 4
 	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm0
-Lasmgen_sm4_cfb_dec_avx_slot_next9:
+Lasmgen_sm4_cfb_dec_avx_slot_next5:
 	cmp         rcx, 2
 	jb          Lasmgen_sm4_cfb_dec_avx_slots_done2
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-Lasmgen_sm4_cfb_dec_avx_slot_next10:
+Lasmgen_sm4_cfb_dec_avx_slot_next6:
 	cmp         rcx, 3
 	jb          Lasmgen_sm4_cfb_dec_avx_slots_done2
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-Lasmgen_sm4_cfb_dec_avx_slot_next11:
+Lasmgen_sm4_cfb_dec_avx_slot_next7:
 	cmp         rcx, 4
 	jb          Lasmgen_sm4_cfb_dec_avx_slots_done2
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-Lasmgen_sm4_cfb_dec_avx_slot_next12:
-	cmp         rcx, 5
-	jb          Lasmgen_sm4_cfb_dec_avx_slots_done2
-	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
-	vmovdqu     xmmword ptr [rsi + 64], xmm4
-Lasmgen_sm4_cfb_dec_avx_slot_next13:
-	cmp         rcx, 6
-	jb          Lasmgen_sm4_cfb_dec_avx_slots_done2
-	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
-	vmovdqu     xmmword ptr [rsi + 80], xmm5
-Lasmgen_sm4_cfb_dec_avx_slot_next14:
-	cmp         rcx, 7
-	jb          Lasmgen_sm4_cfb_dec_avx_slots_done2
-	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
-	vmovdqu     xmmword ptr [rsi + 96], xmm6
-Lasmgen_sm4_cfb_dec_avx_slot_next15:
-	cmp         rcx, 8
-	jb          Lasmgen_sm4_cfb_dec_avx_slots_done2
-	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
-	vmovdqu     xmmword ptr [rsi + 112], xmm7
-Lasmgen_sm4_cfb_dec_avx_slot_next16:
+Lasmgen_sm4_cfb_dec_avx_slot_next8:
 Lasmgen_sm4_cfb_dec_avx_slots_done2:
 	vmovdqu     xmmword ptr [r8], xmm10
-Lasmgen_sm4_cfb_dec_avx_join2:
+	jmp         Lasmgen_sm4_cfb_dec_avx_short_done
+Lasmgen_sm4_cfb_dec_avx_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [r8]
+Lasmgen_sm4_cfb_dec_avx_slot_next9:
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_cfb_dec_avx_slots_done3
+	vmovdqu     xmm1, xmmword ptr [rdx]
+Lasmgen_sm4_cfb_dec_avx_slot_next10:
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_cfb_dec_avx_slots_done3
+	vmovdqu     xmm2, xmmword ptr [rdx + 16]
+Lasmgen_sm4_cfb_dec_avx_slot_next11:
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_cfb_dec_avx_slots_done3
+	vmovdqu     xmm3, xmmword ptr [rdx + 32]
+Lasmgen_sm4_cfb_dec_avx_slot_next12:
+	cmp         rcx, 5
+	jb          Lasmgen_sm4_cfb_dec_avx_slots_done3
+	vmovdqu     xmm4, xmmword ptr [rdx + 48]
+Lasmgen_sm4_cfb_dec_avx_slot_next13:
+	cmp         rcx, 6
+	jb          Lasmgen_sm4_cfb_dec_avx_slots_done3
+	vmovdqu     xmm5, xmmword ptr [rdx + 64]
+Lasmgen_sm4_cfb_dec_avx_slot_next14:
+	cmp         rcx, 7
+	jb          Lasmgen_sm4_cfb_dec_avx_slots_done3
+	vmovdqu     xmm6, xmmword ptr [rdx + 80]
+Lasmgen_sm4_cfb_dec_avx_slot_next15:
+	cmp         rcx, 8
+	jb          Lasmgen_sm4_cfb_dec_avx_slots_done3
+	vmovdqu     xmm7, xmmword ptr [rdx + 96]
+Lasmgen_sm4_cfb_dec_avx_slot_next16:
+Lasmgen_sm4_cfb_dec_avx_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_cfb_dec_avx_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_cfb_dec_avx_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm0
+Lasmgen_sm4_cfb_dec_avx_slot_next17:
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_cfb_dec_avx_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+Lasmgen_sm4_cfb_dec_avx_slot_next18:
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_cfb_dec_avx_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+Lasmgen_sm4_cfb_dec_avx_slot_next19:
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_cfb_dec_avx_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_cfb_dec_avx_slot_next20:
+	cmp         rcx, 5
+	jb          Lasmgen_sm4_cfb_dec_avx_slots_done4
+	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
+	vmovdqu     xmmword ptr [rsi + 64], xmm4
+Lasmgen_sm4_cfb_dec_avx_slot_next21:
+	cmp         rcx, 6
+	jb          Lasmgen_sm4_cfb_dec_avx_slots_done4
+	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
+	vmovdqu     xmmword ptr [rsi + 80], xmm5
+Lasmgen_sm4_cfb_dec_avx_slot_next22:
+	cmp         rcx, 7
+	jb          Lasmgen_sm4_cfb_dec_avx_slots_done4
+	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
+	vmovdqu     xmmword ptr [rsi + 96], xmm6
+Lasmgen_sm4_cfb_dec_avx_slot_next23:
+	cmp         rcx, 8
+	jb          Lasmgen_sm4_cfb_dec_avx_slots_done4
+	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
+	vmovdqu     xmmword ptr [rsi + 112], xmm7
+Lasmgen_sm4_cfb_dec_avx_slot_next24:
+Lasmgen_sm4_cfb_dec_avx_slots_done4:
+	vmovdqu     xmmword ptr [r8], xmm10
+Lasmgen_sm4_cfb_dec_avx_short_done:
+Lasmgen_sm4_cfb_dec_avx_join:
 	cmp         rcx, 8
 	jbe         Lasmgen_sm4_cfb_dec_avx_done
 	sub         rcx, 8
@@ -2561,7 +4557,10 @@ Lasmgen_sm4_ecb_avx2_join2:
 
 Lasmgen_sm4_ecb_avx2_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
-	/* Load 8 blocks (1 per register). */
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_ecb_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [rdx]
 Lasmgen_sm4_ecb_avx2_slot_next17:
 	cmp         rcx, 2
@@ -2576,23 +4575,210 @@ Lasmgen_sm4_ecb_avx2_slot_next19:
 	jb          Lasmgen_sm4_ecb_avx2_slots_done3
 	vmovdqu     xmm3, xmmword ptr [rdx + 48]
 Lasmgen_sm4_ecb_avx2_slot_next20:
-	cmp         rcx, 5
-	jb          Lasmgen_sm4_ecb_avx2_slots_done3
-	vmovdqu     xmm4, xmmword ptr [rdx + 64]
-Lasmgen_sm4_ecb_avx2_slot_next21:
-	cmp         rcx, 6
-	jb          Lasmgen_sm4_ecb_avx2_slots_done3
-	vmovdqu     xmm5, xmmword ptr [rdx + 80]
-Lasmgen_sm4_ecb_avx2_slot_next22:
-	cmp         rcx, 7
-	jb          Lasmgen_sm4_ecb_avx2_slots_done3
-	vmovdqu     xmm6, xmmword ptr [rdx + 96]
-Lasmgen_sm4_ecb_avx2_slot_next23:
-	cmp         rcx, 8
-	jb          Lasmgen_sm4_ecb_avx2_slots_done3
-	vmovdqu     xmm7, xmmword ptr [rdx + 112]
-Lasmgen_sm4_ecb_avx2_slot_next24:
 Lasmgen_sm4_ecb_avx2_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_ecb_avx2_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_ecb_avx2_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqu     xmmword ptr [rsi], xmm0
+Lasmgen_sm4_ecb_avx2_slot_next21:
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_ecb_avx2_slots_done4
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+Lasmgen_sm4_ecb_avx2_slot_next22:
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_ecb_avx2_slots_done4
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+Lasmgen_sm4_ecb_avx2_slot_next23:
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_ecb_avx2_slots_done4
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_ecb_avx2_slot_next24:
+Lasmgen_sm4_ecb_avx2_slots_done4:
+	jmp         Lasmgen_sm4_ecb_avx2_short_done
+Lasmgen_sm4_ecb_avx2_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [rdx]
+Lasmgen_sm4_ecb_avx2_slot_next25:
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_ecb_avx2_slots_done5
+	vmovdqu     xmm1, xmmword ptr [rdx + 16]
+Lasmgen_sm4_ecb_avx2_slot_next26:
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_ecb_avx2_slots_done5
+	vmovdqu     xmm2, xmmword ptr [rdx + 32]
+Lasmgen_sm4_ecb_avx2_slot_next27:
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_ecb_avx2_slots_done5
+	vmovdqu     xmm3, xmmword ptr [rdx + 48]
+Lasmgen_sm4_ecb_avx2_slot_next28:
+	cmp         rcx, 5
+	jb          Lasmgen_sm4_ecb_avx2_slots_done5
+	vmovdqu     xmm4, xmmword ptr [rdx + 64]
+Lasmgen_sm4_ecb_avx2_slot_next29:
+	cmp         rcx, 6
+	jb          Lasmgen_sm4_ecb_avx2_slots_done5
+	vmovdqu     xmm5, xmmword ptr [rdx + 80]
+Lasmgen_sm4_ecb_avx2_slot_next30:
+	cmp         rcx, 7
+	jb          Lasmgen_sm4_ecb_avx2_slots_done5
+	vmovdqu     xmm6, xmmword ptr [rdx + 96]
+Lasmgen_sm4_ecb_avx2_slot_next31:
+	cmp         rcx, 8
+	jb          Lasmgen_sm4_ecb_avx2_slots_done5
+	vmovdqu     xmm7, xmmword ptr [rdx + 112]
+Lasmgen_sm4_ecb_avx2_slot_next32:
+Lasmgen_sm4_ecb_avx2_slots_done5:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -2622,7 +4808,7 @@ Lasmgen_sm4_ecb_avx2_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_ecb_avx2_rounds2:
+Lasmgen_sm4_ecb_avx2_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -2857,7 +5043,7 @@ Lasmgen_sm4_ecb_avx2_rounds2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_ecb_avx2_rounds2
+	jnz         Lasmgen_sm4_ecb_avx2_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -2884,36 +5070,37 @@ Lasmgen_sm4_ecb_avx2_rounds2:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vmovdqu     xmmword ptr [rsi], xmm0
-Lasmgen_sm4_ecb_avx2_slot_next25:
+Lasmgen_sm4_ecb_avx2_slot_next33:
 	cmp         rcx, 2
-	jb          Lasmgen_sm4_ecb_avx2_slots_done4
+	jb          Lasmgen_sm4_ecb_avx2_slots_done6
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-Lasmgen_sm4_ecb_avx2_slot_next26:
+Lasmgen_sm4_ecb_avx2_slot_next34:
 	cmp         rcx, 3
-	jb          Lasmgen_sm4_ecb_avx2_slots_done4
+	jb          Lasmgen_sm4_ecb_avx2_slots_done6
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-Lasmgen_sm4_ecb_avx2_slot_next27:
+Lasmgen_sm4_ecb_avx2_slot_next35:
 	cmp         rcx, 4
-	jb          Lasmgen_sm4_ecb_avx2_slots_done4
+	jb          Lasmgen_sm4_ecb_avx2_slots_done6
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-Lasmgen_sm4_ecb_avx2_slot_next28:
+Lasmgen_sm4_ecb_avx2_slot_next36:
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_ecb_avx2_slots_done4
+	jb          Lasmgen_sm4_ecb_avx2_slots_done6
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-Lasmgen_sm4_ecb_avx2_slot_next29:
+Lasmgen_sm4_ecb_avx2_slot_next37:
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_ecb_avx2_slots_done4
+	jb          Lasmgen_sm4_ecb_avx2_slots_done6
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-Lasmgen_sm4_ecb_avx2_slot_next30:
+Lasmgen_sm4_ecb_avx2_slot_next38:
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_ecb_avx2_slots_done4
+	jb          Lasmgen_sm4_ecb_avx2_slots_done6
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-Lasmgen_sm4_ecb_avx2_slot_next31:
+Lasmgen_sm4_ecb_avx2_slot_next39:
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_ecb_avx2_slots_done4
+	jb          Lasmgen_sm4_ecb_avx2_slots_done6
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-Lasmgen_sm4_ecb_avx2_slot_next32:
-Lasmgen_sm4_ecb_avx2_slots_done4:
+Lasmgen_sm4_ecb_avx2_slot_next40:
+Lasmgen_sm4_ecb_avx2_slots_done6:
+Lasmgen_sm4_ecb_avx2_short_done:
 Lasmgen_sm4_ecb_avx2_done:
 	vzeroupper
 	ret
@@ -3472,11 +5659,221 @@ Lasmgen_sm4_ctr_avx2_join:
 
 Lasmgen_sm4_ctr_avx2_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_ctr_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
+	/* Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch. */
+	mov         rax, r9
+	add         rax, 3
+	jb          Lasmgen_sm4_ctr_avx2_ctr_carry2
+	vmovq       xmm8, r9
+	vpinsrq     xmm8, xmm8, r10, 1
+	lea         rax, qword ptr [rip + Lconst_sm4_ctr_add]
+	vpaddq      xmm0, xmm8, xmmword ptr [rax]
+	vpaddq      xmm1, xmm8, xmmword ptr [rax + 16]
+	vpaddq      xmm2, xmm8, xmmword ptr [rax + 32]
+	vpaddq      xmm3, xmm8, xmmword ptr [rax + 48]
+	jmp         Lasmgen_sm4_ctr_avx2_ctr_ready2
+Lasmgen_sm4_ctr_avx2_ctr_carry2:
+	/* Slow path: 128-bit increments one block at a time. */
+	mov         rax, r9
+	mov         r11, r10
+	vmovq       xmm0, rax
+	vpinsrq     xmm0, xmm0, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm1, rax
+	vpinsrq     xmm1, xmm1, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm2, rax
+	vpinsrq     xmm2, xmm2, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm3, rax
+	vpinsrq     xmm3, xmm3, r11, 1
+	add         rax, 1
+	adc         r11, 0
+Lasmgen_sm4_ctr_avx2_ctr_ready2:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm3, xmm8, xmm10
+	vpunpckhqdq xmm2, xmm8, xmm10
+	vpunpckhqdq xmm0, xmm9, xmm1
+	vpunpcklqdq xmm1, xmm9, xmm1
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_ctr_avx2_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_ctr_avx2_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm0
+Lasmgen_sm4_ctr_avx2_slot_next9:
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_ctr_avx2_slots_done2
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+Lasmgen_sm4_ctr_avx2_slot_next10:
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_ctr_avx2_slots_done2
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+Lasmgen_sm4_ctr_avx2_slot_next11:
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_ctr_avx2_slots_done2
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_ctr_avx2_slot_next12:
+Lasmgen_sm4_ctr_avx2_slots_done2:
+	add         r9, rcx
+	adc         r10, 0
+	jmp         Lasmgen_sm4_ctr_avx2_short_done
+Lasmgen_sm4_ctr_avx2_two_groups:
 	/* Load 8 blocks (1 per register). */
 	/* Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch. */
 	mov         rax, r9
 	add         rax, 7
-	jb          Lasmgen_sm4_ctr_avx2_ctr_carry2
+	jb          Lasmgen_sm4_ctr_avx2_ctr_carry3
 	vmovq       xmm8, r9
 	vpinsrq     xmm8, xmm8, r10, 1
 	lea         rax, qword ptr [rip + Lconst_sm4_ctr_add]
@@ -3488,8 +5885,8 @@ Lasmgen_sm4_ctr_avx2_small:
 	vpaddq      xmm5, xmm8, xmmword ptr [rax + 80]
 	vpaddq      xmm6, xmm8, xmmword ptr [rax + 96]
 	vpaddq      xmm7, xmm8, xmmword ptr [rax + 112]
-	jmp         Lasmgen_sm4_ctr_avx2_ctr_ready2
-Lasmgen_sm4_ctr_avx2_ctr_carry2:
+	jmp         Lasmgen_sm4_ctr_avx2_ctr_ready3
+Lasmgen_sm4_ctr_avx2_ctr_carry3:
 	/* Slow path: 128-bit increments one block at a time. */
 	mov         rax, r9
 	mov         r11, r10
@@ -3525,7 +5922,7 @@ Lasmgen_sm4_ctr_avx2_ctr_carry2:
 	vpinsrq     xmm7, xmm7, r11, 1
 	add         rax, 1
 	adc         r11, 0
-Lasmgen_sm4_ctr_avx2_ctr_ready2:
+Lasmgen_sm4_ctr_avx2_ctr_ready3:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpunpckldq  xmm8, xmm0, xmm1
 	vpunpckhdq  xmm9, xmm0, xmm1
@@ -3547,7 +5944,7 @@ Lasmgen_sm4_ctr_avx2_ctr_ready2:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_ctr_avx2_rounds2:
+Lasmgen_sm4_ctr_avx2_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -3782,7 +6179,7 @@ Lasmgen_sm4_ctr_avx2_rounds2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_ctr_avx2_rounds2
+	jnz         Lasmgen_sm4_ctr_avx2_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -3810,45 +6207,46 @@ Lasmgen_sm4_ctr_avx2_rounds2:
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm0
-Lasmgen_sm4_ctr_avx2_slot_next9:
+Lasmgen_sm4_ctr_avx2_slot_next13:
 	cmp         rcx, 2
-	jb          Lasmgen_sm4_ctr_avx2_slots_done2
+	jb          Lasmgen_sm4_ctr_avx2_slots_done3
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-Lasmgen_sm4_ctr_avx2_slot_next10:
+Lasmgen_sm4_ctr_avx2_slot_next14:
 	cmp         rcx, 3
-	jb          Lasmgen_sm4_ctr_avx2_slots_done2
+	jb          Lasmgen_sm4_ctr_avx2_slots_done3
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-Lasmgen_sm4_ctr_avx2_slot_next11:
+Lasmgen_sm4_ctr_avx2_slot_next15:
 	cmp         rcx, 4
-	jb          Lasmgen_sm4_ctr_avx2_slots_done2
+	jb          Lasmgen_sm4_ctr_avx2_slots_done3
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-Lasmgen_sm4_ctr_avx2_slot_next12:
+Lasmgen_sm4_ctr_avx2_slot_next16:
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_ctr_avx2_slots_done2
+	jb          Lasmgen_sm4_ctr_avx2_slots_done3
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-Lasmgen_sm4_ctr_avx2_slot_next13:
+Lasmgen_sm4_ctr_avx2_slot_next17:
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_ctr_avx2_slots_done2
+	jb          Lasmgen_sm4_ctr_avx2_slots_done3
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-Lasmgen_sm4_ctr_avx2_slot_next14:
+Lasmgen_sm4_ctr_avx2_slot_next18:
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_ctr_avx2_slots_done2
+	jb          Lasmgen_sm4_ctr_avx2_slots_done3
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-Lasmgen_sm4_ctr_avx2_slot_next15:
+Lasmgen_sm4_ctr_avx2_slot_next19:
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_ctr_avx2_slots_done2
+	jb          Lasmgen_sm4_ctr_avx2_slots_done3
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-Lasmgen_sm4_ctr_avx2_slot_next16:
-Lasmgen_sm4_ctr_avx2_slots_done2:
+Lasmgen_sm4_ctr_avx2_slot_next20:
+Lasmgen_sm4_ctr_avx2_slots_done3:
 	add         r9, rcx
 	adc         r10, 0
+Lasmgen_sm4_ctr_avx2_short_done:
 Lasmgen_sm4_ctr_avx2_done:
 	bswap       r10
 	bswap       r9
@@ -4412,7 +6810,10 @@ Lasmgen_sm4_cbc_dec_avx2_join2:
 
 Lasmgen_sm4_cbc_dec_avx2_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
-	/* Load 8 blocks (1 per register). */
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_cbc_dec_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [rdx]
 Lasmgen_sm4_cbc_dec_avx2_slot_next17:
 	cmp         rcx, 2
@@ -4427,23 +6828,219 @@ Lasmgen_sm4_cbc_dec_avx2_slot_next19:
 	jb          Lasmgen_sm4_cbc_dec_avx2_slots_done3
 	vmovdqu     xmm3, xmmword ptr [rdx + 48]
 Lasmgen_sm4_cbc_dec_avx2_slot_next20:
-	cmp         rcx, 5
-	jb          Lasmgen_sm4_cbc_dec_avx2_slots_done3
-	vmovdqu     xmm4, xmmword ptr [rdx + 64]
-Lasmgen_sm4_cbc_dec_avx2_slot_next21:
-	cmp         rcx, 6
-	jb          Lasmgen_sm4_cbc_dec_avx2_slots_done3
-	vmovdqu     xmm5, xmmword ptr [rdx + 80]
-Lasmgen_sm4_cbc_dec_avx2_slot_next22:
-	cmp         rcx, 7
-	jb          Lasmgen_sm4_cbc_dec_avx2_slots_done3
-	vmovdqu     xmm6, xmmword ptr [rdx + 96]
-Lasmgen_sm4_cbc_dec_avx2_slot_next23:
-	cmp         rcx, 8
-	jb          Lasmgen_sm4_cbc_dec_avx2_slots_done3
-	vmovdqu     xmm7, xmmword ptr [rdx + 112]
-Lasmgen_sm4_cbc_dec_avx2_slot_next24:
 Lasmgen_sm4_cbc_dec_avx2_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_cbc_dec_avx2_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_cbc_dec_avx2_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_cbc_dec_avx2_slot_next21
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_cbc_dec_avx2_slot_next21:
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_cbc_dec_avx2_slot_next22
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+Lasmgen_sm4_cbc_dec_avx2_slot_next22:
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_cbc_dec_avx2_slot_next23
+	vpxor       xmm1, xmm1, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+Lasmgen_sm4_cbc_dec_avx2_slot_next23:
+	vpxor       xmm0, xmm0, xmmword ptr [r8]
+	vmovdqu     xmmword ptr [rsi], xmm0
+Lasmgen_sm4_cbc_dec_avx2_slot_next24:
+Lasmgen_sm4_cbc_dec_avx2_slots_done4:
+	vmovdqu     xmmword ptr [r8], xmm10
+	jmp         Lasmgen_sm4_cbc_dec_avx2_short_done
+Lasmgen_sm4_cbc_dec_avx2_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [rdx]
+Lasmgen_sm4_cbc_dec_avx2_slot_next25:
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_cbc_dec_avx2_slots_done5
+	vmovdqu     xmm1, xmmword ptr [rdx + 16]
+Lasmgen_sm4_cbc_dec_avx2_slot_next26:
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_cbc_dec_avx2_slots_done5
+	vmovdqu     xmm2, xmmword ptr [rdx + 32]
+Lasmgen_sm4_cbc_dec_avx2_slot_next27:
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_cbc_dec_avx2_slots_done5
+	vmovdqu     xmm3, xmmword ptr [rdx + 48]
+Lasmgen_sm4_cbc_dec_avx2_slot_next28:
+	cmp         rcx, 5
+	jb          Lasmgen_sm4_cbc_dec_avx2_slots_done5
+	vmovdqu     xmm4, xmmword ptr [rdx + 64]
+Lasmgen_sm4_cbc_dec_avx2_slot_next29:
+	cmp         rcx, 6
+	jb          Lasmgen_sm4_cbc_dec_avx2_slots_done5
+	vmovdqu     xmm5, xmmword ptr [rdx + 80]
+Lasmgen_sm4_cbc_dec_avx2_slot_next30:
+	cmp         rcx, 7
+	jb          Lasmgen_sm4_cbc_dec_avx2_slots_done5
+	vmovdqu     xmm6, xmmword ptr [rdx + 96]
+Lasmgen_sm4_cbc_dec_avx2_slot_next31:
+	cmp         rcx, 8
+	jb          Lasmgen_sm4_cbc_dec_avx2_slots_done5
+	vmovdqu     xmm7, xmmword ptr [rdx + 112]
+Lasmgen_sm4_cbc_dec_avx2_slot_next32:
+Lasmgen_sm4_cbc_dec_avx2_slots_done5:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -4473,7 +7070,7 @@ Lasmgen_sm4_cbc_dec_avx2_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_cbc_dec_avx2_rounds2:
+Lasmgen_sm4_cbc_dec_avx2_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -4708,7 +7305,7 @@ Lasmgen_sm4_cbc_dec_avx2_rounds2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_cbc_dec_avx2_rounds2
+	jnz         Lasmgen_sm4_cbc_dec_avx2_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -4739,45 +7336,46 @@ Lasmgen_sm4_cbc_dec_avx2_rounds2:
 	shl         rax, 4
 	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_cbc_dec_avx2_slot_next25
+	jb          Lasmgen_sm4_cbc_dec_avx2_slot_next33
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-Lasmgen_sm4_cbc_dec_avx2_slot_next25:
+Lasmgen_sm4_cbc_dec_avx2_slot_next33:
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_cbc_dec_avx2_slot_next26
+	jb          Lasmgen_sm4_cbc_dec_avx2_slot_next34
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-Lasmgen_sm4_cbc_dec_avx2_slot_next26:
+Lasmgen_sm4_cbc_dec_avx2_slot_next34:
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_cbc_dec_avx2_slot_next27
+	jb          Lasmgen_sm4_cbc_dec_avx2_slot_next35
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-Lasmgen_sm4_cbc_dec_avx2_slot_next27:
+Lasmgen_sm4_cbc_dec_avx2_slot_next35:
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_cbc_dec_avx2_slot_next28
+	jb          Lasmgen_sm4_cbc_dec_avx2_slot_next36
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-Lasmgen_sm4_cbc_dec_avx2_slot_next28:
+Lasmgen_sm4_cbc_dec_avx2_slot_next36:
 	cmp         rcx, 4
-	jb          Lasmgen_sm4_cbc_dec_avx2_slot_next29
+	jb          Lasmgen_sm4_cbc_dec_avx2_slot_next37
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-Lasmgen_sm4_cbc_dec_avx2_slot_next29:
+Lasmgen_sm4_cbc_dec_avx2_slot_next37:
 	cmp         rcx, 3
-	jb          Lasmgen_sm4_cbc_dec_avx2_slot_next30
+	jb          Lasmgen_sm4_cbc_dec_avx2_slot_next38
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-Lasmgen_sm4_cbc_dec_avx2_slot_next30:
+Lasmgen_sm4_cbc_dec_avx2_slot_next38:
 	cmp         rcx, 2
-	jb          Lasmgen_sm4_cbc_dec_avx2_slot_next31
+	jb          Lasmgen_sm4_cbc_dec_avx2_slot_next39
 	vpxor       xmm1, xmm1, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-Lasmgen_sm4_cbc_dec_avx2_slot_next31:
+Lasmgen_sm4_cbc_dec_avx2_slot_next39:
 	vpxor       xmm0, xmm0, xmmword ptr [r8]
 	vmovdqu     xmmword ptr [rsi], xmm0
-Lasmgen_sm4_cbc_dec_avx2_slot_next32:
-Lasmgen_sm4_cbc_dec_avx2_slots_done4:
+Lasmgen_sm4_cbc_dec_avx2_slot_next40:
+Lasmgen_sm4_cbc_dec_avx2_slots_done6:
 	vmovdqu     xmmword ptr [r8], xmm10
+Lasmgen_sm4_cbc_dec_avx2_short_done:
 Lasmgen_sm4_cbc_dec_avx2_done:
 	vzeroupper
 	ret
@@ -5335,7 +7933,10 @@ Lasmgen_sm4_cfb_dec_avx2_join2:
 
 Lasmgen_sm4_cfb_dec_avx2_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
-	/* Load 8 blocks (1 per register). */
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_cfb_dec_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [r8]
 Lasmgen_sm4_cfb_dec_avx2_slot_next17:
 	cmp         rcx, 2
@@ -5350,23 +7951,219 @@ Lasmgen_sm4_cfb_dec_avx2_slot_next19:
 	jb          Lasmgen_sm4_cfb_dec_avx2_slots_done3
 	vmovdqu     xmm3, xmmword ptr [rdx + 32]
 Lasmgen_sm4_cfb_dec_avx2_slot_next20:
-	cmp         rcx, 5
-	jb          Lasmgen_sm4_cfb_dec_avx2_slots_done3
-	vmovdqu     xmm4, xmmword ptr [rdx + 48]
-Lasmgen_sm4_cfb_dec_avx2_slot_next21:
-	cmp         rcx, 6
-	jb          Lasmgen_sm4_cfb_dec_avx2_slots_done3
-	vmovdqu     xmm5, xmmword ptr [rdx + 64]
-Lasmgen_sm4_cfb_dec_avx2_slot_next22:
-	cmp         rcx, 7
-	jb          Lasmgen_sm4_cfb_dec_avx2_slots_done3
-	vmovdqu     xmm6, xmmword ptr [rdx + 80]
-Lasmgen_sm4_cfb_dec_avx2_slot_next23:
-	cmp         rcx, 8
-	jb          Lasmgen_sm4_cfb_dec_avx2_slots_done3
-	vmovdqu     xmm7, xmmword ptr [rdx + 96]
-Lasmgen_sm4_cfb_dec_avx2_slot_next24:
 Lasmgen_sm4_cfb_dec_avx2_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_cfb_dec_avx2_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_cfb_dec_avx2_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm0
+Lasmgen_sm4_cfb_dec_avx2_slot_next21:
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_cfb_dec_avx2_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+Lasmgen_sm4_cfb_dec_avx2_slot_next22:
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_cfb_dec_avx2_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+Lasmgen_sm4_cfb_dec_avx2_slot_next23:
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_cfb_dec_avx2_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_cfb_dec_avx2_slot_next24:
+Lasmgen_sm4_cfb_dec_avx2_slots_done4:
+	vmovdqu     xmmword ptr [r8], xmm10
+	jmp         Lasmgen_sm4_cfb_dec_avx2_short_done
+Lasmgen_sm4_cfb_dec_avx2_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [r8]
+Lasmgen_sm4_cfb_dec_avx2_slot_next25:
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_cfb_dec_avx2_slots_done5
+	vmovdqu     xmm1, xmmword ptr [rdx]
+Lasmgen_sm4_cfb_dec_avx2_slot_next26:
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_cfb_dec_avx2_slots_done5
+	vmovdqu     xmm2, xmmword ptr [rdx + 16]
+Lasmgen_sm4_cfb_dec_avx2_slot_next27:
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_cfb_dec_avx2_slots_done5
+	vmovdqu     xmm3, xmmword ptr [rdx + 32]
+Lasmgen_sm4_cfb_dec_avx2_slot_next28:
+	cmp         rcx, 5
+	jb          Lasmgen_sm4_cfb_dec_avx2_slots_done5
+	vmovdqu     xmm4, xmmword ptr [rdx + 48]
+Lasmgen_sm4_cfb_dec_avx2_slot_next29:
+	cmp         rcx, 6
+	jb          Lasmgen_sm4_cfb_dec_avx2_slots_done5
+	vmovdqu     xmm5, xmmword ptr [rdx + 64]
+Lasmgen_sm4_cfb_dec_avx2_slot_next30:
+	cmp         rcx, 7
+	jb          Lasmgen_sm4_cfb_dec_avx2_slots_done5
+	vmovdqu     xmm6, xmmword ptr [rdx + 80]
+Lasmgen_sm4_cfb_dec_avx2_slot_next31:
+	cmp         rcx, 8
+	jb          Lasmgen_sm4_cfb_dec_avx2_slots_done5
+	vmovdqu     xmm7, xmmword ptr [rdx + 96]
+Lasmgen_sm4_cfb_dec_avx2_slot_next32:
+Lasmgen_sm4_cfb_dec_avx2_slots_done5:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -5396,7 +8193,7 @@ Lasmgen_sm4_cfb_dec_avx2_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_cfb_dec_avx2_rounds2:
+Lasmgen_sm4_cfb_dec_avx2_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -5631,7 +8428,7 @@ Lasmgen_sm4_cfb_dec_avx2_rounds2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_cfb_dec_avx2_rounds2
+	jnz         Lasmgen_sm4_cfb_dec_avx2_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -5663,44 +8460,45 @@ Lasmgen_sm4_cfb_dec_avx2_rounds2:
 	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm0
-Lasmgen_sm4_cfb_dec_avx2_slot_next25:
+Lasmgen_sm4_cfb_dec_avx2_slot_next33:
 	cmp         rcx, 2
-	jb          Lasmgen_sm4_cfb_dec_avx2_slots_done4
+	jb          Lasmgen_sm4_cfb_dec_avx2_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-Lasmgen_sm4_cfb_dec_avx2_slot_next26:
+Lasmgen_sm4_cfb_dec_avx2_slot_next34:
 	cmp         rcx, 3
-	jb          Lasmgen_sm4_cfb_dec_avx2_slots_done4
+	jb          Lasmgen_sm4_cfb_dec_avx2_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-Lasmgen_sm4_cfb_dec_avx2_slot_next27:
+Lasmgen_sm4_cfb_dec_avx2_slot_next35:
 	cmp         rcx, 4
-	jb          Lasmgen_sm4_cfb_dec_avx2_slots_done4
+	jb          Lasmgen_sm4_cfb_dec_avx2_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-Lasmgen_sm4_cfb_dec_avx2_slot_next28:
+Lasmgen_sm4_cfb_dec_avx2_slot_next36:
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_cfb_dec_avx2_slots_done4
+	jb          Lasmgen_sm4_cfb_dec_avx2_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-Lasmgen_sm4_cfb_dec_avx2_slot_next29:
+Lasmgen_sm4_cfb_dec_avx2_slot_next37:
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_cfb_dec_avx2_slots_done4
+	jb          Lasmgen_sm4_cfb_dec_avx2_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-Lasmgen_sm4_cfb_dec_avx2_slot_next30:
+Lasmgen_sm4_cfb_dec_avx2_slot_next38:
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_cfb_dec_avx2_slots_done4
+	jb          Lasmgen_sm4_cfb_dec_avx2_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-Lasmgen_sm4_cfb_dec_avx2_slot_next31:
+Lasmgen_sm4_cfb_dec_avx2_slot_next39:
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_cfb_dec_avx2_slots_done4
+	jb          Lasmgen_sm4_cfb_dec_avx2_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-Lasmgen_sm4_cfb_dec_avx2_slot_next32:
-Lasmgen_sm4_cfb_dec_avx2_slots_done4:
+Lasmgen_sm4_cfb_dec_avx2_slot_next40:
+Lasmgen_sm4_cfb_dec_avx2_slots_done6:
 	vmovdqu     xmmword ptr [r8], xmm10
+Lasmgen_sm4_cfb_dec_avx2_short_done:
 Lasmgen_sm4_cfb_dec_avx2_done:
 	vzeroupper
 	ret
@@ -31329,7 +34127,10 @@ Lasmgen_sm4_ecb_gfni_join2:
 
 Lasmgen_sm4_ecb_gfni_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
-	/* Load 8 blocks (1 per register). */
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_ecb_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [rdx]
 Lasmgen_sm4_ecb_gfni_slot_next17:
 	cmp         rcx, 2
@@ -31344,23 +34145,164 @@ Lasmgen_sm4_ecb_gfni_slot_next19:
 	jb          Lasmgen_sm4_ecb_gfni_slots_done3
 	vmovdqu     xmm3, xmmword ptr [rdx + 48]
 Lasmgen_sm4_ecb_gfni_slot_next20:
-	cmp         rcx, 5
-	jb          Lasmgen_sm4_ecb_gfni_slots_done3
-	vmovdqu     xmm4, xmmword ptr [rdx + 64]
-Lasmgen_sm4_ecb_gfni_slot_next21:
-	cmp         rcx, 6
-	jb          Lasmgen_sm4_ecb_gfni_slots_done3
-	vmovdqu     xmm5, xmmword ptr [rdx + 80]
-Lasmgen_sm4_ecb_gfni_slot_next22:
-	cmp         rcx, 7
-	jb          Lasmgen_sm4_ecb_gfni_slots_done3
-	vmovdqu     xmm6, xmmword ptr [rdx + 96]
-Lasmgen_sm4_ecb_gfni_slot_next23:
-	cmp         rcx, 8
-	jb          Lasmgen_sm4_ecb_gfni_slots_done3
-	vmovdqu     xmm7, xmmword ptr [rdx + 112]
-Lasmgen_sm4_ecb_gfni_slot_next24:
 Lasmgen_sm4_ecb_gfni_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_ecb_gfni_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_ecb_gfni_rounds2
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqu     xmmword ptr [rsi], xmm0
+Lasmgen_sm4_ecb_gfni_slot_next21:
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_ecb_gfni_slots_done4
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+Lasmgen_sm4_ecb_gfni_slot_next22:
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_ecb_gfni_slots_done4
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+Lasmgen_sm4_ecb_gfni_slot_next23:
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_ecb_gfni_slots_done4
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_ecb_gfni_slot_next24:
+Lasmgen_sm4_ecb_gfni_slots_done4:
+	jmp         Lasmgen_sm4_ecb_gfni_short_done
+Lasmgen_sm4_ecb_gfni_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [rdx]
+Lasmgen_sm4_ecb_gfni_slot_next25:
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_ecb_gfni_slots_done5
+	vmovdqu     xmm1, xmmword ptr [rdx + 16]
+Lasmgen_sm4_ecb_gfni_slot_next26:
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_ecb_gfni_slots_done5
+	vmovdqu     xmm2, xmmword ptr [rdx + 32]
+Lasmgen_sm4_ecb_gfni_slot_next27:
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_ecb_gfni_slots_done5
+	vmovdqu     xmm3, xmmword ptr [rdx + 48]
+Lasmgen_sm4_ecb_gfni_slot_next28:
+	cmp         rcx, 5
+	jb          Lasmgen_sm4_ecb_gfni_slots_done5
+	vmovdqu     xmm4, xmmword ptr [rdx + 64]
+Lasmgen_sm4_ecb_gfni_slot_next29:
+	cmp         rcx, 6
+	jb          Lasmgen_sm4_ecb_gfni_slots_done5
+	vmovdqu     xmm5, xmmword ptr [rdx + 80]
+Lasmgen_sm4_ecb_gfni_slot_next30:
+	cmp         rcx, 7
+	jb          Lasmgen_sm4_ecb_gfni_slots_done5
+	vmovdqu     xmm6, xmmword ptr [rdx + 96]
+Lasmgen_sm4_ecb_gfni_slot_next31:
+	cmp         rcx, 8
+	jb          Lasmgen_sm4_ecb_gfni_slots_done5
+	vmovdqu     xmm7, xmmword ptr [rdx + 112]
+Lasmgen_sm4_ecb_gfni_slot_next32:
+Lasmgen_sm4_ecb_gfni_slots_done5:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -31399,7 +34341,7 @@ Lasmgen_sm4_ecb_gfni_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_ecb_gfni_rounds2:
+Lasmgen_sm4_ecb_gfni_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -31518,7 +34460,7 @@ Lasmgen_sm4_ecb_gfni_rounds2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_ecb_gfni_rounds2
+	jnz         Lasmgen_sm4_ecb_gfni_rounds3
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
@@ -31554,36 +34496,37 @@ Lasmgen_sm4_ecb_gfni_rounds2:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vmovdqu     xmmword ptr [rsi], xmm0
-Lasmgen_sm4_ecb_gfni_slot_next25:
+Lasmgen_sm4_ecb_gfni_slot_next33:
 	cmp         rcx, 2
-	jb          Lasmgen_sm4_ecb_gfni_slots_done4
+	jb          Lasmgen_sm4_ecb_gfni_slots_done6
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-Lasmgen_sm4_ecb_gfni_slot_next26:
+Lasmgen_sm4_ecb_gfni_slot_next34:
 	cmp         rcx, 3
-	jb          Lasmgen_sm4_ecb_gfni_slots_done4
+	jb          Lasmgen_sm4_ecb_gfni_slots_done6
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-Lasmgen_sm4_ecb_gfni_slot_next27:
+Lasmgen_sm4_ecb_gfni_slot_next35:
 	cmp         rcx, 4
-	jb          Lasmgen_sm4_ecb_gfni_slots_done4
+	jb          Lasmgen_sm4_ecb_gfni_slots_done6
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-Lasmgen_sm4_ecb_gfni_slot_next28:
+Lasmgen_sm4_ecb_gfni_slot_next36:
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_ecb_gfni_slots_done4
+	jb          Lasmgen_sm4_ecb_gfni_slots_done6
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-Lasmgen_sm4_ecb_gfni_slot_next29:
+Lasmgen_sm4_ecb_gfni_slot_next37:
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_ecb_gfni_slots_done4
+	jb          Lasmgen_sm4_ecb_gfni_slots_done6
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-Lasmgen_sm4_ecb_gfni_slot_next30:
+Lasmgen_sm4_ecb_gfni_slot_next38:
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_ecb_gfni_slots_done4
+	jb          Lasmgen_sm4_ecb_gfni_slots_done6
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-Lasmgen_sm4_ecb_gfni_slot_next31:
+Lasmgen_sm4_ecb_gfni_slot_next39:
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_ecb_gfni_slots_done4
+	jb          Lasmgen_sm4_ecb_gfni_slots_done6
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-Lasmgen_sm4_ecb_gfni_slot_next32:
-Lasmgen_sm4_ecb_gfni_slots_done4:
+Lasmgen_sm4_ecb_gfni_slot_next40:
+Lasmgen_sm4_ecb_gfni_slots_done6:
+Lasmgen_sm4_ecb_gfni_short_done:
 Lasmgen_sm4_ecb_gfni_done:
 	vzeroupper
 	ret
@@ -32020,11 +34963,175 @@ Lasmgen_sm4_ctr_gfni_join:
 
 Lasmgen_sm4_ctr_gfni_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_ctr_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
+	/* Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch. */
+	mov         rax, r9
+	add         rax, 3
+	jb          Lasmgen_sm4_ctr_gfni_ctr_carry2
+	vmovq       xmm8, r9
+	vpinsrq     xmm8, xmm8, r10, 1
+	lea         rax, qword ptr [rip + Lconst_sm4_ctr_add]
+	vpaddq      xmm0, xmm8, xmmword ptr [rax]
+	vpaddq      xmm1, xmm8, xmmword ptr [rax + 16]
+	vpaddq      xmm2, xmm8, xmmword ptr [rax + 32]
+	vpaddq      xmm3, xmm8, xmmword ptr [rax + 48]
+	jmp         Lasmgen_sm4_ctr_gfni_ctr_ready2
+Lasmgen_sm4_ctr_gfni_ctr_carry2:
+	/* Slow path: 128-bit increments one block at a time. */
+	mov         rax, r9
+	mov         r11, r10
+	vmovq       xmm0, rax
+	vpinsrq     xmm0, xmm0, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm1, rax
+	vpinsrq     xmm1, xmm1, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm2, rax
+	vpinsrq     xmm2, xmm2, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm3, rax
+	vpinsrq     xmm3, xmm3, r11, 1
+	add         rax, 1
+	adc         r11, 0
+Lasmgen_sm4_ctr_gfni_ctr_ready2:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm3, xmm8, xmm10
+	vpunpckhqdq xmm2, xmm8, xmm10
+	vpunpckhqdq xmm0, xmm9, xmm1
+	vpunpcklqdq xmm1, xmm9, xmm1
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_ctr_gfni_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_ctr_gfni_rounds2
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm0
+Lasmgen_sm4_ctr_gfni_slot_next9:
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_ctr_gfni_slots_done2
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+Lasmgen_sm4_ctr_gfni_slot_next10:
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_ctr_gfni_slots_done2
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+Lasmgen_sm4_ctr_gfni_slot_next11:
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_ctr_gfni_slots_done2
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_ctr_gfni_slot_next12:
+Lasmgen_sm4_ctr_gfni_slots_done2:
+	add         r9, rcx
+	adc         r10, 0
+	jmp         Lasmgen_sm4_ctr_gfni_short_done
+Lasmgen_sm4_ctr_gfni_two_groups:
 	/* Load 8 blocks (1 per register). */
 	/* Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch. */
 	mov         rax, r9
 	add         rax, 7
-	jb          Lasmgen_sm4_ctr_gfni_ctr_carry2
+	jb          Lasmgen_sm4_ctr_gfni_ctr_carry3
 	vmovq       xmm8, r9
 	vpinsrq     xmm8, xmm8, r10, 1
 	lea         rax, qword ptr [rip + Lconst_sm4_ctr_add]
@@ -32036,8 +35143,8 @@ Lasmgen_sm4_ctr_gfni_small:
 	vpaddq      xmm5, xmm8, xmmword ptr [rax + 80]
 	vpaddq      xmm6, xmm8, xmmword ptr [rax + 96]
 	vpaddq      xmm7, xmm8, xmmword ptr [rax + 112]
-	jmp         Lasmgen_sm4_ctr_gfni_ctr_ready2
-Lasmgen_sm4_ctr_gfni_ctr_carry2:
+	jmp         Lasmgen_sm4_ctr_gfni_ctr_ready3
+Lasmgen_sm4_ctr_gfni_ctr_carry3:
 	/* Slow path: 128-bit increments one block at a time. */
 	mov         rax, r9
 	mov         r11, r10
@@ -32073,7 +35180,7 @@ Lasmgen_sm4_ctr_gfni_ctr_carry2:
 	vpinsrq     xmm7, xmm7, r11, 1
 	add         rax, 1
 	adc         r11, 0
-Lasmgen_sm4_ctr_gfni_ctr_ready2:
+Lasmgen_sm4_ctr_gfni_ctr_ready3:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpunpckldq  xmm8, xmm0, xmm1
 	vpunpckhdq  xmm9, xmm0, xmm1
@@ -32104,7 +35211,7 @@ Lasmgen_sm4_ctr_gfni_ctr_ready2:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_ctr_gfni_rounds2:
+Lasmgen_sm4_ctr_gfni_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -32223,7 +35330,7 @@ Lasmgen_sm4_ctr_gfni_rounds2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_ctr_gfni_rounds2
+	jnz         Lasmgen_sm4_ctr_gfni_rounds3
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
@@ -32260,45 +35367,46 @@ Lasmgen_sm4_ctr_gfni_rounds2:
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm0
-Lasmgen_sm4_ctr_gfni_slot_next9:
+Lasmgen_sm4_ctr_gfni_slot_next13:
 	cmp         rcx, 2
-	jb          Lasmgen_sm4_ctr_gfni_slots_done2
+	jb          Lasmgen_sm4_ctr_gfni_slots_done3
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-Lasmgen_sm4_ctr_gfni_slot_next10:
+Lasmgen_sm4_ctr_gfni_slot_next14:
 	cmp         rcx, 3
-	jb          Lasmgen_sm4_ctr_gfni_slots_done2
+	jb          Lasmgen_sm4_ctr_gfni_slots_done3
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-Lasmgen_sm4_ctr_gfni_slot_next11:
+Lasmgen_sm4_ctr_gfni_slot_next15:
 	cmp         rcx, 4
-	jb          Lasmgen_sm4_ctr_gfni_slots_done2
+	jb          Lasmgen_sm4_ctr_gfni_slots_done3
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-Lasmgen_sm4_ctr_gfni_slot_next12:
+Lasmgen_sm4_ctr_gfni_slot_next16:
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_ctr_gfni_slots_done2
+	jb          Lasmgen_sm4_ctr_gfni_slots_done3
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-Lasmgen_sm4_ctr_gfni_slot_next13:
+Lasmgen_sm4_ctr_gfni_slot_next17:
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_ctr_gfni_slots_done2
+	jb          Lasmgen_sm4_ctr_gfni_slots_done3
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-Lasmgen_sm4_ctr_gfni_slot_next14:
+Lasmgen_sm4_ctr_gfni_slot_next18:
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_ctr_gfni_slots_done2
+	jb          Lasmgen_sm4_ctr_gfni_slots_done3
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-Lasmgen_sm4_ctr_gfni_slot_next15:
+Lasmgen_sm4_ctr_gfni_slot_next19:
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_ctr_gfni_slots_done2
+	jb          Lasmgen_sm4_ctr_gfni_slots_done3
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-Lasmgen_sm4_ctr_gfni_slot_next16:
-Lasmgen_sm4_ctr_gfni_slots_done2:
+Lasmgen_sm4_ctr_gfni_slot_next20:
+Lasmgen_sm4_ctr_gfni_slots_done3:
 	add         r9, rcx
 	adc         r10, 0
+Lasmgen_sm4_ctr_gfni_short_done:
 Lasmgen_sm4_ctr_gfni_done:
 	bswap       r10
 	bswap       r9
@@ -32740,7 +35848,10 @@ Lasmgen_sm4_cbc_dec_gfni_join2:
 
 Lasmgen_sm4_cbc_dec_gfni_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
-	/* Load 8 blocks (1 per register). */
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_cbc_dec_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [rdx]
 Lasmgen_sm4_cbc_dec_gfni_slot_next17:
 	cmp         rcx, 2
@@ -32755,23 +35866,173 @@ Lasmgen_sm4_cbc_dec_gfni_slot_next19:
 	jb          Lasmgen_sm4_cbc_dec_gfni_slots_done3
 	vmovdqu     xmm3, xmmword ptr [rdx + 48]
 Lasmgen_sm4_cbc_dec_gfni_slot_next20:
-	cmp         rcx, 5
-	jb          Lasmgen_sm4_cbc_dec_gfni_slots_done3
-	vmovdqu     xmm4, xmmword ptr [rdx + 64]
-Lasmgen_sm4_cbc_dec_gfni_slot_next21:
-	cmp         rcx, 6
-	jb          Lasmgen_sm4_cbc_dec_gfni_slots_done3
-	vmovdqu     xmm5, xmmword ptr [rdx + 80]
-Lasmgen_sm4_cbc_dec_gfni_slot_next22:
-	cmp         rcx, 7
-	jb          Lasmgen_sm4_cbc_dec_gfni_slots_done3
-	vmovdqu     xmm6, xmmword ptr [rdx + 96]
-Lasmgen_sm4_cbc_dec_gfni_slot_next23:
-	cmp         rcx, 8
-	jb          Lasmgen_sm4_cbc_dec_gfni_slots_done3
-	vmovdqu     xmm7, xmmword ptr [rdx + 112]
-Lasmgen_sm4_cbc_dec_gfni_slot_next24:
 Lasmgen_sm4_cbc_dec_gfni_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_cbc_dec_gfni_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_cbc_dec_gfni_rounds2
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_cbc_dec_gfni_slot_next21
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_cbc_dec_gfni_slot_next21:
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_cbc_dec_gfni_slot_next22
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+Lasmgen_sm4_cbc_dec_gfni_slot_next22:
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_cbc_dec_gfni_slot_next23
+	vpxor       xmm1, xmm1, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+Lasmgen_sm4_cbc_dec_gfni_slot_next23:
+	vpxor       xmm0, xmm0, xmmword ptr [r8]
+	vmovdqu     xmmword ptr [rsi], xmm0
+Lasmgen_sm4_cbc_dec_gfni_slot_next24:
+Lasmgen_sm4_cbc_dec_gfni_slots_done4:
+	vmovdqu     xmmword ptr [r8], xmm10
+	jmp         Lasmgen_sm4_cbc_dec_gfni_short_done
+Lasmgen_sm4_cbc_dec_gfni_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [rdx]
+Lasmgen_sm4_cbc_dec_gfni_slot_next25:
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_cbc_dec_gfni_slots_done5
+	vmovdqu     xmm1, xmmword ptr [rdx + 16]
+Lasmgen_sm4_cbc_dec_gfni_slot_next26:
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_cbc_dec_gfni_slots_done5
+	vmovdqu     xmm2, xmmword ptr [rdx + 32]
+Lasmgen_sm4_cbc_dec_gfni_slot_next27:
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_cbc_dec_gfni_slots_done5
+	vmovdqu     xmm3, xmmword ptr [rdx + 48]
+Lasmgen_sm4_cbc_dec_gfni_slot_next28:
+	cmp         rcx, 5
+	jb          Lasmgen_sm4_cbc_dec_gfni_slots_done5
+	vmovdqu     xmm4, xmmword ptr [rdx + 64]
+Lasmgen_sm4_cbc_dec_gfni_slot_next29:
+	cmp         rcx, 6
+	jb          Lasmgen_sm4_cbc_dec_gfni_slots_done5
+	vmovdqu     xmm5, xmmword ptr [rdx + 80]
+Lasmgen_sm4_cbc_dec_gfni_slot_next30:
+	cmp         rcx, 7
+	jb          Lasmgen_sm4_cbc_dec_gfni_slots_done5
+	vmovdqu     xmm6, xmmword ptr [rdx + 96]
+Lasmgen_sm4_cbc_dec_gfni_slot_next31:
+	cmp         rcx, 8
+	jb          Lasmgen_sm4_cbc_dec_gfni_slots_done5
+	vmovdqu     xmm7, xmmword ptr [rdx + 112]
+Lasmgen_sm4_cbc_dec_gfni_slot_next32:
+Lasmgen_sm4_cbc_dec_gfni_slots_done5:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -32810,7 +36071,7 @@ Lasmgen_sm4_cbc_dec_gfni_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_cbc_dec_gfni_rounds2:
+Lasmgen_sm4_cbc_dec_gfni_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -32929,7 +36190,7 @@ Lasmgen_sm4_cbc_dec_gfni_rounds2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_cbc_dec_gfni_rounds2
+	jnz         Lasmgen_sm4_cbc_dec_gfni_rounds3
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
@@ -32969,45 +36230,46 @@ Lasmgen_sm4_cbc_dec_gfni_rounds2:
 	shl         rax, 4
 	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_cbc_dec_gfni_slot_next25
+	jb          Lasmgen_sm4_cbc_dec_gfni_slot_next33
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-Lasmgen_sm4_cbc_dec_gfni_slot_next25:
+Lasmgen_sm4_cbc_dec_gfni_slot_next33:
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_cbc_dec_gfni_slot_next26
+	jb          Lasmgen_sm4_cbc_dec_gfni_slot_next34
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-Lasmgen_sm4_cbc_dec_gfni_slot_next26:
+Lasmgen_sm4_cbc_dec_gfni_slot_next34:
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_cbc_dec_gfni_slot_next27
+	jb          Lasmgen_sm4_cbc_dec_gfni_slot_next35
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-Lasmgen_sm4_cbc_dec_gfni_slot_next27:
+Lasmgen_sm4_cbc_dec_gfni_slot_next35:
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_cbc_dec_gfni_slot_next28
+	jb          Lasmgen_sm4_cbc_dec_gfni_slot_next36
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-Lasmgen_sm4_cbc_dec_gfni_slot_next28:
+Lasmgen_sm4_cbc_dec_gfni_slot_next36:
 	cmp         rcx, 4
-	jb          Lasmgen_sm4_cbc_dec_gfni_slot_next29
+	jb          Lasmgen_sm4_cbc_dec_gfni_slot_next37
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-Lasmgen_sm4_cbc_dec_gfni_slot_next29:
+Lasmgen_sm4_cbc_dec_gfni_slot_next37:
 	cmp         rcx, 3
-	jb          Lasmgen_sm4_cbc_dec_gfni_slot_next30
+	jb          Lasmgen_sm4_cbc_dec_gfni_slot_next38
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-Lasmgen_sm4_cbc_dec_gfni_slot_next30:
+Lasmgen_sm4_cbc_dec_gfni_slot_next38:
 	cmp         rcx, 2
-	jb          Lasmgen_sm4_cbc_dec_gfni_slot_next31
+	jb          Lasmgen_sm4_cbc_dec_gfni_slot_next39
 	vpxor       xmm1, xmm1, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-Lasmgen_sm4_cbc_dec_gfni_slot_next31:
+Lasmgen_sm4_cbc_dec_gfni_slot_next39:
 	vpxor       xmm0, xmm0, xmmword ptr [r8]
 	vmovdqu     xmmword ptr [rsi], xmm0
-Lasmgen_sm4_cbc_dec_gfni_slot_next32:
-Lasmgen_sm4_cbc_dec_gfni_slots_done4:
+Lasmgen_sm4_cbc_dec_gfni_slot_next40:
+Lasmgen_sm4_cbc_dec_gfni_slots_done6:
 	vmovdqu     xmmword ptr [r8], xmm10
+Lasmgen_sm4_cbc_dec_gfni_short_done:
 Lasmgen_sm4_cbc_dec_gfni_done:
 	vzeroupper
 	ret
@@ -33443,7 +36705,10 @@ Lasmgen_sm4_cfb_dec_gfni_join2:
 
 Lasmgen_sm4_cfb_dec_gfni_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
-	/* Load 8 blocks (1 per register). */
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_cfb_dec_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [r8]
 Lasmgen_sm4_cfb_dec_gfni_slot_next17:
 	cmp         rcx, 2
@@ -33458,23 +36723,173 @@ Lasmgen_sm4_cfb_dec_gfni_slot_next19:
 	jb          Lasmgen_sm4_cfb_dec_gfni_slots_done3
 	vmovdqu     xmm3, xmmword ptr [rdx + 32]
 Lasmgen_sm4_cfb_dec_gfni_slot_next20:
-	cmp         rcx, 5
-	jb          Lasmgen_sm4_cfb_dec_gfni_slots_done3
-	vmovdqu     xmm4, xmmword ptr [rdx + 48]
-Lasmgen_sm4_cfb_dec_gfni_slot_next21:
-	cmp         rcx, 6
-	jb          Lasmgen_sm4_cfb_dec_gfni_slots_done3
-	vmovdqu     xmm5, xmmword ptr [rdx + 64]
-Lasmgen_sm4_cfb_dec_gfni_slot_next22:
-	cmp         rcx, 7
-	jb          Lasmgen_sm4_cfb_dec_gfni_slots_done3
-	vmovdqu     xmm6, xmmword ptr [rdx + 80]
-Lasmgen_sm4_cfb_dec_gfni_slot_next23:
-	cmp         rcx, 8
-	jb          Lasmgen_sm4_cfb_dec_gfni_slots_done3
-	vmovdqu     xmm7, xmmword ptr [rdx + 96]
-Lasmgen_sm4_cfb_dec_gfni_slot_next24:
 Lasmgen_sm4_cfb_dec_gfni_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_cfb_dec_gfni_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_cfb_dec_gfni_rounds2
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm0
+Lasmgen_sm4_cfb_dec_gfni_slot_next21:
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_cfb_dec_gfni_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+Lasmgen_sm4_cfb_dec_gfni_slot_next22:
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_cfb_dec_gfni_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+Lasmgen_sm4_cfb_dec_gfni_slot_next23:
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_cfb_dec_gfni_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_cfb_dec_gfni_slot_next24:
+Lasmgen_sm4_cfb_dec_gfni_slots_done4:
+	vmovdqu     xmmword ptr [r8], xmm10
+	jmp         Lasmgen_sm4_cfb_dec_gfni_short_done
+Lasmgen_sm4_cfb_dec_gfni_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [r8]
+Lasmgen_sm4_cfb_dec_gfni_slot_next25:
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_cfb_dec_gfni_slots_done5
+	vmovdqu     xmm1, xmmword ptr [rdx]
+Lasmgen_sm4_cfb_dec_gfni_slot_next26:
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_cfb_dec_gfni_slots_done5
+	vmovdqu     xmm2, xmmword ptr [rdx + 16]
+Lasmgen_sm4_cfb_dec_gfni_slot_next27:
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_cfb_dec_gfni_slots_done5
+	vmovdqu     xmm3, xmmword ptr [rdx + 32]
+Lasmgen_sm4_cfb_dec_gfni_slot_next28:
+	cmp         rcx, 5
+	jb          Lasmgen_sm4_cfb_dec_gfni_slots_done5
+	vmovdqu     xmm4, xmmword ptr [rdx + 48]
+Lasmgen_sm4_cfb_dec_gfni_slot_next29:
+	cmp         rcx, 6
+	jb          Lasmgen_sm4_cfb_dec_gfni_slots_done5
+	vmovdqu     xmm5, xmmword ptr [rdx + 64]
+Lasmgen_sm4_cfb_dec_gfni_slot_next30:
+	cmp         rcx, 7
+	jb          Lasmgen_sm4_cfb_dec_gfni_slots_done5
+	vmovdqu     xmm6, xmmword ptr [rdx + 80]
+Lasmgen_sm4_cfb_dec_gfni_slot_next31:
+	cmp         rcx, 8
+	jb          Lasmgen_sm4_cfb_dec_gfni_slots_done5
+	vmovdqu     xmm7, xmmword ptr [rdx + 96]
+Lasmgen_sm4_cfb_dec_gfni_slot_next32:
+Lasmgen_sm4_cfb_dec_gfni_slots_done5:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -33513,7 +36928,7 @@ Lasmgen_sm4_cfb_dec_gfni_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_cfb_dec_gfni_rounds2:
+Lasmgen_sm4_cfb_dec_gfni_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -33632,7 +37047,7 @@ Lasmgen_sm4_cfb_dec_gfni_rounds2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_cfb_dec_gfni_rounds2
+	jnz         Lasmgen_sm4_cfb_dec_gfni_rounds3
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
@@ -33673,44 +37088,45 @@ Lasmgen_sm4_cfb_dec_gfni_rounds2:
 	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm0
-Lasmgen_sm4_cfb_dec_gfni_slot_next25:
+Lasmgen_sm4_cfb_dec_gfni_slot_next33:
 	cmp         rcx, 2
-	jb          Lasmgen_sm4_cfb_dec_gfni_slots_done4
+	jb          Lasmgen_sm4_cfb_dec_gfni_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-Lasmgen_sm4_cfb_dec_gfni_slot_next26:
+Lasmgen_sm4_cfb_dec_gfni_slot_next34:
 	cmp         rcx, 3
-	jb          Lasmgen_sm4_cfb_dec_gfni_slots_done4
+	jb          Lasmgen_sm4_cfb_dec_gfni_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-Lasmgen_sm4_cfb_dec_gfni_slot_next27:
+Lasmgen_sm4_cfb_dec_gfni_slot_next35:
 	cmp         rcx, 4
-	jb          Lasmgen_sm4_cfb_dec_gfni_slots_done4
+	jb          Lasmgen_sm4_cfb_dec_gfni_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-Lasmgen_sm4_cfb_dec_gfni_slot_next28:
+Lasmgen_sm4_cfb_dec_gfni_slot_next36:
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_cfb_dec_gfni_slots_done4
+	jb          Lasmgen_sm4_cfb_dec_gfni_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-Lasmgen_sm4_cfb_dec_gfni_slot_next29:
+Lasmgen_sm4_cfb_dec_gfni_slot_next37:
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_cfb_dec_gfni_slots_done4
+	jb          Lasmgen_sm4_cfb_dec_gfni_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-Lasmgen_sm4_cfb_dec_gfni_slot_next30:
+Lasmgen_sm4_cfb_dec_gfni_slot_next38:
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_cfb_dec_gfni_slots_done4
+	jb          Lasmgen_sm4_cfb_dec_gfni_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-Lasmgen_sm4_cfb_dec_gfni_slot_next31:
+Lasmgen_sm4_cfb_dec_gfni_slot_next39:
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_cfb_dec_gfni_slots_done4
+	jb          Lasmgen_sm4_cfb_dec_gfni_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-Lasmgen_sm4_cfb_dec_gfni_slot_next32:
-Lasmgen_sm4_cfb_dec_gfni_slots_done4:
+Lasmgen_sm4_cfb_dec_gfni_slot_next40:
+Lasmgen_sm4_cfb_dec_gfni_slots_done6:
 	vmovdqu     xmmword ptr [r8], xmm10
+Lasmgen_sm4_cfb_dec_gfni_short_done:
 Lasmgen_sm4_cfb_dec_gfni_done:
 	vzeroupper
 	ret
@@ -46460,7 +49876,10 @@ Lasmgen_sm4_ecb_vaes_join2:
 
 Lasmgen_sm4_ecb_vaes_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
-	/* Load 8 blocks (1 per register). */
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_ecb_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [rdx]
 Lasmgen_sm4_ecb_vaes_slot_next17:
 	cmp         rcx, 2
@@ -46475,23 +49894,210 @@ Lasmgen_sm4_ecb_vaes_slot_next19:
 	jb          Lasmgen_sm4_ecb_vaes_slots_done3
 	vmovdqu     xmm3, xmmword ptr [rdx + 48]
 Lasmgen_sm4_ecb_vaes_slot_next20:
-	cmp         rcx, 5
-	jb          Lasmgen_sm4_ecb_vaes_slots_done3
-	vmovdqu     xmm4, xmmword ptr [rdx + 64]
-Lasmgen_sm4_ecb_vaes_slot_next21:
-	cmp         rcx, 6
-	jb          Lasmgen_sm4_ecb_vaes_slots_done3
-	vmovdqu     xmm5, xmmword ptr [rdx + 80]
-Lasmgen_sm4_ecb_vaes_slot_next22:
-	cmp         rcx, 7
-	jb          Lasmgen_sm4_ecb_vaes_slots_done3
-	vmovdqu     xmm6, xmmword ptr [rdx + 96]
-Lasmgen_sm4_ecb_vaes_slot_next23:
-	cmp         rcx, 8
-	jb          Lasmgen_sm4_ecb_vaes_slots_done3
-	vmovdqu     xmm7, xmmword ptr [rdx + 112]
-Lasmgen_sm4_ecb_vaes_slot_next24:
 Lasmgen_sm4_ecb_vaes_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_ecb_vaes_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_ecb_vaes_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vmovdqu     xmmword ptr [rsi], xmm0
+Lasmgen_sm4_ecb_vaes_slot_next21:
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_ecb_vaes_slots_done4
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+Lasmgen_sm4_ecb_vaes_slot_next22:
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_ecb_vaes_slots_done4
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+Lasmgen_sm4_ecb_vaes_slot_next23:
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_ecb_vaes_slots_done4
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_ecb_vaes_slot_next24:
+Lasmgen_sm4_ecb_vaes_slots_done4:
+	jmp         Lasmgen_sm4_ecb_vaes_short_done
+Lasmgen_sm4_ecb_vaes_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [rdx]
+Lasmgen_sm4_ecb_vaes_slot_next25:
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_ecb_vaes_slots_done5
+	vmovdqu     xmm1, xmmword ptr [rdx + 16]
+Lasmgen_sm4_ecb_vaes_slot_next26:
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_ecb_vaes_slots_done5
+	vmovdqu     xmm2, xmmword ptr [rdx + 32]
+Lasmgen_sm4_ecb_vaes_slot_next27:
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_ecb_vaes_slots_done5
+	vmovdqu     xmm3, xmmword ptr [rdx + 48]
+Lasmgen_sm4_ecb_vaes_slot_next28:
+	cmp         rcx, 5
+	jb          Lasmgen_sm4_ecb_vaes_slots_done5
+	vmovdqu     xmm4, xmmword ptr [rdx + 64]
+Lasmgen_sm4_ecb_vaes_slot_next29:
+	cmp         rcx, 6
+	jb          Lasmgen_sm4_ecb_vaes_slots_done5
+	vmovdqu     xmm5, xmmword ptr [rdx + 80]
+Lasmgen_sm4_ecb_vaes_slot_next30:
+	cmp         rcx, 7
+	jb          Lasmgen_sm4_ecb_vaes_slots_done5
+	vmovdqu     xmm6, xmmword ptr [rdx + 96]
+Lasmgen_sm4_ecb_vaes_slot_next31:
+	cmp         rcx, 8
+	jb          Lasmgen_sm4_ecb_vaes_slots_done5
+	vmovdqu     xmm7, xmmword ptr [rdx + 112]
+Lasmgen_sm4_ecb_vaes_slot_next32:
+Lasmgen_sm4_ecb_vaes_slots_done5:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -46521,7 +50127,7 @@ Lasmgen_sm4_ecb_vaes_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_ecb_vaes_rounds2:
+Lasmgen_sm4_ecb_vaes_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -46756,7 +50362,7 @@ Lasmgen_sm4_ecb_vaes_rounds2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_ecb_vaes_rounds2
+	jnz         Lasmgen_sm4_ecb_vaes_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -46783,36 +50389,37 @@ Lasmgen_sm4_ecb_vaes_rounds2:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vmovdqu     xmmword ptr [rsi], xmm0
-Lasmgen_sm4_ecb_vaes_slot_next25:
+Lasmgen_sm4_ecb_vaes_slot_next33:
 	cmp         rcx, 2
-	jb          Lasmgen_sm4_ecb_vaes_slots_done4
+	jb          Lasmgen_sm4_ecb_vaes_slots_done6
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-Lasmgen_sm4_ecb_vaes_slot_next26:
+Lasmgen_sm4_ecb_vaes_slot_next34:
 	cmp         rcx, 3
-	jb          Lasmgen_sm4_ecb_vaes_slots_done4
+	jb          Lasmgen_sm4_ecb_vaes_slots_done6
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-Lasmgen_sm4_ecb_vaes_slot_next27:
+Lasmgen_sm4_ecb_vaes_slot_next35:
 	cmp         rcx, 4
-	jb          Lasmgen_sm4_ecb_vaes_slots_done4
+	jb          Lasmgen_sm4_ecb_vaes_slots_done6
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-Lasmgen_sm4_ecb_vaes_slot_next28:
+Lasmgen_sm4_ecb_vaes_slot_next36:
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_ecb_vaes_slots_done4
+	jb          Lasmgen_sm4_ecb_vaes_slots_done6
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-Lasmgen_sm4_ecb_vaes_slot_next29:
+Lasmgen_sm4_ecb_vaes_slot_next37:
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_ecb_vaes_slots_done4
+	jb          Lasmgen_sm4_ecb_vaes_slots_done6
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-Lasmgen_sm4_ecb_vaes_slot_next30:
+Lasmgen_sm4_ecb_vaes_slot_next38:
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_ecb_vaes_slots_done4
+	jb          Lasmgen_sm4_ecb_vaes_slots_done6
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-Lasmgen_sm4_ecb_vaes_slot_next31:
+Lasmgen_sm4_ecb_vaes_slot_next39:
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_ecb_vaes_slots_done4
+	jb          Lasmgen_sm4_ecb_vaes_slots_done6
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-Lasmgen_sm4_ecb_vaes_slot_next32:
-Lasmgen_sm4_ecb_vaes_slots_done4:
+Lasmgen_sm4_ecb_vaes_slot_next40:
+Lasmgen_sm4_ecb_vaes_slots_done6:
+Lasmgen_sm4_ecb_vaes_short_done:
 Lasmgen_sm4_ecb_vaes_done:
 	vzeroupper
 	ret
@@ -47347,11 +50954,221 @@ Lasmgen_sm4_ctr_vaes_join:
 
 Lasmgen_sm4_ctr_vaes_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_ctr_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
+	/* Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch. */
+	mov         rax, r9
+	add         rax, 3
+	jb          Lasmgen_sm4_ctr_vaes_ctr_carry2
+	vmovq       xmm8, r9
+	vpinsrq     xmm8, xmm8, r10, 1
+	lea         rax, qword ptr [rip + Lconst_sm4_ctr_add]
+	vpaddq      xmm0, xmm8, xmmword ptr [rax]
+	vpaddq      xmm1, xmm8, xmmword ptr [rax + 16]
+	vpaddq      xmm2, xmm8, xmmword ptr [rax + 32]
+	vpaddq      xmm3, xmm8, xmmword ptr [rax + 48]
+	jmp         Lasmgen_sm4_ctr_vaes_ctr_ready2
+Lasmgen_sm4_ctr_vaes_ctr_carry2:
+	/* Slow path: 128-bit increments one block at a time. */
+	mov         rax, r9
+	mov         r11, r10
+	vmovq       xmm0, rax
+	vpinsrq     xmm0, xmm0, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm1, rax
+	vpinsrq     xmm1, xmm1, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm2, rax
+	vpinsrq     xmm2, xmm2, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm3, rax
+	vpinsrq     xmm3, xmm3, r11, 1
+	add         rax, 1
+	adc         r11, 0
+Lasmgen_sm4_ctr_vaes_ctr_ready2:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm3, xmm8, xmm10
+	vpunpckhqdq xmm2, xmm8, xmm10
+	vpunpckhqdq xmm0, xmm9, xmm1
+	vpunpcklqdq xmm1, xmm9, xmm1
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_ctr_vaes_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_ctr_vaes_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm0
+Lasmgen_sm4_ctr_vaes_slot_next9:
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_ctr_vaes_slots_done2
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+Lasmgen_sm4_ctr_vaes_slot_next10:
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_ctr_vaes_slots_done2
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+Lasmgen_sm4_ctr_vaes_slot_next11:
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_ctr_vaes_slots_done2
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_ctr_vaes_slot_next12:
+Lasmgen_sm4_ctr_vaes_slots_done2:
+	add         r9, rcx
+	adc         r10, 0
+	jmp         Lasmgen_sm4_ctr_vaes_short_done
+Lasmgen_sm4_ctr_vaes_two_groups:
 	/* Load 8 blocks (1 per register). */
 	/* Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch. */
 	mov         rax, r9
 	add         rax, 7
-	jb          Lasmgen_sm4_ctr_vaes_ctr_carry2
+	jb          Lasmgen_sm4_ctr_vaes_ctr_carry3
 	vmovq       xmm8, r9
 	vpinsrq     xmm8, xmm8, r10, 1
 	lea         rax, qword ptr [rip + Lconst_sm4_ctr_add]
@@ -47363,8 +51180,8 @@ Lasmgen_sm4_ctr_vaes_small:
 	vpaddq      xmm5, xmm8, xmmword ptr [rax + 80]
 	vpaddq      xmm6, xmm8, xmmword ptr [rax + 96]
 	vpaddq      xmm7, xmm8, xmmword ptr [rax + 112]
-	jmp         Lasmgen_sm4_ctr_vaes_ctr_ready2
-Lasmgen_sm4_ctr_vaes_ctr_carry2:
+	jmp         Lasmgen_sm4_ctr_vaes_ctr_ready3
+Lasmgen_sm4_ctr_vaes_ctr_carry3:
 	/* Slow path: 128-bit increments one block at a time. */
 	mov         rax, r9
 	mov         r11, r10
@@ -47400,7 +51217,7 @@ Lasmgen_sm4_ctr_vaes_ctr_carry2:
 	vpinsrq     xmm7, xmm7, r11, 1
 	add         rax, 1
 	adc         r11, 0
-Lasmgen_sm4_ctr_vaes_ctr_ready2:
+Lasmgen_sm4_ctr_vaes_ctr_ready3:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpunpckldq  xmm8, xmm0, xmm1
 	vpunpckhdq  xmm9, xmm0, xmm1
@@ -47422,7 +51239,7 @@ Lasmgen_sm4_ctr_vaes_ctr_ready2:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_ctr_vaes_rounds2:
+Lasmgen_sm4_ctr_vaes_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -47657,7 +51474,7 @@ Lasmgen_sm4_ctr_vaes_rounds2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_ctr_vaes_rounds2
+	jnz         Lasmgen_sm4_ctr_vaes_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -47685,45 +51502,46 @@ Lasmgen_sm4_ctr_vaes_rounds2:
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm0
-Lasmgen_sm4_ctr_vaes_slot_next9:
+Lasmgen_sm4_ctr_vaes_slot_next13:
 	cmp         rcx, 2
-	jb          Lasmgen_sm4_ctr_vaes_slots_done2
+	jb          Lasmgen_sm4_ctr_vaes_slots_done3
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-Lasmgen_sm4_ctr_vaes_slot_next10:
+Lasmgen_sm4_ctr_vaes_slot_next14:
 	cmp         rcx, 3
-	jb          Lasmgen_sm4_ctr_vaes_slots_done2
+	jb          Lasmgen_sm4_ctr_vaes_slots_done3
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-Lasmgen_sm4_ctr_vaes_slot_next11:
+Lasmgen_sm4_ctr_vaes_slot_next15:
 	cmp         rcx, 4
-	jb          Lasmgen_sm4_ctr_vaes_slots_done2
+	jb          Lasmgen_sm4_ctr_vaes_slots_done3
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-Lasmgen_sm4_ctr_vaes_slot_next12:
+Lasmgen_sm4_ctr_vaes_slot_next16:
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_ctr_vaes_slots_done2
+	jb          Lasmgen_sm4_ctr_vaes_slots_done3
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-Lasmgen_sm4_ctr_vaes_slot_next13:
+Lasmgen_sm4_ctr_vaes_slot_next17:
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_ctr_vaes_slots_done2
+	jb          Lasmgen_sm4_ctr_vaes_slots_done3
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-Lasmgen_sm4_ctr_vaes_slot_next14:
+Lasmgen_sm4_ctr_vaes_slot_next18:
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_ctr_vaes_slots_done2
+	jb          Lasmgen_sm4_ctr_vaes_slots_done3
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-Lasmgen_sm4_ctr_vaes_slot_next15:
+Lasmgen_sm4_ctr_vaes_slot_next19:
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_ctr_vaes_slots_done2
+	jb          Lasmgen_sm4_ctr_vaes_slots_done3
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-Lasmgen_sm4_ctr_vaes_slot_next16:
-Lasmgen_sm4_ctr_vaes_slots_done2:
+Lasmgen_sm4_ctr_vaes_slot_next20:
+Lasmgen_sm4_ctr_vaes_slots_done3:
 	add         r9, rcx
 	adc         r10, 0
+Lasmgen_sm4_ctr_vaes_short_done:
 Lasmgen_sm4_ctr_vaes_done:
 	bswap       r10
 	bswap       r9
@@ -48263,7 +52081,10 @@ Lasmgen_sm4_cbc_dec_vaes_join2:
 
 Lasmgen_sm4_cbc_dec_vaes_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
-	/* Load 8 blocks (1 per register). */
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_cbc_dec_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [rdx]
 Lasmgen_sm4_cbc_dec_vaes_slot_next17:
 	cmp         rcx, 2
@@ -48278,23 +52099,219 @@ Lasmgen_sm4_cbc_dec_vaes_slot_next19:
 	jb          Lasmgen_sm4_cbc_dec_vaes_slots_done3
 	vmovdqu     xmm3, xmmword ptr [rdx + 48]
 Lasmgen_sm4_cbc_dec_vaes_slot_next20:
-	cmp         rcx, 5
-	jb          Lasmgen_sm4_cbc_dec_vaes_slots_done3
-	vmovdqu     xmm4, xmmword ptr [rdx + 64]
-Lasmgen_sm4_cbc_dec_vaes_slot_next21:
-	cmp         rcx, 6
-	jb          Lasmgen_sm4_cbc_dec_vaes_slots_done3
-	vmovdqu     xmm5, xmmword ptr [rdx + 80]
-Lasmgen_sm4_cbc_dec_vaes_slot_next22:
-	cmp         rcx, 7
-	jb          Lasmgen_sm4_cbc_dec_vaes_slots_done3
-	vmovdqu     xmm6, xmmword ptr [rdx + 96]
-Lasmgen_sm4_cbc_dec_vaes_slot_next23:
-	cmp         rcx, 8
-	jb          Lasmgen_sm4_cbc_dec_vaes_slots_done3
-	vmovdqu     xmm7, xmmword ptr [rdx + 112]
-Lasmgen_sm4_cbc_dec_vaes_slot_next24:
 Lasmgen_sm4_cbc_dec_vaes_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_cbc_dec_vaes_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_cbc_dec_vaes_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_cbc_dec_vaes_slot_next21
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_cbc_dec_vaes_slot_next21:
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_cbc_dec_vaes_slot_next22
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+Lasmgen_sm4_cbc_dec_vaes_slot_next22:
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_cbc_dec_vaes_slot_next23
+	vpxor       xmm1, xmm1, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+Lasmgen_sm4_cbc_dec_vaes_slot_next23:
+	vpxor       xmm0, xmm0, xmmword ptr [r8]
+	vmovdqu     xmmword ptr [rsi], xmm0
+Lasmgen_sm4_cbc_dec_vaes_slot_next24:
+Lasmgen_sm4_cbc_dec_vaes_slots_done4:
+	vmovdqu     xmmword ptr [r8], xmm10
+	jmp         Lasmgen_sm4_cbc_dec_vaes_short_done
+Lasmgen_sm4_cbc_dec_vaes_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [rdx]
+Lasmgen_sm4_cbc_dec_vaes_slot_next25:
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_cbc_dec_vaes_slots_done5
+	vmovdqu     xmm1, xmmword ptr [rdx + 16]
+Lasmgen_sm4_cbc_dec_vaes_slot_next26:
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_cbc_dec_vaes_slots_done5
+	vmovdqu     xmm2, xmmword ptr [rdx + 32]
+Lasmgen_sm4_cbc_dec_vaes_slot_next27:
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_cbc_dec_vaes_slots_done5
+	vmovdqu     xmm3, xmmword ptr [rdx + 48]
+Lasmgen_sm4_cbc_dec_vaes_slot_next28:
+	cmp         rcx, 5
+	jb          Lasmgen_sm4_cbc_dec_vaes_slots_done5
+	vmovdqu     xmm4, xmmword ptr [rdx + 64]
+Lasmgen_sm4_cbc_dec_vaes_slot_next29:
+	cmp         rcx, 6
+	jb          Lasmgen_sm4_cbc_dec_vaes_slots_done5
+	vmovdqu     xmm5, xmmword ptr [rdx + 80]
+Lasmgen_sm4_cbc_dec_vaes_slot_next30:
+	cmp         rcx, 7
+	jb          Lasmgen_sm4_cbc_dec_vaes_slots_done5
+	vmovdqu     xmm6, xmmword ptr [rdx + 96]
+Lasmgen_sm4_cbc_dec_vaes_slot_next31:
+	cmp         rcx, 8
+	jb          Lasmgen_sm4_cbc_dec_vaes_slots_done5
+	vmovdqu     xmm7, xmmword ptr [rdx + 112]
+Lasmgen_sm4_cbc_dec_vaes_slot_next32:
+Lasmgen_sm4_cbc_dec_vaes_slots_done5:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -48324,7 +52341,7 @@ Lasmgen_sm4_cbc_dec_vaes_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_cbc_dec_vaes_rounds2:
+Lasmgen_sm4_cbc_dec_vaes_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -48559,7 +52576,7 @@ Lasmgen_sm4_cbc_dec_vaes_rounds2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_cbc_dec_vaes_rounds2
+	jnz         Lasmgen_sm4_cbc_dec_vaes_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -48590,45 +52607,46 @@ Lasmgen_sm4_cbc_dec_vaes_rounds2:
 	shl         rax, 4
 	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_cbc_dec_vaes_slot_next25
+	jb          Lasmgen_sm4_cbc_dec_vaes_slot_next33
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-Lasmgen_sm4_cbc_dec_vaes_slot_next25:
+Lasmgen_sm4_cbc_dec_vaes_slot_next33:
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_cbc_dec_vaes_slot_next26
+	jb          Lasmgen_sm4_cbc_dec_vaes_slot_next34
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-Lasmgen_sm4_cbc_dec_vaes_slot_next26:
+Lasmgen_sm4_cbc_dec_vaes_slot_next34:
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_cbc_dec_vaes_slot_next27
+	jb          Lasmgen_sm4_cbc_dec_vaes_slot_next35
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-Lasmgen_sm4_cbc_dec_vaes_slot_next27:
+Lasmgen_sm4_cbc_dec_vaes_slot_next35:
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_cbc_dec_vaes_slot_next28
+	jb          Lasmgen_sm4_cbc_dec_vaes_slot_next36
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-Lasmgen_sm4_cbc_dec_vaes_slot_next28:
+Lasmgen_sm4_cbc_dec_vaes_slot_next36:
 	cmp         rcx, 4
-	jb          Lasmgen_sm4_cbc_dec_vaes_slot_next29
+	jb          Lasmgen_sm4_cbc_dec_vaes_slot_next37
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-Lasmgen_sm4_cbc_dec_vaes_slot_next29:
+Lasmgen_sm4_cbc_dec_vaes_slot_next37:
 	cmp         rcx, 3
-	jb          Lasmgen_sm4_cbc_dec_vaes_slot_next30
+	jb          Lasmgen_sm4_cbc_dec_vaes_slot_next38
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-Lasmgen_sm4_cbc_dec_vaes_slot_next30:
+Lasmgen_sm4_cbc_dec_vaes_slot_next38:
 	cmp         rcx, 2
-	jb          Lasmgen_sm4_cbc_dec_vaes_slot_next31
+	jb          Lasmgen_sm4_cbc_dec_vaes_slot_next39
 	vpxor       xmm1, xmm1, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-Lasmgen_sm4_cbc_dec_vaes_slot_next31:
+Lasmgen_sm4_cbc_dec_vaes_slot_next39:
 	vpxor       xmm0, xmm0, xmmword ptr [r8]
 	vmovdqu     xmmword ptr [rsi], xmm0
-Lasmgen_sm4_cbc_dec_vaes_slot_next32:
-Lasmgen_sm4_cbc_dec_vaes_slots_done4:
+Lasmgen_sm4_cbc_dec_vaes_slot_next40:
+Lasmgen_sm4_cbc_dec_vaes_slots_done6:
 	vmovdqu     xmmword ptr [r8], xmm10
+Lasmgen_sm4_cbc_dec_vaes_short_done:
 Lasmgen_sm4_cbc_dec_vaes_done:
 	vzeroupper
 	ret
@@ -49162,7 +53180,10 @@ Lasmgen_sm4_cfb_dec_vaes_join2:
 
 Lasmgen_sm4_cfb_dec_vaes_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
-	/* Load 8 blocks (1 per register). */
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_cfb_dec_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [r8]
 Lasmgen_sm4_cfb_dec_vaes_slot_next17:
 	cmp         rcx, 2
@@ -49177,23 +53198,219 @@ Lasmgen_sm4_cfb_dec_vaes_slot_next19:
 	jb          Lasmgen_sm4_cfb_dec_vaes_slots_done3
 	vmovdqu     xmm3, xmmword ptr [rdx + 32]
 Lasmgen_sm4_cfb_dec_vaes_slot_next20:
-	cmp         rcx, 5
-	jb          Lasmgen_sm4_cfb_dec_vaes_slots_done3
-	vmovdqu     xmm4, xmmword ptr [rdx + 48]
-Lasmgen_sm4_cfb_dec_vaes_slot_next21:
-	cmp         rcx, 6
-	jb          Lasmgen_sm4_cfb_dec_vaes_slots_done3
-	vmovdqu     xmm5, xmmword ptr [rdx + 64]
-Lasmgen_sm4_cfb_dec_vaes_slot_next22:
-	cmp         rcx, 7
-	jb          Lasmgen_sm4_cfb_dec_vaes_slots_done3
-	vmovdqu     xmm6, xmmword ptr [rdx + 80]
-Lasmgen_sm4_cfb_dec_vaes_slot_next23:
-	cmp         rcx, 8
-	jb          Lasmgen_sm4_cfb_dec_vaes_slots_done3
-	vmovdqu     xmm7, xmmword ptr [rdx + 96]
-Lasmgen_sm4_cfb_dec_vaes_slot_next24:
 Lasmgen_sm4_cfb_dec_vaes_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_cfb_dec_vaes_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_cfb_dec_vaes_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm0
+Lasmgen_sm4_cfb_dec_vaes_slot_next21:
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_cfb_dec_vaes_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+Lasmgen_sm4_cfb_dec_vaes_slot_next22:
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_cfb_dec_vaes_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+Lasmgen_sm4_cfb_dec_vaes_slot_next23:
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_cfb_dec_vaes_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_cfb_dec_vaes_slot_next24:
+Lasmgen_sm4_cfb_dec_vaes_slots_done4:
+	vmovdqu     xmmword ptr [r8], xmm10
+	jmp         Lasmgen_sm4_cfb_dec_vaes_short_done
+Lasmgen_sm4_cfb_dec_vaes_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [r8]
+Lasmgen_sm4_cfb_dec_vaes_slot_next25:
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_cfb_dec_vaes_slots_done5
+	vmovdqu     xmm1, xmmword ptr [rdx]
+Lasmgen_sm4_cfb_dec_vaes_slot_next26:
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_cfb_dec_vaes_slots_done5
+	vmovdqu     xmm2, xmmword ptr [rdx + 16]
+Lasmgen_sm4_cfb_dec_vaes_slot_next27:
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_cfb_dec_vaes_slots_done5
+	vmovdqu     xmm3, xmmword ptr [rdx + 32]
+Lasmgen_sm4_cfb_dec_vaes_slot_next28:
+	cmp         rcx, 5
+	jb          Lasmgen_sm4_cfb_dec_vaes_slots_done5
+	vmovdqu     xmm4, xmmword ptr [rdx + 48]
+Lasmgen_sm4_cfb_dec_vaes_slot_next29:
+	cmp         rcx, 6
+	jb          Lasmgen_sm4_cfb_dec_vaes_slots_done5
+	vmovdqu     xmm5, xmmword ptr [rdx + 64]
+Lasmgen_sm4_cfb_dec_vaes_slot_next30:
+	cmp         rcx, 7
+	jb          Lasmgen_sm4_cfb_dec_vaes_slots_done5
+	vmovdqu     xmm6, xmmword ptr [rdx + 80]
+Lasmgen_sm4_cfb_dec_vaes_slot_next31:
+	cmp         rcx, 8
+	jb          Lasmgen_sm4_cfb_dec_vaes_slots_done5
+	vmovdqu     xmm7, xmmword ptr [rdx + 96]
+Lasmgen_sm4_cfb_dec_vaes_slot_next32:
+Lasmgen_sm4_cfb_dec_vaes_slots_done5:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -49223,7 +53440,7 @@ Lasmgen_sm4_cfb_dec_vaes_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_cfb_dec_vaes_rounds2:
+Lasmgen_sm4_cfb_dec_vaes_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -49458,7 +53675,7 @@ Lasmgen_sm4_cfb_dec_vaes_rounds2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_cfb_dec_vaes_rounds2
+	jnz         Lasmgen_sm4_cfb_dec_vaes_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -49490,44 +53707,45 @@ Lasmgen_sm4_cfb_dec_vaes_rounds2:
 	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm0
-Lasmgen_sm4_cfb_dec_vaes_slot_next25:
+Lasmgen_sm4_cfb_dec_vaes_slot_next33:
 	cmp         rcx, 2
-	jb          Lasmgen_sm4_cfb_dec_vaes_slots_done4
+	jb          Lasmgen_sm4_cfb_dec_vaes_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-Lasmgen_sm4_cfb_dec_vaes_slot_next26:
+Lasmgen_sm4_cfb_dec_vaes_slot_next34:
 	cmp         rcx, 3
-	jb          Lasmgen_sm4_cfb_dec_vaes_slots_done4
+	jb          Lasmgen_sm4_cfb_dec_vaes_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-Lasmgen_sm4_cfb_dec_vaes_slot_next27:
+Lasmgen_sm4_cfb_dec_vaes_slot_next35:
 	cmp         rcx, 4
-	jb          Lasmgen_sm4_cfb_dec_vaes_slots_done4
+	jb          Lasmgen_sm4_cfb_dec_vaes_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-Lasmgen_sm4_cfb_dec_vaes_slot_next28:
+Lasmgen_sm4_cfb_dec_vaes_slot_next36:
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_cfb_dec_vaes_slots_done4
+	jb          Lasmgen_sm4_cfb_dec_vaes_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-Lasmgen_sm4_cfb_dec_vaes_slot_next29:
+Lasmgen_sm4_cfb_dec_vaes_slot_next37:
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_cfb_dec_vaes_slots_done4
+	jb          Lasmgen_sm4_cfb_dec_vaes_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-Lasmgen_sm4_cfb_dec_vaes_slot_next30:
+Lasmgen_sm4_cfb_dec_vaes_slot_next38:
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_cfb_dec_vaes_slots_done4
+	jb          Lasmgen_sm4_cfb_dec_vaes_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-Lasmgen_sm4_cfb_dec_vaes_slot_next31:
+Lasmgen_sm4_cfb_dec_vaes_slot_next39:
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_cfb_dec_vaes_slots_done4
+	jb          Lasmgen_sm4_cfb_dec_vaes_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-Lasmgen_sm4_cfb_dec_vaes_slot_next32:
-Lasmgen_sm4_cfb_dec_vaes_slots_done4:
+Lasmgen_sm4_cfb_dec_vaes_slot_next40:
+Lasmgen_sm4_cfb_dec_vaes_slots_done6:
 	vmovdqu     xmmword ptr [r8], xmm10
+Lasmgen_sm4_cfb_dec_vaes_short_done:
 Lasmgen_sm4_cfb_dec_vaes_done:
 	vzeroupper
 	ret

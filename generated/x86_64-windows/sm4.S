@@ -413,9 +413,9 @@ asmgen_sm4_ecb_avx:
 	jz          .Lasmgen_sm4_ecb_avx_done
 	.p2align 4
 .Lasmgen_sm4_ecb_avx_loop:
-	/* Load 8 blocks (1 per register). */
 	cmp         rcx, 8
 	jb          .Lasmgen_sm4_ecb_avx_partial
+	/* Load 8 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [rdx]
 	vmovdqu     xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmm2, xmmword ptr [rdx + 32]
@@ -424,40 +424,6 @@ asmgen_sm4_ecb_avx:
 	vmovdqu     xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmm7, xmmword ptr [rdx + 112]
-	jmp         .Lasmgen_sm4_ecb_avx_join
-.Lasmgen_sm4_ecb_avx_partial:
-	vmovdqu     xmm0, xmmword ptr [rdx]
-.Lasmgen_sm4_ecb_avx_slot_next:
-	cmp         rcx, 2
-	jb          .Lasmgen_sm4_ecb_avx_slots_done
-	vmovdqu     xmm1, xmmword ptr [rdx + 16]
-.Lasmgen_sm4_ecb_avx_slot_next2:
-	cmp         rcx, 3
-	jb          .Lasmgen_sm4_ecb_avx_slots_done
-	vmovdqu     xmm2, xmmword ptr [rdx + 32]
-.Lasmgen_sm4_ecb_avx_slot_next3:
-	cmp         rcx, 4
-	jb          .Lasmgen_sm4_ecb_avx_slots_done
-	vmovdqu     xmm3, xmmword ptr [rdx + 48]
-.Lasmgen_sm4_ecb_avx_slot_next4:
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_ecb_avx_slots_done
-	vmovdqu     xmm4, xmmword ptr [rdx + 64]
-.Lasmgen_sm4_ecb_avx_slot_next5:
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_ecb_avx_slots_done
-	vmovdqu     xmm5, xmmword ptr [rdx + 80]
-.Lasmgen_sm4_ecb_avx_slot_next6:
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_ecb_avx_slots_done
-	vmovdqu     xmm6, xmmword ptr [rdx + 96]
-.Lasmgen_sm4_ecb_avx_slot_next7:
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_ecb_avx_slots_done
-	vmovdqu     xmm7, xmmword ptr [rdx + 112]
-.Lasmgen_sm4_ecb_avx_slot_next8:
-.Lasmgen_sm4_ecb_avx_slots_done:
-.Lasmgen_sm4_ecb_avx_join:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -748,8 +714,6 @@ asmgen_sm4_ecb_avx:
 	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_ecb_avx_partial2
 	vmovdqu     xmmword ptr [rsi], xmm0
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
@@ -758,40 +722,553 @@ asmgen_sm4_ecb_avx:
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-	jmp         .Lasmgen_sm4_ecb_avx_join2
-.Lasmgen_sm4_ecb_avx_partial2:
+	jmp         .Lasmgen_sm4_ecb_avx_join
+.Lasmgen_sm4_ecb_avx_partial:
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_ecb_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [rdx]
+.Lasmgen_sm4_ecb_avx_slot_next:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_ecb_avx_slots_done
+	vmovdqu     xmm1, xmmword ptr [rdx + 16]
+.Lasmgen_sm4_ecb_avx_slot_next2:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_ecb_avx_slots_done
+	vmovdqu     xmm2, xmmword ptr [rdx + 32]
+.Lasmgen_sm4_ecb_avx_slot_next3:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_ecb_avx_slots_done
+	vmovdqu     xmm3, xmmword ptr [rdx + 48]
+.Lasmgen_sm4_ecb_avx_slot_next4:
+.Lasmgen_sm4_ecb_avx_slots_done:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_ecb_avx_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_ecb_avx_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vmovdqu     xmmword ptr [rsi], xmm0
-.Lasmgen_sm4_ecb_avx_slot_next9:
+.Lasmgen_sm4_ecb_avx_slot_next5:
 	cmp         rcx, 2
 	jb          .Lasmgen_sm4_ecb_avx_slots_done2
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-.Lasmgen_sm4_ecb_avx_slot_next10:
+.Lasmgen_sm4_ecb_avx_slot_next6:
 	cmp         rcx, 3
 	jb          .Lasmgen_sm4_ecb_avx_slots_done2
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-.Lasmgen_sm4_ecb_avx_slot_next11:
+.Lasmgen_sm4_ecb_avx_slot_next7:
 	cmp         rcx, 4
 	jb          .Lasmgen_sm4_ecb_avx_slots_done2
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_ecb_avx_slot_next8:
+.Lasmgen_sm4_ecb_avx_slots_done2:
+	jmp         .Lasmgen_sm4_ecb_avx_short_done
+.Lasmgen_sm4_ecb_avx_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [rdx]
+.Lasmgen_sm4_ecb_avx_slot_next9:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_ecb_avx_slots_done3
+	vmovdqu     xmm1, xmmword ptr [rdx + 16]
+.Lasmgen_sm4_ecb_avx_slot_next10:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_ecb_avx_slots_done3
+	vmovdqu     xmm2, xmmword ptr [rdx + 32]
+.Lasmgen_sm4_ecb_avx_slot_next11:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_ecb_avx_slots_done3
+	vmovdqu     xmm3, xmmword ptr [rdx + 48]
 .Lasmgen_sm4_ecb_avx_slot_next12:
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_ecb_avx_slots_done2
-	vmovdqu     xmmword ptr [rsi + 64], xmm4
+	jb          .Lasmgen_sm4_ecb_avx_slots_done3
+	vmovdqu     xmm4, xmmword ptr [rdx + 64]
 .Lasmgen_sm4_ecb_avx_slot_next13:
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_ecb_avx_slots_done2
-	vmovdqu     xmmword ptr [rsi + 80], xmm5
+	jb          .Lasmgen_sm4_ecb_avx_slots_done3
+	vmovdqu     xmm5, xmmword ptr [rdx + 80]
 .Lasmgen_sm4_ecb_avx_slot_next14:
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_ecb_avx_slots_done2
-	vmovdqu     xmmword ptr [rsi + 96], xmm6
+	jb          .Lasmgen_sm4_ecb_avx_slots_done3
+	vmovdqu     xmm6, xmmword ptr [rdx + 96]
 .Lasmgen_sm4_ecb_avx_slot_next15:
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_ecb_avx_slots_done2
-	vmovdqu     xmmword ptr [rsi + 112], xmm7
+	jb          .Lasmgen_sm4_ecb_avx_slots_done3
+	vmovdqu     xmm7, xmmword ptr [rdx + 112]
 .Lasmgen_sm4_ecb_avx_slot_next16:
-.Lasmgen_sm4_ecb_avx_slots_done2:
-.Lasmgen_sm4_ecb_avx_join2:
+.Lasmgen_sm4_ecb_avx_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_ecb_avx_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_ecb_avx_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_ecb_avx_slot_next17:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_ecb_avx_slots_done4
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_ecb_avx_slot_next18:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_ecb_avx_slots_done4
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_ecb_avx_slot_next19:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_ecb_avx_slots_done4
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_ecb_avx_slot_next20:
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_ecb_avx_slots_done4
+	vmovdqu     xmmword ptr [rsi + 64], xmm4
+.Lasmgen_sm4_ecb_avx_slot_next21:
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_ecb_avx_slots_done4
+	vmovdqu     xmmword ptr [rsi + 80], xmm5
+.Lasmgen_sm4_ecb_avx_slot_next22:
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_ecb_avx_slots_done4
+	vmovdqu     xmmword ptr [rsi + 96], xmm6
+.Lasmgen_sm4_ecb_avx_slot_next23:
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_ecb_avx_slots_done4
+	vmovdqu     xmmword ptr [rsi + 112], xmm7
+.Lasmgen_sm4_ecb_avx_slot_next24:
+.Lasmgen_sm4_ecb_avx_slots_done4:
+.Lasmgen_sm4_ecb_avx_short_done:
+.Lasmgen_sm4_ecb_avx_join:
 	cmp         rcx, 8
 	jbe         .Lasmgen_sm4_ecb_avx_done
 	sub         rcx, 8
@@ -878,6 +1355,8 @@ asmgen_sm4_ctr_avx:
 	jz          .Lasmgen_sm4_ctr_avx_done
 	.p2align 4
 .Lasmgen_sm4_ctr_avx_loop:
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_ctr_avx_partial
 	/* Load 8 blocks (1 per register). */
 	/* Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch. */
 	mov         rax, r9
@@ -1214,8 +1693,6 @@ asmgen_sm4_ctr_avx:
 	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_ctr_avx_partial
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
@@ -1236,6 +1713,193 @@ asmgen_sm4_ctr_avx:
 	adc         r10, 0
 	jmp         .Lasmgen_sm4_ctr_avx_join
 .Lasmgen_sm4_ctr_avx_partial:
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_ctr_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
+	/* Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch. */
+	mov         rax, r9
+	add         rax, 3
+	jb          .Lasmgen_sm4_ctr_avx_ctr_carry2
+	vmovq       xmm8, r9
+	vpinsrq     xmm8, xmm8, r10, 1
+	lea         rax, qword ptr [rip + .Lconst_sm4_ctr_add]
+	vpaddq      xmm0, xmm8, xmmword ptr [rax]
+	vpaddq      xmm1, xmm8, xmmword ptr [rax + 16]
+	vpaddq      xmm2, xmm8, xmmword ptr [rax + 32]
+	vpaddq      xmm3, xmm8, xmmword ptr [rax + 48]
+	jmp         .Lasmgen_sm4_ctr_avx_ctr_ready2
+.Lasmgen_sm4_ctr_avx_ctr_carry2:
+	/* Slow path: 128-bit increments one block at a time. */
+	mov         rax, r9
+	mov         r11, r10
+	vmovq       xmm0, rax
+	vpinsrq     xmm0, xmm0, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm1, rax
+	vpinsrq     xmm1, xmm1, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm2, rax
+	vpinsrq     xmm2, xmm2, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm3, rax
+	vpinsrq     xmm3, xmm3, r11, 1
+	add         rax, 1
+	adc         r11, 0
+.Lasmgen_sm4_ctr_avx_ctr_ready2:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm3, xmm8, xmm10
+	vpunpckhqdq xmm2, xmm8, xmm10
+	vpunpckhqdq xmm0, xmm9, xmm1
+	vpunpcklqdq xmm1, xmm9, xmm1
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_ctr_avx_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_ctr_avx_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm0
 .Lasmgen_sm4_ctr_avx_slot_next:
@@ -1254,29 +1918,389 @@ asmgen_sm4_ctr_avx:
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 .Lasmgen_sm4_ctr_avx_slot_next4:
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_ctr_avx_slots_done
-	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
-	vmovdqu     xmmword ptr [rsi + 64], xmm4
-.Lasmgen_sm4_ctr_avx_slot_next5:
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_ctr_avx_slots_done
-	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
-	vmovdqu     xmmword ptr [rsi + 80], xmm5
-.Lasmgen_sm4_ctr_avx_slot_next6:
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_ctr_avx_slots_done
-	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
-	vmovdqu     xmmword ptr [rsi + 96], xmm6
-.Lasmgen_sm4_ctr_avx_slot_next7:
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_ctr_avx_slots_done
-	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
-	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_ctr_avx_slot_next8:
 .Lasmgen_sm4_ctr_avx_slots_done:
 	add         r9, rcx
 	adc         r10, 0
+	jmp         .Lasmgen_sm4_ctr_avx_short_done
+.Lasmgen_sm4_ctr_avx_two_groups:
+	/* Load 8 blocks (1 per register). */
+	/* Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch. */
+	mov         rax, r9
+	add         rax, 7
+	jb          .Lasmgen_sm4_ctr_avx_ctr_carry3
+	vmovq       xmm8, r9
+	vpinsrq     xmm8, xmm8, r10, 1
+	lea         rax, qword ptr [rip + .Lconst_sm4_ctr_add]
+	vpaddq      xmm0, xmm8, xmmword ptr [rax]
+	vpaddq      xmm1, xmm8, xmmword ptr [rax + 16]
+	vpaddq      xmm2, xmm8, xmmword ptr [rax + 32]
+	vpaddq      xmm3, xmm8, xmmword ptr [rax + 48]
+	vpaddq      xmm4, xmm8, xmmword ptr [rax + 64]
+	vpaddq      xmm5, xmm8, xmmword ptr [rax + 80]
+	vpaddq      xmm6, xmm8, xmmword ptr [rax + 96]
+	vpaddq      xmm7, xmm8, xmmword ptr [rax + 112]
+	jmp         .Lasmgen_sm4_ctr_avx_ctr_ready3
+.Lasmgen_sm4_ctr_avx_ctr_carry3:
+	/* Slow path: 128-bit increments one block at a time. */
+	mov         rax, r9
+	mov         r11, r10
+	vmovq       xmm0, rax
+	vpinsrq     xmm0, xmm0, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm1, rax
+	vpinsrq     xmm1, xmm1, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm2, rax
+	vpinsrq     xmm2, xmm2, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm3, rax
+	vpinsrq     xmm3, xmm3, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm4, rax
+	vpinsrq     xmm4, xmm4, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm5, rax
+	vpinsrq     xmm5, xmm5, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm6, rax
+	vpinsrq     xmm6, xmm6, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm7, rax
+	vpinsrq     xmm7, xmm7, r11, 1
+	add         rax, 1
+	adc         r11, 0
+.Lasmgen_sm4_ctr_avx_ctr_ready3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm3, xmm8, xmm10
+	vpunpckhqdq xmm2, xmm8, xmm10
+	vpunpckhqdq xmm0, xmm9, xmm1
+	vpunpcklqdq xmm1, xmm9, xmm1
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm7, xmm8, xmm10
+	vpunpckhqdq xmm6, xmm8, xmm10
+	vpunpckhqdq xmm4, xmm9, xmm5
+	vpunpcklqdq xmm5, xmm9, xmm5
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_ctr_avx_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_ctr_avx_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_ctr_avx_slot_next5:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_ctr_avx_slots_done2
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_ctr_avx_slot_next6:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_ctr_avx_slots_done2
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_ctr_avx_slot_next7:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_ctr_avx_slots_done2
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_ctr_avx_slot_next8:
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_ctr_avx_slots_done2
+	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
+	vmovdqu     xmmword ptr [rsi + 64], xmm4
+.Lasmgen_sm4_ctr_avx_slot_next9:
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_ctr_avx_slots_done2
+	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
+	vmovdqu     xmmword ptr [rsi + 80], xmm5
+.Lasmgen_sm4_ctr_avx_slot_next10:
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_ctr_avx_slots_done2
+	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
+	vmovdqu     xmmword ptr [rsi + 96], xmm6
+.Lasmgen_sm4_ctr_avx_slot_next11:
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_ctr_avx_slots_done2
+	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
+	vmovdqu     xmmword ptr [rsi + 112], xmm7
+.Lasmgen_sm4_ctr_avx_slot_next12:
+.Lasmgen_sm4_ctr_avx_slots_done2:
+	add         r9, rcx
+	adc         r10, 0
+.Lasmgen_sm4_ctr_avx_short_done:
 .Lasmgen_sm4_ctr_avx_join:
 	cmp         rcx, 8
 	jbe         .Lasmgen_sm4_ctr_avx_done
@@ -1363,9 +2387,9 @@ asmgen_sm4_cbc_dec_avx:
 	jz          .Lasmgen_sm4_cbc_dec_avx_done
 	.p2align 4
 .Lasmgen_sm4_cbc_dec_avx_loop:
-	/* Load 8 blocks (1 per register). */
 	cmp         rcx, 8
 	jb          .Lasmgen_sm4_cbc_dec_avx_partial
+	/* Load 8 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [rdx]
 	vmovdqu     xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmm2, xmmword ptr [rdx + 32]
@@ -1374,40 +2398,6 @@ asmgen_sm4_cbc_dec_avx:
 	vmovdqu     xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmm7, xmmword ptr [rdx + 112]
-	jmp         .Lasmgen_sm4_cbc_dec_avx_join
-.Lasmgen_sm4_cbc_dec_avx_partial:
-	vmovdqu     xmm0, xmmword ptr [rdx]
-.Lasmgen_sm4_cbc_dec_avx_slot_next:
-	cmp         rcx, 2
-	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done
-	vmovdqu     xmm1, xmmword ptr [rdx + 16]
-.Lasmgen_sm4_cbc_dec_avx_slot_next2:
-	cmp         rcx, 3
-	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done
-	vmovdqu     xmm2, xmmword ptr [rdx + 32]
-.Lasmgen_sm4_cbc_dec_avx_slot_next3:
-	cmp         rcx, 4
-	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done
-	vmovdqu     xmm3, xmmword ptr [rdx + 48]
-.Lasmgen_sm4_cbc_dec_avx_slot_next4:
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done
-	vmovdqu     xmm4, xmmword ptr [rdx + 64]
-.Lasmgen_sm4_cbc_dec_avx_slot_next5:
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done
-	vmovdqu     xmm5, xmmword ptr [rdx + 80]
-.Lasmgen_sm4_cbc_dec_avx_slot_next6:
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done
-	vmovdqu     xmm6, xmmword ptr [rdx + 96]
-.Lasmgen_sm4_cbc_dec_avx_slot_next7:
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done
-	vmovdqu     xmm7, xmmword ptr [rdx + 112]
-.Lasmgen_sm4_cbc_dec_avx_slot_next8:
-.Lasmgen_sm4_cbc_dec_avx_slots_done:
-.Lasmgen_sm4_cbc_dec_avx_join:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -1698,8 +2688,6 @@ asmgen_sm4_cbc_dec_avx:
 	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cbc_dec_avx_partial2
 	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
 	vmovdqu     xmm10, xmmword ptr [rdx + 112]
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 96]
@@ -1719,53 +2707,575 @@ asmgen_sm4_cbc_dec_avx:
 	vpxor       xmm0, xmm0, xmmword ptr [r8]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	vmovdqu     xmmword ptr [r8], xmm10
-	jmp         .Lasmgen_sm4_cbc_dec_avx_join2
-.Lasmgen_sm4_cbc_dec_avx_partial2:
+	jmp         .Lasmgen_sm4_cbc_dec_avx_join
+.Lasmgen_sm4_cbc_dec_avx_partial:
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_cbc_dec_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [rdx]
+.Lasmgen_sm4_cbc_dec_avx_slot_next:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done
+	vmovdqu     xmm1, xmmword ptr [rdx + 16]
+.Lasmgen_sm4_cbc_dec_avx_slot_next2:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done
+	vmovdqu     xmm2, xmmword ptr [rdx + 32]
+.Lasmgen_sm4_cbc_dec_avx_slot_next3:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done
+	vmovdqu     xmm3, xmmword ptr [rdx + 48]
+.Lasmgen_sm4_cbc_dec_avx_slot_next4:
+.Lasmgen_sm4_cbc_dec_avx_slots_done:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_cbc_dec_avx_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_cbc_dec_avx_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next5
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_cbc_dec_avx_slot_next5:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next6
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_cbc_dec_avx_slot_next6:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next7
+	vpxor       xmm1, xmm1, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_cbc_dec_avx_slot_next7:
+	vpxor       xmm0, xmm0, xmmword ptr [r8]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_cbc_dec_avx_slot_next8:
+.Lasmgen_sm4_cbc_dec_avx_slots_done2:
+	vmovdqu     xmmword ptr [r8], xmm10
+	jmp         .Lasmgen_sm4_cbc_dec_avx_short_done
+.Lasmgen_sm4_cbc_dec_avx_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [rdx]
+.Lasmgen_sm4_cbc_dec_avx_slot_next9:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done3
+	vmovdqu     xmm1, xmmword ptr [rdx + 16]
+.Lasmgen_sm4_cbc_dec_avx_slot_next10:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done3
+	vmovdqu     xmm2, xmmword ptr [rdx + 32]
+.Lasmgen_sm4_cbc_dec_avx_slot_next11:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done3
+	vmovdqu     xmm3, xmmword ptr [rdx + 48]
+.Lasmgen_sm4_cbc_dec_avx_slot_next12:
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done3
+	vmovdqu     xmm4, xmmword ptr [rdx + 64]
+.Lasmgen_sm4_cbc_dec_avx_slot_next13:
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done3
+	vmovdqu     xmm5, xmmword ptr [rdx + 80]
+.Lasmgen_sm4_cbc_dec_avx_slot_next14:
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done3
+	vmovdqu     xmm6, xmmword ptr [rdx + 96]
+.Lasmgen_sm4_cbc_dec_avx_slot_next15:
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_cbc_dec_avx_slots_done3
+	vmovdqu     xmm7, xmmword ptr [rdx + 112]
+.Lasmgen_sm4_cbc_dec_avx_slot_next16:
+.Lasmgen_sm4_cbc_dec_avx_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_cbc_dec_avx_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_cbc_dec_avx_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
 	mov         rax, rcx
 	shl         rax, 4
 	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next9
+	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next17
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_cbc_dec_avx_slot_next9:
+.Lasmgen_sm4_cbc_dec_avx_slot_next17:
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next10
+	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next18
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-.Lasmgen_sm4_cbc_dec_avx_slot_next10:
+.Lasmgen_sm4_cbc_dec_avx_slot_next18:
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next11
+	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next19
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-.Lasmgen_sm4_cbc_dec_avx_slot_next11:
+.Lasmgen_sm4_cbc_dec_avx_slot_next19:
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next12
+	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next20
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-.Lasmgen_sm4_cbc_dec_avx_slot_next12:
+.Lasmgen_sm4_cbc_dec_avx_slot_next20:
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next13
+	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next21
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-.Lasmgen_sm4_cbc_dec_avx_slot_next13:
+.Lasmgen_sm4_cbc_dec_avx_slot_next21:
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next14
+	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next22
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-.Lasmgen_sm4_cbc_dec_avx_slot_next14:
+.Lasmgen_sm4_cbc_dec_avx_slot_next22:
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next15
+	jb          .Lasmgen_sm4_cbc_dec_avx_slot_next23
 	vpxor       xmm1, xmm1, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-.Lasmgen_sm4_cbc_dec_avx_slot_next15:
+.Lasmgen_sm4_cbc_dec_avx_slot_next23:
 	vpxor       xmm0, xmm0, xmmword ptr [r8]
 	vmovdqu     xmmword ptr [rsi], xmm0
-.Lasmgen_sm4_cbc_dec_avx_slot_next16:
-.Lasmgen_sm4_cbc_dec_avx_slots_done2:
+.Lasmgen_sm4_cbc_dec_avx_slot_next24:
+.Lasmgen_sm4_cbc_dec_avx_slots_done4:
 	vmovdqu     xmmword ptr [r8], xmm10
-.Lasmgen_sm4_cbc_dec_avx_join2:
+.Lasmgen_sm4_cbc_dec_avx_short_done:
+.Lasmgen_sm4_cbc_dec_avx_join:
 	cmp         rcx, 8
 	jbe         .Lasmgen_sm4_cbc_dec_avx_done
 	sub         rcx, 8
@@ -1847,9 +3357,9 @@ asmgen_sm4_cfb_dec_avx:
 	jz          .Lasmgen_sm4_cfb_dec_avx_done
 	.p2align 4
 .Lasmgen_sm4_cfb_dec_avx_loop:
-	/* Load 8 blocks (1 per register). */
 	cmp         rcx, 8
 	jb          .Lasmgen_sm4_cfb_dec_avx_partial
+	/* Load 8 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [r8]
 	vmovdqu     xmm1, xmmword ptr [rdx]
 	vmovdqu     xmm2, xmmword ptr [rdx + 16]
@@ -1858,40 +3368,6 @@ asmgen_sm4_cfb_dec_avx:
 	vmovdqu     xmm5, xmmword ptr [rdx + 64]
 	vmovdqu     xmm6, xmmword ptr [rdx + 80]
 	vmovdqu     xmm7, xmmword ptr [rdx + 96]
-	jmp         .Lasmgen_sm4_cfb_dec_avx_join
-.Lasmgen_sm4_cfb_dec_avx_partial:
-	vmovdqu     xmm0, xmmword ptr [r8]
-.Lasmgen_sm4_cfb_dec_avx_slot_next:
-	cmp         rcx, 2
-	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done
-	vmovdqu     xmm1, xmmword ptr [rdx]
-.Lasmgen_sm4_cfb_dec_avx_slot_next2:
-	cmp         rcx, 3
-	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done
-	vmovdqu     xmm2, xmmword ptr [rdx + 16]
-.Lasmgen_sm4_cfb_dec_avx_slot_next3:
-	cmp         rcx, 4
-	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done
-	vmovdqu     xmm3, xmmword ptr [rdx + 32]
-.Lasmgen_sm4_cfb_dec_avx_slot_next4:
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done
-	vmovdqu     xmm4, xmmword ptr [rdx + 48]
-.Lasmgen_sm4_cfb_dec_avx_slot_next5:
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done
-	vmovdqu     xmm5, xmmword ptr [rdx + 64]
-.Lasmgen_sm4_cfb_dec_avx_slot_next6:
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done
-	vmovdqu     xmm6, xmmword ptr [rdx + 80]
-.Lasmgen_sm4_cfb_dec_avx_slot_next7:
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done
-	vmovdqu     xmm7, xmmword ptr [rdx + 96]
-.Lasmgen_sm4_cfb_dec_avx_slot_next8:
-.Lasmgen_sm4_cfb_dec_avx_slots_done:
-.Lasmgen_sm4_cfb_dec_avx_join:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -2182,8 +3658,6 @@ asmgen_sm4_cfb_dec_avx:
 	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cfb_dec_avx_partial2
 	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
 	vmovdqu     xmm10, xmmword ptr [rdx + 112]
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
@@ -2203,53 +3677,575 @@ asmgen_sm4_cfb_dec_avx:
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
 	vmovdqu     xmmword ptr [r8], xmm10
-	jmp         .Lasmgen_sm4_cfb_dec_avx_join2
-.Lasmgen_sm4_cfb_dec_avx_partial2:
+	jmp         .Lasmgen_sm4_cfb_dec_avx_join
+.Lasmgen_sm4_cfb_dec_avx_partial:
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_cfb_dec_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [r8]
+.Lasmgen_sm4_cfb_dec_avx_slot_next:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done
+	vmovdqu     xmm1, xmmword ptr [rdx]
+.Lasmgen_sm4_cfb_dec_avx_slot_next2:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done
+	vmovdqu     xmm2, xmmword ptr [rdx + 16]
+.Lasmgen_sm4_cfb_dec_avx_slot_next3:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done
+	vmovdqu     xmm3, xmmword ptr [rdx + 32]
+.Lasmgen_sm4_cfb_dec_avx_slot_next4:
+.Lasmgen_sm4_cfb_dec_avx_slots_done:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_cfb_dec_avx_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_cfb_dec_avx_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
 	mov         rax, rcx
 	shl         rax, 4
 	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm0
-.Lasmgen_sm4_cfb_dec_avx_slot_next9:
+.Lasmgen_sm4_cfb_dec_avx_slot_next5:
 	cmp         rcx, 2
 	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done2
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-.Lasmgen_sm4_cfb_dec_avx_slot_next10:
+.Lasmgen_sm4_cfb_dec_avx_slot_next6:
 	cmp         rcx, 3
 	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done2
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-.Lasmgen_sm4_cfb_dec_avx_slot_next11:
+.Lasmgen_sm4_cfb_dec_avx_slot_next7:
 	cmp         rcx, 4
 	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done2
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-.Lasmgen_sm4_cfb_dec_avx_slot_next12:
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done2
-	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
-	vmovdqu     xmmword ptr [rsi + 64], xmm4
-.Lasmgen_sm4_cfb_dec_avx_slot_next13:
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done2
-	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
-	vmovdqu     xmmword ptr [rsi + 80], xmm5
-.Lasmgen_sm4_cfb_dec_avx_slot_next14:
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done2
-	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
-	vmovdqu     xmmword ptr [rsi + 96], xmm6
-.Lasmgen_sm4_cfb_dec_avx_slot_next15:
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done2
-	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
-	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_cfb_dec_avx_slot_next16:
+.Lasmgen_sm4_cfb_dec_avx_slot_next8:
 .Lasmgen_sm4_cfb_dec_avx_slots_done2:
 	vmovdqu     xmmword ptr [r8], xmm10
-.Lasmgen_sm4_cfb_dec_avx_join2:
+	jmp         .Lasmgen_sm4_cfb_dec_avx_short_done
+.Lasmgen_sm4_cfb_dec_avx_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [r8]
+.Lasmgen_sm4_cfb_dec_avx_slot_next9:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done3
+	vmovdqu     xmm1, xmmword ptr [rdx]
+.Lasmgen_sm4_cfb_dec_avx_slot_next10:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done3
+	vmovdqu     xmm2, xmmword ptr [rdx + 16]
+.Lasmgen_sm4_cfb_dec_avx_slot_next11:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done3
+	vmovdqu     xmm3, xmmword ptr [rdx + 32]
+.Lasmgen_sm4_cfb_dec_avx_slot_next12:
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done3
+	vmovdqu     xmm4, xmmword ptr [rdx + 48]
+.Lasmgen_sm4_cfb_dec_avx_slot_next13:
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done3
+	vmovdqu     xmm5, xmmword ptr [rdx + 64]
+.Lasmgen_sm4_cfb_dec_avx_slot_next14:
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done3
+	vmovdqu     xmm6, xmmword ptr [rdx + 80]
+.Lasmgen_sm4_cfb_dec_avx_slot_next15:
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done3
+	vmovdqu     xmm7, xmmword ptr [rdx + 96]
+.Lasmgen_sm4_cfb_dec_avx_slot_next16:
+.Lasmgen_sm4_cfb_dec_avx_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_cfb_dec_avx_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_cfb_dec_avx_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_cfb_dec_avx_slot_next17:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_cfb_dec_avx_slot_next18:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_cfb_dec_avx_slot_next19:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_cfb_dec_avx_slot_next20:
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done4
+	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
+	vmovdqu     xmmword ptr [rsi + 64], xmm4
+.Lasmgen_sm4_cfb_dec_avx_slot_next21:
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done4
+	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
+	vmovdqu     xmmword ptr [rsi + 80], xmm5
+.Lasmgen_sm4_cfb_dec_avx_slot_next22:
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done4
+	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
+	vmovdqu     xmmword ptr [rsi + 96], xmm6
+.Lasmgen_sm4_cfb_dec_avx_slot_next23:
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_cfb_dec_avx_slots_done4
+	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
+	vmovdqu     xmmword ptr [rsi + 112], xmm7
+.Lasmgen_sm4_cfb_dec_avx_slot_next24:
+.Lasmgen_sm4_cfb_dec_avx_slots_done4:
+	vmovdqu     xmmword ptr [r8], xmm10
+.Lasmgen_sm4_cfb_dec_avx_short_done:
+.Lasmgen_sm4_cfb_dec_avx_join:
 	cmp         rcx, 8
 	jbe         .Lasmgen_sm4_cfb_dec_avx_done
 	sub         rcx, 8
@@ -2825,7 +4821,10 @@ asmgen_sm4_ecb_avx2:
 
 .Lasmgen_sm4_ecb_avx2_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
-	/* Load 8 blocks (1 per register). */
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_ecb_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [rdx]
 .Lasmgen_sm4_ecb_avx2_slot_next17:
 	cmp         rcx, 2
@@ -2840,23 +4839,210 @@ asmgen_sm4_ecb_avx2:
 	jb          .Lasmgen_sm4_ecb_avx2_slots_done3
 	vmovdqu     xmm3, xmmword ptr [rdx + 48]
 .Lasmgen_sm4_ecb_avx2_slot_next20:
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_ecb_avx2_slots_done3
-	vmovdqu     xmm4, xmmword ptr [rdx + 64]
-.Lasmgen_sm4_ecb_avx2_slot_next21:
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_ecb_avx2_slots_done3
-	vmovdqu     xmm5, xmmword ptr [rdx + 80]
-.Lasmgen_sm4_ecb_avx2_slot_next22:
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_ecb_avx2_slots_done3
-	vmovdqu     xmm6, xmmword ptr [rdx + 96]
-.Lasmgen_sm4_ecb_avx2_slot_next23:
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_ecb_avx2_slots_done3
-	vmovdqu     xmm7, xmmword ptr [rdx + 112]
-.Lasmgen_sm4_ecb_avx2_slot_next24:
 .Lasmgen_sm4_ecb_avx2_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_ecb_avx2_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_ecb_avx2_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_ecb_avx2_slot_next21:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done4
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_ecb_avx2_slot_next22:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done4
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_ecb_avx2_slot_next23:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done4
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_ecb_avx2_slot_next24:
+.Lasmgen_sm4_ecb_avx2_slots_done4:
+	jmp         .Lasmgen_sm4_ecb_avx2_short_done
+.Lasmgen_sm4_ecb_avx2_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [rdx]
+.Lasmgen_sm4_ecb_avx2_slot_next25:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done5
+	vmovdqu     xmm1, xmmword ptr [rdx + 16]
+.Lasmgen_sm4_ecb_avx2_slot_next26:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done5
+	vmovdqu     xmm2, xmmword ptr [rdx + 32]
+.Lasmgen_sm4_ecb_avx2_slot_next27:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done5
+	vmovdqu     xmm3, xmmword ptr [rdx + 48]
+.Lasmgen_sm4_ecb_avx2_slot_next28:
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done5
+	vmovdqu     xmm4, xmmword ptr [rdx + 64]
+.Lasmgen_sm4_ecb_avx2_slot_next29:
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done5
+	vmovdqu     xmm5, xmmword ptr [rdx + 80]
+.Lasmgen_sm4_ecb_avx2_slot_next30:
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done5
+	vmovdqu     xmm6, xmmword ptr [rdx + 96]
+.Lasmgen_sm4_ecb_avx2_slot_next31:
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done5
+	vmovdqu     xmm7, xmmword ptr [rdx + 112]
+.Lasmgen_sm4_ecb_avx2_slot_next32:
+.Lasmgen_sm4_ecb_avx2_slots_done5:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -2886,7 +5072,7 @@ asmgen_sm4_ecb_avx2:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_ecb_avx2_rounds2:
+.Lasmgen_sm4_ecb_avx2_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -3121,7 +5307,7 @@ asmgen_sm4_ecb_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_ecb_avx2_rounds2
+	jnz         .Lasmgen_sm4_ecb_avx2_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -3148,36 +5334,37 @@ asmgen_sm4_ecb_avx2:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vmovdqu     xmmword ptr [rsi], xmm0
-.Lasmgen_sm4_ecb_avx2_slot_next25:
+.Lasmgen_sm4_ecb_avx2_slot_next33:
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_ecb_avx2_slots_done4
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done6
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-.Lasmgen_sm4_ecb_avx2_slot_next26:
+.Lasmgen_sm4_ecb_avx2_slot_next34:
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_ecb_avx2_slots_done4
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done6
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-.Lasmgen_sm4_ecb_avx2_slot_next27:
+.Lasmgen_sm4_ecb_avx2_slot_next35:
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_ecb_avx2_slots_done4
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done6
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-.Lasmgen_sm4_ecb_avx2_slot_next28:
+.Lasmgen_sm4_ecb_avx2_slot_next36:
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_ecb_avx2_slots_done4
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done6
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-.Lasmgen_sm4_ecb_avx2_slot_next29:
+.Lasmgen_sm4_ecb_avx2_slot_next37:
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_ecb_avx2_slots_done4
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done6
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-.Lasmgen_sm4_ecb_avx2_slot_next30:
+.Lasmgen_sm4_ecb_avx2_slot_next38:
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_ecb_avx2_slots_done4
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done6
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-.Lasmgen_sm4_ecb_avx2_slot_next31:
+.Lasmgen_sm4_ecb_avx2_slot_next39:
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_ecb_avx2_slots_done4
+	jb          .Lasmgen_sm4_ecb_avx2_slots_done6
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_ecb_avx2_slot_next32:
-.Lasmgen_sm4_ecb_avx2_slots_done4:
+.Lasmgen_sm4_ecb_avx2_slot_next40:
+.Lasmgen_sm4_ecb_avx2_slots_done6:
+.Lasmgen_sm4_ecb_avx2_short_done:
 .Lasmgen_sm4_ecb_avx2_done:
 	vzeroupper
 	vmovdqa     xmm6, xmmword ptr [rsp]
@@ -3784,11 +5971,221 @@ asmgen_sm4_ctr_avx2:
 
 .Lasmgen_sm4_ctr_avx2_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_ctr_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
+	/* Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch. */
+	mov         rax, r9
+	add         rax, 3
+	jb          .Lasmgen_sm4_ctr_avx2_ctr_carry2
+	vmovq       xmm8, r9
+	vpinsrq     xmm8, xmm8, r10, 1
+	lea         rax, qword ptr [rip + .Lconst_sm4_ctr_add]
+	vpaddq      xmm0, xmm8, xmmword ptr [rax]
+	vpaddq      xmm1, xmm8, xmmword ptr [rax + 16]
+	vpaddq      xmm2, xmm8, xmmword ptr [rax + 32]
+	vpaddq      xmm3, xmm8, xmmword ptr [rax + 48]
+	jmp         .Lasmgen_sm4_ctr_avx2_ctr_ready2
+.Lasmgen_sm4_ctr_avx2_ctr_carry2:
+	/* Slow path: 128-bit increments one block at a time. */
+	mov         rax, r9
+	mov         r11, r10
+	vmovq       xmm0, rax
+	vpinsrq     xmm0, xmm0, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm1, rax
+	vpinsrq     xmm1, xmm1, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm2, rax
+	vpinsrq     xmm2, xmm2, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm3, rax
+	vpinsrq     xmm3, xmm3, r11, 1
+	add         rax, 1
+	adc         r11, 0
+.Lasmgen_sm4_ctr_avx2_ctr_ready2:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm3, xmm8, xmm10
+	vpunpckhqdq xmm2, xmm8, xmm10
+	vpunpckhqdq xmm0, xmm9, xmm1
+	vpunpcklqdq xmm1, xmm9, xmm1
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_ctr_avx2_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_ctr_avx2_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_ctr_avx2_slot_next9:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_ctr_avx2_slots_done2
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_ctr_avx2_slot_next10:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_ctr_avx2_slots_done2
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_ctr_avx2_slot_next11:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_ctr_avx2_slots_done2
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_ctr_avx2_slot_next12:
+.Lasmgen_sm4_ctr_avx2_slots_done2:
+	add         r9, rcx
+	adc         r10, 0
+	jmp         .Lasmgen_sm4_ctr_avx2_short_done
+.Lasmgen_sm4_ctr_avx2_two_groups:
 	/* Load 8 blocks (1 per register). */
 	/* Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch. */
 	mov         rax, r9
 	add         rax, 7
-	jb          .Lasmgen_sm4_ctr_avx2_ctr_carry2
+	jb          .Lasmgen_sm4_ctr_avx2_ctr_carry3
 	vmovq       xmm8, r9
 	vpinsrq     xmm8, xmm8, r10, 1
 	lea         rax, qword ptr [rip + .Lconst_sm4_ctr_add]
@@ -3800,8 +6197,8 @@ asmgen_sm4_ctr_avx2:
 	vpaddq      xmm5, xmm8, xmmword ptr [rax + 80]
 	vpaddq      xmm6, xmm8, xmmword ptr [rax + 96]
 	vpaddq      xmm7, xmm8, xmmword ptr [rax + 112]
-	jmp         .Lasmgen_sm4_ctr_avx2_ctr_ready2
-.Lasmgen_sm4_ctr_avx2_ctr_carry2:
+	jmp         .Lasmgen_sm4_ctr_avx2_ctr_ready3
+.Lasmgen_sm4_ctr_avx2_ctr_carry3:
 	/* Slow path: 128-bit increments one block at a time. */
 	mov         rax, r9
 	mov         r11, r10
@@ -3837,7 +6234,7 @@ asmgen_sm4_ctr_avx2:
 	vpinsrq     xmm7, xmm7, r11, 1
 	add         rax, 1
 	adc         r11, 0
-.Lasmgen_sm4_ctr_avx2_ctr_ready2:
+.Lasmgen_sm4_ctr_avx2_ctr_ready3:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpunpckldq  xmm8, xmm0, xmm1
 	vpunpckhdq  xmm9, xmm0, xmm1
@@ -3859,7 +6256,7 @@ asmgen_sm4_ctr_avx2:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_ctr_avx2_rounds2:
+.Lasmgen_sm4_ctr_avx2_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -4094,7 +6491,7 @@ asmgen_sm4_ctr_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_ctr_avx2_rounds2
+	jnz         .Lasmgen_sm4_ctr_avx2_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -4122,45 +6519,46 @@ asmgen_sm4_ctr_avx2:
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm0
-.Lasmgen_sm4_ctr_avx2_slot_next9:
+.Lasmgen_sm4_ctr_avx2_slot_next13:
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_ctr_avx2_slots_done2
+	jb          .Lasmgen_sm4_ctr_avx2_slots_done3
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-.Lasmgen_sm4_ctr_avx2_slot_next10:
+.Lasmgen_sm4_ctr_avx2_slot_next14:
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_ctr_avx2_slots_done2
+	jb          .Lasmgen_sm4_ctr_avx2_slots_done3
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-.Lasmgen_sm4_ctr_avx2_slot_next11:
+.Lasmgen_sm4_ctr_avx2_slot_next15:
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_ctr_avx2_slots_done2
+	jb          .Lasmgen_sm4_ctr_avx2_slots_done3
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-.Lasmgen_sm4_ctr_avx2_slot_next12:
+.Lasmgen_sm4_ctr_avx2_slot_next16:
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_ctr_avx2_slots_done2
+	jb          .Lasmgen_sm4_ctr_avx2_slots_done3
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-.Lasmgen_sm4_ctr_avx2_slot_next13:
+.Lasmgen_sm4_ctr_avx2_slot_next17:
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_ctr_avx2_slots_done2
+	jb          .Lasmgen_sm4_ctr_avx2_slots_done3
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-.Lasmgen_sm4_ctr_avx2_slot_next14:
+.Lasmgen_sm4_ctr_avx2_slot_next18:
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_ctr_avx2_slots_done2
+	jb          .Lasmgen_sm4_ctr_avx2_slots_done3
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-.Lasmgen_sm4_ctr_avx2_slot_next15:
+.Lasmgen_sm4_ctr_avx2_slot_next19:
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_ctr_avx2_slots_done2
+	jb          .Lasmgen_sm4_ctr_avx2_slots_done3
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_ctr_avx2_slot_next16:
-.Lasmgen_sm4_ctr_avx2_slots_done2:
+.Lasmgen_sm4_ctr_avx2_slot_next20:
+.Lasmgen_sm4_ctr_avx2_slots_done3:
 	add         r9, rcx
 	adc         r10, 0
+.Lasmgen_sm4_ctr_avx2_short_done:
 .Lasmgen_sm4_ctr_avx2_done:
 	bswap       r10
 	bswap       r9
@@ -4772,7 +7170,10 @@ asmgen_sm4_cbc_dec_avx2:
 
 .Lasmgen_sm4_cbc_dec_avx2_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
-	/* Load 8 blocks (1 per register). */
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_cbc_dec_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [rdx]
 .Lasmgen_sm4_cbc_dec_avx2_slot_next17:
 	cmp         rcx, 2
@@ -4787,23 +7188,219 @@ asmgen_sm4_cbc_dec_avx2:
 	jb          .Lasmgen_sm4_cbc_dec_avx2_slots_done3
 	vmovdqu     xmm3, xmmword ptr [rdx + 48]
 .Lasmgen_sm4_cbc_dec_avx2_slot_next20:
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cbc_dec_avx2_slots_done3
-	vmovdqu     xmm4, xmmword ptr [rdx + 64]
-.Lasmgen_sm4_cbc_dec_avx2_slot_next21:
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cbc_dec_avx2_slots_done3
-	vmovdqu     xmm5, xmmword ptr [rdx + 80]
-.Lasmgen_sm4_cbc_dec_avx2_slot_next22:
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cbc_dec_avx2_slots_done3
-	vmovdqu     xmm6, xmmword ptr [rdx + 96]
-.Lasmgen_sm4_cbc_dec_avx2_slot_next23:
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cbc_dec_avx2_slots_done3
-	vmovdqu     xmm7, xmmword ptr [rdx + 112]
-.Lasmgen_sm4_cbc_dec_avx2_slot_next24:
 .Lasmgen_sm4_cbc_dec_avx2_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_cbc_dec_avx2_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_cbc_dec_avx2_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next21
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_cbc_dec_avx2_slot_next21:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next22
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_cbc_dec_avx2_slot_next22:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next23
+	vpxor       xmm1, xmm1, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_cbc_dec_avx2_slot_next23:
+	vpxor       xmm0, xmm0, xmmword ptr [r8]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_cbc_dec_avx2_slot_next24:
+.Lasmgen_sm4_cbc_dec_avx2_slots_done4:
+	vmovdqu     xmmword ptr [r8], xmm10
+	jmp         .Lasmgen_sm4_cbc_dec_avx2_short_done
+.Lasmgen_sm4_cbc_dec_avx2_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [rdx]
+.Lasmgen_sm4_cbc_dec_avx2_slot_next25:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slots_done5
+	vmovdqu     xmm1, xmmword ptr [rdx + 16]
+.Lasmgen_sm4_cbc_dec_avx2_slot_next26:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slots_done5
+	vmovdqu     xmm2, xmmword ptr [rdx + 32]
+.Lasmgen_sm4_cbc_dec_avx2_slot_next27:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slots_done5
+	vmovdqu     xmm3, xmmword ptr [rdx + 48]
+.Lasmgen_sm4_cbc_dec_avx2_slot_next28:
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slots_done5
+	vmovdqu     xmm4, xmmword ptr [rdx + 64]
+.Lasmgen_sm4_cbc_dec_avx2_slot_next29:
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slots_done5
+	vmovdqu     xmm5, xmmword ptr [rdx + 80]
+.Lasmgen_sm4_cbc_dec_avx2_slot_next30:
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slots_done5
+	vmovdqu     xmm6, xmmword ptr [rdx + 96]
+.Lasmgen_sm4_cbc_dec_avx2_slot_next31:
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slots_done5
+	vmovdqu     xmm7, xmmword ptr [rdx + 112]
+.Lasmgen_sm4_cbc_dec_avx2_slot_next32:
+.Lasmgen_sm4_cbc_dec_avx2_slots_done5:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -4833,7 +7430,7 @@ asmgen_sm4_cbc_dec_avx2:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_cbc_dec_avx2_rounds2:
+.Lasmgen_sm4_cbc_dec_avx2_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -5068,7 +7665,7 @@ asmgen_sm4_cbc_dec_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_cbc_dec_avx2_rounds2
+	jnz         .Lasmgen_sm4_cbc_dec_avx2_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -5099,45 +7696,46 @@ asmgen_sm4_cbc_dec_avx2:
 	shl         rax, 4
 	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next25
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next33
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_cbc_dec_avx2_slot_next25:
+.Lasmgen_sm4_cbc_dec_avx2_slot_next33:
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next26
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next34
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-.Lasmgen_sm4_cbc_dec_avx2_slot_next26:
+.Lasmgen_sm4_cbc_dec_avx2_slot_next34:
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next27
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next35
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-.Lasmgen_sm4_cbc_dec_avx2_slot_next27:
+.Lasmgen_sm4_cbc_dec_avx2_slot_next35:
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next28
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next36
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-.Lasmgen_sm4_cbc_dec_avx2_slot_next28:
+.Lasmgen_sm4_cbc_dec_avx2_slot_next36:
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next29
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next37
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-.Lasmgen_sm4_cbc_dec_avx2_slot_next29:
+.Lasmgen_sm4_cbc_dec_avx2_slot_next37:
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next30
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next38
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-.Lasmgen_sm4_cbc_dec_avx2_slot_next30:
+.Lasmgen_sm4_cbc_dec_avx2_slot_next38:
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next31
+	jb          .Lasmgen_sm4_cbc_dec_avx2_slot_next39
 	vpxor       xmm1, xmm1, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-.Lasmgen_sm4_cbc_dec_avx2_slot_next31:
+.Lasmgen_sm4_cbc_dec_avx2_slot_next39:
 	vpxor       xmm0, xmm0, xmmword ptr [r8]
 	vmovdqu     xmmword ptr [rsi], xmm0
-.Lasmgen_sm4_cbc_dec_avx2_slot_next32:
-.Lasmgen_sm4_cbc_dec_avx2_slots_done4:
+.Lasmgen_sm4_cbc_dec_avx2_slot_next40:
+.Lasmgen_sm4_cbc_dec_avx2_slots_done6:
 	vmovdqu     xmmword ptr [r8], xmm10
+.Lasmgen_sm4_cbc_dec_avx2_short_done:
 .Lasmgen_sm4_cbc_dec_avx2_done:
 	vzeroupper
 	vmovdqa     xmm6, xmmword ptr [rsp]
@@ -5743,7 +8341,10 @@ asmgen_sm4_cfb_dec_avx2:
 
 .Lasmgen_sm4_cfb_dec_avx2_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
-	/* Load 8 blocks (1 per register). */
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_cfb_dec_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [r8]
 .Lasmgen_sm4_cfb_dec_avx2_slot_next17:
 	cmp         rcx, 2
@@ -5758,23 +8359,219 @@ asmgen_sm4_cfb_dec_avx2:
 	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done3
 	vmovdqu     xmm3, xmmword ptr [rdx + 32]
 .Lasmgen_sm4_cfb_dec_avx2_slot_next20:
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done3
-	vmovdqu     xmm4, xmmword ptr [rdx + 48]
-.Lasmgen_sm4_cfb_dec_avx2_slot_next21:
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done3
-	vmovdqu     xmm5, xmmword ptr [rdx + 64]
-.Lasmgen_sm4_cfb_dec_avx2_slot_next22:
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done3
-	vmovdqu     xmm6, xmmword ptr [rdx + 80]
-.Lasmgen_sm4_cfb_dec_avx2_slot_next23:
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done3
-	vmovdqu     xmm7, xmmword ptr [rdx + 96]
-.Lasmgen_sm4_cfb_dec_avx2_slot_next24:
 .Lasmgen_sm4_cfb_dec_avx2_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_cfb_dec_avx2_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_cfb_dec_avx2_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_cfb_dec_avx2_slot_next21:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_cfb_dec_avx2_slot_next22:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_cfb_dec_avx2_slot_next23:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_cfb_dec_avx2_slot_next24:
+.Lasmgen_sm4_cfb_dec_avx2_slots_done4:
+	vmovdqu     xmmword ptr [r8], xmm10
+	jmp         .Lasmgen_sm4_cfb_dec_avx2_short_done
+.Lasmgen_sm4_cfb_dec_avx2_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [r8]
+.Lasmgen_sm4_cfb_dec_avx2_slot_next25:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done5
+	vmovdqu     xmm1, xmmword ptr [rdx]
+.Lasmgen_sm4_cfb_dec_avx2_slot_next26:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done5
+	vmovdqu     xmm2, xmmword ptr [rdx + 16]
+.Lasmgen_sm4_cfb_dec_avx2_slot_next27:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done5
+	vmovdqu     xmm3, xmmword ptr [rdx + 32]
+.Lasmgen_sm4_cfb_dec_avx2_slot_next28:
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done5
+	vmovdqu     xmm4, xmmword ptr [rdx + 48]
+.Lasmgen_sm4_cfb_dec_avx2_slot_next29:
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done5
+	vmovdqu     xmm5, xmmword ptr [rdx + 64]
+.Lasmgen_sm4_cfb_dec_avx2_slot_next30:
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done5
+	vmovdqu     xmm6, xmmword ptr [rdx + 80]
+.Lasmgen_sm4_cfb_dec_avx2_slot_next31:
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done5
+	vmovdqu     xmm7, xmmword ptr [rdx + 96]
+.Lasmgen_sm4_cfb_dec_avx2_slot_next32:
+.Lasmgen_sm4_cfb_dec_avx2_slots_done5:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -5804,7 +8601,7 @@ asmgen_sm4_cfb_dec_avx2:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_cfb_dec_avx2_rounds2:
+.Lasmgen_sm4_cfb_dec_avx2_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -6039,7 +8836,7 @@ asmgen_sm4_cfb_dec_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_cfb_dec_avx2_rounds2
+	jnz         .Lasmgen_sm4_cfb_dec_avx2_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -6071,44 +8868,45 @@ asmgen_sm4_cfb_dec_avx2:
 	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm0
-.Lasmgen_sm4_cfb_dec_avx2_slot_next25:
+.Lasmgen_sm4_cfb_dec_avx2_slot_next33:
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-.Lasmgen_sm4_cfb_dec_avx2_slot_next26:
+.Lasmgen_sm4_cfb_dec_avx2_slot_next34:
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-.Lasmgen_sm4_cfb_dec_avx2_slot_next27:
+.Lasmgen_sm4_cfb_dec_avx2_slot_next35:
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-.Lasmgen_sm4_cfb_dec_avx2_slot_next28:
+.Lasmgen_sm4_cfb_dec_avx2_slot_next36:
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-.Lasmgen_sm4_cfb_dec_avx2_slot_next29:
+.Lasmgen_sm4_cfb_dec_avx2_slot_next37:
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-.Lasmgen_sm4_cfb_dec_avx2_slot_next30:
+.Lasmgen_sm4_cfb_dec_avx2_slot_next38:
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-.Lasmgen_sm4_cfb_dec_avx2_slot_next31:
+.Lasmgen_sm4_cfb_dec_avx2_slot_next39:
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_avx2_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_cfb_dec_avx2_slot_next32:
-.Lasmgen_sm4_cfb_dec_avx2_slots_done4:
+.Lasmgen_sm4_cfb_dec_avx2_slot_next40:
+.Lasmgen_sm4_cfb_dec_avx2_slots_done6:
 	vmovdqu     xmmword ptr [r8], xmm10
+.Lasmgen_sm4_cfb_dec_avx2_short_done:
 .Lasmgen_sm4_cfb_dec_avx2_done:
 	vzeroupper
 	vmovdqa     xmm6, xmmword ptr [rsp]
@@ -32931,7 +35729,10 @@ asmgen_sm4_ecb_gfni:
 
 .Lasmgen_sm4_ecb_gfni_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
-	/* Load 8 blocks (1 per register). */
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_ecb_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [rdx]
 .Lasmgen_sm4_ecb_gfni_slot_next17:
 	cmp         rcx, 2
@@ -32946,23 +35747,164 @@ asmgen_sm4_ecb_gfni:
 	jb          .Lasmgen_sm4_ecb_gfni_slots_done3
 	vmovdqu     xmm3, xmmword ptr [rdx + 48]
 .Lasmgen_sm4_ecb_gfni_slot_next20:
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_ecb_gfni_slots_done3
-	vmovdqu     xmm4, xmmword ptr [rdx + 64]
-.Lasmgen_sm4_ecb_gfni_slot_next21:
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_ecb_gfni_slots_done3
-	vmovdqu     xmm5, xmmword ptr [rdx + 80]
-.Lasmgen_sm4_ecb_gfni_slot_next22:
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_ecb_gfni_slots_done3
-	vmovdqu     xmm6, xmmword ptr [rdx + 96]
-.Lasmgen_sm4_ecb_gfni_slot_next23:
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_ecb_gfni_slots_done3
-	vmovdqu     xmm7, xmmword ptr [rdx + 112]
-.Lasmgen_sm4_ecb_gfni_slot_next24:
 .Lasmgen_sm4_ecb_gfni_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_ecb_gfni_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_ecb_gfni_rounds2
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_ecb_gfni_slot_next21:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done4
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_ecb_gfni_slot_next22:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done4
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_ecb_gfni_slot_next23:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done4
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_ecb_gfni_slot_next24:
+.Lasmgen_sm4_ecb_gfni_slots_done4:
+	jmp         .Lasmgen_sm4_ecb_gfni_short_done
+.Lasmgen_sm4_ecb_gfni_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [rdx]
+.Lasmgen_sm4_ecb_gfni_slot_next25:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done5
+	vmovdqu     xmm1, xmmword ptr [rdx + 16]
+.Lasmgen_sm4_ecb_gfni_slot_next26:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done5
+	vmovdqu     xmm2, xmmword ptr [rdx + 32]
+.Lasmgen_sm4_ecb_gfni_slot_next27:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done5
+	vmovdqu     xmm3, xmmword ptr [rdx + 48]
+.Lasmgen_sm4_ecb_gfni_slot_next28:
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done5
+	vmovdqu     xmm4, xmmword ptr [rdx + 64]
+.Lasmgen_sm4_ecb_gfni_slot_next29:
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done5
+	vmovdqu     xmm5, xmmword ptr [rdx + 80]
+.Lasmgen_sm4_ecb_gfni_slot_next30:
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done5
+	vmovdqu     xmm6, xmmword ptr [rdx + 96]
+.Lasmgen_sm4_ecb_gfni_slot_next31:
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done5
+	vmovdqu     xmm7, xmmword ptr [rdx + 112]
+.Lasmgen_sm4_ecb_gfni_slot_next32:
+.Lasmgen_sm4_ecb_gfni_slots_done5:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -33001,7 +35943,7 @@ asmgen_sm4_ecb_gfni:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_ecb_gfni_rounds2:
+.Lasmgen_sm4_ecb_gfni_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -33120,7 +36062,7 @@ asmgen_sm4_ecb_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_ecb_gfni_rounds2
+	jnz         .Lasmgen_sm4_ecb_gfni_rounds3
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
@@ -33156,36 +36098,37 @@ asmgen_sm4_ecb_gfni:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vmovdqu     xmmword ptr [rsi], xmm0
-.Lasmgen_sm4_ecb_gfni_slot_next25:
+.Lasmgen_sm4_ecb_gfni_slot_next33:
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_ecb_gfni_slots_done4
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done6
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-.Lasmgen_sm4_ecb_gfni_slot_next26:
+.Lasmgen_sm4_ecb_gfni_slot_next34:
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_ecb_gfni_slots_done4
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done6
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-.Lasmgen_sm4_ecb_gfni_slot_next27:
+.Lasmgen_sm4_ecb_gfni_slot_next35:
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_ecb_gfni_slots_done4
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done6
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-.Lasmgen_sm4_ecb_gfni_slot_next28:
+.Lasmgen_sm4_ecb_gfni_slot_next36:
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_ecb_gfni_slots_done4
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done6
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-.Lasmgen_sm4_ecb_gfni_slot_next29:
+.Lasmgen_sm4_ecb_gfni_slot_next37:
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_ecb_gfni_slots_done4
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done6
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-.Lasmgen_sm4_ecb_gfni_slot_next30:
+.Lasmgen_sm4_ecb_gfni_slot_next38:
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_ecb_gfni_slots_done4
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done6
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-.Lasmgen_sm4_ecb_gfni_slot_next31:
+.Lasmgen_sm4_ecb_gfni_slot_next39:
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_ecb_gfni_slots_done4
+	jb          .Lasmgen_sm4_ecb_gfni_slots_done6
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_ecb_gfni_slot_next32:
-.Lasmgen_sm4_ecb_gfni_slots_done4:
+.Lasmgen_sm4_ecb_gfni_slot_next40:
+.Lasmgen_sm4_ecb_gfni_slots_done6:
+.Lasmgen_sm4_ecb_gfni_short_done:
 .Lasmgen_sm4_ecb_gfni_done:
 	vzeroupper
 	vmovdqa     xmm6, xmmword ptr [rsp]
@@ -33670,11 +36613,175 @@ asmgen_sm4_ctr_gfni:
 
 .Lasmgen_sm4_ctr_gfni_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_ctr_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
+	/* Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch. */
+	mov         rax, r9
+	add         rax, 3
+	jb          .Lasmgen_sm4_ctr_gfni_ctr_carry2
+	vmovq       xmm8, r9
+	vpinsrq     xmm8, xmm8, r10, 1
+	lea         rax, qword ptr [rip + .Lconst_sm4_ctr_add]
+	vpaddq      xmm0, xmm8, xmmword ptr [rax]
+	vpaddq      xmm1, xmm8, xmmword ptr [rax + 16]
+	vpaddq      xmm2, xmm8, xmmword ptr [rax + 32]
+	vpaddq      xmm3, xmm8, xmmword ptr [rax + 48]
+	jmp         .Lasmgen_sm4_ctr_gfni_ctr_ready2
+.Lasmgen_sm4_ctr_gfni_ctr_carry2:
+	/* Slow path: 128-bit increments one block at a time. */
+	mov         rax, r9
+	mov         r11, r10
+	vmovq       xmm0, rax
+	vpinsrq     xmm0, xmm0, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm1, rax
+	vpinsrq     xmm1, xmm1, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm2, rax
+	vpinsrq     xmm2, xmm2, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm3, rax
+	vpinsrq     xmm3, xmm3, r11, 1
+	add         rax, 1
+	adc         r11, 0
+.Lasmgen_sm4_ctr_gfni_ctr_ready2:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm3, xmm8, xmm10
+	vpunpckhqdq xmm2, xmm8, xmm10
+	vpunpckhqdq xmm0, xmm9, xmm1
+	vpunpcklqdq xmm1, xmm9, xmm1
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_ctr_gfni_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_ctr_gfni_rounds2
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_ctr_gfni_slot_next9:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_ctr_gfni_slots_done2
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_ctr_gfni_slot_next10:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_ctr_gfni_slots_done2
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_ctr_gfni_slot_next11:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_ctr_gfni_slots_done2
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_ctr_gfni_slot_next12:
+.Lasmgen_sm4_ctr_gfni_slots_done2:
+	add         r9, rcx
+	adc         r10, 0
+	jmp         .Lasmgen_sm4_ctr_gfni_short_done
+.Lasmgen_sm4_ctr_gfni_two_groups:
 	/* Load 8 blocks (1 per register). */
 	/* Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch. */
 	mov         rax, r9
 	add         rax, 7
-	jb          .Lasmgen_sm4_ctr_gfni_ctr_carry2
+	jb          .Lasmgen_sm4_ctr_gfni_ctr_carry3
 	vmovq       xmm8, r9
 	vpinsrq     xmm8, xmm8, r10, 1
 	lea         rax, qword ptr [rip + .Lconst_sm4_ctr_add]
@@ -33686,8 +36793,8 @@ asmgen_sm4_ctr_gfni:
 	vpaddq      xmm5, xmm8, xmmword ptr [rax + 80]
 	vpaddq      xmm6, xmm8, xmmword ptr [rax + 96]
 	vpaddq      xmm7, xmm8, xmmword ptr [rax + 112]
-	jmp         .Lasmgen_sm4_ctr_gfni_ctr_ready2
-.Lasmgen_sm4_ctr_gfni_ctr_carry2:
+	jmp         .Lasmgen_sm4_ctr_gfni_ctr_ready3
+.Lasmgen_sm4_ctr_gfni_ctr_carry3:
 	/* Slow path: 128-bit increments one block at a time. */
 	mov         rax, r9
 	mov         r11, r10
@@ -33723,7 +36830,7 @@ asmgen_sm4_ctr_gfni:
 	vpinsrq     xmm7, xmm7, r11, 1
 	add         rax, 1
 	adc         r11, 0
-.Lasmgen_sm4_ctr_gfni_ctr_ready2:
+.Lasmgen_sm4_ctr_gfni_ctr_ready3:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpunpckldq  xmm8, xmm0, xmm1
 	vpunpckhdq  xmm9, xmm0, xmm1
@@ -33754,7 +36861,7 @@ asmgen_sm4_ctr_gfni:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_ctr_gfni_rounds2:
+.Lasmgen_sm4_ctr_gfni_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -33873,7 +36980,7 @@ asmgen_sm4_ctr_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_ctr_gfni_rounds2
+	jnz         .Lasmgen_sm4_ctr_gfni_rounds3
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
@@ -33910,45 +37017,46 @@ asmgen_sm4_ctr_gfni:
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm0
-.Lasmgen_sm4_ctr_gfni_slot_next9:
+.Lasmgen_sm4_ctr_gfni_slot_next13:
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_ctr_gfni_slots_done2
+	jb          .Lasmgen_sm4_ctr_gfni_slots_done3
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-.Lasmgen_sm4_ctr_gfni_slot_next10:
+.Lasmgen_sm4_ctr_gfni_slot_next14:
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_ctr_gfni_slots_done2
+	jb          .Lasmgen_sm4_ctr_gfni_slots_done3
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-.Lasmgen_sm4_ctr_gfni_slot_next11:
+.Lasmgen_sm4_ctr_gfni_slot_next15:
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_ctr_gfni_slots_done2
+	jb          .Lasmgen_sm4_ctr_gfni_slots_done3
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-.Lasmgen_sm4_ctr_gfni_slot_next12:
+.Lasmgen_sm4_ctr_gfni_slot_next16:
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_ctr_gfni_slots_done2
+	jb          .Lasmgen_sm4_ctr_gfni_slots_done3
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-.Lasmgen_sm4_ctr_gfni_slot_next13:
+.Lasmgen_sm4_ctr_gfni_slot_next17:
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_ctr_gfni_slots_done2
+	jb          .Lasmgen_sm4_ctr_gfni_slots_done3
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-.Lasmgen_sm4_ctr_gfni_slot_next14:
+.Lasmgen_sm4_ctr_gfni_slot_next18:
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_ctr_gfni_slots_done2
+	jb          .Lasmgen_sm4_ctr_gfni_slots_done3
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-.Lasmgen_sm4_ctr_gfni_slot_next15:
+.Lasmgen_sm4_ctr_gfni_slot_next19:
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_ctr_gfni_slots_done2
+	jb          .Lasmgen_sm4_ctr_gfni_slots_done3
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_ctr_gfni_slot_next16:
-.Lasmgen_sm4_ctr_gfni_slots_done2:
+.Lasmgen_sm4_ctr_gfni_slot_next20:
+.Lasmgen_sm4_ctr_gfni_slots_done3:
 	add         r9, rcx
 	adc         r10, 0
+.Lasmgen_sm4_ctr_gfni_short_done:
 .Lasmgen_sm4_ctr_gfni_done:
 	bswap       r10
 	bswap       r9
@@ -34438,7 +37546,10 @@ asmgen_sm4_cbc_dec_gfni:
 
 .Lasmgen_sm4_cbc_dec_gfni_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
-	/* Load 8 blocks (1 per register). */
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_cbc_dec_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [rdx]
 .Lasmgen_sm4_cbc_dec_gfni_slot_next17:
 	cmp         rcx, 2
@@ -34453,23 +37564,173 @@ asmgen_sm4_cbc_dec_gfni:
 	jb          .Lasmgen_sm4_cbc_dec_gfni_slots_done3
 	vmovdqu     xmm3, xmmword ptr [rdx + 48]
 .Lasmgen_sm4_cbc_dec_gfni_slot_next20:
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cbc_dec_gfni_slots_done3
-	vmovdqu     xmm4, xmmword ptr [rdx + 64]
-.Lasmgen_sm4_cbc_dec_gfni_slot_next21:
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cbc_dec_gfni_slots_done3
-	vmovdqu     xmm5, xmmword ptr [rdx + 80]
-.Lasmgen_sm4_cbc_dec_gfni_slot_next22:
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cbc_dec_gfni_slots_done3
-	vmovdqu     xmm6, xmmword ptr [rdx + 96]
-.Lasmgen_sm4_cbc_dec_gfni_slot_next23:
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cbc_dec_gfni_slots_done3
-	vmovdqu     xmm7, xmmword ptr [rdx + 112]
-.Lasmgen_sm4_cbc_dec_gfni_slot_next24:
 .Lasmgen_sm4_cbc_dec_gfni_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_cbc_dec_gfni_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_cbc_dec_gfni_rounds2
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next21
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_cbc_dec_gfni_slot_next21:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next22
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_cbc_dec_gfni_slot_next22:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next23
+	vpxor       xmm1, xmm1, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_cbc_dec_gfni_slot_next23:
+	vpxor       xmm0, xmm0, xmmword ptr [r8]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_cbc_dec_gfni_slot_next24:
+.Lasmgen_sm4_cbc_dec_gfni_slots_done4:
+	vmovdqu     xmmword ptr [r8], xmm10
+	jmp         .Lasmgen_sm4_cbc_dec_gfni_short_done
+.Lasmgen_sm4_cbc_dec_gfni_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [rdx]
+.Lasmgen_sm4_cbc_dec_gfni_slot_next25:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slots_done5
+	vmovdqu     xmm1, xmmword ptr [rdx + 16]
+.Lasmgen_sm4_cbc_dec_gfni_slot_next26:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slots_done5
+	vmovdqu     xmm2, xmmword ptr [rdx + 32]
+.Lasmgen_sm4_cbc_dec_gfni_slot_next27:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slots_done5
+	vmovdqu     xmm3, xmmword ptr [rdx + 48]
+.Lasmgen_sm4_cbc_dec_gfni_slot_next28:
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slots_done5
+	vmovdqu     xmm4, xmmword ptr [rdx + 64]
+.Lasmgen_sm4_cbc_dec_gfni_slot_next29:
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slots_done5
+	vmovdqu     xmm5, xmmword ptr [rdx + 80]
+.Lasmgen_sm4_cbc_dec_gfni_slot_next30:
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slots_done5
+	vmovdqu     xmm6, xmmword ptr [rdx + 96]
+.Lasmgen_sm4_cbc_dec_gfni_slot_next31:
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slots_done5
+	vmovdqu     xmm7, xmmword ptr [rdx + 112]
+.Lasmgen_sm4_cbc_dec_gfni_slot_next32:
+.Lasmgen_sm4_cbc_dec_gfni_slots_done5:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -34508,7 +37769,7 @@ asmgen_sm4_cbc_dec_gfni:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_cbc_dec_gfni_rounds2:
+.Lasmgen_sm4_cbc_dec_gfni_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -34627,7 +37888,7 @@ asmgen_sm4_cbc_dec_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_cbc_dec_gfni_rounds2
+	jnz         .Lasmgen_sm4_cbc_dec_gfni_rounds3
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
@@ -34667,45 +37928,46 @@ asmgen_sm4_cbc_dec_gfni:
 	shl         rax, 4
 	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next25
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next33
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_cbc_dec_gfni_slot_next25:
+.Lasmgen_sm4_cbc_dec_gfni_slot_next33:
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next26
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next34
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-.Lasmgen_sm4_cbc_dec_gfni_slot_next26:
+.Lasmgen_sm4_cbc_dec_gfni_slot_next34:
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next27
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next35
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-.Lasmgen_sm4_cbc_dec_gfni_slot_next27:
+.Lasmgen_sm4_cbc_dec_gfni_slot_next35:
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next28
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next36
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-.Lasmgen_sm4_cbc_dec_gfni_slot_next28:
+.Lasmgen_sm4_cbc_dec_gfni_slot_next36:
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next29
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next37
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-.Lasmgen_sm4_cbc_dec_gfni_slot_next29:
+.Lasmgen_sm4_cbc_dec_gfni_slot_next37:
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next30
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next38
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-.Lasmgen_sm4_cbc_dec_gfni_slot_next30:
+.Lasmgen_sm4_cbc_dec_gfni_slot_next38:
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next31
+	jb          .Lasmgen_sm4_cbc_dec_gfni_slot_next39
 	vpxor       xmm1, xmm1, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-.Lasmgen_sm4_cbc_dec_gfni_slot_next31:
+.Lasmgen_sm4_cbc_dec_gfni_slot_next39:
 	vpxor       xmm0, xmm0, xmmword ptr [r8]
 	vmovdqu     xmmword ptr [rsi], xmm0
-.Lasmgen_sm4_cbc_dec_gfni_slot_next32:
-.Lasmgen_sm4_cbc_dec_gfni_slots_done4:
+.Lasmgen_sm4_cbc_dec_gfni_slot_next40:
+.Lasmgen_sm4_cbc_dec_gfni_slots_done6:
 	vmovdqu     xmmword ptr [r8], xmm10
+.Lasmgen_sm4_cbc_dec_gfni_short_done:
 .Lasmgen_sm4_cbc_dec_gfni_done:
 	vzeroupper
 	vmovdqa     xmm6, xmmword ptr [rsp]
@@ -35189,7 +38451,10 @@ asmgen_sm4_cfb_dec_gfni:
 
 .Lasmgen_sm4_cfb_dec_gfni_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
-	/* Load 8 blocks (1 per register). */
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_cfb_dec_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [r8]
 .Lasmgen_sm4_cfb_dec_gfni_slot_next17:
 	cmp         rcx, 2
@@ -35204,23 +38469,173 @@ asmgen_sm4_cfb_dec_gfni:
 	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done3
 	vmovdqu     xmm3, xmmword ptr [rdx + 32]
 .Lasmgen_sm4_cfb_dec_gfni_slot_next20:
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done3
-	vmovdqu     xmm4, xmmword ptr [rdx + 48]
-.Lasmgen_sm4_cfb_dec_gfni_slot_next21:
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done3
-	vmovdqu     xmm5, xmmword ptr [rdx + 64]
-.Lasmgen_sm4_cfb_dec_gfni_slot_next22:
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done3
-	vmovdqu     xmm6, xmmword ptr [rdx + 80]
-.Lasmgen_sm4_cfb_dec_gfni_slot_next23:
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done3
-	vmovdqu     xmm7, xmmword ptr [rdx + 96]
-.Lasmgen_sm4_cfb_dec_gfni_slot_next24:
 .Lasmgen_sm4_cfb_dec_gfni_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_cfb_dec_gfni_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_cfb_dec_gfni_rounds2
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_cfb_dec_gfni_slot_next21:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_cfb_dec_gfni_slot_next22:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_cfb_dec_gfni_slot_next23:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_cfb_dec_gfni_slot_next24:
+.Lasmgen_sm4_cfb_dec_gfni_slots_done4:
+	vmovdqu     xmmword ptr [r8], xmm10
+	jmp         .Lasmgen_sm4_cfb_dec_gfni_short_done
+.Lasmgen_sm4_cfb_dec_gfni_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [r8]
+.Lasmgen_sm4_cfb_dec_gfni_slot_next25:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done5
+	vmovdqu     xmm1, xmmword ptr [rdx]
+.Lasmgen_sm4_cfb_dec_gfni_slot_next26:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done5
+	vmovdqu     xmm2, xmmword ptr [rdx + 16]
+.Lasmgen_sm4_cfb_dec_gfni_slot_next27:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done5
+	vmovdqu     xmm3, xmmword ptr [rdx + 32]
+.Lasmgen_sm4_cfb_dec_gfni_slot_next28:
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done5
+	vmovdqu     xmm4, xmmword ptr [rdx + 48]
+.Lasmgen_sm4_cfb_dec_gfni_slot_next29:
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done5
+	vmovdqu     xmm5, xmmword ptr [rdx + 64]
+.Lasmgen_sm4_cfb_dec_gfni_slot_next30:
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done5
+	vmovdqu     xmm6, xmmword ptr [rdx + 80]
+.Lasmgen_sm4_cfb_dec_gfni_slot_next31:
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done5
+	vmovdqu     xmm7, xmmword ptr [rdx + 96]
+.Lasmgen_sm4_cfb_dec_gfni_slot_next32:
+.Lasmgen_sm4_cfb_dec_gfni_slots_done5:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -35259,7 +38674,7 @@ asmgen_sm4_cfb_dec_gfni:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_cfb_dec_gfni_rounds2:
+.Lasmgen_sm4_cfb_dec_gfni_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -35378,7 +38793,7 @@ asmgen_sm4_cfb_dec_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_cfb_dec_gfni_rounds2
+	jnz         .Lasmgen_sm4_cfb_dec_gfni_rounds3
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
@@ -35419,44 +38834,45 @@ asmgen_sm4_cfb_dec_gfni:
 	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm0
-.Lasmgen_sm4_cfb_dec_gfni_slot_next25:
+.Lasmgen_sm4_cfb_dec_gfni_slot_next33:
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-.Lasmgen_sm4_cfb_dec_gfni_slot_next26:
+.Lasmgen_sm4_cfb_dec_gfni_slot_next34:
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-.Lasmgen_sm4_cfb_dec_gfni_slot_next27:
+.Lasmgen_sm4_cfb_dec_gfni_slot_next35:
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-.Lasmgen_sm4_cfb_dec_gfni_slot_next28:
+.Lasmgen_sm4_cfb_dec_gfni_slot_next36:
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-.Lasmgen_sm4_cfb_dec_gfni_slot_next29:
+.Lasmgen_sm4_cfb_dec_gfni_slot_next37:
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-.Lasmgen_sm4_cfb_dec_gfni_slot_next30:
+.Lasmgen_sm4_cfb_dec_gfni_slot_next38:
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-.Lasmgen_sm4_cfb_dec_gfni_slot_next31:
+.Lasmgen_sm4_cfb_dec_gfni_slot_next39:
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_gfni_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_cfb_dec_gfni_slot_next32:
-.Lasmgen_sm4_cfb_dec_gfni_slots_done4:
+.Lasmgen_sm4_cfb_dec_gfni_slot_next40:
+.Lasmgen_sm4_cfb_dec_gfni_slots_done6:
 	vmovdqu     xmmword ptr [r8], xmm10
+.Lasmgen_sm4_cfb_dec_gfni_short_done:
 .Lasmgen_sm4_cfb_dec_gfni_done:
 	vzeroupper
 	vmovdqa     xmm6, xmmword ptr [rsp]
@@ -48719,7 +52135,10 @@ asmgen_sm4_ecb_vaes:
 
 .Lasmgen_sm4_ecb_vaes_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
-	/* Load 8 blocks (1 per register). */
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_ecb_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [rdx]
 .Lasmgen_sm4_ecb_vaes_slot_next17:
 	cmp         rcx, 2
@@ -48734,23 +52153,210 @@ asmgen_sm4_ecb_vaes:
 	jb          .Lasmgen_sm4_ecb_vaes_slots_done3
 	vmovdqu     xmm3, xmmword ptr [rdx + 48]
 .Lasmgen_sm4_ecb_vaes_slot_next20:
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_ecb_vaes_slots_done3
-	vmovdqu     xmm4, xmmword ptr [rdx + 64]
-.Lasmgen_sm4_ecb_vaes_slot_next21:
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_ecb_vaes_slots_done3
-	vmovdqu     xmm5, xmmword ptr [rdx + 80]
-.Lasmgen_sm4_ecb_vaes_slot_next22:
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_ecb_vaes_slots_done3
-	vmovdqu     xmm6, xmmword ptr [rdx + 96]
-.Lasmgen_sm4_ecb_vaes_slot_next23:
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_ecb_vaes_slots_done3
-	vmovdqu     xmm7, xmmword ptr [rdx + 112]
-.Lasmgen_sm4_ecb_vaes_slot_next24:
 .Lasmgen_sm4_ecb_vaes_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_ecb_vaes_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_ecb_vaes_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_ecb_vaes_slot_next21:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done4
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_ecb_vaes_slot_next22:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done4
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_ecb_vaes_slot_next23:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done4
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_ecb_vaes_slot_next24:
+.Lasmgen_sm4_ecb_vaes_slots_done4:
+	jmp         .Lasmgen_sm4_ecb_vaes_short_done
+.Lasmgen_sm4_ecb_vaes_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [rdx]
+.Lasmgen_sm4_ecb_vaes_slot_next25:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done5
+	vmovdqu     xmm1, xmmword ptr [rdx + 16]
+.Lasmgen_sm4_ecb_vaes_slot_next26:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done5
+	vmovdqu     xmm2, xmmword ptr [rdx + 32]
+.Lasmgen_sm4_ecb_vaes_slot_next27:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done5
+	vmovdqu     xmm3, xmmword ptr [rdx + 48]
+.Lasmgen_sm4_ecb_vaes_slot_next28:
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done5
+	vmovdqu     xmm4, xmmword ptr [rdx + 64]
+.Lasmgen_sm4_ecb_vaes_slot_next29:
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done5
+	vmovdqu     xmm5, xmmword ptr [rdx + 80]
+.Lasmgen_sm4_ecb_vaes_slot_next30:
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done5
+	vmovdqu     xmm6, xmmword ptr [rdx + 96]
+.Lasmgen_sm4_ecb_vaes_slot_next31:
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done5
+	vmovdqu     xmm7, xmmword ptr [rdx + 112]
+.Lasmgen_sm4_ecb_vaes_slot_next32:
+.Lasmgen_sm4_ecb_vaes_slots_done5:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -48780,7 +52386,7 @@ asmgen_sm4_ecb_vaes:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_ecb_vaes_rounds2:
+.Lasmgen_sm4_ecb_vaes_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -49015,7 +52621,7 @@ asmgen_sm4_ecb_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_ecb_vaes_rounds2
+	jnz         .Lasmgen_sm4_ecb_vaes_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -49042,36 +52648,37 @@ asmgen_sm4_ecb_vaes:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vmovdqu     xmmword ptr [rsi], xmm0
-.Lasmgen_sm4_ecb_vaes_slot_next25:
+.Lasmgen_sm4_ecb_vaes_slot_next33:
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_ecb_vaes_slots_done4
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done6
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-.Lasmgen_sm4_ecb_vaes_slot_next26:
+.Lasmgen_sm4_ecb_vaes_slot_next34:
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_ecb_vaes_slots_done4
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done6
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-.Lasmgen_sm4_ecb_vaes_slot_next27:
+.Lasmgen_sm4_ecb_vaes_slot_next35:
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_ecb_vaes_slots_done4
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done6
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-.Lasmgen_sm4_ecb_vaes_slot_next28:
+.Lasmgen_sm4_ecb_vaes_slot_next36:
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_ecb_vaes_slots_done4
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done6
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-.Lasmgen_sm4_ecb_vaes_slot_next29:
+.Lasmgen_sm4_ecb_vaes_slot_next37:
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_ecb_vaes_slots_done4
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done6
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-.Lasmgen_sm4_ecb_vaes_slot_next30:
+.Lasmgen_sm4_ecb_vaes_slot_next38:
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_ecb_vaes_slots_done4
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done6
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-.Lasmgen_sm4_ecb_vaes_slot_next31:
+.Lasmgen_sm4_ecb_vaes_slot_next39:
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_ecb_vaes_slots_done4
+	jb          .Lasmgen_sm4_ecb_vaes_slots_done6
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_ecb_vaes_slot_next32:
-.Lasmgen_sm4_ecb_vaes_slots_done4:
+.Lasmgen_sm4_ecb_vaes_slot_next40:
+.Lasmgen_sm4_ecb_vaes_slots_done6:
+.Lasmgen_sm4_ecb_vaes_short_done:
 .Lasmgen_sm4_ecb_vaes_done:
 	vzeroupper
 	vmovdqa     xmm6, xmmword ptr [rsp]
@@ -49654,11 +53261,221 @@ asmgen_sm4_ctr_vaes:
 
 .Lasmgen_sm4_ctr_vaes_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_ctr_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
+	/* Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch. */
+	mov         rax, r9
+	add         rax, 3
+	jb          .Lasmgen_sm4_ctr_vaes_ctr_carry2
+	vmovq       xmm8, r9
+	vpinsrq     xmm8, xmm8, r10, 1
+	lea         rax, qword ptr [rip + .Lconst_sm4_ctr_add]
+	vpaddq      xmm0, xmm8, xmmword ptr [rax]
+	vpaddq      xmm1, xmm8, xmmword ptr [rax + 16]
+	vpaddq      xmm2, xmm8, xmmword ptr [rax + 32]
+	vpaddq      xmm3, xmm8, xmmword ptr [rax + 48]
+	jmp         .Lasmgen_sm4_ctr_vaes_ctr_ready2
+.Lasmgen_sm4_ctr_vaes_ctr_carry2:
+	/* Slow path: 128-bit increments one block at a time. */
+	mov         rax, r9
+	mov         r11, r10
+	vmovq       xmm0, rax
+	vpinsrq     xmm0, xmm0, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm1, rax
+	vpinsrq     xmm1, xmm1, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm2, rax
+	vpinsrq     xmm2, xmm2, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm3, rax
+	vpinsrq     xmm3, xmm3, r11, 1
+	add         rax, 1
+	adc         r11, 0
+.Lasmgen_sm4_ctr_vaes_ctr_ready2:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm3, xmm8, xmm10
+	vpunpckhqdq xmm2, xmm8, xmm10
+	vpunpckhqdq xmm0, xmm9, xmm1
+	vpunpcklqdq xmm1, xmm9, xmm1
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_ctr_vaes_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_ctr_vaes_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_ctr_vaes_slot_next9:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_ctr_vaes_slots_done2
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_ctr_vaes_slot_next10:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_ctr_vaes_slots_done2
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_ctr_vaes_slot_next11:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_ctr_vaes_slots_done2
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_ctr_vaes_slot_next12:
+.Lasmgen_sm4_ctr_vaes_slots_done2:
+	add         r9, rcx
+	adc         r10, 0
+	jmp         .Lasmgen_sm4_ctr_vaes_short_done
+.Lasmgen_sm4_ctr_vaes_two_groups:
 	/* Load 8 blocks (1 per register). */
 	/* Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch. */
 	mov         rax, r9
 	add         rax, 7
-	jb          .Lasmgen_sm4_ctr_vaes_ctr_carry2
+	jb          .Lasmgen_sm4_ctr_vaes_ctr_carry3
 	vmovq       xmm8, r9
 	vpinsrq     xmm8, xmm8, r10, 1
 	lea         rax, qword ptr [rip + .Lconst_sm4_ctr_add]
@@ -49670,8 +53487,8 @@ asmgen_sm4_ctr_vaes:
 	vpaddq      xmm5, xmm8, xmmword ptr [rax + 80]
 	vpaddq      xmm6, xmm8, xmmword ptr [rax + 96]
 	vpaddq      xmm7, xmm8, xmmword ptr [rax + 112]
-	jmp         .Lasmgen_sm4_ctr_vaes_ctr_ready2
-.Lasmgen_sm4_ctr_vaes_ctr_carry2:
+	jmp         .Lasmgen_sm4_ctr_vaes_ctr_ready3
+.Lasmgen_sm4_ctr_vaes_ctr_carry3:
 	/* Slow path: 128-bit increments one block at a time. */
 	mov         rax, r9
 	mov         r11, r10
@@ -49707,7 +53524,7 @@ asmgen_sm4_ctr_vaes:
 	vpinsrq     xmm7, xmm7, r11, 1
 	add         rax, 1
 	adc         r11, 0
-.Lasmgen_sm4_ctr_vaes_ctr_ready2:
+.Lasmgen_sm4_ctr_vaes_ctr_ready3:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpunpckldq  xmm8, xmm0, xmm1
 	vpunpckhdq  xmm9, xmm0, xmm1
@@ -49729,7 +53546,7 @@ asmgen_sm4_ctr_vaes:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_ctr_vaes_rounds2:
+.Lasmgen_sm4_ctr_vaes_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -49964,7 +53781,7 @@ asmgen_sm4_ctr_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_ctr_vaes_rounds2
+	jnz         .Lasmgen_sm4_ctr_vaes_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -49992,45 +53809,46 @@ asmgen_sm4_ctr_vaes:
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm0
-.Lasmgen_sm4_ctr_vaes_slot_next9:
+.Lasmgen_sm4_ctr_vaes_slot_next13:
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_ctr_vaes_slots_done2
+	jb          .Lasmgen_sm4_ctr_vaes_slots_done3
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-.Lasmgen_sm4_ctr_vaes_slot_next10:
+.Lasmgen_sm4_ctr_vaes_slot_next14:
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_ctr_vaes_slots_done2
+	jb          .Lasmgen_sm4_ctr_vaes_slots_done3
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-.Lasmgen_sm4_ctr_vaes_slot_next11:
+.Lasmgen_sm4_ctr_vaes_slot_next15:
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_ctr_vaes_slots_done2
+	jb          .Lasmgen_sm4_ctr_vaes_slots_done3
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-.Lasmgen_sm4_ctr_vaes_slot_next12:
+.Lasmgen_sm4_ctr_vaes_slot_next16:
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_ctr_vaes_slots_done2
+	jb          .Lasmgen_sm4_ctr_vaes_slots_done3
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-.Lasmgen_sm4_ctr_vaes_slot_next13:
+.Lasmgen_sm4_ctr_vaes_slot_next17:
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_ctr_vaes_slots_done2
+	jb          .Lasmgen_sm4_ctr_vaes_slots_done3
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-.Lasmgen_sm4_ctr_vaes_slot_next14:
+.Lasmgen_sm4_ctr_vaes_slot_next18:
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_ctr_vaes_slots_done2
+	jb          .Lasmgen_sm4_ctr_vaes_slots_done3
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-.Lasmgen_sm4_ctr_vaes_slot_next15:
+.Lasmgen_sm4_ctr_vaes_slot_next19:
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_ctr_vaes_slots_done2
+	jb          .Lasmgen_sm4_ctr_vaes_slots_done3
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_ctr_vaes_slot_next16:
-.Lasmgen_sm4_ctr_vaes_slots_done2:
+.Lasmgen_sm4_ctr_vaes_slot_next20:
+.Lasmgen_sm4_ctr_vaes_slots_done3:
 	add         r9, rcx
 	adc         r10, 0
+.Lasmgen_sm4_ctr_vaes_short_done:
 .Lasmgen_sm4_ctr_vaes_done:
 	bswap       r10
 	bswap       r9
@@ -50618,7 +54436,10 @@ asmgen_sm4_cbc_dec_vaes:
 
 .Lasmgen_sm4_cbc_dec_vaes_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
-	/* Load 8 blocks (1 per register). */
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_cbc_dec_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [rdx]
 .Lasmgen_sm4_cbc_dec_vaes_slot_next17:
 	cmp         rcx, 2
@@ -50633,23 +54454,219 @@ asmgen_sm4_cbc_dec_vaes:
 	jb          .Lasmgen_sm4_cbc_dec_vaes_slots_done3
 	vmovdqu     xmm3, xmmword ptr [rdx + 48]
 .Lasmgen_sm4_cbc_dec_vaes_slot_next20:
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cbc_dec_vaes_slots_done3
-	vmovdqu     xmm4, xmmword ptr [rdx + 64]
-.Lasmgen_sm4_cbc_dec_vaes_slot_next21:
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cbc_dec_vaes_slots_done3
-	vmovdqu     xmm5, xmmword ptr [rdx + 80]
-.Lasmgen_sm4_cbc_dec_vaes_slot_next22:
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cbc_dec_vaes_slots_done3
-	vmovdqu     xmm6, xmmword ptr [rdx + 96]
-.Lasmgen_sm4_cbc_dec_vaes_slot_next23:
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cbc_dec_vaes_slots_done3
-	vmovdqu     xmm7, xmmword ptr [rdx + 112]
-.Lasmgen_sm4_cbc_dec_vaes_slot_next24:
 .Lasmgen_sm4_cbc_dec_vaes_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_cbc_dec_vaes_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_cbc_dec_vaes_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next21
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_cbc_dec_vaes_slot_next21:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next22
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_cbc_dec_vaes_slot_next22:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next23
+	vpxor       xmm1, xmm1, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_cbc_dec_vaes_slot_next23:
+	vpxor       xmm0, xmm0, xmmword ptr [r8]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_cbc_dec_vaes_slot_next24:
+.Lasmgen_sm4_cbc_dec_vaes_slots_done4:
+	vmovdqu     xmmword ptr [r8], xmm10
+	jmp         .Lasmgen_sm4_cbc_dec_vaes_short_done
+.Lasmgen_sm4_cbc_dec_vaes_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [rdx]
+.Lasmgen_sm4_cbc_dec_vaes_slot_next25:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slots_done5
+	vmovdqu     xmm1, xmmword ptr [rdx + 16]
+.Lasmgen_sm4_cbc_dec_vaes_slot_next26:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slots_done5
+	vmovdqu     xmm2, xmmword ptr [rdx + 32]
+.Lasmgen_sm4_cbc_dec_vaes_slot_next27:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slots_done5
+	vmovdqu     xmm3, xmmword ptr [rdx + 48]
+.Lasmgen_sm4_cbc_dec_vaes_slot_next28:
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slots_done5
+	vmovdqu     xmm4, xmmword ptr [rdx + 64]
+.Lasmgen_sm4_cbc_dec_vaes_slot_next29:
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slots_done5
+	vmovdqu     xmm5, xmmword ptr [rdx + 80]
+.Lasmgen_sm4_cbc_dec_vaes_slot_next30:
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slots_done5
+	vmovdqu     xmm6, xmmword ptr [rdx + 96]
+.Lasmgen_sm4_cbc_dec_vaes_slot_next31:
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slots_done5
+	vmovdqu     xmm7, xmmword ptr [rdx + 112]
+.Lasmgen_sm4_cbc_dec_vaes_slot_next32:
+.Lasmgen_sm4_cbc_dec_vaes_slots_done5:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -50679,7 +54696,7 @@ asmgen_sm4_cbc_dec_vaes:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_cbc_dec_vaes_rounds2:
+.Lasmgen_sm4_cbc_dec_vaes_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -50914,7 +54931,7 @@ asmgen_sm4_cbc_dec_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_cbc_dec_vaes_rounds2
+	jnz         .Lasmgen_sm4_cbc_dec_vaes_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -50945,45 +54962,46 @@ asmgen_sm4_cbc_dec_vaes:
 	shl         rax, 4
 	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next25
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next33
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_cbc_dec_vaes_slot_next25:
+.Lasmgen_sm4_cbc_dec_vaes_slot_next33:
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next26
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next34
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-.Lasmgen_sm4_cbc_dec_vaes_slot_next26:
+.Lasmgen_sm4_cbc_dec_vaes_slot_next34:
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next27
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next35
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-.Lasmgen_sm4_cbc_dec_vaes_slot_next27:
+.Lasmgen_sm4_cbc_dec_vaes_slot_next35:
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next28
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next36
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-.Lasmgen_sm4_cbc_dec_vaes_slot_next28:
+.Lasmgen_sm4_cbc_dec_vaes_slot_next36:
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next29
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next37
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-.Lasmgen_sm4_cbc_dec_vaes_slot_next29:
+.Lasmgen_sm4_cbc_dec_vaes_slot_next37:
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next30
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next38
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-.Lasmgen_sm4_cbc_dec_vaes_slot_next30:
+.Lasmgen_sm4_cbc_dec_vaes_slot_next38:
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next31
+	jb          .Lasmgen_sm4_cbc_dec_vaes_slot_next39
 	vpxor       xmm1, xmm1, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-.Lasmgen_sm4_cbc_dec_vaes_slot_next31:
+.Lasmgen_sm4_cbc_dec_vaes_slot_next39:
 	vpxor       xmm0, xmm0, xmmword ptr [r8]
 	vmovdqu     xmmword ptr [rsi], xmm0
-.Lasmgen_sm4_cbc_dec_vaes_slot_next32:
-.Lasmgen_sm4_cbc_dec_vaes_slots_done4:
+.Lasmgen_sm4_cbc_dec_vaes_slot_next40:
+.Lasmgen_sm4_cbc_dec_vaes_slots_done6:
 	vmovdqu     xmmword ptr [r8], xmm10
+.Lasmgen_sm4_cbc_dec_vaes_short_done:
 .Lasmgen_sm4_cbc_dec_vaes_done:
 	vzeroupper
 	vmovdqa     xmm6, xmmword ptr [rsp]
@@ -51565,7 +55583,10 @@ asmgen_sm4_cfb_dec_vaes:
 
 .Lasmgen_sm4_cfb_dec_vaes_small:
 	/* 1..8 blocks: one xmm batch (lower latency than a ymm batch). */
-	/* Load 8 blocks (1 per register). */
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_cfb_dec_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Load 4 blocks (1 per register). */
 	vmovdqu     xmm0, xmmword ptr [r8]
 .Lasmgen_sm4_cfb_dec_vaes_slot_next17:
 	cmp         rcx, 2
@@ -51580,23 +55601,219 @@ asmgen_sm4_cfb_dec_vaes:
 	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done3
 	vmovdqu     xmm3, xmmword ptr [rdx + 32]
 .Lasmgen_sm4_cfb_dec_vaes_slot_next20:
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done3
-	vmovdqu     xmm4, xmmword ptr [rdx + 48]
-.Lasmgen_sm4_cfb_dec_vaes_slot_next21:
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done3
-	vmovdqu     xmm5, xmmword ptr [rdx + 64]
-.Lasmgen_sm4_cfb_dec_vaes_slot_next22:
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done3
-	vmovdqu     xmm6, xmmword ptr [rdx + 80]
-.Lasmgen_sm4_cfb_dec_vaes_slot_next23:
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done3
-	vmovdqu     xmm7, xmmword ptr [rdx + 96]
-.Lasmgen_sm4_cfb_dec_vaes_slot_next24:
 .Lasmgen_sm4_cfb_dec_vaes_slots_done3:
+	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_cfb_dec_vaes_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_cfb_dec_vaes_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm0
+.Lasmgen_sm4_cfb_dec_vaes_slot_next21:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+.Lasmgen_sm4_cfb_dec_vaes_slot_next22:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+.Lasmgen_sm4_cfb_dec_vaes_slot_next23:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_cfb_dec_vaes_slot_next24:
+.Lasmgen_sm4_cfb_dec_vaes_slots_done4:
+	vmovdqu     xmmword ptr [r8], xmm10
+	jmp         .Lasmgen_sm4_cfb_dec_vaes_short_done
+.Lasmgen_sm4_cfb_dec_vaes_two_groups:
+	/* Load 8 blocks (1 per register). */
+	vmovdqu     xmm0, xmmword ptr [r8]
+.Lasmgen_sm4_cfb_dec_vaes_slot_next25:
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done5
+	vmovdqu     xmm1, xmmword ptr [rdx]
+.Lasmgen_sm4_cfb_dec_vaes_slot_next26:
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done5
+	vmovdqu     xmm2, xmmword ptr [rdx + 16]
+.Lasmgen_sm4_cfb_dec_vaes_slot_next27:
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done5
+	vmovdqu     xmm3, xmmword ptr [rdx + 32]
+.Lasmgen_sm4_cfb_dec_vaes_slot_next28:
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done5
+	vmovdqu     xmm4, xmmword ptr [rdx + 48]
+.Lasmgen_sm4_cfb_dec_vaes_slot_next29:
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done5
+	vmovdqu     xmm5, xmmword ptr [rdx + 64]
+.Lasmgen_sm4_cfb_dec_vaes_slot_next30:
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done5
+	vmovdqu     xmm6, xmmword ptr [rdx + 80]
+.Lasmgen_sm4_cfb_dec_vaes_slot_next31:
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done5
+	vmovdqu     xmm7, xmmword ptr [rdx + 96]
+.Lasmgen_sm4_cfb_dec_vaes_slot_next32:
+.Lasmgen_sm4_cfb_dec_vaes_slots_done5:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -51626,7 +55843,7 @@ asmgen_sm4_cfb_dec_vaes:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_cfb_dec_vaes_rounds2:
+.Lasmgen_sm4_cfb_dec_vaes_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -51861,7 +56078,7 @@ asmgen_sm4_cfb_dec_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_cfb_dec_vaes_rounds2
+	jnz         .Lasmgen_sm4_cfb_dec_vaes_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -51893,44 +56110,45 @@ asmgen_sm4_cfb_dec_vaes:
 	vmovdqu     xmm10, xmmword ptr [rdx + rax*1 - 16]
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm0
-.Lasmgen_sm4_cfb_dec_vaes_slot_next25:
+.Lasmgen_sm4_cfb_dec_vaes_slot_next33:
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
-.Lasmgen_sm4_cfb_dec_vaes_slot_next26:
+.Lasmgen_sm4_cfb_dec_vaes_slot_next34:
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
-.Lasmgen_sm4_cfb_dec_vaes_slot_next27:
+.Lasmgen_sm4_cfb_dec_vaes_slot_next35:
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
-.Lasmgen_sm4_cfb_dec_vaes_slot_next28:
+.Lasmgen_sm4_cfb_dec_vaes_slot_next36:
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
-.Lasmgen_sm4_cfb_dec_vaes_slot_next29:
+.Lasmgen_sm4_cfb_dec_vaes_slot_next37:
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
-.Lasmgen_sm4_cfb_dec_vaes_slot_next30:
+.Lasmgen_sm4_cfb_dec_vaes_slot_next38:
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
-.Lasmgen_sm4_cfb_dec_vaes_slot_next31:
+.Lasmgen_sm4_cfb_dec_vaes_slot_next39:
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done4
+	jb          .Lasmgen_sm4_cfb_dec_vaes_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_cfb_dec_vaes_slot_next32:
-.Lasmgen_sm4_cfb_dec_vaes_slots_done4:
+.Lasmgen_sm4_cfb_dec_vaes_slot_next40:
+.Lasmgen_sm4_cfb_dec_vaes_slots_done6:
 	vmovdqu     xmmword ptr [r8], xmm10
+.Lasmgen_sm4_cfb_dec_vaes_short_done:
 .Lasmgen_sm4_cfb_dec_vaes_done:
 	vzeroupper
 	vmovdqa     xmm6, xmmword ptr [rsp]

@@ -402,9 +402,9 @@ asmgen_sm4_ecb_avx:
 	jz          near .asmgen_sm4_ecb_avx_done
 	align 16
 .asmgen_sm4_ecb_avx_loop:
+	cmp         rcx, 8
+	jb          near .asmgen_sm4_ecb_avx_partial
 	; Load 8 blocks (1 per register).
-	cmp         rcx, 8
-	jb          short .asmgen_sm4_ecb_avx_partial
 	vmovdqu     xmm0, oword [rdx]
 	vmovdqu     xmm1, oword [rdx + 16]
 	vmovdqu     xmm2, oword [rdx + 32]
@@ -413,40 +413,6 @@ asmgen_sm4_ecb_avx:
 	vmovdqu     xmm5, oword [rdx + 80]
 	vmovdqu     xmm6, oword [rdx + 96]
 	vmovdqu     xmm7, oword [rdx + 112]
-	jmp         short .asmgen_sm4_ecb_avx_join
-.asmgen_sm4_ecb_avx_partial:
-	vmovdqu     xmm0, oword [rdx]
-.asmgen_sm4_ecb_avx_slot_next:
-	cmp         rcx, 2
-	jb          short .asmgen_sm4_ecb_avx_slots_done
-	vmovdqu     xmm1, oword [rdx + 16]
-.asmgen_sm4_ecb_avx_slot_next2:
-	cmp         rcx, 3
-	jb          short .asmgen_sm4_ecb_avx_slots_done
-	vmovdqu     xmm2, oword [rdx + 32]
-.asmgen_sm4_ecb_avx_slot_next3:
-	cmp         rcx, 4
-	jb          short .asmgen_sm4_ecb_avx_slots_done
-	vmovdqu     xmm3, oword [rdx + 48]
-.asmgen_sm4_ecb_avx_slot_next4:
-	cmp         rcx, 5
-	jb          short .asmgen_sm4_ecb_avx_slots_done
-	vmovdqu     xmm4, oword [rdx + 64]
-.asmgen_sm4_ecb_avx_slot_next5:
-	cmp         rcx, 6
-	jb          short .asmgen_sm4_ecb_avx_slots_done
-	vmovdqu     xmm5, oword [rdx + 80]
-.asmgen_sm4_ecb_avx_slot_next6:
-	cmp         rcx, 7
-	jb          short .asmgen_sm4_ecb_avx_slots_done
-	vmovdqu     xmm6, oword [rdx + 96]
-.asmgen_sm4_ecb_avx_slot_next7:
-	cmp         rcx, 8
-	jb          short .asmgen_sm4_ecb_avx_slots_done
-	vmovdqu     xmm7, oword [rdx + 112]
-.asmgen_sm4_ecb_avx_slot_next8:
-.asmgen_sm4_ecb_avx_slots_done:
-.asmgen_sm4_ecb_avx_join:
 	; Big-endian words, transposed: register j of a group holds word j of its blocks.
 	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
 	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
@@ -737,8 +703,6 @@ asmgen_sm4_ecb_avx:
 	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
 	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
 	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
-	cmp         rcx, 8
-	jb          short .asmgen_sm4_ecb_avx_partial2
 	vmovdqu     oword [rsi], xmm0
 	vmovdqu     oword [rsi + 16], xmm1
 	vmovdqu     oword [rsi + 32], xmm2
@@ -747,40 +711,553 @@ asmgen_sm4_ecb_avx:
 	vmovdqu     oword [rsi + 80], xmm5
 	vmovdqu     oword [rsi + 96], xmm6
 	vmovdqu     oword [rsi + 112], xmm7
-	jmp         short .asmgen_sm4_ecb_avx_join2
-.asmgen_sm4_ecb_avx_partial2:
+	jmp         near .asmgen_sm4_ecb_avx_join
+.asmgen_sm4_ecb_avx_partial:
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_ecb_avx_two_groups
+	; 1..4 blocks: one group.
+	; Load 4 blocks (1 per register).
+	vmovdqu     xmm0, oword [rdx]
+.asmgen_sm4_ecb_avx_slot_next:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_ecb_avx_slots_done
+	vmovdqu     xmm1, oword [rdx + 16]
+.asmgen_sm4_ecb_avx_slot_next2:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_ecb_avx_slots_done
+	vmovdqu     xmm2, oword [rdx + 32]
+.asmgen_sm4_ecb_avx_slot_next3:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_ecb_avx_slots_done
+	vmovdqu     xmm3, oword [rdx + 48]
+.asmgen_sm4_ecb_avx_slot_next4:
+.asmgen_sm4_ecb_avx_slots_done:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_ecb_avx_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_ecb_avx_rounds2
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
 	vmovdqu     oword [rsi], xmm0
-.asmgen_sm4_ecb_avx_slot_next9:
+.asmgen_sm4_ecb_avx_slot_next5:
 	cmp         rcx, 2
 	jb          short .asmgen_sm4_ecb_avx_slots_done2
 	vmovdqu     oword [rsi + 16], xmm1
-.asmgen_sm4_ecb_avx_slot_next10:
+.asmgen_sm4_ecb_avx_slot_next6:
 	cmp         rcx, 3
 	jb          short .asmgen_sm4_ecb_avx_slots_done2
 	vmovdqu     oword [rsi + 32], xmm2
-.asmgen_sm4_ecb_avx_slot_next11:
+.asmgen_sm4_ecb_avx_slot_next7:
 	cmp         rcx, 4
 	jb          short .asmgen_sm4_ecb_avx_slots_done2
 	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_ecb_avx_slot_next8:
+.asmgen_sm4_ecb_avx_slots_done2:
+	jmp         near .asmgen_sm4_ecb_avx_short_done
+.asmgen_sm4_ecb_avx_two_groups:
+	; Load 8 blocks (1 per register).
+	vmovdqu     xmm0, oword [rdx]
+.asmgen_sm4_ecb_avx_slot_next9:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_ecb_avx_slots_done3
+	vmovdqu     xmm1, oword [rdx + 16]
+.asmgen_sm4_ecb_avx_slot_next10:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_ecb_avx_slots_done3
+	vmovdqu     xmm2, oword [rdx + 32]
+.asmgen_sm4_ecb_avx_slot_next11:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_ecb_avx_slots_done3
+	vmovdqu     xmm3, oword [rdx + 48]
 .asmgen_sm4_ecb_avx_slot_next12:
 	cmp         rcx, 5
-	jb          short .asmgen_sm4_ecb_avx_slots_done2
-	vmovdqu     oword [rsi + 64], xmm4
+	jb          short .asmgen_sm4_ecb_avx_slots_done3
+	vmovdqu     xmm4, oword [rdx + 64]
 .asmgen_sm4_ecb_avx_slot_next13:
 	cmp         rcx, 6
-	jb          short .asmgen_sm4_ecb_avx_slots_done2
-	vmovdqu     oword [rsi + 80], xmm5
+	jb          short .asmgen_sm4_ecb_avx_slots_done3
+	vmovdqu     xmm5, oword [rdx + 80]
 .asmgen_sm4_ecb_avx_slot_next14:
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_ecb_avx_slots_done2
-	vmovdqu     oword [rsi + 96], xmm6
+	jb          short .asmgen_sm4_ecb_avx_slots_done3
+	vmovdqu     xmm6, oword [rdx + 96]
 .asmgen_sm4_ecb_avx_slot_next15:
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_ecb_avx_slots_done2
-	vmovdqu     oword [rsi + 112], xmm7
+	jb          short .asmgen_sm4_ecb_avx_slots_done3
+	vmovdqu     xmm7, oword [rdx + 112]
 .asmgen_sm4_ecb_avx_slot_next16:
-.asmgen_sm4_ecb_avx_slots_done2:
-.asmgen_sm4_ecb_avx_join2:
+.asmgen_sm4_ecb_avx_slots_done3:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	; 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_ecb_avx_rounds3:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_ecb_avx_rounds3
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	vmovdqu     oword [rsi], xmm0
+.asmgen_sm4_ecb_avx_slot_next17:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_ecb_avx_slots_done4
+	vmovdqu     oword [rsi + 16], xmm1
+.asmgen_sm4_ecb_avx_slot_next18:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_ecb_avx_slots_done4
+	vmovdqu     oword [rsi + 32], xmm2
+.asmgen_sm4_ecb_avx_slot_next19:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_ecb_avx_slots_done4
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_ecb_avx_slot_next20:
+	cmp         rcx, 5
+	jb          short .asmgen_sm4_ecb_avx_slots_done4
+	vmovdqu     oword [rsi + 64], xmm4
+.asmgen_sm4_ecb_avx_slot_next21:
+	cmp         rcx, 6
+	jb          short .asmgen_sm4_ecb_avx_slots_done4
+	vmovdqu     oword [rsi + 80], xmm5
+.asmgen_sm4_ecb_avx_slot_next22:
+	cmp         rcx, 7
+	jb          short .asmgen_sm4_ecb_avx_slots_done4
+	vmovdqu     oword [rsi + 96], xmm6
+.asmgen_sm4_ecb_avx_slot_next23:
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_ecb_avx_slots_done4
+	vmovdqu     oword [rsi + 112], xmm7
+.asmgen_sm4_ecb_avx_slot_next24:
+.asmgen_sm4_ecb_avx_slots_done4:
+.asmgen_sm4_ecb_avx_short_done:
+.asmgen_sm4_ecb_avx_join:
 	cmp         rcx, 8
 	jbe         short .asmgen_sm4_ecb_avx_done
 	sub         rcx, 8
@@ -863,6 +1340,8 @@ asmgen_sm4_ctr_avx:
 	jz          near .asmgen_sm4_ctr_avx_done
 	align 16
 .asmgen_sm4_ctr_avx_loop:
+	cmp         rcx, 8
+	jb          near .asmgen_sm4_ctr_avx_partial
 	; Load 8 blocks (1 per register).
 	; Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch.
 	mov         rax, r9
@@ -1199,8 +1678,6 @@ asmgen_sm4_ctr_avx:
 	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
 	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
 	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
-	cmp         rcx, 8
-	jb          short .asmgen_sm4_ctr_avx_partial
 	vpxor       xmm0, xmm0, oword [rdx]
 	vmovdqu     oword [rsi], xmm0
 	vpxor       xmm1, xmm1, oword [rdx + 16]
@@ -1219,8 +1696,195 @@ asmgen_sm4_ctr_avx:
 	vmovdqu     oword [rsi + 112], xmm7
 	add         r9, 8
 	adc         r10, 0
-	jmp         short .asmgen_sm4_ctr_avx_join
+	jmp         near .asmgen_sm4_ctr_avx_join
 .asmgen_sm4_ctr_avx_partial:
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_ctr_avx_two_groups
+	; 1..4 blocks: one group.
+	; Load 4 blocks (1 per register).
+	; Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch.
+	mov         rax, r9
+	add         rax, 3
+	jb          short .asmgen_sm4_ctr_avx_ctr_carry2
+	vmovq       xmm8, r9
+	vpinsrq     xmm8, xmm8, r10, 1
+	lea         rax, [rel const_sm4_ctr_add]
+	vpaddq      xmm0, xmm8, oword [rax]
+	vpaddq      xmm1, xmm8, oword [rax + 16]
+	vpaddq      xmm2, xmm8, oword [rax + 32]
+	vpaddq      xmm3, xmm8, oword [rax + 48]
+	jmp         short .asmgen_sm4_ctr_avx_ctr_ready2
+.asmgen_sm4_ctr_avx_ctr_carry2:
+	; Slow path: 128-bit increments one block at a time.
+	mov         rax, r9
+	mov         r11, r10
+	vmovq       xmm0, rax
+	vpinsrq     xmm0, xmm0, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm1, rax
+	vpinsrq     xmm1, xmm1, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm2, rax
+	vpinsrq     xmm2, xmm2, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm3, rax
+	vpinsrq     xmm3, xmm3, r11, 1
+	add         rax, 1
+	adc         r11, 0
+.asmgen_sm4_ctr_avx_ctr_ready2:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm3, xmm8, xmm10
+	vpunpckhqdq xmm2, xmm8, xmm10
+	vpunpckhqdq xmm0, xmm9, xmm1
+	vpunpcklqdq xmm1, xmm9, xmm1
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_ctr_avx_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_ctr_avx_rounds2
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
 	vpxor       xmm0, xmm0, oword [rdx]
 	vmovdqu     oword [rsi], xmm0
 .asmgen_sm4_ctr_avx_slot_next:
@@ -1239,29 +1903,389 @@ asmgen_sm4_ctr_avx:
 	vpxor       xmm3, xmm3, oword [rdx + 48]
 	vmovdqu     oword [rsi + 48], xmm3
 .asmgen_sm4_ctr_avx_slot_next4:
-	cmp         rcx, 5
-	jb          short .asmgen_sm4_ctr_avx_slots_done
-	vpxor       xmm4, xmm4, oword [rdx + 64]
-	vmovdqu     oword [rsi + 64], xmm4
-.asmgen_sm4_ctr_avx_slot_next5:
-	cmp         rcx, 6
-	jb          short .asmgen_sm4_ctr_avx_slots_done
-	vpxor       xmm5, xmm5, oword [rdx + 80]
-	vmovdqu     oword [rsi + 80], xmm5
-.asmgen_sm4_ctr_avx_slot_next6:
-	cmp         rcx, 7
-	jb          short .asmgen_sm4_ctr_avx_slots_done
-	vpxor       xmm6, xmm6, oword [rdx + 96]
-	vmovdqu     oword [rsi + 96], xmm6
-.asmgen_sm4_ctr_avx_slot_next7:
-	cmp         rcx, 8
-	jb          short .asmgen_sm4_ctr_avx_slots_done
-	vpxor       xmm7, xmm7, oword [rdx + 112]
-	vmovdqu     oword [rsi + 112], xmm7
-.asmgen_sm4_ctr_avx_slot_next8:
 .asmgen_sm4_ctr_avx_slots_done:
 	add         r9, rcx
 	adc         r10, 0
+	jmp         near .asmgen_sm4_ctr_avx_short_done
+.asmgen_sm4_ctr_avx_two_groups:
+	; Load 8 blocks (1 per register).
+	; Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch.
+	mov         rax, r9
+	add         rax, 7
+	jb          short .asmgen_sm4_ctr_avx_ctr_carry3
+	vmovq       xmm8, r9
+	vpinsrq     xmm8, xmm8, r10, 1
+	lea         rax, [rel const_sm4_ctr_add]
+	vpaddq      xmm0, xmm8, oword [rax]
+	vpaddq      xmm1, xmm8, oword [rax + 16]
+	vpaddq      xmm2, xmm8, oword [rax + 32]
+	vpaddq      xmm3, xmm8, oword [rax + 48]
+	vpaddq      xmm4, xmm8, oword [rax + 64]
+	vpaddq      xmm5, xmm8, oword [rax + 80]
+	vpaddq      xmm6, xmm8, oword [rax + 96]
+	vpaddq      xmm7, xmm8, oword [rax + 112]
+	jmp         near .asmgen_sm4_ctr_avx_ctr_ready3
+.asmgen_sm4_ctr_avx_ctr_carry3:
+	; Slow path: 128-bit increments one block at a time.
+	mov         rax, r9
+	mov         r11, r10
+	vmovq       xmm0, rax
+	vpinsrq     xmm0, xmm0, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm1, rax
+	vpinsrq     xmm1, xmm1, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm2, rax
+	vpinsrq     xmm2, xmm2, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm3, rax
+	vpinsrq     xmm3, xmm3, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm4, rax
+	vpinsrq     xmm4, xmm4, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm5, rax
+	vpinsrq     xmm5, xmm5, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm6, rax
+	vpinsrq     xmm6, xmm6, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm7, rax
+	vpinsrq     xmm7, xmm7, r11, 1
+	add         rax, 1
+	adc         r11, 0
+.asmgen_sm4_ctr_avx_ctr_ready3:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm3, xmm8, xmm10
+	vpunpckhqdq xmm2, xmm8, xmm10
+	vpunpckhqdq xmm0, xmm9, xmm1
+	vpunpcklqdq xmm1, xmm9, xmm1
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm7, xmm8, xmm10
+	vpunpckhqdq xmm6, xmm8, xmm10
+	vpunpckhqdq xmm4, xmm9, xmm5
+	vpunpcklqdq xmm5, xmm9, xmm5
+	; 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_ctr_avx_rounds3:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_ctr_avx_rounds3
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rsi], xmm0
+.asmgen_sm4_ctr_avx_slot_next5:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_ctr_avx_slots_done2
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm1
+.asmgen_sm4_ctr_avx_slot_next6:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_ctr_avx_slots_done2
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm2
+.asmgen_sm4_ctr_avx_slot_next7:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_ctr_avx_slots_done2
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_ctr_avx_slot_next8:
+	cmp         rcx, 5
+	jb          short .asmgen_sm4_ctr_avx_slots_done2
+	vpxor       xmm4, xmm4, oword [rdx + 64]
+	vmovdqu     oword [rsi + 64], xmm4
+.asmgen_sm4_ctr_avx_slot_next9:
+	cmp         rcx, 6
+	jb          short .asmgen_sm4_ctr_avx_slots_done2
+	vpxor       xmm5, xmm5, oword [rdx + 80]
+	vmovdqu     oword [rsi + 80], xmm5
+.asmgen_sm4_ctr_avx_slot_next10:
+	cmp         rcx, 7
+	jb          short .asmgen_sm4_ctr_avx_slots_done2
+	vpxor       xmm6, xmm6, oword [rdx + 96]
+	vmovdqu     oword [rsi + 96], xmm6
+.asmgen_sm4_ctr_avx_slot_next11:
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_ctr_avx_slots_done2
+	vpxor       xmm7, xmm7, oword [rdx + 112]
+	vmovdqu     oword [rsi + 112], xmm7
+.asmgen_sm4_ctr_avx_slot_next12:
+.asmgen_sm4_ctr_avx_slots_done2:
+	add         r9, rcx
+	adc         r10, 0
+.asmgen_sm4_ctr_avx_short_done:
 .asmgen_sm4_ctr_avx_join:
 	cmp         rcx, 8
 	jbe         short .asmgen_sm4_ctr_avx_done
@@ -1344,9 +2368,9 @@ asmgen_sm4_cbc_dec_avx:
 	jz          near .asmgen_sm4_cbc_dec_avx_done
 	align 16
 .asmgen_sm4_cbc_dec_avx_loop:
+	cmp         rcx, 8
+	jb          near .asmgen_sm4_cbc_dec_avx_partial
 	; Load 8 blocks (1 per register).
-	cmp         rcx, 8
-	jb          short .asmgen_sm4_cbc_dec_avx_partial
 	vmovdqu     xmm0, oword [rdx]
 	vmovdqu     xmm1, oword [rdx + 16]
 	vmovdqu     xmm2, oword [rdx + 32]
@@ -1355,40 +2379,6 @@ asmgen_sm4_cbc_dec_avx:
 	vmovdqu     xmm5, oword [rdx + 80]
 	vmovdqu     xmm6, oword [rdx + 96]
 	vmovdqu     xmm7, oword [rdx + 112]
-	jmp         short .asmgen_sm4_cbc_dec_avx_join
-.asmgen_sm4_cbc_dec_avx_partial:
-	vmovdqu     xmm0, oword [rdx]
-.asmgen_sm4_cbc_dec_avx_slot_next:
-	cmp         rcx, 2
-	jb          short .asmgen_sm4_cbc_dec_avx_slots_done
-	vmovdqu     xmm1, oword [rdx + 16]
-.asmgen_sm4_cbc_dec_avx_slot_next2:
-	cmp         rcx, 3
-	jb          short .asmgen_sm4_cbc_dec_avx_slots_done
-	vmovdqu     xmm2, oword [rdx + 32]
-.asmgen_sm4_cbc_dec_avx_slot_next3:
-	cmp         rcx, 4
-	jb          short .asmgen_sm4_cbc_dec_avx_slots_done
-	vmovdqu     xmm3, oword [rdx + 48]
-.asmgen_sm4_cbc_dec_avx_slot_next4:
-	cmp         rcx, 5
-	jb          short .asmgen_sm4_cbc_dec_avx_slots_done
-	vmovdqu     xmm4, oword [rdx + 64]
-.asmgen_sm4_cbc_dec_avx_slot_next5:
-	cmp         rcx, 6
-	jb          short .asmgen_sm4_cbc_dec_avx_slots_done
-	vmovdqu     xmm5, oword [rdx + 80]
-.asmgen_sm4_cbc_dec_avx_slot_next6:
-	cmp         rcx, 7
-	jb          short .asmgen_sm4_cbc_dec_avx_slots_done
-	vmovdqu     xmm6, oword [rdx + 96]
-.asmgen_sm4_cbc_dec_avx_slot_next7:
-	cmp         rcx, 8
-	jb          short .asmgen_sm4_cbc_dec_avx_slots_done
-	vmovdqu     xmm7, oword [rdx + 112]
-.asmgen_sm4_cbc_dec_avx_slot_next8:
-.asmgen_sm4_cbc_dec_avx_slots_done:
-.asmgen_sm4_cbc_dec_avx_join:
 	; Big-endian words, transposed: register j of a group holds word j of its blocks.
 	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
 	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
@@ -1679,8 +2669,6 @@ asmgen_sm4_cbc_dec_avx:
 	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
 	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
 	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
-	cmp         rcx, 8
-	jb          short .asmgen_sm4_cbc_dec_avx_partial2
 	; The last ciphertext block becomes the IV (read before any store: dst may be src).
 	vmovdqu     xmm10, oword [rdx + 112]
 	vpxor       xmm7, xmm7, oword [rdx + 96]
@@ -1700,53 +2688,575 @@ asmgen_sm4_cbc_dec_avx:
 	vpxor       xmm0, xmm0, oword [r8]
 	vmovdqu     oword [rsi], xmm0
 	vmovdqu     oword [r8], xmm10
-	jmp         near .asmgen_sm4_cbc_dec_avx_join2
-.asmgen_sm4_cbc_dec_avx_partial2:
+	jmp         near .asmgen_sm4_cbc_dec_avx_join
+.asmgen_sm4_cbc_dec_avx_partial:
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_cbc_dec_avx_two_groups
+	; 1..4 blocks: one group.
+	; Load 4 blocks (1 per register).
+	vmovdqu     xmm0, oword [rdx]
+.asmgen_sm4_cbc_dec_avx_slot_next:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_cbc_dec_avx_slots_done
+	vmovdqu     xmm1, oword [rdx + 16]
+.asmgen_sm4_cbc_dec_avx_slot_next2:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_cbc_dec_avx_slots_done
+	vmovdqu     xmm2, oword [rdx + 32]
+.asmgen_sm4_cbc_dec_avx_slot_next3:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_cbc_dec_avx_slots_done
+	vmovdqu     xmm3, oword [rdx + 48]
+.asmgen_sm4_cbc_dec_avx_slot_next4:
+.asmgen_sm4_cbc_dec_avx_slots_done:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_cbc_dec_avx_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_cbc_dec_avx_rounds2
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; The last ciphertext block becomes the IV (read before any store: dst may be src).
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, oword [rdx + rax*1 - 16]
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_cbc_dec_avx_slot_next5
+	vpxor       xmm3, xmm3, oword [rdx + 32]
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_cbc_dec_avx_slot_next5:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_cbc_dec_avx_slot_next6
+	vpxor       xmm2, xmm2, oword [rdx + 16]
+	vmovdqu     oword [rsi + 32], xmm2
+.asmgen_sm4_cbc_dec_avx_slot_next6:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_cbc_dec_avx_slot_next7
+	vpxor       xmm1, xmm1, oword [rdx]
+	vmovdqu     oword [rsi + 16], xmm1
+.asmgen_sm4_cbc_dec_avx_slot_next7:
+	vpxor       xmm0, xmm0, oword [r8]
+	vmovdqu     oword [rsi], xmm0
+.asmgen_sm4_cbc_dec_avx_slot_next8:
+.asmgen_sm4_cbc_dec_avx_slots_done2:
+	vmovdqu     oword [r8], xmm10
+	jmp         near .asmgen_sm4_cbc_dec_avx_short_done
+.asmgen_sm4_cbc_dec_avx_two_groups:
+	; Load 8 blocks (1 per register).
+	vmovdqu     xmm0, oword [rdx]
+.asmgen_sm4_cbc_dec_avx_slot_next9:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_cbc_dec_avx_slots_done3
+	vmovdqu     xmm1, oword [rdx + 16]
+.asmgen_sm4_cbc_dec_avx_slot_next10:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_cbc_dec_avx_slots_done3
+	vmovdqu     xmm2, oword [rdx + 32]
+.asmgen_sm4_cbc_dec_avx_slot_next11:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_cbc_dec_avx_slots_done3
+	vmovdqu     xmm3, oword [rdx + 48]
+.asmgen_sm4_cbc_dec_avx_slot_next12:
+	cmp         rcx, 5
+	jb          short .asmgen_sm4_cbc_dec_avx_slots_done3
+	vmovdqu     xmm4, oword [rdx + 64]
+.asmgen_sm4_cbc_dec_avx_slot_next13:
+	cmp         rcx, 6
+	jb          short .asmgen_sm4_cbc_dec_avx_slots_done3
+	vmovdqu     xmm5, oword [rdx + 80]
+.asmgen_sm4_cbc_dec_avx_slot_next14:
+	cmp         rcx, 7
+	jb          short .asmgen_sm4_cbc_dec_avx_slots_done3
+	vmovdqu     xmm6, oword [rdx + 96]
+.asmgen_sm4_cbc_dec_avx_slot_next15:
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_cbc_dec_avx_slots_done3
+	vmovdqu     xmm7, oword [rdx + 112]
+.asmgen_sm4_cbc_dec_avx_slot_next16:
+.asmgen_sm4_cbc_dec_avx_slots_done3:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	; 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_cbc_dec_avx_rounds3:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_cbc_dec_avx_rounds3
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
 	; The last ciphertext block becomes the IV (read before any store: dst may be src).
 	mov         rax, rcx
 	shl         rax, 4
 	vmovdqu     xmm10, oword [rdx + rax*1 - 16]
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_cbc_dec_avx_slot_next9
+	jb          short .asmgen_sm4_cbc_dec_avx_slot_next17
 	vpxor       xmm7, xmm7, oword [rdx + 96]
 	vmovdqu     oword [rsi + 112], xmm7
-.asmgen_sm4_cbc_dec_avx_slot_next9:
+.asmgen_sm4_cbc_dec_avx_slot_next17:
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_cbc_dec_avx_slot_next10
+	jb          short .asmgen_sm4_cbc_dec_avx_slot_next18
 	vpxor       xmm6, xmm6, oword [rdx + 80]
 	vmovdqu     oword [rsi + 96], xmm6
-.asmgen_sm4_cbc_dec_avx_slot_next10:
+.asmgen_sm4_cbc_dec_avx_slot_next18:
 	cmp         rcx, 6
-	jb          short .asmgen_sm4_cbc_dec_avx_slot_next11
+	jb          short .asmgen_sm4_cbc_dec_avx_slot_next19
 	vpxor       xmm5, xmm5, oword [rdx + 64]
 	vmovdqu     oword [rsi + 80], xmm5
-.asmgen_sm4_cbc_dec_avx_slot_next11:
+.asmgen_sm4_cbc_dec_avx_slot_next19:
 	cmp         rcx, 5
-	jb          short .asmgen_sm4_cbc_dec_avx_slot_next12
+	jb          short .asmgen_sm4_cbc_dec_avx_slot_next20
 	vpxor       xmm4, xmm4, oword [rdx + 48]
 	vmovdqu     oword [rsi + 64], xmm4
-.asmgen_sm4_cbc_dec_avx_slot_next12:
+.asmgen_sm4_cbc_dec_avx_slot_next20:
 	cmp         rcx, 4
-	jb          short .asmgen_sm4_cbc_dec_avx_slot_next13
+	jb          short .asmgen_sm4_cbc_dec_avx_slot_next21
 	vpxor       xmm3, xmm3, oword [rdx + 32]
 	vmovdqu     oword [rsi + 48], xmm3
-.asmgen_sm4_cbc_dec_avx_slot_next13:
+.asmgen_sm4_cbc_dec_avx_slot_next21:
 	cmp         rcx, 3
-	jb          short .asmgen_sm4_cbc_dec_avx_slot_next14
+	jb          short .asmgen_sm4_cbc_dec_avx_slot_next22
 	vpxor       xmm2, xmm2, oword [rdx + 16]
 	vmovdqu     oword [rsi + 32], xmm2
-.asmgen_sm4_cbc_dec_avx_slot_next14:
+.asmgen_sm4_cbc_dec_avx_slot_next22:
 	cmp         rcx, 2
-	jb          short .asmgen_sm4_cbc_dec_avx_slot_next15
+	jb          short .asmgen_sm4_cbc_dec_avx_slot_next23
 	vpxor       xmm1, xmm1, oword [rdx]
 	vmovdqu     oword [rsi + 16], xmm1
-.asmgen_sm4_cbc_dec_avx_slot_next15:
+.asmgen_sm4_cbc_dec_avx_slot_next23:
 	vpxor       xmm0, xmm0, oword [r8]
 	vmovdqu     oword [rsi], xmm0
-.asmgen_sm4_cbc_dec_avx_slot_next16:
-.asmgen_sm4_cbc_dec_avx_slots_done2:
+.asmgen_sm4_cbc_dec_avx_slot_next24:
+.asmgen_sm4_cbc_dec_avx_slots_done4:
 	vmovdqu     oword [r8], xmm10
-.asmgen_sm4_cbc_dec_avx_join2:
+.asmgen_sm4_cbc_dec_avx_short_done:
+.asmgen_sm4_cbc_dec_avx_join:
 	cmp         rcx, 8
 	jbe         short .asmgen_sm4_cbc_dec_avx_done
 	sub         rcx, 8
@@ -1824,9 +3334,9 @@ asmgen_sm4_cfb_dec_avx:
 	jz          near .asmgen_sm4_cfb_dec_avx_done
 	align 16
 .asmgen_sm4_cfb_dec_avx_loop:
+	cmp         rcx, 8
+	jb          near .asmgen_sm4_cfb_dec_avx_partial
 	; Load 8 blocks (1 per register).
-	cmp         rcx, 8
-	jb          short .asmgen_sm4_cfb_dec_avx_partial
 	vmovdqu     xmm0, oword [r8]
 	vmovdqu     xmm1, oword [rdx]
 	vmovdqu     xmm2, oword [rdx + 16]
@@ -1835,40 +3345,6 @@ asmgen_sm4_cfb_dec_avx:
 	vmovdqu     xmm5, oword [rdx + 64]
 	vmovdqu     xmm6, oword [rdx + 80]
 	vmovdqu     xmm7, oword [rdx + 96]
-	jmp         short .asmgen_sm4_cfb_dec_avx_join
-.asmgen_sm4_cfb_dec_avx_partial:
-	vmovdqu     xmm0, oword [r8]
-.asmgen_sm4_cfb_dec_avx_slot_next:
-	cmp         rcx, 2
-	jb          short .asmgen_sm4_cfb_dec_avx_slots_done
-	vmovdqu     xmm1, oword [rdx]
-.asmgen_sm4_cfb_dec_avx_slot_next2:
-	cmp         rcx, 3
-	jb          short .asmgen_sm4_cfb_dec_avx_slots_done
-	vmovdqu     xmm2, oword [rdx + 16]
-.asmgen_sm4_cfb_dec_avx_slot_next3:
-	cmp         rcx, 4
-	jb          short .asmgen_sm4_cfb_dec_avx_slots_done
-	vmovdqu     xmm3, oword [rdx + 32]
-.asmgen_sm4_cfb_dec_avx_slot_next4:
-	cmp         rcx, 5
-	jb          short .asmgen_sm4_cfb_dec_avx_slots_done
-	vmovdqu     xmm4, oword [rdx + 48]
-.asmgen_sm4_cfb_dec_avx_slot_next5:
-	cmp         rcx, 6
-	jb          short .asmgen_sm4_cfb_dec_avx_slots_done
-	vmovdqu     xmm5, oword [rdx + 64]
-.asmgen_sm4_cfb_dec_avx_slot_next6:
-	cmp         rcx, 7
-	jb          short .asmgen_sm4_cfb_dec_avx_slots_done
-	vmovdqu     xmm6, oword [rdx + 80]
-.asmgen_sm4_cfb_dec_avx_slot_next7:
-	cmp         rcx, 8
-	jb          short .asmgen_sm4_cfb_dec_avx_slots_done
-	vmovdqu     xmm7, oword [rdx + 96]
-.asmgen_sm4_cfb_dec_avx_slot_next8:
-.asmgen_sm4_cfb_dec_avx_slots_done:
-.asmgen_sm4_cfb_dec_avx_join:
 	; Big-endian words, transposed: register j of a group holds word j of its blocks.
 	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
 	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
@@ -2159,8 +3635,6 @@ asmgen_sm4_cfb_dec_avx:
 	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
 	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
 	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
-	cmp         rcx, 8
-	jb          short .asmgen_sm4_cfb_dec_avx_partial2
 	; The last ciphertext block becomes the IV (read before any store: dst may be src).
 	vmovdqu     xmm10, oword [rdx + 112]
 	vpxor       xmm0, xmm0, oword [rdx]
@@ -2180,53 +3654,575 @@ asmgen_sm4_cfb_dec_avx:
 	vpxor       xmm7, xmm7, oword [rdx + 112]
 	vmovdqu     oword [rsi + 112], xmm7
 	vmovdqu     oword [r8], xmm10
-	jmp         near .asmgen_sm4_cfb_dec_avx_join2
-.asmgen_sm4_cfb_dec_avx_partial2:
+	jmp         near .asmgen_sm4_cfb_dec_avx_join
+.asmgen_sm4_cfb_dec_avx_partial:
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_cfb_dec_avx_two_groups
+	; 1..4 blocks: one group.
+	; Load 4 blocks (1 per register).
+	vmovdqu     xmm0, oword [r8]
+.asmgen_sm4_cfb_dec_avx_slot_next:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_cfb_dec_avx_slots_done
+	vmovdqu     xmm1, oword [rdx]
+.asmgen_sm4_cfb_dec_avx_slot_next2:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_cfb_dec_avx_slots_done
+	vmovdqu     xmm2, oword [rdx + 16]
+.asmgen_sm4_cfb_dec_avx_slot_next3:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_cfb_dec_avx_slots_done
+	vmovdqu     xmm3, oword [rdx + 32]
+.asmgen_sm4_cfb_dec_avx_slot_next4:
+.asmgen_sm4_cfb_dec_avx_slots_done:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_cfb_dec_avx_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_cfb_dec_avx_rounds2
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
 	; The last ciphertext block becomes the IV (read before any store: dst may be src).
 	mov         rax, rcx
 	shl         rax, 4
 	vmovdqu     xmm10, oword [rdx + rax*1 - 16]
 	vpxor       xmm0, xmm0, oword [rdx]
 	vmovdqu     oword [rsi], xmm0
-.asmgen_sm4_cfb_dec_avx_slot_next9:
+.asmgen_sm4_cfb_dec_avx_slot_next5:
 	cmp         rcx, 2
 	jb          short .asmgen_sm4_cfb_dec_avx_slots_done2
 	vpxor       xmm1, xmm1, oword [rdx + 16]
 	vmovdqu     oword [rsi + 16], xmm1
-.asmgen_sm4_cfb_dec_avx_slot_next10:
+.asmgen_sm4_cfb_dec_avx_slot_next6:
 	cmp         rcx, 3
 	jb          short .asmgen_sm4_cfb_dec_avx_slots_done2
 	vpxor       xmm2, xmm2, oword [rdx + 32]
 	vmovdqu     oword [rsi + 32], xmm2
-.asmgen_sm4_cfb_dec_avx_slot_next11:
+.asmgen_sm4_cfb_dec_avx_slot_next7:
 	cmp         rcx, 4
 	jb          short .asmgen_sm4_cfb_dec_avx_slots_done2
 	vpxor       xmm3, xmm3, oword [rdx + 48]
 	vmovdqu     oword [rsi + 48], xmm3
-.asmgen_sm4_cfb_dec_avx_slot_next12:
-	cmp         rcx, 5
-	jb          short .asmgen_sm4_cfb_dec_avx_slots_done2
-	vpxor       xmm4, xmm4, oword [rdx + 64]
-	vmovdqu     oword [rsi + 64], xmm4
-.asmgen_sm4_cfb_dec_avx_slot_next13:
-	cmp         rcx, 6
-	jb          short .asmgen_sm4_cfb_dec_avx_slots_done2
-	vpxor       xmm5, xmm5, oword [rdx + 80]
-	vmovdqu     oword [rsi + 80], xmm5
-.asmgen_sm4_cfb_dec_avx_slot_next14:
-	cmp         rcx, 7
-	jb          short .asmgen_sm4_cfb_dec_avx_slots_done2
-	vpxor       xmm6, xmm6, oword [rdx + 96]
-	vmovdqu     oword [rsi + 96], xmm6
-.asmgen_sm4_cfb_dec_avx_slot_next15:
-	cmp         rcx, 8
-	jb          short .asmgen_sm4_cfb_dec_avx_slots_done2
-	vpxor       xmm7, xmm7, oword [rdx + 112]
-	vmovdqu     oword [rsi + 112], xmm7
-.asmgen_sm4_cfb_dec_avx_slot_next16:
+.asmgen_sm4_cfb_dec_avx_slot_next8:
 .asmgen_sm4_cfb_dec_avx_slots_done2:
 	vmovdqu     oword [r8], xmm10
-.asmgen_sm4_cfb_dec_avx_join2:
+	jmp         near .asmgen_sm4_cfb_dec_avx_short_done
+.asmgen_sm4_cfb_dec_avx_two_groups:
+	; Load 8 blocks (1 per register).
+	vmovdqu     xmm0, oword [r8]
+.asmgen_sm4_cfb_dec_avx_slot_next9:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_cfb_dec_avx_slots_done3
+	vmovdqu     xmm1, oword [rdx]
+.asmgen_sm4_cfb_dec_avx_slot_next10:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_cfb_dec_avx_slots_done3
+	vmovdqu     xmm2, oword [rdx + 16]
+.asmgen_sm4_cfb_dec_avx_slot_next11:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_cfb_dec_avx_slots_done3
+	vmovdqu     xmm3, oword [rdx + 32]
+.asmgen_sm4_cfb_dec_avx_slot_next12:
+	cmp         rcx, 5
+	jb          short .asmgen_sm4_cfb_dec_avx_slots_done3
+	vmovdqu     xmm4, oword [rdx + 48]
+.asmgen_sm4_cfb_dec_avx_slot_next13:
+	cmp         rcx, 6
+	jb          short .asmgen_sm4_cfb_dec_avx_slots_done3
+	vmovdqu     xmm5, oword [rdx + 64]
+.asmgen_sm4_cfb_dec_avx_slot_next14:
+	cmp         rcx, 7
+	jb          short .asmgen_sm4_cfb_dec_avx_slots_done3
+	vmovdqu     xmm6, oword [rdx + 80]
+.asmgen_sm4_cfb_dec_avx_slot_next15:
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_cfb_dec_avx_slots_done3
+	vmovdqu     xmm7, oword [rdx + 96]
+.asmgen_sm4_cfb_dec_avx_slot_next16:
+.asmgen_sm4_cfb_dec_avx_slots_done3:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	; 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_cfb_dec_avx_rounds3:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_cfb_dec_avx_rounds3
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	; The last ciphertext block becomes the IV (read before any store: dst may be src).
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, oword [rdx + rax*1 - 16]
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rsi], xmm0
+.asmgen_sm4_cfb_dec_avx_slot_next17:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_cfb_dec_avx_slots_done4
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm1
+.asmgen_sm4_cfb_dec_avx_slot_next18:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_cfb_dec_avx_slots_done4
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm2
+.asmgen_sm4_cfb_dec_avx_slot_next19:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_cfb_dec_avx_slots_done4
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_cfb_dec_avx_slot_next20:
+	cmp         rcx, 5
+	jb          short .asmgen_sm4_cfb_dec_avx_slots_done4
+	vpxor       xmm4, xmm4, oword [rdx + 64]
+	vmovdqu     oword [rsi + 64], xmm4
+.asmgen_sm4_cfb_dec_avx_slot_next21:
+	cmp         rcx, 6
+	jb          short .asmgen_sm4_cfb_dec_avx_slots_done4
+	vpxor       xmm5, xmm5, oword [rdx + 80]
+	vmovdqu     oword [rsi + 80], xmm5
+.asmgen_sm4_cfb_dec_avx_slot_next22:
+	cmp         rcx, 7
+	jb          short .asmgen_sm4_cfb_dec_avx_slots_done4
+	vpxor       xmm6, xmm6, oword [rdx + 96]
+	vmovdqu     oword [rsi + 96], xmm6
+.asmgen_sm4_cfb_dec_avx_slot_next23:
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_cfb_dec_avx_slots_done4
+	vpxor       xmm7, xmm7, oword [rdx + 112]
+	vmovdqu     oword [rsi + 112], xmm7
+.asmgen_sm4_cfb_dec_avx_slot_next24:
+.asmgen_sm4_cfb_dec_avx_slots_done4:
+	vmovdqu     oword [r8], xmm10
+.asmgen_sm4_cfb_dec_avx_short_done:
+.asmgen_sm4_cfb_dec_avx_join:
 	cmp         rcx, 8
 	jbe         short .asmgen_sm4_cfb_dec_avx_done
 	sub         rcx, 8
@@ -2798,7 +4794,10 @@ asmgen_sm4_ecb_avx2:
 
 .asmgen_sm4_ecb_avx2_small:
 	; 1..8 blocks: one xmm batch (lower latency than a ymm batch).
-	; Load 8 blocks (1 per register).
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_ecb_avx2_two_groups
+	; 1..4 blocks: one group.
+	; Load 4 blocks (1 per register).
 	vmovdqu     xmm0, oword [rdx]
 .asmgen_sm4_ecb_avx2_slot_next17:
 	cmp         rcx, 2
@@ -2813,23 +4812,210 @@ asmgen_sm4_ecb_avx2:
 	jb          short .asmgen_sm4_ecb_avx2_slots_done3
 	vmovdqu     xmm3, oword [rdx + 48]
 .asmgen_sm4_ecb_avx2_slot_next20:
-	cmp         rcx, 5
-	jb          short .asmgen_sm4_ecb_avx2_slots_done3
-	vmovdqu     xmm4, oword [rdx + 64]
-.asmgen_sm4_ecb_avx2_slot_next21:
-	cmp         rcx, 6
-	jb          short .asmgen_sm4_ecb_avx2_slots_done3
-	vmovdqu     xmm5, oword [rdx + 80]
-.asmgen_sm4_ecb_avx2_slot_next22:
-	cmp         rcx, 7
-	jb          short .asmgen_sm4_ecb_avx2_slots_done3
-	vmovdqu     xmm6, oword [rdx + 96]
-.asmgen_sm4_ecb_avx2_slot_next23:
-	cmp         rcx, 8
-	jb          short .asmgen_sm4_ecb_avx2_slots_done3
-	vmovdqu     xmm7, oword [rdx + 112]
-.asmgen_sm4_ecb_avx2_slot_next24:
 .asmgen_sm4_ecb_avx2_slots_done3:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_ecb_avx2_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_ecb_avx2_rounds2
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vmovdqu     oword [rsi], xmm0
+.asmgen_sm4_ecb_avx2_slot_next21:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_ecb_avx2_slots_done4
+	vmovdqu     oword [rsi + 16], xmm1
+.asmgen_sm4_ecb_avx2_slot_next22:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_ecb_avx2_slots_done4
+	vmovdqu     oword [rsi + 32], xmm2
+.asmgen_sm4_ecb_avx2_slot_next23:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_ecb_avx2_slots_done4
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_ecb_avx2_slot_next24:
+.asmgen_sm4_ecb_avx2_slots_done4:
+	jmp         near .asmgen_sm4_ecb_avx2_short_done
+.asmgen_sm4_ecb_avx2_two_groups:
+	; Load 8 blocks (1 per register).
+	vmovdqu     xmm0, oword [rdx]
+.asmgen_sm4_ecb_avx2_slot_next25:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_ecb_avx2_slots_done5
+	vmovdqu     xmm1, oword [rdx + 16]
+.asmgen_sm4_ecb_avx2_slot_next26:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_ecb_avx2_slots_done5
+	vmovdqu     xmm2, oword [rdx + 32]
+.asmgen_sm4_ecb_avx2_slot_next27:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_ecb_avx2_slots_done5
+	vmovdqu     xmm3, oword [rdx + 48]
+.asmgen_sm4_ecb_avx2_slot_next28:
+	cmp         rcx, 5
+	jb          short .asmgen_sm4_ecb_avx2_slots_done5
+	vmovdqu     xmm4, oword [rdx + 64]
+.asmgen_sm4_ecb_avx2_slot_next29:
+	cmp         rcx, 6
+	jb          short .asmgen_sm4_ecb_avx2_slots_done5
+	vmovdqu     xmm5, oword [rdx + 80]
+.asmgen_sm4_ecb_avx2_slot_next30:
+	cmp         rcx, 7
+	jb          short .asmgen_sm4_ecb_avx2_slots_done5
+	vmovdqu     xmm6, oword [rdx + 96]
+.asmgen_sm4_ecb_avx2_slot_next31:
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_ecb_avx2_slots_done5
+	vmovdqu     xmm7, oword [rdx + 112]
+.asmgen_sm4_ecb_avx2_slot_next32:
+.asmgen_sm4_ecb_avx2_slots_done5:
 	; Big-endian words, transposed: register j of a group holds word j of its blocks.
 	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
 	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
@@ -2859,7 +5045,7 @@ asmgen_sm4_ecb_avx2:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_ecb_avx2_rounds2:
+.asmgen_sm4_ecb_avx2_rounds3:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -3094,7 +5280,7 @@ asmgen_sm4_ecb_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_ecb_avx2_rounds2
+	jnz         near .asmgen_sm4_ecb_avx2_rounds3
 	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -3121,36 +5307,37 @@ asmgen_sm4_ecb_avx2:
 	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
 	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
 	vmovdqu     oword [rsi], xmm0
-.asmgen_sm4_ecb_avx2_slot_next25:
+.asmgen_sm4_ecb_avx2_slot_next33:
 	cmp         rcx, 2
-	jb          short .asmgen_sm4_ecb_avx2_slots_done4
+	jb          short .asmgen_sm4_ecb_avx2_slots_done6
 	vmovdqu     oword [rsi + 16], xmm1
-.asmgen_sm4_ecb_avx2_slot_next26:
+.asmgen_sm4_ecb_avx2_slot_next34:
 	cmp         rcx, 3
-	jb          short .asmgen_sm4_ecb_avx2_slots_done4
+	jb          short .asmgen_sm4_ecb_avx2_slots_done6
 	vmovdqu     oword [rsi + 32], xmm2
-.asmgen_sm4_ecb_avx2_slot_next27:
+.asmgen_sm4_ecb_avx2_slot_next35:
 	cmp         rcx, 4
-	jb          short .asmgen_sm4_ecb_avx2_slots_done4
+	jb          short .asmgen_sm4_ecb_avx2_slots_done6
 	vmovdqu     oword [rsi + 48], xmm3
-.asmgen_sm4_ecb_avx2_slot_next28:
+.asmgen_sm4_ecb_avx2_slot_next36:
 	cmp         rcx, 5
-	jb          short .asmgen_sm4_ecb_avx2_slots_done4
+	jb          short .asmgen_sm4_ecb_avx2_slots_done6
 	vmovdqu     oword [rsi + 64], xmm4
-.asmgen_sm4_ecb_avx2_slot_next29:
+.asmgen_sm4_ecb_avx2_slot_next37:
 	cmp         rcx, 6
-	jb          short .asmgen_sm4_ecb_avx2_slots_done4
+	jb          short .asmgen_sm4_ecb_avx2_slots_done6
 	vmovdqu     oword [rsi + 80], xmm5
-.asmgen_sm4_ecb_avx2_slot_next30:
+.asmgen_sm4_ecb_avx2_slot_next38:
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_ecb_avx2_slots_done4
+	jb          short .asmgen_sm4_ecb_avx2_slots_done6
 	vmovdqu     oword [rsi + 96], xmm6
-.asmgen_sm4_ecb_avx2_slot_next31:
+.asmgen_sm4_ecb_avx2_slot_next39:
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_ecb_avx2_slots_done4
+	jb          short .asmgen_sm4_ecb_avx2_slots_done6
 	vmovdqu     oword [rsi + 112], xmm7
-.asmgen_sm4_ecb_avx2_slot_next32:
-.asmgen_sm4_ecb_avx2_slots_done4:
+.asmgen_sm4_ecb_avx2_slot_next40:
+.asmgen_sm4_ecb_avx2_slots_done6:
+.asmgen_sm4_ecb_avx2_short_done:
 .asmgen_sm4_ecb_avx2_done:
 	vzeroupper
 	vmovdqa     xmm6, oword [rsp]
@@ -3753,11 +5940,221 @@ asmgen_sm4_ctr_avx2:
 
 .asmgen_sm4_ctr_avx2_small:
 	; 1..8 blocks: one xmm batch (lower latency than a ymm batch).
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_ctr_avx2_two_groups
+	; 1..4 blocks: one group.
+	; Load 4 blocks (1 per register).
+	; Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch.
+	mov         rax, r9
+	add         rax, 3
+	jb          short .asmgen_sm4_ctr_avx2_ctr_carry2
+	vmovq       xmm8, r9
+	vpinsrq     xmm8, xmm8, r10, 1
+	lea         rax, [rel const_sm4_ctr_add]
+	vpaddq      xmm0, xmm8, oword [rax]
+	vpaddq      xmm1, xmm8, oword [rax + 16]
+	vpaddq      xmm2, xmm8, oword [rax + 32]
+	vpaddq      xmm3, xmm8, oword [rax + 48]
+	jmp         short .asmgen_sm4_ctr_avx2_ctr_ready2
+.asmgen_sm4_ctr_avx2_ctr_carry2:
+	; Slow path: 128-bit increments one block at a time.
+	mov         rax, r9
+	mov         r11, r10
+	vmovq       xmm0, rax
+	vpinsrq     xmm0, xmm0, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm1, rax
+	vpinsrq     xmm1, xmm1, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm2, rax
+	vpinsrq     xmm2, xmm2, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm3, rax
+	vpinsrq     xmm3, xmm3, r11, 1
+	add         rax, 1
+	adc         r11, 0
+.asmgen_sm4_ctr_avx2_ctr_ready2:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm3, xmm8, xmm10
+	vpunpckhqdq xmm2, xmm8, xmm10
+	vpunpckhqdq xmm0, xmm9, xmm1
+	vpunpcklqdq xmm1, xmm9, xmm1
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_ctr_avx2_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_ctr_avx2_rounds2
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rsi], xmm0
+.asmgen_sm4_ctr_avx2_slot_next9:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_ctr_avx2_slots_done2
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm1
+.asmgen_sm4_ctr_avx2_slot_next10:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_ctr_avx2_slots_done2
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm2
+.asmgen_sm4_ctr_avx2_slot_next11:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_ctr_avx2_slots_done2
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_ctr_avx2_slot_next12:
+.asmgen_sm4_ctr_avx2_slots_done2:
+	add         r9, rcx
+	adc         r10, 0
+	jmp         near .asmgen_sm4_ctr_avx2_short_done
+.asmgen_sm4_ctr_avx2_two_groups:
 	; Load 8 blocks (1 per register).
 	; Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch.
 	mov         rax, r9
 	add         rax, 7
-	jb          short .asmgen_sm4_ctr_avx2_ctr_carry2
+	jb          short .asmgen_sm4_ctr_avx2_ctr_carry3
 	vmovq       xmm8, r9
 	vpinsrq     xmm8, xmm8, r10, 1
 	lea         rax, [rel const_sm4_ctr_add]
@@ -3769,8 +6166,8 @@ asmgen_sm4_ctr_avx2:
 	vpaddq      xmm5, xmm8, oword [rax + 80]
 	vpaddq      xmm6, xmm8, oword [rax + 96]
 	vpaddq      xmm7, xmm8, oword [rax + 112]
-	jmp         near .asmgen_sm4_ctr_avx2_ctr_ready2
-.asmgen_sm4_ctr_avx2_ctr_carry2:
+	jmp         near .asmgen_sm4_ctr_avx2_ctr_ready3
+.asmgen_sm4_ctr_avx2_ctr_carry3:
 	; Slow path: 128-bit increments one block at a time.
 	mov         rax, r9
 	mov         r11, r10
@@ -3806,7 +6203,7 @@ asmgen_sm4_ctr_avx2:
 	vpinsrq     xmm7, xmm7, r11, 1
 	add         rax, 1
 	adc         r11, 0
-.asmgen_sm4_ctr_avx2_ctr_ready2:
+.asmgen_sm4_ctr_avx2_ctr_ready3:
 	; Big-endian words, transposed: register j of a group holds word j of its blocks.
 	vpunpckldq  xmm8, xmm0, xmm1
 	vpunpckhdq  xmm9, xmm0, xmm1
@@ -3828,7 +6225,7 @@ asmgen_sm4_ctr_avx2:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_ctr_avx2_rounds2:
+.asmgen_sm4_ctr_avx2_rounds3:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -4063,7 +6460,7 @@ asmgen_sm4_ctr_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_ctr_avx2_rounds2
+	jnz         near .asmgen_sm4_ctr_avx2_rounds3
 	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -4091,45 +6488,46 @@ asmgen_sm4_ctr_avx2:
 	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
 	vpxor       xmm0, xmm0, oword [rdx]
 	vmovdqu     oword [rsi], xmm0
-.asmgen_sm4_ctr_avx2_slot_next9:
+.asmgen_sm4_ctr_avx2_slot_next13:
 	cmp         rcx, 2
-	jb          short .asmgen_sm4_ctr_avx2_slots_done2
+	jb          short .asmgen_sm4_ctr_avx2_slots_done3
 	vpxor       xmm1, xmm1, oword [rdx + 16]
 	vmovdqu     oword [rsi + 16], xmm1
-.asmgen_sm4_ctr_avx2_slot_next10:
+.asmgen_sm4_ctr_avx2_slot_next14:
 	cmp         rcx, 3
-	jb          short .asmgen_sm4_ctr_avx2_slots_done2
+	jb          short .asmgen_sm4_ctr_avx2_slots_done3
 	vpxor       xmm2, xmm2, oword [rdx + 32]
 	vmovdqu     oword [rsi + 32], xmm2
-.asmgen_sm4_ctr_avx2_slot_next11:
+.asmgen_sm4_ctr_avx2_slot_next15:
 	cmp         rcx, 4
-	jb          short .asmgen_sm4_ctr_avx2_slots_done2
+	jb          short .asmgen_sm4_ctr_avx2_slots_done3
 	vpxor       xmm3, xmm3, oword [rdx + 48]
 	vmovdqu     oword [rsi + 48], xmm3
-.asmgen_sm4_ctr_avx2_slot_next12:
+.asmgen_sm4_ctr_avx2_slot_next16:
 	cmp         rcx, 5
-	jb          short .asmgen_sm4_ctr_avx2_slots_done2
+	jb          short .asmgen_sm4_ctr_avx2_slots_done3
 	vpxor       xmm4, xmm4, oword [rdx + 64]
 	vmovdqu     oword [rsi + 64], xmm4
-.asmgen_sm4_ctr_avx2_slot_next13:
+.asmgen_sm4_ctr_avx2_slot_next17:
 	cmp         rcx, 6
-	jb          short .asmgen_sm4_ctr_avx2_slots_done2
+	jb          short .asmgen_sm4_ctr_avx2_slots_done3
 	vpxor       xmm5, xmm5, oword [rdx + 80]
 	vmovdqu     oword [rsi + 80], xmm5
-.asmgen_sm4_ctr_avx2_slot_next14:
+.asmgen_sm4_ctr_avx2_slot_next18:
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_ctr_avx2_slots_done2
+	jb          short .asmgen_sm4_ctr_avx2_slots_done3
 	vpxor       xmm6, xmm6, oword [rdx + 96]
 	vmovdqu     oword [rsi + 96], xmm6
-.asmgen_sm4_ctr_avx2_slot_next15:
+.asmgen_sm4_ctr_avx2_slot_next19:
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_ctr_avx2_slots_done2
+	jb          short .asmgen_sm4_ctr_avx2_slots_done3
 	vpxor       xmm7, xmm7, oword [rdx + 112]
 	vmovdqu     oword [rsi + 112], xmm7
-.asmgen_sm4_ctr_avx2_slot_next16:
-.asmgen_sm4_ctr_avx2_slots_done2:
+.asmgen_sm4_ctr_avx2_slot_next20:
+.asmgen_sm4_ctr_avx2_slots_done3:
 	add         r9, rcx
 	adc         r10, 0
+.asmgen_sm4_ctr_avx2_short_done:
 .asmgen_sm4_ctr_avx2_done:
 	bswap       r10
 	bswap       r9
@@ -4737,7 +7135,10 @@ asmgen_sm4_cbc_dec_avx2:
 
 .asmgen_sm4_cbc_dec_avx2_small:
 	; 1..8 blocks: one xmm batch (lower latency than a ymm batch).
-	; Load 8 blocks (1 per register).
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_cbc_dec_avx2_two_groups
+	; 1..4 blocks: one group.
+	; Load 4 blocks (1 per register).
 	vmovdqu     xmm0, oword [rdx]
 .asmgen_sm4_cbc_dec_avx2_slot_next17:
 	cmp         rcx, 2
@@ -4752,23 +7153,219 @@ asmgen_sm4_cbc_dec_avx2:
 	jb          short .asmgen_sm4_cbc_dec_avx2_slots_done3
 	vmovdqu     xmm3, oword [rdx + 48]
 .asmgen_sm4_cbc_dec_avx2_slot_next20:
-	cmp         rcx, 5
-	jb          short .asmgen_sm4_cbc_dec_avx2_slots_done3
-	vmovdqu     xmm4, oword [rdx + 64]
-.asmgen_sm4_cbc_dec_avx2_slot_next21:
-	cmp         rcx, 6
-	jb          short .asmgen_sm4_cbc_dec_avx2_slots_done3
-	vmovdqu     xmm5, oword [rdx + 80]
-.asmgen_sm4_cbc_dec_avx2_slot_next22:
-	cmp         rcx, 7
-	jb          short .asmgen_sm4_cbc_dec_avx2_slots_done3
-	vmovdqu     xmm6, oword [rdx + 96]
-.asmgen_sm4_cbc_dec_avx2_slot_next23:
-	cmp         rcx, 8
-	jb          short .asmgen_sm4_cbc_dec_avx2_slots_done3
-	vmovdqu     xmm7, oword [rdx + 112]
-.asmgen_sm4_cbc_dec_avx2_slot_next24:
 .asmgen_sm4_cbc_dec_avx2_slots_done3:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_cbc_dec_avx2_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_cbc_dec_avx2_rounds2
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; The last ciphertext block becomes the IV (read before any store: dst may be src).
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, oword [rdx + rax*1 - 16]
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_cbc_dec_avx2_slot_next21
+	vpxor       xmm3, xmm3, oword [rdx + 32]
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_cbc_dec_avx2_slot_next21:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_cbc_dec_avx2_slot_next22
+	vpxor       xmm2, xmm2, oword [rdx + 16]
+	vmovdqu     oword [rsi + 32], xmm2
+.asmgen_sm4_cbc_dec_avx2_slot_next22:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_cbc_dec_avx2_slot_next23
+	vpxor       xmm1, xmm1, oword [rdx]
+	vmovdqu     oword [rsi + 16], xmm1
+.asmgen_sm4_cbc_dec_avx2_slot_next23:
+	vpxor       xmm0, xmm0, oword [r8]
+	vmovdqu     oword [rsi], xmm0
+.asmgen_sm4_cbc_dec_avx2_slot_next24:
+.asmgen_sm4_cbc_dec_avx2_slots_done4:
+	vmovdqu     oword [r8], xmm10
+	jmp         near .asmgen_sm4_cbc_dec_avx2_short_done
+.asmgen_sm4_cbc_dec_avx2_two_groups:
+	; Load 8 blocks (1 per register).
+	vmovdqu     xmm0, oword [rdx]
+.asmgen_sm4_cbc_dec_avx2_slot_next25:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_cbc_dec_avx2_slots_done5
+	vmovdqu     xmm1, oword [rdx + 16]
+.asmgen_sm4_cbc_dec_avx2_slot_next26:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_cbc_dec_avx2_slots_done5
+	vmovdqu     xmm2, oword [rdx + 32]
+.asmgen_sm4_cbc_dec_avx2_slot_next27:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_cbc_dec_avx2_slots_done5
+	vmovdqu     xmm3, oword [rdx + 48]
+.asmgen_sm4_cbc_dec_avx2_slot_next28:
+	cmp         rcx, 5
+	jb          short .asmgen_sm4_cbc_dec_avx2_slots_done5
+	vmovdqu     xmm4, oword [rdx + 64]
+.asmgen_sm4_cbc_dec_avx2_slot_next29:
+	cmp         rcx, 6
+	jb          short .asmgen_sm4_cbc_dec_avx2_slots_done5
+	vmovdqu     xmm5, oword [rdx + 80]
+.asmgen_sm4_cbc_dec_avx2_slot_next30:
+	cmp         rcx, 7
+	jb          short .asmgen_sm4_cbc_dec_avx2_slots_done5
+	vmovdqu     xmm6, oword [rdx + 96]
+.asmgen_sm4_cbc_dec_avx2_slot_next31:
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_cbc_dec_avx2_slots_done5
+	vmovdqu     xmm7, oword [rdx + 112]
+.asmgen_sm4_cbc_dec_avx2_slot_next32:
+.asmgen_sm4_cbc_dec_avx2_slots_done5:
 	; Big-endian words, transposed: register j of a group holds word j of its blocks.
 	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
 	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
@@ -4798,7 +7395,7 @@ asmgen_sm4_cbc_dec_avx2:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_cbc_dec_avx2_rounds2:
+.asmgen_sm4_cbc_dec_avx2_rounds3:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -5033,7 +7630,7 @@ asmgen_sm4_cbc_dec_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_cbc_dec_avx2_rounds2
+	jnz         near .asmgen_sm4_cbc_dec_avx2_rounds3
 	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -5064,45 +7661,46 @@ asmgen_sm4_cbc_dec_avx2:
 	shl         rax, 4
 	vmovdqu     xmm10, oword [rdx + rax*1 - 16]
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_cbc_dec_avx2_slot_next25
+	jb          short .asmgen_sm4_cbc_dec_avx2_slot_next33
 	vpxor       xmm7, xmm7, oword [rdx + 96]
 	vmovdqu     oword [rsi + 112], xmm7
-.asmgen_sm4_cbc_dec_avx2_slot_next25:
+.asmgen_sm4_cbc_dec_avx2_slot_next33:
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_cbc_dec_avx2_slot_next26
+	jb          short .asmgen_sm4_cbc_dec_avx2_slot_next34
 	vpxor       xmm6, xmm6, oword [rdx + 80]
 	vmovdqu     oword [rsi + 96], xmm6
-.asmgen_sm4_cbc_dec_avx2_slot_next26:
+.asmgen_sm4_cbc_dec_avx2_slot_next34:
 	cmp         rcx, 6
-	jb          short .asmgen_sm4_cbc_dec_avx2_slot_next27
+	jb          short .asmgen_sm4_cbc_dec_avx2_slot_next35
 	vpxor       xmm5, xmm5, oword [rdx + 64]
 	vmovdqu     oword [rsi + 80], xmm5
-.asmgen_sm4_cbc_dec_avx2_slot_next27:
+.asmgen_sm4_cbc_dec_avx2_slot_next35:
 	cmp         rcx, 5
-	jb          short .asmgen_sm4_cbc_dec_avx2_slot_next28
+	jb          short .asmgen_sm4_cbc_dec_avx2_slot_next36
 	vpxor       xmm4, xmm4, oword [rdx + 48]
 	vmovdqu     oword [rsi + 64], xmm4
-.asmgen_sm4_cbc_dec_avx2_slot_next28:
+.asmgen_sm4_cbc_dec_avx2_slot_next36:
 	cmp         rcx, 4
-	jb          short .asmgen_sm4_cbc_dec_avx2_slot_next29
+	jb          short .asmgen_sm4_cbc_dec_avx2_slot_next37
 	vpxor       xmm3, xmm3, oword [rdx + 32]
 	vmovdqu     oword [rsi + 48], xmm3
-.asmgen_sm4_cbc_dec_avx2_slot_next29:
+.asmgen_sm4_cbc_dec_avx2_slot_next37:
 	cmp         rcx, 3
-	jb          short .asmgen_sm4_cbc_dec_avx2_slot_next30
+	jb          short .asmgen_sm4_cbc_dec_avx2_slot_next38
 	vpxor       xmm2, xmm2, oword [rdx + 16]
 	vmovdqu     oword [rsi + 32], xmm2
-.asmgen_sm4_cbc_dec_avx2_slot_next30:
+.asmgen_sm4_cbc_dec_avx2_slot_next38:
 	cmp         rcx, 2
-	jb          short .asmgen_sm4_cbc_dec_avx2_slot_next31
+	jb          short .asmgen_sm4_cbc_dec_avx2_slot_next39
 	vpxor       xmm1, xmm1, oword [rdx]
 	vmovdqu     oword [rsi + 16], xmm1
-.asmgen_sm4_cbc_dec_avx2_slot_next31:
+.asmgen_sm4_cbc_dec_avx2_slot_next39:
 	vpxor       xmm0, xmm0, oword [r8]
 	vmovdqu     oword [rsi], xmm0
-.asmgen_sm4_cbc_dec_avx2_slot_next32:
-.asmgen_sm4_cbc_dec_avx2_slots_done4:
+.asmgen_sm4_cbc_dec_avx2_slot_next40:
+.asmgen_sm4_cbc_dec_avx2_slots_done6:
 	vmovdqu     oword [r8], xmm10
+.asmgen_sm4_cbc_dec_avx2_short_done:
 .asmgen_sm4_cbc_dec_avx2_done:
 	vzeroupper
 	vmovdqa     xmm6, oword [rsp]
@@ -5704,7 +8302,10 @@ asmgen_sm4_cfb_dec_avx2:
 
 .asmgen_sm4_cfb_dec_avx2_small:
 	; 1..8 blocks: one xmm batch (lower latency than a ymm batch).
-	; Load 8 blocks (1 per register).
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_cfb_dec_avx2_two_groups
+	; 1..4 blocks: one group.
+	; Load 4 blocks (1 per register).
 	vmovdqu     xmm0, oword [r8]
 .asmgen_sm4_cfb_dec_avx2_slot_next17:
 	cmp         rcx, 2
@@ -5719,23 +8320,219 @@ asmgen_sm4_cfb_dec_avx2:
 	jb          short .asmgen_sm4_cfb_dec_avx2_slots_done3
 	vmovdqu     xmm3, oword [rdx + 32]
 .asmgen_sm4_cfb_dec_avx2_slot_next20:
-	cmp         rcx, 5
-	jb          short .asmgen_sm4_cfb_dec_avx2_slots_done3
-	vmovdqu     xmm4, oword [rdx + 48]
-.asmgen_sm4_cfb_dec_avx2_slot_next21:
-	cmp         rcx, 6
-	jb          short .asmgen_sm4_cfb_dec_avx2_slots_done3
-	vmovdqu     xmm5, oword [rdx + 64]
-.asmgen_sm4_cfb_dec_avx2_slot_next22:
-	cmp         rcx, 7
-	jb          short .asmgen_sm4_cfb_dec_avx2_slots_done3
-	vmovdqu     xmm6, oword [rdx + 80]
-.asmgen_sm4_cfb_dec_avx2_slot_next23:
-	cmp         rcx, 8
-	jb          short .asmgen_sm4_cfb_dec_avx2_slots_done3
-	vmovdqu     xmm7, oword [rdx + 96]
-.asmgen_sm4_cfb_dec_avx2_slot_next24:
 .asmgen_sm4_cfb_dec_avx2_slots_done3:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_cfb_dec_avx2_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_cfb_dec_avx2_rounds2
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; The last ciphertext block becomes the IV (read before any store: dst may be src).
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, oword [rdx + rax*1 - 16]
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rsi], xmm0
+.asmgen_sm4_cfb_dec_avx2_slot_next21:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_cfb_dec_avx2_slots_done4
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm1
+.asmgen_sm4_cfb_dec_avx2_slot_next22:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_cfb_dec_avx2_slots_done4
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm2
+.asmgen_sm4_cfb_dec_avx2_slot_next23:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_cfb_dec_avx2_slots_done4
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_cfb_dec_avx2_slot_next24:
+.asmgen_sm4_cfb_dec_avx2_slots_done4:
+	vmovdqu     oword [r8], xmm10
+	jmp         near .asmgen_sm4_cfb_dec_avx2_short_done
+.asmgen_sm4_cfb_dec_avx2_two_groups:
+	; Load 8 blocks (1 per register).
+	vmovdqu     xmm0, oword [r8]
+.asmgen_sm4_cfb_dec_avx2_slot_next25:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_cfb_dec_avx2_slots_done5
+	vmovdqu     xmm1, oword [rdx]
+.asmgen_sm4_cfb_dec_avx2_slot_next26:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_cfb_dec_avx2_slots_done5
+	vmovdqu     xmm2, oword [rdx + 16]
+.asmgen_sm4_cfb_dec_avx2_slot_next27:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_cfb_dec_avx2_slots_done5
+	vmovdqu     xmm3, oword [rdx + 32]
+.asmgen_sm4_cfb_dec_avx2_slot_next28:
+	cmp         rcx, 5
+	jb          short .asmgen_sm4_cfb_dec_avx2_slots_done5
+	vmovdqu     xmm4, oword [rdx + 48]
+.asmgen_sm4_cfb_dec_avx2_slot_next29:
+	cmp         rcx, 6
+	jb          short .asmgen_sm4_cfb_dec_avx2_slots_done5
+	vmovdqu     xmm5, oword [rdx + 64]
+.asmgen_sm4_cfb_dec_avx2_slot_next30:
+	cmp         rcx, 7
+	jb          short .asmgen_sm4_cfb_dec_avx2_slots_done5
+	vmovdqu     xmm6, oword [rdx + 80]
+.asmgen_sm4_cfb_dec_avx2_slot_next31:
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_cfb_dec_avx2_slots_done5
+	vmovdqu     xmm7, oword [rdx + 96]
+.asmgen_sm4_cfb_dec_avx2_slot_next32:
+.asmgen_sm4_cfb_dec_avx2_slots_done5:
 	; Big-endian words, transposed: register j of a group holds word j of its blocks.
 	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
 	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
@@ -5765,7 +8562,7 @@ asmgen_sm4_cfb_dec_avx2:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_cfb_dec_avx2_rounds2:
+.asmgen_sm4_cfb_dec_avx2_rounds3:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -6000,7 +8797,7 @@ asmgen_sm4_cfb_dec_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_cfb_dec_avx2_rounds2
+	jnz         near .asmgen_sm4_cfb_dec_avx2_rounds3
 	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -6032,44 +8829,45 @@ asmgen_sm4_cfb_dec_avx2:
 	vmovdqu     xmm10, oword [rdx + rax*1 - 16]
 	vpxor       xmm0, xmm0, oword [rdx]
 	vmovdqu     oword [rsi], xmm0
-.asmgen_sm4_cfb_dec_avx2_slot_next25:
+.asmgen_sm4_cfb_dec_avx2_slot_next33:
 	cmp         rcx, 2
-	jb          short .asmgen_sm4_cfb_dec_avx2_slots_done4
+	jb          short .asmgen_sm4_cfb_dec_avx2_slots_done6
 	vpxor       xmm1, xmm1, oword [rdx + 16]
 	vmovdqu     oword [rsi + 16], xmm1
-.asmgen_sm4_cfb_dec_avx2_slot_next26:
+.asmgen_sm4_cfb_dec_avx2_slot_next34:
 	cmp         rcx, 3
-	jb          short .asmgen_sm4_cfb_dec_avx2_slots_done4
+	jb          short .asmgen_sm4_cfb_dec_avx2_slots_done6
 	vpxor       xmm2, xmm2, oword [rdx + 32]
 	vmovdqu     oword [rsi + 32], xmm2
-.asmgen_sm4_cfb_dec_avx2_slot_next27:
+.asmgen_sm4_cfb_dec_avx2_slot_next35:
 	cmp         rcx, 4
-	jb          short .asmgen_sm4_cfb_dec_avx2_slots_done4
+	jb          short .asmgen_sm4_cfb_dec_avx2_slots_done6
 	vpxor       xmm3, xmm3, oword [rdx + 48]
 	vmovdqu     oword [rsi + 48], xmm3
-.asmgen_sm4_cfb_dec_avx2_slot_next28:
+.asmgen_sm4_cfb_dec_avx2_slot_next36:
 	cmp         rcx, 5
-	jb          short .asmgen_sm4_cfb_dec_avx2_slots_done4
+	jb          short .asmgen_sm4_cfb_dec_avx2_slots_done6
 	vpxor       xmm4, xmm4, oword [rdx + 64]
 	vmovdqu     oword [rsi + 64], xmm4
-.asmgen_sm4_cfb_dec_avx2_slot_next29:
+.asmgen_sm4_cfb_dec_avx2_slot_next37:
 	cmp         rcx, 6
-	jb          short .asmgen_sm4_cfb_dec_avx2_slots_done4
+	jb          short .asmgen_sm4_cfb_dec_avx2_slots_done6
 	vpxor       xmm5, xmm5, oword [rdx + 80]
 	vmovdqu     oword [rsi + 80], xmm5
-.asmgen_sm4_cfb_dec_avx2_slot_next30:
+.asmgen_sm4_cfb_dec_avx2_slot_next38:
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_cfb_dec_avx2_slots_done4
+	jb          short .asmgen_sm4_cfb_dec_avx2_slots_done6
 	vpxor       xmm6, xmm6, oword [rdx + 96]
 	vmovdqu     oword [rsi + 96], xmm6
-.asmgen_sm4_cfb_dec_avx2_slot_next31:
+.asmgen_sm4_cfb_dec_avx2_slot_next39:
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_cfb_dec_avx2_slots_done4
+	jb          short .asmgen_sm4_cfb_dec_avx2_slots_done6
 	vpxor       xmm7, xmm7, oword [rdx + 112]
 	vmovdqu     oword [rsi + 112], xmm7
-.asmgen_sm4_cfb_dec_avx2_slot_next32:
-.asmgen_sm4_cfb_dec_avx2_slots_done4:
+.asmgen_sm4_cfb_dec_avx2_slot_next40:
+.asmgen_sm4_cfb_dec_avx2_slots_done6:
 	vmovdqu     oword [r8], xmm10
+.asmgen_sm4_cfb_dec_avx2_short_done:
 .asmgen_sm4_cfb_dec_avx2_done:
 	vzeroupper
 	vmovdqa     xmm6, oword [rsp]
@@ -32788,7 +35586,10 @@ asmgen_sm4_ecb_gfni:
 
 .asmgen_sm4_ecb_gfni_small:
 	; 1..8 blocks: one xmm batch (lower latency than a ymm batch).
-	; Load 8 blocks (1 per register).
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_ecb_gfni_two_groups
+	; 1..4 blocks: one group.
+	; Load 4 blocks (1 per register).
 	vmovdqu     xmm0, oword [rdx]
 .asmgen_sm4_ecb_gfni_slot_next17:
 	cmp         rcx, 2
@@ -32803,23 +35604,164 @@ asmgen_sm4_ecb_gfni:
 	jb          short .asmgen_sm4_ecb_gfni_slots_done3
 	vmovdqu     xmm3, oword [rdx + 48]
 .asmgen_sm4_ecb_gfni_slot_next20:
-	cmp         rcx, 5
-	jb          short .asmgen_sm4_ecb_gfni_slots_done3
-	vmovdqu     xmm4, oword [rdx + 64]
-.asmgen_sm4_ecb_gfni_slot_next21:
-	cmp         rcx, 6
-	jb          short .asmgen_sm4_ecb_gfni_slots_done3
-	vmovdqu     xmm5, oword [rdx + 80]
-.asmgen_sm4_ecb_gfni_slot_next22:
-	cmp         rcx, 7
-	jb          short .asmgen_sm4_ecb_gfni_slots_done3
-	vmovdqu     xmm6, oword [rdx + 96]
-.asmgen_sm4_ecb_gfni_slot_next23:
-	cmp         rcx, 8
-	jb          short .asmgen_sm4_ecb_gfni_slots_done3
-	vmovdqu     xmm7, oword [rdx + 112]
-.asmgen_sm4_ecb_gfni_slot_next24:
 .asmgen_sm4_ecb_gfni_slots_done3:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; Into the GFNI domain: Y = M1*X on every byte.
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map.
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_ecb_gfni_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_ecb_gfni_rounds2
+	; Out of the GFNI domain: X = M1^-1*Y.
+	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, oword [rel const_sm4_gfni_m1inv], 0x00
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vmovdqu     oword [rsi], xmm0
+.asmgen_sm4_ecb_gfni_slot_next21:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_ecb_gfni_slots_done4
+	vmovdqu     oword [rsi + 16], xmm1
+.asmgen_sm4_ecb_gfni_slot_next22:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_ecb_gfni_slots_done4
+	vmovdqu     oword [rsi + 32], xmm2
+.asmgen_sm4_ecb_gfni_slot_next23:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_ecb_gfni_slots_done4
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_ecb_gfni_slot_next24:
+.asmgen_sm4_ecb_gfni_slots_done4:
+	jmp         near .asmgen_sm4_ecb_gfni_short_done
+.asmgen_sm4_ecb_gfni_two_groups:
+	; Load 8 blocks (1 per register).
+	vmovdqu     xmm0, oword [rdx]
+.asmgen_sm4_ecb_gfni_slot_next25:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_ecb_gfni_slots_done5
+	vmovdqu     xmm1, oword [rdx + 16]
+.asmgen_sm4_ecb_gfni_slot_next26:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_ecb_gfni_slots_done5
+	vmovdqu     xmm2, oword [rdx + 32]
+.asmgen_sm4_ecb_gfni_slot_next27:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_ecb_gfni_slots_done5
+	vmovdqu     xmm3, oword [rdx + 48]
+.asmgen_sm4_ecb_gfni_slot_next28:
+	cmp         rcx, 5
+	jb          short .asmgen_sm4_ecb_gfni_slots_done5
+	vmovdqu     xmm4, oword [rdx + 64]
+.asmgen_sm4_ecb_gfni_slot_next29:
+	cmp         rcx, 6
+	jb          short .asmgen_sm4_ecb_gfni_slots_done5
+	vmovdqu     xmm5, oword [rdx + 80]
+.asmgen_sm4_ecb_gfni_slot_next30:
+	cmp         rcx, 7
+	jb          short .asmgen_sm4_ecb_gfni_slots_done5
+	vmovdqu     xmm6, oword [rdx + 96]
+.asmgen_sm4_ecb_gfni_slot_next31:
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_ecb_gfni_slots_done5
+	vmovdqu     xmm7, oword [rdx + 112]
+.asmgen_sm4_ecb_gfni_slot_next32:
+.asmgen_sm4_ecb_gfni_slots_done5:
 	; Big-endian words, transposed: register j of a group holds word j of its blocks.
 	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
 	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
@@ -32858,7 +35800,7 @@ asmgen_sm4_ecb_gfni:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_ecb_gfni_rounds2:
+.asmgen_sm4_ecb_gfni_rounds3:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -32977,7 +35919,7 @@ asmgen_sm4_ecb_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_ecb_gfni_rounds2
+	jnz         near .asmgen_sm4_ecb_gfni_rounds3
 	; Out of the GFNI domain: X = M1^-1*Y.
 	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
@@ -33013,36 +35955,37 @@ asmgen_sm4_ecb_gfni:
 	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
 	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
 	vmovdqu     oword [rsi], xmm0
-.asmgen_sm4_ecb_gfni_slot_next25:
+.asmgen_sm4_ecb_gfni_slot_next33:
 	cmp         rcx, 2
-	jb          short .asmgen_sm4_ecb_gfni_slots_done4
+	jb          short .asmgen_sm4_ecb_gfni_slots_done6
 	vmovdqu     oword [rsi + 16], xmm1
-.asmgen_sm4_ecb_gfni_slot_next26:
+.asmgen_sm4_ecb_gfni_slot_next34:
 	cmp         rcx, 3
-	jb          short .asmgen_sm4_ecb_gfni_slots_done4
+	jb          short .asmgen_sm4_ecb_gfni_slots_done6
 	vmovdqu     oword [rsi + 32], xmm2
-.asmgen_sm4_ecb_gfni_slot_next27:
+.asmgen_sm4_ecb_gfni_slot_next35:
 	cmp         rcx, 4
-	jb          short .asmgen_sm4_ecb_gfni_slots_done4
+	jb          short .asmgen_sm4_ecb_gfni_slots_done6
 	vmovdqu     oword [rsi + 48], xmm3
-.asmgen_sm4_ecb_gfni_slot_next28:
+.asmgen_sm4_ecb_gfni_slot_next36:
 	cmp         rcx, 5
-	jb          short .asmgen_sm4_ecb_gfni_slots_done4
+	jb          short .asmgen_sm4_ecb_gfni_slots_done6
 	vmovdqu     oword [rsi + 64], xmm4
-.asmgen_sm4_ecb_gfni_slot_next29:
+.asmgen_sm4_ecb_gfni_slot_next37:
 	cmp         rcx, 6
-	jb          short .asmgen_sm4_ecb_gfni_slots_done4
+	jb          short .asmgen_sm4_ecb_gfni_slots_done6
 	vmovdqu     oword [rsi + 80], xmm5
-.asmgen_sm4_ecb_gfni_slot_next30:
+.asmgen_sm4_ecb_gfni_slot_next38:
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_ecb_gfni_slots_done4
+	jb          short .asmgen_sm4_ecb_gfni_slots_done6
 	vmovdqu     oword [rsi + 96], xmm6
-.asmgen_sm4_ecb_gfni_slot_next31:
+.asmgen_sm4_ecb_gfni_slot_next39:
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_ecb_gfni_slots_done4
+	jb          short .asmgen_sm4_ecb_gfni_slots_done6
 	vmovdqu     oword [rsi + 112], xmm7
-.asmgen_sm4_ecb_gfni_slot_next32:
-.asmgen_sm4_ecb_gfni_slots_done4:
+.asmgen_sm4_ecb_gfni_slot_next40:
+.asmgen_sm4_ecb_gfni_slots_done6:
+.asmgen_sm4_ecb_gfni_short_done:
 .asmgen_sm4_ecb_gfni_done:
 	vzeroupper
 	vmovdqa     xmm6, oword [rsp]
@@ -33523,11 +36466,175 @@ asmgen_sm4_ctr_gfni:
 
 .asmgen_sm4_ctr_gfni_small:
 	; 1..8 blocks: one xmm batch (lower latency than a ymm batch).
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_ctr_gfni_two_groups
+	; 1..4 blocks: one group.
+	; Load 4 blocks (1 per register).
+	; Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch.
+	mov         rax, r9
+	add         rax, 3
+	jb          short .asmgen_sm4_ctr_gfni_ctr_carry2
+	vmovq       xmm8, r9
+	vpinsrq     xmm8, xmm8, r10, 1
+	lea         rax, [rel const_sm4_ctr_add]
+	vpaddq      xmm0, xmm8, oword [rax]
+	vpaddq      xmm1, xmm8, oword [rax + 16]
+	vpaddq      xmm2, xmm8, oword [rax + 32]
+	vpaddq      xmm3, xmm8, oword [rax + 48]
+	jmp         short .asmgen_sm4_ctr_gfni_ctr_ready2
+.asmgen_sm4_ctr_gfni_ctr_carry2:
+	; Slow path: 128-bit increments one block at a time.
+	mov         rax, r9
+	mov         r11, r10
+	vmovq       xmm0, rax
+	vpinsrq     xmm0, xmm0, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm1, rax
+	vpinsrq     xmm1, xmm1, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm2, rax
+	vpinsrq     xmm2, xmm2, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm3, rax
+	vpinsrq     xmm3, xmm3, r11, 1
+	add         rax, 1
+	adc         r11, 0
+.asmgen_sm4_ctr_gfni_ctr_ready2:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm3, xmm8, xmm10
+	vpunpckhqdq xmm2, xmm8, xmm10
+	vpunpckhqdq xmm0, xmm9, xmm1
+	vpunpcklqdq xmm1, xmm9, xmm1
+	; Into the GFNI domain: Y = M1*X on every byte.
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map.
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_ctr_gfni_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_ctr_gfni_rounds2
+	; Out of the GFNI domain: X = M1^-1*Y.
+	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, oword [rel const_sm4_gfni_m1inv], 0x00
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rsi], xmm0
+.asmgen_sm4_ctr_gfni_slot_next9:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_ctr_gfni_slots_done2
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm1
+.asmgen_sm4_ctr_gfni_slot_next10:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_ctr_gfni_slots_done2
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm2
+.asmgen_sm4_ctr_gfni_slot_next11:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_ctr_gfni_slots_done2
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_ctr_gfni_slot_next12:
+.asmgen_sm4_ctr_gfni_slots_done2:
+	add         r9, rcx
+	adc         r10, 0
+	jmp         near .asmgen_sm4_ctr_gfni_short_done
+.asmgen_sm4_ctr_gfni_two_groups:
 	; Load 8 blocks (1 per register).
 	; Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch.
 	mov         rax, r9
 	add         rax, 7
-	jb          short .asmgen_sm4_ctr_gfni_ctr_carry2
+	jb          short .asmgen_sm4_ctr_gfni_ctr_carry3
 	vmovq       xmm8, r9
 	vpinsrq     xmm8, xmm8, r10, 1
 	lea         rax, [rel const_sm4_ctr_add]
@@ -33539,8 +36646,8 @@ asmgen_sm4_ctr_gfni:
 	vpaddq      xmm5, xmm8, oword [rax + 80]
 	vpaddq      xmm6, xmm8, oword [rax + 96]
 	vpaddq      xmm7, xmm8, oword [rax + 112]
-	jmp         near .asmgen_sm4_ctr_gfni_ctr_ready2
-.asmgen_sm4_ctr_gfni_ctr_carry2:
+	jmp         near .asmgen_sm4_ctr_gfni_ctr_ready3
+.asmgen_sm4_ctr_gfni_ctr_carry3:
 	; Slow path: 128-bit increments one block at a time.
 	mov         rax, r9
 	mov         r11, r10
@@ -33576,7 +36683,7 @@ asmgen_sm4_ctr_gfni:
 	vpinsrq     xmm7, xmm7, r11, 1
 	add         rax, 1
 	adc         r11, 0
-.asmgen_sm4_ctr_gfni_ctr_ready2:
+.asmgen_sm4_ctr_gfni_ctr_ready3:
 	; Big-endian words, transposed: register j of a group holds word j of its blocks.
 	vpunpckldq  xmm8, xmm0, xmm1
 	vpunpckhdq  xmm9, xmm0, xmm1
@@ -33607,7 +36714,7 @@ asmgen_sm4_ctr_gfni:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_ctr_gfni_rounds2:
+.asmgen_sm4_ctr_gfni_rounds3:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -33726,7 +36833,7 @@ asmgen_sm4_ctr_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_ctr_gfni_rounds2
+	jnz         near .asmgen_sm4_ctr_gfni_rounds3
 	; Out of the GFNI domain: X = M1^-1*Y.
 	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
@@ -33763,45 +36870,46 @@ asmgen_sm4_ctr_gfni:
 	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
 	vpxor       xmm0, xmm0, oword [rdx]
 	vmovdqu     oword [rsi], xmm0
-.asmgen_sm4_ctr_gfni_slot_next9:
+.asmgen_sm4_ctr_gfni_slot_next13:
 	cmp         rcx, 2
-	jb          short .asmgen_sm4_ctr_gfni_slots_done2
+	jb          short .asmgen_sm4_ctr_gfni_slots_done3
 	vpxor       xmm1, xmm1, oword [rdx + 16]
 	vmovdqu     oword [rsi + 16], xmm1
-.asmgen_sm4_ctr_gfni_slot_next10:
+.asmgen_sm4_ctr_gfni_slot_next14:
 	cmp         rcx, 3
-	jb          short .asmgen_sm4_ctr_gfni_slots_done2
+	jb          short .asmgen_sm4_ctr_gfni_slots_done3
 	vpxor       xmm2, xmm2, oword [rdx + 32]
 	vmovdqu     oword [rsi + 32], xmm2
-.asmgen_sm4_ctr_gfni_slot_next11:
+.asmgen_sm4_ctr_gfni_slot_next15:
 	cmp         rcx, 4
-	jb          short .asmgen_sm4_ctr_gfni_slots_done2
+	jb          short .asmgen_sm4_ctr_gfni_slots_done3
 	vpxor       xmm3, xmm3, oword [rdx + 48]
 	vmovdqu     oword [rsi + 48], xmm3
-.asmgen_sm4_ctr_gfni_slot_next12:
+.asmgen_sm4_ctr_gfni_slot_next16:
 	cmp         rcx, 5
-	jb          short .asmgen_sm4_ctr_gfni_slots_done2
+	jb          short .asmgen_sm4_ctr_gfni_slots_done3
 	vpxor       xmm4, xmm4, oword [rdx + 64]
 	vmovdqu     oword [rsi + 64], xmm4
-.asmgen_sm4_ctr_gfni_slot_next13:
+.asmgen_sm4_ctr_gfni_slot_next17:
 	cmp         rcx, 6
-	jb          short .asmgen_sm4_ctr_gfni_slots_done2
+	jb          short .asmgen_sm4_ctr_gfni_slots_done3
 	vpxor       xmm5, xmm5, oword [rdx + 80]
 	vmovdqu     oword [rsi + 80], xmm5
-.asmgen_sm4_ctr_gfni_slot_next14:
+.asmgen_sm4_ctr_gfni_slot_next18:
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_ctr_gfni_slots_done2
+	jb          short .asmgen_sm4_ctr_gfni_slots_done3
 	vpxor       xmm6, xmm6, oword [rdx + 96]
 	vmovdqu     oword [rsi + 96], xmm6
-.asmgen_sm4_ctr_gfni_slot_next15:
+.asmgen_sm4_ctr_gfni_slot_next19:
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_ctr_gfni_slots_done2
+	jb          short .asmgen_sm4_ctr_gfni_slots_done3
 	vpxor       xmm7, xmm7, oword [rdx + 112]
 	vmovdqu     oword [rsi + 112], xmm7
-.asmgen_sm4_ctr_gfni_slot_next16:
-.asmgen_sm4_ctr_gfni_slots_done2:
+.asmgen_sm4_ctr_gfni_slot_next20:
+.asmgen_sm4_ctr_gfni_slots_done3:
 	add         r9, rcx
 	adc         r10, 0
+.asmgen_sm4_ctr_gfni_short_done:
 .asmgen_sm4_ctr_gfni_done:
 	bswap       r10
 	bswap       r9
@@ -34287,7 +37395,10 @@ asmgen_sm4_cbc_dec_gfni:
 
 .asmgen_sm4_cbc_dec_gfni_small:
 	; 1..8 blocks: one xmm batch (lower latency than a ymm batch).
-	; Load 8 blocks (1 per register).
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_cbc_dec_gfni_two_groups
+	; 1..4 blocks: one group.
+	; Load 4 blocks (1 per register).
 	vmovdqu     xmm0, oword [rdx]
 .asmgen_sm4_cbc_dec_gfni_slot_next17:
 	cmp         rcx, 2
@@ -34302,23 +37413,173 @@ asmgen_sm4_cbc_dec_gfni:
 	jb          short .asmgen_sm4_cbc_dec_gfni_slots_done3
 	vmovdqu     xmm3, oword [rdx + 48]
 .asmgen_sm4_cbc_dec_gfni_slot_next20:
-	cmp         rcx, 5
-	jb          short .asmgen_sm4_cbc_dec_gfni_slots_done3
-	vmovdqu     xmm4, oword [rdx + 64]
-.asmgen_sm4_cbc_dec_gfni_slot_next21:
-	cmp         rcx, 6
-	jb          short .asmgen_sm4_cbc_dec_gfni_slots_done3
-	vmovdqu     xmm5, oword [rdx + 80]
-.asmgen_sm4_cbc_dec_gfni_slot_next22:
-	cmp         rcx, 7
-	jb          short .asmgen_sm4_cbc_dec_gfni_slots_done3
-	vmovdqu     xmm6, oword [rdx + 96]
-.asmgen_sm4_cbc_dec_gfni_slot_next23:
-	cmp         rcx, 8
-	jb          short .asmgen_sm4_cbc_dec_gfni_slots_done3
-	vmovdqu     xmm7, oword [rdx + 112]
-.asmgen_sm4_cbc_dec_gfni_slot_next24:
 .asmgen_sm4_cbc_dec_gfni_slots_done3:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; Into the GFNI domain: Y = M1*X on every byte.
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map.
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_cbc_dec_gfni_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_cbc_dec_gfni_rounds2
+	; Out of the GFNI domain: X = M1^-1*Y.
+	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, oword [rel const_sm4_gfni_m1inv], 0x00
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; The last ciphertext block becomes the IV (read before any store: dst may be src).
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, oword [rdx + rax*1 - 16]
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_cbc_dec_gfni_slot_next21
+	vpxor       xmm3, xmm3, oword [rdx + 32]
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_cbc_dec_gfni_slot_next21:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_cbc_dec_gfni_slot_next22
+	vpxor       xmm2, xmm2, oword [rdx + 16]
+	vmovdqu     oword [rsi + 32], xmm2
+.asmgen_sm4_cbc_dec_gfni_slot_next22:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_cbc_dec_gfni_slot_next23
+	vpxor       xmm1, xmm1, oword [rdx]
+	vmovdqu     oword [rsi + 16], xmm1
+.asmgen_sm4_cbc_dec_gfni_slot_next23:
+	vpxor       xmm0, xmm0, oword [r8]
+	vmovdqu     oword [rsi], xmm0
+.asmgen_sm4_cbc_dec_gfni_slot_next24:
+.asmgen_sm4_cbc_dec_gfni_slots_done4:
+	vmovdqu     oword [r8], xmm10
+	jmp         near .asmgen_sm4_cbc_dec_gfni_short_done
+.asmgen_sm4_cbc_dec_gfni_two_groups:
+	; Load 8 blocks (1 per register).
+	vmovdqu     xmm0, oword [rdx]
+.asmgen_sm4_cbc_dec_gfni_slot_next25:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_cbc_dec_gfni_slots_done5
+	vmovdqu     xmm1, oword [rdx + 16]
+.asmgen_sm4_cbc_dec_gfni_slot_next26:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_cbc_dec_gfni_slots_done5
+	vmovdqu     xmm2, oword [rdx + 32]
+.asmgen_sm4_cbc_dec_gfni_slot_next27:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_cbc_dec_gfni_slots_done5
+	vmovdqu     xmm3, oword [rdx + 48]
+.asmgen_sm4_cbc_dec_gfni_slot_next28:
+	cmp         rcx, 5
+	jb          short .asmgen_sm4_cbc_dec_gfni_slots_done5
+	vmovdqu     xmm4, oword [rdx + 64]
+.asmgen_sm4_cbc_dec_gfni_slot_next29:
+	cmp         rcx, 6
+	jb          short .asmgen_sm4_cbc_dec_gfni_slots_done5
+	vmovdqu     xmm5, oword [rdx + 80]
+.asmgen_sm4_cbc_dec_gfni_slot_next30:
+	cmp         rcx, 7
+	jb          short .asmgen_sm4_cbc_dec_gfni_slots_done5
+	vmovdqu     xmm6, oword [rdx + 96]
+.asmgen_sm4_cbc_dec_gfni_slot_next31:
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_cbc_dec_gfni_slots_done5
+	vmovdqu     xmm7, oword [rdx + 112]
+.asmgen_sm4_cbc_dec_gfni_slot_next32:
+.asmgen_sm4_cbc_dec_gfni_slots_done5:
 	; Big-endian words, transposed: register j of a group holds word j of its blocks.
 	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
 	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
@@ -34357,7 +37618,7 @@ asmgen_sm4_cbc_dec_gfni:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_cbc_dec_gfni_rounds2:
+.asmgen_sm4_cbc_dec_gfni_rounds3:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -34476,7 +37737,7 @@ asmgen_sm4_cbc_dec_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_cbc_dec_gfni_rounds2
+	jnz         near .asmgen_sm4_cbc_dec_gfni_rounds3
 	; Out of the GFNI domain: X = M1^-1*Y.
 	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
@@ -34516,45 +37777,46 @@ asmgen_sm4_cbc_dec_gfni:
 	shl         rax, 4
 	vmovdqu     xmm10, oword [rdx + rax*1 - 16]
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_cbc_dec_gfni_slot_next25
+	jb          short .asmgen_sm4_cbc_dec_gfni_slot_next33
 	vpxor       xmm7, xmm7, oword [rdx + 96]
 	vmovdqu     oword [rsi + 112], xmm7
-.asmgen_sm4_cbc_dec_gfni_slot_next25:
+.asmgen_sm4_cbc_dec_gfni_slot_next33:
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_cbc_dec_gfni_slot_next26
+	jb          short .asmgen_sm4_cbc_dec_gfni_slot_next34
 	vpxor       xmm6, xmm6, oword [rdx + 80]
 	vmovdqu     oword [rsi + 96], xmm6
-.asmgen_sm4_cbc_dec_gfni_slot_next26:
+.asmgen_sm4_cbc_dec_gfni_slot_next34:
 	cmp         rcx, 6
-	jb          short .asmgen_sm4_cbc_dec_gfni_slot_next27
+	jb          short .asmgen_sm4_cbc_dec_gfni_slot_next35
 	vpxor       xmm5, xmm5, oword [rdx + 64]
 	vmovdqu     oword [rsi + 80], xmm5
-.asmgen_sm4_cbc_dec_gfni_slot_next27:
+.asmgen_sm4_cbc_dec_gfni_slot_next35:
 	cmp         rcx, 5
-	jb          short .asmgen_sm4_cbc_dec_gfni_slot_next28
+	jb          short .asmgen_sm4_cbc_dec_gfni_slot_next36
 	vpxor       xmm4, xmm4, oword [rdx + 48]
 	vmovdqu     oword [rsi + 64], xmm4
-.asmgen_sm4_cbc_dec_gfni_slot_next28:
+.asmgen_sm4_cbc_dec_gfni_slot_next36:
 	cmp         rcx, 4
-	jb          short .asmgen_sm4_cbc_dec_gfni_slot_next29
+	jb          short .asmgen_sm4_cbc_dec_gfni_slot_next37
 	vpxor       xmm3, xmm3, oword [rdx + 32]
 	vmovdqu     oword [rsi + 48], xmm3
-.asmgen_sm4_cbc_dec_gfni_slot_next29:
+.asmgen_sm4_cbc_dec_gfni_slot_next37:
 	cmp         rcx, 3
-	jb          short .asmgen_sm4_cbc_dec_gfni_slot_next30
+	jb          short .asmgen_sm4_cbc_dec_gfni_slot_next38
 	vpxor       xmm2, xmm2, oword [rdx + 16]
 	vmovdqu     oword [rsi + 32], xmm2
-.asmgen_sm4_cbc_dec_gfni_slot_next30:
+.asmgen_sm4_cbc_dec_gfni_slot_next38:
 	cmp         rcx, 2
-	jb          short .asmgen_sm4_cbc_dec_gfni_slot_next31
+	jb          short .asmgen_sm4_cbc_dec_gfni_slot_next39
 	vpxor       xmm1, xmm1, oword [rdx]
 	vmovdqu     oword [rsi + 16], xmm1
-.asmgen_sm4_cbc_dec_gfni_slot_next31:
+.asmgen_sm4_cbc_dec_gfni_slot_next39:
 	vpxor       xmm0, xmm0, oword [r8]
 	vmovdqu     oword [rsi], xmm0
-.asmgen_sm4_cbc_dec_gfni_slot_next32:
-.asmgen_sm4_cbc_dec_gfni_slots_done4:
+.asmgen_sm4_cbc_dec_gfni_slot_next40:
+.asmgen_sm4_cbc_dec_gfni_slots_done6:
 	vmovdqu     oword [r8], xmm10
+.asmgen_sm4_cbc_dec_gfni_short_done:
 .asmgen_sm4_cbc_dec_gfni_done:
 	vzeroupper
 	vmovdqa     xmm6, oword [rsp]
@@ -35034,7 +38296,10 @@ asmgen_sm4_cfb_dec_gfni:
 
 .asmgen_sm4_cfb_dec_gfni_small:
 	; 1..8 blocks: one xmm batch (lower latency than a ymm batch).
-	; Load 8 blocks (1 per register).
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_cfb_dec_gfni_two_groups
+	; 1..4 blocks: one group.
+	; Load 4 blocks (1 per register).
 	vmovdqu     xmm0, oword [r8]
 .asmgen_sm4_cfb_dec_gfni_slot_next17:
 	cmp         rcx, 2
@@ -35049,23 +38314,173 @@ asmgen_sm4_cfb_dec_gfni:
 	jb          short .asmgen_sm4_cfb_dec_gfni_slots_done3
 	vmovdqu     xmm3, oword [rdx + 32]
 .asmgen_sm4_cfb_dec_gfni_slot_next20:
-	cmp         rcx, 5
-	jb          short .asmgen_sm4_cfb_dec_gfni_slots_done3
-	vmovdqu     xmm4, oword [rdx + 48]
-.asmgen_sm4_cfb_dec_gfni_slot_next21:
-	cmp         rcx, 6
-	jb          short .asmgen_sm4_cfb_dec_gfni_slots_done3
-	vmovdqu     xmm5, oword [rdx + 64]
-.asmgen_sm4_cfb_dec_gfni_slot_next22:
-	cmp         rcx, 7
-	jb          short .asmgen_sm4_cfb_dec_gfni_slots_done3
-	vmovdqu     xmm6, oword [rdx + 80]
-.asmgen_sm4_cfb_dec_gfni_slot_next23:
-	cmp         rcx, 8
-	jb          short .asmgen_sm4_cfb_dec_gfni_slots_done3
-	vmovdqu     xmm7, oword [rdx + 96]
-.asmgen_sm4_cfb_dec_gfni_slot_next24:
 .asmgen_sm4_cfb_dec_gfni_slots_done3:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; Into the GFNI domain: Y = M1*X on every byte.
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map.
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_cfb_dec_gfni_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_cfb_dec_gfni_rounds2
+	; Out of the GFNI domain: X = M1^-1*Y.
+	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, oword [rel const_sm4_gfni_m1inv], 0x00
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; The last ciphertext block becomes the IV (read before any store: dst may be src).
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, oword [rdx + rax*1 - 16]
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rsi], xmm0
+.asmgen_sm4_cfb_dec_gfni_slot_next21:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_cfb_dec_gfni_slots_done4
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm1
+.asmgen_sm4_cfb_dec_gfni_slot_next22:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_cfb_dec_gfni_slots_done4
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm2
+.asmgen_sm4_cfb_dec_gfni_slot_next23:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_cfb_dec_gfni_slots_done4
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_cfb_dec_gfni_slot_next24:
+.asmgen_sm4_cfb_dec_gfni_slots_done4:
+	vmovdqu     oword [r8], xmm10
+	jmp         near .asmgen_sm4_cfb_dec_gfni_short_done
+.asmgen_sm4_cfb_dec_gfni_two_groups:
+	; Load 8 blocks (1 per register).
+	vmovdqu     xmm0, oword [r8]
+.asmgen_sm4_cfb_dec_gfni_slot_next25:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_cfb_dec_gfni_slots_done5
+	vmovdqu     xmm1, oword [rdx]
+.asmgen_sm4_cfb_dec_gfni_slot_next26:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_cfb_dec_gfni_slots_done5
+	vmovdqu     xmm2, oword [rdx + 16]
+.asmgen_sm4_cfb_dec_gfni_slot_next27:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_cfb_dec_gfni_slots_done5
+	vmovdqu     xmm3, oword [rdx + 32]
+.asmgen_sm4_cfb_dec_gfni_slot_next28:
+	cmp         rcx, 5
+	jb          short .asmgen_sm4_cfb_dec_gfni_slots_done5
+	vmovdqu     xmm4, oword [rdx + 48]
+.asmgen_sm4_cfb_dec_gfni_slot_next29:
+	cmp         rcx, 6
+	jb          short .asmgen_sm4_cfb_dec_gfni_slots_done5
+	vmovdqu     xmm5, oword [rdx + 64]
+.asmgen_sm4_cfb_dec_gfni_slot_next30:
+	cmp         rcx, 7
+	jb          short .asmgen_sm4_cfb_dec_gfni_slots_done5
+	vmovdqu     xmm6, oword [rdx + 80]
+.asmgen_sm4_cfb_dec_gfni_slot_next31:
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_cfb_dec_gfni_slots_done5
+	vmovdqu     xmm7, oword [rdx + 96]
+.asmgen_sm4_cfb_dec_gfni_slot_next32:
+.asmgen_sm4_cfb_dec_gfni_slots_done5:
 	; Big-endian words, transposed: register j of a group holds word j of its blocks.
 	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
 	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
@@ -35104,7 +38519,7 @@ asmgen_sm4_cfb_dec_gfni:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_cfb_dec_gfni_rounds2:
+.asmgen_sm4_cfb_dec_gfni_rounds3:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -35223,7 +38638,7 @@ asmgen_sm4_cfb_dec_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_cfb_dec_gfni_rounds2
+	jnz         near .asmgen_sm4_cfb_dec_gfni_rounds3
 	; Out of the GFNI domain: X = M1^-1*Y.
 	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
@@ -35264,44 +38679,45 @@ asmgen_sm4_cfb_dec_gfni:
 	vmovdqu     xmm10, oword [rdx + rax*1 - 16]
 	vpxor       xmm0, xmm0, oword [rdx]
 	vmovdqu     oword [rsi], xmm0
-.asmgen_sm4_cfb_dec_gfni_slot_next25:
+.asmgen_sm4_cfb_dec_gfni_slot_next33:
 	cmp         rcx, 2
-	jb          short .asmgen_sm4_cfb_dec_gfni_slots_done4
+	jb          short .asmgen_sm4_cfb_dec_gfni_slots_done6
 	vpxor       xmm1, xmm1, oword [rdx + 16]
 	vmovdqu     oword [rsi + 16], xmm1
-.asmgen_sm4_cfb_dec_gfni_slot_next26:
+.asmgen_sm4_cfb_dec_gfni_slot_next34:
 	cmp         rcx, 3
-	jb          short .asmgen_sm4_cfb_dec_gfni_slots_done4
+	jb          short .asmgen_sm4_cfb_dec_gfni_slots_done6
 	vpxor       xmm2, xmm2, oword [rdx + 32]
 	vmovdqu     oword [rsi + 32], xmm2
-.asmgen_sm4_cfb_dec_gfni_slot_next27:
+.asmgen_sm4_cfb_dec_gfni_slot_next35:
 	cmp         rcx, 4
-	jb          short .asmgen_sm4_cfb_dec_gfni_slots_done4
+	jb          short .asmgen_sm4_cfb_dec_gfni_slots_done6
 	vpxor       xmm3, xmm3, oword [rdx + 48]
 	vmovdqu     oword [rsi + 48], xmm3
-.asmgen_sm4_cfb_dec_gfni_slot_next28:
+.asmgen_sm4_cfb_dec_gfni_slot_next36:
 	cmp         rcx, 5
-	jb          short .asmgen_sm4_cfb_dec_gfni_slots_done4
+	jb          short .asmgen_sm4_cfb_dec_gfni_slots_done6
 	vpxor       xmm4, xmm4, oword [rdx + 64]
 	vmovdqu     oword [rsi + 64], xmm4
-.asmgen_sm4_cfb_dec_gfni_slot_next29:
+.asmgen_sm4_cfb_dec_gfni_slot_next37:
 	cmp         rcx, 6
-	jb          short .asmgen_sm4_cfb_dec_gfni_slots_done4
+	jb          short .asmgen_sm4_cfb_dec_gfni_slots_done6
 	vpxor       xmm5, xmm5, oword [rdx + 80]
 	vmovdqu     oword [rsi + 80], xmm5
-.asmgen_sm4_cfb_dec_gfni_slot_next30:
+.asmgen_sm4_cfb_dec_gfni_slot_next38:
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_cfb_dec_gfni_slots_done4
+	jb          short .asmgen_sm4_cfb_dec_gfni_slots_done6
 	vpxor       xmm6, xmm6, oword [rdx + 96]
 	vmovdqu     oword [rsi + 96], xmm6
-.asmgen_sm4_cfb_dec_gfni_slot_next31:
+.asmgen_sm4_cfb_dec_gfni_slot_next39:
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_cfb_dec_gfni_slots_done4
+	jb          short .asmgen_sm4_cfb_dec_gfni_slots_done6
 	vpxor       xmm7, xmm7, oword [rdx + 112]
 	vmovdqu     oword [rsi + 112], xmm7
-.asmgen_sm4_cfb_dec_gfni_slot_next32:
-.asmgen_sm4_cfb_dec_gfni_slots_done4:
+.asmgen_sm4_cfb_dec_gfni_slot_next40:
+.asmgen_sm4_cfb_dec_gfni_slots_done6:
 	vmovdqu     oword [r8], xmm10
+.asmgen_sm4_cfb_dec_gfni_short_done:
 .asmgen_sm4_cfb_dec_gfni_done:
 	vzeroupper
 	vmovdqa     xmm6, oword [rsp]
@@ -48520,7 +51936,10 @@ asmgen_sm4_ecb_vaes:
 
 .asmgen_sm4_ecb_vaes_small:
 	; 1..8 blocks: one xmm batch (lower latency than a ymm batch).
-	; Load 8 blocks (1 per register).
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_ecb_vaes_two_groups
+	; 1..4 blocks: one group.
+	; Load 4 blocks (1 per register).
 	vmovdqu     xmm0, oword [rdx]
 .asmgen_sm4_ecb_vaes_slot_next17:
 	cmp         rcx, 2
@@ -48535,23 +51954,210 @@ asmgen_sm4_ecb_vaes:
 	jb          short .asmgen_sm4_ecb_vaes_slots_done3
 	vmovdqu     xmm3, oword [rdx + 48]
 .asmgen_sm4_ecb_vaes_slot_next20:
-	cmp         rcx, 5
-	jb          short .asmgen_sm4_ecb_vaes_slots_done3
-	vmovdqu     xmm4, oword [rdx + 64]
-.asmgen_sm4_ecb_vaes_slot_next21:
-	cmp         rcx, 6
-	jb          short .asmgen_sm4_ecb_vaes_slots_done3
-	vmovdqu     xmm5, oword [rdx + 80]
-.asmgen_sm4_ecb_vaes_slot_next22:
-	cmp         rcx, 7
-	jb          short .asmgen_sm4_ecb_vaes_slots_done3
-	vmovdqu     xmm6, oword [rdx + 96]
-.asmgen_sm4_ecb_vaes_slot_next23:
-	cmp         rcx, 8
-	jb          short .asmgen_sm4_ecb_vaes_slots_done3
-	vmovdqu     xmm7, oword [rdx + 112]
-.asmgen_sm4_ecb_vaes_slot_next24:
 .asmgen_sm4_ecb_vaes_slots_done3:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_ecb_vaes_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_ecb_vaes_rounds2
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vmovdqu     oword [rsi], xmm0
+.asmgen_sm4_ecb_vaes_slot_next21:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_ecb_vaes_slots_done4
+	vmovdqu     oword [rsi + 16], xmm1
+.asmgen_sm4_ecb_vaes_slot_next22:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_ecb_vaes_slots_done4
+	vmovdqu     oword [rsi + 32], xmm2
+.asmgen_sm4_ecb_vaes_slot_next23:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_ecb_vaes_slots_done4
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_ecb_vaes_slot_next24:
+.asmgen_sm4_ecb_vaes_slots_done4:
+	jmp         near .asmgen_sm4_ecb_vaes_short_done
+.asmgen_sm4_ecb_vaes_two_groups:
+	; Load 8 blocks (1 per register).
+	vmovdqu     xmm0, oword [rdx]
+.asmgen_sm4_ecb_vaes_slot_next25:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_ecb_vaes_slots_done5
+	vmovdqu     xmm1, oword [rdx + 16]
+.asmgen_sm4_ecb_vaes_slot_next26:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_ecb_vaes_slots_done5
+	vmovdqu     xmm2, oword [rdx + 32]
+.asmgen_sm4_ecb_vaes_slot_next27:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_ecb_vaes_slots_done5
+	vmovdqu     xmm3, oword [rdx + 48]
+.asmgen_sm4_ecb_vaes_slot_next28:
+	cmp         rcx, 5
+	jb          short .asmgen_sm4_ecb_vaes_slots_done5
+	vmovdqu     xmm4, oword [rdx + 64]
+.asmgen_sm4_ecb_vaes_slot_next29:
+	cmp         rcx, 6
+	jb          short .asmgen_sm4_ecb_vaes_slots_done5
+	vmovdqu     xmm5, oword [rdx + 80]
+.asmgen_sm4_ecb_vaes_slot_next30:
+	cmp         rcx, 7
+	jb          short .asmgen_sm4_ecb_vaes_slots_done5
+	vmovdqu     xmm6, oword [rdx + 96]
+.asmgen_sm4_ecb_vaes_slot_next31:
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_ecb_vaes_slots_done5
+	vmovdqu     xmm7, oword [rdx + 112]
+.asmgen_sm4_ecb_vaes_slot_next32:
+.asmgen_sm4_ecb_vaes_slots_done5:
 	; Big-endian words, transposed: register j of a group holds word j of its blocks.
 	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
 	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
@@ -48581,7 +52187,7 @@ asmgen_sm4_ecb_vaes:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_ecb_vaes_rounds2:
+.asmgen_sm4_ecb_vaes_rounds3:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -48816,7 +52422,7 @@ asmgen_sm4_ecb_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_ecb_vaes_rounds2
+	jnz         near .asmgen_sm4_ecb_vaes_rounds3
 	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -48843,36 +52449,37 @@ asmgen_sm4_ecb_vaes:
 	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
 	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
 	vmovdqu     oword [rsi], xmm0
-.asmgen_sm4_ecb_vaes_slot_next25:
+.asmgen_sm4_ecb_vaes_slot_next33:
 	cmp         rcx, 2
-	jb          short .asmgen_sm4_ecb_vaes_slots_done4
+	jb          short .asmgen_sm4_ecb_vaes_slots_done6
 	vmovdqu     oword [rsi + 16], xmm1
-.asmgen_sm4_ecb_vaes_slot_next26:
+.asmgen_sm4_ecb_vaes_slot_next34:
 	cmp         rcx, 3
-	jb          short .asmgen_sm4_ecb_vaes_slots_done4
+	jb          short .asmgen_sm4_ecb_vaes_slots_done6
 	vmovdqu     oword [rsi + 32], xmm2
-.asmgen_sm4_ecb_vaes_slot_next27:
+.asmgen_sm4_ecb_vaes_slot_next35:
 	cmp         rcx, 4
-	jb          short .asmgen_sm4_ecb_vaes_slots_done4
+	jb          short .asmgen_sm4_ecb_vaes_slots_done6
 	vmovdqu     oword [rsi + 48], xmm3
-.asmgen_sm4_ecb_vaes_slot_next28:
+.asmgen_sm4_ecb_vaes_slot_next36:
 	cmp         rcx, 5
-	jb          short .asmgen_sm4_ecb_vaes_slots_done4
+	jb          short .asmgen_sm4_ecb_vaes_slots_done6
 	vmovdqu     oword [rsi + 64], xmm4
-.asmgen_sm4_ecb_vaes_slot_next29:
+.asmgen_sm4_ecb_vaes_slot_next37:
 	cmp         rcx, 6
-	jb          short .asmgen_sm4_ecb_vaes_slots_done4
+	jb          short .asmgen_sm4_ecb_vaes_slots_done6
 	vmovdqu     oword [rsi + 80], xmm5
-.asmgen_sm4_ecb_vaes_slot_next30:
+.asmgen_sm4_ecb_vaes_slot_next38:
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_ecb_vaes_slots_done4
+	jb          short .asmgen_sm4_ecb_vaes_slots_done6
 	vmovdqu     oword [rsi + 96], xmm6
-.asmgen_sm4_ecb_vaes_slot_next31:
+.asmgen_sm4_ecb_vaes_slot_next39:
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_ecb_vaes_slots_done4
+	jb          short .asmgen_sm4_ecb_vaes_slots_done6
 	vmovdqu     oword [rsi + 112], xmm7
-.asmgen_sm4_ecb_vaes_slot_next32:
-.asmgen_sm4_ecb_vaes_slots_done4:
+.asmgen_sm4_ecb_vaes_slot_next40:
+.asmgen_sm4_ecb_vaes_slots_done6:
+.asmgen_sm4_ecb_vaes_short_done:
 .asmgen_sm4_ecb_vaes_done:
 	vzeroupper
 	vmovdqa     xmm6, oword [rsp]
@@ -49451,11 +53058,221 @@ asmgen_sm4_ctr_vaes:
 
 .asmgen_sm4_ctr_vaes_small:
 	; 1..8 blocks: one xmm batch (lower latency than a ymm batch).
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_ctr_vaes_two_groups
+	; 1..4 blocks: one group.
+	; Load 4 blocks (1 per register).
+	; Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch.
+	mov         rax, r9
+	add         rax, 3
+	jb          short .asmgen_sm4_ctr_vaes_ctr_carry2
+	vmovq       xmm8, r9
+	vpinsrq     xmm8, xmm8, r10, 1
+	lea         rax, [rel const_sm4_ctr_add]
+	vpaddq      xmm0, xmm8, oword [rax]
+	vpaddq      xmm1, xmm8, oword [rax + 16]
+	vpaddq      xmm2, xmm8, oword [rax + 32]
+	vpaddq      xmm3, xmm8, oword [rax + 48]
+	jmp         short .asmgen_sm4_ctr_vaes_ctr_ready2
+.asmgen_sm4_ctr_vaes_ctr_carry2:
+	; Slow path: 128-bit increments one block at a time.
+	mov         rax, r9
+	mov         r11, r10
+	vmovq       xmm0, rax
+	vpinsrq     xmm0, xmm0, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm1, rax
+	vpinsrq     xmm1, xmm1, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm2, rax
+	vpinsrq     xmm2, xmm2, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm3, rax
+	vpinsrq     xmm3, xmm3, r11, 1
+	add         rax, 1
+	adc         r11, 0
+.asmgen_sm4_ctr_vaes_ctr_ready2:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm3, xmm8, xmm10
+	vpunpckhqdq xmm2, xmm8, xmm10
+	vpunpckhqdq xmm0, xmm9, xmm1
+	vpunpcklqdq xmm1, xmm9, xmm1
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_ctr_vaes_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_ctr_vaes_rounds2
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rsi], xmm0
+.asmgen_sm4_ctr_vaes_slot_next9:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_ctr_vaes_slots_done2
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm1
+.asmgen_sm4_ctr_vaes_slot_next10:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_ctr_vaes_slots_done2
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm2
+.asmgen_sm4_ctr_vaes_slot_next11:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_ctr_vaes_slots_done2
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_ctr_vaes_slot_next12:
+.asmgen_sm4_ctr_vaes_slots_done2:
+	add         r9, rcx
+	adc         r10, 0
+	jmp         near .asmgen_sm4_ctr_vaes_short_done
+.asmgen_sm4_ctr_vaes_two_groups:
 	; Load 8 blocks (1 per register).
 	; Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch.
 	mov         rax, r9
 	add         rax, 7
-	jb          short .asmgen_sm4_ctr_vaes_ctr_carry2
+	jb          short .asmgen_sm4_ctr_vaes_ctr_carry3
 	vmovq       xmm8, r9
 	vpinsrq     xmm8, xmm8, r10, 1
 	lea         rax, [rel const_sm4_ctr_add]
@@ -49467,8 +53284,8 @@ asmgen_sm4_ctr_vaes:
 	vpaddq      xmm5, xmm8, oword [rax + 80]
 	vpaddq      xmm6, xmm8, oword [rax + 96]
 	vpaddq      xmm7, xmm8, oword [rax + 112]
-	jmp         near .asmgen_sm4_ctr_vaes_ctr_ready2
-.asmgen_sm4_ctr_vaes_ctr_carry2:
+	jmp         near .asmgen_sm4_ctr_vaes_ctr_ready3
+.asmgen_sm4_ctr_vaes_ctr_carry3:
 	; Slow path: 128-bit increments one block at a time.
 	mov         rax, r9
 	mov         r11, r10
@@ -49504,7 +53321,7 @@ asmgen_sm4_ctr_vaes:
 	vpinsrq     xmm7, xmm7, r11, 1
 	add         rax, 1
 	adc         r11, 0
-.asmgen_sm4_ctr_vaes_ctr_ready2:
+.asmgen_sm4_ctr_vaes_ctr_ready3:
 	; Big-endian words, transposed: register j of a group holds word j of its blocks.
 	vpunpckldq  xmm8, xmm0, xmm1
 	vpunpckhdq  xmm9, xmm0, xmm1
@@ -49526,7 +53343,7 @@ asmgen_sm4_ctr_vaes:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_ctr_vaes_rounds2:
+.asmgen_sm4_ctr_vaes_rounds3:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -49761,7 +53578,7 @@ asmgen_sm4_ctr_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_ctr_vaes_rounds2
+	jnz         near .asmgen_sm4_ctr_vaes_rounds3
 	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -49789,45 +53606,46 @@ asmgen_sm4_ctr_vaes:
 	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
 	vpxor       xmm0, xmm0, oword [rdx]
 	vmovdqu     oword [rsi], xmm0
-.asmgen_sm4_ctr_vaes_slot_next9:
+.asmgen_sm4_ctr_vaes_slot_next13:
 	cmp         rcx, 2
-	jb          short .asmgen_sm4_ctr_vaes_slots_done2
+	jb          short .asmgen_sm4_ctr_vaes_slots_done3
 	vpxor       xmm1, xmm1, oword [rdx + 16]
 	vmovdqu     oword [rsi + 16], xmm1
-.asmgen_sm4_ctr_vaes_slot_next10:
+.asmgen_sm4_ctr_vaes_slot_next14:
 	cmp         rcx, 3
-	jb          short .asmgen_sm4_ctr_vaes_slots_done2
+	jb          short .asmgen_sm4_ctr_vaes_slots_done3
 	vpxor       xmm2, xmm2, oword [rdx + 32]
 	vmovdqu     oword [rsi + 32], xmm2
-.asmgen_sm4_ctr_vaes_slot_next11:
+.asmgen_sm4_ctr_vaes_slot_next15:
 	cmp         rcx, 4
-	jb          short .asmgen_sm4_ctr_vaes_slots_done2
+	jb          short .asmgen_sm4_ctr_vaes_slots_done3
 	vpxor       xmm3, xmm3, oword [rdx + 48]
 	vmovdqu     oword [rsi + 48], xmm3
-.asmgen_sm4_ctr_vaes_slot_next12:
+.asmgen_sm4_ctr_vaes_slot_next16:
 	cmp         rcx, 5
-	jb          short .asmgen_sm4_ctr_vaes_slots_done2
+	jb          short .asmgen_sm4_ctr_vaes_slots_done3
 	vpxor       xmm4, xmm4, oword [rdx + 64]
 	vmovdqu     oword [rsi + 64], xmm4
-.asmgen_sm4_ctr_vaes_slot_next13:
+.asmgen_sm4_ctr_vaes_slot_next17:
 	cmp         rcx, 6
-	jb          short .asmgen_sm4_ctr_vaes_slots_done2
+	jb          short .asmgen_sm4_ctr_vaes_slots_done3
 	vpxor       xmm5, xmm5, oword [rdx + 80]
 	vmovdqu     oword [rsi + 80], xmm5
-.asmgen_sm4_ctr_vaes_slot_next14:
+.asmgen_sm4_ctr_vaes_slot_next18:
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_ctr_vaes_slots_done2
+	jb          short .asmgen_sm4_ctr_vaes_slots_done3
 	vpxor       xmm6, xmm6, oword [rdx + 96]
 	vmovdqu     oword [rsi + 96], xmm6
-.asmgen_sm4_ctr_vaes_slot_next15:
+.asmgen_sm4_ctr_vaes_slot_next19:
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_ctr_vaes_slots_done2
+	jb          short .asmgen_sm4_ctr_vaes_slots_done3
 	vpxor       xmm7, xmm7, oword [rdx + 112]
 	vmovdqu     oword [rsi + 112], xmm7
-.asmgen_sm4_ctr_vaes_slot_next16:
-.asmgen_sm4_ctr_vaes_slots_done2:
+.asmgen_sm4_ctr_vaes_slot_next20:
+.asmgen_sm4_ctr_vaes_slots_done3:
 	add         r9, rcx
 	adc         r10, 0
+.asmgen_sm4_ctr_vaes_short_done:
 .asmgen_sm4_ctr_vaes_done:
 	bswap       r10
 	bswap       r9
@@ -50411,7 +54229,10 @@ asmgen_sm4_cbc_dec_vaes:
 
 .asmgen_sm4_cbc_dec_vaes_small:
 	; 1..8 blocks: one xmm batch (lower latency than a ymm batch).
-	; Load 8 blocks (1 per register).
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_cbc_dec_vaes_two_groups
+	; 1..4 blocks: one group.
+	; Load 4 blocks (1 per register).
 	vmovdqu     xmm0, oword [rdx]
 .asmgen_sm4_cbc_dec_vaes_slot_next17:
 	cmp         rcx, 2
@@ -50426,23 +54247,219 @@ asmgen_sm4_cbc_dec_vaes:
 	jb          short .asmgen_sm4_cbc_dec_vaes_slots_done3
 	vmovdqu     xmm3, oword [rdx + 48]
 .asmgen_sm4_cbc_dec_vaes_slot_next20:
-	cmp         rcx, 5
-	jb          short .asmgen_sm4_cbc_dec_vaes_slots_done3
-	vmovdqu     xmm4, oword [rdx + 64]
-.asmgen_sm4_cbc_dec_vaes_slot_next21:
-	cmp         rcx, 6
-	jb          short .asmgen_sm4_cbc_dec_vaes_slots_done3
-	vmovdqu     xmm5, oword [rdx + 80]
-.asmgen_sm4_cbc_dec_vaes_slot_next22:
-	cmp         rcx, 7
-	jb          short .asmgen_sm4_cbc_dec_vaes_slots_done3
-	vmovdqu     xmm6, oword [rdx + 96]
-.asmgen_sm4_cbc_dec_vaes_slot_next23:
-	cmp         rcx, 8
-	jb          short .asmgen_sm4_cbc_dec_vaes_slots_done3
-	vmovdqu     xmm7, oword [rdx + 112]
-.asmgen_sm4_cbc_dec_vaes_slot_next24:
 .asmgen_sm4_cbc_dec_vaes_slots_done3:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_cbc_dec_vaes_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_cbc_dec_vaes_rounds2
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; The last ciphertext block becomes the IV (read before any store: dst may be src).
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, oword [rdx + rax*1 - 16]
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_cbc_dec_vaes_slot_next21
+	vpxor       xmm3, xmm3, oword [rdx + 32]
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_cbc_dec_vaes_slot_next21:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_cbc_dec_vaes_slot_next22
+	vpxor       xmm2, xmm2, oword [rdx + 16]
+	vmovdqu     oword [rsi + 32], xmm2
+.asmgen_sm4_cbc_dec_vaes_slot_next22:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_cbc_dec_vaes_slot_next23
+	vpxor       xmm1, xmm1, oword [rdx]
+	vmovdqu     oword [rsi + 16], xmm1
+.asmgen_sm4_cbc_dec_vaes_slot_next23:
+	vpxor       xmm0, xmm0, oword [r8]
+	vmovdqu     oword [rsi], xmm0
+.asmgen_sm4_cbc_dec_vaes_slot_next24:
+.asmgen_sm4_cbc_dec_vaes_slots_done4:
+	vmovdqu     oword [r8], xmm10
+	jmp         near .asmgen_sm4_cbc_dec_vaes_short_done
+.asmgen_sm4_cbc_dec_vaes_two_groups:
+	; Load 8 blocks (1 per register).
+	vmovdqu     xmm0, oword [rdx]
+.asmgen_sm4_cbc_dec_vaes_slot_next25:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_cbc_dec_vaes_slots_done5
+	vmovdqu     xmm1, oword [rdx + 16]
+.asmgen_sm4_cbc_dec_vaes_slot_next26:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_cbc_dec_vaes_slots_done5
+	vmovdqu     xmm2, oword [rdx + 32]
+.asmgen_sm4_cbc_dec_vaes_slot_next27:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_cbc_dec_vaes_slots_done5
+	vmovdqu     xmm3, oword [rdx + 48]
+.asmgen_sm4_cbc_dec_vaes_slot_next28:
+	cmp         rcx, 5
+	jb          short .asmgen_sm4_cbc_dec_vaes_slots_done5
+	vmovdqu     xmm4, oword [rdx + 64]
+.asmgen_sm4_cbc_dec_vaes_slot_next29:
+	cmp         rcx, 6
+	jb          short .asmgen_sm4_cbc_dec_vaes_slots_done5
+	vmovdqu     xmm5, oword [rdx + 80]
+.asmgen_sm4_cbc_dec_vaes_slot_next30:
+	cmp         rcx, 7
+	jb          short .asmgen_sm4_cbc_dec_vaes_slots_done5
+	vmovdqu     xmm6, oword [rdx + 96]
+.asmgen_sm4_cbc_dec_vaes_slot_next31:
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_cbc_dec_vaes_slots_done5
+	vmovdqu     xmm7, oword [rdx + 112]
+.asmgen_sm4_cbc_dec_vaes_slot_next32:
+.asmgen_sm4_cbc_dec_vaes_slots_done5:
 	; Big-endian words, transposed: register j of a group holds word j of its blocks.
 	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
 	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
@@ -50472,7 +54489,7 @@ asmgen_sm4_cbc_dec_vaes:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_cbc_dec_vaes_rounds2:
+.asmgen_sm4_cbc_dec_vaes_rounds3:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -50707,7 +54724,7 @@ asmgen_sm4_cbc_dec_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_cbc_dec_vaes_rounds2
+	jnz         near .asmgen_sm4_cbc_dec_vaes_rounds3
 	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -50738,45 +54755,46 @@ asmgen_sm4_cbc_dec_vaes:
 	shl         rax, 4
 	vmovdqu     xmm10, oword [rdx + rax*1 - 16]
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_cbc_dec_vaes_slot_next25
+	jb          short .asmgen_sm4_cbc_dec_vaes_slot_next33
 	vpxor       xmm7, xmm7, oword [rdx + 96]
 	vmovdqu     oword [rsi + 112], xmm7
-.asmgen_sm4_cbc_dec_vaes_slot_next25:
+.asmgen_sm4_cbc_dec_vaes_slot_next33:
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_cbc_dec_vaes_slot_next26
+	jb          short .asmgen_sm4_cbc_dec_vaes_slot_next34
 	vpxor       xmm6, xmm6, oword [rdx + 80]
 	vmovdqu     oword [rsi + 96], xmm6
-.asmgen_sm4_cbc_dec_vaes_slot_next26:
+.asmgen_sm4_cbc_dec_vaes_slot_next34:
 	cmp         rcx, 6
-	jb          short .asmgen_sm4_cbc_dec_vaes_slot_next27
+	jb          short .asmgen_sm4_cbc_dec_vaes_slot_next35
 	vpxor       xmm5, xmm5, oword [rdx + 64]
 	vmovdqu     oword [rsi + 80], xmm5
-.asmgen_sm4_cbc_dec_vaes_slot_next27:
+.asmgen_sm4_cbc_dec_vaes_slot_next35:
 	cmp         rcx, 5
-	jb          short .asmgen_sm4_cbc_dec_vaes_slot_next28
+	jb          short .asmgen_sm4_cbc_dec_vaes_slot_next36
 	vpxor       xmm4, xmm4, oword [rdx + 48]
 	vmovdqu     oword [rsi + 64], xmm4
-.asmgen_sm4_cbc_dec_vaes_slot_next28:
+.asmgen_sm4_cbc_dec_vaes_slot_next36:
 	cmp         rcx, 4
-	jb          short .asmgen_sm4_cbc_dec_vaes_slot_next29
+	jb          short .asmgen_sm4_cbc_dec_vaes_slot_next37
 	vpxor       xmm3, xmm3, oword [rdx + 32]
 	vmovdqu     oword [rsi + 48], xmm3
-.asmgen_sm4_cbc_dec_vaes_slot_next29:
+.asmgen_sm4_cbc_dec_vaes_slot_next37:
 	cmp         rcx, 3
-	jb          short .asmgen_sm4_cbc_dec_vaes_slot_next30
+	jb          short .asmgen_sm4_cbc_dec_vaes_slot_next38
 	vpxor       xmm2, xmm2, oword [rdx + 16]
 	vmovdqu     oword [rsi + 32], xmm2
-.asmgen_sm4_cbc_dec_vaes_slot_next30:
+.asmgen_sm4_cbc_dec_vaes_slot_next38:
 	cmp         rcx, 2
-	jb          short .asmgen_sm4_cbc_dec_vaes_slot_next31
+	jb          short .asmgen_sm4_cbc_dec_vaes_slot_next39
 	vpxor       xmm1, xmm1, oword [rdx]
 	vmovdqu     oword [rsi + 16], xmm1
-.asmgen_sm4_cbc_dec_vaes_slot_next31:
+.asmgen_sm4_cbc_dec_vaes_slot_next39:
 	vpxor       xmm0, xmm0, oword [r8]
 	vmovdqu     oword [rsi], xmm0
-.asmgen_sm4_cbc_dec_vaes_slot_next32:
-.asmgen_sm4_cbc_dec_vaes_slots_done4:
+.asmgen_sm4_cbc_dec_vaes_slot_next40:
+.asmgen_sm4_cbc_dec_vaes_slots_done6:
 	vmovdqu     oword [r8], xmm10
+.asmgen_sm4_cbc_dec_vaes_short_done:
 .asmgen_sm4_cbc_dec_vaes_done:
 	vzeroupper
 	vmovdqa     xmm6, oword [rsp]
@@ -51354,7 +55372,10 @@ asmgen_sm4_cfb_dec_vaes:
 
 .asmgen_sm4_cfb_dec_vaes_small:
 	; 1..8 blocks: one xmm batch (lower latency than a ymm batch).
-	; Load 8 blocks (1 per register).
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_cfb_dec_vaes_two_groups
+	; 1..4 blocks: one group.
+	; Load 4 blocks (1 per register).
 	vmovdqu     xmm0, oword [r8]
 .asmgen_sm4_cfb_dec_vaes_slot_next17:
 	cmp         rcx, 2
@@ -51369,23 +55390,219 @@ asmgen_sm4_cfb_dec_vaes:
 	jb          short .asmgen_sm4_cfb_dec_vaes_slots_done3
 	vmovdqu     xmm3, oword [rdx + 32]
 .asmgen_sm4_cfb_dec_vaes_slot_next20:
-	cmp         rcx, 5
-	jb          short .asmgen_sm4_cfb_dec_vaes_slots_done3
-	vmovdqu     xmm4, oword [rdx + 48]
-.asmgen_sm4_cfb_dec_vaes_slot_next21:
-	cmp         rcx, 6
-	jb          short .asmgen_sm4_cfb_dec_vaes_slots_done3
-	vmovdqu     xmm5, oword [rdx + 64]
-.asmgen_sm4_cfb_dec_vaes_slot_next22:
-	cmp         rcx, 7
-	jb          short .asmgen_sm4_cfb_dec_vaes_slots_done3
-	vmovdqu     xmm6, oword [rdx + 80]
-.asmgen_sm4_cfb_dec_vaes_slot_next23:
-	cmp         rcx, 8
-	jb          short .asmgen_sm4_cfb_dec_vaes_slots_done3
-	vmovdqu     xmm7, oword [rdx + 96]
-.asmgen_sm4_cfb_dec_vaes_slot_next24:
 .asmgen_sm4_cfb_dec_vaes_slots_done3:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_cfb_dec_vaes_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_cfb_dec_vaes_rounds2
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; The last ciphertext block becomes the IV (read before any store: dst may be src).
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, oword [rdx + rax*1 - 16]
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rsi], xmm0
+.asmgen_sm4_cfb_dec_vaes_slot_next21:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_cfb_dec_vaes_slots_done4
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm1
+.asmgen_sm4_cfb_dec_vaes_slot_next22:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_cfb_dec_vaes_slots_done4
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm2
+.asmgen_sm4_cfb_dec_vaes_slot_next23:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_cfb_dec_vaes_slots_done4
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_cfb_dec_vaes_slot_next24:
+.asmgen_sm4_cfb_dec_vaes_slots_done4:
+	vmovdqu     oword [r8], xmm10
+	jmp         near .asmgen_sm4_cfb_dec_vaes_short_done
+.asmgen_sm4_cfb_dec_vaes_two_groups:
+	; Load 8 blocks (1 per register).
+	vmovdqu     xmm0, oword [r8]
+.asmgen_sm4_cfb_dec_vaes_slot_next25:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_cfb_dec_vaes_slots_done5
+	vmovdqu     xmm1, oword [rdx]
+.asmgen_sm4_cfb_dec_vaes_slot_next26:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_cfb_dec_vaes_slots_done5
+	vmovdqu     xmm2, oword [rdx + 16]
+.asmgen_sm4_cfb_dec_vaes_slot_next27:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_cfb_dec_vaes_slots_done5
+	vmovdqu     xmm3, oword [rdx + 32]
+.asmgen_sm4_cfb_dec_vaes_slot_next28:
+	cmp         rcx, 5
+	jb          short .asmgen_sm4_cfb_dec_vaes_slots_done5
+	vmovdqu     xmm4, oword [rdx + 48]
+.asmgen_sm4_cfb_dec_vaes_slot_next29:
+	cmp         rcx, 6
+	jb          short .asmgen_sm4_cfb_dec_vaes_slots_done5
+	vmovdqu     xmm5, oword [rdx + 64]
+.asmgen_sm4_cfb_dec_vaes_slot_next30:
+	cmp         rcx, 7
+	jb          short .asmgen_sm4_cfb_dec_vaes_slots_done5
+	vmovdqu     xmm6, oword [rdx + 80]
+.asmgen_sm4_cfb_dec_vaes_slot_next31:
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_cfb_dec_vaes_slots_done5
+	vmovdqu     xmm7, oword [rdx + 96]
+.asmgen_sm4_cfb_dec_vaes_slot_next32:
+.asmgen_sm4_cfb_dec_vaes_slots_done5:
 	; Big-endian words, transposed: register j of a group holds word j of its blocks.
 	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
 	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
@@ -51415,7 +55632,7 @@ asmgen_sm4_cfb_dec_vaes:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_cfb_dec_vaes_rounds2:
+.asmgen_sm4_cfb_dec_vaes_rounds3:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -51650,7 +55867,7 @@ asmgen_sm4_cfb_dec_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_cfb_dec_vaes_rounds2
+	jnz         near .asmgen_sm4_cfb_dec_vaes_rounds3
 	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -51682,44 +55899,45 @@ asmgen_sm4_cfb_dec_vaes:
 	vmovdqu     xmm10, oword [rdx + rax*1 - 16]
 	vpxor       xmm0, xmm0, oword [rdx]
 	vmovdqu     oword [rsi], xmm0
-.asmgen_sm4_cfb_dec_vaes_slot_next25:
+.asmgen_sm4_cfb_dec_vaes_slot_next33:
 	cmp         rcx, 2
-	jb          short .asmgen_sm4_cfb_dec_vaes_slots_done4
+	jb          short .asmgen_sm4_cfb_dec_vaes_slots_done6
 	vpxor       xmm1, xmm1, oword [rdx + 16]
 	vmovdqu     oword [rsi + 16], xmm1
-.asmgen_sm4_cfb_dec_vaes_slot_next26:
+.asmgen_sm4_cfb_dec_vaes_slot_next34:
 	cmp         rcx, 3
-	jb          short .asmgen_sm4_cfb_dec_vaes_slots_done4
+	jb          short .asmgen_sm4_cfb_dec_vaes_slots_done6
 	vpxor       xmm2, xmm2, oword [rdx + 32]
 	vmovdqu     oword [rsi + 32], xmm2
-.asmgen_sm4_cfb_dec_vaes_slot_next27:
+.asmgen_sm4_cfb_dec_vaes_slot_next35:
 	cmp         rcx, 4
-	jb          short .asmgen_sm4_cfb_dec_vaes_slots_done4
+	jb          short .asmgen_sm4_cfb_dec_vaes_slots_done6
 	vpxor       xmm3, xmm3, oword [rdx + 48]
 	vmovdqu     oword [rsi + 48], xmm3
-.asmgen_sm4_cfb_dec_vaes_slot_next28:
+.asmgen_sm4_cfb_dec_vaes_slot_next36:
 	cmp         rcx, 5
-	jb          short .asmgen_sm4_cfb_dec_vaes_slots_done4
+	jb          short .asmgen_sm4_cfb_dec_vaes_slots_done6
 	vpxor       xmm4, xmm4, oword [rdx + 64]
 	vmovdqu     oword [rsi + 64], xmm4
-.asmgen_sm4_cfb_dec_vaes_slot_next29:
+.asmgen_sm4_cfb_dec_vaes_slot_next37:
 	cmp         rcx, 6
-	jb          short .asmgen_sm4_cfb_dec_vaes_slots_done4
+	jb          short .asmgen_sm4_cfb_dec_vaes_slots_done6
 	vpxor       xmm5, xmm5, oword [rdx + 80]
 	vmovdqu     oword [rsi + 80], xmm5
-.asmgen_sm4_cfb_dec_vaes_slot_next30:
+.asmgen_sm4_cfb_dec_vaes_slot_next38:
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_cfb_dec_vaes_slots_done4
+	jb          short .asmgen_sm4_cfb_dec_vaes_slots_done6
 	vpxor       xmm6, xmm6, oword [rdx + 96]
 	vmovdqu     oword [rsi + 96], xmm6
-.asmgen_sm4_cfb_dec_vaes_slot_next31:
+.asmgen_sm4_cfb_dec_vaes_slot_next39:
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_cfb_dec_vaes_slots_done4
+	jb          short .asmgen_sm4_cfb_dec_vaes_slots_done6
 	vpxor       xmm7, xmm7, oword [rdx + 112]
 	vmovdqu     oword [rsi + 112], xmm7
-.asmgen_sm4_cfb_dec_vaes_slot_next32:
-.asmgen_sm4_cfb_dec_vaes_slots_done4:
+.asmgen_sm4_cfb_dec_vaes_slot_next40:
+.asmgen_sm4_cfb_dec_vaes_slots_done6:
 	vmovdqu     oword [r8], xmm10
+.asmgen_sm4_cfb_dec_vaes_short_done:
 .asmgen_sm4_cfb_dec_vaes_done:
 	vzeroupper
 	vmovdqa     xmm6, oword [rsp]
