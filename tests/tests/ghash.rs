@@ -36,8 +36,11 @@ fn expected_default() -> &'static str {
     if std::env::var("ASMGEN_BACKEND").as_deref() == Ok("portable") {
         return "portable";
     }
+    // `ASMGEN_ISA=avx` or `avx2` hides VPCLMULQDQ (runtime/src/cpu.rs), as `cargo xtask jit-tests` sets it.
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("vpclmulqdq") && std::arch::is_x86_feature_detected!("avx2") {
+    let capped = std::env::var("ASMGEN_ISA").is_ok_and(|v| matches!(v.to_ascii_lowercase().as_str(), "avx" | "avx2"));
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("vpclmulqdq") && std::arch::is_x86_feature_detected!("avx2") && !capped {
         return "aot/x86_64-vpclmul-avx2";
     }
     #[cfg(target_arch = "x86_64")]
