@@ -472,7 +472,11 @@ fn emit_code(
                 let ins =
                     Instruction::with_branch(codes[*form], target(*l)? as u64).map_err(|e| fail("", e.to_string()))?;
                 branch.encode(&ins, out.len() as u64).map_err(|e| fail("", e.to_string()))?;
-                out.extend_from_slice(&branch.take_buffer());
+                // The encoder's buffer is reused: taking it would allocate a new one per branch.
+                let mut b = branch.take_buffer();
+                out.extend_from_slice(&b);
+                b.clear();
+                branch.set_buffer(b);
             }
         }
     }
