@@ -39,7 +39,10 @@ pub struct Builder<I: Isa> {
     /// Scratch for the registers of one operand.
     regs: Vec<I::Reg>,
     defined: FastSet<Label>,
-    referenced: FastSet<Label>,
+    /// The labels instructions refer to, one per allocation (most references share their label's: a hash of
+    /// the address, not of the name, per reference).
+    referenced: Vec<Label>,
+    referenced_at: FastSet<usize>,
     error: Option<String>,
 }
 
@@ -60,7 +63,8 @@ impl<I: Isa> Builder<I> {
             saved: Vec::new(),
             regs: Vec::new(),
             defined: FastSet::default(),
-            referenced: FastSet::default(),
+            referenced: Vec::new(),
+            referenced_at: FastSet::default(),
             error: None,
         }
     }
@@ -144,8 +148,8 @@ impl<I: Isa> Builder<I> {
         self.required = self.required.union(needs);
         for o in &operands {
             if let Some(l) = I::label(o) {
-                if !self.referenced.contains(l) {
-                    self.referenced.insert(l.clone());
+                if self.referenced_at.insert(l.0.as_ptr() as usize) {
+                    self.referenced.push(l.clone());
                 }
             }
             self.regs.clear();

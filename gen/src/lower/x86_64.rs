@@ -121,10 +121,22 @@ fn instruction(code: Code, args: &[Arg]) -> Result<Instruction, String> {
 
 /// What an encoding depends on: the opcode and the operands, RIP-relative labels left out (they are encoded
 /// with a provisional target and patched).
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 struct Key {
     op: Op,
     operands: [(u64, i64); 4],
+}
+
+impl std::hash::Hash for Key {
+    /// One word per operand (kind and registers, displacement or immediate folded in) and none for the array's
+    /// length: half the words of the derived hash, on the JIT's startup path. Equal keys hash equally; [`Eq`]
+    /// tells the rare collision apart.
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        h.write_u64(self.op as u64);
+        for &(what, value) in &self.operands {
+            h.write_u64(what ^ (value as u64).rotate_left(29));
+        }
+    }
 }
 
 impl Key {
@@ -472,7 +484,11 @@ fn emit_code(
                 let ins =
                     Instruction::with_branch(codes[*form], target(*l)? as u64).map_err(|e| fail("", e.to_string()))?;
                 branch.encode(&ins, out.len() as u64).map_err(|e| fail("", e.to_string()))?;
-                out.extend_from_slice(&branch.take_buffer());
+                // The encoder's buffer is reused: taking it would allocate a new one per branch.
+                let mut b = branch.take_buffer();
+                out.extend_from_slice(&b);
+                b.clear();
+                branch.set_buffer(b);
             }
         }
     }
