@@ -15,6 +15,7 @@ pub mod interp;
 pub mod interp_aarch64;
 pub mod interp_riscv64;
 pub mod riscv64;
+pub mod sm4;
 pub mod x86_64;
 
 use crate::label::Label;
