@@ -135,25 +135,7 @@ impl Sm4Gcm {
         let full = buf.len() / 16 * 16;
         let (blocks, rest) = buf.split_at_mut(full);
         match self.keys.k.gcm_enc {
-            // SAFETY: `blocks` holds `full` bytes (exact aliasing allowed); counter, state 16 bytes; table 256.
-            Some(f) => {
-                let mut state = [0u8; 32];
-                state[..16].copy_from_slice(&ctr);
-                state[16..].copy_from_slice(&s);
-                // SAFETY: as above; `state` is the 32-byte counter || GHASH state the kernel takes.
-                unsafe {
-                    f(
-                        self.keys.enc.ptr(),
-                        self.htable.0.as_ptr(),
-                        blocks.as_mut_ptr(),
-                        blocks.as_ptr(),
-                        full / 16,
-                        state.as_mut_ptr(),
-                    )
-                };
-                ctr.copy_from_slice(&state[..16]);
-                s.copy_from_slice(&state[16..]);
-            }
+            Some(f) => self.fused(f, blocks, &mut ctr, &mut s),
             None => {
                 for chunk in blocks.chunks_mut(4096) {
                     self.keys.ctr32(&mut ctr, chunk);
@@ -167,6 +149,20 @@ impl Sm4Gcm {
         }
         self.lengths(&mut s, aad.len(), buf.len());
         Ok(self.tag(&j0, &s))
+    }
+
+    /// A fused kernel (gcm_enc or gcm_dec) over the whole blocks `blocks` in place, continuing counter `ctr` and
+    /// GHASH state `s`, which it updates.
+    fn fused(&self, f: dispatch::GcmFn, blocks: &mut [u8], ctr: &mut [u8; 16], s: &mut [u8; 16]) {
+        let mut state = [0u8; 32];
+        state[..16].copy_from_slice(ctr);
+        state[16..].copy_from_slice(s);
+        let p = blocks.as_mut_ptr();
+        // SAFETY: `blocks` in place (exact aliasing allowed), a whole number of blocks; `state` is the 32-byte
+        // counter || GHASH state the kernel takes; the table 256 bytes from the GHASH init of this set.
+        unsafe { f(self.keys.enc.ptr(), self.htable.0.as_ptr(), p, p, blocks.len() / 16, state.as_mut_ptr()) };
+        ctr.copy_from_slice(&state[..16]);
+        s.copy_from_slice(&state[16..]);
     }
 
     /// Decrypts `buf` in place if `tag` (compared in constant time) is right; on failure `buf` is unchanged.
@@ -195,24 +191,8 @@ impl Sm4Gcm {
         let ctr0 = Self::inc32(j0);
         let full = len / 16 * 16;
         let (blocks, rest) = buf.split_at_mut(full);
-        let mut state = [0u8; 32];
-        state[..16].copy_from_slice(&ctr0);
-        state[16..].copy_from_slice(&ghash_aad);
-        // SAFETY: `blocks` holds `full` bytes (exact aliasing allowed); `state` is the 32-byte counter || GHASH
-        // state the kernel takes; the table 256 bytes from the GHASH init of this set.
-        unsafe {
-            f(
-                self.keys.enc.ptr(),
-                self.htable.0.as_ptr(),
-                blocks.as_mut_ptr(),
-                blocks.as_ptr(),
-                full / 16,
-                state.as_mut_ptr(),
-            )
-        };
-        let (mut ctr, mut s) = ([0u8; 16], [0u8; 16]);
-        ctr.copy_from_slice(&state[..16]);
-        s.copy_from_slice(&state[16..]);
+        let (mut ctr, mut s) = (ctr0, ghash_aad);
+        self.fused(f, blocks, &mut ctr, &mut s);
         self.ghash_padded(&mut s, rest);
         self.lengths(&mut s, aad_len, len);
         if !ct_eq(&self.tag(j0, &s), tag) {
