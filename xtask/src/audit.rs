@@ -5,6 +5,7 @@
 
 use crate::json::Json;
 use asmgen::ir::{Cfi, Item};
+use asmgen::isa::riscv64::Riscv64;
 use asmgen::isa::x86_64::X86Feature;
 use asmgen::lower::Lower;
 use asmgen::target::Syntax;
@@ -16,7 +17,7 @@ use std::fmt::Write;
 
 /// The constant-time verdict of a function the checker does not run on: the fixed-size variants. The x86_64,
 /// aarch64 and riscv64 kernels get the checker's (`asmgen::sem::ct`, `asmgen::sem::ct_aarch64`,
-/// [`constant_time`]; `asmgen::sem::ct_riscv64`, [`constant_time_riscv64`]).
+/// [`constant_time`]; `asmgen::sem::ct_riscv64`, [`check_riscv64`]).
 pub const CONSTANT_TIME: &str = "not checked";
 /// The verdict of an x86_64 or aarch64 kernel the checker found clean.
 pub const CLEAN: &str = "constant time (interpreted at 1, 3, 17 blocks: no branch, address or variable-time \
@@ -80,17 +81,17 @@ pub fn audit(target: Target) -> Result<Vec<Row>, String> {
     match target.arch {
         Arch::X86_64 => {
             let mut rows = rows(target, &catalog::x86_64(target).map_err(e)?, catalog::X86_64_SETS, Some(decode))?;
-            constant_time(target, &mut rows, catalog::X86_64_SETS, asmgen::sem::ct::check_function)?;
+            constant_time(target, &mut rows, catalog::X86_64_SETS, asmgen::sem::ct::check_function, CLEAN)?;
             Ok(rows)
         }
         Arch::Aarch64 => {
             let mut rows = rows(target, &catalog::aarch64(target).map_err(e)?, catalog::AARCH64_SETS, None)?;
-            constant_time(target, &mut rows, catalog::AARCH64_SETS, asmgen::sem::ct_aarch64::check_function)?;
+            constant_time(target, &mut rows, catalog::AARCH64_SETS, asmgen::sem::ct_aarch64::check_function, CLEAN)?;
             Ok(rows)
         }
         Arch::Riscv64 => {
             let mut rows = rows(target, &catalog::riscv64(target).map_err(e)?, catalog::RISCV64_SETS, None)?;
-            constant_time_riscv64(target, &mut rows)?;
+            constant_time(target, &mut rows, catalog::RISCV64_SETS, check_riscv64, CLEAN_RISCV64)?;
             Ok(rows)
         }
     }
@@ -143,14 +144,15 @@ fn roles<I: Isa>(target: Target, sets: &[KernelSet<I>]) -> Result<BTreeMap<Strin
 /// A constant-time checker: `check(function, parameter names, blocks, secret counter)`.
 type CheckFn<I> = fn(&Function<I>, &[&str], usize, bool) -> Result<Vec<asmgen::sem::ct::Finding>, String>;
 
-/// Fills the verdict of every kernel of the sets (x86_64, aarch64) from the constant-time checker `check`:
-/// interpreted with its secret parameters tainted (`asmgen::sem::ct::PARAMS`) over 1, 3 and 17 blocks (once for
-/// the setup roles).
+/// Fills the verdict of every kernel of the sets from the constant-time checker `check` (`clean` when it finds
+/// nothing): interpreted with its secret parameters tainted (`asmgen::sem::ct::PARAMS`) over 1, 3 and 17 blocks
+/// (once for the setup roles).
 fn constant_time<I: Isa>(
     target: Target,
     rows: &mut [Row],
     sets: &[KernelSet<I>],
     check: CheckFn<I>,
+    clean: &str,
 ) -> Result<(), String> {
     for set in sets {
         for k in (set.build)(target.abi).map_err(|e| e.to_string())? {
@@ -164,7 +166,7 @@ fn constant_time<I: Isa>(
             for &n in if blocks { &[1, 3, 17][..] } else { &[0] } {
                 found.extend(check(&k.function, &names, n, false)?);
             }
-            row.constant_time = verdict(found, CLEAN);
+            row.constant_time = verdict(found, clean);
         }
     }
     Ok(())
@@ -182,26 +184,18 @@ fn verdict(mut found: Vec<asmgen::sem::ct::Finding>, clean: &str) -> String {
     }
 }
 
-/// [`constant_time`] for riscv64: every kernel of the sets interpreted at VLEN 128 and 256.
-fn constant_time_riscv64(target: Target, rows: &mut [Row]) -> Result<(), String> {
-    for set in catalog::RISCV64_SETS {
-        for k in (set.build)(target.abi).map_err(|e| e.to_string())? {
-            let Some(row) = rows.iter_mut().find(|r| r.symbol == k.function.name) else { continue };
-            if row.constant_time != CONSTANT_TIME {
-                continue;
-            }
-            let names: Vec<&str> = k.role.params().iter().map(|p| p.0).collect();
-            let blocks = names.iter().any(|n| *n == "nblocks" || *n == "len");
-            let mut found = Vec::new();
-            for &n in if blocks { &[1, 3, 17][..] } else { &[0] } {
-                for vlen in [128, 256] {
-                    found.extend(asmgen::sem::ct_riscv64::check_function(&k.function, &names, n, false, vlen)?);
-                }
-            }
-            row.constant_time = verdict(found, CLEAN_RISCV64);
-        }
+/// The riscv64 checker for [`constant_time`]: each kernel interpreted at VLEN 128 and 256.
+fn check_riscv64(
+    f: &Function<Riscv64>,
+    names: &[&str],
+    blocks: usize,
+    secret_counter: bool,
+) -> Result<Vec<asmgen::sem::ct::Finding>, String> {
+    let mut found = Vec::new();
+    for vlen in [128, 256] {
+        found.extend(asmgen::sem::ct_riscv64::check_function(f, names, blocks, secret_counter, vlen)?);
     }
-    Ok(())
+    Ok(found)
 }
 
 /// The part of a row the description alone gives.
