@@ -4,6 +4,7 @@
 //! They live in the library, not in the binary, so that tests/tests/bench_output.rs can check them on a small
 //! fixed figure set.
 
+pub mod dl;
 pub mod openssl;
 pub mod svg;
 

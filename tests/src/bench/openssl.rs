@@ -11,21 +11,6 @@
 
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
 
-#[cfg(unix)]
-extern "C" {
-    fn dlopen(filename: *const c_char, flags: c_int) -> *mut c_void;
-    fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
-}
-// Elsewhere (Windows) there is no OpenSSL peer: the benchmark runs without it.
-#[cfg(not(unix))]
-unsafe fn dlopen(_filename: *const c_char, _flags: c_int) -> *mut c_void {
-    std::ptr::null_mut()
-}
-#[cfg(not(unix))]
-unsafe fn dlsym(_handle: *mut c_void, _symbol: *const c_char) -> *mut c_void {
-    std::ptr::null_mut()
-}
-const RTLD_NOW: c_int = 2;
 /// EVP_CTRL_AEAD_GET_TAG.
 const GET_TAG: c_int = 0x10;
 /// OSSL_PARAM_UTF8_STRING.
@@ -61,39 +46,25 @@ pub struct Lib {
     mac_final: unsafe extern "C" fn(Ptr, *mut u8, *mut usize, usize) -> c_int,
 }
 
-/// The symbol `name` as a function pointer of type `F`.
-///
-/// # Safety
-/// `F` must be the symbol's C signature.
-unsafe fn sym<F: Copy>(h: Ptr, name: &str) -> Option<F> {
-    let c = CString::new(name).ok()?;
-    let p = dlsym(h, c.as_ptr());
-    (!p.is_null()).then(|| std::mem::transmute_copy::<Ptr, F>(&p))
-}
-
 /// libcrypto.so.3, or `None` where it is not installed.
 pub fn load() -> Option<Lib> {
-    let name = CString::new("libcrypto.so.3").expect("no NUL");
-    // SAFETY: plain dlopen/dlsym; the types are the C signatures of openssl/evp.h and openssl/crypto.h.
+    let h = super::dl::open("libcrypto.so.3")?;
+    // SAFETY: the types are the C signatures of openssl/evp.h and openssl/crypto.h.
     unsafe {
-        let h = dlopen(name.as_ptr(), RTLD_NOW);
-        if h.is_null() {
-            return None;
-        }
         Some(Lib {
-            version: sym(h, "OpenSSL_version")?,
-            cipher_fetch: sym(h, "EVP_CIPHER_fetch")?,
-            ctx_new: sym(h, "EVP_CIPHER_CTX_new")?,
-            init: sym(h, "EVP_CipherInit_ex")?,
-            update: sym(h, "EVP_CipherUpdate")?,
-            finalize: sym(h, "EVP_CipherFinal_ex")?,
-            set_padding: sym(h, "EVP_CIPHER_CTX_set_padding")?,
-            ctrl: sym(h, "EVP_CIPHER_CTX_ctrl")?,
-            mac_fetch: sym(h, "EVP_MAC_fetch")?,
-            mac_ctx_new: sym(h, "EVP_MAC_CTX_new")?,
-            mac_init: sym(h, "EVP_MAC_init")?,
-            mac_update: sym(h, "EVP_MAC_update")?,
-            mac_final: sym(h, "EVP_MAC_final")?,
+            version: h.sym("OpenSSL_version")?,
+            cipher_fetch: h.sym("EVP_CIPHER_fetch")?,
+            ctx_new: h.sym("EVP_CIPHER_CTX_new")?,
+            init: h.sym("EVP_CipherInit_ex")?,
+            update: h.sym("EVP_CipherUpdate")?,
+            finalize: h.sym("EVP_CipherFinal_ex")?,
+            set_padding: h.sym("EVP_CIPHER_CTX_set_padding")?,
+            ctrl: h.sym("EVP_CIPHER_CTX_ctrl")?,
+            mac_fetch: h.sym("EVP_MAC_fetch")?,
+            mac_ctx_new: h.sym("EVP_MAC_CTX_new")?,
+            mac_init: h.sym("EVP_MAC_init")?,
+            mac_update: h.sym("EVP_MAC_update")?,
+            mac_final: h.sym("EVP_MAC_final")?,
         })
     }
 }

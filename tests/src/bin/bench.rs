@@ -104,24 +104,8 @@ fn core_ghz() -> Option<f64> {
 }
 
 mod gcrypt {
-    //! libgcrypt through its C API, loaded with dlopen.
-    use std::ffi::{c_char, c_int, c_void, CString};
-
-    #[cfg(unix)]
-    extern "C" {
-        fn dlopen(filename: *const c_char, flags: c_int) -> *mut c_void;
-        fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
-    }
-    // Elsewhere (Windows) there is no libgcrypt peer: the benchmark runs without it.
-    #[cfg(not(unix))]
-    unsafe fn dlopen(_filename: *const c_char, _flags: c_int) -> *mut c_void {
-        std::ptr::null_mut()
-    }
-    #[cfg(not(unix))]
-    unsafe fn dlsym(_handle: *mut c_void, _symbol: *const c_char) -> *mut c_void {
-        std::ptr::null_mut()
-    }
-    const RTLD_NOW: c_int = 2;
+    //! libgcrypt through its C API, loaded with dlopen ([`asmgen_tests::bench::dl`]).
+    use std::ffi::{c_char, c_int, c_void};
 
     /// GCRY_CIPHER_AES (AES-128).
     pub const AES128: c_int = 7;
@@ -162,40 +146,26 @@ mod gcrypt {
         pub(crate) mac_ctl: unsafe extern "C" fn(Handle, c_int, *mut c_void, usize) -> u32,
     }
 
-    /// The symbol `name` as a function pointer of type `F`.
-    ///
-    /// # Safety
-    /// `F` must be the symbol's C signature.
-    unsafe fn sym<F: Copy>(h: *mut c_void, name: &str) -> Option<F> {
-        let c = CString::new(name).ok()?;
-        let p = dlsym(h, c.as_ptr());
-        (!p.is_null()).then(|| std::mem::transmute_copy::<*mut c_void, F>(&p))
-    }
-
     pub fn load() -> Option<Lib> {
-        let name = CString::new("libgcrypt.so.20").unwrap();
-        // SAFETY: plain dlopen/dlsym; the symbols have the C signatures declared in gcrypt.h.
+        let h = asmgen_tests::bench::dl::open("libgcrypt.so.20")?;
+        // SAFETY: the symbols have the C signatures declared in gcrypt.h.
         unsafe {
-            let h = dlopen(name.as_ptr(), RTLD_NOW);
-            if h.is_null() {
-                return None;
-            }
             let lib = Lib {
-                version: sym(h, "gcry_check_version")?,
-                open: sym(h, "gcry_cipher_open")?,
-                setkey: sym(h, "gcry_cipher_setkey")?,
-                setiv: sym(h, "gcry_cipher_setiv")?,
-                authenticate: sym(h, "gcry_cipher_authenticate")?,
-                gettag: sym(h, "gcry_cipher_gettag")?,
-                ctl: sym(h, "gcry_cipher_ctl")?,
-                encrypt: sym(h, "gcry_cipher_encrypt")?,
-                decrypt: sym(h, "gcry_cipher_decrypt")?,
-                setctr: sym(h, "gcry_cipher_setctr")?,
-                mac_open: sym(h, "gcry_mac_open")?,
-                mac_setkey: sym(h, "gcry_mac_setkey")?,
-                mac_write: sym(h, "gcry_mac_write")?,
-                mac_read: sym(h, "gcry_mac_read")?,
-                mac_ctl: sym(h, "gcry_mac_ctl")?,
+                version: h.sym("gcry_check_version")?,
+                open: h.sym("gcry_cipher_open")?,
+                setkey: h.sym("gcry_cipher_setkey")?,
+                setiv: h.sym("gcry_cipher_setiv")?,
+                authenticate: h.sym("gcry_cipher_authenticate")?,
+                gettag: h.sym("gcry_cipher_gettag")?,
+                ctl: h.sym("gcry_cipher_ctl")?,
+                encrypt: h.sym("gcry_cipher_encrypt")?,
+                decrypt: h.sym("gcry_cipher_decrypt")?,
+                setctr: h.sym("gcry_cipher_setctr")?,
+                mac_open: h.sym("gcry_mac_open")?,
+                mac_setkey: h.sym("gcry_mac_setkey")?,
+                mac_write: h.sym("gcry_mac_write")?,
+                mac_read: h.sym("gcry_mac_read")?,
+                mac_ctl: h.sym("gcry_mac_ctl")?,
             };
             (lib.version)(std::ptr::null());
             Some(lib)
