@@ -181,7 +181,10 @@ pub fn sweep_counts(
     failures
 }
 
-/// A seed from the clock, printed by the tests that fail.
+/// A seed from the clock, printed by the tests that fail; `ASMGEN_SEED=<n>` replays a printed one.
 pub fn seed() -> u64 {
+    if let Some(n) = std::env::var("ASMGEN_SEED").ok().and_then(|v| v.trim().parse().ok()) {
+        return n;
+    }
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1)
 }

@@ -293,7 +293,9 @@ fn a_wrong_model_is_caught() {
             _ => {}
         }
     };
-    let bad = compare(1, 1, doctored);
+    // Each state draws its own vl, and the doctored `vxor.vv` shows only when vl > 0: with 16 states, vl = 0 in
+    // all of them (at most 1 in 3 each, for e64 at LMUL 1) happens about once in 4e7 runs.
+    let bad = compare(1, 16, doctored);
     assert!(bad.iter().any(|b| b.starts_with("xor ")), "{bad:?}");
     if cpu_has(RvFeature::V) {
         assert!(bad.iter().any(|b| b.starts_with("vxor_vv ")), "{bad:?}");
