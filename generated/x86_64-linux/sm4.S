@@ -9093,14 +9093,14 @@ asmgen_sm4_xts_enc_ieee_avx:
 	vmovdqa     xmm13, xmmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     xmm14, xmmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     xmm15, xmmword ptr [rip + .Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_enc_ieee_avx_done
 	.p2align 4
 .Lasmgen_sm4_xts_enc_ieee_avx_loop:
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 8
 	jb          .Lasmgen_sm4_xts_enc_ieee_avx_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -9159,83 +9159,6 @@ asmgen_sm4_xts_enc_ieee_avx:
 	vpxor       xmm8, xmm8, xmm9
 	/* The tweak of the block after the batch. */
 	vmovdqu     xmmword ptr [r8], xmm8
-	jmp         .Lasmgen_sm4_xts_enc_ieee_avx_join
-.Lasmgen_sm4_xts_enc_ieee_avx_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpxor       xmm0, xmm8, xmmword ptr [rdx]
-	vmovdqu     xmmword ptr [rsi], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done
-	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
-	vmovdqu     xmmword ptr [rsi + 16], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done
-	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
-	vmovdqu     xmmword ptr [rsi + 32], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done
-	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
-	vmovdqu     xmmword ptr [rsi + 48], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done
-	vpxor       xmm4, xmm8, xmmword ptr [rdx + 64]
-	vmovdqu     xmmword ptr [rsi + 64], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done
-	vpxor       xmm5, xmm8, xmmword ptr [rdx + 80]
-	vmovdqu     xmmword ptr [rsi + 80], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done
-	vpxor       xmm6, xmm8, xmmword ptr [rdx + 96]
-	vmovdqu     xmmword ptr [rsi + 96], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done
-	vpxor       xmm7, xmm8, xmmword ptr [rdx + 112]
-	vmovdqu     xmmword ptr [rsi + 112], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_enc_ieee_avx_slots_done:
-	/* The tweak of the block after the batch. */
-	vmovdqu     xmmword ptr [r8], xmm8
-.Lasmgen_sm4_xts_enc_ieee_avx_join:
 	/* Big-endian words, transposed. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -9527,8 +9450,6 @@ asmgen_sm4_xts_enc_ieee_avx:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	/* Xor the tweaks parked in dst. */
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx_partial2
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
@@ -9545,8 +9466,206 @@ asmgen_sm4_xts_enc_ieee_avx:
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-	jmp         .Lasmgen_sm4_xts_enc_ieee_avx_join2
-.Lasmgen_sm4_xts_enc_ieee_avx_partial2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	jmp         .Lasmgen_sm4_xts_enc_ieee_avx_join
+.Lasmgen_sm4_xts_enc_ieee_avx_partial:
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_enc_ieee_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done
+	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done
+	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done
+	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_enc_ieee_avx_slots_done:
+	/* The tweak of the block after the batch. */
+	vmovdqu     xmmword ptr [r8], xmm8
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_enc_ieee_avx_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_enc_ieee_avx_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
@@ -9561,24 +9680,411 @@ asmgen_sm4_xts_enc_ieee_avx:
 	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done2
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_enc_ieee_avx_slots_done2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	jmp         .Lasmgen_sm4_xts_enc_ieee_avx_short_done
+.Lasmgen_sm4_xts_enc_ieee_avx_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done3
+	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done3
+	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done3
+	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done3
+	vpxor       xmm4, xmm8, xmmword ptr [rdx + 64]
+	vmovdqu     xmmword ptr [rsi + 64], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done3
+	vpxor       xmm5, xmm8, xmmword ptr [rdx + 80]
+	vmovdqu     xmmword ptr [rsi + 80], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done3
+	vpxor       xmm6, xmm8, xmmword ptr [rdx + 96]
+	vmovdqu     xmmword ptr [rsi + 96], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done3
+	vpxor       xmm7, xmm8, xmmword ptr [rdx + 112]
+	vmovdqu     xmmword ptr [rsi + 112], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_enc_ieee_avx_slots_done3:
+	/* The tweak of the block after the batch. */
+	vmovdqu     xmmword ptr [r8], xmm8
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_enc_ieee_avx_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_enc_ieee_avx_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done4
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done4
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done4
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done4
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_enc_ieee_avx_slots_done2:
-.Lasmgen_sm4_xts_enc_ieee_avx_join2:
+.Lasmgen_sm4_xts_enc_ieee_avx_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+.Lasmgen_sm4_xts_enc_ieee_avx_short_done:
+.Lasmgen_sm4_xts_enc_ieee_avx_join:
 	cmp         rcx, 8
 	jbe         .Lasmgen_sm4_xts_enc_ieee_avx_done
 	sub         rcx, 8
@@ -9612,14 +10118,14 @@ asmgen_sm4_xts_dec_ieee_avx:
 	vmovdqa     xmm13, xmmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     xmm14, xmmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     xmm15, xmmword ptr [rip + .Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_dec_ieee_avx_done
 	.p2align 4
 .Lasmgen_sm4_xts_dec_ieee_avx_loop:
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 8
 	jb          .Lasmgen_sm4_xts_dec_ieee_avx_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -9678,83 +10184,6 @@ asmgen_sm4_xts_dec_ieee_avx:
 	vpxor       xmm8, xmm8, xmm9
 	/* The tweak of the block after the batch. */
 	vmovdqu     xmmword ptr [r8], xmm8
-	jmp         .Lasmgen_sm4_xts_dec_ieee_avx_join
-.Lasmgen_sm4_xts_dec_ieee_avx_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpxor       xmm0, xmm8, xmmword ptr [rdx]
-	vmovdqu     xmmword ptr [rsi], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done
-	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
-	vmovdqu     xmmword ptr [rsi + 16], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done
-	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
-	vmovdqu     xmmword ptr [rsi + 32], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done
-	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
-	vmovdqu     xmmword ptr [rsi + 48], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done
-	vpxor       xmm4, xmm8, xmmword ptr [rdx + 64]
-	vmovdqu     xmmword ptr [rsi + 64], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done
-	vpxor       xmm5, xmm8, xmmword ptr [rdx + 80]
-	vmovdqu     xmmword ptr [rsi + 80], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done
-	vpxor       xmm6, xmm8, xmmword ptr [rdx + 96]
-	vmovdqu     xmmword ptr [rsi + 96], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done
-	vpxor       xmm7, xmm8, xmmword ptr [rdx + 112]
-	vmovdqu     xmmword ptr [rsi + 112], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_dec_ieee_avx_slots_done:
-	/* The tweak of the block after the batch. */
-	vmovdqu     xmmword ptr [r8], xmm8
-.Lasmgen_sm4_xts_dec_ieee_avx_join:
 	/* Big-endian words, transposed. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -10046,8 +10475,6 @@ asmgen_sm4_xts_dec_ieee_avx:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	/* Xor the tweaks parked in dst. */
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx_partial2
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
@@ -10064,8 +10491,206 @@ asmgen_sm4_xts_dec_ieee_avx:
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-	jmp         .Lasmgen_sm4_xts_dec_ieee_avx_join2
-.Lasmgen_sm4_xts_dec_ieee_avx_partial2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	jmp         .Lasmgen_sm4_xts_dec_ieee_avx_join
+.Lasmgen_sm4_xts_dec_ieee_avx_partial:
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_dec_ieee_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done
+	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done
+	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done
+	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_dec_ieee_avx_slots_done:
+	/* The tweak of the block after the batch. */
+	vmovdqu     xmmword ptr [r8], xmm8
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_dec_ieee_avx_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_dec_ieee_avx_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
@@ -10080,24 +10705,411 @@ asmgen_sm4_xts_dec_ieee_avx:
 	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done2
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_dec_ieee_avx_slots_done2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	jmp         .Lasmgen_sm4_xts_dec_ieee_avx_short_done
+.Lasmgen_sm4_xts_dec_ieee_avx_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done3
+	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done3
+	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done3
+	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done3
+	vpxor       xmm4, xmm8, xmmword ptr [rdx + 64]
+	vmovdqu     xmmword ptr [rsi + 64], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done3
+	vpxor       xmm5, xmm8, xmmword ptr [rdx + 80]
+	vmovdqu     xmmword ptr [rsi + 80], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done3
+	vpxor       xmm6, xmm8, xmmword ptr [rdx + 96]
+	vmovdqu     xmmword ptr [rsi + 96], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done3
+	vpxor       xmm7, xmm8, xmmword ptr [rdx + 112]
+	vmovdqu     xmmword ptr [rsi + 112], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_dec_ieee_avx_slots_done3:
+	/* The tweak of the block after the batch. */
+	vmovdqu     xmmword ptr [r8], xmm8
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_dec_ieee_avx_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_dec_ieee_avx_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done4
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done4
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done4
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done4
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_dec_ieee_avx_slots_done2:
-.Lasmgen_sm4_xts_dec_ieee_avx_join2:
+.Lasmgen_sm4_xts_dec_ieee_avx_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+.Lasmgen_sm4_xts_dec_ieee_avx_short_done:
+.Lasmgen_sm4_xts_dec_ieee_avx_join:
 	cmp         rcx, 8
 	jbe         .Lasmgen_sm4_xts_dec_ieee_avx_done
 	sub         rcx, 8
@@ -10131,15 +11143,15 @@ asmgen_sm4_xts_enc_gb_avx:
 	vmovdqa     xmm13, xmmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     xmm14, xmmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     xmm15, xmmword ptr [rip + .Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_enc_gb_avx_done
 	.p2align 4
 .Lasmgen_sm4_xts_enc_gb_avx_loop:
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 8
 	jb          .Lasmgen_sm4_xts_enc_gb_avx_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm10
@@ -10215,101 +11227,6 @@ asmgen_sm4_xts_enc_gb_avx:
 	/* The tweak of the block after the batch. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vmovdqu     xmmword ptr [r8], xmm10
-	jmp         .Lasmgen_sm4_xts_enc_gb_avx_join
-.Lasmgen_sm4_xts_enc_gb_avx_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm0, xmm10, xmmword ptr [rdx]
-	vmovdqu     xmmword ptr [rsi], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
-	vmovdqu     xmmword ptr [rsi + 16], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
-	vmovdqu     xmmword ptr [rsi + 32], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
-	vmovdqu     xmmword ptr [rsi + 48], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm4, xmm10, xmmword ptr [rdx + 64]
-	vmovdqu     xmmword ptr [rsi + 64], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm5, xmm10, xmmword ptr [rdx + 80]
-	vmovdqu     xmmword ptr [rsi + 80], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm6, xmm10, xmmword ptr [rdx + 96]
-	vmovdqu     xmmword ptr [rsi + 96], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm7, xmm10, xmmword ptr [rdx + 112]
-	vmovdqu     xmmword ptr [rsi + 112], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_enc_gb_avx_slots_done:
-	/* The tweak of the block after the batch. */
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vmovdqu     xmmword ptr [r8], xmm10
-.Lasmgen_sm4_xts_enc_gb_avx_join:
 	/* Big-endian words, transposed. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -10601,8 +11518,6 @@ asmgen_sm4_xts_enc_gb_avx:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	/* Xor the tweaks parked in dst. */
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_gb_avx_partial2
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
@@ -10619,8 +11534,216 @@ asmgen_sm4_xts_enc_gb_avx:
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-	jmp         .Lasmgen_sm4_xts_enc_gb_avx_join2
-.Lasmgen_sm4_xts_enc_gb_avx_partial2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_enc_gb_avx_join
+.Lasmgen_sm4_xts_enc_gb_avx_partial:
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_enc_gb_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_enc_gb_avx_slots_done:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vmovdqu     xmmword ptr [r8], xmm10
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_enc_gb_avx_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_enc_gb_avx_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
@@ -10635,24 +11758,430 @@ asmgen_sm4_xts_enc_gb_avx:
 	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done2
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_enc_gb_avx_slots_done2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_enc_gb_avx_short_done
+.Lasmgen_sm4_xts_enc_gb_avx_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm4, xmm10, xmmword ptr [rdx + 64]
+	vmovdqu     xmmword ptr [rsi + 64], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm5, xmm10, xmmword ptr [rdx + 80]
+	vmovdqu     xmmword ptr [rsi + 80], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm6, xmm10, xmmword ptr [rdx + 96]
+	vmovdqu     xmmword ptr [rsi + 96], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm7, xmm10, xmmword ptr [rdx + 112]
+	vmovdqu     xmmword ptr [rsi + 112], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_enc_gb_avx_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vmovdqu     xmmword ptr [r8], xmm10
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_enc_gb_avx_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_enc_gb_avx_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done4
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done4
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done4
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done4
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_enc_gb_avx_slots_done2:
-.Lasmgen_sm4_xts_enc_gb_avx_join2:
+.Lasmgen_sm4_xts_enc_gb_avx_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+.Lasmgen_sm4_xts_enc_gb_avx_short_done:
+.Lasmgen_sm4_xts_enc_gb_avx_join:
 	cmp         rcx, 8
 	jbe         .Lasmgen_sm4_xts_enc_gb_avx_done
 	sub         rcx, 8
@@ -10686,15 +12215,15 @@ asmgen_sm4_xts_dec_gb_avx:
 	vmovdqa     xmm13, xmmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     xmm14, xmmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     xmm15, xmmword ptr [rip + .Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_dec_gb_avx_done
 	.p2align 4
 .Lasmgen_sm4_xts_dec_gb_avx_loop:
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 8
 	jb          .Lasmgen_sm4_xts_dec_gb_avx_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm10
@@ -10770,101 +12299,6 @@ asmgen_sm4_xts_dec_gb_avx:
 	/* The tweak of the block after the batch. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vmovdqu     xmmword ptr [r8], xmm10
-	jmp         .Lasmgen_sm4_xts_dec_gb_avx_join
-.Lasmgen_sm4_xts_dec_gb_avx_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm0, xmm10, xmmword ptr [rdx]
-	vmovdqu     xmmword ptr [rsi], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
-	vmovdqu     xmmword ptr [rsi + 16], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
-	vmovdqu     xmmword ptr [rsi + 32], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
-	vmovdqu     xmmword ptr [rsi + 48], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm4, xmm10, xmmword ptr [rdx + 64]
-	vmovdqu     xmmword ptr [rsi + 64], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm5, xmm10, xmmword ptr [rdx + 80]
-	vmovdqu     xmmword ptr [rsi + 80], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm6, xmm10, xmmword ptr [rdx + 96]
-	vmovdqu     xmmword ptr [rsi + 96], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm7, xmm10, xmmword ptr [rdx + 112]
-	vmovdqu     xmmword ptr [rsi + 112], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_dec_gb_avx_slots_done:
-	/* The tweak of the block after the batch. */
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vmovdqu     xmmword ptr [r8], xmm10
-.Lasmgen_sm4_xts_dec_gb_avx_join:
 	/* Big-endian words, transposed. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -11156,8 +12590,6 @@ asmgen_sm4_xts_dec_gb_avx:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	/* Xor the tweaks parked in dst. */
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_gb_avx_partial2
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
@@ -11174,8 +12606,216 @@ asmgen_sm4_xts_dec_gb_avx:
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-	jmp         .Lasmgen_sm4_xts_dec_gb_avx_join2
-.Lasmgen_sm4_xts_dec_gb_avx_partial2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_dec_gb_avx_join
+.Lasmgen_sm4_xts_dec_gb_avx_partial:
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_dec_gb_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_dec_gb_avx_slots_done:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vmovdqu     xmmword ptr [r8], xmm10
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_dec_gb_avx_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_dec_gb_avx_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
@@ -11190,24 +12830,430 @@ asmgen_sm4_xts_dec_gb_avx:
 	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done2
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_dec_gb_avx_slots_done2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_dec_gb_avx_short_done
+.Lasmgen_sm4_xts_dec_gb_avx_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm4, xmm10, xmmword ptr [rdx + 64]
+	vmovdqu     xmmword ptr [rsi + 64], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm5, xmm10, xmmword ptr [rdx + 80]
+	vmovdqu     xmmword ptr [rsi + 80], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm6, xmm10, xmmword ptr [rdx + 96]
+	vmovdqu     xmmword ptr [rsi + 96], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm7, xmm10, xmmword ptr [rdx + 112]
+	vmovdqu     xmmword ptr [rsi + 112], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_dec_gb_avx_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vmovdqu     xmmword ptr [r8], xmm10
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_dec_gb_avx_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_dec_gb_avx_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done4
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done4
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done4
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done4
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_dec_gb_avx_slots_done2:
-.Lasmgen_sm4_xts_dec_gb_avx_join2:
+.Lasmgen_sm4_xts_dec_gb_avx_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+.Lasmgen_sm4_xts_dec_gb_avx_short_done:
+.Lasmgen_sm4_xts_dec_gb_avx_join:
 	cmp         rcx, 8
 	jbe         .Lasmgen_sm4_xts_dec_gb_avx_done
 	sub         rcx, 8
@@ -11244,7 +13290,8 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
 	vmovdqa     xmm13, xmmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     xmm14, xmmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     xmm15, xmmword ptr [rip + .Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -11385,8 +13432,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -11398,11 +13444,9 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
 	jz          .Lasmgen_sm4_xts_unit_enc_ieee_avx_done2
 	.p2align 4
 .Lasmgen_sm4_xts_unit_enc_ieee_avx_loop:
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 8
 	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -11462,85 +13506,6 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
 	/* The tweak of the block after the batch. */
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
-	jmp         .Lasmgen_sm4_xts_unit_enc_ieee_avx_join
-.Lasmgen_sm4_xts_unit_enc_ieee_avx_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpxor       xmm0, xmm8, xmmword ptr [rcx]
-	vmovdqu     xmmword ptr [rdx], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done
-	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
-	vmovdqu     xmmword ptr [rdx + 16], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done
-	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
-	vmovdqu     xmmword ptr [rdx + 32], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done
-	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
-	vmovdqu     xmmword ptr [rdx + 48], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done
-	vpxor       xmm4, xmm8, xmmword ptr [rcx + 64]
-	vmovdqu     xmmword ptr [rdx + 64], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done
-	vpxor       xmm5, xmm8, xmmword ptr [rcx + 80]
-	vmovdqu     xmmword ptr [rdx + 80], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done
-	vpxor       xmm6, xmm8, xmmword ptr [rcx + 96]
-	vmovdqu     xmmword ptr [rdx + 96], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done
-	vpxor       xmm7, xmm8, xmmword ptr [rcx + 112]
-	vmovdqu     xmmword ptr [rdx + 112], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done:
-	/* The tweak of the block after the batch. */
-	vpextrq     rsi, xmm8, 0
-	vpextrq     r9, xmm8, 1
-.Lasmgen_sm4_xts_unit_enc_ieee_avx_join:
 	/* Big-endian words, transposed. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -11832,8 +13797,6 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	/* Xor the tweaks parked in dst. */
-	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_partial2
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
@@ -11850,71 +13813,66 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-	jmp         .Lasmgen_sm4_xts_unit_enc_ieee_avx_join2
-.Lasmgen_sm4_xts_unit_enc_ieee_avx_partial2:
-	vpxor       xmm0, xmm0, xmmword ptr [rdx]
-	vmovdqu     xmmword ptr [rdx], xmm0
-	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
-	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
-	vmovdqu     xmmword ptr [rdx + 16], xmm1
-	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
-	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
-	vmovdqu     xmmword ptr [rdx + 32], xmm2
-	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
-	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
-	vmovdqu     xmmword ptr [rdx + 48], xmm3
-	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
-	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
-	vmovdqu     xmmword ptr [rdx + 64], xmm4
-	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
-	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
-	vmovdqu     xmmword ptr [rdx + 80], xmm5
-	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
-	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
-	vmovdqu     xmmword ptr [rdx + 96], xmm6
-	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
-	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
-	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2:
-.Lasmgen_sm4_xts_unit_enc_ieee_avx_join2:
-	cmp         r10, 8
-	jbe         .Lasmgen_sm4_xts_unit_enc_ieee_avx_done2
-	sub         r10, 8
-	add         rcx, 128
-	add         rdx, 128
-	jmp         .Lasmgen_sm4_xts_unit_enc_ieee_avx_loop
-.Lasmgen_sm4_xts_unit_enc_ieee_avx_done2:
-	test        r8, r8
-	jz          .Lasmgen_sm4_xts_unit_enc_ieee_avx_done
-	/* src and dst to block m - 1: the loop ended at src + 16 * n. */
-	shl         r10, 4
-	add         rcx, r10
-	add         rdx, r10
-	/* T[m-1] and T[m] = T[m-1] * x. */
+	/* The chain of the next block. */
 	vmovq       xmm8, rsi
 	vpinsrq     xmm8, xmm8, r9, 1
-	vmovdqa     xmm4, xmm8
+	jmp         .Lasmgen_sm4_xts_unit_enc_ieee_avx_join
+.Lasmgen_sm4_xts_unit_enc_ieee_avx_partial:
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_enc_ieee_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-	vmovdqa     xmm5, xmm8
-	/* CC = the block before the tail with T[m-1]. */
-	vpxor       xmm6, xmm4, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done
+	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done
+	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done
+	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done:
+	/* The tweak of the block after the batch. */
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
 	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
@@ -12043,26 +14001,465 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds3
-	/* Gather X35, X34, X33, X32 and byte-swap. */
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         .Lasmgen_sm4_xts_unit_enc_ieee_avx_short_done
+.Lasmgen_sm4_xts_unit_enc_ieee_avx_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done3
+	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done3
+	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done3
+	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 5
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done3
+	vpxor       xmm4, xmm8, xmmword ptr [rcx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 6
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done3
+	vpxor       xmm5, xmm8, xmmword ptr [rcx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 7
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done3
+	vpxor       xmm6, xmm8, xmmword ptr [rcx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 8
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done3
+	vpxor       xmm7, xmm8, xmmword ptr [rcx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds4:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
 	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds4
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+	cmp         r10, 5
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done4
+	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm4
+	cmp         r10, 6
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done4
+	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm5
+	cmp         r10, 7
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done4
+	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm6
+	cmp         r10, 8
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done4
+	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm7
+.Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+.Lasmgen_sm4_xts_unit_enc_ieee_avx_short_done:
+.Lasmgen_sm4_xts_unit_enc_ieee_avx_join:
+	cmp         r10, 8
+	jbe         .Lasmgen_sm4_xts_unit_enc_ieee_avx_done2
+	sub         r10, 8
+	add         rcx, 128
+	add         rdx, 128
+	jmp         .Lasmgen_sm4_xts_unit_enc_ieee_avx_loop
+.Lasmgen_sm4_xts_unit_enc_ieee_avx_done2:
+	test        r8, r8
+	jz          .Lasmgen_sm4_xts_unit_enc_ieee_avx_done
+	/* src and dst to block m - 1: the loop ended at src + 16 * n. */
+	shl         r10, 4
+	add         rcx, r10
+	add         rdx, r10
+	/* T[m-1] and T[m] = T[m-1] * x. */
+	vmovdqa     xmm4, xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	vmovdqa     xmm5, xmm8
+	/* CC = the block before the tail with T[m-1]. */
+	vpxor       xmm6, xmm4, xmmword ptr [rcx]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -12073,7 +14470,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds4:
+.Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds5:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -12196,7 +14593,161 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
 	vpxor       xmm3, xmm3, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds4
+	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds5
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds6
 	/* Gather X35, X34, X33, X32 and byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckldq  xmm9, xmm1, xmm0
@@ -12234,7 +14785,8 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
 	vmovdqa     xmm13, xmmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     xmm14, xmmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     xmm15, xmmword ptr [rip + .Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -12375,8 +14927,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -12388,11 +14939,9 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
 	jz          .Lasmgen_sm4_xts_unit_dec_ieee_avx_done2
 	.p2align 4
 .Lasmgen_sm4_xts_unit_dec_ieee_avx_loop:
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 8
 	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -12452,85 +15001,6 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
 	/* The tweak of the block after the batch. */
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
-	jmp         .Lasmgen_sm4_xts_unit_dec_ieee_avx_join
-.Lasmgen_sm4_xts_unit_dec_ieee_avx_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpxor       xmm0, xmm8, xmmword ptr [rcx]
-	vmovdqu     xmmword ptr [rdx], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done
-	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
-	vmovdqu     xmmword ptr [rdx + 16], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done
-	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
-	vmovdqu     xmmword ptr [rdx + 32], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done
-	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
-	vmovdqu     xmmword ptr [rdx + 48], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done
-	vpxor       xmm4, xmm8, xmmword ptr [rcx + 64]
-	vmovdqu     xmmword ptr [rdx + 64], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done
-	vpxor       xmm5, xmm8, xmmword ptr [rcx + 80]
-	vmovdqu     xmmword ptr [rdx + 80], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done
-	vpxor       xmm6, xmm8, xmmword ptr [rcx + 96]
-	vmovdqu     xmmword ptr [rdx + 96], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done
-	vpxor       xmm7, xmm8, xmmword ptr [rcx + 112]
-	vmovdqu     xmmword ptr [rdx + 112], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done:
-	/* The tweak of the block after the batch. */
-	vpextrq     rsi, xmm8, 0
-	vpextrq     r9, xmm8, 1
-.Lasmgen_sm4_xts_unit_dec_ieee_avx_join:
 	/* Big-endian words, transposed. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -12822,8 +15292,6 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	/* Xor the tweaks parked in dst. */
-	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_partial2
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
@@ -12840,71 +15308,66 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-	jmp         .Lasmgen_sm4_xts_unit_dec_ieee_avx_join2
-.Lasmgen_sm4_xts_unit_dec_ieee_avx_partial2:
-	vpxor       xmm0, xmm0, xmmword ptr [rdx]
-	vmovdqu     xmmword ptr [rdx], xmm0
-	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
-	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
-	vmovdqu     xmmword ptr [rdx + 16], xmm1
-	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
-	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
-	vmovdqu     xmmword ptr [rdx + 32], xmm2
-	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
-	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
-	vmovdqu     xmmword ptr [rdx + 48], xmm3
-	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
-	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
-	vmovdqu     xmmword ptr [rdx + 64], xmm4
-	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
-	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
-	vmovdqu     xmmword ptr [rdx + 80], xmm5
-	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
-	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
-	vmovdqu     xmmword ptr [rdx + 96], xmm6
-	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
-	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
-	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2:
-.Lasmgen_sm4_xts_unit_dec_ieee_avx_join2:
-	cmp         r10, 8
-	jbe         .Lasmgen_sm4_xts_unit_dec_ieee_avx_done2
-	sub         r10, 8
-	add         rcx, 128
-	add         rdx, 128
-	jmp         .Lasmgen_sm4_xts_unit_dec_ieee_avx_loop
-.Lasmgen_sm4_xts_unit_dec_ieee_avx_done2:
-	test        r8, r8
-	jz          .Lasmgen_sm4_xts_unit_dec_ieee_avx_done
-	/* src and dst to block m - 1: the loop ended at src + 16 * n. */
-	shl         r10, 4
-	add         rcx, r10
-	add         rdx, r10
-	/* T[m-1] and T[m] = T[m-1] * x. */
+	/* The chain of the next block. */
 	vmovq       xmm8, rsi
 	vpinsrq     xmm8, xmm8, r9, 1
-	vmovdqa     xmm4, xmm8
+	jmp         .Lasmgen_sm4_xts_unit_dec_ieee_avx_join
+.Lasmgen_sm4_xts_unit_dec_ieee_avx_partial:
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_dec_ieee_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-	vmovdqa     xmm5, xmm8
-	/* CC = the block before the tail with T[m]. */
-	vpxor       xmm6, xmm5, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done
+	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done
+	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done
+	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done:
+	/* The tweak of the block after the batch. */
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
 	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
@@ -13033,26 +15496,465 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds3
-	/* Gather X35, X34, X33, X32 and byte-swap. */
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         .Lasmgen_sm4_xts_unit_dec_ieee_avx_short_done
+.Lasmgen_sm4_xts_unit_dec_ieee_avx_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done3
+	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done3
+	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done3
+	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 5
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done3
+	vpxor       xmm4, xmm8, xmmword ptr [rcx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 6
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done3
+	vpxor       xmm5, xmm8, xmmword ptr [rcx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 7
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done3
+	vpxor       xmm6, xmm8, xmmword ptr [rcx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 8
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done3
+	vpxor       xmm7, xmm8, xmmword ptr [rcx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds4:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
 	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds4
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+	cmp         r10, 5
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done4
+	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm4
+	cmp         r10, 6
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done4
+	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm5
+	cmp         r10, 7
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done4
+	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm6
+	cmp         r10, 8
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done4
+	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm7
+.Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+.Lasmgen_sm4_xts_unit_dec_ieee_avx_short_done:
+.Lasmgen_sm4_xts_unit_dec_ieee_avx_join:
+	cmp         r10, 8
+	jbe         .Lasmgen_sm4_xts_unit_dec_ieee_avx_done2
+	sub         r10, 8
+	add         rcx, 128
+	add         rdx, 128
+	jmp         .Lasmgen_sm4_xts_unit_dec_ieee_avx_loop
+.Lasmgen_sm4_xts_unit_dec_ieee_avx_done2:
+	test        r8, r8
+	jz          .Lasmgen_sm4_xts_unit_dec_ieee_avx_done
+	/* src and dst to block m - 1: the loop ended at src + 16 * n. */
+	shl         r10, 4
+	add         rcx, r10
+	add         rdx, r10
+	/* T[m-1] and T[m] = T[m-1] * x. */
+	vmovdqa     xmm4, xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	vmovdqa     xmm5, xmm8
+	/* CC = the block before the tail with T[m]. */
+	vpxor       xmm6, xmm5, xmmword ptr [rcx]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -13063,7 +15965,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds4:
+.Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds5:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -13186,7 +16088,161 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
 	vpxor       xmm3, xmm3, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds4
+	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds5
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds6
 	/* Gather X35, X34, X33, X32 and byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckldq  xmm9, xmm1, xmm0
@@ -13224,7 +16280,8 @@ asmgen_sm4_xts_unit_enc_gb_avx:
 	vmovdqa     xmm13, xmmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     xmm14, xmmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     xmm15, xmmword ptr [rip + .Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -13365,8 +16422,7 @@ asmgen_sm4_xts_unit_enc_gb_avx:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vpshufb     xmm8, xmm4, xmmword ptr [rip + .Lconst_byte_reverse]
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -13378,12 +16434,9 @@ asmgen_sm4_xts_unit_enc_gb_avx:
 	jz          .Lasmgen_sm4_xts_unit_enc_gb_avx_done2
 	.p2align 4
 .Lasmgen_sm4_xts_unit_enc_gb_avx_loop:
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 8
 	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm10
@@ -13460,103 +16513,6 @@ asmgen_sm4_xts_unit_enc_gb_avx:
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpextrq     rsi, xmm10, 0
 	vpextrq     r9, xmm10, 1
-	jmp         .Lasmgen_sm4_xts_unit_enc_gb_avx_join
-.Lasmgen_sm4_xts_unit_enc_gb_avx_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm0, xmm10, xmmword ptr [rcx]
-	vmovdqu     xmmword ptr [rdx], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
-	vmovdqu     xmmword ptr [rdx + 16], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
-	vmovdqu     xmmword ptr [rdx + 32], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
-	vmovdqu     xmmword ptr [rdx + 48], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm4, xmm10, xmmword ptr [rcx + 64]
-	vmovdqu     xmmword ptr [rdx + 64], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm5, xmm10, xmmword ptr [rcx + 80]
-	vmovdqu     xmmword ptr [rdx + 80], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm6, xmm10, xmmword ptr [rcx + 96]
-	vmovdqu     xmmword ptr [rdx + 96], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm7, xmm10, xmmword ptr [rcx + 112]
-	vmovdqu     xmmword ptr [rdx + 112], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done:
-	/* The tweak of the block after the batch. */
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpextrq     rsi, xmm10, 0
-	vpextrq     r9, xmm10, 1
-.Lasmgen_sm4_xts_unit_enc_gb_avx_join:
 	/* Big-endian words, transposed. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -13848,8 +16804,6 @@ asmgen_sm4_xts_unit_enc_gb_avx:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	/* Xor the tweaks parked in dst. */
-	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_partial2
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
@@ -13866,75 +16820,76 @@ asmgen_sm4_xts_unit_enc_gb_avx:
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-	jmp         .Lasmgen_sm4_xts_unit_enc_gb_avx_join2
-.Lasmgen_sm4_xts_unit_enc_gb_avx_partial2:
-	vpxor       xmm0, xmm0, xmmword ptr [rdx]
-	vmovdqu     xmmword ptr [rdx], xmm0
-	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2
-	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
-	vmovdqu     xmmword ptr [rdx + 16], xmm1
-	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2
-	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
-	vmovdqu     xmmword ptr [rdx + 32], xmm2
-	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2
-	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
-	vmovdqu     xmmword ptr [rdx + 48], xmm3
-	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2
-	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
-	vmovdqu     xmmword ptr [rdx + 64], xmm4
-	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2
-	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
-	vmovdqu     xmmword ptr [rdx + 80], xmm5
-	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2
-	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
-	vmovdqu     xmmword ptr [rdx + 96], xmm6
-	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2
-	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
-	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2:
-.Lasmgen_sm4_xts_unit_enc_gb_avx_join2:
-	cmp         r10, 8
-	jbe         .Lasmgen_sm4_xts_unit_enc_gb_avx_done2
-	sub         r10, 8
-	add         rcx, 128
-	add         rdx, 128
-	jmp         .Lasmgen_sm4_xts_unit_enc_gb_avx_loop
-.Lasmgen_sm4_xts_unit_enc_gb_avx_done2:
-	test        r8, r8
-	jz          .Lasmgen_sm4_xts_unit_enc_gb_avx_done
-	/* src and dst to block m - 1: the loop ended at src + 16 * n. */
-	shl         r10, 4
-	add         rcx, r10
-	add         rdx, r10
-	/* T[m-1] and T[m] = T[m-1] * x. */
+	/* The chain of the next block. */
 	vmovq       xmm8, rsi
 	vpinsrq     xmm8, xmm8, r9, 1
 	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_unit_enc_gb_avx_join
+.Lasmgen_sm4_xts_unit_enc_gb_avx_partial:
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_enc_gb_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vmovdqa     xmm4, xmm10
+	vpxor       xmm0, xmm10, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm10
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
 	vpshufd     xmm9, xmm9, 0x08
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vmovdqa     xmm5, xmm10
-	/* CC = the block before the tail with T[m-1]. */
-	vpxor       xmm6, xmm4, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
+	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
 	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
@@ -14063,26 +17018,487 @@ asmgen_sm4_xts_unit_enc_gb_avx:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_unit_enc_gb_avx_rounds3
-	/* Gather X35, X34, X33, X32 and byte-swap. */
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_unit_enc_gb_avx_short_done
+.Lasmgen_sm4_xts_unit_enc_gb_avx_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 5
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm4, xmm10, xmmword ptr [rcx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 6
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm5, xmm10, xmmword ptr [rcx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 7
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm6, xmm10, xmmword ptr [rcx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 8
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm7, xmm10, xmmword ptr [rcx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_gb_avx_rounds4:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
 	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_gb_avx_rounds4
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+	cmp         r10, 5
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done4
+	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm4
+	cmp         r10, 6
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done4
+	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm5
+	cmp         r10, 7
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done4
+	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm6
+	cmp         r10, 8
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done4
+	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm7
+.Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+.Lasmgen_sm4_xts_unit_enc_gb_avx_short_done:
+.Lasmgen_sm4_xts_unit_enc_gb_avx_join:
+	cmp         r10, 8
+	jbe         .Lasmgen_sm4_xts_unit_enc_gb_avx_done2
+	sub         r10, 8
+	add         rcx, 128
+	add         rdx, 128
+	jmp         .Lasmgen_sm4_xts_unit_enc_gb_avx_loop
+.Lasmgen_sm4_xts_unit_enc_gb_avx_done2:
+	test        r8, r8
+	jz          .Lasmgen_sm4_xts_unit_enc_gb_avx_done
+	/* src and dst to block m - 1: the loop ended at src + 16 * n. */
+	shl         r10, 4
+	add         rcx, r10
+	add         rdx, r10
+	/* T[m-1] and T[m] = T[m-1] * x. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vmovdqa     xmm4, xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vmovdqa     xmm5, xmm10
+	/* CC = the block before the tail with T[m-1]. */
+	vpxor       xmm6, xmm4, xmmword ptr [rcx]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -14093,7 +17509,7 @@ asmgen_sm4_xts_unit_enc_gb_avx:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_enc_gb_avx_rounds4:
+.Lasmgen_sm4_xts_unit_enc_gb_avx_rounds5:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -14216,7 +17632,161 @@ asmgen_sm4_xts_unit_enc_gb_avx:
 	vpxor       xmm3, xmm3, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_enc_gb_avx_rounds4
+	jnz         .Lasmgen_sm4_xts_unit_enc_gb_avx_rounds5
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_gb_avx_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_gb_avx_rounds6
 	/* Gather X35, X34, X33, X32 and byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckldq  xmm9, xmm1, xmm0
@@ -14254,7 +17824,8 @@ asmgen_sm4_xts_unit_dec_gb_avx:
 	vmovdqa     xmm13, xmmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     xmm14, xmmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     xmm15, xmmword ptr [rip + .Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -14395,8 +17966,7 @@ asmgen_sm4_xts_unit_dec_gb_avx:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vpshufb     xmm8, xmm4, xmmword ptr [rip + .Lconst_byte_reverse]
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -14408,12 +17978,9 @@ asmgen_sm4_xts_unit_dec_gb_avx:
 	jz          .Lasmgen_sm4_xts_unit_dec_gb_avx_done2
 	.p2align 4
 .Lasmgen_sm4_xts_unit_dec_gb_avx_loop:
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 8
 	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm10
@@ -14490,103 +18057,6 @@ asmgen_sm4_xts_unit_dec_gb_avx:
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpextrq     rsi, xmm10, 0
 	vpextrq     r9, xmm10, 1
-	jmp         .Lasmgen_sm4_xts_unit_dec_gb_avx_join
-.Lasmgen_sm4_xts_unit_dec_gb_avx_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm0, xmm10, xmmword ptr [rcx]
-	vmovdqu     xmmword ptr [rdx], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
-	vmovdqu     xmmword ptr [rdx + 16], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
-	vmovdqu     xmmword ptr [rdx + 32], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
-	vmovdqu     xmmword ptr [rdx + 48], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm4, xmm10, xmmword ptr [rcx + 64]
-	vmovdqu     xmmword ptr [rdx + 64], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm5, xmm10, xmmword ptr [rcx + 80]
-	vmovdqu     xmmword ptr [rdx + 80], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm6, xmm10, xmmword ptr [rcx + 96]
-	vmovdqu     xmmword ptr [rdx + 96], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm7, xmm10, xmmword ptr [rcx + 112]
-	vmovdqu     xmmword ptr [rdx + 112], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done:
-	/* The tweak of the block after the batch. */
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpextrq     rsi, xmm10, 0
-	vpextrq     r9, xmm10, 1
-.Lasmgen_sm4_xts_unit_dec_gb_avx_join:
 	/* Big-endian words, transposed. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -14878,8 +18348,6 @@ asmgen_sm4_xts_unit_dec_gb_avx:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	/* Xor the tweaks parked in dst. */
-	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_partial2
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
@@ -14896,75 +18364,76 @@ asmgen_sm4_xts_unit_dec_gb_avx:
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-	jmp         .Lasmgen_sm4_xts_unit_dec_gb_avx_join2
-.Lasmgen_sm4_xts_unit_dec_gb_avx_partial2:
-	vpxor       xmm0, xmm0, xmmword ptr [rdx]
-	vmovdqu     xmmword ptr [rdx], xmm0
-	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2
-	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
-	vmovdqu     xmmword ptr [rdx + 16], xmm1
-	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2
-	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
-	vmovdqu     xmmword ptr [rdx + 32], xmm2
-	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2
-	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
-	vmovdqu     xmmword ptr [rdx + 48], xmm3
-	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2
-	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
-	vmovdqu     xmmword ptr [rdx + 64], xmm4
-	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2
-	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
-	vmovdqu     xmmword ptr [rdx + 80], xmm5
-	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2
-	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
-	vmovdqu     xmmword ptr [rdx + 96], xmm6
-	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2
-	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
-	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2:
-.Lasmgen_sm4_xts_unit_dec_gb_avx_join2:
-	cmp         r10, 8
-	jbe         .Lasmgen_sm4_xts_unit_dec_gb_avx_done2
-	sub         r10, 8
-	add         rcx, 128
-	add         rdx, 128
-	jmp         .Lasmgen_sm4_xts_unit_dec_gb_avx_loop
-.Lasmgen_sm4_xts_unit_dec_gb_avx_done2:
-	test        r8, r8
-	jz          .Lasmgen_sm4_xts_unit_dec_gb_avx_done
-	/* src and dst to block m - 1: the loop ended at src + 16 * n. */
-	shl         r10, 4
-	add         rcx, r10
-	add         rdx, r10
-	/* T[m-1] and T[m] = T[m-1] * x. */
+	/* The chain of the next block. */
 	vmovq       xmm8, rsi
 	vpinsrq     xmm8, xmm8, r9, 1
 	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_unit_dec_gb_avx_join
+.Lasmgen_sm4_xts_unit_dec_gb_avx_partial:
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_dec_gb_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vmovdqa     xmm4, xmm10
+	vpxor       xmm0, xmm10, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm10
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
 	vpshufd     xmm9, xmm9, 0x08
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vmovdqa     xmm5, xmm10
-	/* CC = the block before the tail with T[m]. */
-	vpxor       xmm6, xmm5, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
+	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
 	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
@@ -15093,26 +18562,487 @@ asmgen_sm4_xts_unit_dec_gb_avx:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_unit_dec_gb_avx_rounds3
-	/* Gather X35, X34, X33, X32 and byte-swap. */
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_unit_dec_gb_avx_short_done
+.Lasmgen_sm4_xts_unit_dec_gb_avx_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 5
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm4, xmm10, xmmword ptr [rcx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 6
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm5, xmm10, xmmword ptr [rcx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 7
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm6, xmm10, xmmword ptr [rcx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 8
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm7, xmm10, xmmword ptr [rcx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_gb_avx_rounds4:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
 	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_gb_avx_rounds4
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+	cmp         r10, 5
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done4
+	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm4
+	cmp         r10, 6
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done4
+	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm5
+	cmp         r10, 7
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done4
+	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm6
+	cmp         r10, 8
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done4
+	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm7
+.Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+.Lasmgen_sm4_xts_unit_dec_gb_avx_short_done:
+.Lasmgen_sm4_xts_unit_dec_gb_avx_join:
+	cmp         r10, 8
+	jbe         .Lasmgen_sm4_xts_unit_dec_gb_avx_done2
+	sub         r10, 8
+	add         rcx, 128
+	add         rdx, 128
+	jmp         .Lasmgen_sm4_xts_unit_dec_gb_avx_loop
+.Lasmgen_sm4_xts_unit_dec_gb_avx_done2:
+	test        r8, r8
+	jz          .Lasmgen_sm4_xts_unit_dec_gb_avx_done
+	/* src and dst to block m - 1: the loop ended at src + 16 * n. */
+	shl         r10, 4
+	add         rcx, r10
+	add         rdx, r10
+	/* T[m-1] and T[m] = T[m-1] * x. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vmovdqa     xmm4, xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vmovdqa     xmm5, xmm10
+	/* CC = the block before the tail with T[m]. */
+	vpxor       xmm6, xmm5, xmmword ptr [rcx]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -15123,7 +19053,7 @@ asmgen_sm4_xts_unit_dec_gb_avx:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_dec_gb_avx_rounds4:
+.Lasmgen_sm4_xts_unit_dec_gb_avx_rounds5:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -15246,7 +19176,161 @@ asmgen_sm4_xts_unit_dec_gb_avx:
 	vpxor       xmm3, xmm3, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_dec_gb_avx_rounds4
+	jnz         .Lasmgen_sm4_xts_unit_dec_gb_avx_rounds5
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_gb_avx_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_gb_avx_rounds6
 	/* Gather X35, X34, X33, X32 and byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckldq  xmm9, xmm1, xmm0
@@ -15281,6 +19365,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_enc_ieee_avx2_done
 	cmp         rcx, 8
@@ -15289,7 +19374,6 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
@@ -15398,7 +19482,6 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vmovdqu     xmmword ptr [r8], xmm8
 	jmp         .Lasmgen_sm4_xts_enc_ieee_avx2_join
 .Lasmgen_sm4_xts_enc_ieee_avx2_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 2
 	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -16175,6 +20258,8 @@ asmgen_sm4_xts_enc_ieee_avx2:
 .Lasmgen_sm4_xts_enc_ieee_avx2_slot_next16:
 .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done2:
 .Lasmgen_sm4_xts_enc_ieee_avx2_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 16
 	jbe         .Lasmgen_sm4_xts_enc_ieee_avx2_done
 	sub         rcx, 16
@@ -16185,8 +20270,10 @@ asmgen_sm4_xts_enc_ieee_avx2:
 
 .Lasmgen_sm4_xts_enc_ieee_avx2_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_enc_ieee_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -16221,8 +20308,220 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_enc_ieee_avx2_slots_done3:
+	/* The tweak of the block after the batch. */
+	vmovdqu     xmmword ptr [r8], xmm8
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_enc_ieee_avx2_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_enc_ieee_avx2_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	jmp         .Lasmgen_sm4_xts_enc_ieee_avx2_short_done
+.Lasmgen_sm4_xts_enc_ieee_avx2_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -16231,7 +20530,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -16240,7 +20539,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -16249,7 +20548,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -16257,7 +20556,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_enc_ieee_avx2_slots_done3:
+.Lasmgen_sm4_xts_enc_ieee_avx2_slots_done5:
 	/* The tweak of the block after the batch. */
 	vmovdqu     xmmword ptr [r8], xmm8
 	/* Big-endian words, transposed. */
@@ -16289,7 +20588,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_enc_ieee_avx2_rounds2:
+.Lasmgen_sm4_xts_enc_ieee_avx2_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -16524,7 +20823,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_enc_ieee_avx2_rounds2
+	jnz         .Lasmgen_sm4_xts_enc_ieee_avx2_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -16554,34 +20853,37 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4:
+.Lasmgen_sm4_xts_enc_ieee_avx2_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+.Lasmgen_sm4_xts_enc_ieee_avx2_short_done:
 .Lasmgen_sm4_xts_enc_ieee_avx2_done:
 	vzeroupper
 	ret
@@ -16610,6 +20912,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_dec_ieee_avx2_done
 	cmp         rcx, 8
@@ -16618,7 +20921,6 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
@@ -16727,7 +21029,6 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vmovdqu     xmmword ptr [r8], xmm8
 	jmp         .Lasmgen_sm4_xts_dec_ieee_avx2_join
 .Lasmgen_sm4_xts_dec_ieee_avx2_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 2
 	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -17504,6 +21805,8 @@ asmgen_sm4_xts_dec_ieee_avx2:
 .Lasmgen_sm4_xts_dec_ieee_avx2_slot_next16:
 .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done2:
 .Lasmgen_sm4_xts_dec_ieee_avx2_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 16
 	jbe         .Lasmgen_sm4_xts_dec_ieee_avx2_done
 	sub         rcx, 16
@@ -17514,8 +21817,10 @@ asmgen_sm4_xts_dec_ieee_avx2:
 
 .Lasmgen_sm4_xts_dec_ieee_avx2_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_dec_ieee_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -17550,8 +21855,220 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_dec_ieee_avx2_slots_done3:
+	/* The tweak of the block after the batch. */
+	vmovdqu     xmmword ptr [r8], xmm8
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_dec_ieee_avx2_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_dec_ieee_avx2_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	jmp         .Lasmgen_sm4_xts_dec_ieee_avx2_short_done
+.Lasmgen_sm4_xts_dec_ieee_avx2_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -17560,7 +22077,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -17569,7 +22086,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -17578,7 +22095,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -17586,7 +22103,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_dec_ieee_avx2_slots_done3:
+.Lasmgen_sm4_xts_dec_ieee_avx2_slots_done5:
 	/* The tweak of the block after the batch. */
 	vmovdqu     xmmword ptr [r8], xmm8
 	/* Big-endian words, transposed. */
@@ -17618,7 +22135,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_dec_ieee_avx2_rounds2:
+.Lasmgen_sm4_xts_dec_ieee_avx2_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -17853,7 +22370,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_dec_ieee_avx2_rounds2
+	jnz         .Lasmgen_sm4_xts_dec_ieee_avx2_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -17883,34 +22400,37 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4:
+.Lasmgen_sm4_xts_dec_ieee_avx2_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+.Lasmgen_sm4_xts_dec_ieee_avx2_short_done:
 .Lasmgen_sm4_xts_dec_ieee_avx2_done:
 	vzeroupper
 	ret
@@ -17939,6 +22459,8 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_enc_gb_avx2_done
 	cmp         rcx, 8
@@ -17947,8 +22469,6 @@ asmgen_sm4_xts_enc_gb_avx2:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_enc_gb_avx2_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -18090,8 +22610,6 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vmovdqu     xmmword ptr [r8], xmm10
 	jmp         .Lasmgen_sm4_xts_enc_gb_avx2_join
 .Lasmgen_sm4_xts_enc_gb_avx2_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         rcx, 2
 	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slot_half
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
@@ -18935,6 +23453,9 @@ asmgen_sm4_xts_enc_gb_avx2:
 .Lasmgen_sm4_xts_enc_gb_avx2_slot_next16:
 .Lasmgen_sm4_xts_enc_gb_avx2_slots_done2:
 .Lasmgen_sm4_xts_enc_gb_avx2_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         rcx, 16
 	jbe         .Lasmgen_sm4_xts_enc_gb_avx2_done
 	sub         rcx, 16
@@ -18945,9 +23466,10 @@ asmgen_sm4_xts_enc_gb_avx2:
 
 .Lasmgen_sm4_xts_enc_gb_avx2_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_enc_gb_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm10
@@ -18990,8 +23512,230 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_enc_gb_avx2_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vmovdqu     xmmword ptr [r8], xmm10
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_enc_gb_avx2_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_enc_gb_avx2_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_enc_gb_avx2_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_enc_gb_avx2_short_done
+.Lasmgen_sm4_xts_enc_gb_avx2_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm4, xmm10, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm10
@@ -19002,7 +23746,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm5, xmm10, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm10
@@ -19013,7 +23757,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm6, xmm10, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm10
@@ -19024,7 +23768,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm7, xmm10, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm10
@@ -19034,7 +23778,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_enc_gb_avx2_slots_done3:
+.Lasmgen_sm4_xts_enc_gb_avx2_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vmovdqu     xmmword ptr [r8], xmm10
@@ -19067,7 +23811,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_enc_gb_avx2_rounds2:
+.Lasmgen_sm4_xts_enc_gb_avx2_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -19302,7 +24046,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_enc_gb_avx2_rounds2
+	jnz         .Lasmgen_sm4_xts_enc_gb_avx2_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -19332,34 +24076,38 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_enc_gb_avx2_slots_done4:
+.Lasmgen_sm4_xts_enc_gb_avx2_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+.Lasmgen_sm4_xts_enc_gb_avx2_short_done:
 .Lasmgen_sm4_xts_enc_gb_avx2_done:
 	vzeroupper
 	ret
@@ -19388,6 +24136,8 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_dec_gb_avx2_done
 	cmp         rcx, 8
@@ -19396,8 +24146,6 @@ asmgen_sm4_xts_dec_gb_avx2:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_dec_gb_avx2_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -19539,8 +24287,6 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vmovdqu     xmmword ptr [r8], xmm10
 	jmp         .Lasmgen_sm4_xts_dec_gb_avx2_join
 .Lasmgen_sm4_xts_dec_gb_avx2_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         rcx, 2
 	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slot_half
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
@@ -20384,6 +25130,9 @@ asmgen_sm4_xts_dec_gb_avx2:
 .Lasmgen_sm4_xts_dec_gb_avx2_slot_next16:
 .Lasmgen_sm4_xts_dec_gb_avx2_slots_done2:
 .Lasmgen_sm4_xts_dec_gb_avx2_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         rcx, 16
 	jbe         .Lasmgen_sm4_xts_dec_gb_avx2_done
 	sub         rcx, 16
@@ -20394,9 +25143,10 @@ asmgen_sm4_xts_dec_gb_avx2:
 
 .Lasmgen_sm4_xts_dec_gb_avx2_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_dec_gb_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm10
@@ -20439,8 +25189,230 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_dec_gb_avx2_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vmovdqu     xmmword ptr [r8], xmm10
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_dec_gb_avx2_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_dec_gb_avx2_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_dec_gb_avx2_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_dec_gb_avx2_short_done
+.Lasmgen_sm4_xts_dec_gb_avx2_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm4, xmm10, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm10
@@ -20451,7 +25423,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm5, xmm10, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm10
@@ -20462,7 +25434,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm6, xmm10, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm10
@@ -20473,7 +25445,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm7, xmm10, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm10
@@ -20483,7 +25455,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_dec_gb_avx2_slots_done3:
+.Lasmgen_sm4_xts_dec_gb_avx2_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vmovdqu     xmmword ptr [r8], xmm10
@@ -20516,7 +25488,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_dec_gb_avx2_rounds2:
+.Lasmgen_sm4_xts_dec_gb_avx2_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -20751,7 +25723,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_dec_gb_avx2_rounds2
+	jnz         .Lasmgen_sm4_xts_dec_gb_avx2_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -20781,34 +25753,38 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_dec_gb_avx2_slots_done4:
+.Lasmgen_sm4_xts_dec_gb_avx2_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+.Lasmgen_sm4_xts_dec_gb_avx2_short_done:
 .Lasmgen_sm4_xts_dec_gb_avx2_done:
 	vzeroupper
 	ret
@@ -20840,7 +25816,8 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -20981,8 +25958,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -20998,8 +25974,6 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
@@ -21109,8 +26083,6 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpextrq     r9, xmm8, 1
 	jmp         .Lasmgen_sm4_xts_unit_enc_ieee_avx2_join
 .Lasmgen_sm4_xts_unit_enc_ieee_avx2_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 2
 	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -21889,6 +26861,9 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slot_next16:
 .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done2:
 .Lasmgen_sm4_xts_unit_enc_ieee_avx2_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 16
 	jbe         .Lasmgen_sm4_xts_unit_enc_ieee_avx2_done2
 	sub         r10, 16
@@ -21899,9 +26874,10 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 
 .Lasmgen_sm4_xts_unit_enc_ieee_avx2_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -21936,8 +26912,222 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         .Lasmgen_sm4_xts_unit_enc_ieee_avx2_short_done
+.Lasmgen_sm4_xts_unit_enc_ieee_avx2_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -21946,7 +27136,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -21955,7 +27145,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -21964,7 +27154,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -21972,7 +27162,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done3:
+.Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
@@ -22005,7 +27195,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds3:
+.Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -22240,7 +27430,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds3
+	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds4
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -22270,34 +27460,38 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4:
+.Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+.Lasmgen_sm4_xts_unit_enc_ieee_avx2_short_done:
 .Lasmgen_sm4_xts_unit_enc_ieee_avx2_done2:
 	test        r8, r8
 	jz          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_done
@@ -22306,8 +27500,6 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vmovdqa     xmm4, xmm8
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
@@ -22317,160 +27509,6 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vmovdqa     xmm5, xmm8
 	/* CC = the block before the tail with T[m-1]. */
 	vpxor       xmm6, xmm4, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-.Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds4
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -22610,6 +27648,160 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds6
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm5
 	vmovdqu     xmmword ptr [rdx], xmm6
 .Lasmgen_sm4_xts_unit_enc_ieee_avx2_done:
@@ -22643,7 +27835,8 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -22784,8 +27977,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -22801,8 +27993,6 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
@@ -22912,8 +28102,6 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpextrq     r9, xmm8, 1
 	jmp         .Lasmgen_sm4_xts_unit_dec_ieee_avx2_join
 .Lasmgen_sm4_xts_unit_dec_ieee_avx2_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 2
 	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -23692,6 +28880,9 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slot_next16:
 .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done2:
 .Lasmgen_sm4_xts_unit_dec_ieee_avx2_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 16
 	jbe         .Lasmgen_sm4_xts_unit_dec_ieee_avx2_done2
 	sub         r10, 16
@@ -23702,9 +28893,10 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 
 .Lasmgen_sm4_xts_unit_dec_ieee_avx2_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -23739,8 +28931,222 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         .Lasmgen_sm4_xts_unit_dec_ieee_avx2_short_done
+.Lasmgen_sm4_xts_unit_dec_ieee_avx2_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -23749,7 +29155,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -23758,7 +29164,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -23767,7 +29173,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -23775,7 +29181,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done3:
+.Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
@@ -23808,7 +29214,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds3:
+.Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -24043,7 +29449,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds3
+	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds4
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -24073,34 +29479,38 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4:
+.Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+.Lasmgen_sm4_xts_unit_dec_ieee_avx2_short_done:
 .Lasmgen_sm4_xts_unit_dec_ieee_avx2_done2:
 	test        r8, r8
 	jz          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_done
@@ -24109,8 +29519,6 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vmovdqa     xmm4, xmm8
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
@@ -24120,160 +29528,6 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vmovdqa     xmm5, xmm8
 	/* CC = the block before the tail with T[m]. */
 	vpxor       xmm6, xmm5, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-.Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds4
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -24413,6 +29667,160 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds6
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm4
 	vmovdqu     xmmword ptr [rdx], xmm6
 .Lasmgen_sm4_xts_unit_dec_ieee_avx2_done:
@@ -24446,7 +29854,8 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -24587,8 +29996,7 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vpshufb     xmm8, xmm4, xmmword ptr [rip + .Lconst_byte_reverse]
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -24604,9 +30012,6 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -24749,9 +30154,6 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpextrq     r9, xmm10, 1
 	jmp         .Lasmgen_sm4_xts_unit_enc_gb_avx2_join
 .Lasmgen_sm4_xts_unit_enc_gb_avx2_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         r10, 2
 	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slot_half
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
@@ -25597,6 +30999,10 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 .Lasmgen_sm4_xts_unit_enc_gb_avx2_slot_next16:
 .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done2:
 .Lasmgen_sm4_xts_unit_enc_gb_avx2_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         r10, 16
 	jbe         .Lasmgen_sm4_xts_unit_enc_gb_avx2_done2
 	sub         r10, 16
@@ -25607,10 +31013,10 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 
 .Lasmgen_sm4_xts_unit_enc_gb_avx2_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_enc_gb_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm10
@@ -25653,8 +31059,232 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_unit_enc_gb_avx2_short_done
+.Lasmgen_sm4_xts_unit_enc_gb_avx2_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm4, xmm10, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm10
@@ -25665,7 +31295,7 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm5, xmm10, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm10
@@ -25676,7 +31306,7 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm6, xmm10, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm10
@@ -25687,7 +31317,7 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm7, xmm10, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm10
@@ -25697,7 +31327,7 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done3:
+.Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpextrq     rsi, xmm10, 0
@@ -25731,7 +31361,7 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds3:
+.Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -25966,7 +31596,7 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds3
+	jnz         .Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds4
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -25996,34 +31626,39 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4:
+.Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+.Lasmgen_sm4_xts_unit_enc_gb_avx2_short_done:
 .Lasmgen_sm4_xts_unit_enc_gb_avx2_done2:
 	test        r8, r8
 	jz          .Lasmgen_sm4_xts_unit_enc_gb_avx2_done
@@ -26032,9 +31667,6 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vmovdqa     xmm4, xmm10
 	vpslld      xmm9, xmm8, 31
@@ -26047,160 +31679,6 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vmovdqa     xmm5, xmm10
 	/* CC = the block before the tail with T[m-1]. */
 	vpxor       xmm6, xmm4, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-.Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds4
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -26340,6 +31818,160 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds6
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm5
 	vmovdqu     xmmword ptr [rdx], xmm6
 .Lasmgen_sm4_xts_unit_enc_gb_avx2_done:
@@ -26373,7 +32005,8 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -26514,8 +32147,7 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vpshufb     xmm8, xmm4, xmmword ptr [rip + .Lconst_byte_reverse]
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -26531,9 +32163,6 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -26676,9 +32305,6 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vpextrq     r9, xmm10, 1
 	jmp         .Lasmgen_sm4_xts_unit_dec_gb_avx2_join
 .Lasmgen_sm4_xts_unit_dec_gb_avx2_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         r10, 2
 	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slot_half
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
@@ -27524,6 +33150,10 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 .Lasmgen_sm4_xts_unit_dec_gb_avx2_slot_next16:
 .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done2:
 .Lasmgen_sm4_xts_unit_dec_gb_avx2_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         r10, 16
 	jbe         .Lasmgen_sm4_xts_unit_dec_gb_avx2_done2
 	sub         r10, 16
@@ -27534,10 +33164,10 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 
 .Lasmgen_sm4_xts_unit_dec_gb_avx2_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_dec_gb_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm10
@@ -27580,8 +33210,232 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_unit_dec_gb_avx2_short_done
+.Lasmgen_sm4_xts_unit_dec_gb_avx2_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm4, xmm10, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm10
@@ -27592,7 +33446,7 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm5, xmm10, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm10
@@ -27603,7 +33457,7 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm6, xmm10, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm10
@@ -27614,7 +33468,7 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm7, xmm10, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm10
@@ -27624,7 +33478,7 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done3:
+.Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpextrq     rsi, xmm10, 0
@@ -27658,7 +33512,7 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds3:
+.Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -27893,7 +33747,7 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds3
+	jnz         .Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds4
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -27923,34 +33777,39 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4:
+.Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+.Lasmgen_sm4_xts_unit_dec_gb_avx2_short_done:
 .Lasmgen_sm4_xts_unit_dec_gb_avx2_done2:
 	test        r8, r8
 	jz          .Lasmgen_sm4_xts_unit_dec_gb_avx2_done
@@ -27959,9 +33818,6 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vmovdqa     xmm4, xmm10
 	vpslld      xmm9, xmm8, 31
@@ -27974,160 +33830,6 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vmovdqa     xmm5, xmm10
 	/* CC = the block before the tail with T[m]. */
 	vpxor       xmm6, xmm5, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-.Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds4
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -28262,6 +33964,160 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds5
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds6
 	/* Gather X35, X34, X33, X32 and byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckldq  xmm9, xmm1, xmm0
@@ -37305,6 +43161,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_gfni_rot8]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_gfni_rot24]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_gfni_m1]
+	vmovdqu     xmm8, xmmword ptr [r8]
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_enc_ieee_gfni_done
 	cmp         rcx, 8
@@ -37313,7 +43170,6 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	/* All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87. */
 	vpsllvq     ymm11, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_shl]
@@ -37430,7 +43286,6 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vmovdqu     ymmword ptr [rsi + 224], ymm11
 	jmp         .Lasmgen_sm4_xts_enc_ieee_gfni_join
 .Lasmgen_sm4_xts_enc_ieee_gfni_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 2
 	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -38040,6 +43895,8 @@ asmgen_sm4_xts_enc_ieee_gfni:
 .Lasmgen_sm4_xts_enc_ieee_gfni_slot_next16:
 .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done2:
 .Lasmgen_sm4_xts_enc_ieee_gfni_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 16
 	jbe         .Lasmgen_sm4_xts_enc_ieee_gfni_done
 	sub         rcx, 16
@@ -38050,8 +43907,10 @@ asmgen_sm4_xts_enc_ieee_gfni:
 
 .Lasmgen_sm4_xts_enc_ieee_gfni_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_enc_ieee_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -38086,8 +43945,174 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_enc_ieee_gfni_slots_done3:
+	/* The tweak of the block after the batch. */
+	vmovdqu     xmmword ptr [r8], xmm8
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_enc_ieee_gfni_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_enc_ieee_gfni_rounds2
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	jmp         .Lasmgen_sm4_xts_enc_ieee_gfni_short_done
+.Lasmgen_sm4_xts_enc_ieee_gfni_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -38096,7 +44121,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -38105,7 +44130,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -38114,7 +44139,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -38122,7 +44147,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_enc_ieee_gfni_slots_done3:
+.Lasmgen_sm4_xts_enc_ieee_gfni_slots_done5:
 	/* The tweak of the block after the batch. */
 	vmovdqu     xmmword ptr [r8], xmm8
 	/* Big-endian words, transposed. */
@@ -38163,7 +44188,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_enc_ieee_gfni_rounds2:
+.Lasmgen_sm4_xts_enc_ieee_gfni_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -38282,7 +44307,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_enc_ieee_gfni_rounds2
+	jnz         .Lasmgen_sm4_xts_enc_ieee_gfni_rounds3
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
@@ -38321,34 +44346,37 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4:
+.Lasmgen_sm4_xts_enc_ieee_gfni_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+.Lasmgen_sm4_xts_enc_ieee_gfni_short_done:
 .Lasmgen_sm4_xts_enc_ieee_gfni_done:
 	vzeroupper
 	ret
@@ -38377,6 +44405,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_gfni_rot8]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_gfni_rot24]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_gfni_m1]
+	vmovdqu     xmm8, xmmword ptr [r8]
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_dec_ieee_gfni_done
 	cmp         rcx, 8
@@ -38385,7 +44414,6 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	/* All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87. */
 	vpsllvq     ymm11, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_shl]
@@ -38502,7 +44530,6 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vmovdqu     ymmword ptr [rsi + 224], ymm11
 	jmp         .Lasmgen_sm4_xts_dec_ieee_gfni_join
 .Lasmgen_sm4_xts_dec_ieee_gfni_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 2
 	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -39112,6 +45139,8 @@ asmgen_sm4_xts_dec_ieee_gfni:
 .Lasmgen_sm4_xts_dec_ieee_gfni_slot_next16:
 .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done2:
 .Lasmgen_sm4_xts_dec_ieee_gfni_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 16
 	jbe         .Lasmgen_sm4_xts_dec_ieee_gfni_done
 	sub         rcx, 16
@@ -39122,8 +45151,10 @@ asmgen_sm4_xts_dec_ieee_gfni:
 
 .Lasmgen_sm4_xts_dec_ieee_gfni_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_dec_ieee_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -39158,8 +45189,174 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_dec_ieee_gfni_slots_done3:
+	/* The tweak of the block after the batch. */
+	vmovdqu     xmmword ptr [r8], xmm8
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_dec_ieee_gfni_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_dec_ieee_gfni_rounds2
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	jmp         .Lasmgen_sm4_xts_dec_ieee_gfni_short_done
+.Lasmgen_sm4_xts_dec_ieee_gfni_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -39168,7 +45365,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -39177,7 +45374,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -39186,7 +45383,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -39194,7 +45391,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_dec_ieee_gfni_slots_done3:
+.Lasmgen_sm4_xts_dec_ieee_gfni_slots_done5:
 	/* The tweak of the block after the batch. */
 	vmovdqu     xmmword ptr [r8], xmm8
 	/* Big-endian words, transposed. */
@@ -39235,7 +45432,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_dec_ieee_gfni_rounds2:
+.Lasmgen_sm4_xts_dec_ieee_gfni_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -39354,7 +45551,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_dec_ieee_gfni_rounds2
+	jnz         .Lasmgen_sm4_xts_dec_ieee_gfni_rounds3
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
@@ -39393,34 +45590,37 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4:
+.Lasmgen_sm4_xts_dec_ieee_gfni_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+.Lasmgen_sm4_xts_dec_ieee_gfni_short_done:
 .Lasmgen_sm4_xts_dec_ieee_gfni_done:
 	vzeroupper
 	ret
@@ -39449,6 +45649,8 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_gfni_rot8]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_gfni_rot24]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_gfni_m1]
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_enc_gb_gfni_done
 	cmp         rcx, 8
@@ -39457,8 +45659,6 @@ asmgen_sm4_xts_enc_gb_gfni:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_enc_gb_gfni_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	/* All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87. */
 	vpsllvq     ymm11, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_shl]
@@ -39583,8 +45783,6 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vmovdqu     ymmword ptr [rsi + 224], ymm11
 	jmp         .Lasmgen_sm4_xts_enc_gb_gfni_join
 .Lasmgen_sm4_xts_enc_gb_gfni_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	cmp         rcx, 2
 	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slot_half
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
@@ -40228,6 +46426,9 @@ asmgen_sm4_xts_enc_gb_gfni:
 .Lasmgen_sm4_xts_enc_gb_gfni_slot_next16:
 .Lasmgen_sm4_xts_enc_gb_gfni_slots_done2:
 .Lasmgen_sm4_xts_enc_gb_gfni_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	cmp         rcx, 16
 	jbe         .Lasmgen_sm4_xts_enc_gb_gfni_done
 	sub         rcx, 16
@@ -40238,9 +46439,10 @@ asmgen_sm4_xts_enc_gb_gfni:
 
 .Lasmgen_sm4_xts_enc_gb_gfni_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_enc_gb_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm0, xmm10, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm10
@@ -40279,8 +46481,180 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_enc_gb_gfni_slots_done3:
+	/* The tweak of the block after the batch. */
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vmovdqu     xmmword ptr [r8], xmm10
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_enc_gb_gfni_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_enc_gb_gfni_rounds2
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_enc_gb_gfni_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	jmp         .Lasmgen_sm4_xts_enc_gb_gfni_short_done
+.Lasmgen_sm4_xts_enc_gb_gfni_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm0, xmm10, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm4, xmm10, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm10
@@ -40290,7 +46664,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm5, xmm10, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm10
@@ -40300,7 +46674,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm6, xmm10, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm10
@@ -40310,7 +46684,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm7, xmm10, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm10
@@ -40319,7 +46693,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_enc_gb_gfni_slots_done3:
+.Lasmgen_sm4_xts_enc_gb_gfni_slots_done5:
 	/* The tweak of the block after the batch. */
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vmovdqu     xmmword ptr [r8], xmm10
@@ -40361,7 +46735,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_enc_gb_gfni_rounds2:
+.Lasmgen_sm4_xts_enc_gb_gfni_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -40480,7 +46854,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_enc_gb_gfni_rounds2
+	jnz         .Lasmgen_sm4_xts_enc_gb_gfni_rounds3
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
@@ -40519,34 +46893,38 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_enc_gb_gfni_slots_done4:
+.Lasmgen_sm4_xts_enc_gb_gfni_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+.Lasmgen_sm4_xts_enc_gb_gfni_short_done:
 .Lasmgen_sm4_xts_enc_gb_gfni_done:
 	vzeroupper
 	ret
@@ -40575,6 +46953,8 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_gfni_rot8]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_gfni_rot24]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_gfni_m1]
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_dec_gb_gfni_done
 	cmp         rcx, 8
@@ -40583,8 +46963,6 @@ asmgen_sm4_xts_dec_gb_gfni:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_dec_gb_gfni_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	/* All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87. */
 	vpsllvq     ymm11, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_shl]
@@ -40709,8 +47087,6 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vmovdqu     ymmword ptr [rsi + 224], ymm11
 	jmp         .Lasmgen_sm4_xts_dec_gb_gfni_join
 .Lasmgen_sm4_xts_dec_gb_gfni_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	cmp         rcx, 2
 	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slot_half
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
@@ -41354,6 +47730,9 @@ asmgen_sm4_xts_dec_gb_gfni:
 .Lasmgen_sm4_xts_dec_gb_gfni_slot_next16:
 .Lasmgen_sm4_xts_dec_gb_gfni_slots_done2:
 .Lasmgen_sm4_xts_dec_gb_gfni_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	cmp         rcx, 16
 	jbe         .Lasmgen_sm4_xts_dec_gb_gfni_done
 	sub         rcx, 16
@@ -41364,9 +47743,10 @@ asmgen_sm4_xts_dec_gb_gfni:
 
 .Lasmgen_sm4_xts_dec_gb_gfni_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_dec_gb_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm0, xmm10, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm10
@@ -41405,8 +47785,180 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_dec_gb_gfni_slots_done3:
+	/* The tweak of the block after the batch. */
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vmovdqu     xmmword ptr [r8], xmm10
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_dec_gb_gfni_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_dec_gb_gfni_rounds2
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_dec_gb_gfni_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	jmp         .Lasmgen_sm4_xts_dec_gb_gfni_short_done
+.Lasmgen_sm4_xts_dec_gb_gfni_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm0, xmm10, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm4, xmm10, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm10
@@ -41416,7 +47968,7 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm5, xmm10, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm10
@@ -41426,7 +47978,7 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm6, xmm10, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm10
@@ -41436,7 +47988,7 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm7, xmm10, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm10
@@ -41445,7 +47997,7 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_dec_gb_gfni_slots_done3:
+.Lasmgen_sm4_xts_dec_gb_gfni_slots_done5:
 	/* The tweak of the block after the batch. */
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vmovdqu     xmmword ptr [r8], xmm10
@@ -41487,7 +48039,7 @@ asmgen_sm4_xts_dec_gb_gfni:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_dec_gb_gfni_rounds2:
+.Lasmgen_sm4_xts_dec_gb_gfni_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -41606,7 +48158,7 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_dec_gb_gfni_rounds2
+	jnz         .Lasmgen_sm4_xts_dec_gb_gfni_rounds3
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
@@ -41645,34 +48197,38 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_dec_gb_gfni_slots_done4:
+.Lasmgen_sm4_xts_dec_gb_gfni_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+.Lasmgen_sm4_xts_dec_gb_gfni_short_done:
 .Lasmgen_sm4_xts_dec_gb_gfni_done:
 	vzeroupper
 	ret
@@ -41704,7 +48260,8 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_gfni_rot8]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_gfni_rot24]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_gfni_m1]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -41799,8 +48356,7 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -41816,8 +48372,6 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	/* All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87. */
 	vpsllvq     ymm11, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_shl]
@@ -41934,8 +48488,6 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vmovdqu     ymmword ptr [rdx + 224], ymm11
 	jmp         .Lasmgen_sm4_xts_unit_enc_ieee_gfni_join
 .Lasmgen_sm4_xts_unit_enc_ieee_gfni_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 2
 	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -42547,6 +49099,9 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slot_next16:
 .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done2:
 .Lasmgen_sm4_xts_unit_enc_ieee_gfni_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 16
 	jbe         .Lasmgen_sm4_xts_unit_enc_ieee_gfni_done2
 	sub         r10, 16
@@ -42557,9 +49112,10 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 
 .Lasmgen_sm4_xts_unit_enc_ieee_gfni_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -42594,8 +49150,176 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds3
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         .Lasmgen_sm4_xts_unit_enc_ieee_gfni_short_done
+.Lasmgen_sm4_xts_unit_enc_ieee_gfni_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -42604,7 +49328,7 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -42613,7 +49337,7 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -42622,7 +49346,7 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -42630,7 +49354,7 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done3:
+.Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
@@ -42672,7 +49396,7 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds3:
+.Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -42791,7 +49515,7 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds3
+	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds4
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
@@ -42830,34 +49554,38 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4:
+.Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+.Lasmgen_sm4_xts_unit_enc_ieee_gfni_short_done:
 .Lasmgen_sm4_xts_unit_enc_ieee_gfni_done2:
 	test        r8, r8
 	jz          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_done
@@ -42866,8 +49594,6 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vmovdqa     xmm4, xmm8
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
@@ -42877,114 +49603,6 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vmovdqa     xmm5, xmm8
 	/* CC = the block before the tail with T[m-1]. */
 	vpxor       xmm6, xmm4, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* Into the GFNI domain: Y = M1*X on every byte. */
-	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
-	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
-	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
-	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-.Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm0, xmm0, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm0, xmm0, xmm8
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm1, xmm1, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm1, xmm1, xmm8
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm2, xmm2, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm2, xmm2, xmm8
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm3, xmm3, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm3, xmm3, xmm8
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds4
-	/* Out of the GFNI domain: X = M1^-1*Y. */
-	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -43078,6 +49696,114 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds6
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm5
 	vmovdqu     xmmword ptr [rdx], xmm6
 .Lasmgen_sm4_xts_unit_enc_ieee_gfni_done:
@@ -43111,7 +49837,8 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_gfni_rot8]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_gfni_rot24]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_gfni_m1]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -43206,8 +49933,7 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -43223,8 +49949,6 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	/* All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87. */
 	vpsllvq     ymm11, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_shl]
@@ -43341,8 +50065,6 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vmovdqu     ymmword ptr [rdx + 224], ymm11
 	jmp         .Lasmgen_sm4_xts_unit_dec_ieee_gfni_join
 .Lasmgen_sm4_xts_unit_dec_ieee_gfni_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 2
 	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -43954,6 +50676,9 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slot_next16:
 .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done2:
 .Lasmgen_sm4_xts_unit_dec_ieee_gfni_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 16
 	jbe         .Lasmgen_sm4_xts_unit_dec_ieee_gfni_done2
 	sub         r10, 16
@@ -43964,9 +50689,10 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 
 .Lasmgen_sm4_xts_unit_dec_ieee_gfni_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -44001,8 +50727,176 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds3
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         .Lasmgen_sm4_xts_unit_dec_ieee_gfni_short_done
+.Lasmgen_sm4_xts_unit_dec_ieee_gfni_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -44011,7 +50905,7 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -44020,7 +50914,7 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -44029,7 +50923,7 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -44037,7 +50931,7 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done3:
+.Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
@@ -44079,7 +50973,7 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds3:
+.Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -44198,7 +51092,7 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds3
+	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds4
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
@@ -44237,34 +51131,38 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4:
+.Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+.Lasmgen_sm4_xts_unit_dec_ieee_gfni_short_done:
 .Lasmgen_sm4_xts_unit_dec_ieee_gfni_done2:
 	test        r8, r8
 	jz          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_done
@@ -44273,8 +51171,6 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vmovdqa     xmm4, xmm8
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
@@ -44284,114 +51180,6 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vmovdqa     xmm5, xmm8
 	/* CC = the block before the tail with T[m]. */
 	vpxor       xmm6, xmm5, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* Into the GFNI domain: Y = M1*X on every byte. */
-	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
-	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
-	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
-	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-.Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm0, xmm0, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm0, xmm0, xmm8
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm1, xmm1, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm1, xmm1, xmm8
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm2, xmm2, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm2, xmm2, xmm8
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm3, xmm3, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm3, xmm3, xmm8
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds4
-	/* Out of the GFNI domain: X = M1^-1*Y. */
-	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -44485,6 +51273,114 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds6
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm4
 	vmovdqu     xmmword ptr [rdx], xmm6
 .Lasmgen_sm4_xts_unit_dec_ieee_gfni_done:
@@ -44518,7 +51414,8 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_gfni_rot8]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_gfni_rot24]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_gfni_m1]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -44613,8 +51510,7 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vgf2p8affineqb xmm8, xmm4, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -44630,9 +51526,6 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	/* All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87. */
 	vpsllvq     ymm11, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_shl]
@@ -44757,9 +51650,6 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vmovdqu     ymmword ptr [rdx + 224], ymm11
 	jmp         .Lasmgen_sm4_xts_unit_enc_gb_gfni_join
 .Lasmgen_sm4_xts_unit_enc_gb_gfni_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	cmp         r10, 2
 	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slot_half
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
@@ -45405,6 +52295,10 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 .Lasmgen_sm4_xts_unit_enc_gb_gfni_slot_next16:
 .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done2:
 .Lasmgen_sm4_xts_unit_enc_gb_gfni_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	cmp         r10, 16
 	jbe         .Lasmgen_sm4_xts_unit_enc_gb_gfni_done2
 	sub         r10, 16
@@ -45415,10 +52309,10 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 
 .Lasmgen_sm4_xts_unit_enc_gb_gfni_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_enc_gb_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm0, xmm10, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm10
@@ -45457,8 +52351,182 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done3:
+	/* The tweak of the block after the batch. */
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds3
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	jmp         .Lasmgen_sm4_xts_unit_enc_gb_gfni_short_done
+.Lasmgen_sm4_xts_unit_enc_gb_gfni_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm0, xmm10, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm4, xmm10, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm10
@@ -45468,7 +52536,7 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm5, xmm10, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm10
@@ -45478,7 +52546,7 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm6, xmm10, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm10
@@ -45488,7 +52556,7 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm7, xmm10, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm10
@@ -45497,7 +52565,7 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done3:
+.Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done5:
 	/* The tweak of the block after the batch. */
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpextrq     rsi, xmm10, 0
@@ -45540,7 +52608,7 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds3:
+.Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -45659,7 +52727,7 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds3
+	jnz         .Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds4
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
@@ -45698,34 +52766,39 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4:
+.Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+.Lasmgen_sm4_xts_unit_enc_gb_gfni_short_done:
 .Lasmgen_sm4_xts_unit_enc_gb_gfni_done2:
 	test        r8, r8
 	jz          .Lasmgen_sm4_xts_unit_enc_gb_gfni_done
@@ -45734,9 +52807,6 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vmovdqa     xmm4, xmm10
 	vpsrad      xmm9, xmm8, 31
@@ -45748,114 +52818,6 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vmovdqa     xmm5, xmm10
 	/* CC = the block before the tail with T[m-1]. */
 	vpxor       xmm6, xmm4, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* Into the GFNI domain: Y = M1*X on every byte. */
-	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
-	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
-	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
-	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-.Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm0, xmm0, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm0, xmm0, xmm8
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm1, xmm1, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm1, xmm1, xmm8
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm2, xmm2, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm2, xmm2, xmm8
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm3, xmm3, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm3, xmm3, xmm8
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds4
-	/* Out of the GFNI domain: X = M1^-1*Y. */
-	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -45949,6 +52911,114 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds6
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm5
 	vmovdqu     xmmword ptr [rdx], xmm6
 .Lasmgen_sm4_xts_unit_enc_gb_gfni_done:
@@ -45982,7 +53052,8 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_gfni_rot8]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_gfni_rot24]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_gfni_m1]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -46077,8 +53148,7 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vgf2p8affineqb xmm8, xmm4, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -46094,9 +53164,6 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	/* All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87. */
 	vpsllvq     ymm11, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_shl]
@@ -46221,9 +53288,6 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vmovdqu     ymmword ptr [rdx + 224], ymm11
 	jmp         .Lasmgen_sm4_xts_unit_dec_gb_gfni_join
 .Lasmgen_sm4_xts_unit_dec_gb_gfni_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	cmp         r10, 2
 	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slot_half
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
@@ -46869,6 +53933,10 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 .Lasmgen_sm4_xts_unit_dec_gb_gfni_slot_next16:
 .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done2:
 .Lasmgen_sm4_xts_unit_dec_gb_gfni_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	cmp         r10, 16
 	jbe         .Lasmgen_sm4_xts_unit_dec_gb_gfni_done2
 	sub         r10, 16
@@ -46879,10 +53947,10 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 
 .Lasmgen_sm4_xts_unit_dec_gb_gfni_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_dec_gb_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm0, xmm10, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm10
@@ -46921,8 +53989,182 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done3:
+	/* The tweak of the block after the batch. */
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds3
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	jmp         .Lasmgen_sm4_xts_unit_dec_gb_gfni_short_done
+.Lasmgen_sm4_xts_unit_dec_gb_gfni_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm0, xmm10, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm4, xmm10, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm10
@@ -46932,7 +54174,7 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm5, xmm10, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm10
@@ -46942,7 +54184,7 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm6, xmm10, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm10
@@ -46952,7 +54194,7 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm7, xmm10, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm10
@@ -46961,7 +54203,7 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done3:
+.Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done5:
 	/* The tweak of the block after the batch. */
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpextrq     rsi, xmm10, 0
@@ -47004,7 +54246,7 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds3:
+.Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -47123,7 +54365,7 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds3
+	jnz         .Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds4
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
@@ -47162,34 +54404,39 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4:
+.Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+.Lasmgen_sm4_xts_unit_dec_gb_gfni_short_done:
 .Lasmgen_sm4_xts_unit_dec_gb_gfni_done2:
 	test        r8, r8
 	jz          .Lasmgen_sm4_xts_unit_dec_gb_gfni_done
@@ -47198,9 +54445,6 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vmovdqa     xmm4, xmm10
 	vpsrad      xmm9, xmm8, 31
@@ -47212,114 +54456,6 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vmovdqa     xmm5, xmm10
 	/* CC = the block before the tail with T[m]. */
 	vpxor       xmm6, xmm5, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* Into the GFNI domain: Y = M1*X on every byte. */
-	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
-	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
-	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
-	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-.Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm0, xmm0, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm0, xmm0, xmm8
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm1, xmm1, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm1, xmm1, xmm8
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm2, xmm2, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm2, xmm2, xmm8
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm3, xmm3, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm3, xmm3, xmm8
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds4
-	/* Out of the GFNI domain: X = M1^-1*Y. */
-	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -47403,6 +54539,114 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds5
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds6
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
@@ -53980,6 +61224,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_enc_ieee_vaes_done
 	cmp         rcx, 8
@@ -53988,7 +61233,6 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
@@ -54097,7 +61341,6 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vmovdqu     xmmword ptr [r8], xmm8
 	jmp         .Lasmgen_sm4_xts_enc_ieee_vaes_join
 .Lasmgen_sm4_xts_enc_ieee_vaes_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 2
 	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -54850,6 +62093,8 @@ asmgen_sm4_xts_enc_ieee_vaes:
 .Lasmgen_sm4_xts_enc_ieee_vaes_slot_next16:
 .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done2:
 .Lasmgen_sm4_xts_enc_ieee_vaes_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 16
 	jbe         .Lasmgen_sm4_xts_enc_ieee_vaes_done
 	sub         rcx, 16
@@ -54860,8 +62105,10 @@ asmgen_sm4_xts_enc_ieee_vaes:
 
 .Lasmgen_sm4_xts_enc_ieee_vaes_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_enc_ieee_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -54896,8 +62143,220 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_enc_ieee_vaes_slots_done3:
+	/* The tweak of the block after the batch. */
+	vmovdqu     xmmword ptr [r8], xmm8
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_enc_ieee_vaes_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_enc_ieee_vaes_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	jmp         .Lasmgen_sm4_xts_enc_ieee_vaes_short_done
+.Lasmgen_sm4_xts_enc_ieee_vaes_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -54906,7 +62365,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -54915,7 +62374,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -54924,7 +62383,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -54932,7 +62391,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_enc_ieee_vaes_slots_done3:
+.Lasmgen_sm4_xts_enc_ieee_vaes_slots_done5:
 	/* The tweak of the block after the batch. */
 	vmovdqu     xmmword ptr [r8], xmm8
 	/* Big-endian words, transposed. */
@@ -54964,7 +62423,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_enc_ieee_vaes_rounds2:
+.Lasmgen_sm4_xts_enc_ieee_vaes_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -55199,7 +62658,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_enc_ieee_vaes_rounds2
+	jnz         .Lasmgen_sm4_xts_enc_ieee_vaes_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -55229,34 +62688,37 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4:
+.Lasmgen_sm4_xts_enc_ieee_vaes_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+.Lasmgen_sm4_xts_enc_ieee_vaes_short_done:
 .Lasmgen_sm4_xts_enc_ieee_vaes_done:
 	vzeroupper
 	ret
@@ -55285,6 +62747,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_dec_ieee_vaes_done
 	cmp         rcx, 8
@@ -55293,7 +62756,6 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
@@ -55402,7 +62864,6 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vmovdqu     xmmword ptr [r8], xmm8
 	jmp         .Lasmgen_sm4_xts_dec_ieee_vaes_join
 .Lasmgen_sm4_xts_dec_ieee_vaes_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 2
 	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -56155,6 +63616,8 @@ asmgen_sm4_xts_dec_ieee_vaes:
 .Lasmgen_sm4_xts_dec_ieee_vaes_slot_next16:
 .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done2:
 .Lasmgen_sm4_xts_dec_ieee_vaes_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 16
 	jbe         .Lasmgen_sm4_xts_dec_ieee_vaes_done
 	sub         rcx, 16
@@ -56165,8 +63628,10 @@ asmgen_sm4_xts_dec_ieee_vaes:
 
 .Lasmgen_sm4_xts_dec_ieee_vaes_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_dec_ieee_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -56201,8 +63666,220 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_dec_ieee_vaes_slots_done3:
+	/* The tweak of the block after the batch. */
+	vmovdqu     xmmword ptr [r8], xmm8
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_dec_ieee_vaes_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_dec_ieee_vaes_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	jmp         .Lasmgen_sm4_xts_dec_ieee_vaes_short_done
+.Lasmgen_sm4_xts_dec_ieee_vaes_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -56211,7 +63888,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -56220,7 +63897,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -56229,7 +63906,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -56237,7 +63914,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_dec_ieee_vaes_slots_done3:
+.Lasmgen_sm4_xts_dec_ieee_vaes_slots_done5:
 	/* The tweak of the block after the batch. */
 	vmovdqu     xmmword ptr [r8], xmm8
 	/* Big-endian words, transposed. */
@@ -56269,7 +63946,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_dec_ieee_vaes_rounds2:
+.Lasmgen_sm4_xts_dec_ieee_vaes_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -56504,7 +64181,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_dec_ieee_vaes_rounds2
+	jnz         .Lasmgen_sm4_xts_dec_ieee_vaes_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -56534,34 +64211,37 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4:
+.Lasmgen_sm4_xts_dec_ieee_vaes_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+.Lasmgen_sm4_xts_dec_ieee_vaes_short_done:
 .Lasmgen_sm4_xts_dec_ieee_vaes_done:
 	vzeroupper
 	ret
@@ -56590,6 +64270,8 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_enc_gb_vaes_done
 	cmp         rcx, 8
@@ -56598,8 +64280,6 @@ asmgen_sm4_xts_enc_gb_vaes:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_enc_gb_vaes_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -56741,8 +64421,6 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vmovdqu     xmmword ptr [r8], xmm10
 	jmp         .Lasmgen_sm4_xts_enc_gb_vaes_join
 .Lasmgen_sm4_xts_enc_gb_vaes_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         rcx, 2
 	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slot_half
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
@@ -57562,6 +65240,9 @@ asmgen_sm4_xts_enc_gb_vaes:
 .Lasmgen_sm4_xts_enc_gb_vaes_slot_next16:
 .Lasmgen_sm4_xts_enc_gb_vaes_slots_done2:
 .Lasmgen_sm4_xts_enc_gb_vaes_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         rcx, 16
 	jbe         .Lasmgen_sm4_xts_enc_gb_vaes_done
 	sub         rcx, 16
@@ -57572,9 +65253,10 @@ asmgen_sm4_xts_enc_gb_vaes:
 
 .Lasmgen_sm4_xts_enc_gb_vaes_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_enc_gb_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm10
@@ -57617,8 +65299,230 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_enc_gb_vaes_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vmovdqu     xmmword ptr [r8], xmm10
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_enc_gb_vaes_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_enc_gb_vaes_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_enc_gb_vaes_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_enc_gb_vaes_short_done
+.Lasmgen_sm4_xts_enc_gb_vaes_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm4, xmm10, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm10
@@ -57629,7 +65533,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm5, xmm10, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm10
@@ -57640,7 +65544,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm6, xmm10, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm10
@@ -57651,7 +65555,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm7, xmm10, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm10
@@ -57661,7 +65565,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_enc_gb_vaes_slots_done3:
+.Lasmgen_sm4_xts_enc_gb_vaes_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vmovdqu     xmmword ptr [r8], xmm10
@@ -57694,7 +65598,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_enc_gb_vaes_rounds2:
+.Lasmgen_sm4_xts_enc_gb_vaes_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -57929,7 +65833,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_enc_gb_vaes_rounds2
+	jnz         .Lasmgen_sm4_xts_enc_gb_vaes_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -57959,34 +65863,38 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_enc_gb_vaes_slots_done4:
+.Lasmgen_sm4_xts_enc_gb_vaes_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+.Lasmgen_sm4_xts_enc_gb_vaes_short_done:
 .Lasmgen_sm4_xts_enc_gb_vaes_done:
 	vzeroupper
 	ret
@@ -58015,6 +65923,8 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_dec_gb_vaes_done
 	cmp         rcx, 8
@@ -58023,8 +65933,6 @@ asmgen_sm4_xts_dec_gb_vaes:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_dec_gb_vaes_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -58166,8 +66074,6 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vmovdqu     xmmword ptr [r8], xmm10
 	jmp         .Lasmgen_sm4_xts_dec_gb_vaes_join
 .Lasmgen_sm4_xts_dec_gb_vaes_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         rcx, 2
 	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slot_half
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
@@ -58987,6 +66893,9 @@ asmgen_sm4_xts_dec_gb_vaes:
 .Lasmgen_sm4_xts_dec_gb_vaes_slot_next16:
 .Lasmgen_sm4_xts_dec_gb_vaes_slots_done2:
 .Lasmgen_sm4_xts_dec_gb_vaes_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         rcx, 16
 	jbe         .Lasmgen_sm4_xts_dec_gb_vaes_done
 	sub         rcx, 16
@@ -58997,9 +66906,10 @@ asmgen_sm4_xts_dec_gb_vaes:
 
 .Lasmgen_sm4_xts_dec_gb_vaes_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_dec_gb_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm10
@@ -59042,8 +66952,230 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_dec_gb_vaes_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vmovdqu     xmmword ptr [r8], xmm10
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_dec_gb_vaes_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_dec_gb_vaes_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_dec_gb_vaes_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_dec_gb_vaes_short_done
+.Lasmgen_sm4_xts_dec_gb_vaes_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm4, xmm10, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm10
@@ -59054,7 +67186,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm5, xmm10, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm10
@@ -59065,7 +67197,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm6, xmm10, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm10
@@ -59076,7 +67208,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm7, xmm10, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm10
@@ -59086,7 +67218,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_dec_gb_vaes_slots_done3:
+.Lasmgen_sm4_xts_dec_gb_vaes_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vmovdqu     xmmword ptr [r8], xmm10
@@ -59119,7 +67251,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_dec_gb_vaes_rounds2:
+.Lasmgen_sm4_xts_dec_gb_vaes_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -59354,7 +67486,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_dec_gb_vaes_rounds2
+	jnz         .Lasmgen_sm4_xts_dec_gb_vaes_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -59384,34 +67516,38 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_dec_gb_vaes_slots_done4:
+.Lasmgen_sm4_xts_dec_gb_vaes_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+.Lasmgen_sm4_xts_dec_gb_vaes_short_done:
 .Lasmgen_sm4_xts_dec_gb_vaes_done:
 	vzeroupper
 	ret
@@ -59443,7 +67579,8 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -59584,8 +67721,7 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -59601,8 +67737,6 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
@@ -59712,8 +67846,6 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpextrq     r9, xmm8, 1
 	jmp         .Lasmgen_sm4_xts_unit_enc_ieee_vaes_join
 .Lasmgen_sm4_xts_unit_enc_ieee_vaes_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 2
 	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -60468,6 +68600,9 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slot_next16:
 .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done2:
 .Lasmgen_sm4_xts_unit_enc_ieee_vaes_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 16
 	jbe         .Lasmgen_sm4_xts_unit_enc_ieee_vaes_done2
 	sub         r10, 16
@@ -60478,9 +68613,10 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 
 .Lasmgen_sm4_xts_unit_enc_ieee_vaes_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -60515,8 +68651,222 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         .Lasmgen_sm4_xts_unit_enc_ieee_vaes_short_done
+.Lasmgen_sm4_xts_unit_enc_ieee_vaes_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -60525,7 +68875,7 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -60534,7 +68884,7 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -60543,7 +68893,7 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -60551,7 +68901,7 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done3:
+.Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
@@ -60584,7 +68934,7 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds3:
+.Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -60819,7 +69169,7 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds3
+	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds4
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -60849,34 +69199,38 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4:
+.Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+.Lasmgen_sm4_xts_unit_enc_ieee_vaes_short_done:
 .Lasmgen_sm4_xts_unit_enc_ieee_vaes_done2:
 	test        r8, r8
 	jz          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_done
@@ -60885,8 +69239,6 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vmovdqa     xmm4, xmm8
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
@@ -60896,160 +69248,6 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vmovdqa     xmm5, xmm8
 	/* CC = the block before the tail with T[m-1]. */
 	vpxor       xmm6, xmm4, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-.Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds4
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -61189,6 +69387,160 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds6
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm5
 	vmovdqu     xmmword ptr [rdx], xmm6
 .Lasmgen_sm4_xts_unit_enc_ieee_vaes_done:
@@ -61222,7 +69574,8 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -61363,8 +69716,7 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -61380,8 +69732,6 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
@@ -61491,8 +69841,6 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpextrq     r9, xmm8, 1
 	jmp         .Lasmgen_sm4_xts_unit_dec_ieee_vaes_join
 .Lasmgen_sm4_xts_unit_dec_ieee_vaes_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 2
 	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -62247,6 +70595,9 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slot_next16:
 .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done2:
 .Lasmgen_sm4_xts_unit_dec_ieee_vaes_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 16
 	jbe         .Lasmgen_sm4_xts_unit_dec_ieee_vaes_done2
 	sub         r10, 16
@@ -62257,9 +70608,10 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 
 .Lasmgen_sm4_xts_unit_dec_ieee_vaes_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -62294,8 +70646,222 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         .Lasmgen_sm4_xts_unit_dec_ieee_vaes_short_done
+.Lasmgen_sm4_xts_unit_dec_ieee_vaes_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -62304,7 +70870,7 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -62313,7 +70879,7 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -62322,7 +70888,7 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -62330,7 +70896,7 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done3:
+.Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
@@ -62363,7 +70929,7 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds3:
+.Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -62598,7 +71164,7 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds3
+	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds4
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -62628,34 +71194,38 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4:
+.Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+.Lasmgen_sm4_xts_unit_dec_ieee_vaes_short_done:
 .Lasmgen_sm4_xts_unit_dec_ieee_vaes_done2:
 	test        r8, r8
 	jz          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_done
@@ -62664,8 +71234,6 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vmovdqa     xmm4, xmm8
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
@@ -62675,160 +71243,6 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vmovdqa     xmm5, xmm8
 	/* CC = the block before the tail with T[m]. */
 	vpxor       xmm6, xmm5, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-.Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds4
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -62968,6 +71382,160 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds6
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm4
 	vmovdqu     xmmword ptr [rdx], xmm6
 .Lasmgen_sm4_xts_unit_dec_ieee_vaes_done:
@@ -63001,7 +71569,8 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -63142,8 +71711,7 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vpshufb     xmm8, xmm4, xmmword ptr [rip + .Lconst_byte_reverse]
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -63159,9 +71727,6 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -63304,9 +71869,6 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpextrq     r9, xmm10, 1
 	jmp         .Lasmgen_sm4_xts_unit_enc_gb_vaes_join
 .Lasmgen_sm4_xts_unit_enc_gb_vaes_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         r10, 2
 	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slot_half
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
@@ -64128,6 +72690,10 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 .Lasmgen_sm4_xts_unit_enc_gb_vaes_slot_next16:
 .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done2:
 .Lasmgen_sm4_xts_unit_enc_gb_vaes_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         r10, 16
 	jbe         .Lasmgen_sm4_xts_unit_enc_gb_vaes_done2
 	sub         r10, 16
@@ -64138,10 +72704,10 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 
 .Lasmgen_sm4_xts_unit_enc_gb_vaes_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_enc_gb_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm10
@@ -64184,8 +72750,232 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_unit_enc_gb_vaes_short_done
+.Lasmgen_sm4_xts_unit_enc_gb_vaes_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm4, xmm10, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm10
@@ -64196,7 +72986,7 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm5, xmm10, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm10
@@ -64207,7 +72997,7 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm6, xmm10, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm10
@@ -64218,7 +73008,7 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm7, xmm10, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm10
@@ -64228,7 +73018,7 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done3:
+.Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpextrq     rsi, xmm10, 0
@@ -64262,7 +73052,7 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds3:
+.Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -64497,7 +73287,7 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds3
+	jnz         .Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds4
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -64527,34 +73317,39 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4:
+.Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+.Lasmgen_sm4_xts_unit_enc_gb_vaes_short_done:
 .Lasmgen_sm4_xts_unit_enc_gb_vaes_done2:
 	test        r8, r8
 	jz          .Lasmgen_sm4_xts_unit_enc_gb_vaes_done
@@ -64563,9 +73358,6 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vmovdqa     xmm4, xmm10
 	vpslld      xmm9, xmm8, 31
@@ -64578,160 +73370,6 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vmovdqa     xmm5, xmm10
 	/* CC = the block before the tail with T[m-1]. */
 	vpxor       xmm6, xmm4, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-.Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds4
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -64871,6 +73509,160 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds6
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm5
 	vmovdqu     xmmword ptr [rdx], xmm6
 .Lasmgen_sm4_xts_unit_enc_gb_vaes_done:
@@ -64904,7 +73696,8 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -65045,8 +73838,7 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vpshufb     xmm8, xmm4, xmmword ptr [rip + .Lconst_byte_reverse]
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -65062,9 +73854,6 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -65207,9 +73996,6 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vpextrq     r9, xmm10, 1
 	jmp         .Lasmgen_sm4_xts_unit_dec_gb_vaes_join
 .Lasmgen_sm4_xts_unit_dec_gb_vaes_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         r10, 2
 	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slot_half
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
@@ -66031,6 +74817,10 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 .Lasmgen_sm4_xts_unit_dec_gb_vaes_slot_next16:
 .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done2:
 .Lasmgen_sm4_xts_unit_dec_gb_vaes_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         r10, 16
 	jbe         .Lasmgen_sm4_xts_unit_dec_gb_vaes_done2
 	sub         r10, 16
@@ -66041,10 +74831,10 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 
 .Lasmgen_sm4_xts_unit_dec_gb_vaes_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_dec_gb_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm10
@@ -66087,8 +74877,232 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_unit_dec_gb_vaes_short_done
+.Lasmgen_sm4_xts_unit_dec_gb_vaes_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm4, xmm10, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm10
@@ -66099,7 +75113,7 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm5, xmm10, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm10
@@ -66110,7 +75124,7 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm6, xmm10, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm10
@@ -66121,7 +75135,7 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm7, xmm10, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm10
@@ -66131,7 +75145,7 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done3:
+.Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpextrq     rsi, xmm10, 0
@@ -66165,7 +75179,7 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds3:
+.Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -66400,7 +75414,7 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds3
+	jnz         .Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds4
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -66430,34 +75444,39 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4:
+.Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+.Lasmgen_sm4_xts_unit_dec_gb_vaes_short_done:
 .Lasmgen_sm4_xts_unit_dec_gb_vaes_done2:
 	test        r8, r8
 	jz          .Lasmgen_sm4_xts_unit_dec_gb_vaes_done
@@ -66466,9 +75485,6 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vmovdqa     xmm4, xmm10
 	vpslld      xmm9, xmm8, 31
@@ -66481,160 +75497,6 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vmovdqa     xmm5, xmm10
 	/* CC = the block before the tail with T[m]. */
 	vpxor       xmm6, xmm5, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-.Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds4
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -66769,6 +75631,160 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds5
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds6
 	/* Gather X35, X34, X33, X32 and byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckldq  xmm9, xmm1, xmm0

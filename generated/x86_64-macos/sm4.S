@@ -9043,14 +9043,14 @@ _asmgen_sm4_xts_enc_ieee_avx:
 	vmovdqa     xmm13, xmmword ptr [rip + Lconst_sm4_pre_hi]
 	vmovdqa     xmm14, xmmword ptr [rip + Lconst_sm4_post_lo]
 	vmovdqa     xmm15, xmmword ptr [rip + Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
 	test        rcx, rcx
 	jz          Lasmgen_sm4_xts_enc_ieee_avx_done
 	.p2align 4
 Lasmgen_sm4_xts_enc_ieee_avx_loop:
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 8
 	jb          Lasmgen_sm4_xts_enc_ieee_avx_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -9109,83 +9109,6 @@ Lasmgen_sm4_xts_enc_ieee_avx_loop:
 	vpxor       xmm8, xmm8, xmm9
 	/* The tweak of the block after the batch. */
 	vmovdqu     xmmword ptr [r8], xmm8
-	jmp         Lasmgen_sm4_xts_enc_ieee_avx_join
-Lasmgen_sm4_xts_enc_ieee_avx_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpxor       xmm0, xmm8, xmmword ptr [rdx]
-	vmovdqu     xmmword ptr [rsi], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 2
-	jb          Lasmgen_sm4_xts_enc_ieee_avx_slots_done
-	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
-	vmovdqu     xmmword ptr [rsi + 16], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 3
-	jb          Lasmgen_sm4_xts_enc_ieee_avx_slots_done
-	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
-	vmovdqu     xmmword ptr [rsi + 32], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 4
-	jb          Lasmgen_sm4_xts_enc_ieee_avx_slots_done
-	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
-	vmovdqu     xmmword ptr [rsi + 48], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_enc_ieee_avx_slots_done
-	vpxor       xmm4, xmm8, xmmword ptr [rdx + 64]
-	vmovdqu     xmmword ptr [rsi + 64], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_enc_ieee_avx_slots_done
-	vpxor       xmm5, xmm8, xmmword ptr [rdx + 80]
-	vmovdqu     xmmword ptr [rsi + 80], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_enc_ieee_avx_slots_done
-	vpxor       xmm6, xmm8, xmmword ptr [rdx + 96]
-	vmovdqu     xmmword ptr [rsi + 96], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_enc_ieee_avx_slots_done
-	vpxor       xmm7, xmm8, xmmword ptr [rdx + 112]
-	vmovdqu     xmmword ptr [rsi + 112], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_enc_ieee_avx_slots_done:
-	/* The tweak of the block after the batch. */
-	vmovdqu     xmmword ptr [r8], xmm8
-Lasmgen_sm4_xts_enc_ieee_avx_join:
 	/* Big-endian words, transposed. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -9477,8 +9400,6 @@ Lasmgen_sm4_xts_enc_ieee_avx_rounds:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
 	/* Xor the tweaks parked in dst. */
-	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_enc_ieee_avx_partial2
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
@@ -9495,8 +9416,206 @@ Lasmgen_sm4_xts_enc_ieee_avx_rounds:
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-	jmp         Lasmgen_sm4_xts_enc_ieee_avx_join2
-Lasmgen_sm4_xts_enc_ieee_avx_partial2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	jmp         Lasmgen_sm4_xts_enc_ieee_avx_join
+Lasmgen_sm4_xts_enc_ieee_avx_partial:
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_xts_enc_ieee_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_enc_ieee_avx_slots_done
+	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_enc_ieee_avx_slots_done
+	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_enc_ieee_avx_slots_done
+	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_enc_ieee_avx_slots_done:
+	/* The tweak of the block after the batch. */
+	vmovdqu     xmmword ptr [r8], xmm8
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_enc_ieee_avx_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_enc_ieee_avx_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
@@ -9511,24 +9630,411 @@ Lasmgen_sm4_xts_enc_ieee_avx_partial2:
 	jb          Lasmgen_sm4_xts_enc_ieee_avx_slots_done2
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_xts_enc_ieee_avx_slots_done2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	jmp         Lasmgen_sm4_xts_enc_ieee_avx_short_done
+Lasmgen_sm4_xts_enc_ieee_avx_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_enc_ieee_avx_slots_done3
+	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_enc_ieee_avx_slots_done3
+	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_enc_ieee_avx_slots_done3
+	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_enc_ieee_avx_slots_done2
+	jb          Lasmgen_sm4_xts_enc_ieee_avx_slots_done3
+	vpxor       xmm4, xmm8, xmmword ptr [rdx + 64]
+	vmovdqu     xmmword ptr [rsi + 64], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 6
+	jb          Lasmgen_sm4_xts_enc_ieee_avx_slots_done3
+	vpxor       xmm5, xmm8, xmmword ptr [rdx + 80]
+	vmovdqu     xmmword ptr [rsi + 80], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 7
+	jb          Lasmgen_sm4_xts_enc_ieee_avx_slots_done3
+	vpxor       xmm6, xmm8, xmmword ptr [rdx + 96]
+	vmovdqu     xmmword ptr [rsi + 96], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 8
+	jb          Lasmgen_sm4_xts_enc_ieee_avx_slots_done3
+	vpxor       xmm7, xmm8, xmmword ptr [rdx + 112]
+	vmovdqu     xmmword ptr [rsi + 112], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_enc_ieee_avx_slots_done3:
+	/* The tweak of the block after the batch. */
+	vmovdqu     xmmword ptr [r8], xmm8
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_enc_ieee_avx_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_enc_ieee_avx_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_enc_ieee_avx_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_enc_ieee_avx_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_enc_ieee_avx_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+	cmp         rcx, 5
+	jb          Lasmgen_sm4_xts_enc_ieee_avx_slots_done4
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_enc_ieee_avx_slots_done2
+	jb          Lasmgen_sm4_xts_enc_ieee_avx_slots_done4
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_enc_ieee_avx_slots_done2
+	jb          Lasmgen_sm4_xts_enc_ieee_avx_slots_done4
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_enc_ieee_avx_slots_done2
+	jb          Lasmgen_sm4_xts_enc_ieee_avx_slots_done4
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-Lasmgen_sm4_xts_enc_ieee_avx_slots_done2:
-Lasmgen_sm4_xts_enc_ieee_avx_join2:
+Lasmgen_sm4_xts_enc_ieee_avx_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+Lasmgen_sm4_xts_enc_ieee_avx_short_done:
+Lasmgen_sm4_xts_enc_ieee_avx_join:
 	cmp         rcx, 8
 	jbe         Lasmgen_sm4_xts_enc_ieee_avx_done
 	sub         rcx, 8
@@ -9558,14 +10064,14 @@ _asmgen_sm4_xts_dec_ieee_avx:
 	vmovdqa     xmm13, xmmword ptr [rip + Lconst_sm4_pre_hi]
 	vmovdqa     xmm14, xmmword ptr [rip + Lconst_sm4_post_lo]
 	vmovdqa     xmm15, xmmword ptr [rip + Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
 	test        rcx, rcx
 	jz          Lasmgen_sm4_xts_dec_ieee_avx_done
 	.p2align 4
 Lasmgen_sm4_xts_dec_ieee_avx_loop:
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 8
 	jb          Lasmgen_sm4_xts_dec_ieee_avx_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -9624,83 +10130,6 @@ Lasmgen_sm4_xts_dec_ieee_avx_loop:
 	vpxor       xmm8, xmm8, xmm9
 	/* The tweak of the block after the batch. */
 	vmovdqu     xmmword ptr [r8], xmm8
-	jmp         Lasmgen_sm4_xts_dec_ieee_avx_join
-Lasmgen_sm4_xts_dec_ieee_avx_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpxor       xmm0, xmm8, xmmword ptr [rdx]
-	vmovdqu     xmmword ptr [rsi], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 2
-	jb          Lasmgen_sm4_xts_dec_ieee_avx_slots_done
-	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
-	vmovdqu     xmmword ptr [rsi + 16], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 3
-	jb          Lasmgen_sm4_xts_dec_ieee_avx_slots_done
-	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
-	vmovdqu     xmmword ptr [rsi + 32], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 4
-	jb          Lasmgen_sm4_xts_dec_ieee_avx_slots_done
-	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
-	vmovdqu     xmmword ptr [rsi + 48], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_dec_ieee_avx_slots_done
-	vpxor       xmm4, xmm8, xmmword ptr [rdx + 64]
-	vmovdqu     xmmword ptr [rsi + 64], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_dec_ieee_avx_slots_done
-	vpxor       xmm5, xmm8, xmmword ptr [rdx + 80]
-	vmovdqu     xmmword ptr [rsi + 80], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_dec_ieee_avx_slots_done
-	vpxor       xmm6, xmm8, xmmword ptr [rdx + 96]
-	vmovdqu     xmmword ptr [rsi + 96], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_dec_ieee_avx_slots_done
-	vpxor       xmm7, xmm8, xmmword ptr [rdx + 112]
-	vmovdqu     xmmword ptr [rsi + 112], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_dec_ieee_avx_slots_done:
-	/* The tweak of the block after the batch. */
-	vmovdqu     xmmword ptr [r8], xmm8
-Lasmgen_sm4_xts_dec_ieee_avx_join:
 	/* Big-endian words, transposed. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -9992,8 +10421,6 @@ Lasmgen_sm4_xts_dec_ieee_avx_rounds:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
 	/* Xor the tweaks parked in dst. */
-	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_dec_ieee_avx_partial2
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
@@ -10010,8 +10437,206 @@ Lasmgen_sm4_xts_dec_ieee_avx_rounds:
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-	jmp         Lasmgen_sm4_xts_dec_ieee_avx_join2
-Lasmgen_sm4_xts_dec_ieee_avx_partial2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	jmp         Lasmgen_sm4_xts_dec_ieee_avx_join
+Lasmgen_sm4_xts_dec_ieee_avx_partial:
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_xts_dec_ieee_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_dec_ieee_avx_slots_done
+	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_dec_ieee_avx_slots_done
+	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_dec_ieee_avx_slots_done
+	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_dec_ieee_avx_slots_done:
+	/* The tweak of the block after the batch. */
+	vmovdqu     xmmword ptr [r8], xmm8
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_dec_ieee_avx_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_dec_ieee_avx_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
@@ -10026,24 +10651,411 @@ Lasmgen_sm4_xts_dec_ieee_avx_partial2:
 	jb          Lasmgen_sm4_xts_dec_ieee_avx_slots_done2
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_xts_dec_ieee_avx_slots_done2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	jmp         Lasmgen_sm4_xts_dec_ieee_avx_short_done
+Lasmgen_sm4_xts_dec_ieee_avx_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_dec_ieee_avx_slots_done3
+	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_dec_ieee_avx_slots_done3
+	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_dec_ieee_avx_slots_done3
+	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_dec_ieee_avx_slots_done2
+	jb          Lasmgen_sm4_xts_dec_ieee_avx_slots_done3
+	vpxor       xmm4, xmm8, xmmword ptr [rdx + 64]
+	vmovdqu     xmmword ptr [rsi + 64], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 6
+	jb          Lasmgen_sm4_xts_dec_ieee_avx_slots_done3
+	vpxor       xmm5, xmm8, xmmword ptr [rdx + 80]
+	vmovdqu     xmmword ptr [rsi + 80], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 7
+	jb          Lasmgen_sm4_xts_dec_ieee_avx_slots_done3
+	vpxor       xmm6, xmm8, xmmword ptr [rdx + 96]
+	vmovdqu     xmmword ptr [rsi + 96], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 8
+	jb          Lasmgen_sm4_xts_dec_ieee_avx_slots_done3
+	vpxor       xmm7, xmm8, xmmword ptr [rdx + 112]
+	vmovdqu     xmmword ptr [rsi + 112], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_dec_ieee_avx_slots_done3:
+	/* The tweak of the block after the batch. */
+	vmovdqu     xmmword ptr [r8], xmm8
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_dec_ieee_avx_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_dec_ieee_avx_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_dec_ieee_avx_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_dec_ieee_avx_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_dec_ieee_avx_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+	cmp         rcx, 5
+	jb          Lasmgen_sm4_xts_dec_ieee_avx_slots_done4
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_dec_ieee_avx_slots_done2
+	jb          Lasmgen_sm4_xts_dec_ieee_avx_slots_done4
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_dec_ieee_avx_slots_done2
+	jb          Lasmgen_sm4_xts_dec_ieee_avx_slots_done4
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_dec_ieee_avx_slots_done2
+	jb          Lasmgen_sm4_xts_dec_ieee_avx_slots_done4
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-Lasmgen_sm4_xts_dec_ieee_avx_slots_done2:
-Lasmgen_sm4_xts_dec_ieee_avx_join2:
+Lasmgen_sm4_xts_dec_ieee_avx_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+Lasmgen_sm4_xts_dec_ieee_avx_short_done:
+Lasmgen_sm4_xts_dec_ieee_avx_join:
 	cmp         rcx, 8
 	jbe         Lasmgen_sm4_xts_dec_ieee_avx_done
 	sub         rcx, 8
@@ -10073,15 +11085,15 @@ _asmgen_sm4_xts_enc_gb_avx:
 	vmovdqa     xmm13, xmmword ptr [rip + Lconst_sm4_pre_hi]
 	vmovdqa     xmm14, xmmword ptr [rip + Lconst_sm4_post_lo]
 	vmovdqa     xmm15, xmmword ptr [rip + Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	test        rcx, rcx
 	jz          Lasmgen_sm4_xts_enc_gb_avx_done
 	.p2align 4
 Lasmgen_sm4_xts_enc_gb_avx_loop:
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 8
 	jb          Lasmgen_sm4_xts_enc_gb_avx_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm10
@@ -10157,101 +11169,6 @@ Lasmgen_sm4_xts_enc_gb_avx_loop:
 	/* The tweak of the block after the batch. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vmovdqu     xmmword ptr [r8], xmm10
-	jmp         Lasmgen_sm4_xts_enc_gb_avx_join
-Lasmgen_sm4_xts_enc_gb_avx_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm0, xmm10, xmmword ptr [rdx]
-	vmovdqu     xmmword ptr [rsi], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 2
-	jb          Lasmgen_sm4_xts_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
-	vmovdqu     xmmword ptr [rsi + 16], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 3
-	jb          Lasmgen_sm4_xts_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
-	vmovdqu     xmmword ptr [rsi + 32], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 4
-	jb          Lasmgen_sm4_xts_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
-	vmovdqu     xmmword ptr [rsi + 48], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm4, xmm10, xmmword ptr [rdx + 64]
-	vmovdqu     xmmword ptr [rsi + 64], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm5, xmm10, xmmword ptr [rdx + 80]
-	vmovdqu     xmmword ptr [rsi + 80], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm6, xmm10, xmmword ptr [rdx + 96]
-	vmovdqu     xmmword ptr [rsi + 96], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm7, xmm10, xmmword ptr [rdx + 112]
-	vmovdqu     xmmword ptr [rsi + 112], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_enc_gb_avx_slots_done:
-	/* The tweak of the block after the batch. */
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vmovdqu     xmmword ptr [r8], xmm10
-Lasmgen_sm4_xts_enc_gb_avx_join:
 	/* Big-endian words, transposed. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -10543,8 +11460,6 @@ Lasmgen_sm4_xts_enc_gb_avx_rounds:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
 	/* Xor the tweaks parked in dst. */
-	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_enc_gb_avx_partial2
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
@@ -10561,8 +11476,216 @@ Lasmgen_sm4_xts_enc_gb_avx_rounds:
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-	jmp         Lasmgen_sm4_xts_enc_gb_avx_join2
-Lasmgen_sm4_xts_enc_gb_avx_partial2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	jmp         Lasmgen_sm4_xts_enc_gb_avx_join
+Lasmgen_sm4_xts_enc_gb_avx_partial:
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_xts_enc_gb_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_enc_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_enc_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_enc_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_enc_gb_avx_slots_done:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vmovdqu     xmmword ptr [r8], xmm10
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_enc_gb_avx_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_enc_gb_avx_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
@@ -10577,24 +11700,430 @@ Lasmgen_sm4_xts_enc_gb_avx_partial2:
 	jb          Lasmgen_sm4_xts_enc_gb_avx_slots_done2
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_xts_enc_gb_avx_slots_done2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	jmp         Lasmgen_sm4_xts_enc_gb_avx_short_done
+Lasmgen_sm4_xts_enc_gb_avx_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_enc_gb_avx_slots_done2
+	jb          Lasmgen_sm4_xts_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm4, xmm10, xmmword ptr [rdx + 64]
+	vmovdqu     xmmword ptr [rsi + 64], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 6
+	jb          Lasmgen_sm4_xts_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm5, xmm10, xmmword ptr [rdx + 80]
+	vmovdqu     xmmword ptr [rsi + 80], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 7
+	jb          Lasmgen_sm4_xts_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm6, xmm10, xmmword ptr [rdx + 96]
+	vmovdqu     xmmword ptr [rsi + 96], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 8
+	jb          Lasmgen_sm4_xts_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm7, xmm10, xmmword ptr [rdx + 112]
+	vmovdqu     xmmword ptr [rsi + 112], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_enc_gb_avx_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vmovdqu     xmmword ptr [r8], xmm10
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_enc_gb_avx_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_enc_gb_avx_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_enc_gb_avx_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_enc_gb_avx_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_enc_gb_avx_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+	cmp         rcx, 5
+	jb          Lasmgen_sm4_xts_enc_gb_avx_slots_done4
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_enc_gb_avx_slots_done2
+	jb          Lasmgen_sm4_xts_enc_gb_avx_slots_done4
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_enc_gb_avx_slots_done2
+	jb          Lasmgen_sm4_xts_enc_gb_avx_slots_done4
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_enc_gb_avx_slots_done2
+	jb          Lasmgen_sm4_xts_enc_gb_avx_slots_done4
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-Lasmgen_sm4_xts_enc_gb_avx_slots_done2:
-Lasmgen_sm4_xts_enc_gb_avx_join2:
+Lasmgen_sm4_xts_enc_gb_avx_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+Lasmgen_sm4_xts_enc_gb_avx_short_done:
+Lasmgen_sm4_xts_enc_gb_avx_join:
 	cmp         rcx, 8
 	jbe         Lasmgen_sm4_xts_enc_gb_avx_done
 	sub         rcx, 8
@@ -10624,15 +12153,15 @@ _asmgen_sm4_xts_dec_gb_avx:
 	vmovdqa     xmm13, xmmword ptr [rip + Lconst_sm4_pre_hi]
 	vmovdqa     xmm14, xmmword ptr [rip + Lconst_sm4_post_lo]
 	vmovdqa     xmm15, xmmword ptr [rip + Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	test        rcx, rcx
 	jz          Lasmgen_sm4_xts_dec_gb_avx_done
 	.p2align 4
 Lasmgen_sm4_xts_dec_gb_avx_loop:
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 8
 	jb          Lasmgen_sm4_xts_dec_gb_avx_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm10
@@ -10708,101 +12237,6 @@ Lasmgen_sm4_xts_dec_gb_avx_loop:
 	/* The tweak of the block after the batch. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vmovdqu     xmmword ptr [r8], xmm10
-	jmp         Lasmgen_sm4_xts_dec_gb_avx_join
-Lasmgen_sm4_xts_dec_gb_avx_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm0, xmm10, xmmword ptr [rdx]
-	vmovdqu     xmmword ptr [rsi], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 2
-	jb          Lasmgen_sm4_xts_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
-	vmovdqu     xmmword ptr [rsi + 16], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 3
-	jb          Lasmgen_sm4_xts_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
-	vmovdqu     xmmword ptr [rsi + 32], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 4
-	jb          Lasmgen_sm4_xts_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
-	vmovdqu     xmmword ptr [rsi + 48], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm4, xmm10, xmmword ptr [rdx + 64]
-	vmovdqu     xmmword ptr [rsi + 64], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm5, xmm10, xmmword ptr [rdx + 80]
-	vmovdqu     xmmword ptr [rsi + 80], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm6, xmm10, xmmword ptr [rdx + 96]
-	vmovdqu     xmmword ptr [rsi + 96], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm7, xmm10, xmmword ptr [rdx + 112]
-	vmovdqu     xmmword ptr [rsi + 112], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_dec_gb_avx_slots_done:
-	/* The tweak of the block after the batch. */
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vmovdqu     xmmword ptr [r8], xmm10
-Lasmgen_sm4_xts_dec_gb_avx_join:
 	/* Big-endian words, transposed. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -11094,8 +12528,6 @@ Lasmgen_sm4_xts_dec_gb_avx_rounds:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
 	/* Xor the tweaks parked in dst. */
-	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_dec_gb_avx_partial2
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
@@ -11112,8 +12544,216 @@ Lasmgen_sm4_xts_dec_gb_avx_rounds:
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-	jmp         Lasmgen_sm4_xts_dec_gb_avx_join2
-Lasmgen_sm4_xts_dec_gb_avx_partial2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	jmp         Lasmgen_sm4_xts_dec_gb_avx_join
+Lasmgen_sm4_xts_dec_gb_avx_partial:
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_xts_dec_gb_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_dec_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_dec_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_dec_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_dec_gb_avx_slots_done:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vmovdqu     xmmword ptr [r8], xmm10
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_dec_gb_avx_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_dec_gb_avx_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
@@ -11128,24 +12768,430 @@ Lasmgen_sm4_xts_dec_gb_avx_partial2:
 	jb          Lasmgen_sm4_xts_dec_gb_avx_slots_done2
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_xts_dec_gb_avx_slots_done2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	jmp         Lasmgen_sm4_xts_dec_gb_avx_short_done
+Lasmgen_sm4_xts_dec_gb_avx_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_dec_gb_avx_slots_done2
+	jb          Lasmgen_sm4_xts_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm4, xmm10, xmmword ptr [rdx + 64]
+	vmovdqu     xmmword ptr [rsi + 64], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 6
+	jb          Lasmgen_sm4_xts_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm5, xmm10, xmmword ptr [rdx + 80]
+	vmovdqu     xmmword ptr [rsi + 80], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 7
+	jb          Lasmgen_sm4_xts_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm6, xmm10, xmmword ptr [rdx + 96]
+	vmovdqu     xmmword ptr [rsi + 96], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 8
+	jb          Lasmgen_sm4_xts_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm7, xmm10, xmmword ptr [rdx + 112]
+	vmovdqu     xmmword ptr [rsi + 112], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_dec_gb_avx_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vmovdqu     xmmword ptr [r8], xmm10
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_dec_gb_avx_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_dec_gb_avx_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_dec_gb_avx_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_dec_gb_avx_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_dec_gb_avx_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+	cmp         rcx, 5
+	jb          Lasmgen_sm4_xts_dec_gb_avx_slots_done4
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_dec_gb_avx_slots_done2
+	jb          Lasmgen_sm4_xts_dec_gb_avx_slots_done4
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_dec_gb_avx_slots_done2
+	jb          Lasmgen_sm4_xts_dec_gb_avx_slots_done4
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_dec_gb_avx_slots_done2
+	jb          Lasmgen_sm4_xts_dec_gb_avx_slots_done4
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-Lasmgen_sm4_xts_dec_gb_avx_slots_done2:
-Lasmgen_sm4_xts_dec_gb_avx_join2:
+Lasmgen_sm4_xts_dec_gb_avx_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+Lasmgen_sm4_xts_dec_gb_avx_short_done:
+Lasmgen_sm4_xts_dec_gb_avx_join:
 	cmp         rcx, 8
 	jbe         Lasmgen_sm4_xts_dec_gb_avx_done
 	sub         rcx, 8
@@ -11178,7 +13224,8 @@ _asmgen_sm4_xts_unit_enc_ieee_avx:
 	vmovdqa     xmm13, xmmword ptr [rip + Lconst_sm4_pre_hi]
 	vmovdqa     xmm14, xmmword ptr [rip + Lconst_sm4_post_lo]
 	vmovdqa     xmm15, xmmword ptr [rip + Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -11319,8 +13366,7 @@ Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -11332,11 +13378,9 @@ Lasmgen_sm4_xts_unit_enc_ieee_avx_whole:
 	jz          Lasmgen_sm4_xts_unit_enc_ieee_avx_done2
 	.p2align 4
 Lasmgen_sm4_xts_unit_enc_ieee_avx_loop:
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 8
 	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -11396,85 +13440,6 @@ Lasmgen_sm4_xts_unit_enc_ieee_avx_loop:
 	/* The tweak of the block after the batch. */
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
-	jmp         Lasmgen_sm4_xts_unit_enc_ieee_avx_join
-Lasmgen_sm4_xts_unit_enc_ieee_avx_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpxor       xmm0, xmm8, xmmword ptr [rcx]
-	vmovdqu     xmmword ptr [rdx], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 2
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done
-	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
-	vmovdqu     xmmword ptr [rdx + 16], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 3
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done
-	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
-	vmovdqu     xmmword ptr [rdx + 32], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 4
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done
-	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
-	vmovdqu     xmmword ptr [rdx + 48], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done
-	vpxor       xmm4, xmm8, xmmword ptr [rcx + 64]
-	vmovdqu     xmmword ptr [rdx + 64], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done
-	vpxor       xmm5, xmm8, xmmword ptr [rcx + 80]
-	vmovdqu     xmmword ptr [rdx + 80], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done
-	vpxor       xmm6, xmm8, xmmword ptr [rcx + 96]
-	vmovdqu     xmmword ptr [rdx + 96], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done
-	vpxor       xmm7, xmm8, xmmword ptr [rcx + 112]
-	vmovdqu     xmmword ptr [rdx + 112], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done:
-	/* The tweak of the block after the batch. */
-	vpextrq     rsi, xmm8, 0
-	vpextrq     r9, xmm8, 1
-Lasmgen_sm4_xts_unit_enc_ieee_avx_join:
 	/* Big-endian words, transposed. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -11766,8 +13731,6 @@ Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds2:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
 	/* Xor the tweaks parked in dst. */
-	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_partial2
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
@@ -11784,71 +13747,66 @@ Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds2:
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-	jmp         Lasmgen_sm4_xts_unit_enc_ieee_avx_join2
-Lasmgen_sm4_xts_unit_enc_ieee_avx_partial2:
-	vpxor       xmm0, xmm0, xmmword ptr [rdx]
-	vmovdqu     xmmword ptr [rdx], xmm0
-	cmp         r10, 2
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
-	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
-	vmovdqu     xmmword ptr [rdx + 16], xmm1
-	cmp         r10, 3
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
-	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
-	vmovdqu     xmmword ptr [rdx + 32], xmm2
-	cmp         r10, 4
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
-	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
-	vmovdqu     xmmword ptr [rdx + 48], xmm3
-	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
-	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
-	vmovdqu     xmmword ptr [rdx + 64], xmm4
-	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
-	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
-	vmovdqu     xmmword ptr [rdx + 80], xmm5
-	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
-	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
-	vmovdqu     xmmword ptr [rdx + 96], xmm6
-	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
-	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
-	vmovdqu     xmmword ptr [rdx + 112], xmm7
-Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2:
-Lasmgen_sm4_xts_unit_enc_ieee_avx_join2:
-	cmp         r10, 8
-	jbe         Lasmgen_sm4_xts_unit_enc_ieee_avx_done2
-	sub         r10, 8
-	add         rcx, 128
-	add         rdx, 128
-	jmp         Lasmgen_sm4_xts_unit_enc_ieee_avx_loop
-Lasmgen_sm4_xts_unit_enc_ieee_avx_done2:
-	test        r8, r8
-	jz          Lasmgen_sm4_xts_unit_enc_ieee_avx_done
-	/* src and dst to block m - 1: the loop ended at src + 16 * n. */
-	shl         r10, 4
-	add         rcx, r10
-	add         rdx, r10
-	/* T[m-1] and T[m] = T[m-1] * x. */
+	/* The chain of the next block. */
 	vmovq       xmm8, rsi
 	vpinsrq     xmm8, xmm8, r9, 1
-	vmovdqa     xmm4, xmm8
+	jmp         Lasmgen_sm4_xts_unit_enc_ieee_avx_join
+Lasmgen_sm4_xts_unit_enc_ieee_avx_partial:
+	cmp         r10, 4
+	ja          Lasmgen_sm4_xts_unit_enc_ieee_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-	vmovdqa     xmm5, xmm8
-	/* CC = the block before the tail with T[m-1]. */
-	vpxor       xmm6, xmm4, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done
+	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done
+	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done
+	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done:
+	/* The tweak of the block after the batch. */
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
 	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
@@ -11977,26 +13935,465 @@ Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds3:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds3
-	/* Gather X35, X34, X33, X32 and byte-swap. */
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         Lasmgen_sm4_xts_unit_enc_ieee_avx_short_done
+Lasmgen_sm4_xts_unit_enc_ieee_avx_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done3
+	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done3
+	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done3
+	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 5
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done3
+	vpxor       xmm4, xmm8, xmmword ptr [rcx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 6
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done3
+	vpxor       xmm5, xmm8, xmmword ptr [rcx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 7
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done3
+	vpxor       xmm6, xmm8, xmmword ptr [rcx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 8
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done3
+	vpxor       xmm7, xmm8, xmmword ptr [rcx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds4:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
 	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds4
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+	cmp         r10, 5
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done4
+	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm4
+	cmp         r10, 6
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done4
+	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm5
+	cmp         r10, 7
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done4
+	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm6
+	cmp         r10, 8
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done4
+	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm7
+Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+Lasmgen_sm4_xts_unit_enc_ieee_avx_short_done:
+Lasmgen_sm4_xts_unit_enc_ieee_avx_join:
+	cmp         r10, 8
+	jbe         Lasmgen_sm4_xts_unit_enc_ieee_avx_done2
+	sub         r10, 8
+	add         rcx, 128
+	add         rdx, 128
+	jmp         Lasmgen_sm4_xts_unit_enc_ieee_avx_loop
+Lasmgen_sm4_xts_unit_enc_ieee_avx_done2:
+	test        r8, r8
+	jz          Lasmgen_sm4_xts_unit_enc_ieee_avx_done
+	/* src and dst to block m - 1: the loop ended at src + 16 * n. */
+	shl         r10, 4
+	add         rcx, r10
+	add         rdx, r10
+	/* T[m-1] and T[m] = T[m-1] * x. */
+	vmovdqa     xmm4, xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	vmovdqa     xmm5, xmm8
+	/* CC = the block before the tail with T[m-1]. */
+	vpxor       xmm6, xmm4, xmmword ptr [rcx]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -12007,7 +14404,7 @@ Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds4:
+Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds5:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -12130,7 +14527,161 @@ Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds4:
 	vpxor       xmm3, xmm3, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds4
+	jnz         Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds5
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds6
 	/* Gather X35, X34, X33, X32 and byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckldq  xmm9, xmm1, xmm0
@@ -12164,7 +14715,8 @@ _asmgen_sm4_xts_unit_dec_ieee_avx:
 	vmovdqa     xmm13, xmmword ptr [rip + Lconst_sm4_pre_hi]
 	vmovdqa     xmm14, xmmword ptr [rip + Lconst_sm4_post_lo]
 	vmovdqa     xmm15, xmmword ptr [rip + Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -12305,8 +14857,7 @@ Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -12318,11 +14869,9 @@ Lasmgen_sm4_xts_unit_dec_ieee_avx_whole:
 	jz          Lasmgen_sm4_xts_unit_dec_ieee_avx_done2
 	.p2align 4
 Lasmgen_sm4_xts_unit_dec_ieee_avx_loop:
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 8
 	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -12382,85 +14931,6 @@ Lasmgen_sm4_xts_unit_dec_ieee_avx_loop:
 	/* The tweak of the block after the batch. */
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
-	jmp         Lasmgen_sm4_xts_unit_dec_ieee_avx_join
-Lasmgen_sm4_xts_unit_dec_ieee_avx_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpxor       xmm0, xmm8, xmmword ptr [rcx]
-	vmovdqu     xmmword ptr [rdx], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 2
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done
-	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
-	vmovdqu     xmmword ptr [rdx + 16], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 3
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done
-	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
-	vmovdqu     xmmword ptr [rdx + 32], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 4
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done
-	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
-	vmovdqu     xmmword ptr [rdx + 48], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done
-	vpxor       xmm4, xmm8, xmmword ptr [rcx + 64]
-	vmovdqu     xmmword ptr [rdx + 64], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done
-	vpxor       xmm5, xmm8, xmmword ptr [rcx + 80]
-	vmovdqu     xmmword ptr [rdx + 80], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done
-	vpxor       xmm6, xmm8, xmmword ptr [rcx + 96]
-	vmovdqu     xmmword ptr [rdx + 96], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done
-	vpxor       xmm7, xmm8, xmmword ptr [rcx + 112]
-	vmovdqu     xmmword ptr [rdx + 112], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done:
-	/* The tweak of the block after the batch. */
-	vpextrq     rsi, xmm8, 0
-	vpextrq     r9, xmm8, 1
-Lasmgen_sm4_xts_unit_dec_ieee_avx_join:
 	/* Big-endian words, transposed. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -12752,8 +15222,6 @@ Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds2:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
 	/* Xor the tweaks parked in dst. */
-	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_partial2
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
@@ -12770,71 +15238,66 @@ Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds2:
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-	jmp         Lasmgen_sm4_xts_unit_dec_ieee_avx_join2
-Lasmgen_sm4_xts_unit_dec_ieee_avx_partial2:
-	vpxor       xmm0, xmm0, xmmword ptr [rdx]
-	vmovdqu     xmmword ptr [rdx], xmm0
-	cmp         r10, 2
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
-	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
-	vmovdqu     xmmword ptr [rdx + 16], xmm1
-	cmp         r10, 3
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
-	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
-	vmovdqu     xmmword ptr [rdx + 32], xmm2
-	cmp         r10, 4
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
-	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
-	vmovdqu     xmmword ptr [rdx + 48], xmm3
-	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
-	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
-	vmovdqu     xmmword ptr [rdx + 64], xmm4
-	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
-	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
-	vmovdqu     xmmword ptr [rdx + 80], xmm5
-	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
-	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
-	vmovdqu     xmmword ptr [rdx + 96], xmm6
-	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
-	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
-	vmovdqu     xmmword ptr [rdx + 112], xmm7
-Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2:
-Lasmgen_sm4_xts_unit_dec_ieee_avx_join2:
-	cmp         r10, 8
-	jbe         Lasmgen_sm4_xts_unit_dec_ieee_avx_done2
-	sub         r10, 8
-	add         rcx, 128
-	add         rdx, 128
-	jmp         Lasmgen_sm4_xts_unit_dec_ieee_avx_loop
-Lasmgen_sm4_xts_unit_dec_ieee_avx_done2:
-	test        r8, r8
-	jz          Lasmgen_sm4_xts_unit_dec_ieee_avx_done
-	/* src and dst to block m - 1: the loop ended at src + 16 * n. */
-	shl         r10, 4
-	add         rcx, r10
-	add         rdx, r10
-	/* T[m-1] and T[m] = T[m-1] * x. */
+	/* The chain of the next block. */
 	vmovq       xmm8, rsi
 	vpinsrq     xmm8, xmm8, r9, 1
-	vmovdqa     xmm4, xmm8
+	jmp         Lasmgen_sm4_xts_unit_dec_ieee_avx_join
+Lasmgen_sm4_xts_unit_dec_ieee_avx_partial:
+	cmp         r10, 4
+	ja          Lasmgen_sm4_xts_unit_dec_ieee_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-	vmovdqa     xmm5, xmm8
-	/* CC = the block before the tail with T[m]. */
-	vpxor       xmm6, xmm5, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done
+	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done
+	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done
+	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done:
+	/* The tweak of the block after the batch. */
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
 	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
@@ -12963,26 +15426,465 @@ Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds3:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds3
-	/* Gather X35, X34, X33, X32 and byte-swap. */
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         Lasmgen_sm4_xts_unit_dec_ieee_avx_short_done
+Lasmgen_sm4_xts_unit_dec_ieee_avx_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done3
+	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done3
+	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done3
+	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 5
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done3
+	vpxor       xmm4, xmm8, xmmword ptr [rcx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 6
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done3
+	vpxor       xmm5, xmm8, xmmword ptr [rcx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 7
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done3
+	vpxor       xmm6, xmm8, xmmword ptr [rcx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 8
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done3
+	vpxor       xmm7, xmm8, xmmword ptr [rcx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds4:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
 	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds4
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+	cmp         r10, 5
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done4
+	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm4
+	cmp         r10, 6
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done4
+	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm5
+	cmp         r10, 7
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done4
+	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm6
+	cmp         r10, 8
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done4
+	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm7
+Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+Lasmgen_sm4_xts_unit_dec_ieee_avx_short_done:
+Lasmgen_sm4_xts_unit_dec_ieee_avx_join:
+	cmp         r10, 8
+	jbe         Lasmgen_sm4_xts_unit_dec_ieee_avx_done2
+	sub         r10, 8
+	add         rcx, 128
+	add         rdx, 128
+	jmp         Lasmgen_sm4_xts_unit_dec_ieee_avx_loop
+Lasmgen_sm4_xts_unit_dec_ieee_avx_done2:
+	test        r8, r8
+	jz          Lasmgen_sm4_xts_unit_dec_ieee_avx_done
+	/* src and dst to block m - 1: the loop ended at src + 16 * n. */
+	shl         r10, 4
+	add         rcx, r10
+	add         rdx, r10
+	/* T[m-1] and T[m] = T[m-1] * x. */
+	vmovdqa     xmm4, xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	vmovdqa     xmm5, xmm8
+	/* CC = the block before the tail with T[m]. */
+	vpxor       xmm6, xmm5, xmmword ptr [rcx]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -12993,7 +15895,7 @@ Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds4:
+Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds5:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -13116,7 +16018,161 @@ Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds4:
 	vpxor       xmm3, xmm3, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds4
+	jnz         Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds5
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds6
 	/* Gather X35, X34, X33, X32 and byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckldq  xmm9, xmm1, xmm0
@@ -13150,7 +16206,8 @@ _asmgen_sm4_xts_unit_enc_gb_avx:
 	vmovdqa     xmm13, xmmword ptr [rip + Lconst_sm4_pre_hi]
 	vmovdqa     xmm14, xmmword ptr [rip + Lconst_sm4_post_lo]
 	vmovdqa     xmm15, xmmword ptr [rip + Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -13291,8 +16348,7 @@ Lasmgen_sm4_xts_unit_enc_gb_avx_rounds:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vpshufb     xmm8, xmm4, xmmword ptr [rip + Lconst_byte_reverse]
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -13304,12 +16360,9 @@ Lasmgen_sm4_xts_unit_enc_gb_avx_whole:
 	jz          Lasmgen_sm4_xts_unit_enc_gb_avx_done2
 	.p2align 4
 Lasmgen_sm4_xts_unit_enc_gb_avx_loop:
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 8
 	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm10
@@ -13386,103 +16439,6 @@ Lasmgen_sm4_xts_unit_enc_gb_avx_loop:
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpextrq     rsi, xmm10, 0
 	vpextrq     r9, xmm10, 1
-	jmp         Lasmgen_sm4_xts_unit_enc_gb_avx_join
-Lasmgen_sm4_xts_unit_enc_gb_avx_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm0, xmm10, xmmword ptr [rcx]
-	vmovdqu     xmmword ptr [rdx], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 2
-	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
-	vmovdqu     xmmword ptr [rdx + 16], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 3
-	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
-	vmovdqu     xmmword ptr [rdx + 32], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 4
-	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
-	vmovdqu     xmmword ptr [rdx + 48], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm4, xmm10, xmmword ptr [rcx + 64]
-	vmovdqu     xmmword ptr [rdx + 64], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm5, xmm10, xmmword ptr [rcx + 80]
-	vmovdqu     xmmword ptr [rdx + 80], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm6, xmm10, xmmword ptr [rcx + 96]
-	vmovdqu     xmmword ptr [rdx + 96], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm7, xmm10, xmmword ptr [rcx + 112]
-	vmovdqu     xmmword ptr [rdx + 112], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done:
-	/* The tweak of the block after the batch. */
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpextrq     rsi, xmm10, 0
-	vpextrq     r9, xmm10, 1
-Lasmgen_sm4_xts_unit_enc_gb_avx_join:
 	/* Big-endian words, transposed. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -13774,8 +16730,6 @@ Lasmgen_sm4_xts_unit_enc_gb_avx_rounds2:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
 	/* Xor the tweaks parked in dst. */
-	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_partial2
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
@@ -13792,75 +16746,76 @@ Lasmgen_sm4_xts_unit_enc_gb_avx_rounds2:
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-	jmp         Lasmgen_sm4_xts_unit_enc_gb_avx_join2
-Lasmgen_sm4_xts_unit_enc_gb_avx_partial2:
-	vpxor       xmm0, xmm0, xmmword ptr [rdx]
-	vmovdqu     xmmword ptr [rdx], xmm0
-	cmp         r10, 2
-	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2
-	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
-	vmovdqu     xmmword ptr [rdx + 16], xmm1
-	cmp         r10, 3
-	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2
-	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
-	vmovdqu     xmmword ptr [rdx + 32], xmm2
-	cmp         r10, 4
-	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2
-	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
-	vmovdqu     xmmword ptr [rdx + 48], xmm3
-	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2
-	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
-	vmovdqu     xmmword ptr [rdx + 64], xmm4
-	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2
-	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
-	vmovdqu     xmmword ptr [rdx + 80], xmm5
-	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2
-	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
-	vmovdqu     xmmword ptr [rdx + 96], xmm6
-	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2
-	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
-	vmovdqu     xmmword ptr [rdx + 112], xmm7
-Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2:
-Lasmgen_sm4_xts_unit_enc_gb_avx_join2:
-	cmp         r10, 8
-	jbe         Lasmgen_sm4_xts_unit_enc_gb_avx_done2
-	sub         r10, 8
-	add         rcx, 128
-	add         rdx, 128
-	jmp         Lasmgen_sm4_xts_unit_enc_gb_avx_loop
-Lasmgen_sm4_xts_unit_enc_gb_avx_done2:
-	test        r8, r8
-	jz          Lasmgen_sm4_xts_unit_enc_gb_avx_done
-	/* src and dst to block m - 1: the loop ended at src + 16 * n. */
-	shl         r10, 4
-	add         rcx, r10
-	add         rdx, r10
-	/* T[m-1] and T[m] = T[m-1] * x. */
+	/* The chain of the next block. */
 	vmovq       xmm8, rsi
 	vpinsrq     xmm8, xmm8, r9, 1
 	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	jmp         Lasmgen_sm4_xts_unit_enc_gb_avx_join
+Lasmgen_sm4_xts_unit_enc_gb_avx_partial:
+	cmp         r10, 4
+	ja          Lasmgen_sm4_xts_unit_enc_gb_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vmovdqa     xmm4, xmm10
+	vpxor       xmm0, xmm10, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm10
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
 	vpshufd     xmm9, xmm9, 0x08
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vmovdqa     xmm5, xmm10
-	/* CC = the block before the tail with T[m-1]. */
-	vpxor       xmm6, xmm4, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
+	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
 	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
@@ -13989,26 +16944,487 @@ Lasmgen_sm4_xts_unit_enc_gb_avx_rounds3:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         Lasmgen_sm4_xts_unit_enc_gb_avx_rounds3
-	/* Gather X35, X34, X33, X32 and byte-swap. */
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	jmp         Lasmgen_sm4_xts_unit_enc_gb_avx_short_done
+Lasmgen_sm4_xts_unit_enc_gb_avx_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 5
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm4, xmm10, xmmword ptr [rcx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 6
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm5, xmm10, xmmword ptr [rcx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 7
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm6, xmm10, xmmword ptr [rcx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 8
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm7, xmm10, xmmword ptr [rcx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_enc_gb_avx_rounds4:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
 	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_enc_gb_avx_rounds4
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+	cmp         r10, 5
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done4
+	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm4
+	cmp         r10, 6
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done4
+	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm5
+	cmp         r10, 7
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done4
+	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm6
+	cmp         r10, 8
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done4
+	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm7
+Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+Lasmgen_sm4_xts_unit_enc_gb_avx_short_done:
+Lasmgen_sm4_xts_unit_enc_gb_avx_join:
+	cmp         r10, 8
+	jbe         Lasmgen_sm4_xts_unit_enc_gb_avx_done2
+	sub         r10, 8
+	add         rcx, 128
+	add         rdx, 128
+	jmp         Lasmgen_sm4_xts_unit_enc_gb_avx_loop
+Lasmgen_sm4_xts_unit_enc_gb_avx_done2:
+	test        r8, r8
+	jz          Lasmgen_sm4_xts_unit_enc_gb_avx_done
+	/* src and dst to block m - 1: the loop ended at src + 16 * n. */
+	shl         r10, 4
+	add         rcx, r10
+	add         rdx, r10
+	/* T[m-1] and T[m] = T[m-1] * x. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vmovdqa     xmm4, xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vmovdqa     xmm5, xmm10
+	/* CC = the block before the tail with T[m-1]. */
+	vpxor       xmm6, xmm4, xmmword ptr [rcx]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -14019,7 +17435,7 @@ Lasmgen_sm4_xts_unit_enc_gb_avx_rounds3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_xts_unit_enc_gb_avx_rounds4:
+Lasmgen_sm4_xts_unit_enc_gb_avx_rounds5:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -14142,7 +17558,161 @@ Lasmgen_sm4_xts_unit_enc_gb_avx_rounds4:
 	vpxor       xmm3, xmm3, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_unit_enc_gb_avx_rounds4
+	jnz         Lasmgen_sm4_xts_unit_enc_gb_avx_rounds5
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_enc_gb_avx_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_enc_gb_avx_rounds6
 	/* Gather X35, X34, X33, X32 and byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckldq  xmm9, xmm1, xmm0
@@ -14176,7 +17746,8 @@ _asmgen_sm4_xts_unit_dec_gb_avx:
 	vmovdqa     xmm13, xmmword ptr [rip + Lconst_sm4_pre_hi]
 	vmovdqa     xmm14, xmmword ptr [rip + Lconst_sm4_post_lo]
 	vmovdqa     xmm15, xmmword ptr [rip + Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -14317,8 +17888,7 @@ Lasmgen_sm4_xts_unit_dec_gb_avx_rounds:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vpshufb     xmm8, xmm4, xmmword ptr [rip + Lconst_byte_reverse]
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -14330,12 +17900,9 @@ Lasmgen_sm4_xts_unit_dec_gb_avx_whole:
 	jz          Lasmgen_sm4_xts_unit_dec_gb_avx_done2
 	.p2align 4
 Lasmgen_sm4_xts_unit_dec_gb_avx_loop:
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 8
 	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm10
@@ -14412,103 +17979,6 @@ Lasmgen_sm4_xts_unit_dec_gb_avx_loop:
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpextrq     rsi, xmm10, 0
 	vpextrq     r9, xmm10, 1
-	jmp         Lasmgen_sm4_xts_unit_dec_gb_avx_join
-Lasmgen_sm4_xts_unit_dec_gb_avx_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm0, xmm10, xmmword ptr [rcx]
-	vmovdqu     xmmword ptr [rdx], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 2
-	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
-	vmovdqu     xmmword ptr [rdx + 16], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 3
-	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
-	vmovdqu     xmmword ptr [rdx + 32], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 4
-	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
-	vmovdqu     xmmword ptr [rdx + 48], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm4, xmm10, xmmword ptr [rcx + 64]
-	vmovdqu     xmmword ptr [rdx + 64], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm5, xmm10, xmmword ptr [rcx + 80]
-	vmovdqu     xmmword ptr [rdx + 80], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm6, xmm10, xmmword ptr [rcx + 96]
-	vmovdqu     xmmword ptr [rdx + 96], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpxor       xmm7, xmm10, xmmword ptr [rcx + 112]
-	vmovdqu     xmmword ptr [rdx + 112], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done:
-	/* The tweak of the block after the batch. */
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vpextrq     rsi, xmm10, 0
-	vpextrq     r9, xmm10, 1
-Lasmgen_sm4_xts_unit_dec_gb_avx_join:
 	/* Big-endian words, transposed. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -14800,8 +18270,6 @@ Lasmgen_sm4_xts_unit_dec_gb_avx_rounds2:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
 	/* Xor the tweaks parked in dst. */
-	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_partial2
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
@@ -14818,75 +18286,76 @@ Lasmgen_sm4_xts_unit_dec_gb_avx_rounds2:
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-	jmp         Lasmgen_sm4_xts_unit_dec_gb_avx_join2
-Lasmgen_sm4_xts_unit_dec_gb_avx_partial2:
-	vpxor       xmm0, xmm0, xmmword ptr [rdx]
-	vmovdqu     xmmword ptr [rdx], xmm0
-	cmp         r10, 2
-	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2
-	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
-	vmovdqu     xmmword ptr [rdx + 16], xmm1
-	cmp         r10, 3
-	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2
-	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
-	vmovdqu     xmmword ptr [rdx + 32], xmm2
-	cmp         r10, 4
-	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2
-	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
-	vmovdqu     xmmword ptr [rdx + 48], xmm3
-	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2
-	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
-	vmovdqu     xmmword ptr [rdx + 64], xmm4
-	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2
-	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
-	vmovdqu     xmmword ptr [rdx + 80], xmm5
-	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2
-	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
-	vmovdqu     xmmword ptr [rdx + 96], xmm6
-	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2
-	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
-	vmovdqu     xmmword ptr [rdx + 112], xmm7
-Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2:
-Lasmgen_sm4_xts_unit_dec_gb_avx_join2:
-	cmp         r10, 8
-	jbe         Lasmgen_sm4_xts_unit_dec_gb_avx_done2
-	sub         r10, 8
-	add         rcx, 128
-	add         rdx, 128
-	jmp         Lasmgen_sm4_xts_unit_dec_gb_avx_loop
-Lasmgen_sm4_xts_unit_dec_gb_avx_done2:
-	test        r8, r8
-	jz          Lasmgen_sm4_xts_unit_dec_gb_avx_done
-	/* src and dst to block m - 1: the loop ended at src + 16 * n. */
-	shl         r10, 4
-	add         rcx, r10
-	add         rdx, r10
-	/* T[m-1] and T[m] = T[m-1] * x. */
+	/* The chain of the next block. */
 	vmovq       xmm8, rsi
 	vpinsrq     xmm8, xmm8, r9, 1
 	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	jmp         Lasmgen_sm4_xts_unit_dec_gb_avx_join
+Lasmgen_sm4_xts_unit_dec_gb_avx_partial:
+	cmp         r10, 4
+	ja          Lasmgen_sm4_xts_unit_dec_gb_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vmovdqa     xmm4, xmm10
+	vpxor       xmm0, xmm10, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm10
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
 	vpshufd     xmm9, xmm9, 0x08
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
-	vmovdqa     xmm5, xmm10
-	/* CC = the block before the tail with T[m]. */
-	vpxor       xmm6, xmm5, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
+	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
 	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
@@ -15015,26 +18484,487 @@ Lasmgen_sm4_xts_unit_dec_gb_avx_rounds3:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         Lasmgen_sm4_xts_unit_dec_gb_avx_rounds3
-	/* Gather X35, X34, X33, X32 and byte-swap. */
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	jmp         Lasmgen_sm4_xts_unit_dec_gb_avx_short_done
+Lasmgen_sm4_xts_unit_dec_gb_avx_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 5
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm4, xmm10, xmmword ptr [rcx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 6
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm5, xmm10, xmmword ptr [rcx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 7
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm6, xmm10, xmmword ptr [rcx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 8
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm7, xmm10, xmmword ptr [rcx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_dec_gb_avx_rounds4:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
 	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_dec_gb_avx_rounds4
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+	cmp         r10, 5
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done4
+	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm4
+	cmp         r10, 6
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done4
+	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm5
+	cmp         r10, 7
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done4
+	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm6
+	cmp         r10, 8
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done4
+	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm7
+Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+Lasmgen_sm4_xts_unit_dec_gb_avx_short_done:
+Lasmgen_sm4_xts_unit_dec_gb_avx_join:
+	cmp         r10, 8
+	jbe         Lasmgen_sm4_xts_unit_dec_gb_avx_done2
+	sub         r10, 8
+	add         rcx, 128
+	add         rdx, 128
+	jmp         Lasmgen_sm4_xts_unit_dec_gb_avx_loop
+Lasmgen_sm4_xts_unit_dec_gb_avx_done2:
+	test        r8, r8
+	jz          Lasmgen_sm4_xts_unit_dec_gb_avx_done
+	/* src and dst to block m - 1: the loop ended at src + 16 * n. */
+	shl         r10, 4
+	add         rcx, r10
+	add         rdx, r10
+	/* T[m-1] and T[m] = T[m-1] * x. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vmovdqa     xmm4, xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vmovdqa     xmm5, xmm10
+	/* CC = the block before the tail with T[m]. */
+	vpxor       xmm6, xmm5, xmmword ptr [rcx]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -15045,7 +18975,7 @@ Lasmgen_sm4_xts_unit_dec_gb_avx_rounds3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_xts_unit_dec_gb_avx_rounds4:
+Lasmgen_sm4_xts_unit_dec_gb_avx_rounds5:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -15168,7 +19098,161 @@ Lasmgen_sm4_xts_unit_dec_gb_avx_rounds4:
 	vpxor       xmm3, xmm3, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_unit_dec_gb_avx_rounds4
+	jnz         Lasmgen_sm4_xts_unit_dec_gb_avx_rounds5
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_dec_gb_avx_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_dec_gb_avx_rounds6
 	/* Gather X35, X34, X33, X32 and byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckldq  xmm9, xmm1, xmm0
@@ -15199,6 +19283,7 @@ _asmgen_sm4_xts_enc_ieee_avx2:
 	vmovdqa     ymm13, ymmword ptr [rip + Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
 	test        rcx, rcx
 	jz          Lasmgen_sm4_xts_enc_ieee_avx2_done
 	cmp         rcx, 8
@@ -15207,7 +19292,6 @@ Lasmgen_sm4_xts_enc_ieee_avx2_loop:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          Lasmgen_sm4_xts_enc_ieee_avx2_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
@@ -15316,7 +19400,6 @@ Lasmgen_sm4_xts_enc_ieee_avx2_loop:
 	vmovdqu     xmmword ptr [r8], xmm8
 	jmp         Lasmgen_sm4_xts_enc_ieee_avx2_join
 Lasmgen_sm4_xts_enc_ieee_avx2_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 2
 	jb          Lasmgen_sm4_xts_enc_ieee_avx2_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -16093,6 +20176,8 @@ Lasmgen_sm4_xts_enc_ieee_avx2_slot_half16:
 Lasmgen_sm4_xts_enc_ieee_avx2_slot_next16:
 Lasmgen_sm4_xts_enc_ieee_avx2_slots_done2:
 Lasmgen_sm4_xts_enc_ieee_avx2_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 16
 	jbe         Lasmgen_sm4_xts_enc_ieee_avx2_done
 	sub         rcx, 16
@@ -16103,8 +20188,10 @@ Lasmgen_sm4_xts_enc_ieee_avx2_join2:
 
 Lasmgen_sm4_xts_enc_ieee_avx2_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_xts_enc_ieee_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -16139,8 +20226,220 @@ Lasmgen_sm4_xts_enc_ieee_avx2_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_enc_ieee_avx2_slots_done3:
+	/* The tweak of the block after the batch. */
+	vmovdqu     xmmword ptr [r8], xmm8
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_enc_ieee_avx2_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_enc_ieee_avx2_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	jmp         Lasmgen_sm4_xts_enc_ieee_avx2_short_done
+Lasmgen_sm4_xts_enc_ieee_avx2_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_enc_ieee_avx2_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_enc_ieee_avx2_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_enc_ieee_avx2_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_enc_ieee_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_enc_ieee_avx2_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -16149,7 +20448,7 @@ Lasmgen_sm4_xts_enc_ieee_avx2_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_enc_ieee_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_enc_ieee_avx2_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -16158,7 +20457,7 @@ Lasmgen_sm4_xts_enc_ieee_avx2_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_enc_ieee_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_enc_ieee_avx2_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -16167,7 +20466,7 @@ Lasmgen_sm4_xts_enc_ieee_avx2_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_enc_ieee_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_enc_ieee_avx2_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -16175,7 +20474,7 @@ Lasmgen_sm4_xts_enc_ieee_avx2_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_enc_ieee_avx2_slots_done3:
+Lasmgen_sm4_xts_enc_ieee_avx2_slots_done5:
 	/* The tweak of the block after the batch. */
 	vmovdqu     xmmword ptr [r8], xmm8
 	/* Big-endian words, transposed. */
@@ -16207,7 +20506,7 @@ Lasmgen_sm4_xts_enc_ieee_avx2_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_xts_enc_ieee_avx2_rounds2:
+Lasmgen_sm4_xts_enc_ieee_avx2_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -16442,7 +20741,7 @@ Lasmgen_sm4_xts_enc_ieee_avx2_rounds2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_enc_ieee_avx2_rounds2
+	jnz         Lasmgen_sm4_xts_enc_ieee_avx2_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -16472,34 +20771,37 @@ Lasmgen_sm4_xts_enc_ieee_avx2_rounds2:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_enc_ieee_avx2_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_enc_ieee_avx2_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_enc_ieee_avx2_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_enc_ieee_avx2_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_enc_ieee_avx2_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_enc_ieee_avx2_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_enc_ieee_avx2_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4:
+Lasmgen_sm4_xts_enc_ieee_avx2_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+Lasmgen_sm4_xts_enc_ieee_avx2_short_done:
 Lasmgen_sm4_xts_enc_ieee_avx2_done:
 	vzeroupper
 	ret
@@ -16524,6 +20826,7 @@ _asmgen_sm4_xts_dec_ieee_avx2:
 	vmovdqa     ymm13, ymmword ptr [rip + Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
 	test        rcx, rcx
 	jz          Lasmgen_sm4_xts_dec_ieee_avx2_done
 	cmp         rcx, 8
@@ -16532,7 +20835,6 @@ Lasmgen_sm4_xts_dec_ieee_avx2_loop:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          Lasmgen_sm4_xts_dec_ieee_avx2_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
@@ -16641,7 +20943,6 @@ Lasmgen_sm4_xts_dec_ieee_avx2_loop:
 	vmovdqu     xmmword ptr [r8], xmm8
 	jmp         Lasmgen_sm4_xts_dec_ieee_avx2_join
 Lasmgen_sm4_xts_dec_ieee_avx2_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 2
 	jb          Lasmgen_sm4_xts_dec_ieee_avx2_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -17418,6 +21719,8 @@ Lasmgen_sm4_xts_dec_ieee_avx2_slot_half16:
 Lasmgen_sm4_xts_dec_ieee_avx2_slot_next16:
 Lasmgen_sm4_xts_dec_ieee_avx2_slots_done2:
 Lasmgen_sm4_xts_dec_ieee_avx2_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 16
 	jbe         Lasmgen_sm4_xts_dec_ieee_avx2_done
 	sub         rcx, 16
@@ -17428,8 +21731,10 @@ Lasmgen_sm4_xts_dec_ieee_avx2_join2:
 
 Lasmgen_sm4_xts_dec_ieee_avx2_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_xts_dec_ieee_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -17464,8 +21769,220 @@ Lasmgen_sm4_xts_dec_ieee_avx2_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_dec_ieee_avx2_slots_done3:
+	/* The tweak of the block after the batch. */
+	vmovdqu     xmmword ptr [r8], xmm8
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_dec_ieee_avx2_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_dec_ieee_avx2_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	jmp         Lasmgen_sm4_xts_dec_ieee_avx2_short_done
+Lasmgen_sm4_xts_dec_ieee_avx2_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_dec_ieee_avx2_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_dec_ieee_avx2_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_dec_ieee_avx2_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_dec_ieee_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_dec_ieee_avx2_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -17474,7 +21991,7 @@ Lasmgen_sm4_xts_dec_ieee_avx2_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_dec_ieee_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_dec_ieee_avx2_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -17483,7 +22000,7 @@ Lasmgen_sm4_xts_dec_ieee_avx2_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_dec_ieee_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_dec_ieee_avx2_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -17492,7 +22009,7 @@ Lasmgen_sm4_xts_dec_ieee_avx2_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_dec_ieee_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_dec_ieee_avx2_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -17500,7 +22017,7 @@ Lasmgen_sm4_xts_dec_ieee_avx2_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_dec_ieee_avx2_slots_done3:
+Lasmgen_sm4_xts_dec_ieee_avx2_slots_done5:
 	/* The tweak of the block after the batch. */
 	vmovdqu     xmmword ptr [r8], xmm8
 	/* Big-endian words, transposed. */
@@ -17532,7 +22049,7 @@ Lasmgen_sm4_xts_dec_ieee_avx2_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_xts_dec_ieee_avx2_rounds2:
+Lasmgen_sm4_xts_dec_ieee_avx2_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -17767,7 +22284,7 @@ Lasmgen_sm4_xts_dec_ieee_avx2_rounds2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_dec_ieee_avx2_rounds2
+	jnz         Lasmgen_sm4_xts_dec_ieee_avx2_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -17797,34 +22314,37 @@ Lasmgen_sm4_xts_dec_ieee_avx2_rounds2:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_dec_ieee_avx2_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_dec_ieee_avx2_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_dec_ieee_avx2_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_dec_ieee_avx2_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_dec_ieee_avx2_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_dec_ieee_avx2_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_dec_ieee_avx2_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4:
+Lasmgen_sm4_xts_dec_ieee_avx2_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+Lasmgen_sm4_xts_dec_ieee_avx2_short_done:
 Lasmgen_sm4_xts_dec_ieee_avx2_done:
 	vzeroupper
 	ret
@@ -17849,6 +22369,8 @@ _asmgen_sm4_xts_enc_gb_avx2:
 	vmovdqa     ymm13, ymmword ptr [rip + Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	test        rcx, rcx
 	jz          Lasmgen_sm4_xts_enc_gb_avx2_done
 	cmp         rcx, 8
@@ -17857,8 +22379,6 @@ Lasmgen_sm4_xts_enc_gb_avx2_loop:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          Lasmgen_sm4_xts_enc_gb_avx2_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -18000,8 +22520,6 @@ Lasmgen_sm4_xts_enc_gb_avx2_loop:
 	vmovdqu     xmmword ptr [r8], xmm10
 	jmp         Lasmgen_sm4_xts_enc_gb_avx2_join
 Lasmgen_sm4_xts_enc_gb_avx2_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	cmp         rcx, 2
 	jb          Lasmgen_sm4_xts_enc_gb_avx2_slot_half
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
@@ -18845,6 +23363,9 @@ Lasmgen_sm4_xts_enc_gb_avx2_slot_half16:
 Lasmgen_sm4_xts_enc_gb_avx2_slot_next16:
 Lasmgen_sm4_xts_enc_gb_avx2_slots_done2:
 Lasmgen_sm4_xts_enc_gb_avx2_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	cmp         rcx, 16
 	jbe         Lasmgen_sm4_xts_enc_gb_avx2_done
 	sub         rcx, 16
@@ -18855,9 +23376,10 @@ Lasmgen_sm4_xts_enc_gb_avx2_join2:
 
 Lasmgen_sm4_xts_enc_gb_avx2_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_xts_enc_gb_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm10
@@ -18900,8 +23422,230 @@ Lasmgen_sm4_xts_enc_gb_avx2_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_enc_gb_avx2_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vmovdqu     xmmword ptr [r8], xmm10
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_enc_gb_avx2_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_enc_gb_avx2_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_enc_gb_avx2_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_enc_gb_avx2_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_enc_gb_avx2_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_xts_enc_gb_avx2_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	jmp         Lasmgen_sm4_xts_enc_gb_avx2_short_done
+Lasmgen_sm4_xts_enc_gb_avx2_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_enc_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_enc_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_enc_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_enc_gb_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm4, xmm10, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm10
@@ -18912,7 +23656,7 @@ Lasmgen_sm4_xts_enc_gb_avx2_small:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_enc_gb_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm5, xmm10, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm10
@@ -18923,7 +23667,7 @@ Lasmgen_sm4_xts_enc_gb_avx2_small:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_enc_gb_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm6, xmm10, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm10
@@ -18934,7 +23678,7 @@ Lasmgen_sm4_xts_enc_gb_avx2_small:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_enc_gb_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm7, xmm10, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm10
@@ -18944,7 +23688,7 @@ Lasmgen_sm4_xts_enc_gb_avx2_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_enc_gb_avx2_slots_done3:
+Lasmgen_sm4_xts_enc_gb_avx2_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vmovdqu     xmmword ptr [r8], xmm10
@@ -18977,7 +23721,7 @@ Lasmgen_sm4_xts_enc_gb_avx2_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_xts_enc_gb_avx2_rounds2:
+Lasmgen_sm4_xts_enc_gb_avx2_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -19212,7 +23956,7 @@ Lasmgen_sm4_xts_enc_gb_avx2_rounds2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_enc_gb_avx2_rounds2
+	jnz         Lasmgen_sm4_xts_enc_gb_avx2_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -19242,34 +23986,38 @@ Lasmgen_sm4_xts_enc_gb_avx2_rounds2:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          Lasmgen_sm4_xts_enc_gb_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_enc_gb_avx2_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          Lasmgen_sm4_xts_enc_gb_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_enc_gb_avx2_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          Lasmgen_sm4_xts_enc_gb_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_enc_gb_avx2_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_enc_gb_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_enc_gb_avx2_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_enc_gb_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_enc_gb_avx2_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_enc_gb_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_enc_gb_avx2_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_enc_gb_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_enc_gb_avx2_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-Lasmgen_sm4_xts_enc_gb_avx2_slots_done4:
+Lasmgen_sm4_xts_enc_gb_avx2_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+Lasmgen_sm4_xts_enc_gb_avx2_short_done:
 Lasmgen_sm4_xts_enc_gb_avx2_done:
 	vzeroupper
 	ret
@@ -19294,6 +24042,8 @@ _asmgen_sm4_xts_dec_gb_avx2:
 	vmovdqa     ymm13, ymmword ptr [rip + Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	test        rcx, rcx
 	jz          Lasmgen_sm4_xts_dec_gb_avx2_done
 	cmp         rcx, 8
@@ -19302,8 +24052,6 @@ Lasmgen_sm4_xts_dec_gb_avx2_loop:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          Lasmgen_sm4_xts_dec_gb_avx2_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -19445,8 +24193,6 @@ Lasmgen_sm4_xts_dec_gb_avx2_loop:
 	vmovdqu     xmmword ptr [r8], xmm10
 	jmp         Lasmgen_sm4_xts_dec_gb_avx2_join
 Lasmgen_sm4_xts_dec_gb_avx2_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	cmp         rcx, 2
 	jb          Lasmgen_sm4_xts_dec_gb_avx2_slot_half
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
@@ -20290,6 +25036,9 @@ Lasmgen_sm4_xts_dec_gb_avx2_slot_half16:
 Lasmgen_sm4_xts_dec_gb_avx2_slot_next16:
 Lasmgen_sm4_xts_dec_gb_avx2_slots_done2:
 Lasmgen_sm4_xts_dec_gb_avx2_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	cmp         rcx, 16
 	jbe         Lasmgen_sm4_xts_dec_gb_avx2_done
 	sub         rcx, 16
@@ -20300,9 +25049,10 @@ Lasmgen_sm4_xts_dec_gb_avx2_join2:
 
 Lasmgen_sm4_xts_dec_gb_avx2_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_xts_dec_gb_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm10
@@ -20345,8 +25095,230 @@ Lasmgen_sm4_xts_dec_gb_avx2_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_dec_gb_avx2_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vmovdqu     xmmword ptr [r8], xmm10
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_dec_gb_avx2_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_dec_gb_avx2_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_dec_gb_avx2_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_dec_gb_avx2_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_dec_gb_avx2_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_xts_dec_gb_avx2_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	jmp         Lasmgen_sm4_xts_dec_gb_avx2_short_done
+Lasmgen_sm4_xts_dec_gb_avx2_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_dec_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_dec_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_dec_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_dec_gb_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm4, xmm10, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm10
@@ -20357,7 +25329,7 @@ Lasmgen_sm4_xts_dec_gb_avx2_small:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_dec_gb_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm5, xmm10, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm10
@@ -20368,7 +25340,7 @@ Lasmgen_sm4_xts_dec_gb_avx2_small:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_dec_gb_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm6, xmm10, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm10
@@ -20379,7 +25351,7 @@ Lasmgen_sm4_xts_dec_gb_avx2_small:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_dec_gb_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm7, xmm10, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm10
@@ -20389,7 +25361,7 @@ Lasmgen_sm4_xts_dec_gb_avx2_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_dec_gb_avx2_slots_done3:
+Lasmgen_sm4_xts_dec_gb_avx2_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vmovdqu     xmmword ptr [r8], xmm10
@@ -20422,7 +25394,7 @@ Lasmgen_sm4_xts_dec_gb_avx2_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_xts_dec_gb_avx2_rounds2:
+Lasmgen_sm4_xts_dec_gb_avx2_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -20657,7 +25629,7 @@ Lasmgen_sm4_xts_dec_gb_avx2_rounds2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_dec_gb_avx2_rounds2
+	jnz         Lasmgen_sm4_xts_dec_gb_avx2_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -20687,34 +25659,38 @@ Lasmgen_sm4_xts_dec_gb_avx2_rounds2:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          Lasmgen_sm4_xts_dec_gb_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_dec_gb_avx2_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          Lasmgen_sm4_xts_dec_gb_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_dec_gb_avx2_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          Lasmgen_sm4_xts_dec_gb_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_dec_gb_avx2_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_dec_gb_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_dec_gb_avx2_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_dec_gb_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_dec_gb_avx2_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_dec_gb_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_dec_gb_avx2_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_dec_gb_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_dec_gb_avx2_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-Lasmgen_sm4_xts_dec_gb_avx2_slots_done4:
+Lasmgen_sm4_xts_dec_gb_avx2_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+Lasmgen_sm4_xts_dec_gb_avx2_short_done:
 Lasmgen_sm4_xts_dec_gb_avx2_done:
 	vzeroupper
 	ret
@@ -20742,7 +25718,8 @@ _asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vmovdqa     ymm13, ymmword ptr [rip + Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -20883,8 +25860,7 @@ Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -20900,8 +25876,6 @@ Lasmgen_sm4_xts_unit_enc_ieee_avx2_loop:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx2_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
@@ -21011,8 +25985,6 @@ Lasmgen_sm4_xts_unit_enc_ieee_avx2_loop:
 	vpextrq     r9, xmm8, 1
 	jmp         Lasmgen_sm4_xts_unit_enc_ieee_avx2_join
 Lasmgen_sm4_xts_unit_enc_ieee_avx2_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 2
 	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx2_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -21791,6 +26763,9 @@ Lasmgen_sm4_xts_unit_enc_ieee_avx2_slot_half16:
 Lasmgen_sm4_xts_unit_enc_ieee_avx2_slot_next16:
 Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done2:
 Lasmgen_sm4_xts_unit_enc_ieee_avx2_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 16
 	jbe         Lasmgen_sm4_xts_unit_enc_ieee_avx2_done2
 	sub         r10, 16
@@ -21801,9 +26776,10 @@ Lasmgen_sm4_xts_unit_enc_ieee_avx2_join2:
 
 Lasmgen_sm4_xts_unit_enc_ieee_avx2_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	cmp         r10, 4
+	ja          Lasmgen_sm4_xts_unit_enc_ieee_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -21838,8 +26814,222 @@ Lasmgen_sm4_xts_unit_enc_ieee_avx2_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         Lasmgen_sm4_xts_unit_enc_ieee_avx2_short_done
+Lasmgen_sm4_xts_unit_enc_ieee_avx2_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -21848,7 +27038,7 @@ Lasmgen_sm4_xts_unit_enc_ieee_avx2_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -21857,7 +27047,7 @@ Lasmgen_sm4_xts_unit_enc_ieee_avx2_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -21866,7 +27056,7 @@ Lasmgen_sm4_xts_unit_enc_ieee_avx2_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -21874,7 +27064,7 @@ Lasmgen_sm4_xts_unit_enc_ieee_avx2_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done3:
+Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
@@ -21907,7 +27097,7 @@ Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds3:
+Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -22142,7 +27332,7 @@ Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds3:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds3
+	jnz         Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds4
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -22172,34 +27362,38 @@ Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds3:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4:
+Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+Lasmgen_sm4_xts_unit_enc_ieee_avx2_short_done:
 Lasmgen_sm4_xts_unit_enc_ieee_avx2_done2:
 	test        r8, r8
 	jz          Lasmgen_sm4_xts_unit_enc_ieee_avx2_done
@@ -22208,8 +27402,6 @@ Lasmgen_sm4_xts_unit_enc_ieee_avx2_done2:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vmovdqa     xmm4, xmm8
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
@@ -22219,160 +27411,6 @@ Lasmgen_sm4_xts_unit_enc_ieee_avx2_done2:
 	vmovdqa     xmm5, xmm8
 	/* CC = the block before the tail with T[m-1]. */
 	vpxor       xmm6, xmm4, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds4
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -22512,6 +27550,160 @@ Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds5:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds6
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm5
 	vmovdqu     xmmword ptr [rdx], xmm6
 Lasmgen_sm4_xts_unit_enc_ieee_avx2_done:
@@ -22541,7 +27733,8 @@ _asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vmovdqa     ymm13, ymmword ptr [rip + Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -22682,8 +27875,7 @@ Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -22699,8 +27891,6 @@ Lasmgen_sm4_xts_unit_dec_ieee_avx2_loop:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx2_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
@@ -22810,8 +28000,6 @@ Lasmgen_sm4_xts_unit_dec_ieee_avx2_loop:
 	vpextrq     r9, xmm8, 1
 	jmp         Lasmgen_sm4_xts_unit_dec_ieee_avx2_join
 Lasmgen_sm4_xts_unit_dec_ieee_avx2_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 2
 	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx2_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -23590,6 +28778,9 @@ Lasmgen_sm4_xts_unit_dec_ieee_avx2_slot_half16:
 Lasmgen_sm4_xts_unit_dec_ieee_avx2_slot_next16:
 Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done2:
 Lasmgen_sm4_xts_unit_dec_ieee_avx2_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 16
 	jbe         Lasmgen_sm4_xts_unit_dec_ieee_avx2_done2
 	sub         r10, 16
@@ -23600,9 +28791,10 @@ Lasmgen_sm4_xts_unit_dec_ieee_avx2_join2:
 
 Lasmgen_sm4_xts_unit_dec_ieee_avx2_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	cmp         r10, 4
+	ja          Lasmgen_sm4_xts_unit_dec_ieee_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -23637,8 +28829,222 @@ Lasmgen_sm4_xts_unit_dec_ieee_avx2_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         Lasmgen_sm4_xts_unit_dec_ieee_avx2_short_done
+Lasmgen_sm4_xts_unit_dec_ieee_avx2_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -23647,7 +29053,7 @@ Lasmgen_sm4_xts_unit_dec_ieee_avx2_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -23656,7 +29062,7 @@ Lasmgen_sm4_xts_unit_dec_ieee_avx2_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -23665,7 +29071,7 @@ Lasmgen_sm4_xts_unit_dec_ieee_avx2_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -23673,7 +29079,7 @@ Lasmgen_sm4_xts_unit_dec_ieee_avx2_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done3:
+Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
@@ -23706,7 +29112,7 @@ Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds3:
+Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -23941,7 +29347,7 @@ Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds3:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds3
+	jnz         Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds4
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -23971,34 +29377,38 @@ Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds3:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4:
+Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+Lasmgen_sm4_xts_unit_dec_ieee_avx2_short_done:
 Lasmgen_sm4_xts_unit_dec_ieee_avx2_done2:
 	test        r8, r8
 	jz          Lasmgen_sm4_xts_unit_dec_ieee_avx2_done
@@ -24007,8 +29417,6 @@ Lasmgen_sm4_xts_unit_dec_ieee_avx2_done2:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vmovdqa     xmm4, xmm8
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
@@ -24018,160 +29426,6 @@ Lasmgen_sm4_xts_unit_dec_ieee_avx2_done2:
 	vmovdqa     xmm5, xmm8
 	/* CC = the block before the tail with T[m]. */
 	vpxor       xmm6, xmm5, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds4
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -24311,6 +29565,160 @@ Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds5:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds6
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm4
 	vmovdqu     xmmword ptr [rdx], xmm6
 Lasmgen_sm4_xts_unit_dec_ieee_avx2_done:
@@ -24340,7 +29748,8 @@ _asmgen_sm4_xts_unit_enc_gb_avx2:
 	vmovdqa     ymm13, ymmword ptr [rip + Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -24481,8 +29890,7 @@ Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vpshufb     xmm8, xmm4, xmmword ptr [rip + Lconst_byte_reverse]
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -24498,9 +29906,6 @@ Lasmgen_sm4_xts_unit_enc_gb_avx2_loop:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          Lasmgen_sm4_xts_unit_enc_gb_avx2_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -24643,9 +30048,6 @@ Lasmgen_sm4_xts_unit_enc_gb_avx2_loop:
 	vpextrq     r9, xmm10, 1
 	jmp         Lasmgen_sm4_xts_unit_enc_gb_avx2_join
 Lasmgen_sm4_xts_unit_enc_gb_avx2_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	cmp         r10, 2
 	jb          Lasmgen_sm4_xts_unit_enc_gb_avx2_slot_half
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
@@ -25491,6 +30893,10 @@ Lasmgen_sm4_xts_unit_enc_gb_avx2_slot_half16:
 Lasmgen_sm4_xts_unit_enc_gb_avx2_slot_next16:
 Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done2:
 Lasmgen_sm4_xts_unit_enc_gb_avx2_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	cmp         r10, 16
 	jbe         Lasmgen_sm4_xts_unit_enc_gb_avx2_done2
 	sub         r10, 16
@@ -25501,10 +30907,10 @@ Lasmgen_sm4_xts_unit_enc_gb_avx2_join2:
 
 Lasmgen_sm4_xts_unit_enc_gb_avx2_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	cmp         r10, 4
+	ja          Lasmgen_sm4_xts_unit_enc_gb_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm10
@@ -25547,8 +30953,232 @@ Lasmgen_sm4_xts_unit_enc_gb_avx2_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	jmp         Lasmgen_sm4_xts_unit_enc_gb_avx2_short_done
+Lasmgen_sm4_xts_unit_enc_gb_avx2_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm4, xmm10, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm10
@@ -25559,7 +31189,7 @@ Lasmgen_sm4_xts_unit_enc_gb_avx2_small:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm5, xmm10, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm10
@@ -25570,7 +31200,7 @@ Lasmgen_sm4_xts_unit_enc_gb_avx2_small:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm6, xmm10, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm10
@@ -25581,7 +31211,7 @@ Lasmgen_sm4_xts_unit_enc_gb_avx2_small:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm7, xmm10, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm10
@@ -25591,7 +31221,7 @@ Lasmgen_sm4_xts_unit_enc_gb_avx2_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done3:
+Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpextrq     rsi, xmm10, 0
@@ -25625,7 +31255,7 @@ Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds3:
+Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -25860,7 +31490,7 @@ Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds3:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds3
+	jnz         Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds4
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -25890,34 +31520,39 @@ Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds3:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4:
+Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+Lasmgen_sm4_xts_unit_enc_gb_avx2_short_done:
 Lasmgen_sm4_xts_unit_enc_gb_avx2_done2:
 	test        r8, r8
 	jz          Lasmgen_sm4_xts_unit_enc_gb_avx2_done
@@ -25926,9 +31561,6 @@ Lasmgen_sm4_xts_unit_enc_gb_avx2_done2:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vmovdqa     xmm4, xmm10
 	vpslld      xmm9, xmm8, 31
@@ -25941,160 +31573,6 @@ Lasmgen_sm4_xts_unit_enc_gb_avx2_done2:
 	vmovdqa     xmm5, xmm10
 	/* CC = the block before the tail with T[m-1]. */
 	vpxor       xmm6, xmm4, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds4
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -26234,6 +31712,160 @@ Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds5:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds6
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm5
 	vmovdqu     xmmword ptr [rdx], xmm6
 Lasmgen_sm4_xts_unit_enc_gb_avx2_done:
@@ -26263,7 +31895,8 @@ _asmgen_sm4_xts_unit_dec_gb_avx2:
 	vmovdqa     ymm13, ymmword ptr [rip + Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -26404,8 +32037,7 @@ Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vpshufb     xmm8, xmm4, xmmword ptr [rip + Lconst_byte_reverse]
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -26421,9 +32053,6 @@ Lasmgen_sm4_xts_unit_dec_gb_avx2_loop:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          Lasmgen_sm4_xts_unit_dec_gb_avx2_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -26566,9 +32195,6 @@ Lasmgen_sm4_xts_unit_dec_gb_avx2_loop:
 	vpextrq     r9, xmm10, 1
 	jmp         Lasmgen_sm4_xts_unit_dec_gb_avx2_join
 Lasmgen_sm4_xts_unit_dec_gb_avx2_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	cmp         r10, 2
 	jb          Lasmgen_sm4_xts_unit_dec_gb_avx2_slot_half
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
@@ -27414,6 +33040,10 @@ Lasmgen_sm4_xts_unit_dec_gb_avx2_slot_half16:
 Lasmgen_sm4_xts_unit_dec_gb_avx2_slot_next16:
 Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done2:
 Lasmgen_sm4_xts_unit_dec_gb_avx2_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	cmp         r10, 16
 	jbe         Lasmgen_sm4_xts_unit_dec_gb_avx2_done2
 	sub         r10, 16
@@ -27424,10 +33054,10 @@ Lasmgen_sm4_xts_unit_dec_gb_avx2_join2:
 
 Lasmgen_sm4_xts_unit_dec_gb_avx2_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	cmp         r10, 4
+	ja          Lasmgen_sm4_xts_unit_dec_gb_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm10
@@ -27470,8 +33100,232 @@ Lasmgen_sm4_xts_unit_dec_gb_avx2_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	jmp         Lasmgen_sm4_xts_unit_dec_gb_avx2_short_done
+Lasmgen_sm4_xts_unit_dec_gb_avx2_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm4, xmm10, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm10
@@ -27482,7 +33336,7 @@ Lasmgen_sm4_xts_unit_dec_gb_avx2_small:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm5, xmm10, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm10
@@ -27493,7 +33347,7 @@ Lasmgen_sm4_xts_unit_dec_gb_avx2_small:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm6, xmm10, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm10
@@ -27504,7 +33358,7 @@ Lasmgen_sm4_xts_unit_dec_gb_avx2_small:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done3
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm7, xmm10, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm10
@@ -27514,7 +33368,7 @@ Lasmgen_sm4_xts_unit_dec_gb_avx2_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done3:
+Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpextrq     rsi, xmm10, 0
@@ -27548,7 +33402,7 @@ Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds3:
+Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -27783,7 +33637,7 @@ Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds3:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds3
+	jnz         Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds4
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -27813,34 +33667,39 @@ Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds3:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4:
+Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+Lasmgen_sm4_xts_unit_dec_gb_avx2_short_done:
 Lasmgen_sm4_xts_unit_dec_gb_avx2_done2:
 	test        r8, r8
 	jz          Lasmgen_sm4_xts_unit_dec_gb_avx2_done
@@ -27849,9 +33708,6 @@ Lasmgen_sm4_xts_unit_dec_gb_avx2_done2:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vmovdqa     xmm4, xmm10
 	vpslld      xmm9, xmm8, 31
@@ -27864,160 +33720,6 @@ Lasmgen_sm4_xts_unit_dec_gb_avx2_done2:
 	vmovdqa     xmm5, xmm10
 	/* CC = the block before the tail with T[m]. */
 	vpxor       xmm6, xmm5, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds4
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -28152,6 +33854,160 @@ Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds5:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds5
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds6
 	/* Gather X35, X34, X33, X32 and byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckldq  xmm9, xmm1, xmm0
@@ -37151,6 +43007,7 @@ _asmgen_sm4_xts_enc_ieee_gfni:
 	vmovdqa     ymm13, ymmword ptr [rip + Lconst_sm4_gfni_rot8]
 	vmovdqa     ymm14, ymmword ptr [rip + Lconst_sm4_gfni_rot24]
 	vmovdqa     ymm15, ymmword ptr [rip + Lconst_sm4_gfni_m1]
+	vmovdqu     xmm8, xmmword ptr [r8]
 	test        rcx, rcx
 	jz          Lasmgen_sm4_xts_enc_ieee_gfni_done
 	cmp         rcx, 8
@@ -37159,7 +43016,6 @@ Lasmgen_sm4_xts_enc_ieee_gfni_loop:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          Lasmgen_sm4_xts_enc_ieee_gfni_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	/* All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87. */
 	vpsllvq     ymm11, ymm8, ymmword ptr [rip + Lconst_sm4_xts_shl]
@@ -37276,7 +43132,6 @@ Lasmgen_sm4_xts_enc_ieee_gfni_loop:
 	vmovdqu     ymmword ptr [rsi + 224], ymm11
 	jmp         Lasmgen_sm4_xts_enc_ieee_gfni_join
 Lasmgen_sm4_xts_enc_ieee_gfni_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 2
 	jb          Lasmgen_sm4_xts_enc_ieee_gfni_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -37886,6 +43741,8 @@ Lasmgen_sm4_xts_enc_ieee_gfni_slot_half16:
 Lasmgen_sm4_xts_enc_ieee_gfni_slot_next16:
 Lasmgen_sm4_xts_enc_ieee_gfni_slots_done2:
 Lasmgen_sm4_xts_enc_ieee_gfni_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 16
 	jbe         Lasmgen_sm4_xts_enc_ieee_gfni_done
 	sub         rcx, 16
@@ -37896,8 +43753,10 @@ Lasmgen_sm4_xts_enc_ieee_gfni_join2:
 
 Lasmgen_sm4_xts_enc_ieee_gfni_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_xts_enc_ieee_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -37932,8 +43791,174 @@ Lasmgen_sm4_xts_enc_ieee_gfni_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_enc_ieee_gfni_slots_done3:
+	/* The tweak of the block after the batch. */
+	vmovdqu     xmmword ptr [r8], xmm8
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_enc_ieee_gfni_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_enc_ieee_gfni_rounds2
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	jmp         Lasmgen_sm4_xts_enc_ieee_gfni_short_done
+Lasmgen_sm4_xts_enc_ieee_gfni_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_enc_ieee_gfni_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_enc_ieee_gfni_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_enc_ieee_gfni_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_enc_ieee_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_enc_ieee_gfni_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -37942,7 +43967,7 @@ Lasmgen_sm4_xts_enc_ieee_gfni_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_enc_ieee_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_enc_ieee_gfni_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -37951,7 +43976,7 @@ Lasmgen_sm4_xts_enc_ieee_gfni_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_enc_ieee_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_enc_ieee_gfni_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -37960,7 +43985,7 @@ Lasmgen_sm4_xts_enc_ieee_gfni_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_enc_ieee_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_enc_ieee_gfni_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -37968,7 +43993,7 @@ Lasmgen_sm4_xts_enc_ieee_gfni_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_enc_ieee_gfni_slots_done3:
+Lasmgen_sm4_xts_enc_ieee_gfni_slots_done5:
 	/* The tweak of the block after the batch. */
 	vmovdqu     xmmword ptr [r8], xmm8
 	/* Big-endian words, transposed. */
@@ -38009,7 +44034,7 @@ Lasmgen_sm4_xts_enc_ieee_gfni_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_xts_enc_ieee_gfni_rounds2:
+Lasmgen_sm4_xts_enc_ieee_gfni_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -38128,7 +44153,7 @@ Lasmgen_sm4_xts_enc_ieee_gfni_rounds2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_enc_ieee_gfni_rounds2
+	jnz         Lasmgen_sm4_xts_enc_ieee_gfni_rounds3
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
@@ -38167,34 +44192,37 @@ Lasmgen_sm4_xts_enc_ieee_gfni_rounds2:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_enc_ieee_gfni_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_enc_ieee_gfni_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_enc_ieee_gfni_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_enc_ieee_gfni_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_enc_ieee_gfni_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_enc_ieee_gfni_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_enc_ieee_gfni_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4:
+Lasmgen_sm4_xts_enc_ieee_gfni_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+Lasmgen_sm4_xts_enc_ieee_gfni_short_done:
 Lasmgen_sm4_xts_enc_ieee_gfni_done:
 	vzeroupper
 	ret
@@ -38219,6 +44247,7 @@ _asmgen_sm4_xts_dec_ieee_gfni:
 	vmovdqa     ymm13, ymmword ptr [rip + Lconst_sm4_gfni_rot8]
 	vmovdqa     ymm14, ymmword ptr [rip + Lconst_sm4_gfni_rot24]
 	vmovdqa     ymm15, ymmword ptr [rip + Lconst_sm4_gfni_m1]
+	vmovdqu     xmm8, xmmword ptr [r8]
 	test        rcx, rcx
 	jz          Lasmgen_sm4_xts_dec_ieee_gfni_done
 	cmp         rcx, 8
@@ -38227,7 +44256,6 @@ Lasmgen_sm4_xts_dec_ieee_gfni_loop:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          Lasmgen_sm4_xts_dec_ieee_gfni_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	/* All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87. */
 	vpsllvq     ymm11, ymm8, ymmword ptr [rip + Lconst_sm4_xts_shl]
@@ -38344,7 +44372,6 @@ Lasmgen_sm4_xts_dec_ieee_gfni_loop:
 	vmovdqu     ymmword ptr [rsi + 224], ymm11
 	jmp         Lasmgen_sm4_xts_dec_ieee_gfni_join
 Lasmgen_sm4_xts_dec_ieee_gfni_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 2
 	jb          Lasmgen_sm4_xts_dec_ieee_gfni_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -38954,6 +44981,8 @@ Lasmgen_sm4_xts_dec_ieee_gfni_slot_half16:
 Lasmgen_sm4_xts_dec_ieee_gfni_slot_next16:
 Lasmgen_sm4_xts_dec_ieee_gfni_slots_done2:
 Lasmgen_sm4_xts_dec_ieee_gfni_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 16
 	jbe         Lasmgen_sm4_xts_dec_ieee_gfni_done
 	sub         rcx, 16
@@ -38964,8 +44993,10 @@ Lasmgen_sm4_xts_dec_ieee_gfni_join2:
 
 Lasmgen_sm4_xts_dec_ieee_gfni_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_xts_dec_ieee_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -39000,8 +45031,174 @@ Lasmgen_sm4_xts_dec_ieee_gfni_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_dec_ieee_gfni_slots_done3:
+	/* The tweak of the block after the batch. */
+	vmovdqu     xmmword ptr [r8], xmm8
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_dec_ieee_gfni_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_dec_ieee_gfni_rounds2
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	jmp         Lasmgen_sm4_xts_dec_ieee_gfni_short_done
+Lasmgen_sm4_xts_dec_ieee_gfni_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_dec_ieee_gfni_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_dec_ieee_gfni_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_dec_ieee_gfni_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_dec_ieee_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_dec_ieee_gfni_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -39010,7 +45207,7 @@ Lasmgen_sm4_xts_dec_ieee_gfni_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_dec_ieee_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_dec_ieee_gfni_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -39019,7 +45216,7 @@ Lasmgen_sm4_xts_dec_ieee_gfni_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_dec_ieee_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_dec_ieee_gfni_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -39028,7 +45225,7 @@ Lasmgen_sm4_xts_dec_ieee_gfni_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_dec_ieee_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_dec_ieee_gfni_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -39036,7 +45233,7 @@ Lasmgen_sm4_xts_dec_ieee_gfni_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_dec_ieee_gfni_slots_done3:
+Lasmgen_sm4_xts_dec_ieee_gfni_slots_done5:
 	/* The tweak of the block after the batch. */
 	vmovdqu     xmmword ptr [r8], xmm8
 	/* Big-endian words, transposed. */
@@ -39077,7 +45274,7 @@ Lasmgen_sm4_xts_dec_ieee_gfni_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_xts_dec_ieee_gfni_rounds2:
+Lasmgen_sm4_xts_dec_ieee_gfni_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -39196,7 +45393,7 @@ Lasmgen_sm4_xts_dec_ieee_gfni_rounds2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_dec_ieee_gfni_rounds2
+	jnz         Lasmgen_sm4_xts_dec_ieee_gfni_rounds3
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
@@ -39235,34 +45432,37 @@ Lasmgen_sm4_xts_dec_ieee_gfni_rounds2:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_dec_ieee_gfni_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_dec_ieee_gfni_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_dec_ieee_gfni_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_dec_ieee_gfni_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_dec_ieee_gfni_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_dec_ieee_gfni_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_dec_ieee_gfni_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4:
+Lasmgen_sm4_xts_dec_ieee_gfni_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+Lasmgen_sm4_xts_dec_ieee_gfni_short_done:
 Lasmgen_sm4_xts_dec_ieee_gfni_done:
 	vzeroupper
 	ret
@@ -39287,6 +45487,8 @@ _asmgen_sm4_xts_enc_gb_gfni:
 	vmovdqa     ymm13, ymmword ptr [rip + Lconst_sm4_gfni_rot8]
 	vmovdqa     ymm14, ymmword ptr [rip + Lconst_sm4_gfni_rot24]
 	vmovdqa     ymm15, ymmword ptr [rip + Lconst_sm4_gfni_m1]
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	test        rcx, rcx
 	jz          Lasmgen_sm4_xts_enc_gb_gfni_done
 	cmp         rcx, 8
@@ -39295,8 +45497,6 @@ Lasmgen_sm4_xts_enc_gb_gfni_loop:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          Lasmgen_sm4_xts_enc_gb_gfni_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	/* All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87. */
 	vpsllvq     ymm11, ymm8, ymmword ptr [rip + Lconst_sm4_xts_shl]
@@ -39421,8 +45621,6 @@ Lasmgen_sm4_xts_enc_gb_gfni_loop:
 	vmovdqu     ymmword ptr [rsi + 224], ymm11
 	jmp         Lasmgen_sm4_xts_enc_gb_gfni_join
 Lasmgen_sm4_xts_enc_gb_gfni_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	cmp         rcx, 2
 	jb          Lasmgen_sm4_xts_enc_gb_gfni_slot_half
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
@@ -40066,6 +46264,9 @@ Lasmgen_sm4_xts_enc_gb_gfni_slot_half16:
 Lasmgen_sm4_xts_enc_gb_gfni_slot_next16:
 Lasmgen_sm4_xts_enc_gb_gfni_slots_done2:
 Lasmgen_sm4_xts_enc_gb_gfni_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	cmp         rcx, 16
 	jbe         Lasmgen_sm4_xts_enc_gb_gfni_done
 	sub         rcx, 16
@@ -40076,9 +46277,10 @@ Lasmgen_sm4_xts_enc_gb_gfni_join2:
 
 Lasmgen_sm4_xts_enc_gb_gfni_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_xts_enc_gb_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm0, xmm10, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm10
@@ -40117,8 +46319,180 @@ Lasmgen_sm4_xts_enc_gb_gfni_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_enc_gb_gfni_slots_done3:
+	/* The tweak of the block after the batch. */
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+	vmovdqu     xmmword ptr [r8], xmm10
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_enc_gb_gfni_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_enc_gb_gfni_rounds2
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_enc_gb_gfni_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_enc_gb_gfni_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_enc_gb_gfni_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_xts_enc_gb_gfni_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+	jmp         Lasmgen_sm4_xts_enc_gb_gfni_short_done
+Lasmgen_sm4_xts_enc_gb_gfni_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm0, xmm10, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_enc_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_enc_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_enc_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_enc_gb_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm4, xmm10, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm10
@@ -40128,7 +46502,7 @@ Lasmgen_sm4_xts_enc_gb_gfni_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_enc_gb_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm5, xmm10, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm10
@@ -40138,7 +46512,7 @@ Lasmgen_sm4_xts_enc_gb_gfni_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_enc_gb_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm6, xmm10, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm10
@@ -40148,7 +46522,7 @@ Lasmgen_sm4_xts_enc_gb_gfni_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_enc_gb_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm7, xmm10, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm10
@@ -40157,7 +46531,7 @@ Lasmgen_sm4_xts_enc_gb_gfni_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_enc_gb_gfni_slots_done3:
+Lasmgen_sm4_xts_enc_gb_gfni_slots_done5:
 	/* The tweak of the block after the batch. */
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vmovdqu     xmmword ptr [r8], xmm10
@@ -40199,7 +46573,7 @@ Lasmgen_sm4_xts_enc_gb_gfni_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_xts_enc_gb_gfni_rounds2:
+Lasmgen_sm4_xts_enc_gb_gfni_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -40318,7 +46692,7 @@ Lasmgen_sm4_xts_enc_gb_gfni_rounds2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_enc_gb_gfni_rounds2
+	jnz         Lasmgen_sm4_xts_enc_gb_gfni_rounds3
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
@@ -40357,34 +46731,38 @@ Lasmgen_sm4_xts_enc_gb_gfni_rounds2:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          Lasmgen_sm4_xts_enc_gb_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_enc_gb_gfni_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          Lasmgen_sm4_xts_enc_gb_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_enc_gb_gfni_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          Lasmgen_sm4_xts_enc_gb_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_enc_gb_gfni_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_enc_gb_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_enc_gb_gfni_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_enc_gb_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_enc_gb_gfni_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_enc_gb_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_enc_gb_gfni_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_enc_gb_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_enc_gb_gfni_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-Lasmgen_sm4_xts_enc_gb_gfni_slots_done4:
+Lasmgen_sm4_xts_enc_gb_gfni_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+Lasmgen_sm4_xts_enc_gb_gfni_short_done:
 Lasmgen_sm4_xts_enc_gb_gfni_done:
 	vzeroupper
 	ret
@@ -40409,6 +46787,8 @@ _asmgen_sm4_xts_dec_gb_gfni:
 	vmovdqa     ymm13, ymmword ptr [rip + Lconst_sm4_gfni_rot8]
 	vmovdqa     ymm14, ymmword ptr [rip + Lconst_sm4_gfni_rot24]
 	vmovdqa     ymm15, ymmword ptr [rip + Lconst_sm4_gfni_m1]
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	test        rcx, rcx
 	jz          Lasmgen_sm4_xts_dec_gb_gfni_done
 	cmp         rcx, 8
@@ -40417,8 +46797,6 @@ Lasmgen_sm4_xts_dec_gb_gfni_loop:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          Lasmgen_sm4_xts_dec_gb_gfni_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	/* All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87. */
 	vpsllvq     ymm11, ymm8, ymmword ptr [rip + Lconst_sm4_xts_shl]
@@ -40543,8 +46921,6 @@ Lasmgen_sm4_xts_dec_gb_gfni_loop:
 	vmovdqu     ymmword ptr [rsi + 224], ymm11
 	jmp         Lasmgen_sm4_xts_dec_gb_gfni_join
 Lasmgen_sm4_xts_dec_gb_gfni_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	cmp         rcx, 2
 	jb          Lasmgen_sm4_xts_dec_gb_gfni_slot_half
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
@@ -41188,6 +47564,9 @@ Lasmgen_sm4_xts_dec_gb_gfni_slot_half16:
 Lasmgen_sm4_xts_dec_gb_gfni_slot_next16:
 Lasmgen_sm4_xts_dec_gb_gfni_slots_done2:
 Lasmgen_sm4_xts_dec_gb_gfni_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	cmp         rcx, 16
 	jbe         Lasmgen_sm4_xts_dec_gb_gfni_done
 	sub         rcx, 16
@@ -41198,9 +47577,10 @@ Lasmgen_sm4_xts_dec_gb_gfni_join2:
 
 Lasmgen_sm4_xts_dec_gb_gfni_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_xts_dec_gb_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm0, xmm10, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm10
@@ -41239,8 +47619,180 @@ Lasmgen_sm4_xts_dec_gb_gfni_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_dec_gb_gfni_slots_done3:
+	/* The tweak of the block after the batch. */
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+	vmovdqu     xmmword ptr [r8], xmm10
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_dec_gb_gfni_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_dec_gb_gfni_rounds2
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_dec_gb_gfni_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_dec_gb_gfni_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_dec_gb_gfni_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_xts_dec_gb_gfni_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+	jmp         Lasmgen_sm4_xts_dec_gb_gfni_short_done
+Lasmgen_sm4_xts_dec_gb_gfni_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm0, xmm10, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_dec_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_dec_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_dec_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_dec_gb_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm4, xmm10, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm10
@@ -41250,7 +47802,7 @@ Lasmgen_sm4_xts_dec_gb_gfni_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_dec_gb_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm5, xmm10, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm10
@@ -41260,7 +47812,7 @@ Lasmgen_sm4_xts_dec_gb_gfni_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_dec_gb_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm6, xmm10, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm10
@@ -41270,7 +47822,7 @@ Lasmgen_sm4_xts_dec_gb_gfni_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_dec_gb_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm7, xmm10, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm10
@@ -41279,7 +47831,7 @@ Lasmgen_sm4_xts_dec_gb_gfni_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_dec_gb_gfni_slots_done3:
+Lasmgen_sm4_xts_dec_gb_gfni_slots_done5:
 	/* The tweak of the block after the batch. */
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vmovdqu     xmmword ptr [r8], xmm10
@@ -41321,7 +47873,7 @@ Lasmgen_sm4_xts_dec_gb_gfni_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_xts_dec_gb_gfni_rounds2:
+Lasmgen_sm4_xts_dec_gb_gfni_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -41440,7 +47992,7 @@ Lasmgen_sm4_xts_dec_gb_gfni_rounds2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_dec_gb_gfni_rounds2
+	jnz         Lasmgen_sm4_xts_dec_gb_gfni_rounds3
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
@@ -41479,34 +48031,38 @@ Lasmgen_sm4_xts_dec_gb_gfni_rounds2:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          Lasmgen_sm4_xts_dec_gb_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_dec_gb_gfni_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          Lasmgen_sm4_xts_dec_gb_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_dec_gb_gfni_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          Lasmgen_sm4_xts_dec_gb_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_dec_gb_gfni_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_dec_gb_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_dec_gb_gfni_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_dec_gb_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_dec_gb_gfni_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_dec_gb_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_dec_gb_gfni_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_dec_gb_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_dec_gb_gfni_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-Lasmgen_sm4_xts_dec_gb_gfni_slots_done4:
+Lasmgen_sm4_xts_dec_gb_gfni_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+Lasmgen_sm4_xts_dec_gb_gfni_short_done:
 Lasmgen_sm4_xts_dec_gb_gfni_done:
 	vzeroupper
 	ret
@@ -41534,7 +48090,8 @@ _asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vmovdqa     ymm13, ymmword ptr [rip + Lconst_sm4_gfni_rot8]
 	vmovdqa     ymm14, ymmword ptr [rip + Lconst_sm4_gfni_rot24]
 	vmovdqa     ymm15, ymmword ptr [rip + Lconst_sm4_gfni_m1]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -41629,8 +48186,7 @@ Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -41646,8 +48202,6 @@ Lasmgen_sm4_xts_unit_enc_ieee_gfni_loop:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          Lasmgen_sm4_xts_unit_enc_ieee_gfni_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	/* All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87. */
 	vpsllvq     ymm11, ymm8, ymmword ptr [rip + Lconst_sm4_xts_shl]
@@ -41764,8 +48318,6 @@ Lasmgen_sm4_xts_unit_enc_ieee_gfni_loop:
 	vmovdqu     ymmword ptr [rdx + 224], ymm11
 	jmp         Lasmgen_sm4_xts_unit_enc_ieee_gfni_join
 Lasmgen_sm4_xts_unit_enc_ieee_gfni_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 2
 	jb          Lasmgen_sm4_xts_unit_enc_ieee_gfni_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -42377,6 +48929,9 @@ Lasmgen_sm4_xts_unit_enc_ieee_gfni_slot_half16:
 Lasmgen_sm4_xts_unit_enc_ieee_gfni_slot_next16:
 Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done2:
 Lasmgen_sm4_xts_unit_enc_ieee_gfni_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 16
 	jbe         Lasmgen_sm4_xts_unit_enc_ieee_gfni_done2
 	sub         r10, 16
@@ -42387,9 +48942,10 @@ Lasmgen_sm4_xts_unit_enc_ieee_gfni_join2:
 
 Lasmgen_sm4_xts_unit_enc_ieee_gfni_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	cmp         r10, 4
+	ja          Lasmgen_sm4_xts_unit_enc_ieee_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -42424,8 +48980,176 @@ Lasmgen_sm4_xts_unit_enc_ieee_gfni_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds3
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         Lasmgen_sm4_xts_unit_enc_ieee_gfni_short_done
+Lasmgen_sm4_xts_unit_enc_ieee_gfni_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -42434,7 +49158,7 @@ Lasmgen_sm4_xts_unit_enc_ieee_gfni_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -42443,7 +49167,7 @@ Lasmgen_sm4_xts_unit_enc_ieee_gfni_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -42452,7 +49176,7 @@ Lasmgen_sm4_xts_unit_enc_ieee_gfni_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -42460,7 +49184,7 @@ Lasmgen_sm4_xts_unit_enc_ieee_gfni_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done3:
+Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
@@ -42502,7 +49226,7 @@ Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds3:
+Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -42621,7 +49345,7 @@ Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds3:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds3
+	jnz         Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds4
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
@@ -42660,34 +49384,38 @@ Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds3:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4:
+Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+Lasmgen_sm4_xts_unit_enc_ieee_gfni_short_done:
 Lasmgen_sm4_xts_unit_enc_ieee_gfni_done2:
 	test        r8, r8
 	jz          Lasmgen_sm4_xts_unit_enc_ieee_gfni_done
@@ -42696,8 +49424,6 @@ Lasmgen_sm4_xts_unit_enc_ieee_gfni_done2:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vmovdqa     xmm4, xmm8
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
@@ -42707,114 +49433,6 @@ Lasmgen_sm4_xts_unit_enc_ieee_gfni_done2:
 	vmovdqa     xmm5, xmm8
 	/* CC = the block before the tail with T[m-1]. */
 	vpxor       xmm6, xmm4, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* Into the GFNI domain: Y = M1*X on every byte. */
-	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
-	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
-	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
-	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm0, xmm0, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm0, xmm0, xmm8
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm1, xmm1, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm1, xmm1, xmm8
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm2, xmm2, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm2, xmm2, xmm8
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm3, xmm3, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm3, xmm3, xmm8
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds4
-	/* Out of the GFNI domain: X = M1^-1*Y. */
-	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -42908,6 +49526,114 @@ Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds5:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds6
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm5
 	vmovdqu     xmmword ptr [rdx], xmm6
 Lasmgen_sm4_xts_unit_enc_ieee_gfni_done:
@@ -42937,7 +49663,8 @@ _asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vmovdqa     ymm13, ymmword ptr [rip + Lconst_sm4_gfni_rot8]
 	vmovdqa     ymm14, ymmword ptr [rip + Lconst_sm4_gfni_rot24]
 	vmovdqa     ymm15, ymmword ptr [rip + Lconst_sm4_gfni_m1]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -43032,8 +49759,7 @@ Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -43049,8 +49775,6 @@ Lasmgen_sm4_xts_unit_dec_ieee_gfni_loop:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          Lasmgen_sm4_xts_unit_dec_ieee_gfni_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	/* All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87. */
 	vpsllvq     ymm11, ymm8, ymmword ptr [rip + Lconst_sm4_xts_shl]
@@ -43167,8 +49891,6 @@ Lasmgen_sm4_xts_unit_dec_ieee_gfni_loop:
 	vmovdqu     ymmword ptr [rdx + 224], ymm11
 	jmp         Lasmgen_sm4_xts_unit_dec_ieee_gfni_join
 Lasmgen_sm4_xts_unit_dec_ieee_gfni_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 2
 	jb          Lasmgen_sm4_xts_unit_dec_ieee_gfni_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -43780,6 +50502,9 @@ Lasmgen_sm4_xts_unit_dec_ieee_gfni_slot_half16:
 Lasmgen_sm4_xts_unit_dec_ieee_gfni_slot_next16:
 Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done2:
 Lasmgen_sm4_xts_unit_dec_ieee_gfni_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 16
 	jbe         Lasmgen_sm4_xts_unit_dec_ieee_gfni_done2
 	sub         r10, 16
@@ -43790,9 +50515,10 @@ Lasmgen_sm4_xts_unit_dec_ieee_gfni_join2:
 
 Lasmgen_sm4_xts_unit_dec_ieee_gfni_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	cmp         r10, 4
+	ja          Lasmgen_sm4_xts_unit_dec_ieee_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -43827,8 +50553,176 @@ Lasmgen_sm4_xts_unit_dec_ieee_gfni_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds3
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         Lasmgen_sm4_xts_unit_dec_ieee_gfni_short_done
+Lasmgen_sm4_xts_unit_dec_ieee_gfni_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -43837,7 +50731,7 @@ Lasmgen_sm4_xts_unit_dec_ieee_gfni_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -43846,7 +50740,7 @@ Lasmgen_sm4_xts_unit_dec_ieee_gfni_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -43855,7 +50749,7 @@ Lasmgen_sm4_xts_unit_dec_ieee_gfni_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -43863,7 +50757,7 @@ Lasmgen_sm4_xts_unit_dec_ieee_gfni_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done3:
+Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
@@ -43905,7 +50799,7 @@ Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds3:
+Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -44024,7 +50918,7 @@ Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds3:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds3
+	jnz         Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds4
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
@@ -44063,34 +50957,38 @@ Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds3:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4:
+Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+Lasmgen_sm4_xts_unit_dec_ieee_gfni_short_done:
 Lasmgen_sm4_xts_unit_dec_ieee_gfni_done2:
 	test        r8, r8
 	jz          Lasmgen_sm4_xts_unit_dec_ieee_gfni_done
@@ -44099,8 +50997,6 @@ Lasmgen_sm4_xts_unit_dec_ieee_gfni_done2:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vmovdqa     xmm4, xmm8
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
@@ -44110,114 +51006,6 @@ Lasmgen_sm4_xts_unit_dec_ieee_gfni_done2:
 	vmovdqa     xmm5, xmm8
 	/* CC = the block before the tail with T[m]. */
 	vpxor       xmm6, xmm5, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* Into the GFNI domain: Y = M1*X on every byte. */
-	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
-	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
-	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
-	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm0, xmm0, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm0, xmm0, xmm8
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm1, xmm1, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm1, xmm1, xmm8
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm2, xmm2, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm2, xmm2, xmm8
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm3, xmm3, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm3, xmm3, xmm8
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds4
-	/* Out of the GFNI domain: X = M1^-1*Y. */
-	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -44311,6 +51099,114 @@ Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds5:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds6
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm4
 	vmovdqu     xmmword ptr [rdx], xmm6
 Lasmgen_sm4_xts_unit_dec_ieee_gfni_done:
@@ -44340,7 +51236,8 @@ _asmgen_sm4_xts_unit_enc_gb_gfni:
 	vmovdqa     ymm13, ymmword ptr [rip + Lconst_sm4_gfni_rot8]
 	vmovdqa     ymm14, ymmword ptr [rip + Lconst_sm4_gfni_rot24]
 	vmovdqa     ymm15, ymmword ptr [rip + Lconst_sm4_gfni_m1]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -44435,8 +51332,7 @@ Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vgf2p8affineqb xmm8, xmm4, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -44452,9 +51348,6 @@ Lasmgen_sm4_xts_unit_enc_gb_gfni_loop:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          Lasmgen_sm4_xts_unit_enc_gb_gfni_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	/* All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87. */
 	vpsllvq     ymm11, ymm8, ymmword ptr [rip + Lconst_sm4_xts_shl]
@@ -44579,9 +51472,6 @@ Lasmgen_sm4_xts_unit_enc_gb_gfni_loop:
 	vmovdqu     ymmword ptr [rdx + 224], ymm11
 	jmp         Lasmgen_sm4_xts_unit_enc_gb_gfni_join
 Lasmgen_sm4_xts_unit_enc_gb_gfni_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	cmp         r10, 2
 	jb          Lasmgen_sm4_xts_unit_enc_gb_gfni_slot_half
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
@@ -45227,6 +52117,10 @@ Lasmgen_sm4_xts_unit_enc_gb_gfni_slot_half16:
 Lasmgen_sm4_xts_unit_enc_gb_gfni_slot_next16:
 Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done2:
 Lasmgen_sm4_xts_unit_enc_gb_gfni_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	cmp         r10, 16
 	jbe         Lasmgen_sm4_xts_unit_enc_gb_gfni_done2
 	sub         r10, 16
@@ -45237,10 +52131,10 @@ Lasmgen_sm4_xts_unit_enc_gb_gfni_join2:
 
 Lasmgen_sm4_xts_unit_enc_gb_gfni_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+	cmp         r10, 4
+	ja          Lasmgen_sm4_xts_unit_enc_gb_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm0, xmm10, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm10
@@ -45279,8 +52173,182 @@ Lasmgen_sm4_xts_unit_enc_gb_gfni_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done3:
+	/* The tweak of the block after the batch. */
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds3
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+	jmp         Lasmgen_sm4_xts_unit_enc_gb_gfni_short_done
+Lasmgen_sm4_xts_unit_enc_gb_gfni_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm0, xmm10, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm4, xmm10, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm10
@@ -45290,7 +52358,7 @@ Lasmgen_sm4_xts_unit_enc_gb_gfni_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm5, xmm10, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm10
@@ -45300,7 +52368,7 @@ Lasmgen_sm4_xts_unit_enc_gb_gfni_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm6, xmm10, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm10
@@ -45310,7 +52378,7 @@ Lasmgen_sm4_xts_unit_enc_gb_gfni_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm7, xmm10, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm10
@@ -45319,7 +52387,7 @@ Lasmgen_sm4_xts_unit_enc_gb_gfni_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done3:
+Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done5:
 	/* The tweak of the block after the batch. */
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vpextrq     rsi, xmm10, 0
@@ -45362,7 +52430,7 @@ Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds3:
+Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -45481,7 +52549,7 @@ Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds3:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds3
+	jnz         Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds4
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
@@ -45520,34 +52588,39 @@ Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds3:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4:
+Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+Lasmgen_sm4_xts_unit_enc_gb_gfni_short_done:
 Lasmgen_sm4_xts_unit_enc_gb_gfni_done2:
 	test        r8, r8
 	jz          Lasmgen_sm4_xts_unit_enc_gb_gfni_done
@@ -45556,9 +52629,6 @@ Lasmgen_sm4_xts_unit_enc_gb_gfni_done2:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vmovdqa     xmm4, xmm10
 	vpsrad      xmm9, xmm8, 31
@@ -45570,114 +52640,6 @@ Lasmgen_sm4_xts_unit_enc_gb_gfni_done2:
 	vmovdqa     xmm5, xmm10
 	/* CC = the block before the tail with T[m-1]. */
 	vpxor       xmm6, xmm4, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* Into the GFNI domain: Y = M1*X on every byte. */
-	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
-	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
-	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
-	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm0, xmm0, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm0, xmm0, xmm8
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm1, xmm1, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm1, xmm1, xmm8
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm2, xmm2, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm2, xmm2, xmm8
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm3, xmm3, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm3, xmm3, xmm8
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds4
-	/* Out of the GFNI domain: X = M1^-1*Y. */
-	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -45771,6 +52733,114 @@ Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds5:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds6
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm5
 	vmovdqu     xmmword ptr [rdx], xmm6
 Lasmgen_sm4_xts_unit_enc_gb_gfni_done:
@@ -45800,7 +52870,8 @@ _asmgen_sm4_xts_unit_dec_gb_gfni:
 	vmovdqa     ymm13, ymmword ptr [rip + Lconst_sm4_gfni_rot8]
 	vmovdqa     ymm14, ymmword ptr [rip + Lconst_sm4_gfni_rot24]
 	vmovdqa     ymm15, ymmword ptr [rip + Lconst_sm4_gfni_m1]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -45895,8 +52966,7 @@ Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vgf2p8affineqb xmm8, xmm4, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -45912,9 +52982,6 @@ Lasmgen_sm4_xts_unit_dec_gb_gfni_loop:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          Lasmgen_sm4_xts_unit_dec_gb_gfni_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	/* All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87. */
 	vpsllvq     ymm11, ymm8, ymmword ptr [rip + Lconst_sm4_xts_shl]
@@ -46039,9 +53106,6 @@ Lasmgen_sm4_xts_unit_dec_gb_gfni_loop:
 	vmovdqu     ymmword ptr [rdx + 224], ymm11
 	jmp         Lasmgen_sm4_xts_unit_dec_gb_gfni_join
 Lasmgen_sm4_xts_unit_dec_gb_gfni_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	cmp         r10, 2
 	jb          Lasmgen_sm4_xts_unit_dec_gb_gfni_slot_half
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
@@ -46687,6 +53751,10 @@ Lasmgen_sm4_xts_unit_dec_gb_gfni_slot_half16:
 Lasmgen_sm4_xts_unit_dec_gb_gfni_slot_next16:
 Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done2:
 Lasmgen_sm4_xts_unit_dec_gb_gfni_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	cmp         r10, 16
 	jbe         Lasmgen_sm4_xts_unit_dec_gb_gfni_done2
 	sub         r10, 16
@@ -46697,10 +53765,10 @@ Lasmgen_sm4_xts_unit_dec_gb_gfni_join2:
 
 Lasmgen_sm4_xts_unit_dec_gb_gfni_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+	cmp         r10, 4
+	ja          Lasmgen_sm4_xts_unit_dec_gb_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm0, xmm10, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm10
@@ -46739,8 +53807,182 @@ Lasmgen_sm4_xts_unit_dec_gb_gfni_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done3:
+	/* The tweak of the block after the batch. */
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds3
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+	jmp         Lasmgen_sm4_xts_unit_dec_gb_gfni_short_done
+Lasmgen_sm4_xts_unit_dec_gb_gfni_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm0, xmm10, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm4, xmm10, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm10
@@ -46750,7 +53992,7 @@ Lasmgen_sm4_xts_unit_dec_gb_gfni_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm5, xmm10, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm10
@@ -46760,7 +54002,7 @@ Lasmgen_sm4_xts_unit_dec_gb_gfni_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm6, xmm10, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm10
@@ -46770,7 +54012,7 @@ Lasmgen_sm4_xts_unit_dec_gb_gfni_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done3
+	jb          Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm7, xmm10, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm10
@@ -46779,7 +54021,7 @@ Lasmgen_sm4_xts_unit_dec_gb_gfni_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done3:
+Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done5:
 	/* The tweak of the block after the batch. */
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vpextrq     rsi, xmm10, 0
@@ -46822,7 +54064,7 @@ Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds3:
+Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -46941,7 +54183,7 @@ Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds3:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds3
+	jnz         Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds4
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
@@ -46980,34 +54222,39 @@ Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds3:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4:
+Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
+Lasmgen_sm4_xts_unit_dec_gb_gfni_short_done:
 Lasmgen_sm4_xts_unit_dec_gb_gfni_done2:
 	test        r8, r8
 	jz          Lasmgen_sm4_xts_unit_dec_gb_gfni_done
@@ -47016,9 +54263,6 @@ Lasmgen_sm4_xts_unit_dec_gb_gfni_done2:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_gfni_bitrev], 0x00
 	vmovdqa     xmm4, xmm10
 	vpsrad      xmm9, xmm8, 31
@@ -47030,114 +54274,6 @@ Lasmgen_sm4_xts_unit_dec_gb_gfni_done2:
 	vmovdqa     xmm5, xmm10
 	/* CC = the block before the tail with T[m]. */
 	vpxor       xmm6, xmm5, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* Into the GFNI domain: Y = M1*X on every byte. */
-	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
-	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
-	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
-	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm0, xmm0, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm0, xmm0, xmm8
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm1, xmm1, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm1, xmm1, xmm8
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm2, xmm2, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm2, xmm2, xmm8
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm3, xmm3, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm3, xmm3, xmm8
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds4
-	/* Out of the GFNI domain: X = M1^-1*Y. */
-	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -47221,6 +54357,114 @@ Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds5:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds5
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds6
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_gfni_m1inv], 0x00
@@ -53770,6 +61014,7 @@ _asmgen_sm4_xts_enc_ieee_vaes:
 	vmovdqa     ymm13, ymmword ptr [rip + Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
 	test        rcx, rcx
 	jz          Lasmgen_sm4_xts_enc_ieee_vaes_done
 	cmp         rcx, 8
@@ -53778,7 +61023,6 @@ Lasmgen_sm4_xts_enc_ieee_vaes_loop:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          Lasmgen_sm4_xts_enc_ieee_vaes_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
@@ -53887,7 +61131,6 @@ Lasmgen_sm4_xts_enc_ieee_vaes_loop:
 	vmovdqu     xmmword ptr [r8], xmm8
 	jmp         Lasmgen_sm4_xts_enc_ieee_vaes_join
 Lasmgen_sm4_xts_enc_ieee_vaes_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 2
 	jb          Lasmgen_sm4_xts_enc_ieee_vaes_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -54640,6 +61883,8 @@ Lasmgen_sm4_xts_enc_ieee_vaes_slot_half16:
 Lasmgen_sm4_xts_enc_ieee_vaes_slot_next16:
 Lasmgen_sm4_xts_enc_ieee_vaes_slots_done2:
 Lasmgen_sm4_xts_enc_ieee_vaes_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 16
 	jbe         Lasmgen_sm4_xts_enc_ieee_vaes_done
 	sub         rcx, 16
@@ -54650,8 +61895,10 @@ Lasmgen_sm4_xts_enc_ieee_vaes_join2:
 
 Lasmgen_sm4_xts_enc_ieee_vaes_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_xts_enc_ieee_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -54686,8 +61933,220 @@ Lasmgen_sm4_xts_enc_ieee_vaes_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_enc_ieee_vaes_slots_done3:
+	/* The tweak of the block after the batch. */
+	vmovdqu     xmmword ptr [r8], xmm8
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_enc_ieee_vaes_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_enc_ieee_vaes_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	jmp         Lasmgen_sm4_xts_enc_ieee_vaes_short_done
+Lasmgen_sm4_xts_enc_ieee_vaes_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_enc_ieee_vaes_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_enc_ieee_vaes_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_enc_ieee_vaes_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_enc_ieee_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_enc_ieee_vaes_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -54696,7 +62155,7 @@ Lasmgen_sm4_xts_enc_ieee_vaes_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_enc_ieee_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_enc_ieee_vaes_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -54705,7 +62164,7 @@ Lasmgen_sm4_xts_enc_ieee_vaes_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_enc_ieee_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_enc_ieee_vaes_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -54714,7 +62173,7 @@ Lasmgen_sm4_xts_enc_ieee_vaes_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_enc_ieee_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_enc_ieee_vaes_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -54722,7 +62181,7 @@ Lasmgen_sm4_xts_enc_ieee_vaes_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_enc_ieee_vaes_slots_done3:
+Lasmgen_sm4_xts_enc_ieee_vaes_slots_done5:
 	/* The tweak of the block after the batch. */
 	vmovdqu     xmmword ptr [r8], xmm8
 	/* Big-endian words, transposed. */
@@ -54754,7 +62213,7 @@ Lasmgen_sm4_xts_enc_ieee_vaes_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_xts_enc_ieee_vaes_rounds2:
+Lasmgen_sm4_xts_enc_ieee_vaes_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -54989,7 +62448,7 @@ Lasmgen_sm4_xts_enc_ieee_vaes_rounds2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_enc_ieee_vaes_rounds2
+	jnz         Lasmgen_sm4_xts_enc_ieee_vaes_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -55019,34 +62478,37 @@ Lasmgen_sm4_xts_enc_ieee_vaes_rounds2:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_enc_ieee_vaes_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_enc_ieee_vaes_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_enc_ieee_vaes_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_enc_ieee_vaes_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_enc_ieee_vaes_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_enc_ieee_vaes_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_enc_ieee_vaes_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4:
+Lasmgen_sm4_xts_enc_ieee_vaes_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+Lasmgen_sm4_xts_enc_ieee_vaes_short_done:
 Lasmgen_sm4_xts_enc_ieee_vaes_done:
 	vzeroupper
 	ret
@@ -55071,6 +62533,7 @@ _asmgen_sm4_xts_dec_ieee_vaes:
 	vmovdqa     ymm13, ymmword ptr [rip + Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
 	test        rcx, rcx
 	jz          Lasmgen_sm4_xts_dec_ieee_vaes_done
 	cmp         rcx, 8
@@ -55079,7 +62542,6 @@ Lasmgen_sm4_xts_dec_ieee_vaes_loop:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          Lasmgen_sm4_xts_dec_ieee_vaes_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
@@ -55188,7 +62650,6 @@ Lasmgen_sm4_xts_dec_ieee_vaes_loop:
 	vmovdqu     xmmword ptr [r8], xmm8
 	jmp         Lasmgen_sm4_xts_dec_ieee_vaes_join
 Lasmgen_sm4_xts_dec_ieee_vaes_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 2
 	jb          Lasmgen_sm4_xts_dec_ieee_vaes_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -55941,6 +63402,8 @@ Lasmgen_sm4_xts_dec_ieee_vaes_slot_half16:
 Lasmgen_sm4_xts_dec_ieee_vaes_slot_next16:
 Lasmgen_sm4_xts_dec_ieee_vaes_slots_done2:
 Lasmgen_sm4_xts_dec_ieee_vaes_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 16
 	jbe         Lasmgen_sm4_xts_dec_ieee_vaes_done
 	sub         rcx, 16
@@ -55951,8 +63414,10 @@ Lasmgen_sm4_xts_dec_ieee_vaes_join2:
 
 Lasmgen_sm4_xts_dec_ieee_vaes_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_xts_dec_ieee_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -55987,8 +63452,220 @@ Lasmgen_sm4_xts_dec_ieee_vaes_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_dec_ieee_vaes_slots_done3:
+	/* The tweak of the block after the batch. */
+	vmovdqu     xmmword ptr [r8], xmm8
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_dec_ieee_vaes_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_dec_ieee_vaes_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	jmp         Lasmgen_sm4_xts_dec_ieee_vaes_short_done
+Lasmgen_sm4_xts_dec_ieee_vaes_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_dec_ieee_vaes_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_dec_ieee_vaes_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_dec_ieee_vaes_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_dec_ieee_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_dec_ieee_vaes_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -55997,7 +63674,7 @@ Lasmgen_sm4_xts_dec_ieee_vaes_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_dec_ieee_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_dec_ieee_vaes_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -56006,7 +63683,7 @@ Lasmgen_sm4_xts_dec_ieee_vaes_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_dec_ieee_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_dec_ieee_vaes_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -56015,7 +63692,7 @@ Lasmgen_sm4_xts_dec_ieee_vaes_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_dec_ieee_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_dec_ieee_vaes_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -56023,7 +63700,7 @@ Lasmgen_sm4_xts_dec_ieee_vaes_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_dec_ieee_vaes_slots_done3:
+Lasmgen_sm4_xts_dec_ieee_vaes_slots_done5:
 	/* The tweak of the block after the batch. */
 	vmovdqu     xmmword ptr [r8], xmm8
 	/* Big-endian words, transposed. */
@@ -56055,7 +63732,7 @@ Lasmgen_sm4_xts_dec_ieee_vaes_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_xts_dec_ieee_vaes_rounds2:
+Lasmgen_sm4_xts_dec_ieee_vaes_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -56290,7 +63967,7 @@ Lasmgen_sm4_xts_dec_ieee_vaes_rounds2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_dec_ieee_vaes_rounds2
+	jnz         Lasmgen_sm4_xts_dec_ieee_vaes_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -56320,34 +63997,37 @@ Lasmgen_sm4_xts_dec_ieee_vaes_rounds2:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_dec_ieee_vaes_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_dec_ieee_vaes_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_dec_ieee_vaes_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_dec_ieee_vaes_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_dec_ieee_vaes_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_dec_ieee_vaes_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_dec_ieee_vaes_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4:
+Lasmgen_sm4_xts_dec_ieee_vaes_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+Lasmgen_sm4_xts_dec_ieee_vaes_short_done:
 Lasmgen_sm4_xts_dec_ieee_vaes_done:
 	vzeroupper
 	ret
@@ -56372,6 +64052,8 @@ _asmgen_sm4_xts_enc_gb_vaes:
 	vmovdqa     ymm13, ymmword ptr [rip + Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	test        rcx, rcx
 	jz          Lasmgen_sm4_xts_enc_gb_vaes_done
 	cmp         rcx, 8
@@ -56380,8 +64062,6 @@ Lasmgen_sm4_xts_enc_gb_vaes_loop:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          Lasmgen_sm4_xts_enc_gb_vaes_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -56523,8 +64203,6 @@ Lasmgen_sm4_xts_enc_gb_vaes_loop:
 	vmovdqu     xmmword ptr [r8], xmm10
 	jmp         Lasmgen_sm4_xts_enc_gb_vaes_join
 Lasmgen_sm4_xts_enc_gb_vaes_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	cmp         rcx, 2
 	jb          Lasmgen_sm4_xts_enc_gb_vaes_slot_half
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
@@ -57344,6 +65022,9 @@ Lasmgen_sm4_xts_enc_gb_vaes_slot_half16:
 Lasmgen_sm4_xts_enc_gb_vaes_slot_next16:
 Lasmgen_sm4_xts_enc_gb_vaes_slots_done2:
 Lasmgen_sm4_xts_enc_gb_vaes_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	cmp         rcx, 16
 	jbe         Lasmgen_sm4_xts_enc_gb_vaes_done
 	sub         rcx, 16
@@ -57354,9 +65035,10 @@ Lasmgen_sm4_xts_enc_gb_vaes_join2:
 
 Lasmgen_sm4_xts_enc_gb_vaes_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_xts_enc_gb_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm10
@@ -57399,8 +65081,230 @@ Lasmgen_sm4_xts_enc_gb_vaes_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_enc_gb_vaes_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vmovdqu     xmmword ptr [r8], xmm10
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_enc_gb_vaes_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_enc_gb_vaes_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_enc_gb_vaes_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_enc_gb_vaes_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_enc_gb_vaes_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_xts_enc_gb_vaes_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	jmp         Lasmgen_sm4_xts_enc_gb_vaes_short_done
+Lasmgen_sm4_xts_enc_gb_vaes_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_enc_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_enc_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_enc_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_enc_gb_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm4, xmm10, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm10
@@ -57411,7 +65315,7 @@ Lasmgen_sm4_xts_enc_gb_vaes_small:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_enc_gb_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm5, xmm10, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm10
@@ -57422,7 +65326,7 @@ Lasmgen_sm4_xts_enc_gb_vaes_small:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_enc_gb_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm6, xmm10, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm10
@@ -57433,7 +65337,7 @@ Lasmgen_sm4_xts_enc_gb_vaes_small:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_enc_gb_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm7, xmm10, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm10
@@ -57443,7 +65347,7 @@ Lasmgen_sm4_xts_enc_gb_vaes_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_enc_gb_vaes_slots_done3:
+Lasmgen_sm4_xts_enc_gb_vaes_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vmovdqu     xmmword ptr [r8], xmm10
@@ -57476,7 +65380,7 @@ Lasmgen_sm4_xts_enc_gb_vaes_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_xts_enc_gb_vaes_rounds2:
+Lasmgen_sm4_xts_enc_gb_vaes_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -57711,7 +65615,7 @@ Lasmgen_sm4_xts_enc_gb_vaes_rounds2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_enc_gb_vaes_rounds2
+	jnz         Lasmgen_sm4_xts_enc_gb_vaes_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -57741,34 +65645,38 @@ Lasmgen_sm4_xts_enc_gb_vaes_rounds2:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          Lasmgen_sm4_xts_enc_gb_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_enc_gb_vaes_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          Lasmgen_sm4_xts_enc_gb_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_enc_gb_vaes_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          Lasmgen_sm4_xts_enc_gb_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_enc_gb_vaes_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_enc_gb_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_enc_gb_vaes_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_enc_gb_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_enc_gb_vaes_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_enc_gb_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_enc_gb_vaes_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_enc_gb_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_enc_gb_vaes_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-Lasmgen_sm4_xts_enc_gb_vaes_slots_done4:
+Lasmgen_sm4_xts_enc_gb_vaes_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+Lasmgen_sm4_xts_enc_gb_vaes_short_done:
 Lasmgen_sm4_xts_enc_gb_vaes_done:
 	vzeroupper
 	ret
@@ -57793,6 +65701,8 @@ _asmgen_sm4_xts_dec_gb_vaes:
 	vmovdqa     ymm13, ymmword ptr [rip + Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	test        rcx, rcx
 	jz          Lasmgen_sm4_xts_dec_gb_vaes_done
 	cmp         rcx, 8
@@ -57801,8 +65711,6 @@ Lasmgen_sm4_xts_dec_gb_vaes_loop:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          Lasmgen_sm4_xts_dec_gb_vaes_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -57944,8 +65852,6 @@ Lasmgen_sm4_xts_dec_gb_vaes_loop:
 	vmovdqu     xmmword ptr [r8], xmm10
 	jmp         Lasmgen_sm4_xts_dec_gb_vaes_join
 Lasmgen_sm4_xts_dec_gb_vaes_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	cmp         rcx, 2
 	jb          Lasmgen_sm4_xts_dec_gb_vaes_slot_half
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
@@ -58765,6 +66671,9 @@ Lasmgen_sm4_xts_dec_gb_vaes_slot_half16:
 Lasmgen_sm4_xts_dec_gb_vaes_slot_next16:
 Lasmgen_sm4_xts_dec_gb_vaes_slots_done2:
 Lasmgen_sm4_xts_dec_gb_vaes_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	cmp         rcx, 16
 	jbe         Lasmgen_sm4_xts_dec_gb_vaes_done
 	sub         rcx, 16
@@ -58775,9 +66684,10 @@ Lasmgen_sm4_xts_dec_gb_vaes_join2:
 
 Lasmgen_sm4_xts_dec_gb_vaes_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	cmp         rcx, 4
+	ja          Lasmgen_sm4_xts_dec_gb_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm10
@@ -58820,8 +66730,230 @@ Lasmgen_sm4_xts_dec_gb_vaes_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_dec_gb_vaes_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vmovdqu     xmmword ptr [r8], xmm10
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_dec_gb_vaes_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_dec_gb_vaes_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_dec_gb_vaes_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_dec_gb_vaes_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_dec_gb_vaes_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+Lasmgen_sm4_xts_dec_gb_vaes_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	jmp         Lasmgen_sm4_xts_dec_gb_vaes_short_done
+Lasmgen_sm4_xts_dec_gb_vaes_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          Lasmgen_sm4_xts_dec_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          Lasmgen_sm4_xts_dec_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          Lasmgen_sm4_xts_dec_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_dec_gb_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm4, xmm10, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm10
@@ -58832,7 +66964,7 @@ Lasmgen_sm4_xts_dec_gb_vaes_small:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_dec_gb_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm5, xmm10, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm10
@@ -58843,7 +66975,7 @@ Lasmgen_sm4_xts_dec_gb_vaes_small:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_dec_gb_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm6, xmm10, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm10
@@ -58854,7 +66986,7 @@ Lasmgen_sm4_xts_dec_gb_vaes_small:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_dec_gb_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm7, xmm10, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm10
@@ -58864,7 +66996,7 @@ Lasmgen_sm4_xts_dec_gb_vaes_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_dec_gb_vaes_slots_done3:
+Lasmgen_sm4_xts_dec_gb_vaes_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vmovdqu     xmmword ptr [r8], xmm10
@@ -58897,7 +67029,7 @@ Lasmgen_sm4_xts_dec_gb_vaes_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_xts_dec_gb_vaes_rounds2:
+Lasmgen_sm4_xts_dec_gb_vaes_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -59132,7 +67264,7 @@ Lasmgen_sm4_xts_dec_gb_vaes_rounds2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_dec_gb_vaes_rounds2
+	jnz         Lasmgen_sm4_xts_dec_gb_vaes_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -59162,34 +67294,38 @@ Lasmgen_sm4_xts_dec_gb_vaes_rounds2:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          Lasmgen_sm4_xts_dec_gb_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_dec_gb_vaes_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          Lasmgen_sm4_xts_dec_gb_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_dec_gb_vaes_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          Lasmgen_sm4_xts_dec_gb_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_dec_gb_vaes_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          Lasmgen_sm4_xts_dec_gb_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_dec_gb_vaes_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          Lasmgen_sm4_xts_dec_gb_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_dec_gb_vaes_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          Lasmgen_sm4_xts_dec_gb_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_dec_gb_vaes_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          Lasmgen_sm4_xts_dec_gb_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_dec_gb_vaes_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-Lasmgen_sm4_xts_dec_gb_vaes_slots_done4:
+Lasmgen_sm4_xts_dec_gb_vaes_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+Lasmgen_sm4_xts_dec_gb_vaes_short_done:
 Lasmgen_sm4_xts_dec_gb_vaes_done:
 	vzeroupper
 	ret
@@ -59217,7 +67353,8 @@ _asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vmovdqa     ymm13, ymmword ptr [rip + Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -59358,8 +67495,7 @@ Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -59375,8 +67511,6 @@ Lasmgen_sm4_xts_unit_enc_ieee_vaes_loop:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          Lasmgen_sm4_xts_unit_enc_ieee_vaes_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
@@ -59486,8 +67620,6 @@ Lasmgen_sm4_xts_unit_enc_ieee_vaes_loop:
 	vpextrq     r9, xmm8, 1
 	jmp         Lasmgen_sm4_xts_unit_enc_ieee_vaes_join
 Lasmgen_sm4_xts_unit_enc_ieee_vaes_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 2
 	jb          Lasmgen_sm4_xts_unit_enc_ieee_vaes_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -60242,6 +68374,9 @@ Lasmgen_sm4_xts_unit_enc_ieee_vaes_slot_half16:
 Lasmgen_sm4_xts_unit_enc_ieee_vaes_slot_next16:
 Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done2:
 Lasmgen_sm4_xts_unit_enc_ieee_vaes_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 16
 	jbe         Lasmgen_sm4_xts_unit_enc_ieee_vaes_done2
 	sub         r10, 16
@@ -60252,9 +68387,10 @@ Lasmgen_sm4_xts_unit_enc_ieee_vaes_join2:
 
 Lasmgen_sm4_xts_unit_enc_ieee_vaes_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	cmp         r10, 4
+	ja          Lasmgen_sm4_xts_unit_enc_ieee_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -60289,8 +68425,222 @@ Lasmgen_sm4_xts_unit_enc_ieee_vaes_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         Lasmgen_sm4_xts_unit_enc_ieee_vaes_short_done
+Lasmgen_sm4_xts_unit_enc_ieee_vaes_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -60299,7 +68649,7 @@ Lasmgen_sm4_xts_unit_enc_ieee_vaes_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -60308,7 +68658,7 @@ Lasmgen_sm4_xts_unit_enc_ieee_vaes_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -60317,7 +68667,7 @@ Lasmgen_sm4_xts_unit_enc_ieee_vaes_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -60325,7 +68675,7 @@ Lasmgen_sm4_xts_unit_enc_ieee_vaes_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done3:
+Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
@@ -60358,7 +68708,7 @@ Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds3:
+Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -60593,7 +68943,7 @@ Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds3:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds3
+	jnz         Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds4
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -60623,34 +68973,38 @@ Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds3:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4:
+Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+Lasmgen_sm4_xts_unit_enc_ieee_vaes_short_done:
 Lasmgen_sm4_xts_unit_enc_ieee_vaes_done2:
 	test        r8, r8
 	jz          Lasmgen_sm4_xts_unit_enc_ieee_vaes_done
@@ -60659,8 +69013,6 @@ Lasmgen_sm4_xts_unit_enc_ieee_vaes_done2:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vmovdqa     xmm4, xmm8
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
@@ -60670,160 +69022,6 @@ Lasmgen_sm4_xts_unit_enc_ieee_vaes_done2:
 	vmovdqa     xmm5, xmm8
 	/* CC = the block before the tail with T[m-1]. */
 	vpxor       xmm6, xmm4, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds4
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -60963,6 +69161,160 @@ Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds5:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds6
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm5
 	vmovdqu     xmmword ptr [rdx], xmm6
 Lasmgen_sm4_xts_unit_enc_ieee_vaes_done:
@@ -60992,7 +69344,8 @@ _asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vmovdqa     ymm13, ymmword ptr [rip + Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -61133,8 +69486,7 @@ Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -61150,8 +69502,6 @@ Lasmgen_sm4_xts_unit_dec_ieee_vaes_loop:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          Lasmgen_sm4_xts_unit_dec_ieee_vaes_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
@@ -61261,8 +69611,6 @@ Lasmgen_sm4_xts_unit_dec_ieee_vaes_loop:
 	vpextrq     r9, xmm8, 1
 	jmp         Lasmgen_sm4_xts_unit_dec_ieee_vaes_join
 Lasmgen_sm4_xts_unit_dec_ieee_vaes_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 2
 	jb          Lasmgen_sm4_xts_unit_dec_ieee_vaes_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -62017,6 +70365,9 @@ Lasmgen_sm4_xts_unit_dec_ieee_vaes_slot_half16:
 Lasmgen_sm4_xts_unit_dec_ieee_vaes_slot_next16:
 Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done2:
 Lasmgen_sm4_xts_unit_dec_ieee_vaes_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 16
 	jbe         Lasmgen_sm4_xts_unit_dec_ieee_vaes_done2
 	sub         r10, 16
@@ -62027,9 +70378,10 @@ Lasmgen_sm4_xts_unit_dec_ieee_vaes_join2:
 
 Lasmgen_sm4_xts_unit_dec_ieee_vaes_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	cmp         r10, 4
+	ja          Lasmgen_sm4_xts_unit_dec_ieee_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -62064,8 +70416,222 @@ Lasmgen_sm4_xts_unit_dec_ieee_vaes_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         Lasmgen_sm4_xts_unit_dec_ieee_vaes_short_done
+Lasmgen_sm4_xts_unit_dec_ieee_vaes_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -62074,7 +70640,7 @@ Lasmgen_sm4_xts_unit_dec_ieee_vaes_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -62083,7 +70649,7 @@ Lasmgen_sm4_xts_unit_dec_ieee_vaes_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -62092,7 +70658,7 @@ Lasmgen_sm4_xts_unit_dec_ieee_vaes_small:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -62100,7 +70666,7 @@ Lasmgen_sm4_xts_unit_dec_ieee_vaes_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done3:
+Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
@@ -62133,7 +70699,7 @@ Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds3:
+Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -62368,7 +70934,7 @@ Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds3:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds3
+	jnz         Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds4
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -62398,34 +70964,38 @@ Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds3:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4:
+Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+Lasmgen_sm4_xts_unit_dec_ieee_vaes_short_done:
 Lasmgen_sm4_xts_unit_dec_ieee_vaes_done2:
 	test        r8, r8
 	jz          Lasmgen_sm4_xts_unit_dec_ieee_vaes_done
@@ -62434,8 +71004,6 @@ Lasmgen_sm4_xts_unit_dec_ieee_vaes_done2:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vmovdqa     xmm4, xmm8
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
@@ -62445,160 +71013,6 @@ Lasmgen_sm4_xts_unit_dec_ieee_vaes_done2:
 	vmovdqa     xmm5, xmm8
 	/* CC = the block before the tail with T[m]. */
 	vpxor       xmm6, xmm5, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds4
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -62738,6 +71152,160 @@ Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds5:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds6
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm4
 	vmovdqu     xmmword ptr [rdx], xmm6
 Lasmgen_sm4_xts_unit_dec_ieee_vaes_done:
@@ -62767,7 +71335,8 @@ _asmgen_sm4_xts_unit_enc_gb_vaes:
 	vmovdqa     ymm13, ymmword ptr [rip + Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -62908,8 +71477,7 @@ Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vpshufb     xmm8, xmm4, xmmword ptr [rip + Lconst_byte_reverse]
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -62925,9 +71493,6 @@ Lasmgen_sm4_xts_unit_enc_gb_vaes_loop:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          Lasmgen_sm4_xts_unit_enc_gb_vaes_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -63070,9 +71635,6 @@ Lasmgen_sm4_xts_unit_enc_gb_vaes_loop:
 	vpextrq     r9, xmm10, 1
 	jmp         Lasmgen_sm4_xts_unit_enc_gb_vaes_join
 Lasmgen_sm4_xts_unit_enc_gb_vaes_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	cmp         r10, 2
 	jb          Lasmgen_sm4_xts_unit_enc_gb_vaes_slot_half
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
@@ -63894,6 +72456,10 @@ Lasmgen_sm4_xts_unit_enc_gb_vaes_slot_half16:
 Lasmgen_sm4_xts_unit_enc_gb_vaes_slot_next16:
 Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done2:
 Lasmgen_sm4_xts_unit_enc_gb_vaes_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	cmp         r10, 16
 	jbe         Lasmgen_sm4_xts_unit_enc_gb_vaes_done2
 	sub         r10, 16
@@ -63904,10 +72470,10 @@ Lasmgen_sm4_xts_unit_enc_gb_vaes_join2:
 
 Lasmgen_sm4_xts_unit_enc_gb_vaes_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	cmp         r10, 4
+	ja          Lasmgen_sm4_xts_unit_enc_gb_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm10
@@ -63950,8 +72516,232 @@ Lasmgen_sm4_xts_unit_enc_gb_vaes_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	jmp         Lasmgen_sm4_xts_unit_enc_gb_vaes_short_done
+Lasmgen_sm4_xts_unit_enc_gb_vaes_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm4, xmm10, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm10
@@ -63962,7 +72752,7 @@ Lasmgen_sm4_xts_unit_enc_gb_vaes_small:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm5, xmm10, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm10
@@ -63973,7 +72763,7 @@ Lasmgen_sm4_xts_unit_enc_gb_vaes_small:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm6, xmm10, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm10
@@ -63984,7 +72774,7 @@ Lasmgen_sm4_xts_unit_enc_gb_vaes_small:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm7, xmm10, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm10
@@ -63994,7 +72784,7 @@ Lasmgen_sm4_xts_unit_enc_gb_vaes_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done3:
+Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpextrq     rsi, xmm10, 0
@@ -64028,7 +72818,7 @@ Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds3:
+Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -64263,7 +73053,7 @@ Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds3:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds3
+	jnz         Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds4
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -64293,34 +73083,39 @@ Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds3:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4:
+Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+Lasmgen_sm4_xts_unit_enc_gb_vaes_short_done:
 Lasmgen_sm4_xts_unit_enc_gb_vaes_done2:
 	test        r8, r8
 	jz          Lasmgen_sm4_xts_unit_enc_gb_vaes_done
@@ -64329,9 +73124,6 @@ Lasmgen_sm4_xts_unit_enc_gb_vaes_done2:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vmovdqa     xmm4, xmm10
 	vpslld      xmm9, xmm8, 31
@@ -64344,160 +73136,6 @@ Lasmgen_sm4_xts_unit_enc_gb_vaes_done2:
 	vmovdqa     xmm5, xmm10
 	/* CC = the block before the tail with T[m-1]. */
 	vpxor       xmm6, xmm4, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds4
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -64637,6 +73275,160 @@ Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds5:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds6
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm5
 	vmovdqu     xmmword ptr [rdx], xmm6
 Lasmgen_sm4_xts_unit_enc_gb_vaes_done:
@@ -64666,7 +73458,8 @@ _asmgen_sm4_xts_unit_dec_gb_vaes:
 	vmovdqa     ymm13, ymmword ptr [rip + Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
@@ -64807,8 +73600,7 @@ Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vpshufb     xmm8, xmm4, xmmword ptr [rip + Lconst_byte_reverse]
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -64824,9 +73616,6 @@ Lasmgen_sm4_xts_unit_dec_gb_vaes_loop:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          Lasmgen_sm4_xts_unit_dec_gb_vaes_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -64969,9 +73758,6 @@ Lasmgen_sm4_xts_unit_dec_gb_vaes_loop:
 	vpextrq     r9, xmm10, 1
 	jmp         Lasmgen_sm4_xts_unit_dec_gb_vaes_join
 Lasmgen_sm4_xts_unit_dec_gb_vaes_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	cmp         r10, 2
 	jb          Lasmgen_sm4_xts_unit_dec_gb_vaes_slot_half
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
@@ -65793,6 +74579,10 @@ Lasmgen_sm4_xts_unit_dec_gb_vaes_slot_half16:
 Lasmgen_sm4_xts_unit_dec_gb_vaes_slot_next16:
 Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done2:
 Lasmgen_sm4_xts_unit_dec_gb_vaes_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	cmp         r10, 16
 	jbe         Lasmgen_sm4_xts_unit_dec_gb_vaes_done2
 	sub         r10, 16
@@ -65803,10 +74593,10 @@ Lasmgen_sm4_xts_unit_dec_gb_vaes_join2:
 
 Lasmgen_sm4_xts_unit_dec_gb_vaes_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	cmp         r10, 4
+	ja          Lasmgen_sm4_xts_unit_dec_gb_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm10
@@ -65849,8 +74639,232 @@ Lasmgen_sm4_xts_unit_dec_gb_vaes_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	jmp         Lasmgen_sm4_xts_unit_dec_gb_vaes_short_done
+Lasmgen_sm4_xts_unit_dec_gb_vaes_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm4, xmm10, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm10
@@ -65861,7 +74875,7 @@ Lasmgen_sm4_xts_unit_dec_gb_vaes_small:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm5, xmm10, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm10
@@ -65872,7 +74886,7 @@ Lasmgen_sm4_xts_unit_dec_gb_vaes_small:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm6, xmm10, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm10
@@ -65883,7 +74897,7 @@ Lasmgen_sm4_xts_unit_dec_gb_vaes_small:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done3
+	jb          Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpxor       xmm7, xmm10, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm10
@@ -65893,7 +74907,7 @@ Lasmgen_sm4_xts_unit_dec_gb_vaes_small:
 	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done3:
+Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpextrq     rsi, xmm10, 0
@@ -65927,7 +74941,7 @@ Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done3:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds3:
+Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -66162,7 +75176,7 @@ Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds3:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds3
+	jnz         Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds4
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -66192,34 +75206,39 @@ Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds3:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	jb          Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4:
+Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
+Lasmgen_sm4_xts_unit_dec_gb_vaes_short_done:
 Lasmgen_sm4_xts_unit_dec_gb_vaes_done2:
 	test        r8, r8
 	jz          Lasmgen_sm4_xts_unit_dec_gb_vaes_done
@@ -66228,9 +75247,6 @@ Lasmgen_sm4_xts_unit_dec_gb_vaes_done2:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_byte_reverse]
 	vmovdqa     xmm4, xmm10
 	vpslld      xmm9, xmm8, 31
@@ -66243,160 +75259,6 @@ Lasmgen_sm4_xts_unit_dec_gb_vaes_done2:
 	vmovdqa     xmm5, xmm10
 	/* CC = the block before the tail with T[m]. */
 	vpxor       xmm6, xmm5, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds4
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -66531,6 +75393,160 @@ Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds5:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds5
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds6
 	/* Gather X35, X34, X33, X32 and byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckldq  xmm9, xmm1, xmm0

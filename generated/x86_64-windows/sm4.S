@@ -9624,14 +9624,14 @@ asmgen_sm4_xts_enc_ieee_avx:
 	vmovdqa     xmm13, xmmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     xmm14, xmmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     xmm15, xmmword ptr [rip + .Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_enc_ieee_avx_done
 	.p2align 4
 .Lasmgen_sm4_xts_enc_ieee_avx_loop:
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 8
 	jb          .Lasmgen_sm4_xts_enc_ieee_avx_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -9690,83 +9690,6 @@ asmgen_sm4_xts_enc_ieee_avx:
 	vpxor       xmm8, xmm8, xmm9
 	/* The tweak of the block after the batch. */
 	vmovdqu     xmmword ptr [r8], xmm8
-	jmp         .Lasmgen_sm4_xts_enc_ieee_avx_join
-.Lasmgen_sm4_xts_enc_ieee_avx_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpxor       xmm0, xmm8, xmmword ptr [rdx]
-	vmovdqu     xmmword ptr [rsi], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done
-	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
-	vmovdqu     xmmword ptr [rsi + 16], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done
-	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
-	vmovdqu     xmmword ptr [rsi + 32], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done
-	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
-	vmovdqu     xmmword ptr [rsi + 48], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done
-	vpxor       xmm4, xmm8, xmmword ptr [rdx + 64]
-	vmovdqu     xmmword ptr [rsi + 64], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done
-	vpxor       xmm5, xmm8, xmmword ptr [rdx + 80]
-	vmovdqu     xmmword ptr [rsi + 80], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done
-	vpxor       xmm6, xmm8, xmmword ptr [rdx + 96]
-	vmovdqu     xmmword ptr [rsi + 96], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done
-	vpxor       xmm7, xmm8, xmmword ptr [rdx + 112]
-	vmovdqu     xmmword ptr [rsi + 112], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_enc_ieee_avx_slots_done:
-	/* The tweak of the block after the batch. */
-	vmovdqu     xmmword ptr [r8], xmm8
-.Lasmgen_sm4_xts_enc_ieee_avx_join:
 	/* Big-endian words, transposed. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -10058,8 +9981,6 @@ asmgen_sm4_xts_enc_ieee_avx:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	/* Xor the tweaks parked in dst. */
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx_partial2
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
@@ -10076,8 +9997,206 @@ asmgen_sm4_xts_enc_ieee_avx:
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-	jmp         .Lasmgen_sm4_xts_enc_ieee_avx_join2
-.Lasmgen_sm4_xts_enc_ieee_avx_partial2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	jmp         .Lasmgen_sm4_xts_enc_ieee_avx_join
+.Lasmgen_sm4_xts_enc_ieee_avx_partial:
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_enc_ieee_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done
+	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done
+	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done
+	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_enc_ieee_avx_slots_done:
+	/* The tweak of the block after the batch. */
+	vmovdqu     xmmword ptr [r8], xmm8
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_enc_ieee_avx_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_enc_ieee_avx_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
@@ -10092,24 +10211,411 @@ asmgen_sm4_xts_enc_ieee_avx:
 	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done2
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_enc_ieee_avx_slots_done2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	jmp         .Lasmgen_sm4_xts_enc_ieee_avx_short_done
+.Lasmgen_sm4_xts_enc_ieee_avx_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done3
+	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done3
+	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done3
+	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done3
+	vpxor       xmm4, xmm8, xmmword ptr [rdx + 64]
+	vmovdqu     xmmword ptr [rsi + 64], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done3
+	vpxor       xmm5, xmm8, xmmword ptr [rdx + 80]
+	vmovdqu     xmmword ptr [rsi + 80], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done3
+	vpxor       xmm6, xmm8, xmmword ptr [rdx + 96]
+	vmovdqu     xmmword ptr [rsi + 96], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done3
+	vpxor       xmm7, xmm8, xmmword ptr [rdx + 112]
+	vmovdqu     xmmword ptr [rsi + 112], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_enc_ieee_avx_slots_done3:
+	/* The tweak of the block after the batch. */
+	vmovdqu     xmmword ptr [r8], xmm8
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_enc_ieee_avx_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_enc_ieee_avx_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done4
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done4
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done4
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx_slots_done4
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_enc_ieee_avx_slots_done2:
-.Lasmgen_sm4_xts_enc_ieee_avx_join2:
+.Lasmgen_sm4_xts_enc_ieee_avx_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+.Lasmgen_sm4_xts_enc_ieee_avx_short_done:
+.Lasmgen_sm4_xts_enc_ieee_avx_join:
 	cmp         rcx, 8
 	jbe         .Lasmgen_sm4_xts_enc_ieee_avx_done
 	sub         rcx, 8
@@ -10187,14 +10693,14 @@ asmgen_sm4_xts_dec_ieee_avx:
 	vmovdqa     xmm13, xmmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     xmm14, xmmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     xmm15, xmmword ptr [rip + .Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_dec_ieee_avx_done
 	.p2align 4
 .Lasmgen_sm4_xts_dec_ieee_avx_loop:
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 8
 	jb          .Lasmgen_sm4_xts_dec_ieee_avx_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -10253,83 +10759,6 @@ asmgen_sm4_xts_dec_ieee_avx:
 	vpxor       xmm8, xmm8, xmm9
 	/* The tweak of the block after the batch. */
 	vmovdqu     xmmword ptr [r8], xmm8
-	jmp         .Lasmgen_sm4_xts_dec_ieee_avx_join
-.Lasmgen_sm4_xts_dec_ieee_avx_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpxor       xmm0, xmm8, xmmword ptr [rdx]
-	vmovdqu     xmmword ptr [rsi], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done
-	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
-	vmovdqu     xmmword ptr [rsi + 16], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done
-	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
-	vmovdqu     xmmword ptr [rsi + 32], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done
-	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
-	vmovdqu     xmmword ptr [rsi + 48], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done
-	vpxor       xmm4, xmm8, xmmword ptr [rdx + 64]
-	vmovdqu     xmmword ptr [rsi + 64], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done
-	vpxor       xmm5, xmm8, xmmword ptr [rdx + 80]
-	vmovdqu     xmmword ptr [rsi + 80], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done
-	vpxor       xmm6, xmm8, xmmword ptr [rdx + 96]
-	vmovdqu     xmmword ptr [rsi + 96], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done
-	vpxor       xmm7, xmm8, xmmword ptr [rdx + 112]
-	vmovdqu     xmmword ptr [rsi + 112], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_dec_ieee_avx_slots_done:
-	/* The tweak of the block after the batch. */
-	vmovdqu     xmmword ptr [r8], xmm8
-.Lasmgen_sm4_xts_dec_ieee_avx_join:
 	/* Big-endian words, transposed. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -10621,8 +11050,6 @@ asmgen_sm4_xts_dec_ieee_avx:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	/* Xor the tweaks parked in dst. */
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx_partial2
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
@@ -10639,8 +11066,206 @@ asmgen_sm4_xts_dec_ieee_avx:
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-	jmp         .Lasmgen_sm4_xts_dec_ieee_avx_join2
-.Lasmgen_sm4_xts_dec_ieee_avx_partial2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	jmp         .Lasmgen_sm4_xts_dec_ieee_avx_join
+.Lasmgen_sm4_xts_dec_ieee_avx_partial:
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_dec_ieee_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done
+	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done
+	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done
+	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_dec_ieee_avx_slots_done:
+	/* The tweak of the block after the batch. */
+	vmovdqu     xmmword ptr [r8], xmm8
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_dec_ieee_avx_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_dec_ieee_avx_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
@@ -10655,24 +11280,411 @@ asmgen_sm4_xts_dec_ieee_avx:
 	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done2
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_dec_ieee_avx_slots_done2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	jmp         .Lasmgen_sm4_xts_dec_ieee_avx_short_done
+.Lasmgen_sm4_xts_dec_ieee_avx_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done3
+	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done3
+	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done3
+	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done3
+	vpxor       xmm4, xmm8, xmmword ptr [rdx + 64]
+	vmovdqu     xmmword ptr [rsi + 64], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done3
+	vpxor       xmm5, xmm8, xmmword ptr [rdx + 80]
+	vmovdqu     xmmword ptr [rsi + 80], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done3
+	vpxor       xmm6, xmm8, xmmword ptr [rdx + 96]
+	vmovdqu     xmmword ptr [rsi + 96], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done3
+	vpxor       xmm7, xmm8, xmmword ptr [rdx + 112]
+	vmovdqu     xmmword ptr [rsi + 112], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_dec_ieee_avx_slots_done3:
+	/* The tweak of the block after the batch. */
+	vmovdqu     xmmword ptr [r8], xmm8
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_dec_ieee_avx_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_dec_ieee_avx_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done4
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done4
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done4
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx_slots_done4
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_dec_ieee_avx_slots_done2:
-.Lasmgen_sm4_xts_dec_ieee_avx_join2:
+.Lasmgen_sm4_xts_dec_ieee_avx_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+.Lasmgen_sm4_xts_dec_ieee_avx_short_done:
+.Lasmgen_sm4_xts_dec_ieee_avx_join:
 	cmp         rcx, 8
 	jbe         .Lasmgen_sm4_xts_dec_ieee_avx_done
 	sub         rcx, 8
@@ -10750,15 +11762,15 @@ asmgen_sm4_xts_enc_gb_avx:
 	vmovdqa     xmm13, xmmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     xmm14, xmmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     xmm15, xmmword ptr [rip + .Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_enc_gb_avx_done
 	.p2align 4
 .Lasmgen_sm4_xts_enc_gb_avx_loop:
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 8
 	jb          .Lasmgen_sm4_xts_enc_gb_avx_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm10
@@ -10834,101 +11846,6 @@ asmgen_sm4_xts_enc_gb_avx:
 	/* The tweak of the block after the batch. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vmovdqu     xmmword ptr [r8], xmm10
-	jmp         .Lasmgen_sm4_xts_enc_gb_avx_join
-.Lasmgen_sm4_xts_enc_gb_avx_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm0, xmm10, xmmword ptr [rdx]
-	vmovdqu     xmmword ptr [rsi], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
-	vmovdqu     xmmword ptr [rsi + 16], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
-	vmovdqu     xmmword ptr [rsi + 32], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
-	vmovdqu     xmmword ptr [rsi + 48], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm4, xmm10, xmmword ptr [rdx + 64]
-	vmovdqu     xmmword ptr [rsi + 64], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm5, xmm10, xmmword ptr [rdx + 80]
-	vmovdqu     xmmword ptr [rsi + 80], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm6, xmm10, xmmword ptr [rdx + 96]
-	vmovdqu     xmmword ptr [rsi + 96], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm7, xmm10, xmmword ptr [rdx + 112]
-	vmovdqu     xmmword ptr [rsi + 112], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_enc_gb_avx_slots_done:
-	/* The tweak of the block after the batch. */
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vmovdqu     xmmword ptr [r8], xmm10
-.Lasmgen_sm4_xts_enc_gb_avx_join:
 	/* Big-endian words, transposed. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -11220,8 +12137,6 @@ asmgen_sm4_xts_enc_gb_avx:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	/* Xor the tweaks parked in dst. */
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_gb_avx_partial2
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
@@ -11238,8 +12153,216 @@ asmgen_sm4_xts_enc_gb_avx:
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-	jmp         .Lasmgen_sm4_xts_enc_gb_avx_join2
-.Lasmgen_sm4_xts_enc_gb_avx_partial2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_enc_gb_avx_join
+.Lasmgen_sm4_xts_enc_gb_avx_partial:
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_enc_gb_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_enc_gb_avx_slots_done:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vmovdqu     xmmword ptr [r8], xmm10
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_enc_gb_avx_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_enc_gb_avx_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
@@ -11254,24 +12377,430 @@ asmgen_sm4_xts_enc_gb_avx:
 	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done2
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_enc_gb_avx_slots_done2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_enc_gb_avx_short_done
+.Lasmgen_sm4_xts_enc_gb_avx_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm4, xmm10, xmmword ptr [rdx + 64]
+	vmovdqu     xmmword ptr [rsi + 64], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm5, xmm10, xmmword ptr [rdx + 80]
+	vmovdqu     xmmword ptr [rsi + 80], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm6, xmm10, xmmword ptr [rdx + 96]
+	vmovdqu     xmmword ptr [rsi + 96], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm7, xmm10, xmmword ptr [rdx + 112]
+	vmovdqu     xmmword ptr [rsi + 112], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_enc_gb_avx_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vmovdqu     xmmword ptr [r8], xmm10
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_enc_gb_avx_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_enc_gb_avx_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done4
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done4
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done4
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_enc_gb_avx_slots_done4
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_enc_gb_avx_slots_done2:
-.Lasmgen_sm4_xts_enc_gb_avx_join2:
+.Lasmgen_sm4_xts_enc_gb_avx_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+.Lasmgen_sm4_xts_enc_gb_avx_short_done:
+.Lasmgen_sm4_xts_enc_gb_avx_join:
 	cmp         rcx, 8
 	jbe         .Lasmgen_sm4_xts_enc_gb_avx_done
 	sub         rcx, 8
@@ -11349,15 +12878,15 @@ asmgen_sm4_xts_dec_gb_avx:
 	vmovdqa     xmm13, xmmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     xmm14, xmmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     xmm15, xmmword ptr [rip + .Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_dec_gb_avx_done
 	.p2align 4
 .Lasmgen_sm4_xts_dec_gb_avx_loop:
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 8
 	jb          .Lasmgen_sm4_xts_dec_gb_avx_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm10
@@ -11433,101 +12962,6 @@ asmgen_sm4_xts_dec_gb_avx:
 	/* The tweak of the block after the batch. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vmovdqu     xmmword ptr [r8], xmm10
-	jmp         .Lasmgen_sm4_xts_dec_gb_avx_join
-.Lasmgen_sm4_xts_dec_gb_avx_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm0, xmm10, xmmword ptr [rdx]
-	vmovdqu     xmmword ptr [rsi], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
-	vmovdqu     xmmword ptr [rsi + 16], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
-	vmovdqu     xmmword ptr [rsi + 32], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
-	vmovdqu     xmmword ptr [rsi + 48], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm4, xmm10, xmmword ptr [rdx + 64]
-	vmovdqu     xmmword ptr [rsi + 64], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm5, xmm10, xmmword ptr [rdx + 80]
-	vmovdqu     xmmword ptr [rsi + 80], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm6, xmm10, xmmword ptr [rdx + 96]
-	vmovdqu     xmmword ptr [rsi + 96], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm7, xmm10, xmmword ptr [rdx + 112]
-	vmovdqu     xmmword ptr [rsi + 112], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_dec_gb_avx_slots_done:
-	/* The tweak of the block after the batch. */
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vmovdqu     xmmword ptr [r8], xmm10
-.Lasmgen_sm4_xts_dec_gb_avx_join:
 	/* Big-endian words, transposed. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -11819,8 +13253,6 @@ asmgen_sm4_xts_dec_gb_avx:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	/* Xor the tweaks parked in dst. */
-	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_gb_avx_partial2
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
@@ -11837,8 +13269,216 @@ asmgen_sm4_xts_dec_gb_avx:
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-	jmp         .Lasmgen_sm4_xts_dec_gb_avx_join2
-.Lasmgen_sm4_xts_dec_gb_avx_partial2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_dec_gb_avx_join
+.Lasmgen_sm4_xts_dec_gb_avx_partial:
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_dec_gb_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_dec_gb_avx_slots_done:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vmovdqu     xmmword ptr [r8], xmm10
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_dec_gb_avx_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_dec_gb_avx_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
@@ -11853,24 +13493,430 @@ asmgen_sm4_xts_dec_gb_avx:
 	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done2
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_dec_gb_avx_slots_done2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_dec_gb_avx_short_done
+.Lasmgen_sm4_xts_dec_gb_avx_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm4, xmm10, xmmword ptr [rdx + 64]
+	vmovdqu     xmmword ptr [rsi + 64], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 6
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm5, xmm10, xmmword ptr [rdx + 80]
+	vmovdqu     xmmword ptr [rsi + 80], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 7
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm6, xmm10, xmmword ptr [rdx + 96]
+	vmovdqu     xmmword ptr [rsi + 96], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 8
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm7, xmm10, xmmword ptr [rdx + 112]
+	vmovdqu     xmmword ptr [rsi + 112], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_dec_gb_avx_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vmovdqu     xmmword ptr [r8], xmm10
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_dec_gb_avx_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_dec_gb_avx_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+	cmp         rcx, 5
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done4
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done4
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done4
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done2
+	jb          .Lasmgen_sm4_xts_dec_gb_avx_slots_done4
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_dec_gb_avx_slots_done2:
-.Lasmgen_sm4_xts_dec_gb_avx_join2:
+.Lasmgen_sm4_xts_dec_gb_avx_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+.Lasmgen_sm4_xts_dec_gb_avx_short_done:
+.Lasmgen_sm4_xts_dec_gb_avx_join:
 	cmp         rcx, 8
 	jbe         .Lasmgen_sm4_xts_dec_gb_avx_done
 	sub         rcx, 8
@@ -11952,7 +13998,8 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
 	vmovdqa     xmm13, xmmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     xmm14, xmmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     xmm15, xmmword ptr [rip + .Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -12093,8 +14140,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -12106,11 +14152,9 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
 	jz          .Lasmgen_sm4_xts_unit_enc_ieee_avx_done2
 	.p2align 4
 .Lasmgen_sm4_xts_unit_enc_ieee_avx_loop:
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 8
 	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -12170,85 +14214,6 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
 	/* The tweak of the block after the batch. */
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
-	jmp         .Lasmgen_sm4_xts_unit_enc_ieee_avx_join
-.Lasmgen_sm4_xts_unit_enc_ieee_avx_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpxor       xmm0, xmm8, xmmword ptr [rcx]
-	vmovdqu     xmmword ptr [rdx], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done
-	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
-	vmovdqu     xmmword ptr [rdx + 16], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done
-	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
-	vmovdqu     xmmword ptr [rdx + 32], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done
-	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
-	vmovdqu     xmmword ptr [rdx + 48], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done
-	vpxor       xmm4, xmm8, xmmword ptr [rcx + 64]
-	vmovdqu     xmmword ptr [rdx + 64], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done
-	vpxor       xmm5, xmm8, xmmword ptr [rcx + 80]
-	vmovdqu     xmmword ptr [rdx + 80], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done
-	vpxor       xmm6, xmm8, xmmword ptr [rcx + 96]
-	vmovdqu     xmmword ptr [rdx + 96], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done
-	vpxor       xmm7, xmm8, xmmword ptr [rcx + 112]
-	vmovdqu     xmmword ptr [rdx + 112], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done:
-	/* The tweak of the block after the batch. */
-	vpextrq     rsi, xmm8, 0
-	vpextrq     r9, xmm8, 1
-.Lasmgen_sm4_xts_unit_enc_ieee_avx_join:
 	/* Big-endian words, transposed. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -12540,8 +14505,6 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	/* Xor the tweaks parked in dst. */
-	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_partial2
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
@@ -12558,71 +14521,66 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-	jmp         .Lasmgen_sm4_xts_unit_enc_ieee_avx_join2
-.Lasmgen_sm4_xts_unit_enc_ieee_avx_partial2:
-	vpxor       xmm0, xmm0, xmmword ptr [rdx]
-	vmovdqu     xmmword ptr [rdx], xmm0
-	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
-	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
-	vmovdqu     xmmword ptr [rdx + 16], xmm1
-	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
-	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
-	vmovdqu     xmmword ptr [rdx + 32], xmm2
-	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
-	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
-	vmovdqu     xmmword ptr [rdx + 48], xmm3
-	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
-	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
-	vmovdqu     xmmword ptr [rdx + 64], xmm4
-	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
-	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
-	vmovdqu     xmmword ptr [rdx + 80], xmm5
-	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
-	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
-	vmovdqu     xmmword ptr [rdx + 96], xmm6
-	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
-	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
-	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2:
-.Lasmgen_sm4_xts_unit_enc_ieee_avx_join2:
-	cmp         r10, 8
-	jbe         .Lasmgen_sm4_xts_unit_enc_ieee_avx_done2
-	sub         r10, 8
-	add         rcx, 128
-	add         rdx, 128
-	jmp         .Lasmgen_sm4_xts_unit_enc_ieee_avx_loop
-.Lasmgen_sm4_xts_unit_enc_ieee_avx_done2:
-	test        r8, r8
-	jz          .Lasmgen_sm4_xts_unit_enc_ieee_avx_done
-	/* src and dst to block m - 1: the loop ended at src + 16 * n. */
-	shl         r10, 4
-	add         rcx, r10
-	add         rdx, r10
-	/* T[m-1] and T[m] = T[m-1] * x. */
+	/* The chain of the next block. */
 	vmovq       xmm8, rsi
 	vpinsrq     xmm8, xmm8, r9, 1
-	vmovdqa     xmm4, xmm8
+	jmp         .Lasmgen_sm4_xts_unit_enc_ieee_avx_join
+.Lasmgen_sm4_xts_unit_enc_ieee_avx_partial:
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_enc_ieee_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-	vmovdqa     xmm5, xmm8
-	/* CC = the block before the tail with T[m-1]. */
-	vpxor       xmm6, xmm4, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done
+	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done
+	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done
+	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done:
+	/* The tweak of the block after the batch. */
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
 	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
@@ -12751,26 +14709,465 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds3
-	/* Gather X35, X34, X33, X32 and byte-swap. */
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         .Lasmgen_sm4_xts_unit_enc_ieee_avx_short_done
+.Lasmgen_sm4_xts_unit_enc_ieee_avx_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done3
+	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done3
+	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done3
+	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 5
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done3
+	vpxor       xmm4, xmm8, xmmword ptr [rcx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 6
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done3
+	vpxor       xmm5, xmm8, xmmword ptr [rcx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 7
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done3
+	vpxor       xmm6, xmm8, xmmword ptr [rcx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 8
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done3
+	vpxor       xmm7, xmm8, xmmword ptr [rcx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds4:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
 	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds4
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+	cmp         r10, 5
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done4
+	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm4
+	cmp         r10, 6
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done4
+	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm5
+	cmp         r10, 7
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done4
+	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm6
+	cmp         r10, 8
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done4
+	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm7
+.Lasmgen_sm4_xts_unit_enc_ieee_avx_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+.Lasmgen_sm4_xts_unit_enc_ieee_avx_short_done:
+.Lasmgen_sm4_xts_unit_enc_ieee_avx_join:
+	cmp         r10, 8
+	jbe         .Lasmgen_sm4_xts_unit_enc_ieee_avx_done2
+	sub         r10, 8
+	add         rcx, 128
+	add         rdx, 128
+	jmp         .Lasmgen_sm4_xts_unit_enc_ieee_avx_loop
+.Lasmgen_sm4_xts_unit_enc_ieee_avx_done2:
+	test        r8, r8
+	jz          .Lasmgen_sm4_xts_unit_enc_ieee_avx_done
+	/* src and dst to block m - 1: the loop ended at src + 16 * n. */
+	shl         r10, 4
+	add         rcx, r10
+	add         rdx, r10
+	/* T[m-1] and T[m] = T[m-1] * x. */
+	vmovdqa     xmm4, xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	vmovdqa     xmm5, xmm8
+	/* CC = the block before the tail with T[m-1]. */
+	vpxor       xmm6, xmm4, xmmword ptr [rcx]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -12781,7 +15178,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds4:
+.Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds5:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -12904,7 +15301,161 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
 	vpxor       xmm3, xmm3, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds4
+	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds5
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_avx_rounds6
 	/* Gather X35, X34, X33, X32 and byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckldq  xmm9, xmm1, xmm0
@@ -12987,7 +15538,8 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
 	vmovdqa     xmm13, xmmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     xmm14, xmmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     xmm15, xmmword ptr [rip + .Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -13128,8 +15680,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -13141,11 +15692,9 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
 	jz          .Lasmgen_sm4_xts_unit_dec_ieee_avx_done2
 	.p2align 4
 .Lasmgen_sm4_xts_unit_dec_ieee_avx_loop:
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 8
 	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -13205,85 +15754,6 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
 	/* The tweak of the block after the batch. */
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
-	jmp         .Lasmgen_sm4_xts_unit_dec_ieee_avx_join
-.Lasmgen_sm4_xts_unit_dec_ieee_avx_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpxor       xmm0, xmm8, xmmword ptr [rcx]
-	vmovdqu     xmmword ptr [rdx], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done
-	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
-	vmovdqu     xmmword ptr [rdx + 16], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done
-	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
-	vmovdqu     xmmword ptr [rdx + 32], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done
-	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
-	vmovdqu     xmmword ptr [rdx + 48], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done
-	vpxor       xmm4, xmm8, xmmword ptr [rcx + 64]
-	vmovdqu     xmmword ptr [rdx + 64], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done
-	vpxor       xmm5, xmm8, xmmword ptr [rcx + 80]
-	vmovdqu     xmmword ptr [rdx + 80], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done
-	vpxor       xmm6, xmm8, xmmword ptr [rcx + 96]
-	vmovdqu     xmmword ptr [rdx + 96], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done
-	vpxor       xmm7, xmm8, xmmword ptr [rcx + 112]
-	vmovdqu     xmmword ptr [rdx + 112], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done:
-	/* The tweak of the block after the batch. */
-	vpextrq     rsi, xmm8, 0
-	vpextrq     r9, xmm8, 1
-.Lasmgen_sm4_xts_unit_dec_ieee_avx_join:
 	/* Big-endian words, transposed. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -13575,8 +16045,6 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	/* Xor the tweaks parked in dst. */
-	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_partial2
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
@@ -13593,71 +16061,66 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-	jmp         .Lasmgen_sm4_xts_unit_dec_ieee_avx_join2
-.Lasmgen_sm4_xts_unit_dec_ieee_avx_partial2:
-	vpxor       xmm0, xmm0, xmmword ptr [rdx]
-	vmovdqu     xmmword ptr [rdx], xmm0
-	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
-	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
-	vmovdqu     xmmword ptr [rdx + 16], xmm1
-	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
-	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
-	vmovdqu     xmmword ptr [rdx + 32], xmm2
-	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
-	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
-	vmovdqu     xmmword ptr [rdx + 48], xmm3
-	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
-	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
-	vmovdqu     xmmword ptr [rdx + 64], xmm4
-	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
-	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
-	vmovdqu     xmmword ptr [rdx + 80], xmm5
-	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
-	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
-	vmovdqu     xmmword ptr [rdx + 96], xmm6
-	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
-	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
-	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2:
-.Lasmgen_sm4_xts_unit_dec_ieee_avx_join2:
-	cmp         r10, 8
-	jbe         .Lasmgen_sm4_xts_unit_dec_ieee_avx_done2
-	sub         r10, 8
-	add         rcx, 128
-	add         rdx, 128
-	jmp         .Lasmgen_sm4_xts_unit_dec_ieee_avx_loop
-.Lasmgen_sm4_xts_unit_dec_ieee_avx_done2:
-	test        r8, r8
-	jz          .Lasmgen_sm4_xts_unit_dec_ieee_avx_done
-	/* src and dst to block m - 1: the loop ended at src + 16 * n. */
-	shl         r10, 4
-	add         rcx, r10
-	add         rdx, r10
-	/* T[m-1] and T[m] = T[m-1] * x. */
+	/* The chain of the next block. */
 	vmovq       xmm8, rsi
 	vpinsrq     xmm8, xmm8, r9, 1
-	vmovdqa     xmm4, xmm8
+	jmp         .Lasmgen_sm4_xts_unit_dec_ieee_avx_join
+.Lasmgen_sm4_xts_unit_dec_ieee_avx_partial:
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_dec_ieee_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-	vmovdqa     xmm5, xmm8
-	/* CC = the block before the tail with T[m]. */
-	vpxor       xmm6, xmm5, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done
+	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done
+	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done
+	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done:
+	/* The tweak of the block after the batch. */
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
 	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
@@ -13786,26 +16249,465 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds3
-	/* Gather X35, X34, X33, X32 and byte-swap. */
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         .Lasmgen_sm4_xts_unit_dec_ieee_avx_short_done
+.Lasmgen_sm4_xts_unit_dec_ieee_avx_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done3
+	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done3
+	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done3
+	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 5
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done3
+	vpxor       xmm4, xmm8, xmmword ptr [rcx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 6
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done3
+	vpxor       xmm5, xmm8, xmmword ptr [rcx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 7
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done3
+	vpxor       xmm6, xmm8, xmmword ptr [rcx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 8
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done3
+	vpxor       xmm7, xmm8, xmmword ptr [rcx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds4:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
 	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds4
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+	cmp         r10, 5
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done4
+	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm4
+	cmp         r10, 6
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done4
+	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm5
+	cmp         r10, 7
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done4
+	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm6
+	cmp         r10, 8
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done4
+	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm7
+.Lasmgen_sm4_xts_unit_dec_ieee_avx_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+.Lasmgen_sm4_xts_unit_dec_ieee_avx_short_done:
+.Lasmgen_sm4_xts_unit_dec_ieee_avx_join:
+	cmp         r10, 8
+	jbe         .Lasmgen_sm4_xts_unit_dec_ieee_avx_done2
+	sub         r10, 8
+	add         rcx, 128
+	add         rdx, 128
+	jmp         .Lasmgen_sm4_xts_unit_dec_ieee_avx_loop
+.Lasmgen_sm4_xts_unit_dec_ieee_avx_done2:
+	test        r8, r8
+	jz          .Lasmgen_sm4_xts_unit_dec_ieee_avx_done
+	/* src and dst to block m - 1: the loop ended at src + 16 * n. */
+	shl         r10, 4
+	add         rcx, r10
+	add         rdx, r10
+	/* T[m-1] and T[m] = T[m-1] * x. */
+	vmovdqa     xmm4, xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	vmovdqa     xmm5, xmm8
+	/* CC = the block before the tail with T[m]. */
+	vpxor       xmm6, xmm5, xmmword ptr [rcx]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -13816,7 +16718,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds4:
+.Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds5:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -13939,7 +16841,161 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
 	vpxor       xmm3, xmm3, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds4
+	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds5
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_avx_rounds6
 	/* Gather X35, X34, X33, X32 and byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckldq  xmm9, xmm1, xmm0
@@ -14022,7 +17078,8 @@ asmgen_sm4_xts_unit_enc_gb_avx:
 	vmovdqa     xmm13, xmmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     xmm14, xmmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     xmm15, xmmword ptr [rip + .Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -14163,8 +17220,7 @@ asmgen_sm4_xts_unit_enc_gb_avx:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vpshufb     xmm8, xmm4, xmmword ptr [rip + .Lconst_byte_reverse]
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -14176,12 +17232,9 @@ asmgen_sm4_xts_unit_enc_gb_avx:
 	jz          .Lasmgen_sm4_xts_unit_enc_gb_avx_done2
 	.p2align 4
 .Lasmgen_sm4_xts_unit_enc_gb_avx_loop:
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 8
 	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm10
@@ -14258,103 +17311,6 @@ asmgen_sm4_xts_unit_enc_gb_avx:
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpextrq     rsi, xmm10, 0
 	vpextrq     r9, xmm10, 1
-	jmp         .Lasmgen_sm4_xts_unit_enc_gb_avx_join
-.Lasmgen_sm4_xts_unit_enc_gb_avx_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm0, xmm10, xmmword ptr [rcx]
-	vmovdqu     xmmword ptr [rdx], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
-	vmovdqu     xmmword ptr [rdx + 16], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
-	vmovdqu     xmmword ptr [rdx + 32], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
-	vmovdqu     xmmword ptr [rdx + 48], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm4, xmm10, xmmword ptr [rcx + 64]
-	vmovdqu     xmmword ptr [rdx + 64], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm5, xmm10, xmmword ptr [rcx + 80]
-	vmovdqu     xmmword ptr [rdx + 80], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm6, xmm10, xmmword ptr [rcx + 96]
-	vmovdqu     xmmword ptr [rdx + 96], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm7, xmm10, xmmword ptr [rcx + 112]
-	vmovdqu     xmmword ptr [rdx + 112], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done:
-	/* The tweak of the block after the batch. */
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpextrq     rsi, xmm10, 0
-	vpextrq     r9, xmm10, 1
-.Lasmgen_sm4_xts_unit_enc_gb_avx_join:
 	/* Big-endian words, transposed. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -14646,8 +17602,6 @@ asmgen_sm4_xts_unit_enc_gb_avx:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	/* Xor the tweaks parked in dst. */
-	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_partial2
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
@@ -14664,75 +17618,76 @@ asmgen_sm4_xts_unit_enc_gb_avx:
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-	jmp         .Lasmgen_sm4_xts_unit_enc_gb_avx_join2
-.Lasmgen_sm4_xts_unit_enc_gb_avx_partial2:
-	vpxor       xmm0, xmm0, xmmword ptr [rdx]
-	vmovdqu     xmmword ptr [rdx], xmm0
-	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2
-	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
-	vmovdqu     xmmword ptr [rdx + 16], xmm1
-	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2
-	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
-	vmovdqu     xmmword ptr [rdx + 32], xmm2
-	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2
-	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
-	vmovdqu     xmmword ptr [rdx + 48], xmm3
-	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2
-	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
-	vmovdqu     xmmword ptr [rdx + 64], xmm4
-	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2
-	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
-	vmovdqu     xmmword ptr [rdx + 80], xmm5
-	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2
-	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
-	vmovdqu     xmmword ptr [rdx + 96], xmm6
-	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2
-	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
-	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2:
-.Lasmgen_sm4_xts_unit_enc_gb_avx_join2:
-	cmp         r10, 8
-	jbe         .Lasmgen_sm4_xts_unit_enc_gb_avx_done2
-	sub         r10, 8
-	add         rcx, 128
-	add         rdx, 128
-	jmp         .Lasmgen_sm4_xts_unit_enc_gb_avx_loop
-.Lasmgen_sm4_xts_unit_enc_gb_avx_done2:
-	test        r8, r8
-	jz          .Lasmgen_sm4_xts_unit_enc_gb_avx_done
-	/* src and dst to block m - 1: the loop ended at src + 16 * n. */
-	shl         r10, 4
-	add         rcx, r10
-	add         rdx, r10
-	/* T[m-1] and T[m] = T[m-1] * x. */
+	/* The chain of the next block. */
 	vmovq       xmm8, rsi
 	vpinsrq     xmm8, xmm8, r9, 1
 	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_unit_enc_gb_avx_join
+.Lasmgen_sm4_xts_unit_enc_gb_avx_partial:
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_enc_gb_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vmovdqa     xmm4, xmm10
+	vpxor       xmm0, xmm10, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm10
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
 	vpshufd     xmm9, xmm9, 0x08
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vmovdqa     xmm5, xmm10
-	/* CC = the block before the tail with T[m-1]. */
-	vpxor       xmm6, xmm4, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
+	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
 	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
@@ -14861,26 +17816,487 @@ asmgen_sm4_xts_unit_enc_gb_avx:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_unit_enc_gb_avx_rounds3
-	/* Gather X35, X34, X33, X32 and byte-swap. */
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_unit_enc_gb_avx_short_done
+.Lasmgen_sm4_xts_unit_enc_gb_avx_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 5
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm4, xmm10, xmmword ptr [rcx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 6
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm5, xmm10, xmmword ptr [rcx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 7
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm6, xmm10, xmmword ptr [rcx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 8
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm7, xmm10, xmmword ptr [rcx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_gb_avx_rounds4:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
 	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_gb_avx_rounds4
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+	cmp         r10, 5
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done4
+	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm4
+	cmp         r10, 6
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done4
+	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm5
+	cmp         r10, 7
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done4
+	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm6
+	cmp         r10, 8
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done4
+	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm7
+.Lasmgen_sm4_xts_unit_enc_gb_avx_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+.Lasmgen_sm4_xts_unit_enc_gb_avx_short_done:
+.Lasmgen_sm4_xts_unit_enc_gb_avx_join:
+	cmp         r10, 8
+	jbe         .Lasmgen_sm4_xts_unit_enc_gb_avx_done2
+	sub         r10, 8
+	add         rcx, 128
+	add         rdx, 128
+	jmp         .Lasmgen_sm4_xts_unit_enc_gb_avx_loop
+.Lasmgen_sm4_xts_unit_enc_gb_avx_done2:
+	test        r8, r8
+	jz          .Lasmgen_sm4_xts_unit_enc_gb_avx_done
+	/* src and dst to block m - 1: the loop ended at src + 16 * n. */
+	shl         r10, 4
+	add         rcx, r10
+	add         rdx, r10
+	/* T[m-1] and T[m] = T[m-1] * x. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vmovdqa     xmm4, xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vmovdqa     xmm5, xmm10
+	/* CC = the block before the tail with T[m-1]. */
+	vpxor       xmm6, xmm4, xmmword ptr [rcx]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -14891,7 +18307,7 @@ asmgen_sm4_xts_unit_enc_gb_avx:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_enc_gb_avx_rounds4:
+.Lasmgen_sm4_xts_unit_enc_gb_avx_rounds5:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -15014,7 +18430,161 @@ asmgen_sm4_xts_unit_enc_gb_avx:
 	vpxor       xmm3, xmm3, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_enc_gb_avx_rounds4
+	jnz         .Lasmgen_sm4_xts_unit_enc_gb_avx_rounds5
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_gb_avx_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_gb_avx_rounds6
 	/* Gather X35, X34, X33, X32 and byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckldq  xmm9, xmm1, xmm0
@@ -15097,7 +18667,8 @@ asmgen_sm4_xts_unit_dec_gb_avx:
 	vmovdqa     xmm13, xmmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     xmm14, xmmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     xmm15, xmmword ptr [rip + .Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -15238,8 +18809,7 @@ asmgen_sm4_xts_unit_dec_gb_avx:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vpshufb     xmm8, xmm4, xmmword ptr [rip + .Lconst_byte_reverse]
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -15251,12 +18821,9 @@ asmgen_sm4_xts_unit_dec_gb_avx:
 	jz          .Lasmgen_sm4_xts_unit_dec_gb_avx_done2
 	.p2align 4
 .Lasmgen_sm4_xts_unit_dec_gb_avx_loop:
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 8
 	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm10
@@ -15333,103 +18900,6 @@ asmgen_sm4_xts_unit_dec_gb_avx:
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpextrq     rsi, xmm10, 0
 	vpextrq     r9, xmm10, 1
-	jmp         .Lasmgen_sm4_xts_unit_dec_gb_avx_join
-.Lasmgen_sm4_xts_unit_dec_gb_avx_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm0, xmm10, xmmword ptr [rcx]
-	vmovdqu     xmmword ptr [rdx], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
-	vmovdqu     xmmword ptr [rdx + 16], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
-	vmovdqu     xmmword ptr [rdx + 32], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
-	vmovdqu     xmmword ptr [rdx + 48], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm4, xmm10, xmmword ptr [rcx + 64]
-	vmovdqu     xmmword ptr [rdx + 64], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm5, xmm10, xmmword ptr [rcx + 80]
-	vmovdqu     xmmword ptr [rdx + 80], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm6, xmm10, xmmword ptr [rcx + 96]
-	vmovdqu     xmmword ptr [rdx + 96], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpxor       xmm7, xmm10, xmmword ptr [rcx + 112]
-	vmovdqu     xmmword ptr [rdx + 112], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done:
-	/* The tweak of the block after the batch. */
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vpextrq     rsi, xmm10, 0
-	vpextrq     r9, xmm10, 1
-.Lasmgen_sm4_xts_unit_dec_gb_avx_join:
 	/* Big-endian words, transposed. */
 	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -15721,8 +19191,6 @@ asmgen_sm4_xts_unit_dec_gb_avx:
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	/* Xor the tweaks parked in dst. */
-	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_partial2
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
@@ -15739,75 +19207,76 @@ asmgen_sm4_xts_unit_dec_gb_avx:
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-	jmp         .Lasmgen_sm4_xts_unit_dec_gb_avx_join2
-.Lasmgen_sm4_xts_unit_dec_gb_avx_partial2:
-	vpxor       xmm0, xmm0, xmmword ptr [rdx]
-	vmovdqu     xmmword ptr [rdx], xmm0
-	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2
-	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
-	vmovdqu     xmmword ptr [rdx + 16], xmm1
-	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2
-	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
-	vmovdqu     xmmword ptr [rdx + 32], xmm2
-	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2
-	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
-	vmovdqu     xmmword ptr [rdx + 48], xmm3
-	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2
-	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
-	vmovdqu     xmmword ptr [rdx + 64], xmm4
-	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2
-	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
-	vmovdqu     xmmword ptr [rdx + 80], xmm5
-	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2
-	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
-	vmovdqu     xmmword ptr [rdx + 96], xmm6
-	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2
-	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
-	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2:
-.Lasmgen_sm4_xts_unit_dec_gb_avx_join2:
-	cmp         r10, 8
-	jbe         .Lasmgen_sm4_xts_unit_dec_gb_avx_done2
-	sub         r10, 8
-	add         rcx, 128
-	add         rdx, 128
-	jmp         .Lasmgen_sm4_xts_unit_dec_gb_avx_loop
-.Lasmgen_sm4_xts_unit_dec_gb_avx_done2:
-	test        r8, r8
-	jz          .Lasmgen_sm4_xts_unit_dec_gb_avx_done
-	/* src and dst to block m - 1: the loop ended at src + 16 * n. */
-	shl         r10, 4
-	add         rcx, r10
-	add         rdx, r10
-	/* T[m-1] and T[m] = T[m-1] * x. */
+	/* The chain of the next block. */
 	vmovq       xmm8, rsi
 	vpinsrq     xmm8, xmm8, r9, 1
 	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_unit_dec_gb_avx_join
+.Lasmgen_sm4_xts_unit_dec_gb_avx_partial:
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_dec_gb_avx_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vmovdqa     xmm4, xmm10
+	vpxor       xmm0, xmm10, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm10
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
 	vpshufd     xmm9, xmm9, 0x08
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
-	vmovdqa     xmm5, xmm10
-	/* CC = the block before the tail with T[m]. */
-	vpxor       xmm6, xmm5, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
+	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
 	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
@@ -15936,26 +19405,487 @@ asmgen_sm4_xts_unit_dec_gb_avx:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_unit_dec_gb_avx_rounds3
-	/* Gather X35, X34, X33, X32 and byte-swap. */
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_unit_dec_gb_avx_short_done
+.Lasmgen_sm4_xts_unit_dec_gb_avx_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 5
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm4, xmm10, xmmword ptr [rcx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 6
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm5, xmm10, xmmword ptr [rcx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 7
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm6, xmm10, xmmword ptr [rcx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 8
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm7, xmm10, xmmword ptr [rcx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	/* 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_gb_avx_rounds4:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
 	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_gb_avx_rounds4
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm5, xmm5, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm7, xmm7, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+	cmp         r10, 5
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done4
+	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
+	vmovdqu     xmmword ptr [rdx + 64], xmm4
+	cmp         r10, 6
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done4
+	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
+	vmovdqu     xmmword ptr [rdx + 80], xmm5
+	cmp         r10, 7
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done4
+	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
+	vmovdqu     xmmword ptr [rdx + 96], xmm6
+	cmp         r10, 8
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done4
+	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
+	vmovdqu     xmmword ptr [rdx + 112], xmm7
+.Lasmgen_sm4_xts_unit_dec_gb_avx_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+.Lasmgen_sm4_xts_unit_dec_gb_avx_short_done:
+.Lasmgen_sm4_xts_unit_dec_gb_avx_join:
+	cmp         r10, 8
+	jbe         .Lasmgen_sm4_xts_unit_dec_gb_avx_done2
+	sub         r10, 8
+	add         rcx, 128
+	add         rdx, 128
+	jmp         .Lasmgen_sm4_xts_unit_dec_gb_avx_loop
+.Lasmgen_sm4_xts_unit_dec_gb_avx_done2:
+	test        r8, r8
+	jz          .Lasmgen_sm4_xts_unit_dec_gb_avx_done
+	/* src and dst to block m - 1: the loop ended at src + 16 * n. */
+	shl         r10, 4
+	add         rcx, r10
+	add         rdx, r10
+	/* T[m-1] and T[m] = T[m-1] * x. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vmovdqa     xmm4, xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vmovdqa     xmm5, xmm10
+	/* CC = the block before the tail with T[m]. */
+	vpxor       xmm6, xmm5, xmmword ptr [rcx]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -15966,7 +19896,7 @@ asmgen_sm4_xts_unit_dec_gb_avx:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_dec_gb_avx_rounds4:
+.Lasmgen_sm4_xts_unit_dec_gb_avx_rounds5:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -16089,7 +20019,161 @@ asmgen_sm4_xts_unit_dec_gb_avx:
 	vpxor       xmm3, xmm3, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_dec_gb_avx_rounds4
+	jnz         .Lasmgen_sm4_xts_unit_dec_gb_avx_rounds5
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_gb_avx_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_gb_avx_rounds6
 	/* Gather X35, X34, X33, X32 and byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckldq  xmm9, xmm1, xmm0
@@ -16168,6 +20252,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_enc_ieee_avx2_done
 	cmp         rcx, 8
@@ -16176,7 +20261,6 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
@@ -16285,7 +20369,6 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vmovdqu     xmmword ptr [r8], xmm8
 	jmp         .Lasmgen_sm4_xts_enc_ieee_avx2_join
 .Lasmgen_sm4_xts_enc_ieee_avx2_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 2
 	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -17062,6 +21145,8 @@ asmgen_sm4_xts_enc_ieee_avx2:
 .Lasmgen_sm4_xts_enc_ieee_avx2_slot_next16:
 .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done2:
 .Lasmgen_sm4_xts_enc_ieee_avx2_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 16
 	jbe         .Lasmgen_sm4_xts_enc_ieee_avx2_done
 	sub         rcx, 16
@@ -17072,8 +21157,10 @@ asmgen_sm4_xts_enc_ieee_avx2:
 
 .Lasmgen_sm4_xts_enc_ieee_avx2_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_enc_ieee_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -17108,8 +21195,220 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_enc_ieee_avx2_slots_done3:
+	/* The tweak of the block after the batch. */
+	vmovdqu     xmmword ptr [r8], xmm8
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_enc_ieee_avx2_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_enc_ieee_avx2_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	jmp         .Lasmgen_sm4_xts_enc_ieee_avx2_short_done
+.Lasmgen_sm4_xts_enc_ieee_avx2_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -17118,7 +21417,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -17127,7 +21426,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -17136,7 +21435,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -17144,7 +21443,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_enc_ieee_avx2_slots_done3:
+.Lasmgen_sm4_xts_enc_ieee_avx2_slots_done5:
 	/* The tweak of the block after the batch. */
 	vmovdqu     xmmword ptr [r8], xmm8
 	/* Big-endian words, transposed. */
@@ -17176,7 +21475,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_enc_ieee_avx2_rounds2:
+.Lasmgen_sm4_xts_enc_ieee_avx2_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -17411,7 +21710,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_enc_ieee_avx2_rounds2
+	jnz         .Lasmgen_sm4_xts_enc_ieee_avx2_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -17441,34 +21740,37 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_avx2_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_enc_ieee_avx2_slots_done4:
+.Lasmgen_sm4_xts_enc_ieee_avx2_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+.Lasmgen_sm4_xts_enc_ieee_avx2_short_done:
 .Lasmgen_sm4_xts_enc_ieee_avx2_done:
 	vzeroupper
 	vmovdqa     xmm6, xmmword ptr [rsp]
@@ -17541,6 +21843,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_dec_ieee_avx2_done
 	cmp         rcx, 8
@@ -17549,7 +21852,6 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
@@ -17658,7 +21960,6 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vmovdqu     xmmword ptr [r8], xmm8
 	jmp         .Lasmgen_sm4_xts_dec_ieee_avx2_join
 .Lasmgen_sm4_xts_dec_ieee_avx2_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 2
 	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -18435,6 +22736,8 @@ asmgen_sm4_xts_dec_ieee_avx2:
 .Lasmgen_sm4_xts_dec_ieee_avx2_slot_next16:
 .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done2:
 .Lasmgen_sm4_xts_dec_ieee_avx2_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 16
 	jbe         .Lasmgen_sm4_xts_dec_ieee_avx2_done
 	sub         rcx, 16
@@ -18445,8 +22748,10 @@ asmgen_sm4_xts_dec_ieee_avx2:
 
 .Lasmgen_sm4_xts_dec_ieee_avx2_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_dec_ieee_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -18481,8 +22786,220 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_dec_ieee_avx2_slots_done3:
+	/* The tweak of the block after the batch. */
+	vmovdqu     xmmword ptr [r8], xmm8
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_dec_ieee_avx2_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_dec_ieee_avx2_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	jmp         .Lasmgen_sm4_xts_dec_ieee_avx2_short_done
+.Lasmgen_sm4_xts_dec_ieee_avx2_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -18491,7 +23008,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -18500,7 +23017,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -18509,7 +23026,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -18517,7 +23034,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_dec_ieee_avx2_slots_done3:
+.Lasmgen_sm4_xts_dec_ieee_avx2_slots_done5:
 	/* The tweak of the block after the batch. */
 	vmovdqu     xmmword ptr [r8], xmm8
 	/* Big-endian words, transposed. */
@@ -18549,7 +23066,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_dec_ieee_avx2_rounds2:
+.Lasmgen_sm4_xts_dec_ieee_avx2_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -18784,7 +23301,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_dec_ieee_avx2_rounds2
+	jnz         .Lasmgen_sm4_xts_dec_ieee_avx2_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -18814,34 +23331,37 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_avx2_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_dec_ieee_avx2_slots_done4:
+.Lasmgen_sm4_xts_dec_ieee_avx2_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+.Lasmgen_sm4_xts_dec_ieee_avx2_short_done:
 .Lasmgen_sm4_xts_dec_ieee_avx2_done:
 	vzeroupper
 	vmovdqa     xmm6, xmmword ptr [rsp]
@@ -18914,6 +23434,8 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_enc_gb_avx2_done
 	cmp         rcx, 8
@@ -18922,8 +23444,6 @@ asmgen_sm4_xts_enc_gb_avx2:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_enc_gb_avx2_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -19065,8 +23585,6 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vmovdqu     xmmword ptr [r8], xmm10
 	jmp         .Lasmgen_sm4_xts_enc_gb_avx2_join
 .Lasmgen_sm4_xts_enc_gb_avx2_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         rcx, 2
 	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slot_half
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
@@ -19910,6 +24428,9 @@ asmgen_sm4_xts_enc_gb_avx2:
 .Lasmgen_sm4_xts_enc_gb_avx2_slot_next16:
 .Lasmgen_sm4_xts_enc_gb_avx2_slots_done2:
 .Lasmgen_sm4_xts_enc_gb_avx2_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         rcx, 16
 	jbe         .Lasmgen_sm4_xts_enc_gb_avx2_done
 	sub         rcx, 16
@@ -19920,9 +24441,10 @@ asmgen_sm4_xts_enc_gb_avx2:
 
 .Lasmgen_sm4_xts_enc_gb_avx2_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_enc_gb_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm10
@@ -19965,8 +24487,230 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_enc_gb_avx2_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vmovdqu     xmmword ptr [r8], xmm10
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_enc_gb_avx2_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_enc_gb_avx2_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_enc_gb_avx2_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_enc_gb_avx2_short_done
+.Lasmgen_sm4_xts_enc_gb_avx2_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm4, xmm10, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm10
@@ -19977,7 +24721,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm5, xmm10, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm10
@@ -19988,7 +24732,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm6, xmm10, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm10
@@ -19999,7 +24743,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm7, xmm10, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm10
@@ -20009,7 +24753,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_enc_gb_avx2_slots_done3:
+.Lasmgen_sm4_xts_enc_gb_avx2_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vmovdqu     xmmword ptr [r8], xmm10
@@ -20042,7 +24786,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_enc_gb_avx2_rounds2:
+.Lasmgen_sm4_xts_enc_gb_avx2_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -20277,7 +25021,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_enc_gb_avx2_rounds2
+	jnz         .Lasmgen_sm4_xts_enc_gb_avx2_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -20307,34 +25051,38 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_avx2_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_enc_gb_avx2_slots_done4:
+.Lasmgen_sm4_xts_enc_gb_avx2_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+.Lasmgen_sm4_xts_enc_gb_avx2_short_done:
 .Lasmgen_sm4_xts_enc_gb_avx2_done:
 	vzeroupper
 	vmovdqa     xmm6, xmmword ptr [rsp]
@@ -20407,6 +25155,8 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_dec_gb_avx2_done
 	cmp         rcx, 8
@@ -20415,8 +25165,6 @@ asmgen_sm4_xts_dec_gb_avx2:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_dec_gb_avx2_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -20558,8 +25306,6 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vmovdqu     xmmword ptr [r8], xmm10
 	jmp         .Lasmgen_sm4_xts_dec_gb_avx2_join
 .Lasmgen_sm4_xts_dec_gb_avx2_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         rcx, 2
 	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slot_half
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
@@ -21403,6 +26149,9 @@ asmgen_sm4_xts_dec_gb_avx2:
 .Lasmgen_sm4_xts_dec_gb_avx2_slot_next16:
 .Lasmgen_sm4_xts_dec_gb_avx2_slots_done2:
 .Lasmgen_sm4_xts_dec_gb_avx2_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         rcx, 16
 	jbe         .Lasmgen_sm4_xts_dec_gb_avx2_done
 	sub         rcx, 16
@@ -21413,9 +26162,10 @@ asmgen_sm4_xts_dec_gb_avx2:
 
 .Lasmgen_sm4_xts_dec_gb_avx2_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_dec_gb_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm10
@@ -21458,8 +26208,230 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_dec_gb_avx2_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vmovdqu     xmmword ptr [r8], xmm10
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_dec_gb_avx2_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_dec_gb_avx2_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_dec_gb_avx2_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_dec_gb_avx2_short_done
+.Lasmgen_sm4_xts_dec_gb_avx2_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm4, xmm10, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm10
@@ -21470,7 +26442,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm5, xmm10, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm10
@@ -21481,7 +26453,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm6, xmm10, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm10
@@ -21492,7 +26464,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm7, xmm10, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm10
@@ -21502,7 +26474,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_dec_gb_avx2_slots_done3:
+.Lasmgen_sm4_xts_dec_gb_avx2_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vmovdqu     xmmword ptr [r8], xmm10
@@ -21535,7 +26507,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_dec_gb_avx2_rounds2:
+.Lasmgen_sm4_xts_dec_gb_avx2_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -21770,7 +26742,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_dec_gb_avx2_rounds2
+	jnz         .Lasmgen_sm4_xts_dec_gb_avx2_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -21800,34 +26772,38 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_avx2_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_dec_gb_avx2_slots_done4:
+.Lasmgen_sm4_xts_dec_gb_avx2_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+.Lasmgen_sm4_xts_dec_gb_avx2_short_done:
 .Lasmgen_sm4_xts_dec_gb_avx2_done:
 	vzeroupper
 	vmovdqa     xmm6, xmmword ptr [rsp]
@@ -21904,7 +26880,8 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -22045,8 +27022,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -22062,8 +27038,6 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
@@ -22173,8 +27147,6 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpextrq     r9, xmm8, 1
 	jmp         .Lasmgen_sm4_xts_unit_enc_ieee_avx2_join
 .Lasmgen_sm4_xts_unit_enc_ieee_avx2_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 2
 	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -22953,6 +27925,9 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slot_next16:
 .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done2:
 .Lasmgen_sm4_xts_unit_enc_ieee_avx2_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 16
 	jbe         .Lasmgen_sm4_xts_unit_enc_ieee_avx2_done2
 	sub         r10, 16
@@ -22963,9 +27938,10 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 
 .Lasmgen_sm4_xts_unit_enc_ieee_avx2_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -23000,8 +27976,222 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         .Lasmgen_sm4_xts_unit_enc_ieee_avx2_short_done
+.Lasmgen_sm4_xts_unit_enc_ieee_avx2_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -23010,7 +28200,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -23019,7 +28209,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -23028,7 +28218,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -23036,7 +28226,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done3:
+.Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
@@ -23069,7 +28259,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds3:
+.Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -23304,7 +28494,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds3
+	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds4
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -23334,34 +28524,38 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4:
+.Lasmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+.Lasmgen_sm4_xts_unit_enc_ieee_avx2_short_done:
 .Lasmgen_sm4_xts_unit_enc_ieee_avx2_done2:
 	test        r8, r8
 	jz          .Lasmgen_sm4_xts_unit_enc_ieee_avx2_done
@@ -23370,8 +28564,6 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vmovdqa     xmm4, xmm8
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
@@ -23381,160 +28573,6 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vmovdqa     xmm5, xmm8
 	/* CC = the block before the tail with T[m-1]. */
 	vpxor       xmm6, xmm4, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-.Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds4
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -23674,6 +28712,160 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_avx2_rounds6
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm5
 	vmovdqu     xmmword ptr [rdx], xmm6
 .Lasmgen_sm4_xts_unit_enc_ieee_avx2_done:
@@ -23752,7 +28944,8 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -23893,8 +29086,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -23910,8 +29102,6 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
@@ -24021,8 +29211,6 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpextrq     r9, xmm8, 1
 	jmp         .Lasmgen_sm4_xts_unit_dec_ieee_avx2_join
 .Lasmgen_sm4_xts_unit_dec_ieee_avx2_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 2
 	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -24801,6 +29989,9 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slot_next16:
 .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done2:
 .Lasmgen_sm4_xts_unit_dec_ieee_avx2_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 16
 	jbe         .Lasmgen_sm4_xts_unit_dec_ieee_avx2_done2
 	sub         r10, 16
@@ -24811,9 +30002,10 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 
 .Lasmgen_sm4_xts_unit_dec_ieee_avx2_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -24848,8 +30040,222 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         .Lasmgen_sm4_xts_unit_dec_ieee_avx2_short_done
+.Lasmgen_sm4_xts_unit_dec_ieee_avx2_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -24858,7 +30264,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -24867,7 +30273,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -24876,7 +30282,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -24884,7 +30290,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done3:
+.Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
@@ -24917,7 +30323,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds3:
+.Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -25152,7 +30558,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds3
+	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds4
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -25182,34 +30588,38 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4:
+.Lasmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+.Lasmgen_sm4_xts_unit_dec_ieee_avx2_short_done:
 .Lasmgen_sm4_xts_unit_dec_ieee_avx2_done2:
 	test        r8, r8
 	jz          .Lasmgen_sm4_xts_unit_dec_ieee_avx2_done
@@ -25218,8 +30628,6 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vmovdqa     xmm4, xmm8
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
@@ -25229,160 +30637,6 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vmovdqa     xmm5, xmm8
 	/* CC = the block before the tail with T[m]. */
 	vpxor       xmm6, xmm5, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-.Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds4
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -25522,6 +30776,160 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_avx2_rounds6
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm4
 	vmovdqu     xmmword ptr [rdx], xmm6
 .Lasmgen_sm4_xts_unit_dec_ieee_avx2_done:
@@ -25600,7 +31008,8 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -25741,8 +31150,7 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vpshufb     xmm8, xmm4, xmmword ptr [rip + .Lconst_byte_reverse]
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -25758,9 +31166,6 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -25903,9 +31308,6 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpextrq     r9, xmm10, 1
 	jmp         .Lasmgen_sm4_xts_unit_enc_gb_avx2_join
 .Lasmgen_sm4_xts_unit_enc_gb_avx2_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         r10, 2
 	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slot_half
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
@@ -26751,6 +32153,10 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 .Lasmgen_sm4_xts_unit_enc_gb_avx2_slot_next16:
 .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done2:
 .Lasmgen_sm4_xts_unit_enc_gb_avx2_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         r10, 16
 	jbe         .Lasmgen_sm4_xts_unit_enc_gb_avx2_done2
 	sub         r10, 16
@@ -26761,10 +32167,10 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 
 .Lasmgen_sm4_xts_unit_enc_gb_avx2_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_enc_gb_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm10
@@ -26807,8 +32213,232 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_unit_enc_gb_avx2_short_done
+.Lasmgen_sm4_xts_unit_enc_gb_avx2_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm4, xmm10, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm10
@@ -26819,7 +32449,7 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm5, xmm10, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm10
@@ -26830,7 +32460,7 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm6, xmm10, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm10
@@ -26841,7 +32471,7 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm7, xmm10, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm10
@@ -26851,7 +32481,7 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done3:
+.Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpextrq     rsi, xmm10, 0
@@ -26885,7 +32515,7 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds3:
+.Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -27120,7 +32750,7 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds3
+	jnz         .Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds4
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -27150,34 +32780,39 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done4:
+.Lasmgen_sm4_xts_unit_enc_gb_avx2_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+.Lasmgen_sm4_xts_unit_enc_gb_avx2_short_done:
 .Lasmgen_sm4_xts_unit_enc_gb_avx2_done2:
 	test        r8, r8
 	jz          .Lasmgen_sm4_xts_unit_enc_gb_avx2_done
@@ -27186,9 +32821,6 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vmovdqa     xmm4, xmm10
 	vpslld      xmm9, xmm8, 31
@@ -27201,160 +32833,6 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vmovdqa     xmm5, xmm10
 	/* CC = the block before the tail with T[m-1]. */
 	vpxor       xmm6, xmm4, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-.Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds4
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -27494,6 +32972,160 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_gb_avx2_rounds6
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm5
 	vmovdqu     xmmword ptr [rdx], xmm6
 .Lasmgen_sm4_xts_unit_enc_gb_avx2_done:
@@ -27572,7 +33204,8 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -27713,8 +33346,7 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vpshufb     xmm8, xmm4, xmmword ptr [rip + .Lconst_byte_reverse]
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -27730,9 +33362,6 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -27875,9 +33504,6 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vpextrq     r9, xmm10, 1
 	jmp         .Lasmgen_sm4_xts_unit_dec_gb_avx2_join
 .Lasmgen_sm4_xts_unit_dec_gb_avx2_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         r10, 2
 	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slot_half
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
@@ -28723,6 +34349,10 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 .Lasmgen_sm4_xts_unit_dec_gb_avx2_slot_next16:
 .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done2:
 .Lasmgen_sm4_xts_unit_dec_gb_avx2_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         r10, 16
 	jbe         .Lasmgen_sm4_xts_unit_dec_gb_avx2_done2
 	sub         r10, 16
@@ -28733,10 +34363,10 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 
 .Lasmgen_sm4_xts_unit_dec_gb_avx2_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_dec_gb_avx2_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm10
@@ -28779,8 +34409,232 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_unit_dec_gb_avx2_short_done
+.Lasmgen_sm4_xts_unit_dec_gb_avx2_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm4, xmm10, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm10
@@ -28791,7 +34645,7 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm5, xmm10, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm10
@@ -28802,7 +34656,7 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm6, xmm10, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm10
@@ -28813,7 +34667,7 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm7, xmm10, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm10
@@ -28823,7 +34677,7 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done3:
+.Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpextrq     rsi, xmm10, 0
@@ -28857,7 +34711,7 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds3:
+.Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -29092,7 +34946,7 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds3
+	jnz         .Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds4
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -29122,34 +34976,39 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done4:
+.Lasmgen_sm4_xts_unit_dec_gb_avx2_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+.Lasmgen_sm4_xts_unit_dec_gb_avx2_short_done:
 .Lasmgen_sm4_xts_unit_dec_gb_avx2_done2:
 	test        r8, r8
 	jz          .Lasmgen_sm4_xts_unit_dec_gb_avx2_done
@@ -29158,9 +35017,6 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vmovdqa     xmm4, xmm10
 	vpslld      xmm9, xmm8, 31
@@ -29173,160 +35029,6 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vmovdqa     xmm5, xmm10
 	/* CC = the block before the tail with T[m]. */
 	vpxor       xmm6, xmm5, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-.Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds4
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -29461,6 +35163,160 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds5
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_gb_avx2_rounds6
 	/* Gather X35, X34, X33, X32 and byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckldq  xmm9, xmm1, xmm0
@@ -38945,6 +44801,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_gfni_rot8]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_gfni_rot24]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_gfni_m1]
+	vmovdqu     xmm8, xmmword ptr [r8]
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_enc_ieee_gfni_done
 	cmp         rcx, 8
@@ -38953,7 +44810,6 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	/* All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87. */
 	vpsllvq     ymm11, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_shl]
@@ -39070,7 +44926,6 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vmovdqu     ymmword ptr [rsi + 224], ymm11
 	jmp         .Lasmgen_sm4_xts_enc_ieee_gfni_join
 .Lasmgen_sm4_xts_enc_ieee_gfni_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 2
 	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -39680,6 +45535,8 @@ asmgen_sm4_xts_enc_ieee_gfni:
 .Lasmgen_sm4_xts_enc_ieee_gfni_slot_next16:
 .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done2:
 .Lasmgen_sm4_xts_enc_ieee_gfni_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 16
 	jbe         .Lasmgen_sm4_xts_enc_ieee_gfni_done
 	sub         rcx, 16
@@ -39690,8 +45547,10 @@ asmgen_sm4_xts_enc_ieee_gfni:
 
 .Lasmgen_sm4_xts_enc_ieee_gfni_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_enc_ieee_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -39726,8 +45585,174 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_enc_ieee_gfni_slots_done3:
+	/* The tweak of the block after the batch. */
+	vmovdqu     xmmword ptr [r8], xmm8
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_enc_ieee_gfni_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_enc_ieee_gfni_rounds2
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	jmp         .Lasmgen_sm4_xts_enc_ieee_gfni_short_done
+.Lasmgen_sm4_xts_enc_ieee_gfni_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -39736,7 +45761,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -39745,7 +45770,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -39754,7 +45779,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -39762,7 +45787,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_enc_ieee_gfni_slots_done3:
+.Lasmgen_sm4_xts_enc_ieee_gfni_slots_done5:
 	/* The tweak of the block after the batch. */
 	vmovdqu     xmmword ptr [r8], xmm8
 	/* Big-endian words, transposed. */
@@ -39803,7 +45828,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_enc_ieee_gfni_rounds2:
+.Lasmgen_sm4_xts_enc_ieee_gfni_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -39922,7 +45947,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_enc_ieee_gfni_rounds2
+	jnz         .Lasmgen_sm4_xts_enc_ieee_gfni_rounds3
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
@@ -39961,34 +45986,37 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_gfni_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_enc_ieee_gfni_slots_done4:
+.Lasmgen_sm4_xts_enc_ieee_gfni_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+.Lasmgen_sm4_xts_enc_ieee_gfni_short_done:
 .Lasmgen_sm4_xts_enc_ieee_gfni_done:
 	vzeroupper
 	vmovdqa     xmm6, xmmword ptr [rsp]
@@ -40061,6 +46089,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_gfni_rot8]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_gfni_rot24]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_gfni_m1]
+	vmovdqu     xmm8, xmmword ptr [r8]
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_dec_ieee_gfni_done
 	cmp         rcx, 8
@@ -40069,7 +46098,6 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	/* All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87. */
 	vpsllvq     ymm11, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_shl]
@@ -40186,7 +46214,6 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vmovdqu     ymmword ptr [rsi + 224], ymm11
 	jmp         .Lasmgen_sm4_xts_dec_ieee_gfni_join
 .Lasmgen_sm4_xts_dec_ieee_gfni_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 2
 	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -40796,6 +46823,8 @@ asmgen_sm4_xts_dec_ieee_gfni:
 .Lasmgen_sm4_xts_dec_ieee_gfni_slot_next16:
 .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done2:
 .Lasmgen_sm4_xts_dec_ieee_gfni_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 16
 	jbe         .Lasmgen_sm4_xts_dec_ieee_gfni_done
 	sub         rcx, 16
@@ -40806,8 +46835,10 @@ asmgen_sm4_xts_dec_ieee_gfni:
 
 .Lasmgen_sm4_xts_dec_ieee_gfni_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_dec_ieee_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -40842,8 +46873,174 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_dec_ieee_gfni_slots_done3:
+	/* The tweak of the block after the batch. */
+	vmovdqu     xmmword ptr [r8], xmm8
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_dec_ieee_gfni_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_dec_ieee_gfni_rounds2
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	jmp         .Lasmgen_sm4_xts_dec_ieee_gfni_short_done
+.Lasmgen_sm4_xts_dec_ieee_gfni_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -40852,7 +47049,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -40861,7 +47058,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -40870,7 +47067,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -40878,7 +47075,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_dec_ieee_gfni_slots_done3:
+.Lasmgen_sm4_xts_dec_ieee_gfni_slots_done5:
 	/* The tweak of the block after the batch. */
 	vmovdqu     xmmword ptr [r8], xmm8
 	/* Big-endian words, transposed. */
@@ -40919,7 +47116,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_dec_ieee_gfni_rounds2:
+.Lasmgen_sm4_xts_dec_ieee_gfni_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -41038,7 +47235,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_dec_ieee_gfni_rounds2
+	jnz         .Lasmgen_sm4_xts_dec_ieee_gfni_rounds3
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
@@ -41077,34 +47274,37 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_gfni_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_dec_ieee_gfni_slots_done4:
+.Lasmgen_sm4_xts_dec_ieee_gfni_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+.Lasmgen_sm4_xts_dec_ieee_gfni_short_done:
 .Lasmgen_sm4_xts_dec_ieee_gfni_done:
 	vzeroupper
 	vmovdqa     xmm6, xmmword ptr [rsp]
@@ -41177,6 +47377,8 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_gfni_rot8]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_gfni_rot24]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_gfni_m1]
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_enc_gb_gfni_done
 	cmp         rcx, 8
@@ -41185,8 +47387,6 @@ asmgen_sm4_xts_enc_gb_gfni:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_enc_gb_gfni_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	/* All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87. */
 	vpsllvq     ymm11, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_shl]
@@ -41311,8 +47511,6 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vmovdqu     ymmword ptr [rsi + 224], ymm11
 	jmp         .Lasmgen_sm4_xts_enc_gb_gfni_join
 .Lasmgen_sm4_xts_enc_gb_gfni_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	cmp         rcx, 2
 	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slot_half
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
@@ -41956,6 +48154,9 @@ asmgen_sm4_xts_enc_gb_gfni:
 .Lasmgen_sm4_xts_enc_gb_gfni_slot_next16:
 .Lasmgen_sm4_xts_enc_gb_gfni_slots_done2:
 .Lasmgen_sm4_xts_enc_gb_gfni_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	cmp         rcx, 16
 	jbe         .Lasmgen_sm4_xts_enc_gb_gfni_done
 	sub         rcx, 16
@@ -41966,9 +48167,10 @@ asmgen_sm4_xts_enc_gb_gfni:
 
 .Lasmgen_sm4_xts_enc_gb_gfni_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_enc_gb_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm0, xmm10, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm10
@@ -42007,8 +48209,180 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_enc_gb_gfni_slots_done3:
+	/* The tweak of the block after the batch. */
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vmovdqu     xmmword ptr [r8], xmm10
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_enc_gb_gfni_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_enc_gb_gfni_rounds2
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_enc_gb_gfni_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	jmp         .Lasmgen_sm4_xts_enc_gb_gfni_short_done
+.Lasmgen_sm4_xts_enc_gb_gfni_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm0, xmm10, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm4, xmm10, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm10
@@ -42018,7 +48392,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm5, xmm10, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm10
@@ -42028,7 +48402,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm6, xmm10, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm10
@@ -42038,7 +48412,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm7, xmm10, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm10
@@ -42047,7 +48421,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_enc_gb_gfni_slots_done3:
+.Lasmgen_sm4_xts_enc_gb_gfni_slots_done5:
 	/* The tweak of the block after the batch. */
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vmovdqu     xmmword ptr [r8], xmm10
@@ -42089,7 +48463,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_enc_gb_gfni_rounds2:
+.Lasmgen_sm4_xts_enc_gb_gfni_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -42208,7 +48582,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_enc_gb_gfni_rounds2
+	jnz         .Lasmgen_sm4_xts_enc_gb_gfni_rounds3
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
@@ -42247,34 +48621,38 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_gfni_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_enc_gb_gfni_slots_done4:
+.Lasmgen_sm4_xts_enc_gb_gfni_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+.Lasmgen_sm4_xts_enc_gb_gfni_short_done:
 .Lasmgen_sm4_xts_enc_gb_gfni_done:
 	vzeroupper
 	vmovdqa     xmm6, xmmword ptr [rsp]
@@ -42347,6 +48725,8 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_gfni_rot8]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_gfni_rot24]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_gfni_m1]
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_dec_gb_gfni_done
 	cmp         rcx, 8
@@ -42355,8 +48735,6 @@ asmgen_sm4_xts_dec_gb_gfni:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_dec_gb_gfni_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	/* All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87. */
 	vpsllvq     ymm11, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_shl]
@@ -42481,8 +48859,6 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vmovdqu     ymmword ptr [rsi + 224], ymm11
 	jmp         .Lasmgen_sm4_xts_dec_gb_gfni_join
 .Lasmgen_sm4_xts_dec_gb_gfni_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	cmp         rcx, 2
 	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slot_half
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
@@ -43126,6 +49502,9 @@ asmgen_sm4_xts_dec_gb_gfni:
 .Lasmgen_sm4_xts_dec_gb_gfni_slot_next16:
 .Lasmgen_sm4_xts_dec_gb_gfni_slots_done2:
 .Lasmgen_sm4_xts_dec_gb_gfni_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	cmp         rcx, 16
 	jbe         .Lasmgen_sm4_xts_dec_gb_gfni_done
 	sub         rcx, 16
@@ -43136,9 +49515,10 @@ asmgen_sm4_xts_dec_gb_gfni:
 
 .Lasmgen_sm4_xts_dec_gb_gfni_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_dec_gb_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm0, xmm10, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm10
@@ -43177,8 +49557,180 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_dec_gb_gfni_slots_done3:
+	/* The tweak of the block after the batch. */
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vmovdqu     xmmword ptr [r8], xmm10
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_dec_gb_gfni_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_dec_gb_gfni_rounds2
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_dec_gb_gfni_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	jmp         .Lasmgen_sm4_xts_dec_gb_gfni_short_done
+.Lasmgen_sm4_xts_dec_gb_gfni_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm0, xmm10, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm4, xmm10, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm10
@@ -43188,7 +49740,7 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm5, xmm10, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm10
@@ -43198,7 +49750,7 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm6, xmm10, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm10
@@ -43208,7 +49760,7 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm7, xmm10, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm10
@@ -43217,7 +49769,7 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_dec_gb_gfni_slots_done3:
+.Lasmgen_sm4_xts_dec_gb_gfni_slots_done5:
 	/* The tweak of the block after the batch. */
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vmovdqu     xmmword ptr [r8], xmm10
@@ -43259,7 +49811,7 @@ asmgen_sm4_xts_dec_gb_gfni:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_dec_gb_gfni_rounds2:
+.Lasmgen_sm4_xts_dec_gb_gfni_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -43378,7 +49930,7 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_dec_gb_gfni_rounds2
+	jnz         .Lasmgen_sm4_xts_dec_gb_gfni_rounds3
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
@@ -43417,34 +49969,38 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_gfni_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_dec_gb_gfni_slots_done4:
+.Lasmgen_sm4_xts_dec_gb_gfni_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+.Lasmgen_sm4_xts_dec_gb_gfni_short_done:
 .Lasmgen_sm4_xts_dec_gb_gfni_done:
 	vzeroupper
 	vmovdqa     xmm6, xmmword ptr [rsp]
@@ -43521,7 +50077,8 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_gfni_rot8]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_gfni_rot24]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_gfni_m1]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -43616,8 +50173,7 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -43633,8 +50189,6 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	/* All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87. */
 	vpsllvq     ymm11, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_shl]
@@ -43751,8 +50305,6 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vmovdqu     ymmword ptr [rdx + 224], ymm11
 	jmp         .Lasmgen_sm4_xts_unit_enc_ieee_gfni_join
 .Lasmgen_sm4_xts_unit_enc_ieee_gfni_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 2
 	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -44364,6 +50916,9 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slot_next16:
 .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done2:
 .Lasmgen_sm4_xts_unit_enc_ieee_gfni_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 16
 	jbe         .Lasmgen_sm4_xts_unit_enc_ieee_gfni_done2
 	sub         r10, 16
@@ -44374,9 +50929,10 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 
 .Lasmgen_sm4_xts_unit_enc_ieee_gfni_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -44411,8 +50967,176 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds3
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         .Lasmgen_sm4_xts_unit_enc_ieee_gfni_short_done
+.Lasmgen_sm4_xts_unit_enc_ieee_gfni_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -44421,7 +51145,7 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -44430,7 +51154,7 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -44439,7 +51163,7 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -44447,7 +51171,7 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done3:
+.Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
@@ -44489,7 +51213,7 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds3:
+.Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -44608,7 +51332,7 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds3
+	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds4
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
@@ -44647,34 +51371,38 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4:
+.Lasmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+.Lasmgen_sm4_xts_unit_enc_ieee_gfni_short_done:
 .Lasmgen_sm4_xts_unit_enc_ieee_gfni_done2:
 	test        r8, r8
 	jz          .Lasmgen_sm4_xts_unit_enc_ieee_gfni_done
@@ -44683,8 +51411,6 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vmovdqa     xmm4, xmm8
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
@@ -44694,114 +51420,6 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vmovdqa     xmm5, xmm8
 	/* CC = the block before the tail with T[m-1]. */
 	vpxor       xmm6, xmm4, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* Into the GFNI domain: Y = M1*X on every byte. */
-	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
-	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
-	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
-	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-.Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm0, xmm0, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm0, xmm0, xmm8
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm1, xmm1, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm1, xmm1, xmm8
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm2, xmm2, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm2, xmm2, xmm8
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm3, xmm3, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm3, xmm3, xmm8
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds4
-	/* Out of the GFNI domain: X = M1^-1*Y. */
-	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -44895,6 +51513,114 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_gfni_rounds6
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm5
 	vmovdqu     xmmword ptr [rdx], xmm6
 .Lasmgen_sm4_xts_unit_enc_ieee_gfni_done:
@@ -44973,7 +51699,8 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_gfni_rot8]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_gfni_rot24]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_gfni_m1]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -45068,8 +51795,7 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -45085,8 +51811,6 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	/* All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87. */
 	vpsllvq     ymm11, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_shl]
@@ -45203,8 +51927,6 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vmovdqu     ymmword ptr [rdx + 224], ymm11
 	jmp         .Lasmgen_sm4_xts_unit_dec_ieee_gfni_join
 .Lasmgen_sm4_xts_unit_dec_ieee_gfni_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 2
 	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -45816,6 +52538,9 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slot_next16:
 .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done2:
 .Lasmgen_sm4_xts_unit_dec_ieee_gfni_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 16
 	jbe         .Lasmgen_sm4_xts_unit_dec_ieee_gfni_done2
 	sub         r10, 16
@@ -45826,9 +52551,10 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 
 .Lasmgen_sm4_xts_unit_dec_ieee_gfni_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -45863,8 +52589,176 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds3
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         .Lasmgen_sm4_xts_unit_dec_ieee_gfni_short_done
+.Lasmgen_sm4_xts_unit_dec_ieee_gfni_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -45873,7 +52767,7 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -45882,7 +52776,7 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -45891,7 +52785,7 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -45899,7 +52793,7 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done3:
+.Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
@@ -45941,7 +52835,7 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds3:
+.Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -46060,7 +52954,7 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds3
+	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds4
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
@@ -46099,34 +52993,38 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4:
+.Lasmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+.Lasmgen_sm4_xts_unit_dec_ieee_gfni_short_done:
 .Lasmgen_sm4_xts_unit_dec_ieee_gfni_done2:
 	test        r8, r8
 	jz          .Lasmgen_sm4_xts_unit_dec_ieee_gfni_done
@@ -46135,8 +53033,6 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vmovdqa     xmm4, xmm8
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
@@ -46146,114 +53042,6 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vmovdqa     xmm5, xmm8
 	/* CC = the block before the tail with T[m]. */
 	vpxor       xmm6, xmm5, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* Into the GFNI domain: Y = M1*X on every byte. */
-	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
-	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
-	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
-	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-.Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm0, xmm0, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm0, xmm0, xmm8
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm1, xmm1, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm1, xmm1, xmm8
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm2, xmm2, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm2, xmm2, xmm8
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm3, xmm3, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm3, xmm3, xmm8
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds4
-	/* Out of the GFNI domain: X = M1^-1*Y. */
-	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -46347,6 +53135,114 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_gfni_rounds6
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm4
 	vmovdqu     xmmword ptr [rdx], xmm6
 .Lasmgen_sm4_xts_unit_dec_ieee_gfni_done:
@@ -46425,7 +53321,8 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_gfni_rot8]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_gfni_rot24]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_gfni_m1]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -46520,8 +53417,7 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vgf2p8affineqb xmm8, xmm4, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -46537,9 +53433,6 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	/* All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87. */
 	vpsllvq     ymm11, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_shl]
@@ -46664,9 +53557,6 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vmovdqu     ymmword ptr [rdx + 224], ymm11
 	jmp         .Lasmgen_sm4_xts_unit_enc_gb_gfni_join
 .Lasmgen_sm4_xts_unit_enc_gb_gfni_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	cmp         r10, 2
 	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slot_half
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
@@ -47312,6 +54202,10 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 .Lasmgen_sm4_xts_unit_enc_gb_gfni_slot_next16:
 .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done2:
 .Lasmgen_sm4_xts_unit_enc_gb_gfni_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	cmp         r10, 16
 	jbe         .Lasmgen_sm4_xts_unit_enc_gb_gfni_done2
 	sub         r10, 16
@@ -47322,10 +54216,10 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 
 .Lasmgen_sm4_xts_unit_enc_gb_gfni_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_enc_gb_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm0, xmm10, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm10
@@ -47364,8 +54258,182 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done3:
+	/* The tweak of the block after the batch. */
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds3
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	jmp         .Lasmgen_sm4_xts_unit_enc_gb_gfni_short_done
+.Lasmgen_sm4_xts_unit_enc_gb_gfni_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm0, xmm10, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm4, xmm10, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm10
@@ -47375,7 +54443,7 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm5, xmm10, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm10
@@ -47385,7 +54453,7 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm6, xmm10, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm10
@@ -47395,7 +54463,7 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm7, xmm10, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm10
@@ -47404,7 +54472,7 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done3:
+.Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done5:
 	/* The tweak of the block after the batch. */
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpextrq     rsi, xmm10, 0
@@ -47447,7 +54515,7 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds3:
+.Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -47566,7 +54634,7 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds3
+	jnz         .Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds4
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
@@ -47605,34 +54673,39 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done4:
+.Lasmgen_sm4_xts_unit_enc_gb_gfni_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+.Lasmgen_sm4_xts_unit_enc_gb_gfni_short_done:
 .Lasmgen_sm4_xts_unit_enc_gb_gfni_done2:
 	test        r8, r8
 	jz          .Lasmgen_sm4_xts_unit_enc_gb_gfni_done
@@ -47641,9 +54714,6 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vmovdqa     xmm4, xmm10
 	vpsrad      xmm9, xmm8, 31
@@ -47655,114 +54725,6 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vmovdqa     xmm5, xmm10
 	/* CC = the block before the tail with T[m-1]. */
 	vpxor       xmm6, xmm4, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* Into the GFNI domain: Y = M1*X on every byte. */
-	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
-	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
-	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
-	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-.Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm0, xmm0, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm0, xmm0, xmm8
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm1, xmm1, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm1, xmm1, xmm8
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm2, xmm2, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm2, xmm2, xmm8
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm3, xmm3, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm3, xmm3, xmm8
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds4
-	/* Out of the GFNI domain: X = M1^-1*Y. */
-	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -47856,6 +54818,114 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_gb_gfni_rounds6
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm5
 	vmovdqu     xmmword ptr [rdx], xmm6
 .Lasmgen_sm4_xts_unit_enc_gb_gfni_done:
@@ -47934,7 +55004,8 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_gfni_rot8]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_gfni_rot24]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_gfni_m1]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -48029,8 +55100,7 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vgf2p8affineqb xmm8, xmm4, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -48046,9 +55116,6 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	/* All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87. */
 	vpsllvq     ymm11, ymm8, ymmword ptr [rip + .Lconst_sm4_xts_shl]
@@ -48173,9 +55240,6 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vmovdqu     ymmword ptr [rdx + 224], ymm11
 	jmp         .Lasmgen_sm4_xts_unit_dec_gb_gfni_join
 .Lasmgen_sm4_xts_unit_dec_gb_gfni_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	cmp         r10, 2
 	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slot_half
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
@@ -48821,6 +55885,10 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 .Lasmgen_sm4_xts_unit_dec_gb_gfni_slot_next16:
 .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done2:
 .Lasmgen_sm4_xts_unit_dec_gb_gfni_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	cmp         r10, 16
 	jbe         .Lasmgen_sm4_xts_unit_dec_gb_gfni_done2
 	sub         r10, 16
@@ -48831,10 +55899,10 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 
 .Lasmgen_sm4_xts_unit_dec_gb_gfni_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_dec_gb_gfni_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm0, xmm10, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm10
@@ -48873,8 +55941,182 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done3:
+	/* The tweak of the block after the batch. */
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds3
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	jmp         .Lasmgen_sm4_xts_unit_dec_gb_gfni_short_done
+.Lasmgen_sm4_xts_unit_dec_gb_gfni_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm0, xmm10, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm4, xmm10, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm10
@@ -48884,7 +56126,7 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm5, xmm10, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm10
@@ -48894,7 +56136,7 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm6, xmm10, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm10
@@ -48904,7 +56146,7 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpxor       xmm7, xmm10, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm10
@@ -48913,7 +56155,7 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done3:
+.Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done5:
 	/* The tweak of the block after the batch. */
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vpextrq     rsi, xmm10, 0
@@ -48956,7 +56198,7 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds3:
+.Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -49075,7 +56317,7 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds3
+	jnz         .Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds4
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
@@ -49114,34 +56356,39 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done4:
+.Lasmgen_sm4_xts_unit_dec_gb_gfni_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
+.Lasmgen_sm4_xts_unit_dec_gb_gfni_short_done:
 .Lasmgen_sm4_xts_unit_dec_gb_gfni_done2:
 	test        r8, r8
 	jz          .Lasmgen_sm4_xts_unit_dec_gb_gfni_done
@@ -49150,9 +56397,6 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vgf2p8affineqb xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_gfni_bitrev], 0x00
 	vmovdqa     xmm4, xmm10
 	vpsrad      xmm9, xmm8, 31
@@ -49164,114 +56408,6 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vmovdqa     xmm5, xmm10
 	/* CC = the block before the tail with T[m]. */
 	vpxor       xmm6, xmm5, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* Into the GFNI domain: Y = M1*X on every byte. */
-	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
-	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
-	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
-	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-.Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm0, xmm0, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm0, xmm0, xmm8
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm1, xmm1, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm1, xmm1, xmm8
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm2, xmm2, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm2, xmm2, xmm8
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm3, xmm3, xmm10
-	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
-	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm3, xmm3, xmm8
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds4
-	/* Out of the GFNI domain: X = M1^-1*Y. */
-	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -49355,6 +56491,114 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds5
+	/* Out of the GFNI domain: X = M1^-1*Y. */
+	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* Into the GFNI domain: Y = M1*X on every byte. */
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map. */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, xmmword ptr [rip + .Lconst_sm4_rol8]
+	vpshufb     xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_rol16]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_gb_gfni_rounds6
 	/* Out of the GFNI domain: X = M1^-1*Y. */
 	vgf2p8affineqb xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_gfni_m1inv], 0x00
@@ -56221,6 +63465,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_enc_ieee_vaes_done
 	cmp         rcx, 8
@@ -56229,7 +63474,6 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
@@ -56338,7 +63582,6 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vmovdqu     xmmword ptr [r8], xmm8
 	jmp         .Lasmgen_sm4_xts_enc_ieee_vaes_join
 .Lasmgen_sm4_xts_enc_ieee_vaes_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 2
 	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -57091,6 +64334,8 @@ asmgen_sm4_xts_enc_ieee_vaes:
 .Lasmgen_sm4_xts_enc_ieee_vaes_slot_next16:
 .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done2:
 .Lasmgen_sm4_xts_enc_ieee_vaes_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 16
 	jbe         .Lasmgen_sm4_xts_enc_ieee_vaes_done
 	sub         rcx, 16
@@ -57101,8 +64346,10 @@ asmgen_sm4_xts_enc_ieee_vaes:
 
 .Lasmgen_sm4_xts_enc_ieee_vaes_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_enc_ieee_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -57137,8 +64384,220 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_enc_ieee_vaes_slots_done3:
+	/* The tweak of the block after the batch. */
+	vmovdqu     xmmword ptr [r8], xmm8
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_enc_ieee_vaes_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_enc_ieee_vaes_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	jmp         .Lasmgen_sm4_xts_enc_ieee_vaes_short_done
+.Lasmgen_sm4_xts_enc_ieee_vaes_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -57147,7 +64606,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -57156,7 +64615,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -57165,7 +64624,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -57173,7 +64632,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_enc_ieee_vaes_slots_done3:
+.Lasmgen_sm4_xts_enc_ieee_vaes_slots_done5:
 	/* The tweak of the block after the batch. */
 	vmovdqu     xmmword ptr [r8], xmm8
 	/* Big-endian words, transposed. */
@@ -57205,7 +64664,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_enc_ieee_vaes_rounds2:
+.Lasmgen_sm4_xts_enc_ieee_vaes_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -57440,7 +64899,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_enc_ieee_vaes_rounds2
+	jnz         .Lasmgen_sm4_xts_enc_ieee_vaes_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -57470,34 +64929,37 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_ieee_vaes_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_enc_ieee_vaes_slots_done4:
+.Lasmgen_sm4_xts_enc_ieee_vaes_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+.Lasmgen_sm4_xts_enc_ieee_vaes_short_done:
 .Lasmgen_sm4_xts_enc_ieee_vaes_done:
 	vzeroupper
 	vmovdqa     xmm6, xmmword ptr [rsp]
@@ -57570,6 +65032,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_dec_ieee_vaes_done
 	cmp         rcx, 8
@@ -57578,7 +65041,6 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
@@ -57687,7 +65149,6 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vmovdqu     xmmword ptr [r8], xmm8
 	jmp         .Lasmgen_sm4_xts_dec_ieee_vaes_join
 .Lasmgen_sm4_xts_dec_ieee_vaes_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 2
 	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -58440,6 +65901,8 @@ asmgen_sm4_xts_dec_ieee_vaes:
 .Lasmgen_sm4_xts_dec_ieee_vaes_slot_next16:
 .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done2:
 .Lasmgen_sm4_xts_dec_ieee_vaes_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
 	cmp         rcx, 16
 	jbe         .Lasmgen_sm4_xts_dec_ieee_vaes_done
 	sub         rcx, 16
@@ -58450,8 +65913,10 @@ asmgen_sm4_xts_dec_ieee_vaes:
 
 .Lasmgen_sm4_xts_dec_ieee_vaes_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_dec_ieee_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -58486,8 +65951,220 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_dec_ieee_vaes_slots_done3:
+	/* The tweak of the block after the batch. */
+	vmovdqu     xmmword ptr [r8], xmm8
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_dec_ieee_vaes_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_dec_ieee_vaes_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	jmp         .Lasmgen_sm4_xts_dec_ieee_vaes_short_done
+.Lasmgen_sm4_xts_dec_ieee_vaes_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -58496,7 +66173,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -58505,7 +66182,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -58514,7 +66191,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -58522,7 +66199,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_dec_ieee_vaes_slots_done3:
+.Lasmgen_sm4_xts_dec_ieee_vaes_slots_done5:
 	/* The tweak of the block after the batch. */
 	vmovdqu     xmmword ptr [r8], xmm8
 	/* Big-endian words, transposed. */
@@ -58554,7 +66231,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_dec_ieee_vaes_rounds2:
+.Lasmgen_sm4_xts_dec_ieee_vaes_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -58789,7 +66466,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_dec_ieee_vaes_rounds2
+	jnz         .Lasmgen_sm4_xts_dec_ieee_vaes_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -58819,34 +66496,37 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_ieee_vaes_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_dec_ieee_vaes_slots_done4:
+.Lasmgen_sm4_xts_dec_ieee_vaes_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+.Lasmgen_sm4_xts_dec_ieee_vaes_short_done:
 .Lasmgen_sm4_xts_dec_ieee_vaes_done:
 	vzeroupper
 	vmovdqa     xmm6, xmmword ptr [rsp]
@@ -58919,6 +66599,8 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_enc_gb_vaes_done
 	cmp         rcx, 8
@@ -58927,8 +66609,6 @@ asmgen_sm4_xts_enc_gb_vaes:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_enc_gb_vaes_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -59070,8 +66750,6 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vmovdqu     xmmword ptr [r8], xmm10
 	jmp         .Lasmgen_sm4_xts_enc_gb_vaes_join
 .Lasmgen_sm4_xts_enc_gb_vaes_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         rcx, 2
 	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slot_half
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
@@ -59891,6 +67569,9 @@ asmgen_sm4_xts_enc_gb_vaes:
 .Lasmgen_sm4_xts_enc_gb_vaes_slot_next16:
 .Lasmgen_sm4_xts_enc_gb_vaes_slots_done2:
 .Lasmgen_sm4_xts_enc_gb_vaes_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         rcx, 16
 	jbe         .Lasmgen_sm4_xts_enc_gb_vaes_done
 	sub         rcx, 16
@@ -59901,9 +67582,10 @@ asmgen_sm4_xts_enc_gb_vaes:
 
 .Lasmgen_sm4_xts_enc_gb_vaes_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_enc_gb_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm10
@@ -59946,8 +67628,230 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_enc_gb_vaes_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vmovdqu     xmmword ptr [r8], xmm10
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_enc_gb_vaes_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_enc_gb_vaes_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_enc_gb_vaes_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_enc_gb_vaes_short_done
+.Lasmgen_sm4_xts_enc_gb_vaes_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm4, xmm10, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm10
@@ -59958,7 +67862,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm5, xmm10, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm10
@@ -59969,7 +67873,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm6, xmm10, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm10
@@ -59980,7 +67884,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm7, xmm10, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm10
@@ -59990,7 +67894,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_enc_gb_vaes_slots_done3:
+.Lasmgen_sm4_xts_enc_gb_vaes_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vmovdqu     xmmword ptr [r8], xmm10
@@ -60023,7 +67927,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_enc_gb_vaes_rounds2:
+.Lasmgen_sm4_xts_enc_gb_vaes_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -60258,7 +68162,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_enc_gb_vaes_rounds2
+	jnz         .Lasmgen_sm4_xts_enc_gb_vaes_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -60288,34 +68192,38 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_enc_gb_vaes_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_enc_gb_vaes_slots_done4:
+.Lasmgen_sm4_xts_enc_gb_vaes_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+.Lasmgen_sm4_xts_enc_gb_vaes_short_done:
 .Lasmgen_sm4_xts_enc_gb_vaes_done:
 	vzeroupper
 	vmovdqa     xmm6, xmmword ptr [rsp]
@@ -60388,6 +68296,8 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	test        rcx, rcx
 	jz          .Lasmgen_sm4_xts_dec_gb_vaes_done
 	cmp         rcx, 8
@@ -60396,8 +68306,6 @@ asmgen_sm4_xts_dec_gb_vaes:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         rcx, 16
 	jb          .Lasmgen_sm4_xts_dec_gb_vaes_partial
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -60539,8 +68447,6 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vmovdqu     xmmword ptr [r8], xmm10
 	jmp         .Lasmgen_sm4_xts_dec_gb_vaes_join
 .Lasmgen_sm4_xts_dec_gb_vaes_partial:
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         rcx, 2
 	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slot_half
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
@@ -61360,6 +69266,9 @@ asmgen_sm4_xts_dec_gb_vaes:
 .Lasmgen_sm4_xts_dec_gb_vaes_slot_next16:
 .Lasmgen_sm4_xts_dec_gb_vaes_slots_done2:
 .Lasmgen_sm4_xts_dec_gb_vaes_join2:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         rcx, 16
 	jbe         .Lasmgen_sm4_xts_dec_gb_vaes_done
 	sub         rcx, 16
@@ -61370,9 +69279,10 @@ asmgen_sm4_xts_dec_gb_vaes:
 
 .Lasmgen_sm4_xts_dec_gb_vaes_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovdqu     xmm8, xmmword ptr [r8]
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	cmp         rcx, 4
+	ja          .Lasmgen_sm4_xts_dec_gb_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rsi], xmm10
@@ -61415,8 +69325,230 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_dec_gb_vaes_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vmovdqu     xmmword ptr [r8], xmm10
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_dec_gb_vaes_rounds2:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_dec_gb_vaes_rounds2
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rsi]
+	vmovdqu     xmmword ptr [rsi], xmm0
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm3
+.Lasmgen_sm4_xts_dec_gb_vaes_slots_done4:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_dec_gb_vaes_short_done
+.Lasmgen_sm4_xts_dec_gb_vaes_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm4, xmm10, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm10
@@ -61427,7 +69559,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm5, xmm10, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm10
@@ -61438,7 +69570,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm6, xmm10, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm10
@@ -61449,7 +69581,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm7, xmm10, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm10
@@ -61459,7 +69591,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_dec_gb_vaes_slots_done3:
+.Lasmgen_sm4_xts_dec_gb_vaes_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vmovdqu     xmmword ptr [r8], xmm10
@@ -61492,7 +69624,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_dec_gb_vaes_rounds2:
+.Lasmgen_sm4_xts_dec_gb_vaes_rounds3:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -61727,7 +69859,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_dec_gb_vaes_rounds2
+	jnz         .Lasmgen_sm4_xts_dec_gb_vaes_rounds3
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -61757,34 +69889,38 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vpxor       xmm0, xmm0, xmmword ptr [rsi]
 	vmovdqu     xmmword ptr [rsi], xmm0
 	cmp         rcx, 2
-	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rsi + 16]
 	vmovdqu     xmmword ptr [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rsi + 32]
 	vmovdqu     xmmword ptr [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rsi + 48]
 	vmovdqu     xmmword ptr [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rsi + 64]
 	vmovdqu     xmmword ptr [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rsi + 80]
 	vmovdqu     xmmword ptr [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rsi + 96]
 	vmovdqu     xmmword ptr [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_dec_gb_vaes_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rsi + 112]
 	vmovdqu     xmmword ptr [rsi + 112], xmm7
-.Lasmgen_sm4_xts_dec_gb_vaes_slots_done4:
+.Lasmgen_sm4_xts_dec_gb_vaes_slots_done6:
+	/* The chain of the next block. */
+	vmovdqu     xmm8, xmmword ptr [r8]
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+.Lasmgen_sm4_xts_dec_gb_vaes_short_done:
 .Lasmgen_sm4_xts_dec_gb_vaes_done:
 	vzeroupper
 	vmovdqa     xmm6, xmmword ptr [rsp]
@@ -61861,7 +69997,8 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -62002,8 +70139,7 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -62019,8 +70155,6 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
@@ -62130,8 +70264,6 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpextrq     r9, xmm8, 1
 	jmp         .Lasmgen_sm4_xts_unit_enc_ieee_vaes_join
 .Lasmgen_sm4_xts_unit_enc_ieee_vaes_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 2
 	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -62886,6 +71018,9 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slot_next16:
 .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done2:
 .Lasmgen_sm4_xts_unit_enc_ieee_vaes_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 16
 	jbe         .Lasmgen_sm4_xts_unit_enc_ieee_vaes_done2
 	sub         r10, 16
@@ -62896,9 +71031,10 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 
 .Lasmgen_sm4_xts_unit_enc_ieee_vaes_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -62933,8 +71069,222 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         .Lasmgen_sm4_xts_unit_enc_ieee_vaes_short_done
+.Lasmgen_sm4_xts_unit_enc_ieee_vaes_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -62943,7 +71293,7 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -62952,7 +71302,7 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -62961,7 +71311,7 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -62969,7 +71319,7 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done3:
+.Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
@@ -63002,7 +71352,7 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds3:
+.Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -63237,7 +71587,7 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds3
+	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds4
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -63267,34 +71617,38 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4:
+.Lasmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+.Lasmgen_sm4_xts_unit_enc_ieee_vaes_short_done:
 .Lasmgen_sm4_xts_unit_enc_ieee_vaes_done2:
 	test        r8, r8
 	jz          .Lasmgen_sm4_xts_unit_enc_ieee_vaes_done
@@ -63303,8 +71657,6 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vmovdqa     xmm4, xmm8
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
@@ -63314,160 +71666,6 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vmovdqa     xmm5, xmm8
 	/* CC = the block before the tail with T[m-1]. */
 	vpxor       xmm6, xmm4, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-.Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds4
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -63607,6 +71805,160 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_ieee_vaes_rounds6
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm5
 	vmovdqu     xmmword ptr [rdx], xmm6
 .Lasmgen_sm4_xts_unit_enc_ieee_vaes_done:
@@ -63685,7 +72037,8 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -63826,8 +72179,7 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -63843,8 +72195,6 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
@@ -63954,8 +72304,6 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpextrq     r9, xmm8, 1
 	jmp         .Lasmgen_sm4_xts_unit_dec_ieee_vaes_join
 .Lasmgen_sm4_xts_unit_dec_ieee_vaes_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 2
 	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -64710,6 +73058,9 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slot_next16:
 .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done2:
 .Lasmgen_sm4_xts_unit_dec_ieee_vaes_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 16
 	jbe         .Lasmgen_sm4_xts_unit_dec_ieee_vaes_done2
 	sub         r10, 16
@@ -64720,9 +73071,10 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 
 .Lasmgen_sm4_xts_unit_dec_ieee_vaes_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpxor       xmm0, xmm8, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -64757,8 +73109,222 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         .Lasmgen_sm4_xts_unit_dec_ieee_vaes_short_done
+.Lasmgen_sm4_xts_unit_dec_ieee_vaes_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpxor       xmm0, xmm8, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5
+	vpxor       xmm1, xmm8, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5
+	vpxor       xmm2, xmm8, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5
+	vpxor       xmm3, xmm8, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5
 	vpxor       xmm4, xmm8, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -64767,7 +73333,7 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5
 	vpxor       xmm5, xmm8, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -64776,7 +73342,7 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5
 	vpxor       xmm6, xmm8, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -64785,7 +73351,7 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5
 	vpxor       xmm7, xmm8, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -64793,7 +73359,7 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done3:
+.Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
@@ -64826,7 +73392,7 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds3:
+.Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -65061,7 +73627,7 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds3
+	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds4
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -65091,34 +73657,38 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4:
+.Lasmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+.Lasmgen_sm4_xts_unit_dec_ieee_vaes_short_done:
 .Lasmgen_sm4_xts_unit_dec_ieee_vaes_done2:
 	test        r8, r8
 	jz          .Lasmgen_sm4_xts_unit_dec_ieee_vaes_done
@@ -65127,8 +73697,6 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vmovdqa     xmm4, xmm8
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
@@ -65138,160 +73706,6 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vmovdqa     xmm5, xmm8
 	/* CC = the block before the tail with T[m]. */
 	vpxor       xmm6, xmm5, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-.Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds4
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -65431,6 +73845,160 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_ieee_vaes_rounds6
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm4
 	vmovdqu     xmmword ptr [rdx], xmm6
 .Lasmgen_sm4_xts_unit_dec_ieee_vaes_done:
@@ -65509,7 +74077,8 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -65650,8 +74219,7 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vpshufb     xmm8, xmm4, xmmword ptr [rip + .Lconst_byte_reverse]
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -65667,9 +74235,6 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -65812,9 +74377,6 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpextrq     r9, xmm10, 1
 	jmp         .Lasmgen_sm4_xts_unit_enc_gb_vaes_join
 .Lasmgen_sm4_xts_unit_enc_gb_vaes_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         r10, 2
 	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slot_half
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
@@ -66636,6 +75198,10 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 .Lasmgen_sm4_xts_unit_enc_gb_vaes_slot_next16:
 .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done2:
 .Lasmgen_sm4_xts_unit_enc_gb_vaes_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         r10, 16
 	jbe         .Lasmgen_sm4_xts_unit_enc_gb_vaes_done2
 	sub         r10, 16
@@ -66646,10 +75212,10 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 
 .Lasmgen_sm4_xts_unit_enc_gb_vaes_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_enc_gb_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm10
@@ -66692,8 +75258,232 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_unit_enc_gb_vaes_short_done
+.Lasmgen_sm4_xts_unit_enc_gb_vaes_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm4, xmm10, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm10
@@ -66704,7 +75494,7 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm5, xmm10, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm10
@@ -66715,7 +75505,7 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm6, xmm10, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm10
@@ -66726,7 +75516,7 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm7, xmm10, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm10
@@ -66736,7 +75526,7 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done3:
+.Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpextrq     rsi, xmm10, 0
@@ -66770,7 +75560,7 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds3:
+.Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -67005,7 +75795,7 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds3
+	jnz         .Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds4
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -67035,34 +75825,39 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done4:
+.Lasmgen_sm4_xts_unit_enc_gb_vaes_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+.Lasmgen_sm4_xts_unit_enc_gb_vaes_short_done:
 .Lasmgen_sm4_xts_unit_enc_gb_vaes_done2:
 	test        r8, r8
 	jz          .Lasmgen_sm4_xts_unit_enc_gb_vaes_done
@@ -67071,9 +75866,6 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vmovdqa     xmm4, xmm10
 	vpslld      xmm9, xmm8, 31
@@ -67086,160 +75878,6 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vmovdqa     xmm5, xmm10
 	/* CC = the block before the tail with T[m-1]. */
 	vpxor       xmm6, xmm4, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-.Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds4
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -67379,6 +76017,160 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_enc_gb_vaes_rounds6
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm5
 	vmovdqu     xmmword ptr [rdx], xmm6
 .Lasmgen_sm4_xts_unit_enc_gb_vaes_done:
@@ -67457,7 +76249,8 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vmovdqa     ymm13, ymmword ptr [rip + .Lconst_sm4_pre_hi]
 	vmovdqa     ymm14, ymmword ptr [rip + .Lconst_sm4_post_lo]
 	vmovdqa     ymm15, ymmword ptr [rip + .Lconst_sm4_post_hi]
-	/* T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches. */
+	/* T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv */
+	/* (high qword). */
 	vmovdqu     xmm4, xmmword ptr [r9]
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
@@ -67598,8 +76391,7 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vpshufb     xmm8, xmm4, xmmword ptr [rip + .Lconst_byte_reverse]
 	/* n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d). */
 	mov         r10, r8
 	shr         r10, 4
@@ -67615,9 +76407,6 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	/* Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	cmp         r10, 16
 	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -67760,9 +76549,6 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vpextrq     r9, xmm10, 1
 	jmp         .Lasmgen_sm4_xts_unit_dec_gb_vaes_join
 .Lasmgen_sm4_xts_unit_dec_gb_vaes_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         r10, 2
 	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slot_half
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
@@ -68584,6 +77370,10 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 .Lasmgen_sm4_xts_unit_dec_gb_vaes_slot_next16:
 .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done2:
 .Lasmgen_sm4_xts_unit_dec_gb_vaes_join2:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	cmp         r10, 16
 	jbe         .Lasmgen_sm4_xts_unit_dec_gb_vaes_done2
 	sub         r10, 16
@@ -68594,10 +77384,10 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 
 .Lasmgen_sm4_xts_unit_dec_gb_vaes_small:
 	/* 1..8 blocks: one xmm batch. */
-	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	cmp         r10, 4
+	ja          .Lasmgen_sm4_xts_unit_dec_gb_vaes_two_groups
+	/* 1..4 blocks: one group. */
+	/* Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm0, xmm10, xmmword ptr [rcx]
 	vmovdqu     xmmword ptr [rdx], xmm10
@@ -68640,8 +77430,232 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+.Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done3:
+	/* The tweak of the block after the batch. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	/* Big-endian words, transposed. */
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds3:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds3
+	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm1, xmm1, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm2, xmm2, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufb     xmm3, xmm3, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	/* Xor the tweaks parked in dst. */
+	vpxor       xmm0, xmm0, xmmword ptr [rdx]
+	vmovdqu     xmmword ptr [rdx], xmm0
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm3
+.Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	jmp         .Lasmgen_sm4_xts_unit_dec_gb_vaes_short_done
+.Lasmgen_sm4_xts_unit_dec_gb_vaes_two_groups:
+	/* Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst. */
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm0, xmm10, xmmword ptr [rcx]
+	vmovdqu     xmmword ptr [rdx], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm1, xmm10, xmmword ptr [rcx + 16]
+	vmovdqu     xmmword ptr [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm2, xmm10, xmmword ptr [rcx + 32]
+	vmovdqu     xmmword ptr [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpxor       xmm3, xmm10, xmmword ptr [rcx + 48]
+	vmovdqu     xmmword ptr [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm4, xmm10, xmmword ptr [rcx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm10
@@ -68652,7 +77666,7 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm5, xmm10, xmmword ptr [rcx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm10
@@ -68663,7 +77677,7 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm6, xmm10, xmmword ptr [rcx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm10
@@ -68674,7 +77688,7 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done3
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpxor       xmm7, xmm10, xmmword ptr [rcx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm10
@@ -68684,7 +77698,7 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done3:
+.Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done5:
 	/* The tweak of the block after the batch. */
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpextrq     rsi, xmm10, 0
@@ -68718,7 +77732,7 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
-.Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds3:
+.Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds4:
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
 	vbroadcastss xmm11, dword ptr [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -68953,7 +77967,7 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds3
+	jnz         .Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds4
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -68983,34 +77997,39 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vpxor       xmm0, xmm0, xmmword ptr [rdx]
 	vmovdqu     xmmword ptr [rdx], xmm0
 	cmp         r10, 2
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done6
 	vpxor       xmm1, xmm1, xmmword ptr [rdx + 16]
 	vmovdqu     xmmword ptr [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done6
 	vpxor       xmm2, xmm2, xmmword ptr [rdx + 32]
 	vmovdqu     xmmword ptr [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done6
 	vpxor       xmm3, xmm3, xmmword ptr [rdx + 48]
 	vmovdqu     xmmword ptr [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done6
 	vpxor       xmm4, xmm4, xmmword ptr [rdx + 64]
 	vmovdqu     xmmword ptr [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done6
 	vpxor       xmm5, xmm5, xmmword ptr [rdx + 80]
 	vmovdqu     xmmword ptr [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done6
 	vpxor       xmm6, xmm6, xmmword ptr [rdx + 96]
 	vmovdqu     xmmword ptr [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	jb          .Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done6
 	vpxor       xmm7, xmm7, xmmword ptr [rdx + 112]
 	vmovdqu     xmmword ptr [rdx + 112], xmm7
-.Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done4:
+.Lasmgen_sm4_xts_unit_dec_gb_vaes_slots_done6:
+	/* The chain of the next block. */
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+.Lasmgen_sm4_xts_unit_dec_gb_vaes_short_done:
 .Lasmgen_sm4_xts_unit_dec_gb_vaes_done2:
 	test        r8, r8
 	jz          .Lasmgen_sm4_xts_unit_dec_gb_vaes_done
@@ -69019,9 +78038,6 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	add         rcx, r10
 	add         rdx, r10
 	/* T[m-1] and T[m] = T[m-1] * x. */
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
 	vmovdqa     xmm4, xmm10
 	vpslld      xmm9, xmm8, 31
@@ -69034,160 +78050,6 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vmovdqa     xmm5, xmm10
 	/* CC = the block before the tail with T[m]. */
 	vpxor       xmm6, xmm5, xmmword ptr [rcx]
-	/* One block: byte-swap, broadcast word j to register j. */
-	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
-	lea         r11, qword ptr [rdi + 128]
-	mov         rax, rdi
-	.p2align 4
-.Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds4:
-	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vbroadcastss xmm11, dword ptr [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vbroadcastss xmm11, dword ptr [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vbroadcastss xmm11, dword ptr [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vbroadcastss xmm11, dword ptr [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         .Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds4
-	/* Gather X35, X34, X33, X32 and byte-swap. */
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
-	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
-	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
-	lea         r11, qword ptr [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
-	vpshufb     xmm7, xmm7, xmmword ptr [r11]
-	vpshufb     xmm9, xmm8, xmmword ptr [r11]
-	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
-	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
-	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
 	/* One block: byte-swap, broadcast word j to register j. */
 	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -69322,6 +78184,160 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         .Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds5
+	/* Gather X35, X34, X33, X32 and byte-swap. */
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	/* The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d. */
+	vmovdqu     xmm7, xmmword ptr [rcx + r8*1]
+	lea         rax, qword ptr [rip + .Lconst_sm4_xts_steal]
+	lea         r11, qword ptr [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, xmmword ptr [rax + r8*1]
+	vpshufb     xmm7, xmm7, xmmword ptr [r11]
+	vpshufb     xmm9, xmm8, xmmword ptr [r11]
+	/* The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes. */
+	vmovdqu     xmmword ptr [rdx + r8*1], xmm8
+	/* PP = the tail || CC[d..16], with the other tweak; its output is block m - 1. */
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	/* One block: byte-swap, broadcast word j to register j. */
+	vpshufb     xmm0, xmm6, xmmword ptr [rip + .Lconst_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	/* 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12). */
+	lea         r11, qword ptr [rdi + 128]
+	mov         rax, rdi
+	.p2align 4
+.Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds6:
+	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
+	vbroadcastss xmm11, dword ptr [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
+	vbroadcastss xmm11, dword ptr [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
+	vbroadcastss xmm11, dword ptr [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
+	vbroadcastss xmm11, dword ptr [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpand       xmm9, xmm9, xmmword ptr [rip + .Lconst_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, xmmword ptr [rip + .Lconst_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         .Lasmgen_sm4_xts_unit_dec_gb_vaes_rounds6
 	/* Gather X35, X34, X33, X32 and byte-swap. */
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckldq  xmm9, xmm1, xmm0

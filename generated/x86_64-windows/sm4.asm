@@ -9569,14 +9569,14 @@ asmgen_sm4_xts_enc_ieee_avx:
 	vmovdqa     xmm13, oword [rel const_sm4_pre_hi]
 	vmovdqa     xmm14, oword [rel const_sm4_post_lo]
 	vmovdqa     xmm15, oword [rel const_sm4_post_hi]
+	vmovdqu     xmm8, oword [r8]
 	test        rcx, rcx
 	jz          near .asmgen_sm4_xts_enc_ieee_avx_done
 	align 16
 .asmgen_sm4_xts_enc_ieee_avx_loop:
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         rcx, 8
 	jb          near .asmgen_sm4_xts_enc_ieee_avx_partial
-	vmovdqu     xmm8, oword [r8]
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vpxor       xmm0, xmm8, oword [rdx]
 	vmovdqu     oword [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -9635,83 +9635,6 @@ asmgen_sm4_xts_enc_ieee_avx:
 	vpxor       xmm8, xmm8, xmm9
 	; The tweak of the block after the batch.
 	vmovdqu     oword [r8], xmm8
-	jmp         near .asmgen_sm4_xts_enc_ieee_avx_join
-.asmgen_sm4_xts_enc_ieee_avx_partial:
-	vmovdqu     xmm8, oword [r8]
-	vpxor       xmm0, xmm8, oword [rdx]
-	vmovdqu     oword [rsi], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 2
-	jb          near .asmgen_sm4_xts_enc_ieee_avx_slots_done
-	vpxor       xmm1, xmm8, oword [rdx + 16]
-	vmovdqu     oword [rsi + 16], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 3
-	jb          near .asmgen_sm4_xts_enc_ieee_avx_slots_done
-	vpxor       xmm2, xmm8, oword [rdx + 32]
-	vmovdqu     oword [rsi + 32], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 4
-	jb          near .asmgen_sm4_xts_enc_ieee_avx_slots_done
-	vpxor       xmm3, xmm8, oword [rdx + 48]
-	vmovdqu     oword [rsi + 48], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 5
-	jb          near .asmgen_sm4_xts_enc_ieee_avx_slots_done
-	vpxor       xmm4, xmm8, oword [rdx + 64]
-	vmovdqu     oword [rsi + 64], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 6
-	jb          near .asmgen_sm4_xts_enc_ieee_avx_slots_done
-	vpxor       xmm5, xmm8, oword [rdx + 80]
-	vmovdqu     oword [rsi + 80], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_enc_ieee_avx_slots_done
-	vpxor       xmm6, xmm8, oword [rdx + 96]
-	vmovdqu     oword [rsi + 96], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_enc_ieee_avx_slots_done
-	vpxor       xmm7, xmm8, oword [rdx + 112]
-	vmovdqu     oword [rsi + 112], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_enc_ieee_avx_slots_done:
-	; The tweak of the block after the batch.
-	vmovdqu     oword [r8], xmm8
-.asmgen_sm4_xts_enc_ieee_avx_join:
 	; Big-endian words, transposed.
 	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
 	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
@@ -10003,8 +9926,6 @@ asmgen_sm4_xts_enc_ieee_avx:
 	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
 	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
 	; Xor the tweaks parked in dst.
-	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_enc_ieee_avx_partial2
 	vpxor       xmm0, xmm0, oword [rsi]
 	vmovdqu     oword [rsi], xmm0
 	vpxor       xmm1, xmm1, oword [rsi + 16]
@@ -10021,8 +9942,206 @@ asmgen_sm4_xts_enc_ieee_avx:
 	vmovdqu     oword [rsi + 96], xmm6
 	vpxor       xmm7, xmm7, oword [rsi + 112]
 	vmovdqu     oword [rsi + 112], xmm7
-	jmp         short .asmgen_sm4_xts_enc_ieee_avx_join2
-.asmgen_sm4_xts_enc_ieee_avx_partial2:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	jmp         near .asmgen_sm4_xts_enc_ieee_avx_join
+.asmgen_sm4_xts_enc_ieee_avx_partial:
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_xts_enc_ieee_avx_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpxor       xmm0, xmm8, oword [rdx]
+	vmovdqu     oword [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          near .asmgen_sm4_xts_enc_ieee_avx_slots_done
+	vpxor       xmm1, xmm8, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_xts_enc_ieee_avx_slots_done
+	vpxor       xmm2, xmm8, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_xts_enc_ieee_avx_slots_done
+	vpxor       xmm3, xmm8, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_enc_ieee_avx_slots_done:
+	; The tweak of the block after the batch.
+	vmovdqu     oword [r8], xmm8
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_enc_ieee_avx_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_enc_ieee_avx_rounds2
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
 	vpxor       xmm0, xmm0, oword [rsi]
 	vmovdqu     oword [rsi], xmm0
 	cmp         rcx, 2
@@ -10037,24 +10156,411 @@ asmgen_sm4_xts_enc_ieee_avx:
 	jb          short .asmgen_sm4_xts_enc_ieee_avx_slots_done2
 	vpxor       xmm3, xmm3, oword [rsi + 48]
 	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_xts_enc_ieee_avx_slots_done2:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	jmp         near .asmgen_sm4_xts_enc_ieee_avx_short_done
+.asmgen_sm4_xts_enc_ieee_avx_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpxor       xmm0, xmm8, oword [rdx]
+	vmovdqu     oword [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          near .asmgen_sm4_xts_enc_ieee_avx_slots_done3
+	vpxor       xmm1, xmm8, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          near .asmgen_sm4_xts_enc_ieee_avx_slots_done3
+	vpxor       xmm2, xmm8, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          near .asmgen_sm4_xts_enc_ieee_avx_slots_done3
+	vpxor       xmm3, xmm8, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          short .asmgen_sm4_xts_enc_ieee_avx_slots_done2
+	jb          near .asmgen_sm4_xts_enc_ieee_avx_slots_done3
+	vpxor       xmm4, xmm8, oword [rdx + 64]
+	vmovdqu     oword [rsi + 64], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 6
+	jb          near .asmgen_sm4_xts_enc_ieee_avx_slots_done3
+	vpxor       xmm5, xmm8, oword [rdx + 80]
+	vmovdqu     oword [rsi + 80], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 7
+	jb          short .asmgen_sm4_xts_enc_ieee_avx_slots_done3
+	vpxor       xmm6, xmm8, oword [rdx + 96]
+	vmovdqu     oword [rsi + 96], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_xts_enc_ieee_avx_slots_done3
+	vpxor       xmm7, xmm8, oword [rdx + 112]
+	vmovdqu     oword [rsi + 112], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_enc_ieee_avx_slots_done3:
+	; The tweak of the block after the batch.
+	vmovdqu     oword [r8], xmm8
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	; 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_enc_ieee_avx_rounds3:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_enc_ieee_avx_rounds3
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rsi]
+	vmovdqu     oword [rsi], xmm0
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_xts_enc_ieee_avx_slots_done4
+	vpxor       xmm1, xmm1, oword [rsi + 16]
+	vmovdqu     oword [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_xts_enc_ieee_avx_slots_done4
+	vpxor       xmm2, xmm2, oword [rsi + 32]
+	vmovdqu     oword [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_xts_enc_ieee_avx_slots_done4
+	vpxor       xmm3, xmm3, oword [rsi + 48]
+	vmovdqu     oword [rsi + 48], xmm3
+	cmp         rcx, 5
+	jb          short .asmgen_sm4_xts_enc_ieee_avx_slots_done4
 	vpxor       xmm4, xmm4, oword [rsi + 64]
 	vmovdqu     oword [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          short .asmgen_sm4_xts_enc_ieee_avx_slots_done2
+	jb          short .asmgen_sm4_xts_enc_ieee_avx_slots_done4
 	vpxor       xmm5, xmm5, oword [rsi + 80]
 	vmovdqu     oword [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_enc_ieee_avx_slots_done2
+	jb          short .asmgen_sm4_xts_enc_ieee_avx_slots_done4
 	vpxor       xmm6, xmm6, oword [rsi + 96]
 	vmovdqu     oword [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_enc_ieee_avx_slots_done2
+	jb          short .asmgen_sm4_xts_enc_ieee_avx_slots_done4
 	vpxor       xmm7, xmm7, oword [rsi + 112]
 	vmovdqu     oword [rsi + 112], xmm7
-.asmgen_sm4_xts_enc_ieee_avx_slots_done2:
-.asmgen_sm4_xts_enc_ieee_avx_join2:
+.asmgen_sm4_xts_enc_ieee_avx_slots_done4:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+.asmgen_sm4_xts_enc_ieee_avx_short_done:
+.asmgen_sm4_xts_enc_ieee_avx_join:
 	cmp         rcx, 8
 	jbe         short .asmgen_sm4_xts_enc_ieee_avx_done
 	sub         rcx, 8
@@ -10128,14 +10634,14 @@ asmgen_sm4_xts_dec_ieee_avx:
 	vmovdqa     xmm13, oword [rel const_sm4_pre_hi]
 	vmovdqa     xmm14, oword [rel const_sm4_post_lo]
 	vmovdqa     xmm15, oword [rel const_sm4_post_hi]
+	vmovdqu     xmm8, oword [r8]
 	test        rcx, rcx
 	jz          near .asmgen_sm4_xts_dec_ieee_avx_done
 	align 16
 .asmgen_sm4_xts_dec_ieee_avx_loop:
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         rcx, 8
 	jb          near .asmgen_sm4_xts_dec_ieee_avx_partial
-	vmovdqu     xmm8, oword [r8]
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vpxor       xmm0, xmm8, oword [rdx]
 	vmovdqu     oword [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -10194,83 +10700,6 @@ asmgen_sm4_xts_dec_ieee_avx:
 	vpxor       xmm8, xmm8, xmm9
 	; The tweak of the block after the batch.
 	vmovdqu     oword [r8], xmm8
-	jmp         near .asmgen_sm4_xts_dec_ieee_avx_join
-.asmgen_sm4_xts_dec_ieee_avx_partial:
-	vmovdqu     xmm8, oword [r8]
-	vpxor       xmm0, xmm8, oword [rdx]
-	vmovdqu     oword [rsi], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 2
-	jb          near .asmgen_sm4_xts_dec_ieee_avx_slots_done
-	vpxor       xmm1, xmm8, oword [rdx + 16]
-	vmovdqu     oword [rsi + 16], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 3
-	jb          near .asmgen_sm4_xts_dec_ieee_avx_slots_done
-	vpxor       xmm2, xmm8, oword [rdx + 32]
-	vmovdqu     oword [rsi + 32], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 4
-	jb          near .asmgen_sm4_xts_dec_ieee_avx_slots_done
-	vpxor       xmm3, xmm8, oword [rdx + 48]
-	vmovdqu     oword [rsi + 48], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 5
-	jb          near .asmgen_sm4_xts_dec_ieee_avx_slots_done
-	vpxor       xmm4, xmm8, oword [rdx + 64]
-	vmovdqu     oword [rsi + 64], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 6
-	jb          near .asmgen_sm4_xts_dec_ieee_avx_slots_done
-	vpxor       xmm5, xmm8, oword [rdx + 80]
-	vmovdqu     oword [rsi + 80], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_dec_ieee_avx_slots_done
-	vpxor       xmm6, xmm8, oword [rdx + 96]
-	vmovdqu     oword [rsi + 96], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_dec_ieee_avx_slots_done
-	vpxor       xmm7, xmm8, oword [rdx + 112]
-	vmovdqu     oword [rsi + 112], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_dec_ieee_avx_slots_done:
-	; The tweak of the block after the batch.
-	vmovdqu     oword [r8], xmm8
-.asmgen_sm4_xts_dec_ieee_avx_join:
 	; Big-endian words, transposed.
 	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
 	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
@@ -10562,8 +10991,6 @@ asmgen_sm4_xts_dec_ieee_avx:
 	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
 	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
 	; Xor the tweaks parked in dst.
-	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_dec_ieee_avx_partial2
 	vpxor       xmm0, xmm0, oword [rsi]
 	vmovdqu     oword [rsi], xmm0
 	vpxor       xmm1, xmm1, oword [rsi + 16]
@@ -10580,8 +11007,206 @@ asmgen_sm4_xts_dec_ieee_avx:
 	vmovdqu     oword [rsi + 96], xmm6
 	vpxor       xmm7, xmm7, oword [rsi + 112]
 	vmovdqu     oword [rsi + 112], xmm7
-	jmp         short .asmgen_sm4_xts_dec_ieee_avx_join2
-.asmgen_sm4_xts_dec_ieee_avx_partial2:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	jmp         near .asmgen_sm4_xts_dec_ieee_avx_join
+.asmgen_sm4_xts_dec_ieee_avx_partial:
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_xts_dec_ieee_avx_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpxor       xmm0, xmm8, oword [rdx]
+	vmovdqu     oword [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          near .asmgen_sm4_xts_dec_ieee_avx_slots_done
+	vpxor       xmm1, xmm8, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_xts_dec_ieee_avx_slots_done
+	vpxor       xmm2, xmm8, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_xts_dec_ieee_avx_slots_done
+	vpxor       xmm3, xmm8, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_dec_ieee_avx_slots_done:
+	; The tweak of the block after the batch.
+	vmovdqu     oword [r8], xmm8
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_dec_ieee_avx_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_dec_ieee_avx_rounds2
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
 	vpxor       xmm0, xmm0, oword [rsi]
 	vmovdqu     oword [rsi], xmm0
 	cmp         rcx, 2
@@ -10596,24 +11221,411 @@ asmgen_sm4_xts_dec_ieee_avx:
 	jb          short .asmgen_sm4_xts_dec_ieee_avx_slots_done2
 	vpxor       xmm3, xmm3, oword [rsi + 48]
 	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_xts_dec_ieee_avx_slots_done2:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	jmp         near .asmgen_sm4_xts_dec_ieee_avx_short_done
+.asmgen_sm4_xts_dec_ieee_avx_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpxor       xmm0, xmm8, oword [rdx]
+	vmovdqu     oword [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          near .asmgen_sm4_xts_dec_ieee_avx_slots_done3
+	vpxor       xmm1, xmm8, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          near .asmgen_sm4_xts_dec_ieee_avx_slots_done3
+	vpxor       xmm2, xmm8, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          near .asmgen_sm4_xts_dec_ieee_avx_slots_done3
+	vpxor       xmm3, xmm8, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          short .asmgen_sm4_xts_dec_ieee_avx_slots_done2
+	jb          near .asmgen_sm4_xts_dec_ieee_avx_slots_done3
+	vpxor       xmm4, xmm8, oword [rdx + 64]
+	vmovdqu     oword [rsi + 64], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 6
+	jb          near .asmgen_sm4_xts_dec_ieee_avx_slots_done3
+	vpxor       xmm5, xmm8, oword [rdx + 80]
+	vmovdqu     oword [rsi + 80], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 7
+	jb          short .asmgen_sm4_xts_dec_ieee_avx_slots_done3
+	vpxor       xmm6, xmm8, oword [rdx + 96]
+	vmovdqu     oword [rsi + 96], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_xts_dec_ieee_avx_slots_done3
+	vpxor       xmm7, xmm8, oword [rdx + 112]
+	vmovdqu     oword [rsi + 112], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_dec_ieee_avx_slots_done3:
+	; The tweak of the block after the batch.
+	vmovdqu     oword [r8], xmm8
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	; 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_dec_ieee_avx_rounds3:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_dec_ieee_avx_rounds3
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rsi]
+	vmovdqu     oword [rsi], xmm0
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_xts_dec_ieee_avx_slots_done4
+	vpxor       xmm1, xmm1, oword [rsi + 16]
+	vmovdqu     oword [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_xts_dec_ieee_avx_slots_done4
+	vpxor       xmm2, xmm2, oword [rsi + 32]
+	vmovdqu     oword [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_xts_dec_ieee_avx_slots_done4
+	vpxor       xmm3, xmm3, oword [rsi + 48]
+	vmovdqu     oword [rsi + 48], xmm3
+	cmp         rcx, 5
+	jb          short .asmgen_sm4_xts_dec_ieee_avx_slots_done4
 	vpxor       xmm4, xmm4, oword [rsi + 64]
 	vmovdqu     oword [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          short .asmgen_sm4_xts_dec_ieee_avx_slots_done2
+	jb          short .asmgen_sm4_xts_dec_ieee_avx_slots_done4
 	vpxor       xmm5, xmm5, oword [rsi + 80]
 	vmovdqu     oword [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_dec_ieee_avx_slots_done2
+	jb          short .asmgen_sm4_xts_dec_ieee_avx_slots_done4
 	vpxor       xmm6, xmm6, oword [rsi + 96]
 	vmovdqu     oword [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_dec_ieee_avx_slots_done2
+	jb          short .asmgen_sm4_xts_dec_ieee_avx_slots_done4
 	vpxor       xmm7, xmm7, oword [rsi + 112]
 	vmovdqu     oword [rsi + 112], xmm7
-.asmgen_sm4_xts_dec_ieee_avx_slots_done2:
-.asmgen_sm4_xts_dec_ieee_avx_join2:
+.asmgen_sm4_xts_dec_ieee_avx_slots_done4:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+.asmgen_sm4_xts_dec_ieee_avx_short_done:
+.asmgen_sm4_xts_dec_ieee_avx_join:
 	cmp         rcx, 8
 	jbe         short .asmgen_sm4_xts_dec_ieee_avx_done
 	sub         rcx, 8
@@ -10687,15 +11699,15 @@ asmgen_sm4_xts_enc_gb_avx:
 	vmovdqa     xmm13, oword [rel const_sm4_pre_hi]
 	vmovdqa     xmm14, oword [rel const_sm4_post_lo]
 	vmovdqa     xmm15, oword [rel const_sm4_post_hi]
+	vmovdqu     xmm8, oword [r8]
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	test        rcx, rcx
 	jz          near .asmgen_sm4_xts_enc_gb_avx_done
 	align 16
 .asmgen_sm4_xts_enc_gb_avx_loop:
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         rcx, 8
 	jb          near .asmgen_sm4_xts_enc_gb_avx_partial
-	vmovdqu     xmm8, oword [r8]
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm0, xmm10, oword [rdx]
 	vmovdqu     oword [rsi], xmm10
@@ -10771,101 +11783,6 @@ asmgen_sm4_xts_enc_gb_avx:
 	; The tweak of the block after the batch.
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vmovdqu     oword [r8], xmm10
-	jmp         near .asmgen_sm4_xts_enc_gb_avx_join
-.asmgen_sm4_xts_enc_gb_avx_partial:
-	vmovdqu     xmm8, oword [r8]
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm0, xmm10, oword [rdx]
-	vmovdqu     oword [rsi], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 2
-	jb          near .asmgen_sm4_xts_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm1, xmm10, oword [rdx + 16]
-	vmovdqu     oword [rsi + 16], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 3
-	jb          near .asmgen_sm4_xts_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm2, xmm10, oword [rdx + 32]
-	vmovdqu     oword [rsi + 32], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 4
-	jb          near .asmgen_sm4_xts_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm3, xmm10, oword [rdx + 48]
-	vmovdqu     oword [rsi + 48], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 5
-	jb          near .asmgen_sm4_xts_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm4, xmm10, oword [rdx + 64]
-	vmovdqu     oword [rsi + 64], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 6
-	jb          near .asmgen_sm4_xts_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm5, xmm10, oword [rdx + 80]
-	vmovdqu     oword [rsi + 80], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm6, xmm10, oword [rdx + 96]
-	vmovdqu     oword [rsi + 96], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm7, xmm10, oword [rdx + 112]
-	vmovdqu     oword [rsi + 112], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_enc_gb_avx_slots_done:
-	; The tweak of the block after the batch.
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vmovdqu     oword [r8], xmm10
-.asmgen_sm4_xts_enc_gb_avx_join:
 	; Big-endian words, transposed.
 	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
 	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
@@ -11157,8 +12074,6 @@ asmgen_sm4_xts_enc_gb_avx:
 	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
 	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
 	; Xor the tweaks parked in dst.
-	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_enc_gb_avx_partial2
 	vpxor       xmm0, xmm0, oword [rsi]
 	vmovdqu     oword [rsi], xmm0
 	vpxor       xmm1, xmm1, oword [rsi + 16]
@@ -11175,8 +12090,216 @@ asmgen_sm4_xts_enc_gb_avx:
 	vmovdqu     oword [rsi + 96], xmm6
 	vpxor       xmm7, xmm7, oword [rsi + 112]
 	vmovdqu     oword [rsi + 112], xmm7
-	jmp         short .asmgen_sm4_xts_enc_gb_avx_join2
-.asmgen_sm4_xts_enc_gb_avx_partial2:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	jmp         near .asmgen_sm4_xts_enc_gb_avx_join
+.asmgen_sm4_xts_enc_gb_avx_partial:
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_xts_enc_gb_avx_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm0, xmm10, oword [rdx]
+	vmovdqu     oword [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          near .asmgen_sm4_xts_enc_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm1, xmm10, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_xts_enc_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm2, xmm10, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_xts_enc_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm3, xmm10, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_enc_gb_avx_slots_done:
+	; The tweak of the block after the batch.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vmovdqu     oword [r8], xmm10
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_enc_gb_avx_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_enc_gb_avx_rounds2
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
 	vpxor       xmm0, xmm0, oword [rsi]
 	vmovdqu     oword [rsi], xmm0
 	cmp         rcx, 2
@@ -11191,24 +12314,430 @@ asmgen_sm4_xts_enc_gb_avx:
 	jb          short .asmgen_sm4_xts_enc_gb_avx_slots_done2
 	vpxor       xmm3, xmm3, oword [rsi + 48]
 	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_xts_enc_gb_avx_slots_done2:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	jmp         near .asmgen_sm4_xts_enc_gb_avx_short_done
+.asmgen_sm4_xts_enc_gb_avx_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm0, xmm10, oword [rdx]
+	vmovdqu     oword [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          near .asmgen_sm4_xts_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm1, xmm10, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          near .asmgen_sm4_xts_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm2, xmm10, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          near .asmgen_sm4_xts_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm3, xmm10, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          short .asmgen_sm4_xts_enc_gb_avx_slots_done2
+	jb          near .asmgen_sm4_xts_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm4, xmm10, oword [rdx + 64]
+	vmovdqu     oword [rsi + 64], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 6
+	jb          near .asmgen_sm4_xts_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm5, xmm10, oword [rdx + 80]
+	vmovdqu     oword [rsi + 80], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 7
+	jb          short .asmgen_sm4_xts_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm6, xmm10, oword [rdx + 96]
+	vmovdqu     oword [rsi + 96], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_xts_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm7, xmm10, oword [rdx + 112]
+	vmovdqu     oword [rsi + 112], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_enc_gb_avx_slots_done3:
+	; The tweak of the block after the batch.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vmovdqu     oword [r8], xmm10
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	; 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_enc_gb_avx_rounds3:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_enc_gb_avx_rounds3
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rsi]
+	vmovdqu     oword [rsi], xmm0
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_xts_enc_gb_avx_slots_done4
+	vpxor       xmm1, xmm1, oword [rsi + 16]
+	vmovdqu     oword [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_xts_enc_gb_avx_slots_done4
+	vpxor       xmm2, xmm2, oword [rsi + 32]
+	vmovdqu     oword [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_xts_enc_gb_avx_slots_done4
+	vpxor       xmm3, xmm3, oword [rsi + 48]
+	vmovdqu     oword [rsi + 48], xmm3
+	cmp         rcx, 5
+	jb          short .asmgen_sm4_xts_enc_gb_avx_slots_done4
 	vpxor       xmm4, xmm4, oword [rsi + 64]
 	vmovdqu     oword [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          short .asmgen_sm4_xts_enc_gb_avx_slots_done2
+	jb          short .asmgen_sm4_xts_enc_gb_avx_slots_done4
 	vpxor       xmm5, xmm5, oword [rsi + 80]
 	vmovdqu     oword [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_enc_gb_avx_slots_done2
+	jb          short .asmgen_sm4_xts_enc_gb_avx_slots_done4
 	vpxor       xmm6, xmm6, oword [rsi + 96]
 	vmovdqu     oword [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_enc_gb_avx_slots_done2
+	jb          short .asmgen_sm4_xts_enc_gb_avx_slots_done4
 	vpxor       xmm7, xmm7, oword [rsi + 112]
 	vmovdqu     oword [rsi + 112], xmm7
-.asmgen_sm4_xts_enc_gb_avx_slots_done2:
-.asmgen_sm4_xts_enc_gb_avx_join2:
+.asmgen_sm4_xts_enc_gb_avx_slots_done4:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+.asmgen_sm4_xts_enc_gb_avx_short_done:
+.asmgen_sm4_xts_enc_gb_avx_join:
 	cmp         rcx, 8
 	jbe         short .asmgen_sm4_xts_enc_gb_avx_done
 	sub         rcx, 8
@@ -11282,15 +12811,15 @@ asmgen_sm4_xts_dec_gb_avx:
 	vmovdqa     xmm13, oword [rel const_sm4_pre_hi]
 	vmovdqa     xmm14, oword [rel const_sm4_post_lo]
 	vmovdqa     xmm15, oword [rel const_sm4_post_hi]
+	vmovdqu     xmm8, oword [r8]
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	test        rcx, rcx
 	jz          near .asmgen_sm4_xts_dec_gb_avx_done
 	align 16
 .asmgen_sm4_xts_dec_gb_avx_loop:
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         rcx, 8
 	jb          near .asmgen_sm4_xts_dec_gb_avx_partial
-	vmovdqu     xmm8, oword [r8]
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm0, xmm10, oword [rdx]
 	vmovdqu     oword [rsi], xmm10
@@ -11366,101 +12895,6 @@ asmgen_sm4_xts_dec_gb_avx:
 	; The tweak of the block after the batch.
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vmovdqu     oword [r8], xmm10
-	jmp         near .asmgen_sm4_xts_dec_gb_avx_join
-.asmgen_sm4_xts_dec_gb_avx_partial:
-	vmovdqu     xmm8, oword [r8]
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm0, xmm10, oword [rdx]
-	vmovdqu     oword [rsi], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 2
-	jb          near .asmgen_sm4_xts_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm1, xmm10, oword [rdx + 16]
-	vmovdqu     oword [rsi + 16], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 3
-	jb          near .asmgen_sm4_xts_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm2, xmm10, oword [rdx + 32]
-	vmovdqu     oword [rsi + 32], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 4
-	jb          near .asmgen_sm4_xts_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm3, xmm10, oword [rdx + 48]
-	vmovdqu     oword [rsi + 48], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 5
-	jb          near .asmgen_sm4_xts_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm4, xmm10, oword [rdx + 64]
-	vmovdqu     oword [rsi + 64], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 6
-	jb          near .asmgen_sm4_xts_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm5, xmm10, oword [rdx + 80]
-	vmovdqu     oword [rsi + 80], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm6, xmm10, oword [rdx + 96]
-	vmovdqu     oword [rsi + 96], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm7, xmm10, oword [rdx + 112]
-	vmovdqu     oword [rsi + 112], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_dec_gb_avx_slots_done:
-	; The tweak of the block after the batch.
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vmovdqu     oword [r8], xmm10
-.asmgen_sm4_xts_dec_gb_avx_join:
 	; Big-endian words, transposed.
 	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
 	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
@@ -11752,8 +13186,6 @@ asmgen_sm4_xts_dec_gb_avx:
 	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
 	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
 	; Xor the tweaks parked in dst.
-	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_dec_gb_avx_partial2
 	vpxor       xmm0, xmm0, oword [rsi]
 	vmovdqu     oword [rsi], xmm0
 	vpxor       xmm1, xmm1, oword [rsi + 16]
@@ -11770,8 +13202,216 @@ asmgen_sm4_xts_dec_gb_avx:
 	vmovdqu     oword [rsi + 96], xmm6
 	vpxor       xmm7, xmm7, oword [rsi + 112]
 	vmovdqu     oword [rsi + 112], xmm7
-	jmp         short .asmgen_sm4_xts_dec_gb_avx_join2
-.asmgen_sm4_xts_dec_gb_avx_partial2:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	jmp         near .asmgen_sm4_xts_dec_gb_avx_join
+.asmgen_sm4_xts_dec_gb_avx_partial:
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_xts_dec_gb_avx_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm0, xmm10, oword [rdx]
+	vmovdqu     oword [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          near .asmgen_sm4_xts_dec_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm1, xmm10, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_xts_dec_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm2, xmm10, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_xts_dec_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm3, xmm10, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_dec_gb_avx_slots_done:
+	; The tweak of the block after the batch.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vmovdqu     oword [r8], xmm10
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_dec_gb_avx_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_dec_gb_avx_rounds2
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
 	vpxor       xmm0, xmm0, oword [rsi]
 	vmovdqu     oword [rsi], xmm0
 	cmp         rcx, 2
@@ -11786,24 +13426,430 @@ asmgen_sm4_xts_dec_gb_avx:
 	jb          short .asmgen_sm4_xts_dec_gb_avx_slots_done2
 	vpxor       xmm3, xmm3, oword [rsi + 48]
 	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_xts_dec_gb_avx_slots_done2:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	jmp         near .asmgen_sm4_xts_dec_gb_avx_short_done
+.asmgen_sm4_xts_dec_gb_avx_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm0, xmm10, oword [rdx]
+	vmovdqu     oword [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          near .asmgen_sm4_xts_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm1, xmm10, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          near .asmgen_sm4_xts_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm2, xmm10, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          near .asmgen_sm4_xts_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm3, xmm10, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          short .asmgen_sm4_xts_dec_gb_avx_slots_done2
+	jb          near .asmgen_sm4_xts_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm4, xmm10, oword [rdx + 64]
+	vmovdqu     oword [rsi + 64], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 6
+	jb          near .asmgen_sm4_xts_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm5, xmm10, oword [rdx + 80]
+	vmovdqu     oword [rsi + 80], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 7
+	jb          short .asmgen_sm4_xts_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm6, xmm10, oword [rdx + 96]
+	vmovdqu     oword [rsi + 96], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_xts_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm7, xmm10, oword [rdx + 112]
+	vmovdqu     oword [rsi + 112], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_dec_gb_avx_slots_done3:
+	; The tweak of the block after the batch.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vmovdqu     oword [r8], xmm10
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	; 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_dec_gb_avx_rounds3:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_dec_gb_avx_rounds3
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rsi]
+	vmovdqu     oword [rsi], xmm0
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_xts_dec_gb_avx_slots_done4
+	vpxor       xmm1, xmm1, oword [rsi + 16]
+	vmovdqu     oword [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_xts_dec_gb_avx_slots_done4
+	vpxor       xmm2, xmm2, oword [rsi + 32]
+	vmovdqu     oword [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_xts_dec_gb_avx_slots_done4
+	vpxor       xmm3, xmm3, oword [rsi + 48]
+	vmovdqu     oword [rsi + 48], xmm3
+	cmp         rcx, 5
+	jb          short .asmgen_sm4_xts_dec_gb_avx_slots_done4
 	vpxor       xmm4, xmm4, oword [rsi + 64]
 	vmovdqu     oword [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          short .asmgen_sm4_xts_dec_gb_avx_slots_done2
+	jb          short .asmgen_sm4_xts_dec_gb_avx_slots_done4
 	vpxor       xmm5, xmm5, oword [rsi + 80]
 	vmovdqu     oword [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_dec_gb_avx_slots_done2
+	jb          short .asmgen_sm4_xts_dec_gb_avx_slots_done4
 	vpxor       xmm6, xmm6, oword [rsi + 96]
 	vmovdqu     oword [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_dec_gb_avx_slots_done2
+	jb          short .asmgen_sm4_xts_dec_gb_avx_slots_done4
 	vpxor       xmm7, xmm7, oword [rsi + 112]
 	vmovdqu     oword [rsi + 112], xmm7
-.asmgen_sm4_xts_dec_gb_avx_slots_done2:
-.asmgen_sm4_xts_dec_gb_avx_join2:
+.asmgen_sm4_xts_dec_gb_avx_slots_done4:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+.asmgen_sm4_xts_dec_gb_avx_short_done:
+.asmgen_sm4_xts_dec_gb_avx_join:
 	cmp         rcx, 8
 	jbe         short .asmgen_sm4_xts_dec_gb_avx_done
 	sub         rcx, 8
@@ -11881,7 +13927,8 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
 	vmovdqa     xmm13, oword [rel const_sm4_pre_hi]
 	vmovdqa     xmm14, oword [rel const_sm4_post_lo]
 	vmovdqa     xmm15, oword [rel const_sm4_post_hi]
-	; T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches.
+	; T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv
+	; (high qword).
 	vmovdqu     xmm4, oword [r9]
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm4, oword [rel const_sm4_bswap32]
@@ -12022,8 +14069,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	; n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d).
 	mov         r10, r8
 	shr         r10, 4
@@ -12035,11 +14081,9 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
 	jz          near .asmgen_sm4_xts_unit_enc_ieee_avx_done2
 	align 16
 .asmgen_sm4_xts_unit_enc_ieee_avx_loop:
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         r10, 8
 	jb          near .asmgen_sm4_xts_unit_enc_ieee_avx_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vpxor       xmm0, xmm8, oword [rcx]
 	vmovdqu     oword [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -12099,85 +14143,6 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
 	; The tweak of the block after the batch.
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
-	jmp         near .asmgen_sm4_xts_unit_enc_ieee_avx_join
-.asmgen_sm4_xts_unit_enc_ieee_avx_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpxor       xmm0, xmm8, oword [rcx]
-	vmovdqu     oword [rdx], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 2
-	jb          near .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done
-	vpxor       xmm1, xmm8, oword [rcx + 16]
-	vmovdqu     oword [rdx + 16], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 3
-	jb          near .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done
-	vpxor       xmm2, xmm8, oword [rcx + 32]
-	vmovdqu     oword [rdx + 32], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 4
-	jb          near .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done
-	vpxor       xmm3, xmm8, oword [rcx + 48]
-	vmovdqu     oword [rdx + 48], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 5
-	jb          near .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done
-	vpxor       xmm4, xmm8, oword [rcx + 64]
-	vmovdqu     oword [rdx + 64], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 6
-	jb          near .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done
-	vpxor       xmm5, xmm8, oword [rcx + 80]
-	vmovdqu     oword [rdx + 80], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done
-	vpxor       xmm6, xmm8, oword [rcx + 96]
-	vmovdqu     oword [rdx + 96], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done
-	vpxor       xmm7, xmm8, oword [rcx + 112]
-	vmovdqu     oword [rdx + 112], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_unit_enc_ieee_avx_slots_done:
-	; The tweak of the block after the batch.
-	vpextrq     rsi, xmm8, 0
-	vpextrq     r9, xmm8, 1
-.asmgen_sm4_xts_unit_enc_ieee_avx_join:
 	; Big-endian words, transposed.
 	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
 	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
@@ -12469,8 +14434,6 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
 	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
 	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
 	; Xor the tweaks parked in dst.
-	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx_partial2
 	vpxor       xmm0, xmm0, oword [rdx]
 	vmovdqu     oword [rdx], xmm0
 	vpxor       xmm1, xmm1, oword [rdx + 16]
@@ -12487,71 +14450,66 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
 	vmovdqu     oword [rdx + 96], xmm6
 	vpxor       xmm7, xmm7, oword [rdx + 112]
 	vmovdqu     oword [rdx + 112], xmm7
-	jmp         short .asmgen_sm4_xts_unit_enc_ieee_avx_join2
-.asmgen_sm4_xts_unit_enc_ieee_avx_partial2:
-	vpxor       xmm0, xmm0, oword [rdx]
-	vmovdqu     oword [rdx], xmm0
-	cmp         r10, 2
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
-	vpxor       xmm1, xmm1, oword [rdx + 16]
-	vmovdqu     oword [rdx + 16], xmm1
-	cmp         r10, 3
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
-	vpxor       xmm2, xmm2, oword [rdx + 32]
-	vmovdqu     oword [rdx + 32], xmm2
-	cmp         r10, 4
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
-	vpxor       xmm3, xmm3, oword [rdx + 48]
-	vmovdqu     oword [rdx + 48], xmm3
-	cmp         r10, 5
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
-	vpxor       xmm4, xmm4, oword [rdx + 64]
-	vmovdqu     oword [rdx + 64], xmm4
-	cmp         r10, 6
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
-	vpxor       xmm5, xmm5, oword [rdx + 80]
-	vmovdqu     oword [rdx + 80], xmm5
-	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
-	vpxor       xmm6, xmm6, oword [rdx + 96]
-	vmovdqu     oword [rdx + 96], xmm6
-	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
-	vpxor       xmm7, xmm7, oword [rdx + 112]
-	vmovdqu     oword [rdx + 112], xmm7
-.asmgen_sm4_xts_unit_enc_ieee_avx_slots_done2:
-.asmgen_sm4_xts_unit_enc_ieee_avx_join2:
-	cmp         r10, 8
-	jbe         short .asmgen_sm4_xts_unit_enc_ieee_avx_done2
-	sub         r10, 8
-	add         rcx, 128
-	add         rdx, 128
-	jmp         near .asmgen_sm4_xts_unit_enc_ieee_avx_loop
-.asmgen_sm4_xts_unit_enc_ieee_avx_done2:
-	test        r8, r8
-	jz          near .asmgen_sm4_xts_unit_enc_ieee_avx_done
-	; src and dst to block m - 1: the loop ended at src + 16 * n.
-	shl         r10, 4
-	add         rcx, r10
-	add         rdx, r10
-	; T[m-1] and T[m] = T[m-1] * x.
+	; The chain of the next block.
 	vmovq       xmm8, rsi
 	vpinsrq     xmm8, xmm8, r9, 1
-	db          0xc5, 0x79, 0x7f, 0xc4	; vmovdqa xmm4, xmm8 (GNU as's encoding)
+	jmp         near .asmgen_sm4_xts_unit_enc_ieee_avx_join
+.asmgen_sm4_xts_unit_enc_ieee_avx_partial:
+	cmp         r10, 4
+	ja          near .asmgen_sm4_xts_unit_enc_ieee_avx_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpxor       xmm0, xmm8, oword [rcx]
+	vmovdqu     oword [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-	db          0xc5, 0x79, 0x7f, 0xc5	; vmovdqa xmm5, xmm8 (GNU as's encoding)
-	; CC = the block before the tail with T[m-1].
-	vpxor       xmm6, xmm4, oword [rcx]
-	; One block: byte-swap, broadcast word j to register j.
-	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
+	cmp         r10, 2
+	jb          near .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done
+	vpxor       xmm1, xmm8, oword [rcx + 16]
+	vmovdqu     oword [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done
+	vpxor       xmm2, xmm8, oword [rcx + 32]
+	vmovdqu     oword [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done
+	vpxor       xmm3, xmm8, oword [rcx + 48]
+	vmovdqu     oword [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_unit_enc_ieee_avx_slots_done:
+	; The tweak of the block after the batch.
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
 	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
@@ -12680,26 +14638,465 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         near .asmgen_sm4_xts_unit_enc_ieee_avx_rounds3
-	; Gather X35, X34, X33, X32 and byte-swap.
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rdx], xmm0
+	cmp         r10, 2
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done2
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rdx + 48], xmm3
+.asmgen_sm4_xts_unit_enc_ieee_avx_slots_done2:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         near .asmgen_sm4_xts_unit_enc_ieee_avx_short_done
+.asmgen_sm4_xts_unit_enc_ieee_avx_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpxor       xmm0, xmm8, oword [rcx]
+	vmovdqu     oword [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          near .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done3
+	vpxor       xmm1, xmm8, oword [rcx + 16]
+	vmovdqu     oword [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          near .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done3
+	vpxor       xmm2, xmm8, oword [rcx + 32]
+	vmovdqu     oword [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          near .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done3
+	vpxor       xmm3, xmm8, oword [rcx + 48]
+	vmovdqu     oword [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 5
+	jb          near .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done3
+	vpxor       xmm4, xmm8, oword [rcx + 64]
+	vmovdqu     oword [rdx + 64], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 6
+	jb          near .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done3
+	vpxor       xmm5, xmm8, oword [rcx + 80]
+	vmovdqu     oword [rdx + 80], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 7
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done3
+	vpxor       xmm6, xmm8, oword [rcx + 96]
+	vmovdqu     oword [rdx + 96], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 8
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done3
+	vpxor       xmm7, xmm8, oword [rcx + 112]
+	vmovdqu     oword [rdx + 112], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_unit_enc_ieee_avx_slots_done3:
+	; The tweak of the block after the batch.
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
 	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
-	vmovdqu     xmm7, oword [rcx + r8*1]
-	lea         rax, [rel const_sm4_xts_steal]
-	lea         r11, [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, oword [rax + r8*1]
-	vpshufb     xmm7, xmm7, oword [r11]
-	vpshufb     xmm9, xmm8, oword [r11]
-	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
-	vmovdqu     oword [rdx + r8*1], xmm8
-	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	; 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_enc_ieee_avx_rounds4:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
 	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_enc_ieee_avx_rounds4
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rdx], xmm0
+	cmp         r10, 2
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done4
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done4
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done4
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rdx + 48], xmm3
+	cmp         r10, 5
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done4
+	vpxor       xmm4, xmm4, oword [rdx + 64]
+	vmovdqu     oword [rdx + 64], xmm4
+	cmp         r10, 6
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done4
+	vpxor       xmm5, xmm5, oword [rdx + 80]
+	vmovdqu     oword [rdx + 80], xmm5
+	cmp         r10, 7
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done4
+	vpxor       xmm6, xmm6, oword [rdx + 96]
+	vmovdqu     oword [rdx + 96], xmm6
+	cmp         r10, 8
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx_slots_done4
+	vpxor       xmm7, xmm7, oword [rdx + 112]
+	vmovdqu     oword [rdx + 112], xmm7
+.asmgen_sm4_xts_unit_enc_ieee_avx_slots_done4:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+.asmgen_sm4_xts_unit_enc_ieee_avx_short_done:
+.asmgen_sm4_xts_unit_enc_ieee_avx_join:
+	cmp         r10, 8
+	jbe         short .asmgen_sm4_xts_unit_enc_ieee_avx_done2
+	sub         r10, 8
+	add         rcx, 128
+	add         rdx, 128
+	jmp         near .asmgen_sm4_xts_unit_enc_ieee_avx_loop
+.asmgen_sm4_xts_unit_enc_ieee_avx_done2:
+	test        r8, r8
+	jz          near .asmgen_sm4_xts_unit_enc_ieee_avx_done
+	; src and dst to block m - 1: the loop ended at src + 16 * n.
+	shl         r10, 4
+	add         rcx, r10
+	add         rdx, r10
+	; T[m-1] and T[m] = T[m-1] * x.
+	db          0xc5, 0x79, 0x7f, 0xc4	; vmovdqa xmm4, xmm8 (GNU as's encoding)
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	db          0xc5, 0x79, 0x7f, 0xc5	; vmovdqa xmm5, xmm8 (GNU as's encoding)
+	; CC = the block before the tail with T[m-1].
+	vpxor       xmm6, xmm4, oword [rcx]
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -12710,7 +15107,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_xts_unit_enc_ieee_avx_rounds4:
+.asmgen_sm4_xts_unit_enc_ieee_avx_rounds5:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -12833,7 +15230,161 @@ asmgen_sm4_xts_unit_enc_ieee_avx:
 	vpxor       xmm3, xmm3, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_unit_enc_ieee_avx_rounds4
+	jnz         near .asmgen_sm4_xts_unit_enc_ieee_avx_rounds5
+	; Gather X35, X34, X33, X32 and byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
+	vmovdqu     xmm7, oword [rcx + r8*1]
+	lea         rax, [rel const_sm4_xts_steal]
+	lea         r11, [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, oword [rax + r8*1]
+	vpshufb     xmm7, xmm7, oword [r11]
+	vpshufb     xmm9, xmm8, oword [r11]
+	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
+	vmovdqu     oword [rdx + r8*1], xmm8
+	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	; One block: byte-swap, broadcast word j to register j.
+	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_enc_ieee_avx_rounds6:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_enc_ieee_avx_rounds6
 	; Gather X35, X34, X33, X32 and byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckldq  xmm9, xmm1, xmm0
@@ -12912,7 +15463,8 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
 	vmovdqa     xmm13, oword [rel const_sm4_pre_hi]
 	vmovdqa     xmm14, oword [rel const_sm4_post_lo]
 	vmovdqa     xmm15, oword [rel const_sm4_post_hi]
-	; T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches.
+	; T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv
+	; (high qword).
 	vmovdqu     xmm4, oword [r9]
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm4, oword [rel const_sm4_bswap32]
@@ -13053,8 +15605,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	; n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d).
 	mov         r10, r8
 	shr         r10, 4
@@ -13066,11 +15617,9 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
 	jz          near .asmgen_sm4_xts_unit_dec_ieee_avx_done2
 	align 16
 .asmgen_sm4_xts_unit_dec_ieee_avx_loop:
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         r10, 8
 	jb          near .asmgen_sm4_xts_unit_dec_ieee_avx_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vpxor       xmm0, xmm8, oword [rcx]
 	vmovdqu     oword [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -13130,85 +15679,6 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
 	; The tweak of the block after the batch.
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
-	jmp         near .asmgen_sm4_xts_unit_dec_ieee_avx_join
-.asmgen_sm4_xts_unit_dec_ieee_avx_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpxor       xmm0, xmm8, oword [rcx]
-	vmovdqu     oword [rdx], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 2
-	jb          near .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done
-	vpxor       xmm1, xmm8, oword [rcx + 16]
-	vmovdqu     oword [rdx + 16], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 3
-	jb          near .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done
-	vpxor       xmm2, xmm8, oword [rcx + 32]
-	vmovdqu     oword [rdx + 32], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 4
-	jb          near .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done
-	vpxor       xmm3, xmm8, oword [rcx + 48]
-	vmovdqu     oword [rdx + 48], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 5
-	jb          near .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done
-	vpxor       xmm4, xmm8, oword [rcx + 64]
-	vmovdqu     oword [rdx + 64], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 6
-	jb          near .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done
-	vpxor       xmm5, xmm8, oword [rcx + 80]
-	vmovdqu     oword [rdx + 80], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done
-	vpxor       xmm6, xmm8, oword [rcx + 96]
-	vmovdqu     oword [rdx + 96], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done
-	vpxor       xmm7, xmm8, oword [rcx + 112]
-	vmovdqu     oword [rdx + 112], xmm8
-	vpsrad      xmm9, xmm8, 31
-	vpshufd     xmm9, xmm9, 0x13
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
-	vpsllq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_unit_dec_ieee_avx_slots_done:
-	; The tweak of the block after the batch.
-	vpextrq     rsi, xmm8, 0
-	vpextrq     r9, xmm8, 1
-.asmgen_sm4_xts_unit_dec_ieee_avx_join:
 	; Big-endian words, transposed.
 	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
 	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
@@ -13500,8 +15970,6 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
 	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
 	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
 	; Xor the tweaks parked in dst.
-	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx_partial2
 	vpxor       xmm0, xmm0, oword [rdx]
 	vmovdqu     oword [rdx], xmm0
 	vpxor       xmm1, xmm1, oword [rdx + 16]
@@ -13518,71 +15986,66 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
 	vmovdqu     oword [rdx + 96], xmm6
 	vpxor       xmm7, xmm7, oword [rdx + 112]
 	vmovdqu     oword [rdx + 112], xmm7
-	jmp         short .asmgen_sm4_xts_unit_dec_ieee_avx_join2
-.asmgen_sm4_xts_unit_dec_ieee_avx_partial2:
-	vpxor       xmm0, xmm0, oword [rdx]
-	vmovdqu     oword [rdx], xmm0
-	cmp         r10, 2
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
-	vpxor       xmm1, xmm1, oword [rdx + 16]
-	vmovdqu     oword [rdx + 16], xmm1
-	cmp         r10, 3
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
-	vpxor       xmm2, xmm2, oword [rdx + 32]
-	vmovdqu     oword [rdx + 32], xmm2
-	cmp         r10, 4
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
-	vpxor       xmm3, xmm3, oword [rdx + 48]
-	vmovdqu     oword [rdx + 48], xmm3
-	cmp         r10, 5
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
-	vpxor       xmm4, xmm4, oword [rdx + 64]
-	vmovdqu     oword [rdx + 64], xmm4
-	cmp         r10, 6
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
-	vpxor       xmm5, xmm5, oword [rdx + 80]
-	vmovdqu     oword [rdx + 80], xmm5
-	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
-	vpxor       xmm6, xmm6, oword [rdx + 96]
-	vmovdqu     oword [rdx + 96], xmm6
-	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
-	vpxor       xmm7, xmm7, oword [rdx + 112]
-	vmovdqu     oword [rdx + 112], xmm7
-.asmgen_sm4_xts_unit_dec_ieee_avx_slots_done2:
-.asmgen_sm4_xts_unit_dec_ieee_avx_join2:
-	cmp         r10, 8
-	jbe         short .asmgen_sm4_xts_unit_dec_ieee_avx_done2
-	sub         r10, 8
-	add         rcx, 128
-	add         rdx, 128
-	jmp         near .asmgen_sm4_xts_unit_dec_ieee_avx_loop
-.asmgen_sm4_xts_unit_dec_ieee_avx_done2:
-	test        r8, r8
-	jz          near .asmgen_sm4_xts_unit_dec_ieee_avx_done
-	; src and dst to block m - 1: the loop ended at src + 16 * n.
-	shl         r10, 4
-	add         rcx, r10
-	add         rdx, r10
-	; T[m-1] and T[m] = T[m-1] * x.
+	; The chain of the next block.
 	vmovq       xmm8, rsi
 	vpinsrq     xmm8, xmm8, r9, 1
-	db          0xc5, 0x79, 0x7f, 0xc4	; vmovdqa xmm4, xmm8 (GNU as's encoding)
+	jmp         near .asmgen_sm4_xts_unit_dec_ieee_avx_join
+.asmgen_sm4_xts_unit_dec_ieee_avx_partial:
+	cmp         r10, 4
+	ja          near .asmgen_sm4_xts_unit_dec_ieee_avx_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpxor       xmm0, xmm8, oword [rcx]
+	vmovdqu     oword [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-	db          0xc5, 0x79, 0x7f, 0xc5	; vmovdqa xmm5, xmm8 (GNU as's encoding)
-	; CC = the block before the tail with T[m].
-	vpxor       xmm6, xmm5, oword [rcx]
-	; One block: byte-swap, broadcast word j to register j.
-	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
+	cmp         r10, 2
+	jb          near .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done
+	vpxor       xmm1, xmm8, oword [rcx + 16]
+	vmovdqu     oword [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done
+	vpxor       xmm2, xmm8, oword [rcx + 32]
+	vmovdqu     oword [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done
+	vpxor       xmm3, xmm8, oword [rcx + 48]
+	vmovdqu     oword [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_unit_dec_ieee_avx_slots_done:
+	; The tweak of the block after the batch.
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
 	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
@@ -13711,26 +16174,465 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         near .asmgen_sm4_xts_unit_dec_ieee_avx_rounds3
-	; Gather X35, X34, X33, X32 and byte-swap.
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rdx], xmm0
+	cmp         r10, 2
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done2
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rdx + 48], xmm3
+.asmgen_sm4_xts_unit_dec_ieee_avx_slots_done2:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         near .asmgen_sm4_xts_unit_dec_ieee_avx_short_done
+.asmgen_sm4_xts_unit_dec_ieee_avx_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpxor       xmm0, xmm8, oword [rcx]
+	vmovdqu     oword [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          near .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done3
+	vpxor       xmm1, xmm8, oword [rcx + 16]
+	vmovdqu     oword [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          near .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done3
+	vpxor       xmm2, xmm8, oword [rcx + 32]
+	vmovdqu     oword [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          near .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done3
+	vpxor       xmm3, xmm8, oword [rcx + 48]
+	vmovdqu     oword [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 5
+	jb          near .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done3
+	vpxor       xmm4, xmm8, oword [rcx + 64]
+	vmovdqu     oword [rdx + 64], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 6
+	jb          near .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done3
+	vpxor       xmm5, xmm8, oword [rcx + 80]
+	vmovdqu     oword [rdx + 80], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 7
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done3
+	vpxor       xmm6, xmm8, oword [rcx + 96]
+	vmovdqu     oword [rdx + 96], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 8
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done3
+	vpxor       xmm7, xmm8, oword [rcx + 112]
+	vmovdqu     oword [rdx + 112], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_unit_dec_ieee_avx_slots_done3:
+	; The tweak of the block after the batch.
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
 	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
-	vmovdqu     xmm7, oword [rcx + r8*1]
-	lea         rax, [rel const_sm4_xts_steal]
-	lea         r11, [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, oword [rax + r8*1]
-	vpshufb     xmm7, xmm7, oword [r11]
-	vpshufb     xmm9, xmm8, oword [r11]
-	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
-	vmovdqu     oword [rdx + r8*1], xmm8
-	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	; 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_dec_ieee_avx_rounds4:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
 	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_dec_ieee_avx_rounds4
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rdx], xmm0
+	cmp         r10, 2
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done4
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done4
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done4
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rdx + 48], xmm3
+	cmp         r10, 5
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done4
+	vpxor       xmm4, xmm4, oword [rdx + 64]
+	vmovdqu     oword [rdx + 64], xmm4
+	cmp         r10, 6
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done4
+	vpxor       xmm5, xmm5, oword [rdx + 80]
+	vmovdqu     oword [rdx + 80], xmm5
+	cmp         r10, 7
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done4
+	vpxor       xmm6, xmm6, oword [rdx + 96]
+	vmovdqu     oword [rdx + 96], xmm6
+	cmp         r10, 8
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx_slots_done4
+	vpxor       xmm7, xmm7, oword [rdx + 112]
+	vmovdqu     oword [rdx + 112], xmm7
+.asmgen_sm4_xts_unit_dec_ieee_avx_slots_done4:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+.asmgen_sm4_xts_unit_dec_ieee_avx_short_done:
+.asmgen_sm4_xts_unit_dec_ieee_avx_join:
+	cmp         r10, 8
+	jbe         short .asmgen_sm4_xts_unit_dec_ieee_avx_done2
+	sub         r10, 8
+	add         rcx, 128
+	add         rdx, 128
+	jmp         near .asmgen_sm4_xts_unit_dec_ieee_avx_loop
+.asmgen_sm4_xts_unit_dec_ieee_avx_done2:
+	test        r8, r8
+	jz          near .asmgen_sm4_xts_unit_dec_ieee_avx_done
+	; src and dst to block m - 1: the loop ended at src + 16 * n.
+	shl         r10, 4
+	add         rcx, r10
+	add         rdx, r10
+	; T[m-1] and T[m] = T[m-1] * x.
+	db          0xc5, 0x79, 0x7f, 0xc4	; vmovdqa xmm4, xmm8 (GNU as's encoding)
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	db          0xc5, 0x79, 0x7f, 0xc5	; vmovdqa xmm5, xmm8 (GNU as's encoding)
+	; CC = the block before the tail with T[m].
+	vpxor       xmm6, xmm5, oword [rcx]
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -13741,7 +16643,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_xts_unit_dec_ieee_avx_rounds4:
+.asmgen_sm4_xts_unit_dec_ieee_avx_rounds5:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -13864,7 +16766,161 @@ asmgen_sm4_xts_unit_dec_ieee_avx:
 	vpxor       xmm3, xmm3, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_unit_dec_ieee_avx_rounds4
+	jnz         near .asmgen_sm4_xts_unit_dec_ieee_avx_rounds5
+	; Gather X35, X34, X33, X32 and byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
+	vmovdqu     xmm7, oword [rcx + r8*1]
+	lea         rax, [rel const_sm4_xts_steal]
+	lea         r11, [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, oword [rax + r8*1]
+	vpshufb     xmm7, xmm7, oword [r11]
+	vpshufb     xmm9, xmm8, oword [r11]
+	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
+	vmovdqu     oword [rdx + r8*1], xmm8
+	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	; One block: byte-swap, broadcast word j to register j.
+	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_dec_ieee_avx_rounds6:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_dec_ieee_avx_rounds6
 	; Gather X35, X34, X33, X32 and byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckldq  xmm9, xmm1, xmm0
@@ -13943,7 +16999,8 @@ asmgen_sm4_xts_unit_enc_gb_avx:
 	vmovdqa     xmm13, oword [rel const_sm4_pre_hi]
 	vmovdqa     xmm14, oword [rel const_sm4_post_lo]
 	vmovdqa     xmm15, oword [rel const_sm4_post_hi]
-	; T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches.
+	; T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv
+	; (high qword).
 	vmovdqu     xmm4, oword [r9]
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm4, oword [rel const_sm4_bswap32]
@@ -14084,8 +17141,7 @@ asmgen_sm4_xts_unit_enc_gb_avx:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vpshufb     xmm8, xmm4, oword [rel const_byte_reverse]
 	; n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d).
 	mov         r10, r8
 	shr         r10, 4
@@ -14097,12 +17153,9 @@ asmgen_sm4_xts_unit_enc_gb_avx:
 	jz          near .asmgen_sm4_xts_unit_enc_gb_avx_done2
 	align 16
 .asmgen_sm4_xts_unit_enc_gb_avx_loop:
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         r10, 8
 	jb          near .asmgen_sm4_xts_unit_enc_gb_avx_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm0, xmm10, oword [rcx]
 	vmovdqu     oword [rdx], xmm10
@@ -14179,103 +17232,6 @@ asmgen_sm4_xts_unit_enc_gb_avx:
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpextrq     rsi, xmm10, 0
 	vpextrq     r9, xmm10, 1
-	jmp         near .asmgen_sm4_xts_unit_enc_gb_avx_join
-.asmgen_sm4_xts_unit_enc_gb_avx_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm0, xmm10, oword [rcx]
-	vmovdqu     oword [rdx], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 2
-	jb          near .asmgen_sm4_xts_unit_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm1, xmm10, oword [rcx + 16]
-	vmovdqu     oword [rdx + 16], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 3
-	jb          near .asmgen_sm4_xts_unit_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm2, xmm10, oword [rcx + 32]
-	vmovdqu     oword [rdx + 32], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 4
-	jb          near .asmgen_sm4_xts_unit_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm3, xmm10, oword [rcx + 48]
-	vmovdqu     oword [rdx + 48], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 5
-	jb          near .asmgen_sm4_xts_unit_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm4, xmm10, oword [rcx + 64]
-	vmovdqu     oword [rdx + 64], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 6
-	jb          near .asmgen_sm4_xts_unit_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm5, xmm10, oword [rcx + 80]
-	vmovdqu     oword [rdx + 80], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm6, xmm10, oword [rcx + 96]
-	vmovdqu     oword [rdx + 96], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_enc_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm7, xmm10, oword [rcx + 112]
-	vmovdqu     oword [rdx + 112], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_unit_enc_gb_avx_slots_done:
-	; The tweak of the block after the batch.
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpextrq     rsi, xmm10, 0
-	vpextrq     r9, xmm10, 1
-.asmgen_sm4_xts_unit_enc_gb_avx_join:
 	; Big-endian words, transposed.
 	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
 	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
@@ -14567,8 +17523,6 @@ asmgen_sm4_xts_unit_enc_gb_avx:
 	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
 	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
 	; Xor the tweaks parked in dst.
-	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_enc_gb_avx_partial2
 	vpxor       xmm0, xmm0, oword [rdx]
 	vmovdqu     oword [rdx], xmm0
 	vpxor       xmm1, xmm1, oword [rdx + 16]
@@ -14585,75 +17539,76 @@ asmgen_sm4_xts_unit_enc_gb_avx:
 	vmovdqu     oword [rdx + 96], xmm6
 	vpxor       xmm7, xmm7, oword [rdx + 112]
 	vmovdqu     oword [rdx + 112], xmm7
-	jmp         short .asmgen_sm4_xts_unit_enc_gb_avx_join2
-.asmgen_sm4_xts_unit_enc_gb_avx_partial2:
-	vpxor       xmm0, xmm0, oword [rdx]
-	vmovdqu     oword [rdx], xmm0
-	cmp         r10, 2
-	jb          short .asmgen_sm4_xts_unit_enc_gb_avx_slots_done2
-	vpxor       xmm1, xmm1, oword [rdx + 16]
-	vmovdqu     oword [rdx + 16], xmm1
-	cmp         r10, 3
-	jb          short .asmgen_sm4_xts_unit_enc_gb_avx_slots_done2
-	vpxor       xmm2, xmm2, oword [rdx + 32]
-	vmovdqu     oword [rdx + 32], xmm2
-	cmp         r10, 4
-	jb          short .asmgen_sm4_xts_unit_enc_gb_avx_slots_done2
-	vpxor       xmm3, xmm3, oword [rdx + 48]
-	vmovdqu     oword [rdx + 48], xmm3
-	cmp         r10, 5
-	jb          short .asmgen_sm4_xts_unit_enc_gb_avx_slots_done2
-	vpxor       xmm4, xmm4, oword [rdx + 64]
-	vmovdqu     oword [rdx + 64], xmm4
-	cmp         r10, 6
-	jb          short .asmgen_sm4_xts_unit_enc_gb_avx_slots_done2
-	vpxor       xmm5, xmm5, oword [rdx + 80]
-	vmovdqu     oword [rdx + 80], xmm5
-	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_enc_gb_avx_slots_done2
-	vpxor       xmm6, xmm6, oword [rdx + 96]
-	vmovdqu     oword [rdx + 96], xmm6
-	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_enc_gb_avx_slots_done2
-	vpxor       xmm7, xmm7, oword [rdx + 112]
-	vmovdqu     oword [rdx + 112], xmm7
-.asmgen_sm4_xts_unit_enc_gb_avx_slots_done2:
-.asmgen_sm4_xts_unit_enc_gb_avx_join2:
-	cmp         r10, 8
-	jbe         short .asmgen_sm4_xts_unit_enc_gb_avx_done2
-	sub         r10, 8
-	add         rcx, 128
-	add         rdx, 128
-	jmp         near .asmgen_sm4_xts_unit_enc_gb_avx_loop
-.asmgen_sm4_xts_unit_enc_gb_avx_done2:
-	test        r8, r8
-	jz          near .asmgen_sm4_xts_unit_enc_gb_avx_done
-	; src and dst to block m - 1: the loop ended at src + 16 * n.
-	shl         r10, 4
-	add         rcx, r10
-	add         rdx, r10
-	; T[m-1] and T[m] = T[m-1] * x.
+	; The chain of the next block.
 	vmovq       xmm8, rsi
 	vpinsrq     xmm8, xmm8, r9, 1
 	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	jmp         near .asmgen_sm4_xts_unit_enc_gb_avx_join
+.asmgen_sm4_xts_unit_enc_gb_avx_partial:
+	cmp         r10, 4
+	ja          near .asmgen_sm4_xts_unit_enc_gb_avx_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	db          0xc5, 0x79, 0x7f, 0xd4	; vmovdqa xmm4, xmm10 (GNU as's encoding)
+	vpxor       xmm0, xmm10, oword [rcx]
+	vmovdqu     oword [rdx], xmm10
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
 	vpshufd     xmm9, xmm9, 0x08
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          near .asmgen_sm4_xts_unit_enc_gb_avx_slots_done
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	db          0xc5, 0x79, 0x7f, 0xd5	; vmovdqa xmm5, xmm10 (GNU as's encoding)
-	; CC = the block before the tail with T[m-1].
-	vpxor       xmm6, xmm4, oword [rcx]
-	; One block: byte-swap, broadcast word j to register j.
-	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
+	vpxor       xmm1, xmm10, oword [rcx + 16]
+	vmovdqu     oword [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          short .asmgen_sm4_xts_unit_enc_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm2, xmm10, oword [rcx + 32]
+	vmovdqu     oword [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          short .asmgen_sm4_xts_unit_enc_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm3, xmm10, oword [rcx + 48]
+	vmovdqu     oword [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_unit_enc_gb_avx_slots_done:
+	; The tweak of the block after the batch.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
 	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
@@ -14782,26 +17737,487 @@ asmgen_sm4_xts_unit_enc_gb_avx:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         near .asmgen_sm4_xts_unit_enc_gb_avx_rounds3
-	; Gather X35, X34, X33, X32 and byte-swap.
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rdx], xmm0
+	cmp         r10, 2
+	jb          short .asmgen_sm4_xts_unit_enc_gb_avx_slots_done2
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          short .asmgen_sm4_xts_unit_enc_gb_avx_slots_done2
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          short .asmgen_sm4_xts_unit_enc_gb_avx_slots_done2
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rdx + 48], xmm3
+.asmgen_sm4_xts_unit_enc_gb_avx_slots_done2:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	jmp         near .asmgen_sm4_xts_unit_enc_gb_avx_short_done
+.asmgen_sm4_xts_unit_enc_gb_avx_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm0, xmm10, oword [rcx]
+	vmovdqu     oword [rdx], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          near .asmgen_sm4_xts_unit_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm1, xmm10, oword [rcx + 16]
+	vmovdqu     oword [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          near .asmgen_sm4_xts_unit_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm2, xmm10, oword [rcx + 32]
+	vmovdqu     oword [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          near .asmgen_sm4_xts_unit_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm3, xmm10, oword [rcx + 48]
+	vmovdqu     oword [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 5
+	jb          near .asmgen_sm4_xts_unit_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm4, xmm10, oword [rcx + 64]
+	vmovdqu     oword [rdx + 64], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 6
+	jb          near .asmgen_sm4_xts_unit_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm5, xmm10, oword [rcx + 80]
+	vmovdqu     oword [rdx + 80], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 7
+	jb          short .asmgen_sm4_xts_unit_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm6, xmm10, oword [rcx + 96]
+	vmovdqu     oword [rdx + 96], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 8
+	jb          short .asmgen_sm4_xts_unit_enc_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm7, xmm10, oword [rcx + 112]
+	vmovdqu     oword [rdx + 112], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_unit_enc_gb_avx_slots_done3:
+	; The tweak of the block after the batch.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
 	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
-	vmovdqu     xmm7, oword [rcx + r8*1]
-	lea         rax, [rel const_sm4_xts_steal]
-	lea         r11, [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, oword [rax + r8*1]
-	vpshufb     xmm7, xmm7, oword [r11]
-	vpshufb     xmm9, xmm8, oword [r11]
-	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
-	vmovdqu     oword [rdx + r8*1], xmm8
-	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	; 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_enc_gb_avx_rounds4:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
 	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_enc_gb_avx_rounds4
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rdx], xmm0
+	cmp         r10, 2
+	jb          short .asmgen_sm4_xts_unit_enc_gb_avx_slots_done4
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          short .asmgen_sm4_xts_unit_enc_gb_avx_slots_done4
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          short .asmgen_sm4_xts_unit_enc_gb_avx_slots_done4
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rdx + 48], xmm3
+	cmp         r10, 5
+	jb          short .asmgen_sm4_xts_unit_enc_gb_avx_slots_done4
+	vpxor       xmm4, xmm4, oword [rdx + 64]
+	vmovdqu     oword [rdx + 64], xmm4
+	cmp         r10, 6
+	jb          short .asmgen_sm4_xts_unit_enc_gb_avx_slots_done4
+	vpxor       xmm5, xmm5, oword [rdx + 80]
+	vmovdqu     oword [rdx + 80], xmm5
+	cmp         r10, 7
+	jb          short .asmgen_sm4_xts_unit_enc_gb_avx_slots_done4
+	vpxor       xmm6, xmm6, oword [rdx + 96]
+	vmovdqu     oword [rdx + 96], xmm6
+	cmp         r10, 8
+	jb          short .asmgen_sm4_xts_unit_enc_gb_avx_slots_done4
+	vpxor       xmm7, xmm7, oword [rdx + 112]
+	vmovdqu     oword [rdx + 112], xmm7
+.asmgen_sm4_xts_unit_enc_gb_avx_slots_done4:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+.asmgen_sm4_xts_unit_enc_gb_avx_short_done:
+.asmgen_sm4_xts_unit_enc_gb_avx_join:
+	cmp         r10, 8
+	jbe         short .asmgen_sm4_xts_unit_enc_gb_avx_done2
+	sub         r10, 8
+	add         rcx, 128
+	add         rdx, 128
+	jmp         near .asmgen_sm4_xts_unit_enc_gb_avx_loop
+.asmgen_sm4_xts_unit_enc_gb_avx_done2:
+	test        r8, r8
+	jz          near .asmgen_sm4_xts_unit_enc_gb_avx_done
+	; src and dst to block m - 1: the loop ended at src + 16 * n.
+	shl         r10, 4
+	add         rcx, r10
+	add         rdx, r10
+	; T[m-1] and T[m] = T[m-1] * x.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	db          0xc5, 0x79, 0x7f, 0xd4	; vmovdqa xmm4, xmm10 (GNU as's encoding)
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	db          0xc5, 0x79, 0x7f, 0xd5	; vmovdqa xmm5, xmm10 (GNU as's encoding)
+	; CC = the block before the tail with T[m-1].
+	vpxor       xmm6, xmm4, oword [rcx]
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -14812,7 +18228,7 @@ asmgen_sm4_xts_unit_enc_gb_avx:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_xts_unit_enc_gb_avx_rounds4:
+.asmgen_sm4_xts_unit_enc_gb_avx_rounds5:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -14935,7 +18351,161 @@ asmgen_sm4_xts_unit_enc_gb_avx:
 	vpxor       xmm3, xmm3, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_unit_enc_gb_avx_rounds4
+	jnz         near .asmgen_sm4_xts_unit_enc_gb_avx_rounds5
+	; Gather X35, X34, X33, X32 and byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
+	vmovdqu     xmm7, oword [rcx + r8*1]
+	lea         rax, [rel const_sm4_xts_steal]
+	lea         r11, [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, oword [rax + r8*1]
+	vpshufb     xmm7, xmm7, oword [r11]
+	vpshufb     xmm9, xmm8, oword [r11]
+	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
+	vmovdqu     oword [rdx + r8*1], xmm8
+	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	; One block: byte-swap, broadcast word j to register j.
+	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_enc_gb_avx_rounds6:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_enc_gb_avx_rounds6
 	; Gather X35, X34, X33, X32 and byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckldq  xmm9, xmm1, xmm0
@@ -15014,7 +18584,8 @@ asmgen_sm4_xts_unit_dec_gb_avx:
 	vmovdqa     xmm13, oword [rel const_sm4_pre_hi]
 	vmovdqa     xmm14, oword [rel const_sm4_post_lo]
 	vmovdqa     xmm15, oword [rel const_sm4_post_hi]
-	; T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches.
+	; T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv
+	; (high qword).
 	vmovdqu     xmm4, oword [r9]
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm4, oword [rel const_sm4_bswap32]
@@ -15155,8 +18726,7 @@ asmgen_sm4_xts_unit_dec_gb_avx:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vpshufb     xmm8, xmm4, oword [rel const_byte_reverse]
 	; n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d).
 	mov         r10, r8
 	shr         r10, 4
@@ -15168,12 +18738,9 @@ asmgen_sm4_xts_unit_dec_gb_avx:
 	jz          near .asmgen_sm4_xts_unit_dec_gb_avx_done2
 	align 16
 .asmgen_sm4_xts_unit_dec_gb_avx_loop:
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         r10, 8
 	jb          near .asmgen_sm4_xts_unit_dec_gb_avx_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm0, xmm10, oword [rcx]
 	vmovdqu     oword [rdx], xmm10
@@ -15250,103 +18817,6 @@ asmgen_sm4_xts_unit_dec_gb_avx:
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpextrq     rsi, xmm10, 0
 	vpextrq     r9, xmm10, 1
-	jmp         near .asmgen_sm4_xts_unit_dec_gb_avx_join
-.asmgen_sm4_xts_unit_dec_gb_avx_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm0, xmm10, oword [rcx]
-	vmovdqu     oword [rdx], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 2
-	jb          near .asmgen_sm4_xts_unit_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm1, xmm10, oword [rcx + 16]
-	vmovdqu     oword [rdx + 16], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 3
-	jb          near .asmgen_sm4_xts_unit_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm2, xmm10, oword [rcx + 32]
-	vmovdqu     oword [rdx + 32], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 4
-	jb          near .asmgen_sm4_xts_unit_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm3, xmm10, oword [rcx + 48]
-	vmovdqu     oword [rdx + 48], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 5
-	jb          near .asmgen_sm4_xts_unit_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm4, xmm10, oword [rcx + 64]
-	vmovdqu     oword [rdx + 64], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 6
-	jb          near .asmgen_sm4_xts_unit_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm5, xmm10, oword [rcx + 80]
-	vmovdqu     oword [rdx + 80], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm6, xmm10, oword [rcx + 96]
-	vmovdqu     oword [rdx + 96], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_dec_gb_avx_slots_done
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpxor       xmm7, xmm10, oword [rcx + 112]
-	vmovdqu     oword [rdx + 112], xmm10
-	vpslld      xmm9, xmm8, 31
-	vpsrad      xmm9, xmm9, 31
-	vpshufd     xmm9, xmm9, 0x08
-	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
-	vpsrlq      xmm8, xmm8, 1
-	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_unit_dec_gb_avx_slots_done:
-	; The tweak of the block after the batch.
-	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	vpextrq     rsi, xmm10, 0
-	vpextrq     r9, xmm10, 1
-.asmgen_sm4_xts_unit_dec_gb_avx_join:
 	; Big-endian words, transposed.
 	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
 	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
@@ -15638,8 +19108,6 @@ asmgen_sm4_xts_unit_dec_gb_avx:
 	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
 	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
 	; Xor the tweaks parked in dst.
-	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_dec_gb_avx_partial2
 	vpxor       xmm0, xmm0, oword [rdx]
 	vmovdqu     oword [rdx], xmm0
 	vpxor       xmm1, xmm1, oword [rdx + 16]
@@ -15656,75 +19124,76 @@ asmgen_sm4_xts_unit_dec_gb_avx:
 	vmovdqu     oword [rdx + 96], xmm6
 	vpxor       xmm7, xmm7, oword [rdx + 112]
 	vmovdqu     oword [rdx + 112], xmm7
-	jmp         short .asmgen_sm4_xts_unit_dec_gb_avx_join2
-.asmgen_sm4_xts_unit_dec_gb_avx_partial2:
-	vpxor       xmm0, xmm0, oword [rdx]
-	vmovdqu     oword [rdx], xmm0
-	cmp         r10, 2
-	jb          short .asmgen_sm4_xts_unit_dec_gb_avx_slots_done2
-	vpxor       xmm1, xmm1, oword [rdx + 16]
-	vmovdqu     oword [rdx + 16], xmm1
-	cmp         r10, 3
-	jb          short .asmgen_sm4_xts_unit_dec_gb_avx_slots_done2
-	vpxor       xmm2, xmm2, oword [rdx + 32]
-	vmovdqu     oword [rdx + 32], xmm2
-	cmp         r10, 4
-	jb          short .asmgen_sm4_xts_unit_dec_gb_avx_slots_done2
-	vpxor       xmm3, xmm3, oword [rdx + 48]
-	vmovdqu     oword [rdx + 48], xmm3
-	cmp         r10, 5
-	jb          short .asmgen_sm4_xts_unit_dec_gb_avx_slots_done2
-	vpxor       xmm4, xmm4, oword [rdx + 64]
-	vmovdqu     oword [rdx + 64], xmm4
-	cmp         r10, 6
-	jb          short .asmgen_sm4_xts_unit_dec_gb_avx_slots_done2
-	vpxor       xmm5, xmm5, oword [rdx + 80]
-	vmovdqu     oword [rdx + 80], xmm5
-	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_dec_gb_avx_slots_done2
-	vpxor       xmm6, xmm6, oword [rdx + 96]
-	vmovdqu     oword [rdx + 96], xmm6
-	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_dec_gb_avx_slots_done2
-	vpxor       xmm7, xmm7, oword [rdx + 112]
-	vmovdqu     oword [rdx + 112], xmm7
-.asmgen_sm4_xts_unit_dec_gb_avx_slots_done2:
-.asmgen_sm4_xts_unit_dec_gb_avx_join2:
-	cmp         r10, 8
-	jbe         short .asmgen_sm4_xts_unit_dec_gb_avx_done2
-	sub         r10, 8
-	add         rcx, 128
-	add         rdx, 128
-	jmp         near .asmgen_sm4_xts_unit_dec_gb_avx_loop
-.asmgen_sm4_xts_unit_dec_gb_avx_done2:
-	test        r8, r8
-	jz          near .asmgen_sm4_xts_unit_dec_gb_avx_done
-	; src and dst to block m - 1: the loop ended at src + 16 * n.
-	shl         r10, 4
-	add         rcx, r10
-	add         rdx, r10
-	; T[m-1] and T[m] = T[m-1] * x.
+	; The chain of the next block.
 	vmovq       xmm8, rsi
 	vpinsrq     xmm8, xmm8, r9, 1
 	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	jmp         near .asmgen_sm4_xts_unit_dec_gb_avx_join
+.asmgen_sm4_xts_unit_dec_gb_avx_partial:
+	cmp         r10, 4
+	ja          near .asmgen_sm4_xts_unit_dec_gb_avx_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	db          0xc5, 0x79, 0x7f, 0xd4	; vmovdqa xmm4, xmm10 (GNU as's encoding)
+	vpxor       xmm0, xmm10, oword [rcx]
+	vmovdqu     oword [rdx], xmm10
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
 	vpshufd     xmm9, xmm9, 0x08
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          near .asmgen_sm4_xts_unit_dec_gb_avx_slots_done
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
-	db          0xc5, 0x79, 0x7f, 0xd5	; vmovdqa xmm5, xmm10 (GNU as's encoding)
-	; CC = the block before the tail with T[m].
-	vpxor       xmm6, xmm5, oword [rcx]
-	; One block: byte-swap, broadcast word j to register j.
-	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
+	vpxor       xmm1, xmm10, oword [rcx + 16]
+	vmovdqu     oword [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          short .asmgen_sm4_xts_unit_dec_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm2, xmm10, oword [rcx + 32]
+	vmovdqu     oword [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          short .asmgen_sm4_xts_unit_dec_gb_avx_slots_done
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm3, xmm10, oword [rcx + 48]
+	vmovdqu     oword [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_unit_dec_gb_avx_slots_done:
+	; The tweak of the block after the batch.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
 	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
@@ -15853,26 +19322,487 @@ asmgen_sm4_xts_unit_dec_gb_avx:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         near .asmgen_sm4_xts_unit_dec_gb_avx_rounds3
-	; Gather X35, X34, X33, X32 and byte-swap.
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rdx], xmm0
+	cmp         r10, 2
+	jb          short .asmgen_sm4_xts_unit_dec_gb_avx_slots_done2
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          short .asmgen_sm4_xts_unit_dec_gb_avx_slots_done2
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          short .asmgen_sm4_xts_unit_dec_gb_avx_slots_done2
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rdx + 48], xmm3
+.asmgen_sm4_xts_unit_dec_gb_avx_slots_done2:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	jmp         near .asmgen_sm4_xts_unit_dec_gb_avx_short_done
+.asmgen_sm4_xts_unit_dec_gb_avx_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm0, xmm10, oword [rcx]
+	vmovdqu     oword [rdx], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          near .asmgen_sm4_xts_unit_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm1, xmm10, oword [rcx + 16]
+	vmovdqu     oword [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          near .asmgen_sm4_xts_unit_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm2, xmm10, oword [rcx + 32]
+	vmovdqu     oword [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          near .asmgen_sm4_xts_unit_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm3, xmm10, oword [rcx + 48]
+	vmovdqu     oword [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 5
+	jb          near .asmgen_sm4_xts_unit_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm4, xmm10, oword [rcx + 64]
+	vmovdqu     oword [rdx + 64], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 6
+	jb          near .asmgen_sm4_xts_unit_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm5, xmm10, oword [rcx + 80]
+	vmovdqu     oword [rdx + 80], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 7
+	jb          short .asmgen_sm4_xts_unit_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm6, xmm10, oword [rcx + 96]
+	vmovdqu     oword [rdx + 96], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 8
+	jb          short .asmgen_sm4_xts_unit_dec_gb_avx_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm7, xmm10, oword [rcx + 112]
+	vmovdqu     oword [rdx + 112], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_unit_dec_gb_avx_slots_done3:
+	; The tweak of the block after the batch.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
 	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
-	vmovdqu     xmm7, oword [rcx + r8*1]
-	lea         rax, [rel const_sm4_xts_steal]
-	lea         r11, [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, oword [rax + r8*1]
-	vpshufb     xmm7, xmm7, oword [r11]
-	vpshufb     xmm9, xmm8, oword [r11]
-	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
-	vmovdqu     oword [rdx + r8*1], xmm8
-	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	; 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_dec_gb_avx_rounds4:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
 	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_dec_gb_avx_rounds4
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rdx], xmm0
+	cmp         r10, 2
+	jb          short .asmgen_sm4_xts_unit_dec_gb_avx_slots_done4
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          short .asmgen_sm4_xts_unit_dec_gb_avx_slots_done4
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          short .asmgen_sm4_xts_unit_dec_gb_avx_slots_done4
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rdx + 48], xmm3
+	cmp         r10, 5
+	jb          short .asmgen_sm4_xts_unit_dec_gb_avx_slots_done4
+	vpxor       xmm4, xmm4, oword [rdx + 64]
+	vmovdqu     oword [rdx + 64], xmm4
+	cmp         r10, 6
+	jb          short .asmgen_sm4_xts_unit_dec_gb_avx_slots_done4
+	vpxor       xmm5, xmm5, oword [rdx + 80]
+	vmovdqu     oword [rdx + 80], xmm5
+	cmp         r10, 7
+	jb          short .asmgen_sm4_xts_unit_dec_gb_avx_slots_done4
+	vpxor       xmm6, xmm6, oword [rdx + 96]
+	vmovdqu     oword [rdx + 96], xmm6
+	cmp         r10, 8
+	jb          short .asmgen_sm4_xts_unit_dec_gb_avx_slots_done4
+	vpxor       xmm7, xmm7, oword [rdx + 112]
+	vmovdqu     oword [rdx + 112], xmm7
+.asmgen_sm4_xts_unit_dec_gb_avx_slots_done4:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+.asmgen_sm4_xts_unit_dec_gb_avx_short_done:
+.asmgen_sm4_xts_unit_dec_gb_avx_join:
+	cmp         r10, 8
+	jbe         short .asmgen_sm4_xts_unit_dec_gb_avx_done2
+	sub         r10, 8
+	add         rcx, 128
+	add         rdx, 128
+	jmp         near .asmgen_sm4_xts_unit_dec_gb_avx_loop
+.asmgen_sm4_xts_unit_dec_gb_avx_done2:
+	test        r8, r8
+	jz          near .asmgen_sm4_xts_unit_dec_gb_avx_done
+	; src and dst to block m - 1: the loop ended at src + 16 * n.
+	shl         r10, 4
+	add         rcx, r10
+	add         rdx, r10
+	; T[m-1] and T[m] = T[m-1] * x.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	db          0xc5, 0x79, 0x7f, 0xd4	; vmovdqa xmm4, xmm10 (GNU as's encoding)
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	db          0xc5, 0x79, 0x7f, 0xd5	; vmovdqa xmm5, xmm10 (GNU as's encoding)
+	; CC = the block before the tail with T[m].
+	vpxor       xmm6, xmm5, oword [rcx]
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -15883,7 +19813,7 @@ asmgen_sm4_xts_unit_dec_gb_avx:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_xts_unit_dec_gb_avx_rounds4:
+.asmgen_sm4_xts_unit_dec_gb_avx_rounds5:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -16006,7 +19936,161 @@ asmgen_sm4_xts_unit_dec_gb_avx:
 	vpxor       xmm3, xmm3, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_unit_dec_gb_avx_rounds4
+	jnz         near .asmgen_sm4_xts_unit_dec_gb_avx_rounds5
+	; Gather X35, X34, X33, X32 and byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
+	vmovdqu     xmm7, oword [rcx + r8*1]
+	lea         rax, [rel const_sm4_xts_steal]
+	lea         r11, [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, oword [rax + r8*1]
+	vpshufb     xmm7, xmm7, oword [r11]
+	vpshufb     xmm9, xmm8, oword [r11]
+	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
+	vmovdqu     oword [rdx + r8*1], xmm8
+	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	; One block: byte-swap, broadcast word j to register j.
+	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_dec_gb_avx_rounds6:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_dec_gb_avx_rounds6
 	; Gather X35, X34, X33, X32 and byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckldq  xmm9, xmm1, xmm0
@@ -16081,6 +20165,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vmovdqa     ymm13, yword [rel const_sm4_pre_hi]
 	vmovdqa     ymm14, yword [rel const_sm4_post_lo]
 	vmovdqa     ymm15, yword [rel const_sm4_post_hi]
+	vmovdqu     xmm8, oword [r8]
 	test        rcx, rcx
 	jz          near .asmgen_sm4_xts_enc_ieee_avx2_done
 	cmp         rcx, 8
@@ -16089,7 +20174,6 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	; Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         rcx, 16
 	jb          near .asmgen_sm4_xts_enc_ieee_avx2_partial
-	vmovdqu     xmm8, oword [r8]
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
@@ -16198,7 +20282,6 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vmovdqu     oword [r8], xmm8
 	jmp         near .asmgen_sm4_xts_enc_ieee_avx2_join
 .asmgen_sm4_xts_enc_ieee_avx2_partial:
-	vmovdqu     xmm8, oword [r8]
 	cmp         rcx, 2
 	jb          short .asmgen_sm4_xts_enc_ieee_avx2_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -16975,6 +21058,8 @@ asmgen_sm4_xts_enc_ieee_avx2:
 .asmgen_sm4_xts_enc_ieee_avx2_slot_next16:
 .asmgen_sm4_xts_enc_ieee_avx2_slots_done2:
 .asmgen_sm4_xts_enc_ieee_avx2_join2:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
 	cmp         rcx, 16
 	jbe         near .asmgen_sm4_xts_enc_ieee_avx2_done
 	sub         rcx, 16
@@ -16985,8 +21070,10 @@ asmgen_sm4_xts_enc_ieee_avx2:
 
 .asmgen_sm4_xts_enc_ieee_avx2_small:
 	; 1..8 blocks: one xmm batch.
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
-	vmovdqu     xmm8, oword [r8]
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_xts_enc_ieee_avx2_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vpxor       xmm0, xmm8, oword [rdx]
 	vmovdqu     oword [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -17004,7 +21091,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 3
-	jb          near .asmgen_sm4_xts_enc_ieee_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_enc_ieee_avx2_slots_done3
 	vpxor       xmm2, xmm8, oword [rdx + 32]
 	vmovdqu     oword [rsi + 32], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -17013,7 +21100,219 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 4
-	jb          near .asmgen_sm4_xts_enc_ieee_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_enc_ieee_avx2_slots_done3
+	vpxor       xmm3, xmm8, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_enc_ieee_avx2_slots_done3:
+	; The tweak of the block after the batch.
+	vmovdqu     oword [r8], xmm8
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_enc_ieee_avx2_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_enc_ieee_avx2_rounds2
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rsi]
+	vmovdqu     oword [rsi], xmm0
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	vpxor       xmm1, xmm1, oword [rsi + 16]
+	vmovdqu     oword [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	vpxor       xmm2, xmm2, oword [rsi + 32]
+	vmovdqu     oword [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	vpxor       xmm3, xmm3, oword [rsi + 48]
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_xts_enc_ieee_avx2_slots_done4:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	jmp         near .asmgen_sm4_xts_enc_ieee_avx2_short_done
+.asmgen_sm4_xts_enc_ieee_avx2_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpxor       xmm0, xmm8, oword [rdx]
+	vmovdqu     oword [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          near .asmgen_sm4_xts_enc_ieee_avx2_slots_done5
+	vpxor       xmm1, xmm8, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          near .asmgen_sm4_xts_enc_ieee_avx2_slots_done5
+	vpxor       xmm2, xmm8, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          near .asmgen_sm4_xts_enc_ieee_avx2_slots_done5
 	vpxor       xmm3, xmm8, oword [rdx + 48]
 	vmovdqu     oword [rsi + 48], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -17022,7 +21321,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          near .asmgen_sm4_xts_enc_ieee_avx2_slots_done3
+	jb          near .asmgen_sm4_xts_enc_ieee_avx2_slots_done5
 	vpxor       xmm4, xmm8, oword [rdx + 64]
 	vmovdqu     oword [rsi + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -17031,7 +21330,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          near .asmgen_sm4_xts_enc_ieee_avx2_slots_done3
+	jb          near .asmgen_sm4_xts_enc_ieee_avx2_slots_done5
 	vpxor       xmm5, xmm8, oword [rdx + 80]
 	vmovdqu     oword [rsi + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -17040,7 +21339,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_enc_ieee_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_enc_ieee_avx2_slots_done5
 	vpxor       xmm6, xmm8, oword [rdx + 96]
 	vmovdqu     oword [rsi + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -17049,7 +21348,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_enc_ieee_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_enc_ieee_avx2_slots_done5
 	vpxor       xmm7, xmm8, oword [rdx + 112]
 	vmovdqu     oword [rsi + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -17057,7 +21356,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_enc_ieee_avx2_slots_done3:
+.asmgen_sm4_xts_enc_ieee_avx2_slots_done5:
 	; The tweak of the block after the batch.
 	vmovdqu     oword [r8], xmm8
 	; Big-endian words, transposed.
@@ -17089,7 +21388,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_xts_enc_ieee_avx2_rounds2:
+.asmgen_sm4_xts_enc_ieee_avx2_rounds3:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -17324,7 +21623,7 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_enc_ieee_avx2_rounds2
+	jnz         near .asmgen_sm4_xts_enc_ieee_avx2_rounds3
 	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -17354,34 +21653,37 @@ asmgen_sm4_xts_enc_ieee_avx2:
 	vpxor       xmm0, xmm0, oword [rsi]
 	vmovdqu     oword [rsi], xmm0
 	cmp         rcx, 2
-	jb          short .asmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_enc_ieee_avx2_slots_done6
 	vpxor       xmm1, xmm1, oword [rsi + 16]
 	vmovdqu     oword [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          short .asmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_enc_ieee_avx2_slots_done6
 	vpxor       xmm2, xmm2, oword [rsi + 32]
 	vmovdqu     oword [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          short .asmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_enc_ieee_avx2_slots_done6
 	vpxor       xmm3, xmm3, oword [rsi + 48]
 	vmovdqu     oword [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          short .asmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_enc_ieee_avx2_slots_done6
 	vpxor       xmm4, xmm4, oword [rsi + 64]
 	vmovdqu     oword [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          short .asmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_enc_ieee_avx2_slots_done6
 	vpxor       xmm5, xmm5, oword [rsi + 80]
 	vmovdqu     oword [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_enc_ieee_avx2_slots_done6
 	vpxor       xmm6, xmm6, oword [rsi + 96]
 	vmovdqu     oword [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_enc_ieee_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_enc_ieee_avx2_slots_done6
 	vpxor       xmm7, xmm7, oword [rsi + 112]
 	vmovdqu     oword [rsi + 112], xmm7
-.asmgen_sm4_xts_enc_ieee_avx2_slots_done4:
+.asmgen_sm4_xts_enc_ieee_avx2_slots_done6:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+.asmgen_sm4_xts_enc_ieee_avx2_short_done:
 .asmgen_sm4_xts_enc_ieee_avx2_done:
 	vzeroupper
 	vmovdqa     xmm6, oword [rsp]
@@ -17450,6 +21752,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vmovdqa     ymm13, yword [rel const_sm4_pre_hi]
 	vmovdqa     ymm14, yword [rel const_sm4_post_lo]
 	vmovdqa     ymm15, yword [rel const_sm4_post_hi]
+	vmovdqu     xmm8, oword [r8]
 	test        rcx, rcx
 	jz          near .asmgen_sm4_xts_dec_ieee_avx2_done
 	cmp         rcx, 8
@@ -17458,7 +21761,6 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	; Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         rcx, 16
 	jb          near .asmgen_sm4_xts_dec_ieee_avx2_partial
-	vmovdqu     xmm8, oword [r8]
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
@@ -17567,7 +21869,6 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vmovdqu     oword [r8], xmm8
 	jmp         near .asmgen_sm4_xts_dec_ieee_avx2_join
 .asmgen_sm4_xts_dec_ieee_avx2_partial:
-	vmovdqu     xmm8, oword [r8]
 	cmp         rcx, 2
 	jb          short .asmgen_sm4_xts_dec_ieee_avx2_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -18344,6 +22645,8 @@ asmgen_sm4_xts_dec_ieee_avx2:
 .asmgen_sm4_xts_dec_ieee_avx2_slot_next16:
 .asmgen_sm4_xts_dec_ieee_avx2_slots_done2:
 .asmgen_sm4_xts_dec_ieee_avx2_join2:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
 	cmp         rcx, 16
 	jbe         near .asmgen_sm4_xts_dec_ieee_avx2_done
 	sub         rcx, 16
@@ -18354,8 +22657,10 @@ asmgen_sm4_xts_dec_ieee_avx2:
 
 .asmgen_sm4_xts_dec_ieee_avx2_small:
 	; 1..8 blocks: one xmm batch.
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
-	vmovdqu     xmm8, oword [r8]
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_xts_dec_ieee_avx2_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vpxor       xmm0, xmm8, oword [rdx]
 	vmovdqu     oword [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -18373,7 +22678,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 3
-	jb          near .asmgen_sm4_xts_dec_ieee_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_dec_ieee_avx2_slots_done3
 	vpxor       xmm2, xmm8, oword [rdx + 32]
 	vmovdqu     oword [rsi + 32], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -18382,7 +22687,219 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 4
-	jb          near .asmgen_sm4_xts_dec_ieee_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_dec_ieee_avx2_slots_done3
+	vpxor       xmm3, xmm8, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_dec_ieee_avx2_slots_done3:
+	; The tweak of the block after the batch.
+	vmovdqu     oword [r8], xmm8
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_dec_ieee_avx2_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_dec_ieee_avx2_rounds2
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rsi]
+	vmovdqu     oword [rsi], xmm0
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	vpxor       xmm1, xmm1, oword [rsi + 16]
+	vmovdqu     oword [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	vpxor       xmm2, xmm2, oword [rsi + 32]
+	vmovdqu     oword [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	vpxor       xmm3, xmm3, oword [rsi + 48]
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_xts_dec_ieee_avx2_slots_done4:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	jmp         near .asmgen_sm4_xts_dec_ieee_avx2_short_done
+.asmgen_sm4_xts_dec_ieee_avx2_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpxor       xmm0, xmm8, oword [rdx]
+	vmovdqu     oword [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          near .asmgen_sm4_xts_dec_ieee_avx2_slots_done5
+	vpxor       xmm1, xmm8, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          near .asmgen_sm4_xts_dec_ieee_avx2_slots_done5
+	vpxor       xmm2, xmm8, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          near .asmgen_sm4_xts_dec_ieee_avx2_slots_done5
 	vpxor       xmm3, xmm8, oword [rdx + 48]
 	vmovdqu     oword [rsi + 48], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -18391,7 +22908,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          near .asmgen_sm4_xts_dec_ieee_avx2_slots_done3
+	jb          near .asmgen_sm4_xts_dec_ieee_avx2_slots_done5
 	vpxor       xmm4, xmm8, oword [rdx + 64]
 	vmovdqu     oword [rsi + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -18400,7 +22917,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          near .asmgen_sm4_xts_dec_ieee_avx2_slots_done3
+	jb          near .asmgen_sm4_xts_dec_ieee_avx2_slots_done5
 	vpxor       xmm5, xmm8, oword [rdx + 80]
 	vmovdqu     oword [rsi + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -18409,7 +22926,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_dec_ieee_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_dec_ieee_avx2_slots_done5
 	vpxor       xmm6, xmm8, oword [rdx + 96]
 	vmovdqu     oword [rsi + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -18418,7 +22935,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_dec_ieee_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_dec_ieee_avx2_slots_done5
 	vpxor       xmm7, xmm8, oword [rdx + 112]
 	vmovdqu     oword [rsi + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -18426,7 +22943,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_dec_ieee_avx2_slots_done3:
+.asmgen_sm4_xts_dec_ieee_avx2_slots_done5:
 	; The tweak of the block after the batch.
 	vmovdqu     oword [r8], xmm8
 	; Big-endian words, transposed.
@@ -18458,7 +22975,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_xts_dec_ieee_avx2_rounds2:
+.asmgen_sm4_xts_dec_ieee_avx2_rounds3:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -18693,7 +23210,7 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_dec_ieee_avx2_rounds2
+	jnz         near .asmgen_sm4_xts_dec_ieee_avx2_rounds3
 	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -18723,34 +23240,37 @@ asmgen_sm4_xts_dec_ieee_avx2:
 	vpxor       xmm0, xmm0, oword [rsi]
 	vmovdqu     oword [rsi], xmm0
 	cmp         rcx, 2
-	jb          short .asmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_dec_ieee_avx2_slots_done6
 	vpxor       xmm1, xmm1, oword [rsi + 16]
 	vmovdqu     oword [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          short .asmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_dec_ieee_avx2_slots_done6
 	vpxor       xmm2, xmm2, oword [rsi + 32]
 	vmovdqu     oword [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          short .asmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_dec_ieee_avx2_slots_done6
 	vpxor       xmm3, xmm3, oword [rsi + 48]
 	vmovdqu     oword [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          short .asmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_dec_ieee_avx2_slots_done6
 	vpxor       xmm4, xmm4, oword [rsi + 64]
 	vmovdqu     oword [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          short .asmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_dec_ieee_avx2_slots_done6
 	vpxor       xmm5, xmm5, oword [rsi + 80]
 	vmovdqu     oword [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_dec_ieee_avx2_slots_done6
 	vpxor       xmm6, xmm6, oword [rsi + 96]
 	vmovdqu     oword [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_dec_ieee_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_dec_ieee_avx2_slots_done6
 	vpxor       xmm7, xmm7, oword [rsi + 112]
 	vmovdqu     oword [rsi + 112], xmm7
-.asmgen_sm4_xts_dec_ieee_avx2_slots_done4:
+.asmgen_sm4_xts_dec_ieee_avx2_slots_done6:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+.asmgen_sm4_xts_dec_ieee_avx2_short_done:
 .asmgen_sm4_xts_dec_ieee_avx2_done:
 	vzeroupper
 	vmovdqa     xmm6, oword [rsp]
@@ -18819,6 +23339,8 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vmovdqa     ymm13, yword [rel const_sm4_pre_hi]
 	vmovdqa     ymm14, yword [rel const_sm4_post_lo]
 	vmovdqa     ymm15, yword [rel const_sm4_post_hi]
+	vmovdqu     xmm8, oword [r8]
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	test        rcx, rcx
 	jz          near .asmgen_sm4_xts_enc_gb_avx2_done
 	cmp         rcx, 8
@@ -18827,8 +23349,6 @@ asmgen_sm4_xts_enc_gb_avx2:
 	; Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         rcx, 16
 	jb          near .asmgen_sm4_xts_enc_gb_avx2_partial
-	vmovdqu     xmm8, oword [r8]
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -18970,8 +23490,6 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vmovdqu     oword [r8], xmm10
 	jmp         near .asmgen_sm4_xts_enc_gb_avx2_join
 .asmgen_sm4_xts_enc_gb_avx2_partial:
-	vmovdqu     xmm8, oword [r8]
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	cmp         rcx, 2
 	jb          short .asmgen_sm4_xts_enc_gb_avx2_slot_half
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
@@ -19815,6 +24333,9 @@ asmgen_sm4_xts_enc_gb_avx2:
 .asmgen_sm4_xts_enc_gb_avx2_slot_next16:
 .asmgen_sm4_xts_enc_gb_avx2_slots_done2:
 .asmgen_sm4_xts_enc_gb_avx2_join2:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	cmp         rcx, 16
 	jbe         near .asmgen_sm4_xts_enc_gb_avx2_done
 	sub         rcx, 16
@@ -19825,9 +24346,10 @@ asmgen_sm4_xts_enc_gb_avx2:
 
 .asmgen_sm4_xts_enc_gb_avx2_small:
 	; 1..8 blocks: one xmm batch.
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
-	vmovdqu     xmm8, oword [r8]
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_xts_enc_gb_avx2_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm0, xmm10, oword [rdx]
 	vmovdqu     oword [rsi], xmm10
@@ -19849,7 +24371,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 3
-	jb          near .asmgen_sm4_xts_enc_gb_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_enc_gb_avx2_slots_done3
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm2, xmm10, oword [rdx + 32]
 	vmovdqu     oword [rsi + 32], xmm10
@@ -19860,7 +24382,229 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 4
-	jb          near .asmgen_sm4_xts_enc_gb_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_enc_gb_avx2_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm3, xmm10, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_enc_gb_avx2_slots_done3:
+	; The tweak of the block after the batch.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vmovdqu     oword [r8], xmm10
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_enc_gb_avx2_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_enc_gb_avx2_rounds2
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rsi]
+	vmovdqu     oword [rsi], xmm0
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_xts_enc_gb_avx2_slots_done4
+	vpxor       xmm1, xmm1, oword [rsi + 16]
+	vmovdqu     oword [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_xts_enc_gb_avx2_slots_done4
+	vpxor       xmm2, xmm2, oword [rsi + 32]
+	vmovdqu     oword [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_xts_enc_gb_avx2_slots_done4
+	vpxor       xmm3, xmm3, oword [rsi + 48]
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_xts_enc_gb_avx2_slots_done4:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	jmp         near .asmgen_sm4_xts_enc_gb_avx2_short_done
+.asmgen_sm4_xts_enc_gb_avx2_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm0, xmm10, oword [rdx]
+	vmovdqu     oword [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          near .asmgen_sm4_xts_enc_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm1, xmm10, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          near .asmgen_sm4_xts_enc_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm2, xmm10, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          near .asmgen_sm4_xts_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm3, xmm10, oword [rdx + 48]
 	vmovdqu     oword [rsi + 48], xmm10
@@ -19871,7 +24615,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          near .asmgen_sm4_xts_enc_gb_avx2_slots_done3
+	jb          near .asmgen_sm4_xts_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm4, xmm10, oword [rdx + 64]
 	vmovdqu     oword [rsi + 64], xmm10
@@ -19882,7 +24626,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          near .asmgen_sm4_xts_enc_gb_avx2_slots_done3
+	jb          near .asmgen_sm4_xts_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm5, xmm10, oword [rdx + 80]
 	vmovdqu     oword [rsi + 80], xmm10
@@ -19893,7 +24637,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_enc_gb_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm6, xmm10, oword [rdx + 96]
 	vmovdqu     oword [rsi + 96], xmm10
@@ -19904,7 +24648,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_enc_gb_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm7, xmm10, oword [rdx + 112]
 	vmovdqu     oword [rsi + 112], xmm10
@@ -19914,7 +24658,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_enc_gb_avx2_slots_done3:
+.asmgen_sm4_xts_enc_gb_avx2_slots_done5:
 	; The tweak of the block after the batch.
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vmovdqu     oword [r8], xmm10
@@ -19947,7 +24691,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_xts_enc_gb_avx2_rounds2:
+.asmgen_sm4_xts_enc_gb_avx2_rounds3:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -20182,7 +24926,7 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_enc_gb_avx2_rounds2
+	jnz         near .asmgen_sm4_xts_enc_gb_avx2_rounds3
 	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -20212,34 +24956,38 @@ asmgen_sm4_xts_enc_gb_avx2:
 	vpxor       xmm0, xmm0, oword [rsi]
 	vmovdqu     oword [rsi], xmm0
 	cmp         rcx, 2
-	jb          short .asmgen_sm4_xts_enc_gb_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_enc_gb_avx2_slots_done6
 	vpxor       xmm1, xmm1, oword [rsi + 16]
 	vmovdqu     oword [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          short .asmgen_sm4_xts_enc_gb_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_enc_gb_avx2_slots_done6
 	vpxor       xmm2, xmm2, oword [rsi + 32]
 	vmovdqu     oword [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          short .asmgen_sm4_xts_enc_gb_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_enc_gb_avx2_slots_done6
 	vpxor       xmm3, xmm3, oword [rsi + 48]
 	vmovdqu     oword [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          short .asmgen_sm4_xts_enc_gb_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_enc_gb_avx2_slots_done6
 	vpxor       xmm4, xmm4, oword [rsi + 64]
 	vmovdqu     oword [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          short .asmgen_sm4_xts_enc_gb_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_enc_gb_avx2_slots_done6
 	vpxor       xmm5, xmm5, oword [rsi + 80]
 	vmovdqu     oword [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_enc_gb_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_enc_gb_avx2_slots_done6
 	vpxor       xmm6, xmm6, oword [rsi + 96]
 	vmovdqu     oword [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_enc_gb_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_enc_gb_avx2_slots_done6
 	vpxor       xmm7, xmm7, oword [rsi + 112]
 	vmovdqu     oword [rsi + 112], xmm7
-.asmgen_sm4_xts_enc_gb_avx2_slots_done4:
+.asmgen_sm4_xts_enc_gb_avx2_slots_done6:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+.asmgen_sm4_xts_enc_gb_avx2_short_done:
 .asmgen_sm4_xts_enc_gb_avx2_done:
 	vzeroupper
 	vmovdqa     xmm6, oword [rsp]
@@ -20308,6 +25056,8 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vmovdqa     ymm13, yword [rel const_sm4_pre_hi]
 	vmovdqa     ymm14, yword [rel const_sm4_post_lo]
 	vmovdqa     ymm15, yword [rel const_sm4_post_hi]
+	vmovdqu     xmm8, oword [r8]
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	test        rcx, rcx
 	jz          near .asmgen_sm4_xts_dec_gb_avx2_done
 	cmp         rcx, 8
@@ -20316,8 +25066,6 @@ asmgen_sm4_xts_dec_gb_avx2:
 	; Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         rcx, 16
 	jb          near .asmgen_sm4_xts_dec_gb_avx2_partial
-	vmovdqu     xmm8, oword [r8]
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -20459,8 +25207,6 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vmovdqu     oword [r8], xmm10
 	jmp         near .asmgen_sm4_xts_dec_gb_avx2_join
 .asmgen_sm4_xts_dec_gb_avx2_partial:
-	vmovdqu     xmm8, oword [r8]
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	cmp         rcx, 2
 	jb          short .asmgen_sm4_xts_dec_gb_avx2_slot_half
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
@@ -21304,6 +26050,9 @@ asmgen_sm4_xts_dec_gb_avx2:
 .asmgen_sm4_xts_dec_gb_avx2_slot_next16:
 .asmgen_sm4_xts_dec_gb_avx2_slots_done2:
 .asmgen_sm4_xts_dec_gb_avx2_join2:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	cmp         rcx, 16
 	jbe         near .asmgen_sm4_xts_dec_gb_avx2_done
 	sub         rcx, 16
@@ -21314,9 +26063,10 @@ asmgen_sm4_xts_dec_gb_avx2:
 
 .asmgen_sm4_xts_dec_gb_avx2_small:
 	; 1..8 blocks: one xmm batch.
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
-	vmovdqu     xmm8, oword [r8]
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_xts_dec_gb_avx2_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm0, xmm10, oword [rdx]
 	vmovdqu     oword [rsi], xmm10
@@ -21338,7 +26088,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 3
-	jb          near .asmgen_sm4_xts_dec_gb_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_dec_gb_avx2_slots_done3
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm2, xmm10, oword [rdx + 32]
 	vmovdqu     oword [rsi + 32], xmm10
@@ -21349,7 +26099,229 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 4
-	jb          near .asmgen_sm4_xts_dec_gb_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_dec_gb_avx2_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm3, xmm10, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_dec_gb_avx2_slots_done3:
+	; The tweak of the block after the batch.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vmovdqu     oword [r8], xmm10
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_dec_gb_avx2_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_dec_gb_avx2_rounds2
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rsi]
+	vmovdqu     oword [rsi], xmm0
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_xts_dec_gb_avx2_slots_done4
+	vpxor       xmm1, xmm1, oword [rsi + 16]
+	vmovdqu     oword [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_xts_dec_gb_avx2_slots_done4
+	vpxor       xmm2, xmm2, oword [rsi + 32]
+	vmovdqu     oword [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_xts_dec_gb_avx2_slots_done4
+	vpxor       xmm3, xmm3, oword [rsi + 48]
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_xts_dec_gb_avx2_slots_done4:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	jmp         near .asmgen_sm4_xts_dec_gb_avx2_short_done
+.asmgen_sm4_xts_dec_gb_avx2_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm0, xmm10, oword [rdx]
+	vmovdqu     oword [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          near .asmgen_sm4_xts_dec_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm1, xmm10, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          near .asmgen_sm4_xts_dec_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm2, xmm10, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          near .asmgen_sm4_xts_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm3, xmm10, oword [rdx + 48]
 	vmovdqu     oword [rsi + 48], xmm10
@@ -21360,7 +26332,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          near .asmgen_sm4_xts_dec_gb_avx2_slots_done3
+	jb          near .asmgen_sm4_xts_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm4, xmm10, oword [rdx + 64]
 	vmovdqu     oword [rsi + 64], xmm10
@@ -21371,7 +26343,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          near .asmgen_sm4_xts_dec_gb_avx2_slots_done3
+	jb          near .asmgen_sm4_xts_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm5, xmm10, oword [rdx + 80]
 	vmovdqu     oword [rsi + 80], xmm10
@@ -21382,7 +26354,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_dec_gb_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm6, xmm10, oword [rdx + 96]
 	vmovdqu     oword [rsi + 96], xmm10
@@ -21393,7 +26365,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_dec_gb_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm7, xmm10, oword [rdx + 112]
 	vmovdqu     oword [rsi + 112], xmm10
@@ -21403,7 +26375,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_dec_gb_avx2_slots_done3:
+.asmgen_sm4_xts_dec_gb_avx2_slots_done5:
 	; The tweak of the block after the batch.
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vmovdqu     oword [r8], xmm10
@@ -21436,7 +26408,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_xts_dec_gb_avx2_rounds2:
+.asmgen_sm4_xts_dec_gb_avx2_rounds3:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -21671,7 +26643,7 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_dec_gb_avx2_rounds2
+	jnz         near .asmgen_sm4_xts_dec_gb_avx2_rounds3
 	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -21701,34 +26673,38 @@ asmgen_sm4_xts_dec_gb_avx2:
 	vpxor       xmm0, xmm0, oword [rsi]
 	vmovdqu     oword [rsi], xmm0
 	cmp         rcx, 2
-	jb          short .asmgen_sm4_xts_dec_gb_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_dec_gb_avx2_slots_done6
 	vpxor       xmm1, xmm1, oword [rsi + 16]
 	vmovdqu     oword [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          short .asmgen_sm4_xts_dec_gb_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_dec_gb_avx2_slots_done6
 	vpxor       xmm2, xmm2, oword [rsi + 32]
 	vmovdqu     oword [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          short .asmgen_sm4_xts_dec_gb_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_dec_gb_avx2_slots_done6
 	vpxor       xmm3, xmm3, oword [rsi + 48]
 	vmovdqu     oword [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          short .asmgen_sm4_xts_dec_gb_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_dec_gb_avx2_slots_done6
 	vpxor       xmm4, xmm4, oword [rsi + 64]
 	vmovdqu     oword [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          short .asmgen_sm4_xts_dec_gb_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_dec_gb_avx2_slots_done6
 	vpxor       xmm5, xmm5, oword [rsi + 80]
 	vmovdqu     oword [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_dec_gb_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_dec_gb_avx2_slots_done6
 	vpxor       xmm6, xmm6, oword [rsi + 96]
 	vmovdqu     oword [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_dec_gb_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_dec_gb_avx2_slots_done6
 	vpxor       xmm7, xmm7, oword [rsi + 112]
 	vmovdqu     oword [rsi + 112], xmm7
-.asmgen_sm4_xts_dec_gb_avx2_slots_done4:
+.asmgen_sm4_xts_dec_gb_avx2_slots_done6:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+.asmgen_sm4_xts_dec_gb_avx2_short_done:
 .asmgen_sm4_xts_dec_gb_avx2_done:
 	vzeroupper
 	vmovdqa     xmm6, oword [rsp]
@@ -21801,7 +26777,8 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vmovdqa     ymm13, yword [rel const_sm4_pre_hi]
 	vmovdqa     ymm14, yword [rel const_sm4_post_lo]
 	vmovdqa     ymm15, yword [rel const_sm4_post_hi]
-	; T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches.
+	; T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv
+	; (high qword).
 	vmovdqu     xmm4, oword [r9]
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm4, oword [rel const_sm4_bswap32]
@@ -21942,8 +26919,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	; n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d).
 	mov         r10, r8
 	shr         r10, 4
@@ -21959,8 +26935,6 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	; Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         r10, 16
 	jb          near .asmgen_sm4_xts_unit_enc_ieee_avx2_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
@@ -22070,8 +27044,6 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpextrq     r9, xmm8, 1
 	jmp         near .asmgen_sm4_xts_unit_enc_ieee_avx2_join
 .asmgen_sm4_xts_unit_enc_ieee_avx2_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 2
 	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx2_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -22850,6 +27822,9 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 .asmgen_sm4_xts_unit_enc_ieee_avx2_slot_next16:
 .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done2:
 .asmgen_sm4_xts_unit_enc_ieee_avx2_join2:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 16
 	jbe         near .asmgen_sm4_xts_unit_enc_ieee_avx2_done2
 	sub         r10, 16
@@ -22860,9 +27835,10 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 
 .asmgen_sm4_xts_unit_enc_ieee_avx2_small:
 	; 1..8 blocks: one xmm batch.
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	cmp         r10, 4
+	ja          near .asmgen_sm4_xts_unit_enc_ieee_avx2_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vpxor       xmm0, xmm8, oword [rcx]
 	vmovdqu     oword [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -22880,7 +27856,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 3
-	jb          near .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done3
 	vpxor       xmm2, xmm8, oword [rcx + 32]
 	vmovdqu     oword [rdx + 32], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -22889,7 +27865,221 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 4
-	jb          near .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done3
+	vpxor       xmm3, xmm8, oword [rcx + 48]
+	vmovdqu     oword [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done3:
+	; The tweak of the block after the batch.
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_enc_ieee_avx2_rounds3:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_enc_ieee_avx2_rounds3
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rdx], xmm0
+	cmp         r10, 2
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rdx + 48], xmm3
+.asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         near .asmgen_sm4_xts_unit_enc_ieee_avx2_short_done
+.asmgen_sm4_xts_unit_enc_ieee_avx2_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpxor       xmm0, xmm8, oword [rcx]
+	vmovdqu     oword [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          near .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5
+	vpxor       xmm1, xmm8, oword [rcx + 16]
+	vmovdqu     oword [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          near .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5
+	vpxor       xmm2, xmm8, oword [rcx + 32]
+	vmovdqu     oword [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          near .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5
 	vpxor       xmm3, xmm8, oword [rcx + 48]
 	vmovdqu     oword [rdx + 48], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -22898,7 +28088,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          near .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done3
+	jb          near .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5
 	vpxor       xmm4, xmm8, oword [rcx + 64]
 	vmovdqu     oword [rdx + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -22907,7 +28097,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          near .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done3
+	jb          near .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5
 	vpxor       xmm5, xmm8, oword [rcx + 80]
 	vmovdqu     oword [rdx + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -22916,7 +28106,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5
 	vpxor       xmm6, xmm8, oword [rcx + 96]
 	vmovdqu     oword [rdx + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -22925,7 +28115,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5
 	vpxor       xmm7, xmm8, oword [rcx + 112]
 	vmovdqu     oword [rdx + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -22933,7 +28123,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done3:
+.asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done5:
 	; The tweak of the block after the batch.
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
@@ -22966,7 +28156,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_xts_unit_enc_ieee_avx2_rounds3:
+.asmgen_sm4_xts_unit_enc_ieee_avx2_rounds4:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -23201,7 +28391,7 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_unit_enc_ieee_avx2_rounds3
+	jnz         near .asmgen_sm4_xts_unit_enc_ieee_avx2_rounds4
 	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -23231,34 +28421,38 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpxor       xmm0, xmm0, oword [rdx]
 	vmovdqu     oword [rdx], xmm0
 	cmp         r10, 2
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6
 	vpxor       xmm1, xmm1, oword [rdx + 16]
 	vmovdqu     oword [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6
 	vpxor       xmm2, xmm2, oword [rdx + 32]
 	vmovdqu     oword [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6
 	vpxor       xmm3, xmm3, oword [rdx + 48]
 	vmovdqu     oword [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6
 	vpxor       xmm4, xmm4, oword [rdx + 64]
 	vmovdqu     oword [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6
 	vpxor       xmm5, xmm5, oword [rdx + 80]
 	vmovdqu     oword [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6
 	vpxor       xmm6, xmm6, oword [rdx + 96]
 	vmovdqu     oword [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6
 	vpxor       xmm7, xmm7, oword [rdx + 112]
 	vmovdqu     oword [rdx + 112], xmm7
-.asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done4:
+.asmgen_sm4_xts_unit_enc_ieee_avx2_slots_done6:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+.asmgen_sm4_xts_unit_enc_ieee_avx2_short_done:
 .asmgen_sm4_xts_unit_enc_ieee_avx2_done2:
 	test        r8, r8
 	jz          near .asmgen_sm4_xts_unit_enc_ieee_avx2_done
@@ -23267,8 +28461,6 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	add         rcx, r10
 	add         rdx, r10
 	; T[m-1] and T[m] = T[m-1] * x.
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	db          0xc5, 0x79, 0x7f, 0xc4	; vmovdqa xmm4, xmm8 (GNU as's encoding)
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
@@ -23278,160 +28470,6 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	db          0xc5, 0x79, 0x7f, 0xc5	; vmovdqa xmm5, xmm8 (GNU as's encoding)
 	; CC = the block before the tail with T[m-1].
 	vpxor       xmm6, xmm4, oword [rcx]
-	; One block: byte-swap, broadcast word j to register j.
-	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
-	lea         r11, [rdi + 128]
-	mov         rax, rdi
-	align 16
-.asmgen_sm4_xts_unit_enc_ieee_avx2_rounds4:
-	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
-	vbroadcastss xmm11, dword [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
-	vbroadcastss xmm11, dword [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
-	vbroadcastss xmm11, dword [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
-	vbroadcastss xmm11, dword [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_unit_enc_ieee_avx2_rounds4
-	; Gather X35, X34, X33, X32 and byte-swap.
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
-	vmovdqu     xmm7, oword [rcx + r8*1]
-	lea         rax, [rel const_sm4_xts_steal]
-	lea         r11, [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, oword [rax + r8*1]
-	vpshufb     xmm7, xmm7, oword [r11]
-	vpshufb     xmm9, xmm8, oword [r11]
-	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
-	vmovdqu     oword [rdx + r8*1], xmm8
-	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -23571,6 +28609,160 @@ asmgen_sm4_xts_unit_enc_ieee_avx2:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
+	vmovdqu     xmm7, oword [rcx + r8*1]
+	lea         rax, [rel const_sm4_xts_steal]
+	lea         r11, [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, oword [rax + r8*1]
+	vpshufb     xmm7, xmm7, oword [r11]
+	vpshufb     xmm9, xmm8, oword [r11]
+	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
+	vmovdqu     oword [rdx + r8*1], xmm8
+	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	; One block: byte-swap, broadcast word j to register j.
+	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_enc_ieee_avx2_rounds6:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_enc_ieee_avx2_rounds6
+	; Gather X35, X34, X33, X32 and byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm5
 	vmovdqu     oword [rdx], xmm6
 .asmgen_sm4_xts_unit_enc_ieee_avx2_done:
@@ -23645,7 +28837,8 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vmovdqa     ymm13, yword [rel const_sm4_pre_hi]
 	vmovdqa     ymm14, yword [rel const_sm4_post_lo]
 	vmovdqa     ymm15, yword [rel const_sm4_post_hi]
-	; T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches.
+	; T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv
+	; (high qword).
 	vmovdqu     xmm4, oword [r9]
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm4, oword [rel const_sm4_bswap32]
@@ -23786,8 +28979,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	; n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d).
 	mov         r10, r8
 	shr         r10, 4
@@ -23803,8 +28995,6 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	; Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         r10, 16
 	jb          near .asmgen_sm4_xts_unit_dec_ieee_avx2_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
@@ -23914,8 +29104,6 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpextrq     r9, xmm8, 1
 	jmp         near .asmgen_sm4_xts_unit_dec_ieee_avx2_join
 .asmgen_sm4_xts_unit_dec_ieee_avx2_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 2
 	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx2_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -24694,6 +29882,9 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 .asmgen_sm4_xts_unit_dec_ieee_avx2_slot_next16:
 .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done2:
 .asmgen_sm4_xts_unit_dec_ieee_avx2_join2:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 16
 	jbe         near .asmgen_sm4_xts_unit_dec_ieee_avx2_done2
 	sub         r10, 16
@@ -24704,9 +29895,10 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 
 .asmgen_sm4_xts_unit_dec_ieee_avx2_small:
 	; 1..8 blocks: one xmm batch.
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	cmp         r10, 4
+	ja          near .asmgen_sm4_xts_unit_dec_ieee_avx2_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vpxor       xmm0, xmm8, oword [rcx]
 	vmovdqu     oword [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -24724,7 +29916,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 3
-	jb          near .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done3
 	vpxor       xmm2, xmm8, oword [rcx + 32]
 	vmovdqu     oword [rdx + 32], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -24733,7 +29925,221 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 4
-	jb          near .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done3
+	vpxor       xmm3, xmm8, oword [rcx + 48]
+	vmovdqu     oword [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done3:
+	; The tweak of the block after the batch.
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_dec_ieee_avx2_rounds3:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_dec_ieee_avx2_rounds3
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rdx], xmm0
+	cmp         r10, 2
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rdx + 48], xmm3
+.asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         near .asmgen_sm4_xts_unit_dec_ieee_avx2_short_done
+.asmgen_sm4_xts_unit_dec_ieee_avx2_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpxor       xmm0, xmm8, oword [rcx]
+	vmovdqu     oword [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          near .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5
+	vpxor       xmm1, xmm8, oword [rcx + 16]
+	vmovdqu     oword [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          near .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5
+	vpxor       xmm2, xmm8, oword [rcx + 32]
+	vmovdqu     oword [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          near .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5
 	vpxor       xmm3, xmm8, oword [rcx + 48]
 	vmovdqu     oword [rdx + 48], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -24742,7 +30148,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          near .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done3
+	jb          near .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5
 	vpxor       xmm4, xmm8, oword [rcx + 64]
 	vmovdqu     oword [rdx + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -24751,7 +30157,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          near .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done3
+	jb          near .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5
 	vpxor       xmm5, xmm8, oword [rcx + 80]
 	vmovdqu     oword [rdx + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -24760,7 +30166,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5
 	vpxor       xmm6, xmm8, oword [rcx + 96]
 	vmovdqu     oword [rdx + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -24769,7 +30175,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5
 	vpxor       xmm7, xmm8, oword [rcx + 112]
 	vmovdqu     oword [rdx + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -24777,7 +30183,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done3:
+.asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done5:
 	; The tweak of the block after the batch.
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
@@ -24810,7 +30216,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_xts_unit_dec_ieee_avx2_rounds3:
+.asmgen_sm4_xts_unit_dec_ieee_avx2_rounds4:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -25045,7 +30451,7 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_unit_dec_ieee_avx2_rounds3
+	jnz         near .asmgen_sm4_xts_unit_dec_ieee_avx2_rounds4
 	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -25075,34 +30481,38 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpxor       xmm0, xmm0, oword [rdx]
 	vmovdqu     oword [rdx], xmm0
 	cmp         r10, 2
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6
 	vpxor       xmm1, xmm1, oword [rdx + 16]
 	vmovdqu     oword [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6
 	vpxor       xmm2, xmm2, oword [rdx + 32]
 	vmovdqu     oword [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6
 	vpxor       xmm3, xmm3, oword [rdx + 48]
 	vmovdqu     oword [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6
 	vpxor       xmm4, xmm4, oword [rdx + 64]
 	vmovdqu     oword [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6
 	vpxor       xmm5, xmm5, oword [rdx + 80]
 	vmovdqu     oword [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6
 	vpxor       xmm6, xmm6, oword [rdx + 96]
 	vmovdqu     oword [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6
 	vpxor       xmm7, xmm7, oword [rdx + 112]
 	vmovdqu     oword [rdx + 112], xmm7
-.asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done4:
+.asmgen_sm4_xts_unit_dec_ieee_avx2_slots_done6:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+.asmgen_sm4_xts_unit_dec_ieee_avx2_short_done:
 .asmgen_sm4_xts_unit_dec_ieee_avx2_done2:
 	test        r8, r8
 	jz          near .asmgen_sm4_xts_unit_dec_ieee_avx2_done
@@ -25111,8 +30521,6 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	add         rcx, r10
 	add         rdx, r10
 	; T[m-1] and T[m] = T[m-1] * x.
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	db          0xc5, 0x79, 0x7f, 0xc4	; vmovdqa xmm4, xmm8 (GNU as's encoding)
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
@@ -25122,160 +30530,6 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	db          0xc5, 0x79, 0x7f, 0xc5	; vmovdqa xmm5, xmm8 (GNU as's encoding)
 	; CC = the block before the tail with T[m].
 	vpxor       xmm6, xmm5, oword [rcx]
-	; One block: byte-swap, broadcast word j to register j.
-	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
-	lea         r11, [rdi + 128]
-	mov         rax, rdi
-	align 16
-.asmgen_sm4_xts_unit_dec_ieee_avx2_rounds4:
-	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
-	vbroadcastss xmm11, dword [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
-	vbroadcastss xmm11, dword [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
-	vbroadcastss xmm11, dword [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
-	vbroadcastss xmm11, dword [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_unit_dec_ieee_avx2_rounds4
-	; Gather X35, X34, X33, X32 and byte-swap.
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
-	vmovdqu     xmm7, oword [rcx + r8*1]
-	lea         rax, [rel const_sm4_xts_steal]
-	lea         r11, [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, oword [rax + r8*1]
-	vpshufb     xmm7, xmm7, oword [r11]
-	vpshufb     xmm9, xmm8, oword [r11]
-	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
-	vmovdqu     oword [rdx + r8*1], xmm8
-	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -25415,6 +30669,160 @@ asmgen_sm4_xts_unit_dec_ieee_avx2:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
+	vmovdqu     xmm7, oword [rcx + r8*1]
+	lea         rax, [rel const_sm4_xts_steal]
+	lea         r11, [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, oword [rax + r8*1]
+	vpshufb     xmm7, xmm7, oword [r11]
+	vpshufb     xmm9, xmm8, oword [r11]
+	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
+	vmovdqu     oword [rdx + r8*1], xmm8
+	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	; One block: byte-swap, broadcast word j to register j.
+	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_dec_ieee_avx2_rounds6:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_dec_ieee_avx2_rounds6
+	; Gather X35, X34, X33, X32 and byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm4
 	vmovdqu     oword [rdx], xmm6
 .asmgen_sm4_xts_unit_dec_ieee_avx2_done:
@@ -25489,7 +30897,8 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vmovdqa     ymm13, yword [rel const_sm4_pre_hi]
 	vmovdqa     ymm14, yword [rel const_sm4_post_lo]
 	vmovdqa     ymm15, yword [rel const_sm4_post_hi]
-	; T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches.
+	; T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv
+	; (high qword).
 	vmovdqu     xmm4, oword [r9]
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm4, oword [rel const_sm4_bswap32]
@@ -25630,8 +31039,7 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vpshufb     xmm8, xmm4, oword [rel const_byte_reverse]
 	; n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d).
 	mov         r10, r8
 	shr         r10, 4
@@ -25647,9 +31055,6 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	; Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         r10, 16
 	jb          near .asmgen_sm4_xts_unit_enc_gb_avx2_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -25792,9 +31197,6 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpextrq     r9, xmm10, 1
 	jmp         near .asmgen_sm4_xts_unit_enc_gb_avx2_join
 .asmgen_sm4_xts_unit_enc_gb_avx2_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	cmp         r10, 2
 	jb          short .asmgen_sm4_xts_unit_enc_gb_avx2_slot_half
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
@@ -26640,6 +32042,10 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 .asmgen_sm4_xts_unit_enc_gb_avx2_slot_next16:
 .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done2:
 .asmgen_sm4_xts_unit_enc_gb_avx2_join2:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	cmp         r10, 16
 	jbe         near .asmgen_sm4_xts_unit_enc_gb_avx2_done2
 	sub         r10, 16
@@ -26650,10 +32056,10 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 
 .asmgen_sm4_xts_unit_enc_gb_avx2_small:
 	; 1..8 blocks: one xmm batch.
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	cmp         r10, 4
+	ja          near .asmgen_sm4_xts_unit_enc_gb_avx2_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm0, xmm10, oword [rcx]
 	vmovdqu     oword [rdx], xmm10
@@ -26675,7 +32081,7 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 3
-	jb          near .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done3
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm2, xmm10, oword [rcx + 32]
 	vmovdqu     oword [rdx + 32], xmm10
@@ -26686,7 +32092,231 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 4
-	jb          near .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm3, xmm10, oword [rcx + 48]
+	vmovdqu     oword [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_unit_enc_gb_avx2_slots_done3:
+	; The tweak of the block after the batch.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_enc_gb_avx2_rounds3:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_enc_gb_avx2_rounds3
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rdx], xmm0
+	cmp         r10, 2
+	jb          short .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          short .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          short .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rdx + 48], xmm3
+.asmgen_sm4_xts_unit_enc_gb_avx2_slots_done4:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	jmp         near .asmgen_sm4_xts_unit_enc_gb_avx2_short_done
+.asmgen_sm4_xts_unit_enc_gb_avx2_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm0, xmm10, oword [rcx]
+	vmovdqu     oword [rdx], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          near .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm1, xmm10, oword [rcx + 16]
+	vmovdqu     oword [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          near .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm2, xmm10, oword [rcx + 32]
+	vmovdqu     oword [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          near .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm3, xmm10, oword [rcx + 48]
 	vmovdqu     oword [rdx + 48], xmm10
@@ -26697,7 +32327,7 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          near .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done3
+	jb          near .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm4, xmm10, oword [rcx + 64]
 	vmovdqu     oword [rdx + 64], xmm10
@@ -26708,7 +32338,7 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          near .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done3
+	jb          near .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm5, xmm10, oword [rcx + 80]
 	vmovdqu     oword [rdx + 80], xmm10
@@ -26719,7 +32349,7 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm6, xmm10, oword [rcx + 96]
 	vmovdqu     oword [rdx + 96], xmm10
@@ -26730,7 +32360,7 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm7, xmm10, oword [rcx + 112]
 	vmovdqu     oword [rdx + 112], xmm10
@@ -26740,7 +32370,7 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_unit_enc_gb_avx2_slots_done3:
+.asmgen_sm4_xts_unit_enc_gb_avx2_slots_done5:
 	; The tweak of the block after the batch.
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpextrq     rsi, xmm10, 0
@@ -26774,7 +32404,7 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_xts_unit_enc_gb_avx2_rounds3:
+.asmgen_sm4_xts_unit_enc_gb_avx2_rounds4:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -27009,7 +32639,7 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_unit_enc_gb_avx2_rounds3
+	jnz         near .asmgen_sm4_xts_unit_enc_gb_avx2_rounds4
 	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -27039,34 +32669,39 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpxor       xmm0, xmm0, oword [rdx]
 	vmovdqu     oword [rdx], xmm0
 	cmp         r10, 2
-	jb          short .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done6
 	vpxor       xmm1, xmm1, oword [rdx + 16]
 	vmovdqu     oword [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          short .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done6
 	vpxor       xmm2, xmm2, oword [rdx + 32]
 	vmovdqu     oword [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          short .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done6
 	vpxor       xmm3, xmm3, oword [rdx + 48]
 	vmovdqu     oword [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          short .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done6
 	vpxor       xmm4, xmm4, oword [rdx + 64]
 	vmovdqu     oword [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          short .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done6
 	vpxor       xmm5, xmm5, oword [rdx + 80]
 	vmovdqu     oword [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done6
 	vpxor       xmm6, xmm6, oword [rdx + 96]
 	vmovdqu     oword [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_gb_avx2_slots_done6
 	vpxor       xmm7, xmm7, oword [rdx + 112]
 	vmovdqu     oword [rdx + 112], xmm7
-.asmgen_sm4_xts_unit_enc_gb_avx2_slots_done4:
+.asmgen_sm4_xts_unit_enc_gb_avx2_slots_done6:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+.asmgen_sm4_xts_unit_enc_gb_avx2_short_done:
 .asmgen_sm4_xts_unit_enc_gb_avx2_done2:
 	test        r8, r8
 	jz          near .asmgen_sm4_xts_unit_enc_gb_avx2_done
@@ -27075,9 +32710,6 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	add         rcx, r10
 	add         rdx, r10
 	; T[m-1] and T[m] = T[m-1] * x.
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	db          0xc5, 0x79, 0x7f, 0xd4	; vmovdqa xmm4, xmm10 (GNU as's encoding)
 	vpslld      xmm9, xmm8, 31
@@ -27090,160 +32722,6 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	db          0xc5, 0x79, 0x7f, 0xd5	; vmovdqa xmm5, xmm10 (GNU as's encoding)
 	; CC = the block before the tail with T[m-1].
 	vpxor       xmm6, xmm4, oword [rcx]
-	; One block: byte-swap, broadcast word j to register j.
-	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
-	lea         r11, [rdi + 128]
-	mov         rax, rdi
-	align 16
-.asmgen_sm4_xts_unit_enc_gb_avx2_rounds4:
-	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
-	vbroadcastss xmm11, dword [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
-	vbroadcastss xmm11, dword [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
-	vbroadcastss xmm11, dword [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
-	vbroadcastss xmm11, dword [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_unit_enc_gb_avx2_rounds4
-	; Gather X35, X34, X33, X32 and byte-swap.
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
-	vmovdqu     xmm7, oword [rcx + r8*1]
-	lea         rax, [rel const_sm4_xts_steal]
-	lea         r11, [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, oword [rax + r8*1]
-	vpshufb     xmm7, xmm7, oword [r11]
-	vpshufb     xmm9, xmm8, oword [r11]
-	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
-	vmovdqu     oword [rdx + r8*1], xmm8
-	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -27383,6 +32861,160 @@ asmgen_sm4_xts_unit_enc_gb_avx2:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
+	vmovdqu     xmm7, oword [rcx + r8*1]
+	lea         rax, [rel const_sm4_xts_steal]
+	lea         r11, [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, oword [rax + r8*1]
+	vpshufb     xmm7, xmm7, oword [r11]
+	vpshufb     xmm9, xmm8, oword [r11]
+	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
+	vmovdqu     oword [rdx + r8*1], xmm8
+	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	; One block: byte-swap, broadcast word j to register j.
+	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_enc_gb_avx2_rounds6:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_enc_gb_avx2_rounds6
+	; Gather X35, X34, X33, X32 and byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm5
 	vmovdqu     oword [rdx], xmm6
 .asmgen_sm4_xts_unit_enc_gb_avx2_done:
@@ -27457,7 +33089,8 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vmovdqa     ymm13, yword [rel const_sm4_pre_hi]
 	vmovdqa     ymm14, yword [rel const_sm4_post_lo]
 	vmovdqa     ymm15, yword [rel const_sm4_post_hi]
-	; T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches.
+	; T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv
+	; (high qword).
 	vmovdqu     xmm4, oword [r9]
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm4, oword [rel const_sm4_bswap32]
@@ -27598,8 +33231,7 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vpshufb     xmm8, xmm4, oword [rel const_byte_reverse]
 	; n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d).
 	mov         r10, r8
 	shr         r10, 4
@@ -27615,9 +33247,6 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	; Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         r10, 16
 	jb          near .asmgen_sm4_xts_unit_dec_gb_avx2_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -27760,9 +33389,6 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vpextrq     r9, xmm10, 1
 	jmp         near .asmgen_sm4_xts_unit_dec_gb_avx2_join
 .asmgen_sm4_xts_unit_dec_gb_avx2_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	cmp         r10, 2
 	jb          short .asmgen_sm4_xts_unit_dec_gb_avx2_slot_half
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
@@ -28608,6 +34234,10 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 .asmgen_sm4_xts_unit_dec_gb_avx2_slot_next16:
 .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done2:
 .asmgen_sm4_xts_unit_dec_gb_avx2_join2:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	cmp         r10, 16
 	jbe         near .asmgen_sm4_xts_unit_dec_gb_avx2_done2
 	sub         r10, 16
@@ -28618,10 +34248,10 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 
 .asmgen_sm4_xts_unit_dec_gb_avx2_small:
 	; 1..8 blocks: one xmm batch.
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	cmp         r10, 4
+	ja          near .asmgen_sm4_xts_unit_dec_gb_avx2_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm0, xmm10, oword [rcx]
 	vmovdqu     oword [rdx], xmm10
@@ -28643,7 +34273,7 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 3
-	jb          near .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done3
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm2, xmm10, oword [rcx + 32]
 	vmovdqu     oword [rdx + 32], xmm10
@@ -28654,7 +34284,231 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 4
-	jb          near .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm3, xmm10, oword [rcx + 48]
+	vmovdqu     oword [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_unit_dec_gb_avx2_slots_done3:
+	; The tweak of the block after the batch.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_dec_gb_avx2_rounds3:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_dec_gb_avx2_rounds3
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rdx], xmm0
+	cmp         r10, 2
+	jb          short .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          short .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          short .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rdx + 48], xmm3
+.asmgen_sm4_xts_unit_dec_gb_avx2_slots_done4:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	jmp         near .asmgen_sm4_xts_unit_dec_gb_avx2_short_done
+.asmgen_sm4_xts_unit_dec_gb_avx2_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm0, xmm10, oword [rcx]
+	vmovdqu     oword [rdx], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          near .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm1, xmm10, oword [rcx + 16]
+	vmovdqu     oword [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          near .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done5
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm2, xmm10, oword [rcx + 32]
+	vmovdqu     oword [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          near .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm3, xmm10, oword [rcx + 48]
 	vmovdqu     oword [rdx + 48], xmm10
@@ -28665,7 +34519,7 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          near .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done3
+	jb          near .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm4, xmm10, oword [rcx + 64]
 	vmovdqu     oword [rdx + 64], xmm10
@@ -28676,7 +34530,7 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          near .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done3
+	jb          near .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm5, xmm10, oword [rcx + 80]
 	vmovdqu     oword [rdx + 80], xmm10
@@ -28687,7 +34541,7 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm6, xmm10, oword [rcx + 96]
 	vmovdqu     oword [rdx + 96], xmm10
@@ -28698,7 +34552,7 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done3
+	jb          short .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm7, xmm10, oword [rcx + 112]
 	vmovdqu     oword [rdx + 112], xmm10
@@ -28708,7 +34562,7 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_unit_dec_gb_avx2_slots_done3:
+.asmgen_sm4_xts_unit_dec_gb_avx2_slots_done5:
 	; The tweak of the block after the batch.
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpextrq     rsi, xmm10, 0
@@ -28742,7 +34596,7 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_xts_unit_dec_gb_avx2_rounds3:
+.asmgen_sm4_xts_unit_dec_gb_avx2_rounds4:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -28977,7 +34831,7 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_unit_dec_gb_avx2_rounds3
+	jnz         near .asmgen_sm4_xts_unit_dec_gb_avx2_rounds4
 	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -29007,34 +34861,39 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	vpxor       xmm0, xmm0, oword [rdx]
 	vmovdqu     oword [rdx], xmm0
 	cmp         r10, 2
-	jb          short .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done6
 	vpxor       xmm1, xmm1, oword [rdx + 16]
 	vmovdqu     oword [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          short .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done6
 	vpxor       xmm2, xmm2, oword [rdx + 32]
 	vmovdqu     oword [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          short .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done6
 	vpxor       xmm3, xmm3, oword [rdx + 48]
 	vmovdqu     oword [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          short .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done6
 	vpxor       xmm4, xmm4, oword [rdx + 64]
 	vmovdqu     oword [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          short .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done6
 	vpxor       xmm5, xmm5, oword [rdx + 80]
 	vmovdqu     oword [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done6
 	vpxor       xmm6, xmm6, oword [rdx + 96]
 	vmovdqu     oword [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_gb_avx2_slots_done6
 	vpxor       xmm7, xmm7, oword [rdx + 112]
 	vmovdqu     oword [rdx + 112], xmm7
-.asmgen_sm4_xts_unit_dec_gb_avx2_slots_done4:
+.asmgen_sm4_xts_unit_dec_gb_avx2_slots_done6:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+.asmgen_sm4_xts_unit_dec_gb_avx2_short_done:
 .asmgen_sm4_xts_unit_dec_gb_avx2_done2:
 	test        r8, r8
 	jz          near .asmgen_sm4_xts_unit_dec_gb_avx2_done
@@ -29043,9 +34902,6 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	add         rcx, r10
 	add         rdx, r10
 	; T[m-1] and T[m] = T[m-1] * x.
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	db          0xc5, 0x79, 0x7f, 0xd4	; vmovdqa xmm4, xmm10 (GNU as's encoding)
 	vpslld      xmm9, xmm8, 31
@@ -29058,160 +34914,6 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	db          0xc5, 0x79, 0x7f, 0xd5	; vmovdqa xmm5, xmm10 (GNU as's encoding)
 	; CC = the block before the tail with T[m].
 	vpxor       xmm6, xmm5, oword [rcx]
-	; One block: byte-swap, broadcast word j to register j.
-	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
-	lea         r11, [rdi + 128]
-	mov         rax, rdi
-	align 16
-.asmgen_sm4_xts_unit_dec_gb_avx2_rounds4:
-	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
-	vbroadcastss xmm11, dword [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
-	vbroadcastss xmm11, dword [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
-	vbroadcastss xmm11, dword [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
-	vbroadcastss xmm11, dword [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_unit_dec_gb_avx2_rounds4
-	; Gather X35, X34, X33, X32 and byte-swap.
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
-	vmovdqu     xmm7, oword [rcx + r8*1]
-	lea         rax, [rel const_sm4_xts_steal]
-	lea         r11, [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, oword [rax + r8*1]
-	vpshufb     xmm7, xmm7, oword [r11]
-	vpshufb     xmm9, xmm8, oword [r11]
-	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
-	vmovdqu     oword [rdx + r8*1], xmm8
-	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -29346,6 +35048,160 @@ asmgen_sm4_xts_unit_dec_gb_avx2:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         near .asmgen_sm4_xts_unit_dec_gb_avx2_rounds5
+	; Gather X35, X34, X33, X32 and byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
+	vmovdqu     xmm7, oword [rcx + r8*1]
+	lea         rax, [rel const_sm4_xts_steal]
+	lea         r11, [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, oword [rax + r8*1]
+	vpshufb     xmm7, xmm7, oword [r11]
+	vpshufb     xmm9, xmm8, oword [r11]
+	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
+	vmovdqu     oword [rdx + r8*1], xmm8
+	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	; One block: byte-swap, broadcast word j to register j.
+	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_dec_gb_avx2_rounds6:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_dec_gb_avx2_rounds6
 	; Gather X35, X34, X33, X32 and byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckldq  xmm9, xmm1, xmm0
@@ -38786,6 +44642,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vmovdqa     ymm13, yword [rel const_sm4_gfni_rot8]
 	vmovdqa     ymm14, yword [rel const_sm4_gfni_rot24]
 	vmovdqa     ymm15, yword [rel const_sm4_gfni_m1]
+	vmovdqu     xmm8, oword [r8]
 	test        rcx, rcx
 	jz          near .asmgen_sm4_xts_enc_ieee_gfni_done
 	cmp         rcx, 8
@@ -38794,7 +44651,6 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	; Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         rcx, 16
 	jb          near .asmgen_sm4_xts_enc_ieee_gfni_partial
-	vmovdqu     xmm8, oword [r8]
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	; All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87.
 	vpsllvq     ymm11, ymm8, yword [rel const_sm4_xts_shl]
@@ -38911,7 +44767,6 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vmovdqu     yword [rsi + 224], ymm11
 	jmp         near .asmgen_sm4_xts_enc_ieee_gfni_join
 .asmgen_sm4_xts_enc_ieee_gfni_partial:
-	vmovdqu     xmm8, oword [r8]
 	cmp         rcx, 2
 	jb          short .asmgen_sm4_xts_enc_ieee_gfni_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -39521,6 +45376,8 @@ asmgen_sm4_xts_enc_ieee_gfni:
 .asmgen_sm4_xts_enc_ieee_gfni_slot_next16:
 .asmgen_sm4_xts_enc_ieee_gfni_slots_done2:
 .asmgen_sm4_xts_enc_ieee_gfni_join2:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
 	cmp         rcx, 16
 	jbe         near .asmgen_sm4_xts_enc_ieee_gfni_done
 	sub         rcx, 16
@@ -39531,8 +45388,10 @@ asmgen_sm4_xts_enc_ieee_gfni:
 
 .asmgen_sm4_xts_enc_ieee_gfni_small:
 	; 1..8 blocks: one xmm batch.
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
-	vmovdqu     xmm8, oword [r8]
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_xts_enc_ieee_gfni_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vpxor       xmm0, xmm8, oword [rdx]
 	vmovdqu     oword [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -39550,7 +45409,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 3
-	jb          near .asmgen_sm4_xts_enc_ieee_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_enc_ieee_gfni_slots_done3
 	vpxor       xmm2, xmm8, oword [rdx + 32]
 	vmovdqu     oword [rsi + 32], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -39559,7 +45418,173 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 4
-	jb          near .asmgen_sm4_xts_enc_ieee_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_enc_ieee_gfni_slots_done3
+	vpxor       xmm3, xmm8, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_enc_ieee_gfni_slots_done3:
+	; The tweak of the block after the batch.
+	vmovdqu     oword [r8], xmm8
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; Into the GFNI domain: Y = M1*X on every byte.
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map.
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_enc_ieee_gfni_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_enc_ieee_gfni_rounds2
+	; Out of the GFNI domain: X = M1^-1*Y.
+	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, oword [rel const_sm4_gfni_m1inv], 0x00
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rsi]
+	vmovdqu     oword [rsi], xmm0
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	vpxor       xmm1, xmm1, oword [rsi + 16]
+	vmovdqu     oword [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	vpxor       xmm2, xmm2, oword [rsi + 32]
+	vmovdqu     oword [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	vpxor       xmm3, xmm3, oword [rsi + 48]
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_xts_enc_ieee_gfni_slots_done4:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	jmp         near .asmgen_sm4_xts_enc_ieee_gfni_short_done
+.asmgen_sm4_xts_enc_ieee_gfni_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpxor       xmm0, xmm8, oword [rdx]
+	vmovdqu     oword [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          near .asmgen_sm4_xts_enc_ieee_gfni_slots_done5
+	vpxor       xmm1, xmm8, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          near .asmgen_sm4_xts_enc_ieee_gfni_slots_done5
+	vpxor       xmm2, xmm8, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          near .asmgen_sm4_xts_enc_ieee_gfni_slots_done5
 	vpxor       xmm3, xmm8, oword [rdx + 48]
 	vmovdqu     oword [rsi + 48], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -39568,7 +45593,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          near .asmgen_sm4_xts_enc_ieee_gfni_slots_done3
+	jb          near .asmgen_sm4_xts_enc_ieee_gfni_slots_done5
 	vpxor       xmm4, xmm8, oword [rdx + 64]
 	vmovdqu     oword [rsi + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -39577,7 +45602,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          near .asmgen_sm4_xts_enc_ieee_gfni_slots_done3
+	jb          near .asmgen_sm4_xts_enc_ieee_gfni_slots_done5
 	vpxor       xmm5, xmm8, oword [rdx + 80]
 	vmovdqu     oword [rsi + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -39586,7 +45611,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_enc_ieee_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_enc_ieee_gfni_slots_done5
 	vpxor       xmm6, xmm8, oword [rdx + 96]
 	vmovdqu     oword [rsi + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -39595,7 +45620,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_enc_ieee_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_enc_ieee_gfni_slots_done5
 	vpxor       xmm7, xmm8, oword [rdx + 112]
 	vmovdqu     oword [rsi + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -39603,7 +45628,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_enc_ieee_gfni_slots_done3:
+.asmgen_sm4_xts_enc_ieee_gfni_slots_done5:
 	; The tweak of the block after the batch.
 	vmovdqu     oword [r8], xmm8
 	; Big-endian words, transposed.
@@ -39644,7 +45669,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_xts_enc_ieee_gfni_rounds2:
+.asmgen_sm4_xts_enc_ieee_gfni_rounds3:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -39763,7 +45788,7 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_enc_ieee_gfni_rounds2
+	jnz         near .asmgen_sm4_xts_enc_ieee_gfni_rounds3
 	; Out of the GFNI domain: X = M1^-1*Y.
 	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
@@ -39802,34 +45827,37 @@ asmgen_sm4_xts_enc_ieee_gfni:
 	vpxor       xmm0, xmm0, oword [rsi]
 	vmovdqu     oword [rsi], xmm0
 	cmp         rcx, 2
-	jb          short .asmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_enc_ieee_gfni_slots_done6
 	vpxor       xmm1, xmm1, oword [rsi + 16]
 	vmovdqu     oword [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          short .asmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_enc_ieee_gfni_slots_done6
 	vpxor       xmm2, xmm2, oword [rsi + 32]
 	vmovdqu     oword [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          short .asmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_enc_ieee_gfni_slots_done6
 	vpxor       xmm3, xmm3, oword [rsi + 48]
 	vmovdqu     oword [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          short .asmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_enc_ieee_gfni_slots_done6
 	vpxor       xmm4, xmm4, oword [rsi + 64]
 	vmovdqu     oword [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          short .asmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_enc_ieee_gfni_slots_done6
 	vpxor       xmm5, xmm5, oword [rsi + 80]
 	vmovdqu     oword [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_enc_ieee_gfni_slots_done6
 	vpxor       xmm6, xmm6, oword [rsi + 96]
 	vmovdqu     oword [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_enc_ieee_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_enc_ieee_gfni_slots_done6
 	vpxor       xmm7, xmm7, oword [rsi + 112]
 	vmovdqu     oword [rsi + 112], xmm7
-.asmgen_sm4_xts_enc_ieee_gfni_slots_done4:
+.asmgen_sm4_xts_enc_ieee_gfni_slots_done6:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+.asmgen_sm4_xts_enc_ieee_gfni_short_done:
 .asmgen_sm4_xts_enc_ieee_gfni_done:
 	vzeroupper
 	vmovdqa     xmm6, oword [rsp]
@@ -39898,6 +45926,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vmovdqa     ymm13, yword [rel const_sm4_gfni_rot8]
 	vmovdqa     ymm14, yword [rel const_sm4_gfni_rot24]
 	vmovdqa     ymm15, yword [rel const_sm4_gfni_m1]
+	vmovdqu     xmm8, oword [r8]
 	test        rcx, rcx
 	jz          near .asmgen_sm4_xts_dec_ieee_gfni_done
 	cmp         rcx, 8
@@ -39906,7 +45935,6 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	; Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         rcx, 16
 	jb          near .asmgen_sm4_xts_dec_ieee_gfni_partial
-	vmovdqu     xmm8, oword [r8]
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	; All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87.
 	vpsllvq     ymm11, ymm8, yword [rel const_sm4_xts_shl]
@@ -40023,7 +46051,6 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vmovdqu     yword [rsi + 224], ymm11
 	jmp         near .asmgen_sm4_xts_dec_ieee_gfni_join
 .asmgen_sm4_xts_dec_ieee_gfni_partial:
-	vmovdqu     xmm8, oword [r8]
 	cmp         rcx, 2
 	jb          short .asmgen_sm4_xts_dec_ieee_gfni_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -40633,6 +46660,8 @@ asmgen_sm4_xts_dec_ieee_gfni:
 .asmgen_sm4_xts_dec_ieee_gfni_slot_next16:
 .asmgen_sm4_xts_dec_ieee_gfni_slots_done2:
 .asmgen_sm4_xts_dec_ieee_gfni_join2:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
 	cmp         rcx, 16
 	jbe         near .asmgen_sm4_xts_dec_ieee_gfni_done
 	sub         rcx, 16
@@ -40643,8 +46672,10 @@ asmgen_sm4_xts_dec_ieee_gfni:
 
 .asmgen_sm4_xts_dec_ieee_gfni_small:
 	; 1..8 blocks: one xmm batch.
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
-	vmovdqu     xmm8, oword [r8]
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_xts_dec_ieee_gfni_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vpxor       xmm0, xmm8, oword [rdx]
 	vmovdqu     oword [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -40662,7 +46693,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 3
-	jb          near .asmgen_sm4_xts_dec_ieee_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_dec_ieee_gfni_slots_done3
 	vpxor       xmm2, xmm8, oword [rdx + 32]
 	vmovdqu     oword [rsi + 32], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -40671,7 +46702,173 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 4
-	jb          near .asmgen_sm4_xts_dec_ieee_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_dec_ieee_gfni_slots_done3
+	vpxor       xmm3, xmm8, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_dec_ieee_gfni_slots_done3:
+	; The tweak of the block after the batch.
+	vmovdqu     oword [r8], xmm8
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; Into the GFNI domain: Y = M1*X on every byte.
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map.
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_dec_ieee_gfni_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_dec_ieee_gfni_rounds2
+	; Out of the GFNI domain: X = M1^-1*Y.
+	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, oword [rel const_sm4_gfni_m1inv], 0x00
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rsi]
+	vmovdqu     oword [rsi], xmm0
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	vpxor       xmm1, xmm1, oword [rsi + 16]
+	vmovdqu     oword [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	vpxor       xmm2, xmm2, oword [rsi + 32]
+	vmovdqu     oword [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	vpxor       xmm3, xmm3, oword [rsi + 48]
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_xts_dec_ieee_gfni_slots_done4:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	jmp         near .asmgen_sm4_xts_dec_ieee_gfni_short_done
+.asmgen_sm4_xts_dec_ieee_gfni_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpxor       xmm0, xmm8, oword [rdx]
+	vmovdqu     oword [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          near .asmgen_sm4_xts_dec_ieee_gfni_slots_done5
+	vpxor       xmm1, xmm8, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          near .asmgen_sm4_xts_dec_ieee_gfni_slots_done5
+	vpxor       xmm2, xmm8, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          near .asmgen_sm4_xts_dec_ieee_gfni_slots_done5
 	vpxor       xmm3, xmm8, oword [rdx + 48]
 	vmovdqu     oword [rsi + 48], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -40680,7 +46877,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          near .asmgen_sm4_xts_dec_ieee_gfni_slots_done3
+	jb          near .asmgen_sm4_xts_dec_ieee_gfni_slots_done5
 	vpxor       xmm4, xmm8, oword [rdx + 64]
 	vmovdqu     oword [rsi + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -40689,7 +46886,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          near .asmgen_sm4_xts_dec_ieee_gfni_slots_done3
+	jb          near .asmgen_sm4_xts_dec_ieee_gfni_slots_done5
 	vpxor       xmm5, xmm8, oword [rdx + 80]
 	vmovdqu     oword [rsi + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -40698,7 +46895,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_dec_ieee_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_dec_ieee_gfni_slots_done5
 	vpxor       xmm6, xmm8, oword [rdx + 96]
 	vmovdqu     oword [rsi + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -40707,7 +46904,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_dec_ieee_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_dec_ieee_gfni_slots_done5
 	vpxor       xmm7, xmm8, oword [rdx + 112]
 	vmovdqu     oword [rsi + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -40715,7 +46912,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_dec_ieee_gfni_slots_done3:
+.asmgen_sm4_xts_dec_ieee_gfni_slots_done5:
 	; The tweak of the block after the batch.
 	vmovdqu     oword [r8], xmm8
 	; Big-endian words, transposed.
@@ -40756,7 +46953,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_xts_dec_ieee_gfni_rounds2:
+.asmgen_sm4_xts_dec_ieee_gfni_rounds3:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -40875,7 +47072,7 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_dec_ieee_gfni_rounds2
+	jnz         near .asmgen_sm4_xts_dec_ieee_gfni_rounds3
 	; Out of the GFNI domain: X = M1^-1*Y.
 	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
@@ -40914,34 +47111,37 @@ asmgen_sm4_xts_dec_ieee_gfni:
 	vpxor       xmm0, xmm0, oword [rsi]
 	vmovdqu     oword [rsi], xmm0
 	cmp         rcx, 2
-	jb          short .asmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_dec_ieee_gfni_slots_done6
 	vpxor       xmm1, xmm1, oword [rsi + 16]
 	vmovdqu     oword [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          short .asmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_dec_ieee_gfni_slots_done6
 	vpxor       xmm2, xmm2, oword [rsi + 32]
 	vmovdqu     oword [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          short .asmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_dec_ieee_gfni_slots_done6
 	vpxor       xmm3, xmm3, oword [rsi + 48]
 	vmovdqu     oword [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          short .asmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_dec_ieee_gfni_slots_done6
 	vpxor       xmm4, xmm4, oword [rsi + 64]
 	vmovdqu     oword [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          short .asmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_dec_ieee_gfni_slots_done6
 	vpxor       xmm5, xmm5, oword [rsi + 80]
 	vmovdqu     oword [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_dec_ieee_gfni_slots_done6
 	vpxor       xmm6, xmm6, oword [rsi + 96]
 	vmovdqu     oword [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_dec_ieee_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_dec_ieee_gfni_slots_done6
 	vpxor       xmm7, xmm7, oword [rsi + 112]
 	vmovdqu     oword [rsi + 112], xmm7
-.asmgen_sm4_xts_dec_ieee_gfni_slots_done4:
+.asmgen_sm4_xts_dec_ieee_gfni_slots_done6:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+.asmgen_sm4_xts_dec_ieee_gfni_short_done:
 .asmgen_sm4_xts_dec_ieee_gfni_done:
 	vzeroupper
 	vmovdqa     xmm6, oword [rsp]
@@ -41010,6 +47210,8 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vmovdqa     ymm13, yword [rel const_sm4_gfni_rot8]
 	vmovdqa     ymm14, yword [rel const_sm4_gfni_rot24]
 	vmovdqa     ymm15, yword [rel const_sm4_gfni_m1]
+	vmovdqu     xmm8, oword [r8]
+	vgf2p8affineqb xmm8, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	test        rcx, rcx
 	jz          near .asmgen_sm4_xts_enc_gb_gfni_done
 	cmp         rcx, 8
@@ -41018,8 +47220,6 @@ asmgen_sm4_xts_enc_gb_gfni:
 	; Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         rcx, 16
 	jb          near .asmgen_sm4_xts_enc_gb_gfni_partial
-	vmovdqu     xmm8, oword [r8]
-	vgf2p8affineqb xmm8, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	; All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87.
 	vpsllvq     ymm11, ymm8, yword [rel const_sm4_xts_shl]
@@ -41144,8 +47344,6 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vmovdqu     yword [rsi + 224], ymm11
 	jmp         near .asmgen_sm4_xts_enc_gb_gfni_join
 .asmgen_sm4_xts_enc_gb_gfni_partial:
-	vmovdqu     xmm8, oword [r8]
-	vgf2p8affineqb xmm8, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	cmp         rcx, 2
 	jb          short .asmgen_sm4_xts_enc_gb_gfni_slot_half
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
@@ -41789,6 +47987,9 @@ asmgen_sm4_xts_enc_gb_gfni:
 .asmgen_sm4_xts_enc_gb_gfni_slot_next16:
 .asmgen_sm4_xts_enc_gb_gfni_slots_done2:
 .asmgen_sm4_xts_enc_gb_gfni_join2:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	vgf2p8affineqb xmm8, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	cmp         rcx, 16
 	jbe         near .asmgen_sm4_xts_enc_gb_gfni_done
 	sub         rcx, 16
@@ -41799,9 +48000,10 @@ asmgen_sm4_xts_enc_gb_gfni:
 
 .asmgen_sm4_xts_enc_gb_gfni_small:
 	; 1..8 blocks: one xmm batch.
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
-	vmovdqu     xmm8, oword [r8]
-	vgf2p8affineqb xmm8, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_xts_enc_gb_gfni_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vpxor       xmm0, xmm10, oword [rdx]
 	vmovdqu     oword [rsi], xmm10
@@ -41821,7 +48023,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 3
-	jb          near .asmgen_sm4_xts_enc_gb_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_enc_gb_gfni_slots_done3
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vpxor       xmm2, xmm10, oword [rdx + 32]
 	vmovdqu     oword [rsi + 32], xmm10
@@ -41831,7 +48033,179 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 4
-	jb          near .asmgen_sm4_xts_enc_gb_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_enc_gb_gfni_slots_done3
+	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+	vpxor       xmm3, xmm10, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_enc_gb_gfni_slots_done3:
+	; The tweak of the block after the batch.
+	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+	vmovdqu     oword [r8], xmm10
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; Into the GFNI domain: Y = M1*X on every byte.
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map.
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_enc_gb_gfni_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_enc_gb_gfni_rounds2
+	; Out of the GFNI domain: X = M1^-1*Y.
+	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, oword [rel const_sm4_gfni_m1inv], 0x00
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rsi]
+	vmovdqu     oword [rsi], xmm0
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_xts_enc_gb_gfni_slots_done4
+	vpxor       xmm1, xmm1, oword [rsi + 16]
+	vmovdqu     oword [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_xts_enc_gb_gfni_slots_done4
+	vpxor       xmm2, xmm2, oword [rsi + 32]
+	vmovdqu     oword [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_xts_enc_gb_gfni_slots_done4
+	vpxor       xmm3, xmm3, oword [rsi + 48]
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_xts_enc_gb_gfni_slots_done4:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	vgf2p8affineqb xmm8, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+	jmp         near .asmgen_sm4_xts_enc_gb_gfni_short_done
+.asmgen_sm4_xts_enc_gb_gfni_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+	vpxor       xmm0, xmm10, oword [rdx]
+	vmovdqu     oword [rsi], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          near .asmgen_sm4_xts_enc_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+	vpxor       xmm1, xmm10, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          near .asmgen_sm4_xts_enc_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+	vpxor       xmm2, xmm10, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          near .asmgen_sm4_xts_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vpxor       xmm3, xmm10, oword [rdx + 48]
 	vmovdqu     oword [rsi + 48], xmm10
@@ -41841,7 +48215,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          near .asmgen_sm4_xts_enc_gb_gfni_slots_done3
+	jb          near .asmgen_sm4_xts_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vpxor       xmm4, xmm10, oword [rdx + 64]
 	vmovdqu     oword [rsi + 64], xmm10
@@ -41851,7 +48225,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          near .asmgen_sm4_xts_enc_gb_gfni_slots_done3
+	jb          near .asmgen_sm4_xts_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vpxor       xmm5, xmm10, oword [rdx + 80]
 	vmovdqu     oword [rsi + 80], xmm10
@@ -41861,7 +48235,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_enc_gb_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vpxor       xmm6, xmm10, oword [rdx + 96]
 	vmovdqu     oword [rsi + 96], xmm10
@@ -41871,7 +48245,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_enc_gb_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vpxor       xmm7, xmm10, oword [rdx + 112]
 	vmovdqu     oword [rsi + 112], xmm10
@@ -41880,7 +48254,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_enc_gb_gfni_slots_done3:
+.asmgen_sm4_xts_enc_gb_gfni_slots_done5:
 	; The tweak of the block after the batch.
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vmovdqu     oword [r8], xmm10
@@ -41922,7 +48296,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_xts_enc_gb_gfni_rounds2:
+.asmgen_sm4_xts_enc_gb_gfni_rounds3:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -42041,7 +48415,7 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_enc_gb_gfni_rounds2
+	jnz         near .asmgen_sm4_xts_enc_gb_gfni_rounds3
 	; Out of the GFNI domain: X = M1^-1*Y.
 	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
@@ -42080,34 +48454,38 @@ asmgen_sm4_xts_enc_gb_gfni:
 	vpxor       xmm0, xmm0, oword [rsi]
 	vmovdqu     oword [rsi], xmm0
 	cmp         rcx, 2
-	jb          short .asmgen_sm4_xts_enc_gb_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_enc_gb_gfni_slots_done6
 	vpxor       xmm1, xmm1, oword [rsi + 16]
 	vmovdqu     oword [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          short .asmgen_sm4_xts_enc_gb_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_enc_gb_gfni_slots_done6
 	vpxor       xmm2, xmm2, oword [rsi + 32]
 	vmovdqu     oword [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          short .asmgen_sm4_xts_enc_gb_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_enc_gb_gfni_slots_done6
 	vpxor       xmm3, xmm3, oword [rsi + 48]
 	vmovdqu     oword [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          short .asmgen_sm4_xts_enc_gb_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_enc_gb_gfni_slots_done6
 	vpxor       xmm4, xmm4, oword [rsi + 64]
 	vmovdqu     oword [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          short .asmgen_sm4_xts_enc_gb_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_enc_gb_gfni_slots_done6
 	vpxor       xmm5, xmm5, oword [rsi + 80]
 	vmovdqu     oword [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_enc_gb_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_enc_gb_gfni_slots_done6
 	vpxor       xmm6, xmm6, oword [rsi + 96]
 	vmovdqu     oword [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_enc_gb_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_enc_gb_gfni_slots_done6
 	vpxor       xmm7, xmm7, oword [rsi + 112]
 	vmovdqu     oword [rsi + 112], xmm7
-.asmgen_sm4_xts_enc_gb_gfni_slots_done4:
+.asmgen_sm4_xts_enc_gb_gfni_slots_done6:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	vgf2p8affineqb xmm8, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+.asmgen_sm4_xts_enc_gb_gfni_short_done:
 .asmgen_sm4_xts_enc_gb_gfni_done:
 	vzeroupper
 	vmovdqa     xmm6, oword [rsp]
@@ -42176,6 +48554,8 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vmovdqa     ymm13, yword [rel const_sm4_gfni_rot8]
 	vmovdqa     ymm14, yword [rel const_sm4_gfni_rot24]
 	vmovdqa     ymm15, yword [rel const_sm4_gfni_m1]
+	vmovdqu     xmm8, oword [r8]
+	vgf2p8affineqb xmm8, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	test        rcx, rcx
 	jz          near .asmgen_sm4_xts_dec_gb_gfni_done
 	cmp         rcx, 8
@@ -42184,8 +48564,6 @@ asmgen_sm4_xts_dec_gb_gfni:
 	; Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         rcx, 16
 	jb          near .asmgen_sm4_xts_dec_gb_gfni_partial
-	vmovdqu     xmm8, oword [r8]
-	vgf2p8affineqb xmm8, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	; All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87.
 	vpsllvq     ymm11, ymm8, yword [rel const_sm4_xts_shl]
@@ -42310,8 +48688,6 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vmovdqu     yword [rsi + 224], ymm11
 	jmp         near .asmgen_sm4_xts_dec_gb_gfni_join
 .asmgen_sm4_xts_dec_gb_gfni_partial:
-	vmovdqu     xmm8, oword [r8]
-	vgf2p8affineqb xmm8, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	cmp         rcx, 2
 	jb          short .asmgen_sm4_xts_dec_gb_gfni_slot_half
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
@@ -42955,6 +49331,9 @@ asmgen_sm4_xts_dec_gb_gfni:
 .asmgen_sm4_xts_dec_gb_gfni_slot_next16:
 .asmgen_sm4_xts_dec_gb_gfni_slots_done2:
 .asmgen_sm4_xts_dec_gb_gfni_join2:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	vgf2p8affineqb xmm8, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	cmp         rcx, 16
 	jbe         near .asmgen_sm4_xts_dec_gb_gfni_done
 	sub         rcx, 16
@@ -42965,9 +49344,10 @@ asmgen_sm4_xts_dec_gb_gfni:
 
 .asmgen_sm4_xts_dec_gb_gfni_small:
 	; 1..8 blocks: one xmm batch.
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
-	vmovdqu     xmm8, oword [r8]
-	vgf2p8affineqb xmm8, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_xts_dec_gb_gfni_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vpxor       xmm0, xmm10, oword [rdx]
 	vmovdqu     oword [rsi], xmm10
@@ -42987,7 +49367,7 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 3
-	jb          near .asmgen_sm4_xts_dec_gb_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_dec_gb_gfni_slots_done3
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vpxor       xmm2, xmm10, oword [rdx + 32]
 	vmovdqu     oword [rsi + 32], xmm10
@@ -42997,7 +49377,179 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 4
-	jb          near .asmgen_sm4_xts_dec_gb_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_dec_gb_gfni_slots_done3
+	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+	vpxor       xmm3, xmm10, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_dec_gb_gfni_slots_done3:
+	; The tweak of the block after the batch.
+	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+	vmovdqu     oword [r8], xmm10
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; Into the GFNI domain: Y = M1*X on every byte.
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map.
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_dec_gb_gfni_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_dec_gb_gfni_rounds2
+	; Out of the GFNI domain: X = M1^-1*Y.
+	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, oword [rel const_sm4_gfni_m1inv], 0x00
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rsi]
+	vmovdqu     oword [rsi], xmm0
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_xts_dec_gb_gfni_slots_done4
+	vpxor       xmm1, xmm1, oword [rsi + 16]
+	vmovdqu     oword [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_xts_dec_gb_gfni_slots_done4
+	vpxor       xmm2, xmm2, oword [rsi + 32]
+	vmovdqu     oword [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_xts_dec_gb_gfni_slots_done4
+	vpxor       xmm3, xmm3, oword [rsi + 48]
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_xts_dec_gb_gfni_slots_done4:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	vgf2p8affineqb xmm8, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+	jmp         near .asmgen_sm4_xts_dec_gb_gfni_short_done
+.asmgen_sm4_xts_dec_gb_gfni_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+	vpxor       xmm0, xmm10, oword [rdx]
+	vmovdqu     oword [rsi], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          near .asmgen_sm4_xts_dec_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+	vpxor       xmm1, xmm10, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          near .asmgen_sm4_xts_dec_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+	vpxor       xmm2, xmm10, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          near .asmgen_sm4_xts_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vpxor       xmm3, xmm10, oword [rdx + 48]
 	vmovdqu     oword [rsi + 48], xmm10
@@ -43007,7 +49559,7 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          near .asmgen_sm4_xts_dec_gb_gfni_slots_done3
+	jb          near .asmgen_sm4_xts_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vpxor       xmm4, xmm10, oword [rdx + 64]
 	vmovdqu     oword [rsi + 64], xmm10
@@ -43017,7 +49569,7 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          near .asmgen_sm4_xts_dec_gb_gfni_slots_done3
+	jb          near .asmgen_sm4_xts_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vpxor       xmm5, xmm10, oword [rdx + 80]
 	vmovdqu     oword [rsi + 80], xmm10
@@ -43027,7 +49579,7 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_dec_gb_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vpxor       xmm6, xmm10, oword [rdx + 96]
 	vmovdqu     oword [rsi + 96], xmm10
@@ -43037,7 +49589,7 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_dec_gb_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vpxor       xmm7, xmm10, oword [rdx + 112]
 	vmovdqu     oword [rsi + 112], xmm10
@@ -43046,7 +49598,7 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_dec_gb_gfni_slots_done3:
+.asmgen_sm4_xts_dec_gb_gfni_slots_done5:
 	; The tweak of the block after the batch.
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vmovdqu     oword [r8], xmm10
@@ -43088,7 +49640,7 @@ asmgen_sm4_xts_dec_gb_gfni:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_xts_dec_gb_gfni_rounds2:
+.asmgen_sm4_xts_dec_gb_gfni_rounds3:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -43207,7 +49759,7 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_dec_gb_gfni_rounds2
+	jnz         near .asmgen_sm4_xts_dec_gb_gfni_rounds3
 	; Out of the GFNI domain: X = M1^-1*Y.
 	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
@@ -43246,34 +49798,38 @@ asmgen_sm4_xts_dec_gb_gfni:
 	vpxor       xmm0, xmm0, oword [rsi]
 	vmovdqu     oword [rsi], xmm0
 	cmp         rcx, 2
-	jb          short .asmgen_sm4_xts_dec_gb_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_dec_gb_gfni_slots_done6
 	vpxor       xmm1, xmm1, oword [rsi + 16]
 	vmovdqu     oword [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          short .asmgen_sm4_xts_dec_gb_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_dec_gb_gfni_slots_done6
 	vpxor       xmm2, xmm2, oword [rsi + 32]
 	vmovdqu     oword [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          short .asmgen_sm4_xts_dec_gb_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_dec_gb_gfni_slots_done6
 	vpxor       xmm3, xmm3, oword [rsi + 48]
 	vmovdqu     oword [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          short .asmgen_sm4_xts_dec_gb_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_dec_gb_gfni_slots_done6
 	vpxor       xmm4, xmm4, oword [rsi + 64]
 	vmovdqu     oword [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          short .asmgen_sm4_xts_dec_gb_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_dec_gb_gfni_slots_done6
 	vpxor       xmm5, xmm5, oword [rsi + 80]
 	vmovdqu     oword [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_dec_gb_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_dec_gb_gfni_slots_done6
 	vpxor       xmm6, xmm6, oword [rsi + 96]
 	vmovdqu     oword [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_dec_gb_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_dec_gb_gfni_slots_done6
 	vpxor       xmm7, xmm7, oword [rsi + 112]
 	vmovdqu     oword [rsi + 112], xmm7
-.asmgen_sm4_xts_dec_gb_gfni_slots_done4:
+.asmgen_sm4_xts_dec_gb_gfni_slots_done6:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	vgf2p8affineqb xmm8, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+.asmgen_sm4_xts_dec_gb_gfni_short_done:
 .asmgen_sm4_xts_dec_gb_gfni_done:
 	vzeroupper
 	vmovdqa     xmm6, oword [rsp]
@@ -43346,7 +49902,8 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vmovdqa     ymm13, yword [rel const_sm4_gfni_rot8]
 	vmovdqa     ymm14, yword [rel const_sm4_gfni_rot24]
 	vmovdqa     ymm15, yword [rel const_sm4_gfni_m1]
-	; T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches.
+	; T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv
+	; (high qword).
 	vmovdqu     xmm4, oword [r9]
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm4, oword [rel const_sm4_bswap32]
@@ -43441,8 +49998,7 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	; n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d).
 	mov         r10, r8
 	shr         r10, 4
@@ -43458,8 +50014,6 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	; Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         r10, 16
 	jb          near .asmgen_sm4_xts_unit_enc_ieee_gfni_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	; All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87.
 	vpsllvq     ymm11, ymm8, yword [rel const_sm4_xts_shl]
@@ -43576,8 +50130,6 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vmovdqu     yword [rdx + 224], ymm11
 	jmp         near .asmgen_sm4_xts_unit_enc_ieee_gfni_join
 .asmgen_sm4_xts_unit_enc_ieee_gfni_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 2
 	jb          short .asmgen_sm4_xts_unit_enc_ieee_gfni_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -44189,6 +50741,9 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 .asmgen_sm4_xts_unit_enc_ieee_gfni_slot_next16:
 .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done2:
 .asmgen_sm4_xts_unit_enc_ieee_gfni_join2:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 16
 	jbe         near .asmgen_sm4_xts_unit_enc_ieee_gfni_done2
 	sub         r10, 16
@@ -44199,9 +50754,10 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 
 .asmgen_sm4_xts_unit_enc_ieee_gfni_small:
 	; 1..8 blocks: one xmm batch.
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	cmp         r10, 4
+	ja          near .asmgen_sm4_xts_unit_enc_ieee_gfni_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vpxor       xmm0, xmm8, oword [rcx]
 	vmovdqu     oword [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -44219,7 +50775,7 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 3
-	jb          near .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done3
 	vpxor       xmm2, xmm8, oword [rcx + 32]
 	vmovdqu     oword [rdx + 32], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -44228,7 +50784,175 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 4
-	jb          near .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done3
+	vpxor       xmm3, xmm8, oword [rcx + 48]
+	vmovdqu     oword [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done3:
+	; The tweak of the block after the batch.
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; Into the GFNI domain: Y = M1*X on every byte.
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map.
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_enc_ieee_gfni_rounds3:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_enc_ieee_gfni_rounds3
+	; Out of the GFNI domain: X = M1^-1*Y.
+	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, oword [rel const_sm4_gfni_m1inv], 0x00
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rdx], xmm0
+	cmp         r10, 2
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rdx + 48], xmm3
+.asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         near .asmgen_sm4_xts_unit_enc_ieee_gfni_short_done
+.asmgen_sm4_xts_unit_enc_ieee_gfni_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpxor       xmm0, xmm8, oword [rcx]
+	vmovdqu     oword [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          near .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5
+	vpxor       xmm1, xmm8, oword [rcx + 16]
+	vmovdqu     oword [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          near .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5
+	vpxor       xmm2, xmm8, oword [rcx + 32]
+	vmovdqu     oword [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          near .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5
 	vpxor       xmm3, xmm8, oword [rcx + 48]
 	vmovdqu     oword [rdx + 48], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -44237,7 +50961,7 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          near .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done3
+	jb          near .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5
 	vpxor       xmm4, xmm8, oword [rcx + 64]
 	vmovdqu     oword [rdx + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -44246,7 +50970,7 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          near .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done3
+	jb          near .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5
 	vpxor       xmm5, xmm8, oword [rcx + 80]
 	vmovdqu     oword [rdx + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -44255,7 +50979,7 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5
 	vpxor       xmm6, xmm8, oword [rcx + 96]
 	vmovdqu     oword [rdx + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -44264,7 +50988,7 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5
 	vpxor       xmm7, xmm8, oword [rcx + 112]
 	vmovdqu     oword [rdx + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -44272,7 +50996,7 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done3:
+.asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done5:
 	; The tweak of the block after the batch.
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
@@ -44314,7 +51038,7 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_xts_unit_enc_ieee_gfni_rounds3:
+.asmgen_sm4_xts_unit_enc_ieee_gfni_rounds4:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -44433,7 +51157,7 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_unit_enc_ieee_gfni_rounds3
+	jnz         near .asmgen_sm4_xts_unit_enc_ieee_gfni_rounds4
 	; Out of the GFNI domain: X = M1^-1*Y.
 	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
@@ -44472,34 +51196,38 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vpxor       xmm0, xmm0, oword [rdx]
 	vmovdqu     oword [rdx], xmm0
 	cmp         r10, 2
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6
 	vpxor       xmm1, xmm1, oword [rdx + 16]
 	vmovdqu     oword [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6
 	vpxor       xmm2, xmm2, oword [rdx + 32]
 	vmovdqu     oword [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6
 	vpxor       xmm3, xmm3, oword [rdx + 48]
 	vmovdqu     oword [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6
 	vpxor       xmm4, xmm4, oword [rdx + 64]
 	vmovdqu     oword [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6
 	vpxor       xmm5, xmm5, oword [rdx + 80]
 	vmovdqu     oword [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6
 	vpxor       xmm6, xmm6, oword [rdx + 96]
 	vmovdqu     oword [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6
 	vpxor       xmm7, xmm7, oword [rdx + 112]
 	vmovdqu     oword [rdx + 112], xmm7
-.asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done4:
+.asmgen_sm4_xts_unit_enc_ieee_gfni_slots_done6:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+.asmgen_sm4_xts_unit_enc_ieee_gfni_short_done:
 .asmgen_sm4_xts_unit_enc_ieee_gfni_done2:
 	test        r8, r8
 	jz          near .asmgen_sm4_xts_unit_enc_ieee_gfni_done
@@ -44508,8 +51236,6 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	add         rcx, r10
 	add         rdx, r10
 	; T[m-1] and T[m] = T[m-1] * x.
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	db          0xc5, 0x79, 0x7f, 0xc4	; vmovdqa xmm4, xmm8 (GNU as's encoding)
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
@@ -44519,114 +51245,6 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	db          0xc5, 0x79, 0x7f, 0xc5	; vmovdqa xmm5, xmm8 (GNU as's encoding)
 	; CC = the block before the tail with T[m-1].
 	vpxor       xmm6, xmm4, oword [rcx]
-	; One block: byte-swap, broadcast word j to register j.
-	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	; Into the GFNI domain: Y = M1*X on every byte.
-	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
-	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
-	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
-	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
-	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map.
-	lea         r11, [rdi + 128]
-	mov         rax, rdi
-	align 16
-.asmgen_sm4_xts_unit_enc_ieee_gfni_rounds4:
-	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
-	vbroadcastss xmm11, dword [rax]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm0, xmm0, xmm10
-	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
-	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm0, xmm0, xmm8
-	vpxor       xmm0, xmm0, xmm9
-	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
-	vbroadcastss xmm11, dword [rax + 4]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm1, xmm1, xmm10
-	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
-	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm1, xmm1, xmm8
-	vpxor       xmm1, xmm1, xmm9
-	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
-	vbroadcastss xmm11, dword [rax + 8]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm2, xmm2, xmm10
-	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
-	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm2, xmm2, xmm8
-	vpxor       xmm2, xmm2, xmm9
-	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
-	vbroadcastss xmm11, dword [rax + 12]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm3, xmm3, xmm10
-	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
-	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm3, xmm3, xmm8
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_unit_enc_ieee_gfni_rounds4
-	; Out of the GFNI domain: X = M1^-1*Y.
-	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm2, xmm2, oword [rel const_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm3, xmm3, oword [rel const_sm4_gfni_m1inv], 0x00
-	; Gather X35, X34, X33, X32 and byte-swap.
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
-	vmovdqu     xmm7, oword [rcx + r8*1]
-	lea         rax, [rel const_sm4_xts_steal]
-	lea         r11, [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, oword [rax + r8*1]
-	vpshufb     xmm7, xmm7, oword [r11]
-	vpshufb     xmm9, xmm8, oword [r11]
-	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
-	vmovdqu     oword [rdx + r8*1], xmm8
-	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -44720,6 +51338,114 @@ asmgen_sm4_xts_unit_enc_ieee_gfni:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
+	vmovdqu     xmm7, oword [rcx + r8*1]
+	lea         rax, [rel const_sm4_xts_steal]
+	lea         r11, [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, oword [rax + r8*1]
+	vpshufb     xmm7, xmm7, oword [r11]
+	vpshufb     xmm9, xmm8, oword [r11]
+	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
+	vmovdqu     oword [rdx + r8*1], xmm8
+	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	; One block: byte-swap, broadcast word j to register j.
+	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	; Into the GFNI domain: Y = M1*X on every byte.
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map.
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_enc_ieee_gfni_rounds6:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_enc_ieee_gfni_rounds6
+	; Out of the GFNI domain: X = M1^-1*Y.
+	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, oword [rel const_sm4_gfni_m1inv], 0x00
+	; Gather X35, X34, X33, X32 and byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm5
 	vmovdqu     oword [rdx], xmm6
 .asmgen_sm4_xts_unit_enc_ieee_gfni_done:
@@ -44794,7 +51520,8 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vmovdqa     ymm13, yword [rel const_sm4_gfni_rot8]
 	vmovdqa     ymm14, yword [rel const_sm4_gfni_rot24]
 	vmovdqa     ymm15, yword [rel const_sm4_gfni_m1]
-	; T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches.
+	; T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv
+	; (high qword).
 	vmovdqu     xmm4, oword [r9]
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm4, oword [rel const_sm4_bswap32]
@@ -44889,8 +51616,7 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	; n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d).
 	mov         r10, r8
 	shr         r10, 4
@@ -44906,8 +51632,6 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	; Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         r10, 16
 	jb          near .asmgen_sm4_xts_unit_dec_ieee_gfni_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	; All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87.
 	vpsllvq     ymm11, ymm8, yword [rel const_sm4_xts_shl]
@@ -45024,8 +51748,6 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vmovdqu     yword [rdx + 224], ymm11
 	jmp         near .asmgen_sm4_xts_unit_dec_ieee_gfni_join
 .asmgen_sm4_xts_unit_dec_ieee_gfni_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 2
 	jb          short .asmgen_sm4_xts_unit_dec_ieee_gfni_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -45637,6 +52359,9 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 .asmgen_sm4_xts_unit_dec_ieee_gfni_slot_next16:
 .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done2:
 .asmgen_sm4_xts_unit_dec_ieee_gfni_join2:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 16
 	jbe         near .asmgen_sm4_xts_unit_dec_ieee_gfni_done2
 	sub         r10, 16
@@ -45647,9 +52372,10 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 
 .asmgen_sm4_xts_unit_dec_ieee_gfni_small:
 	; 1..8 blocks: one xmm batch.
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	cmp         r10, 4
+	ja          near .asmgen_sm4_xts_unit_dec_ieee_gfni_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vpxor       xmm0, xmm8, oword [rcx]
 	vmovdqu     oword [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -45667,7 +52393,7 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 3
-	jb          near .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done3
 	vpxor       xmm2, xmm8, oword [rcx + 32]
 	vmovdqu     oword [rdx + 32], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -45676,7 +52402,175 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 4
-	jb          near .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done3
+	vpxor       xmm3, xmm8, oword [rcx + 48]
+	vmovdqu     oword [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done3:
+	; The tweak of the block after the batch.
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; Into the GFNI domain: Y = M1*X on every byte.
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map.
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_dec_ieee_gfni_rounds3:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_dec_ieee_gfni_rounds3
+	; Out of the GFNI domain: X = M1^-1*Y.
+	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, oword [rel const_sm4_gfni_m1inv], 0x00
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rdx], xmm0
+	cmp         r10, 2
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rdx + 48], xmm3
+.asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         near .asmgen_sm4_xts_unit_dec_ieee_gfni_short_done
+.asmgen_sm4_xts_unit_dec_ieee_gfni_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpxor       xmm0, xmm8, oword [rcx]
+	vmovdqu     oword [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          near .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5
+	vpxor       xmm1, xmm8, oword [rcx + 16]
+	vmovdqu     oword [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          near .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5
+	vpxor       xmm2, xmm8, oword [rcx + 32]
+	vmovdqu     oword [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          near .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5
 	vpxor       xmm3, xmm8, oword [rcx + 48]
 	vmovdqu     oword [rdx + 48], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -45685,7 +52579,7 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          near .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done3
+	jb          near .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5
 	vpxor       xmm4, xmm8, oword [rcx + 64]
 	vmovdqu     oword [rdx + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -45694,7 +52588,7 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          near .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done3
+	jb          near .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5
 	vpxor       xmm5, xmm8, oword [rcx + 80]
 	vmovdqu     oword [rdx + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -45703,7 +52597,7 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5
 	vpxor       xmm6, xmm8, oword [rcx + 96]
 	vmovdqu     oword [rdx + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -45712,7 +52606,7 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5
 	vpxor       xmm7, xmm8, oword [rcx + 112]
 	vmovdqu     oword [rdx + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -45720,7 +52614,7 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done3:
+.asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done5:
 	; The tweak of the block after the batch.
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
@@ -45762,7 +52656,7 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_xts_unit_dec_ieee_gfni_rounds3:
+.asmgen_sm4_xts_unit_dec_ieee_gfni_rounds4:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -45881,7 +52775,7 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_unit_dec_ieee_gfni_rounds3
+	jnz         near .asmgen_sm4_xts_unit_dec_ieee_gfni_rounds4
 	; Out of the GFNI domain: X = M1^-1*Y.
 	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
@@ -45920,34 +52814,38 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vpxor       xmm0, xmm0, oword [rdx]
 	vmovdqu     oword [rdx], xmm0
 	cmp         r10, 2
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6
 	vpxor       xmm1, xmm1, oword [rdx + 16]
 	vmovdqu     oword [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6
 	vpxor       xmm2, xmm2, oword [rdx + 32]
 	vmovdqu     oword [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6
 	vpxor       xmm3, xmm3, oword [rdx + 48]
 	vmovdqu     oword [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6
 	vpxor       xmm4, xmm4, oword [rdx + 64]
 	vmovdqu     oword [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6
 	vpxor       xmm5, xmm5, oword [rdx + 80]
 	vmovdqu     oword [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6
 	vpxor       xmm6, xmm6, oword [rdx + 96]
 	vmovdqu     oword [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6
 	vpxor       xmm7, xmm7, oword [rdx + 112]
 	vmovdqu     oword [rdx + 112], xmm7
-.asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done4:
+.asmgen_sm4_xts_unit_dec_ieee_gfni_slots_done6:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+.asmgen_sm4_xts_unit_dec_ieee_gfni_short_done:
 .asmgen_sm4_xts_unit_dec_ieee_gfni_done2:
 	test        r8, r8
 	jz          near .asmgen_sm4_xts_unit_dec_ieee_gfni_done
@@ -45956,8 +52854,6 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	add         rcx, r10
 	add         rdx, r10
 	; T[m-1] and T[m] = T[m-1] * x.
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	db          0xc5, 0x79, 0x7f, 0xc4	; vmovdqa xmm4, xmm8 (GNU as's encoding)
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
@@ -45967,114 +52863,6 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	db          0xc5, 0x79, 0x7f, 0xc5	; vmovdqa xmm5, xmm8 (GNU as's encoding)
 	; CC = the block before the tail with T[m].
 	vpxor       xmm6, xmm5, oword [rcx]
-	; One block: byte-swap, broadcast word j to register j.
-	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	; Into the GFNI domain: Y = M1*X on every byte.
-	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
-	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
-	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
-	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
-	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map.
-	lea         r11, [rdi + 128]
-	mov         rax, rdi
-	align 16
-.asmgen_sm4_xts_unit_dec_ieee_gfni_rounds4:
-	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
-	vbroadcastss xmm11, dword [rax]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm0, xmm0, xmm10
-	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
-	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm0, xmm0, xmm8
-	vpxor       xmm0, xmm0, xmm9
-	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
-	vbroadcastss xmm11, dword [rax + 4]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm1, xmm1, xmm10
-	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
-	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm1, xmm1, xmm8
-	vpxor       xmm1, xmm1, xmm9
-	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
-	vbroadcastss xmm11, dword [rax + 8]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm2, xmm2, xmm10
-	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
-	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm2, xmm2, xmm8
-	vpxor       xmm2, xmm2, xmm9
-	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
-	vbroadcastss xmm11, dword [rax + 12]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm3, xmm3, xmm10
-	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
-	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm3, xmm3, xmm8
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_unit_dec_ieee_gfni_rounds4
-	; Out of the GFNI domain: X = M1^-1*Y.
-	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm2, xmm2, oword [rel const_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm3, xmm3, oword [rel const_sm4_gfni_m1inv], 0x00
-	; Gather X35, X34, X33, X32 and byte-swap.
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
-	vmovdqu     xmm7, oword [rcx + r8*1]
-	lea         rax, [rel const_sm4_xts_steal]
-	lea         r11, [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, oword [rax + r8*1]
-	vpshufb     xmm7, xmm7, oword [r11]
-	vpshufb     xmm9, xmm8, oword [r11]
-	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
-	vmovdqu     oword [rdx + r8*1], xmm8
-	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -46168,6 +52956,114 @@ asmgen_sm4_xts_unit_dec_ieee_gfni:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
+	vmovdqu     xmm7, oword [rcx + r8*1]
+	lea         rax, [rel const_sm4_xts_steal]
+	lea         r11, [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, oword [rax + r8*1]
+	vpshufb     xmm7, xmm7, oword [r11]
+	vpshufb     xmm9, xmm8, oword [r11]
+	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
+	vmovdqu     oword [rdx + r8*1], xmm8
+	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	; One block: byte-swap, broadcast word j to register j.
+	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	; Into the GFNI domain: Y = M1*X on every byte.
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map.
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_dec_ieee_gfni_rounds6:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_dec_ieee_gfni_rounds6
+	; Out of the GFNI domain: X = M1^-1*Y.
+	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, oword [rel const_sm4_gfni_m1inv], 0x00
+	; Gather X35, X34, X33, X32 and byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm4
 	vmovdqu     oword [rdx], xmm6
 .asmgen_sm4_xts_unit_dec_ieee_gfni_done:
@@ -46242,7 +53138,8 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vmovdqa     ymm13, yword [rel const_sm4_gfni_rot8]
 	vmovdqa     ymm14, yword [rel const_sm4_gfni_rot24]
 	vmovdqa     ymm15, yword [rel const_sm4_gfni_m1]
-	; T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches.
+	; T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv
+	; (high qword).
 	vmovdqu     xmm4, oword [r9]
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm4, oword [rel const_sm4_bswap32]
@@ -46337,8 +53234,7 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vgf2p8affineqb xmm8, xmm4, oword [rel const_sm4_gfni_bitrev], 0x00
 	; n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d).
 	mov         r10, r8
 	shr         r10, 4
@@ -46354,9 +53250,6 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	; Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         r10, 16
 	jb          near .asmgen_sm4_xts_unit_enc_gb_gfni_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	; All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87.
 	vpsllvq     ymm11, ymm8, yword [rel const_sm4_xts_shl]
@@ -46481,9 +53374,6 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vmovdqu     yword [rdx + 224], ymm11
 	jmp         near .asmgen_sm4_xts_unit_enc_gb_gfni_join
 .asmgen_sm4_xts_unit_enc_gb_gfni_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	cmp         r10, 2
 	jb          short .asmgen_sm4_xts_unit_enc_gb_gfni_slot_half
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
@@ -47129,6 +54019,10 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 .asmgen_sm4_xts_unit_enc_gb_gfni_slot_next16:
 .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done2:
 .asmgen_sm4_xts_unit_enc_gb_gfni_join2:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vgf2p8affineqb xmm8, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	cmp         r10, 16
 	jbe         near .asmgen_sm4_xts_unit_enc_gb_gfni_done2
 	sub         r10, 16
@@ -47139,10 +54033,10 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 
 .asmgen_sm4_xts_unit_enc_gb_gfni_small:
 	; 1..8 blocks: one xmm batch.
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+	cmp         r10, 4
+	ja          near .asmgen_sm4_xts_unit_enc_gb_gfni_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vpxor       xmm0, xmm10, oword [rcx]
 	vmovdqu     oword [rdx], xmm10
@@ -47162,7 +54056,7 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 3
-	jb          near .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done3
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vpxor       xmm2, xmm10, oword [rcx + 32]
 	vmovdqu     oword [rdx + 32], xmm10
@@ -47172,7 +54066,181 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 4
-	jb          near .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done3
+	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+	vpxor       xmm3, xmm10, oword [rcx + 48]
+	vmovdqu     oword [rdx + 48], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_unit_enc_gb_gfni_slots_done3:
+	; The tweak of the block after the batch.
+	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; Into the GFNI domain: Y = M1*X on every byte.
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map.
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_enc_gb_gfni_rounds3:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_enc_gb_gfni_rounds3
+	; Out of the GFNI domain: X = M1^-1*Y.
+	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, oword [rel const_sm4_gfni_m1inv], 0x00
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rdx], xmm0
+	cmp         r10, 2
+	jb          short .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          short .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          short .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rdx + 48], xmm3
+.asmgen_sm4_xts_unit_enc_gb_gfni_slots_done4:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vgf2p8affineqb xmm8, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+	jmp         near .asmgen_sm4_xts_unit_enc_gb_gfni_short_done
+.asmgen_sm4_xts_unit_enc_gb_gfni_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+	vpxor       xmm0, xmm10, oword [rcx]
+	vmovdqu     oword [rdx], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          near .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+	vpxor       xmm1, xmm10, oword [rcx + 16]
+	vmovdqu     oword [rdx + 16], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          near .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+	vpxor       xmm2, xmm10, oword [rcx + 32]
+	vmovdqu     oword [rdx + 32], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          near .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vpxor       xmm3, xmm10, oword [rcx + 48]
 	vmovdqu     oword [rdx + 48], xmm10
@@ -47182,7 +54250,7 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          near .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done3
+	jb          near .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vpxor       xmm4, xmm10, oword [rcx + 64]
 	vmovdqu     oword [rdx + 64], xmm10
@@ -47192,7 +54260,7 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          near .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done3
+	jb          near .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vpxor       xmm5, xmm10, oword [rcx + 80]
 	vmovdqu     oword [rdx + 80], xmm10
@@ -47202,7 +54270,7 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vpxor       xmm6, xmm10, oword [rcx + 96]
 	vmovdqu     oword [rdx + 96], xmm10
@@ -47212,7 +54280,7 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vpxor       xmm7, xmm10, oword [rcx + 112]
 	vmovdqu     oword [rdx + 112], xmm10
@@ -47221,7 +54289,7 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_unit_enc_gb_gfni_slots_done3:
+.asmgen_sm4_xts_unit_enc_gb_gfni_slots_done5:
 	; The tweak of the block after the batch.
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vpextrq     rsi, xmm10, 0
@@ -47264,7 +54332,7 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_xts_unit_enc_gb_gfni_rounds3:
+.asmgen_sm4_xts_unit_enc_gb_gfni_rounds4:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -47383,7 +54451,7 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_unit_enc_gb_gfni_rounds3
+	jnz         near .asmgen_sm4_xts_unit_enc_gb_gfni_rounds4
 	; Out of the GFNI domain: X = M1^-1*Y.
 	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
@@ -47422,34 +54490,39 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vpxor       xmm0, xmm0, oword [rdx]
 	vmovdqu     oword [rdx], xmm0
 	cmp         r10, 2
-	jb          short .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done6
 	vpxor       xmm1, xmm1, oword [rdx + 16]
 	vmovdqu     oword [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          short .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done6
 	vpxor       xmm2, xmm2, oword [rdx + 32]
 	vmovdqu     oword [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          short .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done6
 	vpxor       xmm3, xmm3, oword [rdx + 48]
 	vmovdqu     oword [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          short .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done6
 	vpxor       xmm4, xmm4, oword [rdx + 64]
 	vmovdqu     oword [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          short .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done6
 	vpxor       xmm5, xmm5, oword [rdx + 80]
 	vmovdqu     oword [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done6
 	vpxor       xmm6, xmm6, oword [rdx + 96]
 	vmovdqu     oword [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_gb_gfni_slots_done6
 	vpxor       xmm7, xmm7, oword [rdx + 112]
 	vmovdqu     oword [rdx + 112], xmm7
-.asmgen_sm4_xts_unit_enc_gb_gfni_slots_done4:
+.asmgen_sm4_xts_unit_enc_gb_gfni_slots_done6:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vgf2p8affineqb xmm8, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+.asmgen_sm4_xts_unit_enc_gb_gfni_short_done:
 .asmgen_sm4_xts_unit_enc_gb_gfni_done2:
 	test        r8, r8
 	jz          near .asmgen_sm4_xts_unit_enc_gb_gfni_done
@@ -47458,9 +54531,6 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	add         rcx, r10
 	add         rdx, r10
 	; T[m-1] and T[m] = T[m-1] * x.
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	db          0xc5, 0x79, 0x7f, 0xd4	; vmovdqa xmm4, xmm10 (GNU as's encoding)
 	vpsrad      xmm9, xmm8, 31
@@ -47472,114 +54542,6 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	db          0xc5, 0x79, 0x7f, 0xd5	; vmovdqa xmm5, xmm10 (GNU as's encoding)
 	; CC = the block before the tail with T[m-1].
 	vpxor       xmm6, xmm4, oword [rcx]
-	; One block: byte-swap, broadcast word j to register j.
-	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	; Into the GFNI domain: Y = M1*X on every byte.
-	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
-	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
-	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
-	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
-	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map.
-	lea         r11, [rdi + 128]
-	mov         rax, rdi
-	align 16
-.asmgen_sm4_xts_unit_enc_gb_gfni_rounds4:
-	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
-	vbroadcastss xmm11, dword [rax]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm0, xmm0, xmm10
-	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
-	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm0, xmm0, xmm8
-	vpxor       xmm0, xmm0, xmm9
-	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
-	vbroadcastss xmm11, dword [rax + 4]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm1, xmm1, xmm10
-	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
-	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm1, xmm1, xmm8
-	vpxor       xmm1, xmm1, xmm9
-	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
-	vbroadcastss xmm11, dword [rax + 8]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm2, xmm2, xmm10
-	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
-	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm2, xmm2, xmm8
-	vpxor       xmm2, xmm2, xmm9
-	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
-	vbroadcastss xmm11, dword [rax + 12]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm3, xmm3, xmm10
-	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
-	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm3, xmm3, xmm8
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_unit_enc_gb_gfni_rounds4
-	; Out of the GFNI domain: X = M1^-1*Y.
-	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm2, xmm2, oword [rel const_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm3, xmm3, oword [rel const_sm4_gfni_m1inv], 0x00
-	; Gather X35, X34, X33, X32 and byte-swap.
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
-	vmovdqu     xmm7, oword [rcx + r8*1]
-	lea         rax, [rel const_sm4_xts_steal]
-	lea         r11, [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, oword [rax + r8*1]
-	vpshufb     xmm7, xmm7, oword [r11]
-	vpshufb     xmm9, xmm8, oword [r11]
-	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
-	vmovdqu     oword [rdx + r8*1], xmm8
-	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -47673,6 +54635,114 @@ asmgen_sm4_xts_unit_enc_gb_gfni:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
+	vmovdqu     xmm7, oword [rcx + r8*1]
+	lea         rax, [rel const_sm4_xts_steal]
+	lea         r11, [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, oword [rax + r8*1]
+	vpshufb     xmm7, xmm7, oword [r11]
+	vpshufb     xmm9, xmm8, oword [r11]
+	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
+	vmovdqu     oword [rdx + r8*1], xmm8
+	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	; One block: byte-swap, broadcast word j to register j.
+	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	; Into the GFNI domain: Y = M1*X on every byte.
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map.
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_enc_gb_gfni_rounds6:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_enc_gb_gfni_rounds6
+	; Out of the GFNI domain: X = M1^-1*Y.
+	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, oword [rel const_sm4_gfni_m1inv], 0x00
+	; Gather X35, X34, X33, X32 and byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm5
 	vmovdqu     oword [rdx], xmm6
 .asmgen_sm4_xts_unit_enc_gb_gfni_done:
@@ -47747,7 +54817,8 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vmovdqa     ymm13, yword [rel const_sm4_gfni_rot8]
 	vmovdqa     ymm14, yword [rel const_sm4_gfni_rot24]
 	vmovdqa     ymm15, yword [rel const_sm4_gfni_m1]
-	; T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches.
+	; T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv
+	; (high qword).
 	vmovdqu     xmm4, oword [r9]
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm4, oword [rel const_sm4_bswap32]
@@ -47842,8 +54913,7 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vgf2p8affineqb xmm8, xmm4, oword [rel const_sm4_gfni_bitrev], 0x00
 	; n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d).
 	mov         r10, r8
 	shr         r10, 4
@@ -47859,9 +54929,6 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	; Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         r10, 16
 	jb          near .asmgen_sm4_xts_unit_dec_gb_gfni_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vinserti128 ymm8, ymm8, xmm8, 0x01
 	; All sixteen tweaks from T, independently: T * x^k = (T << k) ^ (T >> (128-k)) * 0x87.
 	vpsllvq     ymm11, ymm8, yword [rel const_sm4_xts_shl]
@@ -47986,9 +55053,6 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vmovdqu     yword [rdx + 224], ymm11
 	jmp         near .asmgen_sm4_xts_unit_dec_gb_gfni_join
 .asmgen_sm4_xts_unit_dec_gb_gfni_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	cmp         r10, 2
 	jb          short .asmgen_sm4_xts_unit_dec_gb_gfni_slot_half
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
@@ -48634,6 +55698,10 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 .asmgen_sm4_xts_unit_dec_gb_gfni_slot_next16:
 .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done2:
 .asmgen_sm4_xts_unit_dec_gb_gfni_join2:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vgf2p8affineqb xmm8, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	cmp         r10, 16
 	jbe         near .asmgen_sm4_xts_unit_dec_gb_gfni_done2
 	sub         r10, 16
@@ -48644,10 +55712,10 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 
 .asmgen_sm4_xts_unit_dec_gb_gfni_small:
 	; 1..8 blocks: one xmm batch.
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+	cmp         r10, 4
+	ja          near .asmgen_sm4_xts_unit_dec_gb_gfni_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vpxor       xmm0, xmm10, oword [rcx]
 	vmovdqu     oword [rdx], xmm10
@@ -48667,7 +55735,7 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 3
-	jb          near .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done3
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vpxor       xmm2, xmm10, oword [rcx + 32]
 	vmovdqu     oword [rdx + 32], xmm10
@@ -48677,7 +55745,181 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 4
-	jb          near .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done3
+	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+	vpxor       xmm3, xmm10, oword [rcx + 48]
+	vmovdqu     oword [rdx + 48], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_unit_dec_gb_gfni_slots_done3:
+	; The tweak of the block after the batch.
+	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; Into the GFNI domain: Y = M1*X on every byte.
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map.
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_dec_gb_gfni_rounds3:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_dec_gb_gfni_rounds3
+	; Out of the GFNI domain: X = M1^-1*Y.
+	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, oword [rel const_sm4_gfni_m1inv], 0x00
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rdx], xmm0
+	cmp         r10, 2
+	jb          short .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          short .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          short .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rdx + 48], xmm3
+.asmgen_sm4_xts_unit_dec_gb_gfni_slots_done4:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vgf2p8affineqb xmm8, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+	jmp         near .asmgen_sm4_xts_unit_dec_gb_gfni_short_done
+.asmgen_sm4_xts_unit_dec_gb_gfni_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+	vpxor       xmm0, xmm10, oword [rcx]
+	vmovdqu     oword [rdx], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          near .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+	vpxor       xmm1, xmm10, oword [rcx + 16]
+	vmovdqu     oword [rdx + 16], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          near .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done5
+	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+	vpxor       xmm2, xmm10, oword [rcx + 32]
+	vmovdqu     oword [rdx + 32], xmm10
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          near .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vpxor       xmm3, xmm10, oword [rcx + 48]
 	vmovdqu     oword [rdx + 48], xmm10
@@ -48687,7 +55929,7 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          near .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done3
+	jb          near .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vpxor       xmm4, xmm10, oword [rcx + 64]
 	vmovdqu     oword [rdx + 64], xmm10
@@ -48697,7 +55939,7 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          near .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done3
+	jb          near .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vpxor       xmm5, xmm10, oword [rcx + 80]
 	vmovdqu     oword [rdx + 80], xmm10
@@ -48707,7 +55949,7 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vpxor       xmm6, xmm10, oword [rcx + 96]
 	vmovdqu     oword [rdx + 96], xmm10
@@ -48717,7 +55959,7 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done3
+	jb          short .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done5
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vpxor       xmm7, xmm10, oword [rcx + 112]
 	vmovdqu     oword [rdx + 112], xmm10
@@ -48726,7 +55968,7 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_unit_dec_gb_gfni_slots_done3:
+.asmgen_sm4_xts_unit_dec_gb_gfni_slots_done5:
 	; The tweak of the block after the batch.
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vpextrq     rsi, xmm10, 0
@@ -48769,7 +56011,7 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_xts_unit_dec_gb_gfni_rounds3:
+.asmgen_sm4_xts_unit_dec_gb_gfni_rounds4:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
@@ -48888,7 +56130,7 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_unit_dec_gb_gfni_rounds3
+	jnz         near .asmgen_sm4_xts_unit_dec_gb_gfni_rounds4
 	; Out of the GFNI domain: X = M1^-1*Y.
 	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
@@ -48927,34 +56169,39 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	vpxor       xmm0, xmm0, oword [rdx]
 	vmovdqu     oword [rdx], xmm0
 	cmp         r10, 2
-	jb          short .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done6
 	vpxor       xmm1, xmm1, oword [rdx + 16]
 	vmovdqu     oword [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          short .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done6
 	vpxor       xmm2, xmm2, oword [rdx + 32]
 	vmovdqu     oword [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          short .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done6
 	vpxor       xmm3, xmm3, oword [rdx + 48]
 	vmovdqu     oword [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          short .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done6
 	vpxor       xmm4, xmm4, oword [rdx + 64]
 	vmovdqu     oword [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          short .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done6
 	vpxor       xmm5, xmm5, oword [rdx + 80]
 	vmovdqu     oword [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done6
 	vpxor       xmm6, xmm6, oword [rdx + 96]
 	vmovdqu     oword [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_gb_gfni_slots_done6
 	vpxor       xmm7, xmm7, oword [rdx + 112]
 	vmovdqu     oword [rdx + 112], xmm7
-.asmgen_sm4_xts_unit_dec_gb_gfni_slots_done4:
+.asmgen_sm4_xts_unit_dec_gb_gfni_slots_done6:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vgf2p8affineqb xmm8, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
+.asmgen_sm4_xts_unit_dec_gb_gfni_short_done:
 .asmgen_sm4_xts_unit_dec_gb_gfni_done2:
 	test        r8, r8
 	jz          near .asmgen_sm4_xts_unit_dec_gb_gfni_done
@@ -48963,9 +56210,6 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	add         rcx, r10
 	add         rdx, r10
 	; T[m-1] and T[m] = T[m-1] * x.
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vgf2p8affineqb xmm8, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	vgf2p8affineqb xmm10, xmm8, oword [rel const_sm4_gfni_bitrev], 0x00
 	db          0xc5, 0x79, 0x7f, 0xd4	; vmovdqa xmm4, xmm10 (GNU as's encoding)
 	vpsrad      xmm9, xmm8, 31
@@ -48977,114 +56221,6 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	db          0xc5, 0x79, 0x7f, 0xd5	; vmovdqa xmm5, xmm10 (GNU as's encoding)
 	; CC = the block before the tail with T[m].
 	vpxor       xmm6, xmm5, oword [rcx]
-	; One block: byte-swap, broadcast word j to register j.
-	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	; Into the GFNI domain: Y = M1*X on every byte.
-	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
-	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
-	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
-	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
-	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map.
-	lea         r11, [rdi + 128]
-	mov         rax, rdi
-	align 16
-.asmgen_sm4_xts_unit_dec_gb_gfni_rounds4:
-	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
-	vbroadcastss xmm11, dword [rax]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm0, xmm0, xmm10
-	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
-	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm0, xmm0, xmm8
-	vpxor       xmm0, xmm0, xmm9
-	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
-	vbroadcastss xmm11, dword [rax + 4]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm1, xmm1, xmm10
-	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
-	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm1, xmm1, xmm8
-	vpxor       xmm1, xmm1, xmm9
-	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
-	vbroadcastss xmm11, dword [rax + 8]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm2, xmm2, xmm10
-	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
-	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm2, xmm2, xmm8
-	vpxor       xmm2, xmm2, xmm9
-	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
-	vbroadcastss xmm11, dword [rax + 12]
-	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
-	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
-	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
-	vpxor       xmm3, xmm3, xmm10
-	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
-	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
-	vpxor       xmm9, xmm9, xmm10
-	vpxor       xmm3, xmm3, xmm8
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_unit_dec_gb_gfni_rounds4
-	; Out of the GFNI domain: X = M1^-1*Y.
-	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm2, xmm2, oword [rel const_sm4_gfni_m1inv], 0x00
-	vgf2p8affineqb xmm3, xmm3, oword [rel const_sm4_gfni_m1inv], 0x00
-	; Gather X35, X34, X33, X32 and byte-swap.
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
-	vmovdqu     xmm7, oword [rcx + r8*1]
-	lea         rax, [rel const_sm4_xts_steal]
-	lea         r11, [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, oword [rax + r8*1]
-	vpshufb     xmm7, xmm7, oword [r11]
-	vpshufb     xmm9, xmm8, oword [r11]
-	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
-	vmovdqu     oword [rdx + r8*1], xmm8
-	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -49168,6 +56304,114 @@ asmgen_sm4_xts_unit_dec_gb_gfni:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         near .asmgen_sm4_xts_unit_dec_gb_gfni_rounds5
+	; Out of the GFNI domain: X = M1^-1*Y.
+	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm2, xmm2, oword [rel const_sm4_gfni_m1inv], 0x00
+	vgf2p8affineqb xmm3, xmm3, oword [rel const_sm4_gfni_m1inv], 0x00
+	; Gather X35, X34, X33, X32 and byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
+	vmovdqu     xmm7, oword [rcx + r8*1]
+	lea         rax, [rel const_sm4_xts_steal]
+	lea         r11, [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, oword [rax + r8*1]
+	vpshufb     xmm7, xmm7, oword [r11]
+	vpshufb     xmm9, xmm8, oword [r11]
+	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
+	vmovdqu     oword [rdx + r8*1], xmm8
+	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	; One block: byte-swap, broadcast word j to register j.
+	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	; Into the GFNI domain: Y = M1*X on every byte.
+	vgf2p8affineqb xmm0, xmm0, xmm15, 0x00
+	vgf2p8affineqb xmm1, xmm1, xmm15, 0x00
+	vgf2p8affineqb xmm2, xmm2, xmm15, 0x00
+	vgf2p8affineqb xmm3, xmm3, xmm15, 0x00
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map.
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_dec_gb_gfni_rounds6:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm0, xmm0, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm0, xmm0, xmm8
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm1, xmm1, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm1, xmm1, xmm8
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm2, xmm2, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm2, xmm2, xmm8
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vgf2p8affineqb xmm11, xmm11, xmm15, 0x3e
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vgf2p8affineinvqb xmm9, xmm8, xmm13, 0x63
+	vgf2p8affineinvqb xmm10, xmm8, xmm12, 0x72
+	vgf2p8affineinvqb xmm8, xmm8, xmm14, 0x11
+	vpxor       xmm3, xmm3, xmm10
+	vpshufb     xmm10, xmm9, oword [rel const_sm4_rol8]
+	vpshufb     xmm9, xmm9, oword [rel const_sm4_rol16]
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_rol24]
+	vpxor       xmm9, xmm9, xmm10
+	vpxor       xmm3, xmm3, xmm8
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_dec_gb_gfni_rounds6
 	; Out of the GFNI domain: X = M1^-1*Y.
 	vgf2p8affineqb xmm0, xmm0, oword [rel const_sm4_gfni_m1inv], 0x00
 	vgf2p8affineqb xmm1, xmm1, oword [rel const_sm4_gfni_m1inv], 0x00
@@ -56006,6 +63250,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vmovdqa     ymm13, yword [rel const_sm4_pre_hi]
 	vmovdqa     ymm14, yword [rel const_sm4_post_lo]
 	vmovdqa     ymm15, yword [rel const_sm4_post_hi]
+	vmovdqu     xmm8, oword [r8]
 	test        rcx, rcx
 	jz          near .asmgen_sm4_xts_enc_ieee_vaes_done
 	cmp         rcx, 8
@@ -56014,7 +63259,6 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	; Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         rcx, 16
 	jb          near .asmgen_sm4_xts_enc_ieee_vaes_partial
-	vmovdqu     xmm8, oword [r8]
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
@@ -56123,7 +63367,6 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vmovdqu     oword [r8], xmm8
 	jmp         near .asmgen_sm4_xts_enc_ieee_vaes_join
 .asmgen_sm4_xts_enc_ieee_vaes_partial:
-	vmovdqu     xmm8, oword [r8]
 	cmp         rcx, 2
 	jb          short .asmgen_sm4_xts_enc_ieee_vaes_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -56876,6 +64119,8 @@ asmgen_sm4_xts_enc_ieee_vaes:
 .asmgen_sm4_xts_enc_ieee_vaes_slot_next16:
 .asmgen_sm4_xts_enc_ieee_vaes_slots_done2:
 .asmgen_sm4_xts_enc_ieee_vaes_join2:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
 	cmp         rcx, 16
 	jbe         near .asmgen_sm4_xts_enc_ieee_vaes_done
 	sub         rcx, 16
@@ -56886,8 +64131,10 @@ asmgen_sm4_xts_enc_ieee_vaes:
 
 .asmgen_sm4_xts_enc_ieee_vaes_small:
 	; 1..8 blocks: one xmm batch.
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
-	vmovdqu     xmm8, oword [r8]
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_xts_enc_ieee_vaes_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vpxor       xmm0, xmm8, oword [rdx]
 	vmovdqu     oword [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -56905,7 +64152,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 3
-	jb          near .asmgen_sm4_xts_enc_ieee_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_enc_ieee_vaes_slots_done3
 	vpxor       xmm2, xmm8, oword [rdx + 32]
 	vmovdqu     oword [rsi + 32], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -56914,7 +64161,219 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 4
-	jb          near .asmgen_sm4_xts_enc_ieee_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_enc_ieee_vaes_slots_done3
+	vpxor       xmm3, xmm8, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_enc_ieee_vaes_slots_done3:
+	; The tweak of the block after the batch.
+	vmovdqu     oword [r8], xmm8
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_enc_ieee_vaes_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_enc_ieee_vaes_rounds2
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rsi]
+	vmovdqu     oword [rsi], xmm0
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	vpxor       xmm1, xmm1, oword [rsi + 16]
+	vmovdqu     oword [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	vpxor       xmm2, xmm2, oword [rsi + 32]
+	vmovdqu     oword [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	vpxor       xmm3, xmm3, oword [rsi + 48]
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_xts_enc_ieee_vaes_slots_done4:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	jmp         near .asmgen_sm4_xts_enc_ieee_vaes_short_done
+.asmgen_sm4_xts_enc_ieee_vaes_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpxor       xmm0, xmm8, oword [rdx]
+	vmovdqu     oword [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          near .asmgen_sm4_xts_enc_ieee_vaes_slots_done5
+	vpxor       xmm1, xmm8, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          near .asmgen_sm4_xts_enc_ieee_vaes_slots_done5
+	vpxor       xmm2, xmm8, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          near .asmgen_sm4_xts_enc_ieee_vaes_slots_done5
 	vpxor       xmm3, xmm8, oword [rdx + 48]
 	vmovdqu     oword [rsi + 48], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -56923,7 +64382,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          near .asmgen_sm4_xts_enc_ieee_vaes_slots_done3
+	jb          near .asmgen_sm4_xts_enc_ieee_vaes_slots_done5
 	vpxor       xmm4, xmm8, oword [rdx + 64]
 	vmovdqu     oword [rsi + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -56932,7 +64391,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          near .asmgen_sm4_xts_enc_ieee_vaes_slots_done3
+	jb          near .asmgen_sm4_xts_enc_ieee_vaes_slots_done5
 	vpxor       xmm5, xmm8, oword [rdx + 80]
 	vmovdqu     oword [rsi + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -56941,7 +64400,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_enc_ieee_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_enc_ieee_vaes_slots_done5
 	vpxor       xmm6, xmm8, oword [rdx + 96]
 	vmovdqu     oword [rsi + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -56950,7 +64409,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_enc_ieee_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_enc_ieee_vaes_slots_done5
 	vpxor       xmm7, xmm8, oword [rdx + 112]
 	vmovdqu     oword [rsi + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -56958,7 +64417,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_enc_ieee_vaes_slots_done3:
+.asmgen_sm4_xts_enc_ieee_vaes_slots_done5:
 	; The tweak of the block after the batch.
 	vmovdqu     oword [r8], xmm8
 	; Big-endian words, transposed.
@@ -56990,7 +64449,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_xts_enc_ieee_vaes_rounds2:
+.asmgen_sm4_xts_enc_ieee_vaes_rounds3:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -57225,7 +64684,7 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_enc_ieee_vaes_rounds2
+	jnz         near .asmgen_sm4_xts_enc_ieee_vaes_rounds3
 	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -57255,34 +64714,37 @@ asmgen_sm4_xts_enc_ieee_vaes:
 	vpxor       xmm0, xmm0, oword [rsi]
 	vmovdqu     oword [rsi], xmm0
 	cmp         rcx, 2
-	jb          short .asmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_enc_ieee_vaes_slots_done6
 	vpxor       xmm1, xmm1, oword [rsi + 16]
 	vmovdqu     oword [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          short .asmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_enc_ieee_vaes_slots_done6
 	vpxor       xmm2, xmm2, oword [rsi + 32]
 	vmovdqu     oword [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          short .asmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_enc_ieee_vaes_slots_done6
 	vpxor       xmm3, xmm3, oword [rsi + 48]
 	vmovdqu     oword [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          short .asmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_enc_ieee_vaes_slots_done6
 	vpxor       xmm4, xmm4, oword [rsi + 64]
 	vmovdqu     oword [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          short .asmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_enc_ieee_vaes_slots_done6
 	vpxor       xmm5, xmm5, oword [rsi + 80]
 	vmovdqu     oword [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_enc_ieee_vaes_slots_done6
 	vpxor       xmm6, xmm6, oword [rsi + 96]
 	vmovdqu     oword [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_enc_ieee_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_enc_ieee_vaes_slots_done6
 	vpxor       xmm7, xmm7, oword [rsi + 112]
 	vmovdqu     oword [rsi + 112], xmm7
-.asmgen_sm4_xts_enc_ieee_vaes_slots_done4:
+.asmgen_sm4_xts_enc_ieee_vaes_slots_done6:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+.asmgen_sm4_xts_enc_ieee_vaes_short_done:
 .asmgen_sm4_xts_enc_ieee_vaes_done:
 	vzeroupper
 	vmovdqa     xmm6, oword [rsp]
@@ -57351,6 +64813,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vmovdqa     ymm13, yword [rel const_sm4_pre_hi]
 	vmovdqa     ymm14, yword [rel const_sm4_post_lo]
 	vmovdqa     ymm15, yword [rel const_sm4_post_hi]
+	vmovdqu     xmm8, oword [r8]
 	test        rcx, rcx
 	jz          near .asmgen_sm4_xts_dec_ieee_vaes_done
 	cmp         rcx, 8
@@ -57359,7 +64822,6 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	; Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         rcx, 16
 	jb          near .asmgen_sm4_xts_dec_ieee_vaes_partial
-	vmovdqu     xmm8, oword [r8]
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
@@ -57468,7 +64930,6 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vmovdqu     oword [r8], xmm8
 	jmp         near .asmgen_sm4_xts_dec_ieee_vaes_join
 .asmgen_sm4_xts_dec_ieee_vaes_partial:
-	vmovdqu     xmm8, oword [r8]
 	cmp         rcx, 2
 	jb          short .asmgen_sm4_xts_dec_ieee_vaes_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -58221,6 +65682,8 @@ asmgen_sm4_xts_dec_ieee_vaes:
 .asmgen_sm4_xts_dec_ieee_vaes_slot_next16:
 .asmgen_sm4_xts_dec_ieee_vaes_slots_done2:
 .asmgen_sm4_xts_dec_ieee_vaes_join2:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
 	cmp         rcx, 16
 	jbe         near .asmgen_sm4_xts_dec_ieee_vaes_done
 	sub         rcx, 16
@@ -58231,8 +65694,10 @@ asmgen_sm4_xts_dec_ieee_vaes:
 
 .asmgen_sm4_xts_dec_ieee_vaes_small:
 	; 1..8 blocks: one xmm batch.
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
-	vmovdqu     xmm8, oword [r8]
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_xts_dec_ieee_vaes_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vpxor       xmm0, xmm8, oword [rdx]
 	vmovdqu     oword [rsi], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -58250,7 +65715,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 3
-	jb          near .asmgen_sm4_xts_dec_ieee_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_dec_ieee_vaes_slots_done3
 	vpxor       xmm2, xmm8, oword [rdx + 32]
 	vmovdqu     oword [rsi + 32], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -58259,7 +65724,219 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 4
-	jb          near .asmgen_sm4_xts_dec_ieee_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_dec_ieee_vaes_slots_done3
+	vpxor       xmm3, xmm8, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_dec_ieee_vaes_slots_done3:
+	; The tweak of the block after the batch.
+	vmovdqu     oword [r8], xmm8
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_dec_ieee_vaes_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_dec_ieee_vaes_rounds2
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rsi]
+	vmovdqu     oword [rsi], xmm0
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	vpxor       xmm1, xmm1, oword [rsi + 16]
+	vmovdqu     oword [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	vpxor       xmm2, xmm2, oword [rsi + 32]
+	vmovdqu     oword [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	vpxor       xmm3, xmm3, oword [rsi + 48]
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_xts_dec_ieee_vaes_slots_done4:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	jmp         near .asmgen_sm4_xts_dec_ieee_vaes_short_done
+.asmgen_sm4_xts_dec_ieee_vaes_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpxor       xmm0, xmm8, oword [rdx]
+	vmovdqu     oword [rsi], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          near .asmgen_sm4_xts_dec_ieee_vaes_slots_done5
+	vpxor       xmm1, xmm8, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          near .asmgen_sm4_xts_dec_ieee_vaes_slots_done5
+	vpxor       xmm2, xmm8, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          near .asmgen_sm4_xts_dec_ieee_vaes_slots_done5
 	vpxor       xmm3, xmm8, oword [rdx + 48]
 	vmovdqu     oword [rsi + 48], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -58268,7 +65945,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          near .asmgen_sm4_xts_dec_ieee_vaes_slots_done3
+	jb          near .asmgen_sm4_xts_dec_ieee_vaes_slots_done5
 	vpxor       xmm4, xmm8, oword [rdx + 64]
 	vmovdqu     oword [rsi + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -58277,7 +65954,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          near .asmgen_sm4_xts_dec_ieee_vaes_slots_done3
+	jb          near .asmgen_sm4_xts_dec_ieee_vaes_slots_done5
 	vpxor       xmm5, xmm8, oword [rdx + 80]
 	vmovdqu     oword [rsi + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -58286,7 +65963,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_dec_ieee_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_dec_ieee_vaes_slots_done5
 	vpxor       xmm6, xmm8, oword [rdx + 96]
 	vmovdqu     oword [rsi + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -58295,7 +65972,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_dec_ieee_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_dec_ieee_vaes_slots_done5
 	vpxor       xmm7, xmm8, oword [rdx + 112]
 	vmovdqu     oword [rsi + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -58303,7 +65980,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_dec_ieee_vaes_slots_done3:
+.asmgen_sm4_xts_dec_ieee_vaes_slots_done5:
 	; The tweak of the block after the batch.
 	vmovdqu     oword [r8], xmm8
 	; Big-endian words, transposed.
@@ -58335,7 +66012,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_xts_dec_ieee_vaes_rounds2:
+.asmgen_sm4_xts_dec_ieee_vaes_rounds3:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -58570,7 +66247,7 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_dec_ieee_vaes_rounds2
+	jnz         near .asmgen_sm4_xts_dec_ieee_vaes_rounds3
 	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -58600,34 +66277,37 @@ asmgen_sm4_xts_dec_ieee_vaes:
 	vpxor       xmm0, xmm0, oword [rsi]
 	vmovdqu     oword [rsi], xmm0
 	cmp         rcx, 2
-	jb          short .asmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_dec_ieee_vaes_slots_done6
 	vpxor       xmm1, xmm1, oword [rsi + 16]
 	vmovdqu     oword [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          short .asmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_dec_ieee_vaes_slots_done6
 	vpxor       xmm2, xmm2, oword [rsi + 32]
 	vmovdqu     oword [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          short .asmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_dec_ieee_vaes_slots_done6
 	vpxor       xmm3, xmm3, oword [rsi + 48]
 	vmovdqu     oword [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          short .asmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_dec_ieee_vaes_slots_done6
 	vpxor       xmm4, xmm4, oword [rsi + 64]
 	vmovdqu     oword [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          short .asmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_dec_ieee_vaes_slots_done6
 	vpxor       xmm5, xmm5, oword [rsi + 80]
 	vmovdqu     oword [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_dec_ieee_vaes_slots_done6
 	vpxor       xmm6, xmm6, oword [rsi + 96]
 	vmovdqu     oword [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_dec_ieee_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_dec_ieee_vaes_slots_done6
 	vpxor       xmm7, xmm7, oword [rsi + 112]
 	vmovdqu     oword [rsi + 112], xmm7
-.asmgen_sm4_xts_dec_ieee_vaes_slots_done4:
+.asmgen_sm4_xts_dec_ieee_vaes_slots_done6:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+.asmgen_sm4_xts_dec_ieee_vaes_short_done:
 .asmgen_sm4_xts_dec_ieee_vaes_done:
 	vzeroupper
 	vmovdqa     xmm6, oword [rsp]
@@ -58696,6 +66376,8 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vmovdqa     ymm13, yword [rel const_sm4_pre_hi]
 	vmovdqa     ymm14, yword [rel const_sm4_post_lo]
 	vmovdqa     ymm15, yword [rel const_sm4_post_hi]
+	vmovdqu     xmm8, oword [r8]
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	test        rcx, rcx
 	jz          near .asmgen_sm4_xts_enc_gb_vaes_done
 	cmp         rcx, 8
@@ -58704,8 +66386,6 @@ asmgen_sm4_xts_enc_gb_vaes:
 	; Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         rcx, 16
 	jb          near .asmgen_sm4_xts_enc_gb_vaes_partial
-	vmovdqu     xmm8, oword [r8]
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -58847,8 +66527,6 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vmovdqu     oword [r8], xmm10
 	jmp         near .asmgen_sm4_xts_enc_gb_vaes_join
 .asmgen_sm4_xts_enc_gb_vaes_partial:
-	vmovdqu     xmm8, oword [r8]
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	cmp         rcx, 2
 	jb          short .asmgen_sm4_xts_enc_gb_vaes_slot_half
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
@@ -59668,6 +67346,9 @@ asmgen_sm4_xts_enc_gb_vaes:
 .asmgen_sm4_xts_enc_gb_vaes_slot_next16:
 .asmgen_sm4_xts_enc_gb_vaes_slots_done2:
 .asmgen_sm4_xts_enc_gb_vaes_join2:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	cmp         rcx, 16
 	jbe         near .asmgen_sm4_xts_enc_gb_vaes_done
 	sub         rcx, 16
@@ -59678,9 +67359,10 @@ asmgen_sm4_xts_enc_gb_vaes:
 
 .asmgen_sm4_xts_enc_gb_vaes_small:
 	; 1..8 blocks: one xmm batch.
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
-	vmovdqu     xmm8, oword [r8]
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_xts_enc_gb_vaes_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm0, xmm10, oword [rdx]
 	vmovdqu     oword [rsi], xmm10
@@ -59702,7 +67384,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 3
-	jb          near .asmgen_sm4_xts_enc_gb_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_enc_gb_vaes_slots_done3
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm2, xmm10, oword [rdx + 32]
 	vmovdqu     oword [rsi + 32], xmm10
@@ -59713,7 +67395,229 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 4
-	jb          near .asmgen_sm4_xts_enc_gb_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_enc_gb_vaes_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm3, xmm10, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_enc_gb_vaes_slots_done3:
+	; The tweak of the block after the batch.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vmovdqu     oword [r8], xmm10
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_enc_gb_vaes_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_enc_gb_vaes_rounds2
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rsi]
+	vmovdqu     oword [rsi], xmm0
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_xts_enc_gb_vaes_slots_done4
+	vpxor       xmm1, xmm1, oword [rsi + 16]
+	vmovdqu     oword [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_xts_enc_gb_vaes_slots_done4
+	vpxor       xmm2, xmm2, oword [rsi + 32]
+	vmovdqu     oword [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_xts_enc_gb_vaes_slots_done4
+	vpxor       xmm3, xmm3, oword [rsi + 48]
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_xts_enc_gb_vaes_slots_done4:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	jmp         near .asmgen_sm4_xts_enc_gb_vaes_short_done
+.asmgen_sm4_xts_enc_gb_vaes_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm0, xmm10, oword [rdx]
+	vmovdqu     oword [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          near .asmgen_sm4_xts_enc_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm1, xmm10, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          near .asmgen_sm4_xts_enc_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm2, xmm10, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          near .asmgen_sm4_xts_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm3, xmm10, oword [rdx + 48]
 	vmovdqu     oword [rsi + 48], xmm10
@@ -59724,7 +67628,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          near .asmgen_sm4_xts_enc_gb_vaes_slots_done3
+	jb          near .asmgen_sm4_xts_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm4, xmm10, oword [rdx + 64]
 	vmovdqu     oword [rsi + 64], xmm10
@@ -59735,7 +67639,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          near .asmgen_sm4_xts_enc_gb_vaes_slots_done3
+	jb          near .asmgen_sm4_xts_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm5, xmm10, oword [rdx + 80]
 	vmovdqu     oword [rsi + 80], xmm10
@@ -59746,7 +67650,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_enc_gb_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm6, xmm10, oword [rdx + 96]
 	vmovdqu     oword [rsi + 96], xmm10
@@ -59757,7 +67661,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_enc_gb_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm7, xmm10, oword [rdx + 112]
 	vmovdqu     oword [rsi + 112], xmm10
@@ -59767,7 +67671,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_enc_gb_vaes_slots_done3:
+.asmgen_sm4_xts_enc_gb_vaes_slots_done5:
 	; The tweak of the block after the batch.
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vmovdqu     oword [r8], xmm10
@@ -59800,7 +67704,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_xts_enc_gb_vaes_rounds2:
+.asmgen_sm4_xts_enc_gb_vaes_rounds3:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -60035,7 +67939,7 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_enc_gb_vaes_rounds2
+	jnz         near .asmgen_sm4_xts_enc_gb_vaes_rounds3
 	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -60065,34 +67969,38 @@ asmgen_sm4_xts_enc_gb_vaes:
 	vpxor       xmm0, xmm0, oword [rsi]
 	vmovdqu     oword [rsi], xmm0
 	cmp         rcx, 2
-	jb          short .asmgen_sm4_xts_enc_gb_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_enc_gb_vaes_slots_done6
 	vpxor       xmm1, xmm1, oword [rsi + 16]
 	vmovdqu     oword [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          short .asmgen_sm4_xts_enc_gb_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_enc_gb_vaes_slots_done6
 	vpxor       xmm2, xmm2, oword [rsi + 32]
 	vmovdqu     oword [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          short .asmgen_sm4_xts_enc_gb_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_enc_gb_vaes_slots_done6
 	vpxor       xmm3, xmm3, oword [rsi + 48]
 	vmovdqu     oword [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          short .asmgen_sm4_xts_enc_gb_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_enc_gb_vaes_slots_done6
 	vpxor       xmm4, xmm4, oword [rsi + 64]
 	vmovdqu     oword [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          short .asmgen_sm4_xts_enc_gb_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_enc_gb_vaes_slots_done6
 	vpxor       xmm5, xmm5, oword [rsi + 80]
 	vmovdqu     oword [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_enc_gb_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_enc_gb_vaes_slots_done6
 	vpxor       xmm6, xmm6, oword [rsi + 96]
 	vmovdqu     oword [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_enc_gb_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_enc_gb_vaes_slots_done6
 	vpxor       xmm7, xmm7, oword [rsi + 112]
 	vmovdqu     oword [rsi + 112], xmm7
-.asmgen_sm4_xts_enc_gb_vaes_slots_done4:
+.asmgen_sm4_xts_enc_gb_vaes_slots_done6:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+.asmgen_sm4_xts_enc_gb_vaes_short_done:
 .asmgen_sm4_xts_enc_gb_vaes_done:
 	vzeroupper
 	vmovdqa     xmm6, oword [rsp]
@@ -60161,6 +68069,8 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vmovdqa     ymm13, yword [rel const_sm4_pre_hi]
 	vmovdqa     ymm14, yword [rel const_sm4_post_lo]
 	vmovdqa     ymm15, yword [rel const_sm4_post_hi]
+	vmovdqu     xmm8, oword [r8]
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	test        rcx, rcx
 	jz          near .asmgen_sm4_xts_dec_gb_vaes_done
 	cmp         rcx, 8
@@ -60169,8 +68079,6 @@ asmgen_sm4_xts_dec_gb_vaes:
 	; Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         rcx, 16
 	jb          near .asmgen_sm4_xts_dec_gb_vaes_partial
-	vmovdqu     xmm8, oword [r8]
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -60312,8 +68220,6 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vmovdqu     oword [r8], xmm10
 	jmp         near .asmgen_sm4_xts_dec_gb_vaes_join
 .asmgen_sm4_xts_dec_gb_vaes_partial:
-	vmovdqu     xmm8, oword [r8]
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	cmp         rcx, 2
 	jb          short .asmgen_sm4_xts_dec_gb_vaes_slot_half
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
@@ -61133,6 +69039,9 @@ asmgen_sm4_xts_dec_gb_vaes:
 .asmgen_sm4_xts_dec_gb_vaes_slot_next16:
 .asmgen_sm4_xts_dec_gb_vaes_slots_done2:
 .asmgen_sm4_xts_dec_gb_vaes_join2:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	cmp         rcx, 16
 	jbe         near .asmgen_sm4_xts_dec_gb_vaes_done
 	sub         rcx, 16
@@ -61143,9 +69052,10 @@ asmgen_sm4_xts_dec_gb_vaes:
 
 .asmgen_sm4_xts_dec_gb_vaes_small:
 	; 1..8 blocks: one xmm batch.
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
-	vmovdqu     xmm8, oword [r8]
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_xts_dec_gb_vaes_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm0, xmm10, oword [rdx]
 	vmovdqu     oword [rsi], xmm10
@@ -61167,7 +69077,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 3
-	jb          near .asmgen_sm4_xts_dec_gb_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_dec_gb_vaes_slots_done3
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm2, xmm10, oword [rdx + 32]
 	vmovdqu     oword [rsi + 32], xmm10
@@ -61178,7 +69088,229 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 4
-	jb          near .asmgen_sm4_xts_dec_gb_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_dec_gb_vaes_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm3, xmm10, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_dec_gb_vaes_slots_done3:
+	; The tweak of the block after the batch.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vmovdqu     oword [r8], xmm10
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_dec_gb_vaes_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_dec_gb_vaes_rounds2
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rsi]
+	vmovdqu     oword [rsi], xmm0
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_xts_dec_gb_vaes_slots_done4
+	vpxor       xmm1, xmm1, oword [rsi + 16]
+	vmovdqu     oword [rsi + 16], xmm1
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_xts_dec_gb_vaes_slots_done4
+	vpxor       xmm2, xmm2, oword [rsi + 32]
+	vmovdqu     oword [rsi + 32], xmm2
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_xts_dec_gb_vaes_slots_done4
+	vpxor       xmm3, xmm3, oword [rsi + 48]
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_xts_dec_gb_vaes_slots_done4:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	jmp         near .asmgen_sm4_xts_dec_gb_vaes_short_done
+.asmgen_sm4_xts_dec_gb_vaes_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm0, xmm10, oword [rdx]
+	vmovdqu     oword [rsi], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 2
+	jb          near .asmgen_sm4_xts_dec_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm1, xmm10, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 3
+	jb          near .asmgen_sm4_xts_dec_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm2, xmm10, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         rcx, 4
+	jb          near .asmgen_sm4_xts_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm3, xmm10, oword [rdx + 48]
 	vmovdqu     oword [rsi + 48], xmm10
@@ -61189,7 +69321,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 5
-	jb          near .asmgen_sm4_xts_dec_gb_vaes_slots_done3
+	jb          near .asmgen_sm4_xts_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm4, xmm10, oword [rdx + 64]
 	vmovdqu     oword [rsi + 64], xmm10
@@ -61200,7 +69332,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 6
-	jb          near .asmgen_sm4_xts_dec_gb_vaes_slots_done3
+	jb          near .asmgen_sm4_xts_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm5, xmm10, oword [rdx + 80]
 	vmovdqu     oword [rsi + 80], xmm10
@@ -61211,7 +69343,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_dec_gb_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm6, xmm10, oword [rdx + 96]
 	vmovdqu     oword [rsi + 96], xmm10
@@ -61222,7 +69354,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_dec_gb_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm7, xmm10, oword [rdx + 112]
 	vmovdqu     oword [rsi + 112], xmm10
@@ -61232,7 +69364,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_dec_gb_vaes_slots_done3:
+.asmgen_sm4_xts_dec_gb_vaes_slots_done5:
 	; The tweak of the block after the batch.
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vmovdqu     oword [r8], xmm10
@@ -61265,7 +69397,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_xts_dec_gb_vaes_rounds2:
+.asmgen_sm4_xts_dec_gb_vaes_rounds3:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -61500,7 +69632,7 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_dec_gb_vaes_rounds2
+	jnz         near .asmgen_sm4_xts_dec_gb_vaes_rounds3
 	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -61530,34 +69662,38 @@ asmgen_sm4_xts_dec_gb_vaes:
 	vpxor       xmm0, xmm0, oword [rsi]
 	vmovdqu     oword [rsi], xmm0
 	cmp         rcx, 2
-	jb          short .asmgen_sm4_xts_dec_gb_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_dec_gb_vaes_slots_done6
 	vpxor       xmm1, xmm1, oword [rsi + 16]
 	vmovdqu     oword [rsi + 16], xmm1
 	cmp         rcx, 3
-	jb          short .asmgen_sm4_xts_dec_gb_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_dec_gb_vaes_slots_done6
 	vpxor       xmm2, xmm2, oword [rsi + 32]
 	vmovdqu     oword [rsi + 32], xmm2
 	cmp         rcx, 4
-	jb          short .asmgen_sm4_xts_dec_gb_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_dec_gb_vaes_slots_done6
 	vpxor       xmm3, xmm3, oword [rsi + 48]
 	vmovdqu     oword [rsi + 48], xmm3
 	cmp         rcx, 5
-	jb          short .asmgen_sm4_xts_dec_gb_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_dec_gb_vaes_slots_done6
 	vpxor       xmm4, xmm4, oword [rsi + 64]
 	vmovdqu     oword [rsi + 64], xmm4
 	cmp         rcx, 6
-	jb          short .asmgen_sm4_xts_dec_gb_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_dec_gb_vaes_slots_done6
 	vpxor       xmm5, xmm5, oword [rsi + 80]
 	vmovdqu     oword [rsi + 80], xmm5
 	cmp         rcx, 7
-	jb          short .asmgen_sm4_xts_dec_gb_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_dec_gb_vaes_slots_done6
 	vpxor       xmm6, xmm6, oword [rsi + 96]
 	vmovdqu     oword [rsi + 96], xmm6
 	cmp         rcx, 8
-	jb          short .asmgen_sm4_xts_dec_gb_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_dec_gb_vaes_slots_done6
 	vpxor       xmm7, xmm7, oword [rsi + 112]
 	vmovdqu     oword [rsi + 112], xmm7
-.asmgen_sm4_xts_dec_gb_vaes_slots_done4:
+.asmgen_sm4_xts_dec_gb_vaes_slots_done6:
+	; The chain of the next block.
+	vmovdqu     xmm8, oword [r8]
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+.asmgen_sm4_xts_dec_gb_vaes_short_done:
 .asmgen_sm4_xts_dec_gb_vaes_done:
 	vzeroupper
 	vmovdqa     xmm6, oword [rsp]
@@ -61630,7 +69766,8 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vmovdqa     ymm13, yword [rel const_sm4_pre_hi]
 	vmovdqa     ymm14, yword [rel const_sm4_post_lo]
 	vmovdqa     ymm15, yword [rel const_sm4_post_hi]
-	; T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches.
+	; T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv
+	; (high qword).
 	vmovdqu     xmm4, oword [r9]
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm4, oword [rel const_sm4_bswap32]
@@ -61771,8 +69908,7 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	; n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d).
 	mov         r10, r8
 	shr         r10, 4
@@ -61788,8 +69924,6 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	; Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         r10, 16
 	jb          near .asmgen_sm4_xts_unit_enc_ieee_vaes_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
@@ -61899,8 +70033,6 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpextrq     r9, xmm8, 1
 	jmp         near .asmgen_sm4_xts_unit_enc_ieee_vaes_join
 .asmgen_sm4_xts_unit_enc_ieee_vaes_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 2
 	jb          short .asmgen_sm4_xts_unit_enc_ieee_vaes_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -62655,6 +70787,9 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 .asmgen_sm4_xts_unit_enc_ieee_vaes_slot_next16:
 .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done2:
 .asmgen_sm4_xts_unit_enc_ieee_vaes_join2:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 16
 	jbe         near .asmgen_sm4_xts_unit_enc_ieee_vaes_done2
 	sub         r10, 16
@@ -62665,9 +70800,10 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 
 .asmgen_sm4_xts_unit_enc_ieee_vaes_small:
 	; 1..8 blocks: one xmm batch.
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	cmp         r10, 4
+	ja          near .asmgen_sm4_xts_unit_enc_ieee_vaes_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vpxor       xmm0, xmm8, oword [rcx]
 	vmovdqu     oword [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -62685,7 +70821,7 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 3
-	jb          near .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done3
 	vpxor       xmm2, xmm8, oword [rcx + 32]
 	vmovdqu     oword [rdx + 32], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -62694,7 +70830,221 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 4
-	jb          near .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done3
+	vpxor       xmm3, xmm8, oword [rcx + 48]
+	vmovdqu     oword [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done3:
+	; The tweak of the block after the batch.
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_enc_ieee_vaes_rounds3:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_enc_ieee_vaes_rounds3
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rdx], xmm0
+	cmp         r10, 2
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rdx + 48], xmm3
+.asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         near .asmgen_sm4_xts_unit_enc_ieee_vaes_short_done
+.asmgen_sm4_xts_unit_enc_ieee_vaes_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpxor       xmm0, xmm8, oword [rcx]
+	vmovdqu     oword [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          near .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5
+	vpxor       xmm1, xmm8, oword [rcx + 16]
+	vmovdqu     oword [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          near .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5
+	vpxor       xmm2, xmm8, oword [rcx + 32]
+	vmovdqu     oword [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          near .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5
 	vpxor       xmm3, xmm8, oword [rcx + 48]
 	vmovdqu     oword [rdx + 48], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -62703,7 +71053,7 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          near .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done3
+	jb          near .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5
 	vpxor       xmm4, xmm8, oword [rcx + 64]
 	vmovdqu     oword [rdx + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -62712,7 +71062,7 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          near .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done3
+	jb          near .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5
 	vpxor       xmm5, xmm8, oword [rcx + 80]
 	vmovdqu     oword [rdx + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -62721,7 +71071,7 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5
 	vpxor       xmm6, xmm8, oword [rcx + 96]
 	vmovdqu     oword [rdx + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -62730,7 +71080,7 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5
 	vpxor       xmm7, xmm8, oword [rcx + 112]
 	vmovdqu     oword [rdx + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -62738,7 +71088,7 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done3:
+.asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done5:
 	; The tweak of the block after the batch.
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
@@ -62771,7 +71121,7 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_xts_unit_enc_ieee_vaes_rounds3:
+.asmgen_sm4_xts_unit_enc_ieee_vaes_rounds4:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -63006,7 +71356,7 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_unit_enc_ieee_vaes_rounds3
+	jnz         near .asmgen_sm4_xts_unit_enc_ieee_vaes_rounds4
 	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -63036,34 +71386,38 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpxor       xmm0, xmm0, oword [rdx]
 	vmovdqu     oword [rdx], xmm0
 	cmp         r10, 2
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6
 	vpxor       xmm1, xmm1, oword [rdx + 16]
 	vmovdqu     oword [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6
 	vpxor       xmm2, xmm2, oword [rdx + 32]
 	vmovdqu     oword [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6
 	vpxor       xmm3, xmm3, oword [rdx + 48]
 	vmovdqu     oword [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6
 	vpxor       xmm4, xmm4, oword [rdx + 64]
 	vmovdqu     oword [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6
 	vpxor       xmm5, xmm5, oword [rdx + 80]
 	vmovdqu     oword [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6
 	vpxor       xmm6, xmm6, oword [rdx + 96]
 	vmovdqu     oword [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6
 	vpxor       xmm7, xmm7, oword [rdx + 112]
 	vmovdqu     oword [rdx + 112], xmm7
-.asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done4:
+.asmgen_sm4_xts_unit_enc_ieee_vaes_slots_done6:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+.asmgen_sm4_xts_unit_enc_ieee_vaes_short_done:
 .asmgen_sm4_xts_unit_enc_ieee_vaes_done2:
 	test        r8, r8
 	jz          near .asmgen_sm4_xts_unit_enc_ieee_vaes_done
@@ -63072,8 +71426,6 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	add         rcx, r10
 	add         rdx, r10
 	; T[m-1] and T[m] = T[m-1] * x.
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	db          0xc5, 0x79, 0x7f, 0xc4	; vmovdqa xmm4, xmm8 (GNU as's encoding)
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
@@ -63083,160 +71435,6 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	db          0xc5, 0x79, 0x7f, 0xc5	; vmovdqa xmm5, xmm8 (GNU as's encoding)
 	; CC = the block before the tail with T[m-1].
 	vpxor       xmm6, xmm4, oword [rcx]
-	; One block: byte-swap, broadcast word j to register j.
-	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
-	lea         r11, [rdi + 128]
-	mov         rax, rdi
-	align 16
-.asmgen_sm4_xts_unit_enc_ieee_vaes_rounds4:
-	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
-	vbroadcastss xmm11, dword [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
-	vbroadcastss xmm11, dword [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
-	vbroadcastss xmm11, dword [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
-	vbroadcastss xmm11, dword [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_unit_enc_ieee_vaes_rounds4
-	; Gather X35, X34, X33, X32 and byte-swap.
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
-	vmovdqu     xmm7, oword [rcx + r8*1]
-	lea         rax, [rel const_sm4_xts_steal]
-	lea         r11, [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, oword [rax + r8*1]
-	vpshufb     xmm7, xmm7, oword [r11]
-	vpshufb     xmm9, xmm8, oword [r11]
-	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
-	vmovdqu     oword [rdx + r8*1], xmm8
-	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -63376,6 +71574,160 @@ asmgen_sm4_xts_unit_enc_ieee_vaes:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
+	vmovdqu     xmm7, oword [rcx + r8*1]
+	lea         rax, [rel const_sm4_xts_steal]
+	lea         r11, [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, oword [rax + r8*1]
+	vpshufb     xmm7, xmm7, oword [r11]
+	vpshufb     xmm9, xmm8, oword [r11]
+	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
+	vmovdqu     oword [rdx + r8*1], xmm8
+	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	; One block: byte-swap, broadcast word j to register j.
+	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_enc_ieee_vaes_rounds6:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_enc_ieee_vaes_rounds6
+	; Gather X35, X34, X33, X32 and byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm5
 	vmovdqu     oword [rdx], xmm6
 .asmgen_sm4_xts_unit_enc_ieee_vaes_done:
@@ -63450,7 +71802,8 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vmovdqa     ymm13, yword [rel const_sm4_pre_hi]
 	vmovdqa     ymm14, yword [rel const_sm4_post_lo]
 	vmovdqa     ymm15, yword [rel const_sm4_post_hi]
-	; T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches.
+	; T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv
+	; (high qword).
 	vmovdqu     xmm4, oword [r9]
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm4, oword [rel const_sm4_bswap32]
@@ -63591,8 +71944,7 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vmovdqa     xmm8, xmm4
 	; n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d).
 	mov         r10, r8
 	shr         r10, 4
@@ -63608,8 +71960,6 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	; Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         r10, 16
 	jb          near .asmgen_sm4_xts_unit_dec_ieee_vaes_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
@@ -63719,8 +72069,6 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpextrq     r9, xmm8, 1
 	jmp         near .asmgen_sm4_xts_unit_dec_ieee_vaes_join
 .asmgen_sm4_xts_unit_dec_ieee_vaes_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 2
 	jb          short .asmgen_sm4_xts_unit_dec_ieee_vaes_slot_half
 	vpsrad      xmm9, xmm8, 31
@@ -64475,6 +72823,9 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 .asmgen_sm4_xts_unit_dec_ieee_vaes_slot_next16:
 .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done2:
 .asmgen_sm4_xts_unit_dec_ieee_vaes_join2:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
 	cmp         r10, 16
 	jbe         near .asmgen_sm4_xts_unit_dec_ieee_vaes_done2
 	sub         r10, 16
@@ -64485,9 +72836,10 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 
 .asmgen_sm4_xts_unit_dec_ieee_vaes_small:
 	; 1..8 blocks: one xmm batch.
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
+	cmp         r10, 4
+	ja          near .asmgen_sm4_xts_unit_dec_ieee_vaes_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vpxor       xmm0, xmm8, oword [rcx]
 	vmovdqu     oword [rdx], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -64505,7 +72857,7 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 3
-	jb          near .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done3
 	vpxor       xmm2, xmm8, oword [rcx + 32]
 	vmovdqu     oword [rdx + 32], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -64514,7 +72866,221 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 4
-	jb          near .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done3
+	vpxor       xmm3, xmm8, oword [rcx + 48]
+	vmovdqu     oword [rdx + 48], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done3:
+	; The tweak of the block after the batch.
+	vpextrq     rsi, xmm8, 0
+	vpextrq     r9, xmm8, 1
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_dec_ieee_vaes_rounds3:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_dec_ieee_vaes_rounds3
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rdx], xmm0
+	cmp         r10, 2
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rdx + 48], xmm3
+.asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	jmp         near .asmgen_sm4_xts_unit_dec_ieee_vaes_short_done
+.asmgen_sm4_xts_unit_dec_ieee_vaes_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpxor       xmm0, xmm8, oword [rcx]
+	vmovdqu     oword [rdx], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          near .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5
+	vpxor       xmm1, xmm8, oword [rcx + 16]
+	vmovdqu     oword [rdx + 16], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          near .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5
+	vpxor       xmm2, xmm8, oword [rcx + 32]
+	vmovdqu     oword [rdx + 32], xmm8
+	vpsrad      xmm9, xmm8, 31
+	vpshufd     xmm9, xmm9, 0x13
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
+	vpsllq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          near .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5
 	vpxor       xmm3, xmm8, oword [rcx + 48]
 	vmovdqu     oword [rdx + 48], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -64523,7 +73089,7 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          near .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done3
+	jb          near .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5
 	vpxor       xmm4, xmm8, oword [rcx + 64]
 	vmovdqu     oword [rdx + 64], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -64532,7 +73098,7 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          near .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done3
+	jb          near .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5
 	vpxor       xmm5, xmm8, oword [rcx + 80]
 	vmovdqu     oword [rdx + 80], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -64541,7 +73107,7 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5
 	vpxor       xmm6, xmm8, oword [rcx + 96]
 	vmovdqu     oword [rdx + 96], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -64550,7 +73116,7 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5
 	vpxor       xmm7, xmm8, oword [rcx + 112]
 	vmovdqu     oword [rdx + 112], xmm8
 	vpsrad      xmm9, xmm8, 31
@@ -64558,7 +73124,7 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_ieee_poly]
 	vpsllq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done3:
+.asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done5:
 	; The tweak of the block after the batch.
 	vpextrq     rsi, xmm8, 0
 	vpextrq     r9, xmm8, 1
@@ -64591,7 +73157,7 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_xts_unit_dec_ieee_vaes_rounds3:
+.asmgen_sm4_xts_unit_dec_ieee_vaes_rounds4:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -64826,7 +73392,7 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_unit_dec_ieee_vaes_rounds3
+	jnz         near .asmgen_sm4_xts_unit_dec_ieee_vaes_rounds4
 	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -64856,34 +73422,38 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpxor       xmm0, xmm0, oword [rdx]
 	vmovdqu     oword [rdx], xmm0
 	cmp         r10, 2
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6
 	vpxor       xmm1, xmm1, oword [rdx + 16]
 	vmovdqu     oword [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6
 	vpxor       xmm2, xmm2, oword [rdx + 32]
 	vmovdqu     oword [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6
 	vpxor       xmm3, xmm3, oword [rdx + 48]
 	vmovdqu     oword [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6
 	vpxor       xmm4, xmm4, oword [rdx + 64]
 	vmovdqu     oword [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6
 	vpxor       xmm5, xmm5, oword [rdx + 80]
 	vmovdqu     oword [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6
 	vpxor       xmm6, xmm6, oword [rdx + 96]
 	vmovdqu     oword [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6
 	vpxor       xmm7, xmm7, oword [rdx + 112]
 	vmovdqu     oword [rdx + 112], xmm7
-.asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done4:
+.asmgen_sm4_xts_unit_dec_ieee_vaes_slots_done6:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+.asmgen_sm4_xts_unit_dec_ieee_vaes_short_done:
 .asmgen_sm4_xts_unit_dec_ieee_vaes_done2:
 	test        r8, r8
 	jz          near .asmgen_sm4_xts_unit_dec_ieee_vaes_done
@@ -64892,8 +73462,6 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	add         rcx, r10
 	add         rdx, r10
 	; T[m-1] and T[m] = T[m-1] * x.
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
 	db          0xc5, 0x79, 0x7f, 0xc4	; vmovdqa xmm4, xmm8 (GNU as's encoding)
 	vpsrad      xmm9, xmm8, 31
 	vpshufd     xmm9, xmm9, 0x13
@@ -64903,160 +73471,6 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	db          0xc5, 0x79, 0x7f, 0xc5	; vmovdqa xmm5, xmm8 (GNU as's encoding)
 	; CC = the block before the tail with T[m].
 	vpxor       xmm6, xmm5, oword [rcx]
-	; One block: byte-swap, broadcast word j to register j.
-	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
-	lea         r11, [rdi + 128]
-	mov         rax, rdi
-	align 16
-.asmgen_sm4_xts_unit_dec_ieee_vaes_rounds4:
-	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
-	vbroadcastss xmm11, dword [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
-	vbroadcastss xmm11, dword [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
-	vbroadcastss xmm11, dword [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
-	vbroadcastss xmm11, dword [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_unit_dec_ieee_vaes_rounds4
-	; Gather X35, X34, X33, X32 and byte-swap.
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
-	vmovdqu     xmm7, oword [rcx + r8*1]
-	lea         rax, [rel const_sm4_xts_steal]
-	lea         r11, [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, oword [rax + r8*1]
-	vpshufb     xmm7, xmm7, oword [r11]
-	vpshufb     xmm9, xmm8, oword [r11]
-	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
-	vmovdqu     oword [rdx + r8*1], xmm8
-	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -65196,6 +73610,160 @@ asmgen_sm4_xts_unit_dec_ieee_vaes:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
+	vmovdqu     xmm7, oword [rcx + r8*1]
+	lea         rax, [rel const_sm4_xts_steal]
+	lea         r11, [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, oword [rax + r8*1]
+	vpshufb     xmm7, xmm7, oword [r11]
+	vpshufb     xmm9, xmm8, oword [r11]
+	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
+	vmovdqu     oword [rdx + r8*1], xmm8
+	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	; One block: byte-swap, broadcast word j to register j.
+	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_dec_ieee_vaes_rounds6:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_dec_ieee_vaes_rounds6
+	; Gather X35, X34, X33, X32 and byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm4
 	vmovdqu     oword [rdx], xmm6
 .asmgen_sm4_xts_unit_dec_ieee_vaes_done:
@@ -65270,7 +73838,8 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vmovdqa     ymm13, yword [rel const_sm4_pre_hi]
 	vmovdqa     ymm14, yword [rel const_sm4_post_lo]
 	vmovdqa     ymm15, yword [rel const_sm4_post_hi]
-	; T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches.
+	; T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv
+	; (high qword).
 	vmovdqu     xmm4, oword [r9]
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm4, oword [rel const_sm4_bswap32]
@@ -65411,8 +73980,7 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vpshufb     xmm8, xmm4, oword [rel const_byte_reverse]
 	; n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d).
 	mov         r10, r8
 	shr         r10, 4
@@ -65428,9 +73996,6 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	; Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         r10, 16
 	jb          near .asmgen_sm4_xts_unit_enc_gb_vaes_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -65573,9 +74138,6 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpextrq     r9, xmm10, 1
 	jmp         near .asmgen_sm4_xts_unit_enc_gb_vaes_join
 .asmgen_sm4_xts_unit_enc_gb_vaes_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	cmp         r10, 2
 	jb          short .asmgen_sm4_xts_unit_enc_gb_vaes_slot_half
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
@@ -66397,6 +74959,10 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 .asmgen_sm4_xts_unit_enc_gb_vaes_slot_next16:
 .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done2:
 .asmgen_sm4_xts_unit_enc_gb_vaes_join2:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	cmp         r10, 16
 	jbe         near .asmgen_sm4_xts_unit_enc_gb_vaes_done2
 	sub         r10, 16
@@ -66407,10 +74973,10 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 
 .asmgen_sm4_xts_unit_enc_gb_vaes_small:
 	; 1..8 blocks: one xmm batch.
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	cmp         r10, 4
+	ja          near .asmgen_sm4_xts_unit_enc_gb_vaes_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm0, xmm10, oword [rcx]
 	vmovdqu     oword [rdx], xmm10
@@ -66432,7 +74998,7 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 3
-	jb          near .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done3
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm2, xmm10, oword [rcx + 32]
 	vmovdqu     oword [rdx + 32], xmm10
@@ -66443,7 +75009,231 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 4
-	jb          near .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm3, xmm10, oword [rcx + 48]
+	vmovdqu     oword [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_unit_enc_gb_vaes_slots_done3:
+	; The tweak of the block after the batch.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_enc_gb_vaes_rounds3:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_enc_gb_vaes_rounds3
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rdx], xmm0
+	cmp         r10, 2
+	jb          short .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          short .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          short .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rdx + 48], xmm3
+.asmgen_sm4_xts_unit_enc_gb_vaes_slots_done4:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	jmp         near .asmgen_sm4_xts_unit_enc_gb_vaes_short_done
+.asmgen_sm4_xts_unit_enc_gb_vaes_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm0, xmm10, oword [rcx]
+	vmovdqu     oword [rdx], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          near .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm1, xmm10, oword [rcx + 16]
+	vmovdqu     oword [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          near .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm2, xmm10, oword [rcx + 32]
+	vmovdqu     oword [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          near .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm3, xmm10, oword [rcx + 48]
 	vmovdqu     oword [rdx + 48], xmm10
@@ -66454,7 +75244,7 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          near .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done3
+	jb          near .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm4, xmm10, oword [rcx + 64]
 	vmovdqu     oword [rdx + 64], xmm10
@@ -66465,7 +75255,7 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          near .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done3
+	jb          near .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm5, xmm10, oword [rcx + 80]
 	vmovdqu     oword [rdx + 80], xmm10
@@ -66476,7 +75266,7 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm6, xmm10, oword [rcx + 96]
 	vmovdqu     oword [rdx + 96], xmm10
@@ -66487,7 +75277,7 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm7, xmm10, oword [rcx + 112]
 	vmovdqu     oword [rdx + 112], xmm10
@@ -66497,7 +75287,7 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_unit_enc_gb_vaes_slots_done3:
+.asmgen_sm4_xts_unit_enc_gb_vaes_slots_done5:
 	; The tweak of the block after the batch.
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpextrq     rsi, xmm10, 0
@@ -66531,7 +75321,7 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_xts_unit_enc_gb_vaes_rounds3:
+.asmgen_sm4_xts_unit_enc_gb_vaes_rounds4:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -66766,7 +75556,7 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_unit_enc_gb_vaes_rounds3
+	jnz         near .asmgen_sm4_xts_unit_enc_gb_vaes_rounds4
 	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -66796,34 +75586,39 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpxor       xmm0, xmm0, oword [rdx]
 	vmovdqu     oword [rdx], xmm0
 	cmp         r10, 2
-	jb          short .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done6
 	vpxor       xmm1, xmm1, oword [rdx + 16]
 	vmovdqu     oword [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          short .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done6
 	vpxor       xmm2, xmm2, oword [rdx + 32]
 	vmovdqu     oword [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          short .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done6
 	vpxor       xmm3, xmm3, oword [rdx + 48]
 	vmovdqu     oword [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          short .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done6
 	vpxor       xmm4, xmm4, oword [rdx + 64]
 	vmovdqu     oword [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          short .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done6
 	vpxor       xmm5, xmm5, oword [rdx + 80]
 	vmovdqu     oword [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done6
 	vpxor       xmm6, xmm6, oword [rdx + 96]
 	vmovdqu     oword [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_unit_enc_gb_vaes_slots_done6
 	vpxor       xmm7, xmm7, oword [rdx + 112]
 	vmovdqu     oword [rdx + 112], xmm7
-.asmgen_sm4_xts_unit_enc_gb_vaes_slots_done4:
+.asmgen_sm4_xts_unit_enc_gb_vaes_slots_done6:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+.asmgen_sm4_xts_unit_enc_gb_vaes_short_done:
 .asmgen_sm4_xts_unit_enc_gb_vaes_done2:
 	test        r8, r8
 	jz          near .asmgen_sm4_xts_unit_enc_gb_vaes_done
@@ -66832,9 +75627,6 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	add         rcx, r10
 	add         rdx, r10
 	; T[m-1] and T[m] = T[m-1] * x.
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	db          0xc5, 0x79, 0x7f, 0xd4	; vmovdqa xmm4, xmm10 (GNU as's encoding)
 	vpslld      xmm9, xmm8, 31
@@ -66847,160 +75639,6 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	db          0xc5, 0x79, 0x7f, 0xd5	; vmovdqa xmm5, xmm10 (GNU as's encoding)
 	; CC = the block before the tail with T[m-1].
 	vpxor       xmm6, xmm4, oword [rcx]
-	; One block: byte-swap, broadcast word j to register j.
-	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
-	lea         r11, [rdi + 128]
-	mov         rax, rdi
-	align 16
-.asmgen_sm4_xts_unit_enc_gb_vaes_rounds4:
-	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
-	vbroadcastss xmm11, dword [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
-	vbroadcastss xmm11, dword [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
-	vbroadcastss xmm11, dword [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
-	vbroadcastss xmm11, dword [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_unit_enc_gb_vaes_rounds4
-	; Gather X35, X34, X33, X32 and byte-swap.
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm4
-	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
-	vmovdqu     xmm7, oword [rcx + r8*1]
-	lea         rax, [rel const_sm4_xts_steal]
-	lea         r11, [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, oword [rax + r8*1]
-	vpshufb     xmm7, xmm7, oword [r11]
-	vpshufb     xmm9, xmm8, oword [r11]
-	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
-	vmovdqu     oword [rdx + r8*1], xmm8
-	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm5
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -67140,6 +75778,160 @@ asmgen_sm4_xts_unit_enc_gb_vaes:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm6, xmm8, xmm9
 	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm4
+	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
+	vmovdqu     xmm7, oword [rcx + r8*1]
+	lea         rax, [rel const_sm4_xts_steal]
+	lea         r11, [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, oword [rax + r8*1]
+	vpshufb     xmm7, xmm7, oword [r11]
+	vpshufb     xmm9, xmm8, oword [r11]
+	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
+	vmovdqu     oword [rdx + r8*1], xmm8
+	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm5
+	; One block: byte-swap, broadcast word j to register j.
+	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_enc_gb_vaes_rounds6:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_enc_gb_vaes_rounds6
+	; Gather X35, X34, X33, X32 and byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
 	vpxor       xmm6, xmm6, xmm5
 	vmovdqu     oword [rdx], xmm6
 .asmgen_sm4_xts_unit_enc_gb_vaes_done:
@@ -67214,7 +76006,8 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vmovdqa     ymm13, yword [rel const_sm4_pre_hi]
 	vmovdqa     ymm14, yword [rel const_sm4_post_lo]
 	vmovdqa     ymm15, yword [rel const_sm4_post_hi]
-	; T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches.
+	; T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv
+	; (high qword).
 	vmovdqu     xmm4, oword [r9]
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm4, oword [rel const_sm4_bswap32]
@@ -67355,8 +76148,7 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vpunpckldq  xmm9, xmm1, xmm0
 	vpunpcklqdq xmm4, xmm8, xmm9
 	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
-	vpextrq     rsi, xmm4, 0
-	vpextrq     r9, xmm4, 1
+	vpshufb     xmm8, xmm4, oword [rel const_byte_reverse]
 	; n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d).
 	mov         r10, r8
 	shr         r10, 4
@@ -67372,9 +76164,6 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	; Tweaks for 16 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	cmp         r10, 16
 	jb          near .asmgen_sm4_xts_unit_dec_gb_vaes_partial
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpslld      xmm9, xmm8, 31
 	vpsrad      xmm9, xmm9, 31
@@ -67517,9 +76306,6 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vpextrq     r9, xmm10, 1
 	jmp         near .asmgen_sm4_xts_unit_dec_gb_vaes_join
 .asmgen_sm4_xts_unit_dec_gb_vaes_partial:
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	cmp         r10, 2
 	jb          short .asmgen_sm4_xts_unit_dec_gb_vaes_slot_half
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
@@ -68341,6 +77127,10 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 .asmgen_sm4_xts_unit_dec_gb_vaes_slot_next16:
 .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done2:
 .asmgen_sm4_xts_unit_dec_gb_vaes_join2:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	cmp         r10, 16
 	jbe         near .asmgen_sm4_xts_unit_dec_gb_vaes_done2
 	sub         r10, 16
@@ -68351,10 +77141,10 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 
 .asmgen_sm4_xts_unit_dec_gb_vaes_small:
 	; 1..8 blocks: one xmm batch.
-	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	cmp         r10, 4
+	ja          near .asmgen_sm4_xts_unit_dec_gb_vaes_two_groups
+	; 1..4 blocks: one group.
+	; Tweaks for 4 blocks, stepped in registers; inputs src ^ T, T parked in dst.
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm0, xmm10, oword [rcx]
 	vmovdqu     oword [rdx], xmm10
@@ -68376,7 +77166,7 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 3
-	jb          near .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done3
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm2, xmm10, oword [rcx + 32]
 	vmovdqu     oword [rdx + 32], xmm10
@@ -68387,7 +77177,231 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 4
-	jb          near .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done3
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm3, xmm10, oword [rcx + 48]
+	vmovdqu     oword [rdx + 48], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+.asmgen_sm4_xts_unit_dec_gb_vaes_slots_done3:
+	; The tweak of the block after the batch.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpextrq     rsi, xmm10, 0
+	vpextrq     r9, xmm10, 1
+	; Big-endian words, transposed.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_dec_gb_vaes_rounds3:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_dec_gb_vaes_rounds3
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; Xor the tweaks parked in dst.
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rdx], xmm0
+	cmp         r10, 2
+	jb          short .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rdx + 16], xmm1
+	cmp         r10, 3
+	jb          short .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rdx + 32], xmm2
+	cmp         r10, 4
+	jb          short .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rdx + 48], xmm3
+.asmgen_sm4_xts_unit_dec_gb_vaes_slots_done4:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	jmp         near .asmgen_sm4_xts_unit_dec_gb_vaes_short_done
+.asmgen_sm4_xts_unit_dec_gb_vaes_two_groups:
+	; Tweaks for 8 blocks, stepped in registers; inputs src ^ T, T parked in dst.
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm0, xmm10, oword [rcx]
+	vmovdqu     oword [rdx], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 2
+	jb          near .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm1, xmm10, oword [rcx + 16]
+	vmovdqu     oword [rdx + 16], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 3
+	jb          near .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done5
+	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
+	vpxor       xmm2, xmm10, oword [rcx + 32]
+	vmovdqu     oword [rdx + 32], xmm10
+	vpslld      xmm9, xmm8, 31
+	vpsrad      xmm9, xmm9, 31
+	vpshufd     xmm9, xmm9, 0x08
+	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
+	vpsrlq      xmm8, xmm8, 1
+	vpxor       xmm8, xmm8, xmm9
+	cmp         r10, 4
+	jb          near .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm3, xmm10, oword [rcx + 48]
 	vmovdqu     oword [rdx + 48], xmm10
@@ -68398,7 +77412,7 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 5
-	jb          near .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done3
+	jb          near .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm4, xmm10, oword [rcx + 64]
 	vmovdqu     oword [rdx + 64], xmm10
@@ -68409,7 +77423,7 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 6
-	jb          near .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done3
+	jb          near .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm5, xmm10, oword [rcx + 80]
 	vmovdqu     oword [rdx + 80], xmm10
@@ -68420,7 +77434,7 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm6, xmm10, oword [rcx + 96]
 	vmovdqu     oword [rdx + 96], xmm10
@@ -68431,7 +77445,7 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
 	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done3
+	jb          short .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done5
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpxor       xmm7, xmm10, oword [rcx + 112]
 	vmovdqu     oword [rdx + 112], xmm10
@@ -68441,7 +77455,7 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vpand       xmm9, xmm9, oword [rel const_sm4_xts_gb_poly]
 	vpsrlq      xmm8, xmm8, 1
 	vpxor       xmm8, xmm8, xmm9
-.asmgen_sm4_xts_unit_dec_gb_vaes_slots_done3:
+.asmgen_sm4_xts_unit_dec_gb_vaes_slots_done5:
 	; The tweak of the block after the batch.
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	vpextrq     rsi, xmm10, 0
@@ -68475,7 +77489,7 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
-.asmgen_sm4_xts_unit_dec_gb_vaes_rounds3:
+.asmgen_sm4_xts_unit_dec_gb_vaes_rounds4:
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
 	vbroadcastss xmm11, dword [rax]
 	vpxor       xmm8, xmm1, xmm2
@@ -68710,7 +77724,7 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vpxor       xmm7, xmm7, xmm9
 	add         rax, 16
 	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_unit_dec_gb_vaes_rounds3
+	jnz         near .asmgen_sm4_xts_unit_dec_gb_vaes_rounds4
 	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckhdq  xmm9, xmm3, xmm2
@@ -68740,34 +77754,39 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	vpxor       xmm0, xmm0, oword [rdx]
 	vmovdqu     oword [rdx], xmm0
 	cmp         r10, 2
-	jb          short .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done6
 	vpxor       xmm1, xmm1, oword [rdx + 16]
 	vmovdqu     oword [rdx + 16], xmm1
 	cmp         r10, 3
-	jb          short .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done6
 	vpxor       xmm2, xmm2, oword [rdx + 32]
 	vmovdqu     oword [rdx + 32], xmm2
 	cmp         r10, 4
-	jb          short .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done6
 	vpxor       xmm3, xmm3, oword [rdx + 48]
 	vmovdqu     oword [rdx + 48], xmm3
 	cmp         r10, 5
-	jb          short .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done6
 	vpxor       xmm4, xmm4, oword [rdx + 64]
 	vmovdqu     oword [rdx + 64], xmm4
 	cmp         r10, 6
-	jb          short .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done6
 	vpxor       xmm5, xmm5, oword [rdx + 80]
 	vmovdqu     oword [rdx + 80], xmm5
 	cmp         r10, 7
-	jb          short .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done6
 	vpxor       xmm6, xmm6, oword [rdx + 96]
 	vmovdqu     oword [rdx + 96], xmm6
 	cmp         r10, 8
-	jb          short .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done4
+	jb          short .asmgen_sm4_xts_unit_dec_gb_vaes_slots_done6
 	vpxor       xmm7, xmm7, oword [rdx + 112]
 	vmovdqu     oword [rdx + 112], xmm7
-.asmgen_sm4_xts_unit_dec_gb_vaes_slots_done4:
+.asmgen_sm4_xts_unit_dec_gb_vaes_slots_done6:
+	; The chain of the next block.
+	vmovq       xmm8, rsi
+	vpinsrq     xmm8, xmm8, r9, 1
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+.asmgen_sm4_xts_unit_dec_gb_vaes_short_done:
 .asmgen_sm4_xts_unit_dec_gb_vaes_done2:
 	test        r8, r8
 	jz          near .asmgen_sm4_xts_unit_dec_gb_vaes_done
@@ -68776,9 +77795,6 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	add         rcx, r10
 	add         rdx, r10
 	; T[m-1] and T[m] = T[m-1] * x.
-	vmovq       xmm8, rsi
-	vpinsrq     xmm8, xmm8, r9, 1
-	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
 	vpshufb     xmm10, xmm8, oword [rel const_byte_reverse]
 	db          0xc5, 0x79, 0x7f, 0xd4	; vmovdqa xmm4, xmm10 (GNU as's encoding)
 	vpslld      xmm9, xmm8, 31
@@ -68791,160 +77807,6 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	db          0xc5, 0x79, 0x7f, 0xd5	; vmovdqa xmm5, xmm10 (GNU as's encoding)
 	; CC = the block before the tail with T[m].
 	vpxor       xmm6, xmm5, oword [rcx]
-	; One block: byte-swap, broadcast word j to register j.
-	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
-	vpshufd     xmm3, xmm0, 0xff
-	vpshufd     xmm2, xmm0, 0xaa
-	vpshufd     xmm1, xmm0, 0x55
-	vpshufd     xmm0, xmm0, 0x00
-	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
-	lea         r11, [rdi + 128]
-	mov         rax, rdi
-	align 16
-.asmgen_sm4_xts_unit_dec_gb_vaes_rounds4:
-	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
-	vbroadcastss xmm11, dword [rax]
-	vpxor       xmm8, xmm1, xmm2
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm3
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm0, xmm0, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm0, xmm0, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm0, xmm0, xmm10
-	vpxor       xmm0, xmm0, xmm9
-	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
-	vbroadcastss xmm11, dword [rax + 4]
-	vpxor       xmm8, xmm2, xmm3
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm0
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm1, xmm1, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm1, xmm1, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm1, xmm1, xmm10
-	vpxor       xmm1, xmm1, xmm9
-	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
-	vbroadcastss xmm11, dword [rax + 8]
-	vpxor       xmm8, xmm3, xmm0
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm1
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm2, xmm2, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm2, xmm2, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm2, xmm2, xmm10
-	vpxor       xmm2, xmm2, xmm9
-	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
-	vbroadcastss xmm11, dword [rax + 12]
-	vpxor       xmm8, xmm0, xmm1
-	vpxor       xmm8, xmm8, xmm11
-	vpxor       xmm8, xmm8, xmm2
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm12, xmm8
-	vpshufb     xmm9, xmm13, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
-	vpsrld      xmm9, xmm8, 4
-	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
-	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
-	vpshufb     xmm8, xmm14, xmm8
-	vpshufb     xmm9, xmm15, xmm9
-	vpxor       xmm8, xmm8, xmm9
-	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
-	vpxor       xmm3, xmm3, xmm9
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
-	vpxor       xmm9, xmm9, xmm10
-	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
-	vpxor       xmm3, xmm3, xmm8
-	vpslld      xmm10, xmm9, 2
-	vpsrld      xmm9, xmm9, 30
-	vpxor       xmm3, xmm3, xmm10
-	vpxor       xmm3, xmm3, xmm9
-	add         rax, 16
-	cmp         rax, r11
-	jnz         near .asmgen_sm4_xts_unit_dec_gb_vaes_rounds4
-	; Gather X35, X34, X33, X32 and byte-swap.
-	vpunpckldq  xmm8, xmm3, xmm2
-	vpunpckldq  xmm9, xmm1, xmm0
-	vpunpcklqdq xmm6, xmm8, xmm9
-	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
-	vpxor       xmm6, xmm6, xmm5
-	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
-	vmovdqu     xmm7, oword [rcx + r8*1]
-	lea         rax, [rel const_sm4_xts_steal]
-	lea         r11, [rax + 32]
-	sub         r11, r8
-	vpshufb     xmm8, xmm6, oword [rax + r8*1]
-	vpshufb     xmm7, xmm7, oword [r11]
-	vpshufb     xmm9, xmm8, oword [r11]
-	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
-	vmovdqu     oword [rdx + r8*1], xmm8
-	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
-	vpxor       xmm6, xmm6, xmm9
-	vpxor       xmm6, xmm6, xmm7
-	vpxor       xmm6, xmm6, xmm4
 	; One block: byte-swap, broadcast word j to register j.
 	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
 	vpshufd     xmm3, xmm0, 0xff
@@ -69079,6 +77941,160 @@ asmgen_sm4_xts_unit_dec_gb_vaes:
 	add         rax, 16
 	cmp         rax, r11
 	jnz         near .asmgen_sm4_xts_unit_dec_gb_vaes_rounds5
+	; Gather X35, X34, X33, X32 and byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckldq  xmm9, xmm1, xmm0
+	vpunpcklqdq xmm6, xmm8, xmm9
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpxor       xmm6, xmm6, xmm5
+	; The unit's last 16 bytes (the tail on top); the shuffles at table + d and table + 32 - d.
+	vmovdqu     xmm7, oword [rcx + r8*1]
+	lea         rax, [rel const_sm4_xts_steal]
+	lea         r11, [rax + 32]
+	sub         r11, r8
+	vpshufb     xmm8, xmm6, oword [rax + r8*1]
+	vpshufb     xmm7, xmm7, oword [r11]
+	vpshufb     xmm9, xmm8, oword [r11]
+	; The tail's output: the first d bytes of CC, the top of the unit's last 16 bytes.
+	vmovdqu     oword [rdx + r8*1], xmm8
+	; PP = the tail || CC[d..16], with the other tweak; its output is block m - 1.
+	vpxor       xmm6, xmm6, xmm9
+	vpxor       xmm6, xmm6, xmm7
+	vpxor       xmm6, xmm6, xmm4
+	; One block: byte-swap, broadcast word j to register j.
+	vpshufb     xmm0, xmm6, oword [rel const_sm4_bswap32]
+	vpshufd     xmm3, xmm0, 0xff
+	vpshufd     xmm2, xmm0, 0xaa
+	vpshufd     xmm1, xmm0, 0x55
+	vpshufd     xmm0, xmm0, 0x00
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_xts_unit_dec_gb_vaes_rounds6:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_xts_unit_dec_gb_vaes_rounds6
 	; Gather X35, X34, X33, X32 and byte-swap.
 	vpunpckldq  xmm8, xmm3, xmm2
 	vpunpckldq  xmm9, xmm1, xmm0

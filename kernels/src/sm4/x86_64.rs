@@ -232,40 +232,9 @@ fn ctr_inputs(b: &mut B, x: &Ctx, w: Width, slots: usize) {
     b.bind(&done);
 }
 
-/// The most blocks a one-group xmm batch holds (the short path).
-const SHORT: usize = 4;
-
-/// One batch as `fill` says; on xmm, a batch of at most [`SHORT`] blocks runs one group instead of two: half the
-/// vector work per round for short messages, and the round's chain no longer shares the ports with an idle group.
+/// One batch as `fill` says, on one group or two ([`by_groups`]).
 fn batch(b: &mut B, x: &Ctx, w: Width, fill: Fill) {
-    let short_or_two = |b: &mut B| {
-        let two = b.label("two_groups");
-        let end = b.label("short_done");
-        b.cmp(x.n, SHORT as i32);
-        b.ja(&two);
-        b.comment(format!("1..{SHORT} blocks: one group."));
-        batch_groups(b, x, Width::X, Fill::Partial, 1);
-        b.jmp(&end);
-        b.bind(&two);
-        batch_groups(b, x, Width::X, Fill::Partial, 2);
-        b.bind(&end);
-    };
-    match (w, fill) {
-        (Width::X, Fill::Partial) => short_or_two(b),
-        (Width::X, Fill::Both) => {
-            let part = b.label("partial");
-            let join = b.label("join");
-            b.cmp(x.n, 8);
-            b.jb(&part);
-            batch_groups(b, x, w, Fill::Known(8), 2);
-            b.jmp(&join);
-            b.bind(&part);
-            short_or_two(b);
-            b.bind(&join);
-        }
-        (Width::X, Fill::Known(k)) if k <= SHORT => batch_groups(b, x, w, fill, 1),
-        _ => batch_groups(b, x, w, fill, 2),
-    }
+    by_groups(b, x.n, w, fill, &|b, fill, ngroups| batch_groups(b, x, w, fill, ngroups));
 }
 
 /// One batch of up to `slots * blocks` blocks on the first `ngroups` groups: inputs, transposition, 32 rounds,

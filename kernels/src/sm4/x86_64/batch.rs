@@ -34,6 +34,44 @@ impl Count {
     }
 }
 
+/// The most blocks a one-group xmm batch holds (the short path).
+pub(crate) const SHORT: usize = 4;
+
+/// How many groups of four slots a batch of width `w` filled as `fill` runs: `f(b, fill, ngroups)`. On xmm a
+/// batch of at most [`SHORT`] blocks runs one group instead of two (behind a branch on `n` when the count is
+/// in a register): half the vector work per round for short messages, and the round's chain no longer shares
+/// the ports with an idle group. Every other batch runs both groups.
+pub(crate) fn by_groups(b: &mut B, n: Gpr, w: Width, fill: Fill, f: &dyn Fn(&mut B, Fill, usize)) {
+    let short_or_two = |b: &mut B| {
+        let two = b.label("two_groups");
+        let end = b.label("short_done");
+        b.cmp(n, SHORT as i32);
+        b.ja(&two);
+        b.comment(format!("1..{SHORT} blocks: one group."));
+        f(b, Fill::Partial, 1);
+        b.jmp(&end);
+        b.bind(&two);
+        f(b, Fill::Partial, 2);
+        b.bind(&end);
+    };
+    match (w, fill) {
+        (Width::X, Fill::Partial) => short_or_two(b),
+        (Width::X, Fill::Both) => {
+            let part = b.label("partial");
+            let join = b.label("join");
+            b.cmp(n, 8);
+            b.jb(&part);
+            f(b, Fill::Known(8), 2);
+            b.jmp(&join);
+            b.bind(&part);
+            short_or_two(b);
+            b.bind(&join);
+        }
+        (Width::X, Fill::Known(k)) if k <= SHORT => f(b, fill, 1),
+        _ => f(b, fill, 2),
+    }
+}
+
 /// Runs `f(b, count)` for a batch of up to `nblk` blocks as `fill` says: once with [`Count::Reg`]
 /// (`Partial`), twice behind a branch on `n >= nblk` (`Both`), or once with the known count (`Known`).
 pub(crate) fn by_fill(b: &mut B, n: Gpr, nblk: usize, fill: Fill, f: &dyn Fn(&mut B, Count)) {

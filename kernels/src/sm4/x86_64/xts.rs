@@ -315,10 +315,17 @@ impl Tw {
     /// Loads the chain from the tweak waiting in `home`.
     fn load(&self, b: &mut B, home: Home) {
         home.load(b, CHAIN);
+        self.chain_from(b, CHAIN);
+    }
+
+    /// The chain from the tweak (memory form) in register `t`.
+    fn chain_from(&self, b: &mut B, t: V) {
         if let (Standard::Gb, Some(f)) = (self.std, &self.fast) {
-            b.vgf2p8affineqb(CHAIN.x(), CHAIN.x(), rip(&f.bitrev), 0);
+            b.vgf2p8affineqb(CHAIN.x(), t.x(), rip(&f.bitrev), 0);
         } else if self.std == Standard::Gb {
-            b.vpshufb(CHAIN.x(), CHAIN.x(), rip(&self.rev));
+            b.vpshufb(CHAIN.x(), t.x(), rip(&self.rev));
+        } else if t != CHAIN {
+            vmov(b, Width::X, CHAIN, t);
         }
     }
 }
@@ -418,38 +425,39 @@ fn slot_out(b: &mut B, x: &Ctx, w: Width, s: usize, half: bool) {
     }
 }
 
-/// A batch's inputs: the tweaks from the one at `[tweak]`, `src ^ T` into the slots, `T` parked in `dst`, and
-/// the tweak of the block after the batch stored back to `[tweak]` (the GFNI kernels' full ymm batches leave
-/// that to [`batch_out`]).
-fn batch_in(b: &mut B, x: &Ctx, w: Width, fill: Fill) {
-    let nblk = 8 * w.blocks();
+/// A batch's inputs on the first `ngroups` groups: the tweaks from the chain ([`CHAIN`] holds the first),
+/// `src ^ T` into the slots, `T` parked in `dst`, and the tweak of the block after the batch stored to the home
+/// (the full ymm batches of the GFNI kernels leave that to [`batch_out`]).
+fn batch_in(b: &mut B, x: &Ctx, w: Width, fill: Fill, ngroups: usize) {
+    let nblk = 4 * ngroups * w.blocks();
     b.comment(format!("Tweaks for {nblk} blocks, stepped in registers; inputs src ^ T, T parked in dst."));
     by_fill(b, x.n, nblk, fill, &|b, count| {
-        x.tw.load(b, x.home);
         if x.tw.fast.is_some() && w == Width::Y && count == Count::All {
             b.vinserti128(CHAIN.y(), CHAIN.y(), CHAIN.x(), 0x01);
             x.tw.fast_batch(b, x);
             return;
         }
-        each_slot(b, w, 8, count, &mut |b, s, half| slot_in(b, x, w, s, half));
+        each_slot(b, w, 4 * ngroups, count, &mut |b, s, half| slot_in(b, x, w, s, half));
         b.comment("The tweak of the block after the batch.");
         let t = x.tw.out(b, OUT, CHAIN);
         x.home.store(b, t);
     });
 }
 
-/// The cipher on a batch's slots: byte-swap and transpose, 32 rounds, transpose back and byte-swap.
-fn batch_core(b: &mut B, x: &Ctx, w: Width) {
+/// The cipher on the slots of a batch's first `ngroups` groups: byte-swap and transpose, 32 rounds, transpose
+/// back and byte-swap.
+fn batch_core(b: &mut B, x: &Ctx, w: Width, ngroups: usize) {
+    let groups = &GROUPS[..ngroups];
     b.comment("Big-endian words, transposed.");
-    for g in &GROUPS {
+    for g in groups {
         for &v in g {
             vshufb(b, w, v, v, rip(&x.c.bswap32));
         }
         transpose(b, w, *g, *g, TMP);
     }
-    rounds(b, &x.c, w, &GROUPS, x.rk);
+    rounds(b, &x.c, w, groups, x.rk);
     b.comment("Output words X35, X34, X33, X32: transpose back, byte-swap.");
-    for g in &GROUPS {
+    for g in groups {
         transpose(b, w, [g[3], g[2], g[1], g[0]], *g, TMP);
         for &v in g {
             vshufb(b, w, v, v, rip(&x.c.bswap32));
@@ -457,26 +465,32 @@ fn batch_core(b: &mut B, x: &Ctx, w: Width) {
     }
 }
 
-/// A batch's outputs: xor the tweaks parked in `dst` and store. A full ymm batch first
-/// stores the tweak after it, `T[0] * x^16`, to `[tweak]`.
-fn batch_out(b: &mut B, x: &Ctx, w: Width, fill: Fill) {
+/// A batch's outputs on the first `ngroups` groups: xor the tweaks parked in `dst` and store. A full ymm batch
+/// first stores the tweak after it, `T[0] * x^16`, to the home. Then the chain of the next block is loaded from
+/// the home into [`CHAIN`] (the rounds used every register).
+fn batch_out(b: &mut B, x: &Ctx, w: Width, fill: Fill, ngroups: usize) {
     b.comment("Xor the tweaks parked in dst.");
-    by_fill(b, x.n, 8 * w.blocks(), fill, &|b, count| {
+    by_fill(b, x.n, 4 * ngroups * w.blocks(), fill, &|b, count| {
         if x.tw.batched() && w == Width::Y && count == Count::All {
             b.comment("The tweak of the block after the batch: T[0] * x^16.");
             b.vmovdqu(OUT.y(), mem(x.dst, 0));
             x.tw.times_x16(b, OUT, OUT2, MASK);
             x.home.store(b, OUT);
         }
-        each_slot(b, w, 8, count, &mut |b, s, half| slot_out(b, x, w, s, half))
+        each_slot(b, w, 4 * ngroups, count, &mut |b, s, half| slot_out(b, x, w, s, half))
     });
+    b.comment("The chain of the next block.");
+    x.tw.load(b, x.home);
 }
 
-/// One batch of up to `8 * blocks` blocks; `fill` as in the batch modes.
+/// One batch of up to `8 * blocks` blocks; `fill` as in the batch modes, on one group or two ([`by_groups`]:
+/// 1..4 blocks on xmm take one).
 fn batch(b: &mut B, x: &Ctx, w: Width, fill: Fill) {
-    batch_in(b, x, w, fill);
-    batch_core(b, x, w);
-    batch_out(b, x, w, fill);
+    by_groups(b, x.n, w, fill, &|b, fill, ngroups| {
+        batch_in(b, x, w, fill, ngroups);
+        batch_core(b, x, w, ngroups);
+        batch_out(b, x, w, fill, ngroups);
+    });
 }
 
 /// Between two full ymm batches: the outputs of this one and the inputs of the next, slot by slot, the next
@@ -519,6 +533,7 @@ pub fn xts_of(enc: bool, std: Standard, set: Set, abi: Abi, blocks: Blocks) -> R
     let tw = Tw::new(&mut b, std, set);
     let x = Ctx { c, tw, rk, dst, src, n, home: Home::Mem(tweak) };
     x.c.load_tables(&mut b, w);
+    x.tw.load(&mut b, x.home);
     whole_blocks(&mut b, &x, w, Trips::new(blocks, n));
     if w == Width::Y {
         b.vzeroupper();
@@ -536,8 +551,9 @@ fn features(set: Set) -> Vec<X86Feature> {
     features
 }
 
-/// The whole-block loop of width `w` over `trips` blocks, the tweak of the first in the home, which holds the
-/// tweak of the block after the last when done. With a count in a register (`nblocks`) the loops leave `src`
+/// The whole-block loop of width `w` over `trips` blocks, the chain of the first block's tweak in [`CHAIN`]
+/// (and in it, and in the home, the chain of the block after the last when done: every batch stores the next
+/// tweak to the home and loads it back after its rounds). With a count in a register (`nblocks`) the loops leave `src`
 /// and `dst` at their last batch and `n` holding its block count, so `src + 16 * n` is the end either way.
 fn whole_blocks(b: &mut B, x: &Ctx, w: Width, trips: Trips<Gpr>) {
     match w {
@@ -555,13 +571,13 @@ fn ymm_fixed(b: &mut B, x: &Ctx, count: usize) {
     if full > 0 {
         let core = b.label("core");
         let last = b.label("last");
-        batch_in(b, x, Width::Y, Fill::Known(16));
+        batch_in(b, x, Width::Y, Fill::Known(16), 2);
         if full > 1 {
             mov_count(b, n, full - 1);
         }
         b.align(4);
         b.bind(&core);
-        batch_core(b, x, Width::Y);
+        batch_core(b, x, Width::Y, 2);
         if full > 1 {
             b.test(n, n);
             b.jz(&last);
@@ -572,7 +588,7 @@ fn ymm_fixed(b: &mut B, x: &Ctx, count: usize) {
             b.jmp(&core);
         }
         b.bind(&last);
-        batch_out(b, x, Width::Y, Fill::Known(16));
+        batch_out(b, x, Width::Y, Fill::Known(16), 2);
         if rest > 0 {
             b.add(src, 256);
             b.add(dst, 256);
@@ -598,11 +614,11 @@ fn ymm_loop(b: &mut B, x: &Ctx) {
     b.cmp(n, 8);
     b.jbe(&small);
     b.bind(&lp);
-    batch_in(b, x, Width::Y, Fill::Both);
+    batch_in(b, x, Width::Y, Fill::Both, 2);
     let core = b.label("core");
     b.align(4);
     b.bind(&core);
-    batch_core(b, x, Width::Y);
+    batch_core(b, x, Width::Y, 2);
     b.cmp(n, 32);
     b.jb(&last);
     batch_step(b, x);
@@ -612,7 +628,7 @@ fn ymm_loop(b: &mut B, x: &Ctx) {
     b.jmp(&core);
     b.blank();
     b.bind(&last);
-    batch_out(b, x, Width::Y, Fill::Both);
+    batch_out(b, x, Width::Y, Fill::Both, 2);
     advance(b, n, src, dst, 16, &done);
     b.cmp(n, 8);
     b.ja(&lp);
@@ -663,10 +679,11 @@ pub fn xts_unit(enc: bool, std: Standard, set: Set, abi: Abi) -> Result<Function
     b.cmp(len, 16);
     b.jb(&done);
     x.c.load_tables(&mut b, w);
-    b.comment("T[0] = E(rk_tweak, iv), kept in rk_tweak (low qword) and iv (high qword) between batches.");
+    b.comment("T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv");
+    b.comment("(high qword).");
     b.vmovdqu(V(4).x(), mem(iv, 0));
     encrypt_one(&mut b, &x.c, rkt, V(4));
-    x.home.store(&mut b, V(4));
+    x.tw.chain_from(&mut b, V(4));
     b.comment("n = len / 16 whole blocks, one fewer with a tail of d = len % 16 bytes (len keeps d).");
     let whole = b.label("whole");
     b.mov(x.n, len);
@@ -699,7 +716,7 @@ fn steal_table(b: &mut B) -> Label {
 }
 
 /// Ciphertext stealing (IEEE 1619 5.3.2, 5.4.2): `src` and `dst` at block `m - 1`, the `d`-byte tail after it
-/// (`d` = 1..15 in `d`), `T[m-1]` in the home. Encryption: `CC = E(P[m-1] ^ T[m-1]) ^ T[m-1]`, `C[m]` = the
+/// (`d` = 1..15 in `d`), the chain of `T[m-1]` in [`CHAIN`]. Encryption: `CC = E(P[m-1] ^ T[m-1]) ^ T[m-1]`, `C[m]` = the
 /// first `d` bytes of `CC`, `C[m-1] = E(PP ^ T[m]) ^ T[m]` with `PP = P[m] || CC[d..16]`. Decryption is the same
 /// with the tweaks swapped (and `rk_dec`: [`encrypt_one`] with the reversed schedule decrypts). Whole 16-byte
 /// loads and stores only: the unit's last 16 bytes (`[src + d]`) give `P[m]`, and `C[m]` is stored as the top
@@ -709,7 +726,6 @@ fn steal(b: &mut B, x: &Ctx, enc: bool, d: Gpr, table: &Label) {
     let (t_prev, t_last, blk, win) = (V(4), V(5), V(6), V(7));
     let [up, lo, _] = TMP;
     b.comment("T[m-1] and T[m] = T[m-1] * x.");
-    x.tw.load(b, x.home);
     let t = x.tw.out(b, OUT, CHAIN);
     vmov(b, Width::X, t_prev, t);
     x.tw.step(b, CHAIN, CHAIN);
