@@ -120,6 +120,8 @@ pub mod bench;
 pub mod coff;
 pub mod kernel_calls;
 pub mod sections;
+#[cfg(target_os = "linux")]
+pub mod semantics;
 pub mod sweep;
 mod tools;
 pub use tools::{ci, have_all, runs, tool_missing};

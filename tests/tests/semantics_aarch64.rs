@@ -8,8 +8,8 @@
 
 use asmgen::isa::aarch64::{Op, Operand, OPS};
 use asmgen::sem::aarch64::{sem, Machine, State};
-use asmgen::sem::{Fault, Memory};
 use asmgen::Feature;
+use asmgen_tests::semantics::{self, Buffer, Diff, Exec, Isa, Scratch};
 use asmgen_tests::Rng;
 
 /// The state as the harness reads and writes it.
@@ -24,26 +24,6 @@ const V_OFF: u32 = 256;
 const NZCV_OFF: u32 = 256 + 512;
 /// The memory buffer; the base register of a memory operand holds `buffer + 128`.
 const BUF: usize = 256;
-
-/// A buffer at a fixed address, for the model.
-struct Buffer {
-    base: u64,
-    bytes: Vec<u8>,
-}
-impl Memory for Buffer {
-    fn read(&mut self, addr: u64, out: &mut [u8]) -> Result<(), Fault> {
-        let off = addr.wrapping_sub(self.base) as usize;
-        let src = self.bytes.get(off..off + out.len()).ok_or(Fault { addr, len: out.len(), what: "outside" })?;
-        out.copy_from_slice(src);
-        Ok(())
-    }
-    fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), Fault> {
-        let off = addr.wrapping_sub(self.base) as usize;
-        let dst = self.bytes.get_mut(off..off + data.len()).ok_or(Fault { addr, len: data.len(), what: "outside" })?;
-        dst.copy_from_slice(data);
-        Ok(())
-    }
-}
 
 fn cpu_has(f: &str) -> bool {
     match f {
@@ -113,39 +93,9 @@ fn harness(inst: &[u32]) -> Vec<u32> {
     w
 }
 
-extern "C" {
-    fn __clear_cache(start: *mut libc::c_char, end: *mut libc::c_char);
-}
-
-/// Executable copy of `code` (W^X: written, then made read-execute).
-struct Exec(*mut libc::c_void, usize);
-impl Exec {
-    fn new(code: &[u32]) -> Exec {
-        let len = (code.len() * 4).div_ceil(65536) * 65536;
-        // SAFETY: a fresh private mapping, written within its length, then made executable; the instruction
-        // cache is flushed over the written range.
-        unsafe {
-            let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS;
-            let p = libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, flags, -1, 0);
-            assert_ne!(p, libc::MAP_FAILED);
-            std::ptr::copy_nonoverlapping(code.as_ptr(), p as *mut u32, code.len());
-            assert_eq!(libc::mprotect(p, len, libc::PROT_READ | libc::PROT_EXEC), 0);
-            __clear_cache(p as *mut libc::c_char, (p as *mut libc::c_char).add(code.len() * 4));
-            Exec(p, len)
-        }
-    }
-    fn run(&self, raw: &mut Raw) {
-        // SAFETY: the harness saves and restores every callee-saved register and sp, and touches only `raw`
-        // and the buffer whose address the state's base register holds.
-        let f: extern "C" fn(*mut Raw) = unsafe { std::mem::transmute(self.0) };
-        f(raw);
-    }
-}
-impl Drop for Exec {
-    fn drop(&mut self) {
-        // SAFETY: the mapping made in `new`.
-        unsafe { libc::munmap(self.0, self.1) };
-    }
+/// The harness's words as code bytes.
+fn code(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
 /// Random operands for an entry, or `None` when the draw does not encode (an out-of-range immediate): X
@@ -210,51 +160,47 @@ fn skipped(op: Op) -> bool {
     OPS[op as usize].kinds.contains(&"Target") || op == Op::ret
 }
 
-/// Runs every entry the CPU executes on `draws` operand choices of `states` random states each, with the model
-/// `model`; returns the mismatches found.
-fn compare(draws: usize, states: usize, model: impl Fn(Op, &mut Machine<'_>, &[Operand])) -> Vec<String> {
-    let mut rng = Rng::new(0xa64);
-    let mut errors = vec![];
-    let mut buf = vec![0u8; BUF];
-    let addr = buf.as_ptr() as u64;
-    let (mut checked, mut entries) = (0, 0);
-    for (i, info) in OPS.iter().enumerate() {
-        let op = Op::ALL[i];
-        if skipped(op) || !info.features.iter().all(|f| cpu_has(f.name())) {
-            continue;
-        }
-        entries += 1;
-        let mut drawn = 0;
-        while drawn < draws {
-            let base = rng.below(31) as u8;
-            let Some((ops, word)) = operands(&mut rng, op, base) else { continue };
-            drawn += 1;
-            let exec = Exec::new(&harness(&[word]));
-            for _ in 0..states {
-                let mut raw = Raw { x: [0; 32], v: [[0; 16]; 32], nzcv: (rng.next_u64() & 0xf) << 28 };
-                raw.x.iter_mut().for_each(|g| *g = rng.next_u64());
-                raw.v.iter_mut().for_each(|v| rng.fill(v));
-                raw.x[base as usize] = addr + 128;
-                raw.x[31] = 0;
-                rng.fill(&mut buf);
-                let mut mem = Buffer { base: addr, bytes: buf.clone() };
-                let state = State { x: raw.x, v: raw.v, flags: raw.nzcv >> 28 };
-                let mut m = Machine { state, mem: &mut mem };
-                model(op, &mut m, &ops);
-                let want = m.state.clone();
-                exec.run(&mut raw);
-                let same =
-                    raw.x[..31] == want.x[..31] && raw.v == want.v && raw.nzcv >> 28 == want.flags && mem.bytes == buf;
-                if !same && errors.len() < 5 {
-                    errors.push(format!("{} {:?}: model {:x?} cpu {:x?}", info.name, ops, want.x, raw.x));
-                }
-                checked += 1;
-            }
-        }
+/// The aarch64 side of the comparison, with the model `M` (the real one, or a doctored one).
+struct Aarch64<M>(M);
+
+impl<M: Fn(Op, &mut Machine<'_>, &[Operand])> Isa for Aarch64<M> {
+    type Entry = Op;
+    /// The operands and the register memory operands use as base.
+    type Draw = (Vec<Operand>, u8);
+    const SCRATCH: usize = BUF;
+
+    fn entries(&self) -> Vec<(&'static str, Op)> {
+        let runs = |op: Op| !skipped(op) && OPS[op as usize].features.iter().all(|f| cpu_has(f.name()));
+        Op::ALL.iter().filter(|&&op| runs(op)).map(|&op| (OPS[op as usize].name, op)).collect()
     }
-    assert!(checked > 0);
-    eprintln!("{entries} entries, {checked} states compared");
-    errors
+
+    fn draw(&self, rng: &mut Rng, op: Op) -> Option<(Self::Draw, Vec<u8>)> {
+        let base = rng.below(31) as u8;
+        let (ops, word) = operands(rng, op, base)?;
+        Some(((ops, base), code(&harness(&[word]))))
+    }
+
+    fn state(&self, rng: &mut Rng, op: Op, (ops, base): &Self::Draw, exec: &Exec, scratch: &mut Scratch) -> Diff {
+        let mut raw = Raw { x: [0; 32], v: [[0; 16]; 32], nzcv: (rng.next_u64() & 0xf) << 28 };
+        semantics::random_words(rng, &mut raw.x);
+        semantics::random_regs(rng, &mut raw.v);
+        raw.x[*base as usize] = scratch.addr() + 128;
+        raw.x[31] = 0;
+        let mut mem = scratch.fill(rng);
+        let state = State { x: raw.x, v: raw.v, flags: raw.nzcv >> 28 };
+        let mut m = Machine { state, mem: &mut mem };
+        (self.0)(op, &mut m, ops);
+        let want = m.state.clone();
+        // SAFETY: the harness saves and restores every callee-saved register and sp, and touches only `raw` and
+        // the buffer whose address the state's base register holds.
+        unsafe { exec.run(&mut raw) };
+        let mut diff = Diff::default();
+        diff.regs("x", &want.x, &raw.x, 0..31);
+        diff.regs("v", &want.v, &raw.v, 0..32);
+        diff.value("nzcv", want.flags, raw.nzcv >> 28);
+        scratch.compare(&mem, &mut diff);
+        diff
+    }
 }
 
 fn real(op: Op, m: &mut Machine<'_>, ops: &[Operand]) {
@@ -263,8 +209,7 @@ fn real(op: Op, m: &mut Machine<'_>, ops: &[Operand]) {
 
 #[test]
 fn the_model_agrees_with_this_cpu() {
-    let errors = compare(12, 6, real);
-    assert!(errors.is_empty(), "semantics differ from the CPU:\n{}", errors.join("\n"));
+    semantics::assert_agree(&Aarch64(real), 12, 6);
 }
 
 #[test]
@@ -276,8 +221,7 @@ fn a_wrong_model_is_caught() {
             m.state.v[*d as usize][0] ^= 1;
         }
     };
-    let errors = compare(2, 2, wrong);
-    assert!(errors.iter().any(|e| e.starts_with("eor_16b")), "{errors:?}");
+    semantics::assert_caught(&Aarch64(wrong), 2, 2, &["eor_16b"]);
 }
 
 #[test]
@@ -293,7 +237,7 @@ fn conditional_branches_agree_with_this_cpu() {
         // The branch jumps over `movz x1, #1` (8 bytes on); x1 stays 0 when taken.
         let values: &[i64] = if reg { &[2, 8] } else { &[8] };
         let word = info.encoding.as_ref().unwrap().encode(values).unwrap();
-        let exec = Exec::new(&harness(&[word, 0xd2800021]));
+        let exec = Exec::new(&code(&harness(&[word, 0xd2800021])));
         let ops: Vec<Operand> = match reg {
             true => vec![Operand::X(2), Operand::Label(asmgen::Label::named("t"))],
             false => vec![Operand::Label(asmgen::Label::named("t"))],
@@ -304,7 +248,8 @@ fn conditional_branches_agree_with_this_cpu() {
             let mut mem = Buffer { base: 0, bytes: vec![] };
             let mut m = Machine { state: State { x: raw.x, v: raw.v, flags: flags & 0xf }, mem: &mut mem };
             let taken = matches!((sem(op).exec)(&mut m, &ops).unwrap(), asmgen::sem::Flow::Jump(_));
-            exec.run(&mut raw);
+            // SAFETY: the harness keeps the callee-saved registers and sp, and touches only `raw`.
+            unsafe { exec.run(&mut raw) };
             assert_eq!(taken, raw.x[1] == 0, "{} with NZCV {:#x}, x2 {:#x}", info.name, flags & 0xf, raw.x[2]);
             checked += 1;
         }

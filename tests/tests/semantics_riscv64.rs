@@ -10,8 +10,8 @@
 
 use asmgen::isa::riscv64::{mem, Op, Operand, Riscv64, RvFeature, VType, OPS, X};
 use asmgen::sem::riscv64::{sem, Machine, State};
-use asmgen::sem::{Fault, Memory};
 use asmgen::{Abi, Builder};
+use asmgen_tests::semantics::{self, Diff, Exec, Isa, Scratch};
 use asmgen_tests::Rng;
 
 /// The registers the random operands use (a0 holds the state's address): t0..t2, a1..a6, t3..t6.
@@ -29,25 +29,6 @@ struct Raw {
 }
 const VL_OFF: i32 = 256;
 const V_OFF: i32 = 264;
-
-struct Buffer {
-    base: u64,
-    bytes: Vec<u8>,
-}
-impl Memory for Buffer {
-    fn read(&mut self, addr: u64, out: &mut [u8]) -> Result<(), Fault> {
-        let off = addr.wrapping_sub(self.base) as usize;
-        let src = self.bytes.get(off..off + out.len()).ok_or(Fault { addr, len: out.len(), what: "outside" })?;
-        out.copy_from_slice(src);
-        Ok(())
-    }
-    fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), Fault> {
-        let off = addr.wrapping_sub(self.base) as usize;
-        let dst = self.bytes.get_mut(off..off + data.len()).ok_or(Fault { addr, len: data.len(), what: "outside" })?;
-        dst.copy_from_slice(data);
-        Ok(())
-    }
-}
 
 fn vlenb() -> usize {
     let v: usize;
@@ -164,42 +145,6 @@ fn harness(op: Op, ops: &[Operand], t: VType, vector: bool) -> Vec<u8> {
     image.bytes[sym.offset..sym.offset + sym.len].to_vec()
 }
 
-/// Executable copy of `code` (W^X: written, then made read-execute).
-struct Exec(*mut libc::c_void, usize);
-impl Exec {
-    fn new(code: &[u8]) -> Exec {
-        let len = code.len().next_multiple_of(4096);
-        // SAFETY: a fresh private mapping, written then made executable; the instruction cache is synchronised
-        // by the fence.i the kernel does on mprotect (qemu translates afresh).
-        unsafe {
-            let p = libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            );
-            assert_ne!(p, libc::MAP_FAILED);
-            std::ptr::copy_nonoverlapping(code.as_ptr(), p as *mut u8, code.len());
-            assert_eq!(libc::mprotect(p, len, libc::PROT_READ | libc::PROT_EXEC), 0);
-            std::arch::asm!("fence.i");
-            Exec(p, len)
-        }
-    }
-    fn run(&self, raw: &mut Raw) {
-        // SAFETY: the harness reads and writes only `raw` and the buffer a7 points into, and returns.
-        let f: extern "C" fn(*mut Raw) = unsafe { std::mem::transmute(self.0) };
-        f(raw);
-    }
-}
-impl Drop for Exec {
-    fn drop(&mut self) {
-        // SAFETY: the mapping `new` made.
-        unsafe { libc::munmap(self.0, self.1) };
-    }
-}
-
 /// Zeroes the destination group's tail (elements at and past vl) in `v`.
 fn mask_tail(v: &mut [u8], vlenb: usize, op: Op, ops: &[Operand], t: VType, vl: usize) {
     let (Some(Operand::V(d)), false) = (ops.first(), matches!(op, Op::vse32_v | Op::vse64_v)) else { return };
@@ -212,64 +157,80 @@ fn mask_tail(v: &mut [u8], vlenb: usize, op: Op, ops: &[Operand], t: VType, vl: 
     v[start + vl * eew..start + t.lmul as usize * vlenb].fill(0);
 }
 
-/// Compares the CPU and `model` over `draws` operand draws of `states` random states each; returns mismatches.
-fn compare(draws: usize, states: usize, model: impl Fn(Op, &mut Machine<'_>, &[Operand])) -> Vec<String> {
-    let seed = asmgen_tests::kernel_calls::seed();
-    let (mut rng, mut bad, mut checked) = (Rng::new(seed), Vec::new(), Vec::new());
-    let vector_cpu = cpu_has(RvFeature::V);
-    let vlenb = if vector_cpu { vlenb() } else { 16 };
-    for (i, info) in OPS.iter().enumerate() {
-        let op = Op::ALL[i];
-        if skipped(op) || !info.features.iter().all(|f| cpu_has(*f)) {
-            continue;
-        }
-        let vector = info.features.contains(&RvFeature::V);
-        checked.push(info.name);
-        for _ in 0..draws {
-            let t = vtype(&mut rng, op);
-            let ops = operands(&mut rng, op, t);
-            let exec = Exec::new(&harness(op, &ops, t, vector));
-            for _ in 0..states {
-                let mut buf = vec![0u8; BUF];
-                rng.fill(&mut buf);
-                let mut raw = Raw { x: [0; 32], vl: 0, v: [0; 32 * 128] };
-                rng.fill(&mut raw.v[..32 * vlenb]);
-                for r in XS {
-                    raw.x[r as usize] = rng.next_u64();
-                }
-                raw.x[BASE as usize] = buf.as_ptr() as u64 + BUF as u64 / 2;
-                let vlmax = t.lmul as usize * vlenb * 8 / t.sew as usize;
-                let egs = if t.sew == 32
-                    && OPS[op as usize].features.iter().any(|f| matches!(f, RvFeature::Zvkg | RvFeature::Zvksed))
-                {
-                    4
-                } else {
-                    1
-                };
-                raw.vl = (rng.below(vlmax + 1) / egs * egs) as u64;
-                let mut s = State::new(vlenb * 8);
-                s.x = raw.x;
-                s.v.copy_from_slice(&raw.v[..32 * vlenb]);
-                (s.vl, s.sew, s.lmul) = (raw.vl, t.sew, t.lmul);
-                let mut mbuf = Buffer { base: buf.as_ptr() as u64, bytes: buf.clone() };
-                let mut m = Machine { state: s, mem: &mut mbuf };
-                model(op, &mut m, &ops);
-                let vl = raw.vl as usize;
-                exec.run(&mut raw);
-                let mut want = m.state.v.clone();
-                let mut got = raw.v[..32 * vlenb].to_vec();
-                mask_tail(&mut want, vlenb, op, &ops, t, vl);
-                mask_tail(&mut got, vlenb, op, &ops, t, vl);
-                let xs_differ = XS.iter().any(|&r| raw.x[r as usize] != m.state.x[r as usize]);
-                if xs_differ || want != got || buf != mbuf.bytes {
-                    bad.push(format!("{} {ops:?} (e{} m{} vl {vl}; seed {seed})", info.name, t.sew, t.lmul));
-                    break;
-                }
-            }
+/// The riscv64 side of the comparison, with the model `M` (the real one, or a doctored one) and the CPU's
+/// vector register length in bytes.
+struct Rv<M> {
+    model: M,
+    vlenb: usize,
+}
+
+impl<M: Fn(Op, &mut Machine<'_>, &[Operand])> Rv<M> {
+    fn new(model: M) -> Rv<M> {
+        Rv { model, vlenb: if cpu_has(RvFeature::V) { vlenb() } else { 16 } }
+    }
+}
+
+impl<M: Fn(Op, &mut Machine<'_>, &[Operand])> Isa for Rv<M> {
+    type Entry = Op;
+    /// The vector type and the operands.
+    type Draw = (VType, Vec<Operand>);
+    const SCRATCH: usize = BUF;
+
+    fn about(&self) -> String {
+        if cpu_has(RvFeature::V) {
+            format!("VLEN {}: ", self.vlenb * 8)
+        } else {
+            String::new()
         }
     }
-    eprintln!("VLEN {}: {} entries checked: {}", vlenb * 8, checked.len(), checked.join(" "));
-    bad
+
+    fn entries(&self) -> Vec<(&'static str, Op)> {
+        let runs = |op: Op| !skipped(op) && OPS[op as usize].features.iter().all(|f| cpu_has(*f));
+        Op::ALL.iter().filter(|&&op| runs(op)).map(|&op| (OPS[op as usize].name, op)).collect()
+    }
+
+    fn draw(&self, rng: &mut Rng, op: Op) -> Option<(Self::Draw, Vec<u8>)> {
+        let t = vtype(rng, op);
+        let ops = operands(rng, op, t);
+        let code = harness(op, &ops, t, OPS[op as usize].features.contains(&RvFeature::V));
+        Some(((t, ops), code))
+    }
+
+    fn state(&self, rng: &mut Rng, op: Op, (t, ops): &Self::Draw, exec: &Exec, scratch: &mut Scratch) -> Diff {
+        let (t, vlenb) = (*t, self.vlenb);
+        let mut mem = scratch.fill(rng);
+        let mut raw = Raw { x: [0; 32], vl: 0, v: [0; 32 * 128] };
+        rng.fill(&mut raw.v[..32 * vlenb]);
+        for r in XS {
+            raw.x[r as usize] = rng.next_u64();
+        }
+        raw.x[BASE as usize] = scratch.addr() + BUF as u64 / 2;
+        let vlmax = t.lmul as usize * vlenb * 8 / t.sew as usize;
+        let grouped = OPS[op as usize].features.iter().any(|f| matches!(f, RvFeature::Zvkg | RvFeature::Zvksed));
+        let egs = if t.sew == 32 && grouped { 4 } else { 1 };
+        raw.vl = (rng.below(vlmax + 1) / egs * egs) as u64;
+        let mut s = State::new(vlenb * 8);
+        s.x = raw.x;
+        s.v.copy_from_slice(&raw.v[..32 * vlenb]);
+        (s.vl, s.sew, s.lmul) = (raw.vl, t.sew, t.lmul);
+        let mut m = Machine { state: s, mem: &mut mem };
+        (self.model)(op, &mut m, ops);
+        let vl = raw.vl as usize;
+        // SAFETY: the harness reads and writes only `raw` and the buffer a7 points into, and returns.
+        unsafe { exec.run(&mut raw) };
+        let mut want = m.state.v.clone();
+        let mut got = raw.v[..32 * vlenb].to_vec();
+        mask_tail(&mut want, vlenb, op, ops, t, vl);
+        mask_tail(&mut got, vlenb, op, ops, t, vl);
+        let mut diff = Diff::new(format!("vl {vl}"));
+        diff.regs("x", &m.state.x, &raw.x, XS.map(usize::from));
+        let regs = |v: &[u8]| v.chunks(vlenb).map(<[u8]>::to_vec).collect::<Vec<_>>();
+        if want != got {
+            diff.regs("v", &regs(&want), &regs(&got), 0..32);
+        }
+        scratch.compare(&mem, &mut diff);
+        diff
+    }
 }
 
 fn real(op: Op, m: &mut Machine<'_>, ops: &[Operand]) {
@@ -278,8 +239,7 @@ fn real(op: Op, m: &mut Machine<'_>, ops: &[Operand]) {
 
 #[test]
 fn the_model_agrees_with_this_cpu() {
-    let bad = compare(6, 4, real);
-    assert!(bad.is_empty(), "the model differs from the CPU:\n{}", bad.join("\n"));
+    semantics::assert_agree(&Rv::new(real), 6, 4);
 }
 
 #[test]
@@ -295,9 +255,6 @@ fn a_wrong_model_is_caught() {
     };
     // Each state draws its own vl, and the doctored `vxor.vv` shows only when vl > 0: with 16 states, vl = 0 in
     // all of them (at most 1 in 3 each, for e64 at LMUL 1) happens about once in 4e7 runs.
-    let bad = compare(1, 16, doctored);
-    assert!(bad.iter().any(|b| b.starts_with("xor ")), "{bad:?}");
-    if cpu_has(RvFeature::V) {
-        assert!(bad.iter().any(|b| b.starts_with("vxor_vv ")), "{bad:?}");
-    }
+    let doctored_entries: &[&str] = if cpu_has(RvFeature::V) { &["xor", "vxor_vv"] } else { &["xor"] };
+    semantics::assert_caught(&Rv::new(doctored), 1, 16, doctored_entries);
 }

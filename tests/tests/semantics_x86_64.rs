@@ -9,8 +9,8 @@
 
 use asmgen::isa::x86_64::{mem, Gpr, Op, Operand, Size, X86Feature, OPS, X86_64};
 use asmgen::sem::x86_64::{sem, Machine, State, AF, CF, OF, PF, SF, STATUS, ZF};
-use asmgen::sem::{Fault, Memory};
 use asmgen::{Abi, Builder};
+use asmgen_tests::semantics::{self, Buffer, Diff, Exec, Isa, Scratch};
 use asmgen_tests::Rng;
 use iced_x86::{Code, Decoder, DecoderOptions, Encoder, Instruction, MemoryOperand, Register};
 
@@ -26,26 +26,6 @@ const VEC_OFF: i64 = 128;
 const FLAGS_OFF: i64 = 128 + 512;
 /// The memory buffer memory operands point into (their base register holds `buffer + 64`).
 const BUF: usize = 256;
-
-/// A buffer at a fixed address, for the model.
-struct Buffer {
-    base: u64,
-    bytes: Vec<u8>,
-}
-impl Memory for Buffer {
-    fn read(&mut self, addr: u64, out: &mut [u8]) -> Result<(), Fault> {
-        let off = addr.wrapping_sub(self.base) as usize;
-        let src = self.bytes.get(off..off + out.len()).ok_or(Fault { addr, len: out.len(), what: "outside" })?;
-        out.copy_from_slice(src);
-        Ok(())
-    }
-    fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), Fault> {
-        let off = addr.wrapping_sub(self.base) as usize;
-        let dst = self.bytes.get_mut(off..off + data.len()).ok_or(Fault { addr, len: data.len(), what: "outside" })?;
-        dst.copy_from_slice(data);
-        Ok(())
-    }
-}
 
 fn host_has(f: X86Feature) -> bool {
     match f {
@@ -192,92 +172,54 @@ fn harness(inst: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Executable copy of `code` (W^X: written, then made read-execute).
-struct Exec(*mut libc::c_void, usize);
-impl Exec {
-    fn new(code: &[u8]) -> Exec {
-        let len = code.len().div_ceil(4096) * 4096;
-        unsafe {
-            let p = libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            );
-            assert_ne!(p, libc::MAP_FAILED);
-            std::ptr::copy_nonoverlapping(code.as_ptr(), p as *mut u8, code.len());
-            assert_eq!(libc::mprotect(p, len, libc::PROT_READ | libc::PROT_EXEC), 0);
-            Exec(p, len)
-        }
-    }
-    fn run(&self, raw: &mut Raw) {
-        let f: extern "C" fn(*mut Raw) = unsafe { std::mem::transmute(self.0) };
-        f(raw);
-    }
-}
-impl Drop for Exec {
-    fn drop(&mut self) {
-        unsafe { libc::munmap(self.0, self.1) };
-    }
-}
-
 /// Entries with semantics not checked here: branches (label operands), stack operations and `ret`.
 fn skipped(op: Op) -> bool {
     OPS[op as usize].kinds.contains(&"Target") || matches!(op, Op::push | Op::pop | Op::ret)
 }
 
-/// Runs every host-executable entry on `draws` operand choices of `states` random states each, with the model
-/// `model` (the real one, or a doctored one); returns the mismatches found.
-fn compare(draws: usize, states: usize, model: impl Fn(Op, &mut Machine<'_>, &[Operand])) -> Vec<String> {
-    let mut rng = Rng::new(0x5e3a);
-    let mut errors = vec![];
-    #[repr(align(32))]
-    struct Aligned([u8; BUF]);
-    let mut aligned = Box::new(Aligned([0; BUF]));
-    let buf = &mut aligned.0;
-    let addr = buf.as_ptr() as u64;
-    for (i, info) in OPS.iter().enumerate() {
-        let op = Op::ALL[i];
-        if skipped(op) || !info.features.iter().all(|&f| host_has(f)) {
-            continue;
-        }
-        for _ in 0..draws {
-            let base = gpr(&mut rng);
-            let ops = operands(&mut rng, info.kinds, base, info.mnemonic() == "vmovdqa");
-            if std::env::var("SEM_DEBUG").is_ok() {
-                eprintln!("{} {:?}", info.name, ops);
-            }
-            let exec = Exec::new(&harness(&encode(op, &ops)));
-            for _ in 0..states {
-                let mut raw = Raw { gpr: [0; 16], vec: [[0; 32]; 16], flags: 0 };
-                raw.gpr.iter_mut().for_each(|g| *g = rng.next_u64());
-                raw.vec.iter_mut().for_each(|v| rng.fill(v));
-                raw.flags = (rng.next_u64() & STATUS) | 2;
-                raw.gpr[base as usize] = addr + 64;
-                rng.fill(buf);
-                let mut mem = Buffer { base: addr, bytes: buf.to_vec() };
-                let mut m = Machine { state: State { gpr: raw.gpr, vec: raw.vec, flags: raw.flags }, mem: &mut mem };
-                m.state.gpr[4] = 0;
-                model(op, &mut m, &ops);
-                let want = m.state.clone();
-                exec.run(&mut raw);
-                let undefined = sem(op).flags_undefined;
-                let same = raw.gpr.iter().enumerate().all(|(r, &g)| r == 4 || g == want.gpr[r])
-                    && raw.vec == want.vec
-                    && (raw.flags ^ want.flags) & STATUS & !undefined == 0
-                    && mem.bytes == buf[..];
-                if !same && errors.len() < 5 {
-                    errors.push(format!(
-                        "{} {:?}: model {:x?} hardware {:x?} {:x?}",
-                        info.name, ops, want.flags, raw.flags, raw.gpr
-                    ));
-                }
-            }
-        }
+/// The x86_64 side of the comparison, with the model `M` (the real one, or a doctored one).
+struct X86<M>(M);
+
+impl<M: Fn(Op, &mut Machine<'_>, &[Operand])> Isa for X86<M> {
+    type Entry = Op;
+    /// The operands and the register memory operands use as base.
+    type Draw = (Vec<Operand>, u8);
+    const SCRATCH: usize = BUF;
+
+    fn entries(&self) -> Vec<(&'static str, Op)> {
+        let runs = |op: Op| !skipped(op) && OPS[op as usize].features.iter().all(|&f| host_has(f));
+        Op::ALL.iter().filter(|&&op| runs(op)).map(|&op| (OPS[op as usize].name, op)).collect()
     }
-    errors
+
+    fn draw(&self, rng: &mut Rng, op: Op) -> Option<(Self::Draw, Vec<u8>)> {
+        let info = &OPS[op as usize];
+        let base = gpr(rng);
+        let ops = operands(rng, info.kinds, base, info.mnemonic() == "vmovdqa");
+        let code = harness(&encode(op, &ops));
+        Some(((ops, base), code))
+    }
+
+    fn state(&self, rng: &mut Rng, op: Op, (ops, base): &Self::Draw, exec: &Exec, scratch: &mut Scratch) -> Diff {
+        let mut raw = Raw { gpr: [0; 16], vec: [[0; 32]; 16], flags: 0 };
+        semantics::random_words(rng, &mut raw.gpr);
+        semantics::random_regs(rng, &mut raw.vec);
+        raw.flags = (rng.next_u64() & STATUS) | 2;
+        raw.gpr[*base as usize] = scratch.addr() + 64;
+        let mut mem = scratch.fill(rng);
+        let mut m = Machine { state: State { gpr: raw.gpr, vec: raw.vec, flags: raw.flags }, mem: &mut mem };
+        m.state.gpr[4] = 0;
+        (self.0)(op, &mut m, ops);
+        let want = m.state.clone();
+        // SAFETY: the harness keeps the callee-saved registers and rsp, and touches only `raw` and the buffer.
+        unsafe { exec.run(&mut raw) };
+        let mut diff = Diff::default();
+        diff.regs("r", &want.gpr, &raw.gpr, (0..16).filter(|&r| r != 4));
+        diff.regs("ymm", &want.vec, &raw.vec, 0..16);
+        let defined = STATUS & !sem(op).flags_undefined;
+        diff.value("flags", want.flags & defined, raw.flags & defined);
+        scratch.compare(&mem, &mut diff);
+        diff
+    }
 }
 
 fn real(op: Op, m: &mut Machine<'_>, ops: &[Operand]) {
@@ -286,8 +228,7 @@ fn real(op: Op, m: &mut Machine<'_>, ops: &[Operand]) {
 
 #[test]
 fn the_model_agrees_with_this_cpu() {
-    let errors = compare(48, 40, real);
-    assert!(errors.is_empty(), "semantics differ from the hardware:\n{}", errors.join("\n"));
+    semantics::assert_agree(&X86(real), 48, 40);
 }
 
 #[test]
@@ -301,8 +242,7 @@ fn a_wrong_model_is_caught() {
             }
         }
     };
-    let errors = compare(2, 2, wrong);
-    assert!(errors.iter().any(|e| e.starts_with("vpxor_y")), "{errors:?}");
+    semantics::assert_caught(&X86(wrong), 2, 2, &["vpxor_y"]);
 }
 
 #[test]
@@ -336,7 +276,8 @@ fn conditional_branches_agree_with_this_cpu() {
             let mut mem = Buffer { base: 0, bytes: vec![] };
             let mut m = Machine { state: State { gpr: raw.gpr, vec: raw.vec, flags: f }, mem: &mut mem };
             let taken = matches!((sem(op).exec)(&mut m, &ops).unwrap(), asmgen::sem::Flow::Jump(_));
-            exec.run(&mut raw);
+            // SAFETY: the harness keeps the callee-saved registers and rsp, and touches only `raw`.
+            unsafe { exec.run(&mut raw) };
             let native_taken = raw.gpr[0] != u64::from_le_bytes(mov[2..].try_into().unwrap());
             assert_eq!(taken, native_taken, "{} with flags {f:#x}", info.name);
             checked += 1;

@@ -111,8 +111,8 @@ const RUNS: &[Run] = &[
         target: &RISCV64,
         label: "V + vector crypto, VLEN 128",
         qemu: QEMU10_RISCV,
-        cpu: "rv64,v=true,vlen=128,elen=64,zbb=true,zbc=true,zksed=true,zvbb=true,zvbc=true,zvkb=true,zvkg=true,\
-              zvksed=true",
+        cpu: "rv64,v=true,vlen=128,elen=64,zbb=true,zbc=true,zbkb=true,zksed=true,zvbb=true,zvbc=true,zvkb=true,\
+              zvkg=true,zvksed=true",
         expect_ghash: "aot/riscv64-zvkg",
         expect_sm4: "aot/riscv64-zvksed",
         env: &[],
@@ -121,8 +121,8 @@ const RUNS: &[Run] = &[
         target: &RISCV64,
         label: "JIT kernels, V + vector crypto, VLEN 128 (ASMGEN_BACKEND=jit)",
         qemu: QEMU10_RISCV,
-        cpu: "rv64,v=true,vlen=128,elen=64,zbb=true,zbc=true,zksed=true,zvbb=true,zvbc=true,zvkb=true,zvkg=true,\
-              zvksed=true",
+        cpu: "rv64,v=true,vlen=128,elen=64,zbb=true,zbc=true,zbkb=true,zksed=true,zvbb=true,zvbc=true,zvkb=true,\
+              zvkg=true,zvksed=true",
         expect_ghash: "jit/riscv64-zvkg",
         expect_sm4: "jit/riscv64-zvksed",
         env: JIT,
@@ -131,8 +131,8 @@ const RUNS: &[Run] = &[
         target: &RISCV64,
         label: "V + vector crypto, VLEN 256",
         qemu: QEMU10_RISCV,
-        cpu: "rv64,v=true,vlen=256,elen=64,zbb=true,zbc=true,zksed=true,zvbb=true,zvbc=true,zvkb=true,zvkg=true,\
-              zvksed=true",
+        cpu: "rv64,v=true,vlen=256,elen=64,zbb=true,zbc=true,zbkb=true,zksed=true,zvbb=true,zvbc=true,zvkb=true,\
+              zvkg=true,zvksed=true",
         expect_ghash: "aot/riscv64-zvkg",
         expect_sm4: "aot/riscv64-zvksed",
         env: &[],
