@@ -118,6 +118,7 @@ pub fn jit_expectation(aot: &str) -> String {
 
 pub mod bench;
 pub mod coff;
+pub mod ct;
 pub mod kernel_calls;
 pub mod sections;
 pub mod sweep;

@@ -1,10 +1,10 @@
-//! The constant-time checker on aarch64 (`asmgen::sem::ct_aarch64`): every aarch64 kernel of every set is
-//! interpreted from its description (AAPCS64) for a few block counts with its secret buffers tainted (per
-//! parameter name, `asmgen::sem::ct::PARAMS`), and must branch on no secret flag or register and address no
-//! memory through a secret register. With the counter tainted too only the CTR carry branches are flagged.
-//! Two hand-built functions, a table lookup indexed by a secret byte and a branch on a secret bit, must be
-//! flagged; their public twins must not. The interpreter does not depend on the host, so the emulated riscv64
-//! runs of `cargo xtask cross` leave this out (it runs natively and under qemu-aarch64).
+//! The constant-time checker on aarch64 (`asmgen::sem::ct_aarch64`): every aarch64 kernel of every set, and each
+//! fixed-size variant the JIT builds (`asmgen_tests::ct`), is interpreted from its description (AAPCS64) for a few
+//! block counts with its secret buffers tainted (per parameter name, `asmgen::sem::ct::PARAMS`), and must branch on no
+//! secret flag or register and address no memory through a secret register. With the counter tainted too only the CTR
+//! carry branches are flagged. Two hand-built functions, a table lookup indexed by a secret byte and a branch on a
+//! secret bit, must be flagged; their public twins must not. The interpreter does not depend on the host, so the
+//! emulated riscv64 runs of `cargo xtask cross` leave this out (it runs natively and under qemu-aarch64).
 #![cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 
 use asmgen::isa::aarch64::{regs::*, Aarch64};
@@ -12,42 +12,30 @@ use asmgen::sem::ct::Finding;
 use asmgen::sem::ct_aarch64::check_function;
 use asmgen::{Abi, Builder, CType, Function};
 use asmgen_kernels::catalog::AARCH64_SETS;
+use asmgen_tests::ct::{self, Checked};
 
 fn run(f: &Function<Aarch64>, params: &[(&str, CType)], n: usize, secret_ctr: bool) -> Vec<Finding> {
     let names: Vec<&str> = params.iter().map(|p| p.0).collect();
     check_function(f, &names, n, secret_ctr).unwrap()
 }
 
-/// The findings over every aarch64 kernel (with `secret_ctr`: those with a counter, the counter tainted too),
-/// and the number of runs.
-fn check_all(secret_ctr: bool) -> (Vec<String>, usize) {
-    let (mut findings, mut checked) = (Vec::new(), 0);
-    let counts: &[usize] = if asmgen_tests::SLOW_TARGET { &[1, 9] } else { &[1, 3, 17] };
-    for set in AARCH64_SETS {
-        for k in (set.build)(Abi::Aapcs64).unwrap() {
-            if secret_ctr && !k.role.params().iter().any(|(n, _)| *n == "ctr") {
-                continue;
-            }
-            let counts: &[usize] = if k.role.params().iter().any(|(_, t)| *t == CType::Size) { counts } else { &[0] };
-            for &n in counts {
-                findings.extend(run(&k.function, k.role.params(), n, secret_ctr));
-                checked += 1;
-            }
-        }
-    }
-    (findings.iter().map(|f| format!("{} #{} {}: {}", f.function, f.index, f.inst, f.what)).collect(), checked)
+/// Every aarch64 kernel, general and fixed-size, through the checker.
+fn check_all(secret_ctr: bool) -> Checked {
+    ct::check_all(AARCH64_SETS, &[Abi::Aapcs64], secret_ctr, &|f, names, n, ctr| {
+        check_function(f, names, n, ctr).unwrap()
+    })
 }
 
 #[test]
 fn every_aarch64_kernel_is_constant_time() {
-    let (lines, checked) = check_all(false);
-    assert!(checked > 50, "only {checked} runs");
-    assert!(lines.is_empty(), "constant-time violations:\n{}", lines.join("\n"));
+    let c = check_all(false);
+    assert!(c.general > 50 && c.fixed > 10, "only {} + {} fixed runs", c.general, c.fixed);
+    assert!(c.lines.is_empty(), "constant-time violations:\n{}", c.lines.join("\n"));
 }
 
 #[test]
 fn with_a_secret_counter_only_the_carry_branch_is_flagged() {
-    let (lines, _) = check_all(true);
+    let lines = check_all(true).lines;
     assert!(!lines.is_empty());
     for l in &lines {
         assert!(l.contains("_ctr") && l.ends_with("branch on secret flags"), "{l}");

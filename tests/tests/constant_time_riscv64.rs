@@ -1,53 +1,40 @@
-//! The constant-time checker on riscv64 (`asmgen::sem::ct_riscv64`): every kernel of every riscv64 set is
-//! interpreted from its description (LP64D) at VLEN 128 and 256 for a few block counts with its secret buffers
-//! tainted (per parameter name, `asmgen::sem::ct::PARAMS`), and must branch on no secret, address no memory
-//! through a secret register and set no vector length from a secret. The counter (`ctr`) is public; with it
-//! tainted only the vector CTR kernel's branch on its wrap is flagged. Two hand-built functions, a table lookup indexed by a secret byte
-//! and a branch on a secret bit, must be flagged.
+//! The constant-time checker on riscv64 (`asmgen::sem::ct_riscv64`): every kernel of every riscv64 set, and each
+//! fixed-size variant the JIT builds (`asmgen_tests::ct`), is interpreted from its description (LP64D) at VLEN 128 and
+//! 256 for a few block counts with its secret buffers tainted (per parameter name, `asmgen::sem::ct::PARAMS`), and must
+//! branch on no secret, address no memory through a secret register and set no vector length from a secret. The counter
+//! (`ctr`) is public; with it tainted only the vector CTR kernel's branch on its wrap is flagged. Two hand-built
+//! functions, a table lookup indexed by a secret byte and a branch on a secret bit, must be flagged.
 
 use asmgen::isa::riscv64::{mem, regs::*, Riscv64};
 use asmgen::sem::ct::Finding;
 use asmgen::sem::ct_riscv64::check_function;
 use asmgen::{Abi, Builder, CType, Function};
 use asmgen_kernels::catalog::RISCV64_SETS;
+use asmgen_tests::ct::{self, Checked};
 
 fn run(f: &Function<Riscv64>, params: &[(&str, CType)], n: usize, secret_ctr: bool, vlen: usize) -> Vec<Finding> {
     let names: Vec<&str> = params.iter().map(|p| p.0).collect();
     check_function(f, &names, n, secret_ctr, vlen).unwrap()
 }
 
-/// The findings over every riscv64 kernel (with `secret_ctr`: those with a counter, the counter tainted too),
-/// and the number of runs.
-fn check_all(secret_ctr: bool) -> (Vec<String>, usize) {
-    let (mut findings, mut checked) = (Vec::new(), 0);
-    let slow = asmgen_tests::SLOW_TARGET;
-    let counts: &[usize] = if slow { &[1, 9] } else { &[1, 3, 17] };
-    let vlens: &[usize] = if slow { &[128] } else { &[128, 256] };
-    for set in RISCV64_SETS {
-        for k in (set.build)(Abi::Lp64d).unwrap() {
-            if secret_ctr && !k.role.params().iter().any(|(n, _)| *n == "ctr") {
-                continue;
-            }
-            let counts: &[usize] = if k.role.params().iter().any(|(_, t)| *t == CType::Size) { counts } else { &[0] };
-            for (&n, &vlen) in counts.iter().flat_map(|n| vlens.iter().map(move |v| (n, v))) {
-                findings.extend(run(&k.function, k.role.params(), n, secret_ctr, vlen));
-                checked += 1;
-            }
-        }
-    }
-    (findings.iter().map(|f| format!("{} #{} {}: {}", f.function, f.index, f.inst, f.what)).collect(), checked)
+/// Every riscv64 kernel, general and fixed-size, through the checker at VLEN 128 and 256 (under qemu 128).
+fn check_all(secret_ctr: bool) -> Checked {
+    let vlens: &[usize] = if asmgen_tests::SLOW_TARGET { &[128] } else { &[128, 256] };
+    ct::check_all(RISCV64_SETS, &[Abi::Lp64d], secret_ctr, &|f, names, n, ctr| {
+        vlens.iter().flat_map(|&vlen| check_function(f, names, n, ctr, vlen).unwrap()).collect()
+    })
 }
 
 #[test]
 fn every_riscv64_kernel_is_constant_time() {
-    let (lines, checked) = check_all(false);
-    assert!(checked > 50, "only {checked} runs");
-    assert!(lines.is_empty(), "constant-time violations:\n{}", lines.join("\n"));
+    let c = check_all(false);
+    assert!(c.general > 25 && c.fixed > 10, "only {} + {} fixed runs", c.general, c.fixed);
+    assert!(c.lines.is_empty(), "constant-time violations:\n{}", c.lines.join("\n"));
 }
 
 #[test]
 fn with_a_secret_counter_only_its_wrap_branch_is_flagged() {
-    let (lines, _) = check_all(true);
+    let lines = check_all(true).lines;
     // The vector CTR kernel branches on whether the low counter word wraps within a batch.
     assert!(!lines.is_empty());
     for l in &lines {
