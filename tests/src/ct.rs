@@ -1,18 +1,32 @@
 //! The constant-time harness of tests/tests/constant_time*.rs: every kernel of every set of one ISA, general and
-//! fixed-size, run through that ISA's checker (`asmgen::sem::ct`) with its secret buffers tainted, and the
-//! findings as lines.
+//! fixed-size, run through the checker (`asmgen::sem::ct::check_function`) with its secret buffers tainted, on
+//! each machine model asked for (riscv64: VLENs), and the findings as lines; and [`run`], [`LEAKY`] for the
+//! hand-built negative tests.
 //!
 //! The general kernels run at each of [`counts`] blocks (once, at 0, where the role takes no size); the fixed-size
 //! variants (`KernelSet::fixed`, the JIT's `<kernel>_n<count>`) of each kind (`Fixed::Xts`, `Ctr`, `Hash`) are
 //! built for each count and run at that count (the `nblocks` they ignore, and the buffer sizes).
 
-use asmgen::sem::ct::Finding;
+use asmgen::sem::ct::{check_function, Finding, Tainting};
 use asmgen::{Abi, CType, Function, Isa};
 use asmgen_kernels::catalog::KernelSet;
 use asmgen_kernels::{Fixed, Kernel};
 
-/// A checker: `check(function, parameter names, blocks, secret counter)`, its findings.
-pub type Check<'a, I> = &'a dyn Fn(&Function<I>, &[&str], usize, bool) -> Vec<Finding>;
+/// The parameters of the hand-built negative tests' functions `leaky(table, key)`: a public table and a secret
+/// key.
+pub const LEAKY: &[(&str, CType)] = &[("table", CType::ConstBytePtr), ("key", CType::ConstBytePtr)];
+
+/// Checks `f` (parameters `params`) over `n` blocks on a machine of `model`, the counter secret when `secret_ctr`.
+pub fn run<I: Tainting>(
+    f: &Function<I>,
+    params: &[(&str, CType)],
+    n: usize,
+    secret_ctr: bool,
+    model: I::Model,
+) -> Vec<Finding> {
+    let names: Vec<&str> = params.iter().map(|p| p.0).collect();
+    check_function(f, &names, n, secret_ctr, model).unwrap_or_else(|e| panic!("{e}"))
+}
 
 /// What [`check_all`] found.
 #[derive(Debug, Default)]
@@ -39,21 +53,23 @@ fn has_ctr(k: &Kernel<impl Isa>) -> bool {
     k.role.params().iter().any(|(n, _)| *n == "ctr")
 }
 
-/// Runs `check` on every kernel of `sets` built for each of `abis`, general and fixed-size (see the module
-/// documentation); with `secret_ctr` only the kernels that take a counter, with the counter tainted too.
-pub fn check_all<I: Isa>(sets: &[KernelSet<I>], abis: &[Abi], secret_ctr: bool, check: Check<'_, I>) -> Checked {
+/// Checks every kernel of `sets` built for each of `abis`, general and fixed-size (see the module documentation),
+/// on a machine of each of `models`; with `secret_ctr` only the kernels that take a counter, with the counter
+/// tainted too. Counts a run per kernel and block count (not per model).
+pub fn check_all<I: Tainting>(sets: &[KernelSet<I>], abis: &[Abi], models: &[I::Model], secret_ctr: bool) -> Checked {
     let mut out = Checked::default();
-    let mut run = |k: &Kernel<I>, n: usize| {
-        let names: Vec<&str> = k.role.params().iter().map(|p| p.0).collect();
-        let found = check(&k.function, &names, n, secret_ctr);
-        out.lines.extend(found.iter().map(|f| format!("{} #{} {}: {}", f.function, f.index, f.inst, f.what)));
+    let mut check = |k: &Kernel<I>, n: usize| {
+        for &model in models {
+            let found = run(&k.function, k.role.params(), n, secret_ctr, model);
+            out.lines.extend(found.iter().map(|f| format!("{} #{} {}: {}", f.function, f.index, f.inst, f.what)));
+        }
     };
     let (mut general, mut fixed) = (0, 0);
     for (set, &abi) in sets.iter().flat_map(|s| abis.iter().map(move |a| (s, a))) {
         for k in (set.build)(abi).unwrap().iter().filter(|k| !secret_ctr || has_ctr(k)) {
             let sized = k.role.params().iter().any(|(_, t)| *t == CType::Size);
             for &n in if sized { counts() } else { &[0] } {
-                run(k, n);
+                check(k, n);
                 general += 1;
             }
         }
@@ -62,7 +78,7 @@ pub fn check_all<I: Isa>(sets: &[KernelSet<I>], abis: &[Abi], secret_ctr: bool, 
                 let kernels = (set.fixed)(abi, kind).unwrap_or_else(|e| panic!("{} {kind:?}: {e}", set.name));
                 for k in kernels.iter().filter(|k| !secret_ctr || has_ctr(k)) {
                     assert!(k.function.name.ends_with(&format!("_n{n}")), "{}: not a fixed-size name", k.function.name);
-                    run(k, n);
+                    check(k, n);
                     fixed += 1;
                 }
             }

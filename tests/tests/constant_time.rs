@@ -8,21 +8,14 @@
 //! by a secret byte and a branch on a secret bit, must be flagged. The portable Rust backends are not checked.
 
 use asmgen::isa::x86_64::{mem, mem_index, regs::*, X86_64};
-use asmgen::sem::ct::{check_function, Finding};
 use asmgen::{Abi, Builder, CType, Function};
 use asmgen_kernels::catalog::X86_64_SETS;
-use asmgen_tests::ct::{self, Checked};
-
-/// Checks `f` (parameters named `params`) over `n` blocks.
-fn run(f: &Function<X86_64>, params: &[(&str, CType)], n: usize, secret_ctr: bool) -> Vec<Finding> {
-    let names: Vec<&str> = params.iter().map(|p| p.0).collect();
-    check_function(f, &names, n, secret_ctr).unwrap()
-}
+use asmgen_tests::ct::{self, Checked, LEAKY};
 
 /// Every x86_64 kernel, general and fixed-size, through the checker (System V and Win64; under qemu System V).
 fn check_all(secret_ctr: bool) -> Checked {
     let abis: &[Abi] = if asmgen_tests::SLOW_TARGET { &[Abi::SysV] } else { &[Abi::SysV, Abi::Win64] };
-    ct::check_all(X86_64_SETS, abis, secret_ctr, &|f, names, n, ctr| check_function(f, names, n, ctr).unwrap())
+    ct::check_all(X86_64_SETS, abis, &[()], secret_ctr)
 }
 
 #[test]
@@ -52,22 +45,20 @@ fn hand_built(body: impl Fn(&mut Builder<X86_64>)) -> Function<X86_64> {
     b.finish().unwrap()
 }
 
-const LEAKY: &[(&str, CType)] = &[("table", CType::ConstBytePtr), ("key", CType::ConstBytePtr)];
-
 #[test]
 fn a_lookup_indexed_by_a_secret_byte_is_flagged() {
     let f = hand_built(|b| {
         b.and(RAX, 31);
         b.mov(RCX, mem_index(RDI, RAX, 8, 0));
     });
-    let found = run(&f, LEAKY, 0, false);
+    let found = ct::run(&f, LEAKY, 0, false, ());
     assert!(found.iter().any(|f| f.what.starts_with("memory address") && f.inst.starts_with("mov_load")), "{found:?}");
     // The same lookup with a public index is not.
     let f = hand_built(|b| {
         b.mov(RAX, 3);
         b.mov(RCX, mem_index(RDI, RAX, 8, 0));
     });
-    assert_eq!(run(&f, LEAKY, 0, false), vec![]);
+    assert_eq!(ct::run(&f, LEAKY, 0, false, ()), vec![]);
 }
 
 #[test]
@@ -79,6 +70,6 @@ fn a_branch_on_a_secret_bit_is_flagged() {
         b.add(RCX, 1);
         b.bind(&skip);
     });
-    let found = run(&f, LEAKY, 0, false);
+    let found = ct::run(&f, LEAKY, 0, false, ());
     assert!(found.iter().any(|f| f.what.starts_with("branch") && f.inst.starts_with("jz")), "{found:?}");
 }

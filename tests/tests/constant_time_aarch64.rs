@@ -8,22 +8,13 @@
 #![cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 
 use asmgen::isa::aarch64::{regs::*, Aarch64};
-use asmgen::sem::ct::Finding;
-use asmgen::sem::ct_aarch64::check_function;
 use asmgen::{Abi, Builder, CType, Function};
 use asmgen_kernels::catalog::AARCH64_SETS;
-use asmgen_tests::ct::{self, Checked};
-
-fn run(f: &Function<Aarch64>, params: &[(&str, CType)], n: usize, secret_ctr: bool) -> Vec<Finding> {
-    let names: Vec<&str> = params.iter().map(|p| p.0).collect();
-    check_function(f, &names, n, secret_ctr).unwrap()
-}
+use asmgen_tests::ct::{self, Checked, LEAKY};
 
 /// Every aarch64 kernel, general and fixed-size, through the checker.
 fn check_all(secret_ctr: bool) -> Checked {
-    ct::check_all(AARCH64_SETS, &[Abi::Aapcs64], secret_ctr, &|f, names, n, ctr| {
-        check_function(f, names, n, ctr).unwrap()
-    })
+    ct::check_all(AARCH64_SETS, &[Abi::Aapcs64], &[()], secret_ctr)
 }
 
 #[test]
@@ -53,8 +44,6 @@ fn hand_built(body: impl Fn(&mut Builder<Aarch64>)) -> Function<Aarch64> {
     b.finish().unwrap()
 }
 
-const LEAKY: &[(&str, CType)] = &[("table", CType::ConstBytePtr), ("key", CType::ConstBytePtr)];
-
 #[test]
 fn a_lookup_indexed_by_a_secret_byte_is_flagged() {
     let f = hand_built(|b| {
@@ -62,7 +51,7 @@ fn a_lookup_indexed_by_a_secret_byte_is_flagged() {
         b.add_lsl(X3, X0, X2, 3);
         b.ldr(X4, X3, 0);
     });
-    let found = run(&f, LEAKY, 0, false);
+    let found = ct::run(&f, LEAKY, 0, false, ());
     assert!(found.iter().any(|f| f.what.starts_with("memory address") && f.inst.starts_with("ldr_x")), "{found:?}");
     // The same lookup with a public index is not.
     let f = hand_built(|b| {
@@ -70,7 +59,7 @@ fn a_lookup_indexed_by_a_secret_byte_is_flagged() {
         b.add_lsl(X3, X0, X2, 3);
         b.ldr(X4, X3, 0);
     });
-    assert_eq!(run(&f, LEAKY, 0, false), vec![]);
+    assert_eq!(ct::run(&f, LEAKY, 0, false, ()), vec![]);
 }
 
 #[test]
@@ -83,7 +72,7 @@ fn a_branch_on_a_secret_bit_is_flagged() {
         b.add(X3, X3, 1);
         b.bind(&skip);
     });
-    let found = run(&f, LEAKY, 0, false);
+    let found = ct::run(&f, LEAKY, 0, false, ());
     assert!(found.iter().any(|f| f.what == "branch on secret flags" && f.inst.starts_with("b_eq")), "{found:?}");
     let f = hand_built(|b| {
         let skip = b.label("skip");
@@ -91,6 +80,6 @@ fn a_branch_on_a_secret_bit_is_flagged() {
         b.movz(X3, 1);
         b.bind(&skip);
     });
-    let found = run(&f, LEAKY, 0, false);
+    let found = ct::run(&f, LEAKY, 0, false, ());
     assert!(found.iter().any(|f| f.what == "branch on a secret register"), "{found:?}");
 }

@@ -6,23 +6,14 @@
 //! functions, a table lookup indexed by a secret byte and a branch on a secret bit, must be flagged.
 
 use asmgen::isa::riscv64::{mem, regs::*, Riscv64};
-use asmgen::sem::ct::Finding;
-use asmgen::sem::ct_riscv64::check_function;
 use asmgen::{Abi, Builder, CType, Function};
 use asmgen_kernels::catalog::RISCV64_SETS;
-use asmgen_tests::ct::{self, Checked};
-
-fn run(f: &Function<Riscv64>, params: &[(&str, CType)], n: usize, secret_ctr: bool, vlen: usize) -> Vec<Finding> {
-    let names: Vec<&str> = params.iter().map(|p| p.0).collect();
-    check_function(f, &names, n, secret_ctr, vlen).unwrap()
-}
+use asmgen_tests::ct::{self, Checked, LEAKY};
 
 /// Every riscv64 kernel, general and fixed-size, through the checker at VLEN 128 and 256 (under qemu 128).
 fn check_all(secret_ctr: bool) -> Checked {
     let vlens: &[usize] = if asmgen_tests::SLOW_TARGET { &[128] } else { &[128, 256] };
-    ct::check_all(RISCV64_SETS, &[Abi::Lp64d], secret_ctr, &|f, names, n, ctr| {
-        vlens.iter().flat_map(|&vlen| check_function(f, names, n, ctr, vlen).unwrap()).collect()
-    })
+    ct::check_all(RISCV64_SETS, &[Abi::Lp64d], vlens, secret_ctr)
 }
 
 #[test]
@@ -53,8 +44,6 @@ fn hand_built(body: impl Fn(&mut Builder<Riscv64>)) -> Function<Riscv64> {
     b.finish().unwrap()
 }
 
-const LEAKY: &[(&str, CType)] = &[("table", CType::ConstBytePtr), ("key", CType::ConstBytePtr)];
-
 #[test]
 fn a_lookup_indexed_by_a_secret_byte_is_flagged() {
     let f = hand_built(|b| {
@@ -62,7 +51,7 @@ fn a_lookup_indexed_by_a_secret_byte_is_flagged() {
         b.add(T1, A0, T0);
         b.lbu(T2, mem(T1, 0));
     });
-    let found = run(&f, LEAKY, 0, false, 128);
+    let found = ct::run(&f, LEAKY, 0, false, 128);
     assert!(found.iter().any(|f| f.what.starts_with("memory address") && f.inst.starts_with("lbu")), "{found:?}");
     // The same lookup with a public index is not.
     let f = hand_built(|b| {
@@ -70,7 +59,7 @@ fn a_lookup_indexed_by_a_secret_byte_is_flagged() {
         b.add(T1, A0, T0);
         b.lbu(T2, mem(T1, 0));
     });
-    assert_eq!(run(&f, LEAKY, 0, false, 128), vec![]);
+    assert_eq!(ct::run(&f, LEAKY, 0, false, 128), vec![]);
 }
 
 #[test]
@@ -82,6 +71,6 @@ fn a_branch_on_a_secret_bit_is_flagged() {
         b.addi(T1, T1, 1);
         b.bind(&skip);
     });
-    let found = run(&f, LEAKY, 0, false, 128);
+    let found = ct::run(&f, LEAKY, 0, false, 128);
     assert!(found.iter().any(|f| f.what.starts_with("branch") && f.inst.starts_with("beqz")), "{found:?}");
 }

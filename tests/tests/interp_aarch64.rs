@@ -8,7 +8,7 @@
 
 use asmgen::isa::aarch64::Aarch64;
 use asmgen::sem::aarch64::Machine;
-use asmgen::sem::interp_aarch64::Program;
+use asmgen::sem::interp::Program;
 use asmgen::sem::{Fault, Memory};
 use asmgen::{Abi, Function, Label};
 use asmgen_kernels::catalog::AARCH64_SETS;
@@ -42,7 +42,7 @@ fn interpret(f: &Function<Aarch64>, args: &[u64]) {
     let labels = p.consts.iter().map(|(l, b)| (l.name().to_string(), b.as_ptr() as u64)).collect();
     let mut host = Host { labels };
     let mut stack = vec![0u8; 1 << 16];
-    let state = p.setup(&mut host, args, (stack.as_mut_ptr() as u64 + (1 << 16)) & !15);
+    let state = p.setup(&mut host, args, (stack.as_mut_ptr() as u64 + (1 << 16)) & !15, ());
     let mut m = Machine { state, mem: &mut host };
     p.run(&mut m, 1 << 32, &mut |_, _, _| {}).unwrap_or_else(|e| panic!("{}: {e:?}", f.name));
 }

@@ -7,7 +7,7 @@
 #![cfg(all(target_arch = "x86_64", target_os = "linux"))]
 
 use asmgen::isa::riscv64::Riscv64;
-use asmgen::sem::interp_riscv64::Program;
+use asmgen::sem::interp::Program;
 use asmgen::sem::riscv64::Machine;
 use asmgen::sem::{Fault, Memory};
 use asmgen::{Abi, CType, Function, Label};

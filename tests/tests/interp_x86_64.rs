@@ -41,7 +41,7 @@ fn interpret(f: &Function<X86_64>, args: &[u64]) {
     let labels = consts.iter().map(|(n, b)| (n.clone(), b.as_ptr() as u64)).collect();
     let mut host = Host { labels };
     let mut stack = vec![0u8; 1 << 16];
-    let state = p.setup(&mut host, args, ((stack.as_mut_ptr() as u64 + (1 << 16)) & !15) - 8);
+    let state = p.setup(&mut host, args, ((stack.as_mut_ptr() as u64 + (1 << 16)) & !15) - 8, ());
     let mut m = Machine { state, mem: &mut host };
     p.run(&mut m, 1 << 32, &mut |_, _, _| {}).unwrap_or_else(|e| panic!("{}: {e:?}", f.name));
 }
