@@ -7,44 +7,20 @@
 #![cfg(all(target_arch = "x86_64", target_os = "linux"))]
 
 use asmgen::isa::aarch64::Aarch64;
-use asmgen::sem::aarch64::Machine;
-use asmgen::sem::interp::Program;
-use asmgen::sem::{Fault, Memory};
-use asmgen::{Abi, Function, Label};
+use asmgen::{Abi, Function};
 use asmgen_kernels::catalog::AARCH64_SETS;
 use asmgen_tests::Rng;
-use std::collections::HashMap;
 
-/// The process's memory through raw pointers, and the function's constants.
-struct Host {
-    labels: HashMap<String, u64>,
-}
-impl Memory for Host {
-    fn read(&mut self, addr: u64, out: &mut [u8]) -> Result<(), Fault> {
-        // SAFETY: the addresses are the test's buffers, stack and constants, which the kernels stay within
-        // (the x86_64 kernels of the same roles run natively on the same-sized buffers).
-        unsafe { std::ptr::copy_nonoverlapping(addr as *const u8, out.as_mut_ptr(), out.len()) };
-        Ok(())
-    }
-    fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), Fault> {
-        // SAFETY: as for `read`.
-        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), addr as *mut u8, data.len()) };
-        Ok(())
-    }
-    fn label(&self, l: &Label) -> Option<u64> {
-        self.labels.get(l.name()).copied()
-    }
-}
-
-/// Interprets `f` on `args` (AAPCS64: x0..x7) with a private stack.
+/// Interprets `f` on `args` (AAPCS64).
 fn interpret(f: &Function<Aarch64>, args: &[u64]) {
-    let p = Program::new(f);
-    let labels = p.consts.iter().map(|(l, b)| (l.name().to_string(), b.as_ptr() as u64)).collect();
-    let mut host = Host { labels };
-    let mut stack = vec![0u8; 1 << 16];
-    let state = p.setup(&mut host, args, (stack.as_mut_ptr() as u64 + (1 << 16)) & !15, ());
-    let mut m = Machine { state, mem: &mut host };
-    p.run(&mut m, 1 << 32, &mut |_, _, _| {}).unwrap_or_else(|e| panic!("{}: {e:?}", f.name));
+    // SAFETY: a `Side`'s buffers, as large as the role needs (the x86_64 kernels of the same roles run natively
+    // on the same-sized buffers).
+    unsafe { asmgen_tests::interp::interpret(f, args, ()) }
+}
+
+fn call_native(entry: *const (), args: &[u64]) {
+    // SAFETY: a linked x86_64 kernel of the role, on a `Side`'s buffers, as large as the role needs.
+    unsafe { asmgen_tests::interp::call_native(entry, args) }
 }
 
 /// The buffers of one side: the same inputs for both, each side's own round keys and tables.
@@ -105,15 +81,6 @@ impl Side {
     fn outputs(&self) -> (Vec<u8>, [[u8; 64]; 2]) {
         (self.dst.clone(), self.state)
     }
-}
-
-fn call_native(entry: *const (), args: &[u64]) {
-    let mut six = [0u64; 6];
-    six[..args.len()].copy_from_slice(args);
-    // SAFETY: every role passes at most six integer or pointer arguments (System V: in registers, the unused
-    // ones harmless), and the buffers are as large as the role needs for the counts used.
-    let f: extern "C" fn(u64, u64, u64, u64, u64, u64) = unsafe { std::mem::transmute(entry) };
-    f(six[0], six[1], six[2], six[3], six[4], six[5]);
 }
 
 fn is_setup(role: &str) -> bool {

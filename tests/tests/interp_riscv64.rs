@@ -7,46 +7,17 @@
 #![cfg(all(target_arch = "x86_64", target_os = "linux"))]
 
 use asmgen::isa::riscv64::Riscv64;
-use asmgen::sem::interp::Program;
-use asmgen::sem::riscv64::Machine;
-use asmgen::sem::{Fault, Memory};
-use asmgen::{Abi, CType, Function, Label};
+use asmgen::{Abi, CType, Function};
 use asmgen_kernels::catalog::{RISCV64_SETS, X86_64_SETS};
 use asmgen_tests::kernel_calls::{is_setup, Buffers, BUFFER_BLOCKS, COUNTS};
 use asmgen_tests::Rng;
 use std::collections::HashMap;
 
-/// The process's own memory through raw pointers (the interpreted kernel gets real buffers), and the function's
-/// constants.
-struct Host {
-    labels: HashMap<String, u64>,
-}
-impl Memory for Host {
-    fn read(&mut self, addr: u64, out: &mut [u8]) -> Result<(), Fault> {
-        // SAFETY: the addresses are the test's buffers, stack and constants, which the kernels stay within (the
-        // same role's native kernel on the same buffers, and the qemu runs of these kernels, show the bounds).
-        unsafe { std::ptr::copy_nonoverlapping(addr as *const u8, out.as_mut_ptr(), out.len()) };
-        Ok(())
-    }
-    fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), Fault> {
-        // SAFETY: as for `read`.
-        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), addr as *mut u8, data.len()) };
-        Ok(())
-    }
-    fn label(&self, l: &Label) -> Option<u64> {
-        self.labels.get(l.name()).copied()
-    }
-}
-
-/// Interprets `f` on `args` at `vlen` with a private stack.
+/// Interprets `f` on `args` at `vlen`.
 fn interpret(f: &Function<Riscv64>, args: &[u64], vlen: usize) {
-    let p = Program::new(f);
-    let labels = p.consts.iter().map(|(l, b)| (l.name().to_string(), b.as_ptr() as u64)).collect();
-    let mut host = Host { labels };
-    let mut stack = vec![0u8; 1 << 16];
-    let state = p.setup(&mut host, args, (stack.as_mut_ptr() as u64 + (1 << 16) - 64) & !15, vlen);
-    let mut m = Machine { state, mem: &mut host };
-    p.run(&mut m, 1 << 32, &mut |_, _, _| {}).unwrap_or_else(|e| panic!("{}: {e:?}", f.name));
+    // SAFETY: `Buffers`, as large as the role needs (the same role's native kernel on the same buffers, and
+    // the qemu runs of these kernels, show the bounds).
+    unsafe { asmgen_tests::interp::interpret(f, args, vlen) }
 }
 
 /// The bytes of the outputs of a call (the parameters that are neither keys, key tables, inputs nor sizes).
@@ -76,12 +47,8 @@ fn reference(listing: &str) -> HashMap<&'static str, *const ()> {
 }
 
 fn call_native(entry: *const (), args: &[u64]) {
-    let mut six = [0u64; 6];
-    six[..args.len()].copy_from_slice(args);
-    // SAFETY: every role passes at most six integer or pointer arguments (System V: in registers, so the unused
-    // ones are harmless), and `Buffers` is as large as the role needs.
-    let f: extern "C" fn(u64, u64, u64, u64, u64, u64) = unsafe { std::mem::transmute(entry) };
-    f(six[0], six[1], six[2], six[3], six[4], six[5]);
+    // SAFETY: a linked x86_64 kernel of the role, on `Buffers`, as large as the role needs.
+    unsafe { asmgen_tests::interp::call_native(entry, args) }
 }
 
 /// Runs every kernel of every riscv64 set at `vlen` beside the reference; returns the mismatches.
