@@ -39,6 +39,45 @@ pub trait Interp: Isa {
     fn exec<'o>(m: &mut Self::Machine<'_>, inst: &'o Inst<Self>) -> Result<Flow<'o>, Fault>;
 }
 
+/// Implements [`Interp`] for an ISA whose semantics module `$sem` has `Machine { state, mem }`, `State` with the
+/// general-purpose registers in the array `state.$gprs` (the stack pointer at index `$sp`) and `sem(op).exec`;
+/// `$model` and `$state` give the machine's parameters and a fresh state from them.
+macro_rules! interp_isa {
+    ($isa:ty, $sem:ident, $gprs:ident, sp: $sp:expr, misalign: $mis:expr, model: $model:ty, state: $state:expr) => {
+        impl $crate::sem::interp::Interp for $isa {
+            type State = $crate::sem::$sem::State;
+            type Machine<'m> = $crate::sem::$sem::Machine<'m>;
+            type Model = $model;
+            const ENTRY_MISALIGN: u64 = $mis;
+            fn state(model: $model) -> Self::State {
+                $state(model)
+            }
+            fn machine<'m>(state: Self::State, mem: &'m mut dyn $crate::sem::Memory) -> Self::Machine<'m> {
+                $crate::sem::$sem::Machine { state, mem }
+            }
+            fn state_of<'a>(m: &'a Self::Machine<'_>) -> &'a Self::State {
+                &m.state
+            }
+            fn sp(s: &Self::State) -> u64 {
+                s.$gprs[$sp]
+            }
+            fn set_sp(s: &mut Self::State, v: u64) {
+                s.$gprs[$sp] = v;
+            }
+            fn set_gpr(s: &mut Self::State, r: Self::Gpr, v: u64) {
+                s.$gprs[r.0 as usize] = v;
+            }
+            fn exec<'o>(
+                m: &mut Self::Machine<'_>,
+                inst: &'o $crate::ir::Inst<$isa>,
+            ) -> Result<$crate::sem::Flow<'o>, $crate::sem::Fault> {
+                ($crate::sem::$sem::sem(inst.op).exec)(m, &inst.operands)
+            }
+        }
+    };
+}
+pub(crate) use interp_isa;
+
 /// The hook [`Program::run`] calls before each instruction, with its index.
 pub type Hook<'h, I> = &'h mut dyn FnMut(usize, &Inst<I>, &mut <I as Interp>::Machine<'_>);
 
