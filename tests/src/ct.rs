@@ -3,18 +3,64 @@
 //! each machine model asked for (riscv64: VLENs), and the findings as lines; and [`run`], [`LEAKY`] for the
 //! hand-built negative tests.
 //!
+//! An ISA's test file names its sets, ABIs and models in a [`Plan`] and calls [`Plan::every_kernel_is_clean`] and
+//! [`Plan::with_a_secret_counter_only_its_branch_is_flagged`]; its own tests are the hand-built leaks ([`leaky`]).
+//!
 //! The general kernels run at each of [`counts`] blocks (once, at 0, where the role takes no size); the fixed-size
 //! variants (`KernelSet::fixed`, the JIT's `<kernel>_n<count>`) of each kind (`Fixed::Xts`, `Ctr`, `Hash`) are
 //! built for each count and run at that count (the `nblocks` they ignore, and the buffer sizes).
 
 use asmgen::sem::ct::{check_function, Finding, Tainting};
-use asmgen::{Abi, CType, Function, Isa};
+use asmgen::{Abi, Builder, CType, Function, Isa};
 use asmgen_kernels::catalog::KernelSet;
 use asmgen_kernels::{Fixed, Kernel};
 
 /// The parameters of the hand-built negative tests' functions `leaky(table, key)`: a public table and a secret
 /// key.
 pub const LEAKY: &[(&str, CType)] = &[("table", CType::ConstBytePtr), ("key", CType::ConstBytePtr)];
+
+/// `leaky(table, key)` for `abi`: `body` gets the builder and the two parameters' registers and writes the leak.
+pub fn leaky<I: Isa>(abi: Abi, body: impl Fn(&mut Builder<I>, I::Gpr, I::Gpr)) -> Function<I> {
+    let mut b = Builder::<I>::new("leaky", abi, &[]);
+    let (table, key) = (b.param(LEAKY[0].0, LEAKY[0].1), b.param(LEAKY[1].0, LEAKY[1].1));
+    body(&mut b, table, key);
+    b.finish().unwrap()
+}
+
+/// What an ISA's kernel tests check: which sets, for which ABIs and machine models, at least how many runs, and
+/// what a tainted counter may flag.
+pub struct Plan<'a, I: Tainting> {
+    /// The kernel sets.
+    pub sets: &'a [KernelSet<I>],
+    /// The ABIs each set is built for.
+    pub abis: &'a [Abi],
+    /// The machine models each kernel is checked on (riscv64: VLENs).
+    pub models: &'a [I::Model],
+    /// The fewest general and fixed-size runs (a smaller catalog means a kernel is missed).
+    pub at_least: (usize, usize),
+    /// With the counter tainted, every finding must be in a function whose line contains `.0` (the label of the
+    /// carry or wrap branch) and be `.1`.
+    pub counter_branch: (&'a str, &'a str),
+}
+
+impl<I: Tainting> Plan<'_, I> {
+    /// Every kernel, general and fixed-size, is clean.
+    pub fn every_kernel_is_clean(&self) {
+        let c = check_all(self.sets, self.abis, self.models, false);
+        assert!(c.general >= self.at_least.0 && c.fixed >= self.at_least.1, "only {} + {} runs", c.general, c.fixed);
+        assert!(c.lines.is_empty(), "constant-time violations:\n{}", c.lines.join("\n"));
+    }
+
+    /// With the counter tainted, only its carry or wrap branch is flagged (and it is).
+    pub fn with_a_secret_counter_only_its_branch_is_flagged(&self) {
+        let lines = check_all(self.sets, self.abis, self.models, true).lines;
+        assert!(!lines.is_empty(), "the counter's branch is not flagged");
+        let (label, what) = self.counter_branch;
+        for l in &lines {
+            assert!(l.contains(label) && l.ends_with(what), "{l}");
+        }
+    }
+}
 
 /// Checks `f` (parameters `params`) over `n` blocks on a machine of `model`, the counter secret when `secret_ctr`.
 pub fn run<I: Tainting>(

@@ -1,48 +1,44 @@
 //! The constant-time checker (`asmgen::sem::ct`) over every x86_64 kernel: each function of each set, and each
-//! fixed-size variant the JIT builds (`asmgen_tests::ct`), is interpreted from its description (System V and Win64) for
-//! a few block counts with its secret buffers tainted (per parameter name, `asmgen::sem::ct::PARAMS`: keys, round keys,
-//! key tables, hash and chaining state, plaintext, tweak, MAC; pointers and lengths are public), and must branch on no
-//! secret flag and address no memory through a secret register. The CTR/CCM counter (`ctr`) is public (a nonce, sent in
-//! clear): the CTR kernels branch on the carry out of its low 64 bits, which
-//! `with_a_secret_counter_only_the_carry_branch_is_flagged` pins down. Two hand-built functions, a table lookup indexed
-//! by a secret byte and a branch on a secret bit, must be flagged. The portable Rust backends are not checked.
+//! fixed-size variant the JIT builds (one harness for all ISAs: `asmgen_tests::ct`), is interpreted from its
+//! description (System V and Win64) for a few block counts with its secret buffers tainted (per parameter name,
+//! `asmgen::sem::ct::PARAMS`: keys, round keys, key tables, hash and chaining state, plaintext, tweak, MAC;
+//! pointers and lengths are public), and must branch on no secret flag and address no memory through a secret
+//! register. The CTR/CCM counter (`ctr`) is public (a nonce, sent in clear): the CTR kernels branch on the carry
+//! out of its low 64 bits, which `with_a_secret_counter_only_the_carry_branch_is_flagged` pins down. Two hand-built
+//! functions, a table lookup indexed by a secret byte and a branch on a secret bit, must be flagged. The portable
+//! Rust backends are not checked.
 
 use asmgen::isa::x86_64::{mem, mem_index, regs::*, X86_64};
-use asmgen::{Abi, Builder, CType, Function};
+use asmgen::{Abi, Builder, Function};
 use asmgen_kernels::catalog::X86_64_SETS;
-use asmgen_tests::ct::{self, Checked, LEAKY};
+use asmgen_tests::ct::{self, LEAKY};
 
-/// Every x86_64 kernel, general and fixed-size, through the checker (System V and Win64; under qemu System V).
-fn check_all(secret_ctr: bool) -> Checked {
-    let abis: &[Abi] = if asmgen_tests::SLOW_TARGET { &[Abi::SysV] } else { &[Abi::SysV, Abi::Win64] };
-    ct::check_all(X86_64_SETS, abis, &[()], secret_ctr)
-}
+/// Every x86_64 set, System V and Win64 (under qemu System V).
+const PLAN: ct::Plan<X86_64> = ct::Plan {
+    sets: X86_64_SETS,
+    abis: if asmgen_tests::SLOW_TARGET { &[Abi::SysV] } else { &[Abi::SysV, Abi::Win64] },
+    models: &[()],
+    at_least: (100, 30),
+    counter_branch: ("_ctr_carry", "branch on secret flags"),
+};
 
 #[test]
 fn every_x86_64_kernel_is_constant_time() {
-    let c = check_all(false);
-    assert!(c.general > 100 && c.fixed > 30, "only {} + {} fixed runs", c.general, c.fixed);
-    assert!(c.lines.is_empty(), "constant-time violations:\n{}", c.lines.join("\n"));
+    PLAN.every_kernel_is_clean();
 }
 
 #[test]
 fn with_a_secret_counter_only_the_carry_branch_is_flagged() {
-    let lines = check_all(true).lines;
-    assert!(!lines.is_empty());
-    for l in &lines {
-        assert!(l.contains("_ctr_carry") && l.ends_with("branch on secret flags"), "{l}");
-    }
+    PLAN.with_a_secret_counter_only_its_branch_is_flagged();
 }
 
 /// `f(table, key)`: loads a secret qword from `key` and then does `body` with it in rax.
 fn hand_built(body: impl Fn(&mut Builder<X86_64>)) -> Function<X86_64> {
-    let mut b = Builder::<X86_64>::new("leaky", Abi::SysV, &[]);
-    let table = b.param("table", CType::ConstBytePtr);
-    let key = b.param("key", CType::ConstBytePtr);
-    assert_eq!((table, key), (RDI, RSI));
-    b.mov(RAX, mem(RSI, 0));
-    body(&mut b);
-    b.finish().unwrap()
+    ct::leaky::<X86_64>(Abi::SysV, |b, table, key| {
+        assert_eq!((table, key), (RDI, RSI));
+        b.mov(RAX, mem(RSI, 0));
+        body(b);
+    })
 }
 
 #[test]

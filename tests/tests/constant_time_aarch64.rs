@@ -1,47 +1,44 @@
-//! The constant-time checker on aarch64 (`asmgen::sem::ct_aarch64`): every aarch64 kernel of every set, and each
-//! fixed-size variant the JIT builds (`asmgen_tests::ct`), is interpreted from its description (AAPCS64) for a few
-//! block counts with its secret buffers tainted (per parameter name, `asmgen::sem::ct::PARAMS`), and must branch on no
-//! secret flag or register and address no memory through a secret register. With the counter tainted too only the CTR
-//! carry branches are flagged. Two hand-built functions, a table lookup indexed by a secret byte and a branch on a
-//! secret bit, must be flagged; their public twins must not. The interpreter does not depend on the host, so the
-//! emulated riscv64 runs of `cargo xtask cross` leave this out (it runs natively and under qemu-aarch64).
+//! The constant-time checker on aarch64 (`asmgen::sem::ct`, aarch64's taint rules in `ct_aarch64`): every aarch64
+//! kernel of every set, and each fixed-size variant the JIT builds (`asmgen_tests::ct`), is interpreted from its
+//! description (AAPCS64) for a few block counts with its secret buffers tainted (per parameter name,
+//! `asmgen::sem::ct::PARAMS`), and must branch on no secret flag or register and address no memory through a secret
+//! register. With the counter tainted too only the CTR carry branches are flagged. Two hand-built functions, a
+//! table lookup indexed by a secret byte and a branch on a secret bit, must be flagged; their public twins must
+//! not. The interpreter does not depend on the host, so the emulated riscv64 runs of `cargo xtask cross` leave this
+//! out (it runs natively and under qemu-aarch64).
 #![cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 
 use asmgen::isa::aarch64::{regs::*, Aarch64};
-use asmgen::{Abi, Builder, CType, Function};
+use asmgen::{Abi, Builder, Function};
 use asmgen_kernels::catalog::AARCH64_SETS;
-use asmgen_tests::ct::{self, Checked, LEAKY};
+use asmgen_tests::ct::{self, LEAKY};
 
-/// Every aarch64 kernel, general and fixed-size, through the checker.
-fn check_all(secret_ctr: bool) -> Checked {
-    ct::check_all(AARCH64_SETS, &[Abi::Aapcs64], &[()], secret_ctr)
-}
+/// Every aarch64 set (AAPCS64).
+const PLAN: ct::Plan<Aarch64> = ct::Plan {
+    sets: AARCH64_SETS,
+    abis: &[Abi::Aapcs64],
+    models: &[()],
+    at_least: (50, 10),
+    counter_branch: ("_ctr", "branch on secret flags"),
+};
 
 #[test]
 fn every_aarch64_kernel_is_constant_time() {
-    let c = check_all(false);
-    assert!(c.general > 50 && c.fixed > 10, "only {} + {} fixed runs", c.general, c.fixed);
-    assert!(c.lines.is_empty(), "constant-time violations:\n{}", c.lines.join("\n"));
+    PLAN.every_kernel_is_clean();
 }
 
 #[test]
 fn with_a_secret_counter_only_the_carry_branch_is_flagged() {
-    let lines = check_all(true).lines;
-    assert!(!lines.is_empty());
-    for l in &lines {
-        assert!(l.contains("_ctr") && l.ends_with("branch on secret flags"), "{l}");
-    }
+    PLAN.with_a_secret_counter_only_its_branch_is_flagged();
 }
 
 /// `f(table, key)`: loads a secret doubleword from `key` into x2 and then does `body`.
 fn hand_built(body: impl Fn(&mut Builder<Aarch64>)) -> Function<Aarch64> {
-    let mut b = Builder::<Aarch64>::new("leaky", Abi::Aapcs64, &[]);
-    let table = b.param("table", CType::ConstBytePtr);
-    let key = b.param("key", CType::ConstBytePtr);
-    assert_eq!((table, key), (X0, X1));
-    b.ldr(X2, X1, 0);
-    body(&mut b);
-    b.finish().unwrap()
+    ct::leaky::<Aarch64>(Abi::Aapcs64, |b, table, key| {
+        assert_eq!((table, key), (X0, X1));
+        b.ldr(X2, X1, 0);
+        body(b);
+    })
 }
 
 #[test]

@@ -1,47 +1,43 @@
-//! The constant-time checker on riscv64 (`asmgen::sem::ct_riscv64`): every kernel of every riscv64 set, and each
-//! fixed-size variant the JIT builds (`asmgen_tests::ct`), is interpreted from its description (LP64D) at VLEN 128 and
-//! 256 for a few block counts with its secret buffers tainted (per parameter name, `asmgen::sem::ct::PARAMS`), and must
-//! branch on no secret, address no memory through a secret register and set no vector length from a secret. The counter
-//! (`ctr`) is public; with it tainted only the vector CTR kernel's branch on its wrap is flagged. Two hand-built
-//! functions, a table lookup indexed by a secret byte and a branch on a secret bit, must be flagged.
+//! The constant-time checker on riscv64 (`asmgen::sem::ct`, riscv64's taint rules in `ct_riscv64`): every kernel of
+//! every riscv64 set, and each fixed-size variant the JIT builds (`asmgen_tests::ct`), is interpreted from its
+//! description (LP64D) at VLEN 128 and 256 for a few block counts with its secret buffers tainted (per parameter
+//! name, `asmgen::sem::ct::PARAMS`), and must branch on no secret, address no memory through a secret register and
+//! set no vector length from a secret. The counter (`ctr`) is public; with it tainted only the vector CTR kernel's
+//! branch on its wrap is flagged. Two hand-built functions, a table lookup indexed by a secret byte and a branch on
+//! a secret bit, must be flagged.
 
 use asmgen::isa::riscv64::{mem, regs::*, Riscv64};
-use asmgen::{Abi, Builder, CType, Function};
+use asmgen::{Abi, Builder, Function};
 use asmgen_kernels::catalog::RISCV64_SETS;
-use asmgen_tests::ct::{self, Checked, LEAKY};
+use asmgen_tests::ct::{self, LEAKY};
 
-/// Every riscv64 kernel, general and fixed-size, through the checker at VLEN 128 and 256 (under qemu 128).
-fn check_all(secret_ctr: bool) -> Checked {
-    let vlens: &[usize] = if asmgen_tests::SLOW_TARGET { &[128] } else { &[128, 256] };
-    ct::check_all(RISCV64_SETS, &[Abi::Lp64d], vlens, secret_ctr)
-}
+/// Every riscv64 set (LP64D) at VLEN 128 and 256 (under qemu 128). The vector CTR kernel branches on whether the
+/// low counter word wraps within a batch.
+const PLAN: ct::Plan<Riscv64> = ct::Plan {
+    sets: RISCV64_SETS,
+    abis: &[Abi::Lp64d],
+    models: if asmgen_tests::SLOW_TARGET { &[128] } else { &[128, 256] },
+    at_least: (25, 10),
+    counter_branch: ("_ctr_", "branch on a secret"),
+};
 
 #[test]
 fn every_riscv64_kernel_is_constant_time() {
-    let c = check_all(false);
-    assert!(c.general > 25 && c.fixed > 10, "only {} + {} fixed runs", c.general, c.fixed);
-    assert!(c.lines.is_empty(), "constant-time violations:\n{}", c.lines.join("\n"));
+    PLAN.every_kernel_is_clean();
 }
 
 #[test]
 fn with_a_secret_counter_only_its_wrap_branch_is_flagged() {
-    let lines = check_all(true).lines;
-    // The vector CTR kernel branches on whether the low counter word wraps within a batch.
-    assert!(!lines.is_empty());
-    for l in &lines {
-        assert!(l.contains("_ctr_") && l.ends_with("branch on a secret"), "{l}");
-    }
+    PLAN.with_a_secret_counter_only_its_branch_is_flagged();
 }
 
 /// `f(table, key)`: loads a secret doubleword from `key` into t0 and then does `body`.
 fn hand_built(body: impl Fn(&mut Builder<Riscv64>)) -> Function<Riscv64> {
-    let mut b = Builder::<Riscv64>::new("leaky", Abi::Lp64d, &[]);
-    let table = b.param("table", CType::ConstBytePtr);
-    let key = b.param("key", CType::ConstBytePtr);
-    assert_eq!((table, key), (A0, A1));
-    b.ld(T0, mem(A1, 0));
-    body(&mut b);
-    b.finish().unwrap()
+    ct::leaky::<Riscv64>(Abi::Lp64d, |b, table, key| {
+        assert_eq!((table, key), (A0, A1));
+        b.ld(T0, mem(A1, 0));
+        body(b);
+    })
 }
 
 #[test]
