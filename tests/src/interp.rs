@@ -1,7 +1,9 @@
 //! Running a kernel through the interpreter (`asmgen::sem::interp`) on the process's own buffers, for the
 //! tests that compare it with a native kernel (tests/tests/interp_*.rs): [`interpret`], and [`call_native`] for
-//! the native side.
+//! the native side; and [`sm4_backend_matches_rustcrypto`], the check of an interpreter backend (`interp/<set>`)
+//! through the API.
 
+use crate::Rng;
 use asmgen::sem::interp::{Interp, Program};
 use asmgen::sem::{Fault, Memory};
 use asmgen::{Function, Label};
@@ -53,4 +55,55 @@ pub unsafe fn call_native(entry: *const (), args: &[u64]) {
     // SAFETY: the caller's contract.
     let f: extern "C" fn(u64, u64, u64, u64, u64, u64) = unsafe { std::mem::transmute(entry) };
     f(six[0], six[1], six[2], six[3], six[4], six[5]);
+}
+
+/// ECB, CTR (across a carry out of the counter's low 64 bits), XTS (IEEE, with a partial last block) and GCM of
+/// the SM4 backend `backend` (`interp/<set>`, or any other) through the safe API against RustCrypto, on random
+/// keys and data of `lengths` bytes (each at least 21) from `rng`.
+pub fn sm4_backend_matches_rustcrypto(backend: &str, lengths: &[usize], rng: &mut Rng) {
+    use aead::{AeadInOut, KeyInit};
+    use asmgen_runtime::{Sm4, Sm4Gcm, Sm4Xts};
+    use cipher::{BlockCipherEncrypt, KeyIvInit, StreamCipher};
+    let (key, key2, iv) = (rng.block(), rng.block(), rng.block());
+    let s = Sm4::with_backend(&key, backend).unwrap();
+    assert_eq!(s.backend(), backend);
+    let rc = sm4::Sm4::new(&key.into());
+    for &len in lengths {
+        let mut data = vec![0u8; len];
+        rng.fill(&mut data);
+        // ECB.
+        let mut buf = data.clone();
+        s.encrypt_ecb(&mut buf).unwrap();
+        let mut want = data.clone();
+        want.chunks_mut(16).for_each(|b| rc.encrypt_block(b.try_into().unwrap()));
+        assert_eq!(buf, want, "{backend} ECB, {len} bytes");
+        // CTR (a counter that carries out of its low 64 bits).
+        let mut ctr = [0xff; 16];
+        ctr[0] = 1;
+        let mut buf = data.clone();
+        s.apply_ctr(&mut ctr.clone(), &mut buf);
+        let mut want = data.clone();
+        ctr::Ctr128BE::<sm4::Sm4>::new(&key.into(), &ctr.into()).apply_keystream(&mut want);
+        assert_eq!(buf, want, "{backend} CTR, {len} bytes");
+        // XTS (IEEE), with a partial last block.
+        let x = Sm4Xts::with_backend(&key, &key2, backend).unwrap();
+        let mut buf = data[..len - 5].to_vec();
+        x.encrypt(&iv, &mut buf).unwrap();
+        assert_eq!(
+            buf,
+            crate::rc_xts_ieee(&key, &key2, &iv, &data[..len - 5], false),
+            "{backend} XTS, {} bytes",
+            len - 5
+        );
+        // GCM.
+        let g = Sm4Gcm::with_backend(&key, backend).unwrap();
+        let nonce = &iv[..12];
+        let mut buf = data.clone();
+        let tag = g.encrypt(nonce, b"aad", &mut buf).unwrap();
+        let rc_gcm = aes_gcm::AesGcm::<sm4::Sm4, cipher::consts::U12>::new(&key.into());
+        let mut want = data.clone();
+        let want_tag =
+            rc_gcm.encrypt_inout_detached(nonce.try_into().unwrap(), b"aad", want.as_mut_slice().into()).unwrap();
+        assert_eq!((buf, tag), (want, want_tag.into()), "{backend} GCM, {len} bytes");
+    }
 }
