@@ -1,12 +1,15 @@
 //! Running a kernel through the interpreter (`asmgen::sem::interp`) on the process's own buffers, for the
 //! tests that compare it with a native kernel (tests/tests/interp_*.rs): [`interpret`], and [`call_native`] for
-//! the native side; and [`sm4_backend_matches_rustcrypto`], the check of an interpreter backend (`interp/<set>`)
-//! through the API.
+//! the native side; [`compare_with_native`], every kernel of an ISA's sets interpreted beside a native x86_64
+//! kernel of the same role; and [`sm4_backend_matches_rustcrypto`], the check of an interpreter backend
+//! (`interp/<set>`) through the API.
 
+use crate::kernel_calls::{is_setup, Buffers, BUFFER_BLOCKS, COUNTS};
 use crate::Rng;
 use asmgen::sem::interp::{Interp, Program};
 use asmgen::sem::{Fault, Memory};
-use asmgen::{Function, Label};
+use asmgen::{Abi, CType, Function, Label};
+use asmgen_kernels::catalog::KernelSet;
 use std::collections::HashMap;
 
 /// The process's own memory, read and written through raw pointers, and the function's constants.
@@ -55,6 +58,70 @@ pub unsafe fn call_native(entry: *const (), args: &[u64]) {
     // SAFETY: the caller's contract.
     let f: extern "C" fn(u64, u64, u64, u64, u64, u64) = unsafe { std::mem::transmute(entry) };
     f(six[0], six[1], six[2], six[3], six[4], six[5]);
+}
+
+/// The linked x86_64 kernels, by role, of the first x86_64 set this CPU runs for which `pick(name, listing)`
+/// holds; `None` where there is none.
+pub fn native_set(pick: impl Fn(&str, &str) -> bool) -> Option<HashMap<&'static str, *const ()>> {
+    let linked = asmgen_runtime::abi_test::kernels();
+    let set = asmgen_kernels::catalog::X86_64_SETS.iter().filter(|s| pick(s.name, s.listing)).find(|s| {
+        let of_set: Vec<_> = linked.iter().filter(|k| k.set == s.name).collect();
+        !of_set.is_empty() && of_set.iter().all(|k| k.available)
+    })?;
+    Some(linked.iter().filter(|k| k.set == set.name).map(|k| (k.role, k.entry)).collect())
+}
+
+/// The bytes of the outputs of a call (the parameters that are neither keys, key tables, inputs nor sizes).
+fn outputs(params: &[(&str, CType)], args: &[u64]) -> Vec<Vec<u8>> {
+    let out = params.iter().zip(args).filter(|((name, ty), _)| {
+        *ty != CType::Size
+            && !matches!(*name, "rk" | "rk_enc" | "rk_dec" | "rk_tweak" | "key" | "h" | "src" | "data")
+            && !name.contains("table")
+    });
+    out.map(|((name, _), &p)| {
+        let len = if *name == "dst" { 16 * BUFFER_BLOCKS } else { 64 };
+        // SAFETY: `Buffers` holds BUFFER_BLOCKS (+1) blocks of destination and 64 bytes of each state.
+        unsafe { std::slice::from_raw_parts(p as *const u8, len) }.to_vec()
+    })
+    .collect()
+}
+
+/// Interprets every kernel of every set of `sets` (built for `abi`, on a machine of `model`) over the block
+/// counts of [`COUNTS`] on [`Buffers`], beside the native x86_64 kernel of its role from `reference(set)` (a
+/// set without one is left out) on a copy of those buffers, setup roles (key schedule, key tables, whose layouts
+/// may differ) first; every output buffer must come out equal. Returns one line per mismatch and the number of
+/// calls compared.
+pub fn compare_with_native<I: Interp>(
+    sets: &[KernelSet<I>],
+    abi: Abi,
+    model: I::Model,
+    reference: impl Fn(&KernelSet<I>) -> Option<HashMap<&'static str, *const ()>>,
+) -> (Vec<String>, usize) {
+    let (mut bad, mut compared) = (Vec::new(), 0);
+    for set in sets {
+        let Some(natives) = reference(set) else { continue };
+        let kernels = (set.build)(abi).unwrap();
+        let (mut ours, mut theirs) = (Buffers::new(&mut Rng::new(7)), Buffers::new(&mut Rng::new(7)));
+        let setup = kernels.iter().filter(|k| is_setup(k.role.name()));
+        for k in setup.chain(kernels.iter().filter(|k| !is_setup(k.role.name()))) {
+            let role = k.role.name();
+            let Some(&native) = natives.get(role) else { continue };
+            for n in if is_setup(role) { &[0][..] } else { &COUNTS[..] } {
+                let (a, b) = (ours.args(role, *n), theirs.args(role, *n));
+                // SAFETY: `Buffers` is as large as every role needs for the counts of `COUNTS`, and `native` is a
+                // linked kernel of the role.
+                unsafe {
+                    interpret(&k.function, &a, model);
+                    call_native(native, &b);
+                }
+                if outputs(k.role.params(), &a) != outputs(k.role.params(), &b) {
+                    bad.push(format!("{} {role} ({}), {n} blocks", set.name, k.function.name));
+                }
+                compared += 1;
+            }
+        }
+    }
+    (bad, compared)
 }
 
 /// ECB, CTR (across a carry out of the counter's low 64 bits), XTS (IEEE, with a partial last block) and GCM of
