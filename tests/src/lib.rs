@@ -118,6 +118,8 @@ pub fn jit_expectation(aot: &str) -> String {
 
 pub mod bench;
 pub mod coff;
+pub mod ct;
+pub mod interp;
 pub mod kernel_calls;
 pub mod sections;
 #[cfg(target_os = "linux")]

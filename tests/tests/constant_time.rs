@@ -1,75 +1,45 @@
-//! The constant-time checker (`asmgen::sem::ct`) over every x86_64 kernel: each function of each set is
-//! interpreted from its description (System V and Win64) for a few block counts with its secret buffers tainted (per
-//! parameter name, `asmgen::sem::ct::PARAMS`: keys, round keys, key tables, hash and chaining state, plaintext,
-//! tweak, MAC; pointers and lengths are public), and must branch on no secret flag and address no memory through
-//! a secret register. The CTR/CCM counter (`ctr`) is public (a nonce, sent in clear): the CTR kernels branch on
-//! the carry out of its low 64 bits, which `with_a_secret_counter_only_the_carry_branch_is_flagged` pins down.
-//! Two hand-built functions, a table lookup indexed by a secret byte and a branch on a secret bit, must be
-//! flagged. The portable Rust backends are not checked.
+//! The constant-time checker (`asmgen::sem::ct`) over every x86_64 kernel: each function of each set, and each
+//! fixed-size variant the JIT builds (one harness for all ISAs: `asmgen_tests::ct`), is interpreted from its
+//! description (System V and Win64) for a few block counts with its secret buffers tainted (per parameter name,
+//! `asmgen::sem::ct::PARAMS`: keys, round keys, key tables, hash and chaining state, plaintext, tweak, MAC;
+//! pointers and lengths are public), and must branch on no secret flag and address no memory through a secret
+//! register. The CTR/CCM counter (`ctr`) is public (a nonce, sent in clear): the CTR kernels branch on the carry
+//! out of its low 64 bits, which `with_a_secret_counter_only_the_carry_branch_is_flagged` pins down. Two hand-built
+//! functions, a table lookup indexed by a secret byte and a branch on a secret bit, must be flagged. The portable
+//! Rust backends are not checked.
 
 use asmgen::isa::x86_64::{mem, mem_index, regs::*, X86_64};
-use asmgen::sem::ct::{check_function, Finding};
-use asmgen::{Abi, Builder, CType, Function};
+use asmgen::{Abi, Builder, Function};
 use asmgen_kernels::catalog::X86_64_SETS;
+use asmgen_tests::ct::{self, LEAKY};
 
-/// Checks `f` (parameters named `params`) over `n` blocks.
-fn run(f: &Function<X86_64>, params: &[(&str, CType)], n: usize, secret_ctr: bool) -> Vec<Finding> {
-    let names: Vec<&str> = params.iter().map(|p| p.0).collect();
-    check_function(f, &names, n, secret_ctr).unwrap()
-}
-
-/// The findings over every x86_64 kernel of every set (with `secret_ctr`: those with a counter, the counter
-/// tainted too), and the number of runs.
-fn check_all(secret_ctr: bool) -> (Vec<String>, usize) {
-    let mut findings = Vec::new();
-    let mut checked = 0;
-    // Fewer under qemu (`cargo xtask cross`): the interpreter runs emulated there.
-    let slow = asmgen_tests::SLOW_TARGET;
-    let counts: Vec<usize> = if slow { vec![1, 9] } else { vec![1, 3, 17] };
-    let abis: &[Abi] = if slow { &[Abi::SysV] } else { &[Abi::SysV, Abi::Win64] };
-    for (set, &abi) in X86_64_SETS.iter().flat_map(|s| abis.iter().map(move |a| (s, a))) {
-        for k in (set.build)(abi).unwrap() {
-            if secret_ctr && !k.role.params().iter().any(|(n, _)| *n == "ctr") {
-                continue;
-            }
-            let counts: &[usize] = if k.role.params().iter().any(|(_, t)| *t == CType::Size) { &counts } else { &[0] };
-            for &n in counts {
-                findings.extend(run(&k.function, k.role.params(), n, secret_ctr));
-                checked += 1;
-            }
-        }
-    }
-    (findings.iter().map(|f| format!("{} #{} {}: {}", f.function, f.index, f.inst, f.what)).collect(), checked)
-}
+/// Every x86_64 set, System V and Win64 (under qemu System V).
+const PLAN: ct::Plan<X86_64> = ct::Plan {
+    sets: X86_64_SETS,
+    abis: if asmgen_tests::SLOW_TARGET { &[Abi::SysV] } else { &[Abi::SysV, Abi::Win64] },
+    models: &[()],
+    at_least: (100, 30),
+    counter_branch: ("_ctr_carry", "branch on secret flags"),
+};
 
 #[test]
 fn every_x86_64_kernel_is_constant_time() {
-    let (lines, checked) = check_all(false);
-    assert!(checked > 100, "only {checked} runs");
-    assert!(lines.is_empty(), "constant-time violations:\n{}", lines.join("\n"));
+    PLAN.every_kernel_is_clean();
 }
 
 #[test]
 fn with_a_secret_counter_only_the_carry_branch_is_flagged() {
-    let (lines, _) = check_all(true);
-    assert!(!lines.is_empty());
-    for l in &lines {
-        assert!(l.contains("_ctr_carry") && l.ends_with("branch on secret flags"), "{l}");
-    }
+    PLAN.with_a_secret_counter_only_its_branch_is_flagged();
 }
 
 /// `f(table, key)`: loads a secret qword from `key` and then does `body` with it in rax.
 fn hand_built(body: impl Fn(&mut Builder<X86_64>)) -> Function<X86_64> {
-    let mut b = Builder::<X86_64>::new("leaky", Abi::SysV, &[]);
-    let table = b.param("table", CType::ConstBytePtr);
-    let key = b.param("key", CType::ConstBytePtr);
-    assert_eq!((table, key), (RDI, RSI));
-    b.mov(RAX, mem(RSI, 0));
-    body(&mut b);
-    b.finish().unwrap()
+    ct::leaky::<X86_64>(Abi::SysV, |b, table, key| {
+        assert_eq!((table, key), (RDI, RSI));
+        b.mov(RAX, mem(RSI, 0));
+        body(b);
+    })
 }
-
-const LEAKY: &[(&str, CType)] = &[("table", CType::ConstBytePtr), ("key", CType::ConstBytePtr)];
 
 #[test]
 fn a_lookup_indexed_by_a_secret_byte_is_flagged() {
@@ -77,14 +47,14 @@ fn a_lookup_indexed_by_a_secret_byte_is_flagged() {
         b.and(RAX, 31);
         b.mov(RCX, mem_index(RDI, RAX, 8, 0));
     });
-    let found = run(&f, LEAKY, 0, false);
+    let found = ct::run(&f, LEAKY, 0, false, ());
     assert!(found.iter().any(|f| f.what.starts_with("memory address") && f.inst.starts_with("mov_load")), "{found:?}");
     // The same lookup with a public index is not.
     let f = hand_built(|b| {
         b.mov(RAX, 3);
         b.mov(RCX, mem_index(RDI, RAX, 8, 0));
     });
-    assert_eq!(run(&f, LEAKY, 0, false), vec![]);
+    assert_eq!(ct::run(&f, LEAKY, 0, false, ()), vec![]);
 }
 
 #[test]
@@ -96,6 +66,6 @@ fn a_branch_on_a_secret_bit_is_flagged() {
         b.add(RCX, 1);
         b.bind(&skip);
     });
-    let found = run(&f, LEAKY, 0, false);
+    let found = ct::run(&f, LEAKY, 0, false, ());
     assert!(found.iter().any(|f| f.what.starts_with("branch") && f.inst.starts_with("jz")), "{found:?}");
 }

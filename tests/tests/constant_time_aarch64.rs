@@ -1,71 +1,45 @@
-//! The constant-time checker on aarch64 (`asmgen::sem::ct_aarch64`): every aarch64 kernel of every set is
-//! interpreted from its description (AAPCS64) for a few block counts with its secret buffers tainted (per
-//! parameter name, `asmgen::sem::ct::PARAMS`), and must branch on no secret flag or register and address no
-//! memory through a secret register. With the counter tainted too only the CTR carry branches are flagged.
-//! Two hand-built functions, a table lookup indexed by a secret byte and a branch on a secret bit, must be
-//! flagged; their public twins must not. The interpreter does not depend on the host, so the emulated riscv64
-//! runs of `cargo xtask cross` leave this out (it runs natively and under qemu-aarch64).
+//! The constant-time checker on aarch64 (`asmgen::sem::ct`, aarch64's taint rules in `ct_aarch64`): every aarch64
+//! kernel of every set, and each fixed-size variant the JIT builds (`asmgen_tests::ct`), is interpreted from its
+//! description (AAPCS64) for a few block counts with its secret buffers tainted (per parameter name,
+//! `asmgen::sem::ct::PARAMS`), and must branch on no secret flag or register and address no memory through a secret
+//! register. With the counter tainted too only the CTR carry branches are flagged. Two hand-built functions, a
+//! table lookup indexed by a secret byte and a branch on a secret bit, must be flagged; their public twins must
+//! not. The interpreter does not depend on the host, so the emulated riscv64 runs of `cargo xtask cross` leave this
+//! out (it runs natively and under qemu-aarch64).
 #![cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 
 use asmgen::isa::aarch64::{regs::*, Aarch64};
-use asmgen::sem::ct::Finding;
-use asmgen::sem::ct_aarch64::check_function;
-use asmgen::{Abi, Builder, CType, Function};
+use asmgen::{Abi, Builder, Function};
 use asmgen_kernels::catalog::AARCH64_SETS;
+use asmgen_tests::ct::{self, LEAKY};
 
-fn run(f: &Function<Aarch64>, params: &[(&str, CType)], n: usize, secret_ctr: bool) -> Vec<Finding> {
-    let names: Vec<&str> = params.iter().map(|p| p.0).collect();
-    check_function(f, &names, n, secret_ctr).unwrap()
-}
-
-/// The findings over every aarch64 kernel (with `secret_ctr`: those with a counter, the counter tainted too),
-/// and the number of runs.
-fn check_all(secret_ctr: bool) -> (Vec<String>, usize) {
-    let (mut findings, mut checked) = (Vec::new(), 0);
-    let counts: &[usize] = if asmgen_tests::SLOW_TARGET { &[1, 9] } else { &[1, 3, 17] };
-    for set in AARCH64_SETS {
-        for k in (set.build)(Abi::Aapcs64).unwrap() {
-            if secret_ctr && !k.role.params().iter().any(|(n, _)| *n == "ctr") {
-                continue;
-            }
-            let counts: &[usize] = if k.role.params().iter().any(|(_, t)| *t == CType::Size) { counts } else { &[0] };
-            for &n in counts {
-                findings.extend(run(&k.function, k.role.params(), n, secret_ctr));
-                checked += 1;
-            }
-        }
-    }
-    (findings.iter().map(|f| format!("{} #{} {}: {}", f.function, f.index, f.inst, f.what)).collect(), checked)
-}
+/// Every aarch64 set (AAPCS64).
+const PLAN: ct::Plan<Aarch64> = ct::Plan {
+    sets: AARCH64_SETS,
+    abis: &[Abi::Aapcs64],
+    models: &[()],
+    at_least: (50, 10),
+    counter_branch: ("_ctr", "branch on secret flags"),
+};
 
 #[test]
 fn every_aarch64_kernel_is_constant_time() {
-    let (lines, checked) = check_all(false);
-    assert!(checked > 50, "only {checked} runs");
-    assert!(lines.is_empty(), "constant-time violations:\n{}", lines.join("\n"));
+    PLAN.every_kernel_is_clean();
 }
 
 #[test]
 fn with_a_secret_counter_only_the_carry_branch_is_flagged() {
-    let (lines, _) = check_all(true);
-    assert!(!lines.is_empty());
-    for l in &lines {
-        assert!(l.contains("_ctr") && l.ends_with("branch on secret flags"), "{l}");
-    }
+    PLAN.with_a_secret_counter_only_its_branch_is_flagged();
 }
 
 /// `f(table, key)`: loads a secret doubleword from `key` into x2 and then does `body`.
 fn hand_built(body: impl Fn(&mut Builder<Aarch64>)) -> Function<Aarch64> {
-    let mut b = Builder::<Aarch64>::new("leaky", Abi::Aapcs64, &[]);
-    let table = b.param("table", CType::ConstBytePtr);
-    let key = b.param("key", CType::ConstBytePtr);
-    assert_eq!((table, key), (X0, X1));
-    b.ldr(X2, X1, 0);
-    body(&mut b);
-    b.finish().unwrap()
+    ct::leaky::<Aarch64>(Abi::Aapcs64, |b, table, key| {
+        assert_eq!((table, key), (X0, X1));
+        b.ldr(X2, X1, 0);
+        body(b);
+    })
 }
-
-const LEAKY: &[(&str, CType)] = &[("table", CType::ConstBytePtr), ("key", CType::ConstBytePtr)];
 
 #[test]
 fn a_lookup_indexed_by_a_secret_byte_is_flagged() {
@@ -74,7 +48,7 @@ fn a_lookup_indexed_by_a_secret_byte_is_flagged() {
         b.add_lsl(X3, X0, X2, 3);
         b.ldr(X4, X3, 0);
     });
-    let found = run(&f, LEAKY, 0, false);
+    let found = ct::run(&f, LEAKY, 0, false, ());
     assert!(found.iter().any(|f| f.what.starts_with("memory address") && f.inst.starts_with("ldr_x")), "{found:?}");
     // The same lookup with a public index is not.
     let f = hand_built(|b| {
@@ -82,7 +56,7 @@ fn a_lookup_indexed_by_a_secret_byte_is_flagged() {
         b.add_lsl(X3, X0, X2, 3);
         b.ldr(X4, X3, 0);
     });
-    assert_eq!(run(&f, LEAKY, 0, false), vec![]);
+    assert_eq!(ct::run(&f, LEAKY, 0, false, ()), vec![]);
 }
 
 #[test]
@@ -95,7 +69,7 @@ fn a_branch_on_a_secret_bit_is_flagged() {
         b.add(X3, X3, 1);
         b.bind(&skip);
     });
-    let found = run(&f, LEAKY, 0, false);
+    let found = ct::run(&f, LEAKY, 0, false, ());
     assert!(found.iter().any(|f| f.what == "branch on secret flags" && f.inst.starts_with("b_eq")), "{found:?}");
     let f = hand_built(|b| {
         let skip = b.label("skip");
@@ -103,6 +77,6 @@ fn a_branch_on_a_secret_bit_is_flagged() {
         b.movz(X3, 1);
         b.bind(&skip);
     });
-    let found = run(&f, LEAKY, 0, false);
+    let found = ct::run(&f, LEAKY, 0, false, ());
     assert!(found.iter().any(|f| f.what == "branch on a secret register"), "{found:?}");
 }

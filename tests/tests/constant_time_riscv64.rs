@@ -1,72 +1,44 @@
-//! The constant-time checker on riscv64 (`asmgen::sem::ct_riscv64`): every kernel of every riscv64 set is
-//! interpreted from its description (LP64D) at VLEN 128 and 256 for a few block counts with its secret buffers
-//! tainted (per parameter name, `asmgen::sem::ct::PARAMS`), and must branch on no secret, address no memory
-//! through a secret register and set no vector length from a secret. The counter (`ctr`) is public; with it
-//! tainted only the vector CTR kernel's branch on its wrap is flagged. Two hand-built functions, a table lookup indexed by a secret byte
-//! and a branch on a secret bit, must be flagged.
+//! The constant-time checker on riscv64 (`asmgen::sem::ct`, riscv64's taint rules in `ct_riscv64`): every kernel of
+//! every riscv64 set, and each fixed-size variant the JIT builds (`asmgen_tests::ct`), is interpreted from its
+//! description (LP64D) at VLEN 128 and 256 for a few block counts with its secret buffers tainted (per parameter
+//! name, `asmgen::sem::ct::PARAMS`), and must branch on no secret, address no memory through a secret register and
+//! set no vector length from a secret. The counter (`ctr`) is public; with it tainted only the vector CTR kernel's
+//! branch on its wrap is flagged. Two hand-built functions, a table lookup indexed by a secret byte and a branch on
+//! a secret bit, must be flagged.
 
 use asmgen::isa::riscv64::{mem, regs::*, Riscv64};
-use asmgen::sem::ct::Finding;
-use asmgen::sem::ct_riscv64::check_function;
-use asmgen::{Abi, Builder, CType, Function};
+use asmgen::{Abi, Builder, Function};
 use asmgen_kernels::catalog::RISCV64_SETS;
+use asmgen_tests::ct::{self, LEAKY};
 
-fn run(f: &Function<Riscv64>, params: &[(&str, CType)], n: usize, secret_ctr: bool, vlen: usize) -> Vec<Finding> {
-    let names: Vec<&str> = params.iter().map(|p| p.0).collect();
-    check_function(f, &names, n, secret_ctr, vlen).unwrap()
-}
-
-/// The findings over every riscv64 kernel (with `secret_ctr`: those with a counter, the counter tainted too),
-/// and the number of runs.
-fn check_all(secret_ctr: bool) -> (Vec<String>, usize) {
-    let (mut findings, mut checked) = (Vec::new(), 0);
-    let slow = asmgen_tests::SLOW_TARGET;
-    let counts: &[usize] = if slow { &[1, 9] } else { &[1, 3, 17] };
-    let vlens: &[usize] = if slow { &[128] } else { &[128, 256] };
-    for set in RISCV64_SETS {
-        for k in (set.build)(Abi::Lp64d).unwrap() {
-            if secret_ctr && !k.role.params().iter().any(|(n, _)| *n == "ctr") {
-                continue;
-            }
-            let counts: &[usize] = if k.role.params().iter().any(|(_, t)| *t == CType::Size) { counts } else { &[0] };
-            for (&n, &vlen) in counts.iter().flat_map(|n| vlens.iter().map(move |v| (n, v))) {
-                findings.extend(run(&k.function, k.role.params(), n, secret_ctr, vlen));
-                checked += 1;
-            }
-        }
-    }
-    (findings.iter().map(|f| format!("{} #{} {}: {}", f.function, f.index, f.inst, f.what)).collect(), checked)
-}
+/// Every riscv64 set (LP64D) at VLEN 128 and 256 (under qemu 128). The vector CTR kernel branches on whether the
+/// low counter word wraps within a batch.
+const PLAN: ct::Plan<Riscv64> = ct::Plan {
+    sets: RISCV64_SETS,
+    abis: &[Abi::Lp64d],
+    models: if asmgen_tests::SLOW_TARGET { &[128] } else { &[128, 256] },
+    at_least: (25, 10),
+    counter_branch: ("_ctr_", "branch on a secret"),
+};
 
 #[test]
 fn every_riscv64_kernel_is_constant_time() {
-    let (lines, checked) = check_all(false);
-    assert!(checked > 50, "only {checked} runs");
-    assert!(lines.is_empty(), "constant-time violations:\n{}", lines.join("\n"));
+    PLAN.every_kernel_is_clean();
 }
 
 #[test]
 fn with_a_secret_counter_only_its_wrap_branch_is_flagged() {
-    let (lines, _) = check_all(true);
-    // The vector CTR kernel branches on whether the low counter word wraps within a batch.
-    assert!(!lines.is_empty());
-    for l in &lines {
-        assert!(l.contains("_ctr_") && l.ends_with("branch on a secret"), "{l}");
-    }
+    PLAN.with_a_secret_counter_only_its_branch_is_flagged();
 }
 
 /// `f(table, key)`: loads a secret doubleword from `key` into t0 and then does `body`.
 fn hand_built(body: impl Fn(&mut Builder<Riscv64>)) -> Function<Riscv64> {
-    let mut b = Builder::<Riscv64>::new("leaky", Abi::Lp64d, &[]);
-    let table = b.param("table", CType::ConstBytePtr);
-    let key = b.param("key", CType::ConstBytePtr);
-    assert_eq!((table, key), (A0, A1));
-    b.ld(T0, mem(A1, 0));
-    body(&mut b);
-    b.finish().unwrap()
+    ct::leaky::<Riscv64>(Abi::Lp64d, |b, table, key| {
+        assert_eq!((table, key), (A0, A1));
+        b.ld(T0, mem(A1, 0));
+        body(b);
+    })
 }
-
-const LEAKY: &[(&str, CType)] = &[("table", CType::ConstBytePtr), ("key", CType::ConstBytePtr)];
 
 #[test]
 fn a_lookup_indexed_by_a_secret_byte_is_flagged() {
@@ -75,7 +47,7 @@ fn a_lookup_indexed_by_a_secret_byte_is_flagged() {
         b.add(T1, A0, T0);
         b.lbu(T2, mem(T1, 0));
     });
-    let found = run(&f, LEAKY, 0, false, 128);
+    let found = ct::run(&f, LEAKY, 0, false, 128);
     assert!(found.iter().any(|f| f.what.starts_with("memory address") && f.inst.starts_with("lbu")), "{found:?}");
     // The same lookup with a public index is not.
     let f = hand_built(|b| {
@@ -83,7 +55,7 @@ fn a_lookup_indexed_by_a_secret_byte_is_flagged() {
         b.add(T1, A0, T0);
         b.lbu(T2, mem(T1, 0));
     });
-    assert_eq!(run(&f, LEAKY, 0, false, 128), vec![]);
+    assert_eq!(ct::run(&f, LEAKY, 0, false, 128), vec![]);
 }
 
 #[test]
@@ -95,6 +67,6 @@ fn a_branch_on_a_secret_bit_is_flagged() {
         b.addi(T1, T1, 1);
         b.bind(&skip);
     });
-    let found = run(&f, LEAKY, 0, false, 128);
+    let found = ct::run(&f, LEAKY, 0, false, 128);
     assert!(found.iter().any(|f| f.what.starts_with("branch") && f.inst.starts_with("beqz")), "{found:?}");
 }

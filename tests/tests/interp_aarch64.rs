@@ -1,161 +1,21 @@
-//! The aarch64 interpreter (`asmgen::sem::interp_aarch64`, AAPCS64) runs every aarch64 kernel on an x86_64
-//! host: for each aarch64 set and each x86_64 set of the same listing that this CPU runs natively, both get the
-//! same key, hash key, source and states; each runs its own setup kernels (its own round-key and key-table
-//! layouts), then every bulk role both sets have is called over a few block counts on copies of the buffers,
-//! and the outputs (destination, chaining state, MAC) must be equal. So every aarch64 kernel gets a second check
-//! beside qemu, against a different ISA's kernel that the x86_64 tests check against the CPU and RustCrypto.
+//! The aarch64 interpreter (`asmgen::sem::interp`, aarch64's side in `interp_aarch64`; AAPCS64) runs every aarch64
+//! kernel on an x86_64 host beside the same role of a native x86_64 set of the same listing, by
+//! `asmgen_tests::interp::compare_with_native`: both get the same key, hash key, source and states; each runs its
+//! own setup kernels (its own round-key and key-table layouts), then every bulk role both sets have is called over
+//! the block counts of `kernel_calls::COUNTS`, and the outputs (destination, chaining state, MAC) must be equal. So
+//! every aarch64 kernel gets a second check beside qemu, against a different ISA's kernel that the x86_64 tests
+//! check against the CPU and RustCrypto.
 #![cfg(all(target_arch = "x86_64", target_os = "linux"))]
 
-use asmgen::isa::aarch64::Aarch64;
-use asmgen::sem::aarch64::Machine;
-use asmgen::sem::interp_aarch64::Program;
-use asmgen::sem::{Fault, Memory};
-use asmgen::{Abi, Function, Label};
+use asmgen::Abi;
 use asmgen_kernels::catalog::AARCH64_SETS;
-use asmgen_tests::Rng;
-use std::collections::HashMap;
-
-/// The process's memory through raw pointers, and the function's constants.
-struct Host {
-    labels: HashMap<String, u64>,
-}
-impl Memory for Host {
-    fn read(&mut self, addr: u64, out: &mut [u8]) -> Result<(), Fault> {
-        // SAFETY: the addresses are the test's buffers, stack and constants, which the kernels stay within
-        // (the x86_64 kernels of the same roles run natively on the same-sized buffers).
-        unsafe { std::ptr::copy_nonoverlapping(addr as *const u8, out.as_mut_ptr(), out.len()) };
-        Ok(())
-    }
-    fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), Fault> {
-        // SAFETY: as for `read`.
-        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), addr as *mut u8, data.len()) };
-        Ok(())
-    }
-    fn label(&self, l: &Label) -> Option<u64> {
-        self.labels.get(l.name()).copied()
-    }
-}
-
-/// Interprets `f` on `args` (AAPCS64: x0..x7) with a private stack.
-fn interpret(f: &Function<Aarch64>, args: &[u64]) {
-    let p = Program::new(f);
-    let labels = p.consts.iter().map(|(l, b)| (l.name().to_string(), b.as_ptr() as u64)).collect();
-    let mut host = Host { labels };
-    let mut stack = vec![0u8; 1 << 16];
-    let state = p.setup(&mut host, args, (stack.as_mut_ptr() as u64 + (1 << 16)) & !15);
-    let mut m = Machine { state, mem: &mut host };
-    p.run(&mut m, 1 << 32, &mut |_, _, _| {}).unwrap_or_else(|e| panic!("{}: {e:?}", f.name));
-}
-
-/// The buffers of one side: the same inputs for both, each side's own round keys and tables.
-#[derive(Clone)]
-struct Side {
-    rk: [[u8; 128]; 2],
-    tables: [[u8; 256]; 2],
-    key: [u8; 16],
-    h: [u8; 16],
-    src: Vec<u8>,
-    dst: Vec<u8>,
-    state: [[u8; 64]; 2],
-}
-
-impl Side {
-    fn new(rng: &mut Rng) -> Side {
-        let mut s = Side {
-            rk: [[0; 128]; 2],
-            tables: [[0; 256]; 2],
-            key: rng.block(),
-            h: rng.block(),
-            src: vec![0; 18 * 16],
-            dst: vec![0; 18 * 16],
-            state: [[0; 64]; 2],
-        };
-        rng.fill(&mut s.src);
-        rng.fill(&mut s.state[0]);
-        rng.fill(&mut s.state[1]);
-        s
-    }
-
-    /// The arguments of `role` over `n` blocks (the contract of tests/src/kernel_calls.rs).
-    fn args(&mut self, role: &str, n: usize) -> Vec<u64> {
-        let [rk_enc, rk_dec] = [self.rk[0].as_mut_ptr() as u64, self.rk[1].as_mut_ptr() as u64];
-        let [ghash, polyval] = [self.tables[0].as_mut_ptr() as u64, self.tables[1].as_mut_ptr() as u64];
-        let [s0, s1] = [self.state[0].as_mut_ptr() as u64, self.state[1].as_mut_ptr() as u64];
-        let (dst, src, n) = (self.dst.as_mut_ptr() as u64, self.src.as_ptr() as u64, n as u64);
-        let (key, h) = (self.key.as_ptr() as u64, self.h.as_ptr() as u64);
-        match role {
-            "ghash_init" => vec![ghash, h],
-            "polyval_init" => vec![polyval, h],
-            "ghash_update" => vec![s0, ghash, src, n],
-            "polyval_update" => vec![s0, polyval, src, n],
-            "expand_key" => vec![rk_enc, rk_dec, key],
-            "ecb" => vec![rk_enc, dst, src, n],
-            "ctr" | "cbc_enc" | "cfb_enc" | "cfb_dec" | "xts_enc_ieee" | "xts_enc_gb" => vec![rk_enc, dst, src, n, s0],
-            "cbc_dec" | "xts_dec_ieee" | "xts_dec_gb" => vec![rk_dec, dst, src, n, s0],
-            "cbc_mac" => vec![rk_enc, s0, src, n],
-            "xts_unit_enc_ieee" | "xts_unit_enc_gb" => vec![rk_enc, rk_dec, dst, src, 16 * n + n % 11, s0],
-            "xts_unit_dec_ieee" | "xts_unit_dec_gb" => vec![rk_dec, rk_enc, dst, src, 16 * n + n % 11, s0],
-            "gcm_enc" | "gcm_dec" => vec![rk_enc, ghash, dst, src, n, s0],
-            "ccm_enc" | "ccm_dec" => vec![rk_enc, dst, src, n, s0, s1],
-            other => panic!("no arguments known for role {other}"),
-        }
-    }
-
-    /// What a bulk kernel outputs.
-    fn outputs(&self) -> (Vec<u8>, [[u8; 64]; 2]) {
-        (self.dst.clone(), self.state)
-    }
-}
-
-fn call_native(entry: *const (), args: &[u64]) {
-    let mut six = [0u64; 6];
-    six[..args.len()].copy_from_slice(args);
-    // SAFETY: every role passes at most six integer or pointer arguments (System V: in registers, the unused
-    // ones harmless), and the buffers are as large as the role needs for the counts used.
-    let f: extern "C" fn(u64, u64, u64, u64, u64, u64) = unsafe { std::mem::transmute(entry) };
-    f(six[0], six[1], six[2], six[3], six[4], six[5]);
-}
-
-fn is_setup(role: &str) -> bool {
-    matches!(role, "ghash_init" | "polyval_init" | "expand_key")
-}
+use asmgen_tests::interp::{compare_with_native, native_set};
 
 #[test]
 fn interpreted_aarch64_kernels_equal_native_x86_64_ones() {
-    let native = asmgen_runtime::abi_test::kernels();
-    let (mut compared, mut roles) = (0, 0);
-    for set in AARCH64_SETS {
-        let kernels = (set.build)(Abi::Aapcs64).unwrap();
-        let listing = |s: &str| asmgen_kernels::catalog::X86_64_SETS.iter().find(|x| x.name == s).map(|x| x.listing);
-        let x86 = native.iter().filter(|k| k.available && listing(k.set) == Some(set.listing));
-        let Some(x86_set) = x86.map(|k| k.set).next() else { continue };
-        let reference = |role: &str| native.iter().find(|k| k.set == x86_set && k.role == role).map(|k| k.entry);
-        let mut rng = Rng::new(11);
-        let (mut a, mut b) = (Side::new(&mut rng), Side::new(&mut Rng::new(11)));
-        for k in kernels.iter().filter(|k| is_setup(k.role.name())) {
-            interpret(&k.function, &a.args(k.role.name(), 0));
-            call_native(reference(k.role.name()).expect("every set has the setup roles"), &b.args(k.role.name(), 0));
-        }
-        for k in kernels.iter().filter(|k| !is_setup(k.role.name())) {
-            let Some(entry) = reference(k.role.name()) else {
-                eprintln!("{} ({}): no {x86_set} kernel of this role to compare with", k.function.name, set.name);
-                continue;
-            };
-            roles += 1;
-            for n in [1, 3, 8, 17] {
-                let (mut a, mut b) = (a.clone(), b.clone());
-                interpret(&k.function, &a.args(k.role.name(), n));
-                call_native(entry, &b.args(k.role.name(), n));
-                assert!(
-                    a.outputs() == b.outputs(),
-                    "{} ({}) vs {x86_set}, {n} blocks: outputs differ",
-                    k.function.name,
-                    set.name
-                );
-                compared += 1;
-            }
-        }
-    }
-    assert!(roles > 0, "no x86_64 set runs here to compare with");
-    eprintln!("{roles} roles, {compared} calls compared");
+    let (bad, compared) =
+        compare_with_native(AARCH64_SETS, Abi::Aapcs64, (), |set| native_set(|_, listing| listing == set.listing));
+    assert!(compared > 50, "only {compared} calls compared: no x86_64 set runs here to compare with?");
+    assert!(bad.is_empty(), "the interpreted aarch64 kernels differ:\n{}", bad.join("\n"));
+    eprintln!("{compared} calls compared");
 }

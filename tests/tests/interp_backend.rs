@@ -7,10 +7,9 @@
 //! lengths of `asmgen_tests::sweep`.
 #![cfg(feature = "interp")]
 
-use aead::{AeadInOut, KeyInit};
-use asmgen_runtime::{sm4_backend_table, Sm4, Sm4Gcm, Sm4Xts};
-use asmgen_tests::{rc_xts_ieee, Rng};
-use cipher::{BlockCipherEncrypt, KeyIvInit, StreamCipher};
+use asmgen_runtime::sm4_backend_table;
+use asmgen_tests::interp::sm4_backend_matches_rustcrypto;
+use asmgen_tests::Rng;
 use universal_hash::UniversalHash;
 
 const GFNI: &str = "interp/x86_64-gfni-avx2";
@@ -28,7 +27,7 @@ fn every_x86_64_set_is_an_interpreter_backend() {
 
 #[test]
 fn gfni_sm4_through_the_interpreter_matches_rustcrypto() {
-    sm4_matches_rustcrypto(GFNI);
+    sm4_backend_matches_rustcrypto(GFNI, &LENGTHS, &mut Rng::new(7));
 }
 
 #[test]
@@ -36,7 +35,7 @@ fn aarch64_sets_through_the_interpreter_match_rustcrypto() {
     let table = sm4_backend_table();
     for set in ["interp/aarch64-sm4ce", "interp/aarch64-neon"] {
         assert!(table.iter().any(|(n, ok)| *n == set && *ok), "{set} missing: {table:?}");
-        sm4_matches_rustcrypto(set);
+        sm4_backend_matches_rustcrypto(set, &LENGTHS, &mut Rng::new(7));
     }
     let mut rng = Rng::new(9);
     let h = rng.block();
@@ -53,47 +52,5 @@ fn aarch64_sets_through_the_interpreter_match_rustcrypto() {
         let mut rp = polyval::Polyval::new(&h.into());
         rp.update_padded(&data);
         assert_eq!(p.finalize(), <[u8; 16]>::from(rp.finalize()), "POLYVAL of {len} bytes");
-    }
-}
-
-/// ECB, CTR, XTS and GCM of the SM4 backend `backend` against RustCrypto at [`LENGTHS`].
-fn sm4_matches_rustcrypto(backend: &str) {
-    let mut rng = Rng::new(7);
-    let (key, key2, iv) = (rng.block(), rng.block(), rng.block());
-    let s = Sm4::with_backend(&key, backend).unwrap();
-    assert_eq!(s.backend(), backend);
-    let rc = sm4::Sm4::new(&key.into());
-    for len in LENGTHS {
-        let mut data = vec![0u8; len];
-        rng.fill(&mut data);
-        // ECB.
-        let mut buf = data.clone();
-        s.encrypt_ecb(&mut buf).unwrap();
-        let mut want = data.clone();
-        want.chunks_mut(16).for_each(|b| rc.encrypt_block(b.try_into().unwrap()));
-        assert_eq!(buf, want, "ECB, {len} bytes");
-        // CTR (a counter that carries out of its low 64 bits).
-        let mut ctr = [0xff; 16];
-        ctr[0] = 1;
-        let mut buf = data.clone();
-        s.apply_ctr(&mut ctr.clone(), &mut buf);
-        let mut want = data.clone();
-        ctr::Ctr128BE::<sm4::Sm4>::new(&key.into(), &ctr.into()).apply_keystream(&mut want);
-        assert_eq!(buf, want, "CTR, {len} bytes");
-        // XTS (IEEE), with a partial last block.
-        let x = Sm4Xts::with_backend(&key, &key2, backend).unwrap();
-        let mut buf = data[..len - 5].to_vec();
-        x.encrypt(&iv, &mut buf).unwrap();
-        assert_eq!(buf, rc_xts_ieee(&key, &key2, &iv, &data[..len - 5], false), "XTS, {} bytes", len - 5);
-        // GCM.
-        let g = Sm4Gcm::with_backend(&key, backend).unwrap();
-        let nonce = &iv[..12];
-        let mut buf = data.clone();
-        let tag = g.encrypt(nonce, b"aad", &mut buf).unwrap();
-        let rc_gcm = aes_gcm::AesGcm::<sm4::Sm4, cipher::consts::U12>::new(&key.into());
-        let mut want = data.clone();
-        let want_tag =
-            rc_gcm.encrypt_inout_detached(nonce.try_into().unwrap(), b"aad", want.as_mut_slice().into()).unwrap();
-        assert_eq!((buf, tag), (want, want_tag.into()), "GCM, {len} bytes");
     }
 }

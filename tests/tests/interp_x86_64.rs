@@ -1,99 +1,27 @@
 //! The x86_64 interpreter (`asmgen::sem::interp`) runs whole kernels: every x86_64 kernel of every set this CPU
 //! runs is called natively (the linked listing) and interpreted from its description (System V) on copies of
-//! the same buffers, for a few block counts, and every buffer must come out equal; and the GFNI set's SM4 ECB
+//! the same buffers, for the block counts of `kernel_calls::COUNTS`, and every output must come out equal
+//! (`asmgen_tests::interp::compare_with_native`); and the GFNI set's SM4 ECB
 //! and CTR kernels, interpreted, match RustCrypto (so the interpreter runs them on a machine without GFNI too).
 #![cfg(all(target_arch = "x86_64", target_os = "linux"))]
 
 use asmgen::isa::x86_64::X86_64;
-use asmgen::sem::interp::Program;
-use asmgen::sem::x86_64::Machine;
-use asmgen::sem::{Fault, Memory};
-use asmgen::{Abi, CType, Function, Label};
+use asmgen::{Abi, Function};
 use asmgen_kernels::catalog::X86_64_SETS;
-use std::collections::HashMap;
+use asmgen_tests::interp::{compare_with_native, native_set};
 
-/// The process's own memory, read and written through raw pointers (the interpreted kernel gets real buffers),
-/// and the function's constants.
-struct Host {
-    labels: HashMap<String, u64>,
-}
-impl Memory for Host {
-    fn read(&mut self, addr: u64, out: &mut [u8]) -> Result<(), Fault> {
-        // SAFETY: the addresses are the test's buffers, stack and constants, which the kernels stay within
-        // (the native run of the same kernel on the same buffers proves it).
-        unsafe { std::ptr::copy_nonoverlapping(addr as *const u8, out.as_mut_ptr(), out.len()) };
-        Ok(())
-    }
-    fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), Fault> {
-        // SAFETY: as for `read`.
-        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), addr as *mut u8, data.len()) };
-        Ok(())
-    }
-    fn label(&self, l: &Label) -> Option<u64> {
-        self.labels.get(l.name()).copied()
-    }
-}
-
-/// Interprets `f` on `args` (at most six, in registers) with a private stack.
+/// Interprets `f` on `args` (System V).
 fn interpret(f: &Function<X86_64>, args: &[u64]) {
-    let p = Program::new(f);
-    let consts: Vec<(String, Vec<u8>)> = p.consts.iter().map(|(l, b)| (l.name().to_string(), b.clone())).collect();
-    let labels = consts.iter().map(|(n, b)| (n.clone(), b.as_ptr() as u64)).collect();
-    let mut host = Host { labels };
-    let mut stack = vec![0u8; 1 << 16];
-    let state = p.setup(&mut host, args, ((stack.as_mut_ptr() as u64 + (1 << 16)) & !15) - 8);
-    let mut m = Machine { state, mem: &mut host };
-    p.run(&mut m, 1 << 32, &mut |_, _, _| {}).unwrap_or_else(|e| panic!("{}: {e:?}", f.name));
-}
-
-/// Buffers for a role's parameters over `n` blocks: (pointer parameters' buffers, arguments).
-fn buffers(params: &[(&str, CType)], n: usize, seed: u8) -> (Vec<Vec<u8>>, Vec<Option<u64>>) {
-    let (mut bufs, mut args) = (Vec::new(), Vec::new());
-    for (i, (name, ty)) in params.iter().enumerate() {
-        if *ty == CType::Size {
-            args.push(Some(if *name == "len" { (16 * n + n % 7) as u64 } else { n as u64 }));
-            continue;
-        }
-        let len = match *name {
-            "src" | "dst" | "data" => (n + 2) * 16,
-            "table" | "htable" => 256,
-            _ => 128,
-        };
-        bufs.push((0..len).map(|j| (j as u8).wrapping_mul(31).wrapping_add(seed ^ i as u8)).collect());
-        args.push(None);
-    }
-    (bufs, args)
-}
-
-fn pointers(bufs: &mut [Vec<u8>], args: &[Option<u64>]) -> Vec<u64> {
-    let mut ptrs = bufs.iter_mut().map(|b| b.as_mut_ptr() as u64);
-    args.iter().map(|a| a.unwrap_or_else(|| ptrs.next().unwrap())).collect()
+    // SAFETY: the test's buffers, as large as the role needs (the native run of the same kernel on the same
+    // buffers shows the bounds).
+    unsafe { asmgen_tests::interp::interpret(f, args, ()) }
 }
 
 #[test]
 fn interpreted_kernels_equal_the_native_ones() {
-    let linked = asmgen_runtime::abi_test::kernels();
-    let mut compared = 0;
-    for set in X86_64_SETS {
-        for k in (set.build)(Abi::SysV).unwrap() {
-            let Some(native) = linked.iter().find(|l| l.symbol == k.function.name && l.available) else { continue };
-            for n in [1, 3, 17] {
-                let (mut a, args) = buffers(k.role.params(), n, n as u8);
-                let mut b = a.clone();
-                let (pa, pb) = (pointers(&mut a, &args), pointers(&mut b, &args));
-                let mut six = [0u64; 6];
-                six[..pa.len()].copy_from_slice(&pa);
-                // SAFETY: every role passes at most six integer or pointer arguments (System V: in registers,
-                // so the unused ones are harmless), and the buffers are as large as the role needs for `n`.
-                let f: extern "C" fn(u64, u64, u64, u64, u64, u64) = unsafe { std::mem::transmute(native.entry) };
-                f(six[0], six[1], six[2], six[3], six[4], six[5]);
-                interpret(&k.function, &pb);
-                assert!(a == b, "{} ({}), {n} blocks: the interpreter differs from the CPU", k.function.name, set.name);
-                compared += 1;
-            }
-        }
-    }
+    let (bad, compared) = compare_with_native(X86_64_SETS, Abi::SysV, (), |set| native_set(|name, _| name == set.name));
     assert!(compared > 0, "no kernel ran natively");
+    assert!(bad.is_empty(), "the interpreter differs from the CPU:\n{}", bad.join("\n"));
     eprintln!("{compared} calls compared");
 }
 

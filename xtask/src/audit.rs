@@ -8,6 +8,7 @@ use asmgen::ir::{Cfi, Item};
 use asmgen::isa::riscv64::Riscv64;
 use asmgen::isa::x86_64::X86Feature;
 use asmgen::lower::Lower;
+use asmgen::sem::ct::check_function;
 use asmgen::target::Syntax;
 use asmgen::{Arch, Feature, FeatureSet, Function, Isa, Listing, Target};
 use asmgen_kernels::catalog::{self, KernelSet};
@@ -15,9 +16,9 @@ use iced_x86::{CpuidFeature, Decoder, DecoderOptions, FlowControl, InstructionIn
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
-/// The constant-time verdict of a function the checker does not run on: the fixed-size variants. The x86_64,
-/// aarch64 and riscv64 kernels get the checker's (`asmgen::sem::ct`, `asmgen::sem::ct_aarch64`,
-/// [`constant_time`]; `asmgen::sem::ct_riscv64`, [`check_riscv64`]).
+/// The constant-time verdict of a listing function no kernel set serves. The kernels of every set get the
+/// checker's (`asmgen::sem::ct`, [`constant_time`]; riscv64 at two VLENs, [`check_riscv64`]); the JIT's
+/// fixed-size variants, in no listing, are checked by the tests (tests/src/ct.rs).
 pub const CONSTANT_TIME: &str = "not checked";
 /// The verdict of an x86_64 or aarch64 kernel the checker found clean.
 pub const CLEAN: &str = "constant time (interpreted at 1, 3, 17 blocks: no branch, address or variable-time \
@@ -81,12 +82,18 @@ pub fn audit(target: Target) -> Result<Vec<Row>, String> {
     match target.arch {
         Arch::X86_64 => {
             let mut rows = rows(target, &catalog::x86_64(target).map_err(e)?, catalog::X86_64_SETS, Some(decode))?;
-            constant_time(target, &mut rows, catalog::X86_64_SETS, asmgen::sem::ct::check_function, CLEAN)?;
+            constant_time(target, &mut rows, catalog::X86_64_SETS, |f, p, n, c| check_function(f, p, n, c, ()), CLEAN)?;
             Ok(rows)
         }
         Arch::Aarch64 => {
             let mut rows = rows(target, &catalog::aarch64(target).map_err(e)?, catalog::AARCH64_SETS, None)?;
-            constant_time(target, &mut rows, catalog::AARCH64_SETS, asmgen::sem::ct_aarch64::check_function, CLEAN)?;
+            constant_time(
+                target,
+                &mut rows,
+                catalog::AARCH64_SETS,
+                |f, p, n, c| check_function(f, p, n, c, ()),
+                CLEAN,
+            )?;
             Ok(rows)
         }
         Arch::Riscv64 => {
@@ -193,7 +200,7 @@ fn check_riscv64(
 ) -> Result<Vec<asmgen::sem::ct::Finding>, String> {
     let mut found = Vec::new();
     for vlen in [128, 256] {
-        found.extend(asmgen::sem::ct_riscv64::check_function(f, names, blocks, secret_counter, vlen)?);
+        found.extend(check_function(f, names, blocks, secret_counter, vlen)?);
     }
     Ok(found)
 }

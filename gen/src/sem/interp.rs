@@ -1,23 +1,92 @@
-//! An x86_64 interpreter over a [`Function`]'s instruction list (prologue, body and epilogue as the listing lays
-//! them out), decoded once into a vector of instructions with their branch targets resolved to indices, run by
-//! the [`Sem`](super::x86_64::Sem) table; and [`Flat`], a memory of separate regions, that the interpreter's callers
-//! and the constant-time checker ([`super::ct`]) use.
+//! The interpreter driver, one for every ISA: a [`Function`]'s instruction list (prologue, body and epilogue as
+//! the listing lays them out) decoded once into a [`Program`], branch targets resolved to indices, and run by the
+//! ISA's semantics table through the [`Interp`] trait, which says what differs per ISA: the state and machine
+//! types, where the stack pointer is, how one instruction executes, and the machine's parameters (riscv64's
+//! VLEN). The ISAs' sides: [`super::interp_x86_64`], [`super::interp_aarch64`], [`super::interp_riscv64`]. And
+//! [`Flat`], a memory of separate regions, that the interpreter's callers and the constant-time checker
+//! ([`super::ct`]) use.
 
-use super::x86_64::{sem, Machine, State};
 use super::{Fault, Flow, Memory};
-use crate::abi::{ArgLoc, Conventions};
+use crate::abi::ArgLoc;
 use crate::hash::FastMap;
 use crate::ir::{Function, Inst, Item};
-use crate::isa::x86_64::X86_64;
 use crate::label::Label;
-use crate::layout;
+use crate::{layout, InstructionSet, Isa};
+
+/// An ISA the interpreter runs: its machine and how an instruction executes on it.
+pub trait Interp: Isa {
+    /// The architectural state (registers, flags, vector configuration).
+    type State;
+    /// The state and the memory an instruction runs on.
+    type Machine<'m>;
+    /// The machine's parameters beyond the ISA (riscv64: VLEN in bits; `()` elsewhere).
+    type Model: Copy;
+    /// Bytes the stack pointer has to be below a 16-byte boundary on entry (x86_64: 8, the return address).
+    const ENTRY_MISALIGN: u64;
+    /// A zeroed state of a machine of `model`.
+    fn state(model: Self::Model) -> Self::State;
+    /// The machine of `state` on `mem`.
+    fn machine<'m>(state: Self::State, mem: &'m mut dyn Memory) -> Self::Machine<'m>;
+    /// The state of a machine.
+    fn state_of<'a>(m: &'a Self::Machine<'_>) -> &'a Self::State;
+    /// The stack pointer.
+    fn sp(s: &Self::State) -> u64;
+    /// Sets the stack pointer.
+    fn set_sp(s: &mut Self::State, v: u64);
+    /// Sets an argument register.
+    fn set_gpr(s: &mut Self::State, r: Self::Gpr, v: u64);
+    /// Executes one instruction.
+    fn exec<'o>(m: &mut Self::Machine<'_>, inst: &'o Inst<Self>) -> Result<Flow<'o>, Fault>;
+}
+
+/// Implements [`Interp`] for an ISA whose semantics module `$sem` has `Machine { state, mem }`, `State` with the
+/// general-purpose registers in the array `state.$gprs` (the stack pointer at index `$sp`) and `sem(op).exec`;
+/// `$model` and `$state` give the machine's parameters and a fresh state from them.
+macro_rules! interp_isa {
+    ($isa:ty, $sem:ident, $gprs:ident, sp: $sp:expr, misalign: $mis:expr, model: $model:ty, state: $state:expr) => {
+        impl $crate::sem::interp::Interp for $isa {
+            type State = $crate::sem::$sem::State;
+            type Machine<'m> = $crate::sem::$sem::Machine<'m>;
+            type Model = $model;
+            const ENTRY_MISALIGN: u64 = $mis;
+            fn state(model: $model) -> Self::State {
+                $state(model)
+            }
+            fn machine<'m>(state: Self::State, mem: &'m mut dyn $crate::sem::Memory) -> Self::Machine<'m> {
+                $crate::sem::$sem::Machine { state, mem }
+            }
+            fn state_of<'a>(m: &'a Self::Machine<'_>) -> &'a Self::State {
+                &m.state
+            }
+            fn sp(s: &Self::State) -> u64 {
+                s.$gprs[$sp]
+            }
+            fn set_sp(s: &mut Self::State, v: u64) {
+                s.$gprs[$sp] = v;
+            }
+            fn set_gpr(s: &mut Self::State, r: Self::Gpr, v: u64) {
+                s.$gprs[r.0 as usize] = v;
+            }
+            fn exec<'o>(
+                m: &mut Self::Machine<'_>,
+                inst: &'o $crate::ir::Inst<$isa>,
+            ) -> Result<$crate::sem::Flow<'o>, $crate::sem::Fault> {
+                ($crate::sem::$sem::sem(inst.op).exec)(m, &inst.operands)
+            }
+        }
+    };
+}
+pub(crate) use interp_isa;
+
+/// The hook [`Program::run`] calls before each instruction, with its index.
+pub type Hook<'h, I> = &'h mut dyn FnMut(usize, &Inst<I>, &mut <I as Interp>::Machine<'_>);
 
 /// A function decoded for interpretation.
-pub struct Program {
+pub struct Program<I: InstructionSet> {
     /// The function's name.
     pub name: String,
     /// The instructions in order, each with the index a taken branch continues at.
-    pub code: Vec<(Inst<X86_64>, Option<usize>)>,
+    pub code: Vec<(Inst<I>, Option<usize>)>,
     /// The constants, by label name.
     pub consts: Vec<(Label, Vec<u8>)>,
     /// The ABI the function was built for.
@@ -35,9 +104,10 @@ pub enum Stop {
     Unbalanced,
 }
 
-impl Program {
-    /// Decodes `f`: instructions in emission order, labels resolved.
-    pub fn new(f: &Function<X86_64>) -> Program {
+impl<I: Interp> Program<I> {
+    /// Decodes `f`: instructions in emission order, branch labels resolved (an operand's label that the
+    /// function binds; a constant's label is not bound there).
+    pub fn new(f: &Function<I>) -> Program<I> {
         let items = layout::function_items(f);
         let (mut code, mut at) = (Vec::new(), FastMap::default());
         for item in items.iter() {
@@ -50,52 +120,60 @@ impl Program {
             }
         }
         for (inst, target) in &mut code {
-            if let Some(crate::isa::x86_64::Operand::Label(l)) = inst.operands.first() {
-                *target = at.get(l.name()).copied();
-            }
+            *target = inst.operands.iter().filter_map(I::label).find_map(|l| at.get(l.name()).copied());
         }
         let consts = f.consts.iter().map(|c| (c.label.clone(), c.bytes.clone())).collect();
         Program { name: f.name.clone(), code, consts, abi: f.abi }
     }
 
-    /// Runs from the first instruction until `ret`, calling `hook` before each instruction with its index.
-    pub fn run(
-        &self,
-        m: &mut Machine<'_>,
-        max_steps: u64,
-        hook: &mut dyn FnMut(usize, &Inst<X86_64>, &mut Machine<'_>),
-    ) -> Result<u64, Stop> {
-        let (mut pc, mut steps, sp) = (0, 0u64, m.state.gpr[4]);
+    /// Runs from the first instruction until the return, calling `hook` before each instruction with its index.
+    pub fn run(&self, m: &mut I::Machine<'_>, max_steps: u64, hook: Hook<'_, I>) -> Result<u64, Stop> {
+        let (mut pc, mut steps, sp) = (0, 0u64, I::sp(I::state_of(m)));
         while let Some((inst, target)) = self.code.get(pc) {
             steps += 1;
             if steps > max_steps {
                 return Err(Stop::Steps(steps));
             }
             hook(pc, inst, m);
-            match (sem(inst.op).exec)(m, &inst.operands).map_err(|f| Stop::Fault(pc, f))? {
+            match I::exec(m, inst).map_err(|f| Stop::Fault(pc, f))? {
                 Flow::Next => pc += 1,
                 Flow::Jump(_) => pc = target.expect("branch targets are resolved"),
-                Flow::Ret => return if m.state.gpr[4] == sp { Ok(steps) } else { Err(Stop::Unbalanced) },
+                Flow::Ret => return if I::sp(I::state_of(m)) == sp { Ok(steps) } else { Err(Stop::Unbalanced) },
             }
         }
         Ok(steps)
     }
 
-    /// The entry state: the arguments where the ABI passes them (stack arguments written to `mem` above a
-    /// return-address slot at `stack_top - 64`, the stack pointer; a `stack_top` 8 below a 16-byte boundary
-    /// gives the alignment a call leaves).
-    pub fn setup(&self, mem: &mut dyn Memory, args: &[u64], stack_top: u64) -> State {
-        let mut s = State::default();
-        s.gpr[4] = stack_top - 64;
+    /// The entry state of a machine of `model`: the arguments where the ABI passes them, the stack pointer
+    /// `stack_top - 64` and stack arguments above it (x86_64: above a return-address slot; keep `stack_top`
+    /// [`Interp::ENTRY_MISALIGN`] below a 16-byte boundary to have the alignment a call leaves).
+    pub fn setup(&self, mem: &mut dyn Memory, args: &[u64], stack_top: u64, model: I::Model) -> I::State {
+        let mut s = I::state(model);
+        let sp = stack_top - 64;
+        I::set_sp(&mut s, sp);
         for (n, &a) in args.iter().enumerate() {
-            match X86_64::arg(self.abi, n) {
-                ArgLoc::Reg(r) => s.gpr[r.0 as usize] = a,
+            match I::arg(self.abi, n) {
+                ArgLoc::Reg(r) => I::set_gpr(&mut s, r, a),
                 ArgLoc::Stack(off) => {
-                    let _ = mem.write(s.gpr[4].wrapping_add(off as u64), &a.to_le_bytes());
+                    let _ = mem.write(sp.wrapping_add(off as u64), &a.to_le_bytes());
                 }
             }
         }
         s
+    }
+
+    /// Calls the function on `args` on a machine of `model` with `mem` and the stack below `stack_top` (see
+    /// [`Program::setup`]), at most `max_steps` instructions; returns the steps run.
+    pub fn call(
+        &self,
+        mem: &mut dyn Memory,
+        args: &[u64],
+        stack_top: u64,
+        model: I::Model,
+        max_steps: u64,
+    ) -> Result<u64, Stop> {
+        let state = self.setup(mem, args, stack_top, model);
+        self.run(&mut I::machine(state, mem), max_steps, &mut |_, _, _| {})
     }
 }
 
@@ -115,7 +193,7 @@ pub struct Flat {
 
 impl Flat {
     /// Maps the constants of `p` and names their addresses.
-    pub fn map_consts(&mut self, p: &Program) {
+    pub fn map_consts<I: InstructionSet>(&mut self, p: &Program<I>) {
         for (l, bytes) in &p.consts {
             let addr = self.map(bytes);
             self.labels.insert(l.name().to_string(), addr);

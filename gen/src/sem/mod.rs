@@ -1,6 +1,9 @@
 //! Instruction semantics: a machine state, memory behind a trait (so an interpreter can hook every address), and
 //! per ISA a table giving each instruction-table entry its operand roles, the flags it reads and writes and an
-//! execution function: [`x86_64`], [`aarch64`] and [`riscv64`], each with its interpreter and checker.
+//! execution function: [`x86_64`], [`aarch64`] and [`riscv64`]. One interpreter driver ([`interp`]) and one
+//! constant-time checker ([`ct`]) serve all three through traits ([`interp::Interp`], [`ct::Tainting`]) that
+//! each ISA implements in its `interp_<isa>` and `ct_<isa>` module: its machine, and how taint moves through
+//! one of its instructions.
 //!
 //! The semantics live in a table parallel to the ISA's own (`isa::x86_64::OPS`), keyed by the same `Op`: the
 //! ISA table is a macro expanded twice (the data and the builder's methods) and shared in shape by three ISAs,
@@ -11,9 +14,11 @@ pub mod aarch64;
 pub mod ct;
 pub mod ct_aarch64;
 pub mod ct_riscv64;
+pub mod ct_x86_64;
 pub mod interp;
 pub mod interp_aarch64;
 pub mod interp_riscv64;
+pub mod interp_x86_64;
 pub mod riscv64;
 pub mod sm4;
 pub mod x86_64;

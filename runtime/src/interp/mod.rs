@@ -1,6 +1,6 @@
 //! The interpreter backends `interp/x86_64-<set>`, `interp/aarch64-<set>` and `interp/riscv64-<set>` (feature
-//! `interp`): every kernel set of the catalog, run by `asmgen::sem::interp` (`sem::interp_aarch64`, AAPCS64;
-//! `sem::interp_riscv64`, LP64D, VLEN 128) from its description instead of by the CPU, so the API and its tests
+//! `interp`): every kernel set of the catalog, run by `asmgen::sem::interp` (AAPCS64 on aarch64, LP64D at VLEN
+//! 128 on riscv64) from its description instead of by the CPU, so the API and its tests
 //! run the kernels where the CPU lacks their features (or is another architecture).
 //!
 //! Function pointers carry no state, so each kernel gets a slot: a static table holds per (set, role) the
@@ -11,12 +11,10 @@
 use asmgen::hash::FastMap;
 use asmgen::isa::aarch64::Aarch64;
 use asmgen::isa::riscv64::Riscv64;
+use asmgen::isa::x86_64::X86_64;
 use asmgen::sem::interp::Program;
-use asmgen::sem::interp_aarch64::Program as A64Program;
-use asmgen::sem::interp_riscv64::Program as RvProgram;
-use asmgen::sem::x86_64::Machine;
 use asmgen::sem::{Fault, Memory};
-use asmgen::{Abi, Function, Label};
+use asmgen::{Abi, Label};
 use std::sync::OnceLock;
 
 /// One kernel: its set and role, the decoded function, its constants' addresses.
@@ -32,9 +30,9 @@ struct Slot {
 
 /// A decoded function of one of the interpreted ISAs.
 enum Prog {
-    X86_64(Program),
-    Aarch64(A64Program),
-    Riscv64(RvProgram),
+    X86_64(Program<X86_64>),
+    Aarch64(Program<Aarch64>),
+    Riscv64(Program<Riscv64>),
 }
 
 impl Prog {
@@ -73,15 +71,13 @@ fn slots() -> &'static [Slot] {
         for set in asmgen_kernels::catalog::AARCH64_SETS {
             let Ok(kernels) = (set.build)(Abi::Aapcs64) else { continue };
             for k in kernels {
-                let f: &Function<Aarch64> = &k.function;
-                slots.push(slot(set.name, set.listing, k.role.name(), Prog::Aarch64(A64Program::new(f))));
+                slots.push(slot(set.name, set.listing, k.role.name(), Prog::Aarch64(Program::new(&k.function))));
             }
         }
         for set in asmgen_kernels::catalog::RISCV64_SETS {
             let Ok(kernels) = (set.build)(Abi::Lp64d) else { continue };
             for k in kernels {
-                let f: &Function<Riscv64> = &k.function;
-                slots.push(slot(set.name, set.listing, k.role.name(), Prog::Riscv64(RvProgram::new(f))));
+                slots.push(slot(set.name, set.listing, k.role.name(), Prog::Riscv64(Program::new(&k.function))));
             }
         }
         assert!(slots.len() <= TRAMPOLINES.len(), "more kernels than interpreter trampolines");
@@ -117,24 +113,12 @@ fn interpret(n: usize, args: [usize; 6]) {
     let top = stack.as_mut_ptr() as u64 + 8 * 8192 - 256;
     let args: Vec<u64> = args.iter().map(|&a| a as u64).collect();
     let mut host = Host { labels: &s.labels };
+    // x86_64: the stack pointer as after a call from a 16-byte aligned frame (Win64's 5th and 6th arguments go
+    // above it).
     let (name, stop) = match &s.program {
-        Prog::X86_64(p) => {
-            // The stack pointer as after a call from a 16-byte aligned frame; Win64's 5th and 6th arguments go
-            // above it.
-            let state = p.setup(&mut host, &args, (top & !15) - 8);
-            let mut m = Machine { state, mem: &mut host };
-            (&p.name, p.run(&mut m, u64::MAX, &mut |_, _, _| {}).err())
-        }
-        Prog::Aarch64(p) => {
-            let state = p.setup(&mut host, &args, top & !15);
-            let mut m = asmgen::sem::aarch64::Machine { state, mem: &mut host };
-            (&p.name, p.run(&mut m, u64::MAX, &mut |_, _, _| {}).err())
-        }
-        Prog::Riscv64(p) => {
-            let state = p.setup(&mut host, &args, top & !15, VLEN);
-            let mut m = asmgen::sem::riscv64::Machine { state, mem: &mut host };
-            (&p.name, p.run(&mut m, u64::MAX, &mut |_, _, _| {}).err())
-        }
+        Prog::X86_64(p) => (&p.name, p.call(&mut host, &args, (top & !15) - 8, (), u64::MAX).err()),
+        Prog::Aarch64(p) => (&p.name, p.call(&mut host, &args, top & !15, (), u64::MAX).err()),
+        Prog::Riscv64(p) => (&p.name, p.call(&mut host, &args, top & !15, VLEN, u64::MAX).err()),
     };
     if let Some(e) = stop {
         panic!("interp/{}: {name} stopped: {e:?}", s.set);

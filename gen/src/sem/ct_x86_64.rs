@@ -1,0 +1,101 @@
+//! The x86_64 side of the constant-time checker ([`super::ct`]): taint through the operand roles of the
+//! [`Sem`](super::x86_64::Sem) table (the flags an instruction writes take the taint of what it read; `xor r, r`
+//! and `vpxor v, v, v` clear it; `push`/`pop` move a stack slot's). Flagged: a conditional branch on secret
+//! flags, a memory access whose address uses a secret register, and an instruction marked variable-time
+//! ([`Sem::variable_time`](super::x86_64::Sem::variable_time)) with a secret operand.
+
+use super::ct::{Taint, Tainting};
+use super::x86_64::{address, sem, Machine};
+use super::Role;
+use crate::ir::Inst;
+use crate::isa::x86_64::{Mem, Op, Operand, Size, X86_64};
+
+impl Tainting for X86_64 {
+    fn step(taint: &mut Taint, inst: &Inst<X86_64>, m: &mut Machine<'_>) -> Vec<&'static str> {
+        let (s, ops) = (sem(inst.op), &inst.operands);
+        let mut found = Vec::new();
+        let accessed = ops.iter().zip(s.roles).filter(|(_, r)| **r != Role::None);
+        if accessed.clone().any(|(o, _)| matches!(o, Operand::Mem(_, a) if addr_regs(taint, a))) {
+            found.push("memory address depends on a secret");
+        }
+        let branch = ops.iter().any(|o| matches!(o, Operand::Label(_)));
+        if branch && s.flags_read != 0 && taint.flags {
+            found.push("branch on secret flags");
+        }
+        let zeroing =
+            matches!(inst.op, Op::xor32 | Op::vpxor | Op::vpxor_y) && ops[ops.len() - 2] == ops[ops.len() - 1];
+        let mut t = !zeroing
+            && (accessed.filter(|(_, r)| matches!(r, Role::R | Role::RW)).any(|(o, _)| read(taint, m, o))
+                || (s.flags_read != 0 && !branch && taint.flags));
+        if inst.op == Op::lea {
+            t = matches!(&ops[1], Operand::Mem(_, a) if addr_regs(taint, a));
+        }
+        if s.variable_time && t {
+            found.push("variable-time instruction on a secret");
+        }
+        stack(taint, inst, m);
+        for (o, r) in ops.iter().zip(s.roles) {
+            if matches!(r, Role::W | Role::RW) && !matches!(inst.op, Op::pop) {
+                write(taint, m, o, t);
+            }
+        }
+        if s.flags_written != 0 {
+            taint.flags = t;
+        }
+        found
+    }
+}
+
+fn width(s: Size) -> u64 {
+    match s {
+        Size::Dword => 4,
+        Size::Qword => 8,
+        Size::Xmmword => 16,
+        Size::Ymmword => 32,
+    }
+}
+
+/// Whether a memory operand's address registers are secret.
+fn addr_regs(taint: &Taint, m: &Mem) -> bool {
+    m.base.is_some_and(|b| taint.gpr[b.0 as usize]) || m.index.is_some_and(|(i, _)| taint.gpr[i.0 as usize])
+}
+
+/// The taint of a read operand.
+fn read(taint: &Taint, m: &mut Machine<'_>, o: &Operand) -> bool {
+    match o {
+        Operand::Gpr(n) | Operand::Gpr32(n) => taint.gpr[*n as usize],
+        Operand::Xmm(n) | Operand::Ymm(n) => taint.vec[*n as usize],
+        Operand::Mem(s, a) => address(m, a).is_ok_and(|addr| taint.bytes(addr, width(*s))),
+        _ => false,
+    }
+}
+
+/// Sets the taint of a written operand.
+fn write(taint: &mut Taint, m: &mut Machine<'_>, o: &Operand, t: bool) {
+    match o {
+        Operand::Gpr(n) | Operand::Gpr32(n) => taint.gpr[*n as usize] = t,
+        Operand::Xmm(n) | Operand::Ymm(n) => taint.vec[*n as usize] = t,
+        Operand::Mem(s, a) => {
+            if let Ok(addr) = address(m, a) {
+                taint.set_bytes(addr, width(*s), t);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `push`/`pop`: the stack slot's taint.
+fn stack(taint: &mut Taint, inst: &Inst<X86_64>, m: &mut Machine<'_>) {
+    let sp = m.state.gpr[4];
+    match inst.op {
+        Op::push => {
+            let t = read(taint, m, &inst.operands[0]);
+            taint.set_bytes(sp.wrapping_sub(8), 8, t);
+        }
+        Op::pop => {
+            let t = taint.bytes(sp, 8);
+            write(taint, m, &inst.operands[0], t);
+        }
+        _ => {}
+    }
+}
