@@ -22,6 +22,11 @@ fn main() {
         let mut v: Vec<Duration> = stats.iter().map(f).collect();
         v.sort();
         let ms = |i: usize| v[i].as_secs_f64() * 1e3;
-        println!("{name:>5}: min {:.3} ms, lower quartile {:.3} ms, median {:.3} ms", ms(0), ms(v.len() / 4), ms(v.len() / 2));
+        println!(
+            "{name:>5}: min {:.3} ms, lower quartile {:.3} ms, median {:.3} ms",
+            ms(0),
+            ms(v.len() / 4),
+            ms(v.len() / 2)
+        );
     }
 }
