@@ -169,24 +169,24 @@ impl<I: Isa> Builder<I> {
             ));
         }
         self.required = self.required.union(needs);
+        let mut regs = std::mem::take(&mut self.regs);
+        regs.clear();
         for o in operands {
             if let Some(l) = I::label(o) {
                 if self.referenced_at.insert(l.0.as_ptr() as usize) {
                     self.referenced.push(l.clone());
                 }
             }
-            self.regs.clear();
-            let mut regs = std::mem::take(&mut self.regs);
             I::regs(o, &mut regs);
-            if let Some(&r) = regs.iter().find(|&&r| I::reserved(self.abi, r)) {
-                let message = format!("uses {}, which the {:?} ABI reserves", I::reg_name(r), self.abi);
-                self.fail(message);
-            }
-            for &r in &regs {
-                self.note_used(r);
-            }
-            self.regs = regs;
         }
+        if let Some(&r) = regs.iter().find(|&&r| I::reserved(self.abi, r)) {
+            let message = format!("uses {}, which the {:?} ABI reserves", I::reg_name(r), self.abi);
+            self.fail(message);
+        }
+        for &r in &regs {
+            self.note_used(r);
+        }
+        self.regs = regs;
     }
 
     /// A new label, unique in the function; bind it with [`Builder::bind`].
