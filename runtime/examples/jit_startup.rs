@@ -6,6 +6,9 @@
 use asmgen_runtime::jit::{Jit, JitStats};
 use std::time::Duration;
 
+/// A phase of the startup: its name and how long it took in one run.
+type Phase = (&'static str, fn(&JitStats) -> Duration);
+
 fn main() {
     let runs: usize = std::env::args().nth(1).map_or(400, |a| a.parse().expect("runs: a number"));
     let first = match Jit::host() {
@@ -16,7 +19,7 @@ fn main() {
     println!("sets: {}; {} instructions, {} bytes", first.sets().join(", "), s.instructions, s.bytes);
     drop(first);
     let stats: Vec<JitStats> = (0..runs).map(|_| Jit::host().expect("assembled once already").stats()).collect();
-    let phases: [(&str, fn(&JitStats) -> Duration); 4] =
+    let phases: [Phase; 4] =
         [("build", |s| s.build), ("lower", |s| s.lower), ("map", |s| s.map), ("total", |s| s.total())];
     for (name, f) in phases {
         let mut v: Vec<Duration> = stats.iter().map(f).collect();
