@@ -76,7 +76,8 @@ pub struct Inst<I: InstructionSet> {
 }
 
 /// The most operands an instruction has in any table (x86_64 `vpclmulqdq`, aarch64 `stp`, riscv64 `vsetvli`...
-/// have four). The builder's generated methods check their entry against it when they compile.
+/// have four). The builder's generated methods check their entry against it at compile time where a kernel calls
+/// them, and a unit test checks every entry of the three tables.
 pub const MAX_OPERANDS: usize = 4;
 
 /// An instruction's operands, stored in the instruction: up to [`MAX_OPERANDS`] of them and their count, so that
@@ -355,6 +356,20 @@ mod tests {
         ops[1] = 5;
         assert_eq!(&ops[..], &[0, 5, 4, 6][..MAX_OPERANDS]);
         assert_eq!(ops, ops.clone());
+    }
+
+    /// No entry of any table has more operands than an instruction holds (the builder's methods also check
+    /// it when a kernel calls them, at compile time; this covers the entries no kernel calls yet).
+    #[test]
+    fn max_operands_covers_every_table() {
+        use crate::isa::{aarch64, riscv64, x86_64};
+        let counts = x86_64::OPS.iter().map(|o| (o.name, o.operands.len()));
+        let counts = counts.chain(aarch64::OPS.iter().map(|o| (o.name, o.operands.len())));
+        let counts: Vec<_> = counts.chain(riscv64::OPS.iter().map(|o| (o.name, o.operands.len()))).collect();
+        for (name, n) in &counts {
+            assert!(*n <= MAX_OPERANDS, "{name} has {n} operands, more than MAX_OPERANDS");
+        }
+        assert!(counts.iter().any(|&(_, n)| n == MAX_OPERANDS), "MAX_OPERANDS is larger than any entry needs");
     }
 
     /// More than [`MAX_OPERANDS`] is refused, not written past the end.

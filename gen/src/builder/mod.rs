@@ -142,9 +142,9 @@ impl<I: Isa> Builder<I> {
     }
 
     /// Appends an instruction whose operands are an array, as the generated methods have them: they are
-    /// moved into the instruction where it lies in the body, not copied through a temporary one (the JIT runs
-    /// this at startup, once per instruction). More than [`MAX_OPERANDS`](crate::ir::MAX_OPERANDS) does not
-    /// compile.
+    /// moved into the instruction once it lies in the body, not into a temporary instruction that is then
+    /// copied there (the JIT runs this at startup, once per instruction). More than
+    /// [`MAX_OPERANDS`](crate::ir::MAX_OPERANDS) does not compile.
     pub fn inst_array<const K: usize>(&mut self, op: I::Op, operands: [I::Operand; K]) -> &mut Self {
         const { assert!(K <= crate::ir::MAX_OPERANDS, "more operands than ir::MAX_OPERANDS") };
         self.check(op, &operands);
