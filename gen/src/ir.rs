@@ -4,6 +4,8 @@
 use crate::feature::FeatureSet;
 use crate::isa::InstructionSet;
 use crate::target::Abi;
+use std::fmt;
+use std::mem::MaybeUninit;
 
 pub use crate::label::Label;
 
@@ -69,8 +71,137 @@ pub enum Item<I: InstructionSet> {
 pub struct Inst<I: InstructionSet> {
     /// The table entry.
     pub op: I::Op,
-    /// Operands, in the table's order.
-    pub operands: Vec<I::Operand>,
+    /// Operands, in the table's order (a slice through `Deref`).
+    pub operands: Operands<I::Operand>,
+}
+
+/// The most operands an instruction has in any table (x86_64 `vpclmulqdq`, aarch64 `stp`, riscv64 `vsetvli`...
+/// have four). The builder's generated methods check their entry against it at compile time where a kernel calls
+/// them, and a unit test checks every entry of the three tables.
+pub const MAX_OPERANDS: usize = 4;
+
+/// An instruction's operands, stored in the instruction: up to [`MAX_OPERANDS`] of them and their count, so that
+/// building and dropping a function allocates and frees nothing per instruction (the JIT runs the builder at
+/// startup). Reads as a slice (`Deref<Target = [T]>`); made from an array (a count over [`MAX_OPERANDS`] does
+/// not compile), a `Vec` or a slice (more than [`MAX_OPERANDS`] panics).
+pub struct Operands<T> {
+    len: u8,
+    slots: [MaybeUninit<T>; MAX_OPERANDS],
+}
+
+impl<T> Operands<T> {
+    /// No operands.
+    pub const fn new() -> Self {
+        Operands { len: 0, slots: [const { MaybeUninit::uninit() }; MAX_OPERANDS] }
+    }
+
+    /// Appends an operand. Panics when there are [`MAX_OPERANDS`] already.
+    pub fn push(&mut self, o: T) {
+        let n = self.len as usize;
+        assert!(n < MAX_OPERANDS, "an instruction has at most {MAX_OPERANDS} operands");
+        self.slots[n].write(o);
+        self.len += 1;
+    }
+
+    /// The operands, in order.
+    pub fn as_slice(&self) -> &[T] {
+        // SAFETY: the first `len` slots are initialised (only `push` raises `len`, after writing the slot), and
+        // `MaybeUninit<T>` has `T`'s layout.
+        unsafe { std::slice::from_raw_parts(self.slots.as_ptr().cast::<T>(), self.len as usize) }
+    }
+
+    /// The operands, in order, mutably.
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        // SAFETY: as in `as_slice`.
+        unsafe { std::slice::from_raw_parts_mut(self.slots.as_mut_ptr().cast::<T>(), self.len as usize) }
+    }
+}
+
+impl<T> Drop for Operands<T> {
+    fn drop(&mut self) {
+        // SAFETY: the first `len` slots are initialised and dropped once, here.
+        unsafe { std::ptr::drop_in_place(self.as_mut_slice()) }
+    }
+}
+
+impl<T> Default for Operands<T> {
+    fn default() -> Self {
+        Operands::new()
+    }
+}
+
+impl<T> std::ops::Deref for Operands<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        self.as_slice()
+    }
+}
+
+impl<T> std::ops::DerefMut for Operands<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        self.as_mut_slice()
+    }
+}
+
+impl<T: Clone> Clone for Operands<T> {
+    fn clone(&self) -> Self {
+        self.as_slice().iter().cloned().collect()
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for Operands<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.as_slice()).finish()
+    }
+}
+
+impl<T: PartialEq> PartialEq for Operands<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl<T: Eq> Eq for Operands<T> {}
+
+impl<T> FromIterator<T> for Operands<T> {
+    fn from_iter<It: IntoIterator<Item = T>>(iter: It) -> Self {
+        let mut ops = Operands::new();
+        ops.extend(iter);
+        ops
+    }
+}
+
+impl<T> Extend<T> for Operands<T> {
+    fn extend<It: IntoIterator<Item = T>>(&mut self, iter: It) {
+        iter.into_iter().for_each(|o| self.push(o));
+    }
+}
+
+impl<T, const K: usize> From<[T; K]> for Operands<T> {
+    fn from(a: [T; K]) -> Self {
+        const { assert!(K <= MAX_OPERANDS, "an instruction has at most MAX_OPERANDS operands") };
+        a.into_iter().collect()
+    }
+}
+
+impl<T> From<Vec<T>> for Operands<T> {
+    fn from(v: Vec<T>) -> Self {
+        v.into_iter().collect()
+    }
+}
+
+impl<T: Clone> From<&[T]> for Operands<T> {
+    fn from(s: &[T]) -> Self {
+        s.iter().cloned().collect()
+    }
+}
+
+impl<'a, T> IntoIterator for &'a Operands<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.as_slice().iter()
+    }
 }
 
 /// A C type of a parameter, enough to print a prototype and a Rust `extern` declaration.
@@ -194,4 +325,57 @@ pub struct Listing<I: InstructionSet> {
     pub title: String,
     /// Functions in order.
     pub functions: Vec<Function<I>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Operands, MAX_OPERANDS};
+    use std::sync::Arc;
+
+    /// Operands hold their values in the instruction: each is dropped once (no leak, no double drop) whether
+    /// the instruction is dropped, cloned or made from an array, a `Vec` or a slice; they read as a slice.
+    #[test]
+    fn operands_own_their_values_once() {
+        let a = Arc::new(7);
+        {
+            let ops = Operands::from([a.clone(), a.clone(), a.clone()]);
+            assert_eq!(Arc::strong_count(&a), 4);
+            let copy = ops.clone();
+            assert_eq!(Arc::strong_count(&a), 7);
+            assert_eq!(copy.len(), 3);
+            assert_eq!(format!("{copy:?}"), "[7, 7, 7]");
+            let from_vec: Operands<_> = vec![a.clone()].into();
+            let from_slice: Operands<_> = ops[..2].into();
+            assert_eq!((from_vec.len(), from_slice.len()), (1, 2));
+            assert_eq!(Arc::strong_count(&a), 10);
+        }
+        assert_eq!(Arc::strong_count(&a), 1);
+        let mut ops = Operands::new();
+        assert!(ops.is_empty());
+        ops.extend((0..MAX_OPERANDS as i32).map(|i| i * 2));
+        ops[1] = 5;
+        assert_eq!(&ops[..], &[0, 5, 4, 6][..MAX_OPERANDS]);
+        assert_eq!(ops, ops.clone());
+    }
+
+    /// No entry of any table has more operands than an instruction holds (the builder's methods also check
+    /// it when a kernel calls them, at compile time; this covers the entries no kernel calls yet).
+    #[test]
+    fn max_operands_covers_every_table() {
+        use crate::isa::{aarch64, riscv64, x86_64};
+        let counts = x86_64::OPS.iter().map(|o| (o.name, o.operands.len()));
+        let counts = counts.chain(aarch64::OPS.iter().map(|o| (o.name, o.operands.len())));
+        let counts: Vec<_> = counts.chain(riscv64::OPS.iter().map(|o| (o.name, o.operands.len()))).collect();
+        for (name, n) in &counts {
+            assert!(*n <= MAX_OPERANDS, "{name} has {n} operands, more than MAX_OPERANDS");
+        }
+        assert!(counts.iter().any(|&(_, n)| n == MAX_OPERANDS), "MAX_OPERANDS is larger than any entry needs");
+    }
+
+    /// More than [`MAX_OPERANDS`] is refused, not written past the end.
+    #[test]
+    #[should_panic(expected = "at most")]
+    fn operands_refuse_one_too_many() {
+        let _: Operands<u8> = vec![0; MAX_OPERANDS + 1].into();
+    }
 }

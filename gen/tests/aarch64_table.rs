@@ -92,7 +92,7 @@ fn cases() -> Vec<Case> {
             let values: Vec<i64> =
                 operands.iter().map(|o| Aarch64::operand_value(o).expect("encodable operand")).collect();
             let word = enc.encode(&values).unwrap_or_else(|e| panic!("{}: {:?}: {}", info.name, operands, e.0));
-            let inst = Inst::<Aarch64> { op: op_of(i), operands };
+            let inst = Inst::<Aarch64> { op: op_of(i), operands: operands.into() };
             let line = format_inst(&inst, &ctx);
             let text = match line.split_once("// ") {
                 Some((_, mnemonic)) if !enc.gas => mnemonic.to_string(),
@@ -265,7 +265,7 @@ fn label_cases() -> (Vec<LabelCase>, String) {
                 .collect();
             if let Ok(words) = enc.encode_words(&values) {
                 keep.push((i, set));
-                let line = format_inst(&Inst::<Aarch64> { op: op_of(i), operands }, &ctx);
+                let line = format_inst(&Inst::<Aarch64> { op: op_of(i), operands: operands.into() }, &ctx);
                 cases.push(LabelCase { name: info.name, line, words });
             }
             pc += enc.len_bytes() as u64;

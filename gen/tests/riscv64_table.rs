@@ -114,7 +114,7 @@ fn cases() -> Vec<Case> {
             let operands: Vec<Operand> = info.kinds.iter().enumerate().map(|(j, kind)| sample(kind, j, k)).collect();
             let values: Vec<i64> = operands.iter().map(|o| Riscv64::operand_value(o).expect("operand value")).collect();
             let word = enc.encode(&values).unwrap_or_else(|e| panic!("{}: {}", info.name, e.0));
-            let line = format_inst(&Inst::<Riscv64> { op, operands }, &ctx);
+            let line = format_inst(&Inst::<Riscv64> { op, operands: operands.into() }, &ctx);
             cases.push(Case { name: info.name, line, word, gas_known: enc.gas });
             if info.kinds.is_empty() {
                 break;
@@ -208,7 +208,7 @@ fn label_cases() -> (Vec<LabelCase>, String) {
                 .collect();
             if let Ok(words) = enc.encode_words(&values) {
                 keep.push((i, k));
-                let line = format_inst(&Inst::<Riscv64> { op: Op::ALL[i], operands }, &ctx);
+                let line = format_inst(&Inst::<Riscv64> { op: Op::ALL[i], operands: operands.into() }, &ctx);
                 cases.push(LabelCase { name: info.name, line, words });
             }
             pc += enc.len_bytes() as u64;

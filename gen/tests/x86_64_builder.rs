@@ -200,7 +200,7 @@ fn every_table_entry_assembles() {
             })
             .collect();
         let op = Op::ALL[i];
-        let inst = asmgen::ir::Inst::<X86_64> { op, operands };
+        let inst = asmgen::ir::Inst::<X86_64> { op, operands: operands.into() };
         src += &asmgen::syntax::format_inst(&inst, &ctx);
         src.push('\n');
     }

@@ -51,7 +51,8 @@ impl Slot {
             (true, false, false, true) => Op::ldr_d_post,
             (true, false, false, false) => Op::ldr_d,
         };
-        let mut operands = vec![self.reg(self.a)];
+        let mut operands = crate::ir::Operands::new();
+        operands.push(self.reg(self.a));
         operands.extend(self.b.map(|b| self.reg(b)));
         operands.push(Operand::Sp);
         operands.push(Operand::Imm(off as i64));
@@ -87,7 +88,7 @@ impl Conventions for Aarch64 {
             return seh(&slots);
         }
         let (mut pro, mut epi) = (Vec::new(), Vec::new());
-        let ret = Item::Inst(crate::ir::Inst { op: Op::ret, operands: vec![] });
+        let ret = Item::Inst(crate::ir::Inst { op: Op::ret, operands: crate::ir::Operands::new() });
         if slots.is_empty() {
             return (pro, vec![ret]);
         }
@@ -179,7 +180,7 @@ fn seh(slots: &[Slot]) -> (Vec<Item<Aarch64>>, Vec<Item<Aarch64>>) {
         epi.push(code(s, i));
     }
     epi.push(Item::Cfi(Cfi::EndEpilogue));
-    epi.push(Item::Inst(crate::ir::Inst { op: Op::ret, operands: vec![] }));
+    epi.push(Item::Inst(crate::ir::Inst { op: Op::ret, operands: crate::ir::Operands::new() }));
     (pro, epi)
 }
 

@@ -24,7 +24,7 @@ impl Conventions for Riscv64 {
     /// Saves the callee-saved registers the body uses below a 16-byte aligned frame
     /// (`addi sp, sp, -N; sd s_i, 8*i(sp)`), restores them in the epilogue and returns.
     fn prologue_epilogue(_abi: Abi, frame: &Frame<Self>) -> (Vec<Item<Self>>, Vec<Item<Self>>) {
-        let inst = |op: Op, operands: Vec<Operand>| Item::Inst(crate::ir::Inst { op, operands });
+        let inst = |op: Op, operands: Vec<Operand>| Item::Inst(crate::ir::Inst { op, operands: operands.into() });
         let saved: Vec<u8> = frame
             .saved
             .iter()

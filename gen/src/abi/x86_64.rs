@@ -62,7 +62,7 @@ impl Conventions for X86_64 {
 }
 
 fn inst(op: Op, operands: Vec<Operand>) -> Item<X86_64> {
-    Item::Inst(crate::ir::Inst { op, operands })
+    Item::Inst(crate::ir::Inst { op, operands: operands.into() })
 }
 
 /// System V: push the saved registers, pop them in reverse, with CFI.

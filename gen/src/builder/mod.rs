@@ -13,7 +13,7 @@ mod aarch64;
 mod riscv64;
 mod x86_64;
 
-use crate::ir::{CType, Const, Frame, Function, Inst, Item, Label, Param, Signature};
+use crate::ir::{CType, Const, Frame, Function, Inst, Item, Label, Operands, Param, Signature};
 use crate::platform::Isa;
 use crate::target::Abi;
 use std::collections::BTreeSet;
@@ -132,8 +132,31 @@ impl<I: Isa> Builder<I> {
         }
     }
 
-    /// Appends an instruction. Generated methods call this; kernels call the generated methods.
-    pub fn inst(&mut self, op: I::Op, operands: Vec<I::Operand>) -> &mut Self {
+    /// Appends an instruction (the generated methods call [`Builder::inst_array`]; kernels call the generated
+    /// methods).
+    pub fn inst(&mut self, op: I::Op, operands: impl Into<Operands<I::Operand>>) -> &mut Self {
+        let operands = operands.into();
+        self.check(op, &operands);
+        self.body.push(Item::Inst(Inst { op, operands }));
+        self
+    }
+
+    /// Appends an instruction whose operands are an array, as the generated methods have them: they are
+    /// moved into the instruction once it lies in the body, not into a temporary instruction that is then
+    /// copied there (the JIT runs this at startup, once per instruction). More than
+    /// [`MAX_OPERANDS`](crate::ir::MAX_OPERANDS) does not compile.
+    pub fn inst_array<const K: usize>(&mut self, op: I::Op, operands: [I::Operand; K]) -> &mut Self {
+        const { assert!(K <= crate::ir::MAX_OPERANDS, "more operands than ir::MAX_OPERANDS") };
+        self.check(op, &operands);
+        self.body.push(Item::Inst(Inst { op, operands: Operands::new() }));
+        if let Some(Item::Inst(inst)) = self.body.last_mut() {
+            inst.operands.extend(operands);
+        }
+        self
+    }
+
+    /// Checks an instruction's features and registers, and records the labels it refers to.
+    fn check(&mut self, op: I::Op, operands: &[I::Operand]) {
         let info = I::info(op);
         let needs = FeatureSet::of(info.features);
         if !self.allowed.contains_all(&needs) {
@@ -146,26 +169,24 @@ impl<I: Isa> Builder<I> {
             ));
         }
         self.required = self.required.union(needs);
-        for o in &operands {
+        let mut regs = std::mem::take(&mut self.regs);
+        regs.clear();
+        for o in operands {
             if let Some(l) = I::label(o) {
                 if self.referenced_at.insert(l.0.as_ptr() as usize) {
                     self.referenced.push(l.clone());
                 }
             }
-            self.regs.clear();
-            let mut regs = std::mem::take(&mut self.regs);
             I::regs(o, &mut regs);
-            if let Some(&r) = regs.iter().find(|&&r| I::reserved(self.abi, r)) {
-                let message = format!("uses {}, which the {:?} ABI reserves", I::reg_name(r), self.abi);
-                self.fail(message);
-            }
-            for &r in &regs {
-                self.note_used(r);
-            }
-            self.regs = regs;
         }
-        self.body.push(Item::Inst(Inst { op, operands }));
-        self
+        if let Some(&r) = regs.iter().find(|&&r| I::reserved(self.abi, r)) {
+            let message = format!("uses {}, which the {:?} ABI reserves", I::reg_name(r), self.abi);
+            self.fail(message);
+        }
+        for &r in &regs {
+            self.note_used(r);
+        }
+        self.regs = regs;
     }
 
     /// A new label, unique in the function; bind it with [`Builder::bind`].
@@ -317,8 +338,8 @@ macro_rules! define_builder_methods {
             $(#[$doc])*
             #[doc = concat!("`", $syntax, "`")]
             pub fn $name(&mut self, $($arg: impl Into<$kind>),*) -> &mut Self {
-                let operands = vec![$(Operand::from($arg.into())),*];
-                self.inst(Op::$name, operands)
+                let operands = [$(Operand::from($arg.into())),*];
+                self.inst_array(Op::$name, operands)
             }
         }
     };
@@ -328,8 +349,8 @@ macro_rules! define_builder_methods {
         #[allow(non_camel_case_types)]
         impl<$($arg: Into<$kind>),*> forms::$as<($($kind,)*), ($($arg,)*)> for $crate::builder::Builder<$isa> {
             fn form(&mut self, ($($arg,)*): ($($arg,)*)) -> &mut Self {
-                let operands = vec![$(Operand::from($arg.into())),*];
-                self.inst(Op::$name, operands)
+                let operands = [$(Operand::from($arg.into())),*];
+                self.inst_array(Op::$name, operands)
             }
         }
     };

@@ -119,47 +119,64 @@ fn instruction(code: Code, args: &[Arg]) -> Result<Instruction, String> {
     ins.map_err(|e| e.to_string())
 }
 
-/// What an encoding depends on: the opcode and the operands, RIP-relative labels left out (they are encoded
-/// with a provisional target and patched).
+/// What an encoding depends on: the opcode and the operands, one word each, RIP-relative labels left out (they
+/// are encoded with a provisional target and patched).
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Key {
     op: Op,
-    operands: [(u64, i64); 4],
+    operands: [u64; 4],
 }
 
 impl std::hash::Hash for Key {
-    /// One word per operand (kind and registers, displacement or immediate folded in) and none for the array's
-    /// length: half the words of the derived hash, on the JIT's startup path. Equal keys hash equally; [`Eq`]
-    /// tells the rare collision apart.
+    /// One word per operand and none for their count (an absent operand is the word 0, which no operand
+    /// packs to): on the JIT's startup path, once per instruction.
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
         h.write_u64(self.op as u64);
-        for &(what, value) in &self.operands {
-            h.write_u64(what ^ (value as u64).rotate_left(29));
+        for &w in &self.operands {
+            h.write_u64(w);
         }
     }
 }
 
 impl Key {
-    fn new(op: Op, operands: &[Operand]) -> Key {
-        let mut k = Key { op, operands: [(0, 0); 4] };
+    /// The key of an instruction, or `None` where an operand does not pack into a word (an immediate outside
+    /// `i32`, which the encoding refuses anyway, or a register number outside 0..16): such an instruction is
+    /// encoded without the cache. The low 4 bits of a word are the operand's kind, so words of different kinds
+    /// differ; a memory operand packs its size (2 bits), base and index (5 bits each, 16 for none), scale (4
+    /// bits), whether it is RIP-relative (1 bit) and its displacement (the high 32 bits).
+    fn new(op: Op, operands: &[Operand]) -> Option<Key> {
+        let reg = |n: u8| (n < 16).then_some(n as u64);
+        let mut k = Key { op, operands: [0; 4] };
         for (slot, o) in k.operands.iter_mut().zip(operands) {
             *slot = match o {
-                Operand::Gpr(n) => (1 | (*n as u64) << 8, 0),
-                Operand::Gpr32(n) => (2 | (*n as u64) << 8, 0),
-                Operand::Xmm(n) => (3 | (*n as u64) << 8, 0),
-                Operand::Ymm(n) => (4 | (*n as u64) << 8, 0),
+                Operand::Gpr(n) => 1 | reg(*n)? << 8,
+                Operand::Gpr32(n) => 2 | reg(*n)? << 8,
+                Operand::Xmm(n) => 3 | reg(*n)? << 8,
+                Operand::Ymm(n) => 4 | reg(*n)? << 8,
                 Operand::Mem(size, m) => {
-                    let base = m.base.map_or(0xff, |b| b.0 as u64);
-                    let (index, scale) = m.index.map_or((0xff, 0), |(i, s)| (i.0 as u64, s as u64));
+                    let base = match m.base {
+                        Some(b) => reg(b.0)?,
+                        None => 16,
+                    };
+                    let (index, scale) = match m.index {
+                        Some((i, s)) if s < 16 => (reg(i.0)?, s as u64),
+                        Some(_) => return None,
+                        None => (16, 0),
+                    };
                     let rip = m.label.is_some() as u64;
-                    (5 | (*size as u64) << 8 | base << 16 | index << 24 | scale << 32 | rip << 40, m.disp as i64)
+                    5 | (*size as u64) << 4
+                        | base << 6
+                        | index << 11
+                        | scale << 16
+                        | rip << 20
+                        | (m.disp as u32 as u64) << 32
                 }
-                Operand::Imm(v) => (6, *v),
-                Operand::Sel(v) => (7, *v as i64),
-                Operand::Label(_) => (8, 0),
+                Operand::Imm(v) => 6 | (i32::try_from(*v).ok()? as u32 as u64) << 32,
+                Operand::Sel(v) => 7 | (*v as u64) << 8,
+                Operand::Label(_) => 8,
             };
         }
-        k
+        Some(k)
     }
 }
 
@@ -196,7 +213,7 @@ impl Assembler {
     /// Encodes `inst`: of the codes of its entry that accept the operands, the shortest, the first of equals.
     fn encode(&mut self, op: Op, codes: &[Code], operands: &[Operand]) -> Result<Encoded, String> {
         let key = Key::new(op, operands);
-        if let Some(e) = self.cache.get(&key) {
+        if let Some(e) = key.and_then(|k| self.cache.get(&k)) {
             return Ok(*e);
         }
         let args = args(operands)?;
@@ -222,7 +239,9 @@ impl Assembler {
         let len = self.main.encode(&ins, 0).map_err(|e| e.to_string())?;
         let e = Encoded { at: self.len, len, disp: self.main.get_constant_offsets().displacement_offset() };
         self.len += len;
-        self.cache.insert(key, e);
+        if let Some(key) = key {
+            self.cache.insert(key, e);
+        }
         Ok(e)
     }
 
@@ -598,4 +617,43 @@ pub fn disassemble_range(image: &Image, offset: usize, len: usize) -> String {
         let _ = writeln!(text, "{at:#06x}: {hex:<24} {line}");
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Key;
+    use crate::isa::x86_64::{mem, mem_index, regs::*, Op, Operand, Size};
+
+    /// The encoding cache's keys tell apart operands the encoding tells apart (kind, register, size, base,
+    /// index, scale, displacement, immediate), and an immediate that no encoding takes has no key, so that it is
+    /// refused rather than given a cached encoding of a truncated value.
+    #[test]
+    fn keys_differ_where_encodings_do() {
+        let m = |size, m| Operand::Mem(size, m);
+        let operands = [
+            Operand::Gpr(1),
+            Operand::Gpr32(1),
+            Operand::Xmm(1),
+            Operand::Ymm(1),
+            Operand::Ymm(15),
+            m(Size::Xmmword, mem(RSI, 0)),
+            m(Size::Ymmword, mem(RSI, 0)),
+            m(Size::Xmmword, mem(RDI, 0)),
+            m(Size::Xmmword, mem(RSI, -1)),
+            m(Size::Xmmword, mem_index(RSI, RAX, 1, 0)),
+            m(Size::Xmmword, mem_index(RSI, RAX, 8, 0)),
+            m(Size::Xmmword, mem_index(RSI, RCX, 8, 0)),
+            Operand::Imm(1),
+            Operand::Imm(-1),
+            Operand::Sel(1),
+        ];
+        let keys: Vec<Key> = operands.iter().map(|o| Key::new(Op::ALL[0], std::slice::from_ref(o)).unwrap()).collect();
+        for (i, a) in keys.iter().enumerate() {
+            for (j, b) in keys.iter().enumerate().skip(i + 1) {
+                assert!(a != b, "{:?} and {:?} share a key", operands[i], operands[j]);
+            }
+        }
+        assert!(Key::new(Op::ALL[0], &[Operand::Imm(1 << 32 | 1)]).is_none());
+        assert!(Key::new(Op::ALL[0], &[Operand::Imm(i32::MIN as i64)]).is_some());
+    }
 }
