@@ -5,7 +5,7 @@ use crate::feature::FeatureSet;
 use crate::isa::InstructionSet;
 use crate::target::Abi;
 use std::fmt;
-use std::mem::MaybeUninit;
+use arrayvec::ArrayVec;
 
 pub use crate::label::Label;
 
@@ -83,44 +83,30 @@ pub const MAX_OPERANDS: usize = 4;
 /// An instruction's operands, stored in the instruction: up to [`MAX_OPERANDS`] of them and their count, so that
 /// building and dropping a function allocates and frees nothing per instruction (the JIT runs the builder at
 /// startup). Reads as a slice (`Deref<Target = [T]>`); made from an array (a count over [`MAX_OPERANDS`] does
-/// not compile), a `Vec` or a slice (more than [`MAX_OPERANDS`] panics).
-pub struct Operands<T> {
-    len: u8,
-    slots: [MaybeUninit<T>; MAX_OPERANDS],
-}
+/// not compile), a `Vec` or a slice (more than [`MAX_OPERANDS`] panics). Backed by `arrayvec::ArrayVec`.
+pub struct Operands<T>(ArrayVec<T, MAX_OPERANDS>);
 
 impl<T> Operands<T> {
     /// No operands.
     pub const fn new() -> Self {
-        Operands { len: 0, slots: [const { MaybeUninit::uninit() }; MAX_OPERANDS] }
+        Operands(ArrayVec::new_const())
     }
 
     /// Appends an operand. Panics when there are [`MAX_OPERANDS`] already.
     pub fn push(&mut self, o: T) {
-        let n = self.len as usize;
-        assert!(n < MAX_OPERANDS, "an instruction has at most {MAX_OPERANDS} operands");
-        self.slots[n].write(o);
-        self.len += 1;
+        if self.0.try_push(o).is_err() {
+            panic!("an instruction has at most {MAX_OPERANDS} operands");
+        }
     }
 
     /// The operands, in order.
     pub fn as_slice(&self) -> &[T] {
-        // SAFETY: the first `len` slots are initialised (only `push` raises `len`, after writing the slot), and
-        // `MaybeUninit<T>` has `T`'s layout.
-        unsafe { std::slice::from_raw_parts(self.slots.as_ptr().cast::<T>(), self.len as usize) }
+        self.0.as_slice()
     }
 
     /// The operands, in order, mutably.
     pub fn as_mut_slice(&mut self) -> &mut [T] {
-        // SAFETY: as in `as_slice`.
-        unsafe { std::slice::from_raw_parts_mut(self.slots.as_mut_ptr().cast::<T>(), self.len as usize) }
-    }
-}
-
-impl<T> Drop for Operands<T> {
-    fn drop(&mut self) {
-        // SAFETY: the first `len` slots are initialised and dropped once, here.
-        unsafe { std::ptr::drop_in_place(self.as_mut_slice()) }
+        self.0.as_mut_slice()
     }
 }
 
