@@ -4,8 +4,8 @@
 use crate::feature::FeatureSet;
 use crate::isa::InstructionSet;
 use crate::target::Abi;
-use std::fmt;
 use arrayvec::ArrayVec;
+use std::fmt;
 
 pub use crate::label::Label;
 
