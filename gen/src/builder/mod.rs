@@ -16,7 +16,9 @@ mod x86_64;
 use crate::ir::{CType, Const, Frame, Function, Inst, Item, Label, Operands, Param, Signature};
 use crate::platform::Isa;
 use crate::target::Abi;
+use std::cell::Cell;
 use std::collections::BTreeSet;
+use std::fmt;
 use std::sync::Arc;
 
 pub use crate::error::GenError;
@@ -44,6 +46,28 @@ pub struct Builder<I: Isa> {
     referenced: Vec<Label>,
     referenced_at: FastSet<usize>,
     error: Option<String>,
+    /// Whether comment, blank and documentation lines are kept ([`without_text`] drops them).
+    text: bool,
+}
+
+thread_local! {
+    /// Whether builders started on this thread keep their text ([`without_text`]).
+    static TEXT: Cell<bool> = const { Cell::new(true) };
+}
+
+/// Runs `f` with every builder started on this thread meanwhile dropping its comment, blank and documentation
+/// lines ([`Builder::comment`], [`Builder::blank`], [`Builder::doc`]): for descriptions nothing prints, such as
+/// the JIT's. Those lines emit no bytes, so the instructions, labels and code are the same; the listings keep
+/// them. A comment given as `format_args!` is then never formatted.
+pub fn without_text<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            TEXT.with(|t| t.set(self.0));
+        }
+    }
+    let _restore = Restore(TEXT.with(|t| t.replace(false)));
+    f()
 }
 
 impl<I: Isa> Builder<I> {
@@ -66,6 +90,7 @@ impl<I: Isa> Builder<I> {
             referenced: Vec::new(),
             referenced_at: FastSet::default(),
             error: None,
+            text: TEXT.with(Cell::get),
         }
     }
 
@@ -84,9 +109,11 @@ impl<I: Isa> Builder<I> {
         self.allowed.contains(feature)
     }
 
-    /// Adds a line of documentation, printed above the function in the listing.
-    pub fn doc(&mut self, line: &str) -> &mut Self {
-        self.doc.push(line.to_string());
+    /// Adds a line of documentation, printed above the function in the listing (dropped in [`without_text`]).
+    pub fn doc(&mut self, line: impl fmt::Display) -> &mut Self {
+        if self.text {
+            self.doc.push(line.to_string());
+        }
         self
     }
 
@@ -217,15 +244,20 @@ impl<I: Isa> Builder<I> {
         self
     }
 
-    /// A comment line in the listing.
-    pub fn comment(&mut self, text: impl Into<String>) -> &mut Self {
-        self.body.push(Item::Comment(text.into()));
+    /// A comment line in the listing: a string, or `format_args!(...)` (formatted only where the text is kept,
+    /// not in [`without_text`]).
+    pub fn comment(&mut self, text: impl fmt::Display) -> &mut Self {
+        if self.text {
+            self.body.push(Item::Comment(text.to_string()));
+        }
         self
     }
 
-    /// An empty line in the listing.
+    /// An empty line in the listing (dropped in [`without_text`]).
     pub fn blank(&mut self) -> &mut Self {
-        self.body.push(Item::Blank);
+        if self.text {
+            self.body.push(Item::Blank);
+        }
         self
     }
 
@@ -354,4 +386,65 @@ macro_rules! define_builder_methods {
             }
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_text;
+    use crate::ir::Item;
+    use crate::isa::x86_64::{mem, regs::*, X86Feature, Xmm, X86_64};
+    use crate::{Abi, Builder, Function};
+    use std::cell::Cell;
+    use std::fmt;
+
+    /// A comment argument that counts how often it is formatted.
+    struct Counted<'a>(&'a Cell<u32>);
+
+    impl fmt::Display for Counted<'_> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            self.0.set(self.0.get() + 1);
+            f.write_str("counted")
+        }
+    }
+
+    fn function(formatted: &Cell<u32>) -> Function<X86_64> {
+        let mut b = Builder::<X86_64>::new("f", Abi::SysV, &[X86Feature::Avx]);
+        b.doc("what f does");
+        let top = b.label("top");
+        b.comment("load");
+        b.bind(&top);
+        b.vmovdqu(Xmm(0), mem(RSI, 0));
+        b.blank();
+        b.comment(Counted(formatted));
+        b.comment(format_args!("{} blocks", 4));
+        b.sub(RDX, 1);
+        b.jnz(&top);
+        b.finish().unwrap()
+    }
+
+    /// Without text a function has the same instructions and labels, and no comment, blank or doc line; its
+    /// comments are never formatted. The setting ends with the call (and on this thread only).
+    #[test]
+    fn without_text_drops_only_text() {
+        let formatted = Cell::new(0);
+        let with = function(&formatted);
+        assert_eq!(formatted.get(), 1);
+        let without = without_text(|| function(&formatted));
+        assert_eq!(formatted.get(), 1, "a comment was formatted without text");
+        let text = |i: &Item<X86_64>| matches!(i, Item::Comment(_) | Item::Blank);
+        assert_eq!(with.body.iter().filter(|i| text(i)).count(), 4);
+        assert!(!without.body.iter().any(text) && without.doc.is_empty());
+        assert_eq!(with.doc, ["what f does"]);
+        let code = |f: &Function<X86_64>| -> Vec<String> {
+            let line = |i: &Item<X86_64>| match i {
+                Item::Inst(i) => format!("{:?} {:?}", i.op, i.operands),
+                Item::Label(l) => l.name().to_string(),
+                _ => "other".to_string(),
+            };
+            f.body.iter().filter(|i| !text(i)).map(line).collect()
+        };
+        assert_eq!(code(&with), code(&without));
+        assert_eq!(with.body.iter().filter(|i| text(i)).count(), 4, "the text is back after without_text");
+        assert_eq!(function(&formatted).body.len(), with.body.len());
+    }
 }

@@ -167,7 +167,7 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<Aarch64>, GenError> {
     b.eor_16b(hk, hk, hreg);
     b.mov_16b(p, hreg);
     for i in 1..=AGGREGATE as i32 {
-        b.comment(format!("H^{i}"));
+        b.comment(format_args!("H^{i}"));
         b.str(p, table, 16 * (i - 1));
         b.ext_16b(T, p, p, 8);
         b.eor_16b(T, T, p);
@@ -215,7 +215,7 @@ fn absorb8(b: &mut B, f: Flavour, data: X) {
     for j in 0..AGGREGATE / 2 {
         let (xa, xb) = (V(2 * j as u8), V(2 * j as u8 + 1));
         let (pa, pb) = (AGGREGATE - 2 * j, AGGREGATE - 2 * j - 1);
-        b.comment(format!("X{} * H^{pa} and X{} * H^{pb}: low and high products", 2 * j + 1, 2 * j + 2));
+        b.comment(format_args!("X{} * H^{pa} and X{} * H^{pb}: low and high products", 2 * j + 1, 2 * j + 2));
         if j == 0 {
             b.pmull(LO, xa, h_pow(pa));
             b.pmull2(HI, xa, h_pow(pa));
@@ -229,7 +229,7 @@ fn absorb8(b: &mut B, f: Flavour, data: X) {
         b.eor_16b(LO, LO, T);
         b.pmull2(T, xb, h_pow(pb));
         b.eor_16b(HI, HI, T);
-        b.comment(format!(
+        b.comment(format_args!(
             "middle products: the half-sums (lo ^ hi) of X{} and X{} in one register, times those of H^{pa} and H^{pb}",
             2 * j + 1,
             2 * j + 2
@@ -328,7 +328,7 @@ fn absorb(b: &mut B, f: Flavour, table: X, data: X, n: X) {
 /// one reduction.
 fn absorb_last(b: &mut B, f: Flavour, table: X, data: X, k: usize, loaded: bool) {
     b.blank();
-    b.comment(format!("The last {k} blocks: X1*H^{k} + ... + X{k}*H^1, one reduction."));
+    b.comment(format_args!("The last {k} blocks: X1*H^{k} + ... + X{k}*H^1, one reduction."));
     let xs: Vec<V> = (0..k as u8).map(V).collect();
     for pair in xs.chunks(2) {
         match pair {

@@ -165,7 +165,7 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<Riscv64>, GenError> {
     b.mv(ST0, K0);
     b.mv(ST1, K1);
     for i in 1..=AGGREGATE as i32 {
-        b.comment(format!("H^{i}"));
+        b.comment(format_args!("H^{i}"));
         b.sd(ST0, mem(table, 16 * (i - 1)));
         b.sd(ST1, mem(table, 16 * (i - 1) + 8));
         b.xor(P0, ST0, ST1);
@@ -191,7 +191,7 @@ pub fn update(f: Flavour, abi: Abi) -> Result<Function<Riscv64>, GenError> {
 fn absorb8(b: &mut B, f: Flavour, table: X, data: X) {
     for i in 0..AGGREGATE as i32 {
         let power = AGGREGATE as i32 - i;
-        b.comment(format!("block {i} times H^{power}"));
+        b.comment(format_args!("block {i} times H^{power}"));
         load_block(b, f, X0, X1, data, 16 * i);
         load_power(b, table, 16 * (power - 1));
         if i == 0 {
@@ -225,7 +225,7 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Riscv6
         },
         |b, k| {
             b.blank();
-            b.comment(format!("The last {k} blocks: X1*H^{k} + ... + X{k}*H^1, one reduction."));
+            b.comment(format_args!("The last {k} blocks: X1*H^{k} + ... + X{k}*H^1, one reduction."));
             for i in 0..k as i32 {
                 let power = k as i32 - i;
                 load_block(b, f, X0, X1, data, 16 * i);

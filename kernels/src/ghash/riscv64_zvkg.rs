@@ -109,7 +109,7 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<Riscv64>, GenError> {
     b.vmv_v_v(cur, hg);
     b.mv(p, table);
     for i in 1..=AGGREGATE as i32 {
-        b.comment(format!("H^{i}: f^-1(Hg^{i}) and its half-sum."));
+        b.comment(format_args!("H^{i}: f^-1(Hg^{i}) and its half-sum."));
         b.vmv_v_v(y, cur);
         b.vgmul_vv(y, xinv);
         b.vrgather_vv(z, y, idx);
@@ -346,7 +346,7 @@ fn last_blocks(b: &mut B, f: Flavour, r: &Regs, plan: &Plan, tail: &Label, store
     match plan.tail {
         Some(k) => {
             if k > 0 {
-                b.comment(format!("The last {k} block(s), for every G."));
+                b.comment(format_args!("The last {k} block(s), for every G."));
             }
             for i in 0..k {
                 load_group(b, f, xv, data, widx, tmp);

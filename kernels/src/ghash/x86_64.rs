@@ -152,7 +152,7 @@ pub fn init_named(f: Flavour, abi: Abi, suffix: &str) -> Result<Function<X86_64>
     }
     b.vmovdqa(p, hreg);
     for i in 1..=AGGREGATE as i32 {
-        b.comment(format!("H^{i}"));
+        b.comment(format_args!("H^{i}"));
         b.vmovdqu(mem(table, h_offset(i as usize)), p);
         b.vpshufd(T, p, 0x4e);
         b.vpxor(T, T, p);
@@ -200,7 +200,7 @@ fn absorb8(b: &mut B, f: Flavour, table: Gpr, data: Gpr) {
     // reduction lie on the loop-carried dependency chain through S.
     for i in (1..AGGREGATE as i32).chain([0]) {
         let power = AGGREGATE as i32 - i;
-        b.comment(format!("block {i} times H^{power}{}", if i == 0 { ", after adding the state" } else { "" }));
+        b.comment(format_args!("block {i} times H^{power}{}", if i == 0 { ", after adding the state" } else { "" }));
         load_block(b, f, Xmm(8), mem(data, 16 * i));
         if i == 0 {
             b.vpxor(Xmm(8), Xmm(8), S);
@@ -224,7 +224,7 @@ fn absorb_fixed(b: &mut B, f: Flavour, state: Mem, table: Gpr, data: Gpr, n: Gpr
     });
     if k > 0 {
         b.blank();
-        b.comment(format!("The last {k} blocks: X1*H^{k} + ... + X{k}*H^1, one reduction."));
+        b.comment(format_args!("The last {k} blocks: X1*H^{k} + ... + X{k}*H^1, one reduction."));
         for i in 0..k as i32 {
             let power = k as i32 - i;
             load_block(b, f, Xmm(8), mem(data, 16 * i));

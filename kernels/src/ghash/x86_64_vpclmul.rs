@@ -169,7 +169,7 @@ fn absorb_batch(b: &mut B, f: Flavour, data: Gpr, table: Gpr, pairs: usize) {
     let top = 2 * pairs;
     for j in (1..pairs).chain([0]) {
         let p = top - 2 * j;
-        b.comment(format!("blocks {} and {} times H^{p} and H^{}", 2 * j, 2 * j + 1, p - 1));
+        b.comment(format_args!("blocks {} and {} times H^{p} and H^{}", 2 * j, 2 * j + 1, p - 1));
         load_pair(b, f, data, 32 * j as i32, j == 0);
         let key = if p > 8 {
             Key::Reg(UPPER[j], UPPER_HK[j])

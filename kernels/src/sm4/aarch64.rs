@@ -87,7 +87,7 @@ fn load_rev(b: &mut B, tmp: X, rev: V) {
 /// 32 rounds on `regs` (each a block as big-endian words), eight `sm4e` each, interleaved across blocks; then
 /// the result X32..X35 is byte-reversed into memory order (X35..X32 big-endian).
 fn ce_rounds(b: &mut B, regs: &[V], rev: V) {
-    b.comment(format!("32 rounds on {} block(s): 8 x sm4e each, interleaved.", regs.len()));
+    b.comment(format_args!("32 rounds on {} block(s): 8 x sm4e each, interleaved.", regs.len()));
     for k in RK {
         for &r in regs {
             b.sm4e(r, k);
@@ -152,7 +152,7 @@ fn ce_ctr_inputs(b: &mut B, x: &CeCtx, k: usize) {
     }
     let slow = b.label("ctr_carry");
     let ready = b.label("ctr_ready");
-    b.comment(format!("Counter blocks: vector adds unless the low 64 bits wrap inside these {k} blocks."));
+    b.comment(format_args!("Counter blocks: vector adds unless the low 64 bits wrap inside these {k} blocks."));
     b.adds(X12, x.lo, k as i32 - 1);
     b.b_hs(&slow);
     b.ins_d_x(CB, 0, x.hi);
@@ -182,7 +182,7 @@ fn ce_ctr_inputs(b: &mut B, x: &CeCtx, k: usize) {
 fn ce_batch(b: &mut B, x: &CeCtx, k: usize) {
     let st = &ST[..k];
     let dt = &DT[..k];
-    b.comment(format!("{k} block(s)."));
+    b.comment(format_args!("{k} block(s)."));
     match x.mode {
         Mode::Ecb => {
             load_blocks(b, st, x.src);
@@ -286,7 +286,7 @@ pub fn ce_batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function
         "counted",
         &mut |b, _| ce_batch(b, &x, 8),
         |b, rest| {
-            b.comment(format!("The last {rest} blocks."));
+            b.comment(format_args!("The last {rest} blocks."));
             ce_batch(b, &x, rest);
         },
         |b, n| {
@@ -522,7 +522,7 @@ fn xts_tweaks(b: &mut B, gb: bool, k: usize) {
 /// A batch of `k` blocks from `src` to `dst` (both post-incremented): tweaks, then `E(src ^ T) ^ T`.
 fn xts_batch(b: &mut B, gb: bool, dst: X, src: X, k: usize) {
     let st = &ST[..k];
-    b.comment(format!("{k} block(s): tweaks, then E(src ^ T) ^ T."));
+    b.comment(format_args!("{k} block(s): tweaks, then E(src ^ T) ^ T."));
     xts_tweaks(b, gb, k);
     load_blocks(b, st, src);
     for (&r, &t) in st.iter().zip(&TW) {
@@ -604,7 +604,7 @@ pub fn ce_xts_of(flavour: Xts, decrypt: bool, abi: Abi, blocks: Blocks) -> Resul
         "counted",
         &mut |b, _| xts_batch(b, gb, dst, src, 8),
         |b, rest| {
-            b.comment(format!("The last {rest} blocks."));
+            b.comment(format_args!("The last {rest} blocks."));
             xts_batch(b, gb, dst, src, rest);
         },
         |b, n| xts_loop(b, gb, dst, src, n),

@@ -38,7 +38,7 @@ use asmgen::{Abi, Function, GenError};
 /// 32 rounds on `regs` (blocks as big-endian words), one `sm4e` step across every block at a time; `between(k)`
 /// is emitted after step k. Then the byte reversal into memory order.
 fn rounds_with(b: &mut B, regs: &[V], mut between: impl FnMut(&mut B, usize)) {
-    b.comment(format!("32 rounds on {} block(s): 8 x sm4e each, interleaved.", regs.len()));
+    b.comment(format_args!("32 rounds on {} block(s): 8 x sm4e each, interleaved.", regs.len()));
     for (k, rk) in RK.into_iter().enumerate() {
         for &r in regs {
             b.sm4e(r, rk);
@@ -250,7 +250,7 @@ pub fn ccm(enc: bool, abi: Abi) -> Result<Function<Aarch64>, GenError> {
     let dir = if enc { "enc" } else { "dec" };
     let mut b = B::new(&format!("asmgen_sm4_ccm_{dir}_ce"), abi, &[A64Feature::Sm4]);
     crate::doc_role(&mut b, Role::ccm(!enc));
-    b.doc(&format!(
+    b.doc(format_args!(
         "The MAC block and a counter block share each pass of sm4e rounds{}.",
         if enc { "" } else { " (the MAC one block behind)" }
     ));

@@ -111,7 +111,7 @@ fn round(b: &mut B, x: [V; 4]) {
 
 /// The 32 rounds on `groups` with the round keys at `rk`: eight times four unrolled rounds (uses x14, x15).
 fn rounds(b: &mut B, groups: &[[V; 4]], rk: X) {
-    b.comment(format!(
+    b.comment(format_args!(
         "32 rounds on {} blocks: 8 x 4 unrolled rounds, 20 vector ops per round and group.",
         4 * groups.len()
     ));
@@ -121,7 +121,7 @@ fn rounds(b: &mut B, groups: &[[V; 4]], rk: X) {
     b.align(4);
     b.bind(&lp);
     for j in 0..4 {
-        b.comment(format!(
+        b.comment(format_args!(
             "round 4i+{j}: X{j} ^= T(X{} ^ X{} ^ X{} ^ rk[4i+{j}])",
             (j + 1) % 4,
             (j + 2) % 4,
@@ -576,7 +576,7 @@ pub fn expand_key(abi: Abi) -> Result<Function<Aarch64>, GenError> {
     b.align(4);
     b.bind(&lp);
     for j in 0..4 {
-        b.comment(format!("rk[4i+{j}]"));
+        b.comment(format_args!("rk[4i+{j}]"));
         let x = [g[j], g[(j + 1) % 4], g[(j + 2) % 4], g[(j + 3) % 4]];
         b.ld1r_4s_post(RKB, X14);
         b.eor_16b(T0, x[1], x[2]);

@@ -95,7 +95,10 @@ fn round_serial(b: &mut B, w: [X; 4], r: usize, key: X) {
 /// two `ld` + `rev8` per four rounds for the keys.
 fn rounds(b: &mut B, rk: X, blocks: &[[X; 4]], serial: bool) {
     let lp = b.label("rounds");
-    b.comment(format!("32 rounds on {} block(s): eight times four, the keys in byte-swapped pairs.", blocks.len()));
+    b.comment(format_args!(
+        "32 rounds on {} block(s): eight times four, the keys in byte-swapped pairs.",
+        blocks.len()
+    ));
     b.addi(END, rk, 128);
     b.bind(&lp);
     for pair in 0..2 {
@@ -145,13 +148,13 @@ fn batch(b: &mut B, c: &Ctx, n: usize) {
     let blocks = &STATE[..n];
     match c.mode {
         Mode::Ecb | Mode::CbcDec => {
-            b.comment(format!("Load {n} block(s) as little-endian words."));
+            b.comment(format_args!("Load {n} block(s) as little-endian words."));
             for (k, &w) in blocks.iter().enumerate() {
                 load_words(b, w, c.src, 16 * k as i32);
             }
         }
         Mode::CfbDec => {
-            b.comment(format!("The cipher's inputs: the previous {n} ciphertext block(s) (the IV first)."));
+            b.comment(format_args!("The cipher's inputs: the previous {n} ciphertext block(s) (the IV first)."));
             for (k, &w) in blocks.iter().enumerate() {
                 let (base, off) = prev(c, k);
                 load_words(b, w, base, off);
@@ -159,7 +162,7 @@ fn batch(b: &mut B, c: &Ctx, n: usize) {
         }
         Mode::Ctr => {
             let (hi, lo, carry) = (KP, KE, END);
-            b.comment(format!("{n} counter block(s): (hi, lo) as integers, rev8 gives the little-endian words."));
+            b.comment(format_args!("{n} counter block(s): (hi, lo) as integers, rev8 gives the little-endian words."));
             b.ld(hi, mem(c.extra, 0));
             b.ld(lo, mem(c.extra, 8));
             b.rev8(hi, hi);
@@ -254,7 +257,7 @@ pub fn batch_mode_of(mode: Mode, abi: Abi, blocks: Blocks) -> Result<Function<Ri
             }
         },
         |b, rest| {
-            b.comment(format!("The last {rest} block(s)."));
+            b.comment(format_args!("The last {rest} block(s)."));
             batch(b, &c, rest);
         },
         |b, n| {
@@ -368,7 +371,7 @@ pub fn expand_key(abi: Abi) -> Result<Function<Riscv64>, GenError> {
     b.align(4);
     b.bind(&lp);
     for j in 0..4 {
-        b.comment(format!("rk[4i+{j}]"));
+        b.comment(format_args!("rk[4i+{j}]"));
         let d = k[j];
         b.lw(t, mem(p, 4 * j as i32));
         b.xor(t, t, k[(j + 1) % 4]);

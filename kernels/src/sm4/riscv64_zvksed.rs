@@ -296,7 +296,7 @@ pub fn expand_key(abi: Abi) -> Result<Function<Riscv64>, GenError> {
     b.addi(rd, rd, 112);
     for i in 0..8 {
         let (src, dst) = if i % 2 == 0 { (k, k2) } else { (k2, k) };
-        b.comment(format!("rk[{}..{}]; reversed for rk_dec.", 4 * i, 4 * i + 4));
+        b.comment(format_args!("rk[{}..{}]; reversed for rk_dec.", 4 * i, 4 * i + 4));
         b.vsm4k_vi(dst, src, i);
         b.vse32_v(dst, re);
         b.vrgather_vv(r, dst, IDX3);
@@ -404,7 +404,7 @@ fn xts_setup(b: &mut B, conv: Xts, r: &XtsRegs, pow: &Label, tweak: TweakIn) {
 fn xts_run(b: &mut B, conv: Xts, r: &XtsRegs, single: Option<usize>, dst: X, src: X, n: X) {
     let (lp, last, fin) = (b.label("loop"), b.label("partial"), b.label("store_tweak"));
     if let Some(count) = single {
-        b.comment(format!("{count} block(s): one batch."));
+        b.comment(format_args!("{count} block(s): one batch."));
         b.vsetivli(r.vl, 4 * count as i32, E32M4);
     } else {
         b.align(4);

@@ -244,7 +244,7 @@ fn batch_groups(b: &mut B, x: &Ctx, w: Width, fill: Fill, ngroups: usize) {
     let slots = 4 * ngroups;
     let nblk = slots * w.blocks();
 
-    b.comment(format!("Load {nblk} blocks ({} per register).", w.blocks()));
+    b.comment(format_args!("Load {nblk} blocks ({} per register).", w.blocks()));
     if x.mode == Mode::Ctr {
         ctr_inputs(b, x, w, slots);
     } else {
@@ -313,7 +313,7 @@ pub fn batch_mode_of(mode: Mode, set: Set, abi: Abi, blocks: Blocks) -> Result<F
     let w = set.width();
     let mut b = B::new(&format!("asmgen_sm4_{}_{}{}", mode.name(), set.name(), blocks.suffix()), abi, &set.features());
     b.doc(mode.doc());
-    b.doc(&format!("{} blocks in flight ({}); dst may equal src.", 8 * w.blocks(), set.layout()));
+    b.doc(format_args!("{} blocks in flight ({}); dst may equal src.", 8 * w.blocks(), set.layout()));
     if let Some(d) = blocks.doc() {
         b.doc(&d);
     }
@@ -407,7 +407,7 @@ pub fn expand_key(abi: Abi) -> Result<Function<X86_64>, GenError> {
     b.align(4);
     b.bind(&lp);
     for j in 0..4 {
-        b.comment(format!("rk[4i+{j}]"));
+        b.comment(format_args!("rk[4i+{j}]"));
         let x = [g[j], g[(j + 1) % 4], g[(j + 2) % 4], g[(j + 3) % 4]];
         b.vbroadcastss(RK.x(), mem(ck, 4 * j as i32));
         vxor(&mut b, w, t0, x[1], x[2]);

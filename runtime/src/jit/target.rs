@@ -54,8 +54,9 @@ pub(crate) fn assemble(
 ) -> Result<JitStats, JitError> {
     let lower_err = |e: asmgen::GenError| JitError::Lower(e.to_string());
     let t0 = Instant::now();
-    let (roles, functions): (Vec<_>, Vec<_>) =
-        build().map_err(lower_err)?.into_iter().map(|k| (k.role.name(), k.function)).unzip();
+    // Without comments: the JIT prints nothing, and they emit no bytes.
+    let built = asmgen::builder::without_text(&build).map_err(lower_err)?;
+    let (roles, functions): (Vec<_>, Vec<_>) = built.into_iter().map(|k| (k.role.name(), k.function)).unzip();
     if functions.is_empty() {
         return Err(JitError::Unsupported("the kernel set has no kernel of that kind"));
     }
@@ -229,6 +230,29 @@ mod tests {
         #[cfg(target_arch = "x86_64")]
         if crate::cpu::has("AVX") {
             assert!(checked > 0, "x86_64 sets have fixed-size kernels");
+        }
+    }
+
+    /// The JIT builds its descriptions without text ([`asmgen::builder::without_text`]): for every set of the
+    /// catalog, they lower to the very image (and unwind data) that the descriptions with text lower to, which
+    /// tests/tests/jit.rs compares with the assembled listings; and they are shorter (the text was dropped).
+    #[test]
+    fn every_set_lowers_to_the_same_bytes_without_text() {
+        let abi = TARGET.abi;
+        for set in SETS {
+            let image = |text: bool| {
+                let build = || (set.build)(abi).unwrap();
+                let kernels = if text { build() } else { asmgen::builder::without_text(build) };
+                let functions: Vec<&Function<I>> = kernels.iter().map(|k| &k.function).collect();
+                let image = asmgen::lower::lower(&functions).unwrap();
+                let mapped = unwind::prepare(&functions, &image).unwrap().bytes.into_owned();
+                let items: usize = functions.iter().map(|f| f.body.len()).sum();
+                (mapped, image.symbols, image.constants, items)
+            };
+            let (with, without) = (image(true), image(false));
+            assert_eq!(with.0, without.0, "{}: the bytes differ", set.name);
+            assert_eq!((&with.1, &with.2), (&without.1, &without.2), "{}", set.name);
+            assert!(without.3 < with.3, "{}: no text was dropped", set.name);
         }
     }
 

@@ -47,7 +47,7 @@ pub(crate) fn by_groups(b: &mut B, n: Gpr, w: Width, fill: Fill, f: &dyn Fn(&mut
         let end = b.label("short_done");
         b.cmp(n, SHORT as i32);
         b.ja(&two);
-        b.comment(format!("1..{SHORT} blocks: one group."));
+        b.comment(format_args!("1..{SHORT} blocks: one group."));
         f(b, Fill::Partial, 1);
         b.jmp(&end);
         b.bind(&two);
@@ -164,7 +164,7 @@ pub(crate) fn batch_loop(
         },
         |b, rest| {
             let tail = if rest <= 8 { Width::X } else { w };
-            b.comment(format!("The last {rest} blocks."));
+            b.comment(format_args!("The last {rest} blocks."));
             part(b, tail, Fill::Known(rest));
         },
         |b, n| {

@@ -192,13 +192,13 @@ pub fn rounds(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]], rk: Gpr) {
     let (ptr, end) = (RAX, R11);
     if c.sbox == Sbox::Gfni {
         enter(b, c, w, groups);
-        b.comment(format!(
+        b.comment(format_args!(
             "32 rounds on {} blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 \
              vgf2p8affineinvqb, 3 vpshufb, 4 xor), plus the round key's broadcast and affine map.",
             groups.len() * 4 * w.blocks(),
         ));
     } else {
-        b.comment(format!(
+        b.comment(format_args!(
             "32 rounds on {} blocks: 8 x 4 unrolled rounds; {} vector ops per round and group (3 xor, S-box {}, L 12).",
             groups.len() * 4 * w.blocks(),
             if w == Width::X || c.sbox == Sbox::Vaes { 28 } else { 31 },
@@ -211,7 +211,7 @@ pub fn rounds(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]], rk: Gpr) {
     b.align(4);
     b.bind(&lp);
     for j in 0..4 {
-        b.comment(format!(
+        b.comment(format_args!(
             "round 4i+{j}: X{j} ^= T(X{} ^ X{} ^ X{} ^ rk[4i+{j}])",
             (j + 1) % 4,
             (j + 2) % 4,

@@ -112,7 +112,7 @@ fn ghash_reduce(b: &mut B, x: &Ctx) {
 fn batch(b: &mut B, x: &Ctx, w: Width, ghash: bool, n: Option<Gpr>) {
     let nblk = 8 * w.blocks();
     let wi = if w == Width::X { 0 } else { 1 };
-    b.comment(format!("{nblk} counter blocks, transposed: X0..X2 = IV words (broadcast), X3 = counter + i."));
+    b.comment(format_args!("{nblk} counter blocks, transposed: X0..X2 = IV words (broadcast), X3 = counter + i."));
     let base = TMP[0];
     b.vmovq(base.x(), x.ctr);
     b.vpshufd(base.x(), base.x(), 0x00);
@@ -140,7 +140,7 @@ fn batch(b: &mut B, x: &Ctx, w: Width, ghash: bool, n: Option<Gpr>) {
         &[1, 3]
     };
     let (ptr, end) = (RAX, R11);
-    b.comment(format!(
+    b.comment(format_args!(
         "32 rounds on {nblk} blocks (two scratch registers){}.",
         if ghash { format!(", {} GHASH block(s) every four rounds", hooks.len()) } else { String::new() }
     ));
@@ -153,7 +153,7 @@ fn batch(b: &mut B, x: &Ctx, w: Width, ghash: bool, n: Option<Gpr>) {
     b.align(4);
     b.bind(&lp);
     for j in 0..4 {
-        b.comment(format!("round 4i+{j}"));
+        b.comment(format_args!("round 4i+{j}"));
         for g in &GROUPS {
             let r = [g[j], g[(j + 1) % 4], g[(j + 2) % 4], g[(j + 3) % 4]];
             round_lean(b, &x.c, w, r, mem(ptr, 4 * j as i32), [TMP[0], TMP[1]], &x.rol8);
@@ -210,7 +210,7 @@ pub fn gcm(set: Set, decrypt: bool, abi: Abi) -> Result<Function<X86_64>, GenErr
     let dir = if decrypt { "dec" } else { "enc" };
     let mut b = B::new(&format!("asmgen_sm4_gcm_{dir}_{}", set.name()), abi, &f);
     crate::doc_role(&mut b, Role::gcm(decrypt));
-    b.doc(&format!(
+    b.doc(format_args!(
         "One pass: {} blocks in flight, the GHASH multiplies interleaved with the rounds; dst may equal src.",
         8 * w.blocks()
     ));
@@ -327,7 +327,7 @@ fn last_blocks(b: &mut B, x: &Ctx, w: Width, n: Gpr, fin: &Label) {
     let nblk = 8 * w.blocks() as i32;
     b.test(n, n);
     b.jz(fin);
-    b.comment(format!("The last 1..{} blocks (xmm batches).", nblk - 1));
+    b.comment(format_args!("The last 1..{} blocks (xmm batches).", nblk - 1));
     if w == Width::Y {
         let part = b.label("tail_partial");
         b.cmp(n, 8);

@@ -430,7 +430,7 @@ fn slot_out(b: &mut B, x: &Ctx, w: Width, s: usize, half: bool) {
 /// (the full ymm batches of the GFNI kernels leave that to [`batch_out`]).
 fn batch_in(b: &mut B, x: &Ctx, w: Width, fill: Fill, ngroups: usize) {
     let nblk = 4 * ngroups * w.blocks();
-    b.comment(format!("Tweaks for {nblk} blocks, stepped in registers; inputs src ^ T, T parked in dst."));
+    b.comment(format_args!("Tweaks for {nblk} blocks, stepped in registers; inputs src ^ T, T parked in dst."));
     by_fill(b, x.n, nblk, fill, &|b, count| {
         if x.tw.fast.is_some() && w == Width::Y && count == Count::All {
             b.vinserti128(CHAIN.y(), CHAIN.y(), CHAIN.x(), 0x01);
@@ -524,7 +524,7 @@ pub fn xts_of(enc: bool, std: Standard, set: Set, abi: Abi, blocks: Blocks) -> R
     let name = format!("asmgen_sm4_xts_{dir}_{}_{}{}", std.name(), set.name(), blocks.suffix());
     let mut b = B::new(&name, abi, &features(set));
     crate::doc_role(&mut b, Role::xts(!enc, std == Standard::Gb));
-    b.doc(&format!("{} blocks in flight, tweaks computed in registers; dst may equal src.", 8 * w.blocks()));
+    b.doc(format_args!("{} blocks in flight, tweaks computed in registers; dst may equal src.", 8 * w.blocks()));
     if let Some(d) = blocks.doc() {
         b.doc(&d);
     }
@@ -595,7 +595,7 @@ fn ymm_fixed(b: &mut B, x: &Ctx, count: usize) {
         }
     }
     if rest > 0 {
-        b.comment(format!("The last {rest} blocks."));
+        b.comment(format_args!("The last {rest} blocks."));
         batch(b, x, if rest <= 8 { Width::X } else { Width::Y }, Fill::Known(rest));
     }
 }
@@ -732,7 +732,7 @@ fn steal(b: &mut B, x: &Ctx, enc: bool, d: Gpr, table: &Label) {
     let t = x.tw.out(b, OUT, CHAIN);
     vmov(b, Width::X, t_last, t);
     let (first, second) = if enc { (t_prev, t_last) } else { (t_last, t_prev) };
-    b.comment(format!("CC = the block before the tail with T[{}].", if enc { "m-1" } else { "m" }));
+    b.comment(format_args!("CC = the block before the tail with T[{}].", if enc { "m-1" } else { "m" }));
     b.vpxor(blk.x(), first.x(), mem(x.src, 0));
     encrypt_one(b, &x.c, x.rk, blk);
     b.vpxor(blk.x(), blk.x(), first.x());
