@@ -1,5 +1,5 @@
 //! The JIT's startup measured as docs/PERFORMANCE.md reports it: `Jit::host` run many times in one process
-//! (after one warm-up run), minimum, lower quartile and median of each phase.
+//! (after one warm-up run, whose times are printed too: a process's real startup), minimum, lower quartile and median of each phase.
 //!
 //! `cargo run --release -p asmgen-runtime --example jit_startup [runs]` (400 runs unless told).
 
@@ -17,6 +17,14 @@ fn main() {
     };
     let s = first.stats();
     println!("sets: {}; {} instructions, {} bytes", first.sets().join(", "), s.instructions, s.bytes);
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    println!(
+        "first run (cold: fresh pages, lazy statics): build {:.3} ms, lower {:.3} ms, map {:.3} ms, total {:.3} ms",
+        ms(s.build),
+        ms(s.lower),
+        ms(s.map),
+        ms(s.total())
+    );
     drop(first);
     let stats: Vec<JitStats> = (0..runs).map(|_| Jit::host().expect("assembled once already").stats()).collect();
     let phases: [Phase; 4] =
