@@ -175,7 +175,9 @@ impl<I: Isa> Builder<I> {
     pub fn inst_array<const K: usize>(&mut self, op: I::Op, operands: [I::Operand; K]) -> &mut Self {
         const { assert!(K <= crate::ir::MAX_OPERANDS, "more operands than ir::MAX_OPERANDS") };
         self.check(op, &operands);
-        self.body.push(Item::Inst(Inst { op, operands: Operands::new() }));
+        // `resize_with` reserves before it makes the item, so the item is written where it lies (a `push` builds
+        // the 176 bytes aside and copies them).
+        self.body.resize_with(self.body.len() + 1, || Item::Inst(Inst { op, operands: Operands::new() }));
         if let Some(Item::Inst(inst)) = self.body.last_mut() {
             inst.operands.extend(operands);
         }
