@@ -36,6 +36,8 @@ pub struct Builder<I: Isa> {
     label_names: FastSet<Arc<str>>,
     /// The next suffix to try per label name (names are never released, so the smaller ones are taken).
     label_next: FastMap<String, u32>,
+    /// A buffer the next label's name is written into.
+    label_scratch: String,
     /// Callee-saved registers the body uses, in order of first use.
     saved: Vec<I::Reg>,
     /// Scratch for the registers of one operand.
@@ -84,6 +86,7 @@ impl<I: Isa> Builder<I> {
             consts: Vec::new(),
             label_names: FastSet::default(),
             label_next: FastMap::default(),
+            label_scratch: String::new(),
             saved: Vec::new(),
             regs: Vec::new(),
             defined: FastSet::default(),
@@ -220,19 +223,26 @@ impl<I: Isa> Builder<I> {
 
     /// A new label, unique in the function; bind it with [`Builder::bind`].
     pub fn label(&mut self, name: &str) -> Label {
-        if !self.label_next.contains_key(name) {
-            self.label_next.insert(name.to_string(), 1);
-        }
-        let next = self.label_next.get_mut(name).expect("inserted");
+        let next = match self.label_next.get_mut(name) {
+            Some(next) => next,
+            None => self.label_next.entry(name.to_string()).or_insert(1),
+        };
+        // The name is written into a buffer kept for this and allocated once, when free.
+        let mut n = std::mem::take(&mut self.label_scratch);
         loop {
-            let n: Arc<str> = if *next == 1 {
-                Arc::from(format!("{}_{name}", self.name))
-            } else {
-                Arc::from(format!("{}_{name}{next}", self.name))
-            };
+            n.clear();
+            n.push_str(&self.name);
+            n.push('_');
+            n.push_str(name);
+            if *next > 1 {
+                n.push_str(itoa(*next, &mut [0; 10]));
+            }
             *next += 1;
-            if self.label_names.insert(n.clone()) {
-                return Label(n);
+            if !self.label_names.contains(n.as_str()) {
+                let label: Arc<str> = Arc::from(n.as_str());
+                self.label_names.insert(label.clone());
+                self.label_scratch = n;
+                return Label(label);
             }
         }
     }
@@ -317,6 +327,20 @@ impl<I: Isa> Builder<I> {
             consts: self.consts,
         })
     }
+}
+
+/// `n` in decimal, written at the end of `buf`.
+fn itoa(mut n: u32, buf: &mut [u8; 10]) -> &str {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    std::str::from_utf8(&buf[i..]).expect("ASCII digits")
 }
 
 /// Defines the builder's methods of an ISA from its table (the same entries [`define_isa!`](crate::define_isa)
@@ -422,6 +446,18 @@ mod tests {
         b.sub(RDX, 1);
         b.jnz(&top);
         b.finish().unwrap()
+    }
+
+    /// Labels are named `<function>_<name>`, then `<function>_<name>2`, ...; a name another label already has
+    /// takes the next free suffix.
+    #[test]
+    fn labels_get_unique_names() {
+        let mut b = Builder::<X86_64>::new("f", Abi::SysV, &[]);
+        let names: Vec<String> =
+            ["loop", "loop", "loop2", "x", "loop"].iter().map(|n| b.label(n).name().to_string()).collect();
+        assert_eq!(names, ["f_loop", "f_loop2", "f_loop22", "f_x", "f_loop3"]);
+        let many: Vec<String> = (0..12).map(|_| b.label("y").name().to_string()).collect();
+        assert_eq!((many[0].as_str(), many[9].as_str(), many[11].as_str()), ("f_y", "f_y10", "f_y12"));
     }
 
     /// Without text a function has the same instructions and labels, and no comment, blank or doc line; its
