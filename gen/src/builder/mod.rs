@@ -188,6 +188,8 @@ impl<I: Isa> Builder<I> {
     }
 
     /// Checks an instruction's features and registers, and records the labels it refers to.
+    // Inlined into each `inst_array` (one per operand count): the operand loop unrolls, and the call goes.
+    #[inline(always)]
     fn check(&mut self, op: I::Op, operands: &[I::Operand]) {
         let info = I::info(op);
         let needs = FeatureSet::of(info.features);
