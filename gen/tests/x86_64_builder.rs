@@ -191,6 +191,8 @@ fn every_table_entry_assembles() {
                 "Y" | "Ym" => Operand::Ymm(k as u8 + 3),
                 "M128" => Operand::Mem(Size::Xmmword, mem(RSI, 32)),
                 "M256" => Operand::Mem(Size::Ymmword, mem(RSI, 32)),
+                "Z" | "Zm" => Operand::Zmm(k as u8 + 17),
+                "M512" => Operand::Mem(Size::Zmmword, mem(RSI, 64)),
                 "M64" | "Addr" => Operand::Mem(Size::Qword, mem(RSI, 8)),
                 "M32" => Operand::Mem(Size::Dword, mem(RSI, 4)),
                 "Imm" => Operand::Imm(3),

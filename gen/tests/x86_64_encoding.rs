@@ -1,7 +1,8 @@
 //! The x86-64 table's encodings against GNU as, entry by entry: every entry is instantiated with operands that
 //! reach each encoding choice (low and high registers, which decide between the 2- and 3-byte VEX prefixes and
 //! between an instruction's load and store forms; memory with and without displacement, 8- and 32-bit
-//! displacements, the bases that need a SIB byte or a displacement, an index, RIP-relative; immediates at the
+//! displacements (for EVEX, the compressed disp8 * N), the bases that need a SIB byte or a displacement, an
+//! index, RIP-relative; zmm16-zmm31 (EVEX's extra register bits); immediates at the
 //! imm8/imm32 boundaries and the shift-by-one form; branches to near and far labels), printed as the listing
 //! prints it, assembled by GNU as, and compared byte for byte with the JIT lowering of the same function.
 
@@ -62,6 +63,15 @@ fn samples(kind: &str, here: &Label) -> Vec<Operand> {
             v.extend(mems(Size::Ymmword));
             v
         }
+        "Z" => [0u8, 1, 7, 8, 9, 15, 16, 23, 31].map(Operand::Zmm).to_vec(),
+        "Zm" => {
+            let mut v = samples("Z", here);
+            v.extend(mems(Size::Zmmword));
+            // EVEX's compressed displacement (disp8 * 64): the extremes of disp8 and the first beyond them.
+            v.extend([64, 8128, 8192, -8192, -8256].map(|d| Operand::Mem(Size::Zmmword, mem(RCX, d))));
+            v
+        }
+        "M512" => samples("Zm", here).into_iter().filter(|o| matches!(o, Operand::Mem(..))).collect(),
         "M128" => mems(Size::Xmmword),
         "M256" => mems(Size::Ymmword),
         "M64" | "Addr" => mems(Size::Qword),
