@@ -5,7 +5,8 @@
 //! pointers and lengths are public), and must branch on no secret flag and address no memory through a secret
 //! register. The CTR/CCM counter (`ctr`) is public (a nonce, sent in clear): the CTR kernels branch on the carry
 //! out of its low 64 bits, which `with_a_secret_counter_only_the_carry_branch_is_flagged` pins down. Two hand-built
-//! functions, a table lookup indexed by a secret byte and a branch on a secret bit, must be flagged. The portable
+//! functions, a table lookup indexed by a secret byte and a branch on a secret bit, must be flagged; a chain through
+//! every zmm entry carries a secret to an address (flagged) unless zeroed on the way. The portable
 //! Rust backends are not checked.
 
 use asmgen::isa::x86_64::{mem, mem_index, regs::*, X86_64};
