@@ -334,7 +334,7 @@ macro_rules! x86_64_table {
                     vpor(d, a, b);
                     /// `vpandn`: xmm (`vpandn`) or ymm (`vpandn_y`).
                     vpandn(d, a, b);
-                    /// `vpaddd`: xmm (`vpaddd`) or ymm (`vpaddd_y`).
+                    /// `vpaddd`: xmm (`vpaddd`), ymm (`vpaddd_y`) or zmm (`vpaddd_z`).
                     vpaddd(d, a, b);
                     /// `vpaddq`: xmm (`vpaddq`) or ymm (`vpaddq_y`).
                     vpaddq(d, a, b);
@@ -342,15 +342,15 @@ macro_rules! x86_64_table {
                     vpsubq(d, a, b);
                     /// `vpshufb`: xmm (`vpshufb`), ymm (`vpshufb_y`) or zmm (`vpshufb_z`).
                     vpshufb(d, a, b);
-                    /// `vpshufd`: xmm (`vpshufd`) or ymm (`vpshufd_y`).
+                    /// `vpshufd`: xmm (`vpshufd`), ymm (`vpshufd_y`) or zmm (`vpshufd_z`).
                     vpshufd(d, a, sel);
-                    /// `vpunpckldq`: xmm (`vpunpckldq`) or ymm (`vpunpckldq_y`).
+                    /// `vpunpckldq`: xmm (`vpunpckldq`), ymm (`vpunpckldq_y`) or zmm (`vpunpckldq_z`).
                     vpunpckldq(d, a, b);
-                    /// `vpunpckhdq`: xmm (`vpunpckhdq`) or ymm (`vpunpckhdq_y`).
+                    /// `vpunpckhdq`: xmm (`vpunpckhdq`), ymm (`vpunpckhdq_y`) or zmm (`vpunpckhdq_z`).
                     vpunpckhdq(d, a, b);
-                    /// `vpunpcklqdq`: xmm (`vpunpcklqdq`) or ymm (`vpunpcklqdq_y`).
+                    /// `vpunpcklqdq`: xmm (`vpunpcklqdq`), ymm (`vpunpcklqdq_y`) or zmm (`vpunpcklqdq_z`).
                     vpunpcklqdq(d, a, b);
-                    /// `vpunpckhqdq`: xmm (`vpunpckhqdq`) or ymm (`vpunpckhqdq_y`).
+                    /// `vpunpckhqdq`: xmm (`vpunpckhqdq`), ymm (`vpunpckhqdq_y`) or zmm (`vpunpckhqdq_z`).
                     vpunpckhqdq(d, a, b);
                     /// `vpsllq`: xmm (`vpsllq`), ymm (`vpsllq_y`) or zmm (`vpsllq_z`).
                     vpsllq(d, a, n);
@@ -575,6 +575,22 @@ macro_rules! x86_64_table {
                 /// `vgf2p8affineinvqb` on zmm.
                 vgf2p8affineinvqb_z: "vgf2p8affineinvqb" (d: Z, a: Z, m: Zm, c: Sel) [Gfni, Avx512f] as vgf2p8affineinvqb
                     => iced!(EVEX_Vgf2p8affineinvqb_zmm_k1z_zmm_zmmm512b64_imm8);
+                // For SM4 on zmm: counters, rotations, word transposes.
+                vpaddd_z:   "vpaddd"     (d: Z, a: Z, b: Zm)               [Avx512f] as vpaddd
+                    => iced!(EVEX_Vpaddd_zmm_k1z_zmm_zmmm512b32);
+                vpandq:     "vpandq"     (d: Z, a: Z, b: Zm)               [Avx512f] => iced!(EVEX_Vpandq_zmm_k1z_zmm_zmmm512b64);
+                /// Rotates each dword left by `n` (mod 32).
+                vprold:     "vprold"     (d: Z, a: Z, n: Imm)              [Avx512f] => iced!(EVEX_Vprold_zmm_k1z_zmmm512b32_imm8);
+                vpshufd_z:  "vpshufd"    (d: Z, a: Zm, sel: Sel)           [Avx512f] as vpshufd
+                    => iced!(EVEX_Vpshufd_zmm_k1z_zmmm512b32_imm8);
+                vpunpckldq_z: "vpunpckldq" (d: Z, a: Z, b: Zm)             [Avx512f] as vpunpckldq
+                    => iced!(EVEX_Vpunpckldq_zmm_k1z_zmm_zmmm512b32);
+                vpunpckhdq_z: "vpunpckhdq" (d: Z, a: Z, b: Zm)             [Avx512f] as vpunpckhdq
+                    => iced!(EVEX_Vpunpckhdq_zmm_k1z_zmm_zmmm512b32);
+                vpunpcklqdq_z: "vpunpcklqdq" (d: Z, a: Z, b: Zm)           [Avx512f] as vpunpcklqdq
+                    => iced!(EVEX_Vpunpcklqdq_zmm_k1z_zmm_zmmm512b64);
+                vpunpckhqdq_z: "vpunpckhqdq" (d: Z, a: Z, b: Zm)           [Avx512f] as vpunpckhqdq
+                    => iced!(EVEX_Vpunpckhqdq_zmm_k1z_zmm_zmmm512b64);
         }
     };
 }

@@ -676,6 +676,14 @@ static SEMS: &[Sem] = sems! {
         let c = imm(&o[3]);
         vop(m, o, |w, a, b| gf2p8affine(w, a, b, c, true))
     };
+    vpaddd_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| d2(w, a, b, u32::wrapping_add));
+    vpandq [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x & y));
+    vprold [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| d2(w, a, a, |x, _| x.rotate_left(n as u32 & 31)));
+    vpshufd_z [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| lanes(w, a, a, |x, _| pshufd(x, n)));
+    vpunpckldq_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, |x, y| unpack(x, y, 4, false)));
+    vpunpckhdq_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, |x, y| unpack(x, y, 4, true)));
+    vpunpcklqdq_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, |x, y| unpack(x, y, 8, false)));
+    vpunpckhqdq_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, |x, y| unpack(x, y, 8, true)));
 };
 
 /// A move: the source read at its width, written to the destination (xmm zeroes the upper half).
