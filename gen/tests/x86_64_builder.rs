@@ -191,6 +191,8 @@ fn every_table_entry_assembles() {
                 "Y" | "Ym" => Operand::Ymm(k as u8 + 3),
                 "M128" => Operand::Mem(Size::Xmmword, mem(RSI, 32)),
                 "M256" => Operand::Mem(Size::Ymmword, mem(RSI, 32)),
+                "Z" | "Zm" => Operand::Zmm(k as u8 + 17),
+                "M512" => Operand::Mem(Size::Zmmword, mem(RSI, 64)),
                 "M64" | "Addr" => Operand::Mem(Size::Qword, mem(RSI, 8)),
                 "M32" => Operand::Mem(Size::Dword, mem(RSI, 4)),
                 "Imm" => Operand::Imm(3),
@@ -285,4 +287,26 @@ fn lowered_win64_functions_get_their_unwind_info() {
         0, 0, // padding to an even count
     ];
     assert_eq!(unwind.xdata, expected);
+}
+
+/// A function using zmm entries requires their features, as the listing's and the C header's `requires` lines
+/// name them (in the feature enum's order); without them it is a generation
+/// error.
+#[test]
+fn zmm_entries_require_avx512() {
+    use asmgen::isa::x86_64::X86Feature::*;
+    let body = |b: &mut Builder<X86_64>| {
+        b.vpternlogq(zmm(1), zmm(2), zmm(30), 0x96);
+        b.vpshufb(zmm(17), zmm(1), mem(RSI, 64));
+        b.vpclmulqdq(zmm(3), zmm(17), zmm(1), 0x11);
+    };
+    let mut b = Builder::<X86_64>::new("zmm", Abi::SysV, &[Avx512f, Avx512bw, Vpclmulqdq, Avx]);
+    body(&mut b);
+    let f = b.finish().unwrap();
+    assert_eq!(f.required.names(", "), "VPCLMULQDQ, AVX512F, AVX512BW");
+    assert!(listing(vec![f]).contains("requires: VPCLMULQDQ, AVX512F, AVX512BW"));
+    let mut b = Builder::<X86_64>::new("zmm", Abi::SysV, &[Avx2, Vpclmulqdq, Avx]);
+    body(&mut b);
+    let Err(err) = b.finish() else { panic!("generation must fail without AVX-512") };
+    assert!(err.message.contains("AVX512F"), "{err}");
 }

@@ -3,7 +3,8 @@
 //!
 //! `ASMGEN_ISA=avx|avx2|vaes` makes the x86_64 features above that level count as absent, as on an older CPU:
 //! `avx` hides AVX2, VAES, VPCLMULQDQ and GFNI; `avx2` hides VAES, VPCLMULQDQ and GFNI; `vaes` hides GFNI.
-//! Every kernel set needing a hidden feature is then unavailable, listings and JIT alike.
+//! Every cap hides AVX-512 (AVX512F, AVX512BW, AVX512VL): `avx2` is the setting for CPUs that lower their clock
+//! under zmm code. Every kernel set needing a hidden feature is then unavailable, listings and JIT alike.
 
 use std::sync::OnceLock;
 
@@ -36,9 +37,13 @@ fn cap() -> Cap {
     })
 }
 
+/// The AVX-512 features, hidden under every cap.
+const AVX512: [&str; 3] = ["AVX512F", "AVX512BW", "AVX512VL"];
+
 fn capped(feature: &str) -> bool {
     match cap() {
         Cap::None => false,
+        _ if AVX512.contains(&feature) => true,
         Cap::Avx => matches!(feature, "AVX2" | "VAES" | "VPCLMULQDQ" | "GFNI"),
         Cap::Avx2 => matches!(feature, "VAES" | "VPCLMULQDQ" | "GFNI"),
         Cap::Vaes => feature == "GFNI",
@@ -59,6 +64,11 @@ fn detect(feature: &str) -> Option<bool> {
         "VAES" => Some(d!("vaes")),
         "VPCLMULQDQ" => Some(d!("vpclmulqdq")),
         "GFNI" => Some(d!("gfni")),
+        // std checks CPUID and that the OS saves the opmask and zmm state (XCR0 bits 5-7), as it checks the ymm
+        // state (bit 2) for AVX.
+        "AVX512F" => Some(d!("avx512f")),
+        "AVX512BW" => Some(d!("avx512bw")),
+        "AVX512VL" => Some(d!("avx512vl")),
         // The landing pad (endbr64) is a NOP without IBT.
         "IBT" => Some(true),
         _ => None,

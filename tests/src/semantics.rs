@@ -211,9 +211,26 @@ pub fn random_words(rng: &mut Rng, words: &mut [u64]) {
     words.iter_mut().for_each(|w| *w = rng.next_u64());
 }
 
-/// Fills each register of `regs` (byte arrays) at random.
+/// Bytes of the pool [`random_regs`] copies from.
+const POOL: usize = 1 << 16;
+
+/// Fills the register file `regs` (byte arrays) at random: a copy from a random offset of a pool of random bytes
+/// drawn once per thread (from the seed: `ASMGEN_SEED` replays it), as one word per byte from [`Rng::fill`] is
+/// slow for 32 zmm registers per state in a debug build. Files over half the pool are drawn byte by byte.
 pub fn random_regs<const N: usize>(rng: &mut Rng, regs: &mut [[u8; N]]) {
-    regs.iter_mut().for_each(|r| rng.fill(r));
+    thread_local! {
+        static BYTES: Vec<u8> = {
+            let mut v = vec![0; POOL];
+            Rng::new(crate::kernel_calls::seed() ^ 0x9e37_79b9_7f4a_7c15).fill(&mut v);
+            v
+        };
+    }
+    let file = regs.as_flattened_mut();
+    if file.len() > POOL / 2 {
+        return rng.fill(file);
+    }
+    let at = rng.below(POOL - file.len());
+    BYTES.with(|b| file.copy_from_slice(&b[at..at + file.len()]));
 }
 
 /// An executable copy of harness code (W^X: written, then made read-execute, the instruction cache synchronised).

@@ -5,7 +5,8 @@
 //! pointers and lengths are public), and must branch on no secret flag and address no memory through a secret
 //! register. The CTR/CCM counter (`ctr`) is public (a nonce, sent in clear): the CTR kernels branch on the carry
 //! out of its low 64 bits, which `with_a_secret_counter_only_the_carry_branch_is_flagged` pins down. Two hand-built
-//! functions, a table lookup indexed by a secret byte and a branch on a secret bit, must be flagged. The portable
+//! functions, a table lookup indexed by a secret byte and a branch on a secret bit, must be flagged; a chain through
+//! every zmm entry carries a secret to an address (flagged) unless zeroed on the way. The portable
 //! Rust backends are not checked.
 
 use asmgen::isa::x86_64::{mem, mem_index, regs::*, X86_64};
@@ -68,4 +69,48 @@ fn a_branch_on_a_secret_bit_is_flagged() {
     });
     let found = ct::run(&f, LEAKY, 0, false, ());
     assert!(found.iter().any(|f| f.what.starts_with("branch") && f.inst.starts_with("jz")), "{found:?}");
+}
+
+/// `f(table, key)` through every zmm entry: the secret `key` (broadcast) and `table` flow through the chain into
+/// zmm16, whose top qword (by `vextracti64x4`, `vpextrq`) indexes a load; with `clear`, zmm16 is zeroed first
+/// (`vpxorq` with itself, a zeroing idiom) and nothing is secret any more.
+fn zmm_chain(clear: bool) -> Function<X86_64> {
+    use asmgen::isa::x86_64::{X86Feature, Xmm};
+    let mut b = Builder::<X86_64>::new("zmm_chain", Abi::SysV, <X86Feature as asmgen::Feature>::ALL);
+    let (table, key) = (b.param(LEAKY[0].0, LEAKY[0].1), b.param(LEAKY[1].0, LEAKY[1].1));
+    let z = zmm;
+    b.vmovdqu64(z(1), mem(table, 0));
+    b.vbroadcasti32x4(z(2), mem(key, 0));
+    b.vpxorq(z(3), z(1), z(2));
+    b.vpternlogq(z(3), z(1), z(2), 0x96);
+    b.vpclmulqdq(z(4), z(3), z(1), 0x11);
+    b.vpshufb(z(5), z(4), z(2));
+    b.vpslldq(z(6), z(5), 4).vpsrldq(z(7), z(6), 3).vpsllq(z(8), z(7), 1).vpsrlq(z(9), z(8), 2);
+    b.vshufi64x2(z(10), z(9), z(9), 0x4e);
+    b.vaesenclast(z(11), z(10), z(1));
+    b.vgf2p8affineqb(z(12), z(11), z(2), 0x63).vgf2p8affineinvqb(z(13), z(12), z(2), 0);
+    b.vpaddd(z(18), z(13), z(2)).vpandq(z(19), z(18), z(1)).vprold(z(20), z(19), 7).vpshufd(z(21), z(20), 0x1b);
+    b.vpunpckldq(z(22), z(21), z(1)).vpunpckhdq(z(23), z(22), z(2));
+    b.vpunpcklqdq(z(24), z(23), z(1)).vpunpckhqdq(z(25), z(24), z(2));
+    b.vextracti64x4(ymm(15), z(25), 1);
+    b.vinserti64x4(z(16), z(31), ymm(15), 1);
+    b.vmovdqu64(mem(table, 64), z(16));
+    b.vmovdqu64(z(17), mem(table, 64));
+    if clear {
+        b.vpxorq(z(17), z(17), z(17));
+    }
+    b.vextracti64x4(ymm(14), z(17), 1);
+    b.vpextrq(RAX, Xmm(14), 1);
+    b.and(RAX, 31);
+    b.mov(RCX, mem_index(table, RAX, 8, 0));
+    b.vzeroupper();
+    b.finish().unwrap()
+}
+
+#[test]
+fn secrets_flow_through_the_zmm_entries() {
+    let found = ct::run(&zmm_chain(false), LEAKY, 0, false, ());
+    assert!(found.iter().any(|f| f.what.starts_with("memory address") && f.inst.starts_with("mov_load")), "{found:?}");
+    assert!(found.iter().all(|f| f.inst.starts_with("mov_load")), "{found:?}");
+    assert_eq!(ct::run(&zmm_chain(true), LEAKY, 0, false, ()), vec![]);
 }

@@ -34,6 +34,12 @@ crate::define_features! {
         Gfni = "GFNI",
         /// Indirect branch tracking landing pads (`endbr64` is a NOP without it).
         Ibt = "IBT",
+        /// AVX-512 foundation (EVEX encoding, zmm0-zmm31, opmask registers; the OS saves the zmm state).
+        Avx512f = "AVX512F",
+        /// AVX-512 byte and word instructions (`vpshufb`, `vpslldq` on zmm).
+        Avx512bw = "AVX512BW",
+        /// AVX-512 on xmm and ymm (EVEX forms of 128- and 256-bit instructions, xmm16-xmm31).
+        Avx512vl = "AVX512VL",
     }
 }
 
@@ -49,11 +55,14 @@ pub struct Xmm(pub u8);
 /// A 256-bit vector register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Ymm(pub u8);
+/// A 512-bit vector register (AVX-512, EVEX): zmm0-zmm31.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Zmm(pub u8);
 
 #[allow(missing_docs)]
 pub mod regs {
     //! Register names.
-    use super::{Gpr, Xmm, Ymm};
+    use super::{Gpr, Xmm, Ymm, Zmm};
     pub const RAX: Gpr = Gpr(0);
     pub const RCX: Gpr = Gpr(1);
     pub const RDX: Gpr = Gpr(2);
@@ -78,6 +87,10 @@ pub mod regs {
     pub const fn ymm(n: u8) -> Ymm {
         Ymm(n)
     }
+    /// `zmm(n)`, n in 0..32.
+    pub const fn zmm(n: u8) -> Zmm {
+        Zmm(n)
+    }
 }
 
 impl Xmm {
@@ -91,6 +104,16 @@ impl Ymm {
     pub fn x(self) -> Xmm {
         Xmm(self.0)
     }
+    /// The zmm register this ymm is the low half of.
+    pub fn z(self) -> Zmm {
+        Zmm(self.0)
+    }
+}
+impl Zmm {
+    /// The low 256 bits (the table's ymm operands are VEX ones: zmm0-zmm15 only).
+    pub fn y(self) -> Ymm {
+        Ymm(self.0)
+    }
 }
 
 /// The 64-bit general-purpose registers' names.
@@ -101,12 +124,12 @@ const GPR32: [&str; 16] = [
     "r15d",
 ];
 
-/// A physical register, for the ABI: general-purpose or vector (xmm/ymm share a number).
+/// A physical register, for the ABI: general-purpose or vector (xmm/ymm/zmm share a number).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Reg {
     /// rax..r15.
     Gpr(u8),
-    /// xmm/ymm n.
+    /// xmm/ymm/zmm n.
     Vec(u8),
 }
 
@@ -180,6 +203,8 @@ pub enum Size {
     Xmmword,
     /// 32 bytes.
     Ymmword,
+    /// 64 bytes.
+    Zmmword,
 }
 
 /// An operand as stored in the IR.
@@ -193,6 +218,8 @@ pub enum Operand {
     Xmm(u8),
     /// ymm register.
     Ymm(u8),
+    /// zmm register.
+    Zmm(u8),
     /// Memory of a given width.
     Mem(Size, Mem),
     /// Immediate printed in decimal (counts, offsets).
@@ -239,6 +266,12 @@ kinds! {
     Ym { Ymm => |y| Operand::Ymm(y.0), Mem => |m| Operand::Mem(Size::Ymmword, m) }
     /// m256.
     M256 { Mem => |m| Operand::Mem(Size::Ymmword, m) }
+    /// zmm.
+    Z { Zmm => |z| Operand::Zmm(z.0) }
+    /// zmm or m512.
+    Zm { Zmm => |z| Operand::Zmm(z.0), Mem => |m| Operand::Mem(Size::Zmmword, m) }
+    /// m512.
+    M512 { Mem => |m| Operand::Mem(Size::Zmmword, m) }
     /// Memory whose address is taken (`lea`).
     Addr { Mem => |m| Operand::Mem(Size::Qword, m) }
     /// Immediate count or offset.
@@ -301,41 +334,42 @@ macro_rules! x86_64_table {
                     vpor(d, a, b);
                     /// `vpandn`: xmm (`vpandn`) or ymm (`vpandn_y`).
                     vpandn(d, a, b);
-                    /// `vpaddd`: xmm (`vpaddd`) or ymm (`vpaddd_y`).
+                    /// `vpaddd`: xmm (`vpaddd`), ymm (`vpaddd_y`) or zmm (`vpaddd_z`).
                     vpaddd(d, a, b);
                     /// `vpaddq`: xmm (`vpaddq`) or ymm (`vpaddq_y`).
                     vpaddq(d, a, b);
                     /// `vpsubq`: xmm (`vpsubq`) or ymm (`vpsubq_y`).
                     vpsubq(d, a, b);
-                    /// `vpshufb`: xmm (`vpshufb`) or ymm (`vpshufb_y`).
+                    /// `vpshufb`: xmm (`vpshufb`), ymm (`vpshufb_y`) or zmm (`vpshufb_z`).
                     vpshufb(d, a, b);
-                    /// `vpshufd`: xmm (`vpshufd`) or ymm (`vpshufd_y`).
+                    /// `vpshufd`: xmm (`vpshufd`), ymm (`vpshufd_y`) or zmm (`vpshufd_z`).
                     vpshufd(d, a, sel);
-                    /// `vpunpckldq`: xmm (`vpunpckldq`) or ymm (`vpunpckldq_y`).
+                    /// `vpunpckldq`: xmm (`vpunpckldq`), ymm (`vpunpckldq_y`) or zmm (`vpunpckldq_z`).
                     vpunpckldq(d, a, b);
-                    /// `vpunpckhdq`: xmm (`vpunpckhdq`) or ymm (`vpunpckhdq_y`).
+                    /// `vpunpckhdq`: xmm (`vpunpckhdq`), ymm (`vpunpckhdq_y`) or zmm (`vpunpckhdq_z`).
                     vpunpckhdq(d, a, b);
-                    /// `vpunpcklqdq`: xmm (`vpunpcklqdq`) or ymm (`vpunpcklqdq_y`).
+                    /// `vpunpcklqdq`: xmm (`vpunpcklqdq`), ymm (`vpunpcklqdq_y`) or zmm (`vpunpcklqdq_z`).
                     vpunpcklqdq(d, a, b);
-                    /// `vpunpckhqdq`: xmm (`vpunpckhqdq`) or ymm (`vpunpckhqdq_y`).
+                    /// `vpunpckhqdq`: xmm (`vpunpckhqdq`), ymm (`vpunpckhqdq_y`) or zmm (`vpunpckhqdq_z`).
                     vpunpckhqdq(d, a, b);
-                    /// `vpsllq`: xmm (`vpsllq`) or ymm (`vpsllq_y`).
+                    /// `vpsllq`: xmm (`vpsllq`), ymm (`vpsllq_y`) or zmm (`vpsllq_z`).
                     vpsllq(d, a, n);
                     /// `vpslld`: xmm (`vpslld`) or ymm (`vpslld_y`).
                     vpslld(d, a, n);
                     /// `vpsrld`: xmm (`vpsrld`) or ymm (`vpsrld_y`).
                     vpsrld(d, a, n);
-                    /// `vpslldq`: xmm (`vpslldq`) or ymm (`vpslldq_y`).
+                    /// `vpslldq`: xmm (`vpslldq`), ymm (`vpslldq_y`) or zmm (`vpslldq_z`).
                     vpslldq(d, a, n);
-                    /// `vpsrldq`: xmm (`vpsrldq`) or ymm (`vpsrldq_y`).
+                    /// `vpsrldq`: xmm (`vpsrldq`), ymm (`vpsrldq_y`) or zmm (`vpsrldq_z`).
                     vpsrldq(d, a, n);
-                    /// `vpclmulqdq`: xmm (`vpclmulqdq`) or ymm (`vpclmulqdq_y`).
+                    /// `vpclmulqdq`: xmm (`vpclmulqdq`), ymm (`vpclmulqdq_y`) or zmm (`vpclmulqdq_z`).
                     vpclmulqdq(d, a, b, sel);
-                    /// `vaesenclast`: xmm (`vaesenclast`) or ymm (`vaesenclast_y`).
+                    /// `vaesenclast`: xmm (`vaesenclast`), ymm (`vaesenclast_y`) or zmm (`vaesenclast_z`).
                     vaesenclast(d, a, k);
-                    /// `vgf2p8affineqb`: xmm (`vgf2p8affineqb`) or ymm (`vgf2p8affineqb_y`).
+                    /// `vgf2p8affineqb`: xmm (`vgf2p8affineqb`), ymm (`vgf2p8affineqb_y`) or zmm (`vgf2p8affineqb_z`).
                     vgf2p8affineqb(d, a, m, c);
-                    /// `vgf2p8affineinvqb`: xmm (`vgf2p8affineinvqb`) or ymm (`vgf2p8affineinvqb_y`).
+                    /// `vgf2p8affineinvqb`: xmm (`vgf2p8affineinvqb`), ymm (`vgf2p8affineinvqb_y`) or zmm
+                    /// (`vgf2p8affineinvqb_z`).
                     vgf2p8affineinvqb(d, a, m, c);
                     /// `vpsllvq`: ymm (`vpsllvq_y`).
                     vpsllvq(d, a, n);
@@ -343,6 +377,10 @@ macro_rules! x86_64_table {
                     vpsrlvq(d, a, n);
                     /// `vpbroadcastd`: ymm from memory (`vpbroadcastd_y`).
                     vpbroadcastd(d, s);
+                    /// `vpsrlq`: xmm (`vpsrlq`) or zmm (`vpsrlq_z`).
+                    vpsrlq(d, a, n);
+                    /// `vmovdqu64`: zmm from zmm or memory (`vmovdqu64`), or store (`vmovdqu64_store`).
+                    vmovdqu64(d, s);
                 }
 
                 // --- general-purpose ---------------------------------------------------------------------------------
@@ -418,7 +456,7 @@ macro_rules! x86_64_table {
                 vpunpckhqdq: "vpunpckhqdq" (d: X, a: X, b: Xm)             [Avx] as vpunpckhqdq
                     => iced!(VEX_Vpunpckhqdq_xmm_xmm_xmmm128);
                 vpsllq:     "vpsllq"     (d: X, a: X, n: Imm)              [Avx] as vpsllq => iced!(VEX_Vpsllq_xmm_xmm_imm8);
-                vpsrlq:     "vpsrlq"     (d: X, a: X, n: Imm)              [Avx] => iced!(VEX_Vpsrlq_xmm_xmm_imm8);
+                vpsrlq:     "vpsrlq"     (d: X, a: X, n: Imm)              [Avx] as vpsrlq => iced!(VEX_Vpsrlq_xmm_xmm_imm8);
                 vpsrad:     "vpsrad"     (d: X, a: X, n: Imm)              [Avx] => iced!(VEX_Vpsrad_xmm_xmm_imm8);
                 vpslld:     "vpslld"     (d: X, a: X, n: Imm)              [Avx] as vpslld => iced!(VEX_Vpslld_xmm_xmm_imm8);
                 vpsrld:     "vpsrld"     (d: X, a: X, n: Imm)              [Avx] as vpsrld => iced!(VEX_Vpsrld_xmm_xmm_imm8);
@@ -489,6 +527,70 @@ macro_rules! x86_64_table {
                 vgf2p8affineinvqb_y: "vgf2p8affineinvqb" (d: Y, a: Y, m: Ym, c: Sel) [Gfni, Avx] as vgf2p8affineinvqb
                     => iced!(VEX_Vgf2p8affineinvqb_ymm_ymm_ymmm256_imm8);
                 vzeroupper: "vzeroupper" ()                                [Avx] => iced!(VEX_Vzeroupper);
+
+                // --- 512-bit vector (AVX-512, EVEX; no opmask, no broadcast) -----------------------------------------
+                vmovdqu64:  "vmovdqu64"  (d: Z, s: Zm)                     [Avx512f] as vmovdqu64
+                    => iced!(EVEX_Vmovdqu64_zmm_k1z_zmmm512);
+                vmovdqu64_store: "vmovdqu64" (d: M512, s: Z)               [Avx512f] as vmovdqu64
+                    => iced!(EVEX_Vmovdqu64_zmmm512_k1z_zmm);
+                vpxorq:     "vpxorq"     (d: Z, a: Z, b: Zm)               [Avx512f] => iced!(EVEX_Vpxorq_zmm_k1z_zmm_zmmm512b64);
+                /// Bitwise ternary logic: bit `(d << 2) | (a << 1) | b` of `sel` is each result bit (`0x96`: xor of the
+                /// three).
+                vpternlogq: "vpternlogq" (d: Z, a: Z, b: Zm, sel: Sel)     [Avx512f]
+                    => iced!(EVEX_Vpternlogq_zmm_k1z_zmm_zmmm512b64_imm8);
+                /// Carry-less multiply in each of the four 128-bit lanes.
+                vpclmulqdq_z: "vpclmulqdq" (d: Z, a: Z, b: Zm, sel: Sel)   [Avx512f, Vpclmulqdq] as vpclmulqdq
+                    => iced!(EVEX_Vpclmulqdq_zmm_zmm_zmmm512_imm8);
+                vpshufb_z:  "vpshufb"    (d: Z, a: Z, b: Zm)               [Avx512f, Avx512bw] as vpshufb
+                    => iced!(EVEX_Vpshufb_zmm_k1z_zmm_zmmm512);
+                /// Byte shift left within each 128-bit lane.
+                vpslldq_z:  "vpslldq"    (d: Z, a: Z, n: Imm)              [Avx512f, Avx512bw] as vpslldq
+                    => iced!(EVEX_Vpslldq_zmm_zmmm512_imm8);
+                /// Byte shift right within each 128-bit lane.
+                vpsrldq_z:  "vpsrldq"    (d: Z, a: Z, n: Imm)              [Avx512f, Avx512bw] as vpsrldq
+                    => iced!(EVEX_Vpsrldq_zmm_zmmm512_imm8);
+                vpsllq_z:   "vpsllq"     (d: Z, a: Z, n: Imm)              [Avx512f] as vpsllq
+                    => iced!(EVEX_Vpsllq_zmm_k1z_zmmm512b64_imm8);
+                vpsrlq_z:   "vpsrlq"     (d: Z, a: Z, n: Imm)              [Avx512f] as vpsrlq
+                    => iced!(EVEX_Vpsrlq_zmm_k1z_zmmm512b64_imm8);
+                /// 128-bit lanes: lanes 0 and 1 of `d` from `a`, lanes 2 and 3 from `b`, each chosen by two bits of
+                /// `sel`.
+                vshufi64x2: "vshufi64x2" (d: Z, a: Z, b: Zm, sel: Sel)     [Avx512f]
+                    => iced!(EVEX_Vshufi64x2_zmm_k1z_zmm_zmmm512b64_imm8);
+                /// `a` with its 256-bit half `sel & 1` replaced by `b`.
+                vinserti64x4: "vinserti64x4" (d: Z, a: Z, b: Ym, sel: Sel) [Avx512f]
+                    => iced!(EVEX_Vinserti64x4_zmm_k1z_zmm_ymmm256_imm8);
+                /// The 256-bit half `sel & 1` of `a`.
+                vextracti64x4: "vextracti64x4" (d: Y, a: Z, sel: Sel)      [Avx512f]
+                    => iced!(EVEX_Vextracti64x4_ymmm256_k1z_zmm_imm8);
+                /// Broadcasts 16 bytes from memory to the four 128-bit lanes.
+                vbroadcasti32x4: "vbroadcasti32x4" (d: Z, s: M128)         [Avx512f]
+                    => iced!(EVEX_Vbroadcasti32x4_zmm_k1z_m128);
+                /// AES last round on the four 128-bit lanes.
+                vaesenclast_z: "vaesenclast" (d: Z, a: Z, k: Zm)          [Avx512f, Vaes] as vaesenclast
+                    => iced!(EVEX_Vaesenclast_zmm_zmm_zmmm512);
+                /// `vgf2p8affineqb` on zmm.
+                vgf2p8affineqb_z: "vgf2p8affineqb" (d: Z, a: Z, m: Zm, c: Sel) [Gfni, Avx512f] as vgf2p8affineqb
+                    => iced!(EVEX_Vgf2p8affineqb_zmm_k1z_zmm_zmmm512b64_imm8);
+                /// `vgf2p8affineinvqb` on zmm.
+                vgf2p8affineinvqb_z: "vgf2p8affineinvqb" (d: Z, a: Z, m: Zm, c: Sel) [Gfni, Avx512f] as vgf2p8affineinvqb
+                    => iced!(EVEX_Vgf2p8affineinvqb_zmm_k1z_zmm_zmmm512b64_imm8);
+                // For SM4 on zmm: counters, rotations, word transposes.
+                vpaddd_z:   "vpaddd"     (d: Z, a: Z, b: Zm)               [Avx512f] as vpaddd
+                    => iced!(EVEX_Vpaddd_zmm_k1z_zmm_zmmm512b32);
+                vpandq:     "vpandq"     (d: Z, a: Z, b: Zm)               [Avx512f] => iced!(EVEX_Vpandq_zmm_k1z_zmm_zmmm512b64);
+                /// Rotates each dword left by `n` (mod 32).
+                vprold:     "vprold"     (d: Z, a: Z, n: Imm)              [Avx512f] => iced!(EVEX_Vprold_zmm_k1z_zmmm512b32_imm8);
+                vpshufd_z:  "vpshufd"    (d: Z, a: Zm, sel: Sel)           [Avx512f] as vpshufd
+                    => iced!(EVEX_Vpshufd_zmm_k1z_zmmm512b32_imm8);
+                vpunpckldq_z: "vpunpckldq" (d: Z, a: Z, b: Zm)             [Avx512f] as vpunpckldq
+                    => iced!(EVEX_Vpunpckldq_zmm_k1z_zmm_zmmm512b32);
+                vpunpckhdq_z: "vpunpckhdq" (d: Z, a: Z, b: Zm)             [Avx512f] as vpunpckhdq
+                    => iced!(EVEX_Vpunpckhdq_zmm_k1z_zmm_zmmm512b32);
+                vpunpcklqdq_z: "vpunpcklqdq" (d: Z, a: Z, b: Zm)           [Avx512f] as vpunpcklqdq
+                    => iced!(EVEX_Vpunpcklqdq_zmm_k1z_zmm_zmmm512b64);
+                vpunpckhqdq_z: "vpunpckhqdq" (d: Z, a: Z, b: Zm)           [Avx512f] as vpunpckhqdq
+                    => iced!(EVEX_Vpunpckhqdq_zmm_k1z_zmm_zmmm512b64);
         }
     };
 }
@@ -515,7 +617,7 @@ impl InstructionSet for X86_64 {
     fn regs(o: &Operand, out: &mut Vec<Reg>) {
         match o {
             Operand::Gpr(n) | Operand::Gpr32(n) => out.push(Reg::Gpr(*n)),
-            Operand::Xmm(n) | Operand::Ymm(n) => out.push(Reg::Vec(*n)),
+            Operand::Xmm(n) | Operand::Ymm(n) | Operand::Zmm(n) => out.push(Reg::Vec(*n)),
             Operand::Mem(_, m) => {
                 out.extend(m.base.map(Reg::from));
                 out.extend(m.index.map(|(r, _)| Reg::from(r)));
@@ -536,6 +638,7 @@ impl InstructionSet for X86_64 {
             Operand::Gpr32(n) => GPR32[*n as usize].to_string(),
             Operand::Xmm(n) => format!("xmm{n}"),
             Operand::Ymm(n) => format!("ymm{n}"),
+            Operand::Zmm(n) => format!("zmm{n}"),
             Operand::Imm(i) => i.to_string(),
             Operand::Sel(i) => format!("{i:#04x}"),
             Operand::Label(l) => ctx.label(l),
@@ -545,6 +648,7 @@ impl InstructionSet for X86_64 {
                     Size::Qword => "qword",
                     Size::Xmmword => "xmmword",
                     Size::Ymmword => "ymmword",
+                    Size::Zmmword => "zmmword",
                 };
                 let addr = m.address(|l| format!("rip + {}", ctx.label(l)));
                 format!("{size} ptr [{addr}]")

@@ -81,6 +81,8 @@ fn args(operands: &[Operand]) -> Result<Args, String> {
             Operand::Gpr32(n) => Arg::R(GPR32[*n as usize]),
             Operand::Xmm(n) => Arg::R(XMM[*n as usize]),
             Operand::Ymm(n) => Arg::R(YMM[*n as usize]),
+            Operand::Zmm(n) if *n < 32 => Arg::R(Register::ZMM0 + *n as u32),
+            Operand::Zmm(n) => return Err(format!("no register zmm{n}")),
             Operand::Mem(_, m) => Arg::M(mem_operand(m)),
             Operand::Imm(v) => Arg::I(i32::try_from(*v).map_err(|_| format!("immediate {v} does not fit in 32 bits"))?),
             Operand::Sel(v) => Arg::I(*v as i32),
@@ -140,10 +142,10 @@ impl std::hash::Hash for Key {
 
 impl Key {
     /// The key of an instruction, or `None` where an operand does not pack into a word (an immediate outside
-    /// `i32`, which the encoding refuses anyway, or a register number outside 0..16): such an instruction is
-    /// encoded without the cache. The low 4 bits of a word are the operand's kind, so words of different kinds
-    /// differ; a memory operand packs its size (2 bits), base and index (5 bits each, 16 for none), scale (4
-    /// bits), whether it is RIP-relative (1 bit) and its displacement (the high 32 bits).
+    /// `i32`, which the encoding refuses anyway, or a register number outside 0..16, 0..32 for zmm): such an
+    /// instruction is encoded without the cache. The low 4 bits of a word are the operand's kind, so words of
+    /// different kinds differ; a memory operand packs its size (3 bits), base and index (5 bits each, 16 for
+    /// none), scale (4 bits), whether it is RIP-relative (1 bit) and its displacement (the high 32 bits).
     fn new(op: Op, operands: &[Operand]) -> Option<Key> {
         let reg = |n: u8| (n < 16).then_some(n as u64);
         let mut k = Key { op, operands: [0; 4] };
@@ -153,6 +155,7 @@ impl Key {
                 Operand::Gpr32(n) => 2 | reg(*n)? << 8,
                 Operand::Xmm(n) => 3 | reg(*n)? << 8,
                 Operand::Ymm(n) => 4 | reg(*n)? << 8,
+                Operand::Zmm(n) => 9 | ((*n < 32).then_some(*n as u64)?) << 8,
                 Operand::Mem(size, m) => {
                     let base = match m.base {
                         Some(b) => reg(b.0)?,
@@ -165,10 +168,10 @@ impl Key {
                     };
                     let rip = m.label.is_some() as u64;
                     5 | (*size as u64) << 4
-                        | base << 6
-                        | index << 11
-                        | scale << 16
-                        | rip << 20
+                        | base << 7
+                        | index << 12
+                        | scale << 17
+                        | rip << 21
                         | (m.disp as u32 as u64) << 32
                 }
                 Operand::Imm(v) => 6 | (i32::try_from(*v).ok()? as u32 as u64) << 32,
@@ -636,8 +639,11 @@ mod tests {
             Operand::Xmm(1),
             Operand::Ymm(1),
             Operand::Ymm(15),
+            Operand::Zmm(15),
+            Operand::Zmm(31),
             m(Size::Xmmword, mem(RSI, 0)),
             m(Size::Ymmword, mem(RSI, 0)),
+            m(Size::Zmmword, mem(RSI, 0)),
             m(Size::Xmmword, mem(RDI, 0)),
             m(Size::Xmmword, mem(RSI, -1)),
             m(Size::Xmmword, mem_index(RSI, RAX, 1, 0)),
@@ -655,5 +661,6 @@ mod tests {
         }
         assert!(Key::new(Op::ALL[0], &[Operand::Imm(1 << 32 | 1)]).is_none());
         assert!(Key::new(Op::ALL[0], &[Operand::Imm(i32::MIN as i64)]).is_some());
+        assert!(Key::new(Op::ALL[0], &[Operand::Zmm(32)]).is_none());
     }
 }

@@ -1,6 +1,6 @@
 //! The x86_64 side of the constant-time checker ([`super::ct`]): taint through the operand roles of the
 //! [`Sem`](super::x86_64::Sem) table (the flags an instruction writes take the taint of what it read; `xor r, r`
-//! and `vpxor v, v, v` clear it; `push`/`pop` move a stack slot's). Flagged: a conditional branch on secret
+//! and `vpxor`/`vpxorq v, v, v` clear it; `push`/`pop` move a stack slot's). Flagged: a conditional branch on secret
 //! flags, a memory access whose address uses a secret register, and an instruction marked variable-time
 //! ([`Sem::variable_time`](super::x86_64::Sem::variable_time)) with a secret operand.
 
@@ -22,8 +22,8 @@ impl Tainting for X86_64 {
         if branch && s.flags_read != 0 && taint.flags {
             found.push("branch on secret flags");
         }
-        let zeroing =
-            matches!(inst.op, Op::xor32 | Op::vpxor | Op::vpxor_y) && ops[ops.len() - 2] == ops[ops.len() - 1];
+        let zeroing = matches!(inst.op, Op::xor32 | Op::vpxor | Op::vpxor_y | Op::vpxorq)
+            && ops[ops.len() - 2] == ops[ops.len() - 1];
         let mut t = !zeroing
             && (accessed.filter(|(_, r)| matches!(r, Role::R | Role::RW)).any(|(o, _)| read(taint, m, o))
                 || (s.flags_read != 0 && !branch && taint.flags));
@@ -52,6 +52,7 @@ fn width(s: Size) -> u64 {
         Size::Qword => 8,
         Size::Xmmword => 16,
         Size::Ymmword => 32,
+        Size::Zmmword => 64,
     }
 }
 
@@ -64,7 +65,7 @@ fn addr_regs(taint: &Taint, m: &Mem) -> bool {
 fn read(taint: &Taint, m: &mut Machine<'_>, o: &Operand) -> bool {
     match o {
         Operand::Gpr(n) | Operand::Gpr32(n) => taint.gpr[*n as usize],
-        Operand::Xmm(n) | Operand::Ymm(n) => taint.vec[*n as usize],
+        Operand::Xmm(n) | Operand::Ymm(n) | Operand::Zmm(n) => taint.vec[*n as usize],
         Operand::Mem(s, a) => address(m, a).is_ok_and(|addr| taint.bytes(addr, width(*s))),
         _ => false,
     }
@@ -74,7 +75,7 @@ fn read(taint: &Taint, m: &mut Machine<'_>, o: &Operand) -> bool {
 fn write(taint: &mut Taint, m: &mut Machine<'_>, o: &Operand, t: bool) {
     match o {
         Operand::Gpr(n) | Operand::Gpr32(n) => taint.gpr[*n as usize] = t,
-        Operand::Xmm(n) | Operand::Ymm(n) => taint.vec[*n as usize] = t,
+        Operand::Xmm(n) | Operand::Ymm(n) | Operand::Zmm(n) => taint.vec[*n as usize] = t,
         Operand::Mem(s, a) => {
             if let Ok(addr) = address(m, a) {
                 taint.set_bytes(addr, width(*s), t);

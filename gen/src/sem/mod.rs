@@ -25,10 +25,10 @@ pub mod x86_64;
 
 use crate::label::Label;
 
-/// Bytes of a vector register (256 bits: ymm; a constant so that zmm can follow).
-pub const VEC_BYTES: usize = 32;
-/// Number of vector registers (16: VEX; 32 with EVEX later).
-pub const VEC_REGS: usize = 16;
+/// Bytes of a vector register (512 bits: zmm).
+pub const VEC_BYTES: usize = 64;
+/// Number of vector registers (32: EVEX; VEX instructions name the first 16).
+pub const VEC_REGS: usize = 32;
 
 /// How an instruction uses an operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,6 +1,6 @@
 //! x86_64 semantics: the machine state and one [`Sem`] per entry of `isa::x86_64::OPS`, in `Op` order
-//! ([`sem`] looks an entry up). Vector registers hold [`VEC_BYTES`] bytes, little-endian; writing an xmm
-//! register (VEX) zeroes the rest of it.
+//! ([`sem`] looks an entry up). Vector registers (zmm0-zmm31) hold [`VEC_BYTES`] bytes, little-endian; writing
+//! an xmm or ymm register (VEX) or a zmm register (EVEX) zeroes the rest of it.
 
 use super::{Fault, Flow, Memory, Role, VEC_BYTES, VEC_REGS};
 use crate::isa::x86_64::{Mem, Op, Operand, Size};
@@ -28,7 +28,7 @@ pub type Vector = [u8; VEC_BYTES];
 pub struct State {
     /// rax..r15.
     pub gpr: [u64; 16],
-    /// xmm/ymm 0..15.
+    /// xmm/ymm/zmm 0..31 (xmm and ymm operands name 0..15).
     pub vec: [Vector; VEC_REGS],
     /// RFLAGS (the status flags are the ones modelled).
     pub flags: u64,
@@ -96,6 +96,7 @@ fn size_bytes(s: Size) -> usize {
         Size::Qword => 8,
         Size::Xmmword => 16,
         Size::Ymmword => 32,
+        Size::Zmmword => 64,
     }
 }
 
@@ -134,7 +135,8 @@ fn vec(m: &mut Machine<'_>, o: &Operand) -> Result<Vector, Fault> {
     let mut v = [0; VEC_BYTES];
     match o {
         Operand::Xmm(n) => v[..16].copy_from_slice(&m.state.vec[*n as usize][..16]),
-        Operand::Ymm(n) => v = m.state.vec[*n as usize],
+        Operand::Ymm(n) => v[..32].copy_from_slice(&m.state.vec[*n as usize][..32]),
+        Operand::Zmm(n) => v = m.state.vec[*n as usize],
         Operand::Mem(s, a) => {
             let addr = address(m, a)?;
             m.mem.read(addr, &mut v[..size_bytes(*s)])?;
@@ -144,14 +146,18 @@ fn vec(m: &mut Machine<'_>, o: &Operand) -> Result<Vector, Fault> {
     Ok(v)
 }
 
-/// Writes a vector operand: xmm zeroes the upper bytes (VEX), memory is written at its width.
+/// Writes a vector operand: xmm and ymm zero the upper bytes (VEX), memory is written at its width.
 fn set_vec(m: &mut Machine<'_>, o: &Operand, v: Vector) -> Result<(), Fault> {
     match o {
         Operand::Xmm(n) => {
             m.state.vec[*n as usize] = [0; VEC_BYTES];
             m.state.vec[*n as usize][..16].copy_from_slice(&v[..16]);
         }
-        Operand::Ymm(n) => m.state.vec[*n as usize] = v,
+        Operand::Ymm(n) => {
+            m.state.vec[*n as usize] = [0; VEC_BYTES];
+            m.state.vec[*n as usize][..32].copy_from_slice(&v[..32]);
+        }
+        Operand::Zmm(n) => m.state.vec[*n as usize] = v,
         Operand::Mem(s, a) => {
             let addr = address(m, a)?;
             m.mem.write(addr, &v[..size_bytes(*s)])?;
@@ -165,6 +171,7 @@ fn set_vec(m: &mut Machine<'_>, o: &Operand, v: Vector) -> Result<(), Fault> {
 fn width(o: &Operand) -> usize {
     match o {
         Operand::Ymm(_) | Operand::Mem(Size::Ymmword, _) => 32,
+        Operand::Zmm(_) | Operand::Mem(Size::Zmmword, _) => 64,
         _ => 16,
     }
 }
@@ -298,6 +305,14 @@ fn d2(w: usize, a: &Vector, b: &Vector, f: impl Fn(u32, u32) -> u32) -> Vector {
         v[i..i + 4].copy_from_slice(&f(d(a, i), d(b, i)).to_le_bytes());
     }
     v
+}
+
+/// `vpternlog`: each result bit is bit `(x << 2) | (y << 1) | z` of `table`, from the bits of `x`, `y`, `z`.
+fn ternlog(x: u64, y: u64, z: u64, table: u64) -> u64 {
+    (0..8).filter(|k| (table >> k) & 1 == 1).fold(0, |r, k| {
+        let pick = |v: u64, bit: u32| if (k >> bit) & 1 == 1 { v } else { !v };
+        r | (pick(x, 2) & pick(y, 1) & pick(z, 0))
+    })
 }
 
 /// `d = f(w, a, b)` with `a`, `b` the second and third operands.
@@ -606,11 +621,69 @@ static SEMS: &[Sem] = sems! {
         vop(m, o, |w, a, b| gf2p8affine(w, a, b, c, true))
     };
     vzeroupper [] 0, 0, 0, false, |m, o| {
-        for v in &mut m.state.vec {
+        // Registers 0-15 only: zmm16-zmm31 are kept.
+        for v in &mut m.state.vec[..16] {
             v[16..].fill(0);
         }
         Ok(())
     };
+    vmovdqu64 [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovdqu64_store [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vpxorq [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x ^ y));
+    vpternlogq [RW, R, R, N] 0, 0, 0, false, |m, o| {
+        let (d, n) = (vec(m, &o[0])?, imm(&o[3]));
+        vop(m, o, |w, a, b| {
+            let q = |v: &Vector, i: usize| qword(v, i);
+            std::array::from_fn(|i| if i < w { ternlog(q(&d, i / 8), q(a, i / 8), q(b, i / 8), n).to_le_bytes()[i % 8] } else { 0 })
+        })
+    };
+    vpclmulqdq_z [W, R, R, N] 0, 0, 0, false, |m, o| {
+        let n = imm(&o[3]);
+        vop(m, o, |w, a, b| lanes(w, a, b, |x, y| pclmul(x, y, n)))
+    };
+    vpshufb_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, pshufb));
+    vpslldq_z [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| lanes(w, a, a, |x, _| byte_shift(x, n, true)));
+    vpsrldq_z [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| lanes(w, a, a, |x, _| byte_shift(x, n, false)));
+    vpsllq_z [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| q2(w, a, a, |x, _| if n > 63 { 0 } else { x << n }));
+    vpsrlq_z [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| q2(w, a, a, |x, _| if n > 63 { 0 } else { x >> n }));
+    vshufi64x2 [W, R, R, N] 0, 0, 0, false, |m, o| {
+        let n = imm(&o[3]) as usize;
+        vop(m, o, |_, a, b| {
+            std::array::from_fn(|i| {
+                let (lane, src) = (i / 16, if i < 32 { a } else { b });
+                src[16 * ((n >> (2 * lane)) & 3) + i % 16]
+            })
+        })
+    };
+    vinserti64x4 [W, R, R, N] 0, 0, 0, false, |m, o| {
+        let (mut a, b, n) = (vec(m, &o[1])?, vec(m, &o[2])?, imm(&o[3]) as usize & 1);
+        a[n * 32..n * 32 + 32].copy_from_slice(&b[..32]);
+        set_vec(m, &o[0], a)
+    };
+    vextracti64x4 [W, R, N] 0, 0, 0, false, |m, o| {
+        let (a, n) = (vec(m, &o[1])?, imm(&o[2]) as usize & 1);
+        let mut d = [0; VEC_BYTES];
+        d[..32].copy_from_slice(&a[n * 32..n * 32 + 32]);
+        set_vec(m, &o[0], d)
+    };
+    vbroadcasti32x4 [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 16);
+    vaesenclast_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesenclast));
+    vgf2p8affineqb_z [W, R, R, N] 0, 0, 0, false, |m, o| {
+        let c = imm(&o[3]);
+        vop(m, o, |w, a, b| gf2p8affine(w, a, b, c, false))
+    };
+    vgf2p8affineinvqb_z [W, R, R, N] 0, 0, 0, false, |m, o| {
+        let c = imm(&o[3]);
+        vop(m, o, |w, a, b| gf2p8affine(w, a, b, c, true))
+    };
+    vpaddd_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| d2(w, a, b, u32::wrapping_add));
+    vpandq [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x & y));
+    vprold [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| d2(w, a, a, |x, _| x.rotate_left(n as u32 & 31)));
+    vpshufd_z [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| lanes(w, a, a, |x, _| pshufd(x, n)));
+    vpunpckldq_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, |x, y| unpack(x, y, 4, false)));
+    vpunpckhdq_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, |x, y| unpack(x, y, 4, true)));
+    vpunpcklqdq_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, |x, y| unpack(x, y, 8, false)));
+    vpunpckhqdq_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, |x, y| unpack(x, y, 8, true)));
 };
 
 /// A move: the source read at its width, written to the destination (xmm zeroes the upper half).

@@ -1,6 +1,6 @@
 //! x86-64 under NASM ([`Syntax::Nasm`]): the Win64 COFF listings OpenSSL users on Windows assemble with
 //! `nasm -f win64`. The same instructions as the GNU as listing, spelled NASM's way: `;` comments, `default
-//! rel` and `[rel label]`, NASM's size keywords (`dword`, `qword`, `oword`, `yword`; none for `lea`), local
+//! rel` and `[rel label]`, NASM's size keywords (`dword`, `qword`, `oword`, `yword`, `zword`; none for `lea`), local
 //! labels (`.name`, scoped by the function's label), a section per function (`section .text$<symbol> code
 //! align=32`) and per constant, `align` directives, `db` data. NASM 2.16 has no `.seh_*` directives: the emitter writes `.pdata` and `.xdata` itself
 //! ([`super::seh`]).
@@ -66,6 +66,7 @@ fn size_keyword(size: Size) -> &'static str {
         Size::Qword => "qword",
         Size::Xmmword => "oword",
         Size::Ymmword => "yword",
+        Size::Zmmword => "zword",
     }
 }
 

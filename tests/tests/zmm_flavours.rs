@@ -1,0 +1,76 @@
+//! The AVX-512 (zmm, EVEX) entries under the Windows flavours: a Win64 function holding every entry that needs
+//! AVX512F, with low registers, zmm16-zmm31 and memory operands whose displacements do and do not compress
+//! (EVEX's disp8 * N), printed as the GNU as (mingw) and the NASM listing; both objects' code must be the JIT
+//! lowering's bytes. (The ELF listing is checked entry by entry in `gen/tests/x86_64_encoding.rs`, llvm-mc's
+//! acceptance in `gen/tests/x86_64_builder.rs`.) Needs mingw binutils and NASM (`asmgen_tests::have_all`).
+
+use asmgen::isa::x86_64::{mem, mem_index, regs::*, Op, Operand, Size, X86Feature, OPS, X86_64};
+use asmgen::{emit, Abi, Builder, Listing, Target};
+use asmgen_tests::coff::{self, GAS, NASM, OBJCOPY, OBJDUMP};
+
+/// The operands of instance `i` (0: low registers, 1: high registers, 2: memory where the entry takes it).
+fn operands(kinds: &[&str], i: usize) -> Vec<Operand> {
+    let m = [mem(RCX, 64), mem(RDX, 8192), mem_index(R8, R9, 8, -64)][i].clone();
+    kinds
+        .iter()
+        .enumerate()
+        .map(|(k, kind)| {
+            let r = [k as u8 + 1, 31 - k as u8, 17 + k as u8][i];
+            match *kind {
+                "Z" => Operand::Zmm(r),
+                "Zm" if i < 2 => Operand::Zmm(r),
+                "Zm" | "M512" => Operand::Mem(Size::Zmmword, m.clone()),
+                "Ym" if i == 2 => Operand::Mem(Size::Ymmword, m.clone()),
+                "Y" | "Ym" => Operand::Ymm(r % 16),
+                "M128" => Operand::Mem(Size::Xmmword, m.clone()),
+                "Imm" => Operand::Imm(3 + i as i64),
+                "Sel" => Operand::Sel(0x1b + i as u8),
+                other => panic!("no sample for {other}"),
+            }
+        })
+        .collect()
+}
+
+const HERE: &str = "tests/tests/zmm_flavours.rs";
+
+fn zmm_function() -> asmgen::Function<X86_64> {
+    let mut b = Builder::<X86_64>::new("asmgen_test_zmm", Abi::Win64, <X86Feature as asmgen::Feature>::ALL);
+    for (info, &op) in OPS.iter().zip(Op::ALL) {
+        if info.features.contains(&X86Feature::Avx512f) {
+            for i in 0..3 {
+                b.inst(op, operands(info.kinds, i));
+            }
+        }
+    }
+    b.vzeroupper();
+    b.finish().unwrap()
+}
+
+#[test]
+fn nasm_and_gnu_as_give_the_jit_bytes_for_the_zmm_entries() {
+    // Named `nasm_...`: `cargo xtask cross` skips it under wine and qemu (HOST_TOOL_TESTS) like tests/tests/nasm.rs.
+    if !cfg!(target_arch = "x86_64") || !asmgen_tests::have_all(&[NASM, GAS, OBJCOPY, OBJDUMP], "the zmm entries") {
+        return;
+    }
+    let f = zmm_function();
+    let image = asmgen::lower::lower(&[&f]).unwrap();
+    let jit = &image.bytes[..image.code_len];
+    let l = Listing { name: "t".into(), title: "zmm".into(), functions: vec![f] };
+    let dir = coff::scratch("zmm_flavours", "both");
+    for (target, ext) in [(Target::X86_64_WINDOWS, "S"), (Target::X86_64_WINDOWS_NASM, "asm")] {
+        let src = dir.join(format!("t.{ext}"));
+        let text = if ext == "S" { emit::listing(target, &l, HERE) } else { emit::nasm::listing(target, &l, HERE) };
+        std::fs::write(&src, text.unwrap()).unwrap();
+        let obj = dir.join(format!("t.{ext}.obj"));
+        if ext == "S" {
+            coff::gas(&src, &obj);
+        } else {
+            coff::nasm(&src, &obj);
+        }
+        let code = coff::section(&obj, ".text");
+        assert!(code.len() >= jit.len(), "{ext}: {} code bytes, the JIT {}", code.len(), jit.len());
+        let at = code.iter().zip(jit).position(|(a, b)| a != b);
+        assert_eq!(at, None, "{ext}: the code differs from the JIT's at {at:?}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
