@@ -47,13 +47,7 @@ impl Tainting for X86_64 {
 }
 
 fn width(s: Size) -> u64 {
-    match s {
-        Size::Dword => 4,
-        Size::Qword => 8,
-        Size::Xmmword => 16,
-        Size::Ymmword => 32,
-        Size::Zmmword => 64,
-    }
+    super::x86_64::size_bytes(s) as u64
 }
 
 /// Whether a memory operand's address registers are secret.

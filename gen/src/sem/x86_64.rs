@@ -90,7 +90,8 @@ pub fn address(m: &mut Machine<'_>, a: &Mem) -> Result<u64, Fault> {
     Ok(addr)
 }
 
-fn size_bytes(s: Size) -> usize {
+/// The bytes a memory operand of size `s` reads or writes.
+pub(crate) fn size_bytes(s: Size) -> usize {
     match s {
         Size::Dword => 4,
         Size::Qword => 8,
@@ -98,6 +99,22 @@ fn size_bytes(s: Size) -> usize {
         Size::Ymmword => 32,
         Size::Zmmword => 64,
     }
+}
+
+/// `vinserti128` / `vinserti64x4`: `d = a` with its half of `bytes` bytes at position `n & 1` replaced by `b`'s
+/// low `bytes` bytes.
+fn insert_half(m: &mut Machine<'_>, o: &[Operand], bytes: usize) -> Result<(), Fault> {
+    let (mut a, b, n) = (vec(m, &o[1])?, vec(m, &o[2])?, imm(&o[3]) as usize & 1);
+    a[n * bytes..(n + 1) * bytes].copy_from_slice(&b[..bytes]);
+    set_vec(m, &o[0], a)
+}
+
+/// `vextracti128` / `vextracti64x4`: `d` = the half of `bytes` bytes of `a` at position `n & 1`, zero-extended.
+fn extract_half(m: &mut Machine<'_>, o: &[Operand], bytes: usize) -> Result<(), Fault> {
+    let (a, n) = (vec(m, &o[1])?, imm(&o[2]) as usize & 1);
+    let mut d = [0; VEC_BYTES];
+    d[..bytes].copy_from_slice(&a[n * bytes..(n + 1) * bytes]);
+    set_vec(m, &o[0], d)
 }
 
 /// Reads a general-purpose operand (register, 32-bit register, immediate sign-extended, or qword memory).
@@ -596,17 +613,8 @@ static SEMS: &[Sem] = sems! {
     vpshufb_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, pshufb));
     vpshufd_y [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| lanes(w, a, a, |x, _| pshufd(x, n)));
     vbroadcasti128 [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 16);
-    vinserti128 [W, R, R, N] 0, 0, 0, false, |m, o| {
-        let (mut a, b, n) = (vec(m, &o[1])?, vec(m, &o[2])?, imm(&o[3]) as usize & 1);
-        a[n * 16..n * 16 + 16].copy_from_slice(&b[..16]);
-        set_vec(m, &o[0], a)
-    };
-    vextracti128 [W, R, N] 0, 0, 0, false, |m, o| {
-        let (a, n) = (vec(m, &o[1])?, imm(&o[2]) as usize & 1);
-        let mut d = [0; VEC_BYTES];
-        d[..16].copy_from_slice(&a[n * 16..n * 16 + 16]);
-        set_vec(m, &o[0], d)
-    };
+    vinserti128 [W, R, R, N] 0, 0, 0, false, |m, o| insert_half(m, o, 16);
+    vextracti128 [W, R, N] 0, 0, 0, false, |m, o| extract_half(m, o, 16);
     vpclmulqdq_y [W, R, R, N] 0, 0, 0, false, |m, o| {
         let n = imm(&o[3]);
         vop(m, o, |w, a, b| lanes(w, a, b, |x, y| pclmul(x, y, n)))
@@ -655,17 +663,8 @@ static SEMS: &[Sem] = sems! {
             })
         })
     };
-    vinserti64x4 [W, R, R, N] 0, 0, 0, false, |m, o| {
-        let (mut a, b, n) = (vec(m, &o[1])?, vec(m, &o[2])?, imm(&o[3]) as usize & 1);
-        a[n * 32..n * 32 + 32].copy_from_slice(&b[..32]);
-        set_vec(m, &o[0], a)
-    };
-    vextracti64x4 [W, R, N] 0, 0, 0, false, |m, o| {
-        let (a, n) = (vec(m, &o[1])?, imm(&o[2]) as usize & 1);
-        let mut d = [0; VEC_BYTES];
-        d[..32].copy_from_slice(&a[n * 32..n * 32 + 32]);
-        set_vec(m, &o[0], d)
-    };
+    vinserti64x4 [W, R, R, N] 0, 0, 0, false, |m, o| insert_half(m, o, 32);
+    vextracti64x4 [W, R, N] 0, 0, 0, false, |m, o| extract_half(m, o, 32);
     vbroadcasti32x4 [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 16);
     vaesenclast_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesenclast));
     vgf2p8affineqb_z [W, R, R, N] 0, 0, 0, false, |m, o| {
