@@ -440,7 +440,9 @@ const LONG_COUNTS: [usize; 1] = [33];
 /// The block counts the XTS unit kernels (`xts_unit_*`, the XTS loop between two serial blocks and the tweak's
 /// encryption, so each call costs about twice a whole-block call) are stepped with: none, a tail alone, the
 /// small batch, a partial and a full wide batch, and the repeated loop (the tails: `kernel_calls`' `n % 11`).
-const UNIT_COUNTS: [usize; 6] = [0, 1, 2, 9, 17, 33];
+/// 6 blocks (96 + 6 bytes: 5 whole blocks before the stolen tail) reach the xmm kernels' partial two-group
+/// batch (5-7 blocks), which the one-group path for 1-4 blocks left to no other count.
+const UNIT_COUNTS: [usize; 7] = [0, 1, 2, 6, 9, 17, 33];
 
 /// The instructions every call must have stepped at least once: the prologue (from the unwind entry's
 /// SizeOfProlog), each epilogue (the `ret` and the xmm reloads, `add rsp` and `pop`s before it) and every
