@@ -101,6 +101,18 @@ pub(crate) fn size_bytes(s: Size) -> usize {
     }
 }
 
+/// `vgf2p8affineqb` (`inverse`: `vgf2p8affineinvqb`) at any width: `d = affine(a, matrix b, imm c)`.
+fn affine_op(m: &mut Machine<'_>, o: &[Operand], inverse: bool) -> Result<(), Fault> {
+    let c = imm(&o[3]);
+    vop(m, o, |w, a, b| gf2p8affine(w, a, b, c, inverse))
+}
+
+/// `vpclmulqdq` at any width: per 128-bit lane, the product of the qwords `imm` selects.
+fn clmul_op(m: &mut Machine<'_>, o: &[Operand]) -> Result<(), Fault> {
+    let n = imm(&o[3]);
+    vop(m, o, |w, a, b| lanes(w, a, b, |x, y| pclmul(x, y, n)))
+}
+
 /// `vinserti128` / `vinserti64x4`: `d = a` with its half of `bytes` bytes at position `n & 1` replaced by `b`'s
 /// low `bytes` bytes.
 fn insert_half(m: &mut Machine<'_>, o: &[Operand], bytes: usize) -> Result<(), Fault> {
@@ -575,19 +587,10 @@ static SEMS: &[Sem] = sems! {
     vpsrld [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| d2(w, a, a, |x, _| if n > 31 { 0 } else { x >> n }));
     vpslldq [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| lanes(w, a, a, |x, _| byte_shift(x, n, true)));
     vpsrldq [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| lanes(w, a, a, |x, _| byte_shift(x, n, false)));
-    vpclmulqdq [W, R, R, N] 0, 0, 0, false, |m, o| {
-        let n = imm(&o[3]);
-        vop(m, o, |w, a, b| lanes(w, a, b, |x, y| pclmul(x, y, n)))
-    };
+    vpclmulqdq [W, R, R, N] 0, 0, 0, false, |m, o| clmul_op(m, o);
     vaesenclast [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesenclast));
-    vgf2p8affineqb [W, R, R, N] 0, 0, 0, false, |m, o| {
-        let c = imm(&o[3]);
-        vop(m, o, |w, a, b| gf2p8affine(w, a, b, c, false))
-    };
-    vgf2p8affineinvqb [W, R, R, N] 0, 0, 0, false, |m, o| {
-        let c = imm(&o[3]);
-        vop(m, o, |w, a, b| gf2p8affine(w, a, b, c, true))
-    };
+    vgf2p8affineqb [W, R, R, N] 0, 0, 0, false, |m, o| affine_op(m, o, false);
+    vgf2p8affineinvqb [W, R, R, N] 0, 0, 0, false, |m, o| affine_op(m, o, true);
     vmovdqu_load_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqu_store_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqa_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
@@ -615,19 +618,10 @@ static SEMS: &[Sem] = sems! {
     vbroadcasti128 [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 16);
     vinserti128 [W, R, R, N] 0, 0, 0, false, |m, o| insert_half(m, o, 16);
     vextracti128 [W, R, N] 0, 0, 0, false, |m, o| extract_half(m, o, 16);
-    vpclmulqdq_y [W, R, R, N] 0, 0, 0, false, |m, o| {
-        let n = imm(&o[3]);
-        vop(m, o, |w, a, b| lanes(w, a, b, |x, y| pclmul(x, y, n)))
-    };
+    vpclmulqdq_y [W, R, R, N] 0, 0, 0, false, |m, o| clmul_op(m, o);
     vaesenclast_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesenclast));
-    vgf2p8affineqb_y [W, R, R, N] 0, 0, 0, false, |m, o| {
-        let c = imm(&o[3]);
-        vop(m, o, |w, a, b| gf2p8affine(w, a, b, c, false))
-    };
-    vgf2p8affineinvqb_y [W, R, R, N] 0, 0, 0, false, |m, o| {
-        let c = imm(&o[3]);
-        vop(m, o, |w, a, b| gf2p8affine(w, a, b, c, true))
-    };
+    vgf2p8affineqb_y [W, R, R, N] 0, 0, 0, false, |m, o| affine_op(m, o, false);
+    vgf2p8affineinvqb_y [W, R, R, N] 0, 0, 0, false, |m, o| affine_op(m, o, true);
     vzeroupper [] 0, 0, 0, false, |m, o| {
         // Registers 0-15 only: zmm16-zmm31 are kept.
         for v in &mut m.state.vec[..16] {
@@ -645,10 +639,7 @@ static SEMS: &[Sem] = sems! {
             std::array::from_fn(|i| if i < w { ternlog(q(&d, i / 8), q(a, i / 8), q(b, i / 8), n).to_le_bytes()[i % 8] } else { 0 })
         })
     };
-    vpclmulqdq_z [W, R, R, N] 0, 0, 0, false, |m, o| {
-        let n = imm(&o[3]);
-        vop(m, o, |w, a, b| lanes(w, a, b, |x, y| pclmul(x, y, n)))
-    };
+    vpclmulqdq_z [W, R, R, N] 0, 0, 0, false, |m, o| clmul_op(m, o);
     vpshufb_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, pshufb));
     vpslldq_z [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| lanes(w, a, a, |x, _| byte_shift(x, n, true)));
     vpsrldq_z [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| lanes(w, a, a, |x, _| byte_shift(x, n, false)));
@@ -667,14 +658,8 @@ static SEMS: &[Sem] = sems! {
     vextracti64x4 [W, R, N] 0, 0, 0, false, |m, o| extract_half(m, o, 32);
     vbroadcasti32x4 [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 16);
     vaesenclast_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesenclast));
-    vgf2p8affineqb_z [W, R, R, N] 0, 0, 0, false, |m, o| {
-        let c = imm(&o[3]);
-        vop(m, o, |w, a, b| gf2p8affine(w, a, b, c, false))
-    };
-    vgf2p8affineinvqb_z [W, R, R, N] 0, 0, 0, false, |m, o| {
-        let c = imm(&o[3]);
-        vop(m, o, |w, a, b| gf2p8affine(w, a, b, c, true))
-    };
+    vgf2p8affineqb_z [W, R, R, N] 0, 0, 0, false, |m, o| affine_op(m, o, false);
+    vgf2p8affineinvqb_z [W, R, R, N] 0, 0, 0, false, |m, o| affine_op(m, o, true);
     vpaddd_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| d2(w, a, b, u32::wrapping_add));
     vpandq [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x & y));
     vprold [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| d2(w, a, a, |x, _| x.rotate_left(n as u32 & 31)));
