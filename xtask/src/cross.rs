@@ -218,7 +218,7 @@ fn windows(root: &Path) -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let linker = "x86_64-w64-mingw32-gcc";
     let prefix = root.join(WINE_PREFIX);
-    let missing: Vec<&str> = [linker, "wine"].into_iter().filter(|c| !have(c)).collect();
+    let missing: Vec<&str> = [linker, "wine", "wineserver"].into_iter().filter(|c| !have(c)).collect();
     let stub = prefix.join("drive_c/windows/system32/bcryptprimitives.dll");
     if !missing.is_empty() || !stub.is_file() {
         return Err(format!(
@@ -227,6 +227,8 @@ fn windows(root: &Path) -> Result<(), String> {
         ));
     }
     let (ghash, sm4) = native_choice(root)?;
+    let _server = WineServer::start(&prefix)?;
+    let runner = format!("bash {}", root.join(WINE_RUNNER).display());
     let aot = |s: &str| if s == "portable" { s.to_string() } else { format!("aot/{s}") };
     let jit = |s: &str| if s == "portable" { s.to_string() } else { format!("jit/{s}") };
     // Where the SM4 set is the AES-NI AVX2 one, the JIT measures ymm against xmm and may pick the AVX set: the
@@ -246,7 +248,7 @@ fn windows(root: &Path) -> Result<(), String> {
         cmd.current_dir(root)
             .args(["test", "-p", "asmgen-tests", "-p", "asmgen-runtime", "--target", WINDOWS])
             .env(env_key(WINDOWS, "LINKER"), linker)
-            .env(env_key(WINDOWS, "RUNNER"), "wine")
+            .env(env_key(WINDOWS, "RUNNER"), &runner)
             .env("WINEPREFIX", &prefix)
             .env("WINEDEBUG", "-all")
             .env("ASMGEN_EXPECT_GHASH", &expect_ghash)
@@ -266,6 +268,40 @@ fn windows(root: &Path) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The cargo runner of the Windows rows: wine, run once more only when wine lost its server (see there).
+const WINE_RUNNER: &str = ".ci/wine/run.sh";
+
+/// A persistent wineserver for the Windows rows (`wineserver -p`), stopped when dropped. Without it each test
+/// binary's wine starts a server that lingers and exits after the binary; a binary starting as it exits gets
+/// "wine client error: ... Connection reset by peer" and fails (seen in CI).
+struct WineServer<'a> {
+    prefix: &'a Path,
+}
+
+impl<'a> WineServer<'a> {
+    fn start(prefix: &'a Path) -> Result<Self, String> {
+        let status = Self::command(prefix).arg("-p").status().map_err(|e| format!("running wineserver: {e}"))?;
+        if !status.success() {
+            return Err(format!("wineserver -p failed ({status})"));
+        }
+        Ok(WineServer { prefix })
+    }
+
+    fn command(prefix: &Path) -> Command {
+        let mut cmd = Command::new("wineserver");
+        cmd.env("WINEPREFIX", prefix).env("WINEDEBUG", "-all");
+        cmd
+    }
+}
+
+impl Drop for WineServer<'_> {
+    fn drop(&mut self) {
+        // `-k` stops the server; `-w` waits until it has gone, so the next run starts a fresh one.
+        let _ = Self::command(self.prefix).arg("-k").status();
+        let _ = Self::command(self.prefix).arg("-w").status();
+    }
 }
 
 /// The qemu-user rows ([`RUNS`]) selected by `args`.
