@@ -24,6 +24,14 @@
  *       requires: PCLMULQDQ, AVX
  *   void asmgen_polyval_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  *       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
+ *   void asmgen_ghash_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
+ *       requires: PCLMULQDQ, AVX
+ *   void asmgen_ghash_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+ *       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
+ *   void asmgen_polyval_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
+ *       requires: PCLMULQDQ, AVX
+ *   void asmgen_polyval_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+ *       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
  */
 
 	.intel_syntax noprefix
@@ -1864,6 +1872,1353 @@ asmgen_polyval_update_vpclmul_avx2:
 	ret
 	.cfi_endproc
 	.size asmgen_polyval_update_vpclmul_avx2, .-asmgen_polyval_update_vpclmul_avx2
+	.p2align 5
+
+/*
+ * ----------------------------------------------------------------------------------------------------
+ * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form), from h.
+ * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
+ * Montgomery domain: H^i = H^(i-1) * H * x^-128).
+ *
+ * void asmgen_ghash_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
+ * Requires: PCLMULQDQ, AVX
+ * ----------------------------------------------------------------------------------------------------
+ */
+	.section .text.asmgen_ghash_init_vpclmul_avx512,"ax",@progbits
+	.globl asmgen_ghash_init_vpclmul_avx512
+	.hidden asmgen_ghash_init_vpclmul_avx512
+	.type asmgen_ghash_init_vpclmul_avx512, @function
+	.p2align 5
+asmgen_ghash_init_vpclmul_avx512:
+	.cfi_startproc
+	endbr64     	# indirect-branch landing pad (CET IBT)
+	vmovdqa     xmm14, xmmword ptr [rip + .Lconst_polyval_poly]
+	vmovdqa     xmm15, xmmword ptr [rip + .Lconst_byte_reverse]
+	vmovdqu     xmm8, xmmword ptr [rsi]
+	/* GHASH key in POLYVAL form: mulX_POLYVAL(ByteReverse(H)) (RFC 8452, appendix A). */
+	vpshufb     xmm8, xmm8, xmm15
+	vpsllq      xmm5, xmm8, 1
+	vpsrlq      xmm7, xmm8, 63
+	vpslldq     xmm7, xmm7, 8
+	vpor        xmm5, xmm5, xmm7
+	/* Constant-time: an all-ones mask from bit 127 selects the polynomial. */
+	vpshufd     xmm7, xmm8, 0xff
+	vpsrad      xmm7, xmm7, 31
+	vpand       xmm7, xmm7, xmm14
+	vpxor       xmm8, xmm5, xmm7
+	vmovdqa     xmm9, xmm8
+	/* H^1 */
+	vmovdqu     xmmword ptr [rdi], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     xmmword ptr [rdi + 128], xmm5
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	/* H^2 */
+	vmovdqu     xmmword ptr [rdi + 16], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     xmmword ptr [rdi + 144], xmm5
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	/* H^3 */
+	vmovdqu     xmmword ptr [rdi + 32], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     xmmword ptr [rdi + 160], xmm5
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	/* H^4 */
+	vmovdqu     xmmword ptr [rdi + 48], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     xmmword ptr [rdi + 176], xmm5
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	/* H^5 */
+	vmovdqu     xmmword ptr [rdi + 64], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     xmmword ptr [rdi + 192], xmm5
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	/* H^6 */
+	vmovdqu     xmmword ptr [rdi + 80], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     xmmword ptr [rdi + 208], xmm5
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	/* H^7 */
+	vmovdqu     xmmword ptr [rdi + 96], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     xmmword ptr [rdi + 224], xmm5
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	/* H^8 */
+	vmovdqu     xmmword ptr [rdi + 112], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     xmmword ptr [rdi + 240], xmm5
+	ret
+	.cfi_endproc
+	.size asmgen_ghash_init_vpclmul_avx512, .-asmgen_ghash_init_vpclmul_avx512
+	.p2align 5
+
+/*
+ * ----------------------------------------------------------------------------------------------------
+ * GHASH update (SP 800-38D): state = (state ^ X) * H for each 16-byte block X of data.
+ * 16 blocks per reduction on zmm (H^9..H^16 computed per call), four blocks per vpclmulqdq:
+ * (S + X1)*H^16 + X2*H^15 + ... + X16*H^1, Karatsuba products, one reduction; fewer than 16 blocks
+ * left: the ymm set's batch of 8 and tail.
+ *
+ * void asmgen_ghash_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+ * Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
+ * ----------------------------------------------------------------------------------------------------
+ */
+	.section .text.asmgen_ghash_update_vpclmul_avx512,"ax",@progbits
+	.globl asmgen_ghash_update_vpclmul_avx512
+	.hidden asmgen_ghash_update_vpclmul_avx512
+	.type asmgen_ghash_update_vpclmul_avx512, @function
+	.p2align 5
+asmgen_ghash_update_vpclmul_avx512:
+	.cfi_startproc
+	endbr64     	# indirect-branch landing pad (CET IBT)
+	vbroadcasti32x4 zmm15, xmmword ptr [rip + .Lconst_byte_reverse]
+	vmovdqu     xmm0, xmmword ptr [rdi]
+	vpshufb     xmm0, xmm0, xmm15
+	cmp         rcx, 16
+	jb          .Lasmgen_ghash_update_vpclmul_avx512_rest
+	/* Keys: [H^4..H^1] and [H^8..H^5] from the table, lane-reversed; H^9..H^16 as those times H^8. */
+	vmovdqu64   zmm5, zmmword ptr [rsi]
+	vshufi64x2  zmm16, zmm5, zmm5, 0x1b
+	vmovdqu64   zmm5, zmmword ptr [rsi + 64]
+	vshufi64x2  zmm17, zmm5, zmm5, 0x1b
+	vbroadcasti32x4 zmm7, xmmword ptr [rsi + 112]
+	vbroadcasti32x4 zmm8, xmmword ptr [rip + .Lconst_polyval_poly]
+	vpclmulqdq  zmm1, zmm16, zmm7, 0x00
+	vpclmulqdq  zmm2, zmm16, zmm7, 0x11
+	vpclmulqdq  zmm3, zmm16, zmm7, 0x01
+	vpclmulqdq  zmm5, zmm16, zmm7, 0x10
+	vpxorq      zmm3, zmm3, zmm5
+	vpslldq     zmm5, zmm3, 8
+	vpsrldq     zmm3, zmm3, 8
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm2, zmm2, zmm3
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm18, zmm1, zmm2
+	vpclmulqdq  zmm1, zmm17, zmm7, 0x00
+	vpclmulqdq  zmm2, zmm17, zmm7, 0x11
+	vpclmulqdq  zmm3, zmm17, zmm7, 0x01
+	vpclmulqdq  zmm5, zmm17, zmm7, 0x10
+	vpxorq      zmm3, zmm3, zmm5
+	vpslldq     zmm5, zmm3, 8
+	vpsrldq     zmm3, zmm3, 8
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm2, zmm2, zmm3
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm19, zmm1, zmm2
+	vpshufd     zmm20, zmm16, 0x4e
+	vpxorq      zmm20, zmm20, zmm16
+	vpshufd     zmm21, zmm17, 0x4e
+	vpxorq      zmm21, zmm21, zmm17
+	vpshufd     zmm22, zmm18, 0x4e
+	vpxorq      zmm22, zmm22, zmm18
+	vpshufd     zmm23, zmm19, 0x4e
+	vpxorq      zmm23, zmm23, zmm19
+	.p2align 4
+.Lasmgen_ghash_update_vpclmul_avx512_loop_zmm:
+	/* blocks 4..7 times H^12..H^9 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 64]
+	vpshufb     zmm4, zmm4, zmm15
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm1, zmm4, zmm18, 0x00
+	vpclmulqdq  zmm2, zmm4, zmm18, 0x11
+	vpclmulqdq  zmm3, zmm6, zmm22, 0x00
+	/* blocks 8..11 times H^8..H^5 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 128]
+	vpshufb     zmm4, zmm4, zmm15
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm17, 0x00
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm4, zmm17, 0x11
+	vpxorq      zmm2, zmm2, zmm5
+	vpclmulqdq  zmm5, zmm6, zmm21, 0x00
+	vpxorq      zmm3, zmm3, zmm5
+	/* blocks 12..15 times H^4..H^1 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 192]
+	vpshufb     zmm4, zmm4, zmm15
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm16, 0x00
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm4, zmm16, 0x11
+	vpxorq      zmm2, zmm2, zmm5
+	vpclmulqdq  zmm5, zmm6, zmm20, 0x00
+	vpxorq      zmm3, zmm3, zmm5
+	/* blocks 0..3 times H^16..H^13 */
+	vmovdqu64   zmm4, zmmword ptr [rdx]
+	vpshufb     zmm4, zmm4, zmm15
+	vpxorq      zmm4, zmm4, zmm0
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm19, 0x00
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm4, zmm19, 0x11
+	vpxorq      zmm2, zmm2, zmm5
+	vpclmulqdq  zmm5, zmm6, zmm23, 0x00
+	vpxorq      zmm3, zmm3, zmm5
+	/* The four lanes of each sum added; then Karatsuba and the reduction on xmm. */
+	vextracti64x4 ymm5, zmm1, 0x01
+	vpxor       ymm1, ymm1, ymm5
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti64x4 ymm5, zmm2, 0x01
+	vpxor       ymm2, ymm2, ymm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	vextracti64x4 ymm5, zmm3, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vextracti128 xmm5, ymm3, 0x01
+	vpxor       xmm3, xmm3, xmm5
+	vpxor       xmm3, xmm3, xmm1
+	vpxor       xmm3, xmm3, xmm2
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rdx, 256
+	sub         rcx, 16
+	cmp         rcx, 16
+	jae         .Lasmgen_ghash_update_vpclmul_avx512_loop_zmm
+
+.Lasmgen_ghash_update_vpclmul_avx512_rest:
+	cmp         rcx, 16
+	jb          .Lasmgen_ghash_update_vpclmul_avx512_batch8
+	/* H^9..H^16: the table's pairs [H^7, H^8]..[H^1, H^2] times H^8, once per call of >= 16 blocks. */
+	vbroadcasti128 ymm4, xmmword ptr [rsi + 112]
+	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 96], 0x00
+	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 96], 0x11
+	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi + 96], 0x01
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm7, ymm1, ymm2
+	vpshufd     ymm11, ymm7, 0x4e
+	vpxor       ymm11, ymm11, ymm7
+	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 64], 0x00
+	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 64], 0x11
+	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi + 64], 0x01
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 64], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm8, ymm1, ymm2
+	vpshufd     ymm12, ymm8, 0x4e
+	vpxor       ymm12, ymm12, ymm8
+	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 32], 0x00
+	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 32], 0x11
+	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi + 32], 0x01
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm9, ymm1, ymm2
+	vpshufd     ymm13, ymm9, 0x4e
+	vpxor       ymm13, ymm13, ymm9
+	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi], 0x00
+	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi], 0x11
+	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi], 0x01
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm10, ymm1, ymm2
+	vpshufd     ymm14, ymm10, 0x4e
+	vpxor       ymm14, ymm14, ymm10
+	.p2align 4
+.Lasmgen_ghash_update_vpclmul_avx512_loop16:
+	/* blocks 2 and 3 times H^14 and H^13 */
+	vmovdqu     xmm4, xmmword ptr [rdx + 48]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 32], 0x01
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm1, ymm4, ymm8, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm8, 0x11
+	vpclmulqdq  ymm3, ymm6, ymm12, 0x00
+	/* blocks 4 and 5 times H^12 and H^11 */
+	vmovdqu     xmm4, xmmword ptr [rdx + 80]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 64], 0x01
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymm9, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm9, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymm13, 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 6 and 7 times H^10 and H^9 */
+	vmovdqu     xmm4, xmmword ptr [rdx + 112]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 96], 0x01
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymm10, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm10, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymm14, 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 8 and 9 times H^8 and H^7 */
+	vmovdqu     xmm4, xmmword ptr [rdx + 144]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 128], 0x01
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 224], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 10 and 11 times H^6 and H^5 */
+	vmovdqu     xmm4, xmmword ptr [rdx + 176]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 160], 0x01
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 64], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 64], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 192], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 12 and 13 times H^4 and H^3 */
+	vmovdqu     xmm4, xmmword ptr [rdx + 208]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 192], 0x01
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 160], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 14 and 15 times H^2 and H^1 */
+	vmovdqu     xmm4, xmmword ptr [rdx + 240]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 224], 0x01
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 128], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 0 and 1 times H^16 and H^15 */
+	vmovdqu     xmm5, xmmword ptr [rdx]
+	vmovdqu     xmm4, xmmword ptr [rdx + 16]
+	vpshufb     xmm5, xmm5, xmm15
+	vpshufb     xmm4, xmm4, xmm15
+	vpxor       xmm5, xmm5, xmm0
+	vinserti128 ymm4, ymm4, xmm5, 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymm11, 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
+	vpxor       ymm3, ymm3, ymm1
+	vpxor       ymm3, ymm3, ymm2
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rdx, 256
+	sub         rcx, 16
+	cmp         rcx, 16
+	jae         .Lasmgen_ghash_update_vpclmul_avx512_loop16
+
+.Lasmgen_ghash_update_vpclmul_avx512_batch8:
+	cmp         rcx, 8
+	jb          .Lasmgen_ghash_update_vpclmul_avx512_tail
+	/* blocks 2 and 3 times H^6 and H^5 */
+	vmovdqu     xmm4, xmmword ptr [rdx + 48]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 32], 0x01
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 64], 0x00
+	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 64], 0x11
+	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 192], 0x00
+	/* blocks 4 and 5 times H^4 and H^3 */
+	vmovdqu     xmm4, xmmword ptr [rdx + 80]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 64], 0x01
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 160], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 6 and 7 times H^2 and H^1 */
+	vmovdqu     xmm4, xmmword ptr [rdx + 112]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 96], 0x01
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 128], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 0 and 1 times H^8 and H^7 */
+	vmovdqu     xmm5, xmmword ptr [rdx]
+	vmovdqu     xmm4, xmmword ptr [rdx + 16]
+	vpshufb     xmm5, xmm5, xmm15
+	vpshufb     xmm4, xmm4, xmm15
+	vpxor       xmm5, xmm5, xmm0
+	vinserti128 ymm4, ymm4, xmm5, 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 224], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
+	vpxor       ymm3, ymm3, ymm1
+	vpxor       ymm3, ymm3, ymm2
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rdx, 128
+	sub         rcx, 8
+
+.Lasmgen_ghash_update_vpclmul_avx512_tail:
+	test        rcx, rcx
+	jz          .Lasmgen_ghash_update_vpclmul_avx512_done
+	/* The last k < 8 blocks: pairs against [H^k, H^k-1], ..., then one block on xmm, one reduction. */
+	mov         rax, rcx
+	shl         rax, 4
+	add         rax, rsi
+	sub         rax, 16
+	vmovdqa     xmm8, xmm0
+	vpxor       ymm1, ymm1, ymm1
+	vpxor       ymm2, ymm2, ymm2
+	vpxor       ymm3, ymm3, ymm3
+	cmp         rcx, 2
+	jb          .Lasmgen_ghash_update_vpclmul_avx512_single
+.Lasmgen_ghash_update_vpclmul_avx512_pairs:
+	vmovdqu     ymm4, ymmword ptr [rdx]
+	vpshufb     ymm4, ymm4, ymm15
+	vpxor       ymm4, ymm4, ymm8
+	vpxor       xmm8, xmm8, xmm8
+	vmovdqu     xmm7, xmmword ptr [rax]
+	vinserti128 ymm7, ymm7, xmmword ptr [rax - 16], 0x01
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	add         rdx, 32
+	sub         rax, 32
+	sub         rcx, 2
+	cmp         rcx, 2
+	jae         .Lasmgen_ghash_update_vpclmul_avx512_pairs
+	test        rcx, rcx
+	jz          .Lasmgen_ghash_update_vpclmul_avx512_reduce
+.Lasmgen_ghash_update_vpclmul_avx512_single:
+	vmovdqu     xmm4, xmmword ptr [rdx]
+	vpshufb     xmm4, xmm4, xmm15
+	vpxor       xmm4, xmm4, xmm8
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	add         rdx, 16
+.Lasmgen_ghash_update_vpclmul_avx512_reduce:
+	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+.Lasmgen_ghash_update_vpclmul_avx512_done:
+	vpshufb     xmm0, xmm0, xmm15
+	vmovdqu     xmmword ptr [rdi], xmm0
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size asmgen_ghash_update_vpclmul_avx512, .-asmgen_ghash_update_vpclmul_avx512
+	.p2align 5
+
+/*
+ * ----------------------------------------------------------------------------------------------------
+ * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form), from h.
+ * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
+ * Montgomery domain: H^i = H^(i-1) * H * x^-128).
+ *
+ * void asmgen_polyval_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
+ * Requires: PCLMULQDQ, AVX
+ * ----------------------------------------------------------------------------------------------------
+ */
+	.section .text.asmgen_polyval_init_vpclmul_avx512,"ax",@progbits
+	.globl asmgen_polyval_init_vpclmul_avx512
+	.hidden asmgen_polyval_init_vpclmul_avx512
+	.type asmgen_polyval_init_vpclmul_avx512, @function
+	.p2align 5
+asmgen_polyval_init_vpclmul_avx512:
+	.cfi_startproc
+	endbr64     	# indirect-branch landing pad (CET IBT)
+	vmovdqa     xmm14, xmmword ptr [rip + .Lconst_polyval_poly]
+	vmovdqu     xmm8, xmmword ptr [rsi]
+	vmovdqa     xmm9, xmm8
+	/* H^1 */
+	vmovdqu     xmmword ptr [rdi], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     xmmword ptr [rdi + 128], xmm5
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	/* H^2 */
+	vmovdqu     xmmword ptr [rdi + 16], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     xmmword ptr [rdi + 144], xmm5
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	/* H^3 */
+	vmovdqu     xmmword ptr [rdi + 32], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     xmmword ptr [rdi + 160], xmm5
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	/* H^4 */
+	vmovdqu     xmmword ptr [rdi + 48], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     xmmword ptr [rdi + 176], xmm5
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	/* H^5 */
+	vmovdqu     xmmword ptr [rdi + 64], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     xmmword ptr [rdi + 192], xmm5
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	/* H^6 */
+	vmovdqu     xmmword ptr [rdi + 80], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     xmmword ptr [rdi + 208], xmm5
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	/* H^7 */
+	vmovdqu     xmmword ptr [rdi + 96], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     xmmword ptr [rdi + 224], xmm5
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	/* H^8 */
+	vmovdqu     xmmword ptr [rdi + 112], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     xmmword ptr [rdi + 240], xmm5
+	ret
+	.cfi_endproc
+	.size asmgen_polyval_init_vpclmul_avx512, .-asmgen_polyval_init_vpclmul_avx512
+	.p2align 5
+
+/*
+ * ----------------------------------------------------------------------------------------------------
+ * POLYVAL update (RFC 8452): state = (state ^ X) * H * x^-128 for each 16-byte block X of data.
+ * 16 blocks per reduction on zmm (H^9..H^16 computed per call), four blocks per vpclmulqdq:
+ * (S + X1)*H^16 + X2*H^15 + ... + X16*H^1, Karatsuba products, one reduction; fewer than 16 blocks
+ * left: the ymm set's batch of 8 and tail.
+ *
+ * void asmgen_polyval_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+ * Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
+ * ----------------------------------------------------------------------------------------------------
+ */
+	.section .text.asmgen_polyval_update_vpclmul_avx512,"ax",@progbits
+	.globl asmgen_polyval_update_vpclmul_avx512
+	.hidden asmgen_polyval_update_vpclmul_avx512
+	.type asmgen_polyval_update_vpclmul_avx512, @function
+	.p2align 5
+asmgen_polyval_update_vpclmul_avx512:
+	.cfi_startproc
+	endbr64     	# indirect-branch landing pad (CET IBT)
+	vmovdqu     xmm0, xmmword ptr [rdi]
+	cmp         rcx, 16
+	jb          .Lasmgen_polyval_update_vpclmul_avx512_rest
+	/* Keys: [H^4..H^1] and [H^8..H^5] from the table, lane-reversed; H^9..H^16 as those times H^8. */
+	vmovdqu64   zmm5, zmmword ptr [rsi]
+	vshufi64x2  zmm16, zmm5, zmm5, 0x1b
+	vmovdqu64   zmm5, zmmword ptr [rsi + 64]
+	vshufi64x2  zmm17, zmm5, zmm5, 0x1b
+	vbroadcasti32x4 zmm7, xmmword ptr [rsi + 112]
+	vbroadcasti32x4 zmm8, xmmword ptr [rip + .Lconst_polyval_poly]
+	vpclmulqdq  zmm1, zmm16, zmm7, 0x00
+	vpclmulqdq  zmm2, zmm16, zmm7, 0x11
+	vpclmulqdq  zmm3, zmm16, zmm7, 0x01
+	vpclmulqdq  zmm5, zmm16, zmm7, 0x10
+	vpxorq      zmm3, zmm3, zmm5
+	vpslldq     zmm5, zmm3, 8
+	vpsrldq     zmm3, zmm3, 8
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm2, zmm2, zmm3
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm18, zmm1, zmm2
+	vpclmulqdq  zmm1, zmm17, zmm7, 0x00
+	vpclmulqdq  zmm2, zmm17, zmm7, 0x11
+	vpclmulqdq  zmm3, zmm17, zmm7, 0x01
+	vpclmulqdq  zmm5, zmm17, zmm7, 0x10
+	vpxorq      zmm3, zmm3, zmm5
+	vpslldq     zmm5, zmm3, 8
+	vpsrldq     zmm3, zmm3, 8
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm2, zmm2, zmm3
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm19, zmm1, zmm2
+	vpshufd     zmm20, zmm16, 0x4e
+	vpxorq      zmm20, zmm20, zmm16
+	vpshufd     zmm21, zmm17, 0x4e
+	vpxorq      zmm21, zmm21, zmm17
+	vpshufd     zmm22, zmm18, 0x4e
+	vpxorq      zmm22, zmm22, zmm18
+	vpshufd     zmm23, zmm19, 0x4e
+	vpxorq      zmm23, zmm23, zmm19
+	.p2align 4
+.Lasmgen_polyval_update_vpclmul_avx512_loop_zmm:
+	/* blocks 4..7 times H^12..H^9 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 64]
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm1, zmm4, zmm18, 0x00
+	vpclmulqdq  zmm2, zmm4, zmm18, 0x11
+	vpclmulqdq  zmm3, zmm6, zmm22, 0x00
+	/* blocks 8..11 times H^8..H^5 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 128]
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm17, 0x00
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm4, zmm17, 0x11
+	vpxorq      zmm2, zmm2, zmm5
+	vpclmulqdq  zmm5, zmm6, zmm21, 0x00
+	vpxorq      zmm3, zmm3, zmm5
+	/* blocks 12..15 times H^4..H^1 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 192]
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm16, 0x00
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm4, zmm16, 0x11
+	vpxorq      zmm2, zmm2, zmm5
+	vpclmulqdq  zmm5, zmm6, zmm20, 0x00
+	vpxorq      zmm3, zmm3, zmm5
+	/* blocks 0..3 times H^16..H^13 */
+	vmovdqu64   zmm4, zmmword ptr [rdx]
+	vpxorq      zmm4, zmm4, zmm0
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm19, 0x00
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm4, zmm19, 0x11
+	vpxorq      zmm2, zmm2, zmm5
+	vpclmulqdq  zmm5, zmm6, zmm23, 0x00
+	vpxorq      zmm3, zmm3, zmm5
+	/* The four lanes of each sum added; then Karatsuba and the reduction on xmm. */
+	vextracti64x4 ymm5, zmm1, 0x01
+	vpxor       ymm1, ymm1, ymm5
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti64x4 ymm5, zmm2, 0x01
+	vpxor       ymm2, ymm2, ymm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	vextracti64x4 ymm5, zmm3, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vextracti128 xmm5, ymm3, 0x01
+	vpxor       xmm3, xmm3, xmm5
+	vpxor       xmm3, xmm3, xmm1
+	vpxor       xmm3, xmm3, xmm2
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rdx, 256
+	sub         rcx, 16
+	cmp         rcx, 16
+	jae         .Lasmgen_polyval_update_vpclmul_avx512_loop_zmm
+
+.Lasmgen_polyval_update_vpclmul_avx512_rest:
+	cmp         rcx, 16
+	jb          .Lasmgen_polyval_update_vpclmul_avx512_batch8
+	/* H^9..H^16: the table's pairs [H^7, H^8]..[H^1, H^2] times H^8, once per call of >= 16 blocks. */
+	vbroadcasti128 ymm4, xmmword ptr [rsi + 112]
+	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 96], 0x00
+	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 96], 0x11
+	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi + 96], 0x01
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm7, ymm1, ymm2
+	vpshufd     ymm11, ymm7, 0x4e
+	vpxor       ymm11, ymm11, ymm7
+	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 64], 0x00
+	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 64], 0x11
+	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi + 64], 0x01
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 64], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm8, ymm1, ymm2
+	vpshufd     ymm12, ymm8, 0x4e
+	vpxor       ymm12, ymm12, ymm8
+	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 32], 0x00
+	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 32], 0x11
+	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi + 32], 0x01
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm9, ymm1, ymm2
+	vpshufd     ymm13, ymm9, 0x4e
+	vpxor       ymm13, ymm13, ymm9
+	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi], 0x00
+	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi], 0x11
+	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi], 0x01
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm10, ymm1, ymm2
+	vpshufd     ymm14, ymm10, 0x4e
+	vpxor       ymm14, ymm14, ymm10
+	.p2align 4
+.Lasmgen_polyval_update_vpclmul_avx512_loop16:
+	/* blocks 2 and 3 times H^14 and H^13 */
+	vmovdqu     xmm4, xmmword ptr [rdx + 48]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 32], 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm1, ymm4, ymm8, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm8, 0x11
+	vpclmulqdq  ymm3, ymm6, ymm12, 0x00
+	/* blocks 4 and 5 times H^12 and H^11 */
+	vmovdqu     xmm4, xmmword ptr [rdx + 80]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 64], 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymm9, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm9, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymm13, 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 6 and 7 times H^10 and H^9 */
+	vmovdqu     xmm4, xmmword ptr [rdx + 112]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 96], 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymm10, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm10, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymm14, 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 8 and 9 times H^8 and H^7 */
+	vmovdqu     xmm4, xmmword ptr [rdx + 144]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 128], 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 224], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 10 and 11 times H^6 and H^5 */
+	vmovdqu     xmm4, xmmword ptr [rdx + 176]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 160], 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 64], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 64], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 192], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 12 and 13 times H^4 and H^3 */
+	vmovdqu     xmm4, xmmword ptr [rdx + 208]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 192], 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 160], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 14 and 15 times H^2 and H^1 */
+	vmovdqu     xmm4, xmmword ptr [rdx + 240]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 224], 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 128], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 0 and 1 times H^16 and H^15 */
+	vmovdqu     xmm5, xmmword ptr [rdx]
+	vmovdqu     xmm4, xmmword ptr [rdx + 16]
+	vpxor       xmm5, xmm5, xmm0
+	vinserti128 ymm4, ymm4, xmm5, 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymm11, 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
+	vpxor       ymm3, ymm3, ymm1
+	vpxor       ymm3, ymm3, ymm2
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rdx, 256
+	sub         rcx, 16
+	cmp         rcx, 16
+	jae         .Lasmgen_polyval_update_vpclmul_avx512_loop16
+
+.Lasmgen_polyval_update_vpclmul_avx512_batch8:
+	cmp         rcx, 8
+	jb          .Lasmgen_polyval_update_vpclmul_avx512_tail
+	/* blocks 2 and 3 times H^6 and H^5 */
+	vmovdqu     xmm4, xmmword ptr [rdx + 48]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 32], 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 64], 0x00
+	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 64], 0x11
+	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 192], 0x00
+	/* blocks 4 and 5 times H^4 and H^3 */
+	vmovdqu     xmm4, xmmword ptr [rdx + 80]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 64], 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 160], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 6 and 7 times H^2 and H^1 */
+	vmovdqu     xmm4, xmmword ptr [rdx + 112]
+	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 96], 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 128], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 0 and 1 times H^8 and H^7 */
+	vmovdqu     xmm5, xmmword ptr [rdx]
+	vmovdqu     xmm4, xmmword ptr [rdx + 16]
+	vpxor       xmm5, xmm5, xmm0
+	vinserti128 ymm4, ymm4, xmm5, 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 224], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
+	vpxor       ymm3, ymm3, ymm1
+	vpxor       ymm3, ymm3, ymm2
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rdx, 128
+	sub         rcx, 8
+
+.Lasmgen_polyval_update_vpclmul_avx512_tail:
+	test        rcx, rcx
+	jz          .Lasmgen_polyval_update_vpclmul_avx512_done
+	/* The last k < 8 blocks: pairs against [H^k, H^k-1], ..., then one block on xmm, one reduction. */
+	mov         rax, rcx
+	shl         rax, 4
+	add         rax, rsi
+	sub         rax, 16
+	vmovdqa     xmm8, xmm0
+	vpxor       ymm1, ymm1, ymm1
+	vpxor       ymm2, ymm2, ymm2
+	vpxor       ymm3, ymm3, ymm3
+	cmp         rcx, 2
+	jb          .Lasmgen_polyval_update_vpclmul_avx512_single
+.Lasmgen_polyval_update_vpclmul_avx512_pairs:
+	vmovdqu     ymm4, ymmword ptr [rdx]
+	vpxor       ymm4, ymm4, ymm8
+	vpxor       xmm8, xmm8, xmm8
+	vmovdqu     xmm7, xmmword ptr [rax]
+	vinserti128 ymm7, ymm7, xmmword ptr [rax - 16], 0x01
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	add         rdx, 32
+	sub         rax, 32
+	sub         rcx, 2
+	cmp         rcx, 2
+	jae         .Lasmgen_polyval_update_vpclmul_avx512_pairs
+	test        rcx, rcx
+	jz          .Lasmgen_polyval_update_vpclmul_avx512_reduce
+.Lasmgen_polyval_update_vpclmul_avx512_single:
+	vmovdqu     xmm4, xmmword ptr [rdx]
+	vpxor       xmm4, xmm4, xmm8
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	add         rdx, 16
+.Lasmgen_polyval_update_vpclmul_avx512_reduce:
+	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+.Lasmgen_polyval_update_vpclmul_avx512_done:
+	vmovdqu     xmmword ptr [rdi], xmm0
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size asmgen_polyval_update_vpclmul_avx512, .-asmgen_polyval_update_vpclmul_avx512
 
 	.section .rodata.const_byte_reverse,"a",@progbits
 	.p2align 4

@@ -18,6 +18,14 @@ extern "C" {
     pub fn asmgen_polyval_init_vpclmul_avx2(table: *mut u8, h: *const u8);
     /// `asmgen_polyval_update_vpclmul_avx2` (ghash.S): requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ.
     pub fn asmgen_polyval_update_vpclmul_avx2(state: *mut u8, table: *const u8, data: *const u8, nblocks: usize);
+    /// `asmgen_ghash_init_vpclmul_avx512` (ghash.S): requires PCLMULQDQ, AVX.
+    pub fn asmgen_ghash_init_vpclmul_avx512(table: *mut u8, h: *const u8);
+    /// `asmgen_ghash_update_vpclmul_avx512` (ghash.S): requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW.
+    pub fn asmgen_ghash_update_vpclmul_avx512(state: *mut u8, table: *const u8, data: *const u8, nblocks: usize);
+    /// `asmgen_polyval_init_vpclmul_avx512` (ghash.S): requires PCLMULQDQ, AVX.
+    pub fn asmgen_polyval_init_vpclmul_avx512(table: *mut u8, h: *const u8);
+    /// `asmgen_polyval_update_vpclmul_avx512` (ghash.S): requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW.
+    pub fn asmgen_polyval_update_vpclmul_avx512(state: *mut u8, table: *const u8, data: *const u8, nblocks: usize);
     /// `asmgen_sm4_expand_key_avx` (sm4.S): requires AES, AVX.
     pub fn asmgen_sm4_expand_key_avx(rk_enc: *mut u8, rk_dec: *mut u8, key: *const u8);
     /// `asmgen_sm4_ecb_avx` (sm4.S): requires AES, AVX.
@@ -180,6 +188,19 @@ pub struct Kernel {
 
 /// The kernel sets, best first within each listing.
 pub const SETS: &[KernelSet] = &[
+    // GHASH and POLYVAL with VPCLMULQDQ on zmm (AVX-512), four blocks per multiply, 16 per reduction.
+    KernelSet {
+        name: "x86_64-vpclmul-avx512",
+        listing: "ghash",
+        features: &["PCLMULQDQ", "AVX", "AVX2", "VPCLMULQDQ", "AVX512F", "AVX512BW"],
+        kernels: &[
+            Kernel { role: "ghash_init", symbol: "asmgen_ghash_init_vpclmul_avx512", entry: asmgen_ghash_init_vpclmul_avx512 as *const () },
+            Kernel { role: "ghash_update", symbol: "asmgen_ghash_update_vpclmul_avx512", entry: asmgen_ghash_update_vpclmul_avx512 as *const () },
+            Kernel { role: "polyval_init", symbol: "asmgen_polyval_init_vpclmul_avx512", entry: asmgen_polyval_init_vpclmul_avx512 as *const () },
+            Kernel { role: "polyval_update", symbol: "asmgen_polyval_update_vpclmul_avx512", entry: asmgen_polyval_update_vpclmul_avx512 as *const () },
+        ],
+        rival: None,
+    },
     // GHASH and POLYVAL with VPCLMULQDQ on ymm (AVX2), two blocks per multiply, eight per reduction.
     KernelSet {
         name: "x86_64-vpclmul-avx2",

@@ -48,6 +48,8 @@ extern "C" {
 void asmgen_ghash_init_avx(uint8_t *table, const uint8_t *h);
 /* requires PCLMULQDQ, AVX */
 void asmgen_ghash_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
+/* requires PCLMULQDQ, AVX */
+void asmgen_ghash_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
 
 /*
  * ghash_update: GHASH update (SP 800-38D): state = (state ^ X) * H for each 16-byte block X of data.
@@ -58,6 +60,8 @@ void asmgen_ghash_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
 void asmgen_ghash_update_avx(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 /* requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ */
 void asmgen_ghash_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+/* requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW */
+void asmgen_ghash_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 
 /*
  * polyval_init: POLYVAL key setup (RFC 8452).
@@ -68,6 +72,8 @@ void asmgen_ghash_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, cons
 void asmgen_polyval_init_avx(uint8_t *table, const uint8_t *h);
 /* requires PCLMULQDQ, AVX */
 void asmgen_polyval_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
+/* requires PCLMULQDQ, AVX */
+void asmgen_polyval_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
 
 /*
  * polyval_update: POLYVAL update (RFC 8452): for each 16-byte block X of data, state = (state ^ X) * H * x^-128.
@@ -78,6 +84,8 @@ void asmgen_polyval_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
 void asmgen_polyval_update_avx(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 /* requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ */
 void asmgen_polyval_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+/* requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW */
+void asmgen_polyval_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 
 #ifdef __cplusplus
 }
@@ -86,6 +94,13 @@ void asmgen_polyval_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, co
 /*
  * Kernel sets, best first: use the first whose features the CPU has, every function by role from the
  * same set (a set's round keys and tables suit its own functions).
+ *
+ * x86_64-vpclmul-avx512: GHASH and POLYVAL with VPCLMULQDQ on zmm (AVX-512), four blocks per multiply, 16 per reduction.
+ *   requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
+ *   ghash_init      asmgen_ghash_init_vpclmul_avx512
+ *   ghash_update    asmgen_ghash_update_vpclmul_avx512
+ *   polyval_init    asmgen_polyval_init_vpclmul_avx512
+ *   polyval_update  asmgen_polyval_update_vpclmul_avx512
  *
  * x86_64-vpclmul-avx2: GHASH and POLYVAL with VPCLMULQDQ on ymm (AVX2), two blocks per multiply, eight per reduction.
  *   requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ

@@ -23,6 +23,14 @@
 ;       requires: PCLMULQDQ, AVX
 ;   void asmgen_polyval_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 ;       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
+;   void asmgen_ghash_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
+;       requires: PCLMULQDQ, AVX
+;   void asmgen_ghash_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+;       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
+;   void asmgen_polyval_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
+;       requires: PCLMULQDQ, AVX
+;   void asmgen_polyval_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+;       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
 
 	default rel
 
@@ -2057,6 +2065,1466 @@ asmgen_polyval_update_vpclmul_avx2:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
+
+; ----------------------------------------------------------------------------------------------------
+; GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form), from h.
+; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
+; Montgomery domain: H^i = H^(i-1) * H * x^-128).
+;
+; void asmgen_ghash_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
+; Requires: PCLMULQDQ, AVX
+; Saves: rsi, rdi, xmm7, xmm8, xmm9, xmm14, xmm15
+; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_ghash_init_vpclmul_avx512 code align=32
+	global asmgen_ghash_init_vpclmul_avx512
+	align 32
+asmgen_ghash_init_vpclmul_avx512:
+	endbr64     	; indirect-branch landing pad (CET IBT)
+	push        rsi
+.seh_0:			; .seh_pushreg rsi (an unwind code in .xdata)
+	push        rdi
+.seh_1:			; .seh_pushreg rdi (an unwind code in .xdata)
+	sub         rsp, 88
+.seh_2:			; .seh_stackalloc 88 (an unwind code in .xdata)
+	vmovdqa     oword [rsp], xmm7
+.seh_3:			; .seh_savexmm xmm7, 0 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 16], xmm8
+.seh_4:			; .seh_savexmm xmm8, 16 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 32], xmm9
+.seh_5:			; .seh_savexmm xmm9, 32 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 48], xmm14
+.seh_6:			; .seh_savexmm xmm14, 48 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 64], xmm15
+.seh_7:			; .seh_savexmm xmm15, 64 (an unwind code in .xdata)
+.seh_endprologue:
+	mov         rdi, rcx
+	mov         rsi, rdx
+	vmovdqa     xmm14, oword [rel const_polyval_poly]
+	vmovdqa     xmm15, oword [rel const_byte_reverse]
+	vmovdqu     xmm8, oword [rsi]
+	; GHASH key in POLYVAL form: mulX_POLYVAL(ByteReverse(H)) (RFC 8452, appendix A).
+	vpshufb     xmm8, xmm8, xmm15
+	vpsllq      xmm5, xmm8, 1
+	vpsrlq      xmm7, xmm8, 63
+	vpslldq     xmm7, xmm7, 8
+	vpor        xmm5, xmm5, xmm7
+	; Constant-time: an all-ones mask from bit 127 selects the polynomial.
+	vpshufd     xmm7, xmm8, 0xff
+	vpsrad      xmm7, xmm7, 31
+	vpand       xmm7, xmm7, xmm14
+	vpxor       xmm8, xmm5, xmm7
+	vmovdqa     xmm9, xmm8
+	; H^1
+	vmovdqu     oword [rdi], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     oword [rdi + 128], xmm5
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	; H^2
+	vmovdqu     oword [rdi + 16], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     oword [rdi + 144], xmm5
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	; H^3
+	vmovdqu     oword [rdi + 32], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     oword [rdi + 160], xmm5
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	; H^4
+	vmovdqu     oword [rdi + 48], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     oword [rdi + 176], xmm5
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	; H^5
+	vmovdqu     oword [rdi + 64], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     oword [rdi + 192], xmm5
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	; H^6
+	vmovdqu     oword [rdi + 80], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     oword [rdi + 208], xmm5
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	; H^7
+	vmovdqu     oword [rdi + 96], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     oword [rdi + 224], xmm5
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	; H^8
+	vmovdqu     oword [rdi + 112], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     oword [rdi + 240], xmm5
+	vmovdqa     xmm7, oword [rsp]
+	vmovdqa     xmm8, oword [rsp + 16]
+	vmovdqa     xmm9, oword [rsp + 32]
+	vmovdqa     xmm14, oword [rsp + 48]
+	vmovdqa     xmm15, oword [rsp + 64]
+	add         rsp, 88
+	pop         rdi
+	pop         rsi
+	ret
+.seh_end:
+	align 32
+
+; ----------------------------------------------------------------------------------------------------
+; GHASH update (SP 800-38D): state = (state ^ X) * H for each 16-byte block X of data.
+; 16 blocks per reduction on zmm (H^9..H^16 computed per call), four blocks per vpclmulqdq:
+; (S + X1)*H^16 + X2*H^15 + ... + X16*H^1, Karatsuba products, one reduction; fewer than 16 blocks
+; left: the ymm set's batch of 8 and tail.
+;
+; void asmgen_ghash_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+; Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
+; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
+; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_ghash_update_vpclmul_avx512 code align=32
+	global asmgen_ghash_update_vpclmul_avx512
+	align 32
+asmgen_ghash_update_vpclmul_avx512:
+	endbr64     	; indirect-branch landing pad (CET IBT)
+	push        rsi
+.seh_0:			; .seh_pushreg rsi (an unwind code in .xdata)
+	push        rdi
+.seh_1:			; .seh_pushreg rdi (an unwind code in .xdata)
+	sub         rsp, 168
+.seh_2:			; .seh_stackalloc 168 (an unwind code in .xdata)
+	vmovdqa     oword [rsp], xmm6
+.seh_3:			; .seh_savexmm xmm6, 0 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 16], xmm7
+.seh_4:			; .seh_savexmm xmm7, 16 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 32], xmm8
+.seh_5:			; .seh_savexmm xmm8, 32 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 48], xmm9
+.seh_6:			; .seh_savexmm xmm9, 48 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 64], xmm10
+.seh_7:			; .seh_savexmm xmm10, 64 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 80], xmm11
+.seh_8:			; .seh_savexmm xmm11, 80 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 96], xmm12
+.seh_9:			; .seh_savexmm xmm12, 96 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 112], xmm13
+.seh_10:			; .seh_savexmm xmm13, 112 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 128], xmm14
+.seh_11:			; .seh_savexmm xmm14, 128 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 144], xmm15
+.seh_12:			; .seh_savexmm xmm15, 144 (an unwind code in .xdata)
+.seh_endprologue:
+	mov         rdi, rcx
+	mov         rsi, rdx
+	mov         rdx, r8
+	mov         rcx, r9
+	vbroadcasti32x4 zmm15, oword [rel const_byte_reverse]
+	vmovdqu     xmm0, oword [rdi]
+	vpshufb     xmm0, xmm0, xmm15
+	cmp         rcx, 16
+	jb          near .asmgen_ghash_update_vpclmul_avx512_rest
+	; Keys: [H^4..H^1] and [H^8..H^5] from the table, lane-reversed; H^9..H^16 as those times H^8.
+	vmovdqu64   zmm5, zword [rsi]
+	vshufi64x2  zmm16, zmm5, zmm5, 0x1b
+	vmovdqu64   zmm5, zword [rsi + 64]
+	vshufi64x2  zmm17, zmm5, zmm5, 0x1b
+	vbroadcasti32x4 zmm7, oword [rsi + 112]
+	vbroadcasti32x4 zmm8, oword [rel const_polyval_poly]
+	vpclmulqdq  zmm1, zmm16, zmm7, 0x00
+	vpclmulqdq  zmm2, zmm16, zmm7, 0x11
+	vpclmulqdq  zmm3, zmm16, zmm7, 0x01
+	vpclmulqdq  zmm5, zmm16, zmm7, 0x10
+	vpxorq      zmm3, zmm3, zmm5
+	vpslldq     zmm5, zmm3, 8
+	vpsrldq     zmm3, zmm3, 8
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm2, zmm2, zmm3
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm18, zmm1, zmm2
+	vpclmulqdq  zmm1, zmm17, zmm7, 0x00
+	vpclmulqdq  zmm2, zmm17, zmm7, 0x11
+	vpclmulqdq  zmm3, zmm17, zmm7, 0x01
+	vpclmulqdq  zmm5, zmm17, zmm7, 0x10
+	vpxorq      zmm3, zmm3, zmm5
+	vpslldq     zmm5, zmm3, 8
+	vpsrldq     zmm3, zmm3, 8
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm2, zmm2, zmm3
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm19, zmm1, zmm2
+	vpshufd     zmm20, zmm16, 0x4e
+	vpxorq      zmm20, zmm20, zmm16
+	vpshufd     zmm21, zmm17, 0x4e
+	vpxorq      zmm21, zmm21, zmm17
+	vpshufd     zmm22, zmm18, 0x4e
+	vpxorq      zmm22, zmm22, zmm18
+	vpshufd     zmm23, zmm19, 0x4e
+	vpxorq      zmm23, zmm23, zmm19
+	align 16
+.asmgen_ghash_update_vpclmul_avx512_loop_zmm:
+	; blocks 4..7 times H^12..H^9
+	vmovdqu64   zmm4, zword [rdx + 64]
+	vpshufb     zmm4, zmm4, zmm15
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm1, zmm4, zmm18, 0x00
+	vpclmulqdq  zmm2, zmm4, zmm18, 0x11
+	vpclmulqdq  zmm3, zmm6, zmm22, 0x00
+	; blocks 8..11 times H^8..H^5
+	vmovdqu64   zmm4, zword [rdx + 128]
+	vpshufb     zmm4, zmm4, zmm15
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm17, 0x00
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm4, zmm17, 0x11
+	vpxorq      zmm2, zmm2, zmm5
+	vpclmulqdq  zmm5, zmm6, zmm21, 0x00
+	vpxorq      zmm3, zmm3, zmm5
+	; blocks 12..15 times H^4..H^1
+	vmovdqu64   zmm4, zword [rdx + 192]
+	vpshufb     zmm4, zmm4, zmm15
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm16, 0x00
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm4, zmm16, 0x11
+	vpxorq      zmm2, zmm2, zmm5
+	vpclmulqdq  zmm5, zmm6, zmm20, 0x00
+	vpxorq      zmm3, zmm3, zmm5
+	; blocks 0..3 times H^16..H^13
+	vmovdqu64   zmm4, zword [rdx]
+	vpshufb     zmm4, zmm4, zmm15
+	vpxorq      zmm4, zmm4, zmm0
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm19, 0x00
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm4, zmm19, 0x11
+	vpxorq      zmm2, zmm2, zmm5
+	vpclmulqdq  zmm5, zmm6, zmm23, 0x00
+	vpxorq      zmm3, zmm3, zmm5
+	; The four lanes of each sum added; then Karatsuba and the reduction on xmm.
+	vextracti64x4 ymm5, zmm1, 0x01
+	vpxor       ymm1, ymm1, ymm5
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti64x4 ymm5, zmm2, 0x01
+	vpxor       ymm2, ymm2, ymm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	vextracti64x4 ymm5, zmm3, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vextracti128 xmm5, ymm3, 0x01
+	vpxor       xmm3, xmm3, xmm5
+	vpxor       xmm3, xmm3, xmm1
+	vpxor       xmm3, xmm3, xmm2
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rdx, 256
+	sub         rcx, 16
+	cmp         rcx, 16
+	jae         near .asmgen_ghash_update_vpclmul_avx512_loop_zmm
+
+.asmgen_ghash_update_vpclmul_avx512_rest:
+	cmp         rcx, 16
+	jb          near .asmgen_ghash_update_vpclmul_avx512_batch8
+	; H^9..H^16: the table's pairs [H^7, H^8]..[H^1, H^2] times H^8, once per call of >= 16 blocks.
+	vbroadcasti128 ymm4, oword [rsi + 112]
+	vpclmulqdq  ymm1, ymm4, yword [rsi + 96], 0x00
+	vpclmulqdq  ymm2, ymm4, yword [rsi + 96], 0x11
+	vpclmulqdq  ymm3, ymm4, yword [rsi + 96], 0x01
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 96], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm7, ymm1, ymm2
+	vpshufd     ymm11, ymm7, 0x4e
+	vpxor       ymm11, ymm11, ymm7
+	vpclmulqdq  ymm1, ymm4, yword [rsi + 64], 0x00
+	vpclmulqdq  ymm2, ymm4, yword [rsi + 64], 0x11
+	vpclmulqdq  ymm3, ymm4, yword [rsi + 64], 0x01
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 64], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm8, ymm1, ymm2
+	vpshufd     ymm12, ymm8, 0x4e
+	vpxor       ymm12, ymm12, ymm8
+	vpclmulqdq  ymm1, ymm4, yword [rsi + 32], 0x00
+	vpclmulqdq  ymm2, ymm4, yword [rsi + 32], 0x11
+	vpclmulqdq  ymm3, ymm4, yword [rsi + 32], 0x01
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 32], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm9, ymm1, ymm2
+	vpshufd     ymm13, ymm9, 0x4e
+	vpxor       ymm13, ymm13, ymm9
+	vpclmulqdq  ymm1, ymm4, yword [rsi], 0x00
+	vpclmulqdq  ymm2, ymm4, yword [rsi], 0x11
+	vpclmulqdq  ymm3, ymm4, yword [rsi], 0x01
+	vpclmulqdq  ymm5, ymm4, yword [rsi], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm10, ymm1, ymm2
+	vpshufd     ymm14, ymm10, 0x4e
+	vpxor       ymm14, ymm14, ymm10
+	align 16
+.asmgen_ghash_update_vpclmul_avx512_loop16:
+	; blocks 2 and 3 times H^14 and H^13
+	vmovdqu     xmm4, oword [rdx + 48]
+	vinserti128 ymm4, ymm4, oword [rdx + 32], 0x01
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm1, ymm4, ymm8, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm8, 0x11
+	vpclmulqdq  ymm3, ymm6, ymm12, 0x00
+	; blocks 4 and 5 times H^12 and H^11
+	vmovdqu     xmm4, oword [rdx + 80]
+	vinserti128 ymm4, ymm4, oword [rdx + 64], 0x01
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymm9, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm9, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymm13, 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 6 and 7 times H^10 and H^9
+	vmovdqu     xmm4, oword [rdx + 112]
+	vinserti128 ymm4, ymm4, oword [rdx + 96], 0x01
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymm10, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm10, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymm14, 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 8 and 9 times H^8 and H^7
+	vmovdqu     xmm4, oword [rdx + 144]
+	vinserti128 ymm4, ymm4, oword [rdx + 128], 0x01
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 96], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 96], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 224], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 10 and 11 times H^6 and H^5
+	vmovdqu     xmm4, oword [rdx + 176]
+	vinserti128 ymm4, ymm4, oword [rdx + 160], 0x01
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 64], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 64], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 192], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 12 and 13 times H^4 and H^3
+	vmovdqu     xmm4, oword [rdx + 208]
+	vinserti128 ymm4, ymm4, oword [rdx + 192], 0x01
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 32], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 32], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 160], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 14 and 15 times H^2 and H^1
+	vmovdqu     xmm4, oword [rdx + 240]
+	vinserti128 ymm4, ymm4, oword [rdx + 224], 0x01
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 128], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 0 and 1 times H^16 and H^15
+	vmovdqu     xmm5, oword [rdx]
+	vmovdqu     xmm4, oword [rdx + 16]
+	vpshufb     xmm5, xmm5, xmm15
+	vpshufb     xmm4, xmm4, xmm15
+	vpxor       xmm5, xmm5, xmm0
+	vinserti128 ymm4, ymm4, xmm5, 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymm11, 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower.
+	vpxor       ymm3, ymm3, ymm1
+	vpxor       ymm3, ymm3, ymm2
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rdx, 256
+	sub         rcx, 16
+	cmp         rcx, 16
+	jae         near .asmgen_ghash_update_vpclmul_avx512_loop16
+
+.asmgen_ghash_update_vpclmul_avx512_batch8:
+	cmp         rcx, 8
+	jb          near .asmgen_ghash_update_vpclmul_avx512_tail
+	; blocks 2 and 3 times H^6 and H^5
+	vmovdqu     xmm4, oword [rdx + 48]
+	vinserti128 ymm4, ymm4, oword [rdx + 32], 0x01
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm1, ymm4, yword [rsi + 64], 0x00
+	vpclmulqdq  ymm2, ymm4, yword [rsi + 64], 0x11
+	vpclmulqdq  ymm3, ymm6, yword [rsi + 192], 0x00
+	; blocks 4 and 5 times H^4 and H^3
+	vmovdqu     xmm4, oword [rdx + 80]
+	vinserti128 ymm4, ymm4, oword [rdx + 64], 0x01
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 32], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 32], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 160], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 6 and 7 times H^2 and H^1
+	vmovdqu     xmm4, oword [rdx + 112]
+	vinserti128 ymm4, ymm4, oword [rdx + 96], 0x01
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 128], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 0 and 1 times H^8 and H^7
+	vmovdqu     xmm5, oword [rdx]
+	vmovdqu     xmm4, oword [rdx + 16]
+	vpshufb     xmm5, xmm5, xmm15
+	vpshufb     xmm4, xmm4, xmm15
+	vpxor       xmm5, xmm5, xmm0
+	vinserti128 ymm4, ymm4, xmm5, 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 96], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 96], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 224], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower.
+	vpxor       ymm3, ymm3, ymm1
+	vpxor       ymm3, ymm3, ymm2
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rdx, 128
+	sub         rcx, 8
+
+.asmgen_ghash_update_vpclmul_avx512_tail:
+	test        rcx, rcx
+	jz          near .asmgen_ghash_update_vpclmul_avx512_done
+	; The last k < 8 blocks: pairs against [H^k, H^k-1], ..., then one block on xmm, one reduction.
+	mov         rax, rcx
+	shl         rax, 4
+	add         rax, rsi
+	sub         rax, 16
+	vmovdqa     xmm8, xmm0
+	vpxor       ymm1, ymm1, ymm1
+	vpxor       ymm2, ymm2, ymm2
+	vpxor       ymm3, ymm3, ymm3
+	cmp         rcx, 2
+	jb          short .asmgen_ghash_update_vpclmul_avx512_single
+.asmgen_ghash_update_vpclmul_avx512_pairs:
+	vmovdqu     ymm4, yword [rdx]
+	vpshufb     ymm4, ymm4, ymm15
+	vpxor       ymm4, ymm4, ymm8
+	vpxor       xmm8, xmm8, xmm8
+	vmovdqu     xmm7, oword [rax]
+	vinserti128 ymm7, ymm7, oword [rax - 16], 0x01
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	add         rdx, 32
+	sub         rax, 32
+	sub         rcx, 2
+	cmp         rcx, 2
+	jae         short .asmgen_ghash_update_vpclmul_avx512_pairs
+	test        rcx, rcx
+	jz          short .asmgen_ghash_update_vpclmul_avx512_reduce
+.asmgen_ghash_update_vpclmul_avx512_single:
+	vmovdqu     xmm4, oword [rdx]
+	vpshufb     xmm4, xmm4, xmm15
+	vpxor       xmm4, xmm4, xmm8
+	vpclmulqdq  xmm5, xmm4, oword [rax], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  xmm5, xmm4, oword [rax], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  xmm5, xmm4, oword [rax], 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  xmm5, xmm4, oword [rax], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	add         rdx, 16
+.asmgen_ghash_update_vpclmul_avx512_reduce:
+	; MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower.
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+.asmgen_ghash_update_vpclmul_avx512_done:
+	vpshufb     xmm0, xmm0, xmm15
+	vmovdqu     oword [rdi], xmm0
+	vzeroupper
+	vmovdqa     xmm6, oword [rsp]
+	vmovdqa     xmm7, oword [rsp + 16]
+	vmovdqa     xmm8, oword [rsp + 32]
+	vmovdqa     xmm9, oword [rsp + 48]
+	vmovdqa     xmm10, oword [rsp + 64]
+	vmovdqa     xmm11, oword [rsp + 80]
+	vmovdqa     xmm12, oword [rsp + 96]
+	vmovdqa     xmm13, oword [rsp + 112]
+	vmovdqa     xmm14, oword [rsp + 128]
+	vmovdqa     xmm15, oword [rsp + 144]
+	add         rsp, 168
+	pop         rdi
+	pop         rsi
+	ret
+.seh_end:
+	align 32
+
+; ----------------------------------------------------------------------------------------------------
+; POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form), from h.
+; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
+; Montgomery domain: H^i = H^(i-1) * H * x^-128).
+;
+; void asmgen_polyval_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
+; Requires: PCLMULQDQ, AVX
+; Saves: rsi, rdi, xmm8, xmm9, xmm14
+; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_polyval_init_vpclmul_avx512 code align=32
+	global asmgen_polyval_init_vpclmul_avx512
+	align 32
+asmgen_polyval_init_vpclmul_avx512:
+	endbr64     	; indirect-branch landing pad (CET IBT)
+	push        rsi
+.seh_0:			; .seh_pushreg rsi (an unwind code in .xdata)
+	push        rdi
+.seh_1:			; .seh_pushreg rdi (an unwind code in .xdata)
+	sub         rsp, 56
+.seh_2:			; .seh_stackalloc 56 (an unwind code in .xdata)
+	vmovdqa     oword [rsp], xmm8
+.seh_3:			; .seh_savexmm xmm8, 0 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 16], xmm9
+.seh_4:			; .seh_savexmm xmm9, 16 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 32], xmm14
+.seh_5:			; .seh_savexmm xmm14, 32 (an unwind code in .xdata)
+.seh_endprologue:
+	mov         rdi, rcx
+	mov         rsi, rdx
+	vmovdqa     xmm14, oword [rel const_polyval_poly]
+	vmovdqu     xmm8, oword [rsi]
+	vmovdqa     xmm9, xmm8
+	; H^1
+	vmovdqu     oword [rdi], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     oword [rdi + 128], xmm5
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	; H^2
+	vmovdqu     oword [rdi + 16], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     oword [rdi + 144], xmm5
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	; H^3
+	vmovdqu     oword [rdi + 32], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     oword [rdi + 160], xmm5
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	; H^4
+	vmovdqu     oword [rdi + 48], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     oword [rdi + 176], xmm5
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	; H^5
+	vmovdqu     oword [rdi + 64], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     oword [rdi + 192], xmm5
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	; H^6
+	vmovdqu     oword [rdi + 80], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     oword [rdi + 208], xmm5
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	; H^7
+	vmovdqu     oword [rdi + 96], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     oword [rdi + 224], xmm5
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	; H^8
+	vmovdqu     oword [rdi + 112], xmm9
+	vpshufd     xmm5, xmm9, 0x4e
+	vpxor       xmm5, xmm5, xmm9
+	vmovdqu     oword [rdi + 240], xmm5
+	vmovdqa     xmm8, oword [rsp]
+	vmovdqa     xmm9, oword [rsp + 16]
+	vmovdqa     xmm14, oword [rsp + 32]
+	add         rsp, 56
+	pop         rdi
+	pop         rsi
+	ret
+.seh_end:
+	align 32
+
+; ----------------------------------------------------------------------------------------------------
+; POLYVAL update (RFC 8452): state = (state ^ X) * H * x^-128 for each 16-byte block X of data.
+; 16 blocks per reduction on zmm (H^9..H^16 computed per call), four blocks per vpclmulqdq:
+; (S + X1)*H^16 + X2*H^15 + ... + X16*H^1, Karatsuba products, one reduction; fewer than 16 blocks
+; left: the ymm set's batch of 8 and tail.
+;
+; void asmgen_polyval_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
+; Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
+; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14
+; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_polyval_update_vpclmul_avx512 code align=32
+	global asmgen_polyval_update_vpclmul_avx512
+	align 32
+asmgen_polyval_update_vpclmul_avx512:
+	endbr64     	; indirect-branch landing pad (CET IBT)
+	push        rsi
+.seh_0:			; .seh_pushreg rsi (an unwind code in .xdata)
+	push        rdi
+.seh_1:			; .seh_pushreg rdi (an unwind code in .xdata)
+	sub         rsp, 152
+.seh_2:			; .seh_stackalloc 152 (an unwind code in .xdata)
+	vmovdqa     oword [rsp], xmm6
+.seh_3:			; .seh_savexmm xmm6, 0 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 16], xmm7
+.seh_4:			; .seh_savexmm xmm7, 16 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 32], xmm8
+.seh_5:			; .seh_savexmm xmm8, 32 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 48], xmm9
+.seh_6:			; .seh_savexmm xmm9, 48 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 64], xmm10
+.seh_7:			; .seh_savexmm xmm10, 64 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 80], xmm11
+.seh_8:			; .seh_savexmm xmm11, 80 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 96], xmm12
+.seh_9:			; .seh_savexmm xmm12, 96 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 112], xmm13
+.seh_10:			; .seh_savexmm xmm13, 112 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 128], xmm14
+.seh_11:			; .seh_savexmm xmm14, 128 (an unwind code in .xdata)
+.seh_endprologue:
+	mov         rdi, rcx
+	mov         rsi, rdx
+	mov         rdx, r8
+	mov         rcx, r9
+	vmovdqu     xmm0, oword [rdi]
+	cmp         rcx, 16
+	jb          near .asmgen_polyval_update_vpclmul_avx512_rest
+	; Keys: [H^4..H^1] and [H^8..H^5] from the table, lane-reversed; H^9..H^16 as those times H^8.
+	vmovdqu64   zmm5, zword [rsi]
+	vshufi64x2  zmm16, zmm5, zmm5, 0x1b
+	vmovdqu64   zmm5, zword [rsi + 64]
+	vshufi64x2  zmm17, zmm5, zmm5, 0x1b
+	vbroadcasti32x4 zmm7, oword [rsi + 112]
+	vbroadcasti32x4 zmm8, oword [rel const_polyval_poly]
+	vpclmulqdq  zmm1, zmm16, zmm7, 0x00
+	vpclmulqdq  zmm2, zmm16, zmm7, 0x11
+	vpclmulqdq  zmm3, zmm16, zmm7, 0x01
+	vpclmulqdq  zmm5, zmm16, zmm7, 0x10
+	vpxorq      zmm3, zmm3, zmm5
+	vpslldq     zmm5, zmm3, 8
+	vpsrldq     zmm3, zmm3, 8
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm2, zmm2, zmm3
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm18, zmm1, zmm2
+	vpclmulqdq  zmm1, zmm17, zmm7, 0x00
+	vpclmulqdq  zmm2, zmm17, zmm7, 0x11
+	vpclmulqdq  zmm3, zmm17, zmm7, 0x01
+	vpclmulqdq  zmm5, zmm17, zmm7, 0x10
+	vpxorq      zmm3, zmm3, zmm5
+	vpslldq     zmm5, zmm3, 8
+	vpsrldq     zmm3, zmm3, 8
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm2, zmm2, zmm3
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm19, zmm1, zmm2
+	vpshufd     zmm20, zmm16, 0x4e
+	vpxorq      zmm20, zmm20, zmm16
+	vpshufd     zmm21, zmm17, 0x4e
+	vpxorq      zmm21, zmm21, zmm17
+	vpshufd     zmm22, zmm18, 0x4e
+	vpxorq      zmm22, zmm22, zmm18
+	vpshufd     zmm23, zmm19, 0x4e
+	vpxorq      zmm23, zmm23, zmm19
+	align 16
+.asmgen_polyval_update_vpclmul_avx512_loop_zmm:
+	; blocks 4..7 times H^12..H^9
+	vmovdqu64   zmm4, zword [rdx + 64]
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm1, zmm4, zmm18, 0x00
+	vpclmulqdq  zmm2, zmm4, zmm18, 0x11
+	vpclmulqdq  zmm3, zmm6, zmm22, 0x00
+	; blocks 8..11 times H^8..H^5
+	vmovdqu64   zmm4, zword [rdx + 128]
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm17, 0x00
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm4, zmm17, 0x11
+	vpxorq      zmm2, zmm2, zmm5
+	vpclmulqdq  zmm5, zmm6, zmm21, 0x00
+	vpxorq      zmm3, zmm3, zmm5
+	; blocks 12..15 times H^4..H^1
+	vmovdqu64   zmm4, zword [rdx + 192]
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm16, 0x00
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm4, zmm16, 0x11
+	vpxorq      zmm2, zmm2, zmm5
+	vpclmulqdq  zmm5, zmm6, zmm20, 0x00
+	vpxorq      zmm3, zmm3, zmm5
+	; blocks 0..3 times H^16..H^13
+	vmovdqu64   zmm4, zword [rdx]
+	vpxorq      zmm4, zmm4, zmm0
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm19, 0x00
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm4, zmm19, 0x11
+	vpxorq      zmm2, zmm2, zmm5
+	vpclmulqdq  zmm5, zmm6, zmm23, 0x00
+	vpxorq      zmm3, zmm3, zmm5
+	; The four lanes of each sum added; then Karatsuba and the reduction on xmm.
+	vextracti64x4 ymm5, zmm1, 0x01
+	vpxor       ymm1, ymm1, ymm5
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti64x4 ymm5, zmm2, 0x01
+	vpxor       ymm2, ymm2, ymm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	vextracti64x4 ymm5, zmm3, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vextracti128 xmm5, ymm3, 0x01
+	vpxor       xmm3, xmm3, xmm5
+	vpxor       xmm3, xmm3, xmm1
+	vpxor       xmm3, xmm3, xmm2
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rdx, 256
+	sub         rcx, 16
+	cmp         rcx, 16
+	jae         near .asmgen_polyval_update_vpclmul_avx512_loop_zmm
+
+.asmgen_polyval_update_vpclmul_avx512_rest:
+	cmp         rcx, 16
+	jb          near .asmgen_polyval_update_vpclmul_avx512_batch8
+	; H^9..H^16: the table's pairs [H^7, H^8]..[H^1, H^2] times H^8, once per call of >= 16 blocks.
+	vbroadcasti128 ymm4, oword [rsi + 112]
+	vpclmulqdq  ymm1, ymm4, yword [rsi + 96], 0x00
+	vpclmulqdq  ymm2, ymm4, yword [rsi + 96], 0x11
+	vpclmulqdq  ymm3, ymm4, yword [rsi + 96], 0x01
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 96], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm7, ymm1, ymm2
+	vpshufd     ymm11, ymm7, 0x4e
+	vpxor       ymm11, ymm11, ymm7
+	vpclmulqdq  ymm1, ymm4, yword [rsi + 64], 0x00
+	vpclmulqdq  ymm2, ymm4, yword [rsi + 64], 0x11
+	vpclmulqdq  ymm3, ymm4, yword [rsi + 64], 0x01
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 64], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm8, ymm1, ymm2
+	vpshufd     ymm12, ymm8, 0x4e
+	vpxor       ymm12, ymm12, ymm8
+	vpclmulqdq  ymm1, ymm4, yword [rsi + 32], 0x00
+	vpclmulqdq  ymm2, ymm4, yword [rsi + 32], 0x11
+	vpclmulqdq  ymm3, ymm4, yword [rsi + 32], 0x01
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 32], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm9, ymm1, ymm2
+	vpshufd     ymm13, ymm9, 0x4e
+	vpxor       ymm13, ymm13, ymm9
+	vpclmulqdq  ymm1, ymm4, yword [rsi], 0x00
+	vpclmulqdq  ymm2, ymm4, yword [rsi], 0x11
+	vpclmulqdq  ymm3, ymm4, yword [rsi], 0x01
+	vpclmulqdq  ymm5, ymm4, yword [rsi], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm1, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm10, ymm1, ymm2
+	vpshufd     ymm14, ymm10, 0x4e
+	vpxor       ymm14, ymm14, ymm10
+	align 16
+.asmgen_polyval_update_vpclmul_avx512_loop16:
+	; blocks 2 and 3 times H^14 and H^13
+	vmovdqu     xmm4, oword [rdx + 48]
+	vinserti128 ymm4, ymm4, oword [rdx + 32], 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm1, ymm4, ymm8, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm8, 0x11
+	vpclmulqdq  ymm3, ymm6, ymm12, 0x00
+	; blocks 4 and 5 times H^12 and H^11
+	vmovdqu     xmm4, oword [rdx + 80]
+	vinserti128 ymm4, ymm4, oword [rdx + 64], 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymm9, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm9, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymm13, 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 6 and 7 times H^10 and H^9
+	vmovdqu     xmm4, oword [rdx + 112]
+	vinserti128 ymm4, ymm4, oword [rdx + 96], 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymm10, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm10, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymm14, 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 8 and 9 times H^8 and H^7
+	vmovdqu     xmm4, oword [rdx + 144]
+	vinserti128 ymm4, ymm4, oword [rdx + 128], 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 96], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 96], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 224], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 10 and 11 times H^6 and H^5
+	vmovdqu     xmm4, oword [rdx + 176]
+	vinserti128 ymm4, ymm4, oword [rdx + 160], 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 64], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 64], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 192], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 12 and 13 times H^4 and H^3
+	vmovdqu     xmm4, oword [rdx + 208]
+	vinserti128 ymm4, ymm4, oword [rdx + 192], 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 32], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 32], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 160], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 14 and 15 times H^2 and H^1
+	vmovdqu     xmm4, oword [rdx + 240]
+	vinserti128 ymm4, ymm4, oword [rdx + 224], 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 128], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 0 and 1 times H^16 and H^15
+	vmovdqu     xmm5, oword [rdx]
+	vmovdqu     xmm4, oword [rdx + 16]
+	vpxor       xmm5, xmm5, xmm0
+	vinserti128 ymm4, ymm4, xmm5, 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymm11, 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower.
+	vpxor       ymm3, ymm3, ymm1
+	vpxor       ymm3, ymm3, ymm2
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rdx, 256
+	sub         rcx, 16
+	cmp         rcx, 16
+	jae         near .asmgen_polyval_update_vpclmul_avx512_loop16
+
+.asmgen_polyval_update_vpclmul_avx512_batch8:
+	cmp         rcx, 8
+	jb          near .asmgen_polyval_update_vpclmul_avx512_tail
+	; blocks 2 and 3 times H^6 and H^5
+	vmovdqu     xmm4, oword [rdx + 48]
+	vinserti128 ymm4, ymm4, oword [rdx + 32], 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm1, ymm4, yword [rsi + 64], 0x00
+	vpclmulqdq  ymm2, ymm4, yword [rsi + 64], 0x11
+	vpclmulqdq  ymm3, ymm6, yword [rsi + 192], 0x00
+	; blocks 4 and 5 times H^4 and H^3
+	vmovdqu     xmm4, oword [rdx + 80]
+	vinserti128 ymm4, ymm4, oword [rdx + 64], 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 32], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 32], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 160], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 6 and 7 times H^2 and H^1
+	vmovdqu     xmm4, oword [rdx + 112]
+	vinserti128 ymm4, ymm4, oword [rdx + 96], 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 128], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 0 and 1 times H^8 and H^7
+	vmovdqu     xmm5, oword [rdx]
+	vmovdqu     xmm4, oword [rdx + 16]
+	vpxor       xmm5, xmm5, xmm0
+	vinserti128 ymm4, ymm4, xmm5, 0x01
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 96], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 96], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 224], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower.
+	vpxor       ymm3, ymm3, ymm1
+	vpxor       ymm3, ymm3, ymm2
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rdx, 128
+	sub         rcx, 8
+
+.asmgen_polyval_update_vpclmul_avx512_tail:
+	test        rcx, rcx
+	jz          near .asmgen_polyval_update_vpclmul_avx512_done
+	; The last k < 8 blocks: pairs against [H^k, H^k-1], ..., then one block on xmm, one reduction.
+	mov         rax, rcx
+	shl         rax, 4
+	add         rax, rsi
+	sub         rax, 16
+	vmovdqa     xmm8, xmm0
+	vpxor       ymm1, ymm1, ymm1
+	vpxor       ymm2, ymm2, ymm2
+	vpxor       ymm3, ymm3, ymm3
+	cmp         rcx, 2
+	jb          short .asmgen_polyval_update_vpclmul_avx512_single
+.asmgen_polyval_update_vpclmul_avx512_pairs:
+	vmovdqu     ymm4, yword [rdx]
+	vpxor       ymm4, ymm4, ymm8
+	vpxor       xmm8, xmm8, xmm8
+	vmovdqu     xmm7, oword [rax]
+	vinserti128 ymm7, ymm7, oword [rax - 16], 0x01
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x10
+	vpxor       ymm3, ymm3, ymm5
+	add         rdx, 32
+	sub         rax, 32
+	sub         rcx, 2
+	cmp         rcx, 2
+	jae         short .asmgen_polyval_update_vpclmul_avx512_pairs
+	test        rcx, rcx
+	jz          short .asmgen_polyval_update_vpclmul_avx512_reduce
+.asmgen_polyval_update_vpclmul_avx512_single:
+	vmovdqu     xmm4, oword [rdx]
+	vpxor       xmm4, xmm4, xmm8
+	vpclmulqdq  xmm5, xmm4, oword [rax], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  xmm5, xmm4, oword [rax], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  xmm5, xmm4, oword [rax], 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vpclmulqdq  xmm5, xmm4, oword [rax], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	add         rdx, 16
+.asmgen_polyval_update_vpclmul_avx512_reduce:
+	; MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower.
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+.asmgen_polyval_update_vpclmul_avx512_done:
+	vmovdqu     oword [rdi], xmm0
+	vzeroupper
+	vmovdqa     xmm6, oword [rsp]
+	vmovdqa     xmm7, oword [rsp + 16]
+	vmovdqa     xmm8, oword [rsp + 32]
+	vmovdqa     xmm9, oword [rsp + 48]
+	vmovdqa     xmm10, oword [rsp + 64]
+	vmovdqa     xmm11, oword [rsp + 80]
+	vmovdqa     xmm12, oword [rsp + 96]
+	vmovdqa     xmm13, oword [rsp + 112]
+	vmovdqa     xmm14, oword [rsp + 128]
+	add         rsp, 152
+	pop         rdi
+	pop         rsi
+	ret
+.seh_end:
 
 	section .rdata$const_byte_reverse rdata align=16
 	align 16, db 0
@@ -2216,6 +3684,88 @@ asmgen_polyval_update_vpclmul_avx2.unwind_info:
 	dw 19
 	db asmgen_polyval_update_vpclmul_avx2.seh_1 - asmgen_polyval_update_vpclmul_avx2, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_polyval_update_vpclmul_avx2.seh_0 - asmgen_polyval_update_vpclmul_avx2, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_ghash_init_vpclmul_avx512 rdata align=4
+asmgen_ghash_init_vpclmul_avx512.unwind_info:
+	db 1, asmgen_ghash_init_vpclmul_avx512.seh_endprologue - asmgen_ghash_init_vpclmul_avx512, 13, 0	; version 1, prologue size, 13 slots, no frame register
+	db asmgen_ghash_init_vpclmul_avx512.seh_7 - asmgen_ghash_init_vpclmul_avx512, 0xf8	; SAVE_XMM128, info 15
+	dw 4
+	db asmgen_ghash_init_vpclmul_avx512.seh_6 - asmgen_ghash_init_vpclmul_avx512, 0xe8	; SAVE_XMM128, info 14
+	dw 3
+	db asmgen_ghash_init_vpclmul_avx512.seh_5 - asmgen_ghash_init_vpclmul_avx512, 0x98	; SAVE_XMM128, info 9
+	dw 2
+	db asmgen_ghash_init_vpclmul_avx512.seh_4 - asmgen_ghash_init_vpclmul_avx512, 0x88	; SAVE_XMM128, info 8
+	dw 1
+	db asmgen_ghash_init_vpclmul_avx512.seh_3 - asmgen_ghash_init_vpclmul_avx512, 0x78	; SAVE_XMM128, info 7
+	dw 0
+	db asmgen_ghash_init_vpclmul_avx512.seh_2 - asmgen_ghash_init_vpclmul_avx512, 0xa2	; ALLOC_SMALL, info 10
+	db asmgen_ghash_init_vpclmul_avx512.seh_1 - asmgen_ghash_init_vpclmul_avx512, 0x70	; PUSH_NONVOL, info 7
+	db asmgen_ghash_init_vpclmul_avx512.seh_0 - asmgen_ghash_init_vpclmul_avx512, 0x60	; PUSH_NONVOL, info 6
+	dw 0
+	section .xdata$asmgen_ghash_update_vpclmul_avx512 rdata align=4
+asmgen_ghash_update_vpclmul_avx512.unwind_info:
+	db 1, asmgen_ghash_update_vpclmul_avx512.seh_endprologue - asmgen_ghash_update_vpclmul_avx512, 24, 0	; version 1, prologue size, 24 slots, no frame register
+	db asmgen_ghash_update_vpclmul_avx512.seh_12 - asmgen_ghash_update_vpclmul_avx512, 0xf8	; SAVE_XMM128, info 15
+	dw 9
+	db asmgen_ghash_update_vpclmul_avx512.seh_11 - asmgen_ghash_update_vpclmul_avx512, 0xe8	; SAVE_XMM128, info 14
+	dw 8
+	db asmgen_ghash_update_vpclmul_avx512.seh_10 - asmgen_ghash_update_vpclmul_avx512, 0xd8	; SAVE_XMM128, info 13
+	dw 7
+	db asmgen_ghash_update_vpclmul_avx512.seh_9 - asmgen_ghash_update_vpclmul_avx512, 0xc8	; SAVE_XMM128, info 12
+	dw 6
+	db asmgen_ghash_update_vpclmul_avx512.seh_8 - asmgen_ghash_update_vpclmul_avx512, 0xb8	; SAVE_XMM128, info 11
+	dw 5
+	db asmgen_ghash_update_vpclmul_avx512.seh_7 - asmgen_ghash_update_vpclmul_avx512, 0xa8	; SAVE_XMM128, info 10
+	dw 4
+	db asmgen_ghash_update_vpclmul_avx512.seh_6 - asmgen_ghash_update_vpclmul_avx512, 0x98	; SAVE_XMM128, info 9
+	dw 3
+	db asmgen_ghash_update_vpclmul_avx512.seh_5 - asmgen_ghash_update_vpclmul_avx512, 0x88	; SAVE_XMM128, info 8
+	dw 2
+	db asmgen_ghash_update_vpclmul_avx512.seh_4 - asmgen_ghash_update_vpclmul_avx512, 0x78	; SAVE_XMM128, info 7
+	dw 1
+	db asmgen_ghash_update_vpclmul_avx512.seh_3 - asmgen_ghash_update_vpclmul_avx512, 0x68	; SAVE_XMM128, info 6
+	dw 0
+	db asmgen_ghash_update_vpclmul_avx512.seh_2 - asmgen_ghash_update_vpclmul_avx512, 0x01	; ALLOC_LARGE, info 0
+	dw 21
+	db asmgen_ghash_update_vpclmul_avx512.seh_1 - asmgen_ghash_update_vpclmul_avx512, 0x70	; PUSH_NONVOL, info 7
+	db asmgen_ghash_update_vpclmul_avx512.seh_0 - asmgen_ghash_update_vpclmul_avx512, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_polyval_init_vpclmul_avx512 rdata align=4
+asmgen_polyval_init_vpclmul_avx512.unwind_info:
+	db 1, asmgen_polyval_init_vpclmul_avx512.seh_endprologue - asmgen_polyval_init_vpclmul_avx512, 9, 0	; version 1, prologue size, 9 slots, no frame register
+	db asmgen_polyval_init_vpclmul_avx512.seh_5 - asmgen_polyval_init_vpclmul_avx512, 0xe8	; SAVE_XMM128, info 14
+	dw 2
+	db asmgen_polyval_init_vpclmul_avx512.seh_4 - asmgen_polyval_init_vpclmul_avx512, 0x98	; SAVE_XMM128, info 9
+	dw 1
+	db asmgen_polyval_init_vpclmul_avx512.seh_3 - asmgen_polyval_init_vpclmul_avx512, 0x88	; SAVE_XMM128, info 8
+	dw 0
+	db asmgen_polyval_init_vpclmul_avx512.seh_2 - asmgen_polyval_init_vpclmul_avx512, 0x62	; ALLOC_SMALL, info 6
+	db asmgen_polyval_init_vpclmul_avx512.seh_1 - asmgen_polyval_init_vpclmul_avx512, 0x70	; PUSH_NONVOL, info 7
+	db asmgen_polyval_init_vpclmul_avx512.seh_0 - asmgen_polyval_init_vpclmul_avx512, 0x60	; PUSH_NONVOL, info 6
+	dw 0
+	section .xdata$asmgen_polyval_update_vpclmul_avx512 rdata align=4
+asmgen_polyval_update_vpclmul_avx512.unwind_info:
+	db 1, asmgen_polyval_update_vpclmul_avx512.seh_endprologue - asmgen_polyval_update_vpclmul_avx512, 22, 0	; version 1, prologue size, 22 slots, no frame register
+	db asmgen_polyval_update_vpclmul_avx512.seh_11 - asmgen_polyval_update_vpclmul_avx512, 0xe8	; SAVE_XMM128, info 14
+	dw 8
+	db asmgen_polyval_update_vpclmul_avx512.seh_10 - asmgen_polyval_update_vpclmul_avx512, 0xd8	; SAVE_XMM128, info 13
+	dw 7
+	db asmgen_polyval_update_vpclmul_avx512.seh_9 - asmgen_polyval_update_vpclmul_avx512, 0xc8	; SAVE_XMM128, info 12
+	dw 6
+	db asmgen_polyval_update_vpclmul_avx512.seh_8 - asmgen_polyval_update_vpclmul_avx512, 0xb8	; SAVE_XMM128, info 11
+	dw 5
+	db asmgen_polyval_update_vpclmul_avx512.seh_7 - asmgen_polyval_update_vpclmul_avx512, 0xa8	; SAVE_XMM128, info 10
+	dw 4
+	db asmgen_polyval_update_vpclmul_avx512.seh_6 - asmgen_polyval_update_vpclmul_avx512, 0x98	; SAVE_XMM128, info 9
+	dw 3
+	db asmgen_polyval_update_vpclmul_avx512.seh_5 - asmgen_polyval_update_vpclmul_avx512, 0x88	; SAVE_XMM128, info 8
+	dw 2
+	db asmgen_polyval_update_vpclmul_avx512.seh_4 - asmgen_polyval_update_vpclmul_avx512, 0x78	; SAVE_XMM128, info 7
+	dw 1
+	db asmgen_polyval_update_vpclmul_avx512.seh_3 - asmgen_polyval_update_vpclmul_avx512, 0x68	; SAVE_XMM128, info 6
+	dw 0
+	db asmgen_polyval_update_vpclmul_avx512.seh_2 - asmgen_polyval_update_vpclmul_avx512, 0x01	; ALLOC_LARGE, info 0
+	dw 19
+	db asmgen_polyval_update_vpclmul_avx512.seh_1 - asmgen_polyval_update_vpclmul_avx512, 0x70	; PUSH_NONVOL, info 7
+	db asmgen_polyval_update_vpclmul_avx512.seh_0 - asmgen_polyval_update_vpclmul_avx512, 0x60	; PUSH_NONVOL, info 6
 
 	section .pdata$asmgen_ghash_init_avx rdata align=4
 	dd asmgen_ghash_init_avx wrt ..imagebase, asmgen_ghash_init_avx.seh_end wrt ..imagebase, asmgen_ghash_init_avx.unwind_info wrt ..imagebase
@@ -2233,3 +3783,11 @@ asmgen_polyval_update_vpclmul_avx2.unwind_info:
 	dd asmgen_polyval_init_vpclmul_avx2 wrt ..imagebase, asmgen_polyval_init_vpclmul_avx2.seh_end wrt ..imagebase, asmgen_polyval_init_vpclmul_avx2.unwind_info wrt ..imagebase
 	section .pdata$asmgen_polyval_update_vpclmul_avx2 rdata align=4
 	dd asmgen_polyval_update_vpclmul_avx2 wrt ..imagebase, asmgen_polyval_update_vpclmul_avx2.seh_end wrt ..imagebase, asmgen_polyval_update_vpclmul_avx2.unwind_info wrt ..imagebase
+	section .pdata$asmgen_ghash_init_vpclmul_avx512 rdata align=4
+	dd asmgen_ghash_init_vpclmul_avx512 wrt ..imagebase, asmgen_ghash_init_vpclmul_avx512.seh_end wrt ..imagebase, asmgen_ghash_init_vpclmul_avx512.unwind_info wrt ..imagebase
+	section .pdata$asmgen_ghash_update_vpclmul_avx512 rdata align=4
+	dd asmgen_ghash_update_vpclmul_avx512 wrt ..imagebase, asmgen_ghash_update_vpclmul_avx512.seh_end wrt ..imagebase, asmgen_ghash_update_vpclmul_avx512.unwind_info wrt ..imagebase
+	section .pdata$asmgen_polyval_init_vpclmul_avx512 rdata align=4
+	dd asmgen_polyval_init_vpclmul_avx512 wrt ..imagebase, asmgen_polyval_init_vpclmul_avx512.seh_end wrt ..imagebase, asmgen_polyval_init_vpclmul_avx512.unwind_info wrt ..imagebase
+	section .pdata$asmgen_polyval_update_vpclmul_avx512 rdata align=4
+	dd asmgen_polyval_update_vpclmul_avx512 wrt ..imagebase, asmgen_polyval_update_vpclmul_avx512.seh_end wrt ..imagebase, asmgen_polyval_update_vpclmul_avx512.unwind_info wrt ..imagebase

@@ -205,8 +205,8 @@ fn source(listing: &str, arch: &str) -> String {
 pub fn x86_64(target: Target) -> Result<Vec<Listing<X86_64>>, GenError> {
     let abi = target.abi;
     Ok(vec![
-        // The xmm kernels first, then the ymm ones (listing order; the sets are best first).
-        ghash_listing(&[&X86_64_SETS[1], &X86_64_SETS[0]], abi)?,
+        // The xmm kernels first, then the ymm ones, then the zmm ones (listing order; the sets are best first).
+        ghash_listing(&[&X86_64_SETS[2], &X86_64_SETS[1], &X86_64_SETS[0]], abi)?,
         Listing { name: "sm4".into(), title: SM4_TITLE.into(), functions: sm4::x86_64::functions(abi)? },
     ])
 }
@@ -327,6 +327,14 @@ pub const SM4_REQUIRED: &[Role] =
 pub const X86_64_SETS: &[KernelSet<X86_64>] = {
     use sm4::x86_64::{fixed_functions as fixed, set_functions as set, Set};
     &[
+        KernelSet {
+            listing: "ghash",
+            name: "x86_64-vpclmul-avx512",
+            doc: "GHASH and POLYVAL with VPCLMULQDQ on zmm (AVX-512), four blocks per multiply, 16 per reduction.",
+            build: |abi| ghash::set_kernels(abi, ghash::x86_64_avx512::init, ghash::x86_64_avx512::update),
+            fixed: |abi, f| ghash::set_fixed_kernels(abi, f, ghash::x86_64_avx512::update_of),
+            rival: None,
+        },
         KernelSet {
             listing: "ghash",
             name: "x86_64-vpclmul-avx2",

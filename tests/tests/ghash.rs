@@ -39,6 +39,19 @@ fn expected_default() -> &'static str {
     // `ASMGEN_ISA=avx` or `avx2` hides VPCLMULQDQ (runtime/src/cpu.rs), as `cargo xtask jit-tests` sets it.
     #[cfg(target_arch = "x86_64")]
     let capped = std::env::var("ASMGEN_ISA").is_ok_and(|v| matches!(v.to_ascii_lowercase().as_str(), "avx" | "avx2"));
+    // Every cap (`avx`, `avx2`, `vaes`) hides AVX-512.
+    #[cfg(target_arch = "x86_64")]
+    let zmm_capped =
+        std::env::var("ASMGEN_ISA").is_ok_and(|v| matches!(v.to_ascii_lowercase().as_str(), "avx" | "avx2" | "vaes"));
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("vpclmulqdq")
+        && std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512bw")
+        && !zmm_capped
+    {
+        return "aot/x86_64-vpclmul-avx512";
+    }
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("vpclmulqdq") && std::arch::is_x86_feature_detected!("avx2") && !capped {
         return "aot/x86_64-vpclmul-avx2";

@@ -27,6 +27,7 @@ pub mod aarch64;
 pub mod riscv64;
 pub mod riscv64_zvkg;
 pub mod x86_64;
+pub mod x86_64_avx512;
 pub mod x86_64_vpclmul;
 
 use crate::Role;

@@ -27,7 +27,7 @@ type B = Builder<X86_64>;
 const FEATURES: &[X86Feature] = &[X86Feature::Avx, X86Feature::Avx2, X86Feature::Pclmulqdq, X86Feature::Vpclmulqdq];
 
 // Register roles (all vector registers are caller-saved under System V; Windows saves xmm6+ in the prologue).
-const S: Xmm = Xmm(0); // the running state (its upper lane stays zero: only VEX.128 writes it)
+pub(super) const S: Xmm = Xmm(0); // the running state (its upper lane stays zero: only VEX.128 writes it)
 const LO: Ymm = Ymm(1); // sums of low products, one per lane
 const HI: Ymm = Ymm(2); // sums of high products
 const MID: Ymm = Ymm(3); // sums of the middle products
@@ -41,7 +41,8 @@ const UPPER: [Ymm; 4] = [Ymm(7), Ymm(8), Ymm(9), Ymm(10)];
 const UPPER_HK: [Ymm; 4] = [Ymm(11), Ymm(12), Ymm(13), Ymm(14)];
 const CARRY: Xmm = Xmm(8); // state still to be added to the first block of a tail (an upper key's place)
 const TAIL_KEY: Ymm = Ymm(7); // the tail's key pair (an upper key's place)
-const BSWAP: Ymm = Ymm(15); // byte-reversal control in both lanes (GHASH only)
+/// Byte-reversal control in both lanes (GHASH only).
+pub(super) const BSWAP: Ymm = Ymm(15);
 
 /// Where a pair's key and its half-sums are: registers (H^9..H^16) or the table (H^1..H^8).
 #[derive(Clone)]
@@ -231,6 +232,13 @@ fn prologue(b: &mut B, f: Flavour, state: &Mem) {
 /// left, then one batch of 8, then the tail. Clobbers rax, `data`, `n`, ymm0-ymm15.
 fn absorb(b: &mut B, f: Flavour, state: Mem, table: Gpr, data: Gpr, n: Gpr) {
     prologue(b, f, &state);
+    absorb_body(b, f, table, data, n);
+    epilogue(b, f, state);
+}
+
+/// The body of [`absorb`], between loading and storing the state (in `S`, GHASH's byte reversal in `BSWAP`):
+/// the zmm set runs it for what its own loop leaves. Clobbers rax, `data`, `n`, ymm1-ymm14.
+pub(super) fn absorb_body(b: &mut B, f: Flavour, table: Gpr, data: Gpr, n: Gpr) {
     let [lp16, one8, tail, done] = ["loop16", "batch8", "tail", "done"].map(|l| b.label(l));
     b.cmp(n, 2 * AGGREGATE as i32);
     b.jb(&one8);
@@ -256,8 +264,11 @@ fn absorb(b: &mut B, f: Flavour, state: Mem, table: Gpr, data: Gpr, n: Gpr) {
     b.test(n, n);
     b.jz(&done);
     tail_blocks(b, f, table, data, n);
-
     b.bind(&done);
+}
+
+/// Stores the state (byte-reversed back for GHASH).
+pub(super) fn epilogue(b: &mut B, f: Flavour, state: Mem) {
     if f.reflected() {
         b.vpshufb(S, S, BSWAP.x());
     }
