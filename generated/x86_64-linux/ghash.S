@@ -2074,9 +2074,9 @@ asmgen_ghash_init_vpclmul_avx512:
 /*
  * ----------------------------------------------------------------------------------------------------
  * GHASH update (SP 800-38D): state = (state ^ X) * H for each 16-byte block X of data.
- * 16 blocks per reduction on zmm (H^9..H^16 computed per call), four blocks per vpclmulqdq:
- * (S + X1)*H^16 + X2*H^15 + ... + X16*H^1, Karatsuba products, one reduction; fewer than 16 blocks
- * left: the ymm set's batch of 8 and tail.
+ * 32 blocks per reduction on zmm (H^9..H^32 computed per call), four blocks per vpclmulqdq:
+ * (S + X1)*H^32 + X2*H^31 + ... + X32*H^1, Karatsuba products, one reduction; then one batch of 16;
+ * fewer than 16 blocks left: the ymm set's batch of 8 and tail.
  *
  * void asmgen_ghash_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  * Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
@@ -2090,18 +2090,19 @@ asmgen_ghash_init_vpclmul_avx512:
 asmgen_ghash_update_vpclmul_avx512:
 	.cfi_startproc
 	endbr64     	# indirect-branch landing pad (CET IBT)
-	vbroadcasti32x4 zmm15, xmmword ptr [rip + .Lconst_byte_reverse]
+	vbroadcasti128 ymm15, xmmword ptr [rip + .Lconst_byte_reverse]
 	vmovdqu     xmm0, xmmword ptr [rdi]
 	vpshufb     xmm0, xmm0, xmm15
 	cmp         rcx, 16
 	jb          .Lasmgen_ghash_update_vpclmul_avx512_rest
-	/* Keys: [H^4..H^1] and [H^8..H^5] from the table, lane-reversed; H^9..H^16 as those times H^8. */
+	vshufi64x2  zmm15, zmm15, zmm15, 0x00
+	/* Keys H^1..H^16: four powers per register, highest first. */
+	vbroadcasti32x4 zmm8, xmmword ptr [rip + .Lconst_polyval_poly]
 	vmovdqu64   zmm5, zmmword ptr [rsi]
 	vshufi64x2  zmm16, zmm5, zmm5, 0x1b
 	vmovdqu64   zmm5, zmmword ptr [rsi + 64]
 	vshufi64x2  zmm17, zmm5, zmm5, 0x1b
 	vbroadcasti32x4 zmm7, xmmword ptr [rsi + 112]
-	vbroadcasti32x4 zmm8, xmmword ptr [rip + .Lconst_polyval_poly]
 	vpclmulqdq  zmm1, zmm16, zmm7, 0x00
 	vpclmulqdq  zmm2, zmm16, zmm7, 0x11
 	vpclmulqdq  zmm3, zmm16, zmm7, 0x01
@@ -2134,16 +2135,213 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpshufd     zmm1, zmm1, 0x4e
 	vpxorq      zmm1, zmm1, zmm5
 	vpxorq      zmm19, zmm1, zmm2
-	vpshufd     zmm20, zmm16, 0x4e
-	vpxorq      zmm20, zmm20, zmm16
-	vpshufd     zmm21, zmm17, 0x4e
-	vpxorq      zmm21, zmm21, zmm17
-	vpshufd     zmm22, zmm18, 0x4e
-	vpxorq      zmm22, zmm22, zmm18
-	vpshufd     zmm23, zmm19, 0x4e
-	vpxorq      zmm23, zmm23, zmm19
+	vpshufd     zmm24, zmm16, 0x4e
+	vpxorq      zmm24, zmm24, zmm16
+	vpshufd     zmm25, zmm17, 0x4e
+	vpxorq      zmm25, zmm25, zmm17
+	vpshufd     zmm26, zmm18, 0x4e
+	vpxorq      zmm26, zmm26, zmm18
+	vpshufd     zmm27, zmm19, 0x4e
+	vpxorq      zmm27, zmm27, zmm19
+	cmp         rcx, 32
+	jb          .Lasmgen_ghash_update_vpclmul_avx512_batch16
+	/* Keys H^17..H^32: four powers per register, highest first. */
+	vbroadcasti32x4 zmm8, xmmword ptr [rip + .Lconst_polyval_poly]
+	vshufi64x2  zmm7, zmm19, zmm19, 0x00
+	vpclmulqdq  zmm1, zmm16, zmm7, 0x00
+	vpclmulqdq  zmm2, zmm16, zmm7, 0x11
+	vpclmulqdq  zmm3, zmm16, zmm7, 0x01
+	vpclmulqdq  zmm5, zmm16, zmm7, 0x10
+	vpxorq      zmm3, zmm3, zmm5
+	vpslldq     zmm5, zmm3, 8
+	vpsrldq     zmm3, zmm3, 8
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm2, zmm2, zmm3
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm20, zmm1, zmm2
+	vpclmulqdq  zmm1, zmm17, zmm7, 0x00
+	vpclmulqdq  zmm2, zmm17, zmm7, 0x11
+	vpclmulqdq  zmm3, zmm17, zmm7, 0x01
+	vpclmulqdq  zmm5, zmm17, zmm7, 0x10
+	vpxorq      zmm3, zmm3, zmm5
+	vpslldq     zmm5, zmm3, 8
+	vpsrldq     zmm3, zmm3, 8
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm2, zmm2, zmm3
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm21, zmm1, zmm2
+	vpclmulqdq  zmm1, zmm18, zmm7, 0x00
+	vpclmulqdq  zmm2, zmm18, zmm7, 0x11
+	vpclmulqdq  zmm3, zmm18, zmm7, 0x01
+	vpclmulqdq  zmm5, zmm18, zmm7, 0x10
+	vpxorq      zmm3, zmm3, zmm5
+	vpslldq     zmm5, zmm3, 8
+	vpsrldq     zmm3, zmm3, 8
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm2, zmm2, zmm3
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm22, zmm1, zmm2
+	vpclmulqdq  zmm1, zmm19, zmm7, 0x00
+	vpclmulqdq  zmm2, zmm19, zmm7, 0x11
+	vpclmulqdq  zmm3, zmm19, zmm7, 0x01
+	vpclmulqdq  zmm5, zmm19, zmm7, 0x10
+	vpxorq      zmm3, zmm3, zmm5
+	vpslldq     zmm5, zmm3, 8
+	vpsrldq     zmm3, zmm3, 8
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm2, zmm2, zmm3
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm23, zmm1, zmm2
+	vpshufd     zmm28, zmm20, 0x4e
+	vpxorq      zmm28, zmm28, zmm20
+	vpshufd     zmm29, zmm21, 0x4e
+	vpxorq      zmm29, zmm29, zmm21
+	vpshufd     zmm30, zmm22, 0x4e
+	vpxorq      zmm30, zmm30, zmm22
+	vpshufd     zmm31, zmm23, 0x4e
+	vpxorq      zmm31, zmm31, zmm23
 	.p2align 4
-.Lasmgen_ghash_update_vpclmul_avx512_loop_zmm:
+.Lasmgen_ghash_update_vpclmul_avx512_loop32:
+	/* blocks 4..7 times H^28..H^25 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 64]
+	vpshufb     zmm4, zmm4, zmm15
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm1, zmm4, zmm22, 0x00
+	vpclmulqdq  zmm2, zmm4, zmm22, 0x11
+	vpclmulqdq  zmm3, zmm6, zmm30, 0x00
+	/* blocks 8..11 times H^24..H^21 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 128]
+	vpshufb     zmm4, zmm4, zmm15
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm21, 0x00
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm4, zmm21, 0x11
+	vpxorq      zmm2, zmm2, zmm5
+	vpclmulqdq  zmm5, zmm6, zmm29, 0x00
+	vpxorq      zmm3, zmm3, zmm5
+	/* blocks 12..15 times H^20..H^17 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 192]
+	vpshufb     zmm4, zmm4, zmm15
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm20, 0x00
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm4, zmm20, 0x11
+	vpxorq      zmm2, zmm2, zmm5
+	vpclmulqdq  zmm5, zmm6, zmm28, 0x00
+	vpxorq      zmm3, zmm3, zmm5
+	/* blocks 16..19 times H^16..H^13 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 256]
+	vpshufb     zmm4, zmm4, zmm15
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm19, 0x00
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm4, zmm19, 0x11
+	vpxorq      zmm2, zmm2, zmm5
+	vpclmulqdq  zmm5, zmm6, zmm27, 0x00
+	vpxorq      zmm3, zmm3, zmm5
+	/* blocks 20..23 times H^12..H^9 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 320]
+	vpshufb     zmm4, zmm4, zmm15
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm18, 0x00
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm4, zmm18, 0x11
+	vpxorq      zmm2, zmm2, zmm5
+	vpclmulqdq  zmm5, zmm6, zmm26, 0x00
+	vpxorq      zmm3, zmm3, zmm5
+	/* blocks 24..27 times H^8..H^5 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 384]
+	vpshufb     zmm4, zmm4, zmm15
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm17, 0x00
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm4, zmm17, 0x11
+	vpxorq      zmm2, zmm2, zmm5
+	vpclmulqdq  zmm5, zmm6, zmm25, 0x00
+	vpxorq      zmm3, zmm3, zmm5
+	/* blocks 28..31 times H^4..H^1 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 448]
+	vpshufb     zmm4, zmm4, zmm15
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm16, 0x00
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm4, zmm16, 0x11
+	vpxorq      zmm2, zmm2, zmm5
+	vpclmulqdq  zmm5, zmm6, zmm24, 0x00
+	vpxorq      zmm3, zmm3, zmm5
+	/* blocks 0..3 times H^32..H^29 */
+	vmovdqu64   zmm4, zmmword ptr [rdx]
+	vpshufb     zmm4, zmm4, zmm15
+	vpxorq      zmm4, zmm4, zmm0
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm23, 0x00
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm4, zmm23, 0x11
+	vpxorq      zmm2, zmm2, zmm5
+	vpclmulqdq  zmm5, zmm6, zmm31, 0x00
+	vpxorq      zmm3, zmm3, zmm5
+	/* The four lanes of each sum added; then Karatsuba and the reduction on xmm. */
+	vextracti64x4 ymm5, zmm1, 0x01
+	vpxor       ymm1, ymm1, ymm5
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti64x4 ymm5, zmm2, 0x01
+	vpxor       ymm2, ymm2, ymm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	vextracti64x4 ymm5, zmm3, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vextracti128 xmm5, ymm3, 0x01
+	vpxor       xmm3, xmm3, xmm5
+	vpxor       xmm3, xmm3, xmm1
+	vpxor       xmm3, xmm3, xmm2
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rdx, 512
+	sub         rcx, 32
+	cmp         rcx, 32
+	jae         .Lasmgen_ghash_update_vpclmul_avx512_loop32
+	cmp         rcx, 16
+	jb          .Lasmgen_ghash_update_vpclmul_avx512_rest
+
+.Lasmgen_ghash_update_vpclmul_avx512_batch16:
 	/* blocks 4..7 times H^12..H^9 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 64]
 	vpshufb     zmm4, zmm4, zmm15
@@ -2151,7 +2349,7 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm1, zmm4, zmm18, 0x00
 	vpclmulqdq  zmm2, zmm4, zmm18, 0x11
-	vpclmulqdq  zmm3, zmm6, zmm22, 0x00
+	vpclmulqdq  zmm3, zmm6, zmm26, 0x00
 	/* blocks 8..11 times H^8..H^5 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 128]
 	vpshufb     zmm4, zmm4, zmm15
@@ -2161,7 +2359,7 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm17, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm21, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm25, 0x00
 	vpxorq      zmm3, zmm3, zmm5
 	/* blocks 12..15 times H^4..H^1 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 192]
@@ -2172,7 +2370,7 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm16, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm20, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm24, 0x00
 	vpxorq      zmm3, zmm3, zmm5
 	/* blocks 0..3 times H^16..H^13 */
 	vmovdqu64   zmm4, zmmword ptr [rdx]
@@ -2184,7 +2382,7 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm19, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm23, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm27, 0x00
 	vpxorq      zmm3, zmm3, zmm5
 	/* The four lanes of each sum added; then Karatsuba and the reduction on xmm. */
 	vextracti64x4 ymm5, zmm1, 0x01
@@ -2214,8 +2412,6 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpxor       xmm0, xmm1, xmm2
 	add         rdx, 256
 	sub         rcx, 16
-	cmp         rcx, 16
-	jae         .Lasmgen_ghash_update_vpclmul_avx512_loop_zmm
 
 .Lasmgen_ghash_update_vpclmul_avx512_rest:
 	cmp         rcx, 16
@@ -2753,9 +2949,9 @@ asmgen_polyval_init_vpclmul_avx512:
 /*
  * ----------------------------------------------------------------------------------------------------
  * POLYVAL update (RFC 8452): state = (state ^ X) * H * x^-128 for each 16-byte block X of data.
- * 16 blocks per reduction on zmm (H^9..H^16 computed per call), four blocks per vpclmulqdq:
- * (S + X1)*H^16 + X2*H^15 + ... + X16*H^1, Karatsuba products, one reduction; fewer than 16 blocks
- * left: the ymm set's batch of 8 and tail.
+ * 32 blocks per reduction on zmm (H^9..H^32 computed per call), four blocks per vpclmulqdq:
+ * (S + X1)*H^32 + X2*H^31 + ... + X32*H^1, Karatsuba products, one reduction; then one batch of 16;
+ * fewer than 16 blocks left: the ymm set's batch of 8 and tail.
  *
  * void asmgen_polyval_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  * Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
@@ -2772,13 +2968,13 @@ asmgen_polyval_update_vpclmul_avx512:
 	vmovdqu     xmm0, xmmword ptr [rdi]
 	cmp         rcx, 16
 	jb          .Lasmgen_polyval_update_vpclmul_avx512_rest
-	/* Keys: [H^4..H^1] and [H^8..H^5] from the table, lane-reversed; H^9..H^16 as those times H^8. */
+	/* Keys H^1..H^16: four powers per register, highest first. */
+	vbroadcasti32x4 zmm8, xmmword ptr [rip + .Lconst_polyval_poly]
 	vmovdqu64   zmm5, zmmword ptr [rsi]
 	vshufi64x2  zmm16, zmm5, zmm5, 0x1b
 	vmovdqu64   zmm5, zmmword ptr [rsi + 64]
 	vshufi64x2  zmm17, zmm5, zmm5, 0x1b
 	vbroadcasti32x4 zmm7, xmmword ptr [rsi + 112]
-	vbroadcasti32x4 zmm8, xmmword ptr [rip + .Lconst_polyval_poly]
 	vpclmulqdq  zmm1, zmm16, zmm7, 0x00
 	vpclmulqdq  zmm2, zmm16, zmm7, 0x11
 	vpclmulqdq  zmm3, zmm16, zmm7, 0x01
@@ -2811,23 +3007,212 @@ asmgen_polyval_update_vpclmul_avx512:
 	vpshufd     zmm1, zmm1, 0x4e
 	vpxorq      zmm1, zmm1, zmm5
 	vpxorq      zmm19, zmm1, zmm2
-	vpshufd     zmm20, zmm16, 0x4e
-	vpxorq      zmm20, zmm20, zmm16
-	vpshufd     zmm21, zmm17, 0x4e
-	vpxorq      zmm21, zmm21, zmm17
-	vpshufd     zmm22, zmm18, 0x4e
-	vpxorq      zmm22, zmm22, zmm18
-	vpshufd     zmm23, zmm19, 0x4e
-	vpxorq      zmm23, zmm23, zmm19
+	vpshufd     zmm24, zmm16, 0x4e
+	vpxorq      zmm24, zmm24, zmm16
+	vpshufd     zmm25, zmm17, 0x4e
+	vpxorq      zmm25, zmm25, zmm17
+	vpshufd     zmm26, zmm18, 0x4e
+	vpxorq      zmm26, zmm26, zmm18
+	vpshufd     zmm27, zmm19, 0x4e
+	vpxorq      zmm27, zmm27, zmm19
+	cmp         rcx, 32
+	jb          .Lasmgen_polyval_update_vpclmul_avx512_batch16
+	/* Keys H^17..H^32: four powers per register, highest first. */
+	vbroadcasti32x4 zmm8, xmmword ptr [rip + .Lconst_polyval_poly]
+	vshufi64x2  zmm7, zmm19, zmm19, 0x00
+	vpclmulqdq  zmm1, zmm16, zmm7, 0x00
+	vpclmulqdq  zmm2, zmm16, zmm7, 0x11
+	vpclmulqdq  zmm3, zmm16, zmm7, 0x01
+	vpclmulqdq  zmm5, zmm16, zmm7, 0x10
+	vpxorq      zmm3, zmm3, zmm5
+	vpslldq     zmm5, zmm3, 8
+	vpsrldq     zmm3, zmm3, 8
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm2, zmm2, zmm3
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm20, zmm1, zmm2
+	vpclmulqdq  zmm1, zmm17, zmm7, 0x00
+	vpclmulqdq  zmm2, zmm17, zmm7, 0x11
+	vpclmulqdq  zmm3, zmm17, zmm7, 0x01
+	vpclmulqdq  zmm5, zmm17, zmm7, 0x10
+	vpxorq      zmm3, zmm3, zmm5
+	vpslldq     zmm5, zmm3, 8
+	vpsrldq     zmm3, zmm3, 8
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm2, zmm2, zmm3
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm21, zmm1, zmm2
+	vpclmulqdq  zmm1, zmm18, zmm7, 0x00
+	vpclmulqdq  zmm2, zmm18, zmm7, 0x11
+	vpclmulqdq  zmm3, zmm18, zmm7, 0x01
+	vpclmulqdq  zmm5, zmm18, zmm7, 0x10
+	vpxorq      zmm3, zmm3, zmm5
+	vpslldq     zmm5, zmm3, 8
+	vpsrldq     zmm3, zmm3, 8
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm2, zmm2, zmm3
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm22, zmm1, zmm2
+	vpclmulqdq  zmm1, zmm19, zmm7, 0x00
+	vpclmulqdq  zmm2, zmm19, zmm7, 0x11
+	vpclmulqdq  zmm3, zmm19, zmm7, 0x01
+	vpclmulqdq  zmm5, zmm19, zmm7, 0x10
+	vpxorq      zmm3, zmm3, zmm5
+	vpslldq     zmm5, zmm3, 8
+	vpsrldq     zmm3, zmm3, 8
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm2, zmm2, zmm3
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
+	vpshufd     zmm1, zmm1, 0x4e
+	vpxorq      zmm1, zmm1, zmm5
+	vpxorq      zmm23, zmm1, zmm2
+	vpshufd     zmm28, zmm20, 0x4e
+	vpxorq      zmm28, zmm28, zmm20
+	vpshufd     zmm29, zmm21, 0x4e
+	vpxorq      zmm29, zmm29, zmm21
+	vpshufd     zmm30, zmm22, 0x4e
+	vpxorq      zmm30, zmm30, zmm22
+	vpshufd     zmm31, zmm23, 0x4e
+	vpxorq      zmm31, zmm31, zmm23
 	.p2align 4
-.Lasmgen_polyval_update_vpclmul_avx512_loop_zmm:
+.Lasmgen_polyval_update_vpclmul_avx512_loop32:
+	/* blocks 4..7 times H^28..H^25 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 64]
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm1, zmm4, zmm22, 0x00
+	vpclmulqdq  zmm2, zmm4, zmm22, 0x11
+	vpclmulqdq  zmm3, zmm6, zmm30, 0x00
+	/* blocks 8..11 times H^24..H^21 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 128]
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm21, 0x00
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm4, zmm21, 0x11
+	vpxorq      zmm2, zmm2, zmm5
+	vpclmulqdq  zmm5, zmm6, zmm29, 0x00
+	vpxorq      zmm3, zmm3, zmm5
+	/* blocks 12..15 times H^20..H^17 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 192]
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm20, 0x00
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm4, zmm20, 0x11
+	vpxorq      zmm2, zmm2, zmm5
+	vpclmulqdq  zmm5, zmm6, zmm28, 0x00
+	vpxorq      zmm3, zmm3, zmm5
+	/* blocks 16..19 times H^16..H^13 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 256]
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm19, 0x00
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm4, zmm19, 0x11
+	vpxorq      zmm2, zmm2, zmm5
+	vpclmulqdq  zmm5, zmm6, zmm27, 0x00
+	vpxorq      zmm3, zmm3, zmm5
+	/* blocks 20..23 times H^12..H^9 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 320]
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm18, 0x00
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm4, zmm18, 0x11
+	vpxorq      zmm2, zmm2, zmm5
+	vpclmulqdq  zmm5, zmm6, zmm26, 0x00
+	vpxorq      zmm3, zmm3, zmm5
+	/* blocks 24..27 times H^8..H^5 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 384]
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm17, 0x00
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm4, zmm17, 0x11
+	vpxorq      zmm2, zmm2, zmm5
+	vpclmulqdq  zmm5, zmm6, zmm25, 0x00
+	vpxorq      zmm3, zmm3, zmm5
+	/* blocks 28..31 times H^4..H^1 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 448]
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm16, 0x00
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm4, zmm16, 0x11
+	vpxorq      zmm2, zmm2, zmm5
+	vpclmulqdq  zmm5, zmm6, zmm24, 0x00
+	vpxorq      zmm3, zmm3, zmm5
+	/* blocks 0..3 times H^32..H^29 */
+	vmovdqu64   zmm4, zmmword ptr [rdx]
+	vpxorq      zmm4, zmm4, zmm0
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm23, 0x00
+	vpxorq      zmm1, zmm1, zmm5
+	vpclmulqdq  zmm5, zmm4, zmm23, 0x11
+	vpxorq      zmm2, zmm2, zmm5
+	vpclmulqdq  zmm5, zmm6, zmm31, 0x00
+	vpxorq      zmm3, zmm3, zmm5
+	/* The four lanes of each sum added; then Karatsuba and the reduction on xmm. */
+	vextracti64x4 ymm5, zmm1, 0x01
+	vpxor       ymm1, ymm1, ymm5
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti64x4 ymm5, zmm2, 0x01
+	vpxor       ymm2, ymm2, ymm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	vextracti64x4 ymm5, zmm3, 0x01
+	vpxor       ymm3, ymm3, ymm5
+	vextracti128 xmm5, ymm3, 0x01
+	vpxor       xmm3, xmm3, xmm5
+	vpxor       xmm3, xmm3, xmm1
+	vpxor       xmm3, xmm3, xmm2
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rdx, 512
+	sub         rcx, 32
+	cmp         rcx, 32
+	jae         .Lasmgen_polyval_update_vpclmul_avx512_loop32
+	cmp         rcx, 16
+	jb          .Lasmgen_polyval_update_vpclmul_avx512_rest
+
+.Lasmgen_polyval_update_vpclmul_avx512_batch16:
 	/* blocks 4..7 times H^12..H^9 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 64]
 	vpshufd     zmm6, zmm4, 0x4e
 	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm1, zmm4, zmm18, 0x00
 	vpclmulqdq  zmm2, zmm4, zmm18, 0x11
-	vpclmulqdq  zmm3, zmm6, zmm22, 0x00
+	vpclmulqdq  zmm3, zmm6, zmm26, 0x00
 	/* blocks 8..11 times H^8..H^5 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 128]
 	vpshufd     zmm6, zmm4, 0x4e
@@ -2836,7 +3221,7 @@ asmgen_polyval_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm17, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm21, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm25, 0x00
 	vpxorq      zmm3, zmm3, zmm5
 	/* blocks 12..15 times H^4..H^1 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 192]
@@ -2846,7 +3231,7 @@ asmgen_polyval_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm16, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm20, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm24, 0x00
 	vpxorq      zmm3, zmm3, zmm5
 	/* blocks 0..3 times H^16..H^13 */
 	vmovdqu64   zmm4, zmmword ptr [rdx]
@@ -2857,7 +3242,7 @@ asmgen_polyval_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm19, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm23, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm27, 0x00
 	vpxorq      zmm3, zmm3, zmm5
 	/* The four lanes of each sum added; then Karatsuba and the reduction on xmm. */
 	vextracti64x4 ymm5, zmm1, 0x01
@@ -2887,8 +3272,6 @@ asmgen_polyval_update_vpclmul_avx512:
 	vpxor       xmm0, xmm1, xmm2
 	add         rdx, 256
 	sub         rcx, 16
-	cmp         rcx, 16
-	jae         .Lasmgen_polyval_update_vpclmul_avx512_loop_zmm
 
 .Lasmgen_polyval_update_vpclmul_avx512_rest:
 	cmp         rcx, 16

@@ -216,8 +216,8 @@ fn upper_keys(b: &mut B, table: Gpr) {
     }
 }
 
-/// Loads the constants and the state.
-fn prologue(b: &mut B, f: Flavour, state: &Mem) {
+/// Loads the constants and the state (`S`, and GHASH's byte reversal in `BSWAP`).
+pub(super) fn prologue(b: &mut B, f: Flavour, state: &Mem) {
     if f.reflected() {
         let bswap = b.constant("byte_reverse", 16, "vpshufb control: reverse 16 bytes", &BYTE_REVERSE);
         b.vbroadcasti128(BSWAP, rip(&bswap));
