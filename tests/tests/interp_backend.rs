@@ -1,8 +1,8 @@
 //! The runtime's interpreter backends (feature `interp`: `cargo test -p asmgen-tests --features interp --test
 //! interp_backend`): the GFNI set's SM4 kernels run by the interpreter through the safe API (ECB, CTR, XTS,
 //! GCM, CBC) agree with RustCrypto at a few lengths, whatever the CPU (no GFNI needed); and every x86_64 set is
-//! listed as `interp/<set>`. The aarch64 sets (`interp/aarch64-<set>`, interpreted per AAPCS64 on any host) too:
-//! SM4 of both SM4 sets, GHASH and POLYVAL of the PMULL set, against RustCrypto. With the feature on, the general
+//! listed as `interp/<set>`; the zmm GHASH/POLYVAL set agrees at every block count that reaches one of its
+//! paths. The aarch64 sets (`interp/aarch64-<set>`, interpreted per AAPCS64 on any host) too: SM4 of both SM4 sets, GHASH and POLYVAL of the PMULL set, against RustCrypto. With the feature on, the general
 //! API suites (sm4_modes, sm4_aead, sm4_xts, sm4_mac, ghash, zeroize) run every `interp/` backend too, at the
 //! lengths of `asmgen_tests::sweep`.
 #![cfg(feature = "interp")]
@@ -22,7 +22,9 @@ fn every_x86_64_set_is_an_interpreter_backend() {
         let name = format!("interp/{set}");
         assert!(table.iter().any(|(n, ok)| *n == name && *ok), "{name} missing: {table:?}");
     }
-    assert!(asmgen_runtime::hash_backends().iter().any(|(n, _)| *n == "interp/x86_64-pclmulqdq-avx"));
+    for set in ["interp/x86_64-vpclmul-avx512", "interp/x86_64-vpclmul-avx2", "interp/x86_64-pclmulqdq-avx"] {
+        assert!(asmgen_runtime::hash_backends().iter().any(|(n, _)| *n == set), "{set} missing");
+    }
 }
 
 #[test]
@@ -52,5 +54,31 @@ fn aarch64_sets_through_the_interpreter_match_rustcrypto() {
         let mut rp = polyval::Polyval::new(&h.into());
         rp.update_padded(&data);
         assert_eq!(p.finalize(), <[u8; 16]>::from(rp.finalize()), "POLYVAL of {len} bytes");
+    }
+}
+
+/// The zmm GHASH/POLYVAL set through the interpreter (whatever the CPU), at every block count that reaches
+/// one of its paths: 0..=33 (the ymm tail alone, the batch of 8, the one zmm batch of 16, the 32-block loop
+/// once, with and without each tail), then two loop iterations with each tail and a batch of 16.
+#[test]
+fn zmm_hash_set_through_the_interpreter_matches_rustcrypto() {
+    const SET: &str = "interp/x86_64-vpclmul-avx512";
+    assert!(asmgen_runtime::hash_backends().iter().any(|(n, ok)| *n == SET && *ok));
+    let mut rng = Rng::new(11);
+    let h = rng.block();
+    let counts = (0..=33).chain([47, 48, 49, 63, 64, 65, 79, 80, 95, 96, 111]);
+    for blocks in counts {
+        let mut data = vec![0u8; 16 * blocks];
+        rng.fill(&mut data);
+        let mut g = asmgen_runtime::Ghash::with_backend(&h, SET).unwrap();
+        g.update_padded(&data);
+        let mut rg = ghash::GHash::new(&h.into());
+        rg.update_padded(&data);
+        assert_eq!(g.finalize(), <[u8; 16]>::from(rg.finalize()), "GHASH of {blocks} blocks");
+        let mut p = asmgen_runtime::Polyval::with_backend(&h, SET).unwrap();
+        p.update_padded(&data);
+        let mut rp = polyval::Polyval::new(&h.into());
+        rp.update_padded(&data);
+        assert_eq!(p.finalize(), <[u8; 16]>::from(rp.finalize()), "POLYVAL of {blocks} blocks");
     }
 }
