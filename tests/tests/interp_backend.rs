@@ -1,10 +1,10 @@
 //! The runtime's interpreter backends (feature `interp`: `cargo test -p asmgen-tests --features interp --test
-//! interp_backend`): the GFNI set's SM4 kernels run by the interpreter through the safe API (ECB, CTR, XTS,
-//! GCM, CBC) agree with RustCrypto at a few lengths, whatever the CPU (no GFNI needed); and every x86_64 set is
-//! listed as `interp/<set>`; the zmm GHASH/POLYVAL set agrees at every block count that reaches one of its
-//! paths. The aarch64 sets (`interp/aarch64-<set>`, interpreted per AAPCS64 on any host) too: SM4 of both SM4 sets, GHASH and POLYVAL of the PMULL set, against RustCrypto. With the feature on, the general
-//! API suites (sm4_modes, sm4_aead, sm4_xts, sm4_mac, ghash, zeroize) run every `interp/` backend too, at the
-//! lengths of `asmgen_tests::sweep`.
+//! interp_backend`): the GFNI set's SM4 kernels run by the interpreter through the safe API (ECB, CTR, XTS, GCM, CBC)
+//! agree with RustCrypto at a few lengths, whatever the CPU (no GFNI needed); and every x86_64 set is listed as
+//! `interp/<set>`; the zmm GHASH/POLYVAL set agrees at every block count that reaches one of its paths. The aarch64
+//! sets (`interp/aarch64-<set>`, interpreted per AAPCS64 on any host) too: SM4 of both SM4 sets, GHASH and POLYVAL of
+//! the PMULL set, against RustCrypto. With the feature on, the general API suites (sm4_modes, sm4_aead, sm4_xts,
+//! sm4_mac, ghash, zeroize) run every `interp/` backend too, at the lengths of `asmgen_tests::sweep`.
 #![cfg(feature = "interp")]
 
 use asmgen_runtime::sm4_backend_table;
