@@ -66,7 +66,8 @@ struct hash_set {
 #define CCM(s) .ccm_enc = asmgen_sm4_ccm_enc_##s, .ccm_dec = asmgen_sm4_ccm_dec_##s
 
 #if defined(__x86_64__)
-static struct hash_set hash_sets[] = {HASH_SET("pclmulqdq-avx", avx), HASH_SET("vpclmul-avx2", vpclmul_avx2)};
+static struct hash_set hash_sets[] = {HASH_SET("pclmulqdq-avx", avx), HASH_SET("vpclmul-avx2", vpclmul_avx2),
+                                      HASH_SET("vpclmul-avx512", vpclmul_avx512)};
 /* Kernel sets, best last. Every set takes its key schedule from the AVX set, the AVX2 and VAES sets their
  * serial modes and CCM too. */
 static struct sm4_set sets[] = {
@@ -88,6 +89,8 @@ static void detect(void) {
     hash_sets[0].have = __builtin_cpu_supports("avx") && __builtin_cpu_supports("pclmul");
     hash_sets[1].have =
         hash_sets[0].have && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("vpclmulqdq");
+    hash_sets[2].have =
+        hash_sets[1].have && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
     sets[0].have = base;
     sets[1].have = avx2;
     sets[2].have = avx2 && __builtin_cpu_supports("vaes");

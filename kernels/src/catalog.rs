@@ -330,7 +330,7 @@ pub const X86_64_SETS: &[KernelSet<X86_64>] = {
         KernelSet {
             listing: "ghash",
             name: "x86_64-vpclmul-avx512",
-            doc: "GHASH and POLYVAL with VPCLMULQDQ on zmm (AVX-512), four blocks per multiply, 16 per reduction.",
+            doc: "GHASH and POLYVAL with VPCLMULQDQ on zmm (AVX-512), four blocks per multiply, 32 per reduction.",
             build: |abi| ghash::set_kernels(abi, ghash::x86_64_avx512::init, ghash::x86_64_avx512::update),
             fixed: |abi, f| ghash::set_fixed_kernels(abi, f, ghash::x86_64_avx512::update_of),
             rival: None,

@@ -91,6 +91,15 @@ fn c_example_checks_published_vectors_with_gcc_and_clang() {
         let checks =
             [&checks[..], &["ok sm4-gcm gcm_enc", "ok sm4-gcm gcm_dec wrong tag avx: ciphertext restored"]].concat();
         let sets = out.lines().filter(|l| l.starts_with("ok zero-count ") && !l.contains("pclmul")).count();
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            if has!("avx512f") && has!("avx512bw") && has!("avx2") && has!("vpclmulqdq") {
+                for what in ["ok ghash vpclmul-avx512", "ok polyval vpclmul-avx512", "ok zero-count vpclmul-avx512"] {
+                    assert!(out.contains(what), "{cc}: {what} missing:\n{out}");
+                }
+            }
+        }
         assert_passes(cc, &(ok, out), sets.max(1), &checks);
     }
 }
