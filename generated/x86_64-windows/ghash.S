@@ -2334,7 +2334,7 @@ asmgen_ghash_init_vpclmul_avx512:
  *
  * void asmgen_ghash_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  * Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
- * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
+ * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
 	.section .text$asmgen_ghash_update_vpclmul_avx512,"xr"
@@ -2348,28 +2348,16 @@ asmgen_ghash_update_vpclmul_avx512:
 	.seh_pushreg rsi
 	push        rdi
 	.seh_pushreg rdi
-	sub         rsp, 168
-	.seh_stackalloc 168
+	sub         rsp, 72
+	.seh_stackalloc 72
 	vmovdqa     xmmword ptr [rsp], xmm6
 	.seh_savexmm xmm6, 0
 	vmovdqa     xmmword ptr [rsp + 16], xmm7
 	.seh_savexmm xmm7, 16
 	vmovdqa     xmmword ptr [rsp + 32], xmm8
 	.seh_savexmm xmm8, 32
-	vmovdqa     xmmword ptr [rsp + 48], xmm9
-	.seh_savexmm xmm9, 48
-	vmovdqa     xmmword ptr [rsp + 64], xmm10
-	.seh_savexmm xmm10, 64
-	vmovdqa     xmmword ptr [rsp + 80], xmm11
-	.seh_savexmm xmm11, 80
-	vmovdqa     xmmword ptr [rsp + 96], xmm12
-	.seh_savexmm xmm12, 96
-	vmovdqa     xmmword ptr [rsp + 112], xmm13
-	.seh_savexmm xmm13, 112
-	vmovdqa     xmmword ptr [rsp + 128], xmm14
-	.seh_savexmm xmm14, 128
-	vmovdqa     xmmword ptr [rsp + 144], xmm15
-	.seh_savexmm xmm15, 144
+	vmovdqa     xmmword ptr [rsp + 48], xmm15
+	.seh_savexmm xmm15, 48
 	.seh_endprologue
 	mov         rdi, rcx
 	mov         rsi, rdx
@@ -2699,203 +2687,6 @@ asmgen_ghash_update_vpclmul_avx512:
 	sub         rcx, 16
 
 .Lasmgen_ghash_update_vpclmul_avx512_rest:
-	cmp         rcx, 16
-	jb          .Lasmgen_ghash_update_vpclmul_avx512_batch8
-	/* H^9..H^16: the table's pairs [H^7, H^8]..[H^1, H^2] times H^8, once per call of >= 16 blocks. */
-	vbroadcasti128 ymm4, xmmword ptr [rsi + 112]
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 96], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 96], 0x11
-	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi + 96], 0x01
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm7, ymm1, ymm2
-	vpshufd     ymm11, ymm7, 0x4e
-	vpxor       ymm11, ymm11, ymm7
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 64], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 64], 0x11
-	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi + 64], 0x01
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 64], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm8, ymm1, ymm2
-	vpshufd     ymm12, ymm8, 0x4e
-	vpxor       ymm12, ymm12, ymm8
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 32], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 32], 0x11
-	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi + 32], 0x01
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm9, ymm1, ymm2
-	vpshufd     ymm13, ymm9, 0x4e
-	vpxor       ymm13, ymm13, ymm9
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi], 0x11
-	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi], 0x01
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm10, ymm1, ymm2
-	vpshufd     ymm14, ymm10, 0x4e
-	vpxor       ymm14, ymm14, ymm10
-	.p2align 4
-.Lasmgen_ghash_update_vpclmul_avx512_loop16:
-	/* blocks 2 and 3 times H^14 and H^13 */
-	vmovdqu     xmm4, xmmword ptr [rdx + 48]
-	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 32], 0x01
-	vpshufb     ymm4, ymm4, ymm15
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, ymm8, 0x00
-	vpclmulqdq  ymm2, ymm4, ymm8, 0x11
-	vpclmulqdq  ymm3, ymm6, ymm12, 0x00
-	/* blocks 4 and 5 times H^12 and H^11 */
-	vmovdqu     xmm4, xmmword ptr [rdx + 80]
-	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 64], 0x01
-	vpshufb     ymm4, ymm4, ymm15
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymm9, 0x00
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm9, 0x11
-	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymm13, 0x00
-	vpxor       ymm3, ymm3, ymm5
-	/* blocks 6 and 7 times H^10 and H^9 */
-	vmovdqu     xmm4, xmmword ptr [rdx + 112]
-	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 96], 0x01
-	vpshufb     ymm4, ymm4, ymm15
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymm10, 0x00
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm10, 0x11
-	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymm14, 0x00
-	vpxor       ymm3, ymm3, ymm5
-	/* blocks 8 and 9 times H^8 and H^7 */
-	vmovdqu     xmm4, xmmword ptr [rdx + 144]
-	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 128], 0x01
-	vpshufb     ymm4, ymm4, ymm15
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x00
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x11
-	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 224], 0x00
-	vpxor       ymm3, ymm3, ymm5
-	/* blocks 10 and 11 times H^6 and H^5 */
-	vmovdqu     xmm4, xmmword ptr [rdx + 176]
-	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 160], 0x01
-	vpshufb     ymm4, ymm4, ymm15
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 64], 0x00
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 64], 0x11
-	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 192], 0x00
-	vpxor       ymm3, ymm3, ymm5
-	/* blocks 12 and 13 times H^4 and H^3 */
-	vmovdqu     xmm4, xmmword ptr [rdx + 208]
-	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 192], 0x01
-	vpshufb     ymm4, ymm4, ymm15
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x00
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x11
-	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 160], 0x00
-	vpxor       ymm3, ymm3, ymm5
-	/* blocks 14 and 15 times H^2 and H^1 */
-	vmovdqu     xmm4, xmmword ptr [rdx + 240]
-	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 224], 0x01
-	vpshufb     ymm4, ymm4, ymm15
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x00
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x11
-	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 128], 0x00
-	vpxor       ymm3, ymm3, ymm5
-	/* blocks 0 and 1 times H^16 and H^15 */
-	vmovdqu     xmm5, xmmword ptr [rdx]
-	vmovdqu     xmm4, xmmword ptr [rdx + 16]
-	vpshufb     xmm5, xmm5, xmm15
-	vpshufb     xmm4, xmm4, xmm15
-	vpxor       xmm5, xmm5, xmm0
-	vinserti128 ymm4, ymm4, xmm5, 0x01
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
-	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymm11, 0x00
-	vpxor       ymm3, ymm3, ymm5
-	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
-	vpxor       ymm3, ymm3, ymm1
-	vpxor       ymm3, ymm3, ymm2
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vextracti128 xmm5, ymm1, 0x01
-	vpxor       xmm1, xmm1, xmm5
-	vextracti128 xmm5, ymm2, 0x01
-	vpxor       xmm2, xmm2, xmm5
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm0, xmm1, xmm2
-	add         rdx, 256
-	sub         rcx, 16
-	cmp         rcx, 16
-	jae         .Lasmgen_ghash_update_vpclmul_avx512_loop16
 
 .Lasmgen_ghash_update_vpclmul_avx512_batch8:
 	cmp         rcx, 8
@@ -3044,14 +2835,8 @@ asmgen_ghash_update_vpclmul_avx512:
 	vmovdqa     xmm6, xmmword ptr [rsp]
 	vmovdqa     xmm7, xmmword ptr [rsp + 16]
 	vmovdqa     xmm8, xmmword ptr [rsp + 32]
-	vmovdqa     xmm9, xmmword ptr [rsp + 48]
-	vmovdqa     xmm10, xmmword ptr [rsp + 64]
-	vmovdqa     xmm11, xmmword ptr [rsp + 80]
-	vmovdqa     xmm12, xmmword ptr [rsp + 96]
-	vmovdqa     xmm13, xmmword ptr [rsp + 112]
-	vmovdqa     xmm14, xmmword ptr [rsp + 128]
-	vmovdqa     xmm15, xmmword ptr [rsp + 144]
-	add         rsp, 168
+	vmovdqa     xmm15, xmmword ptr [rsp + 48]
+	add         rsp, 72
 	pop         rdi
 	pop         rsi
 	ret
@@ -3272,7 +3057,7 @@ asmgen_polyval_init_vpclmul_avx512:
  *
  * void asmgen_polyval_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  * Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
- * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14
+ * Saves: rsi, rdi, xmm6, xmm7, xmm8
  * ----------------------------------------------------------------------------------------------------
  */
 	.section .text$asmgen_polyval_update_vpclmul_avx512,"xr"
@@ -3286,26 +3071,14 @@ asmgen_polyval_update_vpclmul_avx512:
 	.seh_pushreg rsi
 	push        rdi
 	.seh_pushreg rdi
-	sub         rsp, 152
-	.seh_stackalloc 152
+	sub         rsp, 56
+	.seh_stackalloc 56
 	vmovdqa     xmmword ptr [rsp], xmm6
 	.seh_savexmm xmm6, 0
 	vmovdqa     xmmword ptr [rsp + 16], xmm7
 	.seh_savexmm xmm7, 16
 	vmovdqa     xmmword ptr [rsp + 32], xmm8
 	.seh_savexmm xmm8, 32
-	vmovdqa     xmmword ptr [rsp + 48], xmm9
-	.seh_savexmm xmm9, 48
-	vmovdqa     xmmword ptr [rsp + 64], xmm10
-	.seh_savexmm xmm10, 64
-	vmovdqa     xmmword ptr [rsp + 80], xmm11
-	.seh_savexmm xmm11, 80
-	vmovdqa     xmmword ptr [rsp + 96], xmm12
-	.seh_savexmm xmm12, 96
-	vmovdqa     xmmword ptr [rsp + 112], xmm13
-	.seh_savexmm xmm13, 112
-	vmovdqa     xmmword ptr [rsp + 128], xmm14
-	.seh_savexmm xmm14, 128
 	.seh_endprologue
 	mov         rdi, rcx
 	mov         rsi, rdx
@@ -3620,194 +3393,6 @@ asmgen_polyval_update_vpclmul_avx512:
 	sub         rcx, 16
 
 .Lasmgen_polyval_update_vpclmul_avx512_rest:
-	cmp         rcx, 16
-	jb          .Lasmgen_polyval_update_vpclmul_avx512_batch8
-	/* H^9..H^16: the table's pairs [H^7, H^8]..[H^1, H^2] times H^8, once per call of >= 16 blocks. */
-	vbroadcasti128 ymm4, xmmword ptr [rsi + 112]
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 96], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 96], 0x11
-	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi + 96], 0x01
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm7, ymm1, ymm2
-	vpshufd     ymm11, ymm7, 0x4e
-	vpxor       ymm11, ymm11, ymm7
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 64], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 64], 0x11
-	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi + 64], 0x01
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 64], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm8, ymm1, ymm2
-	vpshufd     ymm12, ymm8, 0x4e
-	vpxor       ymm12, ymm12, ymm8
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 32], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 32], 0x11
-	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi + 32], 0x01
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm9, ymm1, ymm2
-	vpshufd     ymm13, ymm9, 0x4e
-	vpxor       ymm13, ymm13, ymm9
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi], 0x11
-	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi], 0x01
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm10, ymm1, ymm2
-	vpshufd     ymm14, ymm10, 0x4e
-	vpxor       ymm14, ymm14, ymm10
-	.p2align 4
-.Lasmgen_polyval_update_vpclmul_avx512_loop16:
-	/* blocks 2 and 3 times H^14 and H^13 */
-	vmovdqu     xmm4, xmmword ptr [rdx + 48]
-	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 32], 0x01
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, ymm8, 0x00
-	vpclmulqdq  ymm2, ymm4, ymm8, 0x11
-	vpclmulqdq  ymm3, ymm6, ymm12, 0x00
-	/* blocks 4 and 5 times H^12 and H^11 */
-	vmovdqu     xmm4, xmmword ptr [rdx + 80]
-	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 64], 0x01
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymm9, 0x00
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm9, 0x11
-	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymm13, 0x00
-	vpxor       ymm3, ymm3, ymm5
-	/* blocks 6 and 7 times H^10 and H^9 */
-	vmovdqu     xmm4, xmmword ptr [rdx + 112]
-	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 96], 0x01
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymm10, 0x00
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm10, 0x11
-	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymm14, 0x00
-	vpxor       ymm3, ymm3, ymm5
-	/* blocks 8 and 9 times H^8 and H^7 */
-	vmovdqu     xmm4, xmmword ptr [rdx + 144]
-	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 128], 0x01
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x00
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x11
-	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 224], 0x00
-	vpxor       ymm3, ymm3, ymm5
-	/* blocks 10 and 11 times H^6 and H^5 */
-	vmovdqu     xmm4, xmmword ptr [rdx + 176]
-	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 160], 0x01
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 64], 0x00
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 64], 0x11
-	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 192], 0x00
-	vpxor       ymm3, ymm3, ymm5
-	/* blocks 12 and 13 times H^4 and H^3 */
-	vmovdqu     xmm4, xmmword ptr [rdx + 208]
-	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 192], 0x01
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x00
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x11
-	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 160], 0x00
-	vpxor       ymm3, ymm3, ymm5
-	/* blocks 14 and 15 times H^2 and H^1 */
-	vmovdqu     xmm4, xmmword ptr [rdx + 240]
-	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 224], 0x01
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x00
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x11
-	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 128], 0x00
-	vpxor       ymm3, ymm3, ymm5
-	/* blocks 0 and 1 times H^16 and H^15 */
-	vmovdqu     xmm5, xmmword ptr [rdx]
-	vmovdqu     xmm4, xmmword ptr [rdx + 16]
-	vpxor       xmm5, xmm5, xmm0
-	vinserti128 ymm4, ymm4, xmm5, 0x01
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
-	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymm11, 0x00
-	vpxor       ymm3, ymm3, ymm5
-	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
-	vpxor       ymm3, ymm3, ymm1
-	vpxor       ymm3, ymm3, ymm2
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vextracti128 xmm5, ymm1, 0x01
-	vpxor       xmm1, xmm1, xmm5
-	vextracti128 xmm5, ymm2, 0x01
-	vpxor       xmm2, xmm2, xmm5
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm0, xmm1, xmm2
-	add         rdx, 256
-	sub         rcx, 16
-	cmp         rcx, 16
-	jae         .Lasmgen_polyval_update_vpclmul_avx512_loop16
 
 .Lasmgen_polyval_update_vpclmul_avx512_batch8:
 	cmp         rcx, 8
@@ -3948,13 +3533,7 @@ asmgen_polyval_update_vpclmul_avx512:
 	vmovdqa     xmm6, xmmword ptr [rsp]
 	vmovdqa     xmm7, xmmword ptr [rsp + 16]
 	vmovdqa     xmm8, xmmword ptr [rsp + 32]
-	vmovdqa     xmm9, xmmword ptr [rsp + 48]
-	vmovdqa     xmm10, xmmword ptr [rsp + 64]
-	vmovdqa     xmm11, xmmword ptr [rsp + 80]
-	vmovdqa     xmm12, xmmword ptr [rsp + 96]
-	vmovdqa     xmm13, xmmword ptr [rsp + 112]
-	vmovdqa     xmm14, xmmword ptr [rsp + 128]
-	add         rsp, 152
+	add         rsp, 56
 	pop         rdi
 	pop         rsi
 	ret

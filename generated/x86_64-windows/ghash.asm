@@ -2294,7 +2294,7 @@ asmgen_ghash_init_vpclmul_avx512:
 ;
 ; void asmgen_ghash_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 ; Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
-; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
+; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm15
 ; ----------------------------------------------------------------------------------------------------
 	section .text$asmgen_ghash_update_vpclmul_avx512 code align=32
 	global asmgen_ghash_update_vpclmul_avx512
@@ -2305,28 +2305,16 @@ asmgen_ghash_update_vpclmul_avx512:
 .seh_0:			; .seh_pushreg rsi (an unwind code in .xdata)
 	push        rdi
 .seh_1:			; .seh_pushreg rdi (an unwind code in .xdata)
-	sub         rsp, 168
-.seh_2:			; .seh_stackalloc 168 (an unwind code in .xdata)
+	sub         rsp, 72
+.seh_2:			; .seh_stackalloc 72 (an unwind code in .xdata)
 	vmovdqa     oword [rsp], xmm6
 .seh_3:			; .seh_savexmm xmm6, 0 (an unwind code in .xdata)
 	vmovdqa     oword [rsp + 16], xmm7
 .seh_4:			; .seh_savexmm xmm7, 16 (an unwind code in .xdata)
 	vmovdqa     oword [rsp + 32], xmm8
 .seh_5:			; .seh_savexmm xmm8, 32 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 48], xmm9
-.seh_6:			; .seh_savexmm xmm9, 48 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 64], xmm10
-.seh_7:			; .seh_savexmm xmm10, 64 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 80], xmm11
-.seh_8:			; .seh_savexmm xmm11, 80 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 96], xmm12
-.seh_9:			; .seh_savexmm xmm12, 96 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 112], xmm13
-.seh_10:			; .seh_savexmm xmm13, 112 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 128], xmm14
-.seh_11:			; .seh_savexmm xmm14, 128 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 144], xmm15
-.seh_12:			; .seh_savexmm xmm15, 144 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 48], xmm15
+.seh_6:			; .seh_savexmm xmm15, 48 (an unwind code in .xdata)
 .seh_endprologue:
 	mov         rdi, rcx
 	mov         rsi, rdx
@@ -2656,203 +2644,6 @@ asmgen_ghash_update_vpclmul_avx512:
 	sub         rcx, 16
 
 .asmgen_ghash_update_vpclmul_avx512_rest:
-	cmp         rcx, 16
-	jb          near .asmgen_ghash_update_vpclmul_avx512_batch8
-	; H^9..H^16: the table's pairs [H^7, H^8]..[H^1, H^2] times H^8, once per call of >= 16 blocks.
-	vbroadcasti128 ymm4, oword [rsi + 112]
-	vpclmulqdq  ymm1, ymm4, yword [rsi + 96], 0x00
-	vpclmulqdq  ymm2, ymm4, yword [rsi + 96], 0x11
-	vpclmulqdq  ymm3, ymm4, yword [rsi + 96], 0x01
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 96], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm7, ymm1, ymm2
-	vpshufd     ymm11, ymm7, 0x4e
-	vpxor       ymm11, ymm11, ymm7
-	vpclmulqdq  ymm1, ymm4, yword [rsi + 64], 0x00
-	vpclmulqdq  ymm2, ymm4, yword [rsi + 64], 0x11
-	vpclmulqdq  ymm3, ymm4, yword [rsi + 64], 0x01
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 64], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm8, ymm1, ymm2
-	vpshufd     ymm12, ymm8, 0x4e
-	vpxor       ymm12, ymm12, ymm8
-	vpclmulqdq  ymm1, ymm4, yword [rsi + 32], 0x00
-	vpclmulqdq  ymm2, ymm4, yword [rsi + 32], 0x11
-	vpclmulqdq  ymm3, ymm4, yword [rsi + 32], 0x01
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 32], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm9, ymm1, ymm2
-	vpshufd     ymm13, ymm9, 0x4e
-	vpxor       ymm13, ymm13, ymm9
-	vpclmulqdq  ymm1, ymm4, yword [rsi], 0x00
-	vpclmulqdq  ymm2, ymm4, yword [rsi], 0x11
-	vpclmulqdq  ymm3, ymm4, yword [rsi], 0x01
-	vpclmulqdq  ymm5, ymm4, yword [rsi], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm10, ymm1, ymm2
-	vpshufd     ymm14, ymm10, 0x4e
-	vpxor       ymm14, ymm14, ymm10
-	align 16
-.asmgen_ghash_update_vpclmul_avx512_loop16:
-	; blocks 2 and 3 times H^14 and H^13
-	vmovdqu     xmm4, oword [rdx + 48]
-	vinserti128 ymm4, ymm4, oword [rdx + 32], 0x01
-	vpshufb     ymm4, ymm4, ymm15
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, ymm8, 0x00
-	vpclmulqdq  ymm2, ymm4, ymm8, 0x11
-	vpclmulqdq  ymm3, ymm6, ymm12, 0x00
-	; blocks 4 and 5 times H^12 and H^11
-	vmovdqu     xmm4, oword [rdx + 80]
-	vinserti128 ymm4, ymm4, oword [rdx + 64], 0x01
-	vpshufb     ymm4, ymm4, ymm15
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymm9, 0x00
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm9, 0x11
-	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymm13, 0x00
-	vpxor       ymm3, ymm3, ymm5
-	; blocks 6 and 7 times H^10 and H^9
-	vmovdqu     xmm4, oword [rdx + 112]
-	vinserti128 ymm4, ymm4, oword [rdx + 96], 0x01
-	vpshufb     ymm4, ymm4, ymm15
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymm10, 0x00
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm10, 0x11
-	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymm14, 0x00
-	vpxor       ymm3, ymm3, ymm5
-	; blocks 8 and 9 times H^8 and H^7
-	vmovdqu     xmm4, oword [rdx + 144]
-	vinserti128 ymm4, ymm4, oword [rdx + 128], 0x01
-	vpshufb     ymm4, ymm4, ymm15
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 96], 0x00
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 96], 0x11
-	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 224], 0x00
-	vpxor       ymm3, ymm3, ymm5
-	; blocks 10 and 11 times H^6 and H^5
-	vmovdqu     xmm4, oword [rdx + 176]
-	vinserti128 ymm4, ymm4, oword [rdx + 160], 0x01
-	vpshufb     ymm4, ymm4, ymm15
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 64], 0x00
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 64], 0x11
-	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 192], 0x00
-	vpxor       ymm3, ymm3, ymm5
-	; blocks 12 and 13 times H^4 and H^3
-	vmovdqu     xmm4, oword [rdx + 208]
-	vinserti128 ymm4, ymm4, oword [rdx + 192], 0x01
-	vpshufb     ymm4, ymm4, ymm15
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 32], 0x00
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 32], 0x11
-	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 160], 0x00
-	vpxor       ymm3, ymm3, ymm5
-	; blocks 14 and 15 times H^2 and H^1
-	vmovdqu     xmm4, oword [rdx + 240]
-	vinserti128 ymm4, ymm4, oword [rdx + 224], 0x01
-	vpshufb     ymm4, ymm4, ymm15
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi], 0x00
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi], 0x11
-	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 128], 0x00
-	vpxor       ymm3, ymm3, ymm5
-	; blocks 0 and 1 times H^16 and H^15
-	vmovdqu     xmm5, oword [rdx]
-	vmovdqu     xmm4, oword [rdx + 16]
-	vpshufb     xmm5, xmm5, xmm15
-	vpshufb     xmm4, xmm4, xmm15
-	vpxor       xmm5, xmm5, xmm0
-	vinserti128 ymm4, ymm4, xmm5, 0x01
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
-	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymm11, 0x00
-	vpxor       ymm3, ymm3, ymm5
-	; MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower.
-	vpxor       ymm3, ymm3, ymm1
-	vpxor       ymm3, ymm3, ymm2
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vextracti128 xmm5, ymm1, 0x01
-	vpxor       xmm1, xmm1, xmm5
-	vextracti128 xmm5, ymm2, 0x01
-	vpxor       xmm2, xmm2, xmm5
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly_y], 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly_y], 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm0, xmm1, xmm2
-	add         rdx, 256
-	sub         rcx, 16
-	cmp         rcx, 16
-	jae         near .asmgen_ghash_update_vpclmul_avx512_loop16
 
 .asmgen_ghash_update_vpclmul_avx512_batch8:
 	cmp         rcx, 8
@@ -3001,14 +2792,8 @@ asmgen_ghash_update_vpclmul_avx512:
 	vmovdqa     xmm6, oword [rsp]
 	vmovdqa     xmm7, oword [rsp + 16]
 	vmovdqa     xmm8, oword [rsp + 32]
-	vmovdqa     xmm9, oword [rsp + 48]
-	vmovdqa     xmm10, oword [rsp + 64]
-	vmovdqa     xmm11, oword [rsp + 80]
-	vmovdqa     xmm12, oword [rsp + 96]
-	vmovdqa     xmm13, oword [rsp + 112]
-	vmovdqa     xmm14, oword [rsp + 128]
-	vmovdqa     xmm15, oword [rsp + 144]
-	add         rsp, 168
+	vmovdqa     xmm15, oword [rsp + 48]
+	add         rsp, 72
 	pop         rdi
 	pop         rsi
 	ret
@@ -3224,7 +3009,7 @@ asmgen_polyval_init_vpclmul_avx512:
 ;
 ; void asmgen_polyval_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 ; Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
-; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14
+; Saves: rsi, rdi, xmm6, xmm7, xmm8
 ; ----------------------------------------------------------------------------------------------------
 	section .text$asmgen_polyval_update_vpclmul_avx512 code align=32
 	global asmgen_polyval_update_vpclmul_avx512
@@ -3235,26 +3020,14 @@ asmgen_polyval_update_vpclmul_avx512:
 .seh_0:			; .seh_pushreg rsi (an unwind code in .xdata)
 	push        rdi
 .seh_1:			; .seh_pushreg rdi (an unwind code in .xdata)
-	sub         rsp, 152
-.seh_2:			; .seh_stackalloc 152 (an unwind code in .xdata)
+	sub         rsp, 56
+.seh_2:			; .seh_stackalloc 56 (an unwind code in .xdata)
 	vmovdqa     oword [rsp], xmm6
 .seh_3:			; .seh_savexmm xmm6, 0 (an unwind code in .xdata)
 	vmovdqa     oword [rsp + 16], xmm7
 .seh_4:			; .seh_savexmm xmm7, 16 (an unwind code in .xdata)
 	vmovdqa     oword [rsp + 32], xmm8
 .seh_5:			; .seh_savexmm xmm8, 32 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 48], xmm9
-.seh_6:			; .seh_savexmm xmm9, 48 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 64], xmm10
-.seh_7:			; .seh_savexmm xmm10, 64 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 80], xmm11
-.seh_8:			; .seh_savexmm xmm11, 80 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 96], xmm12
-.seh_9:			; .seh_savexmm xmm12, 96 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 112], xmm13
-.seh_10:			; .seh_savexmm xmm13, 112 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 128], xmm14
-.seh_11:			; .seh_savexmm xmm14, 128 (an unwind code in .xdata)
 .seh_endprologue:
 	mov         rdi, rcx
 	mov         rsi, rdx
@@ -3569,194 +3342,6 @@ asmgen_polyval_update_vpclmul_avx512:
 	sub         rcx, 16
 
 .asmgen_polyval_update_vpclmul_avx512_rest:
-	cmp         rcx, 16
-	jb          near .asmgen_polyval_update_vpclmul_avx512_batch8
-	; H^9..H^16: the table's pairs [H^7, H^8]..[H^1, H^2] times H^8, once per call of >= 16 blocks.
-	vbroadcasti128 ymm4, oword [rsi + 112]
-	vpclmulqdq  ymm1, ymm4, yword [rsi + 96], 0x00
-	vpclmulqdq  ymm2, ymm4, yword [rsi + 96], 0x11
-	vpclmulqdq  ymm3, ymm4, yword [rsi + 96], 0x01
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 96], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm7, ymm1, ymm2
-	vpshufd     ymm11, ymm7, 0x4e
-	vpxor       ymm11, ymm11, ymm7
-	vpclmulqdq  ymm1, ymm4, yword [rsi + 64], 0x00
-	vpclmulqdq  ymm2, ymm4, yword [rsi + 64], 0x11
-	vpclmulqdq  ymm3, ymm4, yword [rsi + 64], 0x01
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 64], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm8, ymm1, ymm2
-	vpshufd     ymm12, ymm8, 0x4e
-	vpxor       ymm12, ymm12, ymm8
-	vpclmulqdq  ymm1, ymm4, yword [rsi + 32], 0x00
-	vpclmulqdq  ymm2, ymm4, yword [rsi + 32], 0x11
-	vpclmulqdq  ymm3, ymm4, yword [rsi + 32], 0x01
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 32], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm9, ymm1, ymm2
-	vpshufd     ymm13, ymm9, 0x4e
-	vpxor       ymm13, ymm13, ymm9
-	vpclmulqdq  ymm1, ymm4, yword [rsi], 0x00
-	vpclmulqdq  ymm2, ymm4, yword [rsi], 0x11
-	vpclmulqdq  ymm3, ymm4, yword [rsi], 0x01
-	vpclmulqdq  ymm5, ymm4, yword [rsi], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm10, ymm1, ymm2
-	vpshufd     ymm14, ymm10, 0x4e
-	vpxor       ymm14, ymm14, ymm10
-	align 16
-.asmgen_polyval_update_vpclmul_avx512_loop16:
-	; blocks 2 and 3 times H^14 and H^13
-	vmovdqu     xmm4, oword [rdx + 48]
-	vinserti128 ymm4, ymm4, oword [rdx + 32], 0x01
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, ymm8, 0x00
-	vpclmulqdq  ymm2, ymm4, ymm8, 0x11
-	vpclmulqdq  ymm3, ymm6, ymm12, 0x00
-	; blocks 4 and 5 times H^12 and H^11
-	vmovdqu     xmm4, oword [rdx + 80]
-	vinserti128 ymm4, ymm4, oword [rdx + 64], 0x01
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymm9, 0x00
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm9, 0x11
-	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymm13, 0x00
-	vpxor       ymm3, ymm3, ymm5
-	; blocks 6 and 7 times H^10 and H^9
-	vmovdqu     xmm4, oword [rdx + 112]
-	vinserti128 ymm4, ymm4, oword [rdx + 96], 0x01
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymm10, 0x00
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm10, 0x11
-	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymm14, 0x00
-	vpxor       ymm3, ymm3, ymm5
-	; blocks 8 and 9 times H^8 and H^7
-	vmovdqu     xmm4, oword [rdx + 144]
-	vinserti128 ymm4, ymm4, oword [rdx + 128], 0x01
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 96], 0x00
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 96], 0x11
-	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 224], 0x00
-	vpxor       ymm3, ymm3, ymm5
-	; blocks 10 and 11 times H^6 and H^5
-	vmovdqu     xmm4, oword [rdx + 176]
-	vinserti128 ymm4, ymm4, oword [rdx + 160], 0x01
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 64], 0x00
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 64], 0x11
-	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 192], 0x00
-	vpxor       ymm3, ymm3, ymm5
-	; blocks 12 and 13 times H^4 and H^3
-	vmovdqu     xmm4, oword [rdx + 208]
-	vinserti128 ymm4, ymm4, oword [rdx + 192], 0x01
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 32], 0x00
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 32], 0x11
-	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 160], 0x00
-	vpxor       ymm3, ymm3, ymm5
-	; blocks 14 and 15 times H^2 and H^1
-	vmovdqu     xmm4, oword [rdx + 240]
-	vinserti128 ymm4, ymm4, oword [rdx + 224], 0x01
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi], 0x00
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi], 0x11
-	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 128], 0x00
-	vpxor       ymm3, ymm3, ymm5
-	; blocks 0 and 1 times H^16 and H^15
-	vmovdqu     xmm5, oword [rdx]
-	vmovdqu     xmm4, oword [rdx + 16]
-	vpxor       xmm5, xmm5, xmm0
-	vinserti128 ymm4, ymm4, xmm5, 0x01
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
-	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymm11, 0x00
-	vpxor       ymm3, ymm3, ymm5
-	; MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower.
-	vpxor       ymm3, ymm3, ymm1
-	vpxor       ymm3, ymm3, ymm2
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vextracti128 xmm5, ymm1, 0x01
-	vpxor       xmm1, xmm1, xmm5
-	vextracti128 xmm5, ymm2, 0x01
-	vpxor       xmm2, xmm2, xmm5
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly_y], 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly_y], 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm0, xmm1, xmm2
-	add         rdx, 256
-	sub         rcx, 16
-	cmp         rcx, 16
-	jae         near .asmgen_polyval_update_vpclmul_avx512_loop16
 
 .asmgen_polyval_update_vpclmul_avx512_batch8:
 	cmp         rcx, 8
@@ -3897,13 +3482,7 @@ asmgen_polyval_update_vpclmul_avx512:
 	vmovdqa     xmm6, oword [rsp]
 	vmovdqa     xmm7, oword [rsp + 16]
 	vmovdqa     xmm8, oword [rsp + 32]
-	vmovdqa     xmm9, oword [rsp + 48]
-	vmovdqa     xmm10, oword [rsp + 64]
-	vmovdqa     xmm11, oword [rsp + 80]
-	vmovdqa     xmm12, oword [rsp + 96]
-	vmovdqa     xmm13, oword [rsp + 112]
-	vmovdqa     xmm14, oword [rsp + 128]
-	add         rsp, 152
+	add         rsp, 56
 	pop         rdi
 	pop         rsi
 	ret
@@ -4086,20 +3665,8 @@ asmgen_ghash_init_vpclmul_avx512.unwind_info:
 	dw 0
 	section .xdata$asmgen_ghash_update_vpclmul_avx512 rdata align=4
 asmgen_ghash_update_vpclmul_avx512.unwind_info:
-	db 1, asmgen_ghash_update_vpclmul_avx512.seh_endprologue - asmgen_ghash_update_vpclmul_avx512, 24, 0	; version 1, prologue size, 24 slots, no frame register
-	db asmgen_ghash_update_vpclmul_avx512.seh_12 - asmgen_ghash_update_vpclmul_avx512, 0xf8	; SAVE_XMM128, info 15
-	dw 9
-	db asmgen_ghash_update_vpclmul_avx512.seh_11 - asmgen_ghash_update_vpclmul_avx512, 0xe8	; SAVE_XMM128, info 14
-	dw 8
-	db asmgen_ghash_update_vpclmul_avx512.seh_10 - asmgen_ghash_update_vpclmul_avx512, 0xd8	; SAVE_XMM128, info 13
-	dw 7
-	db asmgen_ghash_update_vpclmul_avx512.seh_9 - asmgen_ghash_update_vpclmul_avx512, 0xc8	; SAVE_XMM128, info 12
-	dw 6
-	db asmgen_ghash_update_vpclmul_avx512.seh_8 - asmgen_ghash_update_vpclmul_avx512, 0xb8	; SAVE_XMM128, info 11
-	dw 5
-	db asmgen_ghash_update_vpclmul_avx512.seh_7 - asmgen_ghash_update_vpclmul_avx512, 0xa8	; SAVE_XMM128, info 10
-	dw 4
-	db asmgen_ghash_update_vpclmul_avx512.seh_6 - asmgen_ghash_update_vpclmul_avx512, 0x98	; SAVE_XMM128, info 9
+	db 1, asmgen_ghash_update_vpclmul_avx512.seh_endprologue - asmgen_ghash_update_vpclmul_avx512, 11, 0	; version 1, prologue size, 11 slots, no frame register
+	db asmgen_ghash_update_vpclmul_avx512.seh_6 - asmgen_ghash_update_vpclmul_avx512, 0xf8	; SAVE_XMM128, info 15
 	dw 3
 	db asmgen_ghash_update_vpclmul_avx512.seh_5 - asmgen_ghash_update_vpclmul_avx512, 0x88	; SAVE_XMM128, info 8
 	dw 2
@@ -4107,10 +3674,10 @@ asmgen_ghash_update_vpclmul_avx512.unwind_info:
 	dw 1
 	db asmgen_ghash_update_vpclmul_avx512.seh_3 - asmgen_ghash_update_vpclmul_avx512, 0x68	; SAVE_XMM128, info 6
 	dw 0
-	db asmgen_ghash_update_vpclmul_avx512.seh_2 - asmgen_ghash_update_vpclmul_avx512, 0x01	; ALLOC_LARGE, info 0
-	dw 21
+	db asmgen_ghash_update_vpclmul_avx512.seh_2 - asmgen_ghash_update_vpclmul_avx512, 0x82	; ALLOC_SMALL, info 8
 	db asmgen_ghash_update_vpclmul_avx512.seh_1 - asmgen_ghash_update_vpclmul_avx512, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_ghash_update_vpclmul_avx512.seh_0 - asmgen_ghash_update_vpclmul_avx512, 0x60	; PUSH_NONVOL, info 6
+	dw 0
 	section .xdata$asmgen_polyval_init_vpclmul_avx512 rdata align=4
 asmgen_polyval_init_vpclmul_avx512.unwind_info:
 	db 1, asmgen_polyval_init_vpclmul_avx512.seh_endprologue - asmgen_polyval_init_vpclmul_avx512, 9, 0	; version 1, prologue size, 9 slots, no frame register
@@ -4126,29 +3693,17 @@ asmgen_polyval_init_vpclmul_avx512.unwind_info:
 	dw 0
 	section .xdata$asmgen_polyval_update_vpclmul_avx512 rdata align=4
 asmgen_polyval_update_vpclmul_avx512.unwind_info:
-	db 1, asmgen_polyval_update_vpclmul_avx512.seh_endprologue - asmgen_polyval_update_vpclmul_avx512, 22, 0	; version 1, prologue size, 22 slots, no frame register
-	db asmgen_polyval_update_vpclmul_avx512.seh_11 - asmgen_polyval_update_vpclmul_avx512, 0xe8	; SAVE_XMM128, info 14
-	dw 8
-	db asmgen_polyval_update_vpclmul_avx512.seh_10 - asmgen_polyval_update_vpclmul_avx512, 0xd8	; SAVE_XMM128, info 13
-	dw 7
-	db asmgen_polyval_update_vpclmul_avx512.seh_9 - asmgen_polyval_update_vpclmul_avx512, 0xc8	; SAVE_XMM128, info 12
-	dw 6
-	db asmgen_polyval_update_vpclmul_avx512.seh_8 - asmgen_polyval_update_vpclmul_avx512, 0xb8	; SAVE_XMM128, info 11
-	dw 5
-	db asmgen_polyval_update_vpclmul_avx512.seh_7 - asmgen_polyval_update_vpclmul_avx512, 0xa8	; SAVE_XMM128, info 10
-	dw 4
-	db asmgen_polyval_update_vpclmul_avx512.seh_6 - asmgen_polyval_update_vpclmul_avx512, 0x98	; SAVE_XMM128, info 9
-	dw 3
+	db 1, asmgen_polyval_update_vpclmul_avx512.seh_endprologue - asmgen_polyval_update_vpclmul_avx512, 9, 0	; version 1, prologue size, 9 slots, no frame register
 	db asmgen_polyval_update_vpclmul_avx512.seh_5 - asmgen_polyval_update_vpclmul_avx512, 0x88	; SAVE_XMM128, info 8
 	dw 2
 	db asmgen_polyval_update_vpclmul_avx512.seh_4 - asmgen_polyval_update_vpclmul_avx512, 0x78	; SAVE_XMM128, info 7
 	dw 1
 	db asmgen_polyval_update_vpclmul_avx512.seh_3 - asmgen_polyval_update_vpclmul_avx512, 0x68	; SAVE_XMM128, info 6
 	dw 0
-	db asmgen_polyval_update_vpclmul_avx512.seh_2 - asmgen_polyval_update_vpclmul_avx512, 0x01	; ALLOC_LARGE, info 0
-	dw 19
+	db asmgen_polyval_update_vpclmul_avx512.seh_2 - asmgen_polyval_update_vpclmul_avx512, 0x62	; ALLOC_SMALL, info 6
 	db asmgen_polyval_update_vpclmul_avx512.seh_1 - asmgen_polyval_update_vpclmul_avx512, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_polyval_update_vpclmul_avx512.seh_0 - asmgen_polyval_update_vpclmul_avx512, 0x60	; PUSH_NONVOL, info 6
+	dw 0
 
 	section .pdata$asmgen_ghash_init_avx rdata align=4
 	dd asmgen_ghash_init_avx wrt ..imagebase, asmgen_ghash_init_avx.seh_end wrt ..imagebase, asmgen_ghash_init_avx.unwind_info wrt ..imagebase

@@ -30,8 +30,8 @@
 //! here holds one lock from its start.
 //!
 //! Counts: a kernel is called with the harness's counts (0, 1, 3, 8, 17), then every other count up to 17
-//! for the tails of the wide kernels, and CTR kernels also with a counter about to carry out of its low 64
-//! bits (the carry paths). x86_64 goes through the counts until every instruction has been checked;
+//! for the tails of the wide kernels, CTR kernels also with a counter about to carry out of its low 64
+//! bits (the carry paths), and hash updates also with 33 and 48 blocks (the zmm set's 32-block loop). x86_64 goes through the counts until every instruction has been checked;
 //! aarch64/riscv64 try, per instruction, the count that reached the previous one first, then the others.
 //! Instructions no count reaches are printed per function (offsets), not failed: on x86_64 they are mostly
 //! branches a tail path can never take (the 9-15 block path of the ymm sets tests `nblocks < 2`, ...).
@@ -1516,7 +1516,7 @@ const NEAR_WRAP: usize = 1 << 20;
 
 /// The counts a kernel of `role` is called with, in the order they are tried: the harness's [`COUNTS`], then
 /// every other count up to its buffers' [`MAX_BLOCKS`], for the tails of the wide kernels; CTR kernels also
-/// with the counter about to carry ([`NEAR_WRAP`]).
+/// with the counter about to carry ([`NEAR_WRAP`]); hash updates also with [`LONG_HASH_COUNTS`].
 fn counts_of(role: &str) -> Vec<usize> {
     if is_setup(role) {
         return vec![0];
@@ -1526,8 +1526,15 @@ fn counts_of(role: &str) -> Vec<usize> {
     if role == "ctr" {
         counts.extend((1..=MAX_BLOCKS).map(|n| n + NEAR_WRAP));
     }
+    if role.ends_with("_update") {
+        // The zmm hash set's 32-block loop, once with a tail and once with its batch of 16.
+        counts.extend(LONG_HASH_COUNTS);
+    }
     counts
 }
+
+/// The hash update kernels' counts past [`MAX_BLOCKS`] (within the harness's buffers).
+const LONG_HASH_COUNTS: [usize; 2] = [33, 48];
 
 /// The arguments of a `role` kernel for a count of [`counts_of`]; `counter` holds the CTR counter block
 /// that is about to carry.

@@ -232,24 +232,28 @@ pub(super) fn prologue(b: &mut B, f: Flavour, state: &Mem) {
 /// left, then one batch of 8, then the tail. Clobbers rax, `data`, `n`, ymm0-ymm15.
 fn absorb(b: &mut B, f: Flavour, state: Mem, table: Gpr, data: Gpr, n: Gpr) {
     prologue(b, f, &state);
-    absorb_body(b, f, table, data, n);
+    absorb_body(b, f, table, data, n, true);
     epilogue(b, f, state);
 }
 
 /// The body of [`absorb`], between loading and storing the state (in `S`, GHASH's byte reversal in `BSWAP`):
-/// the zmm set runs it for what its own loop leaves. Clobbers rax, `data`, `n`, ymm1-ymm14.
-pub(super) fn absorb_body(b: &mut B, f: Flavour, table: Gpr, data: Gpr, n: Gpr) {
-    let [lp16, one8, tail, done] = ["loop16", "batch8", "tail", "done"].map(|l| b.label(l));
-    b.cmp(n, 2 * AGGREGATE as i32);
-    b.jb(&one8);
-    upper_keys(b, table);
-    b.align(4);
-    b.bind(&lp16);
-    absorb_batch(b, f, data, table, AGGREGATE);
-    b.add(data, 32 * AGGREGATE as i32);
-    b.sub(n, 2 * AGGREGATE as i32);
-    b.cmp(n, 2 * AGGREGATE as i32);
-    b.jae(&lp16);
+/// the 16-block loop when `loop16`, the batch of 8 and the tail. The zmm set runs it without the loop for the
+/// fewer than 16 blocks its own loops leave. Clobbers rax, `data`, `n`, ymm1-ymm14.
+pub(super) fn absorb_body(b: &mut B, f: Flavour, table: Gpr, data: Gpr, n: Gpr, loop16: bool) {
+    let [one8, tail, done] = ["batch8", "tail", "done"].map(|l| b.label(l));
+    if loop16 {
+        let lp16 = b.label("loop16");
+        b.cmp(n, 2 * AGGREGATE as i32);
+        b.jb(&one8);
+        upper_keys(b, table);
+        b.align(4);
+        b.bind(&lp16);
+        absorb_batch(b, f, data, table, AGGREGATE);
+        b.add(data, 32 * AGGREGATE as i32);
+        b.sub(n, 2 * AGGREGATE as i32);
+        b.cmp(n, 2 * AGGREGATE as i32);
+        b.jae(&lp16);
+    }
 
     b.blank();
     b.bind(&one8);
