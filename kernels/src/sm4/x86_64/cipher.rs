@@ -41,6 +41,7 @@ pub fn sbox(b: &mut B, c: &Consts, w: Width, t: V, s: V) {
             b.vaesenclast(s.x(), s.x(), rip(&c.zero));
             b.vinserti128(t.y(), t.y(), s.x(), 0x01);
         }
+        Width::Z => unreachable!("zmm kernels use the GFNI S-box"),
     }
     // Post-affine: M2*y ^ c2.
     vsrld(b, w, s, t, 4);
@@ -90,6 +91,20 @@ pub fn round_gfni(b: &mut B, c: &Consts, w: Width, x: [V; 4], rk: V, t: [V; 3]) 
     let g = c.g();
     let m = g.maps;
     let [t0, t1, t2] = t;
+    if w == Width::Z {
+        // zmm: three-way xors are one vpternlogq and the byte rotations vprold (no constant to read): 10 ops.
+        vxor(b, w, t0, x[1], x[2]);
+        vxor3(b, t0, rk, x[3]);
+        vaffineinv(b, w, t1, t0, PRE_HI, m.rot8.c);
+        vaffineinv(b, w, t2, t0, PRE_LO, m.rot0.c);
+        vaffineinv(b, w, t0, t0, POST_LO, m.rot24.c);
+        vrold(b, t0, t0, 24);
+        vxor3(b, x[0], t2, t0);
+        vrold(b, t2, t1, 8);
+        vrold(b, t1, t1, 16);
+        vxor3(b, x[0], t1, t2);
+        return;
+    }
     vxor(b, w, t0, x[1], x[2]);
     vxor(b, w, t0, t0, rk);
     vxor(b, w, t0, t0, x[3]);
@@ -129,7 +144,11 @@ pub fn leave(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]]) {
     }
     b.comment("Out of the GFNI domain: X = M1^-1*Y.");
     for &v in groups.iter().flatten() {
-        vaffine(b, w, v, v, rip(&c.g().leave), 0);
+        if w == Width::Z {
+            vaffine(b, w, v, v, ZLEAVE, 0);
+        } else {
+            vaffine(b, w, v, v, rip(&c.g().leave), 0);
+        }
     }
 }
 
@@ -190,7 +209,14 @@ pub fn round_lean(b: &mut B, c: &Consts, w: Width, x: [V; 4], rk: Mem, t: [V; 2]
 /// registers rotate back every four). Uses rax and r11.
 pub fn rounds(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]], rk: Gpr) {
     let (ptr, end) = (RAX, R11);
-    if c.sbox == Sbox::Gfni {
+    if w == Width::Z {
+        enter(b, c, w, groups);
+        b.comment(format_args!(
+            "32 rounds on {} blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 \
+             vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus the round key's broadcast and affine map.",
+            groups.len() * 4 * w.blocks(),
+        ));
+    } else if c.sbox == Sbox::Gfni {
         enter(b, c, w, groups);
         b.comment(format_args!(
             "32 rounds on {} blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 \
