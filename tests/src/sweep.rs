@@ -12,7 +12,8 @@ pub fn interpreted(backend: &str) -> bool {
 }
 
 /// The interpreter backends' lengths: empty; partial, whole and one-more-than blocks; around the 8-block (128
-/// bytes) and 16-block (256 bytes) wide loops; two and more wide iterations with a partial tail.
+/// bytes) and 16-block (256 bytes) wide loops; the zmm loop's 32 blocks (512 bytes) and more; two and more wide
+/// iterations with a partial tail.
 pub const INTERP_LENGTHS: [usize; 22] =
     [0, 1, 15, 16, 17, 31, 32, 33, 48, 100, 127, 128, 129, 255, 256, 257, 272, 383, 512, 533, 1024, 1024 + 48 + 5];
 
