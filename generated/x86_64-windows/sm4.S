@@ -82473,14 +82473,16 @@ asmgen_sm4_ecb_gfni512:
 	vgf2p8affineqb zmm5, zmm5, zmm15, 0x00
 	vgf2p8affineqb zmm6, zmm6, zmm15, 0x00
 	vgf2p8affineqb zmm7, zmm7, zmm15, 0x00
-	/* 32 rounds on 32 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus the round key's broadcast and affine map. */
+	/* 32 rounds on 32 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus a vpshufd of the round key (four keys loaded and mapped once per pass). */
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
 .Lasmgen_sm4_ecb_gfni512_rounds:
+	/* zmm: the four round keys in every lane, mapped into the GFNI domain at once. */
+	vbroadcasti32x4 zmm18, xmmword ptr [rax]
+	vgf2p8affineqb zmm18, zmm18, zmm15, 0x3e
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vpbroadcastd zmm11, dword ptr [rax]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0x00
 	vpxorq      zmm8, zmm1, zmm2
 	vpternlogq  zmm8, zmm11, zmm3, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
@@ -82502,8 +82504,7 @@ asmgen_sm4_ecb_gfni512:
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm4, zmm9, zmm10, 0x96
 	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vpbroadcastd zmm11, dword ptr [rax + 4]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0x55
 	vpxorq      zmm8, zmm2, zmm3
 	vpternlogq  zmm8, zmm11, zmm0, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
@@ -82525,8 +82526,7 @@ asmgen_sm4_ecb_gfni512:
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm5, zmm9, zmm10, 0x96
 	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vpbroadcastd zmm11, dword ptr [rax + 8]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0xaa
 	vpxorq      zmm8, zmm3, zmm0
 	vpternlogq  zmm8, zmm11, zmm1, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
@@ -82548,8 +82548,7 @@ asmgen_sm4_ecb_gfni512:
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm6, zmm9, zmm10, 0x96
 	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vpbroadcastd zmm11, dword ptr [rax + 12]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0xff
 	vpxorq      zmm8, zmm0, zmm1
 	vpternlogq  zmm8, zmm11, zmm2, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
@@ -83684,14 +83683,16 @@ asmgen_sm4_ctr_gfni512:
 	vgf2p8affineqb zmm5, zmm5, zmm15, 0x00
 	vgf2p8affineqb zmm6, zmm6, zmm15, 0x00
 	vgf2p8affineqb zmm7, zmm7, zmm15, 0x00
-	/* 32 rounds on 32 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus the round key's broadcast and affine map. */
+	/* 32 rounds on 32 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus a vpshufd of the round key (four keys loaded and mapped once per pass). */
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
 .Lasmgen_sm4_ctr_gfni512_rounds:
+	/* zmm: the four round keys in every lane, mapped into the GFNI domain at once. */
+	vbroadcasti32x4 zmm18, xmmword ptr [rax]
+	vgf2p8affineqb zmm18, zmm18, zmm15, 0x3e
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vpbroadcastd zmm11, dword ptr [rax]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0x00
 	vpxorq      zmm8, zmm1, zmm2
 	vpternlogq  zmm8, zmm11, zmm3, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
@@ -83713,8 +83714,7 @@ asmgen_sm4_ctr_gfni512:
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm4, zmm9, zmm10, 0x96
 	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vpbroadcastd zmm11, dword ptr [rax + 4]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0x55
 	vpxorq      zmm8, zmm2, zmm3
 	vpternlogq  zmm8, zmm11, zmm0, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
@@ -83736,8 +83736,7 @@ asmgen_sm4_ctr_gfni512:
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm5, zmm9, zmm10, 0x96
 	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vpbroadcastd zmm11, dword ptr [rax + 8]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0xaa
 	vpxorq      zmm8, zmm3, zmm0
 	vpternlogq  zmm8, zmm11, zmm1, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
@@ -83759,8 +83758,7 @@ asmgen_sm4_ctr_gfni512:
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm6, zmm9, zmm10, 0x96
 	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vpbroadcastd zmm11, dword ptr [rax + 12]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0xff
 	vpxorq      zmm8, zmm0, zmm1
 	vpternlogq  zmm8, zmm11, zmm2, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
@@ -84820,14 +84818,16 @@ asmgen_sm4_cbc_dec_gfni512:
 	vgf2p8affineqb zmm5, zmm5, zmm15, 0x00
 	vgf2p8affineqb zmm6, zmm6, zmm15, 0x00
 	vgf2p8affineqb zmm7, zmm7, zmm15, 0x00
-	/* 32 rounds on 32 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus the round key's broadcast and affine map. */
+	/* 32 rounds on 32 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus a vpshufd of the round key (four keys loaded and mapped once per pass). */
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
 .Lasmgen_sm4_cbc_dec_gfni512_rounds:
+	/* zmm: the four round keys in every lane, mapped into the GFNI domain at once. */
+	vbroadcasti32x4 zmm18, xmmword ptr [rax]
+	vgf2p8affineqb zmm18, zmm18, zmm15, 0x3e
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vpbroadcastd zmm11, dword ptr [rax]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0x00
 	vpxorq      zmm8, zmm1, zmm2
 	vpternlogq  zmm8, zmm11, zmm3, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
@@ -84849,8 +84849,7 @@ asmgen_sm4_cbc_dec_gfni512:
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm4, zmm9, zmm10, 0x96
 	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vpbroadcastd zmm11, dword ptr [rax + 4]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0x55
 	vpxorq      zmm8, zmm2, zmm3
 	vpternlogq  zmm8, zmm11, zmm0, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
@@ -84872,8 +84871,7 @@ asmgen_sm4_cbc_dec_gfni512:
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm5, zmm9, zmm10, 0x96
 	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vpbroadcastd zmm11, dword ptr [rax + 8]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0xaa
 	vpxorq      zmm8, zmm3, zmm0
 	vpternlogq  zmm8, zmm11, zmm1, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
@@ -84895,8 +84893,7 @@ asmgen_sm4_cbc_dec_gfni512:
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm6, zmm9, zmm10, 0x96
 	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vpbroadcastd zmm11, dword ptr [rax + 12]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0xff
 	vpxorq      zmm8, zmm0, zmm1
 	vpternlogq  zmm8, zmm11, zmm2, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
@@ -85942,14 +85939,16 @@ asmgen_sm4_cfb_dec_gfni512:
 	vgf2p8affineqb zmm5, zmm5, zmm15, 0x00
 	vgf2p8affineqb zmm6, zmm6, zmm15, 0x00
 	vgf2p8affineqb zmm7, zmm7, zmm15, 0x00
-	/* 32 rounds on 32 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus the round key's broadcast and affine map. */
+	/* 32 rounds on 32 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus a vpshufd of the round key (four keys loaded and mapped once per pass). */
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
 .Lasmgen_sm4_cfb_dec_gfni512_rounds:
+	/* zmm: the four round keys in every lane, mapped into the GFNI domain at once. */
+	vbroadcasti32x4 zmm18, xmmword ptr [rax]
+	vgf2p8affineqb zmm18, zmm18, zmm15, 0x3e
 	/* round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0]) */
-	vpbroadcastd zmm11, dword ptr [rax]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0x00
 	vpxorq      zmm8, zmm1, zmm2
 	vpternlogq  zmm8, zmm11, zmm3, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
@@ -85971,8 +85970,7 @@ asmgen_sm4_cfb_dec_gfni512:
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm4, zmm9, zmm10, 0x96
 	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
-	vpbroadcastd zmm11, dword ptr [rax + 4]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0x55
 	vpxorq      zmm8, zmm2, zmm3
 	vpternlogq  zmm8, zmm11, zmm0, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
@@ -85994,8 +85992,7 @@ asmgen_sm4_cfb_dec_gfni512:
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm5, zmm9, zmm10, 0x96
 	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
-	vpbroadcastd zmm11, dword ptr [rax + 8]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0xaa
 	vpxorq      zmm8, zmm3, zmm0
 	vpternlogq  zmm8, zmm11, zmm1, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
@@ -86017,8 +86014,7 @@ asmgen_sm4_cfb_dec_gfni512:
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm6, zmm9, zmm10, 0x96
 	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
-	vpbroadcastd zmm11, dword ptr [rax + 12]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0xff
 	vpxorq      zmm8, zmm0, zmm1
 	vpternlogq  zmm8, zmm11, zmm2, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63

@@ -82198,14 +82198,16 @@ asmgen_sm4_ecb_gfni512:
 	vgf2p8affineqb zmm5, zmm5, zmm15, 0x00
 	vgf2p8affineqb zmm6, zmm6, zmm15, 0x00
 	vgf2p8affineqb zmm7, zmm7, zmm15, 0x00
-	; 32 rounds on 32 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus the round key's broadcast and affine map.
+	; 32 rounds on 32 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus a vpshufd of the round key (four keys loaded and mapped once per pass).
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
 .asmgen_sm4_ecb_gfni512_rounds:
+	; zmm: the four round keys in every lane, mapped into the GFNI domain at once.
+	vbroadcasti32x4 zmm18, oword [rax]
+	vgf2p8affineqb zmm18, zmm18, zmm15, 0x3e
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
-	vpbroadcastd zmm11, dword [rax]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0x00
 	vpxorq      zmm8, zmm1, zmm2
 	vpternlogq  zmm8, zmm11, zmm3, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
@@ -82227,8 +82229,7 @@ asmgen_sm4_ecb_gfni512:
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm4, zmm9, zmm10, 0x96
 	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
-	vpbroadcastd zmm11, dword [rax + 4]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0x55
 	vpxorq      zmm8, zmm2, zmm3
 	vpternlogq  zmm8, zmm11, zmm0, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
@@ -82250,8 +82251,7 @@ asmgen_sm4_ecb_gfni512:
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm5, zmm9, zmm10, 0x96
 	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
-	vpbroadcastd zmm11, dword [rax + 8]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0xaa
 	vpxorq      zmm8, zmm3, zmm0
 	vpternlogq  zmm8, zmm11, zmm1, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
@@ -82273,8 +82273,7 @@ asmgen_sm4_ecb_gfni512:
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm6, zmm9, zmm10, 0x96
 	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
-	vpbroadcastd zmm11, dword [rax + 12]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0xff
 	vpxorq      zmm8, zmm0, zmm1
 	vpternlogq  zmm8, zmm11, zmm2, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
@@ -83405,14 +83404,16 @@ asmgen_sm4_ctr_gfni512:
 	vgf2p8affineqb zmm5, zmm5, zmm15, 0x00
 	vgf2p8affineqb zmm6, zmm6, zmm15, 0x00
 	vgf2p8affineqb zmm7, zmm7, zmm15, 0x00
-	; 32 rounds on 32 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus the round key's broadcast and affine map.
+	; 32 rounds on 32 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus a vpshufd of the round key (four keys loaded and mapped once per pass).
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
 .asmgen_sm4_ctr_gfni512_rounds:
+	; zmm: the four round keys in every lane, mapped into the GFNI domain at once.
+	vbroadcasti32x4 zmm18, oword [rax]
+	vgf2p8affineqb zmm18, zmm18, zmm15, 0x3e
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
-	vpbroadcastd zmm11, dword [rax]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0x00
 	vpxorq      zmm8, zmm1, zmm2
 	vpternlogq  zmm8, zmm11, zmm3, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
@@ -83434,8 +83435,7 @@ asmgen_sm4_ctr_gfni512:
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm4, zmm9, zmm10, 0x96
 	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
-	vpbroadcastd zmm11, dword [rax + 4]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0x55
 	vpxorq      zmm8, zmm2, zmm3
 	vpternlogq  zmm8, zmm11, zmm0, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
@@ -83457,8 +83457,7 @@ asmgen_sm4_ctr_gfni512:
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm5, zmm9, zmm10, 0x96
 	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
-	vpbroadcastd zmm11, dword [rax + 8]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0xaa
 	vpxorq      zmm8, zmm3, zmm0
 	vpternlogq  zmm8, zmm11, zmm1, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
@@ -83480,8 +83479,7 @@ asmgen_sm4_ctr_gfni512:
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm6, zmm9, zmm10, 0x96
 	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
-	vpbroadcastd zmm11, dword [rax + 12]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0xff
 	vpxorq      zmm8, zmm0, zmm1
 	vpternlogq  zmm8, zmm11, zmm2, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
@@ -84537,14 +84535,16 @@ asmgen_sm4_cbc_dec_gfni512:
 	vgf2p8affineqb zmm5, zmm5, zmm15, 0x00
 	vgf2p8affineqb zmm6, zmm6, zmm15, 0x00
 	vgf2p8affineqb zmm7, zmm7, zmm15, 0x00
-	; 32 rounds on 32 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus the round key's broadcast and affine map.
+	; 32 rounds on 32 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus a vpshufd of the round key (four keys loaded and mapped once per pass).
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
 .asmgen_sm4_cbc_dec_gfni512_rounds:
+	; zmm: the four round keys in every lane, mapped into the GFNI domain at once.
+	vbroadcasti32x4 zmm18, oword [rax]
+	vgf2p8affineqb zmm18, zmm18, zmm15, 0x3e
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
-	vpbroadcastd zmm11, dword [rax]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0x00
 	vpxorq      zmm8, zmm1, zmm2
 	vpternlogq  zmm8, zmm11, zmm3, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
@@ -84566,8 +84566,7 @@ asmgen_sm4_cbc_dec_gfni512:
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm4, zmm9, zmm10, 0x96
 	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
-	vpbroadcastd zmm11, dword [rax + 4]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0x55
 	vpxorq      zmm8, zmm2, zmm3
 	vpternlogq  zmm8, zmm11, zmm0, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
@@ -84589,8 +84588,7 @@ asmgen_sm4_cbc_dec_gfni512:
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm5, zmm9, zmm10, 0x96
 	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
-	vpbroadcastd zmm11, dword [rax + 8]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0xaa
 	vpxorq      zmm8, zmm3, zmm0
 	vpternlogq  zmm8, zmm11, zmm1, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
@@ -84612,8 +84610,7 @@ asmgen_sm4_cbc_dec_gfni512:
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm6, zmm9, zmm10, 0x96
 	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
-	vpbroadcastd zmm11, dword [rax + 12]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0xff
 	vpxorq      zmm8, zmm0, zmm1
 	vpternlogq  zmm8, zmm11, zmm2, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
@@ -85655,14 +85652,16 @@ asmgen_sm4_cfb_dec_gfni512:
 	vgf2p8affineqb zmm5, zmm5, zmm15, 0x00
 	vgf2p8affineqb zmm6, zmm6, zmm15, 0x00
 	vgf2p8affineqb zmm7, zmm7, zmm15, 0x00
-	; 32 rounds on 32 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus the round key's broadcast and affine map.
+	; 32 rounds on 32 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus a vpshufd of the round key (four keys loaded and mapped once per pass).
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
 .asmgen_sm4_cfb_dec_gfni512_rounds:
+	; zmm: the four round keys in every lane, mapped into the GFNI domain at once.
+	vbroadcasti32x4 zmm18, oword [rax]
+	vgf2p8affineqb zmm18, zmm18, zmm15, 0x3e
 	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
-	vpbroadcastd zmm11, dword [rax]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0x00
 	vpxorq      zmm8, zmm1, zmm2
 	vpternlogq  zmm8, zmm11, zmm3, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
@@ -85684,8 +85683,7 @@ asmgen_sm4_cfb_dec_gfni512:
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm4, zmm9, zmm10, 0x96
 	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
-	vpbroadcastd zmm11, dword [rax + 4]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0x55
 	vpxorq      zmm8, zmm2, zmm3
 	vpternlogq  zmm8, zmm11, zmm0, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
@@ -85707,8 +85705,7 @@ asmgen_sm4_cfb_dec_gfni512:
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm5, zmm9, zmm10, 0x96
 	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
-	vpbroadcastd zmm11, dword [rax + 8]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0xaa
 	vpxorq      zmm8, zmm3, zmm0
 	vpternlogq  zmm8, zmm11, zmm1, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
@@ -85730,8 +85727,7 @@ asmgen_sm4_cfb_dec_gfni512:
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm6, zmm9, zmm10, 0x96
 	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
-	vpbroadcastd zmm11, dword [rax + 12]
-	vgf2p8affineqb zmm11, zmm11, zmm15, 0x3e
+	vpshufd     zmm11, zmm18, 0xff
 	vpxorq      zmm8, zmm0, zmm1
 	vpternlogq  zmm8, zmm11, zmm2, 0x96
 	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63

@@ -14,6 +14,8 @@ pub const GROUPS: [[V; 4]; 2] = [[V(0), V(1), V(2), V(3)], [V(4), V(5), V(6), V(
 pub const TMP: [V; 3] = [V(8), V(9), V(10)];
 /// The broadcast round key.
 pub const RK: V = V(11);
+/// zmm kernels: the four round keys of a pass of the round loop, mapped, in every lane (EVEX only reaches it).
+pub const ZKEYS: V = V(18);
 
 /// The S-box on every byte of `t`, leaving the result in ShiftRows order: `t = ShiftRows(S(t))`.
 /// 13 vector ops on xmm (6 pre-affine, `aesenclast`, 6 post-affine), 16 on ymm. Clobbers `s`.
@@ -213,7 +215,8 @@ pub fn rounds(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]], rk: Gpr) {
         enter(b, c, w, groups);
         b.comment(format_args!(
             "32 rounds on {} blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 \
-             vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus the round key's broadcast and affine map.",
+             vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus a vpshufd of the round key (four keys loaded and \
+             mapped once per pass).",
             groups.len() * 4 * w.blocks(),
         ));
     } else if c.sbox == Sbox::Gfni {
@@ -236,6 +239,11 @@ pub fn rounds(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]], rk: Gpr) {
     let lp = b.label("rounds");
     b.align(4);
     b.bind(&lp);
+    if w == Width::Z {
+        b.comment("zmm: the four round keys in every lane, mapped into the GFNI domain at once.");
+        b.vbroadcasti32x4(ZKEYS.z(), mem(ptr, 0));
+        vaffine(b, w, ZKEYS, ZKEYS, POST_HI, c.g().maps.key.c);
+    }
     for j in 0..4 {
         b.comment(format_args!(
             "round 4i+{j}: X{j} ^= T(X{} ^ X{} ^ X{} ^ rk[4i+{j}])",
@@ -243,7 +251,9 @@ pub fn rounds(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]], rk: Gpr) {
             (j + 2) % 4,
             (j + 3) % 4
         ));
-        if c.sbox == Sbox::Gfni {
+        if w == Width::Z {
+            b.vpshufd(RK.z(), ZKEYS.z(), 0x55 * j as u8);
+        } else if c.sbox == Sbox::Gfni {
             round_key_gfni(b, c, w, RK, mem(ptr, 4 * j as i32));
         } else {
             vbroadcast(b, w, RK, mem(ptr, 4 * j as i32));
