@@ -313,7 +313,7 @@ void asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t 
  * Kernel sets, best first: use the first whose features the CPU has, every function by role from the
  * same set (a set's round keys and tables suit its own functions).
  *
- * x86_64-gfni-avx512: GFNI + AVX-512: the batch modes on zmm (vprold, vpternlogq), 32 blocks in flight; the rest is the GFNI + AVX2 set's.
+ * x86_64-gfni-avx512: GFNI + AVX-512: the batch modes on zmm (vprold, vpternlogq), 48 blocks in flight; the rest is the GFNI + AVX2 set's.
  *   requires AES, PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW
  *   expand_key         asmgen_sm4_expand_key_avx
  *   ecb                asmgen_sm4_ecb_gfni512

@@ -79274,7 +79274,7 @@ Lasmgen_sm4_ccm_dec_gfni_done:
 /*
  * ----------------------------------------------------------------------------------------------------
  * SM4-ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys).
- * 32 blocks in flight (two groups of 16 in zmm, GFNI S-box, vprold and vpternlogq); dst may equal src.
+ * 48 blocks in flight (three groups of 16 in zmm, GFNI S-box, vprold and vpternlogq); dst may equal src.
  *
  * void asmgen_sm4_ecb_gfni512(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
  * Requires: AVX, AVX2, GFNI, AVX512F, AVX512BW
@@ -79292,14 +79292,14 @@ _asmgen_sm4_ecb_gfni512:
 	vbroadcasti32x4 zmm15, xmmword ptr [rip + Lconst_sm4_gfni_m1]
 	vbroadcasti32x4 zmm16, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vbroadcasti32x4 zmm17, xmmword ptr [rip + Lconst_sm4_gfni_m1inv]
-	/* The ymm and xmm batches below 32 blocks read the tables from the low halves of the same registers. */
+	/* The ymm and xmm batches below 48 blocks read the tables from the low halves of the same registers. */
 	test        rcx, rcx
 	jz          Lasmgen_sm4_ecb_gfni512_done
-	cmp         rcx, 32
-	jb          Lasmgen_sm4_ecb_gfni512_below32
+	cmp         rcx, 48
+	jb          Lasmgen_sm4_ecb_gfni512_below_z
 	.p2align 4
 Lasmgen_sm4_ecb_gfni512_loop:
-	/* Load 32 blocks (4 per register). */
+	/* Load 48 blocks (4 per register). */
 	vmovdqu64   zmm0, zmmword ptr [rdx]
 	vmovdqu64   zmm1, zmmword ptr [rdx + 64]
 	vmovdqu64   zmm2, zmmword ptr [rdx + 128]
@@ -79308,6 +79308,10 @@ Lasmgen_sm4_ecb_gfni512_loop:
 	vmovdqu64   zmm5, zmmword ptr [rdx + 320]
 	vmovdqu64   zmm6, zmmword ptr [rdx + 384]
 	vmovdqu64   zmm7, zmmword ptr [rdx + 448]
+	vmovdqu64   zmm19, zmmword ptr [rdx + 512]
+	vmovdqu64   zmm20, zmmword ptr [rdx + 576]
+	vmovdqu64   zmm21, zmmword ptr [rdx + 640]
+	vmovdqu64   zmm22, zmmword ptr [rdx + 704]
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     zmm0, zmm0, zmm16
 	vpshufb     zmm1, zmm1, zmm16
@@ -79333,6 +79337,18 @@ Lasmgen_sm4_ecb_gfni512_loop:
 	vpunpcklqdq zmm6, zmm9, zmm5
 	vpunpckhqdq zmm7, zmm9, zmm5
 	vpunpckhqdq zmm5, zmm8, zmm10
+	vpshufb     zmm19, zmm19, zmm16
+	vpshufb     zmm20, zmm20, zmm16
+	vpshufb     zmm21, zmm21, zmm16
+	vpshufb     zmm22, zmm22, zmm16
+	vpunpckldq  zmm8, zmm19, zmm20
+	vpunpckhdq  zmm9, zmm19, zmm20
+	vpunpckldq  zmm10, zmm21, zmm22
+	vpunpckhdq  zmm20, zmm21, zmm22
+	vpunpcklqdq zmm19, zmm8, zmm10
+	vpunpcklqdq zmm21, zmm9, zmm20
+	vpunpckhqdq zmm22, zmm9, zmm20
+	vpunpckhqdq zmm20, zmm8, zmm10
 	/* Into the GFNI domain: Y = M1*X on every byte. */
 	vgf2p8affineqb zmm0, zmm0, zmm15, 0x00
 	vgf2p8affineqb zmm1, zmm1, zmm15, 0x00
@@ -79342,7 +79358,11 @@ Lasmgen_sm4_ecb_gfni512_loop:
 	vgf2p8affineqb zmm5, zmm5, zmm15, 0x00
 	vgf2p8affineqb zmm6, zmm6, zmm15, 0x00
 	vgf2p8affineqb zmm7, zmm7, zmm15, 0x00
-	/* 32 rounds on 32 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus a vpshufd of the round key (four keys loaded and mapped once per pass). */
+	vgf2p8affineqb zmm19, zmm19, zmm15, 0x00
+	vgf2p8affineqb zmm20, zmm20, zmm15, 0x00
+	vgf2p8affineqb zmm21, zmm21, zmm15, 0x00
+	vgf2p8affineqb zmm22, zmm22, zmm15, 0x00
+	/* 32 rounds on 48 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus a vpshufd of the round key (four keys loaded and mapped once per pass). */
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
@@ -79372,6 +79392,16 @@ Lasmgen_sm4_ecb_gfni512_rounds:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm4, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm20, zmm21
+	vpternlogq  zmm8, zmm11, zmm22, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm19, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm19, zmm9, zmm10, 0x96
 	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
 	vpshufd     zmm11, zmm18, 0x55
 	vpxorq      zmm8, zmm2, zmm3
@@ -79394,6 +79424,16 @@ Lasmgen_sm4_ecb_gfni512_rounds:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm5, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm21, zmm22
+	vpternlogq  zmm8, zmm11, zmm19, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm20, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm20, zmm9, zmm10, 0x96
 	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
 	vpshufd     zmm11, zmm18, 0xaa
 	vpxorq      zmm8, zmm3, zmm0
@@ -79416,6 +79456,16 @@ Lasmgen_sm4_ecb_gfni512_rounds:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm6, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm22, zmm19
+	vpternlogq  zmm8, zmm11, zmm20, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm21, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm21, zmm9, zmm10, 0x96
 	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
 	vpshufd     zmm11, zmm18, 0xff
 	vpxorq      zmm8, zmm0, zmm1
@@ -79438,6 +79488,16 @@ Lasmgen_sm4_ecb_gfni512_rounds:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm7, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm19, zmm20
+	vpternlogq  zmm8, zmm11, zmm21, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm22, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm22, zmm9, zmm10, 0x96
 	add         rax, 16
 	cmp         rax, r11
 	jnz         Lasmgen_sm4_ecb_gfni512_rounds
@@ -79450,6 +79510,10 @@ Lasmgen_sm4_ecb_gfni512_rounds:
 	vgf2p8affineqb zmm5, zmm5, zmm17, 0x00
 	vgf2p8affineqb zmm6, zmm6, zmm17, 0x00
 	vgf2p8affineqb zmm7, zmm7, zmm17, 0x00
+	vgf2p8affineqb zmm19, zmm19, zmm17, 0x00
+	vgf2p8affineqb zmm20, zmm20, zmm17, 0x00
+	vgf2p8affineqb zmm21, zmm21, zmm17, 0x00
+	vgf2p8affineqb zmm22, zmm22, zmm17, 0x00
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  zmm8, zmm3, zmm2
 	vpunpckhdq  zmm9, zmm3, zmm2
@@ -79475,6 +79539,18 @@ Lasmgen_sm4_ecb_gfni512_rounds:
 	vpshufb     zmm5, zmm5, zmm16
 	vpshufb     zmm6, zmm6, zmm16
 	vpshufb     zmm7, zmm7, zmm16
+	vpunpckldq  zmm8, zmm22, zmm21
+	vpunpckhdq  zmm9, zmm22, zmm21
+	vpunpckldq  zmm10, zmm20, zmm19
+	vpunpckhdq  zmm21, zmm20, zmm19
+	vpunpcklqdq zmm19, zmm8, zmm10
+	vpunpckhqdq zmm20, zmm8, zmm10
+	vpunpckhqdq zmm22, zmm9, zmm21
+	vpunpcklqdq zmm21, zmm9, zmm21
+	vpshufb     zmm19, zmm19, zmm16
+	vpshufb     zmm20, zmm20, zmm16
+	vpshufb     zmm21, zmm21, zmm16
+	vpshufb     zmm22, zmm22, zmm16
 	vmovdqu64   zmmword ptr [rsi], zmm0
 	vmovdqu64   zmmword ptr [rsi + 64], zmm1
 	vmovdqu64   zmmword ptr [rsi + 128], zmm2
@@ -79483,16 +79559,20 @@ Lasmgen_sm4_ecb_gfni512_rounds:
 	vmovdqu64   zmmword ptr [rsi + 320], zmm5
 	vmovdqu64   zmmword ptr [rsi + 384], zmm6
 	vmovdqu64   zmmword ptr [rsi + 448], zmm7
-	cmp         rcx, 32
+	vmovdqu64   zmmword ptr [rsi + 512], zmm19
+	vmovdqu64   zmmword ptr [rsi + 576], zmm20
+	vmovdqu64   zmmword ptr [rsi + 640], zmm21
+	vmovdqu64   zmmword ptr [rsi + 704], zmm22
+	cmp         rcx, 48
 	jbe         Lasmgen_sm4_ecb_gfni512_done
-	sub         rcx, 32
-	add         rdx, 512
-	add         rsi, 512
-	cmp         rcx, 32
+	sub         rcx, 48
+	add         rdx, 768
+	add         rsi, 768
+	cmp         rcx, 48
 	jae         Lasmgen_sm4_ecb_gfni512_loop
 
-Lasmgen_sm4_ecb_gfni512_below32:
-	/* 1..31 blocks: ymm batches of up to 16, then one xmm batch of up to 8. */
+Lasmgen_sm4_ecb_gfni512_below_z:
+	/* 1..47 blocks: ymm batches of up to 16, then one xmm batch of up to 8. */
 	cmp         rcx, 8
 	jbe         Lasmgen_sm4_ecb_gfni512_small
 Lasmgen_sm4_ecb_gfni512_loop_y:
@@ -80273,7 +80353,7 @@ Lasmgen_sm4_ecb_gfni512_done:
 /*
  * ----------------------------------------------------------------------------------------------------
  * SM4-CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks.
- * 32 blocks in flight (two groups of 16 in zmm, GFNI S-box, vprold and vpternlogq); dst may equal src.
+ * 48 blocks in flight (three groups of 16 in zmm, GFNI S-box, vprold and vpternlogq); dst may equal src.
  *
  * void asmgen_sm4_ctr_gfni512(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
  * Requires: AVX, AVX2, GFNI, AVX512F, AVX512BW
@@ -80291,7 +80371,7 @@ _asmgen_sm4_ctr_gfni512:
 	vbroadcasti32x4 zmm15, xmmword ptr [rip + Lconst_sm4_gfni_m1]
 	vbroadcasti32x4 zmm16, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vbroadcasti32x4 zmm17, xmmword ptr [rip + Lconst_sm4_gfni_m1inv]
-	/* The ymm and xmm batches below 32 blocks read the tables from the low halves of the same registers. */
+	/* The ymm and xmm batches below 48 blocks read the tables from the low halves of the same registers. */
 	/* The counter as two integers (hi, lo). */
 	mov         r10, qword ptr [r8]
 	mov         r9, qword ptr [r8 + 8]
@@ -80299,19 +80379,19 @@ _asmgen_sm4_ctr_gfni512:
 	bswap       r9
 	test        rcx, rcx
 	jz          Lasmgen_sm4_ctr_gfni512_done
-	cmp         rcx, 32
-	jb          Lasmgen_sm4_ctr_gfni512_below32
+	cmp         rcx, 48
+	jb          Lasmgen_sm4_ctr_gfni512_below_z
 	.p2align 4
 Lasmgen_sm4_ctr_gfni512_loop:
-	/* Load 32 blocks (4 per register). */
+	/* Load 48 blocks (4 per register). */
 	/* Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch. */
 	mov         rax, r9
-	add         rax, 31
+	add         rax, 47
 	jb          Lasmgen_sm4_ctr_gfni512_ctr_carry
 	vmovq       xmm8, r9
 	vpinsrq     xmm8, xmm8, r10, 1
 	vshufi64x2  zmm8, zmm8, zmm8, 0x00
-	lea         rax, qword ptr [rip + Lconst_sm4_ctr_add32]
+	lea         rax, qword ptr [rip + Lconst_sm4_ctr_add48]
 	vpaddq      zmm0, zmm8, zmmword ptr [rax]
 	vpaddq      zmm1, zmm8, zmmword ptr [rax + 64]
 	vpaddq      zmm2, zmm8, zmmword ptr [rax + 128]
@@ -80320,6 +80400,10 @@ Lasmgen_sm4_ctr_gfni512_loop:
 	vpaddq      zmm5, zmm8, zmmword ptr [rax + 320]
 	vpaddq      zmm6, zmm8, zmmword ptr [rax + 384]
 	vpaddq      zmm7, zmm8, zmmword ptr [rax + 448]
+	vpaddq      zmm19, zmm8, zmmword ptr [rax + 512]
+	vpaddq      zmm20, zmm8, zmmword ptr [rax + 576]
+	vpaddq      zmm21, zmm8, zmmword ptr [rax + 640]
+	vpaddq      zmm22, zmm8, zmmword ptr [rax + 704]
 	jmp         Lasmgen_sm4_ctr_gfni512_ctr_ready
 Lasmgen_sm4_ctr_gfni512_ctr_carry:
 	/* Slow path: 128-bit increments one block at a time. */
@@ -80477,6 +80561,86 @@ Lasmgen_sm4_ctr_gfni512_ctr_carry:
 	adc         r11, 0
 	vinserti128 ymm8, ymm8, xmm9, 0x01
 	vinserti64x4 zmm7, zmm7, ymm8, 0x01
+	vmovq       xmm10, rax
+	vpinsrq     xmm10, xmm10, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm10, ymm10, xmm9, 0x01
+	vmovq       xmm8, rax
+	vpinsrq     xmm8, xmm8, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vinserti64x4 zmm10, zmm10, ymm8, 0x01
+	vmovdqu64   zmm19, zmm10
+	vmovq       xmm10, rax
+	vpinsrq     xmm10, xmm10, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm10, ymm10, xmm9, 0x01
+	vmovq       xmm8, rax
+	vpinsrq     xmm8, xmm8, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vinserti64x4 zmm10, zmm10, ymm8, 0x01
+	vmovdqu64   zmm20, zmm10
+	vmovq       xmm10, rax
+	vpinsrq     xmm10, xmm10, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm10, ymm10, xmm9, 0x01
+	vmovq       xmm8, rax
+	vpinsrq     xmm8, xmm8, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vinserti64x4 zmm10, zmm10, ymm8, 0x01
+	vmovdqu64   zmm21, zmm10
+	vmovq       xmm10, rax
+	vpinsrq     xmm10, xmm10, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm10, ymm10, xmm9, 0x01
+	vmovq       xmm8, rax
+	vpinsrq     xmm8, xmm8, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vinserti64x4 zmm10, zmm10, ymm8, 0x01
+	vmovdqu64   zmm22, zmm10
 Lasmgen_sm4_ctr_gfni512_ctr_ready:
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpunpckldq  zmm8, zmm0, zmm1
@@ -80495,6 +80659,14 @@ Lasmgen_sm4_ctr_gfni512_ctr_ready:
 	vpunpckhqdq zmm6, zmm8, zmm10
 	vpunpckhqdq zmm4, zmm9, zmm5
 	vpunpcklqdq zmm5, zmm9, zmm5
+	vpunpckldq  zmm8, zmm19, zmm20
+	vpunpckhdq  zmm9, zmm19, zmm20
+	vpunpckldq  zmm10, zmm21, zmm22
+	vpunpckhdq  zmm20, zmm21, zmm22
+	vpunpcklqdq zmm22, zmm8, zmm10
+	vpunpckhqdq zmm21, zmm8, zmm10
+	vpunpckhqdq zmm19, zmm9, zmm20
+	vpunpcklqdq zmm20, zmm9, zmm20
 	/* Into the GFNI domain: Y = M1*X on every byte. */
 	vgf2p8affineqb zmm0, zmm0, zmm15, 0x00
 	vgf2p8affineqb zmm1, zmm1, zmm15, 0x00
@@ -80504,7 +80676,11 @@ Lasmgen_sm4_ctr_gfni512_ctr_ready:
 	vgf2p8affineqb zmm5, zmm5, zmm15, 0x00
 	vgf2p8affineqb zmm6, zmm6, zmm15, 0x00
 	vgf2p8affineqb zmm7, zmm7, zmm15, 0x00
-	/* 32 rounds on 32 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus a vpshufd of the round key (four keys loaded and mapped once per pass). */
+	vgf2p8affineqb zmm19, zmm19, zmm15, 0x00
+	vgf2p8affineqb zmm20, zmm20, zmm15, 0x00
+	vgf2p8affineqb zmm21, zmm21, zmm15, 0x00
+	vgf2p8affineqb zmm22, zmm22, zmm15, 0x00
+	/* 32 rounds on 48 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus a vpshufd of the round key (four keys loaded and mapped once per pass). */
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
@@ -80534,6 +80710,16 @@ Lasmgen_sm4_ctr_gfni512_rounds:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm4, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm20, zmm21
+	vpternlogq  zmm8, zmm11, zmm22, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm19, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm19, zmm9, zmm10, 0x96
 	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
 	vpshufd     zmm11, zmm18, 0x55
 	vpxorq      zmm8, zmm2, zmm3
@@ -80556,6 +80742,16 @@ Lasmgen_sm4_ctr_gfni512_rounds:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm5, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm21, zmm22
+	vpternlogq  zmm8, zmm11, zmm19, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm20, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm20, zmm9, zmm10, 0x96
 	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
 	vpshufd     zmm11, zmm18, 0xaa
 	vpxorq      zmm8, zmm3, zmm0
@@ -80578,6 +80774,16 @@ Lasmgen_sm4_ctr_gfni512_rounds:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm6, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm22, zmm19
+	vpternlogq  zmm8, zmm11, zmm20, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm21, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm21, zmm9, zmm10, 0x96
 	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
 	vpshufd     zmm11, zmm18, 0xff
 	vpxorq      zmm8, zmm0, zmm1
@@ -80600,6 +80806,16 @@ Lasmgen_sm4_ctr_gfni512_rounds:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm7, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm19, zmm20
+	vpternlogq  zmm8, zmm11, zmm21, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm22, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm22, zmm9, zmm10, 0x96
 	add         rax, 16
 	cmp         rax, r11
 	jnz         Lasmgen_sm4_ctr_gfni512_rounds
@@ -80612,6 +80828,10 @@ Lasmgen_sm4_ctr_gfni512_rounds:
 	vgf2p8affineqb zmm5, zmm5, zmm17, 0x00
 	vgf2p8affineqb zmm6, zmm6, zmm17, 0x00
 	vgf2p8affineqb zmm7, zmm7, zmm17, 0x00
+	vgf2p8affineqb zmm19, zmm19, zmm17, 0x00
+	vgf2p8affineqb zmm20, zmm20, zmm17, 0x00
+	vgf2p8affineqb zmm21, zmm21, zmm17, 0x00
+	vgf2p8affineqb zmm22, zmm22, zmm17, 0x00
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  zmm8, zmm3, zmm2
 	vpunpckhdq  zmm9, zmm3, zmm2
@@ -80637,6 +80857,18 @@ Lasmgen_sm4_ctr_gfni512_rounds:
 	vpshufb     zmm5, zmm5, zmm16
 	vpshufb     zmm6, zmm6, zmm16
 	vpshufb     zmm7, zmm7, zmm16
+	vpunpckldq  zmm8, zmm22, zmm21
+	vpunpckhdq  zmm9, zmm22, zmm21
+	vpunpckldq  zmm10, zmm20, zmm19
+	vpunpckhdq  zmm21, zmm20, zmm19
+	vpunpcklqdq zmm19, zmm8, zmm10
+	vpunpckhqdq zmm20, zmm8, zmm10
+	vpunpckhqdq zmm22, zmm9, zmm21
+	vpunpcklqdq zmm21, zmm9, zmm21
+	vpshufb     zmm19, zmm19, zmm16
+	vpshufb     zmm20, zmm20, zmm16
+	vpshufb     zmm21, zmm21, zmm16
+	vpshufb     zmm22, zmm22, zmm16
 	vpxorq      zmm0, zmm0, zmmword ptr [rdx]
 	vmovdqu64   zmmword ptr [rsi], zmm0
 	vpxorq      zmm1, zmm1, zmmword ptr [rdx + 64]
@@ -80653,18 +80885,26 @@ Lasmgen_sm4_ctr_gfni512_rounds:
 	vmovdqu64   zmmword ptr [rsi + 384], zmm6
 	vpxorq      zmm7, zmm7, zmmword ptr [rdx + 448]
 	vmovdqu64   zmmword ptr [rsi + 448], zmm7
-	add         r9, 32
+	vpxorq      zmm19, zmm19, zmmword ptr [rdx + 512]
+	vmovdqu64   zmmword ptr [rsi + 512], zmm19
+	vpxorq      zmm20, zmm20, zmmword ptr [rdx + 576]
+	vmovdqu64   zmmword ptr [rsi + 576], zmm20
+	vpxorq      zmm21, zmm21, zmmword ptr [rdx + 640]
+	vmovdqu64   zmmword ptr [rsi + 640], zmm21
+	vpxorq      zmm22, zmm22, zmmword ptr [rdx + 704]
+	vmovdqu64   zmmword ptr [rsi + 704], zmm22
+	add         r9, 48
 	adc         r10, 0
-	cmp         rcx, 32
+	cmp         rcx, 48
 	jbe         Lasmgen_sm4_ctr_gfni512_done
-	sub         rcx, 32
-	add         rdx, 512
-	add         rsi, 512
-	cmp         rcx, 32
+	sub         rcx, 48
+	add         rdx, 768
+	add         rsi, 768
+	cmp         rcx, 48
 	jae         Lasmgen_sm4_ctr_gfni512_loop
 
-Lasmgen_sm4_ctr_gfni512_below32:
-	/* 1..31 blocks: ymm batches of up to 16, then one xmm batch of up to 8. */
+Lasmgen_sm4_ctr_gfni512_below_z:
+	/* 1..47 blocks: ymm batches of up to 16, then one xmm batch of up to 8. */
 	cmp         rcx, 8
 	jbe         Lasmgen_sm4_ctr_gfni512_small
 Lasmgen_sm4_ctr_gfni512_loop_y:
@@ -81523,7 +81763,7 @@ Lasmgen_sm4_ctr_gfni512_done:
 /*
  * ----------------------------------------------------------------------------------------------------
  * SM4-CBC decryption: dst[i] = D(src[i]) ^ src[i-1], src[-1] = iv; iv = last ciphertext block.
- * 32 blocks in flight (two groups of 16 in zmm, GFNI S-box, vprold and vpternlogq); dst may equal src.
+ * 48 blocks in flight (three groups of 16 in zmm, GFNI S-box, vprold and vpternlogq); dst may equal src.
  *
  * void asmgen_sm4_cbc_dec_gfni512(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
  * Requires: AVX, AVX2, GFNI, AVX512F, AVX512BW
@@ -81541,14 +81781,14 @@ _asmgen_sm4_cbc_dec_gfni512:
 	vbroadcasti32x4 zmm15, xmmword ptr [rip + Lconst_sm4_gfni_m1]
 	vbroadcasti32x4 zmm16, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vbroadcasti32x4 zmm17, xmmword ptr [rip + Lconst_sm4_gfni_m1inv]
-	/* The ymm and xmm batches below 32 blocks read the tables from the low halves of the same registers. */
+	/* The ymm and xmm batches below 48 blocks read the tables from the low halves of the same registers. */
 	test        rcx, rcx
 	jz          Lasmgen_sm4_cbc_dec_gfni512_done
-	cmp         rcx, 32
-	jb          Lasmgen_sm4_cbc_dec_gfni512_below32
+	cmp         rcx, 48
+	jb          Lasmgen_sm4_cbc_dec_gfni512_below_z
 	.p2align 4
 Lasmgen_sm4_cbc_dec_gfni512_loop:
-	/* Load 32 blocks (4 per register). */
+	/* Load 48 blocks (4 per register). */
 	vmovdqu64   zmm0, zmmword ptr [rdx]
 	vmovdqu64   zmm1, zmmword ptr [rdx + 64]
 	vmovdqu64   zmm2, zmmword ptr [rdx + 128]
@@ -81557,6 +81797,10 @@ Lasmgen_sm4_cbc_dec_gfni512_loop:
 	vmovdqu64   zmm5, zmmword ptr [rdx + 320]
 	vmovdqu64   zmm6, zmmword ptr [rdx + 384]
 	vmovdqu64   zmm7, zmmword ptr [rdx + 448]
+	vmovdqu64   zmm19, zmmword ptr [rdx + 512]
+	vmovdqu64   zmm20, zmmword ptr [rdx + 576]
+	vmovdqu64   zmm21, zmmword ptr [rdx + 640]
+	vmovdqu64   zmm22, zmmword ptr [rdx + 704]
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     zmm0, zmm0, zmm16
 	vpshufb     zmm1, zmm1, zmm16
@@ -81582,6 +81826,18 @@ Lasmgen_sm4_cbc_dec_gfni512_loop:
 	vpunpcklqdq zmm6, zmm9, zmm5
 	vpunpckhqdq zmm7, zmm9, zmm5
 	vpunpckhqdq zmm5, zmm8, zmm10
+	vpshufb     zmm19, zmm19, zmm16
+	vpshufb     zmm20, zmm20, zmm16
+	vpshufb     zmm21, zmm21, zmm16
+	vpshufb     zmm22, zmm22, zmm16
+	vpunpckldq  zmm8, zmm19, zmm20
+	vpunpckhdq  zmm9, zmm19, zmm20
+	vpunpckldq  zmm10, zmm21, zmm22
+	vpunpckhdq  zmm20, zmm21, zmm22
+	vpunpcklqdq zmm19, zmm8, zmm10
+	vpunpcklqdq zmm21, zmm9, zmm20
+	vpunpckhqdq zmm22, zmm9, zmm20
+	vpunpckhqdq zmm20, zmm8, zmm10
 	/* Into the GFNI domain: Y = M1*X on every byte. */
 	vgf2p8affineqb zmm0, zmm0, zmm15, 0x00
 	vgf2p8affineqb zmm1, zmm1, zmm15, 0x00
@@ -81591,7 +81847,11 @@ Lasmgen_sm4_cbc_dec_gfni512_loop:
 	vgf2p8affineqb zmm5, zmm5, zmm15, 0x00
 	vgf2p8affineqb zmm6, zmm6, zmm15, 0x00
 	vgf2p8affineqb zmm7, zmm7, zmm15, 0x00
-	/* 32 rounds on 32 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus a vpshufd of the round key (four keys loaded and mapped once per pass). */
+	vgf2p8affineqb zmm19, zmm19, zmm15, 0x00
+	vgf2p8affineqb zmm20, zmm20, zmm15, 0x00
+	vgf2p8affineqb zmm21, zmm21, zmm15, 0x00
+	vgf2p8affineqb zmm22, zmm22, zmm15, 0x00
+	/* 32 rounds on 48 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus a vpshufd of the round key (four keys loaded and mapped once per pass). */
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
@@ -81621,6 +81881,16 @@ Lasmgen_sm4_cbc_dec_gfni512_rounds:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm4, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm20, zmm21
+	vpternlogq  zmm8, zmm11, zmm22, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm19, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm19, zmm9, zmm10, 0x96
 	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
 	vpshufd     zmm11, zmm18, 0x55
 	vpxorq      zmm8, zmm2, zmm3
@@ -81643,6 +81913,16 @@ Lasmgen_sm4_cbc_dec_gfni512_rounds:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm5, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm21, zmm22
+	vpternlogq  zmm8, zmm11, zmm19, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm20, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm20, zmm9, zmm10, 0x96
 	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
 	vpshufd     zmm11, zmm18, 0xaa
 	vpxorq      zmm8, zmm3, zmm0
@@ -81665,6 +81945,16 @@ Lasmgen_sm4_cbc_dec_gfni512_rounds:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm6, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm22, zmm19
+	vpternlogq  zmm8, zmm11, zmm20, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm21, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm21, zmm9, zmm10, 0x96
 	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
 	vpshufd     zmm11, zmm18, 0xff
 	vpxorq      zmm8, zmm0, zmm1
@@ -81687,6 +81977,16 @@ Lasmgen_sm4_cbc_dec_gfni512_rounds:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm7, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm19, zmm20
+	vpternlogq  zmm8, zmm11, zmm21, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm22, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm22, zmm9, zmm10, 0x96
 	add         rax, 16
 	cmp         rax, r11
 	jnz         Lasmgen_sm4_cbc_dec_gfni512_rounds
@@ -81699,6 +81999,10 @@ Lasmgen_sm4_cbc_dec_gfni512_rounds:
 	vgf2p8affineqb zmm5, zmm5, zmm17, 0x00
 	vgf2p8affineqb zmm6, zmm6, zmm17, 0x00
 	vgf2p8affineqb zmm7, zmm7, zmm17, 0x00
+	vgf2p8affineqb zmm19, zmm19, zmm17, 0x00
+	vgf2p8affineqb zmm20, zmm20, zmm17, 0x00
+	vgf2p8affineqb zmm21, zmm21, zmm17, 0x00
+	vgf2p8affineqb zmm22, zmm22, zmm17, 0x00
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  zmm8, zmm3, zmm2
 	vpunpckhdq  zmm9, zmm3, zmm2
@@ -81724,8 +82028,28 @@ Lasmgen_sm4_cbc_dec_gfni512_rounds:
 	vpshufb     zmm5, zmm5, zmm16
 	vpshufb     zmm6, zmm6, zmm16
 	vpshufb     zmm7, zmm7, zmm16
+	vpunpckldq  zmm8, zmm22, zmm21
+	vpunpckhdq  zmm9, zmm22, zmm21
+	vpunpckldq  zmm10, zmm20, zmm19
+	vpunpckhdq  zmm21, zmm20, zmm19
+	vpunpcklqdq zmm19, zmm8, zmm10
+	vpunpckhqdq zmm20, zmm8, zmm10
+	vpunpckhqdq zmm22, zmm9, zmm21
+	vpunpcklqdq zmm21, zmm9, zmm21
+	vpshufb     zmm19, zmm19, zmm16
+	vpshufb     zmm20, zmm20, zmm16
+	vpshufb     zmm21, zmm21, zmm16
+	vpshufb     zmm22, zmm22, zmm16
 	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
-	vmovdqu     xmm10, xmmword ptr [rdx + 496]
+	vmovdqu     xmm10, xmmword ptr [rdx + 752]
+	vpxorq      zmm22, zmm22, zmmword ptr [rdx + 688]
+	vmovdqu64   zmmword ptr [rsi + 704], zmm22
+	vpxorq      zmm21, zmm21, zmmword ptr [rdx + 624]
+	vmovdqu64   zmmword ptr [rsi + 640], zmm21
+	vpxorq      zmm20, zmm20, zmmword ptr [rdx + 560]
+	vmovdqu64   zmmword ptr [rsi + 576], zmm20
+	vpxorq      zmm19, zmm19, zmmword ptr [rdx + 496]
+	vmovdqu64   zmmword ptr [rsi + 512], zmm19
 	vpxorq      zmm7, zmm7, zmmword ptr [rdx + 432]
 	vmovdqu64   zmmword ptr [rsi + 448], zmm7
 	vpxorq      zmm6, zmm6, zmmword ptr [rdx + 368]
@@ -81746,16 +82070,16 @@ Lasmgen_sm4_cbc_dec_gfni512_rounds:
 	vpxorq      zmm0, zmm0, zmm9
 	vmovdqu64   zmmword ptr [rsi], zmm0
 	vmovdqu     xmmword ptr [r8], xmm10
-	cmp         rcx, 32
+	cmp         rcx, 48
 	jbe         Lasmgen_sm4_cbc_dec_gfni512_done
-	sub         rcx, 32
-	add         rdx, 512
-	add         rsi, 512
-	cmp         rcx, 32
+	sub         rcx, 48
+	add         rdx, 768
+	add         rsi, 768
+	cmp         rcx, 48
 	jae         Lasmgen_sm4_cbc_dec_gfni512_loop
 
-Lasmgen_sm4_cbc_dec_gfni512_below32:
-	/* 1..31 blocks: ymm batches of up to 16, then one xmm batch of up to 8. */
+Lasmgen_sm4_cbc_dec_gfni512_below_z:
+	/* 1..47 blocks: ymm batches of up to 16, then one xmm batch of up to 8. */
 	cmp         rcx, 8
 	jbe         Lasmgen_sm4_cbc_dec_gfni512_small
 Lasmgen_sm4_cbc_dec_gfni512_loop_y:
@@ -82594,7 +82918,7 @@ Lasmgen_sm4_cbc_dec_gfni512_done:
 /*
  * ----------------------------------------------------------------------------------------------------
  * SM4-CFB-128 decryption: dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv; iv = last ciphertext block.
- * 32 blocks in flight (two groups of 16 in zmm, GFNI S-box, vprold and vpternlogq); dst may equal src.
+ * 48 blocks in flight (three groups of 16 in zmm, GFNI S-box, vprold and vpternlogq); dst may equal src.
  *
  * void asmgen_sm4_cfb_dec_gfni512(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
  * Requires: AVX, AVX2, GFNI, AVX512F, AVX512BW
@@ -82612,14 +82936,14 @@ _asmgen_sm4_cfb_dec_gfni512:
 	vbroadcasti32x4 zmm15, xmmword ptr [rip + Lconst_sm4_gfni_m1]
 	vbroadcasti32x4 zmm16, xmmword ptr [rip + Lconst_sm4_bswap32]
 	vbroadcasti32x4 zmm17, xmmword ptr [rip + Lconst_sm4_gfni_m1inv]
-	/* The ymm and xmm batches below 32 blocks read the tables from the low halves of the same registers. */
+	/* The ymm and xmm batches below 48 blocks read the tables from the low halves of the same registers. */
 	test        rcx, rcx
 	jz          Lasmgen_sm4_cfb_dec_gfni512_done
-	cmp         rcx, 32
-	jb          Lasmgen_sm4_cfb_dec_gfni512_below32
+	cmp         rcx, 48
+	jb          Lasmgen_sm4_cfb_dec_gfni512_below_z
 	.p2align 4
 Lasmgen_sm4_cfb_dec_gfni512_loop:
-	/* Load 32 blocks (4 per register). */
+	/* Load 48 blocks (4 per register). */
 	vmovdqu     xmm0, xmmword ptr [r8]
 	vinserti128 ymm0, ymm0, xmmword ptr [rdx], 0x01
 	vinserti64x4 zmm0, zmm0, ymmword ptr [rdx + 16], 0x01
@@ -82630,6 +82954,10 @@ Lasmgen_sm4_cfb_dec_gfni512_loop:
 	vmovdqu64   zmm5, zmmword ptr [rdx + 304]
 	vmovdqu64   zmm6, zmmword ptr [rdx + 368]
 	vmovdqu64   zmm7, zmmword ptr [rdx + 432]
+	vmovdqu64   zmm19, zmmword ptr [rdx + 496]
+	vmovdqu64   zmm20, zmmword ptr [rdx + 560]
+	vmovdqu64   zmm21, zmmword ptr [rdx + 624]
+	vmovdqu64   zmm22, zmmword ptr [rdx + 688]
 	/* Big-endian words, transposed: register j of a group holds word j of its blocks. */
 	vpshufb     zmm0, zmm0, zmm16
 	vpshufb     zmm1, zmm1, zmm16
@@ -82655,6 +82983,18 @@ Lasmgen_sm4_cfb_dec_gfni512_loop:
 	vpunpcklqdq zmm6, zmm9, zmm5
 	vpunpckhqdq zmm7, zmm9, zmm5
 	vpunpckhqdq zmm5, zmm8, zmm10
+	vpshufb     zmm19, zmm19, zmm16
+	vpshufb     zmm20, zmm20, zmm16
+	vpshufb     zmm21, zmm21, zmm16
+	vpshufb     zmm22, zmm22, zmm16
+	vpunpckldq  zmm8, zmm19, zmm20
+	vpunpckhdq  zmm9, zmm19, zmm20
+	vpunpckldq  zmm10, zmm21, zmm22
+	vpunpckhdq  zmm20, zmm21, zmm22
+	vpunpcklqdq zmm19, zmm8, zmm10
+	vpunpcklqdq zmm21, zmm9, zmm20
+	vpunpckhqdq zmm22, zmm9, zmm20
+	vpunpckhqdq zmm20, zmm8, zmm10
 	/* Into the GFNI domain: Y = M1*X on every byte. */
 	vgf2p8affineqb zmm0, zmm0, zmm15, 0x00
 	vgf2p8affineqb zmm1, zmm1, zmm15, 0x00
@@ -82664,7 +83004,11 @@ Lasmgen_sm4_cfb_dec_gfni512_loop:
 	vgf2p8affineqb zmm5, zmm5, zmm15, 0x00
 	vgf2p8affineqb zmm6, zmm6, zmm15, 0x00
 	vgf2p8affineqb zmm7, zmm7, zmm15, 0x00
-	/* 32 rounds on 32 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus a vpshufd of the round key (four keys loaded and mapped once per pass). */
+	vgf2p8affineqb zmm19, zmm19, zmm15, 0x00
+	vgf2p8affineqb zmm20, zmm20, zmm15, 0x00
+	vgf2p8affineqb zmm21, zmm21, zmm15, 0x00
+	vgf2p8affineqb zmm22, zmm22, zmm15, 0x00
+	/* 32 rounds on 48 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus a vpshufd of the round key (four keys loaded and mapped once per pass). */
 	lea         r11, qword ptr [rdi + 128]
 	mov         rax, rdi
 	.p2align 4
@@ -82694,6 +83038,16 @@ Lasmgen_sm4_cfb_dec_gfni512_rounds:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm4, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm20, zmm21
+	vpternlogq  zmm8, zmm11, zmm22, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm19, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm19, zmm9, zmm10, 0x96
 	/* round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1]) */
 	vpshufd     zmm11, zmm18, 0x55
 	vpxorq      zmm8, zmm2, zmm3
@@ -82716,6 +83070,16 @@ Lasmgen_sm4_cfb_dec_gfni512_rounds:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm5, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm21, zmm22
+	vpternlogq  zmm8, zmm11, zmm19, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm20, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm20, zmm9, zmm10, 0x96
 	/* round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2]) */
 	vpshufd     zmm11, zmm18, 0xaa
 	vpxorq      zmm8, zmm3, zmm0
@@ -82738,6 +83102,16 @@ Lasmgen_sm4_cfb_dec_gfni512_rounds:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm6, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm22, zmm19
+	vpternlogq  zmm8, zmm11, zmm20, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm21, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm21, zmm9, zmm10, 0x96
 	/* round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3]) */
 	vpshufd     zmm11, zmm18, 0xff
 	vpxorq      zmm8, zmm0, zmm1
@@ -82760,6 +83134,16 @@ Lasmgen_sm4_cfb_dec_gfni512_rounds:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm7, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm19, zmm20
+	vpternlogq  zmm8, zmm11, zmm21, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm22, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm22, zmm9, zmm10, 0x96
 	add         rax, 16
 	cmp         rax, r11
 	jnz         Lasmgen_sm4_cfb_dec_gfni512_rounds
@@ -82772,6 +83156,10 @@ Lasmgen_sm4_cfb_dec_gfni512_rounds:
 	vgf2p8affineqb zmm5, zmm5, zmm17, 0x00
 	vgf2p8affineqb zmm6, zmm6, zmm17, 0x00
 	vgf2p8affineqb zmm7, zmm7, zmm17, 0x00
+	vgf2p8affineqb zmm19, zmm19, zmm17, 0x00
+	vgf2p8affineqb zmm20, zmm20, zmm17, 0x00
+	vgf2p8affineqb zmm21, zmm21, zmm17, 0x00
+	vgf2p8affineqb zmm22, zmm22, zmm17, 0x00
 	/* Output words X35, X34, X33, X32: transpose back, byte-swap. */
 	vpunpckldq  zmm8, zmm3, zmm2
 	vpunpckhdq  zmm9, zmm3, zmm2
@@ -82797,8 +83185,20 @@ Lasmgen_sm4_cfb_dec_gfni512_rounds:
 	vpshufb     zmm5, zmm5, zmm16
 	vpshufb     zmm6, zmm6, zmm16
 	vpshufb     zmm7, zmm7, zmm16
+	vpunpckldq  zmm8, zmm22, zmm21
+	vpunpckhdq  zmm9, zmm22, zmm21
+	vpunpckldq  zmm10, zmm20, zmm19
+	vpunpckhdq  zmm21, zmm20, zmm19
+	vpunpcklqdq zmm19, zmm8, zmm10
+	vpunpckhqdq zmm20, zmm8, zmm10
+	vpunpckhqdq zmm22, zmm9, zmm21
+	vpunpcklqdq zmm21, zmm9, zmm21
+	vpshufb     zmm19, zmm19, zmm16
+	vpshufb     zmm20, zmm20, zmm16
+	vpshufb     zmm21, zmm21, zmm16
+	vpshufb     zmm22, zmm22, zmm16
 	/* The last ciphertext block becomes the IV (read before any store: dst may be src). */
-	vmovdqu     xmm10, xmmword ptr [rdx + 496]
+	vmovdqu     xmm10, xmmword ptr [rdx + 752]
 	vpxorq      zmm0, zmm0, zmmword ptr [rdx]
 	vmovdqu64   zmmword ptr [rsi], zmm0
 	vpxorq      zmm1, zmm1, zmmword ptr [rdx + 64]
@@ -82815,17 +83215,25 @@ Lasmgen_sm4_cfb_dec_gfni512_rounds:
 	vmovdqu64   zmmword ptr [rsi + 384], zmm6
 	vpxorq      zmm7, zmm7, zmmword ptr [rdx + 448]
 	vmovdqu64   zmmword ptr [rsi + 448], zmm7
+	vpxorq      zmm19, zmm19, zmmword ptr [rdx + 512]
+	vmovdqu64   zmmword ptr [rsi + 512], zmm19
+	vpxorq      zmm20, zmm20, zmmword ptr [rdx + 576]
+	vmovdqu64   zmmword ptr [rsi + 576], zmm20
+	vpxorq      zmm21, zmm21, zmmword ptr [rdx + 640]
+	vmovdqu64   zmmword ptr [rsi + 640], zmm21
+	vpxorq      zmm22, zmm22, zmmword ptr [rdx + 704]
+	vmovdqu64   zmmword ptr [rsi + 704], zmm22
 	vmovdqu     xmmword ptr [r8], xmm10
-	cmp         rcx, 32
+	cmp         rcx, 48
 	jbe         Lasmgen_sm4_cfb_dec_gfni512_done
-	sub         rcx, 32
-	add         rdx, 512
-	add         rsi, 512
-	cmp         rcx, 32
+	sub         rcx, 48
+	add         rdx, 768
+	add         rsi, 768
+	cmp         rcx, 48
 	jae         Lasmgen_sm4_cfb_dec_gfni512_loop
 
-Lasmgen_sm4_cfb_dec_gfni512_below32:
-	/* 1..31 blocks: ymm batches of up to 16, then one xmm batch of up to 8. */
+Lasmgen_sm4_cfb_dec_gfni512_below_z:
+	/* 1..47 blocks: ymm batches of up to 16, then one xmm batch of up to 8. */
 	cmp         rcx, 8
 	jbe         Lasmgen_sm4_cfb_dec_gfni512_small
 Lasmgen_sm4_cfb_dec_gfni512_loop_y:
@@ -83699,7 +84107,7 @@ Lconst_sm4_ctr_add:	# counter increments k = 0..15 (low qword)
 	.byte 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.p2align 6
-Lconst_sm4_ctr_add32:	# counter increments k = 0..31 (low qword)
+Lconst_sm4_ctr_add48:	# counter increments k = 0..47 (low qword)
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
@@ -83732,6 +84140,22 @@ Lconst_sm4_ctr_add32:	# counter increments k = 0..31 (low qword)
 	.byte 0x1d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x1e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x1f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x20, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x21, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x22, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x23, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x24, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x25, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x26, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x27, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x28, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x29, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x2a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x2b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x2c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x2d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x2e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x2f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.p2align 4
 Lconst_sm4_fk:	# FK
 	.byte 0xc6, 0xba, 0xb1, 0xa3, 0x50, 0x33, 0xaa, 0x56, 0x97, 0x91, 0x7d, 0x67, 0xdc, 0x22, 0x70, 0xb2

@@ -214,7 +214,7 @@ pub const SETS: &[KernelSet] = &[
         ],
         rival: None,
     },
-    // GFNI + AVX-512: the batch modes on zmm (vprold, vpternlogq), 32 blocks in flight; the rest is the GFNI + AVX2 set's.
+    // GFNI + AVX-512: the batch modes on zmm (vprold, vpternlogq), 48 blocks in flight; the rest is the GFNI + AVX2 set's.
     KernelSet {
         name: "x86_64-gfni-avx512",
         listing: "sm4",

@@ -82100,7 +82100,7 @@ asmgen_sm4_ccm_dec_gfni:
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys).
-; 32 blocks in flight (two groups of 16 in zmm, GFNI S-box, vprold and vpternlogq); dst may equal src.
+; 48 blocks in flight (three groups of 16 in zmm, GFNI S-box, vprold and vpternlogq); dst may equal src.
 ;
 ; void asmgen_sm4_ecb_gfni512(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
 ; Requires: AVX, AVX2, GFNI, AVX512F, AVX512BW
@@ -82148,14 +82148,14 @@ asmgen_sm4_ecb_gfni512:
 	vbroadcasti32x4 zmm15, oword [rel const_sm4_gfni_m1]
 	vbroadcasti32x4 zmm16, oword [rel const_sm4_bswap32]
 	vbroadcasti32x4 zmm17, oword [rel const_sm4_gfni_m1inv]
-	; The ymm and xmm batches below 32 blocks read the tables from the low halves of the same registers.
+	; The ymm and xmm batches below 48 blocks read the tables from the low halves of the same registers.
 	test        rcx, rcx
 	jz          near .asmgen_sm4_ecb_gfni512_done
-	cmp         rcx, 32
-	jb          near .asmgen_sm4_ecb_gfni512_below32
+	cmp         rcx, 48
+	jb          near .asmgen_sm4_ecb_gfni512_below_z
 	align 16
 .asmgen_sm4_ecb_gfni512_loop:
-	; Load 32 blocks (4 per register).
+	; Load 48 blocks (4 per register).
 	vmovdqu64   zmm0, zword [rdx]
 	vmovdqu64   zmm1, zword [rdx + 64]
 	vmovdqu64   zmm2, zword [rdx + 128]
@@ -82164,6 +82164,10 @@ asmgen_sm4_ecb_gfni512:
 	vmovdqu64   zmm5, zword [rdx + 320]
 	vmovdqu64   zmm6, zword [rdx + 384]
 	vmovdqu64   zmm7, zword [rdx + 448]
+	vmovdqu64   zmm19, zword [rdx + 512]
+	vmovdqu64   zmm20, zword [rdx + 576]
+	vmovdqu64   zmm21, zword [rdx + 640]
+	vmovdqu64   zmm22, zword [rdx + 704]
 	; Big-endian words, transposed: register j of a group holds word j of its blocks.
 	vpshufb     zmm0, zmm0, zmm16
 	vpshufb     zmm1, zmm1, zmm16
@@ -82189,6 +82193,18 @@ asmgen_sm4_ecb_gfni512:
 	vpunpcklqdq zmm6, zmm9, zmm5
 	vpunpckhqdq zmm7, zmm9, zmm5
 	vpunpckhqdq zmm5, zmm8, zmm10
+	vpshufb     zmm19, zmm19, zmm16
+	vpshufb     zmm20, zmm20, zmm16
+	vpshufb     zmm21, zmm21, zmm16
+	vpshufb     zmm22, zmm22, zmm16
+	vpunpckldq  zmm8, zmm19, zmm20
+	vpunpckhdq  zmm9, zmm19, zmm20
+	vpunpckldq  zmm10, zmm21, zmm22
+	vpunpckhdq  zmm20, zmm21, zmm22
+	vpunpcklqdq zmm19, zmm8, zmm10
+	vpunpcklqdq zmm21, zmm9, zmm20
+	vpunpckhqdq zmm22, zmm9, zmm20
+	vpunpckhqdq zmm20, zmm8, zmm10
 	; Into the GFNI domain: Y = M1*X on every byte.
 	vgf2p8affineqb zmm0, zmm0, zmm15, 0x00
 	vgf2p8affineqb zmm1, zmm1, zmm15, 0x00
@@ -82198,7 +82214,11 @@ asmgen_sm4_ecb_gfni512:
 	vgf2p8affineqb zmm5, zmm5, zmm15, 0x00
 	vgf2p8affineqb zmm6, zmm6, zmm15, 0x00
 	vgf2p8affineqb zmm7, zmm7, zmm15, 0x00
-	; 32 rounds on 32 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus a vpshufd of the round key (four keys loaded and mapped once per pass).
+	vgf2p8affineqb zmm19, zmm19, zmm15, 0x00
+	vgf2p8affineqb zmm20, zmm20, zmm15, 0x00
+	vgf2p8affineqb zmm21, zmm21, zmm15, 0x00
+	vgf2p8affineqb zmm22, zmm22, zmm15, 0x00
+	; 32 rounds on 48 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus a vpshufd of the round key (four keys loaded and mapped once per pass).
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
@@ -82228,6 +82248,16 @@ asmgen_sm4_ecb_gfni512:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm4, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm20, zmm21
+	vpternlogq  zmm8, zmm11, zmm22, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm19, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm19, zmm9, zmm10, 0x96
 	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
 	vpshufd     zmm11, zmm18, 0x55
 	vpxorq      zmm8, zmm2, zmm3
@@ -82250,6 +82280,16 @@ asmgen_sm4_ecb_gfni512:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm5, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm21, zmm22
+	vpternlogq  zmm8, zmm11, zmm19, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm20, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm20, zmm9, zmm10, 0x96
 	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
 	vpshufd     zmm11, zmm18, 0xaa
 	vpxorq      zmm8, zmm3, zmm0
@@ -82272,6 +82312,16 @@ asmgen_sm4_ecb_gfni512:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm6, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm22, zmm19
+	vpternlogq  zmm8, zmm11, zmm20, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm21, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm21, zmm9, zmm10, 0x96
 	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
 	vpshufd     zmm11, zmm18, 0xff
 	vpxorq      zmm8, zmm0, zmm1
@@ -82294,6 +82344,16 @@ asmgen_sm4_ecb_gfni512:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm7, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm19, zmm20
+	vpternlogq  zmm8, zmm11, zmm21, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm22, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm22, zmm9, zmm10, 0x96
 	add         rax, 16
 	cmp         rax, r11
 	jnz         near .asmgen_sm4_ecb_gfni512_rounds
@@ -82306,6 +82366,10 @@ asmgen_sm4_ecb_gfni512:
 	vgf2p8affineqb zmm5, zmm5, zmm17, 0x00
 	vgf2p8affineqb zmm6, zmm6, zmm17, 0x00
 	vgf2p8affineqb zmm7, zmm7, zmm17, 0x00
+	vgf2p8affineqb zmm19, zmm19, zmm17, 0x00
+	vgf2p8affineqb zmm20, zmm20, zmm17, 0x00
+	vgf2p8affineqb zmm21, zmm21, zmm17, 0x00
+	vgf2p8affineqb zmm22, zmm22, zmm17, 0x00
 	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  zmm8, zmm3, zmm2
 	vpunpckhdq  zmm9, zmm3, zmm2
@@ -82331,6 +82395,18 @@ asmgen_sm4_ecb_gfni512:
 	vpshufb     zmm5, zmm5, zmm16
 	vpshufb     zmm6, zmm6, zmm16
 	vpshufb     zmm7, zmm7, zmm16
+	vpunpckldq  zmm8, zmm22, zmm21
+	vpunpckhdq  zmm9, zmm22, zmm21
+	vpunpckldq  zmm10, zmm20, zmm19
+	vpunpckhdq  zmm21, zmm20, zmm19
+	vpunpcklqdq zmm19, zmm8, zmm10
+	vpunpckhqdq zmm20, zmm8, zmm10
+	vpunpckhqdq zmm22, zmm9, zmm21
+	vpunpcklqdq zmm21, zmm9, zmm21
+	vpshufb     zmm19, zmm19, zmm16
+	vpshufb     zmm20, zmm20, zmm16
+	vpshufb     zmm21, zmm21, zmm16
+	vpshufb     zmm22, zmm22, zmm16
 	vmovdqu64   zword [rsi], zmm0
 	vmovdqu64   zword [rsi + 64], zmm1
 	vmovdqu64   zword [rsi + 128], zmm2
@@ -82339,16 +82415,20 @@ asmgen_sm4_ecb_gfni512:
 	vmovdqu64   zword [rsi + 320], zmm5
 	vmovdqu64   zword [rsi + 384], zmm6
 	vmovdqu64   zword [rsi + 448], zmm7
-	cmp         rcx, 32
+	vmovdqu64   zword [rsi + 512], zmm19
+	vmovdqu64   zword [rsi + 576], zmm20
+	vmovdqu64   zword [rsi + 640], zmm21
+	vmovdqu64   zword [rsi + 704], zmm22
+	cmp         rcx, 48
 	jbe         near .asmgen_sm4_ecb_gfni512_done
-	sub         rcx, 32
-	add         rdx, 512
-	add         rsi, 512
-	cmp         rcx, 32
+	sub         rcx, 48
+	add         rdx, 768
+	add         rsi, 768
+	cmp         rcx, 48
 	jae         near .asmgen_sm4_ecb_gfni512_loop
 
-.asmgen_sm4_ecb_gfni512_below32:
-	; 1..31 blocks: ymm batches of up to 16, then one xmm batch of up to 8.
+.asmgen_sm4_ecb_gfni512_below_z:
+	; 1..47 blocks: ymm batches of up to 16, then one xmm batch of up to 8.
 	cmp         rcx, 8
 	jbe         near .asmgen_sm4_ecb_gfni512_small
 .asmgen_sm4_ecb_gfni512_loop_y:
@@ -83142,7 +83222,7 @@ asmgen_sm4_ecb_gfni512:
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks.
-; 32 blocks in flight (two groups of 16 in zmm, GFNI S-box, vprold and vpternlogq); dst may equal src.
+; 48 blocks in flight (three groups of 16 in zmm, GFNI S-box, vprold and vpternlogq); dst may equal src.
 ;
 ; void asmgen_sm4_ctr_gfni512(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
 ; Requires: AVX, AVX2, GFNI, AVX512F, AVX512BW
@@ -83191,7 +83271,7 @@ asmgen_sm4_ctr_gfni512:
 	vbroadcasti32x4 zmm15, oword [rel const_sm4_gfni_m1]
 	vbroadcasti32x4 zmm16, oword [rel const_sm4_bswap32]
 	vbroadcasti32x4 zmm17, oword [rel const_sm4_gfni_m1inv]
-	; The ymm and xmm batches below 32 blocks read the tables from the low halves of the same registers.
+	; The ymm and xmm batches below 48 blocks read the tables from the low halves of the same registers.
 	; The counter as two integers (hi, lo).
 	mov         r10, qword [r8]
 	mov         r9, qword [r8 + 8]
@@ -83199,19 +83279,19 @@ asmgen_sm4_ctr_gfni512:
 	bswap       r9
 	test        rcx, rcx
 	jz          near .asmgen_sm4_ctr_gfni512_done
-	cmp         rcx, 32
-	jb          near .asmgen_sm4_ctr_gfni512_below32
+	cmp         rcx, 48
+	jb          near .asmgen_sm4_ctr_gfni512_below_z
 	align 16
 .asmgen_sm4_ctr_gfni512_loop:
-	; Load 32 blocks (4 per register).
+	; Load 48 blocks (4 per register).
 	; Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch.
 	mov         rax, r9
-	add         rax, 31
+	add         rax, 47
 	jb          short .asmgen_sm4_ctr_gfni512_ctr_carry
 	vmovq       xmm8, r9
 	vpinsrq     xmm8, xmm8, r10, 1
 	vshufi64x2  zmm8, zmm8, zmm8, 0x00
-	lea         rax, [rel const_sm4_ctr_add32]
+	lea         rax, [rel const_sm4_ctr_add48]
 	vpaddq      zmm0, zmm8, zword [rax]
 	vpaddq      zmm1, zmm8, zword [rax + 64]
 	vpaddq      zmm2, zmm8, zword [rax + 128]
@@ -83220,6 +83300,10 @@ asmgen_sm4_ctr_gfni512:
 	vpaddq      zmm5, zmm8, zword [rax + 320]
 	vpaddq      zmm6, zmm8, zword [rax + 384]
 	vpaddq      zmm7, zmm8, zword [rax + 448]
+	vpaddq      zmm19, zmm8, zword [rax + 512]
+	vpaddq      zmm20, zmm8, zword [rax + 576]
+	vpaddq      zmm21, zmm8, zword [rax + 640]
+	vpaddq      zmm22, zmm8, zword [rax + 704]
 	jmp         near .asmgen_sm4_ctr_gfni512_ctr_ready
 .asmgen_sm4_ctr_gfni512_ctr_carry:
 	; Slow path: 128-bit increments one block at a time.
@@ -83377,6 +83461,86 @@ asmgen_sm4_ctr_gfni512:
 	adc         r11, 0
 	vinserti128 ymm8, ymm8, xmm9, 0x01
 	vinserti64x4 zmm7, zmm7, ymm8, 0x01
+	vmovq       xmm10, rax
+	vpinsrq     xmm10, xmm10, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm10, ymm10, xmm9, 0x01
+	vmovq       xmm8, rax
+	vpinsrq     xmm8, xmm8, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vinserti64x4 zmm10, zmm10, ymm8, 0x01
+	vmovdqu64   zmm19, zmm10
+	vmovq       xmm10, rax
+	vpinsrq     xmm10, xmm10, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm10, ymm10, xmm9, 0x01
+	vmovq       xmm8, rax
+	vpinsrq     xmm8, xmm8, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vinserti64x4 zmm10, zmm10, ymm8, 0x01
+	vmovdqu64   zmm20, zmm10
+	vmovq       xmm10, rax
+	vpinsrq     xmm10, xmm10, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm10, ymm10, xmm9, 0x01
+	vmovq       xmm8, rax
+	vpinsrq     xmm8, xmm8, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vinserti64x4 zmm10, zmm10, ymm8, 0x01
+	vmovdqu64   zmm21, zmm10
+	vmovq       xmm10, rax
+	vpinsrq     xmm10, xmm10, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm10, ymm10, xmm9, 0x01
+	vmovq       xmm8, rax
+	vpinsrq     xmm8, xmm8, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vinserti64x4 zmm10, zmm10, ymm8, 0x01
+	vmovdqu64   zmm22, zmm10
 .asmgen_sm4_ctr_gfni512_ctr_ready:
 	; Big-endian words, transposed: register j of a group holds word j of its blocks.
 	vpunpckldq  zmm8, zmm0, zmm1
@@ -83395,6 +83559,14 @@ asmgen_sm4_ctr_gfni512:
 	vpunpckhqdq zmm6, zmm8, zmm10
 	vpunpckhqdq zmm4, zmm9, zmm5
 	vpunpcklqdq zmm5, zmm9, zmm5
+	vpunpckldq  zmm8, zmm19, zmm20
+	vpunpckhdq  zmm9, zmm19, zmm20
+	vpunpckldq  zmm10, zmm21, zmm22
+	vpunpckhdq  zmm20, zmm21, zmm22
+	vpunpcklqdq zmm22, zmm8, zmm10
+	vpunpckhqdq zmm21, zmm8, zmm10
+	vpunpckhqdq zmm19, zmm9, zmm20
+	vpunpcklqdq zmm20, zmm9, zmm20
 	; Into the GFNI domain: Y = M1*X on every byte.
 	vgf2p8affineqb zmm0, zmm0, zmm15, 0x00
 	vgf2p8affineqb zmm1, zmm1, zmm15, 0x00
@@ -83404,7 +83576,11 @@ asmgen_sm4_ctr_gfni512:
 	vgf2p8affineqb zmm5, zmm5, zmm15, 0x00
 	vgf2p8affineqb zmm6, zmm6, zmm15, 0x00
 	vgf2p8affineqb zmm7, zmm7, zmm15, 0x00
-	; 32 rounds on 32 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus a vpshufd of the round key (four keys loaded and mapped once per pass).
+	vgf2p8affineqb zmm19, zmm19, zmm15, 0x00
+	vgf2p8affineqb zmm20, zmm20, zmm15, 0x00
+	vgf2p8affineqb zmm21, zmm21, zmm15, 0x00
+	vgf2p8affineqb zmm22, zmm22, zmm15, 0x00
+	; 32 rounds on 48 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus a vpshufd of the round key (four keys loaded and mapped once per pass).
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
@@ -83434,6 +83610,16 @@ asmgen_sm4_ctr_gfni512:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm4, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm20, zmm21
+	vpternlogq  zmm8, zmm11, zmm22, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm19, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm19, zmm9, zmm10, 0x96
 	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
 	vpshufd     zmm11, zmm18, 0x55
 	vpxorq      zmm8, zmm2, zmm3
@@ -83456,6 +83642,16 @@ asmgen_sm4_ctr_gfni512:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm5, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm21, zmm22
+	vpternlogq  zmm8, zmm11, zmm19, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm20, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm20, zmm9, zmm10, 0x96
 	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
 	vpshufd     zmm11, zmm18, 0xaa
 	vpxorq      zmm8, zmm3, zmm0
@@ -83478,6 +83674,16 @@ asmgen_sm4_ctr_gfni512:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm6, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm22, zmm19
+	vpternlogq  zmm8, zmm11, zmm20, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm21, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm21, zmm9, zmm10, 0x96
 	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
 	vpshufd     zmm11, zmm18, 0xff
 	vpxorq      zmm8, zmm0, zmm1
@@ -83500,6 +83706,16 @@ asmgen_sm4_ctr_gfni512:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm7, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm19, zmm20
+	vpternlogq  zmm8, zmm11, zmm21, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm22, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm22, zmm9, zmm10, 0x96
 	add         rax, 16
 	cmp         rax, r11
 	jnz         near .asmgen_sm4_ctr_gfni512_rounds
@@ -83512,6 +83728,10 @@ asmgen_sm4_ctr_gfni512:
 	vgf2p8affineqb zmm5, zmm5, zmm17, 0x00
 	vgf2p8affineqb zmm6, zmm6, zmm17, 0x00
 	vgf2p8affineqb zmm7, zmm7, zmm17, 0x00
+	vgf2p8affineqb zmm19, zmm19, zmm17, 0x00
+	vgf2p8affineqb zmm20, zmm20, zmm17, 0x00
+	vgf2p8affineqb zmm21, zmm21, zmm17, 0x00
+	vgf2p8affineqb zmm22, zmm22, zmm17, 0x00
 	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  zmm8, zmm3, zmm2
 	vpunpckhdq  zmm9, zmm3, zmm2
@@ -83537,6 +83757,18 @@ asmgen_sm4_ctr_gfni512:
 	vpshufb     zmm5, zmm5, zmm16
 	vpshufb     zmm6, zmm6, zmm16
 	vpshufb     zmm7, zmm7, zmm16
+	vpunpckldq  zmm8, zmm22, zmm21
+	vpunpckhdq  zmm9, zmm22, zmm21
+	vpunpckldq  zmm10, zmm20, zmm19
+	vpunpckhdq  zmm21, zmm20, zmm19
+	vpunpcklqdq zmm19, zmm8, zmm10
+	vpunpckhqdq zmm20, zmm8, zmm10
+	vpunpckhqdq zmm22, zmm9, zmm21
+	vpunpcklqdq zmm21, zmm9, zmm21
+	vpshufb     zmm19, zmm19, zmm16
+	vpshufb     zmm20, zmm20, zmm16
+	vpshufb     zmm21, zmm21, zmm16
+	vpshufb     zmm22, zmm22, zmm16
 	vpxorq      zmm0, zmm0, zword [rdx]
 	vmovdqu64   zword [rsi], zmm0
 	vpxorq      zmm1, zmm1, zword [rdx + 64]
@@ -83553,18 +83785,26 @@ asmgen_sm4_ctr_gfni512:
 	vmovdqu64   zword [rsi + 384], zmm6
 	vpxorq      zmm7, zmm7, zword [rdx + 448]
 	vmovdqu64   zword [rsi + 448], zmm7
-	add         r9, 32
+	vpxorq      zmm19, zmm19, zword [rdx + 512]
+	vmovdqu64   zword [rsi + 512], zmm19
+	vpxorq      zmm20, zmm20, zword [rdx + 576]
+	vmovdqu64   zword [rsi + 576], zmm20
+	vpxorq      zmm21, zmm21, zword [rdx + 640]
+	vmovdqu64   zword [rsi + 640], zmm21
+	vpxorq      zmm22, zmm22, zword [rdx + 704]
+	vmovdqu64   zword [rsi + 704], zmm22
+	add         r9, 48
 	adc         r10, 0
-	cmp         rcx, 32
+	cmp         rcx, 48
 	jbe         near .asmgen_sm4_ctr_gfni512_done
-	sub         rcx, 32
-	add         rdx, 512
-	add         rsi, 512
-	cmp         rcx, 32
+	sub         rcx, 48
+	add         rdx, 768
+	add         rsi, 768
+	cmp         rcx, 48
 	jae         near .asmgen_sm4_ctr_gfni512_loop
 
-.asmgen_sm4_ctr_gfni512_below32:
-	; 1..31 blocks: ymm batches of up to 16, then one xmm batch of up to 8.
+.asmgen_sm4_ctr_gfni512_below_z:
+	; 1..47 blocks: ymm batches of up to 16, then one xmm batch of up to 8.
 	cmp         rcx, 8
 	jbe         near .asmgen_sm4_ctr_gfni512_small
 .asmgen_sm4_ctr_gfni512_loop_y:
@@ -84436,7 +84676,7 @@ asmgen_sm4_ctr_gfni512:
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CBC decryption: dst[i] = D(src[i]) ^ src[i-1], src[-1] = iv; iv = last ciphertext block.
-; 32 blocks in flight (two groups of 16 in zmm, GFNI S-box, vprold and vpternlogq); dst may equal src.
+; 48 blocks in flight (three groups of 16 in zmm, GFNI S-box, vprold and vpternlogq); dst may equal src.
 ;
 ; void asmgen_sm4_cbc_dec_gfni512(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 ; Requires: AVX, AVX2, GFNI, AVX512F, AVX512BW
@@ -84485,14 +84725,14 @@ asmgen_sm4_cbc_dec_gfni512:
 	vbroadcasti32x4 zmm15, oword [rel const_sm4_gfni_m1]
 	vbroadcasti32x4 zmm16, oword [rel const_sm4_bswap32]
 	vbroadcasti32x4 zmm17, oword [rel const_sm4_gfni_m1inv]
-	; The ymm and xmm batches below 32 blocks read the tables from the low halves of the same registers.
+	; The ymm and xmm batches below 48 blocks read the tables from the low halves of the same registers.
 	test        rcx, rcx
 	jz          near .asmgen_sm4_cbc_dec_gfni512_done
-	cmp         rcx, 32
-	jb          near .asmgen_sm4_cbc_dec_gfni512_below32
+	cmp         rcx, 48
+	jb          near .asmgen_sm4_cbc_dec_gfni512_below_z
 	align 16
 .asmgen_sm4_cbc_dec_gfni512_loop:
-	; Load 32 blocks (4 per register).
+	; Load 48 blocks (4 per register).
 	vmovdqu64   zmm0, zword [rdx]
 	vmovdqu64   zmm1, zword [rdx + 64]
 	vmovdqu64   zmm2, zword [rdx + 128]
@@ -84501,6 +84741,10 @@ asmgen_sm4_cbc_dec_gfni512:
 	vmovdqu64   zmm5, zword [rdx + 320]
 	vmovdqu64   zmm6, zword [rdx + 384]
 	vmovdqu64   zmm7, zword [rdx + 448]
+	vmovdqu64   zmm19, zword [rdx + 512]
+	vmovdqu64   zmm20, zword [rdx + 576]
+	vmovdqu64   zmm21, zword [rdx + 640]
+	vmovdqu64   zmm22, zword [rdx + 704]
 	; Big-endian words, transposed: register j of a group holds word j of its blocks.
 	vpshufb     zmm0, zmm0, zmm16
 	vpshufb     zmm1, zmm1, zmm16
@@ -84526,6 +84770,18 @@ asmgen_sm4_cbc_dec_gfni512:
 	vpunpcklqdq zmm6, zmm9, zmm5
 	vpunpckhqdq zmm7, zmm9, zmm5
 	vpunpckhqdq zmm5, zmm8, zmm10
+	vpshufb     zmm19, zmm19, zmm16
+	vpshufb     zmm20, zmm20, zmm16
+	vpshufb     zmm21, zmm21, zmm16
+	vpshufb     zmm22, zmm22, zmm16
+	vpunpckldq  zmm8, zmm19, zmm20
+	vpunpckhdq  zmm9, zmm19, zmm20
+	vpunpckldq  zmm10, zmm21, zmm22
+	vpunpckhdq  zmm20, zmm21, zmm22
+	vpunpcklqdq zmm19, zmm8, zmm10
+	vpunpcklqdq zmm21, zmm9, zmm20
+	vpunpckhqdq zmm22, zmm9, zmm20
+	vpunpckhqdq zmm20, zmm8, zmm10
 	; Into the GFNI domain: Y = M1*X on every byte.
 	vgf2p8affineqb zmm0, zmm0, zmm15, 0x00
 	vgf2p8affineqb zmm1, zmm1, zmm15, 0x00
@@ -84535,7 +84791,11 @@ asmgen_sm4_cbc_dec_gfni512:
 	vgf2p8affineqb zmm5, zmm5, zmm15, 0x00
 	vgf2p8affineqb zmm6, zmm6, zmm15, 0x00
 	vgf2p8affineqb zmm7, zmm7, zmm15, 0x00
-	; 32 rounds on 32 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus a vpshufd of the round key (four keys loaded and mapped once per pass).
+	vgf2p8affineqb zmm19, zmm19, zmm15, 0x00
+	vgf2p8affineqb zmm20, zmm20, zmm15, 0x00
+	vgf2p8affineqb zmm21, zmm21, zmm15, 0x00
+	vgf2p8affineqb zmm22, zmm22, zmm15, 0x00
+	; 32 rounds on 48 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus a vpshufd of the round key (four keys loaded and mapped once per pass).
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
@@ -84565,6 +84825,16 @@ asmgen_sm4_cbc_dec_gfni512:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm4, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm20, zmm21
+	vpternlogq  zmm8, zmm11, zmm22, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm19, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm19, zmm9, zmm10, 0x96
 	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
 	vpshufd     zmm11, zmm18, 0x55
 	vpxorq      zmm8, zmm2, zmm3
@@ -84587,6 +84857,16 @@ asmgen_sm4_cbc_dec_gfni512:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm5, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm21, zmm22
+	vpternlogq  zmm8, zmm11, zmm19, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm20, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm20, zmm9, zmm10, 0x96
 	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
 	vpshufd     zmm11, zmm18, 0xaa
 	vpxorq      zmm8, zmm3, zmm0
@@ -84609,6 +84889,16 @@ asmgen_sm4_cbc_dec_gfni512:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm6, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm22, zmm19
+	vpternlogq  zmm8, zmm11, zmm20, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm21, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm21, zmm9, zmm10, 0x96
 	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
 	vpshufd     zmm11, zmm18, 0xff
 	vpxorq      zmm8, zmm0, zmm1
@@ -84631,6 +84921,16 @@ asmgen_sm4_cbc_dec_gfni512:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm7, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm19, zmm20
+	vpternlogq  zmm8, zmm11, zmm21, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm22, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm22, zmm9, zmm10, 0x96
 	add         rax, 16
 	cmp         rax, r11
 	jnz         near .asmgen_sm4_cbc_dec_gfni512_rounds
@@ -84643,6 +84943,10 @@ asmgen_sm4_cbc_dec_gfni512:
 	vgf2p8affineqb zmm5, zmm5, zmm17, 0x00
 	vgf2p8affineqb zmm6, zmm6, zmm17, 0x00
 	vgf2p8affineqb zmm7, zmm7, zmm17, 0x00
+	vgf2p8affineqb zmm19, zmm19, zmm17, 0x00
+	vgf2p8affineqb zmm20, zmm20, zmm17, 0x00
+	vgf2p8affineqb zmm21, zmm21, zmm17, 0x00
+	vgf2p8affineqb zmm22, zmm22, zmm17, 0x00
 	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  zmm8, zmm3, zmm2
 	vpunpckhdq  zmm9, zmm3, zmm2
@@ -84668,8 +84972,28 @@ asmgen_sm4_cbc_dec_gfni512:
 	vpshufb     zmm5, zmm5, zmm16
 	vpshufb     zmm6, zmm6, zmm16
 	vpshufb     zmm7, zmm7, zmm16
+	vpunpckldq  zmm8, zmm22, zmm21
+	vpunpckhdq  zmm9, zmm22, zmm21
+	vpunpckldq  zmm10, zmm20, zmm19
+	vpunpckhdq  zmm21, zmm20, zmm19
+	vpunpcklqdq zmm19, zmm8, zmm10
+	vpunpckhqdq zmm20, zmm8, zmm10
+	vpunpckhqdq zmm22, zmm9, zmm21
+	vpunpcklqdq zmm21, zmm9, zmm21
+	vpshufb     zmm19, zmm19, zmm16
+	vpshufb     zmm20, zmm20, zmm16
+	vpshufb     zmm21, zmm21, zmm16
+	vpshufb     zmm22, zmm22, zmm16
 	; The last ciphertext block becomes the IV (read before any store: dst may be src).
-	vmovdqu     xmm10, oword [rdx + 496]
+	vmovdqu     xmm10, oword [rdx + 752]
+	vpxorq      zmm22, zmm22, zword [rdx + 688]
+	vmovdqu64   zword [rsi + 704], zmm22
+	vpxorq      zmm21, zmm21, zword [rdx + 624]
+	vmovdqu64   zword [rsi + 640], zmm21
+	vpxorq      zmm20, zmm20, zword [rdx + 560]
+	vmovdqu64   zword [rsi + 576], zmm20
+	vpxorq      zmm19, zmm19, zword [rdx + 496]
+	vmovdqu64   zword [rsi + 512], zmm19
 	vpxorq      zmm7, zmm7, zword [rdx + 432]
 	vmovdqu64   zword [rsi + 448], zmm7
 	vpxorq      zmm6, zmm6, zword [rdx + 368]
@@ -84690,16 +85014,16 @@ asmgen_sm4_cbc_dec_gfni512:
 	vpxorq      zmm0, zmm0, zmm9
 	vmovdqu64   zword [rsi], zmm0
 	vmovdqu     oword [r8], xmm10
-	cmp         rcx, 32
+	cmp         rcx, 48
 	jbe         near .asmgen_sm4_cbc_dec_gfni512_done
-	sub         rcx, 32
-	add         rdx, 512
-	add         rsi, 512
-	cmp         rcx, 32
+	sub         rcx, 48
+	add         rdx, 768
+	add         rsi, 768
+	cmp         rcx, 48
 	jae         near .asmgen_sm4_cbc_dec_gfni512_loop
 
-.asmgen_sm4_cbc_dec_gfni512_below32:
-	; 1..31 blocks: ymm batches of up to 16, then one xmm batch of up to 8.
+.asmgen_sm4_cbc_dec_gfni512_below_z:
+	; 1..47 blocks: ymm batches of up to 16, then one xmm batch of up to 8.
 	cmp         rcx, 8
 	jbe         near .asmgen_sm4_cbc_dec_gfni512_small
 .asmgen_sm4_cbc_dec_gfni512_loop_y:
@@ -85551,7 +85875,7 @@ asmgen_sm4_cbc_dec_gfni512:
 
 ; ----------------------------------------------------------------------------------------------------
 ; SM4-CFB-128 decryption: dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv; iv = last ciphertext block.
-; 32 blocks in flight (two groups of 16 in zmm, GFNI S-box, vprold and vpternlogq); dst may equal src.
+; 48 blocks in flight (three groups of 16 in zmm, GFNI S-box, vprold and vpternlogq); dst may equal src.
 ;
 ; void asmgen_sm4_cfb_dec_gfni512(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 ; Requires: AVX, AVX2, GFNI, AVX512F, AVX512BW
@@ -85600,14 +85924,14 @@ asmgen_sm4_cfb_dec_gfni512:
 	vbroadcasti32x4 zmm15, oword [rel const_sm4_gfni_m1]
 	vbroadcasti32x4 zmm16, oword [rel const_sm4_bswap32]
 	vbroadcasti32x4 zmm17, oword [rel const_sm4_gfni_m1inv]
-	; The ymm and xmm batches below 32 blocks read the tables from the low halves of the same registers.
+	; The ymm and xmm batches below 48 blocks read the tables from the low halves of the same registers.
 	test        rcx, rcx
 	jz          near .asmgen_sm4_cfb_dec_gfni512_done
-	cmp         rcx, 32
-	jb          near .asmgen_sm4_cfb_dec_gfni512_below32
+	cmp         rcx, 48
+	jb          near .asmgen_sm4_cfb_dec_gfni512_below_z
 	align 16
 .asmgen_sm4_cfb_dec_gfni512_loop:
-	; Load 32 blocks (4 per register).
+	; Load 48 blocks (4 per register).
 	vmovdqu     xmm0, oword [r8]
 	vinserti128 ymm0, ymm0, oword [rdx], 0x01
 	vinserti64x4 zmm0, zmm0, yword [rdx + 16], 0x01
@@ -85618,6 +85942,10 @@ asmgen_sm4_cfb_dec_gfni512:
 	vmovdqu64   zmm5, zword [rdx + 304]
 	vmovdqu64   zmm6, zword [rdx + 368]
 	vmovdqu64   zmm7, zword [rdx + 432]
+	vmovdqu64   zmm19, zword [rdx + 496]
+	vmovdqu64   zmm20, zword [rdx + 560]
+	vmovdqu64   zmm21, zword [rdx + 624]
+	vmovdqu64   zmm22, zword [rdx + 688]
 	; Big-endian words, transposed: register j of a group holds word j of its blocks.
 	vpshufb     zmm0, zmm0, zmm16
 	vpshufb     zmm1, zmm1, zmm16
@@ -85643,6 +85971,18 @@ asmgen_sm4_cfb_dec_gfni512:
 	vpunpcklqdq zmm6, zmm9, zmm5
 	vpunpckhqdq zmm7, zmm9, zmm5
 	vpunpckhqdq zmm5, zmm8, zmm10
+	vpshufb     zmm19, zmm19, zmm16
+	vpshufb     zmm20, zmm20, zmm16
+	vpshufb     zmm21, zmm21, zmm16
+	vpshufb     zmm22, zmm22, zmm16
+	vpunpckldq  zmm8, zmm19, zmm20
+	vpunpckhdq  zmm9, zmm19, zmm20
+	vpunpckldq  zmm10, zmm21, zmm22
+	vpunpckhdq  zmm20, zmm21, zmm22
+	vpunpcklqdq zmm19, zmm8, zmm10
+	vpunpcklqdq zmm21, zmm9, zmm20
+	vpunpckhqdq zmm22, zmm9, zmm20
+	vpunpckhqdq zmm20, zmm8, zmm10
 	; Into the GFNI domain: Y = M1*X on every byte.
 	vgf2p8affineqb zmm0, zmm0, zmm15, 0x00
 	vgf2p8affineqb zmm1, zmm1, zmm15, 0x00
@@ -85652,7 +85992,11 @@ asmgen_sm4_cfb_dec_gfni512:
 	vgf2p8affineqb zmm5, zmm5, zmm15, 0x00
 	vgf2p8affineqb zmm6, zmm6, zmm15, 0x00
 	vgf2p8affineqb zmm7, zmm7, zmm15, 0x00
-	; 32 rounds on 32 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus a vpshufd of the round key (four keys loaded and mapped once per pass).
+	vgf2p8affineqb zmm19, zmm19, zmm15, 0x00
+	vgf2p8affineqb zmm20, zmm20, zmm15, 0x00
+	vgf2p8affineqb zmm21, zmm21, zmm15, 0x00
+	vgf2p8affineqb zmm22, zmm22, zmm15, 0x00
+	; 32 rounds on 48 blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus a vpshufd of the round key (four keys loaded and mapped once per pass).
 	lea         r11, [rdi + 128]
 	mov         rax, rdi
 	align 16
@@ -85682,6 +86026,16 @@ asmgen_sm4_cfb_dec_gfni512:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm4, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm20, zmm21
+	vpternlogq  zmm8, zmm11, zmm22, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm19, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm19, zmm9, zmm10, 0x96
 	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
 	vpshufd     zmm11, zmm18, 0x55
 	vpxorq      zmm8, zmm2, zmm3
@@ -85704,6 +86058,16 @@ asmgen_sm4_cfb_dec_gfni512:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm5, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm21, zmm22
+	vpternlogq  zmm8, zmm11, zmm19, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm20, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm20, zmm9, zmm10, 0x96
 	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
 	vpshufd     zmm11, zmm18, 0xaa
 	vpxorq      zmm8, zmm3, zmm0
@@ -85726,6 +86090,16 @@ asmgen_sm4_cfb_dec_gfni512:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm6, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm22, zmm19
+	vpternlogq  zmm8, zmm11, zmm20, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm21, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm21, zmm9, zmm10, 0x96
 	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
 	vpshufd     zmm11, zmm18, 0xff
 	vpxorq      zmm8, zmm0, zmm1
@@ -85748,6 +86122,16 @@ asmgen_sm4_cfb_dec_gfni512:
 	vprold      zmm10, zmm9, 8
 	vprold      zmm9, zmm9, 16
 	vpternlogq  zmm7, zmm9, zmm10, 0x96
+	vpxorq      zmm8, zmm19, zmm20
+	vpternlogq  zmm8, zmm11, zmm21, 0x96
+	vgf2p8affineinvqb zmm9, zmm8, zmm13, 0x63
+	vgf2p8affineinvqb zmm10, zmm8, zmm12, 0x72
+	vgf2p8affineinvqb zmm8, zmm8, zmm14, 0x11
+	vprold      zmm8, zmm8, 24
+	vpternlogq  zmm22, zmm10, zmm8, 0x96
+	vprold      zmm10, zmm9, 8
+	vprold      zmm9, zmm9, 16
+	vpternlogq  zmm22, zmm9, zmm10, 0x96
 	add         rax, 16
 	cmp         rax, r11
 	jnz         near .asmgen_sm4_cfb_dec_gfni512_rounds
@@ -85760,6 +86144,10 @@ asmgen_sm4_cfb_dec_gfni512:
 	vgf2p8affineqb zmm5, zmm5, zmm17, 0x00
 	vgf2p8affineqb zmm6, zmm6, zmm17, 0x00
 	vgf2p8affineqb zmm7, zmm7, zmm17, 0x00
+	vgf2p8affineqb zmm19, zmm19, zmm17, 0x00
+	vgf2p8affineqb zmm20, zmm20, zmm17, 0x00
+	vgf2p8affineqb zmm21, zmm21, zmm17, 0x00
+	vgf2p8affineqb zmm22, zmm22, zmm17, 0x00
 	; Output words X35, X34, X33, X32: transpose back, byte-swap.
 	vpunpckldq  zmm8, zmm3, zmm2
 	vpunpckhdq  zmm9, zmm3, zmm2
@@ -85785,8 +86173,20 @@ asmgen_sm4_cfb_dec_gfni512:
 	vpshufb     zmm5, zmm5, zmm16
 	vpshufb     zmm6, zmm6, zmm16
 	vpshufb     zmm7, zmm7, zmm16
+	vpunpckldq  zmm8, zmm22, zmm21
+	vpunpckhdq  zmm9, zmm22, zmm21
+	vpunpckldq  zmm10, zmm20, zmm19
+	vpunpckhdq  zmm21, zmm20, zmm19
+	vpunpcklqdq zmm19, zmm8, zmm10
+	vpunpckhqdq zmm20, zmm8, zmm10
+	vpunpckhqdq zmm22, zmm9, zmm21
+	vpunpcklqdq zmm21, zmm9, zmm21
+	vpshufb     zmm19, zmm19, zmm16
+	vpshufb     zmm20, zmm20, zmm16
+	vpshufb     zmm21, zmm21, zmm16
+	vpshufb     zmm22, zmm22, zmm16
 	; The last ciphertext block becomes the IV (read before any store: dst may be src).
-	vmovdqu     xmm10, oword [rdx + 496]
+	vmovdqu     xmm10, oword [rdx + 752]
 	vpxorq      zmm0, zmm0, zword [rdx]
 	vmovdqu64   zword [rsi], zmm0
 	vpxorq      zmm1, zmm1, zword [rdx + 64]
@@ -85803,17 +86203,25 @@ asmgen_sm4_cfb_dec_gfni512:
 	vmovdqu64   zword [rsi + 384], zmm6
 	vpxorq      zmm7, zmm7, zword [rdx + 448]
 	vmovdqu64   zword [rsi + 448], zmm7
+	vpxorq      zmm19, zmm19, zword [rdx + 512]
+	vmovdqu64   zword [rsi + 512], zmm19
+	vpxorq      zmm20, zmm20, zword [rdx + 576]
+	vmovdqu64   zword [rsi + 576], zmm20
+	vpxorq      zmm21, zmm21, zword [rdx + 640]
+	vmovdqu64   zword [rsi + 640], zmm21
+	vpxorq      zmm22, zmm22, zword [rdx + 704]
+	vmovdqu64   zword [rsi + 704], zmm22
 	vmovdqu     oword [r8], xmm10
-	cmp         rcx, 32
+	cmp         rcx, 48
 	jbe         near .asmgen_sm4_cfb_dec_gfni512_done
-	sub         rcx, 32
-	add         rdx, 512
-	add         rsi, 512
-	cmp         rcx, 32
+	sub         rcx, 48
+	add         rdx, 768
+	add         rsi, 768
+	cmp         rcx, 48
 	jae         near .asmgen_sm4_cfb_dec_gfni512_loop
 
-.asmgen_sm4_cfb_dec_gfni512_below32:
-	; 1..31 blocks: ymm batches of up to 16, then one xmm batch of up to 8.
+.asmgen_sm4_cfb_dec_gfni512_below_z:
+	; 1..47 blocks: ymm batches of up to 16, then one xmm batch of up to 8.
 	cmp         rcx, 8
 	jbe         near .asmgen_sm4_cfb_dec_gfni512_small
 .asmgen_sm4_cfb_dec_gfni512_loop_y:
@@ -86703,9 +87111,9 @@ const_sm4_ctr_add:	; counter increments k = 0..15 (low qword)
 	db 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	db 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	db 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	section .rdata$const_sm4_ctr_add32 rdata align=64
+	section .rdata$const_sm4_ctr_add48 rdata align=64
 	align 64, db 0
-const_sm4_ctr_add32:	; counter increments k = 0..31 (low qword)
+const_sm4_ctr_add48:	; counter increments k = 0..47 (low qword)
 	db 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	db 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	db 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
@@ -86738,6 +87146,22 @@ const_sm4_ctr_add32:	; counter increments k = 0..31 (low qword)
 	db 0x1d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	db 0x1e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	db 0x1f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	db 0x20, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	db 0x21, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	db 0x22, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	db 0x23, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	db 0x24, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	db 0x25, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	db 0x26, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	db 0x27, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	db 0x28, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	db 0x29, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	db 0x2a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	db 0x2b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	db 0x2c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	db 0x2d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	db 0x2e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	db 0x2f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	section .rdata$const_sm4_fk rdata align=16
 	align 16, db 0
 const_sm4_fk:	; FK

@@ -346,7 +346,7 @@ pub const X86_64_SETS: &[KernelSet<X86_64>] = {
         KernelSet {
             listing: "sm4",
             name: "x86_64-gfni-avx512",
-            doc: "GFNI + AVX-512: the batch modes on zmm (vprold, vpternlogq), 32 blocks in flight; the rest is the GFNI + AVX2 set's.",
+            doc: "GFNI + AVX-512: the batch modes on zmm (vprold, vpternlogq), 48 blocks in flight; the rest is the GFNI + AVX2 set's.",
             build: |abi| set(Set::GfniAvx512, abi),
             fixed: |abi, f| fixed(Set::GfniAvx512, abi, f),
             rival: None,

@@ -1,5 +1,5 @@
 //! SM4 on x86_64: AES-NI with AVX (xmm, 8 blocks in flight) or AVX2 (ymm, 16 blocks in flight), VAES, GFNI
-//! (ymm), and GFNI with AVX-512 (zmm batch modes, 32 blocks in flight: [`Set::GfniAvx512`]).
+//! (ymm), and GFNI with AVX-512 (zmm batch modes, 48 blocks in flight: [`Set::GfniAvx512`]).
 //!
 //! Blocks are kept transposed: after loading, each 32-bit word is byte-swapped to its big-endian value and four
 //! blocks are transposed so that one register holds word `j` of four blocks (xmm) or, per 128-bit lane, of four
@@ -67,8 +67,8 @@ struct Ctx {
     /// The counter's halves as integers (CTR).
     lo: Gpr,
     hi: Gpr,
-    /// The zmm CTR kernels' 32 counter increments ([`ctr_add32`]).
-    ctr_add32: Option<asmgen::Label>,
+    /// The zmm CTR kernels' 48 counter increments ([`ctr_add_z`]).
+    ctr_add_z: Option<asmgen::Label>,
 }
 
 impl Ctx {
@@ -109,7 +109,7 @@ impl Ctx {
         let i = s * w.blocks();
         if w == Width::Z {
             assert!(!half, "zmm batches are full");
-            self.load_quad(b, V(s as u8), k, i);
+            self.load_quad(b, slot_reg(s), k, i);
             return;
         }
         if w == Width::X || half {
@@ -121,7 +121,7 @@ impl Ctx {
 
     /// Finishes slot `s`: xors the mode's mask and stores.
     fn slot_out(&self, b: &mut B, w: Width, s: usize, half: bool) {
-        let v = V(s as u8);
+        let v = slot_reg(s);
         let i = s * w.blocks();
         let mask = match self.mode {
             Mode::Ecb => None,
@@ -249,13 +249,13 @@ fn ctr_inputs(b: &mut B, x: &Ctx, w: Width, slots: usize) {
             b.vshufi64x2(base.z(), base.z(), base.z(), 0x00);
         }
     }
-    let add = match (&x.ctr_add32, w) {
+    let add = match (&x.ctr_add_z, w) {
         (Some(l), Width::Z) => l,
         _ => &x.c.ctr_add,
     };
     b.lea(RAX, rip(add));
     for s in 0..slots {
-        vaddq(b, w, V(s as u8), base, mem(RAX, (16 * s * w.blocks()) as i32));
+        vaddq(b, w, slot_reg(s), base, mem(RAX, (16 * s * w.blocks()) as i32));
     }
     b.jmp(&done);
     b.bind(&slow);
@@ -263,7 +263,8 @@ fn ctr_inputs(b: &mut B, x: &Ctx, w: Width, slots: usize) {
     b.mov(RAX, x.lo);
     b.mov(R11, x.hi);
     for s in 0..slots {
-        let v = V(s as u8);
+        // The third zmm group is EVEX only: its counters are built in TMP[2] and moved.
+        let v = if s < 8 { V(s as u8) } else { TMP[2] };
         for j in 0..w.blocks() {
             // Block j: the low xmm of the slot's register (0), TMP[1] (odd), TMP[0] (2).
             let d = match j {
@@ -282,6 +283,9 @@ fn ctr_inputs(b: &mut B, x: &Ctx, w: Width, slots: usize) {
                 3 => {
                     b.vinserti128(TMP[0].y(), TMP[0].y(), TMP[1].x(), 0x01);
                     b.vinserti64x4(v.z(), v.z(), TMP[0].y(), 0x01);
+                    if s >= 8 {
+                        b.vmovdqu64(slot_reg(s).z(), v.z());
+                    }
                 }
                 _ => {}
             }
@@ -307,7 +311,7 @@ fn batch(b: &mut B, x: &Ctx, w: Width, fill: Fill) {
 /// One batch of up to `slots * blocks` blocks on the first `ngroups` groups: inputs, transposition, 32 rounds,
 /// transposition, outputs.
 fn batch_groups(b: &mut B, x: &Ctx, w: Width, fill: Fill, ngroups: usize) {
-    let groups = &GROUPS[..ngroups];
+    let groups = &groups(ngroups)[..];
     let slots = 4 * ngroups;
     let nblk = slots * w.blocks();
 
@@ -380,18 +384,18 @@ pub fn batch_mode_of(mode: Mode, set: Set, abi: Abi, blocks: Blocks) -> Result<F
     let w = set.width();
     let mut b = B::new(&format!("asmgen_sm4_{}_{}{}", mode.name(), set.name(), blocks.suffix()), abi, &set.features());
     b.doc(mode.doc());
-    b.doc(format_args!("{} blocks in flight ({}); dst may equal src.", 8 * w.blocks(), set.layout()));
+    b.doc(format_args!("{} blocks in flight ({}); dst may equal src.", w.per_batch(), set.layout()));
     if let Some(d) = blocks.doc() {
         b.doc(&d);
     }
     let (rk, dst, src, n, extra) = mode.params(&mut b);
     let extra = extra.unwrap_or(RAX);
     let c = Consts::new(&mut b, set.sbox());
-    let ctr_add32 = (w == Width::Z && mode == Mode::Ctr).then(|| ctr_add32(&mut b));
-    let x = Ctx { c, mode, rk, dst, src, n, extra, lo: R9, hi: R10, ctr_add32 };
+    let ctr_add_z = (w == Width::Z && mode == Mode::Ctr).then(|| ctr_add_z(&mut b));
+    let x = Ctx { c, mode, rk, dst, src, n, extra, lo: R9, hi: R10, ctr_add_z };
     x.c.load_tables(&mut b, w);
     if w == Width::Z {
-        b.comment("The ymm and xmm batches below 32 blocks read the tables from the low halves of the same registers.");
+        b.comment("The ymm and xmm batches below 48 blocks read the tables from the low halves of the same registers.");
     }
     if mode == Mode::Ctr {
         b.comment("The counter as two integers (hi, lo).");

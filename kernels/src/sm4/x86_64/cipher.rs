@@ -10,6 +10,22 @@ use asmgen::Label;
 // Register roles. Groups are v0-v3 and v4-v7 (slot `s` of a batch, a register of whole blocks, is `V(s)`).
 /// The two groups of state registers.
 pub const GROUPS: [[V; 4]; 2] = [[V(0), V(1), V(2), V(3)], [V(4), V(5), V(6), V(7)]];
+/// The zmm kernels' third group (EVEX only reaches it): 48 blocks in flight.
+pub const GROUP_Z3: [V; 4] = [V(19), V(20), V(21), V(22)];
+
+/// The register of slot `s` of a batch: `V(s)` for the first two groups, [`GROUP_Z3`] for the third.
+pub fn slot_reg(s: usize) -> V {
+    if s < 8 {
+        V(s as u8)
+    } else {
+        GROUP_Z3[s - 8]
+    }
+}
+
+/// The first `n` groups of state registers (the third only on zmm).
+pub fn groups(n: usize) -> Vec<[V; 4]> {
+    GROUPS.into_iter().chain([GROUP_Z3]).take(n).collect()
+}
 /// Scratch registers of a round.
 pub const TMP: [V; 3] = [V(8), V(9), V(10)];
 /// The broadcast round key.

@@ -21,11 +21,11 @@ pub const ZBSWAP: V = V(16);
 /// zmm kernels: the GFNI matrix `M1^-1` (leaving the domain) in every qword.
 pub const ZLEAVE: V = V(17);
 
-/// The zmm CTR kernels' counter increments: 32 entries of `(k as u64, 0)`, k = 0..31, 512 bytes (slot `s` of a
+/// The zmm CTR kernels' counter increments: 48 entries of `(k as u64, 0)`, k = 0..47, 768 bytes (slot `s` of a
 /// zmm batch reads the 64 bytes at `64 * s`).
-pub fn ctr_add32(b: &mut B) -> Label {
-    let bytes: Vec<u8> = (0..32u64).flat_map(|k| k.to_le_bytes().into_iter().chain([0; 8])).collect();
-    b.constant("sm4_ctr_add32", 64, "counter increments k = 0..31 (low qword)", &bytes)
+pub fn ctr_add_z(b: &mut B) -> Label {
+    let bytes: Vec<u8> = (0..48u64).flat_map(|k| k.to_le_bytes().into_iter().chain([0; 8])).collect();
+    b.constant("sm4_ctr_add48", 64, "counter increments k = 0..47 (low qword)", &bytes)
 }
 
 /// The bytes of the constants every S-box strategy shares: the counter increments k = 0..15 (as 128-bit

@@ -80,7 +80,7 @@ impl Set {
             Set::Avx2 => "two groups of 8 in ymm, aesenclast per half",
             Set::Vaes => "two groups of 8 in ymm, vaesenclast",
             Set::Gfni => "two groups of 8 in ymm, GFNI S-box",
-            Set::GfniAvx512 => "two groups of 16 in zmm, GFNI S-box, vprold and vpternlogq",
+            Set::GfniAvx512 => "three groups of 16 in zmm, GFNI S-box, vprold and vpternlogq",
         }
     }
 

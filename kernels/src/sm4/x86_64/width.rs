@@ -27,6 +27,19 @@ impl Width {
             Width::Z => 4,
         }
     }
+
+    /// Groups of four registers a full batch runs: two on xmm and ymm, three on zmm.
+    pub fn groups(self) -> usize {
+        match self {
+            Width::Z => 3,
+            _ => 2,
+        }
+    }
+
+    /// Blocks of a full batch: 8 on xmm, 16 on ymm, 48 on zmm.
+    pub fn per_batch(self) -> usize {
+        4 * self.groups() * self.blocks()
+    }
 }
 
 /// A vector register by number (printed as xmm or ymm according to the operation's [`Width`]).
