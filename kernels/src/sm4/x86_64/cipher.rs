@@ -7,7 +7,8 @@ use super::width::*;
 use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, Mem};
 use asmgen::Label;
 
-// Register roles. Groups are v0-v3 and v4-v7 (slot `s` of a batch, a register of whole blocks, is `V(s)`).
+// Register roles. Groups are v0-v3 and v4-v7, on zmm also v19-v22 (slot `s` of a batch, a register of whole
+// blocks, is `slot_reg(s)`: `V(s)` in the first two groups).
 /// The two groups of state registers.
 pub const GROUPS: [[V; 4]; 2] = [[V(0), V(1), V(2), V(3)], [V(4), V(5), V(6), V(7)]];
 /// The zmm kernels' third group (EVEX only reaches it): 48 blocks in flight.
