@@ -63,6 +63,8 @@ void asmgen_sm4_ecb_avx2(const uint8_t *rk, uint8_t *dst, const uint8_t *src, si
 void asmgen_sm4_ecb_gfni(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
 /* requires AES, AVX, AVX2, VAES */
 void asmgen_sm4_ecb_vaes(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
+/* requires AVX, AVX2, GFNI, AVX512F, AVX512BW */
+void asmgen_sm4_ecb_gfni512(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
 
 /*
  * ctr: SM4-CTR: dst[i] = src[i] ^ E(ctr + i).
@@ -77,6 +79,8 @@ void asmgen_sm4_ctr_avx2(const uint8_t *rk, uint8_t *dst, const uint8_t *src, si
 void asmgen_sm4_ctr_gfni(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
 /* requires AES, AVX, AVX2, VAES */
 void asmgen_sm4_ctr_vaes(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
+/* requires AVX, AVX2, GFNI, AVX512F, AVX512BW */
+void asmgen_sm4_ctr_gfni512(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
 
 /*
  * cbc_enc: SM4-CBC encryption: c[i] = E(p[i] ^ c[i-1]), c[-1] = iv (serial: one block at a time).
@@ -99,6 +103,8 @@ void asmgen_sm4_cbc_dec_avx2(const uint8_t *rk_dec, uint8_t *dst, const uint8_t 
 void asmgen_sm4_cbc_dec_gfni(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 /* requires AES, AVX, AVX2, VAES */
 void asmgen_sm4_cbc_dec_vaes(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+/* requires AVX, AVX2, GFNI, AVX512F, AVX512BW */
+void asmgen_sm4_cbc_dec_gfni512(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 
 /*
  * cfb_enc: SM4-CFB-128 encryption of whole blocks: c[i] = p[i] ^ E(c[i-1]), c[-1] = iv (serial).
@@ -121,6 +127,8 @@ void asmgen_sm4_cfb_dec_avx2(const uint8_t *rk_enc, uint8_t *dst, const uint8_t 
 void asmgen_sm4_cfb_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 /* requires AES, AVX, AVX2, VAES */
 void asmgen_sm4_cfb_dec_vaes(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+/* requires AVX, AVX2, GFNI, AVX512F, AVX512BW */
+void asmgen_sm4_cfb_dec_gfni512(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 
 /*
  * cbc_mac: SM4 CBC-MAC core (of CBC-MAC, CMAC and XCBC): mac = E(mac ^ block) for each block of src.
@@ -304,6 +312,31 @@ void asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t 
 /*
  * Kernel sets, best first: use the first whose features the CPU has, every function by role from the
  * same set (a set's round keys and tables suit its own functions).
+ *
+ * x86_64-gfni-avx512: GFNI + AVX-512: the batch modes on zmm (vprold, vpternlogq), 48 blocks in flight; the rest is the GFNI + AVX2 set's.
+ *   requires AES, PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW
+ *   expand_key         asmgen_sm4_expand_key_avx
+ *   ecb                asmgen_sm4_ecb_gfni512
+ *   ctr                asmgen_sm4_ctr_gfni512
+ *   cbc_dec            asmgen_sm4_cbc_dec_gfni512
+ *   cfb_dec            asmgen_sm4_cfb_dec_gfni512
+ *   cbc_enc            asmgen_sm4_cbc_enc_gfni
+ *   cfb_enc            asmgen_sm4_cfb_enc_gfni
+ *   cbc_mac            asmgen_sm4_cbc_mac_gfni
+ *   xts_enc_ieee       asmgen_sm4_xts_enc_ieee_gfni
+ *   xts_dec_ieee       asmgen_sm4_xts_dec_ieee_gfni
+ *   xts_enc_gb         asmgen_sm4_xts_enc_gb_gfni
+ *   xts_dec_gb         asmgen_sm4_xts_dec_gb_gfni
+ *   xts_unit_enc_ieee  asmgen_sm4_xts_unit_enc_ieee_gfni
+ *   xts_unit_dec_ieee  asmgen_sm4_xts_unit_dec_ieee_gfni
+ *   xts_unit_enc_gb    asmgen_sm4_xts_unit_enc_gb_gfni
+ *   xts_unit_dec_gb    asmgen_sm4_xts_unit_dec_gb_gfni
+ *   gcm_enc            asmgen_sm4_gcm_enc_gfni
+ *   gcm_dec            asmgen_sm4_gcm_dec_gfni
+ *   ccm_enc            asmgen_sm4_ccm_enc_gfni
+ *   ccm_dec            asmgen_sm4_ccm_dec_gfni
+ *   takes from x86_64-aesni-avx: expand_key
+ *   takes from x86_64-gfni-avx2: cbc_enc, cfb_enc, cbc_mac, xts_enc_ieee, xts_dec_ieee, xts_enc_gb, xts_dec_gb, xts_unit_enc_ieee, xts_unit_dec_ieee, xts_unit_enc_gb, xts_unit_dec_gb, gcm_enc, gcm_dec, ccm_enc, ccm_dec
  *
  * x86_64-gfni-avx2: GFNI + AVX2: the S-box in two affine instructions, 16 blocks in flight; every mode has its kernel.
  *   requires AES, PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, GFNI

@@ -1,10 +1,10 @@
 //! The running CPU's features, by the names the instruction tables give them (the names in the generated set
 //! tables: `AVX2`, `pmull`, `zvkg`), each detected once, and the `ASMGEN_ISA` cap, parsed once.
 //!
-//! `ASMGEN_ISA=avx|avx2|vaes` makes the x86_64 features above that level count as absent, as on an older CPU:
-//! `avx` hides AVX2, VAES, VPCLMULQDQ and GFNI; `avx2` hides VAES, VPCLMULQDQ and GFNI; `vaes` hides GFNI.
-//! Every cap hides AVX-512 (AVX512F, AVX512BW, AVX512VL): `avx2` is the setting for CPUs that lower their clock
-//! under zmm code. Every kernel set needing a hidden feature is then unavailable, listings and JIT alike.
+//! `ASMGEN_ISA=avx|avx2|vaes|gfni` makes the x86_64 features above that level count as absent, as on an older
+//! CPU: `avx` hides AVX2, VAES, VPCLMULQDQ and GFNI; `avx2` hides VAES, VPCLMULQDQ and GFNI; `vaes` hides GFNI;
+//! `gfni` hides AVX-512 only. Every cap hides AVX-512 (AVX512F, AVX512BW, AVX512VL): `avx2` (or `gfni`) is the
+//! setting for CPUs that lower their clock under zmm code. Every kernel set needing a hidden feature is then unavailable, listings and JIT alike.
 
 use std::sync::OnceLock;
 
@@ -25,6 +25,7 @@ enum Cap {
     Avx,
     Avx2,
     Vaes,
+    Gfni,
 }
 
 fn cap() -> Cap {
@@ -33,6 +34,7 @@ fn cap() -> Cap {
         Ok("avx") => Cap::Avx,
         Ok("avx2") => Cap::Avx2,
         Ok("vaes") => Cap::Vaes,
+        Ok("gfni") => Cap::Gfni,
         _ => Cap::None,
     })
 }
@@ -47,6 +49,7 @@ fn capped(feature: &str) -> bool {
         Cap::Avx => matches!(feature, "AVX2" | "VAES" | "VPCLMULQDQ" | "GFNI"),
         Cap::Avx2 => matches!(feature, "VAES" | "VPCLMULQDQ" | "GFNI"),
         Cap::Vaes => feature == "GFNI",
+        Cap::Gfni => false,
     }
 }
 

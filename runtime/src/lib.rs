@@ -14,7 +14,8 @@
 //! [`Polyval::with_fixed_blocks`]) use kernels the JIT generates for one size.
 //!
 //! `ASMGEN_BACKEND=portable|aot|jit` overrides the choice (for tests and benchmarks); `ASMGEN_ISA=avx` keeps the
-//! x86_64 SM4 kernels to AVX (as on a CPU without AVX2).
+//! x86_64 SM4 kernels to AVX (as on a CPU without AVX2); `avx2`, `vaes` and `gfni` cap them likewise (`gfni`
+//! hides only AVX-512).
 
 #![warn(missing_docs)]
 

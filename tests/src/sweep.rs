@@ -12,9 +12,10 @@ pub fn interpreted(backend: &str) -> bool {
 }
 
 /// The interpreter backends' lengths: empty; partial, whole and one-more-than blocks; around the 8-block (128
-/// bytes) and 16-block (256 bytes) wide loops; two and more wide iterations with a partial tail.
-pub const INTERP_LENGTHS: [usize; 22] =
-    [0, 1, 15, 16, 17, 31, 32, 33, 48, 100, 127, 128, 129, 255, 256, 257, 272, 383, 512, 533, 1024, 1024 + 48 + 5];
+/// bytes) and 16-block (256 bytes) wide loops; the zmm loop's 48 blocks (768 bytes) and more; two and more wide
+/// iterations with a partial tail.
+pub const INTERP_LENGTHS: [usize; 23] =
+    [0, 1, 15, 16, 17, 31, 32, 33, 48, 100, 127, 128, 129, 255, 256, 257, 272, 383, 512, 533, 768, 1024, 1024 + 48 + 5];
 
 /// The lengths `from..=to` that a sweep over every length tests on `backend`: each (every 7th under qemu)
 /// natively, those of [`INTERP_LENGTHS`] in range through the interpreter.

@@ -150,6 +150,7 @@ fn cpu_name(feature: &str) -> &'static str {
         ("SSE4.1", "sse4.1"),
         ("AVX512F", "avx512f"),
         ("AVX512BW", "avx512bw"),
+        ("AVX512VL", "avx512vl"),
     ];
     NAMES.iter().find(|(n, _)| *n == feature).unwrap_or_else(|| panic!("no cpu name for {feature}")).1
 }
@@ -308,6 +309,9 @@ int main(void) {
         sm4_example("x86_64-vaes-avx2", asmgen_sm4_ecb_vaes), sets++;
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("gfni"))
         sm4_example("x86_64-gfni-avx2", asmgen_sm4_ecb_gfni), sets++;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("gfni") && __builtin_cpu_supports("avx512f")
+        && __builtin_cpu_supports("avx512bw"))
+        sm4_example("x86_64-gfni-avx512", asmgen_sm4_ecb_gfni512), sets++;
     zero_counts();
     printf("sets %d zero-count %d failures %d\n", sets, zero_checked, failures);
     return failures != 0;

@@ -89,7 +89,8 @@ fn zmm_chain(clear: bool) -> Function<X86_64> {
     b.vshufi64x2(z(10), z(9), z(9), 0x4e);
     b.vaesenclast(z(11), z(10), z(1));
     b.vgf2p8affineqb(z(12), z(11), z(2), 0x63).vgf2p8affineinvqb(z(13), z(12), z(2), 0);
-    b.vpaddd(z(18), z(13), z(2)).vpandq(z(19), z(18), z(1)).vprold(z(20), z(19), 7).vpshufd(z(21), z(20), 0x1b);
+    b.vpbroadcastd(z(14), mem(key, 4)).vpaddq(z(15), z(13), z(14));
+    b.vpaddd(z(18), z(15), z(2)).vpandq(z(19), z(18), z(1)).vprold(z(20), z(19), 7).vpshufd(z(21), z(20), 0x1b);
     b.vpunpckldq(z(22), z(21), z(1)).vpunpckhdq(z(23), z(22), z(2));
     b.vpunpcklqdq(z(24), z(23), z(1)).vpunpckhqdq(z(25), z(24), z(2));
     b.vextracti64x4(ymm(15), z(25), 1);

@@ -1,10 +1,12 @@
 //! The runtime's interpreter backends (feature `interp`: `cargo test -p asmgen-tests --features interp --test
-//! interp_backend`): the GFNI set's SM4 kernels run by the interpreter through the safe API (ECB, CTR, XTS, GCM, CBC)
-//! agree with RustCrypto at a few lengths, whatever the CPU (no GFNI needed); and every x86_64 set is listed as
-//! `interp/<set>`; the zmm GHASH/POLYVAL set agrees at every block count that reaches one of its paths. The aarch64
-//! sets (`interp/aarch64-<set>`, interpreted per AAPCS64 on any host) too: SM4 of both SM4 sets, GHASH and POLYVAL of
-//! the PMULL set, against RustCrypto. With the feature on, the general API suites (sm4_modes, sm4_aead, sm4_xts,
-//! sm4_mac, ghash, zeroize) run every `interp/` backend too, at the lengths of `asmgen_tests::sweep`.
+//! interp_backend`): the GFNI set's SM4 kernels run by the interpreter through the safe API (ECB, CTR, XTS,
+//! GCM, CBC) agree with RustCrypto at a few lengths, whatever the CPU (no GFNI needed), the GFNI + AVX-512 set's
+//! batch modes at every block count to 50 and some longer ones (no AVX-512 needed); and every x86_64 set is
+//! listed as `interp/<set>`; the zmm GHASH/POLYVAL set agrees at every block count that reaches one of its paths.
+//! The aarch64 sets (`interp/aarch64-<set>`, interpreted per AAPCS64 on any host) too: SM4 of both SM4 sets,
+//! GHASH and POLYVAL of the PMULL set, against RustCrypto. With the feature on, the general API suites (sm4_modes,
+//! sm4_aead, sm4_xts, sm4_mac, ghash, zeroize) run every `interp/` backend too, at the lengths of
+//! `asmgen_tests::sweep`.
 #![cfg(feature = "interp")]
 
 use asmgen_runtime::sm4_backend_table;
@@ -13,12 +15,13 @@ use asmgen_tests::Rng;
 use universal_hash::UniversalHash;
 
 const GFNI: &str = "interp/x86_64-gfni-avx2";
+const GFNI512: &str = "interp/x86_64-gfni-avx512";
 const LENGTHS: [usize; 4] = [32, 48, 272, 528];
 
 #[test]
 fn every_x86_64_set_is_an_interpreter_backend() {
     let table = sm4_backend_table();
-    for set in ["x86_64-gfni-avx2", "x86_64-vaes-avx2", "x86_64-aesni-avx2", "x86_64-aesni-avx"] {
+    for set in ["x86_64-gfni-avx512", "x86_64-gfni-avx2", "x86_64-vaes-avx2", "x86_64-aesni-avx2", "x86_64-aesni-avx"] {
         let name = format!("interp/{set}");
         assert!(table.iter().any(|(n, ok)| *n == name && *ok), "{name} missing: {table:?}");
     }
@@ -30,6 +33,53 @@ fn every_x86_64_set_is_an_interpreter_backend() {
 #[test]
 fn gfni_sm4_through_the_interpreter_matches_rustcrypto() {
     sm4_backend_matches_rustcrypto(GFNI, &LENGTHS, &mut Rng::new(7));
+}
+
+/// The zmm set at every block count to 50 (the zmm loop's full batches of 32, the ymm batches of 16 and the
+/// partial ymm and xmm batches after them) and some longer ones (several zmm batches, then each tail), in
+/// every batch mode, against the portable backend (itself checked against RustCrypto); ECB, CTR, XTS and GCM
+/// also against RustCrypto.
+#[test]
+fn gfni_avx512_sm4_through_the_interpreter_matches() {
+    let mut rng = Rng::new(11);
+    sm4_backend_matches_rustcrypto(GFNI512, &[32, 528, 1040], &mut rng);
+    let key = rng.block();
+    let z = asmgen_runtime::Sm4::with_backend(&key, GFNI512).unwrap();
+    let p = asmgen_runtime::Sm4::with_backend(&key, "portable").unwrap();
+    let counts: Vec<usize> = (0..=50).chain([63, 64, 65, 81, 95, 96, 97, 113, 130]).collect();
+    for n in counts {
+        let mut data = vec![0u8; 16 * n];
+        rng.fill(&mut data);
+        let iv = rng.block();
+        // ECB both ways.
+        let (mut a, mut b) = (data.clone(), data.clone());
+        z.encrypt_ecb(&mut a).unwrap();
+        p.encrypt_ecb(&mut b).unwrap();
+        assert_eq!(a, b, "ECB encryption, {n} blocks");
+        z.decrypt_ecb(&mut a).unwrap();
+        assert_eq!(a, data, "ECB decryption, {n} blocks");
+        // CTR: an ordinary counter and one whose low 64 bits wrap inside the data.
+        let mut wrap = [0xffu8; 16];
+        wrap[15] = 0xf0;
+        for ctr in [iv, wrap] {
+            let (mut a, mut b) = (data.clone(), data.clone());
+            let (mut ca, mut cb) = (ctr, ctr);
+            z.apply_ctr(&mut ca, &mut a);
+            p.apply_ctr(&mut cb, &mut b);
+            assert_eq!((a, ca), (b, cb), "CTR, {n} blocks, counter {ctr:02x?}");
+        }
+        // CBC and CFB decryption (the IV chained out).
+        let (mut a, mut b) = (data.clone(), data.clone());
+        let (mut ia, mut ib) = (iv, iv);
+        z.decrypt_cbc(&mut ia, &mut a).unwrap();
+        p.decrypt_cbc(&mut ib, &mut b).unwrap();
+        assert_eq!((a, ia), (b, ib), "CBC decryption, {n} blocks");
+        let (mut a, mut b) = (data.clone(), data.clone());
+        let (mut ia, mut ib) = (iv, iv);
+        z.decrypt_cfb(&mut ia, &mut a).unwrap();
+        p.decrypt_cfb(&mut ib, &mut b).unwrap();
+        assert_eq!((a, ia), (b, ib), "CFB decryption, {n} blocks");
+    }
 }
 
 #[test]

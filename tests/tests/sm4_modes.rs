@@ -122,6 +122,15 @@ fn expected_default() -> &'static str {
         let avx2 = aesni_avx && std::arch::is_x86_feature_detected!("avx2") && !avx_only;
         if avx2
             && std::arch::is_x86_feature_detected!("gfni")
+            && std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512bw")
+            && isa.is_empty()
+            && listed.contains(&"aot/x86_64-gfni-avx512")
+        {
+            return "aot/x86_64-gfni-avx512";
+        }
+        if avx2
+            && std::arch::is_x86_feature_detected!("gfni")
             && !matches!(isa.as_str(), "avx2" | "vaes")
             && listed.contains(&"aot/x86_64-gfni-avx2")
         {

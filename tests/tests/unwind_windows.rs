@@ -13,7 +13,8 @@
 //! re-arms the trap flag and continues; when Rip reaches the return address it clears it.
 //!
 //! Block counts: every count from 0 to `MAX_BLOCKS` (each tail length reaches its own slots of the wide
-//! kernels' tails) and 33 (the wide XTS and GCM kernels repeat their 16-block loops), except for the serial
+//! kernels' tails), 33 (the wide XTS and GCM kernels repeat their 16-block loops) and 49 (the zmm kernels run
+//! their 48-block loop and then the ymm one), except for the serial
 //! roles (CBC/CFB encryption, CBC-MAC, CCM: one block at a time), stepped with 0, 1 and 2 blocks: each block
 //! costs them thousands of exceptions and no new instruction, and the XTS unit kernels, stepped with 0, 1, 2,
 //! 9, 17 and 33. The test requires every prologue instruction
@@ -435,8 +436,9 @@ const SERIAL: [&str; 5] = ["cbc_enc", "cfb_enc", "cbc_mac", "ccm_enc", "ccm_dec"
 /// The block counts the serial roles are stepped with; the others are stepped with every count up to
 /// `MAX_BLOCKS` (each tail length reaches its own slot of the wide kernels' tails).
 const SERIAL_COUNTS: [usize; 3] = [0, 1, 2];
-/// Longer runs, past `MAX_BLOCKS`: the wide XTS and GCM kernels repeat their 16-block loops.
-const LONG_COUNTS: [usize; 1] = [33];
+/// Longer runs, past `MAX_BLOCKS`: the wide XTS and GCM kernels repeat their 16-block loops (33, also the XTS
+/// unit kernels' long count), the zmm batch kernels (`x86_64-gfni-avx512`) enter their 48-block loop (49).
+const LONG_COUNTS: [usize; 2] = [33, 49];
 /// The block counts the XTS unit kernels (`xts_unit_*`, the XTS loop between two serial blocks and the tweak's
 /// encryption, so each call costs about twice a whole-block call) are stepped with: none, a tail alone, the
 /// small batch, a partial and a full wide batch, and the repeated loop (the tails: `kernel_calls`' `n % 11`).

@@ -23,6 +23,7 @@ fn operands(kinds: &[&str], i: usize) -> Vec<Operand> {
                 "Ym" if i == 2 => Operand::Mem(Size::Ymmword, m.clone()),
                 "Y" | "Ym" => Operand::Ymm(r % 16),
                 "M128" => Operand::Mem(Size::Xmmword, m.clone()),
+                "M32" => Operand::Mem(Size::Dword, m.clone()),
                 "Imm" => Operand::Imm(3 + i as i64),
                 "Sel" => Operand::Sel(0x1b + i as u8),
                 other => panic!("no sample for {other}"),

@@ -252,6 +252,9 @@ const CPUID_TO_TABLE: &[(CpuidFeature, X86Feature)] = &[
     (CpuidFeature::VAES, X86Feature::Vaes),
     (CpuidFeature::VPCLMULQDQ, X86Feature::Vpclmulqdq),
     (CpuidFeature::GFNI, X86Feature::Gfni),
+    (CpuidFeature::AVX512F, X86Feature::Avx512f),
+    (CpuidFeature::AVX512BW, X86Feature::Avx512bw),
+    (CpuidFeature::AVX512VL, X86Feature::Avx512vl),
 ];
 
 /// CPUID features every x86-64 CPU has (and the IBT landing pad, `endbr64`, a NOP on CPUs without IBT, which

@@ -353,6 +353,7 @@ fn run_qemu(root: &Path, args: &[String]) -> Result<(), String> {
 /// expectations follow the CPU's features and `ASMGEN_ISA` (`tests/tests/sm4_modes.rs`).
 const NATIVE_JIT_RUNS: &[(&str, &[(&str, &str)])] = &[
     ("the best set for this CPU", &[]),
+    ("capped at GFNI + AVX2 (no AVX-512)", &[("ASMGEN_ISA", "gfni")]),
     ("capped at VAES + AVX2", &[("ASMGEN_ISA", "vaes")]),
     ("capped at AES-NI + AVX2 (the JIT measures ymm against xmm)", &[("ASMGEN_ISA", "avx2")]),
     ("capped at AES-NI + AVX", &[("ASMGEN_ISA", "avx")]),

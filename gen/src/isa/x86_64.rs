@@ -336,7 +336,7 @@ macro_rules! x86_64_table {
                     vpandn(d, a, b);
                     /// `vpaddd`: xmm (`vpaddd`), ymm (`vpaddd_y`) or zmm (`vpaddd_z`).
                     vpaddd(d, a, b);
-                    /// `vpaddq`: xmm (`vpaddq`) or ymm (`vpaddq_y`).
+                    /// `vpaddq`: xmm (`vpaddq`), ymm (`vpaddq_y`) or zmm (`vpaddq_z`).
                     vpaddq(d, a, b);
                     /// `vpsubq`: xmm (`vpsubq`) or ymm (`vpsubq_y`).
                     vpsubq(d, a, b);
@@ -375,7 +375,7 @@ macro_rules! x86_64_table {
                     vpsllvq(d, a, n);
                     /// `vpsrlvq`: ymm (`vpsrlvq_y`).
                     vpsrlvq(d, a, n);
-                    /// `vpbroadcastd`: ymm from memory (`vpbroadcastd_y`).
+                    /// `vpbroadcastd`: ymm (`vpbroadcastd_y`) or zmm (`vpbroadcastd_z`) from memory.
                     vpbroadcastd(d, s);
                     /// `vpsrlq`: xmm (`vpsrlq`) or zmm (`vpsrlq_z`).
                     vpsrlq(d, a, n);
@@ -579,6 +579,11 @@ macro_rules! x86_64_table {
                 vpaddd_z:   "vpaddd"     (d: Z, a: Z, b: Zm)               [Avx512f] as vpaddd
                     => iced!(EVEX_Vpaddd_zmm_k1z_zmm_zmmm512b32);
                 vpandq:     "vpandq"     (d: Z, a: Z, b: Zm)               [Avx512f] => iced!(EVEX_Vpandq_zmm_k1z_zmm_zmmm512b64);
+                vpaddq_z:   "vpaddq"     (d: Z, a: Z, b: Zm)               [Avx512f] as vpaddq
+                    => iced!(EVEX_Vpaddq_zmm_k1z_zmm_zmmm512b64);
+                /// Broadcasts a dword from memory to the sixteen dwords.
+                vpbroadcastd_z: "vpbroadcastd" (d: Z, s: M32)              [Avx512f] as vpbroadcastd
+                    => iced!(EVEX_Vpbroadcastd_zmm_k1z_xmmm32);
                 /// Rotates each dword left by `n` (mod 32).
                 vprold:     "vprold"     (d: Z, a: Z, n: Imm)              [Avx512f] => iced!(EVEX_Vprold_zmm_k1z_zmmm512b32_imm8);
                 vpshufd_z:  "vpshufd"    (d: Z, a: Zm, sel: Sel)           [Avx512f] as vpshufd

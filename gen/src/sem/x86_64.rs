@@ -662,6 +662,8 @@ static SEMS: &[Sem] = sems! {
     vgf2p8affineinvqb_z [W, R, R, N] 0, 0, 0, false, |m, o| affine_op(m, o, true);
     vpaddd_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| d2(w, a, b, u32::wrapping_add));
     vpandq [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x & y));
+    vpaddq_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, u64::wrapping_add));
+    vpbroadcastd_z [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 4);
     vprold [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| d2(w, a, a, |x, _| x.rotate_left(n as u32 & 31)));
     vpshufd_z [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| lanes(w, a, a, |x, _| pshufd(x, n)));
     vpunpckldq_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, |x, y| unpack(x, y, 4, false)));

@@ -1,4 +1,5 @@
-//! SM4 with AES-NI on x86_64: AVX (xmm, 8 blocks in flight) and AVX2 (ymm, 16 blocks in flight).
+//! SM4 on x86_64: AES-NI with AVX (xmm, 8 blocks in flight) or AVX2 (ymm, 16 blocks in flight), VAES, GFNI
+//! (ymm), and GFNI with AVX-512 (zmm batch modes, 48 blocks in flight: [`Set::GfniAvx512`]).
 //!
 //! Blocks are kept transposed: after loading, each 32-bit word is byte-swapped to its big-endian value and four
 //! blocks are transposed so that one register holds word `j` of four blocks (xmm) or, per 128-bit lane, of four
@@ -66,6 +67,8 @@ struct Ctx {
     /// The counter's halves as integers (CTR).
     lo: Gpr,
     hi: Gpr,
+    /// The zmm CTR kernels' 48 counter increments ([`ctr_add_z`]).
+    ctr_add_z: Option<asmgen::Label>,
 }
 
 impl Ctx {
@@ -88,10 +91,27 @@ impl Ctx {
         }
     }
 
+    /// Loads blocks `i .. i+4` of kind `k` into the zmm `d` (the IV case: IV, then `src[0]` inserted above it,
+    /// then `src[1..3]` above both).
+    fn load_quad(&self, b: &mut B, d: V, k: Blk, i: usize) {
+        if k == Blk::Prev && i == 0 {
+            b.vmovdqu(d.x(), mem(self.extra, 0));
+            b.vinserti128(d.y(), d.y(), mem(self.src, 0), 0x01);
+            b.vinserti64x4(d.z(), d.z(), mem(self.src, 16), 0x01);
+        } else {
+            b.vmovdqu64(d.z(), self.addr(k, i));
+        }
+    }
+
     /// Loads slot `s` (blocks `s*bps ..`) as the cipher's input; `half`: only its first block.
     fn slot_in(&self, b: &mut B, w: Width, s: usize, half: bool) {
         let k = if self.mode == Mode::CfbDec { Blk::Prev } else { Blk::Cur };
         let i = s * w.blocks();
+        if w == Width::Z {
+            assert!(!half, "zmm batches are full");
+            self.load_quad(b, slot_reg(s), k, i);
+            return;
+        }
         if w == Width::X || half {
             b.vmovdqu(V(s as u8).x(), self.addr(k, i));
         } else {
@@ -101,13 +121,28 @@ impl Ctx {
 
     /// Finishes slot `s`: xors the mode's mask and stores.
     fn slot_out(&self, b: &mut B, w: Width, s: usize, half: bool) {
-        let v = V(s as u8);
+        let v = slot_reg(s);
         let i = s * w.blocks();
         let mask = match self.mode {
             Mode::Ecb => None,
             Mode::Ctr | Mode::CfbDec => Some(Blk::Cur),
             Mode::CbcDec => Some(Blk::Prev),
         };
+        if w == Width::Z {
+            assert!(!half, "zmm batches are full");
+            match mask {
+                Some(Blk::Prev) if i == 0 => {
+                    self.load_quad(b, TMP[1], Blk::Prev, 0);
+                    b.vpxorq(v.z(), v.z(), TMP[1].z());
+                }
+                Some(k) => {
+                    b.vpxorq(v.z(), v.z(), self.addr(k, i));
+                }
+                None => {}
+            }
+            b.vmovdqu64(mem(self.dst, 16 * i as i32), v.z());
+            return;
+        }
         if w == Width::X || half {
             if let Some(k) = mask {
                 b.vpxor(v.x(), v.x(), self.addr(k, i));
@@ -205,12 +240,22 @@ fn ctr_inputs(b: &mut B, x: &Ctx, w: Width, slots: usize) {
     let base = TMP[0];
     b.vmovq(base.x(), x.lo);
     b.vpinsrq(base.x(), base.x(), x.hi, 1);
-    if w == Width::Y {
-        b.vinserti128(base.y(), base.y(), base.x(), 0x01);
+    match w {
+        Width::X => {}
+        Width::Y => {
+            b.vinserti128(base.y(), base.y(), base.x(), 0x01);
+        }
+        Width::Z => {
+            b.vshufi64x2(base.z(), base.z(), base.z(), 0x00);
+        }
     }
-    b.lea(RAX, rip(&x.c.ctr_add));
+    let add = match (&x.ctr_add_z, w) {
+        (Some(l), Width::Z) => l,
+        _ => &x.c.ctr_add,
+    };
+    b.lea(RAX, rip(add));
     for s in 0..slots {
-        vaddq(b, w, V(s as u8), base, mem(RAX, (16 * s * w.blocks()) as i32));
+        vaddq(b, w, slot_reg(s), base, mem(RAX, (16 * s * w.blocks()) as i32));
     }
     b.jmp(&done);
     b.bind(&slow);
@@ -218,18 +263,44 @@ fn ctr_inputs(b: &mut B, x: &Ctx, w: Width, slots: usize) {
     b.mov(RAX, x.lo);
     b.mov(R11, x.hi);
     for s in 0..slots {
+        // The third zmm group is EVEX only: its counters are built in TMP[2] and moved.
+        let v = if s < 8 { V(s as u8) } else { TMP[2] };
         for j in 0..w.blocks() {
-            let d = if j == 0 { V(s as u8) } else { TMP[1] };
+            // Block j: the low xmm of the slot's register (0), TMP[1] (odd), TMP[0] (2).
+            let d = match j {
+                0 => v,
+                2 => TMP[0],
+                _ => TMP[1],
+            };
             b.vmovq(d.x(), RAX);
             b.vpinsrq(d.x(), d.x(), R11, 1);
             b.add(RAX, 1);
             b.adc(R11, 0);
-        }
-        if w == Width::Y {
-            b.vinserti128(V(s as u8).y(), V(s as u8).y(), TMP[1].x(), 0x01);
+            match j {
+                1 => {
+                    b.vinserti128(v.y(), v.y(), TMP[1].x(), 0x01);
+                }
+                3 => {
+                    b.vinserti128(TMP[0].y(), TMP[0].y(), TMP[1].x(), 0x01);
+                    b.vinserti64x4(v.z(), v.z(), TMP[0].y(), 0x01);
+                    if s >= 8 {
+                        b.vmovdqu64(slot_reg(s).z(), v.z());
+                    }
+                }
+                _ => {}
+            }
         }
     }
     b.bind(&done);
+}
+
+/// Byte-swaps each dword of `v` (zmm: the control in [`ZBSWAP`]).
+fn bswap(b: &mut B, x: &Ctx, w: Width, v: V) {
+    if w == Width::Z {
+        vshufb(b, w, v, v, ZBSWAP);
+    } else {
+        vshufb(b, w, v, v, rip(&x.c.bswap32));
+    }
 }
 
 /// One batch as `fill` says, on one group or two ([`by_groups`]).
@@ -240,7 +311,7 @@ fn batch(b: &mut B, x: &Ctx, w: Width, fill: Fill) {
 /// One batch of up to `slots * blocks` blocks on the first `ngroups` groups: inputs, transposition, 32 rounds,
 /// transposition, outputs.
 fn batch_groups(b: &mut B, x: &Ctx, w: Width, fill: Fill, ngroups: usize) {
-    let groups = &GROUPS[..ngroups];
+    let groups = &groups(ngroups)[..];
     let slots = 4 * ngroups;
     let nblk = slots * w.blocks();
 
@@ -257,7 +328,7 @@ fn batch_groups(b: &mut B, x: &Ctx, w: Width, fill: Fill, ngroups: usize) {
             transpose(b, w, *g, [g[3], g[2], g[1], g[0]], TMP);
         } else {
             for &v in g {
-                vshufb(b, w, v, v, rip(&x.c.bswap32));
+                bswap(b, x, w, v);
             }
             transpose(b, w, *g, *g, TMP);
         }
@@ -267,7 +338,7 @@ fn batch_groups(b: &mut B, x: &Ctx, w: Width, fill: Fill, ngroups: usize) {
     for g in groups {
         transpose(b, w, [g[3], g[2], g[1], g[0]], *g, TMP);
         for &v in g {
-            vshufb(b, w, v, v, rip(&x.c.bswap32));
+            bswap(b, x, w, v);
         }
     }
     by_fill(b, x.n, nblk, fill, &|b, count| {
@@ -313,15 +384,19 @@ pub fn batch_mode_of(mode: Mode, set: Set, abi: Abi, blocks: Blocks) -> Result<F
     let w = set.width();
     let mut b = B::new(&format!("asmgen_sm4_{}_{}{}", mode.name(), set.name(), blocks.suffix()), abi, &set.features());
     b.doc(mode.doc());
-    b.doc(format_args!("{} blocks in flight ({}); dst may equal src.", 8 * w.blocks(), set.layout()));
+    b.doc(format_args!("{} blocks in flight ({}); dst may equal src.", w.per_batch(), set.layout()));
     if let Some(d) = blocks.doc() {
         b.doc(&d);
     }
     let (rk, dst, src, n, extra) = mode.params(&mut b);
     let extra = extra.unwrap_or(RAX);
     let c = Consts::new(&mut b, set.sbox());
-    let x = Ctx { c, mode, rk, dst, src, n, extra, lo: R9, hi: R10 };
+    let ctr_add_z = (w == Width::Z && mode == Mode::Ctr).then(|| ctr_add_z(&mut b));
+    let x = Ctx { c, mode, rk, dst, src, n, extra, lo: R9, hi: R10, ctr_add_z };
     x.c.load_tables(&mut b, w);
+    if w == Width::Z {
+        b.comment("The ymm and xmm batches below 48 blocks read the tables from the low halves of the same registers.");
+    }
     if mode == Mode::Ctr {
         b.comment("The counter as two integers (hi, lo).");
         b.mov(x.hi, mem(extra, 0));
@@ -336,7 +411,7 @@ pub fn batch_mode_of(mode: Mode, set: Set, abi: Abi, blocks: Blocks) -> Result<F
         b.mov(mem(extra, 0), x.hi);
         b.mov(mem(extra, 8), x.lo);
     }
-    if w == Width::Y {
+    if w != Width::X {
         b.vzeroupper();
     }
     b.finish()
@@ -445,7 +520,8 @@ pub fn set_functions(set: Set, abi: Abi) -> Kernels<X86_64> {
     for m in [Mode::Ecb, Mode::Ctr, Mode::CbcDec, Mode::CfbDec] {
         v.push(Kernel::new(m.into(), batch_mode(m, set, abi)?));
     }
-    let serial = if set == Set::Gfni { Set::Gfni } else { Set::Avx };
+    let serial = if set.base() == Set::Gfni { Set::Gfni } else { Set::Avx };
+    let set = set.base();
     for m in [Serial::CbcEnc, Serial::CfbEnc, Serial::CbcMac] {
         v.push(Kernel::new(m.role(), serial_mode(m, serial, abi)?));
     }
@@ -462,7 +538,7 @@ pub fn set_functions(set: Set, abi: Abi) -> Kernels<X86_64> {
 /// size.
 pub fn fixed_functions(set: Set, abi: Abi, fixed: Fixed) -> Kernels<X86_64> {
     match fixed {
-        Fixed::Xts(n) => xts::kernels(set, abi, Blocks::Fixed(n)),
+        Fixed::Xts(n) => xts::kernels(set.base(), abi, Blocks::Fixed(n)),
         Fixed::Ctr(n) => Ok(vec![Kernel::new(Role::Ctr, batch_mode_of(Mode::Ctr, set, abi, Blocks::Fixed(n))?)]),
         Fixed::Hash(_) => Ok(Vec::new()),
     }
@@ -470,7 +546,7 @@ pub fn fixed_functions(set: Set, abi: Abi, fixed: Fixed) -> Kernels<X86_64> {
 
 /// Every SM4 function for x86_64, in listing order: the key schedule; the AES-NI AVX and AVX2 kernels kind by
 /// kind (batch modes, serial modes, XTS, GCM, CCM); then the GFNI and VAES sets' own batch, XTS and GCM
-/// kernels set by set; then the GFNI serial and CCM kernels.
+/// kernels set by set; then the GFNI serial and CCM kernels; then the GFNI AVX-512 set's batch modes.
 pub fn functions(abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
     let xts = |set| -> Result<Vec<Function<X86_64>>, GenError> {
         Ok(xts::kernels(set, abi, Blocks::Arg)?.into_iter().map(|k| k.function).collect())
@@ -506,5 +582,8 @@ pub fn functions(abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
     }
     v.push(ccm::ccm(true, Set::Gfni, abi)?);
     v.push(ccm::ccm(false, Set::Gfni, abi)?);
+    for m in Mode::ALL {
+        v.push(batch_mode(m, Set::GfniAvx512, abi)?);
+    }
     Ok(v)
 }

@@ -68,7 +68,7 @@ pub(crate) fn by_groups(b: &mut B, n: Gpr, w: Width, fill: Fill, f: &dyn Fn(&mut
             b.bind(&join);
         }
         (Width::X, Fill::Known(k)) if k <= SHORT => f(b, fill, 1),
-        _ => f(b, fill, 2),
+        _ => f(b, fill, w.groups()),
     }
 }
 
@@ -136,10 +136,12 @@ pub(crate) fn each_slot(b: &mut B, w: Width, slots: usize, count: Count, f: &mut
     b.bind(&done);
 }
 
-/// A kernel's loop over batches of `per` blocks of width `w` (`per` = 8 on xmm, 16 on ymm). With a fixed
-/// count: `count / per` full batches in a counted loop (the pointers stepped after each), then one batch of
-/// the rest (on xmm when it fits: lower latency). With `nblocks`: the general loop, full or partial batches
-/// decided at run time; on ymm, 1..8 blocks take one xmm batch.
+/// A kernel's loop over batches of `per` blocks of width `w` (`per` = 8 on xmm, 16 on ymm, 48 on zmm). With a
+/// fixed count: `count / per` full batches in a counted loop (the pointers stepped after each), then one batch
+/// of the rest (on xmm when it fits: lower latency; on zmm, whose batches are always full, a full ymm batch
+/// first when more than 16 are left, then ymm or xmm). With `nblocks`: the general loop, full or partial
+/// batches decided at run time; on ymm, 1..8 blocks take one xmm batch; on zmm, full batches of 48, then the
+/// ymm loop for the 1..47 left.
 ///
 /// `full(b)` emits a full batch, `part(b, w, fill)` a batch of width `w` filled as `fill` says.
 pub(crate) fn batch_loop(
@@ -149,7 +151,7 @@ pub(crate) fn batch_loop(
     w: Width,
     part: &dyn Fn(&mut B, Width, Fill),
 ) {
-    let per = 8 * w.blocks();
+    let per = w.per_batch();
     let done = b.label("done");
     trips.batches(
         b,
@@ -163,8 +165,22 @@ pub(crate) fn batch_loop(
             }
         },
         |b, rest| {
-            let tail = if rest <= 8 { Width::X } else { w };
             b.comment(format_args!("The last {rest} blocks."));
+            let mut rest = rest;
+            while w == Width::Z && rest > 16 {
+                // zmm batches are only ever full: the rest runs as full ymm batches and a smaller one.
+                part(b, Width::Y, Fill::Known(16));
+                b.add(src, 16 * 16);
+                b.add(dst, 16 * 16);
+                rest -= 16;
+            }
+            let tail = if rest <= 8 {
+                Width::X
+            } else if w == Width::Z {
+                Width::Y
+            } else {
+                w
+            };
             part(b, tail, Fill::Known(rest));
         },
         |b, n| {
@@ -178,6 +194,34 @@ pub(crate) fn batch_loop(
                     part(b, Width::X, Fill::Both);
                     advance(b, n, src, dst, 8, &done);
                     b.jmp(&lp);
+                }
+                Width::Z => {
+                    let below = b.label("below_z");
+                    let small = b.label("small");
+                    let lpy = b.label("loop_y");
+                    b.cmp(n, per as i32);
+                    b.jb(&below);
+                    b.align(4);
+                    b.bind(&lp);
+                    part(b, Width::Z, Fill::Known(per));
+                    advance(b, n, src, dst, per as i32, &done);
+                    b.cmp(n, per as i32);
+                    b.jae(&lp);
+                    b.blank();
+                    b.bind(&below);
+                    b.comment(format_args!(
+                        "1..{} blocks: ymm batches of up to 16, then one xmm batch of up to 8.",
+                        per - 1
+                    ));
+                    b.cmp(n, 8);
+                    b.jbe(&small);
+                    b.bind(&lpy);
+                    part(b, Width::Y, Fill::Both);
+                    advance(b, n, src, dst, 16, &done);
+                    b.cmp(n, 8);
+                    b.ja(&lpy);
+                    b.bind(&small);
+                    part(b, Width::X, Fill::Partial);
                 }
                 Width::Y => {
                     let small = b.label("small");

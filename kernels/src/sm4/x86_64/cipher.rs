@@ -7,13 +7,32 @@ use super::width::*;
 use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, Mem};
 use asmgen::Label;
 
-// Register roles. Groups are v0-v3 and v4-v7 (slot `s` of a batch, a register of whole blocks, is `V(s)`).
+// Register roles. Groups are v0-v3 and v4-v7, on zmm also v19-v22 (slot `s` of a batch, a register of whole
+// blocks, is `slot_reg(s)`: `V(s)` in the first two groups).
 /// The two groups of state registers.
 pub const GROUPS: [[V; 4]; 2] = [[V(0), V(1), V(2), V(3)], [V(4), V(5), V(6), V(7)]];
+/// The zmm kernels' third group (EVEX only reaches it): 48 blocks in flight.
+pub const GROUP_Z3: [V; 4] = [V(19), V(20), V(21), V(22)];
+
+/// The register of slot `s` of a batch: `V(s)` for the first two groups, [`GROUP_Z3`] for the third.
+pub fn slot_reg(s: usize) -> V {
+    if s < 8 {
+        V(s as u8)
+    } else {
+        GROUP_Z3[s - 8]
+    }
+}
+
+/// The first `n` groups of state registers (the third only on zmm).
+pub fn groups(n: usize) -> Vec<[V; 4]> {
+    GROUPS.into_iter().chain([GROUP_Z3]).take(n).collect()
+}
 /// Scratch registers of a round.
 pub const TMP: [V; 3] = [V(8), V(9), V(10)];
 /// The broadcast round key.
 pub const RK: V = V(11);
+/// zmm kernels: the four round keys of a pass of the round loop, mapped, in every lane (EVEX only reaches it).
+pub const ZKEYS: V = V(18);
 
 /// The S-box on every byte of `t`, leaving the result in ShiftRows order: `t = ShiftRows(S(t))`.
 /// 13 vector ops on xmm (6 pre-affine, `aesenclast`, 6 post-affine), 16 on ymm. Clobbers `s`.
@@ -41,6 +60,7 @@ pub fn sbox(b: &mut B, c: &Consts, w: Width, t: V, s: V) {
             b.vaesenclast(s.x(), s.x(), rip(&c.zero));
             b.vinserti128(t.y(), t.y(), s.x(), 0x01);
         }
+        Width::Z => unreachable!("zmm kernels use the GFNI S-box"),
     }
     // Post-affine: M2*y ^ c2.
     vsrld(b, w, s, t, 4);
@@ -90,6 +110,20 @@ pub fn round_gfni(b: &mut B, c: &Consts, w: Width, x: [V; 4], rk: V, t: [V; 3]) 
     let g = c.g();
     let m = g.maps;
     let [t0, t1, t2] = t;
+    if w == Width::Z {
+        // zmm: three-way xors are one vpternlogq and the byte rotations vprold (no constant to read): 10 ops.
+        vxor(b, w, t0, x[1], x[2]);
+        vxor3(b, t0, rk, x[3]);
+        vaffineinv(b, w, t1, t0, PRE_HI, m.rot8.c);
+        vaffineinv(b, w, t2, t0, PRE_LO, m.rot0.c);
+        vaffineinv(b, w, t0, t0, POST_LO, m.rot24.c);
+        vrold(b, t0, t0, 24);
+        vxor3(b, x[0], t2, t0);
+        vrold(b, t2, t1, 8);
+        vrold(b, t1, t1, 16);
+        vxor3(b, x[0], t1, t2);
+        return;
+    }
     vxor(b, w, t0, x[1], x[2]);
     vxor(b, w, t0, t0, rk);
     vxor(b, w, t0, t0, x[3]);
@@ -129,7 +163,11 @@ pub fn leave(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]]) {
     }
     b.comment("Out of the GFNI domain: X = M1^-1*Y.");
     for &v in groups.iter().flatten() {
-        vaffine(b, w, v, v, rip(&c.g().leave), 0);
+        if w == Width::Z {
+            vaffine(b, w, v, v, ZLEAVE, 0);
+        } else {
+            vaffine(b, w, v, v, rip(&c.g().leave), 0);
+        }
     }
 }
 
@@ -190,7 +228,15 @@ pub fn round_lean(b: &mut B, c: &Consts, w: Width, x: [V; 4], rk: Mem, t: [V; 2]
 /// registers rotate back every four). Uses rax and r11.
 pub fn rounds(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]], rk: Gpr) {
     let (ptr, end) = (RAX, R11);
-    if c.sbox == Sbox::Gfni {
+    if w == Width::Z {
+        enter(b, c, w, groups);
+        b.comment(format_args!(
+            "32 rounds on {} blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 \
+             vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus a vpshufd of the round key (four keys loaded and \
+             mapped once per pass).",
+            groups.len() * 4 * w.blocks(),
+        ));
+    } else if c.sbox == Sbox::Gfni {
         enter(b, c, w, groups);
         b.comment(format_args!(
             "32 rounds on {} blocks: 8 x 4 unrolled rounds; 13 vector ops per round and group (3 xor, 3 \
@@ -210,6 +256,11 @@ pub fn rounds(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]], rk: Gpr) {
     let lp = b.label("rounds");
     b.align(4);
     b.bind(&lp);
+    if w == Width::Z {
+        b.comment("zmm: the four round keys in every lane, mapped into the GFNI domain at once.");
+        b.vbroadcasti32x4(ZKEYS.z(), mem(ptr, 0));
+        vaffine(b, w, ZKEYS, ZKEYS, POST_HI, c.g().maps.key.c);
+    }
     for j in 0..4 {
         b.comment(format_args!(
             "round 4i+{j}: X{j} ^= T(X{} ^ X{} ^ X{} ^ rk[4i+{j}])",
@@ -217,7 +268,9 @@ pub fn rounds(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]], rk: Gpr) {
             (j + 2) % 4,
             (j + 3) % 4
         ));
-        if c.sbox == Sbox::Gfni {
+        if w == Width::Z {
+            b.vpshufd(RK.z(), ZKEYS.z(), 0x55 * j as u8);
+        } else if c.sbox == Sbox::Gfni {
             round_key_gfni(b, c, w, RK, mem(ptr, 4 * j as i32));
         } else {
             vbroadcast(b, w, RK, mem(ptr, 4 * j as i32));

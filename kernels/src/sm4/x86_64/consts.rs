@@ -16,6 +16,17 @@ pub const PRE_HI: V = V(13);
 pub const POST_LO: V = V(14);
 /// See [`PRE_LO`].
 pub const POST_HI: V = V(15);
+/// zmm kernels: the dword byte swap ([`Consts::bswap32`]) in every 128-bit lane (EVEX only reaches it).
+pub const ZBSWAP: V = V(16);
+/// zmm kernels: the GFNI matrix `M1^-1` (leaving the domain) in every qword.
+pub const ZLEAVE: V = V(17);
+
+/// The zmm CTR kernels' counter increments: 48 entries of `(k as u64, 0)`, k = 0..47, 768 bytes (slot `s` of a
+/// zmm batch reads the 64 bytes at `64 * s`).
+pub fn ctr_add_z(b: &mut B) -> Label {
+    let bytes: Vec<u8> = (0..48u64).flat_map(|k| k.to_le_bytes().into_iter().chain([0; 8])).collect();
+    b.constant("sm4_ctr_add48", 64, "counter increments k = 0..47 (low qword)", &bytes)
+}
 
 /// The bytes of the constants every S-box strategy shares: the counter increments k = 0..15 (as 128-bit
 /// little-endian lanes), FK and CK (little-endian words).
@@ -176,8 +187,18 @@ impl Consts {
     }
 
     /// Loads the four affine tables into [`PRE_LO`], [`PRE_HI`], [`POST_LO`], [`POST_HI`] (GFNI: the matrices
-    /// `rot0`, `rot8`, `rot24`, `M1`).
+    /// `rot0`, `rot8`, `rot24`, `M1`); on zmm (GFNI only) broadcast from their first 16 bytes, with
+    /// [`ZBSWAP`] and [`ZLEAVE`] too, so that no zmm instruction reads a 32-byte constant as 64 bytes.
     pub fn load_tables(&self, b: &mut B, w: Width) {
+        if w == Width::Z {
+            assert!(self.sbox == Sbox::Gfni, "zmm kernels use the GFNI S-box");
+            let g = self.g();
+            let regs = [PRE_LO, PRE_HI, POST_LO, POST_HI].into_iter().zip(&self.tables_gfni);
+            for (r, l) in regs.chain([(ZBSWAP, &self.bswap32), (ZLEAVE, &g.leave)]) {
+                b.vbroadcasti32x4(r.z(), rip(l));
+            }
+            return;
+        }
         let regs: Vec<(V, &Label)> = if self.sbox == Sbox::Gfni {
             [PRE_LO, PRE_HI, POST_LO, POST_HI].into_iter().zip(&self.tables_gfni).collect()
         } else {
@@ -187,6 +208,7 @@ impl Consts {
             match w {
                 Width::X => b.vmovdqa(r.x(), rip(l)),
                 Width::Y => b.vmovdqa(r.y(), rip(l)),
+                Width::Z => unreachable!("handled above"),
             };
         }
     }

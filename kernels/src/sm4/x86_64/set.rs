@@ -26,6 +26,9 @@ pub enum Set {
     Vaes,
     /// `_gfni`: GFNI + AVX2, ymm.
     Gfni,
+    /// `_gfni512`: GFNI + AVX-512F/BW, zmm batch modes (`vprold`, `vpternlogq`); everything else is
+    /// [`Set::Gfni`]'s.
+    GfniAvx512,
 }
 
 impl Set {
@@ -33,6 +36,7 @@ impl Set {
     pub fn width(self) -> Width {
         match self {
             Set::Avx => Width::X,
+            Set::GfniAvx512 => Width::Z,
             _ => Width::Y,
         }
     }
@@ -42,7 +46,7 @@ impl Set {
         match self {
             Set::Avx | Set::Avx2 => Sbox::AesNi,
             Set::Vaes => Sbox::Vaes,
-            Set::Gfni => Sbox::Gfni,
+            Set::Gfni | Set::GfniAvx512 => Sbox::Gfni,
         }
     }
 
@@ -53,6 +57,7 @@ impl Set {
             Set::Avx2 => "avx2",
             Set::Vaes => "vaes",
             Set::Gfni => "gfni",
+            Set::GfniAvx512 => "gfni512",
         }
     }
 
@@ -64,6 +69,7 @@ impl Set {
             Set::Avx2 => vec![Aes, Avx, Avx2],
             Set::Vaes => vec![Aes, Avx, Avx2, Vaes],
             Set::Gfni => vec![Avx, Avx2, Gfni],
+            Set::GfniAvx512 => vec![Avx, Avx2, Gfni, Avx512f, Avx512bw],
         }
     }
 
@@ -74,6 +80,16 @@ impl Set {
             Set::Avx2 => "two groups of 8 in ymm, aesenclast per half",
             Set::Vaes => "two groups of 8 in ymm, vaesenclast",
             Set::Gfni => "two groups of 8 in ymm, GFNI S-box",
+            Set::GfniAvx512 => "three groups of 16 in zmm, GFNI S-box, vprold and vpternlogq",
+        }
+    }
+
+    /// The set whose kernels this one takes for what it has no own kernel of (XTS, GCM, serial modes, CCM):
+    /// [`Set::Gfni`] for [`Set::GfniAvx512`], itself otherwise.
+    pub fn base(self) -> Set {
+        match self {
+            Set::GfniAvx512 => Set::Gfni,
+            s => s,
         }
     }
 }

@@ -270,6 +270,7 @@ impl Tw {
             match w {
                 Width::X => b.vpsllq(o.x(), o.x(), k),
                 Width::Y => b.vpsllq(o.y(), o.y(), k),
+                Width::Z => b.vpsllq(o.z(), o.z(), k),
             };
             vxor(b, w, d, d, o);
         }
@@ -559,6 +560,7 @@ fn whole_blocks(b: &mut B, x: &Ctx, w: Width, trips: Trips<Gpr>) {
     match w {
         Width::X => batch_loop(b, trips, (x.src, x.dst), w, &|b, w, fill| batch(b, x, w, fill)),
         Width::Y => trips.either(b, |b, _, count| ymm_fixed(b, x, count), |b, _| ymm_loop(b, x)),
+        Width::Z => unreachable!("XTS runs the GFNI + AVX2 set's kernels"),
     }
 }
 
