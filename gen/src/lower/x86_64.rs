@@ -93,9 +93,9 @@ fn args(operands: &[Operand]) -> Result<Args, String> {
 }
 
 /// The RIP-relative operand of an instruction: its label and addend.
-fn rip_ref(operands: &[Operand]) -> Option<(&Label, i64)> {
+fn rip_ref(operands: &[Operand]) -> Option<(&Label, i32)> {
     operands.iter().find_map(|o| match o {
-        Operand::Mem(_, m) => m.label.as_ref().map(|l| (l, m.disp as i64)),
+        Operand::Mem(_, m) => m.label.as_ref().map(|l| (l, m.disp)),
         _ => None,
     })
 }
@@ -183,12 +183,23 @@ impl Key {
     }
 }
 
-/// An encoded instruction in [`Assembler::code`]: where, how long, and where its displacement is.
+/// An encoded instruction in [`Assembler::main`]'s buffer: where, how long, and where its displacement is.
 #[derive(Clone, Copy)]
 struct Encoded {
-    at: usize,
-    len: usize,
-    disp: usize,
+    at: u32,
+    len: u8,
+    disp: u8,
+}
+
+impl Encoded {
+    fn new(at: usize, len: usize, disp: usize) -> Result<Encoded, String> {
+        let too_long = || "code too long for the encoding cache".to_string();
+        Ok(Encoded {
+            at: u32::try_from(at).map_err(|_| too_long())?,
+            len: u8::try_from(len).map_err(|_| too_long())?,
+            disp: u8::try_from(disp).map_err(|_| too_long())?,
+        })
+    }
 }
 
 /// Encodes instructions once each (an instruction that recurs, as unrolled rounds do, reuses its bytes).
@@ -240,7 +251,7 @@ impl Assembler {
         };
         let ins = instruction(code, args)?;
         let len = self.main.encode(&ins, 0).map_err(|e| e.to_string())?;
-        let e = Encoded { at: self.len, len, disp: self.main.get_constant_offsets().displacement_offset() };
+        let e = Encoded::new(self.len, len, self.main.get_constant_offsets().displacement_offset())?;
         self.len += len;
         if let Some(key) = key {
             self.cache.insert(key, e);
@@ -251,26 +262,110 @@ impl Assembler {
     /// Encodes an instruction without operands that the table does not hold (the landing pad).
     fn encode_code(&mut self, code: Code) -> Result<Encoded, String> {
         let len = self.main.encode(&Instruction::with(code), 0).map_err(|e| e.to_string())?;
-        let e = Encoded { at: self.len, len, disp: 0 };
+        let e = Encoded::new(self.len, len, 0)?;
         self.len += len;
         Ok(e)
     }
 }
 
-/// One element of the layout. Labels are numbered.
+/// No label: a [`Piece::Bytes`] without a RIP-relative operand.
+const NO_LABEL: u32 = u32::MAX;
+
+/// One element of the code, in order (16 bytes). Labels and branches are numbered.
+#[derive(Clone, Copy)]
 enum Piece {
     /// Pad to a multiple of `1 << n` bytes.
     Align(u32),
+    /// Encoded bytes; a RIP-relative displacement refers to label `rip` ([`NO_LABEL`]: none) plus `addend`.
+    Bytes { e: Encoded, rip: u32, addend: i32 },
+    /// Branch `b` of [`Branches`], encoded once the layout is known.
+    Branch(u32),
+}
+
+/// One element of the layout, what relaxation walks: the pieces with each run of encoded bytes as its length,
+/// labels and function bounds (which emit no bytes) in their place.
+#[derive(Clone, Copy)]
+enum Step {
+    /// This many bytes of encoded instructions.
+    Run(u32),
+    /// Pad to a multiple of `1 << n` bytes.
+    Align(u32),
     /// Function `i` starts here (after its alignment).
-    Start(usize),
+    Start(u32),
     /// Function `i` ends here.
-    End(usize),
+    End(u32),
     /// Label `id`.
     Label(u32),
-    /// Encoded bytes; a RIP-relative displacement refers to label `id` plus an addend.
-    Bytes(Encoded, Option<(u32, i64)>),
-    /// A branch: its codes (short first), the current one, and the target label.
-    Branch { codes: &'static [Code], form: usize, target: u32 },
+    /// Branch `b`.
+    Branch(u32),
+}
+
+/// The pieces and the steps of the code, built together.
+#[derive(Default)]
+struct Layout {
+    pieces: Vec<Piece>,
+    steps: Vec<Step>,
+    /// Bytes since the last step.
+    run: u32,
+}
+
+impl Layout {
+    fn bytes(&mut self, e: Encoded, rip: u32, addend: i32) {
+        self.pieces.push(Piece::Bytes { e, rip, addend });
+        self.run += e.len as u32;
+    }
+
+    fn step(&mut self, s: Step) {
+        if self.run > 0 {
+            self.steps.push(Step::Run(self.run));
+            self.run = 0;
+        }
+        self.steps.push(s);
+        match s {
+            Step::Align(n) => self.pieces.push(Piece::Align(n)),
+            Step::Branch(b) => self.pieces.push(Piece::Branch(b)),
+            Step::Run(_) | Step::Start(_) | Step::End(_) | Step::Label(_) => {}
+        }
+    }
+}
+
+/// A branch: its entry's codes (short form first) and their lengths, the current form, the target label and
+/// where it starts in the current layout.
+struct Branch {
+    codes: &'static [Code],
+    lens: [usize; 2],
+    form: usize,
+    target: u32,
+    at: usize,
+}
+
+/// The branches, in order, and the lengths of the branch forms met so far.
+#[derive(Default)]
+struct Branches {
+    list: Vec<Branch>,
+    known: Vec<(Code, usize)>,
+}
+
+impl Branches {
+    /// Adds a branch to `target` with the forms `codes` (at most two, short first); returns its number.
+    fn add(&mut self, codes: &'static [Code], target: u32) -> Result<u32, String> {
+        if codes.len() > 2 {
+            return Err("a branch entry has more than two forms".into());
+        }
+        let mut lens = [0; 2];
+        for (slot, &c) in lens.iter_mut().zip(codes) {
+            *slot = match self.known.iter().find(|(k, _)| *k == c) {
+                Some(&(_, len)) => len,
+                None => {
+                    let len = branch_len(c)?;
+                    self.known.push((c, len));
+                    len
+                }
+            };
+        }
+        self.list.push(Branch { codes, lens, form: 0, target, at: 0 });
+        Ok(self.list.len() as u32 - 1)
+    }
 }
 
 /// The length of branch `code` (encoded with a target it reaches).
@@ -321,79 +416,87 @@ fn fail(function: &str, message: impl Into<String>) -> GenError {
     GenError { function: function.to_string(), message: message.into() }
 }
 
-/// The functions as pieces: everything but branches encoded (each distinct instruction once, into the
-/// returned buffer), labels numbered.
+/// What [`pieces`] makes of the functions.
+struct Pieces<'a> {
+    code: Layout,
+    branches: Branches,
+    labels: Numbering<'a>,
+    /// The encoded instructions the pieces' bytes are taken from.
+    encoded: Vec<u8>,
+    /// Instructions in the functions' bodies.
+    instructions: usize,
+}
+
+/// The functions as pieces: everything but branches encoded (each distinct instruction once), labels and
+/// branches numbered.
 fn pieces<'a>(
     functions: &[&Function<X86_64>],
     items: &'a [layout::FunctionItems<'a, X86_64>],
-    labels: &mut Numbering<'a>,
-) -> Result<(Vec<Piece>, Vec<u8>), GenError> {
+) -> Result<Pieces<'a>, GenError> {
     let mut asm = Assembler::new();
     let endbr = asm.encode_code(Code::Endbr64).map_err(|e| fail("", e))?;
-    let mut pieces: Vec<Piece> = Vec::with_capacity(functions.iter().map(|f| f.body.len() + 16).sum());
+    let total: usize = functions.iter().map(|f| f.body.len() + 16).sum();
+    let mut p = Pieces {
+        code: Layout { pieces: Vec::with_capacity(total), steps: Vec::new(), run: 0 },
+        branches: Branches::default(),
+        labels: Numbering::default(),
+        encoded: Vec::new(),
+        instructions: 0,
+    };
     for (i, (f, items)) in functions.iter().zip(items).enumerate() {
-        pieces.push(Piece::Align(layout::FUNCTION_ALIGN_LOG2));
-        pieces.push(Piece::Start(i));
+        p.code.step(Step::Align(layout::FUNCTION_ALIGN_LOG2));
+        p.code.step(Step::Start(i as u32));
         match X86_64::landing_pad(f.abi) {
-            Some(LandingPad::Endbr64) => pieces.push(Piece::Bytes(endbr, None)),
+            Some(LandingPad::Endbr64) => p.code.bytes(endbr, NO_LABEL, 0),
             Some(pad) => return Err(fail(&f.name, format!("no encoding of the landing pad {pad:?}"))),
             None => {}
         }
+        let mut instructions = 0;
         for item in items.iter() {
-            let piece = match item {
-                Item::Inst(inst) => instruction_piece(&mut asm, labels, f, inst)?,
-                Item::Label(l) => Piece::Label(labels.number(l)),
-                Item::Align(n) => Piece::Align(*n),
-                Item::Comment(_) | Item::Blank | Item::Cfi(_) => continue,
-            };
-            pieces.push(piece);
+            match item {
+                Item::Inst(inst) => {
+                    instructions += 1;
+                    instruction_piece(&mut asm, &mut p, f, inst)?
+                }
+                Item::Label(l) => {
+                    let id = p.labels.number(l);
+                    p.code.step(Step::Label(id))
+                }
+                Item::Align(n) => p.code.step(Step::Align(*n)),
+                Item::Comment(_) | Item::Blank | Item::Cfi(_) => {}
+            }
         }
-        pieces.push(Piece::End(i));
+        p.instructions += instructions - items.frame_insts();
+        p.code.step(Step::End(i as u32));
     }
-    Ok((pieces, asm.main.take_buffer()))
+    p.encoded = asm.main.take_buffer();
+    Ok(p)
 }
 
 /// One instruction as a piece: a branch (encoded once the layout is known) or encoded bytes.
 fn instruction_piece<'a>(
     asm: &mut Assembler,
-    labels: &mut Numbering<'a>,
+    p: &mut Pieces<'a>,
     f: &Function<X86_64>,
     inst: &'a Inst<X86_64>,
-) -> Result<Piece, GenError> {
+) -> Result<(), GenError> {
     let info = X86_64::info(inst.op);
     let enc = info.encoding.ok_or_else(|| fail(&f.name, format!("{}: no encoding", info.name)))?;
     if let [Operand::Label(target)] = inst.operands.as_slice() {
-        return Ok(Piece::Branch { codes: enc.0, form: 0, target: labels.number(target) });
+        let target = p.labels.number(target);
+        let b = p.branches.add(enc.0, target).map_err(|e| fail(&f.name, e))?;
+        p.code.step(Step::Branch(b));
+        return Ok(());
     }
     let e = asm.encode(inst.op, enc.0, &inst.operands).map_err(|e| fail(&f.name, format!("{}: {e}", info.name)))?;
-    let rip = rip_ref(&inst.operands).map(|(l, add)| (labels.number(l), add));
-    Ok(Piece::Bytes(e, rip))
-}
-
-/// The length of each form of each branch, in order.
-fn branch_lens(pieces: &[Piece]) -> Result<Vec<[usize; 2]>, GenError> {
-    let mut known: Vec<(Code, usize)> = Vec::new();
-    let mut lens = Vec::new();
-    for p in pieces {
-        if let Piece::Branch { codes, .. } = p {
-            let mut l = [0; 2];
-            if codes.len() > 2 {
-                return Err(fail("", "a branch entry has more than two forms"));
-            }
-            for (slot, &c) in l.iter_mut().zip(codes.iter()) {
-                *slot = match known.iter().find(|(k, _)| *k == c) {
-                    Some(&(_, len)) => len,
-                    None => {
-                        let len = branch_len(c).map_err(|e| fail("", e))?;
-                        known.push((c, len));
-                        len
-                    }
-                };
-            }
-            lens.push(l);
+    match rip_ref(&inst.operands) {
+        Some((l, addend)) => {
+            let id = p.labels.number(l);
+            p.code.bytes(e, id, addend)
         }
+        None => p.code.bytes(e, NO_LABEL, 0),
     }
-    Ok(lens)
+    Ok(())
 }
 
 const UNBOUND: usize = usize::MAX;
@@ -410,32 +513,26 @@ struct Placement {
 }
 
 impl Placement {
-    /// Lays the pieces out with the branches' current forms; records where each branch starts.
-    fn place(
-        &mut self,
-        pieces: &[Piece],
-        lens: &[[usize; 2]],
-        branch_at: &mut [usize],
-        names: &[&Label],
-    ) -> Result<(), GenError> {
+    /// Lays the steps out with the branches' current forms; records where each branch starts.
+    fn place(&mut self, steps: &[Step], branches: &mut [Branch], names: &[&Label]) -> Result<(), GenError> {
         self.at.fill(UNBOUND);
-        let (mut pc, mut b) = (0, 0);
-        for p in pieces {
-            match p {
-                Piece::Align(n) => pc = align_up(pc, 1 << n),
-                Piece::Start(i) => self.starts[*i] = pc,
-                Piece::End(i) => self.ends[*i] = pc,
-                Piece::Label(l) => {
-                    if self.at[*l as usize] != UNBOUND {
-                        return Err(fail("", format!("label {} defined twice", names[*l as usize].name())));
+        let mut pc = 0;
+        for s in steps {
+            match *s {
+                Step::Run(n) => pc += n as usize,
+                Step::Align(n) => pc = align_up(pc, 1 << n),
+                Step::Start(i) => self.starts[i as usize] = pc,
+                Step::End(i) => self.ends[i as usize] = pc,
+                Step::Label(l) => {
+                    if self.at[l as usize] != UNBOUND {
+                        return Err(fail("", format!("label {} defined twice", names[l as usize].name())));
                     }
-                    self.at[*l as usize] = pc;
+                    self.at[l as usize] = pc;
                 }
-                Piece::Bytes(e, _) => pc += e.len,
-                Piece::Branch { form, .. } => {
-                    branch_at[b] = pc;
-                    pc += lens[b][*form];
-                    b += 1;
+                Step::Branch(b) => {
+                    let b = &mut branches[b as usize];
+                    b.at = pc;
+                    pc += b.lens[b.form];
                 }
             }
         }
@@ -445,29 +542,23 @@ impl Placement {
 }
 
 /// Relaxes the branches as GNU as does: lay out, grow those that do not reach, until none changes.
-fn relax(pieces: &mut [Piece], functions: usize, names: &[&Label]) -> Result<Placement, GenError> {
-    let lens = branch_lens(pieces)?;
+fn relax(steps: &[Step], branches: &mut [Branch], functions: usize, names: &[&Label]) -> Result<Placement, GenError> {
     let mut placement =
         Placement { at: vec![UNBOUND; names.len()], starts: vec![0; functions], ends: vec![0; functions], code_len: 0 };
-    let mut branch_at = vec![0; lens.len()];
     loop {
-        placement.place(pieces, &lens, &mut branch_at, names)?;
+        placement.place(steps, branches, names)?;
         let mut changed = false;
-        let mut b = 0;
-        for p in pieces.iter_mut() {
-            if let Piece::Branch { codes, form, target } = p {
-                let to = placement.at[*target as usize];
-                if to == UNBOUND {
-                    return Err(fail("", format!("undefined label {}", names[*target as usize].name())));
+        for b in branches.iter_mut() {
+            let to = placement.at[b.target as usize];
+            if to == UNBOUND {
+                return Err(fail("", format!("undefined label {}", names[b.target as usize].name())));
+            }
+            while !reaches(b.lens[b.form], b.at, to) {
+                if b.form + 1 == b.codes.len() {
+                    return Err(fail("", format!("branch to {} out of range", names[b.target as usize].name())));
                 }
-                while !reaches(lens[b][*form], branch_at[b], to) {
-                    if *form + 1 == codes.len() {
-                        return Err(fail("", format!("branch to {} out of range", names[*target as usize].name())));
-                    }
-                    *form += 1;
-                    changed = true;
-                }
-                b += 1;
+                b.form += 1;
+                changed = true;
             }
         }
         if !changed {
@@ -477,40 +568,43 @@ fn relax(pieces: &mut [Piece], functions: usize, names: &[&Label]) -> Result<Pla
 }
 
 /// The code: the encoded bytes copied, RIP-relative displacements patched, branches encoded in place,
-/// alignment filled with GNU as's NOPs. `target` gives a label's final offset.
+/// alignment filled with GNU as's NOPs. `target` holds each label's final offset.
 fn emit_code(
     pieces: &[Piece],
+    branches: &[Branch],
     code: &[u8],
     capacity: usize,
-    target: impl Fn(u32) -> Result<usize, GenError>,
+    target: &[usize],
 ) -> Result<Vec<u8>, GenError> {
     let mut out = Vec::with_capacity(capacity);
     let mut branch = Encoder::new(64);
     for p in pieces {
-        match p {
+        match *p {
             Piece::Align(n) => {
                 let pad = align_up(out.len(), 1 << n) - out.len();
                 X86_64::code_fill(&mut out, pad);
             }
-            Piece::Start(_) | Piece::End(_) | Piece::Label(_) => {}
-            Piece::Bytes(e, rip) => {
+            Piece::Bytes { e, rip, addend } => {
                 let pc = out.len();
-                out.extend_from_slice(&code[e.at..e.at + e.len]);
-                if let Some((l, add)) = rip {
-                    let rel = target(*l)? as i64 + add - (pc + e.len) as i64;
+                let (at, len) = (e.at as usize, e.len as usize);
+                out.extend_from_slice(&code[at..at + len]);
+                if rip != NO_LABEL {
+                    let rel = target[rip as usize] as i64 + addend as i64 - (pc + len) as i64;
                     let rel = i32::try_from(rel).map_err(|_| fail("", "RIP-relative operand out of range"))?;
-                    out[pc + e.disp..pc + e.disp + 4].copy_from_slice(&rel.to_le_bytes());
+                    let d = pc + e.disp as usize;
+                    out[d..d + 4].copy_from_slice(&rel.to_le_bytes());
                 }
             }
-            Piece::Branch { codes, form, target: l } => {
-                let ins =
-                    Instruction::with_branch(codes[*form], target(*l)? as u64).map_err(|e| fail("", e.to_string()))?;
+            Piece::Branch(b) => {
+                let b = &branches[b as usize];
+                let ins = Instruction::with_branch(b.codes[b.form], target[b.target as usize] as u64)
+                    .map_err(|e| fail("", e.to_string()))?;
                 branch.encode(&ins, out.len() as u64).map_err(|e| fail("", e.to_string()))?;
                 // The encoder's buffer is reused: taking it would allocate a new one per branch.
-                let mut b = branch.take_buffer();
-                out.extend_from_slice(&b);
-                b.clear();
-                branch.set_buffer(b);
+                let mut buf = branch.take_buffer();
+                out.extend_from_slice(&buf);
+                buf.clear();
+                branch.set_buffer(buf);
             }
         }
     }
@@ -520,26 +614,24 @@ fn emit_code(
 impl Lower for X86_64 {
     fn lower(functions: &[&Function<Self>]) -> Result<Image, GenError> {
         let items: Vec<_> = functions.iter().map(|f| layout::function_items(f)).collect();
-        let mut labels = Numbering::default();
-        let (mut pieces, code) = pieces(functions, &items, &mut labels)?;
+        let Pieces { code, mut branches, labels, encoded, instructions } = pieces(functions, &items)?;
         let names = labels.names;
-        let placement = relax(&mut pieces, functions.len(), &names)?;
+        let placement = relax(&code.steps, &mut branches.list, functions.len(), &names)?;
         let code_len = placement.code_len;
 
         // The constants, after the code; RIP-relative operands may refer to them.
         let mut labels = Labels::default();
         let (rodata_offset, consts) =
             place_constants(functions.iter().copied(), code_len, |l, offset| labels.define(l, offset))?;
-        let target = |id: u32| -> Result<usize, GenError> {
-            match placement.at[id as usize] {
-                UNBOUND => labels
-                    .get(names[id as usize])
-                    .ok_or_else(|| fail("", format!("undefined label {}", names[id as usize].name()))),
-                pc => Ok(pc),
+        // Each label's offset, looked up by name once per constant (not once per reference).
+        let mut target = placement.at;
+        for (id, at) in target.iter_mut().enumerate() {
+            if *at == UNBOUND {
+                *at = labels.get(names[id]).ok_or_else(|| fail("", format!("undefined label {}", names[id].name())))?;
             }
-        };
+        }
         let capacity = rodata_offset + consts.iter().map(|(c, _)| c.bytes.len() + 32).sum::<usize>();
-        let out = emit_code(&pieces, &code, capacity, target)?;
+        let out = emit_code(&code.pieces, &branches.list, &encoded, capacity, &target)?;
         debug_assert_eq!(out.len(), code_len);
         let symbols = functions
             .iter()
@@ -550,7 +642,7 @@ impl Lower for X86_64 {
                 len: placement.ends[i] - placement.starts[i],
             })
             .collect();
-        Ok(finish_image(out, code_len, rodata_offset, consts, symbols))
+        Ok(finish_image(out, code_len, rodata_offset, consts, symbols, instructions))
     }
 
     fn disassemble(_functions: &[&Function<Self>], image: &Image) -> Result<Vec<String>, GenError> {
