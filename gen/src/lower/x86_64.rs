@@ -130,13 +130,18 @@ struct Key {
 }
 
 impl std::hash::Hash for Key {
-    /// One word per operand and none for their count (an absent operand is the word 0, which no operand
-    /// packs to): on the JIT's startup path, once per instruction.
+    /// The words mixed into one (independent multiplications, not a chain of five), which the map's hasher
+    /// then hashes: on the JIT's startup path, once per instruction. An absent operand is the word 0, which no
+    /// operand packs to.
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        h.write_u64(self.op as u64);
-        for &w in &self.operands {
-            h.write_u64(w);
-        }
+        const K: [u64; 4] =
+            [0x9e37_79b9_7f4a_7c15, 0xc2b2_ae3d_27d4_eb4f, 0x1656_67b1_9e37_79f9, 0x27d4_eb2f_1656_67c5];
+        let [a, b, c, d] = self.operands;
+        let m = (a ^ (self.op as u64) << 48).wrapping_mul(K[0])
+            ^ b.wrapping_mul(K[1]).rotate_left(16)
+            ^ c.wrapping_mul(K[2]).rotate_left(32)
+            ^ d.wrapping_mul(K[3]).rotate_left(48);
+        h.write_u64(m ^ m >> 29);
     }
 }
 
@@ -329,49 +334,79 @@ impl Layout {
     }
 }
 
-/// A branch: its entry's codes (short form first) and their lengths, the current form, the target label and
-/// where it starts in the current layout.
+/// A branch: its entry's forms (short first; indices into [`Branches::forms`]) and how many, the current one,
+/// the target label and where it starts in the current layout.
 struct Branch {
-    codes: &'static [Code],
-    lens: [usize; 2],
+    forms: [u8; 2],
+    count: usize,
     form: usize,
     target: u32,
     at: usize,
 }
 
-/// The branches, in order, and the lengths of the branch forms met so far.
-#[derive(Default)]
-struct Branches {
-    list: Vec<Branch>,
-    known: Vec<(Code, usize)>,
+/// A branch form: its code, length, and bytes but for the displacement, which is its last byte (rel8, the 2-byte
+/// forms) or its last four (rel32).
+#[derive(Clone, Copy)]
+struct BranchForm {
+    code: Code,
+    len: usize,
+    bytes: [u8; 8],
 }
 
-impl Branches {
-    /// Adds a branch to `target` with the forms `codes` (at most two, short first); returns its number.
-    fn add(&mut self, codes: &'static [Code], target: u32) -> Result<u32, String> {
-        if codes.len() > 2 {
-            return Err("a branch entry has more than two forms".into());
+impl BranchForm {
+    /// Encodes `code` once (iced-x86) and checks that the displacement is where [`BranchForm::emit`] writes it.
+    fn new(code: Code) -> Result<BranchForm, String> {
+        let target = 0x10;
+        let ins = Instruction::with_branch(code, target).map_err(|e| e.to_string())?;
+        let mut e = Encoder::new(64);
+        let len = e.encode(&ins, 0).map_err(|e| e.to_string())?;
+        let bytes = e.take_buffer();
+        let width = if len == 2 { 1 } else { 4 };
+        let disp = (target as i64 - len as i64).to_le_bytes();
+        if !(2..=8).contains(&len) || bytes.len() != len || bytes[len - width..] != disp[..width] {
+            return Err(format!("{code:?}: the displacement is not the branch's last bytes"));
         }
-        let mut lens = [0; 2];
-        for (slot, &c) in lens.iter_mut().zip(codes) {
-            *slot = match self.known.iter().find(|(k, _)| *k == c) {
-                Some(&(_, len)) => len,
-                None => {
-                    let len = branch_len(c)?;
-                    self.known.push((c, len));
-                    len
-                }
-            };
-        }
-        self.list.push(Branch { codes, lens, form: 0, target, at: 0 });
-        Ok(self.list.len() as u32 - 1)
+        let mut b = [0; 8];
+        b[..len - width].copy_from_slice(&bytes[..len - width]);
+        Ok(BranchForm { code, len, bytes: b })
+    }
+
+    /// Appends the branch to `target` at the end of `out`; `target` is in reach ([`reaches`]).
+    fn emit(&self, out: &mut Vec<u8>, target: usize) {
+        let disp = (target as i64 - (out.len() + self.len) as i64).to_le_bytes();
+        let width = if self.len == 2 { 1 } else { 4 };
+        out.extend_from_slice(&self.bytes[..self.len - width]);
+        out.extend_from_slice(&disp[..width]);
     }
 }
 
-/// The length of branch `code` (encoded with a target it reaches).
-fn branch_len(code: Code) -> Result<usize, String> {
-    let ins = Instruction::with_branch(code, 0x10).map_err(|e| e.to_string())?;
-    Encoder::new(64).encode(&ins, 0).map_err(|e| e.to_string())
+/// The branches, in order, and the branch forms met so far.
+#[derive(Default)]
+struct Branches {
+    list: Vec<Branch>,
+    forms: Vec<BranchForm>,
+}
+
+impl Branches {
+    /// Adds a branch to `target` with the forms `codes` (one or two, short first); returns its number.
+    fn add(&mut self, codes: &'static [Code], target: u32) -> Result<u32, String> {
+        if codes.is_empty() || codes.len() > 2 {
+            return Err("a branch entry has not one or two forms".into());
+        }
+        let mut forms = [0; 2];
+        for (slot, &c) in forms.iter_mut().zip(codes) {
+            let i = match self.forms.iter().position(|f| f.code == c) {
+                Some(i) => i,
+                None => {
+                    self.forms.push(BranchForm::new(c)?);
+                    self.forms.len() - 1
+                }
+            };
+            *slot = u8::try_from(i).map_err(|_| "more than 256 branch forms")?;
+        }
+        self.list.push(Branch { forms, count: codes.len(), form: 0, target, at: 0 });
+        Ok(self.list.len() as u32 - 1)
+    }
 }
 
 /// Whether a branch of `len` bytes at `pc` reaches `target`: the 2-byte forms (opcode, rel8) reach
@@ -514,7 +549,7 @@ struct Placement {
 
 impl Placement {
     /// Lays the steps out with the branches' current forms; records where each branch starts.
-    fn place(&mut self, steps: &[Step], branches: &mut [Branch], names: &[&Label]) -> Result<(), GenError> {
+    fn place(&mut self, steps: &[Step], branches: &mut Branches, names: &[&Label]) -> Result<(), GenError> {
         self.at.fill(UNBOUND);
         let mut pc = 0;
         for s in steps {
@@ -530,9 +565,9 @@ impl Placement {
                     self.at[l as usize] = pc;
                 }
                 Step::Branch(b) => {
-                    let b = &mut branches[b as usize];
+                    let b = &mut branches.list[b as usize];
                     b.at = pc;
-                    pc += b.lens[b.form];
+                    pc += branches.forms[b.forms[b.form] as usize].len;
                 }
             }
         }
@@ -542,19 +577,19 @@ impl Placement {
 }
 
 /// Relaxes the branches as GNU as does: lay out, grow those that do not reach, until none changes.
-fn relax(steps: &[Step], branches: &mut [Branch], functions: usize, names: &[&Label]) -> Result<Placement, GenError> {
+fn relax(steps: &[Step], branches: &mut Branches, functions: usize, names: &[&Label]) -> Result<Placement, GenError> {
     let mut placement =
         Placement { at: vec![UNBOUND; names.len()], starts: vec![0; functions], ends: vec![0; functions], code_len: 0 };
     loop {
         placement.place(steps, branches, names)?;
         let mut changed = false;
-        for b in branches.iter_mut() {
+        for b in branches.list.iter_mut() {
             let to = placement.at[b.target as usize];
             if to == UNBOUND {
                 return Err(fail("", format!("undefined label {}", names[b.target as usize].name())));
             }
-            while !reaches(b.lens[b.form], b.at, to) {
-                if b.form + 1 == b.codes.len() {
+            while !reaches(branches.forms[b.forms[b.form] as usize].len, b.at, to) {
+                if b.form + 1 == b.count {
                     return Err(fail("", format!("branch to {} out of range", names[b.target as usize].name())));
                 }
                 b.form += 1;
@@ -571,13 +606,12 @@ fn relax(steps: &[Step], branches: &mut [Branch], functions: usize, names: &[&La
 /// alignment filled with GNU as's NOPs. `target` holds each label's final offset.
 fn emit_code(
     pieces: &[Piece],
-    branches: &[Branch],
+    branches: &Branches,
     code: &[u8],
     capacity: usize,
     target: &[usize],
 ) -> Result<Vec<u8>, GenError> {
     let mut out = Vec::with_capacity(capacity);
-    let mut branch = Encoder::new(64);
     for p in pieces {
         match *p {
             Piece::Align(n) => {
@@ -596,15 +630,8 @@ fn emit_code(
                 }
             }
             Piece::Branch(b) => {
-                let b = &branches[b as usize];
-                let ins = Instruction::with_branch(b.codes[b.form], target[b.target as usize] as u64)
-                    .map_err(|e| fail("", e.to_string()))?;
-                branch.encode(&ins, out.len() as u64).map_err(|e| fail("", e.to_string()))?;
-                // The encoder's buffer is reused: taking it would allocate a new one per branch.
-                let mut buf = branch.take_buffer();
-                out.extend_from_slice(&buf);
-                buf.clear();
-                branch.set_buffer(buf);
+                let b = &branches.list[b as usize];
+                branches.forms[b.forms[b.form] as usize].emit(&mut out, target[b.target as usize]);
             }
         }
     }
@@ -616,7 +643,7 @@ impl Lower for X86_64 {
         let items: Vec<_> = functions.iter().map(|f| layout::function_items(f)).collect();
         let Pieces { code, mut branches, labels, encoded, instructions } = pieces(functions, &items)?;
         let names = labels.names;
-        let placement = relax(&code.steps, &mut branches.list, functions.len(), &names)?;
+        let placement = relax(&code.steps, &mut branches, functions.len(), &names)?;
         let code_len = placement.code_len;
 
         // The constants, after the code; RIP-relative operands may refer to them.
@@ -631,7 +658,7 @@ impl Lower for X86_64 {
             }
         }
         let capacity = rodata_offset + consts.iter().map(|(c, _)| c.bytes.len() + 32).sum::<usize>();
-        let out = emit_code(&code.pieces, &branches.list, &encoded, capacity, &target)?;
+        let out = emit_code(&code.pieces, &branches, &encoded, capacity, &target)?;
         debug_assert_eq!(out.len(), code_len);
         let symbols = functions
             .iter()
