@@ -33,7 +33,7 @@ pub struct Builder<I: Isa> {
     required: FeatureSet<I::Feature>,
     body: Vec<Item<I>>,
     consts: Vec<Const>,
-    label_names: FastSet<Arc<str>>,
+    label_names: FastSet<Label>,
     /// The next suffix to try per label name (names are never released, so the smaller ones are taken).
     label_next: FastMap<String, u32>,
     /// A buffer the next label's name is written into.
@@ -207,7 +207,7 @@ impl<I: Isa> Builder<I> {
         regs.clear();
         for o in operands {
             if let Some(l) = I::label(o) {
-                if self.referenced_at.insert(l.0.as_ptr() as usize) {
+                if self.referenced_at.insert(Arc::as_ptr(&l.0) as usize) {
                     self.referenced.push(l.clone());
                 }
             }
@@ -241,10 +241,10 @@ impl<I: Isa> Builder<I> {
             }
             *next += 1;
             if !self.label_names.contains(n.as_str()) {
-                let label: Arc<str> = Arc::from(n.as_str());
+                let label = Label::named(&n);
                 self.label_names.insert(label.clone());
                 self.label_scratch = n;
-                return Label(label);
+                return label;
             }
         }
     }
@@ -284,7 +284,7 @@ impl<I: Isa> Builder<I> {
     /// A read-only constant: `bytes` aligned to `align`, labelled `name` (shared by the functions of a listing
     /// when the contents agree).
     pub fn constant(&mut self, name: &str, align: u32, comment: &str, bytes: &[u8]) -> Label {
-        let label = Label(Arc::from(format!("const_{name}")));
+        let label = Label::named(&format!("const_{name}"));
         if !self.consts.iter().any(|c| c.label == label) {
             self.consts.push(Const {
                 label: label.clone(),

@@ -282,7 +282,7 @@ enum Piece {
     /// Pad to a multiple of `1 << n` bytes.
     Align(u32),
     /// Encoded bytes; a RIP-relative displacement refers to label `rip` ([`NO_LABEL`]: none) plus `addend`.
-    Bytes { e: Encoded, rip: u32, addend: i32 },
+    Bytes { at: u32, len: u8, disp: u8, rip: u32, addend: i32 },
     /// Branch `b` of [`Branches`], encoded once the layout is known.
     Branch(u32),
 }
@@ -316,7 +316,7 @@ struct Layout {
 
 impl Layout {
     fn bytes(&mut self, e: Encoded, rip: u32, addend: i32) {
-        self.pieces.push(Piece::Bytes { e, rip, addend });
+        self.pieces.push(Piece::Bytes { at: e.at, len: e.len, disp: e.disp, rip, addend });
         self.run += e.len as u32;
     }
 
@@ -433,7 +433,7 @@ struct Numbering<'a> {
 
 impl<'a> Numbering<'a> {
     fn number(&mut self, l: &'a Label) -> u32 {
-        let address = l.0.as_ptr() as usize;
+        let address = std::sync::Arc::as_ptr(&l.0) as usize;
         if let Some(&id) = self.by_address.get(&address) {
             return id;
         }
@@ -618,14 +618,14 @@ fn emit_code(
                 let pad = align_up(out.len(), 1 << n) - out.len();
                 X86_64::code_fill(&mut out, pad);
             }
-            Piece::Bytes { e, rip, addend } => {
+            Piece::Bytes { at, len, disp, rip, addend } => {
                 let pc = out.len();
-                let (at, len) = (e.at as usize, e.len as usize);
+                let (at, len) = (at as usize, len as usize);
                 out.extend_from_slice(&code[at..at + len]);
                 if rip != NO_LABEL {
                     let rel = target[rip as usize] as i64 + addend as i64 - (pc + len) as i64;
                     let rel = i32::try_from(rel).map_err(|_| fail("", "RIP-relative operand out of range"))?;
-                    let d = pc + e.disp as usize;
+                    let d = pc + disp as usize;
                     out[d..d + 4].copy_from_slice(&rel.to_le_bytes());
                 }
             }
@@ -749,6 +749,18 @@ mod tests {
     /// The encoding cache's keys tell apart operands the encoding tells apart (kind, register, size, base,
     /// index, scale, displacement, immediate), and an immediate that no encoding takes has no key, so that it is
     /// refused rather than given a cached encoding of a truncated value.
+    /// What the JIT's startup writes, reads and frees once per instruction stays small: a label is one pointer,
+    /// so an operand is 32 bytes and an item 144 (they were 40 and 176).
+    #[test]
+    fn items_stay_small() {
+        use crate::ir::Item;
+        use crate::isa::x86_64::X86_64;
+        eprintln!("operand {} item {}", std::mem::size_of::<Operand>(), std::mem::size_of::<Item<X86_64>>());
+        assert!(std::mem::size_of::<Operand>() <= 32);
+        assert!(std::mem::size_of::<Item<X86_64>>() <= 144);
+        assert!(std::mem::size_of::<super::Piece>() <= 16);
+    }
+
     #[test]
     fn keys_differ_where_encodings_do() {
         let m = |size, m| Operand::Mem(size, m);
