@@ -220,7 +220,8 @@ struct Assembler {
 
 impl Assembler {
     fn new() -> Assembler {
-        Assembler { main: Encoder::new(64), len: 0, scratch: Encoder::new(64), cache: FastMap::default() }
+        let cache = FastMap::with_capacity_and_hasher(2048, Default::default());
+        Assembler { main: Encoder::new(64), len: 0, scratch: Encoder::new(64), cache }
     }
 
     fn clear_scratch(&mut self) {
@@ -237,31 +238,43 @@ impl Assembler {
         }
         let args = args(operands)?;
         let args = args.as_slice();
-        let mut best: Option<(Code, usize)> = None;
-        if codes.len() > 1 {
-            for &code in codes {
-                let Ok(ins) = instruction(code, args) else { continue };
-                if let Ok(len) = self.scratch.encode(&ins, 0) {
-                    if best.is_none_or(|(_, l)| len < l) {
-                        best = Some((code, len));
-                    }
-                }
-                self.clear_scratch();
+        let e = match codes {
+            [code] => {
+                let len = self.main.encode(&instruction(*code, args)?, 0).map_err(|e| e.to_string())?;
+                Encoded::new(self.len, len, self.main.get_constant_offsets().displacement_offset())?
             }
-        }
-        let code = match (best, codes) {
-            (Some((code, _)), _) => code,
-            (None, [code]) => *code,
-            (None, _) => return Err("no form of the entry accepts these operands".into()),
+            _ => self.encode_shortest(codes, args)?,
         };
-        let ins = instruction(code, args)?;
-        let len = self.main.encode(&ins, 0).map_err(|e| e.to_string())?;
-        let e = Encoded::new(self.len, len, self.main.get_constant_offsets().displacement_offset())?;
-        self.len += len;
+        self.len += e.len as usize;
         if let Some(key) = key {
             self.cache.insert(key, e);
         }
         Ok(e)
+    }
+
+    /// Encodes each of `codes` that accepts `args` and appends the shortest, the first of equals, to the code
+    /// (its bytes copied, not encoded again).
+    fn encode_shortest(&mut self, codes: &[Code], args: &[Arg]) -> Result<Encoded, String> {
+        let mut best: Option<([u8; 16], usize, usize)> = None;
+        for &code in codes {
+            let Ok(ins) = instruction(code, args) else { continue };
+            if let Ok(len) = self.scratch.encode(&ins, 0) {
+                if len <= 16 && best.is_none_or(|(_, l, _)| len < l) {
+                    let mut bytes = [0; 16];
+                    let disp = self.scratch.get_constant_offsets().displacement_offset();
+                    let b = self.scratch.take_buffer();
+                    bytes[..len].copy_from_slice(&b[..len]);
+                    self.scratch.set_buffer(b);
+                    best = Some((bytes, len, disp));
+                }
+            }
+            self.clear_scratch();
+        }
+        let (bytes, len, disp) = best.ok_or("no form of the entry accepts these operands")?;
+        let mut b = self.main.take_buffer();
+        b.extend_from_slice(&bytes[..len]);
+        self.main.set_buffer(b);
+        Encoded::new(self.len, len, disp)
     }
 
     /// Encodes an instruction without operands that the table does not hold (the landing pad).
@@ -474,7 +487,11 @@ fn pieces<'a>(
     let mut p = Pieces {
         code: Layout { pieces: Vec::with_capacity(total), steps: Vec::new(), run: 0 },
         branches: Branches::default(),
-        labels: Numbering::default(),
+        labels: Numbering {
+            by_address: FastMap::with_capacity_and_hasher(1024, Default::default()),
+            by_name: FastMap::with_capacity_and_hasher(1024, Default::default()),
+            names: Vec::with_capacity(1024),
+        },
         encoded: Vec::new(),
         instructions: 0,
     };
