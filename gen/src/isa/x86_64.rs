@@ -616,6 +616,13 @@ impl InstructionSet for X86_64 {
         OPS
     }
     #[inline]
+    fn regs_of(operands: &[Operand], out: &mut Vec<Reg>) {
+        out.reserve(2 * operands.len());
+        for o in operands {
+            Self::regs(o, out);
+        }
+    }
+    #[inline(always)]
     fn regs(o: &Operand, out: &mut Vec<Reg>) {
         match o {
             Operand::Gpr(n) | Operand::Gpr32(n) => out.push(Reg::Gpr(*n)),
