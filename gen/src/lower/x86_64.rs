@@ -384,12 +384,13 @@ impl BranchForm {
         Ok(BranchForm { code, len, bytes: b })
     }
 
-    /// Appends the branch to `target` at the end of `out`; `target` is in reach ([`reaches`]).
-    fn emit(&self, out: &mut Vec<u8>, target: usize) {
-        let disp = (target as i64 - (out.len() + self.len) as i64).to_le_bytes();
+    /// Writes the branch to `target` at `out[pc..]` (and up to 8 bytes, which what follows overwrites);
+    /// `target` is in reach ([`reaches`]).
+    fn emit(&self, out: &mut [u8], pc: usize, target: usize) {
+        let disp = (target as i64 - (pc + self.len) as i64).to_le_bytes();
         let width = if self.len == 2 { 1 } else { 4 };
-        out.extend_from_slice(&self.bytes[..self.len - width]);
-        out.extend_from_slice(&disp[..width]);
+        out[pc..pc + 8].copy_from_slice(&self.bytes);
+        out[pc + self.len - width..pc + self.len].copy_from_slice(&disp[..width]);
     }
 }
 
@@ -522,6 +523,7 @@ fn pieces<'a>(
         p.code.step(Step::End(i as u32));
     }
     p.encoded = asm.main.take_buffer();
+    p.encoded.resize(p.encoded.len() + SLACK, 0);
     Ok(p)
 }
 
@@ -625,35 +627,53 @@ fn emit_code(
     pieces: &[Piece],
     branches: &Branches,
     code: &[u8],
+    code_len: usize,
     capacity: usize,
     target: &[usize],
 ) -> Result<Vec<u8>, GenError> {
-    let mut out = Vec::with_capacity(capacity);
+    // Every piece is written as a whole 16 (or 8) bytes, a copy of fixed size rather than a call per piece,
+    // from `code` with 16 bytes of slack, into `out` with as much: what follows overwrites the excess.
+    let mut out = Vec::with_capacity(capacity.max(code_len + SLACK));
+    out.resize(code_len + SLACK, 0);
+    let mut fill = Vec::new();
+    let mut pc = 0;
     for p in pieces {
         match *p {
             Piece::Align(n) => {
-                let pad = align_up(out.len(), 1 << n) - out.len();
-                X86_64::code_fill(&mut out, pad);
+                let pad = align_up(pc, 1 << n) - pc;
+                fill.clear();
+                X86_64::code_fill(&mut fill, pad);
+                out[pc..pc + pad].copy_from_slice(&fill);
+                pc += pad;
             }
             Piece::Bytes { at, len, disp, rip, addend } => {
-                let pc = out.len();
                 let (at, len) = (at as usize, len as usize);
-                out.extend_from_slice(&code[at..at + len]);
+                out[pc..pc + SLACK].copy_from_slice(&code[at..at + SLACK]);
                 if rip != NO_LABEL {
                     let rel = target[rip as usize] as i64 + addend as i64 - (pc + len) as i64;
                     let rel = i32::try_from(rel).map_err(|_| fail("", "RIP-relative operand out of range"))?;
                     let d = pc + disp as usize;
                     out[d..d + 4].copy_from_slice(&rel.to_le_bytes());
                 }
+                pc += len;
             }
             Piece::Branch(b) => {
                 let b = &branches.list[b as usize];
-                branches.forms[b.forms[b.form] as usize].emit(&mut out, target[b.target as usize]);
+                let form = &branches.forms[b.forms[b.form] as usize];
+                form.emit(&mut out, pc, target[b.target as usize]);
+                pc += form.len;
             }
         }
     }
+    if pc != code_len {
+        return Err(fail("", format!("the code is {pc} bytes where the layout had {code_len}")));
+    }
+    out.truncate(code_len);
     Ok(out)
 }
+
+/// The longest x86-64 instruction is 15 bytes: each piece is copied as 16.
+const SLACK: usize = 16;
 
 impl Lower for X86_64 {
     fn lower(functions: &[&Function<Self>]) -> Result<Image, GenError> {
@@ -675,7 +695,7 @@ impl Lower for X86_64 {
             }
         }
         let capacity = rodata_offset + consts.iter().map(|(c, _)| c.bytes.len() + 32).sum::<usize>();
-        let out = emit_code(&code.pieces, &branches, &encoded, capacity, &target)?;
+        let out = emit_code(&code.pieces, &branches, &encoded, code_len, capacity, &target)?;
         debug_assert_eq!(out.len(), code_len);
         let symbols = functions
             .iter()
