@@ -85,14 +85,14 @@ impl<I: Isa> Builder<I> {
             // Room for most kernels' bodies (the JIT builds at startup: fewer reallocations, each a copy).
             body: Vec::with_capacity(512),
             consts: Vec::new(),
-            label_names: FastSet::default(),
-            label_next: FastMap::default(),
+            label_names: FastSet::with_capacity_and_hasher(32, Default::default()),
+            label_next: FastMap::with_capacity_and_hasher(32, Default::default()),
             label_scratch: String::new(),
             saved: Vec::new(),
             regs: Vec::new(),
-            defined: FastSet::default(),
+            defined: FastSet::with_capacity_and_hasher(32, Default::default()),
             referenced: Vec::new(),
-            referenced_at: FastSet::default(),
+            referenced_at: FastSet::with_capacity_and_hasher(32, Default::default()),
             error: None,
             text: TEXT.with(Cell::get),
         }

@@ -440,6 +440,8 @@ fn reaches(len: usize, pc: usize, target: usize) -> bool {
 /// allocation.
 #[derive(Default)]
 struct Numbering<'a> {
+    /// The last label numbered, by address: runs of instructions read one constant.
+    last: (usize, u32),
     by_address: FastMap<usize, u32>,
     by_name: FastMap<&'a Label, u32>,
     names: Vec<&'a Label>,
@@ -448,7 +450,11 @@ struct Numbering<'a> {
 impl<'a> Numbering<'a> {
     fn number(&mut self, l: &'a Label) -> u32 {
         let address = std::sync::Arc::as_ptr(&l.0) as usize;
+        if self.last.0 == address {
+            return self.last.1;
+        }
         if let Some(&id) = self.by_address.get(&address) {
+            self.last = (address, id);
             return id;
         }
         let next = self.names.len() as u32;
@@ -457,6 +463,7 @@ impl<'a> Numbering<'a> {
             self.names.push(l);
         }
         self.by_address.insert(address, id);
+        self.last = (address, id);
         id
     }
 }
@@ -489,6 +496,7 @@ fn pieces<'a>(
         code: Layout { pieces: Vec::with_capacity(total), steps: Vec::new(), run: 0 },
         branches: Branches::default(),
         labels: Numbering {
+            last: (0, 0),
             by_address: FastMap::with_capacity_and_hasher(1024, Default::default()),
             by_name: FastMap::with_capacity_and_hasher(1024, Default::default()),
             names: Vec::with_capacity(1024),
