@@ -23,6 +23,12 @@ impl<I: Isa> FunctionItems<'_, I> {
     pub fn iter(&self) -> impl Iterator<Item = &Item<I>> + '_ {
         self.prologue.iter().chain(self.body).chain(&self.epilogue)
     }
+
+    /// How many instructions the prologue and epilogue hold (those [`FunctionItems::iter`] yields beyond the
+    /// body's).
+    pub fn frame_insts(&self) -> usize {
+        self.prologue.iter().chain(&self.epilogue).filter(|i| matches!(i, Item::Inst(_))).count()
+    }
 }
 
 /// The items of `f` as they are emitted under its ABI.

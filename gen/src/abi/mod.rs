@@ -68,6 +68,7 @@ pub trait Conventions: InstructionSet {
     /// Whether `abi` reserves `reg` for the platform, so that no function may use it (x18 on Apple arm64).
     /// A kernel that uses one cannot be expressed under that ABI: [`crate::Builder`] reports it, naming the
     /// function, when the function is finished.
+    #[inline]
     fn reserved(_abi: Abi, _reg: Self::Reg) -> bool {
         false
     }

@@ -31,6 +31,7 @@ impl Conventions for X86_64 {
             _ => 8,
         }
     }
+    #[inline]
     fn callee_saved(abi: Abi, r: Reg) -> bool {
         match (abi, r) {
             // rbx, rbp, r12-r15 (and rsi, rdi on Windows).
@@ -40,6 +41,7 @@ impl Conventions for X86_64 {
             _ => false,
         }
     }
+    #[inline]
     fn is_stack_pointer(r: Reg) -> bool {
         r == Reg::Gpr(4)
     }

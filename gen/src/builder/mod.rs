@@ -33,7 +33,7 @@ pub struct Builder<I: Isa> {
     required: FeatureSet<I::Feature>,
     body: Vec<Item<I>>,
     consts: Vec<Const>,
-    label_names: FastSet<Arc<str>>,
+    label_names: FastSet<Label>,
     /// The next suffix to try per label name (names are never released, so the smaller ones are taken).
     label_next: FastMap<String, u32>,
     /// A buffer the next label's name is written into.
@@ -82,16 +82,17 @@ impl<I: Isa> Builder<I> {
             params: Vec::new(),
             allowed: FeatureSet::of(allowed),
             required: FeatureSet::empty(),
-            body: Vec::new(),
+            // Room for most kernels' bodies (the JIT builds at startup: fewer reallocations, each a copy).
+            body: Vec::with_capacity(512),
             consts: Vec::new(),
-            label_names: FastSet::default(),
-            label_next: FastMap::default(),
+            label_names: FastSet::with_capacity_and_hasher(32, Default::default()),
+            label_next: FastMap::with_capacity_and_hasher(32, Default::default()),
             label_scratch: String::new(),
             saved: Vec::new(),
             regs: Vec::new(),
-            defined: FastSet::default(),
+            defined: FastSet::with_capacity_and_hasher(32, Default::default()),
             referenced: Vec::new(),
-            referenced_at: FastSet::default(),
+            referenced_at: FastSet::with_capacity_and_hasher(32, Default::default()),
             error: None,
             text: TEXT.with(Cell::get),
         }
@@ -207,12 +208,12 @@ impl<I: Isa> Builder<I> {
         regs.clear();
         for o in operands {
             if let Some(l) = I::label(o) {
-                if self.referenced_at.insert(l.0.as_ptr() as usize) {
+                if self.referenced_at.insert(Arc::as_ptr(&l.0) as usize) {
                     self.referenced.push(l.clone());
                 }
             }
-            I::regs(o, &mut regs);
         }
+        I::regs_of(operands, &mut regs);
         if let Some(&r) = regs.iter().find(|&&r| I::reserved(self.abi, r)) {
             let message = format!("uses {}, which the {:?} ABI reserves", I::reg_name(r), self.abi);
             self.fail(message);
@@ -241,10 +242,10 @@ impl<I: Isa> Builder<I> {
             }
             *next += 1;
             if !self.label_names.contains(n.as_str()) {
-                let label: Arc<str> = Arc::from(n.as_str());
+                let label = Label::named(&n);
                 self.label_names.insert(label.clone());
                 self.label_scratch = n;
-                return Label(label);
+                return label;
             }
         }
     }
@@ -284,15 +285,14 @@ impl<I: Isa> Builder<I> {
     /// A read-only constant: `bytes` aligned to `align`, labelled `name` (shared by the functions of a listing
     /// when the contents agree).
     pub fn constant(&mut self, name: &str, align: u32, comment: &str, bytes: &[u8]) -> Label {
-        let label = Label(Arc::from(format!("const_{name}")));
-        if !self.consts.iter().any(|c| c.label == label) {
-            self.consts.push(Const {
-                label: label.clone(),
-                align,
-                comment: comment.to_string(),
-                bytes: bytes.to_vec(),
-            });
+        // A kernel names its constants again where it uses them: the first one of that name is found without
+        // formatting or allocating the name.
+        let named = |c: &&Const| c.label.name().strip_prefix("const_") == Some(name);
+        if let Some(c) = self.consts.iter().find(named) {
+            return c.label.clone();
         }
+        let label = Label::named(&format!("const_{name}"));
+        self.consts.push(Const { label: label.clone(), align, comment: comment.to_string(), bytes: bytes.to_vec() });
         label
     }
 
@@ -316,6 +316,11 @@ impl<I: Isa> Builder<I> {
         }
         let mut saved = self.saved;
         saved.sort();
+        let mut body = self.body;
+        if self.text {
+            // Listings keep their functions; the JIT's are lowered and dropped at once.
+            body.shrink_to_fit();
+        }
         let params = self.params.len();
         Ok(Function {
             name: self.name,
@@ -325,7 +330,7 @@ impl<I: Isa> Builder<I> {
             allowed: self.allowed,
             required: self.required,
             frame: Frame { saved, params },
-            body: self.body,
+            body,
             consts: self.consts,
         })
     }

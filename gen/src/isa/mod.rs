@@ -151,6 +151,14 @@ pub trait InstructionSet: Sized + 'static {
     fn ops() -> &'static [OpInfo<Self::Feature, Self::Encoding>];
     /// Appends the registers an operand names.
     fn regs(operand: &Self::Operand, out: &mut Vec<Self::Reg>);
+    /// Appends the registers every operand names, in order: [`InstructionSet::regs`] of each (an ISA may
+    /// override it with one call per instruction instead of one per operand; the builder calls it per instruction).
+    #[inline]
+    fn regs_of(operands: &[Self::Operand], out: &mut Vec<Self::Reg>) {
+        for o in operands {
+            Self::regs(o, out);
+        }
+    }
     /// The label an operand refers to, if any.
     fn label(operand: &Self::Operand) -> Option<&Label>;
     /// Prints an operand in the assembler's syntax.

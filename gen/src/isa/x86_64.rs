@@ -613,12 +613,21 @@ impl InstructionSet for X86_64 {
     type Feature = X86Feature;
     type Encoding = X86Encoding;
 
+    #[inline]
     fn info(op: Op) -> &'static OpInfo<X86Feature, X86Encoding> {
         &OPS[op as usize]
     }
     fn ops() -> &'static [OpInfo<X86Feature, X86Encoding>] {
         OPS
     }
+    #[inline]
+    fn regs_of(operands: &[Operand], out: &mut Vec<Reg>) {
+        out.reserve(2 * operands.len());
+        for o in operands {
+            Self::regs(o, out);
+        }
+    }
+    #[inline(always)]
     fn regs(o: &Operand, out: &mut Vec<Reg>) {
         match o {
             Operand::Gpr(n) | Operand::Gpr32(n) => out.push(Reg::Gpr(*n)),
@@ -630,6 +639,7 @@ impl InstructionSet for X86_64 {
             Operand::Imm(_) | Operand::Sel(_) | Operand::Label(_) => {}
         }
     }
+    #[inline]
     fn label(o: &Operand) -> Option<&Label> {
         match o {
             Operand::Label(l) => Some(l),

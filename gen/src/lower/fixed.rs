@@ -185,5 +185,6 @@ fn lower_words<I: FixedIsa>(functions: &[&Function<I>], text_on: bool) -> Result
     }
     let fill = code_len - bytes.len();
     I::code_fill(&mut bytes, fill);
-    Ok((finish_image(bytes, code_len, rodata_offset, consts, symbols), texts))
+    let instructions = functions.iter().map(|f| f.insts().count()).sum();
+    Ok((finish_image(bytes, code_len, rodata_offset, consts, symbols, instructions), texts))
 }

@@ -32,6 +32,9 @@ pub struct Image {
     pub symbols: Vec<Symbol>,
     /// The constants: name (without the local prefix) and offset, in image order.
     pub constants: Vec<(String, usize)>,
+    /// How many instructions the functions' bodies hold (prologues and epilogues not counted), counted while
+    /// lowering them.
+    pub instructions: usize,
 }
 
 impl Image {
@@ -81,13 +84,15 @@ pub(crate) fn place_constants<'a, I: Isa + 'a>(
     Ok((rodata_offset, placed))
 }
 
-/// Appends the constants to `bytes` (code padded to `rodata_offset` with zeros) and builds the image.
+/// Appends the constants to `bytes` (code padded to `rodata_offset` with zeros) and builds the image of
+/// `instructions` body instructions.
 pub(crate) fn finish_image(
     mut bytes: Vec<u8>,
     code_len: usize,
     rodata_offset: usize,
     consts: Vec<(Const, usize)>,
     symbols: Vec<Symbol>,
+    instructions: usize,
 ) -> Image {
     bytes.resize(rodata_offset, 0);
     let mut constants = Vec::with_capacity(consts.len());
@@ -96,7 +101,7 @@ pub(crate) fn finish_image(
         bytes.extend_from_slice(&c.bytes);
         constants.push((c.label.name().to_string(), at));
     }
-    Image { bytes, code_len, rodata_offset, symbols, constants }
+    Image { bytes, code_len, rodata_offset, symbols, constants, instructions }
 }
 
 /// Label addresses of an image being laid out.

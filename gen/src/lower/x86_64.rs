@@ -93,9 +93,9 @@ fn args(operands: &[Operand]) -> Result<Args, String> {
 }
 
 /// The RIP-relative operand of an instruction: its label and addend.
-fn rip_ref(operands: &[Operand]) -> Option<(&Label, i64)> {
+fn rip_ref(operands: &[Operand]) -> Option<(&Label, i32)> {
     operands.iter().find_map(|o| match o {
-        Operand::Mem(_, m) => m.label.as_ref().map(|l| (l, m.disp as i64)),
+        Operand::Mem(_, m) => m.label.as_ref().map(|l| (l, m.disp)),
         _ => None,
     })
 }
@@ -130,13 +130,18 @@ struct Key {
 }
 
 impl std::hash::Hash for Key {
-    /// One word per operand and none for their count (an absent operand is the word 0, which no operand
-    /// packs to): on the JIT's startup path, once per instruction.
+    /// The words mixed into one (independent multiplications, not a chain of five), which the map's hasher
+    /// then hashes: on the JIT's startup path, once per instruction. An absent operand is the word 0, which no
+    /// operand packs to.
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        h.write_u64(self.op as u64);
-        for &w in &self.operands {
-            h.write_u64(w);
-        }
+        const K: [u64; 4] =
+            [0x9e37_79b9_7f4a_7c15, 0xc2b2_ae3d_27d4_eb4f, 0x1656_67b1_9e37_79f9, 0x27d4_eb2f_1656_67c5];
+        let [a, b, c, d] = self.operands;
+        let m = (a ^ (self.op as u64) << 48).wrapping_mul(K[0])
+            ^ b.wrapping_mul(K[1]).rotate_left(16)
+            ^ c.wrapping_mul(K[2]).rotate_left(32)
+            ^ d.wrapping_mul(K[3]).rotate_left(48);
+        h.write_u64(m ^ m >> 29);
     }
 }
 
@@ -183,12 +188,23 @@ impl Key {
     }
 }
 
-/// An encoded instruction in [`Assembler::code`]: where, how long, and where its displacement is.
+/// An encoded instruction in [`Assembler::main`]'s buffer: where, how long, and where its displacement is.
 #[derive(Clone, Copy)]
 struct Encoded {
-    at: usize,
-    len: usize,
-    disp: usize,
+    at: u32,
+    len: u8,
+    disp: u8,
+}
+
+impl Encoded {
+    fn new(at: usize, len: usize, disp: usize) -> Result<Encoded, String> {
+        let too_long = || "code too long for the encoding cache".to_string();
+        Ok(Encoded {
+            at: u32::try_from(at).map_err(|_| too_long())?,
+            len: u8::try_from(len).map_err(|_| too_long())?,
+            disp: u8::try_from(disp).map_err(|_| too_long())?,
+        })
+    }
 }
 
 /// Encodes instructions once each (an instruction that recurs, as unrolled rounds do, reuses its bytes).
@@ -204,7 +220,8 @@ struct Assembler {
 
 impl Assembler {
     fn new() -> Assembler {
-        Assembler { main: Encoder::new(64), len: 0, scratch: Encoder::new(64), cache: FastMap::default() }
+        let cache = FastMap::with_capacity_and_hasher(2048, Default::default());
+        Assembler { main: Encoder::new(64), len: 0, scratch: Encoder::new(64), cache }
     }
 
     fn clear_scratch(&mut self) {
@@ -221,62 +238,189 @@ impl Assembler {
         }
         let args = args(operands)?;
         let args = args.as_slice();
-        let mut best: Option<(Code, usize)> = None;
-        if codes.len() > 1 {
-            for &code in codes {
-                let Ok(ins) = instruction(code, args) else { continue };
-                if let Ok(len) = self.scratch.encode(&ins, 0) {
-                    if best.is_none_or(|(_, l)| len < l) {
-                        best = Some((code, len));
-                    }
-                }
-                self.clear_scratch();
+        let e = match codes {
+            [code] => {
+                let len = self.main.encode(&instruction(*code, args)?, 0).map_err(|e| e.to_string())?;
+                Encoded::new(self.len, len, self.main.get_constant_offsets().displacement_offset())?
             }
-        }
-        let code = match (best, codes) {
-            (Some((code, _)), _) => code,
-            (None, [code]) => *code,
-            (None, _) => return Err("no form of the entry accepts these operands".into()),
+            _ => self.encode_shortest(codes, args)?,
         };
-        let ins = instruction(code, args)?;
-        let len = self.main.encode(&ins, 0).map_err(|e| e.to_string())?;
-        let e = Encoded { at: self.len, len, disp: self.main.get_constant_offsets().displacement_offset() };
-        self.len += len;
+        self.len += e.len as usize;
         if let Some(key) = key {
             self.cache.insert(key, e);
         }
         Ok(e)
     }
 
+    /// Encodes each of `codes` that accepts `args` and appends the shortest, the first of equals, to the code
+    /// (its bytes copied, not encoded again).
+    fn encode_shortest(&mut self, codes: &[Code], args: &[Arg]) -> Result<Encoded, String> {
+        let mut best: Option<([u8; 16], usize, usize)> = None;
+        for &code in codes {
+            let Ok(ins) = instruction(code, args) else { continue };
+            if let Ok(len) = self.scratch.encode(&ins, 0) {
+                if len <= 16 && best.is_none_or(|(_, l, _)| len < l) {
+                    let mut bytes = [0; 16];
+                    let disp = self.scratch.get_constant_offsets().displacement_offset();
+                    let b = self.scratch.take_buffer();
+                    bytes[..len].copy_from_slice(&b[..len]);
+                    self.scratch.set_buffer(b);
+                    best = Some((bytes, len, disp));
+                }
+            }
+            self.clear_scratch();
+        }
+        let (bytes, len, disp) = best.ok_or("no form of the entry accepts these operands")?;
+        let mut b = self.main.take_buffer();
+        b.extend_from_slice(&bytes[..len]);
+        self.main.set_buffer(b);
+        Encoded::new(self.len, len, disp)
+    }
+
     /// Encodes an instruction without operands that the table does not hold (the landing pad).
     fn encode_code(&mut self, code: Code) -> Result<Encoded, String> {
         let len = self.main.encode(&Instruction::with(code), 0).map_err(|e| e.to_string())?;
-        let e = Encoded { at: self.len, len, disp: 0 };
+        let e = Encoded::new(self.len, len, 0)?;
         self.len += len;
         Ok(e)
     }
 }
 
-/// One element of the layout. Labels are numbered.
+/// No label: a [`Piece::Bytes`] without a RIP-relative operand.
+const NO_LABEL: u32 = u32::MAX;
+
+/// One element of the code, in order (16 bytes). Labels and branches are numbered.
+#[derive(Clone, Copy)]
 enum Piece {
     /// Pad to a multiple of `1 << n` bytes.
     Align(u32),
-    /// Function `i` starts here (after its alignment).
-    Start(usize),
-    /// Function `i` ends here.
-    End(usize),
-    /// Label `id`.
-    Label(u32),
-    /// Encoded bytes; a RIP-relative displacement refers to label `id` plus an addend.
-    Bytes(Encoded, Option<(u32, i64)>),
-    /// A branch: its codes (short first), the current one, and the target label.
-    Branch { codes: &'static [Code], form: usize, target: u32 },
+    /// Encoded bytes; a RIP-relative displacement refers to label `rip` ([`NO_LABEL`]: none) plus `addend`.
+    Bytes { at: u32, len: u8, disp: u8, rip: u32, addend: i32 },
+    /// Branch `b` of [`Branches`], encoded once the layout is known.
+    Branch(u32),
 }
 
-/// The length of branch `code` (encoded with a target it reaches).
-fn branch_len(code: Code) -> Result<usize, String> {
-    let ins = Instruction::with_branch(code, 0x10).map_err(|e| e.to_string())?;
-    Encoder::new(64).encode(&ins, 0).map_err(|e| e.to_string())
+/// One element of the layout, what relaxation walks: the pieces with each run of encoded bytes as its length,
+/// labels and function bounds (which emit no bytes) in their place.
+#[derive(Clone, Copy)]
+enum Step {
+    /// This many bytes of encoded instructions.
+    Run(u32),
+    /// Pad to a multiple of `1 << n` bytes.
+    Align(u32),
+    /// Function `i` starts here (after its alignment).
+    Start(u32),
+    /// Function `i` ends here.
+    End(u32),
+    /// Label `id`.
+    Label(u32),
+    /// Branch `b`.
+    Branch(u32),
+}
+
+/// The pieces and the steps of the code, built together.
+#[derive(Default)]
+struct Layout {
+    pieces: Vec<Piece>,
+    steps: Vec<Step>,
+    /// Bytes since the last step.
+    run: u32,
+}
+
+impl Layout {
+    fn bytes(&mut self, e: Encoded, rip: u32, addend: i32) {
+        self.pieces.push(Piece::Bytes { at: e.at, len: e.len, disp: e.disp, rip, addend });
+        self.run += e.len as u32;
+    }
+
+    fn step(&mut self, s: Step) {
+        if self.run > 0 {
+            self.steps.push(Step::Run(self.run));
+            self.run = 0;
+        }
+        self.steps.push(s);
+        match s {
+            Step::Align(n) => self.pieces.push(Piece::Align(n)),
+            Step::Branch(b) => self.pieces.push(Piece::Branch(b)),
+            Step::Run(_) | Step::Start(_) | Step::End(_) | Step::Label(_) => {}
+        }
+    }
+}
+
+/// A branch: its entry's forms (short first; indices into [`Branches::forms`]) and how many, the current one,
+/// the target label and where it starts in the current layout.
+struct Branch {
+    forms: [u8; 2],
+    count: usize,
+    form: usize,
+    target: u32,
+    at: usize,
+}
+
+/// A branch form: its code, length, and bytes but for the displacement, which is its last byte (rel8, the 2-byte
+/// forms) or its last four (rel32).
+#[derive(Clone, Copy)]
+struct BranchForm {
+    code: Code,
+    len: usize,
+    bytes: [u8; 8],
+}
+
+impl BranchForm {
+    /// Encodes `code` once (iced-x86) and checks that the displacement is where [`BranchForm::emit`] writes it.
+    fn new(code: Code) -> Result<BranchForm, String> {
+        let target = 0x10;
+        let ins = Instruction::with_branch(code, target).map_err(|e| e.to_string())?;
+        let mut e = Encoder::new(64);
+        let len = e.encode(&ins, 0).map_err(|e| e.to_string())?;
+        let bytes = e.take_buffer();
+        let width = if len == 2 { 1 } else { 4 };
+        let disp = (target as i64 - len as i64).to_le_bytes();
+        if !(2..=8).contains(&len) || bytes.len() != len || bytes[len - width..] != disp[..width] {
+            return Err(format!("{code:?}: the displacement is not the branch's last bytes"));
+        }
+        let mut b = [0; 8];
+        b[..len - width].copy_from_slice(&bytes[..len - width]);
+        Ok(BranchForm { code, len, bytes: b })
+    }
+
+    /// Writes the branch to `target` at `out[pc..]` (and up to 8 bytes, which what follows overwrites);
+    /// `target` is in reach ([`reaches`]).
+    fn emit(&self, out: &mut [u8], pc: usize, target: usize) {
+        let disp = (target as i64 - (pc + self.len) as i64).to_le_bytes();
+        let width = if self.len == 2 { 1 } else { 4 };
+        out[pc..pc + 8].copy_from_slice(&self.bytes);
+        out[pc + self.len - width..pc + self.len].copy_from_slice(&disp[..width]);
+    }
+}
+
+/// The branches, in order, and the branch forms met so far.
+#[derive(Default)]
+struct Branches {
+    list: Vec<Branch>,
+    forms: Vec<BranchForm>,
+}
+
+impl Branches {
+    /// Adds a branch to `target` with the forms `codes` (one or two, short first); returns its number.
+    fn add(&mut self, codes: &'static [Code], target: u32) -> Result<u32, String> {
+        if codes.is_empty() || codes.len() > 2 {
+            return Err("a branch entry has not one or two forms".into());
+        }
+        let mut forms = [0; 2];
+        for (slot, &c) in forms.iter_mut().zip(codes) {
+            let i = match self.forms.iter().position(|f| f.code == c) {
+                Some(i) => i,
+                None => {
+                    self.forms.push(BranchForm::new(c)?);
+                    self.forms.len() - 1
+                }
+            };
+            *slot = u8::try_from(i).map_err(|_| "more than 256 branch forms")?;
+        }
+        self.list.push(Branch { forms, count: codes.len(), form: 0, target, at: 0 });
+        Ok(self.list.len() as u32 - 1)
+    }
 }
 
 /// Whether a branch of `len` bytes at `pc` reaches `target`: the 2-byte forms (opcode, rel8) reach
@@ -296,6 +440,8 @@ fn reaches(len: usize, pc: usize, target: usize) -> bool {
 /// allocation.
 #[derive(Default)]
 struct Numbering<'a> {
+    /// The last label numbered, by address: runs of instructions read one constant.
+    last: (usize, u32),
     by_address: FastMap<usize, u32>,
     by_name: FastMap<&'a Label, u32>,
     names: Vec<&'a Label>,
@@ -303,8 +449,12 @@ struct Numbering<'a> {
 
 impl<'a> Numbering<'a> {
     fn number(&mut self, l: &'a Label) -> u32 {
-        let address = l.0.as_ptr() as usize;
+        let address = std::sync::Arc::as_ptr(&l.0) as usize;
+        if self.last.0 == address {
+            return self.last.1;
+        }
         if let Some(&id) = self.by_address.get(&address) {
+            self.last = (address, id);
             return id;
         }
         let next = self.names.len() as u32;
@@ -313,6 +463,7 @@ impl<'a> Numbering<'a> {
             self.names.push(l);
         }
         self.by_address.insert(address, id);
+        self.last = (address, id);
         id
     }
 }
@@ -321,79 +472,93 @@ fn fail(function: &str, message: impl Into<String>) -> GenError {
     GenError { function: function.to_string(), message: message.into() }
 }
 
-/// The functions as pieces: everything but branches encoded (each distinct instruction once, into the
-/// returned buffer), labels numbered.
+/// What [`pieces`] makes of the functions.
+struct Pieces<'a> {
+    code: Layout,
+    branches: Branches,
+    labels: Numbering<'a>,
+    /// The encoded instructions the pieces' bytes are taken from.
+    encoded: Vec<u8>,
+    /// Instructions in the functions' bodies.
+    instructions: usize,
+}
+
+/// The functions as pieces: everything but branches encoded (each distinct instruction once), labels and
+/// branches numbered.
 fn pieces<'a>(
     functions: &[&Function<X86_64>],
     items: &'a [layout::FunctionItems<'a, X86_64>],
-    labels: &mut Numbering<'a>,
-) -> Result<(Vec<Piece>, Vec<u8>), GenError> {
+) -> Result<Pieces<'a>, GenError> {
     let mut asm = Assembler::new();
     let endbr = asm.encode_code(Code::Endbr64).map_err(|e| fail("", e))?;
-    let mut pieces: Vec<Piece> = Vec::with_capacity(functions.iter().map(|f| f.body.len() + 16).sum());
+    let total: usize = functions.iter().map(|f| f.body.len() + 16).sum();
+    let mut p = Pieces {
+        code: Layout { pieces: Vec::with_capacity(total), steps: Vec::new(), run: 0 },
+        branches: Branches::default(),
+        labels: Numbering {
+            last: (0, 0),
+            by_address: FastMap::with_capacity_and_hasher(1024, Default::default()),
+            by_name: FastMap::with_capacity_and_hasher(1024, Default::default()),
+            names: Vec::with_capacity(1024),
+        },
+        encoded: Vec::new(),
+        instructions: 0,
+    };
     for (i, (f, items)) in functions.iter().zip(items).enumerate() {
-        pieces.push(Piece::Align(layout::FUNCTION_ALIGN_LOG2));
-        pieces.push(Piece::Start(i));
+        p.code.step(Step::Align(layout::FUNCTION_ALIGN_LOG2));
+        p.code.step(Step::Start(i as u32));
         match X86_64::landing_pad(f.abi) {
-            Some(LandingPad::Endbr64) => pieces.push(Piece::Bytes(endbr, None)),
+            Some(LandingPad::Endbr64) => p.code.bytes(endbr, NO_LABEL, 0),
             Some(pad) => return Err(fail(&f.name, format!("no encoding of the landing pad {pad:?}"))),
             None => {}
         }
+        let mut instructions = 0;
         for item in items.iter() {
-            let piece = match item {
-                Item::Inst(inst) => instruction_piece(&mut asm, labels, f, inst)?,
-                Item::Label(l) => Piece::Label(labels.number(l)),
-                Item::Align(n) => Piece::Align(*n),
-                Item::Comment(_) | Item::Blank | Item::Cfi(_) => continue,
-            };
-            pieces.push(piece);
+            match item {
+                Item::Inst(inst) => {
+                    instructions += 1;
+                    instruction_piece(&mut asm, &mut p, f, inst)?
+                }
+                Item::Label(l) => {
+                    let id = p.labels.number(l);
+                    p.code.step(Step::Label(id))
+                }
+                Item::Align(n) => p.code.step(Step::Align(*n)),
+                Item::Comment(_) | Item::Blank | Item::Cfi(_) => {}
+            }
         }
-        pieces.push(Piece::End(i));
+        p.instructions += instructions - items.frame_insts();
+        p.code.step(Step::End(i as u32));
     }
-    Ok((pieces, asm.main.take_buffer()))
+    p.encoded = asm.main.take_buffer();
+    p.encoded.resize(p.encoded.len() + SLACK, 0);
+    Ok(p)
 }
 
 /// One instruction as a piece: a branch (encoded once the layout is known) or encoded bytes.
 fn instruction_piece<'a>(
     asm: &mut Assembler,
-    labels: &mut Numbering<'a>,
+    p: &mut Pieces<'a>,
     f: &Function<X86_64>,
     inst: &'a Inst<X86_64>,
-) -> Result<Piece, GenError> {
+) -> Result<(), GenError> {
     let info = X86_64::info(inst.op);
     let enc = info.encoding.ok_or_else(|| fail(&f.name, format!("{}: no encoding", info.name)))?;
     if let [Operand::Label(target)] = inst.operands.as_slice() {
-        return Ok(Piece::Branch { codes: enc.0, form: 0, target: labels.number(target) });
+        let target = p.labels.number(target);
+        let b = p.branches.add(enc.0, target).map_err(|e| fail(&f.name, e))?;
+        p.code.step(Step::Branch(b));
+        return Ok(());
     }
     let e = asm.encode(inst.op, enc.0, &inst.operands).map_err(|e| fail(&f.name, format!("{}: {e}", info.name)))?;
-    let rip = rip_ref(&inst.operands).map(|(l, add)| (labels.number(l), add));
-    Ok(Piece::Bytes(e, rip))
-}
-
-/// The length of each form of each branch, in order.
-fn branch_lens(pieces: &[Piece]) -> Result<Vec<[usize; 2]>, GenError> {
-    let mut known: Vec<(Code, usize)> = Vec::new();
-    let mut lens = Vec::new();
-    for p in pieces {
-        if let Piece::Branch { codes, .. } = p {
-            let mut l = [0; 2];
-            if codes.len() > 2 {
-                return Err(fail("", "a branch entry has more than two forms"));
-            }
-            for (slot, &c) in l.iter_mut().zip(codes.iter()) {
-                *slot = match known.iter().find(|(k, _)| *k == c) {
-                    Some(&(_, len)) => len,
-                    None => {
-                        let len = branch_len(c).map_err(|e| fail("", e))?;
-                        known.push((c, len));
-                        len
-                    }
-                };
-            }
-            lens.push(l);
+    match rip_ref(&inst.operands) {
+        Some((l, addend)) => {
+            let id = p.labels.number(l);
+            p.code.bytes(e, id, addend)
         }
+        None => p.code.bytes(e, NO_LABEL, 0),
     }
-    Ok(lens)
+    Ok(())
 }
 
 const UNBOUND: usize = usize::MAX;
@@ -410,32 +575,26 @@ struct Placement {
 }
 
 impl Placement {
-    /// Lays the pieces out with the branches' current forms; records where each branch starts.
-    fn place(
-        &mut self,
-        pieces: &[Piece],
-        lens: &[[usize; 2]],
-        branch_at: &mut [usize],
-        names: &[&Label],
-    ) -> Result<(), GenError> {
+    /// Lays the steps out with the branches' current forms; records where each branch starts.
+    fn place(&mut self, steps: &[Step], branches: &mut Branches, names: &[&Label]) -> Result<(), GenError> {
         self.at.fill(UNBOUND);
-        let (mut pc, mut b) = (0, 0);
-        for p in pieces {
-            match p {
-                Piece::Align(n) => pc = align_up(pc, 1 << n),
-                Piece::Start(i) => self.starts[*i] = pc,
-                Piece::End(i) => self.ends[*i] = pc,
-                Piece::Label(l) => {
-                    if self.at[*l as usize] != UNBOUND {
-                        return Err(fail("", format!("label {} defined twice", names[*l as usize].name())));
+        let mut pc = 0;
+        for s in steps {
+            match *s {
+                Step::Run(n) => pc += n as usize,
+                Step::Align(n) => pc = align_up(pc, 1 << n),
+                Step::Start(i) => self.starts[i as usize] = pc,
+                Step::End(i) => self.ends[i as usize] = pc,
+                Step::Label(l) => {
+                    if self.at[l as usize] != UNBOUND {
+                        return Err(fail("", format!("label {} defined twice", names[l as usize].name())));
                     }
-                    self.at[*l as usize] = pc;
+                    self.at[l as usize] = pc;
                 }
-                Piece::Bytes(e, _) => pc += e.len,
-                Piece::Branch { form, .. } => {
-                    branch_at[b] = pc;
-                    pc += lens[b][*form];
-                    b += 1;
+                Step::Branch(b) => {
+                    let b = &mut branches.list[b as usize];
+                    b.at = pc;
+                    pc += branches.forms[b.forms[b.form] as usize].len;
                 }
             }
         }
@@ -445,29 +604,23 @@ impl Placement {
 }
 
 /// Relaxes the branches as GNU as does: lay out, grow those that do not reach, until none changes.
-fn relax(pieces: &mut [Piece], functions: usize, names: &[&Label]) -> Result<Placement, GenError> {
-    let lens = branch_lens(pieces)?;
+fn relax(steps: &[Step], branches: &mut Branches, functions: usize, names: &[&Label]) -> Result<Placement, GenError> {
     let mut placement =
         Placement { at: vec![UNBOUND; names.len()], starts: vec![0; functions], ends: vec![0; functions], code_len: 0 };
-    let mut branch_at = vec![0; lens.len()];
     loop {
-        placement.place(pieces, &lens, &mut branch_at, names)?;
+        placement.place(steps, branches, names)?;
         let mut changed = false;
-        let mut b = 0;
-        for p in pieces.iter_mut() {
-            if let Piece::Branch { codes, form, target } = p {
-                let to = placement.at[*target as usize];
-                if to == UNBOUND {
-                    return Err(fail("", format!("undefined label {}", names[*target as usize].name())));
+        for b in branches.list.iter_mut() {
+            let to = placement.at[b.target as usize];
+            if to == UNBOUND {
+                return Err(fail("", format!("undefined label {}", names[b.target as usize].name())));
+            }
+            while !reaches(branches.forms[b.forms[b.form] as usize].len, b.at, to) {
+                if b.form + 1 == b.count {
+                    return Err(fail("", format!("branch to {} out of range", names[b.target as usize].name())));
                 }
-                while !reaches(lens[b][*form], branch_at[b], to) {
-                    if *form + 1 == codes.len() {
-                        return Err(fail("", format!("branch to {} out of range", names[*target as usize].name())));
-                    }
-                    *form += 1;
-                    changed = true;
-                }
-                b += 1;
+                b.form += 1;
+                changed = true;
             }
         }
         if !changed {
@@ -477,69 +630,80 @@ fn relax(pieces: &mut [Piece], functions: usize, names: &[&Label]) -> Result<Pla
 }
 
 /// The code: the encoded bytes copied, RIP-relative displacements patched, branches encoded in place,
-/// alignment filled with GNU as's NOPs. `target` gives a label's final offset.
+/// alignment filled with GNU as's NOPs. `target` holds each label's final offset.
 fn emit_code(
     pieces: &[Piece],
+    branches: &Branches,
     code: &[u8],
+    code_len: usize,
     capacity: usize,
-    target: impl Fn(u32) -> Result<usize, GenError>,
+    target: &[usize],
 ) -> Result<Vec<u8>, GenError> {
-    let mut out = Vec::with_capacity(capacity);
-    let mut branch = Encoder::new(64);
+    // Every piece is written as a whole 16 (or 8) bytes, a copy of fixed size rather than a call per piece,
+    // from `code` with 16 bytes of slack, into `out` with as much: what follows overwrites the excess.
+    let mut out = Vec::with_capacity(capacity.max(code_len + SLACK));
+    out.resize(code_len + SLACK, 0);
+    let mut fill = Vec::new();
+    let mut pc = 0;
     for p in pieces {
-        match p {
+        match *p {
             Piece::Align(n) => {
-                let pad = align_up(out.len(), 1 << n) - out.len();
-                X86_64::code_fill(&mut out, pad);
+                let pad = align_up(pc, 1 << n) - pc;
+                fill.clear();
+                X86_64::code_fill(&mut fill, pad);
+                out[pc..pc + pad].copy_from_slice(&fill);
+                pc += pad;
             }
-            Piece::Start(_) | Piece::End(_) | Piece::Label(_) => {}
-            Piece::Bytes(e, rip) => {
-                let pc = out.len();
-                out.extend_from_slice(&code[e.at..e.at + e.len]);
-                if let Some((l, add)) = rip {
-                    let rel = target(*l)? as i64 + add - (pc + e.len) as i64;
+            Piece::Bytes { at, len, disp, rip, addend } => {
+                let (at, len) = (at as usize, len as usize);
+                out[pc..pc + SLACK].copy_from_slice(&code[at..at + SLACK]);
+                if rip != NO_LABEL {
+                    let rel = target[rip as usize] as i64 + addend as i64 - (pc + len) as i64;
                     let rel = i32::try_from(rel).map_err(|_| fail("", "RIP-relative operand out of range"))?;
-                    out[pc + e.disp..pc + e.disp + 4].copy_from_slice(&rel.to_le_bytes());
+                    let d = pc + disp as usize;
+                    out[d..d + 4].copy_from_slice(&rel.to_le_bytes());
                 }
+                pc += len;
             }
-            Piece::Branch { codes, form, target: l } => {
-                let ins =
-                    Instruction::with_branch(codes[*form], target(*l)? as u64).map_err(|e| fail("", e.to_string()))?;
-                branch.encode(&ins, out.len() as u64).map_err(|e| fail("", e.to_string()))?;
-                // The encoder's buffer is reused: taking it would allocate a new one per branch.
-                let mut b = branch.take_buffer();
-                out.extend_from_slice(&b);
-                b.clear();
-                branch.set_buffer(b);
+            Piece::Branch(b) => {
+                let b = &branches.list[b as usize];
+                let form = &branches.forms[b.forms[b.form] as usize];
+                form.emit(&mut out, pc, target[b.target as usize]);
+                pc += form.len;
             }
         }
     }
+    if pc != code_len {
+        return Err(fail("", format!("the code is {pc} bytes where the layout had {code_len}")));
+    }
+    out.truncate(code_len);
     Ok(out)
 }
+
+/// The longest x86-64 instruction is 15 bytes: each piece is copied as 16.
+const SLACK: usize = 16;
 
 impl Lower for X86_64 {
     fn lower(functions: &[&Function<Self>]) -> Result<Image, GenError> {
         let items: Vec<_> = functions.iter().map(|f| layout::function_items(f)).collect();
-        let mut labels = Numbering::default();
-        let (mut pieces, code) = pieces(functions, &items, &mut labels)?;
+        let Pieces { code, mut branches, labels, encoded, instructions } = pieces(functions, &items)?;
         let names = labels.names;
-        let placement = relax(&mut pieces, functions.len(), &names)?;
+        let placement = relax(&code.steps, &mut branches, functions.len(), &names)?;
         let code_len = placement.code_len;
 
         // The constants, after the code; RIP-relative operands may refer to them.
         let mut labels = Labels::default();
         let (rodata_offset, consts) =
             place_constants(functions.iter().copied(), code_len, |l, offset| labels.define(l, offset))?;
-        let target = |id: u32| -> Result<usize, GenError> {
-            match placement.at[id as usize] {
-                UNBOUND => labels
-                    .get(names[id as usize])
-                    .ok_or_else(|| fail("", format!("undefined label {}", names[id as usize].name()))),
-                pc => Ok(pc),
+        // Each label's offset, looked up by name once per constant (not once per reference).
+        let mut target = placement.at;
+        for (id, at) in target.iter_mut().enumerate() {
+            if *at == UNBOUND {
+                *at = labels.get(names[id]).ok_or_else(|| fail("", format!("undefined label {}", names[id].name())))?;
             }
-        };
+        }
         let capacity = rodata_offset + consts.iter().map(|(c, _)| c.bytes.len() + 32).sum::<usize>();
-        let out = emit_code(&pieces, &code, capacity, target)?;
+        let out = emit_code(&code.pieces, &branches, &encoded, code_len, capacity, &target)?;
         debug_assert_eq!(out.len(), code_len);
         let symbols = functions
             .iter()
@@ -550,7 +714,7 @@ impl Lower for X86_64 {
                 len: placement.ends[i] - placement.starts[i],
             })
             .collect();
-        Ok(finish_image(out, code_len, rodata_offset, consts, symbols))
+        Ok(finish_image(out, code_len, rodata_offset, consts, symbols, instructions))
     }
 
     fn disassemble(_functions: &[&Function<Self>], image: &Image) -> Result<Vec<String>, GenError> {
@@ -630,6 +794,18 @@ mod tests {
     /// The encoding cache's keys tell apart operands the encoding tells apart (kind, register, size, base,
     /// index, scale, displacement, immediate), and an immediate that no encoding takes has no key, so that it is
     /// refused rather than given a cached encoding of a truncated value.
+    /// What the JIT's startup writes, reads and frees once per instruction stays small: a label is one pointer,
+    /// so an operand is 32 bytes and an item 144 (they were 40 and 176).
+    #[test]
+    fn items_stay_small() {
+        use crate::ir::Item;
+        use crate::isa::x86_64::X86_64;
+        eprintln!("operand {} item {}", std::mem::size_of::<Operand>(), std::mem::size_of::<Item<X86_64>>());
+        assert!(std::mem::size_of::<Operand>() <= 32);
+        assert!(std::mem::size_of::<Item<X86_64>>() <= 144);
+        assert!(std::mem::size_of::<super::Piece>() <= 16);
+    }
+
     #[test]
     fn keys_differ_where_encodings_do() {
         let m = |size, m| Operand::Mem(size, m);

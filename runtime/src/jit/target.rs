@@ -73,7 +73,7 @@ pub(crate) fn assemble(
     let refs: Vec<&Function<I>> = functions.iter().collect();
     let image = asmgen::lower::lower(&refs).map_err(lower_err)?;
     let prepared = unwind::prepare(&refs, &image).map_err(lower_err)?;
-    let instructions = functions.iter().map(|f| f.insts().count()).sum();
+    let instructions = image.instructions;
     drop(refs);
     drop(functions);
     let t2 = Instant::now();
