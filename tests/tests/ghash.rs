@@ -39,10 +39,10 @@ fn expected_default() -> &'static str {
     // `ASMGEN_ISA=avx` or `avx2` hides VPCLMULQDQ (runtime/src/cpu.rs), as `cargo xtask jit-tests` sets it.
     #[cfg(target_arch = "x86_64")]
     let capped = std::env::var("ASMGEN_ISA").is_ok_and(|v| matches!(v.to_ascii_lowercase().as_str(), "avx" | "avx2"));
-    // Every cap (`avx`, `avx2`, `vaes`) hides AVX-512.
+    // Every cap (`avx`, `avx2`, `vaes`, `gfni`) hides AVX-512.
     #[cfg(target_arch = "x86_64")]
-    let zmm_capped =
-        std::env::var("ASMGEN_ISA").is_ok_and(|v| matches!(v.to_ascii_lowercase().as_str(), "avx" | "avx2" | "vaes"));
+    let zmm_capped = std::env::var("ASMGEN_ISA")
+        .is_ok_and(|v| matches!(v.to_ascii_lowercase().as_str(), "avx" | "avx2" | "vaes" | "gfni"));
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("vpclmulqdq")
         && std::arch::is_x86_feature_detected!("avx2")
