@@ -174,6 +174,27 @@ fn dispatch_picks_the_expected_kernel() {
     assert_eq!(sm4_backends()[0], "portable");
 }
 
+/// The VAES zmm set, which dispatch never picks where GFNI is present, is listed (so the suites above run it)
+/// wherever the CPU has VAES + AVX-512F/BW and no `ASMGEN_ISA` cap hides them.
+#[test]
+fn vaes_avx512_is_listed_where_the_cpu_has_it() {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let has = std::arch::is_x86_feature_detected!("vaes")
+            && std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512bw");
+        let listed = sm4_backends();
+        let name = "aot/x86_64-vaes-avx512";
+        if std::env::var("ASMGEN_ISA").is_err() && std::env::var("ASMGEN_BACKEND").is_err() {
+            assert_eq!(listed.contains(&name), has, "{listed:?}");
+        }
+        if std::env::var("ASMGEN_ISA").is_ok() {
+            assert!(!listed.contains(&name), "a cap hides AVX-512: {listed:?}");
+        }
+    }
+}
+
 #[test]
 fn unknown_backend_is_an_error() {
     assert!(matches!(Sm4::with_backend(&[0; 16], "no-such-backend"), Err(Error::UnknownBackend(_))));
