@@ -69,13 +69,16 @@ struct hash_set {
 static struct hash_set hash_sets[] = {HASH_SET("pclmulqdq-avx", avx), HASH_SET("vpclmul-avx2", vpclmul_avx2),
                                       HASH_SET("vpclmul-avx512", vpclmul_avx512)};
 /* Kernel sets, best last. Every set takes its key schedule from the AVX set, the AVX2 and VAES sets their
- * serial modes and CCM too; the GFNI + AVX-512 set has its own batch modes only, the rest is the GFNI set's. */
+ * serial modes and CCM too; the VAES + AVX-512 and GFNI + AVX-512 sets have their own batch modes only, the rest
+ * is the VAES or the GFNI set's. */
 static struct sm4_set sets[] = {
     {.name = "avx", .expand = asmgen_sm4_expand_key_avx, SERIAL(avx), PARALLEL(avx),
      XTS(avx), GCM(avx), CCM(avx)},
     {.name = "avx2", .expand = asmgen_sm4_expand_key_avx, SERIAL(avx), PARALLEL(avx2),
      XTS(avx2), GCM(avx2), CCM(avx)},
     {.name = "vaes", .expand = asmgen_sm4_expand_key_avx, SERIAL(avx), PARALLEL(vaes),
+     XTS(vaes), GCM(vaes), CCM(avx)},
+    {.name = "vaes512", .expand = asmgen_sm4_expand_key_avx, SERIAL(avx), PARALLEL(vaes512),
      XTS(vaes), GCM(vaes), CCM(avx)},
     {.name = "gfni", .expand = asmgen_sm4_expand_key_avx, SERIAL(gfni), PARALLEL(gfni),
      XTS(gfni), GCM(gfni), CCM(gfni)},
@@ -96,8 +99,9 @@ static void detect(void) {
     sets[0].have = base;
     sets[1].have = avx2;
     sets[2].have = avx2 && __builtin_cpu_supports("vaes");
-    sets[3].have = avx2 && __builtin_cpu_supports("vpclmulqdq") && __builtin_cpu_supports("gfni");
-    sets[4].have = sets[3].have && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+    sets[3].have = sets[2].have && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+    sets[4].have = avx2 && __builtin_cpu_supports("vpclmulqdq") && __builtin_cpu_supports("gfni");
+    sets[5].have = sets[4].have && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
 }
 #elif defined(__aarch64__)
 #include <sys/auxv.h>

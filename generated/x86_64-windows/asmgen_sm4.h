@@ -65,6 +65,8 @@ void asmgen_sm4_ecb_gfni(const uint8_t *rk, uint8_t *dst, const uint8_t *src, si
 void asmgen_sm4_ecb_vaes(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
 /* requires AVX, AVX2, GFNI, AVX512F, AVX512BW */
 void asmgen_sm4_ecb_gfni512(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
+/* requires AES, AVX, AVX2, VAES, AVX512F, AVX512BW */
+void asmgen_sm4_ecb_vaes512(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
 
 /*
  * ctr: SM4-CTR: dst[i] = src[i] ^ E(ctr + i).
@@ -81,6 +83,8 @@ void asmgen_sm4_ctr_gfni(const uint8_t *rk, uint8_t *dst, const uint8_t *src, si
 void asmgen_sm4_ctr_vaes(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
 /* requires AVX, AVX2, GFNI, AVX512F, AVX512BW */
 void asmgen_sm4_ctr_gfni512(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
+/* requires AES, AVX, AVX2, VAES, AVX512F, AVX512BW */
+void asmgen_sm4_ctr_vaes512(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
 
 /*
  * cbc_enc: SM4-CBC encryption: c[i] = E(p[i] ^ c[i-1]), c[-1] = iv (serial: one block at a time).
@@ -105,6 +109,8 @@ void asmgen_sm4_cbc_dec_gfni(const uint8_t *rk_dec, uint8_t *dst, const uint8_t 
 void asmgen_sm4_cbc_dec_vaes(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 /* requires AVX, AVX2, GFNI, AVX512F, AVX512BW */
 void asmgen_sm4_cbc_dec_gfni512(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+/* requires AES, AVX, AVX2, VAES, AVX512F, AVX512BW */
+void asmgen_sm4_cbc_dec_vaes512(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 
 /*
  * cfb_enc: SM4-CFB-128 encryption of whole blocks: c[i] = p[i] ^ E(c[i-1]), c[-1] = iv (serial).
@@ -129,6 +135,8 @@ void asmgen_sm4_cfb_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t 
 void asmgen_sm4_cfb_dec_vaes(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 /* requires AVX, AVX2, GFNI, AVX512F, AVX512BW */
 void asmgen_sm4_cfb_dec_gfni512(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+/* requires AES, AVX, AVX2, VAES, AVX512F, AVX512BW */
+void asmgen_sm4_cfb_dec_vaes512(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 
 /*
  * cbc_mac: SM4 CBC-MAC core (of CBC-MAC, CMAC and XCBC): mac = E(mac ^ block) for each block of src.
@@ -337,6 +345,31 @@ void asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t 
  *   ccm_dec            asmgen_sm4_ccm_dec_gfni
  *   takes from x86_64-aesni-avx: expand_key
  *   takes from x86_64-gfni-avx2: cbc_enc, cfb_enc, cbc_mac, xts_enc_ieee, xts_dec_ieee, xts_enc_gb, xts_dec_gb, xts_unit_enc_ieee, xts_unit_dec_ieee, xts_unit_enc_gb, xts_unit_dec_gb, gcm_enc, gcm_dec, ccm_enc, ccm_dec
+ *
+ * x86_64-vaes-avx512: VAES + AVX-512: the batch modes on zmm (vaesenclast, vprold, vpternlogq), 48 blocks in flight; the rest is the VAES + AVX2 set's.
+ *   requires AES, PCLMULQDQ, AVX, AVX2, VAES, AVX512F, AVX512BW
+ *   expand_key         asmgen_sm4_expand_key_avx
+ *   ecb                asmgen_sm4_ecb_vaes512
+ *   ctr                asmgen_sm4_ctr_vaes512
+ *   cbc_dec            asmgen_sm4_cbc_dec_vaes512
+ *   cfb_dec            asmgen_sm4_cfb_dec_vaes512
+ *   cbc_enc            asmgen_sm4_cbc_enc_avx
+ *   cfb_enc            asmgen_sm4_cfb_enc_avx
+ *   cbc_mac            asmgen_sm4_cbc_mac_avx
+ *   xts_enc_ieee       asmgen_sm4_xts_enc_ieee_vaes
+ *   xts_dec_ieee       asmgen_sm4_xts_dec_ieee_vaes
+ *   xts_enc_gb         asmgen_sm4_xts_enc_gb_vaes
+ *   xts_dec_gb         asmgen_sm4_xts_dec_gb_vaes
+ *   xts_unit_enc_ieee  asmgen_sm4_xts_unit_enc_ieee_vaes
+ *   xts_unit_dec_ieee  asmgen_sm4_xts_unit_dec_ieee_vaes
+ *   xts_unit_enc_gb    asmgen_sm4_xts_unit_enc_gb_vaes
+ *   xts_unit_dec_gb    asmgen_sm4_xts_unit_dec_gb_vaes
+ *   gcm_enc            asmgen_sm4_gcm_enc_vaes
+ *   gcm_dec            asmgen_sm4_gcm_dec_vaes
+ *   ccm_enc            asmgen_sm4_ccm_enc_avx
+ *   ccm_dec            asmgen_sm4_ccm_dec_avx
+ *   takes from x86_64-aesni-avx: expand_key, cbc_enc, cfb_enc, cbc_mac, ccm_enc, ccm_dec
+ *   takes from x86_64-vaes-avx2: xts_enc_ieee, xts_dec_ieee, xts_enc_gb, xts_dec_gb, xts_unit_enc_ieee, xts_unit_dec_ieee, xts_unit_enc_gb, xts_unit_dec_gb, gcm_enc, gcm_dec
  *
  * x86_64-gfni-avx2: GFNI + AVX2: the S-box in two affine instructions, 16 blocks in flight; every mode has its kernel.
  *   requires AES, PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, GFNI

@@ -168,6 +168,14 @@ extern "C" {
     pub fn asmgen_sm4_cbc_dec_gfni512(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
     /// `asmgen_sm4_cfb_dec_gfni512` (sm4.S): requires AVX, AVX2, GFNI, AVX512F, AVX512BW.
     pub fn asmgen_sm4_cfb_dec_gfni512(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_ecb_vaes512` (sm4.S): requires AES, AVX, AVX2, VAES, AVX512F, AVX512BW.
+    pub fn asmgen_sm4_ecb_vaes512(rk: *const u8, dst: *mut u8, src: *const u8, nblocks: usize);
+    /// `asmgen_sm4_ctr_vaes512` (sm4.S): requires AES, AVX, AVX2, VAES, AVX512F, AVX512BW.
+    pub fn asmgen_sm4_ctr_vaes512(rk: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, ctr: *mut u8);
+    /// `asmgen_sm4_cbc_dec_vaes512` (sm4.S): requires AES, AVX, AVX2, VAES, AVX512F, AVX512BW.
+    pub fn asmgen_sm4_cbc_dec_vaes512(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_cfb_dec_vaes512` (sm4.S): requires AES, AVX, AVX2, VAES, AVX512F, AVX512BW.
+    pub fn asmgen_sm4_cfb_dec_vaes512(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
 }
 
 /// A kernel set of these listings: its kernels by role and the CPU features they require together.
@@ -261,6 +269,35 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "gcm_dec", symbol: "asmgen_sm4_gcm_dec_gfni", entry: asmgen_sm4_gcm_dec_gfni as *const () },
             Kernel { role: "ccm_enc", symbol: "asmgen_sm4_ccm_enc_gfni", entry: asmgen_sm4_ccm_enc_gfni as *const () },
             Kernel { role: "ccm_dec", symbol: "asmgen_sm4_ccm_dec_gfni", entry: asmgen_sm4_ccm_dec_gfni as *const () },
+        ],
+        rival: None,
+    },
+    // VAES + AVX-512: the batch modes on zmm (vaesenclast, vprold, vpternlogq), 48 blocks in flight; the rest is the VAES + AVX2 set's.
+    KernelSet {
+        name: "x86_64-vaes-avx512",
+        listing: "sm4",
+        features: &["AES", "PCLMULQDQ", "AVX", "AVX2", "VAES", "AVX512F", "AVX512BW"],
+        kernels: &[
+            Kernel { role: "expand_key", symbol: "asmgen_sm4_expand_key_avx", entry: asmgen_sm4_expand_key_avx as *const () },
+            Kernel { role: "ecb", symbol: "asmgen_sm4_ecb_vaes512", entry: asmgen_sm4_ecb_vaes512 as *const () },
+            Kernel { role: "ctr", symbol: "asmgen_sm4_ctr_vaes512", entry: asmgen_sm4_ctr_vaes512 as *const () },
+            Kernel { role: "cbc_dec", symbol: "asmgen_sm4_cbc_dec_vaes512", entry: asmgen_sm4_cbc_dec_vaes512 as *const () },
+            Kernel { role: "cfb_dec", symbol: "asmgen_sm4_cfb_dec_vaes512", entry: asmgen_sm4_cfb_dec_vaes512 as *const () },
+            Kernel { role: "cbc_enc", symbol: "asmgen_sm4_cbc_enc_avx", entry: asmgen_sm4_cbc_enc_avx as *const () },
+            Kernel { role: "cfb_enc", symbol: "asmgen_sm4_cfb_enc_avx", entry: asmgen_sm4_cfb_enc_avx as *const () },
+            Kernel { role: "cbc_mac", symbol: "asmgen_sm4_cbc_mac_avx", entry: asmgen_sm4_cbc_mac_avx as *const () },
+            Kernel { role: "xts_enc_ieee", symbol: "asmgen_sm4_xts_enc_ieee_vaes", entry: asmgen_sm4_xts_enc_ieee_vaes as *const () },
+            Kernel { role: "xts_dec_ieee", symbol: "asmgen_sm4_xts_dec_ieee_vaes", entry: asmgen_sm4_xts_dec_ieee_vaes as *const () },
+            Kernel { role: "xts_enc_gb", symbol: "asmgen_sm4_xts_enc_gb_vaes", entry: asmgen_sm4_xts_enc_gb_vaes as *const () },
+            Kernel { role: "xts_dec_gb", symbol: "asmgen_sm4_xts_dec_gb_vaes", entry: asmgen_sm4_xts_dec_gb_vaes as *const () },
+            Kernel { role: "xts_unit_enc_ieee", symbol: "asmgen_sm4_xts_unit_enc_ieee_vaes", entry: asmgen_sm4_xts_unit_enc_ieee_vaes as *const () },
+            Kernel { role: "xts_unit_dec_ieee", symbol: "asmgen_sm4_xts_unit_dec_ieee_vaes", entry: asmgen_sm4_xts_unit_dec_ieee_vaes as *const () },
+            Kernel { role: "xts_unit_enc_gb", symbol: "asmgen_sm4_xts_unit_enc_gb_vaes", entry: asmgen_sm4_xts_unit_enc_gb_vaes as *const () },
+            Kernel { role: "xts_unit_dec_gb", symbol: "asmgen_sm4_xts_unit_dec_gb_vaes", entry: asmgen_sm4_xts_unit_dec_gb_vaes as *const () },
+            Kernel { role: "gcm_enc", symbol: "asmgen_sm4_gcm_enc_vaes", entry: asmgen_sm4_gcm_enc_vaes as *const () },
+            Kernel { role: "gcm_dec", symbol: "asmgen_sm4_gcm_dec_vaes", entry: asmgen_sm4_gcm_dec_vaes as *const () },
+            Kernel { role: "ccm_enc", symbol: "asmgen_sm4_ccm_enc_avx", entry: asmgen_sm4_ccm_enc_avx as *const () },
+            Kernel { role: "ccm_dec", symbol: "asmgen_sm4_ccm_dec_avx", entry: asmgen_sm4_ccm_dec_avx as *const () },
         ],
         rival: None,
     },

@@ -149,6 +149,14 @@
 ;       requires: AVX, AVX2, GFNI, AVX512F, AVX512BW
 ;   void asmgen_sm4_cfb_dec_gfni512(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 ;       requires: AVX, AVX2, GFNI, AVX512F, AVX512BW
+;   void asmgen_sm4_ecb_vaes512(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
+;       requires: AES, AVX, AVX2, VAES, AVX512F, AVX512BW
+;   void asmgen_sm4_ctr_vaes512(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
+;       requires: AES, AVX, AVX2, VAES, AVX512F, AVX512BW
+;   void asmgen_sm4_cbc_dec_vaes512(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+;       requires: AES, AVX, AVX2, VAES, AVX512F, AVX512BW
+;   void asmgen_sm4_cfb_dec_vaes512(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+;       requires: AES, AVX, AVX2, VAES, AVX512F, AVX512BW
 
 	default rel
 
@@ -87067,6 +87075,6461 @@ asmgen_sm4_cfb_dec_gfni512:
 	pop         rsi
 	ret
 .seh_end:
+	align 32
+
+; ----------------------------------------------------------------------------------------------------
+; SM4-ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys).
+; 48 blocks in flight (three groups of 16 in zmm, vaesenclast, vprold and vpternlogq); dst may equal src.
+;
+; void asmgen_sm4_ecb_vaes512(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
+; Requires: AES, AVX, AVX2, VAES, AVX512F, AVX512BW
+; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
+; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_ecb_vaes512 code align=32
+	global asmgen_sm4_ecb_vaes512
+	align 32
+asmgen_sm4_ecb_vaes512:
+	endbr64     	; indirect-branch landing pad (CET IBT)
+	push        rsi
+.seh_0:			; .seh_pushreg rsi (an unwind code in .xdata)
+	push        rdi
+.seh_1:			; .seh_pushreg rdi (an unwind code in .xdata)
+	sub         rsp, 168
+.seh_2:			; .seh_stackalloc 168 (an unwind code in .xdata)
+	vmovdqa     oword [rsp], xmm6
+.seh_3:			; .seh_savexmm xmm6, 0 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 16], xmm7
+.seh_4:			; .seh_savexmm xmm7, 16 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 32], xmm8
+.seh_5:			; .seh_savexmm xmm8, 32 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 48], xmm9
+.seh_6:			; .seh_savexmm xmm9, 48 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 64], xmm10
+.seh_7:			; .seh_savexmm xmm10, 64 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 80], xmm11
+.seh_8:			; .seh_savexmm xmm11, 80 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 96], xmm12
+.seh_9:			; .seh_savexmm xmm12, 96 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 112], xmm13
+.seh_10:			; .seh_savexmm xmm13, 112 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 128], xmm14
+.seh_11:			; .seh_savexmm xmm14, 128 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 144], xmm15
+.seh_12:			; .seh_savexmm xmm15, 144 (an unwind code in .xdata)
+.seh_endprologue:
+	mov         rdi, rcx
+	mov         rsi, rdx
+	mov         rdx, r8
+	mov         rcx, r9
+	vbroadcasti32x4 zmm12, oword [rel const_sm4_pre_lo]
+	vbroadcasti32x4 zmm13, oword [rel const_sm4_pre_hi]
+	vbroadcasti32x4 zmm14, oword [rel const_sm4_post_lo]
+	vbroadcasti32x4 zmm15, oword [rel const_sm4_post_hi]
+	vbroadcasti32x4 zmm16, oword [rel const_sm4_bswap32]
+	vbroadcasti32x4 zmm17, oword [rel const_sm4_nibble]
+	vbroadcasti32x4 zmm18, oword [rel const_sm4_isr]
+	vpxorq      zmm23, zmm23, zmm23
+	; The ymm and xmm batches below 48 blocks read the tables from the low halves of the same registers.
+	test        rcx, rcx
+	jz          near .asmgen_sm4_ecb_vaes512_done
+	cmp         rcx, 48
+	jb          near .asmgen_sm4_ecb_vaes512_below_z
+	align 16
+.asmgen_sm4_ecb_vaes512_loop:
+	; Load 48 blocks (4 per register).
+	vmovdqu64   zmm0, zword [rdx]
+	vmovdqu64   zmm1, zword [rdx + 64]
+	vmovdqu64   zmm2, zword [rdx + 128]
+	vmovdqu64   zmm3, zword [rdx + 192]
+	vmovdqu64   zmm4, zword [rdx + 256]
+	vmovdqu64   zmm5, zword [rdx + 320]
+	vmovdqu64   zmm6, zword [rdx + 384]
+	vmovdqu64   zmm7, zword [rdx + 448]
+	vmovdqu64   zmm19, zword [rdx + 512]
+	vmovdqu64   zmm20, zword [rdx + 576]
+	vmovdqu64   zmm21, zword [rdx + 640]
+	vmovdqu64   zmm22, zword [rdx + 704]
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpshufb     zmm0, zmm0, zmm16
+	vpshufb     zmm1, zmm1, zmm16
+	vpshufb     zmm2, zmm2, zmm16
+	vpshufb     zmm3, zmm3, zmm16
+	vpunpckldq  zmm8, zmm0, zmm1
+	vpunpckhdq  zmm9, zmm0, zmm1
+	vpunpckldq  zmm10, zmm2, zmm3
+	vpunpckhdq  zmm1, zmm2, zmm3
+	vpunpcklqdq zmm0, zmm8, zmm10
+	vpunpcklqdq zmm2, zmm9, zmm1
+	vpunpckhqdq zmm3, zmm9, zmm1
+	vpunpckhqdq zmm1, zmm8, zmm10
+	vpshufb     zmm4, zmm4, zmm16
+	vpshufb     zmm5, zmm5, zmm16
+	vpshufb     zmm6, zmm6, zmm16
+	vpshufb     zmm7, zmm7, zmm16
+	vpunpckldq  zmm8, zmm4, zmm5
+	vpunpckhdq  zmm9, zmm4, zmm5
+	vpunpckldq  zmm10, zmm6, zmm7
+	vpunpckhdq  zmm5, zmm6, zmm7
+	vpunpcklqdq zmm4, zmm8, zmm10
+	vpunpcklqdq zmm6, zmm9, zmm5
+	vpunpckhqdq zmm7, zmm9, zmm5
+	vpunpckhqdq zmm5, zmm8, zmm10
+	vpshufb     zmm19, zmm19, zmm16
+	vpshufb     zmm20, zmm20, zmm16
+	vpshufb     zmm21, zmm21, zmm16
+	vpshufb     zmm22, zmm22, zmm16
+	vpunpckldq  zmm8, zmm19, zmm20
+	vpunpckhdq  zmm9, zmm19, zmm20
+	vpunpckldq  zmm10, zmm21, zmm22
+	vpunpckhdq  zmm20, zmm21, zmm22
+	vpunpcklqdq zmm19, zmm8, zmm10
+	vpunpcklqdq zmm21, zmm9, zmm20
+	vpunpckhqdq zmm22, zmm9, zmm20
+	vpunpckhqdq zmm20, zmm8, zmm10
+	; 32 rounds on 48 blocks: 8 x 4 unrolled rounds; 23 vector ops per round and group (vpxorq and vpternlogq; S-box 13: 2 vprold, 4 vpandq, 4 vpshufb, 2 vpxorq, vaesenclast; vpshufb undoing ShiftRows, 4 vprold, 2 vpternlogq, vpxorq), plus the round key's vpbroadcastd.
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_ecb_vaes512_rounds:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vpbroadcastd zmm11, dword [rax]
+	vpxorq      zmm8, zmm1, zmm2
+	vpternlogq  zmm8, zmm11, zmm3, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm0, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm0, zmm0, zmm9
+	vpxorq      zmm8, zmm5, zmm6
+	vpternlogq  zmm8, zmm11, zmm7, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm4, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm4, zmm4, zmm9
+	vpxorq      zmm8, zmm20, zmm21
+	vpternlogq  zmm8, zmm11, zmm22, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm19, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm19, zmm19, zmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vpbroadcastd zmm11, dword [rax + 4]
+	vpxorq      zmm8, zmm2, zmm3
+	vpternlogq  zmm8, zmm11, zmm0, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm1, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm1, zmm1, zmm9
+	vpxorq      zmm8, zmm6, zmm7
+	vpternlogq  zmm8, zmm11, zmm4, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm5, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm5, zmm5, zmm9
+	vpxorq      zmm8, zmm21, zmm22
+	vpternlogq  zmm8, zmm11, zmm19, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm20, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm20, zmm20, zmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vpbroadcastd zmm11, dword [rax + 8]
+	vpxorq      zmm8, zmm3, zmm0
+	vpternlogq  zmm8, zmm11, zmm1, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm2, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm2, zmm2, zmm9
+	vpxorq      zmm8, zmm7, zmm4
+	vpternlogq  zmm8, zmm11, zmm5, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm6, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm6, zmm6, zmm9
+	vpxorq      zmm8, zmm22, zmm19
+	vpternlogq  zmm8, zmm11, zmm20, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm21, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm21, zmm21, zmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vpbroadcastd zmm11, dword [rax + 12]
+	vpxorq      zmm8, zmm0, zmm1
+	vpternlogq  zmm8, zmm11, zmm2, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm3, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm3, zmm3, zmm9
+	vpxorq      zmm8, zmm4, zmm5
+	vpternlogq  zmm8, zmm11, zmm6, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm7, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm7, zmm7, zmm9
+	vpxorq      zmm8, zmm19, zmm20
+	vpternlogq  zmm8, zmm11, zmm21, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm22, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm22, zmm22, zmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_ecb_vaes512_rounds
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  zmm8, zmm3, zmm2
+	vpunpckhdq  zmm9, zmm3, zmm2
+	vpunpckldq  zmm10, zmm1, zmm0
+	vpunpckhdq  zmm2, zmm1, zmm0
+	vpunpcklqdq zmm0, zmm8, zmm10
+	vpunpckhqdq zmm1, zmm8, zmm10
+	vpunpckhqdq zmm3, zmm9, zmm2
+	vpunpcklqdq zmm2, zmm9, zmm2
+	vpshufb     zmm0, zmm0, zmm16
+	vpshufb     zmm1, zmm1, zmm16
+	vpshufb     zmm2, zmm2, zmm16
+	vpshufb     zmm3, zmm3, zmm16
+	vpunpckldq  zmm8, zmm7, zmm6
+	vpunpckhdq  zmm9, zmm7, zmm6
+	vpunpckldq  zmm10, zmm5, zmm4
+	vpunpckhdq  zmm6, zmm5, zmm4
+	vpunpcklqdq zmm4, zmm8, zmm10
+	vpunpckhqdq zmm5, zmm8, zmm10
+	vpunpckhqdq zmm7, zmm9, zmm6
+	vpunpcklqdq zmm6, zmm9, zmm6
+	vpshufb     zmm4, zmm4, zmm16
+	vpshufb     zmm5, zmm5, zmm16
+	vpshufb     zmm6, zmm6, zmm16
+	vpshufb     zmm7, zmm7, zmm16
+	vpunpckldq  zmm8, zmm22, zmm21
+	vpunpckhdq  zmm9, zmm22, zmm21
+	vpunpckldq  zmm10, zmm20, zmm19
+	vpunpckhdq  zmm21, zmm20, zmm19
+	vpunpcklqdq zmm19, zmm8, zmm10
+	vpunpckhqdq zmm20, zmm8, zmm10
+	vpunpckhqdq zmm22, zmm9, zmm21
+	vpunpcklqdq zmm21, zmm9, zmm21
+	vpshufb     zmm19, zmm19, zmm16
+	vpshufb     zmm20, zmm20, zmm16
+	vpshufb     zmm21, zmm21, zmm16
+	vpshufb     zmm22, zmm22, zmm16
+	vmovdqu64   zword [rsi], zmm0
+	vmovdqu64   zword [rsi + 64], zmm1
+	vmovdqu64   zword [rsi + 128], zmm2
+	vmovdqu64   zword [rsi + 192], zmm3
+	vmovdqu64   zword [rsi + 256], zmm4
+	vmovdqu64   zword [rsi + 320], zmm5
+	vmovdqu64   zword [rsi + 384], zmm6
+	vmovdqu64   zword [rsi + 448], zmm7
+	vmovdqu64   zword [rsi + 512], zmm19
+	vmovdqu64   zword [rsi + 576], zmm20
+	vmovdqu64   zword [rsi + 640], zmm21
+	vmovdqu64   zword [rsi + 704], zmm22
+	cmp         rcx, 48
+	jbe         near .asmgen_sm4_ecb_vaes512_done
+	sub         rcx, 48
+	add         rdx, 768
+	add         rsi, 768
+	cmp         rcx, 48
+	jae         near .asmgen_sm4_ecb_vaes512_loop
+
+.asmgen_sm4_ecb_vaes512_below_z:
+	; 1..47 blocks: ymm batches of up to 16, then one xmm batch of up to 8.
+	cmp         rcx, 8
+	jbe         near .asmgen_sm4_ecb_vaes512_small
+.asmgen_sm4_ecb_vaes512_loop_y:
+	; Load 16 blocks (2 per register).
+	cmp         rcx, 16
+	jb          short .asmgen_sm4_ecb_vaes512_partial
+	vmovdqu     ymm0, yword [rdx]
+	vmovdqu     ymm1, yword [rdx + 32]
+	vmovdqu     ymm2, yword [rdx + 64]
+	vmovdqu     ymm3, yword [rdx + 96]
+	vmovdqu     ymm4, yword [rdx + 128]
+	vmovdqu     ymm5, yword [rdx + 160]
+	vmovdqu     ymm6, yword [rdx + 192]
+	vmovdqu     ymm7, yword [rdx + 224]
+	jmp         near .asmgen_sm4_ecb_vaes512_join
+.asmgen_sm4_ecb_vaes512_partial:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_ecb_vaes512_slot_half
+	vmovdqu     ymm0, yword [rdx]
+	jmp         short .asmgen_sm4_ecb_vaes512_slot_next
+.asmgen_sm4_ecb_vaes512_slot_half:
+	vmovdqu     xmm0, oword [rdx]
+.asmgen_sm4_ecb_vaes512_slot_next:
+	cmp         rcx, 3
+	jb          near .asmgen_sm4_ecb_vaes512_slots_done
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_ecb_vaes512_slot_half2
+	vmovdqu     ymm1, yword [rdx + 32]
+	jmp         short .asmgen_sm4_ecb_vaes512_slot_next2
+.asmgen_sm4_ecb_vaes512_slot_half2:
+	vmovdqu     xmm1, oword [rdx + 32]
+.asmgen_sm4_ecb_vaes512_slot_next2:
+	cmp         rcx, 5
+	jb          near .asmgen_sm4_ecb_vaes512_slots_done
+	cmp         rcx, 6
+	jb          short .asmgen_sm4_ecb_vaes512_slot_half3
+	vmovdqu     ymm2, yword [rdx + 64]
+	jmp         short .asmgen_sm4_ecb_vaes512_slot_next3
+.asmgen_sm4_ecb_vaes512_slot_half3:
+	vmovdqu     xmm2, oword [rdx + 64]
+.asmgen_sm4_ecb_vaes512_slot_next3:
+	cmp         rcx, 7
+	jb          near .asmgen_sm4_ecb_vaes512_slots_done
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_ecb_vaes512_slot_half4
+	vmovdqu     ymm3, yword [rdx + 96]
+	jmp         short .asmgen_sm4_ecb_vaes512_slot_next4
+.asmgen_sm4_ecb_vaes512_slot_half4:
+	vmovdqu     xmm3, oword [rdx + 96]
+.asmgen_sm4_ecb_vaes512_slot_next4:
+	cmp         rcx, 9
+	jb          short .asmgen_sm4_ecb_vaes512_slots_done
+	cmp         rcx, 10
+	jb          short .asmgen_sm4_ecb_vaes512_slot_half5
+	vmovdqu     ymm4, yword [rdx + 128]
+	jmp         short .asmgen_sm4_ecb_vaes512_slot_next5
+.asmgen_sm4_ecb_vaes512_slot_half5:
+	vmovdqu     xmm4, oword [rdx + 128]
+.asmgen_sm4_ecb_vaes512_slot_next5:
+	cmp         rcx, 11
+	jb          short .asmgen_sm4_ecb_vaes512_slots_done
+	cmp         rcx, 12
+	jb          short .asmgen_sm4_ecb_vaes512_slot_half6
+	vmovdqu     ymm5, yword [rdx + 160]
+	jmp         short .asmgen_sm4_ecb_vaes512_slot_next6
+.asmgen_sm4_ecb_vaes512_slot_half6:
+	vmovdqu     xmm5, oword [rdx + 160]
+.asmgen_sm4_ecb_vaes512_slot_next6:
+	cmp         rcx, 13
+	jb          short .asmgen_sm4_ecb_vaes512_slots_done
+	cmp         rcx, 14
+	jb          short .asmgen_sm4_ecb_vaes512_slot_half7
+	vmovdqu     ymm6, yword [rdx + 192]
+	jmp         short .asmgen_sm4_ecb_vaes512_slot_next7
+.asmgen_sm4_ecb_vaes512_slot_half7:
+	vmovdqu     xmm6, oword [rdx + 192]
+.asmgen_sm4_ecb_vaes512_slot_next7:
+	cmp         rcx, 15
+	jb          short .asmgen_sm4_ecb_vaes512_slots_done
+	cmp         rcx, 16
+	jb          short .asmgen_sm4_ecb_vaes512_slot_half8
+	vmovdqu     ymm7, yword [rdx + 224]
+	jmp         short .asmgen_sm4_ecb_vaes512_slot_next8
+.asmgen_sm4_ecb_vaes512_slot_half8:
+	vmovdqu     xmm7, oword [rdx + 224]
+.asmgen_sm4_ecb_vaes512_slot_next8:
+.asmgen_sm4_ecb_vaes512_slots_done:
+.asmgen_sm4_ecb_vaes512_join:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpshufb     ymm0, ymm0, yword [rel const_sm4_bswap32]
+	vpshufb     ymm1, ymm1, yword [rel const_sm4_bswap32]
+	vpshufb     ymm2, ymm2, yword [rel const_sm4_bswap32]
+	vpshufb     ymm3, ymm3, yword [rel const_sm4_bswap32]
+	vpunpckldq  ymm8, ymm0, ymm1
+	vpunpckhdq  ymm9, ymm0, ymm1
+	vpunpckldq  ymm10, ymm2, ymm3
+	vpunpckhdq  ymm1, ymm2, ymm3
+	vpunpcklqdq ymm0, ymm8, ymm10
+	vpunpcklqdq ymm2, ymm9, ymm1
+	vpunpckhqdq ymm3, ymm9, ymm1
+	vpunpckhqdq ymm1, ymm8, ymm10
+	vpshufb     ymm4, ymm4, yword [rel const_sm4_bswap32]
+	vpshufb     ymm5, ymm5, yword [rel const_sm4_bswap32]
+	vpshufb     ymm6, ymm6, yword [rel const_sm4_bswap32]
+	vpshufb     ymm7, ymm7, yword [rel const_sm4_bswap32]
+	vpunpckldq  ymm8, ymm4, ymm5
+	vpunpckhdq  ymm9, ymm4, ymm5
+	vpunpckldq  ymm10, ymm6, ymm7
+	vpunpckhdq  ymm5, ymm6, ymm7
+	vpunpcklqdq ymm4, ymm8, ymm10
+	vpunpcklqdq ymm6, ymm9, ymm5
+	vpunpckhqdq ymm7, ymm9, ymm5
+	vpunpckhqdq ymm5, ymm8, ymm10
+	; 32 rounds on 16 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_ecb_vaes512_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vpbroadcastd ymm11, dword [rax]
+	vpxor       ymm8, ymm1, ymm2
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm3
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm0, ymm0, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm0, ymm0, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm0, ymm0, ymm10
+	vpxor       ymm0, ymm0, ymm9
+	vpxor       ymm8, ymm5, ymm6
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm7
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm4, ymm4, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm4, ymm4, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm4, ymm4, ymm10
+	vpxor       ymm4, ymm4, ymm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vpbroadcastd ymm11, dword [rax + 4]
+	vpxor       ymm8, ymm2, ymm3
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm0
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm1, ymm1, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm1, ymm1, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm1, ymm1, ymm10
+	vpxor       ymm1, ymm1, ymm9
+	vpxor       ymm8, ymm6, ymm7
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm4
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm5, ymm5, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm5, ymm5, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm5, ymm5, ymm10
+	vpxor       ymm5, ymm5, ymm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vpbroadcastd ymm11, dword [rax + 8]
+	vpxor       ymm8, ymm3, ymm0
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm1
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm2, ymm2, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm2, ymm2, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm2, ymm2, ymm10
+	vpxor       ymm2, ymm2, ymm9
+	vpxor       ymm8, ymm7, ymm4
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm5
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm6, ymm6, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm6, ymm6, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm6, ymm6, ymm10
+	vpxor       ymm6, ymm6, ymm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vpbroadcastd ymm11, dword [rax + 12]
+	vpxor       ymm8, ymm0, ymm1
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm2
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm3, ymm3, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm3, ymm3, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm3, ymm3, ymm10
+	vpxor       ymm3, ymm3, ymm9
+	vpxor       ymm8, ymm4, ymm5
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm6
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm7, ymm7, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm7, ymm7, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm7, ymm7, ymm10
+	vpxor       ymm7, ymm7, ymm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_ecb_vaes512_rounds2
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  ymm8, ymm3, ymm2
+	vpunpckhdq  ymm9, ymm3, ymm2
+	vpunpckldq  ymm10, ymm1, ymm0
+	vpunpckhdq  ymm2, ymm1, ymm0
+	vpunpcklqdq ymm0, ymm8, ymm10
+	vpunpckhqdq ymm1, ymm8, ymm10
+	vpunpckhqdq ymm3, ymm9, ymm2
+	vpunpcklqdq ymm2, ymm9, ymm2
+	vpshufb     ymm0, ymm0, yword [rel const_sm4_bswap32]
+	vpshufb     ymm1, ymm1, yword [rel const_sm4_bswap32]
+	vpshufb     ymm2, ymm2, yword [rel const_sm4_bswap32]
+	vpshufb     ymm3, ymm3, yword [rel const_sm4_bswap32]
+	vpunpckldq  ymm8, ymm7, ymm6
+	vpunpckhdq  ymm9, ymm7, ymm6
+	vpunpckldq  ymm10, ymm5, ymm4
+	vpunpckhdq  ymm6, ymm5, ymm4
+	vpunpcklqdq ymm4, ymm8, ymm10
+	vpunpckhqdq ymm5, ymm8, ymm10
+	vpunpckhqdq ymm7, ymm9, ymm6
+	vpunpcklqdq ymm6, ymm9, ymm6
+	vpshufb     ymm4, ymm4, yword [rel const_sm4_bswap32]
+	vpshufb     ymm5, ymm5, yword [rel const_sm4_bswap32]
+	vpshufb     ymm6, ymm6, yword [rel const_sm4_bswap32]
+	vpshufb     ymm7, ymm7, yword [rel const_sm4_bswap32]
+	cmp         rcx, 16
+	jb          short .asmgen_sm4_ecb_vaes512_partial2
+	vmovdqu     yword [rsi], ymm0
+	vmovdqu     yword [rsi + 32], ymm1
+	vmovdqu     yword [rsi + 64], ymm2
+	vmovdqu     yword [rsi + 96], ymm3
+	vmovdqu     yword [rsi + 128], ymm4
+	vmovdqu     yword [rsi + 160], ymm5
+	vmovdqu     yword [rsi + 192], ymm6
+	vmovdqu     yword [rsi + 224], ymm7
+	jmp         near .asmgen_sm4_ecb_vaes512_join2
+.asmgen_sm4_ecb_vaes512_partial2:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_ecb_vaes512_slot_half9
+	vmovdqu     yword [rsi], ymm0
+	jmp         short .asmgen_sm4_ecb_vaes512_slot_next9
+.asmgen_sm4_ecb_vaes512_slot_half9:
+	vmovdqu     oword [rsi], xmm0
+.asmgen_sm4_ecb_vaes512_slot_next9:
+	cmp         rcx, 3
+	jb          near .asmgen_sm4_ecb_vaes512_slots_done2
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_ecb_vaes512_slot_half10
+	vmovdqu     yword [rsi + 32], ymm1
+	jmp         short .asmgen_sm4_ecb_vaes512_slot_next10
+.asmgen_sm4_ecb_vaes512_slot_half10:
+	vmovdqu     oword [rsi + 32], xmm1
+.asmgen_sm4_ecb_vaes512_slot_next10:
+	cmp         rcx, 5
+	jb          near .asmgen_sm4_ecb_vaes512_slots_done2
+	cmp         rcx, 6
+	jb          short .asmgen_sm4_ecb_vaes512_slot_half11
+	vmovdqu     yword [rsi + 64], ymm2
+	jmp         short .asmgen_sm4_ecb_vaes512_slot_next11
+.asmgen_sm4_ecb_vaes512_slot_half11:
+	vmovdqu     oword [rsi + 64], xmm2
+.asmgen_sm4_ecb_vaes512_slot_next11:
+	cmp         rcx, 7
+	jb          near .asmgen_sm4_ecb_vaes512_slots_done2
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_ecb_vaes512_slot_half12
+	vmovdqu     yword [rsi + 96], ymm3
+	jmp         short .asmgen_sm4_ecb_vaes512_slot_next12
+.asmgen_sm4_ecb_vaes512_slot_half12:
+	vmovdqu     oword [rsi + 96], xmm3
+.asmgen_sm4_ecb_vaes512_slot_next12:
+	cmp         rcx, 9
+	jb          short .asmgen_sm4_ecb_vaes512_slots_done2
+	cmp         rcx, 10
+	jb          short .asmgen_sm4_ecb_vaes512_slot_half13
+	vmovdqu     yword [rsi + 128], ymm4
+	jmp         short .asmgen_sm4_ecb_vaes512_slot_next13
+.asmgen_sm4_ecb_vaes512_slot_half13:
+	vmovdqu     oword [rsi + 128], xmm4
+.asmgen_sm4_ecb_vaes512_slot_next13:
+	cmp         rcx, 11
+	jb          short .asmgen_sm4_ecb_vaes512_slots_done2
+	cmp         rcx, 12
+	jb          short .asmgen_sm4_ecb_vaes512_slot_half14
+	vmovdqu     yword [rsi + 160], ymm5
+	jmp         short .asmgen_sm4_ecb_vaes512_slot_next14
+.asmgen_sm4_ecb_vaes512_slot_half14:
+	vmovdqu     oword [rsi + 160], xmm5
+.asmgen_sm4_ecb_vaes512_slot_next14:
+	cmp         rcx, 13
+	jb          short .asmgen_sm4_ecb_vaes512_slots_done2
+	cmp         rcx, 14
+	jb          short .asmgen_sm4_ecb_vaes512_slot_half15
+	vmovdqu     yword [rsi + 192], ymm6
+	jmp         short .asmgen_sm4_ecb_vaes512_slot_next15
+.asmgen_sm4_ecb_vaes512_slot_half15:
+	vmovdqu     oword [rsi + 192], xmm6
+.asmgen_sm4_ecb_vaes512_slot_next15:
+	cmp         rcx, 15
+	jb          short .asmgen_sm4_ecb_vaes512_slots_done2
+	cmp         rcx, 16
+	jb          short .asmgen_sm4_ecb_vaes512_slot_half16
+	vmovdqu     yword [rsi + 224], ymm7
+	jmp         short .asmgen_sm4_ecb_vaes512_slot_next16
+.asmgen_sm4_ecb_vaes512_slot_half16:
+	vmovdqu     oword [rsi + 224], xmm7
+.asmgen_sm4_ecb_vaes512_slot_next16:
+.asmgen_sm4_ecb_vaes512_slots_done2:
+.asmgen_sm4_ecb_vaes512_join2:
+	cmp         rcx, 16
+	jbe         near .asmgen_sm4_ecb_vaes512_done
+	sub         rcx, 16
+	add         rdx, 256
+	add         rsi, 256
+	cmp         rcx, 8
+	ja          near .asmgen_sm4_ecb_vaes512_loop_y
+.asmgen_sm4_ecb_vaes512_small:
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_ecb_vaes512_two_groups
+	; 1..4 blocks: one group.
+	; Load 4 blocks (1 per register).
+	vmovdqu     xmm0, oword [rdx]
+.asmgen_sm4_ecb_vaes512_slot_next17:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_ecb_vaes512_slots_done3
+	vmovdqu     xmm1, oword [rdx + 16]
+.asmgen_sm4_ecb_vaes512_slot_next18:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_ecb_vaes512_slots_done3
+	vmovdqu     xmm2, oword [rdx + 32]
+.asmgen_sm4_ecb_vaes512_slot_next19:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_ecb_vaes512_slots_done3
+	vmovdqu     xmm3, oword [rdx + 48]
+.asmgen_sm4_ecb_vaes512_slot_next20:
+.asmgen_sm4_ecb_vaes512_slots_done3:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_ecb_vaes512_rounds3:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_ecb_vaes512_rounds3
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vmovdqu     oword [rsi], xmm0
+.asmgen_sm4_ecb_vaes512_slot_next21:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_ecb_vaes512_slots_done4
+	vmovdqu     oword [rsi + 16], xmm1
+.asmgen_sm4_ecb_vaes512_slot_next22:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_ecb_vaes512_slots_done4
+	vmovdqu     oword [rsi + 32], xmm2
+.asmgen_sm4_ecb_vaes512_slot_next23:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_ecb_vaes512_slots_done4
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_ecb_vaes512_slot_next24:
+.asmgen_sm4_ecb_vaes512_slots_done4:
+	jmp         near .asmgen_sm4_ecb_vaes512_short_done
+.asmgen_sm4_ecb_vaes512_two_groups:
+	; Load 8 blocks (1 per register).
+	vmovdqu     xmm0, oword [rdx]
+.asmgen_sm4_ecb_vaes512_slot_next25:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_ecb_vaes512_slots_done5
+	vmovdqu     xmm1, oword [rdx + 16]
+.asmgen_sm4_ecb_vaes512_slot_next26:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_ecb_vaes512_slots_done5
+	vmovdqu     xmm2, oword [rdx + 32]
+.asmgen_sm4_ecb_vaes512_slot_next27:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_ecb_vaes512_slots_done5
+	vmovdqu     xmm3, oword [rdx + 48]
+.asmgen_sm4_ecb_vaes512_slot_next28:
+	cmp         rcx, 5
+	jb          short .asmgen_sm4_ecb_vaes512_slots_done5
+	vmovdqu     xmm4, oword [rdx + 64]
+.asmgen_sm4_ecb_vaes512_slot_next29:
+	cmp         rcx, 6
+	jb          short .asmgen_sm4_ecb_vaes512_slots_done5
+	vmovdqu     xmm5, oword [rdx + 80]
+.asmgen_sm4_ecb_vaes512_slot_next30:
+	cmp         rcx, 7
+	jb          short .asmgen_sm4_ecb_vaes512_slots_done5
+	vmovdqu     xmm6, oword [rdx + 96]
+.asmgen_sm4_ecb_vaes512_slot_next31:
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_ecb_vaes512_slots_done5
+	vmovdqu     xmm7, oword [rdx + 112]
+.asmgen_sm4_ecb_vaes512_slot_next32:
+.asmgen_sm4_ecb_vaes512_slots_done5:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	; 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_ecb_vaes512_rounds4:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_ecb_vaes512_rounds4
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	vmovdqu     oword [rsi], xmm0
+.asmgen_sm4_ecb_vaes512_slot_next33:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_ecb_vaes512_slots_done6
+	vmovdqu     oword [rsi + 16], xmm1
+.asmgen_sm4_ecb_vaes512_slot_next34:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_ecb_vaes512_slots_done6
+	vmovdqu     oword [rsi + 32], xmm2
+.asmgen_sm4_ecb_vaes512_slot_next35:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_ecb_vaes512_slots_done6
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_ecb_vaes512_slot_next36:
+	cmp         rcx, 5
+	jb          short .asmgen_sm4_ecb_vaes512_slots_done6
+	vmovdqu     oword [rsi + 64], xmm4
+.asmgen_sm4_ecb_vaes512_slot_next37:
+	cmp         rcx, 6
+	jb          short .asmgen_sm4_ecb_vaes512_slots_done6
+	vmovdqu     oword [rsi + 80], xmm5
+.asmgen_sm4_ecb_vaes512_slot_next38:
+	cmp         rcx, 7
+	jb          short .asmgen_sm4_ecb_vaes512_slots_done6
+	vmovdqu     oword [rsi + 96], xmm6
+.asmgen_sm4_ecb_vaes512_slot_next39:
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_ecb_vaes512_slots_done6
+	vmovdqu     oword [rsi + 112], xmm7
+.asmgen_sm4_ecb_vaes512_slot_next40:
+.asmgen_sm4_ecb_vaes512_slots_done6:
+.asmgen_sm4_ecb_vaes512_short_done:
+.asmgen_sm4_ecb_vaes512_done:
+	vzeroupper
+	vmovdqa     xmm6, oword [rsp]
+	vmovdqa     xmm7, oword [rsp + 16]
+	vmovdqa     xmm8, oword [rsp + 32]
+	vmovdqa     xmm9, oword [rsp + 48]
+	vmovdqa     xmm10, oword [rsp + 64]
+	vmovdqa     xmm11, oword [rsp + 80]
+	vmovdqa     xmm12, oword [rsp + 96]
+	vmovdqa     xmm13, oword [rsp + 112]
+	vmovdqa     xmm14, oword [rsp + 128]
+	vmovdqa     xmm15, oword [rsp + 144]
+	add         rsp, 168
+	pop         rdi
+	pop         rsi
+	ret
+.seh_end:
+	align 32
+
+; ----------------------------------------------------------------------------------------------------
+; SM4-CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks.
+; 48 blocks in flight (three groups of 16 in zmm, vaesenclast, vprold and vpternlogq); dst may equal src.
+;
+; void asmgen_sm4_ctr_vaes512(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
+; Requires: AES, AVX, AVX2, VAES, AVX512F, AVX512BW
+; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
+; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_ctr_vaes512 code align=32
+	global asmgen_sm4_ctr_vaes512
+	align 32
+asmgen_sm4_ctr_vaes512:
+	endbr64     	; indirect-branch landing pad (CET IBT)
+	push        rsi
+.seh_0:			; .seh_pushreg rsi (an unwind code in .xdata)
+	push        rdi
+.seh_1:			; .seh_pushreg rdi (an unwind code in .xdata)
+	sub         rsp, 168
+.seh_2:			; .seh_stackalloc 168 (an unwind code in .xdata)
+	vmovdqa     oword [rsp], xmm6
+.seh_3:			; .seh_savexmm xmm6, 0 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 16], xmm7
+.seh_4:			; .seh_savexmm xmm7, 16 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 32], xmm8
+.seh_5:			; .seh_savexmm xmm8, 32 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 48], xmm9
+.seh_6:			; .seh_savexmm xmm9, 48 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 64], xmm10
+.seh_7:			; .seh_savexmm xmm10, 64 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 80], xmm11
+.seh_8:			; .seh_savexmm xmm11, 80 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 96], xmm12
+.seh_9:			; .seh_savexmm xmm12, 96 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 112], xmm13
+.seh_10:			; .seh_savexmm xmm13, 112 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 128], xmm14
+.seh_11:			; .seh_savexmm xmm14, 128 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 144], xmm15
+.seh_12:			; .seh_savexmm xmm15, 144 (an unwind code in .xdata)
+.seh_endprologue:
+	mov         rdi, rcx
+	mov         rsi, rdx
+	mov         rdx, r8
+	mov         rcx, r9
+	mov         r8, qword [rsp + 224]
+	vbroadcasti32x4 zmm12, oword [rel const_sm4_pre_lo]
+	vbroadcasti32x4 zmm13, oword [rel const_sm4_pre_hi]
+	vbroadcasti32x4 zmm14, oword [rel const_sm4_post_lo]
+	vbroadcasti32x4 zmm15, oword [rel const_sm4_post_hi]
+	vbroadcasti32x4 zmm16, oword [rel const_sm4_bswap32]
+	vbroadcasti32x4 zmm17, oword [rel const_sm4_nibble]
+	vbroadcasti32x4 zmm18, oword [rel const_sm4_isr]
+	vpxorq      zmm23, zmm23, zmm23
+	; The ymm and xmm batches below 48 blocks read the tables from the low halves of the same registers.
+	; The counter as two integers (hi, lo).
+	mov         r10, qword [r8]
+	mov         r9, qword [r8 + 8]
+	bswap       r10
+	bswap       r9
+	test        rcx, rcx
+	jz          near .asmgen_sm4_ctr_vaes512_done
+	cmp         rcx, 48
+	jb          near .asmgen_sm4_ctr_vaes512_below_z
+	align 16
+.asmgen_sm4_ctr_vaes512_loop:
+	; Load 48 blocks (4 per register).
+	; Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch.
+	mov         rax, r9
+	add         rax, 47
+	jb          short .asmgen_sm4_ctr_vaes512_ctr_carry
+	vmovq       xmm8, r9
+	vpinsrq     xmm8, xmm8, r10, 1
+	vshufi64x2  zmm8, zmm8, zmm8, 0x00
+	lea         rax, [rel const_sm4_ctr_add48]
+	vpaddq      zmm0, zmm8, zword [rax]
+	vpaddq      zmm1, zmm8, zword [rax + 64]
+	vpaddq      zmm2, zmm8, zword [rax + 128]
+	vpaddq      zmm3, zmm8, zword [rax + 192]
+	vpaddq      zmm4, zmm8, zword [rax + 256]
+	vpaddq      zmm5, zmm8, zword [rax + 320]
+	vpaddq      zmm6, zmm8, zword [rax + 384]
+	vpaddq      zmm7, zmm8, zword [rax + 448]
+	vpaddq      zmm19, zmm8, zword [rax + 512]
+	vpaddq      zmm20, zmm8, zword [rax + 576]
+	vpaddq      zmm21, zmm8, zword [rax + 640]
+	vpaddq      zmm22, zmm8, zword [rax + 704]
+	jmp         near .asmgen_sm4_ctr_vaes512_ctr_ready
+.asmgen_sm4_ctr_vaes512_ctr_carry:
+	; Slow path: 128-bit increments one block at a time.
+	mov         rax, r9
+	mov         r11, r10
+	vmovq       xmm0, rax
+	vpinsrq     xmm0, xmm0, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm0, ymm0, xmm9, 0x01
+	vmovq       xmm8, rax
+	vpinsrq     xmm8, xmm8, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vinserti64x4 zmm0, zmm0, ymm8, 0x01
+	vmovq       xmm1, rax
+	vpinsrq     xmm1, xmm1, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm1, ymm1, xmm9, 0x01
+	vmovq       xmm8, rax
+	vpinsrq     xmm8, xmm8, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vinserti64x4 zmm1, zmm1, ymm8, 0x01
+	vmovq       xmm2, rax
+	vpinsrq     xmm2, xmm2, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm2, ymm2, xmm9, 0x01
+	vmovq       xmm8, rax
+	vpinsrq     xmm8, xmm8, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vinserti64x4 zmm2, zmm2, ymm8, 0x01
+	vmovq       xmm3, rax
+	vpinsrq     xmm3, xmm3, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm3, ymm3, xmm9, 0x01
+	vmovq       xmm8, rax
+	vpinsrq     xmm8, xmm8, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vinserti64x4 zmm3, zmm3, ymm8, 0x01
+	vmovq       xmm4, rax
+	vpinsrq     xmm4, xmm4, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm4, ymm4, xmm9, 0x01
+	vmovq       xmm8, rax
+	vpinsrq     xmm8, xmm8, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vinserti64x4 zmm4, zmm4, ymm8, 0x01
+	vmovq       xmm5, rax
+	vpinsrq     xmm5, xmm5, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm5, ymm5, xmm9, 0x01
+	vmovq       xmm8, rax
+	vpinsrq     xmm8, xmm8, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vinserti64x4 zmm5, zmm5, ymm8, 0x01
+	vmovq       xmm6, rax
+	vpinsrq     xmm6, xmm6, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm6, ymm6, xmm9, 0x01
+	vmovq       xmm8, rax
+	vpinsrq     xmm8, xmm8, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vinserti64x4 zmm6, zmm6, ymm8, 0x01
+	vmovq       xmm7, rax
+	vpinsrq     xmm7, xmm7, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm7, ymm7, xmm9, 0x01
+	vmovq       xmm8, rax
+	vpinsrq     xmm8, xmm8, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vinserti64x4 zmm7, zmm7, ymm8, 0x01
+	vmovq       xmm10, rax
+	vpinsrq     xmm10, xmm10, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm10, ymm10, xmm9, 0x01
+	vmovq       xmm8, rax
+	vpinsrq     xmm8, xmm8, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vinserti64x4 zmm10, zmm10, ymm8, 0x01
+	vmovdqu64   zmm19, zmm10
+	vmovq       xmm10, rax
+	vpinsrq     xmm10, xmm10, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm10, ymm10, xmm9, 0x01
+	vmovq       xmm8, rax
+	vpinsrq     xmm8, xmm8, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vinserti64x4 zmm10, zmm10, ymm8, 0x01
+	vmovdqu64   zmm20, zmm10
+	vmovq       xmm10, rax
+	vpinsrq     xmm10, xmm10, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm10, ymm10, xmm9, 0x01
+	vmovq       xmm8, rax
+	vpinsrq     xmm8, xmm8, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vinserti64x4 zmm10, zmm10, ymm8, 0x01
+	vmovdqu64   zmm21, zmm10
+	vmovq       xmm10, rax
+	vpinsrq     xmm10, xmm10, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm10, ymm10, xmm9, 0x01
+	vmovq       xmm8, rax
+	vpinsrq     xmm8, xmm8, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm8, ymm8, xmm9, 0x01
+	vinserti64x4 zmm10, zmm10, ymm8, 0x01
+	vmovdqu64   zmm22, zmm10
+.asmgen_sm4_ctr_vaes512_ctr_ready:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpunpckldq  zmm8, zmm0, zmm1
+	vpunpckhdq  zmm9, zmm0, zmm1
+	vpunpckldq  zmm10, zmm2, zmm3
+	vpunpckhdq  zmm1, zmm2, zmm3
+	vpunpcklqdq zmm3, zmm8, zmm10
+	vpunpckhqdq zmm2, zmm8, zmm10
+	vpunpckhqdq zmm0, zmm9, zmm1
+	vpunpcklqdq zmm1, zmm9, zmm1
+	vpunpckldq  zmm8, zmm4, zmm5
+	vpunpckhdq  zmm9, zmm4, zmm5
+	vpunpckldq  zmm10, zmm6, zmm7
+	vpunpckhdq  zmm5, zmm6, zmm7
+	vpunpcklqdq zmm7, zmm8, zmm10
+	vpunpckhqdq zmm6, zmm8, zmm10
+	vpunpckhqdq zmm4, zmm9, zmm5
+	vpunpcklqdq zmm5, zmm9, zmm5
+	vpunpckldq  zmm8, zmm19, zmm20
+	vpunpckhdq  zmm9, zmm19, zmm20
+	vpunpckldq  zmm10, zmm21, zmm22
+	vpunpckhdq  zmm20, zmm21, zmm22
+	vpunpcklqdq zmm22, zmm8, zmm10
+	vpunpckhqdq zmm21, zmm8, zmm10
+	vpunpckhqdq zmm19, zmm9, zmm20
+	vpunpcklqdq zmm20, zmm9, zmm20
+	; 32 rounds on 48 blocks: 8 x 4 unrolled rounds; 23 vector ops per round and group (vpxorq and vpternlogq; S-box 13: 2 vprold, 4 vpandq, 4 vpshufb, 2 vpxorq, vaesenclast; vpshufb undoing ShiftRows, 4 vprold, 2 vpternlogq, vpxorq), plus the round key's vpbroadcastd.
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_ctr_vaes512_rounds:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vpbroadcastd zmm11, dword [rax]
+	vpxorq      zmm8, zmm1, zmm2
+	vpternlogq  zmm8, zmm11, zmm3, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm0, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm0, zmm0, zmm9
+	vpxorq      zmm8, zmm5, zmm6
+	vpternlogq  zmm8, zmm11, zmm7, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm4, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm4, zmm4, zmm9
+	vpxorq      zmm8, zmm20, zmm21
+	vpternlogq  zmm8, zmm11, zmm22, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm19, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm19, zmm19, zmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vpbroadcastd zmm11, dword [rax + 4]
+	vpxorq      zmm8, zmm2, zmm3
+	vpternlogq  zmm8, zmm11, zmm0, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm1, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm1, zmm1, zmm9
+	vpxorq      zmm8, zmm6, zmm7
+	vpternlogq  zmm8, zmm11, zmm4, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm5, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm5, zmm5, zmm9
+	vpxorq      zmm8, zmm21, zmm22
+	vpternlogq  zmm8, zmm11, zmm19, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm20, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm20, zmm20, zmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vpbroadcastd zmm11, dword [rax + 8]
+	vpxorq      zmm8, zmm3, zmm0
+	vpternlogq  zmm8, zmm11, zmm1, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm2, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm2, zmm2, zmm9
+	vpxorq      zmm8, zmm7, zmm4
+	vpternlogq  zmm8, zmm11, zmm5, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm6, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm6, zmm6, zmm9
+	vpxorq      zmm8, zmm22, zmm19
+	vpternlogq  zmm8, zmm11, zmm20, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm21, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm21, zmm21, zmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vpbroadcastd zmm11, dword [rax + 12]
+	vpxorq      zmm8, zmm0, zmm1
+	vpternlogq  zmm8, zmm11, zmm2, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm3, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm3, zmm3, zmm9
+	vpxorq      zmm8, zmm4, zmm5
+	vpternlogq  zmm8, zmm11, zmm6, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm7, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm7, zmm7, zmm9
+	vpxorq      zmm8, zmm19, zmm20
+	vpternlogq  zmm8, zmm11, zmm21, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm22, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm22, zmm22, zmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_ctr_vaes512_rounds
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  zmm8, zmm3, zmm2
+	vpunpckhdq  zmm9, zmm3, zmm2
+	vpunpckldq  zmm10, zmm1, zmm0
+	vpunpckhdq  zmm2, zmm1, zmm0
+	vpunpcklqdq zmm0, zmm8, zmm10
+	vpunpckhqdq zmm1, zmm8, zmm10
+	vpunpckhqdq zmm3, zmm9, zmm2
+	vpunpcklqdq zmm2, zmm9, zmm2
+	vpshufb     zmm0, zmm0, zmm16
+	vpshufb     zmm1, zmm1, zmm16
+	vpshufb     zmm2, zmm2, zmm16
+	vpshufb     zmm3, zmm3, zmm16
+	vpunpckldq  zmm8, zmm7, zmm6
+	vpunpckhdq  zmm9, zmm7, zmm6
+	vpunpckldq  zmm10, zmm5, zmm4
+	vpunpckhdq  zmm6, zmm5, zmm4
+	vpunpcklqdq zmm4, zmm8, zmm10
+	vpunpckhqdq zmm5, zmm8, zmm10
+	vpunpckhqdq zmm7, zmm9, zmm6
+	vpunpcklqdq zmm6, zmm9, zmm6
+	vpshufb     zmm4, zmm4, zmm16
+	vpshufb     zmm5, zmm5, zmm16
+	vpshufb     zmm6, zmm6, zmm16
+	vpshufb     zmm7, zmm7, zmm16
+	vpunpckldq  zmm8, zmm22, zmm21
+	vpunpckhdq  zmm9, zmm22, zmm21
+	vpunpckldq  zmm10, zmm20, zmm19
+	vpunpckhdq  zmm21, zmm20, zmm19
+	vpunpcklqdq zmm19, zmm8, zmm10
+	vpunpckhqdq zmm20, zmm8, zmm10
+	vpunpckhqdq zmm22, zmm9, zmm21
+	vpunpcklqdq zmm21, zmm9, zmm21
+	vpshufb     zmm19, zmm19, zmm16
+	vpshufb     zmm20, zmm20, zmm16
+	vpshufb     zmm21, zmm21, zmm16
+	vpshufb     zmm22, zmm22, zmm16
+	vpxorq      zmm0, zmm0, zword [rdx]
+	vmovdqu64   zword [rsi], zmm0
+	vpxorq      zmm1, zmm1, zword [rdx + 64]
+	vmovdqu64   zword [rsi + 64], zmm1
+	vpxorq      zmm2, zmm2, zword [rdx + 128]
+	vmovdqu64   zword [rsi + 128], zmm2
+	vpxorq      zmm3, zmm3, zword [rdx + 192]
+	vmovdqu64   zword [rsi + 192], zmm3
+	vpxorq      zmm4, zmm4, zword [rdx + 256]
+	vmovdqu64   zword [rsi + 256], zmm4
+	vpxorq      zmm5, zmm5, zword [rdx + 320]
+	vmovdqu64   zword [rsi + 320], zmm5
+	vpxorq      zmm6, zmm6, zword [rdx + 384]
+	vmovdqu64   zword [rsi + 384], zmm6
+	vpxorq      zmm7, zmm7, zword [rdx + 448]
+	vmovdqu64   zword [rsi + 448], zmm7
+	vpxorq      zmm19, zmm19, zword [rdx + 512]
+	vmovdqu64   zword [rsi + 512], zmm19
+	vpxorq      zmm20, zmm20, zword [rdx + 576]
+	vmovdqu64   zword [rsi + 576], zmm20
+	vpxorq      zmm21, zmm21, zword [rdx + 640]
+	vmovdqu64   zword [rsi + 640], zmm21
+	vpxorq      zmm22, zmm22, zword [rdx + 704]
+	vmovdqu64   zword [rsi + 704], zmm22
+	add         r9, 48
+	adc         r10, 0
+	cmp         rcx, 48
+	jbe         near .asmgen_sm4_ctr_vaes512_done
+	sub         rcx, 48
+	add         rdx, 768
+	add         rsi, 768
+	cmp         rcx, 48
+	jae         near .asmgen_sm4_ctr_vaes512_loop
+
+.asmgen_sm4_ctr_vaes512_below_z:
+	; 1..47 blocks: ymm batches of up to 16, then one xmm batch of up to 8.
+	cmp         rcx, 8
+	jbe         near .asmgen_sm4_ctr_vaes512_small
+.asmgen_sm4_ctr_vaes512_loop_y:
+	; Load 16 blocks (2 per register).
+	; Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch.
+	mov         rax, r9
+	add         rax, 15
+	jb          short .asmgen_sm4_ctr_vaes512_ctr_carry2
+	vmovq       xmm8, r9
+	vpinsrq     xmm8, xmm8, r10, 1
+	vinserti128 ymm8, ymm8, xmm8, 0x01
+	lea         rax, [rel const_sm4_ctr_add]
+	vpaddq      ymm0, ymm8, yword [rax]
+	vpaddq      ymm1, ymm8, yword [rax + 32]
+	vpaddq      ymm2, ymm8, yword [rax + 64]
+	vpaddq      ymm3, ymm8, yword [rax + 96]
+	vpaddq      ymm4, ymm8, yword [rax + 128]
+	vpaddq      ymm5, ymm8, yword [rax + 160]
+	vpaddq      ymm6, ymm8, yword [rax + 192]
+	vpaddq      ymm7, ymm8, yword [rax + 224]
+	jmp         near .asmgen_sm4_ctr_vaes512_ctr_ready2
+.asmgen_sm4_ctr_vaes512_ctr_carry2:
+	; Slow path: 128-bit increments one block at a time.
+	mov         rax, r9
+	mov         r11, r10
+	vmovq       xmm0, rax
+	vpinsrq     xmm0, xmm0, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm0, ymm0, xmm9, 0x01
+	vmovq       xmm1, rax
+	vpinsrq     xmm1, xmm1, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm1, ymm1, xmm9, 0x01
+	vmovq       xmm2, rax
+	vpinsrq     xmm2, xmm2, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm2, ymm2, xmm9, 0x01
+	vmovq       xmm3, rax
+	vpinsrq     xmm3, xmm3, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm3, ymm3, xmm9, 0x01
+	vmovq       xmm4, rax
+	vpinsrq     xmm4, xmm4, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm4, ymm4, xmm9, 0x01
+	vmovq       xmm5, rax
+	vpinsrq     xmm5, xmm5, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm5, ymm5, xmm9, 0x01
+	vmovq       xmm6, rax
+	vpinsrq     xmm6, xmm6, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm6, ymm6, xmm9, 0x01
+	vmovq       xmm7, rax
+	vpinsrq     xmm7, xmm7, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm9, rax
+	vpinsrq     xmm9, xmm9, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vinserti128 ymm7, ymm7, xmm9, 0x01
+.asmgen_sm4_ctr_vaes512_ctr_ready2:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpunpckldq  ymm8, ymm0, ymm1
+	vpunpckhdq  ymm9, ymm0, ymm1
+	vpunpckldq  ymm10, ymm2, ymm3
+	vpunpckhdq  ymm1, ymm2, ymm3
+	vpunpcklqdq ymm3, ymm8, ymm10
+	vpunpckhqdq ymm2, ymm8, ymm10
+	vpunpckhqdq ymm0, ymm9, ymm1
+	vpunpcklqdq ymm1, ymm9, ymm1
+	vpunpckldq  ymm8, ymm4, ymm5
+	vpunpckhdq  ymm9, ymm4, ymm5
+	vpunpckldq  ymm10, ymm6, ymm7
+	vpunpckhdq  ymm5, ymm6, ymm7
+	vpunpcklqdq ymm7, ymm8, ymm10
+	vpunpckhqdq ymm6, ymm8, ymm10
+	vpunpckhqdq ymm4, ymm9, ymm5
+	vpunpcklqdq ymm5, ymm9, ymm5
+	; 32 rounds on 16 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_ctr_vaes512_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vpbroadcastd ymm11, dword [rax]
+	vpxor       ymm8, ymm1, ymm2
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm3
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm0, ymm0, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm0, ymm0, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm0, ymm0, ymm10
+	vpxor       ymm0, ymm0, ymm9
+	vpxor       ymm8, ymm5, ymm6
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm7
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm4, ymm4, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm4, ymm4, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm4, ymm4, ymm10
+	vpxor       ymm4, ymm4, ymm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vpbroadcastd ymm11, dword [rax + 4]
+	vpxor       ymm8, ymm2, ymm3
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm0
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm1, ymm1, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm1, ymm1, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm1, ymm1, ymm10
+	vpxor       ymm1, ymm1, ymm9
+	vpxor       ymm8, ymm6, ymm7
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm4
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm5, ymm5, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm5, ymm5, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm5, ymm5, ymm10
+	vpxor       ymm5, ymm5, ymm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vpbroadcastd ymm11, dword [rax + 8]
+	vpxor       ymm8, ymm3, ymm0
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm1
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm2, ymm2, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm2, ymm2, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm2, ymm2, ymm10
+	vpxor       ymm2, ymm2, ymm9
+	vpxor       ymm8, ymm7, ymm4
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm5
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm6, ymm6, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm6, ymm6, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm6, ymm6, ymm10
+	vpxor       ymm6, ymm6, ymm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vpbroadcastd ymm11, dword [rax + 12]
+	vpxor       ymm8, ymm0, ymm1
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm2
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm3, ymm3, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm3, ymm3, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm3, ymm3, ymm10
+	vpxor       ymm3, ymm3, ymm9
+	vpxor       ymm8, ymm4, ymm5
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm6
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm7, ymm7, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm7, ymm7, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm7, ymm7, ymm10
+	vpxor       ymm7, ymm7, ymm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_ctr_vaes512_rounds2
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  ymm8, ymm3, ymm2
+	vpunpckhdq  ymm9, ymm3, ymm2
+	vpunpckldq  ymm10, ymm1, ymm0
+	vpunpckhdq  ymm2, ymm1, ymm0
+	vpunpcklqdq ymm0, ymm8, ymm10
+	vpunpckhqdq ymm1, ymm8, ymm10
+	vpunpckhqdq ymm3, ymm9, ymm2
+	vpunpcklqdq ymm2, ymm9, ymm2
+	vpshufb     ymm0, ymm0, yword [rel const_sm4_bswap32]
+	vpshufb     ymm1, ymm1, yword [rel const_sm4_bswap32]
+	vpshufb     ymm2, ymm2, yword [rel const_sm4_bswap32]
+	vpshufb     ymm3, ymm3, yword [rel const_sm4_bswap32]
+	vpunpckldq  ymm8, ymm7, ymm6
+	vpunpckhdq  ymm9, ymm7, ymm6
+	vpunpckldq  ymm10, ymm5, ymm4
+	vpunpckhdq  ymm6, ymm5, ymm4
+	vpunpcklqdq ymm4, ymm8, ymm10
+	vpunpckhqdq ymm5, ymm8, ymm10
+	vpunpckhqdq ymm7, ymm9, ymm6
+	vpunpcklqdq ymm6, ymm9, ymm6
+	vpshufb     ymm4, ymm4, yword [rel const_sm4_bswap32]
+	vpshufb     ymm5, ymm5, yword [rel const_sm4_bswap32]
+	vpshufb     ymm6, ymm6, yword [rel const_sm4_bswap32]
+	vpshufb     ymm7, ymm7, yword [rel const_sm4_bswap32]
+	cmp         rcx, 16
+	jb          short .asmgen_sm4_ctr_vaes512_partial
+	vpxor       ymm0, ymm0, yword [rdx]
+	vmovdqu     yword [rsi], ymm0
+	vpxor       ymm1, ymm1, yword [rdx + 32]
+	vmovdqu     yword [rsi + 32], ymm1
+	vpxor       ymm2, ymm2, yword [rdx + 64]
+	vmovdqu     yword [rsi + 64], ymm2
+	vpxor       ymm3, ymm3, yword [rdx + 96]
+	vmovdqu     yword [rsi + 96], ymm3
+	vpxor       ymm4, ymm4, yword [rdx + 128]
+	vmovdqu     yword [rsi + 128], ymm4
+	vpxor       ymm5, ymm5, yword [rdx + 160]
+	vmovdqu     yword [rsi + 160], ymm5
+	vpxor       ymm6, ymm6, yword [rdx + 192]
+	vmovdqu     yword [rsi + 192], ymm6
+	vpxor       ymm7, ymm7, yword [rdx + 224]
+	vmovdqu     yword [rsi + 224], ymm7
+	add         r9, 16
+	adc         r10, 0
+	jmp         near .asmgen_sm4_ctr_vaes512_join
+.asmgen_sm4_ctr_vaes512_partial:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_ctr_vaes512_slot_half
+	vpxor       ymm0, ymm0, yword [rdx]
+	vmovdqu     yword [rsi], ymm0
+	jmp         short .asmgen_sm4_ctr_vaes512_slot_next
+.asmgen_sm4_ctr_vaes512_slot_half:
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rsi], xmm0
+.asmgen_sm4_ctr_vaes512_slot_next:
+	cmp         rcx, 3
+	jb          near .asmgen_sm4_ctr_vaes512_slots_done
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_ctr_vaes512_slot_half2
+	vpxor       ymm1, ymm1, yword [rdx + 32]
+	vmovdqu     yword [rsi + 32], ymm1
+	jmp         short .asmgen_sm4_ctr_vaes512_slot_next2
+.asmgen_sm4_ctr_vaes512_slot_half2:
+	vpxor       xmm1, xmm1, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm1
+.asmgen_sm4_ctr_vaes512_slot_next2:
+	cmp         rcx, 5
+	jb          near .asmgen_sm4_ctr_vaes512_slots_done
+	cmp         rcx, 6
+	jb          short .asmgen_sm4_ctr_vaes512_slot_half3
+	vpxor       ymm2, ymm2, yword [rdx + 64]
+	vmovdqu     yword [rsi + 64], ymm2
+	jmp         short .asmgen_sm4_ctr_vaes512_slot_next3
+.asmgen_sm4_ctr_vaes512_slot_half3:
+	vpxor       xmm2, xmm2, oword [rdx + 64]
+	vmovdqu     oword [rsi + 64], xmm2
+.asmgen_sm4_ctr_vaes512_slot_next3:
+	cmp         rcx, 7
+	jb          near .asmgen_sm4_ctr_vaes512_slots_done
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_ctr_vaes512_slot_half4
+	vpxor       ymm3, ymm3, yword [rdx + 96]
+	vmovdqu     yword [rsi + 96], ymm3
+	jmp         short .asmgen_sm4_ctr_vaes512_slot_next4
+.asmgen_sm4_ctr_vaes512_slot_half4:
+	vpxor       xmm3, xmm3, oword [rdx + 96]
+	vmovdqu     oword [rsi + 96], xmm3
+.asmgen_sm4_ctr_vaes512_slot_next4:
+	cmp         rcx, 9
+	jb          near .asmgen_sm4_ctr_vaes512_slots_done
+	cmp         rcx, 10
+	jb          short .asmgen_sm4_ctr_vaes512_slot_half5
+	vpxor       ymm4, ymm4, yword [rdx + 128]
+	vmovdqu     yword [rsi + 128], ymm4
+	jmp         short .asmgen_sm4_ctr_vaes512_slot_next5
+.asmgen_sm4_ctr_vaes512_slot_half5:
+	vpxor       xmm4, xmm4, oword [rdx + 128]
+	vmovdqu     oword [rsi + 128], xmm4
+.asmgen_sm4_ctr_vaes512_slot_next5:
+	cmp         rcx, 11
+	jb          near .asmgen_sm4_ctr_vaes512_slots_done
+	cmp         rcx, 12
+	jb          short .asmgen_sm4_ctr_vaes512_slot_half6
+	vpxor       ymm5, ymm5, yword [rdx + 160]
+	vmovdqu     yword [rsi + 160], ymm5
+	jmp         short .asmgen_sm4_ctr_vaes512_slot_next6
+.asmgen_sm4_ctr_vaes512_slot_half6:
+	vpxor       xmm5, xmm5, oword [rdx + 160]
+	vmovdqu     oword [rsi + 160], xmm5
+.asmgen_sm4_ctr_vaes512_slot_next6:
+	cmp         rcx, 13
+	jb          short .asmgen_sm4_ctr_vaes512_slots_done
+	cmp         rcx, 14
+	jb          short .asmgen_sm4_ctr_vaes512_slot_half7
+	vpxor       ymm6, ymm6, yword [rdx + 192]
+	vmovdqu     yword [rsi + 192], ymm6
+	jmp         short .asmgen_sm4_ctr_vaes512_slot_next7
+.asmgen_sm4_ctr_vaes512_slot_half7:
+	vpxor       xmm6, xmm6, oword [rdx + 192]
+	vmovdqu     oword [rsi + 192], xmm6
+.asmgen_sm4_ctr_vaes512_slot_next7:
+	cmp         rcx, 15
+	jb          short .asmgen_sm4_ctr_vaes512_slots_done
+	cmp         rcx, 16
+	jb          short .asmgen_sm4_ctr_vaes512_slot_half8
+	vpxor       ymm7, ymm7, yword [rdx + 224]
+	vmovdqu     yword [rsi + 224], ymm7
+	jmp         short .asmgen_sm4_ctr_vaes512_slot_next8
+.asmgen_sm4_ctr_vaes512_slot_half8:
+	vpxor       xmm7, xmm7, oword [rdx + 224]
+	vmovdqu     oword [rsi + 224], xmm7
+.asmgen_sm4_ctr_vaes512_slot_next8:
+.asmgen_sm4_ctr_vaes512_slots_done:
+	add         r9, rcx
+	adc         r10, 0
+.asmgen_sm4_ctr_vaes512_join:
+	cmp         rcx, 16
+	jbe         near .asmgen_sm4_ctr_vaes512_done
+	sub         rcx, 16
+	add         rdx, 256
+	add         rsi, 256
+	cmp         rcx, 8
+	ja          near .asmgen_sm4_ctr_vaes512_loop_y
+.asmgen_sm4_ctr_vaes512_small:
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_ctr_vaes512_two_groups
+	; 1..4 blocks: one group.
+	; Load 4 blocks (1 per register).
+	; Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch.
+	mov         rax, r9
+	add         rax, 3
+	jb          short .asmgen_sm4_ctr_vaes512_ctr_carry3
+	vmovq       xmm8, r9
+	vpinsrq     xmm8, xmm8, r10, 1
+	lea         rax, [rel const_sm4_ctr_add]
+	vpaddq      xmm0, xmm8, oword [rax]
+	vpaddq      xmm1, xmm8, oword [rax + 16]
+	vpaddq      xmm2, xmm8, oword [rax + 32]
+	vpaddq      xmm3, xmm8, oword [rax + 48]
+	jmp         short .asmgen_sm4_ctr_vaes512_ctr_ready3
+.asmgen_sm4_ctr_vaes512_ctr_carry3:
+	; Slow path: 128-bit increments one block at a time.
+	mov         rax, r9
+	mov         r11, r10
+	vmovq       xmm0, rax
+	vpinsrq     xmm0, xmm0, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm1, rax
+	vpinsrq     xmm1, xmm1, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm2, rax
+	vpinsrq     xmm2, xmm2, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm3, rax
+	vpinsrq     xmm3, xmm3, r11, 1
+	add         rax, 1
+	adc         r11, 0
+.asmgen_sm4_ctr_vaes512_ctr_ready3:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm3, xmm8, xmm10
+	vpunpckhqdq xmm2, xmm8, xmm10
+	vpunpckhqdq xmm0, xmm9, xmm1
+	vpunpcklqdq xmm1, xmm9, xmm1
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_ctr_vaes512_rounds3:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_ctr_vaes512_rounds3
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rsi], xmm0
+.asmgen_sm4_ctr_vaes512_slot_next9:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_ctr_vaes512_slots_done2
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm1
+.asmgen_sm4_ctr_vaes512_slot_next10:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_ctr_vaes512_slots_done2
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm2
+.asmgen_sm4_ctr_vaes512_slot_next11:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_ctr_vaes512_slots_done2
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_ctr_vaes512_slot_next12:
+.asmgen_sm4_ctr_vaes512_slots_done2:
+	add         r9, rcx
+	adc         r10, 0
+	jmp         near .asmgen_sm4_ctr_vaes512_short_done
+.asmgen_sm4_ctr_vaes512_two_groups:
+	; Load 8 blocks (1 per register).
+	; Counter blocks: vpaddq from one base unless the low 64 bits wrap inside this batch.
+	mov         rax, r9
+	add         rax, 7
+	jb          short .asmgen_sm4_ctr_vaes512_ctr_carry4
+	vmovq       xmm8, r9
+	vpinsrq     xmm8, xmm8, r10, 1
+	lea         rax, [rel const_sm4_ctr_add]
+	vpaddq      xmm0, xmm8, oword [rax]
+	vpaddq      xmm1, xmm8, oword [rax + 16]
+	vpaddq      xmm2, xmm8, oword [rax + 32]
+	vpaddq      xmm3, xmm8, oword [rax + 48]
+	vpaddq      xmm4, xmm8, oword [rax + 64]
+	vpaddq      xmm5, xmm8, oword [rax + 80]
+	vpaddq      xmm6, xmm8, oword [rax + 96]
+	vpaddq      xmm7, xmm8, oword [rax + 112]
+	jmp         near .asmgen_sm4_ctr_vaes512_ctr_ready4
+.asmgen_sm4_ctr_vaes512_ctr_carry4:
+	; Slow path: 128-bit increments one block at a time.
+	mov         rax, r9
+	mov         r11, r10
+	vmovq       xmm0, rax
+	vpinsrq     xmm0, xmm0, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm1, rax
+	vpinsrq     xmm1, xmm1, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm2, rax
+	vpinsrq     xmm2, xmm2, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm3, rax
+	vpinsrq     xmm3, xmm3, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm4, rax
+	vpinsrq     xmm4, xmm4, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm5, rax
+	vpinsrq     xmm5, xmm5, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm6, rax
+	vpinsrq     xmm6, xmm6, r11, 1
+	add         rax, 1
+	adc         r11, 0
+	vmovq       xmm7, rax
+	vpinsrq     xmm7, xmm7, r11, 1
+	add         rax, 1
+	adc         r11, 0
+.asmgen_sm4_ctr_vaes512_ctr_ready4:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm3, xmm8, xmm10
+	vpunpckhqdq xmm2, xmm8, xmm10
+	vpunpckhqdq xmm0, xmm9, xmm1
+	vpunpcklqdq xmm1, xmm9, xmm1
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm7, xmm8, xmm10
+	vpunpckhqdq xmm6, xmm8, xmm10
+	vpunpckhqdq xmm4, xmm9, xmm5
+	vpunpcklqdq xmm5, xmm9, xmm5
+	; 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_ctr_vaes512_rounds4:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_ctr_vaes512_rounds4
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rsi], xmm0
+.asmgen_sm4_ctr_vaes512_slot_next13:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_ctr_vaes512_slots_done3
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm1
+.asmgen_sm4_ctr_vaes512_slot_next14:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_ctr_vaes512_slots_done3
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm2
+.asmgen_sm4_ctr_vaes512_slot_next15:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_ctr_vaes512_slots_done3
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_ctr_vaes512_slot_next16:
+	cmp         rcx, 5
+	jb          short .asmgen_sm4_ctr_vaes512_slots_done3
+	vpxor       xmm4, xmm4, oword [rdx + 64]
+	vmovdqu     oword [rsi + 64], xmm4
+.asmgen_sm4_ctr_vaes512_slot_next17:
+	cmp         rcx, 6
+	jb          short .asmgen_sm4_ctr_vaes512_slots_done3
+	vpxor       xmm5, xmm5, oword [rdx + 80]
+	vmovdqu     oword [rsi + 80], xmm5
+.asmgen_sm4_ctr_vaes512_slot_next18:
+	cmp         rcx, 7
+	jb          short .asmgen_sm4_ctr_vaes512_slots_done3
+	vpxor       xmm6, xmm6, oword [rdx + 96]
+	vmovdqu     oword [rsi + 96], xmm6
+.asmgen_sm4_ctr_vaes512_slot_next19:
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_ctr_vaes512_slots_done3
+	vpxor       xmm7, xmm7, oword [rdx + 112]
+	vmovdqu     oword [rsi + 112], xmm7
+.asmgen_sm4_ctr_vaes512_slot_next20:
+.asmgen_sm4_ctr_vaes512_slots_done3:
+	add         r9, rcx
+	adc         r10, 0
+.asmgen_sm4_ctr_vaes512_short_done:
+.asmgen_sm4_ctr_vaes512_done:
+	bswap       r10
+	bswap       r9
+	mov         qword [r8], r10
+	mov         qword [r8 + 8], r9
+	vzeroupper
+	vmovdqa     xmm6, oword [rsp]
+	vmovdqa     xmm7, oword [rsp + 16]
+	vmovdqa     xmm8, oword [rsp + 32]
+	vmovdqa     xmm9, oword [rsp + 48]
+	vmovdqa     xmm10, oword [rsp + 64]
+	vmovdqa     xmm11, oword [rsp + 80]
+	vmovdqa     xmm12, oword [rsp + 96]
+	vmovdqa     xmm13, oword [rsp + 112]
+	vmovdqa     xmm14, oword [rsp + 128]
+	vmovdqa     xmm15, oword [rsp + 144]
+	add         rsp, 168
+	pop         rdi
+	pop         rsi
+	ret
+.seh_end:
+	align 32
+
+; ----------------------------------------------------------------------------------------------------
+; SM4-CBC decryption: dst[i] = D(src[i]) ^ src[i-1], src[-1] = iv; iv = last ciphertext block.
+; 48 blocks in flight (three groups of 16 in zmm, vaesenclast, vprold and vpternlogq); dst may equal src.
+;
+; void asmgen_sm4_cbc_dec_vaes512(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+; Requires: AES, AVX, AVX2, VAES, AVX512F, AVX512BW
+; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
+; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_cbc_dec_vaes512 code align=32
+	global asmgen_sm4_cbc_dec_vaes512
+	align 32
+asmgen_sm4_cbc_dec_vaes512:
+	endbr64     	; indirect-branch landing pad (CET IBT)
+	push        rsi
+.seh_0:			; .seh_pushreg rsi (an unwind code in .xdata)
+	push        rdi
+.seh_1:			; .seh_pushreg rdi (an unwind code in .xdata)
+	sub         rsp, 168
+.seh_2:			; .seh_stackalloc 168 (an unwind code in .xdata)
+	vmovdqa     oword [rsp], xmm6
+.seh_3:			; .seh_savexmm xmm6, 0 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 16], xmm7
+.seh_4:			; .seh_savexmm xmm7, 16 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 32], xmm8
+.seh_5:			; .seh_savexmm xmm8, 32 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 48], xmm9
+.seh_6:			; .seh_savexmm xmm9, 48 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 64], xmm10
+.seh_7:			; .seh_savexmm xmm10, 64 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 80], xmm11
+.seh_8:			; .seh_savexmm xmm11, 80 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 96], xmm12
+.seh_9:			; .seh_savexmm xmm12, 96 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 112], xmm13
+.seh_10:			; .seh_savexmm xmm13, 112 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 128], xmm14
+.seh_11:			; .seh_savexmm xmm14, 128 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 144], xmm15
+.seh_12:			; .seh_savexmm xmm15, 144 (an unwind code in .xdata)
+.seh_endprologue:
+	mov         rdi, rcx
+	mov         rsi, rdx
+	mov         rdx, r8
+	mov         rcx, r9
+	mov         r8, qword [rsp + 224]
+	vbroadcasti32x4 zmm12, oword [rel const_sm4_pre_lo]
+	vbroadcasti32x4 zmm13, oword [rel const_sm4_pre_hi]
+	vbroadcasti32x4 zmm14, oword [rel const_sm4_post_lo]
+	vbroadcasti32x4 zmm15, oword [rel const_sm4_post_hi]
+	vbroadcasti32x4 zmm16, oword [rel const_sm4_bswap32]
+	vbroadcasti32x4 zmm17, oword [rel const_sm4_nibble]
+	vbroadcasti32x4 zmm18, oword [rel const_sm4_isr]
+	vpxorq      zmm23, zmm23, zmm23
+	; The ymm and xmm batches below 48 blocks read the tables from the low halves of the same registers.
+	test        rcx, rcx
+	jz          near .asmgen_sm4_cbc_dec_vaes512_done
+	cmp         rcx, 48
+	jb          near .asmgen_sm4_cbc_dec_vaes512_below_z
+	align 16
+.asmgen_sm4_cbc_dec_vaes512_loop:
+	; Load 48 blocks (4 per register).
+	vmovdqu64   zmm0, zword [rdx]
+	vmovdqu64   zmm1, zword [rdx + 64]
+	vmovdqu64   zmm2, zword [rdx + 128]
+	vmovdqu64   zmm3, zword [rdx + 192]
+	vmovdqu64   zmm4, zword [rdx + 256]
+	vmovdqu64   zmm5, zword [rdx + 320]
+	vmovdqu64   zmm6, zword [rdx + 384]
+	vmovdqu64   zmm7, zword [rdx + 448]
+	vmovdqu64   zmm19, zword [rdx + 512]
+	vmovdqu64   zmm20, zword [rdx + 576]
+	vmovdqu64   zmm21, zword [rdx + 640]
+	vmovdqu64   zmm22, zword [rdx + 704]
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpshufb     zmm0, zmm0, zmm16
+	vpshufb     zmm1, zmm1, zmm16
+	vpshufb     zmm2, zmm2, zmm16
+	vpshufb     zmm3, zmm3, zmm16
+	vpunpckldq  zmm8, zmm0, zmm1
+	vpunpckhdq  zmm9, zmm0, zmm1
+	vpunpckldq  zmm10, zmm2, zmm3
+	vpunpckhdq  zmm1, zmm2, zmm3
+	vpunpcklqdq zmm0, zmm8, zmm10
+	vpunpcklqdq zmm2, zmm9, zmm1
+	vpunpckhqdq zmm3, zmm9, zmm1
+	vpunpckhqdq zmm1, zmm8, zmm10
+	vpshufb     zmm4, zmm4, zmm16
+	vpshufb     zmm5, zmm5, zmm16
+	vpshufb     zmm6, zmm6, zmm16
+	vpshufb     zmm7, zmm7, zmm16
+	vpunpckldq  zmm8, zmm4, zmm5
+	vpunpckhdq  zmm9, zmm4, zmm5
+	vpunpckldq  zmm10, zmm6, zmm7
+	vpunpckhdq  zmm5, zmm6, zmm7
+	vpunpcklqdq zmm4, zmm8, zmm10
+	vpunpcklqdq zmm6, zmm9, zmm5
+	vpunpckhqdq zmm7, zmm9, zmm5
+	vpunpckhqdq zmm5, zmm8, zmm10
+	vpshufb     zmm19, zmm19, zmm16
+	vpshufb     zmm20, zmm20, zmm16
+	vpshufb     zmm21, zmm21, zmm16
+	vpshufb     zmm22, zmm22, zmm16
+	vpunpckldq  zmm8, zmm19, zmm20
+	vpunpckhdq  zmm9, zmm19, zmm20
+	vpunpckldq  zmm10, zmm21, zmm22
+	vpunpckhdq  zmm20, zmm21, zmm22
+	vpunpcklqdq zmm19, zmm8, zmm10
+	vpunpcklqdq zmm21, zmm9, zmm20
+	vpunpckhqdq zmm22, zmm9, zmm20
+	vpunpckhqdq zmm20, zmm8, zmm10
+	; 32 rounds on 48 blocks: 8 x 4 unrolled rounds; 23 vector ops per round and group (vpxorq and vpternlogq; S-box 13: 2 vprold, 4 vpandq, 4 vpshufb, 2 vpxorq, vaesenclast; vpshufb undoing ShiftRows, 4 vprold, 2 vpternlogq, vpxorq), plus the round key's vpbroadcastd.
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_cbc_dec_vaes512_rounds:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vpbroadcastd zmm11, dword [rax]
+	vpxorq      zmm8, zmm1, zmm2
+	vpternlogq  zmm8, zmm11, zmm3, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm0, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm0, zmm0, zmm9
+	vpxorq      zmm8, zmm5, zmm6
+	vpternlogq  zmm8, zmm11, zmm7, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm4, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm4, zmm4, zmm9
+	vpxorq      zmm8, zmm20, zmm21
+	vpternlogq  zmm8, zmm11, zmm22, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm19, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm19, zmm19, zmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vpbroadcastd zmm11, dword [rax + 4]
+	vpxorq      zmm8, zmm2, zmm3
+	vpternlogq  zmm8, zmm11, zmm0, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm1, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm1, zmm1, zmm9
+	vpxorq      zmm8, zmm6, zmm7
+	vpternlogq  zmm8, zmm11, zmm4, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm5, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm5, zmm5, zmm9
+	vpxorq      zmm8, zmm21, zmm22
+	vpternlogq  zmm8, zmm11, zmm19, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm20, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm20, zmm20, zmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vpbroadcastd zmm11, dword [rax + 8]
+	vpxorq      zmm8, zmm3, zmm0
+	vpternlogq  zmm8, zmm11, zmm1, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm2, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm2, zmm2, zmm9
+	vpxorq      zmm8, zmm7, zmm4
+	vpternlogq  zmm8, zmm11, zmm5, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm6, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm6, zmm6, zmm9
+	vpxorq      zmm8, zmm22, zmm19
+	vpternlogq  zmm8, zmm11, zmm20, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm21, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm21, zmm21, zmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vpbroadcastd zmm11, dword [rax + 12]
+	vpxorq      zmm8, zmm0, zmm1
+	vpternlogq  zmm8, zmm11, zmm2, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm3, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm3, zmm3, zmm9
+	vpxorq      zmm8, zmm4, zmm5
+	vpternlogq  zmm8, zmm11, zmm6, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm7, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm7, zmm7, zmm9
+	vpxorq      zmm8, zmm19, zmm20
+	vpternlogq  zmm8, zmm11, zmm21, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm22, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm22, zmm22, zmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_cbc_dec_vaes512_rounds
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  zmm8, zmm3, zmm2
+	vpunpckhdq  zmm9, zmm3, zmm2
+	vpunpckldq  zmm10, zmm1, zmm0
+	vpunpckhdq  zmm2, zmm1, zmm0
+	vpunpcklqdq zmm0, zmm8, zmm10
+	vpunpckhqdq zmm1, zmm8, zmm10
+	vpunpckhqdq zmm3, zmm9, zmm2
+	vpunpcklqdq zmm2, zmm9, zmm2
+	vpshufb     zmm0, zmm0, zmm16
+	vpshufb     zmm1, zmm1, zmm16
+	vpshufb     zmm2, zmm2, zmm16
+	vpshufb     zmm3, zmm3, zmm16
+	vpunpckldq  zmm8, zmm7, zmm6
+	vpunpckhdq  zmm9, zmm7, zmm6
+	vpunpckldq  zmm10, zmm5, zmm4
+	vpunpckhdq  zmm6, zmm5, zmm4
+	vpunpcklqdq zmm4, zmm8, zmm10
+	vpunpckhqdq zmm5, zmm8, zmm10
+	vpunpckhqdq zmm7, zmm9, zmm6
+	vpunpcklqdq zmm6, zmm9, zmm6
+	vpshufb     zmm4, zmm4, zmm16
+	vpshufb     zmm5, zmm5, zmm16
+	vpshufb     zmm6, zmm6, zmm16
+	vpshufb     zmm7, zmm7, zmm16
+	vpunpckldq  zmm8, zmm22, zmm21
+	vpunpckhdq  zmm9, zmm22, zmm21
+	vpunpckldq  zmm10, zmm20, zmm19
+	vpunpckhdq  zmm21, zmm20, zmm19
+	vpunpcklqdq zmm19, zmm8, zmm10
+	vpunpckhqdq zmm20, zmm8, zmm10
+	vpunpckhqdq zmm22, zmm9, zmm21
+	vpunpcklqdq zmm21, zmm9, zmm21
+	vpshufb     zmm19, zmm19, zmm16
+	vpshufb     zmm20, zmm20, zmm16
+	vpshufb     zmm21, zmm21, zmm16
+	vpshufb     zmm22, zmm22, zmm16
+	; The last ciphertext block becomes the IV (read before any store: dst may be src).
+	vmovdqu     xmm10, oword [rdx + 752]
+	vpxorq      zmm22, zmm22, zword [rdx + 688]
+	vmovdqu64   zword [rsi + 704], zmm22
+	vpxorq      zmm21, zmm21, zword [rdx + 624]
+	vmovdqu64   zword [rsi + 640], zmm21
+	vpxorq      zmm20, zmm20, zword [rdx + 560]
+	vmovdqu64   zword [rsi + 576], zmm20
+	vpxorq      zmm19, zmm19, zword [rdx + 496]
+	vmovdqu64   zword [rsi + 512], zmm19
+	vpxorq      zmm7, zmm7, zword [rdx + 432]
+	vmovdqu64   zword [rsi + 448], zmm7
+	vpxorq      zmm6, zmm6, zword [rdx + 368]
+	vmovdqu64   zword [rsi + 384], zmm6
+	vpxorq      zmm5, zmm5, zword [rdx + 304]
+	vmovdqu64   zword [rsi + 320], zmm5
+	vpxorq      zmm4, zmm4, zword [rdx + 240]
+	vmovdqu64   zword [rsi + 256], zmm4
+	vpxorq      zmm3, zmm3, zword [rdx + 176]
+	vmovdqu64   zword [rsi + 192], zmm3
+	vpxorq      zmm2, zmm2, zword [rdx + 112]
+	vmovdqu64   zword [rsi + 128], zmm2
+	vpxorq      zmm1, zmm1, zword [rdx + 48]
+	vmovdqu64   zword [rsi + 64], zmm1
+	vmovdqu     xmm9, oword [r8]
+	vinserti128 ymm9, ymm9, oword [rdx], 0x01
+	vinserti64x4 zmm9, zmm9, yword [rdx + 16], 0x01
+	vpxorq      zmm0, zmm0, zmm9
+	vmovdqu64   zword [rsi], zmm0
+	vmovdqu     oword [r8], xmm10
+	cmp         rcx, 48
+	jbe         near .asmgen_sm4_cbc_dec_vaes512_done
+	sub         rcx, 48
+	add         rdx, 768
+	add         rsi, 768
+	cmp         rcx, 48
+	jae         near .asmgen_sm4_cbc_dec_vaes512_loop
+
+.asmgen_sm4_cbc_dec_vaes512_below_z:
+	; 1..47 blocks: ymm batches of up to 16, then one xmm batch of up to 8.
+	cmp         rcx, 8
+	jbe         near .asmgen_sm4_cbc_dec_vaes512_small
+.asmgen_sm4_cbc_dec_vaes512_loop_y:
+	; Load 16 blocks (2 per register).
+	cmp         rcx, 16
+	jb          short .asmgen_sm4_cbc_dec_vaes512_partial
+	vmovdqu     ymm0, yword [rdx]
+	vmovdqu     ymm1, yword [rdx + 32]
+	vmovdqu     ymm2, yword [rdx + 64]
+	vmovdqu     ymm3, yword [rdx + 96]
+	vmovdqu     ymm4, yword [rdx + 128]
+	vmovdqu     ymm5, yword [rdx + 160]
+	vmovdqu     ymm6, yword [rdx + 192]
+	vmovdqu     ymm7, yword [rdx + 224]
+	jmp         near .asmgen_sm4_cbc_dec_vaes512_join
+.asmgen_sm4_cbc_dec_vaes512_partial:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_half
+	vmovdqu     ymm0, yword [rdx]
+	jmp         short .asmgen_sm4_cbc_dec_vaes512_slot_next
+.asmgen_sm4_cbc_dec_vaes512_slot_half:
+	vmovdqu     xmm0, oword [rdx]
+.asmgen_sm4_cbc_dec_vaes512_slot_next:
+	cmp         rcx, 3
+	jb          near .asmgen_sm4_cbc_dec_vaes512_slots_done
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_half2
+	vmovdqu     ymm1, yword [rdx + 32]
+	jmp         short .asmgen_sm4_cbc_dec_vaes512_slot_next2
+.asmgen_sm4_cbc_dec_vaes512_slot_half2:
+	vmovdqu     xmm1, oword [rdx + 32]
+.asmgen_sm4_cbc_dec_vaes512_slot_next2:
+	cmp         rcx, 5
+	jb          near .asmgen_sm4_cbc_dec_vaes512_slots_done
+	cmp         rcx, 6
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_half3
+	vmovdqu     ymm2, yword [rdx + 64]
+	jmp         short .asmgen_sm4_cbc_dec_vaes512_slot_next3
+.asmgen_sm4_cbc_dec_vaes512_slot_half3:
+	vmovdqu     xmm2, oword [rdx + 64]
+.asmgen_sm4_cbc_dec_vaes512_slot_next3:
+	cmp         rcx, 7
+	jb          near .asmgen_sm4_cbc_dec_vaes512_slots_done
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_half4
+	vmovdqu     ymm3, yword [rdx + 96]
+	jmp         short .asmgen_sm4_cbc_dec_vaes512_slot_next4
+.asmgen_sm4_cbc_dec_vaes512_slot_half4:
+	vmovdqu     xmm3, oword [rdx + 96]
+.asmgen_sm4_cbc_dec_vaes512_slot_next4:
+	cmp         rcx, 9
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slots_done
+	cmp         rcx, 10
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_half5
+	vmovdqu     ymm4, yword [rdx + 128]
+	jmp         short .asmgen_sm4_cbc_dec_vaes512_slot_next5
+.asmgen_sm4_cbc_dec_vaes512_slot_half5:
+	vmovdqu     xmm4, oword [rdx + 128]
+.asmgen_sm4_cbc_dec_vaes512_slot_next5:
+	cmp         rcx, 11
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slots_done
+	cmp         rcx, 12
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_half6
+	vmovdqu     ymm5, yword [rdx + 160]
+	jmp         short .asmgen_sm4_cbc_dec_vaes512_slot_next6
+.asmgen_sm4_cbc_dec_vaes512_slot_half6:
+	vmovdqu     xmm5, oword [rdx + 160]
+.asmgen_sm4_cbc_dec_vaes512_slot_next6:
+	cmp         rcx, 13
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slots_done
+	cmp         rcx, 14
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_half7
+	vmovdqu     ymm6, yword [rdx + 192]
+	jmp         short .asmgen_sm4_cbc_dec_vaes512_slot_next7
+.asmgen_sm4_cbc_dec_vaes512_slot_half7:
+	vmovdqu     xmm6, oword [rdx + 192]
+.asmgen_sm4_cbc_dec_vaes512_slot_next7:
+	cmp         rcx, 15
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slots_done
+	cmp         rcx, 16
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_half8
+	vmovdqu     ymm7, yword [rdx + 224]
+	jmp         short .asmgen_sm4_cbc_dec_vaes512_slot_next8
+.asmgen_sm4_cbc_dec_vaes512_slot_half8:
+	vmovdqu     xmm7, oword [rdx + 224]
+.asmgen_sm4_cbc_dec_vaes512_slot_next8:
+.asmgen_sm4_cbc_dec_vaes512_slots_done:
+.asmgen_sm4_cbc_dec_vaes512_join:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpshufb     ymm0, ymm0, yword [rel const_sm4_bswap32]
+	vpshufb     ymm1, ymm1, yword [rel const_sm4_bswap32]
+	vpshufb     ymm2, ymm2, yword [rel const_sm4_bswap32]
+	vpshufb     ymm3, ymm3, yword [rel const_sm4_bswap32]
+	vpunpckldq  ymm8, ymm0, ymm1
+	vpunpckhdq  ymm9, ymm0, ymm1
+	vpunpckldq  ymm10, ymm2, ymm3
+	vpunpckhdq  ymm1, ymm2, ymm3
+	vpunpcklqdq ymm0, ymm8, ymm10
+	vpunpcklqdq ymm2, ymm9, ymm1
+	vpunpckhqdq ymm3, ymm9, ymm1
+	vpunpckhqdq ymm1, ymm8, ymm10
+	vpshufb     ymm4, ymm4, yword [rel const_sm4_bswap32]
+	vpshufb     ymm5, ymm5, yword [rel const_sm4_bswap32]
+	vpshufb     ymm6, ymm6, yword [rel const_sm4_bswap32]
+	vpshufb     ymm7, ymm7, yword [rel const_sm4_bswap32]
+	vpunpckldq  ymm8, ymm4, ymm5
+	vpunpckhdq  ymm9, ymm4, ymm5
+	vpunpckldq  ymm10, ymm6, ymm7
+	vpunpckhdq  ymm5, ymm6, ymm7
+	vpunpcklqdq ymm4, ymm8, ymm10
+	vpunpcklqdq ymm6, ymm9, ymm5
+	vpunpckhqdq ymm7, ymm9, ymm5
+	vpunpckhqdq ymm5, ymm8, ymm10
+	; 32 rounds on 16 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_cbc_dec_vaes512_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vpbroadcastd ymm11, dword [rax]
+	vpxor       ymm8, ymm1, ymm2
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm3
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm0, ymm0, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm0, ymm0, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm0, ymm0, ymm10
+	vpxor       ymm0, ymm0, ymm9
+	vpxor       ymm8, ymm5, ymm6
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm7
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm4, ymm4, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm4, ymm4, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm4, ymm4, ymm10
+	vpxor       ymm4, ymm4, ymm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vpbroadcastd ymm11, dword [rax + 4]
+	vpxor       ymm8, ymm2, ymm3
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm0
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm1, ymm1, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm1, ymm1, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm1, ymm1, ymm10
+	vpxor       ymm1, ymm1, ymm9
+	vpxor       ymm8, ymm6, ymm7
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm4
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm5, ymm5, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm5, ymm5, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm5, ymm5, ymm10
+	vpxor       ymm5, ymm5, ymm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vpbroadcastd ymm11, dword [rax + 8]
+	vpxor       ymm8, ymm3, ymm0
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm1
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm2, ymm2, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm2, ymm2, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm2, ymm2, ymm10
+	vpxor       ymm2, ymm2, ymm9
+	vpxor       ymm8, ymm7, ymm4
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm5
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm6, ymm6, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm6, ymm6, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm6, ymm6, ymm10
+	vpxor       ymm6, ymm6, ymm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vpbroadcastd ymm11, dword [rax + 12]
+	vpxor       ymm8, ymm0, ymm1
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm2
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm3, ymm3, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm3, ymm3, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm3, ymm3, ymm10
+	vpxor       ymm3, ymm3, ymm9
+	vpxor       ymm8, ymm4, ymm5
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm6
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm7, ymm7, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm7, ymm7, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm7, ymm7, ymm10
+	vpxor       ymm7, ymm7, ymm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_cbc_dec_vaes512_rounds2
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  ymm8, ymm3, ymm2
+	vpunpckhdq  ymm9, ymm3, ymm2
+	vpunpckldq  ymm10, ymm1, ymm0
+	vpunpckhdq  ymm2, ymm1, ymm0
+	vpunpcklqdq ymm0, ymm8, ymm10
+	vpunpckhqdq ymm1, ymm8, ymm10
+	vpunpckhqdq ymm3, ymm9, ymm2
+	vpunpcklqdq ymm2, ymm9, ymm2
+	vpshufb     ymm0, ymm0, yword [rel const_sm4_bswap32]
+	vpshufb     ymm1, ymm1, yword [rel const_sm4_bswap32]
+	vpshufb     ymm2, ymm2, yword [rel const_sm4_bswap32]
+	vpshufb     ymm3, ymm3, yword [rel const_sm4_bswap32]
+	vpunpckldq  ymm8, ymm7, ymm6
+	vpunpckhdq  ymm9, ymm7, ymm6
+	vpunpckldq  ymm10, ymm5, ymm4
+	vpunpckhdq  ymm6, ymm5, ymm4
+	vpunpcklqdq ymm4, ymm8, ymm10
+	vpunpckhqdq ymm5, ymm8, ymm10
+	vpunpckhqdq ymm7, ymm9, ymm6
+	vpunpcklqdq ymm6, ymm9, ymm6
+	vpshufb     ymm4, ymm4, yword [rel const_sm4_bswap32]
+	vpshufb     ymm5, ymm5, yword [rel const_sm4_bswap32]
+	vpshufb     ymm6, ymm6, yword [rel const_sm4_bswap32]
+	vpshufb     ymm7, ymm7, yword [rel const_sm4_bswap32]
+	cmp         rcx, 16
+	jb          near .asmgen_sm4_cbc_dec_vaes512_partial2
+	; The last ciphertext block becomes the IV (read before any store: dst may be src).
+	vmovdqu     xmm10, oword [rdx + 240]
+	vpxor       ymm7, ymm7, yword [rdx + 208]
+	vmovdqu     yword [rsi + 224], ymm7
+	vpxor       ymm6, ymm6, yword [rdx + 176]
+	vmovdqu     yword [rsi + 192], ymm6
+	vpxor       ymm5, ymm5, yword [rdx + 144]
+	vmovdqu     yword [rsi + 160], ymm5
+	vpxor       ymm4, ymm4, yword [rdx + 112]
+	vmovdqu     yword [rsi + 128], ymm4
+	vpxor       ymm3, ymm3, yword [rdx + 80]
+	vmovdqu     yword [rsi + 96], ymm3
+	vpxor       ymm2, ymm2, yword [rdx + 48]
+	vmovdqu     yword [rsi + 64], ymm2
+	vpxor       ymm1, ymm1, yword [rdx + 16]
+	vmovdqu     yword [rsi + 32], ymm1
+	vmovdqu     xmm9, oword [r8]
+	vinserti128 ymm9, ymm9, oword [rdx], 0x01
+	vpxor       ymm0, ymm0, ymm9
+	vmovdqu     yword [rsi], ymm0
+	vmovdqu     oword [r8], xmm10
+	jmp         near .asmgen_sm4_cbc_dec_vaes512_join2
+.asmgen_sm4_cbc_dec_vaes512_partial2:
+	; The last ciphertext block becomes the IV (read before any store: dst may be src).
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, oword [rdx + rax*1 - 16]
+	cmp         rcx, 15
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_next9
+	cmp         rcx, 16
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_half9
+	vpxor       ymm7, ymm7, yword [rdx + 208]
+	vmovdqu     yword [rsi + 224], ymm7
+	jmp         short .asmgen_sm4_cbc_dec_vaes512_slot_next9
+.asmgen_sm4_cbc_dec_vaes512_slot_half9:
+	vpxor       xmm7, xmm7, oword [rdx + 208]
+	vmovdqu     oword [rsi + 224], xmm7
+.asmgen_sm4_cbc_dec_vaes512_slot_next9:
+	cmp         rcx, 13
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_next10
+	cmp         rcx, 14
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_half10
+	vpxor       ymm6, ymm6, yword [rdx + 176]
+	vmovdqu     yword [rsi + 192], ymm6
+	jmp         short .asmgen_sm4_cbc_dec_vaes512_slot_next10
+.asmgen_sm4_cbc_dec_vaes512_slot_half10:
+	vpxor       xmm6, xmm6, oword [rdx + 176]
+	vmovdqu     oword [rsi + 192], xmm6
+.asmgen_sm4_cbc_dec_vaes512_slot_next10:
+	cmp         rcx, 11
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_next11
+	cmp         rcx, 12
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_half11
+	vpxor       ymm5, ymm5, yword [rdx + 144]
+	vmovdqu     yword [rsi + 160], ymm5
+	jmp         short .asmgen_sm4_cbc_dec_vaes512_slot_next11
+.asmgen_sm4_cbc_dec_vaes512_slot_half11:
+	vpxor       xmm5, xmm5, oword [rdx + 144]
+	vmovdqu     oword [rsi + 160], xmm5
+.asmgen_sm4_cbc_dec_vaes512_slot_next11:
+	cmp         rcx, 9
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_next12
+	cmp         rcx, 10
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_half12
+	vpxor       ymm4, ymm4, yword [rdx + 112]
+	vmovdqu     yword [rsi + 128], ymm4
+	jmp         short .asmgen_sm4_cbc_dec_vaes512_slot_next12
+.asmgen_sm4_cbc_dec_vaes512_slot_half12:
+	vpxor       xmm4, xmm4, oword [rdx + 112]
+	vmovdqu     oword [rsi + 128], xmm4
+.asmgen_sm4_cbc_dec_vaes512_slot_next12:
+	cmp         rcx, 7
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_next13
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_half13
+	vpxor       ymm3, ymm3, yword [rdx + 80]
+	vmovdqu     yword [rsi + 96], ymm3
+	jmp         short .asmgen_sm4_cbc_dec_vaes512_slot_next13
+.asmgen_sm4_cbc_dec_vaes512_slot_half13:
+	vpxor       xmm3, xmm3, oword [rdx + 80]
+	vmovdqu     oword [rsi + 96], xmm3
+.asmgen_sm4_cbc_dec_vaes512_slot_next13:
+	cmp         rcx, 5
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_next14
+	cmp         rcx, 6
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_half14
+	vpxor       ymm2, ymm2, yword [rdx + 48]
+	vmovdqu     yword [rsi + 64], ymm2
+	jmp         short .asmgen_sm4_cbc_dec_vaes512_slot_next14
+.asmgen_sm4_cbc_dec_vaes512_slot_half14:
+	vpxor       xmm2, xmm2, oword [rdx + 48]
+	vmovdqu     oword [rsi + 64], xmm2
+.asmgen_sm4_cbc_dec_vaes512_slot_next14:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_next15
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_half15
+	vpxor       ymm1, ymm1, yword [rdx + 16]
+	vmovdqu     yword [rsi + 32], ymm1
+	jmp         short .asmgen_sm4_cbc_dec_vaes512_slot_next15
+.asmgen_sm4_cbc_dec_vaes512_slot_half15:
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rsi + 32], xmm1
+.asmgen_sm4_cbc_dec_vaes512_slot_next15:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_half16
+	vmovdqu     xmm9, oword [r8]
+	vinserti128 ymm9, ymm9, oword [rdx], 0x01
+	vpxor       ymm0, ymm0, ymm9
+	vmovdqu     yword [rsi], ymm0
+	jmp         short .asmgen_sm4_cbc_dec_vaes512_slot_next16
+.asmgen_sm4_cbc_dec_vaes512_slot_half16:
+	vpxor       xmm0, xmm0, oword [r8]
+	vmovdqu     oword [rsi], xmm0
+.asmgen_sm4_cbc_dec_vaes512_slot_next16:
+.asmgen_sm4_cbc_dec_vaes512_slots_done2:
+	vmovdqu     oword [r8], xmm10
+.asmgen_sm4_cbc_dec_vaes512_join2:
+	cmp         rcx, 16
+	jbe         near .asmgen_sm4_cbc_dec_vaes512_done
+	sub         rcx, 16
+	add         rdx, 256
+	add         rsi, 256
+	cmp         rcx, 8
+	ja          near .asmgen_sm4_cbc_dec_vaes512_loop_y
+.asmgen_sm4_cbc_dec_vaes512_small:
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_cbc_dec_vaes512_two_groups
+	; 1..4 blocks: one group.
+	; Load 4 blocks (1 per register).
+	vmovdqu     xmm0, oword [rdx]
+.asmgen_sm4_cbc_dec_vaes512_slot_next17:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slots_done3
+	vmovdqu     xmm1, oword [rdx + 16]
+.asmgen_sm4_cbc_dec_vaes512_slot_next18:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slots_done3
+	vmovdqu     xmm2, oword [rdx + 32]
+.asmgen_sm4_cbc_dec_vaes512_slot_next19:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slots_done3
+	vmovdqu     xmm3, oword [rdx + 48]
+.asmgen_sm4_cbc_dec_vaes512_slot_next20:
+.asmgen_sm4_cbc_dec_vaes512_slots_done3:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_cbc_dec_vaes512_rounds3:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_cbc_dec_vaes512_rounds3
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; The last ciphertext block becomes the IV (read before any store: dst may be src).
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, oword [rdx + rax*1 - 16]
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_next21
+	vpxor       xmm3, xmm3, oword [rdx + 32]
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_cbc_dec_vaes512_slot_next21:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_next22
+	vpxor       xmm2, xmm2, oword [rdx + 16]
+	vmovdqu     oword [rsi + 32], xmm2
+.asmgen_sm4_cbc_dec_vaes512_slot_next22:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_next23
+	vpxor       xmm1, xmm1, oword [rdx]
+	vmovdqu     oword [rsi + 16], xmm1
+.asmgen_sm4_cbc_dec_vaes512_slot_next23:
+	vpxor       xmm0, xmm0, oword [r8]
+	vmovdqu     oword [rsi], xmm0
+.asmgen_sm4_cbc_dec_vaes512_slot_next24:
+.asmgen_sm4_cbc_dec_vaes512_slots_done4:
+	vmovdqu     oword [r8], xmm10
+	jmp         near .asmgen_sm4_cbc_dec_vaes512_short_done
+.asmgen_sm4_cbc_dec_vaes512_two_groups:
+	; Load 8 blocks (1 per register).
+	vmovdqu     xmm0, oword [rdx]
+.asmgen_sm4_cbc_dec_vaes512_slot_next25:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slots_done5
+	vmovdqu     xmm1, oword [rdx + 16]
+.asmgen_sm4_cbc_dec_vaes512_slot_next26:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slots_done5
+	vmovdqu     xmm2, oword [rdx + 32]
+.asmgen_sm4_cbc_dec_vaes512_slot_next27:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slots_done5
+	vmovdqu     xmm3, oword [rdx + 48]
+.asmgen_sm4_cbc_dec_vaes512_slot_next28:
+	cmp         rcx, 5
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slots_done5
+	vmovdqu     xmm4, oword [rdx + 64]
+.asmgen_sm4_cbc_dec_vaes512_slot_next29:
+	cmp         rcx, 6
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slots_done5
+	vmovdqu     xmm5, oword [rdx + 80]
+.asmgen_sm4_cbc_dec_vaes512_slot_next30:
+	cmp         rcx, 7
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slots_done5
+	vmovdqu     xmm6, oword [rdx + 96]
+.asmgen_sm4_cbc_dec_vaes512_slot_next31:
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slots_done5
+	vmovdqu     xmm7, oword [rdx + 112]
+.asmgen_sm4_cbc_dec_vaes512_slot_next32:
+.asmgen_sm4_cbc_dec_vaes512_slots_done5:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	; 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_cbc_dec_vaes512_rounds4:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_cbc_dec_vaes512_rounds4
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	; The last ciphertext block becomes the IV (read before any store: dst may be src).
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, oword [rdx + rax*1 - 16]
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_next33
+	vpxor       xmm7, xmm7, oword [rdx + 96]
+	vmovdqu     oword [rsi + 112], xmm7
+.asmgen_sm4_cbc_dec_vaes512_slot_next33:
+	cmp         rcx, 7
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_next34
+	vpxor       xmm6, xmm6, oword [rdx + 80]
+	vmovdqu     oword [rsi + 96], xmm6
+.asmgen_sm4_cbc_dec_vaes512_slot_next34:
+	cmp         rcx, 6
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_next35
+	vpxor       xmm5, xmm5, oword [rdx + 64]
+	vmovdqu     oword [rsi + 80], xmm5
+.asmgen_sm4_cbc_dec_vaes512_slot_next35:
+	cmp         rcx, 5
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_next36
+	vpxor       xmm4, xmm4, oword [rdx + 48]
+	vmovdqu     oword [rsi + 64], xmm4
+.asmgen_sm4_cbc_dec_vaes512_slot_next36:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_next37
+	vpxor       xmm3, xmm3, oword [rdx + 32]
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_cbc_dec_vaes512_slot_next37:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_next38
+	vpxor       xmm2, xmm2, oword [rdx + 16]
+	vmovdqu     oword [rsi + 32], xmm2
+.asmgen_sm4_cbc_dec_vaes512_slot_next38:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_cbc_dec_vaes512_slot_next39
+	vpxor       xmm1, xmm1, oword [rdx]
+	vmovdqu     oword [rsi + 16], xmm1
+.asmgen_sm4_cbc_dec_vaes512_slot_next39:
+	vpxor       xmm0, xmm0, oword [r8]
+	vmovdqu     oword [rsi], xmm0
+.asmgen_sm4_cbc_dec_vaes512_slot_next40:
+.asmgen_sm4_cbc_dec_vaes512_slots_done6:
+	vmovdqu     oword [r8], xmm10
+.asmgen_sm4_cbc_dec_vaes512_short_done:
+.asmgen_sm4_cbc_dec_vaes512_done:
+	vzeroupper
+	vmovdqa     xmm6, oword [rsp]
+	vmovdqa     xmm7, oword [rsp + 16]
+	vmovdqa     xmm8, oword [rsp + 32]
+	vmovdqa     xmm9, oword [rsp + 48]
+	vmovdqa     xmm10, oword [rsp + 64]
+	vmovdqa     xmm11, oword [rsp + 80]
+	vmovdqa     xmm12, oword [rsp + 96]
+	vmovdqa     xmm13, oword [rsp + 112]
+	vmovdqa     xmm14, oword [rsp + 128]
+	vmovdqa     xmm15, oword [rsp + 144]
+	add         rsp, 168
+	pop         rdi
+	pop         rsi
+	ret
+.seh_end:
+	align 32
+
+; ----------------------------------------------------------------------------------------------------
+; SM4-CFB-128 decryption: dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv; iv = last ciphertext block.
+; 48 blocks in flight (three groups of 16 in zmm, vaesenclast, vprold and vpternlogq); dst may equal src.
+;
+; void asmgen_sm4_cfb_dec_vaes512(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
+; Requires: AES, AVX, AVX2, VAES, AVX512F, AVX512BW
+; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
+; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_sm4_cfb_dec_vaes512 code align=32
+	global asmgen_sm4_cfb_dec_vaes512
+	align 32
+asmgen_sm4_cfb_dec_vaes512:
+	endbr64     	; indirect-branch landing pad (CET IBT)
+	push        rsi
+.seh_0:			; .seh_pushreg rsi (an unwind code in .xdata)
+	push        rdi
+.seh_1:			; .seh_pushreg rdi (an unwind code in .xdata)
+	sub         rsp, 168
+.seh_2:			; .seh_stackalloc 168 (an unwind code in .xdata)
+	vmovdqa     oword [rsp], xmm6
+.seh_3:			; .seh_savexmm xmm6, 0 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 16], xmm7
+.seh_4:			; .seh_savexmm xmm7, 16 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 32], xmm8
+.seh_5:			; .seh_savexmm xmm8, 32 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 48], xmm9
+.seh_6:			; .seh_savexmm xmm9, 48 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 64], xmm10
+.seh_7:			; .seh_savexmm xmm10, 64 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 80], xmm11
+.seh_8:			; .seh_savexmm xmm11, 80 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 96], xmm12
+.seh_9:			; .seh_savexmm xmm12, 96 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 112], xmm13
+.seh_10:			; .seh_savexmm xmm13, 112 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 128], xmm14
+.seh_11:			; .seh_savexmm xmm14, 128 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 144], xmm15
+.seh_12:			; .seh_savexmm xmm15, 144 (an unwind code in .xdata)
+.seh_endprologue:
+	mov         rdi, rcx
+	mov         rsi, rdx
+	mov         rdx, r8
+	mov         rcx, r9
+	mov         r8, qword [rsp + 224]
+	vbroadcasti32x4 zmm12, oword [rel const_sm4_pre_lo]
+	vbroadcasti32x4 zmm13, oword [rel const_sm4_pre_hi]
+	vbroadcasti32x4 zmm14, oword [rel const_sm4_post_lo]
+	vbroadcasti32x4 zmm15, oword [rel const_sm4_post_hi]
+	vbroadcasti32x4 zmm16, oword [rel const_sm4_bswap32]
+	vbroadcasti32x4 zmm17, oword [rel const_sm4_nibble]
+	vbroadcasti32x4 zmm18, oword [rel const_sm4_isr]
+	vpxorq      zmm23, zmm23, zmm23
+	; The ymm and xmm batches below 48 blocks read the tables from the low halves of the same registers.
+	test        rcx, rcx
+	jz          near .asmgen_sm4_cfb_dec_vaes512_done
+	cmp         rcx, 48
+	jb          near .asmgen_sm4_cfb_dec_vaes512_below_z
+	align 16
+.asmgen_sm4_cfb_dec_vaes512_loop:
+	; Load 48 blocks (4 per register).
+	vmovdqu     xmm0, oword [r8]
+	vinserti128 ymm0, ymm0, oword [rdx], 0x01
+	vinserti64x4 zmm0, zmm0, yword [rdx + 16], 0x01
+	vmovdqu64   zmm1, zword [rdx + 48]
+	vmovdqu64   zmm2, zword [rdx + 112]
+	vmovdqu64   zmm3, zword [rdx + 176]
+	vmovdqu64   zmm4, zword [rdx + 240]
+	vmovdqu64   zmm5, zword [rdx + 304]
+	vmovdqu64   zmm6, zword [rdx + 368]
+	vmovdqu64   zmm7, zword [rdx + 432]
+	vmovdqu64   zmm19, zword [rdx + 496]
+	vmovdqu64   zmm20, zword [rdx + 560]
+	vmovdqu64   zmm21, zword [rdx + 624]
+	vmovdqu64   zmm22, zword [rdx + 688]
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpshufb     zmm0, zmm0, zmm16
+	vpshufb     zmm1, zmm1, zmm16
+	vpshufb     zmm2, zmm2, zmm16
+	vpshufb     zmm3, zmm3, zmm16
+	vpunpckldq  zmm8, zmm0, zmm1
+	vpunpckhdq  zmm9, zmm0, zmm1
+	vpunpckldq  zmm10, zmm2, zmm3
+	vpunpckhdq  zmm1, zmm2, zmm3
+	vpunpcklqdq zmm0, zmm8, zmm10
+	vpunpcklqdq zmm2, zmm9, zmm1
+	vpunpckhqdq zmm3, zmm9, zmm1
+	vpunpckhqdq zmm1, zmm8, zmm10
+	vpshufb     zmm4, zmm4, zmm16
+	vpshufb     zmm5, zmm5, zmm16
+	vpshufb     zmm6, zmm6, zmm16
+	vpshufb     zmm7, zmm7, zmm16
+	vpunpckldq  zmm8, zmm4, zmm5
+	vpunpckhdq  zmm9, zmm4, zmm5
+	vpunpckldq  zmm10, zmm6, zmm7
+	vpunpckhdq  zmm5, zmm6, zmm7
+	vpunpcklqdq zmm4, zmm8, zmm10
+	vpunpcklqdq zmm6, zmm9, zmm5
+	vpunpckhqdq zmm7, zmm9, zmm5
+	vpunpckhqdq zmm5, zmm8, zmm10
+	vpshufb     zmm19, zmm19, zmm16
+	vpshufb     zmm20, zmm20, zmm16
+	vpshufb     zmm21, zmm21, zmm16
+	vpshufb     zmm22, zmm22, zmm16
+	vpunpckldq  zmm8, zmm19, zmm20
+	vpunpckhdq  zmm9, zmm19, zmm20
+	vpunpckldq  zmm10, zmm21, zmm22
+	vpunpckhdq  zmm20, zmm21, zmm22
+	vpunpcklqdq zmm19, zmm8, zmm10
+	vpunpcklqdq zmm21, zmm9, zmm20
+	vpunpckhqdq zmm22, zmm9, zmm20
+	vpunpckhqdq zmm20, zmm8, zmm10
+	; 32 rounds on 48 blocks: 8 x 4 unrolled rounds; 23 vector ops per round and group (vpxorq and vpternlogq; S-box 13: 2 vprold, 4 vpandq, 4 vpshufb, 2 vpxorq, vaesenclast; vpshufb undoing ShiftRows, 4 vprold, 2 vpternlogq, vpxorq), plus the round key's vpbroadcastd.
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_cfb_dec_vaes512_rounds:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vpbroadcastd zmm11, dword [rax]
+	vpxorq      zmm8, zmm1, zmm2
+	vpternlogq  zmm8, zmm11, zmm3, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm0, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm0, zmm0, zmm9
+	vpxorq      zmm8, zmm5, zmm6
+	vpternlogq  zmm8, zmm11, zmm7, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm4, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm4, zmm4, zmm9
+	vpxorq      zmm8, zmm20, zmm21
+	vpternlogq  zmm8, zmm11, zmm22, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm19, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm19, zmm19, zmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vpbroadcastd zmm11, dword [rax + 4]
+	vpxorq      zmm8, zmm2, zmm3
+	vpternlogq  zmm8, zmm11, zmm0, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm1, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm1, zmm1, zmm9
+	vpxorq      zmm8, zmm6, zmm7
+	vpternlogq  zmm8, zmm11, zmm4, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm5, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm5, zmm5, zmm9
+	vpxorq      zmm8, zmm21, zmm22
+	vpternlogq  zmm8, zmm11, zmm19, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm20, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm20, zmm20, zmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vpbroadcastd zmm11, dword [rax + 8]
+	vpxorq      zmm8, zmm3, zmm0
+	vpternlogq  zmm8, zmm11, zmm1, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm2, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm2, zmm2, zmm9
+	vpxorq      zmm8, zmm7, zmm4
+	vpternlogq  zmm8, zmm11, zmm5, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm6, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm6, zmm6, zmm9
+	vpxorq      zmm8, zmm22, zmm19
+	vpternlogq  zmm8, zmm11, zmm20, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm21, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm21, zmm21, zmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vpbroadcastd zmm11, dword [rax + 12]
+	vpxorq      zmm8, zmm0, zmm1
+	vpternlogq  zmm8, zmm11, zmm2, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm3, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm3, zmm3, zmm9
+	vpxorq      zmm8, zmm4, zmm5
+	vpternlogq  zmm8, zmm11, zmm6, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm7, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm7, zmm7, zmm9
+	vpxorq      zmm8, zmm19, zmm20
+	vpternlogq  zmm8, zmm11, zmm21, 0x96
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm12, zmm8
+	vpshufb     zmm9, zmm13, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vaesenclast zmm8, zmm8, zmm23
+	vprold      zmm9, zmm8, 28
+	vpandq      zmm8, zmm8, zmm17
+	vpandq      zmm9, zmm9, zmm17
+	vpshufb     zmm8, zmm14, zmm8
+	vpshufb     zmm9, zmm15, zmm9
+	vpxorq      zmm8, zmm8, zmm9
+	vpshufb     zmm8, zmm8, zmm18
+	vprold      zmm9, zmm8, 8
+	vprold      zmm10, zmm8, 16
+	vpternlogq  zmm9, zmm8, zmm10, 0x96
+	vprold      zmm10, zmm8, 24
+	vpternlogq  zmm22, zmm8, zmm10, 0x96
+	vprold      zmm9, zmm9, 2
+	vpxorq      zmm22, zmm22, zmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_cfb_dec_vaes512_rounds
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  zmm8, zmm3, zmm2
+	vpunpckhdq  zmm9, zmm3, zmm2
+	vpunpckldq  zmm10, zmm1, zmm0
+	vpunpckhdq  zmm2, zmm1, zmm0
+	vpunpcklqdq zmm0, zmm8, zmm10
+	vpunpckhqdq zmm1, zmm8, zmm10
+	vpunpckhqdq zmm3, zmm9, zmm2
+	vpunpcklqdq zmm2, zmm9, zmm2
+	vpshufb     zmm0, zmm0, zmm16
+	vpshufb     zmm1, zmm1, zmm16
+	vpshufb     zmm2, zmm2, zmm16
+	vpshufb     zmm3, zmm3, zmm16
+	vpunpckldq  zmm8, zmm7, zmm6
+	vpunpckhdq  zmm9, zmm7, zmm6
+	vpunpckldq  zmm10, zmm5, zmm4
+	vpunpckhdq  zmm6, zmm5, zmm4
+	vpunpcklqdq zmm4, zmm8, zmm10
+	vpunpckhqdq zmm5, zmm8, zmm10
+	vpunpckhqdq zmm7, zmm9, zmm6
+	vpunpcklqdq zmm6, zmm9, zmm6
+	vpshufb     zmm4, zmm4, zmm16
+	vpshufb     zmm5, zmm5, zmm16
+	vpshufb     zmm6, zmm6, zmm16
+	vpshufb     zmm7, zmm7, zmm16
+	vpunpckldq  zmm8, zmm22, zmm21
+	vpunpckhdq  zmm9, zmm22, zmm21
+	vpunpckldq  zmm10, zmm20, zmm19
+	vpunpckhdq  zmm21, zmm20, zmm19
+	vpunpcklqdq zmm19, zmm8, zmm10
+	vpunpckhqdq zmm20, zmm8, zmm10
+	vpunpckhqdq zmm22, zmm9, zmm21
+	vpunpcklqdq zmm21, zmm9, zmm21
+	vpshufb     zmm19, zmm19, zmm16
+	vpshufb     zmm20, zmm20, zmm16
+	vpshufb     zmm21, zmm21, zmm16
+	vpshufb     zmm22, zmm22, zmm16
+	; The last ciphertext block becomes the IV (read before any store: dst may be src).
+	vmovdqu     xmm10, oword [rdx + 752]
+	vpxorq      zmm0, zmm0, zword [rdx]
+	vmovdqu64   zword [rsi], zmm0
+	vpxorq      zmm1, zmm1, zword [rdx + 64]
+	vmovdqu64   zword [rsi + 64], zmm1
+	vpxorq      zmm2, zmm2, zword [rdx + 128]
+	vmovdqu64   zword [rsi + 128], zmm2
+	vpxorq      zmm3, zmm3, zword [rdx + 192]
+	vmovdqu64   zword [rsi + 192], zmm3
+	vpxorq      zmm4, zmm4, zword [rdx + 256]
+	vmovdqu64   zword [rsi + 256], zmm4
+	vpxorq      zmm5, zmm5, zword [rdx + 320]
+	vmovdqu64   zword [rsi + 320], zmm5
+	vpxorq      zmm6, zmm6, zword [rdx + 384]
+	vmovdqu64   zword [rsi + 384], zmm6
+	vpxorq      zmm7, zmm7, zword [rdx + 448]
+	vmovdqu64   zword [rsi + 448], zmm7
+	vpxorq      zmm19, zmm19, zword [rdx + 512]
+	vmovdqu64   zword [rsi + 512], zmm19
+	vpxorq      zmm20, zmm20, zword [rdx + 576]
+	vmovdqu64   zword [rsi + 576], zmm20
+	vpxorq      zmm21, zmm21, zword [rdx + 640]
+	vmovdqu64   zword [rsi + 640], zmm21
+	vpxorq      zmm22, zmm22, zword [rdx + 704]
+	vmovdqu64   zword [rsi + 704], zmm22
+	vmovdqu     oword [r8], xmm10
+	cmp         rcx, 48
+	jbe         near .asmgen_sm4_cfb_dec_vaes512_done
+	sub         rcx, 48
+	add         rdx, 768
+	add         rsi, 768
+	cmp         rcx, 48
+	jae         near .asmgen_sm4_cfb_dec_vaes512_loop
+
+.asmgen_sm4_cfb_dec_vaes512_below_z:
+	; 1..47 blocks: ymm batches of up to 16, then one xmm batch of up to 8.
+	cmp         rcx, 8
+	jbe         near .asmgen_sm4_cfb_dec_vaes512_small
+.asmgen_sm4_cfb_dec_vaes512_loop_y:
+	; Load 16 blocks (2 per register).
+	cmp         rcx, 16
+	jb          short .asmgen_sm4_cfb_dec_vaes512_partial
+	vmovdqu     xmm0, oword [r8]
+	vinserti128 ymm0, ymm0, oword [rdx], 0x01
+	vmovdqu     ymm1, yword [rdx + 16]
+	vmovdqu     ymm2, yword [rdx + 48]
+	vmovdqu     ymm3, yword [rdx + 80]
+	vmovdqu     ymm4, yword [rdx + 112]
+	vmovdqu     ymm5, yword [rdx + 144]
+	vmovdqu     ymm6, yword [rdx + 176]
+	vmovdqu     ymm7, yword [rdx + 208]
+	jmp         near .asmgen_sm4_cfb_dec_vaes512_join
+.asmgen_sm4_cfb_dec_vaes512_partial:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slot_half
+	vmovdqu     xmm0, oword [r8]
+	vinserti128 ymm0, ymm0, oword [rdx], 0x01
+	jmp         short .asmgen_sm4_cfb_dec_vaes512_slot_next
+.asmgen_sm4_cfb_dec_vaes512_slot_half:
+	vmovdqu     xmm0, oword [r8]
+.asmgen_sm4_cfb_dec_vaes512_slot_next:
+	cmp         rcx, 3
+	jb          near .asmgen_sm4_cfb_dec_vaes512_slots_done
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slot_half2
+	vmovdqu     ymm1, yword [rdx + 16]
+	jmp         short .asmgen_sm4_cfb_dec_vaes512_slot_next2
+.asmgen_sm4_cfb_dec_vaes512_slot_half2:
+	vmovdqu     xmm1, oword [rdx + 16]
+.asmgen_sm4_cfb_dec_vaes512_slot_next2:
+	cmp         rcx, 5
+	jb          near .asmgen_sm4_cfb_dec_vaes512_slots_done
+	cmp         rcx, 6
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slot_half3
+	vmovdqu     ymm2, yword [rdx + 48]
+	jmp         short .asmgen_sm4_cfb_dec_vaes512_slot_next3
+.asmgen_sm4_cfb_dec_vaes512_slot_half3:
+	vmovdqu     xmm2, oword [rdx + 48]
+.asmgen_sm4_cfb_dec_vaes512_slot_next3:
+	cmp         rcx, 7
+	jb          near .asmgen_sm4_cfb_dec_vaes512_slots_done
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slot_half4
+	vmovdqu     ymm3, yword [rdx + 80]
+	jmp         short .asmgen_sm4_cfb_dec_vaes512_slot_next4
+.asmgen_sm4_cfb_dec_vaes512_slot_half4:
+	vmovdqu     xmm3, oword [rdx + 80]
+.asmgen_sm4_cfb_dec_vaes512_slot_next4:
+	cmp         rcx, 9
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slots_done
+	cmp         rcx, 10
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slot_half5
+	vmovdqu     ymm4, yword [rdx + 112]
+	jmp         short .asmgen_sm4_cfb_dec_vaes512_slot_next5
+.asmgen_sm4_cfb_dec_vaes512_slot_half5:
+	vmovdqu     xmm4, oword [rdx + 112]
+.asmgen_sm4_cfb_dec_vaes512_slot_next5:
+	cmp         rcx, 11
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slots_done
+	cmp         rcx, 12
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slot_half6
+	vmovdqu     ymm5, yword [rdx + 144]
+	jmp         short .asmgen_sm4_cfb_dec_vaes512_slot_next6
+.asmgen_sm4_cfb_dec_vaes512_slot_half6:
+	vmovdqu     xmm5, oword [rdx + 144]
+.asmgen_sm4_cfb_dec_vaes512_slot_next6:
+	cmp         rcx, 13
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slots_done
+	cmp         rcx, 14
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slot_half7
+	vmovdqu     ymm6, yword [rdx + 176]
+	jmp         short .asmgen_sm4_cfb_dec_vaes512_slot_next7
+.asmgen_sm4_cfb_dec_vaes512_slot_half7:
+	vmovdqu     xmm6, oword [rdx + 176]
+.asmgen_sm4_cfb_dec_vaes512_slot_next7:
+	cmp         rcx, 15
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slots_done
+	cmp         rcx, 16
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slot_half8
+	vmovdqu     ymm7, yword [rdx + 208]
+	jmp         short .asmgen_sm4_cfb_dec_vaes512_slot_next8
+.asmgen_sm4_cfb_dec_vaes512_slot_half8:
+	vmovdqu     xmm7, oword [rdx + 208]
+.asmgen_sm4_cfb_dec_vaes512_slot_next8:
+.asmgen_sm4_cfb_dec_vaes512_slots_done:
+.asmgen_sm4_cfb_dec_vaes512_join:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpshufb     ymm0, ymm0, yword [rel const_sm4_bswap32]
+	vpshufb     ymm1, ymm1, yword [rel const_sm4_bswap32]
+	vpshufb     ymm2, ymm2, yword [rel const_sm4_bswap32]
+	vpshufb     ymm3, ymm3, yword [rel const_sm4_bswap32]
+	vpunpckldq  ymm8, ymm0, ymm1
+	vpunpckhdq  ymm9, ymm0, ymm1
+	vpunpckldq  ymm10, ymm2, ymm3
+	vpunpckhdq  ymm1, ymm2, ymm3
+	vpunpcklqdq ymm0, ymm8, ymm10
+	vpunpcklqdq ymm2, ymm9, ymm1
+	vpunpckhqdq ymm3, ymm9, ymm1
+	vpunpckhqdq ymm1, ymm8, ymm10
+	vpshufb     ymm4, ymm4, yword [rel const_sm4_bswap32]
+	vpshufb     ymm5, ymm5, yword [rel const_sm4_bswap32]
+	vpshufb     ymm6, ymm6, yword [rel const_sm4_bswap32]
+	vpshufb     ymm7, ymm7, yword [rel const_sm4_bswap32]
+	vpunpckldq  ymm8, ymm4, ymm5
+	vpunpckhdq  ymm9, ymm4, ymm5
+	vpunpckldq  ymm10, ymm6, ymm7
+	vpunpckhdq  ymm5, ymm6, ymm7
+	vpunpcklqdq ymm4, ymm8, ymm10
+	vpunpcklqdq ymm6, ymm9, ymm5
+	vpunpckhqdq ymm7, ymm9, ymm5
+	vpunpckhqdq ymm5, ymm8, ymm10
+	; 32 rounds on 16 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_cfb_dec_vaes512_rounds2:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vpbroadcastd ymm11, dword [rax]
+	vpxor       ymm8, ymm1, ymm2
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm3
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm0, ymm0, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm0, ymm0, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm0, ymm0, ymm10
+	vpxor       ymm0, ymm0, ymm9
+	vpxor       ymm8, ymm5, ymm6
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm7
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm4, ymm4, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm4, ymm4, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm4, ymm4, ymm10
+	vpxor       ymm4, ymm4, ymm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vpbroadcastd ymm11, dword [rax + 4]
+	vpxor       ymm8, ymm2, ymm3
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm0
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm1, ymm1, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm1, ymm1, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm1, ymm1, ymm10
+	vpxor       ymm1, ymm1, ymm9
+	vpxor       ymm8, ymm6, ymm7
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm4
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm5, ymm5, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm5, ymm5, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm5, ymm5, ymm10
+	vpxor       ymm5, ymm5, ymm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vpbroadcastd ymm11, dword [rax + 8]
+	vpxor       ymm8, ymm3, ymm0
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm1
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm2, ymm2, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm2, ymm2, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm2, ymm2, ymm10
+	vpxor       ymm2, ymm2, ymm9
+	vpxor       ymm8, ymm7, ymm4
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm5
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm6, ymm6, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm6, ymm6, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm6, ymm6, ymm10
+	vpxor       ymm6, ymm6, ymm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vpbroadcastd ymm11, dword [rax + 12]
+	vpxor       ymm8, ymm0, ymm1
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm2
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm3, ymm3, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm3, ymm3, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm3, ymm3, ymm10
+	vpxor       ymm3, ymm3, ymm9
+	vpxor       ymm8, ymm4, ymm5
+	vpxor       ymm8, ymm8, ymm11
+	vpxor       ymm8, ymm8, ymm6
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm12, ymm8
+	vpshufb     ymm9, ymm13, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vaesenclast ymm8, ymm8, yword [rel const_sm4_zero_y]
+	vpsrld      ymm9, ymm8, 4
+	vpand       ymm8, ymm8, yword [rel const_sm4_nibble]
+	vpand       ymm9, ymm9, yword [rel const_sm4_nibble]
+	vpshufb     ymm8, ymm14, ymm8
+	vpshufb     ymm9, ymm15, ymm9
+	vpxor       ymm8, ymm8, ymm9
+	vpshufb     ymm9, ymm8, yword [rel const_sm4_isr]
+	vpxor       ymm7, ymm7, ymm9
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol8]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm10, ymm8, yword [rel const_sm4_isr_rol16]
+	vpxor       ymm9, ymm9, ymm10
+	vpshufb     ymm8, ymm8, yword [rel const_sm4_isr_rol24]
+	vpxor       ymm7, ymm7, ymm8
+	vpslld      ymm10, ymm9, 2
+	vpsrld      ymm9, ymm9, 30
+	vpxor       ymm7, ymm7, ymm10
+	vpxor       ymm7, ymm7, ymm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_cfb_dec_vaes512_rounds2
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  ymm8, ymm3, ymm2
+	vpunpckhdq  ymm9, ymm3, ymm2
+	vpunpckldq  ymm10, ymm1, ymm0
+	vpunpckhdq  ymm2, ymm1, ymm0
+	vpunpcklqdq ymm0, ymm8, ymm10
+	vpunpckhqdq ymm1, ymm8, ymm10
+	vpunpckhqdq ymm3, ymm9, ymm2
+	vpunpcklqdq ymm2, ymm9, ymm2
+	vpshufb     ymm0, ymm0, yword [rel const_sm4_bswap32]
+	vpshufb     ymm1, ymm1, yword [rel const_sm4_bswap32]
+	vpshufb     ymm2, ymm2, yword [rel const_sm4_bswap32]
+	vpshufb     ymm3, ymm3, yword [rel const_sm4_bswap32]
+	vpunpckldq  ymm8, ymm7, ymm6
+	vpunpckhdq  ymm9, ymm7, ymm6
+	vpunpckldq  ymm10, ymm5, ymm4
+	vpunpckhdq  ymm6, ymm5, ymm4
+	vpunpcklqdq ymm4, ymm8, ymm10
+	vpunpckhqdq ymm5, ymm8, ymm10
+	vpunpckhqdq ymm7, ymm9, ymm6
+	vpunpcklqdq ymm6, ymm9, ymm6
+	vpshufb     ymm4, ymm4, yword [rel const_sm4_bswap32]
+	vpshufb     ymm5, ymm5, yword [rel const_sm4_bswap32]
+	vpshufb     ymm6, ymm6, yword [rel const_sm4_bswap32]
+	vpshufb     ymm7, ymm7, yword [rel const_sm4_bswap32]
+	cmp         rcx, 16
+	jb          short .asmgen_sm4_cfb_dec_vaes512_partial2
+	; The last ciphertext block becomes the IV (read before any store: dst may be src).
+	vmovdqu     xmm10, oword [rdx + 240]
+	vpxor       ymm0, ymm0, yword [rdx]
+	vmovdqu     yword [rsi], ymm0
+	vpxor       ymm1, ymm1, yword [rdx + 32]
+	vmovdqu     yword [rsi + 32], ymm1
+	vpxor       ymm2, ymm2, yword [rdx + 64]
+	vmovdqu     yword [rsi + 64], ymm2
+	vpxor       ymm3, ymm3, yword [rdx + 96]
+	vmovdqu     yword [rsi + 96], ymm3
+	vpxor       ymm4, ymm4, yword [rdx + 128]
+	vmovdqu     yword [rsi + 128], ymm4
+	vpxor       ymm5, ymm5, yword [rdx + 160]
+	vmovdqu     yword [rsi + 160], ymm5
+	vpxor       ymm6, ymm6, yword [rdx + 192]
+	vmovdqu     yword [rsi + 192], ymm6
+	vpxor       ymm7, ymm7, yword [rdx + 224]
+	vmovdqu     yword [rsi + 224], ymm7
+	vmovdqu     oword [r8], xmm10
+	jmp         near .asmgen_sm4_cfb_dec_vaes512_join2
+.asmgen_sm4_cfb_dec_vaes512_partial2:
+	; The last ciphertext block becomes the IV (read before any store: dst may be src).
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, oword [rdx + rax*1 - 16]
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slot_half9
+	vpxor       ymm0, ymm0, yword [rdx]
+	vmovdqu     yword [rsi], ymm0
+	jmp         short .asmgen_sm4_cfb_dec_vaes512_slot_next9
+.asmgen_sm4_cfb_dec_vaes512_slot_half9:
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rsi], xmm0
+.asmgen_sm4_cfb_dec_vaes512_slot_next9:
+	cmp         rcx, 3
+	jb          near .asmgen_sm4_cfb_dec_vaes512_slots_done2
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slot_half10
+	vpxor       ymm1, ymm1, yword [rdx + 32]
+	vmovdqu     yword [rsi + 32], ymm1
+	jmp         short .asmgen_sm4_cfb_dec_vaes512_slot_next10
+.asmgen_sm4_cfb_dec_vaes512_slot_half10:
+	vpxor       xmm1, xmm1, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm1
+.asmgen_sm4_cfb_dec_vaes512_slot_next10:
+	cmp         rcx, 5
+	jb          near .asmgen_sm4_cfb_dec_vaes512_slots_done2
+	cmp         rcx, 6
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slot_half11
+	vpxor       ymm2, ymm2, yword [rdx + 64]
+	vmovdqu     yword [rsi + 64], ymm2
+	jmp         short .asmgen_sm4_cfb_dec_vaes512_slot_next11
+.asmgen_sm4_cfb_dec_vaes512_slot_half11:
+	vpxor       xmm2, xmm2, oword [rdx + 64]
+	vmovdqu     oword [rsi + 64], xmm2
+.asmgen_sm4_cfb_dec_vaes512_slot_next11:
+	cmp         rcx, 7
+	jb          near .asmgen_sm4_cfb_dec_vaes512_slots_done2
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slot_half12
+	vpxor       ymm3, ymm3, yword [rdx + 96]
+	vmovdqu     yword [rsi + 96], ymm3
+	jmp         short .asmgen_sm4_cfb_dec_vaes512_slot_next12
+.asmgen_sm4_cfb_dec_vaes512_slot_half12:
+	vpxor       xmm3, xmm3, oword [rdx + 96]
+	vmovdqu     oword [rsi + 96], xmm3
+.asmgen_sm4_cfb_dec_vaes512_slot_next12:
+	cmp         rcx, 9
+	jb          near .asmgen_sm4_cfb_dec_vaes512_slots_done2
+	cmp         rcx, 10
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slot_half13
+	vpxor       ymm4, ymm4, yword [rdx + 128]
+	vmovdqu     yword [rsi + 128], ymm4
+	jmp         short .asmgen_sm4_cfb_dec_vaes512_slot_next13
+.asmgen_sm4_cfb_dec_vaes512_slot_half13:
+	vpxor       xmm4, xmm4, oword [rdx + 128]
+	vmovdqu     oword [rsi + 128], xmm4
+.asmgen_sm4_cfb_dec_vaes512_slot_next13:
+	cmp         rcx, 11
+	jb          near .asmgen_sm4_cfb_dec_vaes512_slots_done2
+	cmp         rcx, 12
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slot_half14
+	vpxor       ymm5, ymm5, yword [rdx + 160]
+	vmovdqu     yword [rsi + 160], ymm5
+	jmp         short .asmgen_sm4_cfb_dec_vaes512_slot_next14
+.asmgen_sm4_cfb_dec_vaes512_slot_half14:
+	vpxor       xmm5, xmm5, oword [rdx + 160]
+	vmovdqu     oword [rsi + 160], xmm5
+.asmgen_sm4_cfb_dec_vaes512_slot_next14:
+	cmp         rcx, 13
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slots_done2
+	cmp         rcx, 14
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slot_half15
+	vpxor       ymm6, ymm6, yword [rdx + 192]
+	vmovdqu     yword [rsi + 192], ymm6
+	jmp         short .asmgen_sm4_cfb_dec_vaes512_slot_next15
+.asmgen_sm4_cfb_dec_vaes512_slot_half15:
+	vpxor       xmm6, xmm6, oword [rdx + 192]
+	vmovdqu     oword [rsi + 192], xmm6
+.asmgen_sm4_cfb_dec_vaes512_slot_next15:
+	cmp         rcx, 15
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slots_done2
+	cmp         rcx, 16
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slot_half16
+	vpxor       ymm7, ymm7, yword [rdx + 224]
+	vmovdqu     yword [rsi + 224], ymm7
+	jmp         short .asmgen_sm4_cfb_dec_vaes512_slot_next16
+.asmgen_sm4_cfb_dec_vaes512_slot_half16:
+	vpxor       xmm7, xmm7, oword [rdx + 224]
+	vmovdqu     oword [rsi + 224], xmm7
+.asmgen_sm4_cfb_dec_vaes512_slot_next16:
+.asmgen_sm4_cfb_dec_vaes512_slots_done2:
+	vmovdqu     oword [r8], xmm10
+.asmgen_sm4_cfb_dec_vaes512_join2:
+	cmp         rcx, 16
+	jbe         near .asmgen_sm4_cfb_dec_vaes512_done
+	sub         rcx, 16
+	add         rdx, 256
+	add         rsi, 256
+	cmp         rcx, 8
+	ja          near .asmgen_sm4_cfb_dec_vaes512_loop_y
+.asmgen_sm4_cfb_dec_vaes512_small:
+	cmp         rcx, 4
+	ja          near .asmgen_sm4_cfb_dec_vaes512_two_groups
+	; 1..4 blocks: one group.
+	; Load 4 blocks (1 per register).
+	vmovdqu     xmm0, oword [r8]
+.asmgen_sm4_cfb_dec_vaes512_slot_next17:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slots_done3
+	vmovdqu     xmm1, oword [rdx]
+.asmgen_sm4_cfb_dec_vaes512_slot_next18:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slots_done3
+	vmovdqu     xmm2, oword [rdx + 16]
+.asmgen_sm4_cfb_dec_vaes512_slot_next19:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slots_done3
+	vmovdqu     xmm3, oword [rdx + 32]
+.asmgen_sm4_cfb_dec_vaes512_slot_next20:
+.asmgen_sm4_cfb_dec_vaes512_slots_done3:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	; 32 rounds on 4 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_cfb_dec_vaes512_rounds3:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_cfb_dec_vaes512_rounds3
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	; The last ciphertext block becomes the IV (read before any store: dst may be src).
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, oword [rdx + rax*1 - 16]
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rsi], xmm0
+.asmgen_sm4_cfb_dec_vaes512_slot_next21:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slots_done4
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm1
+.asmgen_sm4_cfb_dec_vaes512_slot_next22:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slots_done4
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm2
+.asmgen_sm4_cfb_dec_vaes512_slot_next23:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slots_done4
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_cfb_dec_vaes512_slot_next24:
+.asmgen_sm4_cfb_dec_vaes512_slots_done4:
+	vmovdqu     oword [r8], xmm10
+	jmp         near .asmgen_sm4_cfb_dec_vaes512_short_done
+.asmgen_sm4_cfb_dec_vaes512_two_groups:
+	; Load 8 blocks (1 per register).
+	vmovdqu     xmm0, oword [r8]
+.asmgen_sm4_cfb_dec_vaes512_slot_next25:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slots_done5
+	vmovdqu     xmm1, oword [rdx]
+.asmgen_sm4_cfb_dec_vaes512_slot_next26:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slots_done5
+	vmovdqu     xmm2, oword [rdx + 16]
+.asmgen_sm4_cfb_dec_vaes512_slot_next27:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slots_done5
+	vmovdqu     xmm3, oword [rdx + 32]
+.asmgen_sm4_cfb_dec_vaes512_slot_next28:
+	cmp         rcx, 5
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slots_done5
+	vmovdqu     xmm4, oword [rdx + 48]
+.asmgen_sm4_cfb_dec_vaes512_slot_next29:
+	cmp         rcx, 6
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slots_done5
+	vmovdqu     xmm5, oword [rdx + 64]
+.asmgen_sm4_cfb_dec_vaes512_slot_next30:
+	cmp         rcx, 7
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slots_done5
+	vmovdqu     xmm6, oword [rdx + 80]
+.asmgen_sm4_cfb_dec_vaes512_slot_next31:
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slots_done5
+	vmovdqu     xmm7, oword [rdx + 96]
+.asmgen_sm4_cfb_dec_vaes512_slot_next32:
+.asmgen_sm4_cfb_dec_vaes512_slots_done5:
+	; Big-endian words, transposed: register j of a group holds word j of its blocks.
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm0, xmm1
+	vpunpckhdq  xmm9, xmm0, xmm1
+	vpunpckldq  xmm10, xmm2, xmm3
+	vpunpckhdq  xmm1, xmm2, xmm3
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpcklqdq xmm2, xmm9, xmm1
+	vpunpckhqdq xmm3, xmm9, xmm1
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm4, xmm5
+	vpunpckhdq  xmm9, xmm4, xmm5
+	vpunpckldq  xmm10, xmm6, xmm7
+	vpunpckhdq  xmm5, xmm6, xmm7
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpcklqdq xmm6, xmm9, xmm5
+	vpunpckhqdq xmm7, xmm9, xmm5
+	vpunpckhqdq xmm5, xmm8, xmm10
+	; 32 rounds on 8 blocks: 8 x 4 unrolled rounds; 28 vector ops per round and group (3 xor, S-box 13, L 12).
+	lea         r11, [rdi + 128]
+	mov         rax, rdi
+	align 16
+.asmgen_sm4_cfb_dec_vaes512_rounds4:
+	; round 4i+0: X0 ^= T(X1 ^ X2 ^ X3 ^ rk[4i+0])
+	vbroadcastss xmm11, dword [rax]
+	vpxor       xmm8, xmm1, xmm2
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm3
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm0, xmm0, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm0, xmm0, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm0, xmm0, xmm10
+	vpxor       xmm0, xmm0, xmm9
+	vpxor       xmm8, xmm5, xmm6
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm7
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm4, xmm4, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm4, xmm4, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm4, xmm4, xmm10
+	vpxor       xmm4, xmm4, xmm9
+	; round 4i+1: X1 ^= T(X2 ^ X3 ^ X0 ^ rk[4i+1])
+	vbroadcastss xmm11, dword [rax + 4]
+	vpxor       xmm8, xmm2, xmm3
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm0
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm1, xmm1, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm1, xmm1, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm1, xmm1, xmm10
+	vpxor       xmm1, xmm1, xmm9
+	vpxor       xmm8, xmm6, xmm7
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm4
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm5, xmm5, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm5, xmm5, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm5, xmm5, xmm10
+	vpxor       xmm5, xmm5, xmm9
+	; round 4i+2: X2 ^= T(X3 ^ X0 ^ X1 ^ rk[4i+2])
+	vbroadcastss xmm11, dword [rax + 8]
+	vpxor       xmm8, xmm3, xmm0
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm1
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm2, xmm2, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm2, xmm2, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm2, xmm2, xmm10
+	vpxor       xmm2, xmm2, xmm9
+	vpxor       xmm8, xmm7, xmm4
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm5
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm6, xmm6, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm6, xmm6, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm6, xmm6, xmm10
+	vpxor       xmm6, xmm6, xmm9
+	; round 4i+3: X3 ^= T(X0 ^ X1 ^ X2 ^ rk[4i+3])
+	vbroadcastss xmm11, dword [rax + 12]
+	vpxor       xmm8, xmm0, xmm1
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm2
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm3, xmm3, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm3, xmm3, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm3, xmm3, xmm10
+	vpxor       xmm3, xmm3, xmm9
+	vpxor       xmm8, xmm4, xmm5
+	vpxor       xmm8, xmm8, xmm11
+	vpxor       xmm8, xmm8, xmm6
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm12, xmm8
+	vpshufb     xmm9, xmm13, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vaesenclast xmm8, xmm8, oword [rel const_sm4_zero_y]
+	vpsrld      xmm9, xmm8, 4
+	vpand       xmm8, xmm8, oword [rel const_sm4_nibble]
+	vpand       xmm9, xmm9, oword [rel const_sm4_nibble]
+	vpshufb     xmm8, xmm14, xmm8
+	vpshufb     xmm9, xmm15, xmm9
+	vpxor       xmm8, xmm8, xmm9
+	vpshufb     xmm9, xmm8, oword [rel const_sm4_isr]
+	vpxor       xmm7, xmm7, xmm9
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol8]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm10, xmm8, oword [rel const_sm4_isr_rol16]
+	vpxor       xmm9, xmm9, xmm10
+	vpshufb     xmm8, xmm8, oword [rel const_sm4_isr_rol24]
+	vpxor       xmm7, xmm7, xmm8
+	vpslld      xmm10, xmm9, 2
+	vpsrld      xmm9, xmm9, 30
+	vpxor       xmm7, xmm7, xmm10
+	vpxor       xmm7, xmm7, xmm9
+	add         rax, 16
+	cmp         rax, r11
+	jnz         near .asmgen_sm4_cfb_dec_vaes512_rounds4
+	; Output words X35, X34, X33, X32: transpose back, byte-swap.
+	vpunpckldq  xmm8, xmm3, xmm2
+	vpunpckhdq  xmm9, xmm3, xmm2
+	vpunpckldq  xmm10, xmm1, xmm0
+	vpunpckhdq  xmm2, xmm1, xmm0
+	vpunpcklqdq xmm0, xmm8, xmm10
+	vpunpckhqdq xmm1, xmm8, xmm10
+	vpunpckhqdq xmm3, xmm9, xmm2
+	vpunpcklqdq xmm2, xmm9, xmm2
+	vpshufb     xmm0, xmm0, oword [rel const_sm4_bswap32]
+	vpshufb     xmm1, xmm1, oword [rel const_sm4_bswap32]
+	vpshufb     xmm2, xmm2, oword [rel const_sm4_bswap32]
+	vpshufb     xmm3, xmm3, oword [rel const_sm4_bswap32]
+	vpunpckldq  xmm8, xmm7, xmm6
+	vpunpckhdq  xmm9, xmm7, xmm6
+	vpunpckldq  xmm10, xmm5, xmm4
+	vpunpckhdq  xmm6, xmm5, xmm4
+	vpunpcklqdq xmm4, xmm8, xmm10
+	vpunpckhqdq xmm5, xmm8, xmm10
+	vpunpckhqdq xmm7, xmm9, xmm6
+	vpunpcklqdq xmm6, xmm9, xmm6
+	vpshufb     xmm4, xmm4, oword [rel const_sm4_bswap32]
+	vpshufb     xmm5, xmm5, oword [rel const_sm4_bswap32]
+	vpshufb     xmm6, xmm6, oword [rel const_sm4_bswap32]
+	vpshufb     xmm7, xmm7, oword [rel const_sm4_bswap32]
+	; The last ciphertext block becomes the IV (read before any store: dst may be src).
+	mov         rax, rcx
+	shl         rax, 4
+	vmovdqu     xmm10, oword [rdx + rax*1 - 16]
+	vpxor       xmm0, xmm0, oword [rdx]
+	vmovdqu     oword [rsi], xmm0
+.asmgen_sm4_cfb_dec_vaes512_slot_next33:
+	cmp         rcx, 2
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slots_done6
+	vpxor       xmm1, xmm1, oword [rdx + 16]
+	vmovdqu     oword [rsi + 16], xmm1
+.asmgen_sm4_cfb_dec_vaes512_slot_next34:
+	cmp         rcx, 3
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slots_done6
+	vpxor       xmm2, xmm2, oword [rdx + 32]
+	vmovdqu     oword [rsi + 32], xmm2
+.asmgen_sm4_cfb_dec_vaes512_slot_next35:
+	cmp         rcx, 4
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slots_done6
+	vpxor       xmm3, xmm3, oword [rdx + 48]
+	vmovdqu     oword [rsi + 48], xmm3
+.asmgen_sm4_cfb_dec_vaes512_slot_next36:
+	cmp         rcx, 5
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slots_done6
+	vpxor       xmm4, xmm4, oword [rdx + 64]
+	vmovdqu     oword [rsi + 64], xmm4
+.asmgen_sm4_cfb_dec_vaes512_slot_next37:
+	cmp         rcx, 6
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slots_done6
+	vpxor       xmm5, xmm5, oword [rdx + 80]
+	vmovdqu     oword [rsi + 80], xmm5
+.asmgen_sm4_cfb_dec_vaes512_slot_next38:
+	cmp         rcx, 7
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slots_done6
+	vpxor       xmm6, xmm6, oword [rdx + 96]
+	vmovdqu     oword [rsi + 96], xmm6
+.asmgen_sm4_cfb_dec_vaes512_slot_next39:
+	cmp         rcx, 8
+	jb          short .asmgen_sm4_cfb_dec_vaes512_slots_done6
+	vpxor       xmm7, xmm7, oword [rdx + 112]
+	vmovdqu     oword [rsi + 112], xmm7
+.asmgen_sm4_cfb_dec_vaes512_slot_next40:
+.asmgen_sm4_cfb_dec_vaes512_slots_done6:
+	vmovdqu     oword [r8], xmm10
+.asmgen_sm4_cfb_dec_vaes512_short_done:
+.asmgen_sm4_cfb_dec_vaes512_done:
+	vzeroupper
+	vmovdqa     xmm6, oword [rsp]
+	vmovdqa     xmm7, oword [rsp + 16]
+	vmovdqa     xmm8, oword [rsp + 32]
+	vmovdqa     xmm9, oword [rsp + 48]
+	vmovdqa     xmm10, oword [rsp + 64]
+	vmovdqa     xmm11, oword [rsp + 80]
+	vmovdqa     xmm12, oword [rsp + 96]
+	vmovdqa     xmm13, oword [rsp + 112]
+	vmovdqa     xmm14, oword [rsp + 128]
+	vmovdqa     xmm15, oword [rsp + 144]
+	add         rsp, 168
+	pop         rdi
+	pop         rsi
+	ret
+.seh_end:
 
 	section .rdata$const_byte_reverse rdata align=16
 	align 16, db 0
@@ -89287,6 +95750,114 @@ asmgen_sm4_cfb_dec_gfni512.unwind_info:
 	dw 21
 	db asmgen_sm4_cfb_dec_gfni512.seh_1 - asmgen_sm4_cfb_dec_gfni512, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_sm4_cfb_dec_gfni512.seh_0 - asmgen_sm4_cfb_dec_gfni512, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_ecb_vaes512 rdata align=4
+asmgen_sm4_ecb_vaes512.unwind_info:
+	db 1, asmgen_sm4_ecb_vaes512.seh_endprologue - asmgen_sm4_ecb_vaes512, 24, 0	; version 1, prologue size, 24 slots, no frame register
+	db asmgen_sm4_ecb_vaes512.seh_12 - asmgen_sm4_ecb_vaes512, 0xf8	; SAVE_XMM128, info 15
+	dw 9
+	db asmgen_sm4_ecb_vaes512.seh_11 - asmgen_sm4_ecb_vaes512, 0xe8	; SAVE_XMM128, info 14
+	dw 8
+	db asmgen_sm4_ecb_vaes512.seh_10 - asmgen_sm4_ecb_vaes512, 0xd8	; SAVE_XMM128, info 13
+	dw 7
+	db asmgen_sm4_ecb_vaes512.seh_9 - asmgen_sm4_ecb_vaes512, 0xc8	; SAVE_XMM128, info 12
+	dw 6
+	db asmgen_sm4_ecb_vaes512.seh_8 - asmgen_sm4_ecb_vaes512, 0xb8	; SAVE_XMM128, info 11
+	dw 5
+	db asmgen_sm4_ecb_vaes512.seh_7 - asmgen_sm4_ecb_vaes512, 0xa8	; SAVE_XMM128, info 10
+	dw 4
+	db asmgen_sm4_ecb_vaes512.seh_6 - asmgen_sm4_ecb_vaes512, 0x98	; SAVE_XMM128, info 9
+	dw 3
+	db asmgen_sm4_ecb_vaes512.seh_5 - asmgen_sm4_ecb_vaes512, 0x88	; SAVE_XMM128, info 8
+	dw 2
+	db asmgen_sm4_ecb_vaes512.seh_4 - asmgen_sm4_ecb_vaes512, 0x78	; SAVE_XMM128, info 7
+	dw 1
+	db asmgen_sm4_ecb_vaes512.seh_3 - asmgen_sm4_ecb_vaes512, 0x68	; SAVE_XMM128, info 6
+	dw 0
+	db asmgen_sm4_ecb_vaes512.seh_2 - asmgen_sm4_ecb_vaes512, 0x01	; ALLOC_LARGE, info 0
+	dw 21
+	db asmgen_sm4_ecb_vaes512.seh_1 - asmgen_sm4_ecb_vaes512, 0x70	; PUSH_NONVOL, info 7
+	db asmgen_sm4_ecb_vaes512.seh_0 - asmgen_sm4_ecb_vaes512, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_ctr_vaes512 rdata align=4
+asmgen_sm4_ctr_vaes512.unwind_info:
+	db 1, asmgen_sm4_ctr_vaes512.seh_endprologue - asmgen_sm4_ctr_vaes512, 24, 0	; version 1, prologue size, 24 slots, no frame register
+	db asmgen_sm4_ctr_vaes512.seh_12 - asmgen_sm4_ctr_vaes512, 0xf8	; SAVE_XMM128, info 15
+	dw 9
+	db asmgen_sm4_ctr_vaes512.seh_11 - asmgen_sm4_ctr_vaes512, 0xe8	; SAVE_XMM128, info 14
+	dw 8
+	db asmgen_sm4_ctr_vaes512.seh_10 - asmgen_sm4_ctr_vaes512, 0xd8	; SAVE_XMM128, info 13
+	dw 7
+	db asmgen_sm4_ctr_vaes512.seh_9 - asmgen_sm4_ctr_vaes512, 0xc8	; SAVE_XMM128, info 12
+	dw 6
+	db asmgen_sm4_ctr_vaes512.seh_8 - asmgen_sm4_ctr_vaes512, 0xb8	; SAVE_XMM128, info 11
+	dw 5
+	db asmgen_sm4_ctr_vaes512.seh_7 - asmgen_sm4_ctr_vaes512, 0xa8	; SAVE_XMM128, info 10
+	dw 4
+	db asmgen_sm4_ctr_vaes512.seh_6 - asmgen_sm4_ctr_vaes512, 0x98	; SAVE_XMM128, info 9
+	dw 3
+	db asmgen_sm4_ctr_vaes512.seh_5 - asmgen_sm4_ctr_vaes512, 0x88	; SAVE_XMM128, info 8
+	dw 2
+	db asmgen_sm4_ctr_vaes512.seh_4 - asmgen_sm4_ctr_vaes512, 0x78	; SAVE_XMM128, info 7
+	dw 1
+	db asmgen_sm4_ctr_vaes512.seh_3 - asmgen_sm4_ctr_vaes512, 0x68	; SAVE_XMM128, info 6
+	dw 0
+	db asmgen_sm4_ctr_vaes512.seh_2 - asmgen_sm4_ctr_vaes512, 0x01	; ALLOC_LARGE, info 0
+	dw 21
+	db asmgen_sm4_ctr_vaes512.seh_1 - asmgen_sm4_ctr_vaes512, 0x70	; PUSH_NONVOL, info 7
+	db asmgen_sm4_ctr_vaes512.seh_0 - asmgen_sm4_ctr_vaes512, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_cbc_dec_vaes512 rdata align=4
+asmgen_sm4_cbc_dec_vaes512.unwind_info:
+	db 1, asmgen_sm4_cbc_dec_vaes512.seh_endprologue - asmgen_sm4_cbc_dec_vaes512, 24, 0	; version 1, prologue size, 24 slots, no frame register
+	db asmgen_sm4_cbc_dec_vaes512.seh_12 - asmgen_sm4_cbc_dec_vaes512, 0xf8	; SAVE_XMM128, info 15
+	dw 9
+	db asmgen_sm4_cbc_dec_vaes512.seh_11 - asmgen_sm4_cbc_dec_vaes512, 0xe8	; SAVE_XMM128, info 14
+	dw 8
+	db asmgen_sm4_cbc_dec_vaes512.seh_10 - asmgen_sm4_cbc_dec_vaes512, 0xd8	; SAVE_XMM128, info 13
+	dw 7
+	db asmgen_sm4_cbc_dec_vaes512.seh_9 - asmgen_sm4_cbc_dec_vaes512, 0xc8	; SAVE_XMM128, info 12
+	dw 6
+	db asmgen_sm4_cbc_dec_vaes512.seh_8 - asmgen_sm4_cbc_dec_vaes512, 0xb8	; SAVE_XMM128, info 11
+	dw 5
+	db asmgen_sm4_cbc_dec_vaes512.seh_7 - asmgen_sm4_cbc_dec_vaes512, 0xa8	; SAVE_XMM128, info 10
+	dw 4
+	db asmgen_sm4_cbc_dec_vaes512.seh_6 - asmgen_sm4_cbc_dec_vaes512, 0x98	; SAVE_XMM128, info 9
+	dw 3
+	db asmgen_sm4_cbc_dec_vaes512.seh_5 - asmgen_sm4_cbc_dec_vaes512, 0x88	; SAVE_XMM128, info 8
+	dw 2
+	db asmgen_sm4_cbc_dec_vaes512.seh_4 - asmgen_sm4_cbc_dec_vaes512, 0x78	; SAVE_XMM128, info 7
+	dw 1
+	db asmgen_sm4_cbc_dec_vaes512.seh_3 - asmgen_sm4_cbc_dec_vaes512, 0x68	; SAVE_XMM128, info 6
+	dw 0
+	db asmgen_sm4_cbc_dec_vaes512.seh_2 - asmgen_sm4_cbc_dec_vaes512, 0x01	; ALLOC_LARGE, info 0
+	dw 21
+	db asmgen_sm4_cbc_dec_vaes512.seh_1 - asmgen_sm4_cbc_dec_vaes512, 0x70	; PUSH_NONVOL, info 7
+	db asmgen_sm4_cbc_dec_vaes512.seh_0 - asmgen_sm4_cbc_dec_vaes512, 0x60	; PUSH_NONVOL, info 6
+	section .xdata$asmgen_sm4_cfb_dec_vaes512 rdata align=4
+asmgen_sm4_cfb_dec_vaes512.unwind_info:
+	db 1, asmgen_sm4_cfb_dec_vaes512.seh_endprologue - asmgen_sm4_cfb_dec_vaes512, 24, 0	; version 1, prologue size, 24 slots, no frame register
+	db asmgen_sm4_cfb_dec_vaes512.seh_12 - asmgen_sm4_cfb_dec_vaes512, 0xf8	; SAVE_XMM128, info 15
+	dw 9
+	db asmgen_sm4_cfb_dec_vaes512.seh_11 - asmgen_sm4_cfb_dec_vaes512, 0xe8	; SAVE_XMM128, info 14
+	dw 8
+	db asmgen_sm4_cfb_dec_vaes512.seh_10 - asmgen_sm4_cfb_dec_vaes512, 0xd8	; SAVE_XMM128, info 13
+	dw 7
+	db asmgen_sm4_cfb_dec_vaes512.seh_9 - asmgen_sm4_cfb_dec_vaes512, 0xc8	; SAVE_XMM128, info 12
+	dw 6
+	db asmgen_sm4_cfb_dec_vaes512.seh_8 - asmgen_sm4_cfb_dec_vaes512, 0xb8	; SAVE_XMM128, info 11
+	dw 5
+	db asmgen_sm4_cfb_dec_vaes512.seh_7 - asmgen_sm4_cfb_dec_vaes512, 0xa8	; SAVE_XMM128, info 10
+	dw 4
+	db asmgen_sm4_cfb_dec_vaes512.seh_6 - asmgen_sm4_cfb_dec_vaes512, 0x98	; SAVE_XMM128, info 9
+	dw 3
+	db asmgen_sm4_cfb_dec_vaes512.seh_5 - asmgen_sm4_cfb_dec_vaes512, 0x88	; SAVE_XMM128, info 8
+	dw 2
+	db asmgen_sm4_cfb_dec_vaes512.seh_4 - asmgen_sm4_cfb_dec_vaes512, 0x78	; SAVE_XMM128, info 7
+	dw 1
+	db asmgen_sm4_cfb_dec_vaes512.seh_3 - asmgen_sm4_cfb_dec_vaes512, 0x68	; SAVE_XMM128, info 6
+	dw 0
+	db asmgen_sm4_cfb_dec_vaes512.seh_2 - asmgen_sm4_cfb_dec_vaes512, 0x01	; ALLOC_LARGE, info 0
+	dw 21
+	db asmgen_sm4_cfb_dec_vaes512.seh_1 - asmgen_sm4_cfb_dec_vaes512, 0x70	; PUSH_NONVOL, info 7
+	db asmgen_sm4_cfb_dec_vaes512.seh_0 - asmgen_sm4_cfb_dec_vaes512, 0x60	; PUSH_NONVOL, info 6
 
 	section .pdata$asmgen_sm4_expand_key_avx rdata align=4
 	dd asmgen_sm4_expand_key_avx wrt ..imagebase, asmgen_sm4_expand_key_avx.seh_end wrt ..imagebase, asmgen_sm4_expand_key_avx.unwind_info wrt ..imagebase
@@ -89430,3 +96001,11 @@ asmgen_sm4_cfb_dec_gfni512.unwind_info:
 	dd asmgen_sm4_cbc_dec_gfni512 wrt ..imagebase, asmgen_sm4_cbc_dec_gfni512.seh_end wrt ..imagebase, asmgen_sm4_cbc_dec_gfni512.unwind_info wrt ..imagebase
 	section .pdata$asmgen_sm4_cfb_dec_gfni512 rdata align=4
 	dd asmgen_sm4_cfb_dec_gfni512 wrt ..imagebase, asmgen_sm4_cfb_dec_gfni512.seh_end wrt ..imagebase, asmgen_sm4_cfb_dec_gfni512.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_ecb_vaes512 rdata align=4
+	dd asmgen_sm4_ecb_vaes512 wrt ..imagebase, asmgen_sm4_ecb_vaes512.seh_end wrt ..imagebase, asmgen_sm4_ecb_vaes512.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_ctr_vaes512 rdata align=4
+	dd asmgen_sm4_ctr_vaes512 wrt ..imagebase, asmgen_sm4_ctr_vaes512.seh_end wrt ..imagebase, asmgen_sm4_ctr_vaes512.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_cbc_dec_vaes512 rdata align=4
+	dd asmgen_sm4_cbc_dec_vaes512 wrt ..imagebase, asmgen_sm4_cbc_dec_vaes512.seh_end wrt ..imagebase, asmgen_sm4_cbc_dec_vaes512.unwind_info wrt ..imagebase
+	section .pdata$asmgen_sm4_cfb_dec_vaes512 rdata align=4
+	dd asmgen_sm4_cfb_dec_vaes512 wrt ..imagebase, asmgen_sm4_cfb_dec_vaes512.seh_end wrt ..imagebase, asmgen_sm4_cfb_dec_vaes512.unwind_info wrt ..imagebase

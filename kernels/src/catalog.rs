@@ -361,6 +361,14 @@ pub const X86_64_SETS: &[KernelSet<X86_64>] = {
         },
         KernelSet {
             listing: "sm4",
+            name: "x86_64-vaes-avx512",
+            doc: "VAES + AVX-512: the batch modes on zmm (vaesenclast, vprold, vpternlogq), 48 blocks in flight; the rest is the VAES + AVX2 set's.",
+            build: |abi| set(Set::VaesAvx512, abi),
+            fixed: |abi, f| fixed(Set::VaesAvx512, abi, f),
+            rival: None,
+        },
+        KernelSet {
+            listing: "sm4",
             name: "x86_64-gfni-avx2",
             doc: "GFNI + AVX2: the S-box in two affine instructions, 16 blocks in flight; every mode has its kernel.",
             build: |abi| set(Set::Gfni, abi),

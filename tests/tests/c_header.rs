@@ -307,6 +307,9 @@ int main(void) {
     if (__builtin_cpu_supports("avx2")) sm4_example("x86_64-aesni-avx2", asmgen_sm4_ecb_avx2), sets++;
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("vaes"))
         sm4_example("x86_64-vaes-avx2", asmgen_sm4_ecb_vaes), sets++;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("vaes") && __builtin_cpu_supports("avx512f")
+        && __builtin_cpu_supports("avx512bw"))
+        sm4_example("x86_64-vaes-avx512", asmgen_sm4_ecb_vaes512), sets++;
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("gfni"))
         sm4_example("x86_64-gfni-avx2", asmgen_sm4_ecb_gfni), sets++;
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("gfni") && __builtin_cpu_supports("avx512f")

@@ -1,7 +1,8 @@
 //! The runtime's interpreter backends (feature `interp`: `cargo test -p asmgen-tests --features interp --test
 //! interp_backend`): the GFNI set's SM4 kernels run by the interpreter through the safe API (ECB, CTR, XTS,
-//! GCM, CBC) agree with RustCrypto at a few lengths, whatever the CPU (no GFNI needed), the GFNI + AVX-512 set's
-//! batch modes at every block count to 50 and some longer ones (no AVX-512 needed); and every x86_64 set is
+//! GCM, CBC) agree with RustCrypto at a few lengths, whatever the CPU (no GFNI needed), the GFNI + AVX-512 and
+//! VAES + AVX-512 sets' batch modes at every block count to 50 and some longer ones (no AVX-512 needed); and
+//! every x86_64 set is
 //! listed as `interp/<set>`; the zmm GHASH/POLYVAL set agrees at every block count that reaches one of its paths.
 //! The aarch64 sets (`interp/aarch64-<set>`, interpreted per AAPCS64 on any host) too: SM4 of both SM4 sets,
 //! GHASH and POLYVAL of the PMULL set, against RustCrypto. With the feature on, the general API suites (sm4_modes,
@@ -16,12 +17,20 @@ use universal_hash::UniversalHash;
 
 const GFNI: &str = "interp/x86_64-gfni-avx2";
 const GFNI512: &str = "interp/x86_64-gfni-avx512";
+const VAES512: &str = "interp/x86_64-vaes-avx512";
 const LENGTHS: [usize; 4] = [32, 48, 272, 528];
 
 #[test]
 fn every_x86_64_set_is_an_interpreter_backend() {
     let table = sm4_backend_table();
-    for set in ["x86_64-gfni-avx512", "x86_64-gfni-avx2", "x86_64-vaes-avx2", "x86_64-aesni-avx2", "x86_64-aesni-avx"] {
+    for set in [
+        "x86_64-gfni-avx512",
+        "x86_64-vaes-avx512",
+        "x86_64-gfni-avx2",
+        "x86_64-vaes-avx2",
+        "x86_64-aesni-avx2",
+        "x86_64-aesni-avx",
+    ] {
         let name = format!("interp/{set}");
         assert!(table.iter().any(|(n, ok)| *n == name && *ok), "{name} missing: {table:?}");
     }
@@ -41,10 +50,21 @@ fn gfni_sm4_through_the_interpreter_matches_rustcrypto() {
 /// also against RustCrypto.
 #[test]
 fn gfni_avx512_sm4_through_the_interpreter_matches() {
-    let mut rng = Rng::new(11);
-    sm4_backend_matches_rustcrypto(GFNI512, &[32, 528, 1040], &mut rng);
+    zmm_set_matches(GFNI512, &mut Rng::new(11));
+}
+
+/// The VAES zmm set as [`gfni_avx512_sm4_through_the_interpreter_matches`] checks the GFNI one.
+#[test]
+fn vaes_avx512_sm4_through_the_interpreter_matches() {
+    zmm_set_matches(VAES512, &mut Rng::new(13));
+}
+
+/// A zmm set's batch modes at every block count to 50 and some longer ones against the portable backend, and
+/// the set against RustCrypto at three lengths.
+fn zmm_set_matches(set: &str, rng: &mut Rng) {
+    sm4_backend_matches_rustcrypto(set, &[32, 528, 1040], rng);
     let key = rng.block();
-    let z = asmgen_runtime::Sm4::with_backend(&key, GFNI512).unwrap();
+    let z = asmgen_runtime::Sm4::with_backend(&key, set).unwrap();
     let p = asmgen_runtime::Sm4::with_backend(&key, "portable").unwrap();
     let counts: Vec<usize> = (0..=50).chain([63, 64, 65, 81, 95, 96, 97, 113, 130]).collect();
     for n in counts {

@@ -174,6 +174,66 @@ fn dispatch_picks_the_expected_kernel() {
     assert_eq!(sm4_backends()[0], "portable");
 }
 
+/// The VAES zmm set, which dispatch never picks where GFNI is present, is listed (so the suites above run it)
+/// wherever the CPU has VAES + AVX-512F/BW and no `ASMGEN_ISA` cap hides them, and its listing's batch modes
+/// agree with the portable backend at every block count to 50 and longer. (The JIT assembles only the set
+/// dispatch picks; `tests/jit.rs` checks that its bytes for this set equal the assembled listing's.)
+#[test]
+fn vaes_avx512_is_listed_where_the_cpu_has_it() {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let has = std::arch::is_x86_feature_detected!("vaes")
+            && std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512bw");
+        let listed = sm4_backends();
+        let name = "aot/x86_64-vaes-avx512";
+        if std::env::var("ASMGEN_ISA").is_err() && std::env::var("ASMGEN_BACKEND").is_err() {
+            assert_eq!(listed.contains(&name), has, "{listed:?}");
+        }
+        if std::env::var("ASMGEN_ISA").is_ok() {
+            assert!(!listed.contains(&name), "a cap hides AVX-512: {listed:?}");
+        }
+        // Natively, the listing's kernels of the set, at every block count to 50 and longer.
+        let key = [0x3cu8; 16];
+        let p = Sm4::with_backend(&key, "portable").unwrap();
+        if let Ok(z) = Sm4::with_backend(&key, name) {
+            let b = name;
+            eprintln!("{b}: batch modes against the portable backend");
+            let counts = (0..=50).chain([63, 64, 95, 96, 97, 130, 145]);
+            for n in counts {
+                let data: Vec<u8> = (0..16 * n).map(|i| (i * 7 + n) as u8).collect();
+                let iv = [n as u8; 16];
+                let (mut a, mut c) = (data.clone(), data.clone());
+                z.encrypt_ecb(&mut a).unwrap();
+                p.encrypt_ecb(&mut c).unwrap();
+                assert_eq!(a, c, "{b} ECB, {n} blocks");
+                z.decrypt_ecb(&mut a).unwrap();
+                assert_eq!(a, data, "{b} ECB decryption, {n} blocks");
+                let mut wrap = [0xffu8; 16];
+                wrap[15] = 0xf4;
+                for ctr in [iv, wrap] {
+                    let (mut a, mut c) = (data.clone(), data.clone());
+                    let (mut ca, mut cc) = (ctr, ctr);
+                    z.apply_ctr(&mut ca, &mut a);
+                    p.apply_ctr(&mut cc, &mut c);
+                    assert_eq!((a, ca), (c, cc), "{b} CTR, {n} blocks, counter {ctr:02x?}");
+                }
+                let (mut a, mut c) = (data.clone(), data.clone());
+                let (mut ia, mut ic) = (iv, iv);
+                z.decrypt_cbc(&mut ia, &mut a).unwrap();
+                p.decrypt_cbc(&mut ic, &mut c).unwrap();
+                assert_eq!((a, ia), (c, ic), "{b} CBC decryption, {n} blocks");
+                let (mut a, mut c) = (data.clone(), data.clone());
+                let (mut ia, mut ic) = (iv, iv);
+                z.decrypt_cfb(&mut ia, &mut a).unwrap();
+                p.decrypt_cfb(&mut ic, &mut c).unwrap();
+                assert_eq!((a, ia), (c, ic), "{b} CFB decryption, {n} blocks");
+            }
+        }
+    }
+}
+
 #[test]
 fn unknown_backend_is_an_error() {
     assert!(matches!(Sm4::with_backend(&[0; 16], "no-such-backend"), Err(Error::UnknownBackend(_))));

@@ -437,7 +437,8 @@ const SERIAL: [&str; 5] = ["cbc_enc", "cfb_enc", "cbc_mac", "ccm_enc", "ccm_dec"
 /// `MAX_BLOCKS` (each tail length reaches its own slot of the wide kernels' tails).
 const SERIAL_COUNTS: [usize; 3] = [0, 1, 2];
 /// Longer runs, past `MAX_BLOCKS`: the wide XTS and GCM kernels repeat their 16-block loops (33, also the XTS
-/// unit kernels' long count), the zmm batch kernels (`x86_64-gfni-avx512`) enter their 48-block loop (49).
+/// unit kernels' long count), the zmm batch kernels (`x86_64-gfni-avx512`, `x86_64-vaes-avx512`) enter their
+/// 48-block loop (49).
 const LONG_COUNTS: [usize; 2] = [33, 49];
 /// The block counts the XTS unit kernels (`xts_unit_*`, the XTS loop between two serial blocks and the tweak's
 /// encryption, so each call costs about twice a whole-block call) are stepped with: none, a tail alone, the

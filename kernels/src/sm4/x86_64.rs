@@ -1,5 +1,6 @@
 //! SM4 on x86_64: AES-NI with AVX (xmm, 8 blocks in flight) or AVX2 (ymm, 16 blocks in flight), VAES, GFNI
-//! (ymm), and GFNI with AVX-512 (zmm batch modes, 48 blocks in flight: [`Set::GfniAvx512`]).
+//! (ymm), and GFNI or VAES with AVX-512 (zmm batch modes, 48 blocks in flight: [`Set::GfniAvx512`],
+//! [`Set::VaesAvx512`]).
 //!
 //! Blocks are kept transposed: after loading, each 32-bit word is byte-swapped to its big-endian value and four
 //! blocks are transposed so that one register holds word `j` of four blocks (xmm) or, per 128-bit lane, of four
@@ -546,7 +547,8 @@ pub fn fixed_functions(set: Set, abi: Abi, fixed: Fixed) -> Kernels<X86_64> {
 
 /// Every SM4 function for x86_64, in listing order: the key schedule; the AES-NI AVX and AVX2 kernels kind by
 /// kind (batch modes, serial modes, XTS, GCM, CCM); then the GFNI and VAES sets' own batch, XTS and GCM
-/// kernels set by set; then the GFNI serial and CCM kernels; then the GFNI AVX-512 set's batch modes.
+/// kernels set by set; then the GFNI serial and CCM kernels; then the GFNI and the VAES AVX-512 sets' batch
+/// modes.
 pub fn functions(abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
     let xts = |set| -> Result<Vec<Function<X86_64>>, GenError> {
         Ok(xts::kernels(set, abi, Blocks::Arg)?.into_iter().map(|k| k.function).collect())
@@ -584,6 +586,9 @@ pub fn functions(abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
     v.push(ccm::ccm(false, Set::Gfni, abi)?);
     for m in Mode::ALL {
         v.push(batch_mode(m, Set::GfniAvx512, abi)?);
+    }
+    for m in Mode::ALL {
+        v.push(batch_mode(m, Set::VaesAvx512, abi)?);
     }
     Ok(v)
 }

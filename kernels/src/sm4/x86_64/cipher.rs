@@ -60,7 +60,7 @@ pub fn sbox(b: &mut B, c: &Consts, w: Width, t: V, s: V) {
             b.vaesenclast(s.x(), s.x(), rip(&c.zero));
             b.vinserti128(t.y(), t.y(), s.x(), 0x01);
         }
-        Width::Z => unreachable!("zmm kernels use the GFNI S-box"),
+        Width::Z => unreachable!("the zmm VAES round has its own S-box (round_vaes_z)"),
     }
     // Post-affine: M2*y ^ c2.
     vsrld(b, w, s, t, 4);
@@ -81,6 +81,9 @@ pub fn round(b: &mut B, c: &Consts, w: Width, x: [V; 4], rk: V, t: [V; 3]) {
     if c.sbox == Sbox::Gfni {
         return round_gfni(b, c, w, x, rk, t);
     }
+    if w == Width::Z {
+        return round_vaes_z(b, x, rk, t);
+    }
     let [t0, t1, t2] = t;
     // x[3] is the newest word: xor it last to keep one op on the dependency chain.
     vxor(b, w, t0, x[1], x[2]);
@@ -99,6 +102,44 @@ pub fn round(b: &mut B, c: &Consts, w: Width, x: [V; 4], rk: V, t: [V; 3]) {
     vslld(b, w, t2, t1, 2);
     vsrld(b, w, t1, t1, 30);
     vxor(b, w, x[0], x[0], t2);
+    vxor(b, w, x[0], x[0], t1);
+}
+
+/// [`round`] on zmm with VAES: the constants in registers ([`ZNIB`], [`ZISR`], [`ZZERO`], the nibble tables), the
+/// high nibbles brought down by `vprold` (a dword rotated right by 4 has each byte's high nibble in its low
+/// nibble), inverse ShiftRows undone by one `vpshufb` and the linear layer's rotations by `vprold`:
+/// `x0 ^= B ^ rol24(B) ^ rol2(B ^ rol8(B) ^ rol16(B))`. 23 vector ops per round and group (16 blocks):
+/// `vpxorq` and `vpternlogq` for the input; S-box 13 (6 pre-affine, `vaesenclast`, 6 post-affine); 8 for the
+/// inverse ShiftRows and the linear layer (`vpshufb`, 4 `vprold`, 2 `vpternlogq`, `vpxorq`).
+pub fn round_vaes_z(b: &mut B, x: [V; 4], rk: V, t: [V; 3]) {
+    let w = Width::Z;
+    let [t0, t1, t2] = t;
+    vxor(b, w, t0, x[1], x[2]);
+    vxor3(b, t0, rk, x[3]);
+    // Pre-affine: M1*u ^ c1 = lo[u & 15] ^ hi[u >> 4].
+    vrold(b, t1, t0, 28);
+    vand(b, w, t0, t0, ZNIB);
+    vand(b, w, t1, t1, ZNIB);
+    vshufb(b, w, t0, PRE_LO, t0);
+    vshufb(b, w, t1, PRE_HI, t1);
+    vxor(b, w, t0, t0, t1);
+    // SubBytes and ShiftRows with a zero round key.
+    b.vaesenclast(t0.z(), t0.z(), ZZERO.z());
+    // Post-affine: M2*y ^ c2.
+    vrold(b, t1, t0, 28);
+    vand(b, w, t0, t0, ZNIB);
+    vand(b, w, t1, t1, ZNIB);
+    vshufb(b, w, t0, POST_LO, t0);
+    vshufb(b, w, t1, POST_HI, t1);
+    vxor(b, w, t0, t0, t1);
+    // B = InvShiftRows(t0); the linear layer.
+    vshufb(b, w, t0, t0, ZISR);
+    vrold(b, t1, t0, 8);
+    vrold(b, t2, t0, 16);
+    vxor3(b, t1, t0, t2);
+    vrold(b, t2, t0, 24);
+    vxor3(b, x[0], t0, t2);
+    vrold(b, t1, t1, 2);
     vxor(b, w, x[0], x[0], t1);
 }
 
@@ -228,7 +269,14 @@ pub fn round_lean(b: &mut B, c: &Consts, w: Width, x: [V; 4], rk: Mem, t: [V; 2]
 /// registers rotate back every four). Uses rax and r11.
 pub fn rounds(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]], rk: Gpr) {
     let (ptr, end) = (RAX, R11);
-    if w == Width::Z {
+    if w == Width::Z && c.sbox == Sbox::Vaes {
+        b.comment(format_args!(
+            "32 rounds on {} blocks: 8 x 4 unrolled rounds; 23 vector ops per round and group (vpxorq and \
+             vpternlogq; S-box 13: 2 vprold, 4 vpandq, 4 vpshufb, 2 vpxorq, vaesenclast; vpshufb undoing \
+             ShiftRows, 4 vprold, 2 vpternlogq, vpxorq), plus the round key's vpbroadcastd.",
+            groups.len() * 4 * w.blocks(),
+        ));
+    } else if w == Width::Z {
         enter(b, c, w, groups);
         b.comment(format_args!(
             "32 rounds on {} blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 \
@@ -256,7 +304,8 @@ pub fn rounds(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]], rk: Gpr) {
     let lp = b.label("rounds");
     b.align(4);
     b.bind(&lp);
-    if w == Width::Z {
+    let zgfni = w == Width::Z && c.sbox == Sbox::Gfni;
+    if zgfni {
         b.comment("zmm: the four round keys in every lane, mapped into the GFNI domain at once.");
         b.vbroadcasti32x4(ZKEYS.z(), mem(ptr, 0));
         vaffine(b, w, ZKEYS, ZKEYS, POST_HI, c.g().maps.key.c);
@@ -268,7 +317,7 @@ pub fn rounds(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]], rk: Gpr) {
             (j + 2) % 4,
             (j + 3) % 4
         ));
-        if w == Width::Z {
+        if zgfni {
             b.vpshufd(RK.z(), ZKEYS.z(), 0x55 * j as u8);
         } else if c.sbox == Sbox::Gfni {
             round_key_gfni(b, c, w, RK, mem(ptr, 4 * j as i32));

@@ -20,6 +20,13 @@ pub const POST_HI: V = V(15);
 pub const ZBSWAP: V = V(16);
 /// zmm kernels: the GFNI matrix `M1^-1` (leaving the domain) in every qword.
 pub const ZLEAVE: V = V(17);
+/// zmm VAES kernels: `0x0f` in every byte (the register [`ZLEAVE`] is in the GFNI kernels).
+pub const ZNIB: V = V(17);
+/// zmm VAES kernels: the `vpshufb` control undoing ShiftRows in every 128-bit lane (the register of
+/// [`ZKEYS`](super::cipher::ZKEYS) in the GFNI kernels).
+pub const ZISR: V = V(18);
+/// zmm VAES kernels: zero, the `vaesenclast` round key.
+pub const ZZERO: V = V(23);
 
 /// The zmm CTR kernels' counter increments: 48 entries of `(k as u64, 0)`, k = 0..47, 768 bytes (slot `s` of a
 /// zmm batch reads the 64 bytes at `64 * s`).
@@ -187,11 +194,28 @@ impl Consts {
     }
 
     /// Loads the four affine tables into [`PRE_LO`], [`PRE_HI`], [`POST_LO`], [`POST_HI`] (GFNI: the matrices
-    /// `rot0`, `rot8`, `rot24`, `M1`); on zmm (GFNI only) broadcast from their first 16 bytes, with
-    /// [`ZBSWAP`] and [`ZLEAVE`] too, so that no zmm instruction reads a 32-byte constant as 64 bytes.
+    /// `rot0`, `rot8`, `rot24`, `M1`); on zmm broadcast from their first 16 bytes, with [`ZBSWAP`] and
+    /// [`ZLEAVE`] too (VAES: [`ZBSWAP`], [`ZNIB`], [`ZISR`] and a zeroed [`ZZERO`]), so that no zmm instruction
+    /// reads a 32-byte constant as 64 bytes.
     pub fn load_tables(&self, b: &mut B, w: Width) {
+        if w == Width::Z && self.sbox != Sbox::Gfni {
+            assert!(self.sbox == Sbox::Vaes, "zmm kernels use the GFNI or the VAES S-box");
+            let regs = [
+                (PRE_LO, &self.pre.0),
+                (PRE_HI, &self.pre.1),
+                (POST_LO, &self.post.0),
+                (POST_HI, &self.post.1),
+                (ZBSWAP, &self.bswap32),
+                (ZNIB, &self.nibble),
+                (ZISR, &self.isr_rol[0]),
+            ];
+            for (r, l) in regs {
+                b.vbroadcasti32x4(r.z(), rip(l));
+            }
+            b.vpxorq(ZZERO.z(), ZZERO.z(), ZZERO.z());
+            return;
+        }
         if w == Width::Z {
-            assert!(self.sbox == Sbox::Gfni, "zmm kernels use the GFNI S-box");
             let g = self.g();
             let regs = [PRE_LO, PRE_HI, POST_LO, POST_HI].into_iter().zip(&self.tables_gfni);
             for (r, l) in regs.chain([(ZBSWAP, &self.bswap32), (ZLEAVE, &g.leave)]) {

@@ -29,6 +29,9 @@ pub enum Set {
     /// `_gfni512`: GFNI + AVX-512F/BW, zmm batch modes (`vprold`, `vpternlogq`); everything else is
     /// [`Set::Gfni`]'s.
     GfniAvx512,
+    /// `_vaes512`: VAES + AVX-512F/BW, zmm batch modes (`vaesenclast` on zmm, nibble tables with `vpshufb`,
+    /// `vprold`, `vpternlogq`); everything else is [`Set::Vaes`]'s.
+    VaesAvx512,
 }
 
 impl Set {
@@ -36,7 +39,7 @@ impl Set {
     pub fn width(self) -> Width {
         match self {
             Set::Avx => Width::X,
-            Set::GfniAvx512 => Width::Z,
+            Set::GfniAvx512 | Set::VaesAvx512 => Width::Z,
             _ => Width::Y,
         }
     }
@@ -45,7 +48,7 @@ impl Set {
     pub fn sbox(self) -> Sbox {
         match self {
             Set::Avx | Set::Avx2 => Sbox::AesNi,
-            Set::Vaes => Sbox::Vaes,
+            Set::Vaes | Set::VaesAvx512 => Sbox::Vaes,
             Set::Gfni | Set::GfniAvx512 => Sbox::Gfni,
         }
     }
@@ -58,6 +61,7 @@ impl Set {
             Set::Vaes => "vaes",
             Set::Gfni => "gfni",
             Set::GfniAvx512 => "gfni512",
+            Set::VaesAvx512 => "vaes512",
         }
     }
 
@@ -70,6 +74,7 @@ impl Set {
             Set::Vaes => vec![Aes, Avx, Avx2, Vaes],
             Set::Gfni => vec![Avx, Avx2, Gfni],
             Set::GfniAvx512 => vec![Avx, Avx2, Gfni, Avx512f, Avx512bw],
+            Set::VaesAvx512 => vec![Aes, Avx, Avx2, Vaes, Avx512f, Avx512bw],
         }
     }
 
@@ -81,14 +86,16 @@ impl Set {
             Set::Vaes => "two groups of 8 in ymm, vaesenclast",
             Set::Gfni => "two groups of 8 in ymm, GFNI S-box",
             Set::GfniAvx512 => "three groups of 16 in zmm, GFNI S-box, vprold and vpternlogq",
+            Set::VaesAvx512 => "three groups of 16 in zmm, vaesenclast, vprold and vpternlogq",
         }
     }
 
     /// The set whose kernels this one takes for what it has no own kernel of (XTS, GCM, serial modes, CCM):
-    /// [`Set::Gfni`] for [`Set::GfniAvx512`], itself otherwise.
+    /// [`Set::Gfni`] for [`Set::GfniAvx512`], [`Set::Vaes`] for [`Set::VaesAvx512`], itself otherwise.
     pub fn base(self) -> Set {
         match self {
             Set::GfniAvx512 => Set::Gfni,
+            Set::VaesAvx512 => Set::Vaes,
             s => s,
         }
     }
