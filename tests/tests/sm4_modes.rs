@@ -198,37 +198,12 @@ fn vaes_avx512_is_listed_where_the_cpu_has_it() {
         let key = [0x3cu8; 16];
         let p = Sm4::with_backend(&key, "portable").unwrap();
         if let Ok(z) = Sm4::with_backend(&key, name) {
-            let b = name;
-            eprintln!("{b}: batch modes against the portable backend");
+            eprintln!("{name}: batch modes against the portable backend");
             let counts = (0..=50).chain([63, 64, 95, 96, 97, 130, 145]);
             for n in counts {
                 let data: Vec<u8> = (0..16 * n).map(|i| (i * 7 + n) as u8).collect();
                 let iv = [n as u8; 16];
-                let (mut a, mut c) = (data.clone(), data.clone());
-                z.encrypt_ecb(&mut a).unwrap();
-                p.encrypt_ecb(&mut c).unwrap();
-                assert_eq!(a, c, "{b} ECB, {n} blocks");
-                z.decrypt_ecb(&mut a).unwrap();
-                assert_eq!(a, data, "{b} ECB decryption, {n} blocks");
-                let mut wrap = [0xffu8; 16];
-                wrap[15] = 0xf4;
-                for ctr in [iv, wrap] {
-                    let (mut a, mut c) = (data.clone(), data.clone());
-                    let (mut ca, mut cc) = (ctr, ctr);
-                    z.apply_ctr(&mut ca, &mut a);
-                    p.apply_ctr(&mut cc, &mut c);
-                    assert_eq!((a, ca), (c, cc), "{b} CTR, {n} blocks, counter {ctr:02x?}");
-                }
-                let (mut a, mut c) = (data.clone(), data.clone());
-                let (mut ia, mut ic) = (iv, iv);
-                z.decrypt_cbc(&mut ia, &mut a).unwrap();
-                p.decrypt_cbc(&mut ic, &mut c).unwrap();
-                assert_eq!((a, ia), (c, ic), "{b} CBC decryption, {n} blocks");
-                let (mut a, mut c) = (data.clone(), data.clone());
-                let (mut ia, mut ic) = (iv, iv);
-                z.decrypt_cfb(&mut ia, &mut a).unwrap();
-                p.decrypt_cfb(&mut ic, &mut c).unwrap();
-                assert_eq!((a, ia), (c, ic), "{b} CFB decryption, {n} blocks");
+                asmgen_tests::sweep::batch_modes_agree(&z, &p, &data, iv, name);
             }
         }
     }
