@@ -48,22 +48,6 @@ pub fn large(backend: &str, native: usize, emulated: usize) -> usize {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_interpreter_gets_representative_lengths() {
-        assert_eq!(
-            every_length("interp/x86_64-gfni-avx2", 16, 300),
-            [16, 17, 31, 32, 33, 48, 100, 127, 128, 129, 255, 256, 257, 272]
-        );
-        assert_eq!(every_length("aot/x86_64-gfni-avx2", 0, 1024).len(), scaled(1025, 147));
-        assert_eq!(random_lengths("interp/x86_64-aesni-avx", 65536, 12), (4096, 3));
-        assert_eq!(large("jit/x86_64-aesni-avx", 1 << 20, 1 << 14), scaled(1 << 20, 1 << 14));
-    }
-}
-
 /// Checks the batch modes of `z` against `p` (the same key) on `data`, whole blocks: ECB both ways, CTR from
 /// `iv` and from a counter whose low 64 bits wrap inside the data, CBC and CFB decryption with the IV chained
 /// out. `what` names the backend in a failure. The zmm sets' tests run this at every block count that reaches
@@ -94,5 +78,21 @@ pub fn batch_modes_agree(z: &asmgen_runtime::Sm4, p: &asmgen_runtime::Sm4, data:
         f(z, &mut ia, &mut a).unwrap();
         f(p, &mut ic, &mut c).unwrap();
         assert_eq!((a, ia), (c, ic), "{what} {mode} decryption, {n} blocks");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_interpreter_gets_representative_lengths() {
+        assert_eq!(
+            every_length("interp/x86_64-gfni-avx2", 16, 300),
+            [16, 17, 31, 32, 33, 48, 100, 127, 128, 129, 255, 256, 257, 272]
+        );
+        assert_eq!(every_length("aot/x86_64-gfni-avx2", 0, 1024).len(), scaled(1025, 147));
+        assert_eq!(random_lengths("interp/x86_64-aesni-avx", 65536, 12), (4096, 3));
+        assert_eq!(large("jit/x86_64-aesni-avx", 1 << 20, 1 << 14), scaled(1 << 20, 1 << 14));
     }
 }
