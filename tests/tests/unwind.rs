@@ -31,7 +31,8 @@
 //!
 //! Counts: a kernel is called with the harness's counts (0, 1, 3, 8, 17), then every other count up to 17
 //! for the tails of the wide kernels, CTR kernels also with a counter about to carry out of its low 64
-//! bits (the carry paths), and hash updates also with 33 and 48 blocks (the zmm set's 32-block loop). x86_64 goes through the counts until every instruction has been checked;
+//! bits (the carry paths), hash updates also with 33 and 48 blocks (the zmm set's 32-block loop), and on x86_64
+//! the batch kernels (ECB, CTR, CBC and CFB decryption) with 49 (the zmm SM4 sets' 48-block loop). x86_64 goes through the counts until every instruction has been checked;
 //! aarch64/riscv64 try, per instruction, the count that reached the previous one first, then the others.
 //! Instructions no count reaches are printed per function (offsets), not failed: on x86_64 they are mostly
 //! branches a tail path can never take (the 9-15 block path of the ymm sets tests `nblocks < 2`, ...).
@@ -1516,7 +1517,8 @@ const NEAR_WRAP: usize = 1 << 20;
 
 /// The counts a kernel of `role` is called with, in the order they are tried: the harness's [`COUNTS`], then
 /// every other count up to its buffers' [`MAX_BLOCKS`], for the tails of the wide kernels; CTR kernels also
-/// with the counter about to carry ([`NEAR_WRAP`]); hash updates also with [`LONG_HASH_COUNTS`].
+/// with the counter about to carry ([`NEAR_WRAP`]); hash updates also with [`LONG_HASH_COUNTS`], the batch
+/// kernels with [`ZMM_BATCH_COUNT`].
 fn counts_of(role: &str) -> Vec<usize> {
     if is_setup(role) {
         return vec![0];
@@ -1530,11 +1532,23 @@ fn counts_of(role: &str) -> Vec<usize> {
         // The zmm hash set's 32-block loop, once with a tail and once with its batch of 16.
         counts.extend(LONG_HASH_COUNTS);
     }
+    if cfg!(target_arch = "x86_64") && ZMM_BATCH_ROLES.contains(&role) {
+        // The zmm SM4 sets' 48-block loop and a one-block tail (CTR also with the counter about to carry).
+        counts.push(ZMM_BATCH_COUNT);
+        if role == "ctr" {
+            counts.push(ZMM_BATCH_COUNT + NEAR_WRAP);
+        }
+    }
     counts
 }
 
 /// The hash update kernels' counts past [`MAX_BLOCKS`] (within the harness's buffers).
 const LONG_HASH_COUNTS: [usize; 2] = [33, 48];
+
+/// The roles the zmm SM4 sets run 48 blocks at a time, and the count past [`MAX_BLOCKS`] that reaches their
+/// loop (within the harness's buffers).
+const ZMM_BATCH_ROLES: [&str; 4] = ["ecb", "ctr", "cbc_dec", "cfb_dec"];
+const ZMM_BATCH_COUNT: usize = 49;
 
 /// The arguments of a `role` kernel for a count of [`counts_of`]; `counter` holds the CTR counter block
 /// that is about to carry.
