@@ -782,7 +782,7 @@ fn jit_report() {
     );
     println!(
         "time to assemble all of them (median of {}): build {:.3} ms + lower {:.3} ms + map {:.3} ms = {:.3} ms \
-         (target: under 2 ms)",
+         (target: 1 ms)",
         runs.len(),
         ms(median(&|s| s.build)),
         ms(median(&|s| s.lower)),
