@@ -3,8 +3,9 @@
 //! aarch64 and riscv64 with the cross gcc and with clang-19 (`--target`, the cross gcc's sysroot and
 //! `--gcc-toolchain=/usr`: clang compiles and assembles, the cross binutils' ld links) and run under qemu.
 //! Every kernel set the CPU has is checked against published vectors (GHASH, POLYVAL, SM4, SM4-CTR, SM4-XTS
-//! whole units through the xts_unit kernels, SM4-GCM including gcm_dec's restore on a bad tag) and every
-//! function taking a count is called with 0; the example detects the sets itself (riscv64:
+//! whole units through the xts_unit kernels, SM4-GCM including gcm_dec's restore on a bad tag), ECB, CTR and
+//! CBC decryption over 100 blocks against the set's own one-block ECB (past the zmm sets' 48-block loop), and
+//! every function taking a count is called with 0; the example detects the sets itself (riscv64:
 //! the riscv_hwprobe system call, which qemu 10 answers), so a qemu CPU without an extension shows that the
 //! sets needing it are left out. A wrong published answer (a GHASH value, an XTS stolen-tail byte), and a
 //! zero-count call that writes, make it fail.
@@ -88,8 +89,10 @@ fn c_example_checks_published_vectors_with_gcc_and_clang() {
             continue;
         }
         let checks = ["ok ghash", "ok polyval", "ok sm4 encrypt avx ", "ok sm4-xts gb encrypt avx in place"];
+        let long = ["ok sm4-ecb avx, 100 blocks", "ok sm4-ctr avx, 100 blocks", "ok sm4-cbc decrypt avx, 100 blocks"];
         let checks =
-            [&checks[..], &["ok sm4-gcm gcm_enc", "ok sm4-gcm gcm_dec wrong tag avx: ciphertext restored"]].concat();
+            [&checks[..], &long[..], &["ok sm4-gcm gcm_enc", "ok sm4-gcm gcm_dec wrong tag avx: ciphertext restored"]]
+                .concat();
         let sets = out.lines().filter(|l| l.starts_with("ok zero-count ") && !l.contains("pclmul")).count();
         #[cfg(target_arch = "x86_64")]
         {
@@ -98,6 +101,10 @@ fn c_example_checks_published_vectors_with_gcc_and_clang() {
                 for what in ["ok ghash vpclmul-avx512", "ok polyval vpclmul-avx512", "ok zero-count vpclmul-avx512"] {
                     assert!(out.contains(what), "{cc}: {what} missing:\n{out}");
                 }
+            }
+            if has!("avx512f") && has!("avx512bw") && has!("avx2") && has!("gfni") {
+                // The zmm kernels' 48-block loop, reached by the 100-block checks.
+                assert!(out.contains("ok sm4-ctr gfni512, 100 blocks"), "{cc}: the zmm CTR check missing:\n{out}");
             }
         }
         assert_passes(cc, &(ok, out), sets.max(1), &checks);
