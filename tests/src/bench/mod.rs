@@ -214,15 +214,39 @@ pub fn civil_date(days: u64) -> String {
 
 /// The CPU model (Linux: /proc/cpuinfo), else the architecture.
 pub fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name") || l.starts_with("Model"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, v)| v.trim().to_string())
-        })
-        .unwrap_or_else(|| std::env::consts::ARCH.to_string())
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let field = |name: &str| {
+        info.lines()
+            .find(|l| l.split(':').next().is_some_and(|k| k.trim() == name))
+            .and_then(|l| l.split_once(':'))
+            .map(|(_, v)| v.trim().to_string())
+    };
+    let Some(name) = field("model name").or_else(|| field("Model")) else {
+        return std::env::consts::ARCH.to_string();
+    };
+    // Virtual machines often name only the vendor ("AMD EPYC"): the family and model say which core it is.
+    match (field("cpu family").and_then(|f| f.parse().ok()), field("model").and_then(|m| m.parse().ok())) {
+        (Some(family), Some(model)) => match amd_core(&name, family, model) {
+            Some(core) => format!("{name} (family {family}, model {model}: {core})"),
+            None => format!("{name} (family {family}, model {model})"),
+        },
+        _ => name,
+    }
+}
+
+/// The AMD core of a family and model (AMD's published numbering), where the name is AMD's.
+fn amd_core(name: &str, family: u32, model: u32) -> Option<&'static str> {
+    if !name.starts_with("AMD") {
+        return None;
+    }
+    match (family, model) {
+        (0x17, 0x00..=0x2f) => Some("Zen / Zen+"),
+        (0x17, _) => Some("Zen 2"),
+        (0x19, 0x10..=0x1f | 0x60..=0x7f | 0xa0..=0xaf) => Some("Zen 4"),
+        (0x19, _) => Some("Zen 3"),
+        (0x1a, _) => Some("Zen 5"),
+        _ => None,
+    }
 }
 
 /// The 1-minute load average (Linux).
