@@ -4,7 +4,7 @@
 use super::consts::*;
 use super::set::Sbox;
 use super::width::*;
-use crate::sm4::sbox_affine;
+use crate::sm4::{sbox_affine, Affine};
 use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, Mem};
 use asmgen::Label;
 
@@ -354,41 +354,57 @@ pub const ONE_GROUP: [V; 2] = [V(6), V(7)];
 /// group has nothing to overlap its round's dependency chain with, so the chain is what costs.
 ///
 /// Each round computes the next round's S-box input `u' = x2 ^ x3 ^ rk' ^ x0'` directly, as `p ^ x0 ^ L(B)`
-/// with `p = x2 ^ x3 ^ rk'` and `x0` summed off the chain, and the new word afterwards as `x0' = u' ^ p`. With
-/// AES-NI the post-affine map and the linear layer are one step: `L(B) = isr0(F0) ^ isr8(F8) ^ isr16(F8) ^
-/// isr24(F24)`, the `F` byte-wise maps of `aesenclast`'s output looked up by nibble ([`linear_tables`]) and each
-/// `isr` a `vpshufb` undoing ShiftRows and rotating. From one S-box input to the next: 10 dependent vector ops
-/// and `aesenclast` (pre-affine 4; nibble, lookup, xor, shuffle, two xors) rather than [`round`]'s 15 (the
-/// post-affine's 4, the linear layer's 6 and the next round's xor of `x3`); with GFNI 4 rather than 5. The
+/// with `p = x2 ^ x3 ^ rk'` and `x0` summed off the chain, and the new word afterwards as `x0' = u' ^ p`. The
 /// round key joins `p` one round early, except across the loop's back edge (the key after the last is never
-/// read): the first round of each pass adds its own key to `u`. Per round 31 vector ops and 6 table loads with
-/// AES-NI (28 in [`round`]), 14 vector ops with GFNI (13), which a lone group has the ports for. Measured on a
-/// Zen 5 (whose simple vector ops take 2 cycles): 29.9 cycles per AES-NI round against 34.9.
+/// read): the first round of each pass adds its own key to `u`.
+///
+/// With AES-NI the words live in the pre-affine map's domain, `X~ = M1*X` (entered and left once per call), so
+/// a round needs no pre-affine map: `u~ = X~1 ^ X~2 ^ X~3 ^ A1(rk)` goes straight into `aesenclast`, and the
+/// post-affine map, the linear layer and `M1` are one step from its output `y`: `M1*L(B) = isr0(G0(y)) ^
+/// isr8(G8(y)) ^ isr16(G8(y)) ^ isr24(G0(y) ^ G8(y))`, the `G` byte-wise maps looked up by nibble ([`OneGroupTables`])
+/// and each `isr` a `vpshufb` undoing ShiftRows and rotating. From one S-box input to the next: `aesenclast`
+/// and 7 dependent vector ops (the nibble split's 2, lookup, xor, shuffle, two xors) rather than [`round`]'s 15
+/// (an xor, the pre-affine's 4, the post-affine's 4, the linear layer's 6). Per round 29 vector ops, the round
+/// key's broadcast and 4 table loads with AES-NI (28 and the broadcast in [`round`]; the round key's map A1 is
+/// 6 of them, off the chain), 14 vector ops with GFNI (13; 4 dependent rather than 5). Measured on a Zen 5
+/// (whose simple vector ops take 2 cycles): about 22 cycles per AES-NI round against 35.
 pub fn rounds_one(b: &mut B, c: &Consts, g: [V; 4], rk: Gpr) {
     let w = Width::X;
     let (ptr, end) = (RAX, R11);
     let [t0, t1, t2] = TMP;
     let (mut u, mut s) = (ONE_GROUP[0], ONE_GROUP[1]);
+    let aesni = c.sbox != Sbox::Gfni;
+    let tables = aesni.then(|| OneGroupTables::new(b));
+    // The round key at `ptr + at` into `d`: GFNI's domain map, or (AES-NI) the whole pre-affine map A1.
     let key = |b: &mut B, d: V, at: i32| {
-        if c.sbox == Sbox::Gfni {
-            round_key_gfni(b, c, w, d, mem(ptr, at));
-        } else {
+        if aesni {
             vbroadcast(b, w, d, mem(ptr, at));
+            a1(b, c, d, t1);
+        } else {
+            round_key_gfni(b, c, w, d, mem(ptr, at));
         }
     };
-    let linear = if c.sbox == Sbox::Gfni { Vec::new() } else { linear_tables(b) };
-    enter(b, c, w, &[g]);
+    if aesni {
+        b.comment("Into the pre-affine map's domain, X~ = M1*X = A1(X) ^ c1 (c1 = A1(0)) on every word.");
+        vshufb(b, w, s, PRE_LO, rip(&c.zero));
+        for v in g {
+            a1(b, c, v, t0);
+            b.vpxor(v.x(), v.x(), s.x());
+        }
+    } else {
+        enter(b, c, w, &[g]);
+    }
     b.comment(format_args!(
         "32 rounds on one group, for latency: each round sums the next round's S-box input u' = x2 ^ x3 ^ rk' ^ \
          x0' (in xmm{}, then xmm{}, alternately) and derives x0' = u' ^ (x2 ^ x3 ^ rk'); {}.",
         u.0,
         s.0,
-        if c.sbox == Sbox::Gfni {
-            "14 vector ops per round"
+        if aesni {
+            "29 vector ops and 4 table loads per round; no pre-affine map in the domain, and the post-affine map, \
+             the linear layer and M1 in one: M1*L(B) = isr0(G0) ^ isr8(G8) ^ isr16(G8) ^ isr24(G0 ^ G8), G0 and \
+             G8 nibble lookups of the aesenclast output"
         } else {
-            "31 vector ops and 6 table loads per round; the post-affine map and the linear layer in one: L(B) = \
-             isr0(F0(y)) ^ isr8(F8(y)) ^ isr16(F8(y)) ^ isr24(F24(y)), y the aesenclast output, each F a nibble \
-             lookup"
+            "14 vector ops per round"
         },
     ));
     b.vpxor(u.x(), g[1].x(), g[2].x());
@@ -419,7 +435,28 @@ pub fn rounds_one(b: &mut B, c: &Consts, g: [V; 4], rk: Gpr) {
             b.vpxor(RK.x(), x[2].x(), x[3].x());
         }
         b.vpxor(s.x(), RK.x(), x[0].x());
-        if c.sbox == Sbox::Gfni {
+        if let Some(tables) = &tables {
+            b.vaesenclast(u.x(), u.x(), rip(&c.zero));
+            nibbles(b, c, w, u, t0);
+            let lookup = |b: &mut B, d: V, tmp: V, (lo, hi): &(Label, Label)| {
+                b.vmovdqa(d.x(), rip(lo));
+                vshufb(b, w, d, d, u);
+                b.vmovdqa(tmp.x(), rip(hi));
+                vshufb(b, w, tmp, tmp, t0);
+                vxor(b, w, d, d, tmp);
+            };
+            lookup(b, t1, t2, &tables.g[0]);
+            lookup(b, t2, u, &tables.g[1]);
+            b.vpxor(u.x(), t1.x(), t2.x()); // G24 = G0 ^ G8
+            vshufb(b, w, t1, t1, rip(&c.isr_rol[0]));
+            b.vpxor(s.x(), s.x(), t1.x());
+            vshufb(b, w, t0, t2, rip(&c.isr_rol[1]));
+            vshufb(b, w, t2, t2, rip(&c.isr_rol[2]));
+            b.vpxor(t2.x(), t2.x(), t0.x());
+            vshufb(b, w, u, u, rip(&c.isr_rol[3]));
+            b.vpxor(s.x(), s.x(), u.x());
+            b.vpxor(s.x(), s.x(), t2.x());
+        } else {
             let g = c.g();
             let m = g.maps;
             vaffineinv(b, w, t1, u, PRE_HI, m.rot8.c);
@@ -432,29 +469,6 @@ pub fn rounds_one(b: &mut B, c: &Consts, g: [V; 4], rk: Gpr) {
             b.vpxor(u.x(), u.x(), t1.x());
             b.vpxor(s.x(), s.x(), t0.x());
             b.vpxor(s.x(), s.x(), u.x());
-        } else {
-            subbytes(b, c, w, u, t0);
-            // u = y = ShiftRows(AES-SubBytes(..)): the post-affine map and the linear layer at once,
-            // L(M2*y ^ c2) = isr0(F0(y)) ^ isr8(F8(y)) ^ isr16(F8(y)) ^ isr24(F24(y)), each F a byte-wise map.
-            nibbles(b, c, w, u, t0);
-            let lookup = |b: &mut B, d: V, tmp: V, (lo, hi): &(Label, Label)| {
-                b.vmovdqa(d.x(), rip(lo));
-                vshufb(b, w, d, d, u);
-                b.vmovdqa(tmp.x(), rip(hi));
-                vshufb(b, w, tmp, tmp, t0);
-                vxor(b, w, d, d, tmp);
-            };
-            lookup(b, t1, t2, &linear[0]);
-            vshufb(b, w, t1, t1, rip(&c.isr_rol[0]));
-            b.vpxor(s.x(), s.x(), t1.x());
-            lookup(b, t1, t2, &linear[1]);
-            vshufb(b, w, t2, t1, rip(&c.isr_rol[1]));
-            vshufb(b, w, t1, t1, rip(&c.isr_rol[2]));
-            b.vpxor(t1.x(), t1.x(), t2.x());
-            lookup(b, t2, u, &linear[2]);
-            vshufb(b, w, t2, t2, rip(&c.isr_rol[3]));
-            b.vpxor(s.x(), s.x(), t2.x());
-            b.vpxor(s.x(), s.x(), t1.x());
         }
         b.vpxor(x[0].x(), s.x(), RK.x());
         std::mem::swap(&mut u, &mut s);
@@ -462,36 +476,80 @@ pub fn rounds_one(b: &mut B, c: &Consts, g: [V; 4], rk: Gpr) {
     b.add(ptr, 16);
     b.cmp(ptr, end);
     b.jnz(&lp);
-    leave(b, c, w, &[g]);
+    if let Some(tables) = &tables {
+        b.comment("Out of the domain: X = M1^-1*X~.");
+        let (lo, hi) = &tables.leave;
+        for v in g {
+            nibbles(b, c, w, v, t0);
+            b.vmovdqa(t1.x(), rip(lo));
+            vshufb(b, w, t1, t1, v);
+            b.vmovdqa(t2.x(), rip(hi));
+            vshufb(b, w, t2, t2, t0);
+            b.vpxor(v.x(), t1.x(), t2.x());
+        }
+    } else {
+        leave(b, c, w, &[g]);
+    }
 }
 
-/// [`rounds_one`]'s nibble tables of the byte-wise maps `F0 = B ^ T1(B)`, `F8 = T1(B) ^ T2(B)` and `F24 = B ^
-/// T2(B)` of the post-affine output `B = M2*y ^ c2`, with `T1(b) = (b << 2) & 0xff` and `T2(b) = b >> 6`: the
-/// rotation by 2 of a dword is `T1(B) ^ rol8(T2(B))` byte by byte, so SM4's linear layer
-/// `L(B) = B ^ rol24(B) ^ rol2(B ^ rol8(B) ^ rol16(B))` is `F0 ^ rol8(F8) ^ rol16(F8) ^ rol24(F24)`.
-fn linear_tables(b: &mut B) -> Vec<(Label, Label)> {
-    let (_, post) = sbox_affine();
-    let (lo, hi) = post.nibble_tables();
-    type Map = fn(u8) -> u8;
-    let maps: [(&str, &str, Map); 3] = [
-        ("sm4_linear_f0", "B ^ T1(B)", |x| x ^ (x << 2)),
-        ("sm4_linear_f8", "T1(B) ^ T2(B)", |x| (x << 2) ^ (x >> 6)),
-        ("sm4_linear_f24", "B ^ T2(B)", |x| x ^ (x >> 6)),
-    ];
-    maps.iter()
-        .map(|&(name, what, f)| {
-            let table = |nib: &[u8; 16]| nib.map(f);
+/// `t = A1(t) = M1*t ^ c1`, the S-box's pre-affine map on every byte, from the nibble tables in [`PRE_LO`] and
+/// [`PRE_HI`]. Clobbers `s`.
+fn a1(b: &mut B, c: &Consts, t: V, s: V) {
+    let w = Width::X;
+    nibbles(b, c, w, t, s);
+    vshufb(b, w, t, PRE_LO, t);
+    vshufb(b, w, s, PRE_HI, s);
+    vxor(b, w, t, t, s);
+}
+
+/// [`rounds_one`]'s nibble tables with AES-NI (`lo[n]` for the low nibble, constants included; `hi[n]` for the
+/// high nibble).
+pub struct OneGroupTables {
+    /// `G0`, `G8`: `M1` after the byte-wise maps `F0 = B ^ T1(B)` and `F8 = T1(B) ^ T2(B)` of the post-affine
+    /// output `B = M2*y ^ c2`, with `T1(b) = (b << 2) & 0xff` and `T2(b) = b >> 6`. The rotation by 2 of a dword
+    /// is `T1(B) ^ rol8(T2(B))` byte by byte, so SM4's linear layer `L(B) = B ^ rol24(B) ^ rol2(B ^ rol8(B) ^
+    /// rol16(B))` is `F0 ^ rol8(F8) ^ rol16(F8) ^ rol24(F24)` with `F24 = B ^ T2(B) = F0 ^ F8`, and `M1`,
+    /// byte-wise too, commutes with the rotations.
+    pub g: [(Label, Label); 2],
+    /// `M1^-1`, leaving the domain.
+    pub leave: (Label, Label),
+}
+
+impl OneGroupTables {
+    /// Registers the tables with `b`.
+    pub fn new(b: &mut B) -> OneGroupTables {
+        let (pre, post) = sbox_affine();
+        let m1 = pre.m;
+        let (lo, hi) = post.nibble_tables();
+        type Map = fn(u8) -> u8;
+        let maps: [(&str, &str, Map); 2] =
+            [("sm4_m1_f0", "B ^ T1(B)", |x| x ^ (x << 2)), ("sm4_m1_f8", "T1(B) ^ T2(B)", |x| (x << 2) ^ (x >> 6))];
+        let g = maps.map(|(name, what, f)| {
+            let table = |nib: &[u8; 16]| nib.map(|x| m1.apply(f(x)));
             (
                 b.constant(
                     &format!("{name}_lo"),
                     16,
-                    &format!("{what} of the S-box post-affine output B = M2*y ^ c2 (low nibble of y, c2 included)"),
+                    &format!(
+                        "M1*({what}), B = M2*y ^ c2 the S-box's post-affine output (low nibble of y, c2 included)"
+                    ),
                     &table(&lo),
                 ),
-                b.constant(&format!("{name}_hi"), 16, &format!("{what} of B = M2*y (high nibble of y)"), &table(&hi)),
+                b.constant(
+                    &format!("{name}_hi"),
+                    16,
+                    &format!("M1*({what}), B = M2*y (high nibble of y)"),
+                    &table(&hi),
+                ),
             )
-        })
-        .collect()
+        });
+        let (ilo, ihi) = Affine { m: m1.inverse(), c: 0 }.nibble_tables();
+        let leave = (
+            b.constant("sm4_m1_inv_lo", 16, "M1^-1 (low nibble)", &ilo),
+            b.constant("sm4_m1_inv_hi", 16, "M1^-1 (high nibble)", &ihi),
+        );
+        OneGroupTables { g, leave }
+    }
 }
 
 /// Transposes a 4x4 matrix of dwords (per 128-bit lane): row `k` in `rows[k]`, column `k` ends in `out[k]`
