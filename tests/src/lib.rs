@@ -117,6 +117,7 @@ pub fn jit_expectation(aot: &str) -> String {
 }
 
 pub mod bench;
+pub mod caps;
 pub mod coff;
 pub mod ct;
 pub mod interp;

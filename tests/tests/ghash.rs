@@ -36,28 +36,15 @@ fn expected_default() -> &'static str {
     if std::env::var("ASMGEN_BACKEND").as_deref() == Ok("portable") {
         return "portable";
     }
-    // `ASMGEN_ISA=avx` or `avx2` hides VPCLMULQDQ (runtime/src/cpu.rs), as `cargo xtask jit-tests` sets it.
-    #[cfg(target_arch = "x86_64")]
-    let capped = std::env::var("ASMGEN_ISA").is_ok_and(|v| matches!(v.to_ascii_lowercase().as_str(), "avx" | "avx2"));
-    // Every cap (`avx`, `avx2`, `vaes`, `gfni`) hides AVX-512.
-    #[cfg(target_arch = "x86_64")]
-    let zmm_capped = std::env::var("ASMGEN_ISA")
-        .is_ok_and(|v| matches!(v.to_ascii_lowercase().as_str(), "avx" | "avx2" | "vaes" | "gfni"));
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("vpclmulqdq")
-        && std::arch::is_x86_feature_detected!("avx2")
-        && std::arch::is_x86_feature_detected!("avx512f")
-        && std::arch::is_x86_feature_detected!("avx512bw")
-        && !zmm_capped
-    {
+    // What the CPU has, less what an `ASMGEN_ISA` cap hides (as `cargo xtask jit-tests` sets it).
+    use asmgen_tests::caps::usable;
+    if usable(&["vpclmulqdq", "avx2", "avx512f", "avx512bw"]) {
         return "aot/x86_64-vpclmul-avx512";
     }
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("vpclmulqdq") && std::arch::is_x86_feature_detected!("avx2") && !capped {
+    if usable(&["vpclmulqdq", "avx2"]) {
         return "aot/x86_64-vpclmul-avx2";
     }
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("pclmulqdq") && std::arch::is_x86_feature_detected!("avx") {
+    if usable(&["pclmulqdq", "avx"]) {
         return "aot/x86_64-pclmulqdq-avx";
     }
     #[cfg(target_arch = "aarch64")]

@@ -114,47 +114,18 @@ fn expected_default() -> &'static str {
         return "portable";
     }
     let listed = sm4_backends();
-    #[cfg(target_arch = "x86_64")]
-    {
-        let aesni_avx = std::arch::is_x86_feature_detected!("aes") && std::arch::is_x86_feature_detected!("avx");
-        let avx_only = std::env::var("ASMGEN_ISA").is_ok_and(|v| v.eq_ignore_ascii_case("avx"));
-        let isa = std::env::var("ASMGEN_ISA").unwrap_or_default().to_ascii_lowercase();
-        let avx2 = aesni_avx && std::arch::is_x86_feature_detected!("avx2") && !avx_only;
-        if avx2
-            && std::arch::is_x86_feature_detected!("gfni")
-            && std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx512bw")
-            && isa.is_empty()
-            && listed.contains(&"aot/x86_64-gfni-avx512")
-        {
-            return "aot/x86_64-gfni-avx512";
-        }
-        if avx2
-            && std::arch::is_x86_feature_detected!("gfni")
-            && !matches!(isa.as_str(), "avx2" | "vaes")
-            && listed.contains(&"aot/x86_64-gfni-avx2")
-        {
-            return "aot/x86_64-gfni-avx2";
-        }
-        if avx2
-            && std::arch::is_x86_feature_detected!("vaes")
-            && isa != "avx2"
-            && listed.contains(&"aot/x86_64-vaes-avx2")
-        {
-            return "aot/x86_64-vaes-avx2";
-        }
-        if aesni_avx
-            && std::arch::is_x86_feature_detected!("avx2")
-            && !avx_only
-            && listed.contains(&"aot/x86_64-aesni-avx2")
-        {
-            return "aot/x86_64-aesni-avx2";
-        }
-        if aesni_avx && listed.contains(&"aot/x86_64-aesni-avx") {
-            return "aot/x86_64-aesni-avx";
-        }
+    // What the CPU has, less what an `ASMGEN_ISA` cap hides; the first set listed for it, best first.
+    use asmgen_tests::caps::usable;
+    let sets: [(&str, &[&str]); 5] = [
+        ("aot/x86_64-gfni-avx512", &["aes", "avx", "avx2", "gfni", "avx512f", "avx512bw"]),
+        ("aot/x86_64-gfni-avx2", &["aes", "avx", "avx2", "gfni"]),
+        ("aot/x86_64-vaes-avx2", &["aes", "avx", "avx2", "vaes"]),
+        ("aot/x86_64-aesni-avx2", &["aes", "avx", "avx2"]),
+        ("aot/x86_64-aesni-avx", &["aes", "avx"]),
+    ];
+    if let Some((name, _)) = sets.iter().find(|(name, needs)| usable(needs) && listed.contains(name)) {
+        return name;
     }
-    let _ = listed;
     "portable"
 }
 
@@ -182,16 +153,13 @@ fn dispatch_picks_the_expected_kernel() {
 fn vaes_avx512_is_listed_where_the_cpu_has_it() {
     #[cfg(target_arch = "x86_64")]
     {
-        let has = std::arch::is_x86_feature_detected!("vaes")
-            && std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx512bw");
+        let has = asmgen_tests::caps::usable(&["vaes", "avx2", "avx512f", "avx512bw"]);
         let listed = sm4_backends();
         let name = "aot/x86_64-vaes-avx512";
-        if std::env::var("ASMGEN_ISA").is_err() && std::env::var("ASMGEN_BACKEND").is_err() {
+        if std::env::var("ASMGEN_BACKEND").is_err() {
             assert_eq!(listed.contains(&name), has, "{listed:?}");
         }
-        if std::env::var("ASMGEN_ISA").is_ok() {
+        if asmgen_tests::caps::hidden("avx512f") {
             assert!(!listed.contains(&name), "a cap hides AVX-512: {listed:?}");
         }
         // Natively, the listing's kernels of the set, at every block count to 50 and longer.

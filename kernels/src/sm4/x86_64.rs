@@ -264,8 +264,9 @@ fn ctr_inputs(b: &mut B, x: &Ctx, w: Width, slots: usize) {
     b.mov(RAX, x.lo);
     b.mov(R11, x.hi);
     for s in 0..slots {
-        // The third zmm group is EVEX only: its counters are built in TMP[2] and moved.
-        let v = if s < 8 { V(s as u8) } else { TMP[2] };
+        // vmovq/vpinsrq are VEX only (registers 0-15): the third zmm group's counters are built in TMP[2] and
+        // moved.
+        let v = if slot_reg(s).0 < 16 { slot_reg(s) } else { TMP[2] };
         for j in 0..w.blocks() {
             // Block j: the low xmm of the slot's register (0), TMP[1] (odd), TMP[0] (2).
             let d = match j {
