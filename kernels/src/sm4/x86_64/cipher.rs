@@ -515,17 +515,32 @@ pub struct OneGroupTables {
     pub leave: (Label, Label),
 }
 
+/// A map on bytes.
+type ByteMap = fn(u8) -> u8;
+/// A pair of `vpshufb` nibble tables (low nibble, high nibble).
+type NibbleTables = ([u8; 16], [u8; 16]);
+
+/// `F0` and `F8` of [`OneGroupTables::g`], byte-wise.
+const LINEAR_MAPS: [(&str, &str, ByteMap); 2] =
+    [("sm4_m1_f0", "B ^ T1(B)", |x| x ^ (x << 2)), ("sm4_m1_f8", "T1(B) ^ T2(B)", |x| (x << 2) ^ (x >> 6))];
+
 impl OneGroupTables {
-    /// Registers the tables with `b`.
-    pub fn new(b: &mut B) -> OneGroupTables {
+    /// The tables' bytes: `G0` and `G8` (low, high), then `M1^-1` (low, high).
+    fn bytes() -> ([NibbleTables; 2], NibbleTables) {
         let (pre, post) = sbox_affine();
         let m1 = pre.m;
         let (lo, hi) = post.nibble_tables();
-        type Map = fn(u8) -> u8;
-        let maps: [(&str, &str, Map); 2] =
-            [("sm4_m1_f0", "B ^ T1(B)", |x| x ^ (x << 2)), ("sm4_m1_f8", "T1(B) ^ T2(B)", |x| (x << 2) ^ (x >> 6))];
-        let g = maps.map(|(name, what, f)| {
-            let table = |nib: &[u8; 16]| nib.map(|x| m1.apply(f(x)));
+        let g = LINEAR_MAPS.map(|(_, _, f)| (lo.map(|x| m1.apply(f(x))), hi.map(|x| m1.apply(f(x)))));
+        (g, Affine { m: m1.inverse(), c: 0 }.nibble_tables())
+    }
+
+    /// Registers the tables with `b`.
+    pub fn new(b: &mut B) -> OneGroupTables {
+        let (g, (ilo, ihi)) = Self::bytes();
+        let mut n = 0;
+        let g = g.map(|(lo, hi)| {
+            let (name, what, _) = LINEAR_MAPS[n];
+            n += 1;
             (
                 b.constant(
                     &format!("{name}_lo"),
@@ -533,17 +548,11 @@ impl OneGroupTables {
                     &format!(
                         "M1*({what}), B = M2*y ^ c2 the S-box's post-affine output (low nibble of y, c2 included)"
                     ),
-                    &table(&lo),
+                    &lo,
                 ),
-                b.constant(
-                    &format!("{name}_hi"),
-                    16,
-                    &format!("M1*({what}), B = M2*y (high nibble of y)"),
-                    &table(&hi),
-                ),
+                b.constant(&format!("{name}_hi"), 16, &format!("M1*({what}), B = M2*y (high nibble of y)"), &hi),
             )
         });
-        let (ilo, ihi) = Affine { m: m1.inverse(), c: 0 }.nibble_tables();
         let leave = (
             b.constant("sm4_m1_inv_lo", 16, "M1^-1 (low nibble)", &ilo),
             b.constant("sm4_m1_inv_hi", 16, "M1^-1 (high nibble)", &ihi),
@@ -588,4 +597,46 @@ pub(crate) fn encrypt_one(b: &mut B, c: &Consts, rk: Gpr, v: V) {
     b.vpunpckldq(TMP[1].x(), g[1].x(), g[0].x());
     b.vpunpcklqdq(v.x(), TMP[0].x(), TMP[1].x());
     b.vpshufb(v.x(), v.x(), rip(&c.bswap32));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sm4::sm4_sub_byte;
+
+    fn bytewise(w: u32, f: impl Fn(u8) -> u8) -> u32 {
+        u32::from_le_bytes(w.to_le_bytes().map(f))
+    }
+
+    /// SM4's linear layer from the byte-wise maps: `L(B) = F0 ^ rol8(F8) ^ rol16(F8) ^ rol24(F0 ^ F8)`.
+    #[test]
+    fn linear_layer_is_byte_wise_maps_and_rotations() {
+        let l = |b: u32| b ^ b.rotate_left(2) ^ b.rotate_left(10) ^ b.rotate_left(18) ^ b.rotate_left(24);
+        let mut b = 0x0123_4567u32;
+        for _ in 0..100_000 {
+            let f0 = bytewise(b, LINEAR_MAPS[0].2);
+            let f8 = bytewise(b, LINEAR_MAPS[1].2);
+            assert_eq!(l(b), f0 ^ f8.rotate_left(8) ^ f8.rotate_left(16) ^ (f0 ^ f8).rotate_left(24), "{b:#x}");
+            b = b.wrapping_mul(0x9e37_79b9).wrapping_add(0x7f4a_7c15);
+        }
+    }
+
+    /// The tables: `G(y) = M1*F(S-box post-affine(y))` for every byte `y` out of `aesenclast`, and `M1^-1`
+    /// undoes the domain (`M1^-1 * (A1(x) ^ c1) = x`).
+    #[test]
+    fn one_group_tables_compose_the_maps() {
+        let (pre, post) = sbox_affine();
+        let ([(g0lo, g0hi), (g8lo, g8hi)], (ilo, ihi)) = OneGroupTables::bytes();
+        let nib = |lo: &[u8; 16], hi: &[u8; 16], y: u8| lo[(y & 15) as usize] ^ hi[(y >> 4) as usize];
+        for y in 0..=255u8 {
+            let b = post.apply(y);
+            assert_eq!(nib(&g0lo, &g0hi, y), pre.m.apply(LINEAR_MAPS[0].2(b)));
+            assert_eq!(nib(&g8lo, &g8hi, y), pre.m.apply(LINEAR_MAPS[1].2(b)));
+            assert_eq!(nib(&ilo, &ihi, pre.apply(y) ^ pre.c), y);
+        }
+        // And the S-box is post(AES-SubBytes(pre(x))), the split the domain relies on.
+        for x in 0..=255u8 {
+            assert_eq!(post.apply(crate::sm4::aes_sub_byte(pre.apply(x))), sm4_sub_byte(x));
+        }
+    }
 }
