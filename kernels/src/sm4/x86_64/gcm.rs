@@ -184,7 +184,16 @@ fn batch(b: &mut B, x: &Ctx, w: Width, ghash: bool, n: Option<Gpr>) {
             vshufb(b, w, v, v, rip(&x.c.bswap32));
         }
     }
-    each_slot(b, w, 8, n.map_or(Count::All, Count::Reg), &mut |b, s, half| {
+    store_keystream(b, x, w, 8, n.map_or(Count::All, Count::Reg));
+    match n {
+        None => b.add(x.ctr, nblk as i32),
+        Some(n) => b.add(x.ctr, n),
+    };
+}
+
+/// `dst = src ^ keystream` for the first `slots` slots of a batch (`count` blocks).
+fn store_keystream(b: &mut B, x: &Ctx, w: Width, slots: usize, count: Count) {
+    each_slot(b, w, slots, count, &mut |b, s, half| {
         let v = V(s as u8);
         let off = 16 * (s * w.blocks()) as i32;
         if w == Width::X || half {
@@ -195,10 +204,30 @@ fn batch(b: &mut B, x: &Ctx, w: Width, ghash: bool, n: Option<Gpr>) {
             vstore(b, w, mem(x.dst, off), v);
         }
     });
-    match n {
-        None => b.add(x.ctr, nblk as i32),
-        Some(n) => b.add(x.ctr, n),
-    };
+}
+
+/// The last 1-4 blocks (`n`) on one xmm group, without hashing: [`rounds`]' one-group loop, built for latency
+/// (a short message is one chain of 32 rounds), instead of [`batch`]'s two groups of [`round_lean`].
+fn batch_one(b: &mut B, x: &Ctx, n: Gpr) {
+    let w = Width::X;
+    let g = GROUPS[0];
+    b.comment("1..4 counter blocks on one group, transposed: X0..X2 = IV words (broadcast), X3 = counter + i.");
+    let base = TMP[0];
+    b.vmovq(base.x(), x.ctr);
+    b.vpshufd(base.x(), base.x(), 0x00);
+    vaddd(b, w, g[3], base, rip(&x.inc[0][0]));
+    for (j, &v) in g.iter().take(3).enumerate() {
+        vbroadcast(b, w, v, mem(x.state, 4 * j as i32));
+        vshufb(b, w, v, v, rip(&x.c.bswap32));
+    }
+    rounds(b, &x.c, w, &[g], x.rk);
+    b.comment("Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream.");
+    transpose(b, w, [g[3], g[2], g[1], g[0]], g, TMP);
+    for &v in &g {
+        vshufb(b, w, v, v, rip(&x.c.bswap32));
+    }
+    store_keystream(b, x, w, 4, Count::Reg(n));
+    b.add(x.ctr, n);
 }
 
 /// `asmgen_sm4_gcm_{enc,dec}_<set>(rk_enc, htable, dst, src, nblocks, state)`: GCM encryption or decryption;
@@ -340,7 +369,15 @@ fn last_blocks(b: &mut B, x: &Ctx, w: Width, n: Gpr, fin: &Label) {
         b.jz(fin);
         b.bind(&part);
     }
+    let two = b.label("tail_two_groups");
+    let one_done = b.label("tail_one_done");
+    b.cmp(n, 4);
+    b.ja(&two);
+    batch_one(b, x, n);
+    b.jmp(&one_done);
+    b.bind(&two);
     batch(b, x, Width::X, false, Some(n));
+    b.bind(&one_done);
     b.mov(RAX, n);
     b.shl(RAX, 4);
     b.add(x.dst, RAX);
