@@ -371,35 +371,24 @@ pub const ONE_GROUP: [V; 2] = [V(6), V(7)];
 pub fn rounds_one(b: &mut B, c: &Consts, g: [V; 4], rk: Gpr) {
     let w = Width::X;
     let (ptr, end) = (RAX, R11);
-    let [t0, t1, t2] = TMP;
     let (mut u, mut s) = (ONE_GROUP[0], ONE_GROUP[1]);
-    let aesni = c.sbox != Sbox::Gfni;
-    let tables = aesni.then(|| OneGroupTables::new(b));
+    let tables = (c.sbox != Sbox::Gfni).then(|| OneGroupTables::new(b));
     // The round key at `ptr + at` into `d`: GFNI's domain map, or (AES-NI) the whole pre-affine map A1.
     let key = |b: &mut B, d: V, at: i32| {
-        if aesni {
+        if tables.is_some() {
             vbroadcast(b, w, d, mem(ptr, at));
-            a1(b, c, d, t1);
+            a1(b, c, d, TMP[1]);
         } else {
             round_key_gfni(b, c, w, d, mem(ptr, at));
         }
     };
-    if aesni {
-        b.comment("Into the pre-affine map's domain, X~ = M1*X = A1(X) ^ c1 (c1 = A1(0)) on every word.");
-        vshufb(b, w, s, PRE_LO, rip(&c.zero));
-        for v in g {
-            a1(b, c, v, t0);
-            b.vpxor(v.x(), v.x(), s.x());
-        }
-    } else {
-        enter(b, c, w, &[g]);
-    }
+    enter_one(b, c, g, tables.is_some(), s);
     b.comment(format_args!(
         "32 rounds on one group, for latency: each round sums the next round's S-box input u' = x2 ^ x3 ^ rk' ^ \
          x0' (in xmm{}, then xmm{}, alternately) and derives x0' = u' ^ (x2 ^ x3 ^ rk'); {}.",
         u.0,
         s.0,
-        if aesni {
+        if tables.is_some() {
             "29 vector ops and 4 table loads per round; no pre-affine map in the domain, and the post-affine map, \
              the linear layer and M1 in one: M1*L(B) = isr0(G0) ^ isr8(G8) ^ isr16(G8) ^ isr24(G0 ^ G8), G0 and \
              G8 nibble lookups of the aesenclast output"
@@ -435,40 +424,9 @@ pub fn rounds_one(b: &mut B, c: &Consts, g: [V; 4], rk: Gpr) {
             b.vpxor(RK.x(), x[2].x(), x[3].x());
         }
         b.vpxor(s.x(), RK.x(), x[0].x());
-        if let Some(tables) = &tables {
-            b.vaesenclast(u.x(), u.x(), rip(&c.zero));
-            nibbles(b, c, w, u, t0);
-            let lookup = |b: &mut B, d: V, tmp: V, (lo, hi): &(Label, Label)| {
-                b.vmovdqa(d.x(), rip(lo));
-                vshufb(b, w, d, d, u);
-                b.vmovdqa(tmp.x(), rip(hi));
-                vshufb(b, w, tmp, tmp, t0);
-                vxor(b, w, d, d, tmp);
-            };
-            lookup(b, t1, t2, &tables.g[0]);
-            lookup(b, t2, u, &tables.g[1]);
-            b.vpxor(u.x(), t1.x(), t2.x()); // G24 = G0 ^ G8
-            vshufb(b, w, t1, t1, rip(&c.isr_rol[0]));
-            b.vpxor(s.x(), s.x(), t1.x());
-            vshufb(b, w, t0, t2, rip(&c.isr_rol[1]));
-            vshufb(b, w, t2, t2, rip(&c.isr_rol[2]));
-            b.vpxor(t2.x(), t2.x(), t0.x());
-            vshufb(b, w, u, u, rip(&c.isr_rol[3]));
-            b.vpxor(s.x(), s.x(), u.x());
-            b.vpxor(s.x(), s.x(), t2.x());
-        } else {
-            let g = c.g();
-            let m = g.maps;
-            vaffineinv(b, w, t1, u, PRE_HI, m.rot8.c);
-            vaffineinv(b, w, t2, u, PRE_LO, m.rot0.c);
-            vaffineinv(b, w, t0, u, POST_LO, m.rot24.c);
-            b.vpxor(s.x(), s.x(), t2.x());
-            vshufb(b, w, u, t1, rip(&g.rol[0]));
-            vshufb(b, w, t1, t1, rip(&g.rol[1]));
-            vshufb(b, w, t0, t0, rip(&g.rol[2]));
-            b.vpxor(u.x(), u.x(), t1.x());
-            b.vpxor(s.x(), s.x(), t0.x());
-            b.vpxor(s.x(), s.x(), u.x());
+        match &tables {
+            Some(tables) => add_linear_aesni(b, c, tables, u, s),
+            None => add_linear_gfni(b, c, u, s),
         }
         b.vpxor(x[0].x(), s.x(), RK.x());
         std::mem::swap(&mut u, &mut s);
@@ -476,20 +434,87 @@ pub fn rounds_one(b: &mut B, c: &Consts, g: [V; 4], rk: Gpr) {
     b.add(ptr, 16);
     b.cmp(ptr, end);
     b.jnz(&lp);
-    if let Some(tables) = &tables {
-        b.comment("Out of the domain: X = M1^-1*X~.");
-        let (lo, hi) = &tables.leave;
-        for v in g {
-            nibbles(b, c, w, v, t0);
-            b.vmovdqa(t1.x(), rip(lo));
-            vshufb(b, w, t1, t1, v);
-            b.vmovdqa(t2.x(), rip(hi));
-            vshufb(b, w, t2, t2, t0);
-            b.vpxor(v.x(), t1.x(), t2.x());
-        }
-    } else {
-        leave(b, c, w, &[g]);
+    match &tables {
+        Some(tables) => leave_one(b, c, g, tables),
+        None => leave(b, c, w, &[g]),
     }
+}
+
+/// [`rounds_one`]'s entry into its domain: with AES-NI `X~ = M1*X = A1(X) ^ c1` on every word (`c1 = A1(0)`
+/// built in `scratch`), with GFNI [`enter`].
+fn enter_one(b: &mut B, c: &Consts, g: [V; 4], aesni: bool, scratch: V) {
+    let w = Width::X;
+    if !aesni {
+        return enter(b, c, w, &[g]);
+    }
+    b.comment("Into the pre-affine map's domain, X~ = M1*X = A1(X) ^ c1 (c1 = A1(0)) on every word.");
+    vshufb(b, w, scratch, PRE_LO, rip(&c.zero));
+    for v in g {
+        a1(b, c, v, TMP[0]);
+        b.vpxor(v.x(), v.x(), scratch.x());
+    }
+}
+
+/// [`rounds_one`]'s exit from the AES-NI domain: `X = M1^-1*X~` on every word.
+fn leave_one(b: &mut B, c: &Consts, g: [V; 4], tables: &OneGroupTables) {
+    let w = Width::X;
+    let [t0, t1, t2] = TMP;
+    b.comment("Out of the domain: X = M1^-1*X~.");
+    let (lo, hi) = &tables.leave;
+    for v in g {
+        nibbles(b, c, w, v, t0);
+        b.vmovdqa(t1.x(), rip(lo));
+        vshufb(b, w, t1, t1, v);
+        b.vmovdqa(t2.x(), rip(hi));
+        vshufb(b, w, t2, t2, t0);
+        b.vpxor(v.x(), t1.x(), t2.x());
+    }
+}
+
+/// One AES-NI round of [`rounds_one`] in the domain: `s ^= M1*L(B)` for the S-box input `u` (`y =
+/// aesenclast(u, 0)`; `isr0(G0) ^ isr8(G8) ^ isr16(G8) ^ isr24(G0 ^ G8)`). Clobbers `u` and [`TMP`].
+fn add_linear_aesni(b: &mut B, c: &Consts, tables: &OneGroupTables, u: V, s: V) {
+    let w = Width::X;
+    let [t0, t1, t2] = TMP;
+    b.vaesenclast(u.x(), u.x(), rip(&c.zero));
+    nibbles(b, c, w, u, t0);
+    let lookup = |b: &mut B, d: V, tmp: V, (lo, hi): &(Label, Label)| {
+        b.vmovdqa(d.x(), rip(lo));
+        vshufb(b, w, d, d, u);
+        b.vmovdqa(tmp.x(), rip(hi));
+        vshufb(b, w, tmp, tmp, t0);
+        vxor(b, w, d, d, tmp);
+    };
+    lookup(b, t1, t2, &tables.g[0]);
+    lookup(b, t2, u, &tables.g[1]);
+    b.vpxor(u.x(), t1.x(), t2.x()); // G24 = G0 ^ G8
+    vshufb(b, w, t1, t1, rip(&c.isr_rol[0]));
+    b.vpxor(s.x(), s.x(), t1.x());
+    vshufb(b, w, t0, t2, rip(&c.isr_rol[1]));
+    vshufb(b, w, t2, t2, rip(&c.isr_rol[2]));
+    b.vpxor(t2.x(), t2.x(), t0.x());
+    vshufb(b, w, u, u, rip(&c.isr_rol[3]));
+    b.vpxor(s.x(), s.x(), u.x());
+    b.vpxor(s.x(), s.x(), t2.x());
+}
+
+/// One GFNI round of [`rounds_one`]: `s ^= T(u)` in GFNI's domain, [`round_gfni`]'s terms. Clobbers `u` and
+/// [`TMP`].
+fn add_linear_gfni(b: &mut B, c: &Consts, u: V, s: V) {
+    let w = Width::X;
+    let [t0, t1, t2] = TMP;
+    let g = c.g();
+    let m = g.maps;
+    vaffineinv(b, w, t1, u, PRE_HI, m.rot8.c);
+    vaffineinv(b, w, t2, u, PRE_LO, m.rot0.c);
+    vaffineinv(b, w, t0, u, POST_LO, m.rot24.c);
+    b.vpxor(s.x(), s.x(), t2.x());
+    vshufb(b, w, u, t1, rip(&g.rol[0]));
+    vshufb(b, w, t1, t1, rip(&g.rol[1]));
+    vshufb(b, w, t0, t0, rip(&g.rol[2]));
+    b.vpxor(u.x(), u.x(), t1.x());
+    b.vpxor(s.x(), s.x(), t0.x());
+    b.vpxor(s.x(), s.x(), u.x());
 }
 
 /// `t = A1(t) = M1*t ^ c1`, the S-box's pre-affine map on every byte, from the nibble tables in [`PRE_LO`] and
