@@ -16,7 +16,8 @@ mod x86_64;
 use crate::ir::{CType, Const, Frame, Function, Inst, Item, Label, Operands, Param, Signature};
 use crate::platform::Isa;
 use crate::target::Abi;
-use std::cell::Cell;
+use std::any::Any;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::Arc;
@@ -50,6 +51,54 @@ pub struct Builder<I: Isa> {
     error: Option<String>,
     /// Whether comment, blank and documentation lines are kept ([`without_text`] drops them).
     text: bool,
+    /// Where the body goes instead of `body` ([`streaming`]): the JIT's lowering, fed as the body is made.
+    sink: Option<Box<dyn Sink<I>>>,
+}
+
+/// Takes a function's body as it is built, instead of the builder's items ([`streaming`]): what the JIT
+/// lowers straight into machine code, without writing the items and reading them back. The builder still
+/// checks every instruction (features, registers, labels) and still computes the frame; the sink sees the
+/// instructions, labels and alignments of the body in order (comments and blank lines are dropped), then the
+/// finished function (with an empty body) from [`Builder::finish`].
+pub trait Sink<I: Isa> {
+    /// The next instruction of the body. An error fails the function (as [`Builder::finish`]'s error).
+    fn inst(&mut self, op: I::Op, operands: &[I::Operand]) -> Result<(), String>;
+    /// `label` is bound here.
+    fn bind(&mut self, label: &Label);
+    /// Alignment of the next instruction to `1 << log2` bytes.
+    fn align(&mut self, log2: u32);
+    /// The function is finished: `function` has its frame, constants and features, and an empty body.
+    fn finish(&mut self, function: &Function<I>) -> Result<(), String>;
+}
+
+/// Makes the sink of each builder started on the thread, from the function's name ([`streaming`]).
+type MakeSink<I> = Box<dyn Fn(&str) -> Box<dyn Sink<I>>>;
+
+thread_local! {
+    /// The sinks of builders started on this thread ([`streaming`]): a [`MakeSink`] of some ISA.
+    static SINKS: RefCell<Option<Box<dyn Any>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with every builder of ISA `I` started on this thread meanwhile handing its body to a sink made by
+/// `make` from the function's name (see [`Sink`]): the functions those builders finish have empty bodies. Used
+/// by the JIT (`lower::x86_64::Stream`) to lower as it builds; listings build items. Builders of another ISA
+/// are unaffected. The setting ends with the call.
+pub fn streaming<I: Isa, R>(make: impl Fn(&str) -> Box<dyn Sink<I>> + 'static, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<Box<dyn Any>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let previous = self.0.take();
+            SINKS.with(|s| *s.borrow_mut() = previous);
+        }
+    }
+    let make: MakeSink<I> = Box::new(make);
+    let _restore = Restore(SINKS.with(|s| s.borrow_mut().replace(Box::new(make))));
+    f()
+}
+
+/// The sink for a builder of `name` started now, if [`streaming`] is on for its ISA.
+fn sink_for<I: Isa>(name: &str) -> Option<Box<dyn Sink<I>>> {
+    SINKS.with(|s| s.borrow().as_ref().and_then(|m| m.downcast_ref::<MakeSink<I>>()).map(|make| make(name)))
 }
 
 thread_local! {
@@ -75,6 +124,7 @@ pub fn without_text<R>(f: impl FnOnce() -> R) -> R {
 impl<I: Isa> Builder<I> {
     /// Starts the function `name` for `abi`, allowed to use exactly the features in `allowed`.
     pub fn new(name: &str, abi: Abi, allowed: &[I::Feature]) -> Self {
+        let sink = sink_for::<I>(name);
         Builder {
             name: name.to_string(),
             doc: Vec::new(),
@@ -82,8 +132,9 @@ impl<I: Isa> Builder<I> {
             params: Vec::new(),
             allowed: FeatureSet::of(allowed),
             required: FeatureSet::empty(),
-            // Room for most kernels' bodies (the JIT builds at startup: fewer reallocations, each a copy).
-            body: Vec::with_capacity(512),
+            // Room for most kernels' bodies (the JIT builds at startup: fewer reallocations, each a copy); none
+            // where a sink takes the body.
+            body: if sink.is_some() { Vec::new() } else { Vec::with_capacity(512) },
             consts: Vec::new(),
             label_names: FastSet::with_capacity_and_hasher(32, Default::default()),
             label_next: FastMap::with_capacity_and_hasher(32, Default::default()),
@@ -95,6 +146,7 @@ impl<I: Isa> Builder<I> {
             referenced_at: FastSet::with_capacity_and_hasher(32, Default::default()),
             error: None,
             text: TEXT.with(Cell::get),
+            sink,
         }
     }
 
@@ -168,6 +220,12 @@ impl<I: Isa> Builder<I> {
     pub fn inst(&mut self, op: I::Op, operands: impl Into<Operands<I::Operand>>) -> &mut Self {
         let operands = operands.into();
         self.check(op, &operands);
+        if let Some(sink) = &mut self.sink {
+            if let Err(e) = sink.inst(op, &operands) {
+                self.fail(e);
+            }
+            return self;
+        }
         self.body.push(Item::Inst(Inst { op, operands }));
         self
     }
@@ -179,6 +237,12 @@ impl<I: Isa> Builder<I> {
     pub fn inst_array<const K: usize>(&mut self, op: I::Op, operands: [I::Operand; K]) -> &mut Self {
         const { assert!(K <= crate::ir::MAX_OPERANDS, "more operands than ir::MAX_OPERANDS") };
         self.check(op, &operands);
+        if let Some(sink) = &mut self.sink {
+            if let Err(e) = sink.inst(op, &operands) {
+                self.fail(e);
+            }
+            return self;
+        }
         // `resize_with` reserves before it makes the item, so the item is written where it lies (a `push` builds
         // the 176 bytes aside and copies them).
         self.body.resize_with(self.body.len() + 1, || Item::Inst(Inst { op, operands: Operands::new() }));
@@ -255,6 +319,10 @@ impl<I: Isa> Builder<I> {
         if !self.defined.insert(label.clone()) {
             self.fail(format!("label {} bound twice", label.name()));
         }
+        if let Some(sink) = &mut self.sink {
+            sink.bind(label);
+            return self;
+        }
         self.body.push(Item::Label(label.clone()));
         self
     }
@@ -262,7 +330,7 @@ impl<I: Isa> Builder<I> {
     /// A comment line in the listing: a string, or `format_args!(...)` (formatted only where the text is kept,
     /// not in [`without_text`]).
     pub fn comment(&mut self, text: impl fmt::Display) -> &mut Self {
-        if self.text {
+        if self.text && self.sink.is_none() {
             self.body.push(Item::Comment(text.to_string()));
         }
         self
@@ -270,7 +338,7 @@ impl<I: Isa> Builder<I> {
 
     /// An empty line in the listing (dropped in [`without_text`]).
     pub fn blank(&mut self) -> &mut Self {
-        if self.text {
+        if self.text && self.sink.is_none() {
             self.body.push(Item::Blank);
         }
         self
@@ -278,6 +346,10 @@ impl<I: Isa> Builder<I> {
 
     /// Aligns the next instruction to `1 << log2` bytes (loop heads).
     pub fn align(&mut self, log2: u32) -> &mut Self {
+        if let Some(sink) = &mut self.sink {
+            sink.align(log2);
+            return self;
+        }
         self.body.push(Item::Align(log2));
         self
     }
@@ -322,7 +394,7 @@ impl<I: Isa> Builder<I> {
             body.shrink_to_fit();
         }
         let params = self.params.len();
-        Ok(Function {
+        let function = Function {
             name: self.name,
             doc: self.doc,
             abi: self.abi,
@@ -332,7 +404,11 @@ impl<I: Isa> Builder<I> {
             frame: Frame { saved, params },
             body,
             consts: self.consts,
-        })
+        };
+        if let Some(mut sink) = self.sink {
+            sink.finish(&function).map_err(|message| GenError { function: function.name.clone(), message })?;
+        }
+        Ok(function)
     }
 }
 
