@@ -305,9 +305,9 @@ impl<I: Isa> Builder<I> {
                 n.push_str(itoa(*next, &mut [0; 10]));
             }
             *next += 1;
-            if !self.label_names.contains(n.as_str()) {
-                let label = Label::named(&n);
-                self.label_names.insert(label.clone());
+            // One hash: a name already taken (a kernel's name ending in digits) costs an allocation instead.
+            let label = Label::named(&n);
+            if self.label_names.insert(label.clone()) {
                 self.label_scratch = n;
                 return label;
             }
