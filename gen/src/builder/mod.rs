@@ -48,6 +48,8 @@ pub struct Builder<I: Isa> {
     /// the address, not of the name, per reference).
     referenced: Vec<Label>,
     referenced_at: FastSet<usize>,
+    /// The address of the last label referenced (runs of instructions read one constant).
+    last_referenced: usize,
     error: Option<String>,
     /// Whether comment, blank and documentation lines are kept ([`without_text`] drops them).
     text: bool,
@@ -144,6 +146,7 @@ impl<I: Isa> Builder<I> {
             defined: FastSet::with_capacity_and_hasher(32, Default::default()),
             referenced: Vec::new(),
             referenced_at: FastSet::with_capacity_and_hasher(32, Default::default()),
+            last_referenced: 0,
             error: None,
             text: TEXT.with(Cell::get),
             sink,
@@ -272,9 +275,12 @@ impl<I: Isa> Builder<I> {
         regs.clear();
         for o in operands {
             if let Some(l) = I::label(o) {
-                if self.referenced_at.insert(Arc::as_ptr(&l.0) as usize) {
+                // `referenced` keeps each label it holds, so an address is not reused while the builder lives.
+                let at = Arc::as_ptr(&l.0) as usize;
+                if at != self.last_referenced && self.referenced_at.insert(at) {
                     self.referenced.push(l.clone());
                 }
+                self.last_referenced = at;
             }
         }
         I::regs_of(operands, &mut regs);

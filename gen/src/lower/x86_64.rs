@@ -447,39 +447,32 @@ fn reaches(len: usize, pc: usize, target: usize) -> bool {
     }
 }
 
-/// Labels numbered in order of appearance. Labels are equal by name; most references share their label's
-/// allocation, so the lookup by address comes first and the lookup by name (a string hash) only once per
-/// allocation. Every allocation numbered is kept (one count per allocation), so that its address is not
-/// given to another label while the numbering lasts: a [`Stream`] numbers the labels of functions whose
-/// builders are gone.
-#[derive(Default)]
+/// Labels numbered in order of appearance. Labels are equal by name: a label is numbered by name the first
+/// time, and its number marked on it for this numbering ([`Label::mark`]), so that the references after it
+/// (most share their label's allocation) read it there instead of hashing.
 struct Numbering {
-    /// The last label numbered, by address: runs of instructions read one constant.
-    last: (usize, u32),
-    by_address: FastMap<usize, u32>,
+    /// This numbering's session: a label's mark is this numbering's only when it carries it (0: no marks).
+    session: u64,
     by_name: FastMap<Label, u32>,
     names: Vec<Label>,
-    kept: Vec<Label>,
 }
+
+/// The last numbering session started ([`Numbering::session`]).
+static SESSIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 impl Numbering {
     fn with_capacity(n: usize) -> Numbering {
+        // After 2^40 numberings in a process, the session 0: labels are then numbered by name every time.
+        let session = SESSIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         Numbering {
-            last: (0, 0),
-            by_address: FastMap::with_capacity_and_hasher(n, Default::default()),
+            session: if session < 1 << 40 { session } else { 0 },
             by_name: FastMap::with_capacity_and_hasher(n, Default::default()),
             names: Vec::with_capacity(n),
-            kept: Vec::with_capacity(n),
         }
     }
 
     fn number(&mut self, l: &Label) -> u32 {
-        let address = std::sync::Arc::as_ptr(&l.0) as usize;
-        if self.last.0 == address {
-            return self.last.1;
-        }
-        if let Some(&id) = self.by_address.get(&address) {
-            self.last = (address, id);
+        if let Some(id) = l.mark(self.session) {
             return id;
         }
         let next = self.names.len() as u32;
@@ -491,9 +484,7 @@ impl Numbering {
                 next
             }
         };
-        self.by_address.insert(address, id);
-        self.kept.push(l.clone());
-        self.last = (address, id);
+        l.set_mark(self.session, id);
         id
     }
 }
