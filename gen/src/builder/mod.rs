@@ -18,7 +18,6 @@ use crate::platform::Isa;
 use crate::target::Abi;
 use std::any::Any;
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::Arc;
 
@@ -43,7 +42,10 @@ pub struct Builder<I: Isa> {
     saved: Vec<I::Reg>,
     /// Scratch for the registers of one operand.
     regs: Vec<I::Reg>,
-    defined: FastSet<Label>,
+    /// The labels bound, by allocation (a label and its clones), and the labels themselves (kept, so that an
+    /// address is not reused while the builder lives).
+    defined_at: FastSet<usize>,
+    defined: Vec<Label>,
     /// The labels instructions refer to, one per allocation (most references share their label's: a hash of
     /// the address, not of the name, per reference).
     referenced: Vec<Label>,
@@ -143,7 +145,8 @@ impl<I: Isa> Builder<I> {
             label_scratch: String::new(),
             saved: Vec::new(),
             regs: Vec::new(),
-            defined: FastSet::with_capacity_and_hasher(32, Default::default()),
+            defined_at: FastSet::with_capacity_and_hasher(32, Default::default()),
+            defined: Vec::with_capacity(32),
             referenced: Vec::new(),
             referenced_at: FastSet::with_capacity_and_hasher(32, Default::default()),
             last_referenced: 0,
@@ -322,8 +325,12 @@ impl<I: Isa> Builder<I> {
 
     /// Defines `label` at the current position.
     pub fn bind(&mut self, label: &Label) -> &mut Self {
-        if !self.defined.insert(label.clone()) {
+        // By allocation here; two labels of one name bound are found by `finish` for listings and by the
+        // lowering for the JIT.
+        if !self.defined_at.insert(Arc::as_ptr(&label.0) as usize) {
             self.fail(format!("label {} bound twice", label.name()));
+        } else {
+            self.defined.push(label.clone());
         }
         if let Some(sink) = &mut self.sink {
             sink.bind(label);
@@ -386,10 +393,21 @@ impl<I: Isa> Builder<I> {
         if let Some(e) = &self.error {
             return Err(err(e.clone()));
         }
-        let consts: BTreeSet<Label> = self.consts.iter().map(|c| c.label.clone()).collect();
-        for l in &self.referenced {
-            if !self.defined.contains(l) && !consts.contains(l) {
-                return Err(err(format!("label {} is used but never bound", l.name())));
+        // Most references are to a label bound here (the same allocation); the rest to a constant, or to a label
+        // of the same name.
+        let bound = |l: &Label| {
+            self.defined_at.contains(&(Arc::as_ptr(&l.0) as usize))
+                || self.consts.iter().any(|c| c.label == *l)
+                || self.defined.iter().any(|d| d == l)
+        };
+        if let Some(l) = self.referenced.iter().find(|l| !bound(l)) {
+            return Err(err(format!("label {} is used but never bound", l.name())));
+        }
+        if self.text {
+            // A listing names each label once (the JIT's lowering finds two bound under one name itself).
+            let mut names = FastSet::with_capacity_and_hasher(self.defined.len(), Default::default());
+            if let Some(l) = self.defined.iter().find(|l| !names.insert(l.name())) {
+                return Err(err(format!("label {} bound twice", l.name())));
             }
         }
         let mut saved = self.saved;
@@ -547,6 +565,23 @@ mod tests {
         assert_eq!(names, ["f_loop", "f_loop2", "f_loop22", "f_x", "f_loop3"]);
         let many: Vec<String> = (0..12).map(|_| b.label("y").name().to_string()).collect();
         assert_eq!((many[0].as_str(), many[9].as_str(), many[11].as_str()), ("f_y", "f_y10", "f_y12"));
+    }
+
+    /// A label bound twice is an error, whether the same label (or a clone) or two labels of one name (in a
+    /// listing; the JIT's lowering finds those); a reference to a label bound under its name is not.
+    #[test]
+    fn labels_are_bound_once() {
+        use crate::Label;
+        let mut b = Builder::<X86_64>::new("f", Abi::SysV, &[]);
+        let l = b.label("x");
+        b.bind(&l).bind(&l.clone());
+        assert!(b.finish().err().unwrap().message.contains("bound twice"));
+        let mut b = Builder::<X86_64>::new("f", Abi::SysV, &[]);
+        b.bind(&Label::named("y")).bind(&Label::named("y"));
+        assert!(b.finish().err().unwrap().message.contains("bound twice"));
+        let mut b = Builder::<X86_64>::new("f", Abi::SysV, &[]);
+        b.bind(&Label::named("z")).jmp(&Label::named("z"));
+        b.finish().unwrap();
     }
 
     /// Without text a function has the same instructions and labels, and no comment, blank or doc line; its
