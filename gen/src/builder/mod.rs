@@ -33,7 +33,6 @@ pub struct Builder<I: Isa> {
     required: FeatureSet<I::Feature>,
     body: Vec<Item<I>>,
     consts: Vec<Const>,
-    label_names: FastSet<Label>,
     /// The next suffix to try per label name (names are never released, so the smaller ones are taken).
     label_next: FastMap<String, u32>,
     /// A buffer the next label's name is written into.
@@ -140,7 +139,6 @@ impl<I: Isa> Builder<I> {
             // where a sink takes the body.
             body: if sink.is_some() { Vec::new() } else { Vec::with_capacity(512) },
             consts: Vec::new(),
-            label_names: FastSet::with_capacity_and_hasher(32, Default::default()),
             label_next: FastMap::with_capacity_and_hasher(32, Default::default()),
             label_scratch: String::new(),
             saved: Vec::new(),
@@ -299,28 +297,50 @@ impl<I: Isa> Builder<I> {
 
     /// A new label, unique in the function; bind it with [`Builder::bind`].
     pub fn label(&mut self, name: &str) -> Label {
-        let next = match self.label_next.get_mut(name) {
-            Some(next) => next,
-            None => self.label_next.entry(name.to_string()).or_insert(1),
+        let mut k = match self.label_next.get(name) {
+            Some(&k) => k,
+            None => {
+                self.label_next.insert(name.to_string(), 1);
+                1
+            }
         };
-        // The name is written into a buffer kept for this and allocated once, when free.
+        // `<function>_<name><k>` (no number for k = 1), written into a buffer kept for this and allocated once,
+        // when free.
         let mut n = std::mem::take(&mut self.label_scratch);
-        loop {
+        let label = loop {
             n.clear();
             n.push_str(&self.name);
             n.push('_');
+            let tail = n.len();
             n.push_str(name);
-            if *next > 1 {
-                n.push_str(itoa(*next, &mut [0; 10]));
+            if k > 1 {
+                n.push_str(itoa(k, &mut [0; 10]));
             }
-            *next += 1;
-            // One hash: a name already taken (a kernel's name ending in digits) costs an allocation instead.
-            let label = Label::named(&n);
-            if self.label_names.insert(label.clone()) {
-                self.label_scratch = n;
-                return label;
+            k += 1;
+            if !self.taken(&n[tail..], name) {
+                break Label::named(&n);
             }
-        }
+        };
+        *self.label_next.get_mut(name).expect("inserted above") = k;
+        self.label_scratch = n;
+        label
+    }
+
+    /// Whether [`Builder::label`] has made a label `<function>_<s>`, `s` being `name` and a number it is about
+    /// to give (from the numbers it has given each name, without a set of the names made): `s` is `<base><j>`
+    /// for a base it has given number `j` (no number for j = 1, else `j` >= 2 in decimal without a leading
+    /// zero), so the candidates are the splits of `s`'s trailing digits other than `name`'s own, which is not
+    /// given yet. None for a first label of a name that does not end in a digit.
+    fn taken(&self, s: &str, name: &str) -> bool {
+        let given = |base: &str, j: u64| self.label_next.get(base).is_some_and(|&next| u64::from(next) > j);
+        let digits = s.len() - s.bytes().rev().take_while(u8::is_ascii_digit).count();
+        (digits..=s.len()).filter(|&i| i != name.len()).any(|i| {
+            let (base, d) = s.split_at(i);
+            match d {
+                "" => given(base, 1),
+                _ => !d.starts_with('0') && d.len() <= 10 && d.parse::<u64>().is_ok_and(|j| j >= 2 && given(base, j)),
+            }
+        })
     }
 
     /// Defines `label` at the current position.
@@ -565,6 +585,34 @@ mod tests {
         assert_eq!(names, ["f_loop", "f_loop2", "f_loop22", "f_x", "f_loop3"]);
         let many: Vec<String> = (0..12).map(|_| b.label("y").name().to_string()).collect();
         assert_eq!((many[0].as_str(), many[9].as_str(), many[11].as_str()), ("f_y", "f_y10", "f_y12"));
+    }
+
+    /// The names equal those of the plain rule (the first free of `<name>`, `<name>2`, `<name>3`, ..., counting
+    /// on from the last number given to that name), over names ending in digits that collide in every way.
+    #[test]
+    fn label_names_equal_the_rule_with_a_set() {
+        let names = ["a", "a1", "a2", "a12", "a10", "a21", "b", "a0", "a02", "1", "12", "2"];
+        let mut seed = 0x9e37_79b9_u64;
+        for _ in 0..200 {
+            let mut b = Builder::<X86_64>::new("f", Abi::SysV, &[]);
+            let mut set = std::collections::HashSet::new();
+            let mut next = std::collections::HashMap::new();
+            for _ in 0..60 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let name = names[(seed % names.len() as u64) as usize];
+                let k = next.entry(name).or_insert(1);
+                let expected = loop {
+                    let n = if *k > 1 { format!("f_{name}{k}") } else { format!("f_{name}") };
+                    *k += 1;
+                    if set.insert(n.clone()) {
+                        break n;
+                    }
+                };
+                assert_eq!(b.label(name).name(), expected);
+            }
+        }
     }
 
     /// A label bound twice is an error, whether the same label (or a clone) or two labels of one name (in a
