@@ -628,7 +628,7 @@ mod tests {
         b.bind(&Label::named("y")).bind(&Label::named("y"));
         assert!(b.finish().err().unwrap().message.contains("bound twice"));
         let mut b = Builder::<X86_64>::new("f", Abi::SysV, &[]);
-        b.bind(&Label::named("z")).jmp(&Label::named("z"));
+        b.bind(&Label::named("z")).jmp(Label::named("z"));
         b.finish().unwrap();
     }
 
