@@ -16,8 +16,8 @@ mod x86_64;
 use crate::ir::{CType, Const, Frame, Function, Inst, Item, Label, Operands, Param, Signature};
 use crate::platform::Isa;
 use crate::target::Abi;
-use std::cell::Cell;
-use std::collections::BTreeSet;
+use std::any::Any;
+use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::sync::Arc;
 
@@ -33,7 +33,6 @@ pub struct Builder<I: Isa> {
     required: FeatureSet<I::Feature>,
     body: Vec<Item<I>>,
     consts: Vec<Const>,
-    label_names: FastSet<Label>,
     /// The next suffix to try per label name (names are never released, so the smaller ones are taken).
     label_next: FastMap<String, u32>,
     /// A buffer the next label's name is written into.
@@ -42,14 +41,67 @@ pub struct Builder<I: Isa> {
     saved: Vec<I::Reg>,
     /// Scratch for the registers of one operand.
     regs: Vec<I::Reg>,
-    defined: FastSet<Label>,
+    /// The labels bound, by allocation (a label and its clones), and the labels themselves (kept, so that an
+    /// address is not reused while the builder lives).
+    defined_at: FastSet<usize>,
+    defined: Vec<Label>,
     /// The labels instructions refer to, one per allocation (most references share their label's: a hash of
     /// the address, not of the name, per reference).
     referenced: Vec<Label>,
     referenced_at: FastSet<usize>,
+    /// The address of the last label referenced (runs of instructions read one constant).
+    last_referenced: usize,
     error: Option<String>,
     /// Whether comment, blank and documentation lines are kept ([`without_text`] drops them).
     text: bool,
+    /// Where the body goes instead of `body` ([`streaming`]): the JIT's lowering, fed as the body is made.
+    sink: Option<Box<dyn Sink<I>>>,
+}
+
+/// Takes a function's body as it is built, instead of the builder's items ([`streaming`]): what the JIT
+/// lowers straight into machine code, without writing the items and reading them back. The builder still
+/// checks every instruction (features, registers, labels) and still computes the frame; the sink sees the
+/// instructions, labels and alignments of the body in order (comments and blank lines are dropped), then the
+/// finished function (with an empty body) from [`Builder::finish`].
+pub trait Sink<I: Isa> {
+    /// The next instruction of the body. An error fails the function (as [`Builder::finish`]'s error).
+    fn inst(&mut self, op: I::Op, operands: &[I::Operand]) -> Result<(), String>;
+    /// `label` is bound here.
+    fn bind(&mut self, label: &Label);
+    /// Alignment of the next instruction to `1 << log2` bytes.
+    fn align(&mut self, log2: u32);
+    /// The function is finished: `function` has its frame, constants and features, and an empty body.
+    fn finish(&mut self, function: &Function<I>) -> Result<(), String>;
+}
+
+/// Makes the sink of each builder started on the thread, from the function's name ([`streaming`]).
+type MakeSink<I> = Box<dyn Fn(&str) -> Box<dyn Sink<I>>>;
+
+thread_local! {
+    /// The sinks of builders started on this thread ([`streaming`]): a [`MakeSink`] of some ISA.
+    static SINKS: RefCell<Option<Box<dyn Any>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with every builder of ISA `I` started on this thread meanwhile handing its body to a sink made by
+/// `make` from the function's name (see [`Sink`]): the functions those builders finish have empty bodies. Used
+/// by the JIT (`lower::x86_64::Stream`) to lower as it builds; listings build items. Builders of another ISA
+/// are unaffected. The setting ends with the call.
+pub fn streaming<I: Isa, R>(make: impl Fn(&str) -> Box<dyn Sink<I>> + 'static, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<Box<dyn Any>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let previous = self.0.take();
+            SINKS.with(|s| *s.borrow_mut() = previous);
+        }
+    }
+    let make: MakeSink<I> = Box::new(make);
+    let _restore = Restore(SINKS.with(|s| s.borrow_mut().replace(Box::new(make))));
+    f()
+}
+
+/// The sink for a builder of `name` started now, if [`streaming`] is on for its ISA.
+fn sink_for<I: Isa>(name: &str) -> Option<Box<dyn Sink<I>>> {
+    SINKS.with(|s| s.borrow().as_ref().and_then(|m| m.downcast_ref::<MakeSink<I>>()).map(|make| make(name)))
 }
 
 thread_local! {
@@ -75,6 +127,7 @@ pub fn without_text<R>(f: impl FnOnce() -> R) -> R {
 impl<I: Isa> Builder<I> {
     /// Starts the function `name` for `abi`, allowed to use exactly the features in `allowed`.
     pub fn new(name: &str, abi: Abi, allowed: &[I::Feature]) -> Self {
+        let sink = sink_for::<I>(name);
         Builder {
             name: name.to_string(),
             doc: Vec::new(),
@@ -82,19 +135,22 @@ impl<I: Isa> Builder<I> {
             params: Vec::new(),
             allowed: FeatureSet::of(allowed),
             required: FeatureSet::empty(),
-            // Room for most kernels' bodies (the JIT builds at startup: fewer reallocations, each a copy).
-            body: Vec::with_capacity(512),
+            // Room for most kernels' bodies (the JIT builds at startup: fewer reallocations, each a copy); none
+            // where a sink takes the body.
+            body: if sink.is_some() { Vec::new() } else { Vec::with_capacity(512) },
             consts: Vec::new(),
-            label_names: FastSet::with_capacity_and_hasher(32, Default::default()),
             label_next: FastMap::with_capacity_and_hasher(32, Default::default()),
             label_scratch: String::new(),
             saved: Vec::new(),
             regs: Vec::new(),
-            defined: FastSet::with_capacity_and_hasher(32, Default::default()),
+            defined_at: FastSet::with_capacity_and_hasher(32, Default::default()),
+            defined: Vec::with_capacity(32),
             referenced: Vec::new(),
             referenced_at: FastSet::with_capacity_and_hasher(32, Default::default()),
+            last_referenced: 0,
             error: None,
             text: TEXT.with(Cell::get),
+            sink,
         }
     }
 
@@ -168,6 +224,12 @@ impl<I: Isa> Builder<I> {
     pub fn inst(&mut self, op: I::Op, operands: impl Into<Operands<I::Operand>>) -> &mut Self {
         let operands = operands.into();
         self.check(op, &operands);
+        if let Some(sink) = &mut self.sink {
+            if let Err(e) = sink.inst(op, &operands) {
+                self.fail(e);
+            }
+            return self;
+        }
         self.body.push(Item::Inst(Inst { op, operands }));
         self
     }
@@ -179,6 +241,12 @@ impl<I: Isa> Builder<I> {
     pub fn inst_array<const K: usize>(&mut self, op: I::Op, operands: [I::Operand; K]) -> &mut Self {
         const { assert!(K <= crate::ir::MAX_OPERANDS, "more operands than ir::MAX_OPERANDS") };
         self.check(op, &operands);
+        if let Some(sink) = &mut self.sink {
+            if let Err(e) = sink.inst(op, &operands) {
+                self.fail(e);
+            }
+            return self;
+        }
         // `resize_with` reserves before it makes the item, so the item is written where it lies (a `push` builds
         // the 176 bytes aside and copies them).
         self.body.resize_with(self.body.len() + 1, || Item::Inst(Inst { op, operands: Operands::new() }));
@@ -208,9 +276,12 @@ impl<I: Isa> Builder<I> {
         regs.clear();
         for o in operands {
             if let Some(l) = I::label(o) {
-                if self.referenced_at.insert(Arc::as_ptr(&l.0) as usize) {
+                // `referenced` keeps each label it holds, so an address is not reused while the builder lives.
+                let at = Arc::as_ptr(&l.0) as usize;
+                if at != self.last_referenced && self.referenced_at.insert(at) {
                     self.referenced.push(l.clone());
                 }
+                self.last_referenced = at;
             }
         }
         I::regs_of(operands, &mut regs);
@@ -226,34 +297,64 @@ impl<I: Isa> Builder<I> {
 
     /// A new label, unique in the function; bind it with [`Builder::bind`].
     pub fn label(&mut self, name: &str) -> Label {
-        let next = match self.label_next.get_mut(name) {
-            Some(next) => next,
-            None => self.label_next.entry(name.to_string()).or_insert(1),
+        let mut k = match self.label_next.get(name) {
+            Some(&k) => k,
+            None => {
+                self.label_next.insert(name.to_string(), 1);
+                1
+            }
         };
-        // The name is written into a buffer kept for this and allocated once, when free.
+        // `<function>_<name><k>` (no number for k = 1), written into a buffer kept for this and allocated once,
+        // when free.
         let mut n = std::mem::take(&mut self.label_scratch);
-        loop {
+        let label = loop {
             n.clear();
             n.push_str(&self.name);
             n.push('_');
+            let tail = n.len();
             n.push_str(name);
-            if *next > 1 {
-                n.push_str(itoa(*next, &mut [0; 10]));
+            if k > 1 {
+                n.push_str(itoa(k, &mut [0; 10]));
             }
-            *next += 1;
-            if !self.label_names.contains(n.as_str()) {
-                let label = Label::named(&n);
-                self.label_names.insert(label.clone());
-                self.label_scratch = n;
-                return label;
+            k += 1;
+            if !self.taken(&n[tail..], name) {
+                break Label::named(&n);
             }
-        }
+        };
+        *self.label_next.get_mut(name).expect("inserted above") = k;
+        self.label_scratch = n;
+        label
+    }
+
+    /// Whether [`Builder::label`] has made a label `<function>_<s>`, `s` being `name` and a number it is about
+    /// to give (from the numbers it has given each name, without a set of the names made): `s` is `<base><j>`
+    /// for a base it has given number `j` (no number for j = 1, else `j` >= 2 in decimal without a leading
+    /// zero), so the candidates are the splits of `s`'s trailing digits other than `name`'s own, which is not
+    /// given yet. None for a first label of a name that does not end in a digit.
+    fn taken(&self, s: &str, name: &str) -> bool {
+        let given = |base: &str, j: u64| self.label_next.get(base).is_some_and(|&next| u64::from(next) > j);
+        let digits = s.len() - s.bytes().rev().take_while(u8::is_ascii_digit).count();
+        (digits..=s.len()).filter(|&i| i != name.len()).any(|i| {
+            let (base, d) = s.split_at(i);
+            match d {
+                "" => given(base, 1),
+                _ => !d.starts_with('0') && d.len() <= 10 && d.parse::<u64>().is_ok_and(|j| j >= 2 && given(base, j)),
+            }
+        })
     }
 
     /// Defines `label` at the current position.
     pub fn bind(&mut self, label: &Label) -> &mut Self {
-        if !self.defined.insert(label.clone()) {
+        // By allocation here; two labels of one name bound are found by `finish` for listings and by the
+        // lowering for the JIT.
+        if !self.defined_at.insert(Arc::as_ptr(&label.0) as usize) {
             self.fail(format!("label {} bound twice", label.name()));
+        } else {
+            self.defined.push(label.clone());
+        }
+        if let Some(sink) = &mut self.sink {
+            sink.bind(label);
+            return self;
         }
         self.body.push(Item::Label(label.clone()));
         self
@@ -262,7 +363,7 @@ impl<I: Isa> Builder<I> {
     /// A comment line in the listing: a string, or `format_args!(...)` (formatted only where the text is kept,
     /// not in [`without_text`]).
     pub fn comment(&mut self, text: impl fmt::Display) -> &mut Self {
-        if self.text {
+        if self.text && self.sink.is_none() {
             self.body.push(Item::Comment(text.to_string()));
         }
         self
@@ -270,7 +371,7 @@ impl<I: Isa> Builder<I> {
 
     /// An empty line in the listing (dropped in [`without_text`]).
     pub fn blank(&mut self) -> &mut Self {
-        if self.text {
+        if self.text && self.sink.is_none() {
             self.body.push(Item::Blank);
         }
         self
@@ -278,6 +379,10 @@ impl<I: Isa> Builder<I> {
 
     /// Aligns the next instruction to `1 << log2` bytes (loop heads).
     pub fn align(&mut self, log2: u32) -> &mut Self {
+        if let Some(sink) = &mut self.sink {
+            sink.align(log2);
+            return self;
+        }
         self.body.push(Item::Align(log2));
         self
     }
@@ -308,10 +413,21 @@ impl<I: Isa> Builder<I> {
         if let Some(e) = &self.error {
             return Err(err(e.clone()));
         }
-        let consts: BTreeSet<Label> = self.consts.iter().map(|c| c.label.clone()).collect();
-        for l in &self.referenced {
-            if !self.defined.contains(l) && !consts.contains(l) {
-                return Err(err(format!("label {} is used but never bound", l.name())));
+        // Most references are to a label bound here (the same allocation); the rest to a constant, or to a label
+        // of the same name.
+        let bound = |l: &Label| {
+            self.defined_at.contains(&(Arc::as_ptr(&l.0) as usize))
+                || self.consts.iter().any(|c| c.label == *l)
+                || self.defined.iter().any(|d| d == l)
+        };
+        if let Some(l) = self.referenced.iter().find(|l| !bound(l)) {
+            return Err(err(format!("label {} is used but never bound", l.name())));
+        }
+        if self.text {
+            // A listing names each label once (the JIT's lowering finds two bound under one name itself).
+            let mut names = FastSet::with_capacity_and_hasher(self.defined.len(), Default::default());
+            if let Some(l) = self.defined.iter().find(|l| !names.insert(l.name())) {
+                return Err(err(format!("label {} bound twice", l.name())));
             }
         }
         let mut saved = self.saved;
@@ -322,7 +438,7 @@ impl<I: Isa> Builder<I> {
             body.shrink_to_fit();
         }
         let params = self.params.len();
-        Ok(Function {
+        let function = Function {
             name: self.name,
             doc: self.doc,
             abi: self.abi,
@@ -332,7 +448,11 @@ impl<I: Isa> Builder<I> {
             frame: Frame { saved, params },
             body,
             consts: self.consts,
-        })
+        };
+        if let Some(mut sink) = self.sink {
+            sink.finish(&function).map_err(|message| GenError { function: function.name.clone(), message })?;
+        }
+        Ok(function)
     }
 }
 
@@ -465,6 +585,51 @@ mod tests {
         assert_eq!(names, ["f_loop", "f_loop2", "f_loop22", "f_x", "f_loop3"]);
         let many: Vec<String> = (0..12).map(|_| b.label("y").name().to_string()).collect();
         assert_eq!((many[0].as_str(), many[9].as_str(), many[11].as_str()), ("f_y", "f_y10", "f_y12"));
+    }
+
+    /// The names equal those of the plain rule (the first free of `<name>`, `<name>2`, `<name>3`, ..., counting
+    /// on from the last number given to that name), over names ending in digits that collide in every way.
+    #[test]
+    fn label_names_equal_the_rule_with_a_set() {
+        let names = ["a", "a1", "a2", "a12", "a10", "a21", "b", "a0", "a02", "1", "12", "2"];
+        let mut seed = 0x9e37_79b9_u64;
+        for _ in 0..200 {
+            let mut b = Builder::<X86_64>::new("f", Abi::SysV, &[]);
+            let mut set = std::collections::HashSet::new();
+            let mut next = std::collections::HashMap::new();
+            for _ in 0..60 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let name = names[(seed % names.len() as u64) as usize];
+                let k = next.entry(name).or_insert(1);
+                let expected = loop {
+                    let n = if *k > 1 { format!("f_{name}{k}") } else { format!("f_{name}") };
+                    *k += 1;
+                    if set.insert(n.clone()) {
+                        break n;
+                    }
+                };
+                assert_eq!(b.label(name).name(), expected);
+            }
+        }
+    }
+
+    /// A label bound twice is an error, whether the same label (or a clone) or two labels of one name (in a
+    /// listing; the JIT's lowering finds those); a reference to a label bound under its name is not.
+    #[test]
+    fn labels_are_bound_once() {
+        use crate::Label;
+        let mut b = Builder::<X86_64>::new("f", Abi::SysV, &[]);
+        let l = b.label("x");
+        b.bind(&l).bind(&l.clone());
+        assert!(b.finish().err().unwrap().message.contains("bound twice"));
+        let mut b = Builder::<X86_64>::new("f", Abi::SysV, &[]);
+        b.bind(&Label::named("y")).bind(&Label::named("y"));
+        assert!(b.finish().err().unwrap().message.contains("bound twice"));
+        let mut b = Builder::<X86_64>::new("f", Abi::SysV, &[]);
+        b.bind(&Label::named("z")).jmp(Label::named("z"));
+        b.finish().unwrap();
     }
 
     /// Without text a function has the same instructions and labels, and no comment, blank or doc line; its

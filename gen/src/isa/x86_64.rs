@@ -620,7 +620,8 @@ impl InstructionSet for X86_64 {
     fn ops() -> &'static [OpInfo<X86Feature, X86Encoding>] {
         OPS
     }
-    #[inline]
+    // Inlined into the builder's check, once per instruction at the JIT's startup.
+    #[inline(always)]
     fn regs_of(operands: &[Operand], out: &mut Vec<Reg>) {
         out.reserve(2 * operands.len());
         for o in operands {

@@ -16,15 +16,18 @@
 
 use super::image::{align_up, finish_image, place_constants, Image, Labels, Lower, Symbol};
 use crate::abi::{Conventions, LandingPad};
+use crate::builder::Sink;
 use crate::error::GenError;
 use crate::hash::FastMap;
-use crate::ir::{Function, Inst, Item, Label};
+use crate::ir::{Function, Item, Label};
 use crate::isa::x86_64::{Mem, Op, Operand, X86_64};
 use crate::isa::InstructionSet;
 use crate::layout;
 use crate::syntax::{Directives, Spelling};
 use crate::target::{Arch, Target};
 use iced_x86::{Code, Encoder, Instruction, MemoryOperand, Register};
+use std::cell::RefCell;
+use std::rc::Rc;
 
 macro_rules! registers {
     ($($r:ident),*) => { [$(Register::$r),*] };
@@ -333,6 +336,15 @@ impl Layout {
         self.run += e.len as u32;
     }
 
+    /// The layout with its last run of bytes a step: a segment of the code, which the next one continues.
+    fn sealed(mut self) -> Layout {
+        if self.run > 0 {
+            self.steps.push(Step::Run(self.run));
+            self.run = 0;
+        }
+        self
+    }
+
     fn step(&mut self, s: Step) {
         if self.run > 0 {
             self.steps.push(Step::Run(self.run));
@@ -435,35 +447,44 @@ fn reaches(len: usize, pc: usize, target: usize) -> bool {
     }
 }
 
-/// Labels numbered in order of appearance. Labels are equal by name; most references share their label's
-/// allocation, so the lookup by address comes first and the lookup by name (a string hash) only once per
-/// allocation.
-#[derive(Default)]
-struct Numbering<'a> {
-    /// The last label numbered, by address: runs of instructions read one constant.
-    last: (usize, u32),
-    by_address: FastMap<usize, u32>,
-    by_name: FastMap<&'a Label, u32>,
-    names: Vec<&'a Label>,
+/// Labels numbered in order of appearance. Labels are equal by name: a label is numbered by name the first
+/// time, and its number marked on it for this numbering ([`Label::mark`]), so that the references after it
+/// (most share their label's allocation) read it there instead of hashing.
+struct Numbering {
+    /// This numbering's session: a label's mark is this numbering's only when it carries it (0: no marks).
+    session: u64,
+    by_name: FastMap<Label, u32>,
+    names: Vec<Label>,
 }
 
-impl<'a> Numbering<'a> {
-    fn number(&mut self, l: &'a Label) -> u32 {
-        let address = std::sync::Arc::as_ptr(&l.0) as usize;
-        if self.last.0 == address {
-            return self.last.1;
+/// The last numbering session started ([`Numbering::session`]).
+static SESSIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+impl Numbering {
+    fn with_capacity(n: usize) -> Numbering {
+        // After 2^40 numberings in a process, the session 0: labels are then numbered by name every time.
+        let session = SESSIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        Numbering {
+            session: if session < 1 << 40 { session } else { 0 },
+            by_name: FastMap::with_capacity_and_hasher(n, Default::default()),
+            names: Vec::with_capacity(n),
         }
-        if let Some(&id) = self.by_address.get(&address) {
-            self.last = (address, id);
+    }
+
+    fn number(&mut self, l: &Label) -> u32 {
+        if let Some(id) = l.mark(self.session) {
             return id;
         }
         let next = self.names.len() as u32;
-        let id = *self.by_name.entry(l).or_insert(next);
-        if id == next {
-            self.names.push(l);
-        }
-        self.by_address.insert(address, id);
-        self.last = (address, id);
+        let id = match self.by_name.get(l.name()) {
+            Some(&id) => id,
+            None => {
+                self.by_name.insert(l.clone(), next);
+                self.names.push(l.clone());
+                next
+            }
+        };
+        l.set_mark(self.session, id);
         id
     }
 }
@@ -472,93 +493,258 @@ fn fail(function: &str, message: impl Into<String>) -> GenError {
     GenError { function: function.to_string(), message: message.into() }
 }
 
-/// What [`pieces`] makes of the functions.
-struct Pieces<'a> {
+/// The state of one image's lowering: the encoder, the pieces and steps laid out so far, the branches and the
+/// labels. Every distinct instruction is encoded once; labels and branches are numbered.
+struct Lowering {
+    asm: Assembler,
+    /// The landing pad's encoding.
+    endbr: Encoded,
+    /// The code so far: finished segments (a streamed function's body is one), then the current one.
+    segments: Vec<Layout>,
     code: Layout,
     branches: Branches,
-    labels: Numbering<'a>,
-    /// The encoded instructions the pieces' bytes are taken from.
-    encoded: Vec<u8>,
+    labels: Numbering,
     /// Instructions in the functions' bodies.
     instructions: usize,
 }
 
-/// The functions as pieces: everything but branches encoded (each distinct instruction once), labels and
-/// branches numbered.
-fn pieces<'a>(
-    functions: &[&Function<X86_64>],
-    items: &'a [layout::FunctionItems<'a, X86_64>],
-) -> Result<Pieces<'a>, GenError> {
-    let mut asm = Assembler::new();
-    let endbr = asm.encode_code(Code::Endbr64).map_err(|e| fail("", e))?;
-    let total: usize = functions.iter().map(|f| f.body.len() + 16).sum();
-    let mut p = Pieces {
-        code: Layout { pieces: Vec::with_capacity(total), steps: Vec::new(), run: 0 },
-        branches: Branches::default(),
-        labels: Numbering {
-            last: (0, 0),
-            by_address: FastMap::with_capacity_and_hasher(1024, Default::default()),
-            by_name: FastMap::with_capacity_and_hasher(1024, Default::default()),
-            names: Vec::with_capacity(1024),
-        },
-        encoded: Vec::new(),
-        instructions: 0,
-    };
-    for (i, (f, items)) in functions.iter().zip(items).enumerate() {
-        p.code.step(Step::Align(layout::FUNCTION_ALIGN_LOG2));
-        p.code.step(Step::Start(i as u32));
+impl Lowering {
+    fn new(pieces: usize) -> Result<Lowering, GenError> {
+        let mut asm = Assembler::new();
+        let endbr = asm.encode_code(Code::Endbr64).map_err(|e| fail("", e))?;
+        Ok(Lowering {
+            asm,
+            endbr,
+            segments: Vec::new(),
+            code: Layout { pieces: Vec::with_capacity(pieces), steps: Vec::new(), run: 0 },
+            branches: Branches::default(),
+            labels: Numbering::with_capacity(1024),
+            instructions: 0,
+        })
+    }
+
+    /// Function `i`'s alignment, start and landing pad.
+    fn start(&mut self, i: usize, f: &Function<X86_64>) -> Result<(), GenError> {
+        self.code.step(Step::Align(layout::FUNCTION_ALIGN_LOG2));
+        self.code.step(Step::Start(i as u32));
         match X86_64::landing_pad(f.abi) {
-            Some(LandingPad::Endbr64) => p.code.bytes(endbr, NO_LABEL, 0),
+            Some(LandingPad::Endbr64) => self.code.bytes(self.endbr, NO_LABEL, 0),
             Some(pad) => return Err(fail(&f.name, format!("no encoding of the landing pad {pad:?}"))),
             None => {}
         }
+        Ok(())
+    }
+
+    /// Items of `f` appended to the code; returns how many instructions they hold.
+    fn items(&mut self, f: &Function<X86_64>, items: &[Item<X86_64>]) -> Result<usize, GenError> {
         let mut instructions = 0;
-        for item in items.iter() {
+        for item in items {
+            let (asm, branches, labels, code) = (&mut self.asm, &mut self.branches, &mut self.labels, &mut self.code);
             match item {
                 Item::Inst(inst) => {
                     instructions += 1;
-                    instruction_piece(&mut asm, &mut p, f, inst)?
+                    instruction_piece(asm, branches, labels, code, inst.op, &inst.operands)
+                        .map_err(|e| fail(&f.name, e))?
                 }
                 Item::Label(l) => {
-                    let id = p.labels.number(l);
-                    p.code.step(Step::Label(id))
+                    let id = labels.number(l);
+                    code.step(Step::Label(id))
                 }
-                Item::Align(n) => p.code.step(Step::Align(*n)),
+                Item::Align(n) => code.step(Step::Align(*n)),
                 Item::Comment(_) | Item::Blank | Item::Cfi(_) => {}
             }
         }
-        p.instructions += instructions - items.frame_insts();
-        p.code.step(Step::End(i as u32));
+        Ok(instructions)
     }
-    p.encoded = asm.main.take_buffer();
-    p.encoded.resize(p.encoded.len() + SLACK, 0);
-    Ok(p)
+
+    /// The functions as pieces and steps, from their items.
+    fn functions(&mut self, functions: &[&Function<X86_64>]) -> Result<(), GenError> {
+        for (i, f) in functions.iter().enumerate() {
+            let (prologue, epilogue) = X86_64::prologue_epilogue(f.abi, &f.frame);
+            self.start(i, f)?;
+            self.items(f, &prologue)?;
+            self.instructions += self.items(f, &f.body)?;
+            self.items(f, &epilogue)?;
+            self.code.step(Step::End(i as u32));
+        }
+        Ok(())
+    }
+
+    /// Relaxes the branches, places the constants after the code and writes the image.
+    fn finish(self, functions: &[&Function<X86_64>]) -> Result<Image, GenError> {
+        let Lowering { mut asm, mut segments, code, mut branches, labels, instructions, .. } = self;
+        segments.push(code.sealed());
+        let mut encoded = asm.main.take_buffer();
+        encoded.resize(encoded.len() + SLACK, 0);
+        let names = labels.names;
+        let placement = relax(&segments, &mut branches, functions.len(), &names)?;
+        let code_len = placement.code_len;
+
+        // The constants, after the code; RIP-relative operands may refer to them.
+        let mut labels = Labels::default();
+        let (rodata_offset, consts) =
+            place_constants(functions.iter().copied(), code_len, |l, offset| labels.define(l, offset))?;
+        // Each label's offset, looked up by name once per constant (not once per reference).
+        let mut target = placement.at;
+        for (id, at) in target.iter_mut().enumerate() {
+            if *at == UNBOUND {
+                *at =
+                    labels.get(&names[id]).ok_or_else(|| fail("", format!("undefined label {}", names[id].name())))?;
+            }
+        }
+        let capacity = rodata_offset + consts.iter().map(|(c, _)| c.bytes.len() + 32).sum::<usize>();
+        let out = emit_code(&segments, &branches, &encoded, code_len, capacity, &target)?;
+        debug_assert_eq!(out.len(), code_len);
+        let symbols = functions
+            .iter()
+            .enumerate()
+            .map(|(i, f)| Symbol {
+                name: f.name.clone(),
+                offset: placement.starts[i],
+                len: placement.ends[i] - placement.starts[i],
+            })
+            .collect();
+        Ok(finish_image(out, code_len, rodata_offset, consts, symbols, instructions))
+    }
 }
 
-/// One instruction as a piece: a branch (encoded once the layout is known) or encoded bytes.
-fn instruction_piece<'a>(
+/// One instruction appended to `code`: a branch (encoded once the layout is known) or encoded bytes.
+fn instruction_piece(
     asm: &mut Assembler,
-    p: &mut Pieces<'a>,
-    f: &Function<X86_64>,
-    inst: &'a Inst<X86_64>,
-) -> Result<(), GenError> {
-    let info = X86_64::info(inst.op);
-    let enc = info.encoding.ok_or_else(|| fail(&f.name, format!("{}: no encoding", info.name)))?;
-    if let [Operand::Label(target)] = inst.operands.as_slice() {
-        let target = p.labels.number(target);
-        let b = p.branches.add(enc.0, target).map_err(|e| fail(&f.name, e))?;
-        p.code.step(Step::Branch(b));
+    branches: &mut Branches,
+    labels: &mut Numbering,
+    code: &mut Layout,
+    op: Op,
+    operands: &[Operand],
+) -> Result<(), String> {
+    let info = X86_64::info(op);
+    let enc = info.encoding.ok_or_else(|| format!("{}: no encoding", info.name))?;
+    if let [Operand::Label(target)] = operands {
+        let target = labels.number(target);
+        let b = branches.add(enc.0, target)?;
+        code.step(Step::Branch(b));
         return Ok(());
     }
-    let e = asm.encode(inst.op, enc.0, &inst.operands).map_err(|e| fail(&f.name, format!("{}: {e}", info.name)))?;
-    match rip_ref(&inst.operands) {
+    let e = asm.encode(op, enc.0, operands).map_err(|e| format!("{}: {e}", info.name))?;
+    match rip_ref(operands) {
         Some((l, addend)) => {
-            let id = p.labels.number(l);
-            p.code.bytes(e, id, addend)
+            let id = labels.number(l);
+            code.bytes(e, id, addend)
         }
-        None => p.code.bytes(e, NO_LABEL, 0),
+        None => code.bytes(e, NO_LABEL, 0),
     }
     Ok(())
+}
+
+/// The lowering of x86-64 functions fed by their builders as they are built (the JIT's path: see
+/// [`builder::streaming`](crate::builder::streaming)): each instruction is encoded when the kernel makes it,
+/// into its function's pieces, so that no item is written, read back or dropped. [`Stream::lower`] then lays
+/// the functions out as [`Lower::lower`] lays out their items: the same bytes (tested for every kernel set by
+/// the runtime's `every_set_lowers_to_the_same_bytes_streamed`).
+pub struct Stream {
+    shared: Rc<RefCell<Shared>>,
+}
+
+/// What the builders of a [`Stream`] share: the encoder, branches and labels of the image, and each finished
+/// function's body as pieces.
+struct Shared {
+    asm: Assembler,
+    branches: Branches,
+    labels: Numbering,
+    /// Each function finished so far: its name, body and instruction count.
+    bodies: Vec<(String, Layout, usize)>,
+}
+
+/// A builder's sink: one function's body.
+struct BodySink {
+    shared: Rc<RefCell<Shared>>,
+    code: Layout,
+    instructions: usize,
+}
+
+impl Sink<X86_64> for BodySink {
+    fn inst(&mut self, op: Op, operands: &[Operand]) -> Result<(), String> {
+        self.instructions += 1;
+        let s = &mut *self.shared.borrow_mut();
+        instruction_piece(&mut s.asm, &mut s.branches, &mut s.labels, &mut self.code, op, operands)
+    }
+
+    fn bind(&mut self, label: &Label) {
+        let id = self.shared.borrow_mut().labels.number(label);
+        self.code.step(Step::Label(id));
+    }
+
+    fn align(&mut self, log2: u32) {
+        self.code.step(Step::Align(log2));
+    }
+
+    fn finish(&mut self, function: &Function<X86_64>) -> Result<(), String> {
+        let code = std::mem::take(&mut self.code);
+        self.shared.borrow_mut().bodies.push((function.name.clone(), code, self.instructions));
+        Ok(())
+    }
+}
+
+impl Stream {
+    /// Runs `build` with every x86-64 builder it starts feeding this lowering (and making functions with empty
+    /// bodies); returns what `build` returns and the stream to lower the functions with.
+    pub fn build<R>(build: impl FnOnce() -> R) -> (R, Stream) {
+        let asm = Assembler::new();
+        let shared = Rc::new(RefCell::new(Shared {
+            asm,
+            branches: Branches::default(),
+            labels: Numbering::with_capacity(1024),
+            bodies: Vec::new(),
+        }));
+        let make = {
+            let shared = shared.clone();
+            move |_: &str| -> Box<dyn Sink<X86_64>> {
+                let code = Layout { pieces: Vec::with_capacity(1024), steps: Vec::new(), run: 0 };
+                Box::new(BodySink { shared: shared.clone(), code, instructions: 0 })
+            }
+        };
+        let r = crate::builder::streaming(make, build);
+        (r, Stream { shared })
+    }
+
+    /// Lowers `functions` (in order; each built during [`Stream::build`], by name) into one image, as
+    /// [`Lower::lower`] lowers the same functions built with their items.
+    pub fn lower(self, functions: &[&Function<X86_64>]) -> Result<Image, GenError> {
+        let shared =
+            Rc::try_unwrap(self.shared).map_err(|_| fail("", "a builder of the stream is still open"))?.into_inner();
+        let Shared { mut asm, branches, labels, mut bodies } = shared;
+        let endbr = asm.encode_code(Code::Endbr64).map_err(|e| fail("", e))?;
+        let mut l = Lowering {
+            asm,
+            endbr,
+            segments: Vec::with_capacity(2 * functions.len() + 1),
+            code: Layout::default(),
+            branches,
+            labels,
+            instructions: 0,
+        };
+        for (i, f) in functions.iter().enumerate() {
+            let at = bodies
+                .iter()
+                .position(|(name, _, _)| *name == f.name)
+                .ok_or_else(|| fail(&f.name, "the function was not built in this stream"))?;
+            let (_, body, instructions) = bodies.swap_remove(at);
+            if !f.body.is_empty() {
+                return Err(fail(&f.name, "a streamed function has items"));
+            }
+            let (prologue, epilogue) = X86_64::prologue_epilogue(f.abi, &f.frame);
+            l.start(i, f)?;
+            l.items(f, &prologue)?;
+            // The body is a segment of its own, not copied.
+            let frame = std::mem::take(&mut l.code);
+            l.segments.push(frame.sealed());
+            l.segments.push(body.sealed());
+            l.instructions += instructions;
+            l.items(f, &epilogue)?;
+            l.code.step(Step::End(i as u32));
+        }
+        l.finish(functions)
+    }
 }
 
 const UNBOUND: usize = usize::MAX;
@@ -576,10 +762,10 @@ struct Placement {
 
 impl Placement {
     /// Lays the steps out with the branches' current forms; records where each branch starts.
-    fn place(&mut self, steps: &[Step], branches: &mut Branches, names: &[&Label]) -> Result<(), GenError> {
+    fn place(&mut self, segments: &[Layout], branches: &mut Branches, names: &[Label]) -> Result<(), GenError> {
         self.at.fill(UNBOUND);
         let mut pc = 0;
-        for s in steps {
+        for s in segments.iter().flat_map(|l| &l.steps) {
             match *s {
                 Step::Run(n) => pc += n as usize,
                 Step::Align(n) => pc = align_up(pc, 1 << n),
@@ -604,11 +790,16 @@ impl Placement {
 }
 
 /// Relaxes the branches as GNU as does: lay out, grow those that do not reach, until none changes.
-fn relax(steps: &[Step], branches: &mut Branches, functions: usize, names: &[&Label]) -> Result<Placement, GenError> {
+fn relax(
+    segments: &[Layout],
+    branches: &mut Branches,
+    functions: usize,
+    names: &[Label],
+) -> Result<Placement, GenError> {
     let mut placement =
         Placement { at: vec![UNBOUND; names.len()], starts: vec![0; functions], ends: vec![0; functions], code_len: 0 };
     loop {
-        placement.place(steps, branches, names)?;
+        placement.place(segments, branches, names)?;
         let mut changed = false;
         for b in branches.list.iter_mut() {
             let to = placement.at[b.target as usize];
@@ -632,7 +823,7 @@ fn relax(steps: &[Step], branches: &mut Branches, functions: usize, names: &[&La
 /// The code: the encoded bytes copied, RIP-relative displacements patched, branches encoded in place,
 /// alignment filled with GNU as's NOPs. `target` holds each label's final offset.
 fn emit_code(
-    pieces: &[Piece],
+    segments: &[Layout],
     branches: &Branches,
     code: &[u8],
     code_len: usize,
@@ -645,7 +836,7 @@ fn emit_code(
     out.resize(code_len + SLACK, 0);
     let mut fill = Vec::new();
     let mut pc = 0;
-    for p in pieces {
+    for p in segments.iter().flat_map(|l| &l.pieces) {
         match *p {
             Piece::Align(n) => {
                 let pad = align_up(pc, 1 << n) - pc;
@@ -685,36 +876,9 @@ const SLACK: usize = 16;
 
 impl Lower for X86_64 {
     fn lower(functions: &[&Function<Self>]) -> Result<Image, GenError> {
-        let items: Vec<_> = functions.iter().map(|f| layout::function_items(f)).collect();
-        let Pieces { code, mut branches, labels, encoded, instructions } = pieces(functions, &items)?;
-        let names = labels.names;
-        let placement = relax(&code.steps, &mut branches, functions.len(), &names)?;
-        let code_len = placement.code_len;
-
-        // The constants, after the code; RIP-relative operands may refer to them.
-        let mut labels = Labels::default();
-        let (rodata_offset, consts) =
-            place_constants(functions.iter().copied(), code_len, |l, offset| labels.define(l, offset))?;
-        // Each label's offset, looked up by name once per constant (not once per reference).
-        let mut target = placement.at;
-        for (id, at) in target.iter_mut().enumerate() {
-            if *at == UNBOUND {
-                *at = labels.get(names[id]).ok_or_else(|| fail("", format!("undefined label {}", names[id].name())))?;
-            }
-        }
-        let capacity = rodata_offset + consts.iter().map(|(c, _)| c.bytes.len() + 32).sum::<usize>();
-        let out = emit_code(&code.pieces, &branches, &encoded, code_len, capacity, &target)?;
-        debug_assert_eq!(out.len(), code_len);
-        let symbols = functions
-            .iter()
-            .enumerate()
-            .map(|(i, f)| Symbol {
-                name: f.name.clone(),
-                offset: placement.starts[i],
-                len: placement.ends[i] - placement.starts[i],
-            })
-            .collect();
-        Ok(finish_image(out, code_len, rodata_offset, consts, symbols, instructions))
+        let mut l = Lowering::new(functions.iter().map(|f| f.body.len() + 16).sum())?;
+        l.functions(functions)?;
+        l.finish(functions)
     }
 
     fn disassemble(_functions: &[&Function<Self>], image: &Image) -> Result<Vec<String>, GenError> {
@@ -804,6 +968,53 @@ mod tests {
         assert!(std::mem::size_of::<Operand>() <= 32);
         assert!(std::mem::size_of::<Item<X86_64>>() <= 144);
         assert!(std::mem::size_of::<super::Piece>() <= 16);
+    }
+
+    /// Functions built into a [`super::Stream`] lower to the image of the same functions built with their items:
+    /// labels bound before and after their branches, a loop head's alignment, a constant shared by two
+    /// functions, a branch that must grow, callee-saved registers (a prologue), and functions lowered in
+    /// another order than they were built. Their bodies are empty; an error in the body fails the build.
+    #[test]
+    fn streamed_functions_lower_to_the_same_image() {
+        use crate::isa::x86_64::{mem, rip, X86Feature, Xmm, X86_64};
+        use crate::{Abi, Builder, Function};
+        let build = |name: &str, far: bool| -> Function<X86_64> {
+            let mut b = Builder::<X86_64>::new(name, Abi::SysV, &[X86Feature::Avx]);
+            let (top, done) = (b.label("top"), b.label("done"));
+            let k = b.constant("k", 16, "a constant", &[7; 16]);
+            b.vmovdqu(Xmm(1), rip(&k));
+            b.test(RDX, RDX);
+            b.jz(&done);
+            b.align(5);
+            b.bind(&top);
+            for _ in 0..if far { 40 } else { 2 } {
+                b.vpxor(Xmm(0), Xmm(0), Xmm(1));
+                b.vmovdqu(mem(RSI, 16), Xmm(0));
+            }
+            b.mov(RBX, RDX);
+            b.sub(RDX, 1);
+            b.jnz(&top);
+            b.bind(&done);
+            b.finish().unwrap()
+        };
+        let both = || vec![build("f", false), build("g", true)];
+        let items = both();
+        let (streamed, stream) = super::Stream::build(both);
+        assert!(streamed.iter().all(|f| f.body.is_empty()));
+        fn order(v: &[Function<X86_64>]) -> Vec<&Function<X86_64>> {
+            vec![&v[1], &v[0]]
+        }
+        let image = crate::lower::lower(&order(&items)).unwrap();
+        let s = stream.lower(&order(&streamed)).unwrap();
+        assert_eq!(image.bytes, s.bytes);
+        assert_eq!((image.symbols, image.constants, image.instructions), (s.symbols, s.constants, s.instructions));
+
+        let (bad, _) = super::Stream::build(|| {
+            let mut b = Builder::<X86_64>::new("bad", Abi::SysV, &[]);
+            b.inst(Op::ALL[0], [Operand::Zmm(40)]);
+            b.finish()
+        });
+        assert!(bad.is_err());
     }
 
     #[test]

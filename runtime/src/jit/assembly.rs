@@ -49,9 +49,11 @@ pub struct JitKernel {
 /// What assembling took and made.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct JitStats {
-    /// Running the kernel descriptions (the builder): description to instructions.
+    /// Running the kernel descriptions (the builder): description to instructions; on x86_64 also their
+    /// encoding, done as each instruction is made ([`asmgen::lower::x86_64::Stream`]).
     pub build: Duration,
-    /// Lowering: instructions to bytes (encoding, branch relaxation, layout).
+    /// Lowering: instructions to bytes (encoding, branch relaxation, layout); on x86_64 the layout only
+    /// (prologues and epilogues, branch relaxation, constants).
     pub lower: Duration,
     /// Mapping: copying into read-write memory, turning it read-execute, flushing the instruction cache.
     pub map: Duration,

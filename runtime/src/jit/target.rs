@@ -54,8 +54,13 @@ pub(crate) fn assemble(
 ) -> Result<JitStats, JitError> {
     let lower_err = |e: asmgen::GenError| JitError::Lower(e.to_string());
     let t0 = Instant::now();
-    // Without comments: the JIT prints nothing, and they emit no bytes.
-    let built = asmgen::builder::without_text(&build).map_err(lower_err)?;
+    // Without comments: the JIT prints nothing, and they emit no bytes. On x86_64 the builders hand each
+    // instruction to the lowering as it is made (no items written, read back and dropped).
+    #[cfg(target_arch = "x86_64")]
+    let (built, stream) = asmgen::lower::x86_64::Stream::build(|| asmgen::builder::without_text(&build));
+    #[cfg(not(target_arch = "x86_64"))]
+    let built = asmgen::builder::without_text(&build);
+    let built = built.map_err(lower_err)?;
     let (roles, functions): (Vec<_>, Vec<_>) = built.into_iter().map(|k| (k.role.name(), k.function)).unzip();
     if functions.is_empty() {
         return Err(JitError::Unsupported("the kernel set has no kernel of that kind"));
@@ -71,6 +76,9 @@ pub(crate) fn assemble(
         kernels.push((role, if f.required.is_empty() { "baseline".to_string() } else { f.required.names(", ") }));
     }
     let refs: Vec<&Function<I>> = functions.iter().collect();
+    #[cfg(target_arch = "x86_64")]
+    let image = stream.lower(&refs).map_err(lower_err)?;
+    #[cfg(not(target_arch = "x86_64"))]
     let image = asmgen::lower::lower(&refs).map_err(lower_err)?;
     let prepared = unwind::prepare(&refs, &image).map_err(lower_err)?;
     let instructions = image.instructions;
@@ -254,6 +262,47 @@ mod tests {
             assert_eq!((&with.1, &with.2), (&without.1, &without.2), "{}", set.name);
             assert!(without.3 < with.3, "{}: no text was dropped", set.name);
         }
+    }
+
+    /// On x86_64 the JIT lowers as it builds ([`asmgen::lower::x86_64::Stream`]): for every set of the catalog,
+    /// and its fixed-size kernels, the streamed image is the image of the same descriptions built with their
+    /// items (which tests/tests/jit.rs compares with the assembled listings), symbols, constants and
+    /// instruction count included.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn every_set_lowers_to_the_same_bytes_streamed() {
+        use asmgen::lower::x86_64::Stream;
+        let abi = TARGET.abi;
+        let mut checked = 0;
+        for set in SETS {
+            let builds: [&dyn Fn() -> Kernels<I>; 4] = [
+                &|| (set.build)(abi),
+                &|| (set.fixed)(abi, Fixed::Xts(32)),
+                &|| (set.fixed)(abi, Fixed::Ctr(5)),
+                &|| (set.fixed)(abi, Fixed::Hash(9)),
+            ];
+            for build in builds {
+                let items = asmgen::builder::without_text(build).unwrap();
+                if items.is_empty() {
+                    continue;
+                }
+                let functions: Vec<&Function<I>> = items.iter().map(|k| &k.function).collect();
+                let image = asmgen::lower::lower(&functions).unwrap();
+                let (streamed, stream) = Stream::build(|| asmgen::builder::without_text(build));
+                let streamed = streamed.unwrap();
+                let refs: Vec<&Function<I>> = streamed.iter().map(|k| &k.function).collect();
+                assert!(refs.iter().all(|f| f.body.is_empty()), "{}: a streamed function kept items", set.name);
+                let names = |f: &[&Function<I>]| f.iter().map(|f| f.name.clone()).collect::<Vec<_>>();
+                assert_eq!(names(&functions), names(&refs), "{}", set.name);
+                let s = stream.lower(&refs).unwrap();
+                assert!(image.bytes == s.bytes, "{}: the streamed bytes differ", set.name);
+                assert_eq!((&image.symbols, &image.constants), (&s.symbols, &s.constants), "{}", set.name);
+                assert_eq!((image.code_len, image.rodata_offset), (s.code_len, s.rodata_offset), "{}", set.name);
+                assert_eq!(image.instructions, s.instructions, "{}", set.name);
+                checked += 1;
+            }
+        }
+        assert!(checked >= SETS.len(), "every set streamed");
     }
 
     /// The JIT builds, for every set of the generated table, the same kernels in the same roles: the table
