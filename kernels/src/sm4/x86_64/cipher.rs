@@ -40,10 +40,26 @@ pub const ZKEYS: V = V(18);
 pub fn sbox(b: &mut B, c: &Consts, w: Width, t: V, s: V) {
     subbytes(b, c, w, t, s);
     // Post-affine: M2*y ^ c2.
+    affine_map(b, c, w, t, s, (POST_LO, POST_HI));
+}
+
+/// `t = lo[t & 15] ^ hi[t >> 4]` on every byte, the nibble tables `(lo, hi)` in registers: an affine map
+/// ([`PRE_LO`]/[`PRE_HI`] the S-box's pre-affine A1, [`POST_LO`]/[`POST_HI`] its post-affine). Clobbers `s`.
+fn affine_map(b: &mut B, c: &Consts, w: Width, t: V, s: V, (lo, hi): (V, V)) {
     nibbles(b, c, w, t, s);
-    vshufb(b, w, t, POST_LO, t);
-    vshufb(b, w, s, POST_HI, s);
+    vshufb(b, w, t, lo, t);
+    vshufb(b, w, s, hi, s);
     vxor(b, w, t, t, s);
+}
+
+/// `out = lo[l] ^ hi[h]`, the nibble tables `(lo, hi)` read from memory into `d` and `tmp` (`vpshufb` takes
+/// its table from a register), `l` and `h` the low and high nibbles of the bytes looked up ([`nibbles`]).
+fn lookup_in_memory(b: &mut B, w: Width, out: V, [d, tmp]: [V; 2], [l, h]: [V; 2], (lo, hi): &(Label, Label)) {
+    b.vmovdqa(d.x(), rip(lo));
+    vshufb(b, w, d, d, l);
+    b.vmovdqa(tmp.x(), rip(hi));
+    vshufb(b, w, tmp, tmp, h);
+    vxor(b, w, out, d, tmp);
 }
 
 /// `t = lo(t), s = hi(t)`: the low nibble of every byte of `t` and the high nibble, as `vpshufb` indices.
@@ -57,10 +73,7 @@ fn nibbles(b: &mut B, c: &Consts, w: Width, t: V, s: V) {
 fn subbytes(b: &mut B, c: &Consts, w: Width, t: V, s: V) {
     assert!(c.sbox != Sbox::Gfni, "the GFNI round has its own S-box");
     // Pre-affine: M1*x ^ c1 = lo[x & 15] ^ hi[x >> 4].
-    nibbles(b, c, w, t, s);
-    vshufb(b, w, t, PRE_LO, t);
-    vshufb(b, w, s, PRE_HI, s);
-    vxor(b, w, t, t, s);
+    affine_map(b, c, w, t, s, (PRE_LO, PRE_HI));
     // AES SubBytes (and ShiftRows) with a zero round key; on ymm, per 128-bit half (no VAES).
     match w {
         Width::X => {
@@ -460,14 +473,9 @@ fn leave_one(b: &mut B, c: &Consts, g: [V; 4], tables: &OneGroupTables) {
     let w = Width::X;
     let [t0, t1, t2] = TMP;
     b.comment("Out of the domain: X = M1^-1*X~.");
-    let (lo, hi) = &tables.leave;
     for v in g {
         nibbles(b, c, w, v, t0);
-        b.vmovdqa(t1.x(), rip(lo));
-        vshufb(b, w, t1, t1, v);
-        b.vmovdqa(t2.x(), rip(hi));
-        vshufb(b, w, t2, t2, t0);
-        b.vpxor(v.x(), t1.x(), t2.x());
+        lookup_in_memory(b, w, v, [t1, t2], [v, t0], &tables.leave);
     }
 }
 
@@ -478,15 +486,8 @@ fn add_linear_aesni(b: &mut B, c: &Consts, tables: &OneGroupTables, u: V, s: V) 
     let [t0, t1, t2] = TMP;
     b.vaesenclast(u.x(), u.x(), rip(&c.zero));
     nibbles(b, c, w, u, t0);
-    let lookup = |b: &mut B, d: V, tmp: V, (lo, hi): &(Label, Label)| {
-        b.vmovdqa(d.x(), rip(lo));
-        vshufb(b, w, d, d, u);
-        b.vmovdqa(tmp.x(), rip(hi));
-        vshufb(b, w, tmp, tmp, t0);
-        vxor(b, w, d, d, tmp);
-    };
-    lookup(b, t1, t2, &tables.g[0]);
-    lookup(b, t2, u, &tables.g[1]);
+    lookup_in_memory(b, w, t1, [t1, t2], [u, t0], &tables.g[0]);
+    lookup_in_memory(b, w, t2, [t2, u], [u, t0], &tables.g[1]);
     b.vpxor(u.x(), t1.x(), t2.x()); // G24 = G0 ^ G8
     vshufb(b, w, t1, t1, rip(&c.isr_rol[0]));
     b.vpxor(s.x(), s.x(), t1.x());
@@ -520,11 +521,7 @@ fn add_linear_gfni(b: &mut B, c: &Consts, u: V, s: V) {
 /// `t = A1(t) = M1*t ^ c1`, the S-box's pre-affine map on every byte, from the nibble tables in [`PRE_LO`] and
 /// [`PRE_HI`]. Clobbers `s`.
 fn a1(b: &mut B, c: &Consts, t: V, s: V) {
-    let w = Width::X;
-    nibbles(b, c, w, t, s);
-    vshufb(b, w, t, PRE_LO, t);
-    vshufb(b, w, s, PRE_HI, s);
-    vxor(b, w, t, t, s);
+    affine_map(b, c, Width::X, t, s, (PRE_LO, PRE_HI));
 }
 
 /// [`rounds_one`]'s nibble tables with AES-NI (`lo[n]` for the low nibble, constants included; `hi[n]` for the
