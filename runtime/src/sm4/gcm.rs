@@ -127,9 +127,7 @@ impl Sm4Gcm {
     }
 
     fn tag(&self, j0: &[u8; 16], state: &[u8; 16]) -> [u8; 16] {
-        let mut t = self.keys.encrypt_block(j0);
-        xor_into(&mut t, state);
-        t
+        Self::tag_from(&self.keys.encrypt_block(j0), state)
     }
 
     /// For a message of `len <= SHORT_BYTES` bytes: its keystream (`E(inc32^i(J0))`, `i = 1..`, one block per
