@@ -111,22 +111,8 @@ fn ghash_reduce(b: &mut B, x: &Ctx) {
 /// `n`: `None` for a full batch, else the block count (< batch) in that register.
 fn batch(b: &mut B, x: &Ctx, w: Width, ghash: bool, n: Option<Gpr>) {
     let nblk = 8 * w.blocks();
-    let wi = if w == Width::X { 0 } else { 1 };
     b.comment(format_args!("{nblk} counter blocks, transposed: X0..X2 = IV words (broadcast), X3 = counter + i."));
-    let base = TMP[0];
-    b.vmovq(base.x(), x.ctr);
-    b.vpshufd(base.x(), base.x(), 0x00);
-    if w == Width::Y {
-        b.vinserti128(base.y(), base.y(), base.x(), 0x01);
-    }
-    for (gi, g) in GROUPS.iter().enumerate() {
-        vaddd(b, w, g[3], base, rip(&x.inc[wi][gi]));
-    }
-    for (j, (&v, &u)) in GROUPS[0].iter().zip(&GROUPS[1]).take(3).enumerate() {
-        vbroadcast(b, w, v, mem(x.state, 4 * j as i32));
-        vshufb(b, w, v, v, rip(&x.c.bswap32));
-        vmov(b, w, u, v);
-    }
+    counter_blocks(b, x, w, &GROUPS);
     if ghash {
         ghash_start(b, x);
     }
@@ -177,23 +163,47 @@ fn batch(b: &mut B, x: &Ctx, w: Width, ghash: bool, n: Option<Gpr>) {
         ghash_reduce(b, x);
     }
     leave(b, &x.c, w, &GROUPS);
-    b.comment("Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream.");
-    for g in &GROUPS {
-        transpose(b, w, [g[3], g[2], g[1], g[0]], *g, TMP);
-        for &v in g {
-            vshufb(b, w, v, v, rip(&x.c.bswap32));
-        }
-    }
-    store_keystream(b, x, w, 8, n.map_or(Count::All, Count::Reg));
+    keystream_out(b, x, w, &GROUPS, n.map_or(Count::All, Count::Reg));
     match n {
         None => b.add(x.ctr, nblk as i32),
         Some(n) => b.add(x.ctr, n),
     };
 }
 
-/// `dst = src ^ keystream` for the first `slots` slots of a batch (`count` blocks).
-fn store_keystream(b: &mut B, x: &Ctx, w: Width, slots: usize, count: Count) {
-    each_slot(b, w, slots, count, &mut |b, s, half| {
+/// The counter blocks of `groups` (the first group's words copied to the others): X0..X2 the IV's words
+/// (broadcast), X3 the counter plus each block's offset. Clobbers `TMP[0]`.
+fn counter_blocks(b: &mut B, x: &Ctx, w: Width, groups: &[[V; 4]]) {
+    let wi = if w == Width::X { 0 } else { 1 };
+    let base = TMP[0];
+    b.vmovq(base.x(), x.ctr);
+    b.vpshufd(base.x(), base.x(), 0x00);
+    if w == Width::Y {
+        b.vinserti128(base.y(), base.y(), base.x(), 0x01);
+    }
+    for (gi, g) in groups.iter().enumerate() {
+        vaddd(b, w, g[3], base, rip(&x.inc[wi][gi]));
+    }
+    for j in 0..3 {
+        let v = groups[0][j];
+        vbroadcast(b, w, v, mem(x.state, 4 * j as i32));
+        vshufb(b, w, v, v, rip(&x.c.bswap32));
+        for g in &groups[1..] {
+            vmov(b, w, g[j], v);
+        }
+    }
+}
+
+/// The keystream words X35..X32 of `groups` transposed back and byte-swapped, then `dst = src ^ keystream`
+/// for `count` blocks.
+fn keystream_out(b: &mut B, x: &Ctx, w: Width, groups: &[[V; 4]], count: Count) {
+    b.comment("Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream.");
+    for g in groups {
+        transpose(b, w, [g[3], g[2], g[1], g[0]], *g, TMP);
+        for &v in g {
+            vshufb(b, w, v, v, rip(&x.c.bswap32));
+        }
+    }
+    each_slot(b, w, 4 * groups.len(), count, &mut |b, s, half| {
         let v = V(s as u8);
         let off = 16 * (s * w.blocks()) as i32;
         if w == Width::X || half {
@@ -212,21 +222,9 @@ fn batch_one(b: &mut B, x: &Ctx, n: Gpr) {
     let w = Width::X;
     let g = GROUPS[0];
     b.comment("1..4 counter blocks on one group, transposed: X0..X2 = IV words (broadcast), X3 = counter + i.");
-    let base = TMP[0];
-    b.vmovq(base.x(), x.ctr);
-    b.vpshufd(base.x(), base.x(), 0x00);
-    vaddd(b, w, g[3], base, rip(&x.inc[0][0]));
-    for (j, &v) in g.iter().take(3).enumerate() {
-        vbroadcast(b, w, v, mem(x.state, 4 * j as i32));
-        vshufb(b, w, v, v, rip(&x.c.bswap32));
-    }
+    counter_blocks(b, x, w, &[g]);
     rounds(b, &x.c, w, &[g], x.rk);
-    b.comment("Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream.");
-    transpose(b, w, [g[3], g[2], g[1], g[0]], g, TMP);
-    for &v in &g {
-        vshufb(b, w, v, v, rip(&x.c.bswap32));
-    }
-    store_keystream(b, x, w, 4, Count::Reg(n));
+    keystream_out(b, x, w, &[g], Count::Reg(n));
     b.add(x.ctr, n);
 }
 
