@@ -292,7 +292,6 @@ pub fn rounds(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]], rk: Gpr) {
     if let ([g], Width::X) = (groups, w) {
         return rounds_one(b, c, *g, rk);
     }
-    let (ptr, end) = (RAX, R11);
     if w == Width::Z && c.sbox == Sbox::Vaes {
         b.comment(format_args!(
             "32 rounds on {} blocks: 8 x 4 unrolled rounds; 23 vector ops per round and group (vpxorq and \
@@ -323,18 +322,13 @@ pub fn rounds(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]], rk: Gpr) {
             if w == Width::X || c.sbox == Sbox::Vaes { 13 } else { 16 },
         ));
     }
-    b.lea(end, mem(rk, 128));
-    b.mov(ptr, rk);
-    let lp = b.label("rounds");
-    b.align(4);
-    b.bind(&lp);
     let zgfni = w == Width::Z && c.sbox == Sbox::Gfni;
-    if zgfni {
-        b.comment("zmm: the four round keys in every lane, mapped into the GFNI domain at once.");
-        b.vbroadcasti32x4(ZKEYS.z(), mem(ptr, 0));
-        vaffine(b, w, ZKEYS, ZKEYS, POST_HI, c.g().maps.key.c);
-    }
-    for j in 0..4 {
+    round_loop(b, rk, &mut |b, j, ptr| {
+        if j == 0 && zgfni {
+            b.comment("zmm: the four round keys in every lane, mapped into the GFNI domain at once.");
+            b.vbroadcasti32x4(ZKEYS.z(), mem(ptr, 0));
+            vaffine(b, w, ZKEYS, ZKEYS, POST_HI, c.g().maps.key.c);
+        }
         b.comment(format_args!(
             "round 4i+{j}: X{j} ^= T(X{} ^ X{} ^ X{} ^ rk[4i+{j}])",
             (j + 1) % 4,
@@ -352,11 +346,25 @@ pub fn rounds(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]], rk: Gpr) {
             let x = [g[j], g[(j + 1) % 4], g[(j + 2) % 4], g[(j + 3) % 4]];
             round(b, c, w, x, RK, TMP);
         }
+    });
+    leave(b, c, w, groups);
+}
+
+/// The loop over the round keys at `rk`: eight passes of `round(b, j, ptr)` for `j = 0..4`, `ptr` (rax) the
+/// pass's first key; r11 holds the end.
+fn round_loop(b: &mut B, rk: Gpr, round: &mut dyn FnMut(&mut B, usize, Gpr)) {
+    let (ptr, end) = (RAX, R11);
+    b.lea(end, mem(rk, 128));
+    b.mov(ptr, rk);
+    let lp = b.label("rounds");
+    b.align(4);
+    b.bind(&lp);
+    for j in 0..4 {
+        round(b, j, ptr);
     }
     b.add(ptr, 16);
     b.cmp(ptr, end);
     b.jnz(&lp);
-    leave(b, c, w, groups);
 }
 
 /// The two registers [`rounds_one`] uses beside [`TMP`] and [`RK`]: this round's S-box input and the next one's.
@@ -383,16 +391,15 @@ pub const ONE_GROUP: [V; 2] = [V(6), V(7)];
 /// (whose simple vector ops take 2 cycles): about 22 cycles per AES-NI round against 35.
 pub fn rounds_one(b: &mut B, c: &Consts, g: [V; 4], rk: Gpr) {
     let w = Width::X;
-    let (ptr, end) = (RAX, R11);
     let (mut u, mut s) = (ONE_GROUP[0], ONE_GROUP[1]);
     let tables = (c.sbox != Sbox::Gfni).then(|| OneGroupTables::new(b));
-    // The round key at `ptr + at` into `d`: GFNI's domain map, or (AES-NI) the whole pre-affine map A1.
-    let key = |b: &mut B, d: V, at: i32| {
+    // The round key at `m` into `d`: GFNI's domain map, or (AES-NI) the whole pre-affine map A1.
+    let key = |b: &mut B, d: V, m: Mem| {
         if tables.is_some() {
-            vbroadcast(b, w, d, mem(ptr, at));
+            vbroadcast(b, w, d, m);
             a1(b, c, d, TMP[1]);
         } else {
-            round_key_gfni(b, c, w, d, mem(ptr, at));
+            round_key_gfni(b, c, w, d, m);
         }
     };
     enter_one(b, c, g, tables.is_some(), s);
@@ -411,12 +418,7 @@ pub fn rounds_one(b: &mut B, c: &Consts, g: [V; 4], rk: Gpr) {
     ));
     b.vpxor(u.x(), g[1].x(), g[2].x());
     b.vpxor(u.x(), u.x(), g[3].x());
-    b.lea(end, mem(rk, 128));
-    b.mov(ptr, rk);
-    let lp = b.label("rounds");
-    b.align(4);
-    b.bind(&lp);
-    for j in 0..4 {
+    round_loop(b, rk, &mut |b, j, ptr| {
         let x = [g[j], g[(j + 1) % 4], g[(j + 2) % 4], g[(j + 3) % 4]];
         b.comment(format_args!(
             "round 4i+{j}: X{j} ^= T(u), u = X{} ^ X{} ^ X{} ^ rk[4i+{j}]",
@@ -425,12 +427,12 @@ pub fn rounds_one(b: &mut B, c: &Consts, g: [V; 4], rk: Gpr) {
             (j + 3) % 4
         ));
         if j == 0 {
-            key(b, RK, 0);
+            key(b, RK, mem(ptr, 0));
             b.vpxor(u.x(), u.x(), RK.x());
         }
         // p = x2 ^ x3 ^ rk' in RK, s = p ^ x0: off the chain.
         if j < 3 {
-            key(b, RK, 4 * (j as i32 + 1));
+            key(b, RK, mem(ptr, 4 * (j as i32 + 1)));
             b.vpxor(RK.x(), RK.x(), x[2].x());
             b.vpxor(RK.x(), RK.x(), x[3].x());
         } else {
@@ -443,10 +445,7 @@ pub fn rounds_one(b: &mut B, c: &Consts, g: [V; 4], rk: Gpr) {
         }
         b.vpxor(x[0].x(), s.x(), RK.x());
         std::mem::swap(&mut u, &mut s);
-    }
-    b.add(ptr, 16);
-    b.cmp(ptr, end);
-    b.jnz(&lp);
+    });
     match &tables {
         Some(tables) => leave_one(b, c, g, tables),
         None => leave(b, c, w, &[g]),
