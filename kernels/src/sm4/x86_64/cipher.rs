@@ -138,21 +138,11 @@ pub fn round_vaes_z(b: &mut B, x: [V; 4], rk: V, t: [V; 3]) {
     vxor(b, w, t0, x[1], x[2]);
     vxor3(b, t0, rk, x[3]);
     // Pre-affine: M1*u ^ c1 = lo[u & 15] ^ hi[u >> 4].
-    vrold(b, t1, t0, 28);
-    vand(b, w, t0, t0, ZNIB);
-    vand(b, w, t1, t1, ZNIB);
-    vshufb(b, w, t0, PRE_LO, t0);
-    vshufb(b, w, t1, PRE_HI, t1);
-    vxor(b, w, t0, t0, t1);
+    affine_map_z(b, t0, t1, (PRE_LO, PRE_HI));
     // SubBytes and ShiftRows with a zero round key.
     b.vaesenclast(t0.z(), t0.z(), ZZERO.z());
     // Post-affine: M2*y ^ c2.
-    vrold(b, t1, t0, 28);
-    vand(b, w, t0, t0, ZNIB);
-    vand(b, w, t1, t1, ZNIB);
-    vshufb(b, w, t0, POST_LO, t0);
-    vshufb(b, w, t1, POST_HI, t1);
-    vxor(b, w, t0, t0, t1);
+    affine_map_z(b, t0, t1, (POST_LO, POST_HI));
     // B = InvShiftRows(t0); the linear layer.
     vshufb(b, w, t0, t0, ZISR);
     vrold(b, t1, t0, 8);
@@ -162,6 +152,18 @@ pub fn round_vaes_z(b: &mut B, x: [V; 4], rk: V, t: [V; 3]) {
     vxor3(b, x[0], t0, t2);
     vrold(b, t1, t1, 2);
     vxor(b, w, x[0], x[0], t1);
+}
+
+/// [`affine_map`] on zmm with the constants in registers: the high nibbles brought down by `vprold` (a dword
+/// rotated right by 4 has each byte's high nibble in its low nibble), `0x0f` in [`ZNIB`]. Clobbers `s`.
+fn affine_map_z(b: &mut B, t: V, s: V, (lo, hi): (V, V)) {
+    let w = Width::Z;
+    vrold(b, s, t, 28);
+    vand(b, w, t, t, ZNIB);
+    vand(b, w, s, s, ZNIB);
+    vshufb(b, w, t, lo, t);
+    vshufb(b, w, s, hi, s);
+    vxor(b, w, t, t, s);
 }
 
 /// [`round`] with GFNI, in the domain `Y = M1·X` ([`gfni::GfniRound`](crate::sm4::gfni::GfniRound)), `rk` already mapped (`M1·rk ^ c1`):
