@@ -224,10 +224,7 @@ impl<I: Isa> Builder<I> {
     pub fn inst(&mut self, op: I::Op, operands: impl Into<Operands<I::Operand>>) -> &mut Self {
         let operands = operands.into();
         self.check(op, &operands);
-        if let Some(sink) = &mut self.sink {
-            if let Err(e) = sink.inst(op, &operands) {
-                self.fail(e);
-            }
+        if self.streamed(op, &operands) {
             return self;
         }
         self.body.push(Item::Inst(Inst { op, operands }));
@@ -241,10 +238,7 @@ impl<I: Isa> Builder<I> {
     pub fn inst_array<const K: usize>(&mut self, op: I::Op, operands: [I::Operand; K]) -> &mut Self {
         const { assert!(K <= crate::ir::MAX_OPERANDS, "more operands than ir::MAX_OPERANDS") };
         self.check(op, &operands);
-        if let Some(sink) = &mut self.sink {
-            if let Err(e) = sink.inst(op, &operands) {
-                self.fail(e);
-            }
+        if self.streamed(op, &operands) {
             return self;
         }
         // `resize_with` reserves before it makes the item, so the item is written where it lies (a `push` builds
@@ -254,6 +248,19 @@ impl<I: Isa> Builder<I> {
             inst.operands.extend(operands);
         }
         self
+    }
+
+    /// Hands an instruction to the sink when [`streaming`] is on (true: the body takes nothing), failing the
+    /// function on the sink's error.
+    #[inline(always)]
+    fn streamed(&mut self, op: I::Op, operands: &[I::Operand]) -> bool {
+        let Some(sink) = &mut self.sink else {
+            return false;
+        };
+        if let Err(e) = sink.inst(op, operands) {
+            self.fail(e);
+        }
+        true
     }
 
     /// Checks an instruction's features and registers, and records the labels it refers to.
