@@ -14,14 +14,15 @@
 //! the two 128-bit halves. Constant time: data only reaches `vpshufb` indices and `aesenclast`; branches and
 //! addresses depend on lengths and counter values only.
 //!
-//! The building blocks ([`round`], [`round_lean`], [`rounds`], [`transpose`], [`Consts`], [`Width`]) are public;
+//! The building blocks ([`round_gfni`], [`round_lean`], [`rounds`], [`transpose`], [`Consts`], [`Width`]) are public;
 //! the modes with more state than a batch of blocks live in submodules: [`xts`] (tweak chain in registers),
 //! [`gcm`] (CTR fused with GHASH) and [`ccm`] (CTR and CBC-MAC in one pass).
 //!
 //! Layers, each a file under `x86_64/` re-exported here, bottom up: `width` (xmm/ymm wrappers of the vector
-//! instructions), `consts` (the S-box tables and constants), `cipher` (register roles, S-box, rounds,
-//! transpose, entering and leaving the GFNI domain, one block alone), `batch` (how a batch knows its size, the
-//! loop over batches). This file keeps the kernel sets ([`Set`], the variant of a kernel set) and the entry
+//! instructions), `consts` (the S-box tables and constants), `roles` (register roles, the round-key loop),
+//! `nibble` (nibble-table lookups), `domain` (AES-NI's rounds in the pre-affine map's domain: the batches' groups
+//! and the one-group round), `cipher` (S-box, rounds, transpose, entering and leaving the GFNI domain, one block
+//! alone), `batch` (how a batch knows its size, the loop over batches). This file keeps the kernel sets ([`Set`], the variant of a kernel set) and the entry
 //! points of the batch, serial and key-schedule kernels.
 
 use super::{Mode, Serial};
@@ -35,7 +36,10 @@ mod batch;
 pub mod ccm;
 mod cipher;
 mod consts;
+mod domain;
 pub mod gcm;
+mod nibble;
+mod roles;
 mod set;
 mod width;
 pub mod xts;
@@ -43,6 +47,7 @@ pub mod xts;
 pub(crate) use batch::*;
 pub use cipher::*;
 pub use consts::*;
+pub use roles::*;
 pub use set::{Sbox, Set};
 pub use width::*;
 

@@ -8,6 +8,7 @@
 
 use super::cipher::*;
 use super::consts::*;
+use super::roles::*;
 use super::set::Set;
 use super::width::*;
 use crate::role::{self, Role};

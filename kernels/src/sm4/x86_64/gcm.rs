@@ -23,6 +23,7 @@
 use super::batch::*;
 use super::cipher::*;
 use super::consts::*;
+use super::roles::*;
 use super::set::Set;
 use super::width::*;
 use crate::ghash::x86_64::{absorb, absorb_few, combine, fold, Poly, Reduction};

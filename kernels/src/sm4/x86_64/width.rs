@@ -122,6 +122,15 @@ pub fn vrold(b: &mut B, d: V, a: V, n: i32) {
     b.vprold(d.z(), a.z(), n);
 }
 
+/// `vpshufd` at width `w`: the dwords of each 128-bit lane of `a` picked by `sel` (two bits each).
+pub fn vshufd(b: &mut B, w: Width, d: V, a: V, sel: u8) {
+    match w {
+        Width::X => b.vpshufd(d.x(), a.x(), sel),
+        Width::Y => b.vpshufd(d.y(), a.y(), sel),
+        Width::Z => b.vpshufd(d.z(), a.z(), sel),
+    };
+}
+
 /// `vpslld` at width `w`.
 pub fn vslld(b: &mut B, w: Width, d: V, a: V, n: i32) {
     match w {

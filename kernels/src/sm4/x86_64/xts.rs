@@ -25,6 +25,7 @@
 use super::batch::*;
 use super::cipher::*;
 use super::consts::*;
+use super::roles::*;
 use super::set::Set;
 use super::width::*;
 use crate::arch::x86_64::{advance, mov_count};
