@@ -243,11 +243,11 @@ pub const SETS: &[KernelSet] = &[
         ],
         rival: None,
     },
-    // GFNI + AVX-512: the batch modes on zmm (vprold, vpternlogq), 48 blocks in flight; the rest is the GFNI + AVX2 set's.
+    // GFNI + AVX-512: the batch modes on zmm (vprold, vpternlogq), 48 blocks in flight; the rest is the GFNI + AVX2 set's. No fused GCM kernel: GCM is ctr and the zmm GHASH kernels over a few KiB at a time, faster than the ymm fused kernel.
     KernelSet {
         name: "x86_64-gfni-avx512",
         listing: "sm4",
-        features: &["AES", "PCLMULQDQ", "AVX", "AVX2", "VPCLMULQDQ", "GFNI", "AVX512F", "AVX512BW"],
+        features: &["AES", "AVX", "AVX2", "VPCLMULQDQ", "GFNI", "AVX512F", "AVX512BW"],
         kernels: &[
             Kernel { role: "expand_key", symbol: "asmgen_sm4_expand_key_avx", entry: asmgen_sm4_expand_key_avx as *const () },
             Kernel { role: "ecb", symbol: "asmgen_sm4_ecb_gfni512", entry: asmgen_sm4_ecb_gfni512 as *const () },
@@ -265,18 +265,16 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "xts_unit_dec_ieee", symbol: "asmgen_sm4_xts_unit_dec_ieee_gfni", entry: asmgen_sm4_xts_unit_dec_ieee_gfni as *const () },
             Kernel { role: "xts_unit_enc_gb", symbol: "asmgen_sm4_xts_unit_enc_gb_gfni", entry: asmgen_sm4_xts_unit_enc_gb_gfni as *const () },
             Kernel { role: "xts_unit_dec_gb", symbol: "asmgen_sm4_xts_unit_dec_gb_gfni", entry: asmgen_sm4_xts_unit_dec_gb_gfni as *const () },
-            Kernel { role: "gcm_enc", symbol: "asmgen_sm4_gcm_enc_gfni", entry: asmgen_sm4_gcm_enc_gfni as *const () },
-            Kernel { role: "gcm_dec", symbol: "asmgen_sm4_gcm_dec_gfni", entry: asmgen_sm4_gcm_dec_gfni as *const () },
             Kernel { role: "ccm_enc", symbol: "asmgen_sm4_ccm_enc_gfni", entry: asmgen_sm4_ccm_enc_gfni as *const () },
             Kernel { role: "ccm_dec", symbol: "asmgen_sm4_ccm_dec_gfni", entry: asmgen_sm4_ccm_dec_gfni as *const () },
         ],
         rival: None,
     },
-    // VAES + AVX-512: the batch modes on zmm (vaesenclast, vprold, vpternlogq), 48 blocks in flight; the rest is the VAES + AVX2 set's.
+    // VAES + AVX-512: the batch modes on zmm (vaesenclast, vprold, vpternlogq), 48 blocks in flight; the rest is the VAES + AVX2 set's. No fused GCM kernel: GCM is ctr and the zmm GHASH kernels over a few KiB at a time, faster than the ymm fused kernel.
     KernelSet {
         name: "x86_64-vaes-avx512",
         listing: "sm4",
-        features: &["AES", "PCLMULQDQ", "AVX", "AVX2", "VAES", "AVX512F", "AVX512BW"],
+        features: &["AES", "AVX", "AVX2", "VAES", "AVX512F", "AVX512BW"],
         kernels: &[
             Kernel { role: "expand_key", symbol: "asmgen_sm4_expand_key_avx", entry: asmgen_sm4_expand_key_avx as *const () },
             Kernel { role: "ecb", symbol: "asmgen_sm4_ecb_vaes512", entry: asmgen_sm4_ecb_vaes512 as *const () },
@@ -294,8 +292,6 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "xts_unit_dec_ieee", symbol: "asmgen_sm4_xts_unit_dec_ieee_vaes", entry: asmgen_sm4_xts_unit_dec_ieee_vaes as *const () },
             Kernel { role: "xts_unit_enc_gb", symbol: "asmgen_sm4_xts_unit_enc_gb_vaes", entry: asmgen_sm4_xts_unit_enc_gb_vaes as *const () },
             Kernel { role: "xts_unit_dec_gb", symbol: "asmgen_sm4_xts_unit_dec_gb_vaes", entry: asmgen_sm4_xts_unit_dec_gb_vaes as *const () },
-            Kernel { role: "gcm_enc", symbol: "asmgen_sm4_gcm_enc_vaes", entry: asmgen_sm4_gcm_enc_vaes as *const () },
-            Kernel { role: "gcm_dec", symbol: "asmgen_sm4_gcm_dec_vaes", entry: asmgen_sm4_gcm_dec_vaes as *const () },
             Kernel { role: "ccm_enc", symbol: "asmgen_sm4_ccm_enc_avx", entry: asmgen_sm4_ccm_enc_avx as *const () },
             Kernel { role: "ccm_dec", symbol: "asmgen_sm4_ccm_dec_avx", entry: asmgen_sm4_ccm_dec_avx as *const () },
         ],

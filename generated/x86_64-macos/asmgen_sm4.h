@@ -321,8 +321,8 @@ void asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t 
  * Kernel sets, best first: use the first whose features the CPU has, every function by role from the
  * same set (a set's round keys and tables suit its own functions).
  *
- * x86_64-gfni-avx512: GFNI + AVX-512: the batch modes on zmm (vprold, vpternlogq), 48 blocks in flight; the rest is the GFNI + AVX2 set's.
- *   requires AES, PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW
+ * x86_64-gfni-avx512: GFNI + AVX-512: the batch modes on zmm (vprold, vpternlogq), 48 blocks in flight; the rest is the GFNI + AVX2 set's. No fused GCM kernel: GCM is ctr and the zmm GHASH kernels over a few KiB at a time, faster than the ymm fused kernel.
+ *   requires AES, AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW
  *   expand_key         asmgen_sm4_expand_key_avx
  *   ecb                asmgen_sm4_ecb_gfni512
  *   ctr                asmgen_sm4_ctr_gfni512
@@ -339,15 +339,13 @@ void asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t 
  *   xts_unit_dec_ieee  asmgen_sm4_xts_unit_dec_ieee_gfni
  *   xts_unit_enc_gb    asmgen_sm4_xts_unit_enc_gb_gfni
  *   xts_unit_dec_gb    asmgen_sm4_xts_unit_dec_gb_gfni
- *   gcm_enc            asmgen_sm4_gcm_enc_gfni
- *   gcm_dec            asmgen_sm4_gcm_dec_gfni
  *   ccm_enc            asmgen_sm4_ccm_enc_gfni
  *   ccm_dec            asmgen_sm4_ccm_dec_gfni
  *   takes from x86_64-aesni-avx: expand_key
- *   takes from x86_64-gfni-avx2: cbc_enc, cfb_enc, cbc_mac, xts_enc_ieee, xts_dec_ieee, xts_enc_gb, xts_dec_gb, xts_unit_enc_ieee, xts_unit_dec_ieee, xts_unit_enc_gb, xts_unit_dec_gb, gcm_enc, gcm_dec, ccm_enc, ccm_dec
+ *   takes from x86_64-gfni-avx2: cbc_enc, cfb_enc, cbc_mac, xts_enc_ieee, xts_dec_ieee, xts_enc_gb, xts_dec_gb, xts_unit_enc_ieee, xts_unit_dec_ieee, xts_unit_enc_gb, xts_unit_dec_gb, ccm_enc, ccm_dec
  *
- * x86_64-vaes-avx512: VAES + AVX-512: the batch modes on zmm (vaesenclast, vprold, vpternlogq), 48 blocks in flight; the rest is the VAES + AVX2 set's.
- *   requires AES, PCLMULQDQ, AVX, AVX2, VAES, AVX512F, AVX512BW
+ * x86_64-vaes-avx512: VAES + AVX-512: the batch modes on zmm (vaesenclast, vprold, vpternlogq), 48 blocks in flight; the rest is the VAES + AVX2 set's. No fused GCM kernel: GCM is ctr and the zmm GHASH kernels over a few KiB at a time, faster than the ymm fused kernel.
+ *   requires AES, AVX, AVX2, VAES, AVX512F, AVX512BW
  *   expand_key         asmgen_sm4_expand_key_avx
  *   ecb                asmgen_sm4_ecb_vaes512
  *   ctr                asmgen_sm4_ctr_vaes512
@@ -364,12 +362,10 @@ void asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t 
  *   xts_unit_dec_ieee  asmgen_sm4_xts_unit_dec_ieee_vaes
  *   xts_unit_enc_gb    asmgen_sm4_xts_unit_enc_gb_vaes
  *   xts_unit_dec_gb    asmgen_sm4_xts_unit_dec_gb_vaes
- *   gcm_enc            asmgen_sm4_gcm_enc_vaes
- *   gcm_dec            asmgen_sm4_gcm_dec_vaes
  *   ccm_enc            asmgen_sm4_ccm_enc_avx
  *   ccm_dec            asmgen_sm4_ccm_dec_avx
  *   takes from x86_64-aesni-avx: expand_key, cbc_enc, cfb_enc, cbc_mac, ccm_enc, ccm_dec
- *   takes from x86_64-vaes-avx2: xts_enc_ieee, xts_dec_ieee, xts_enc_gb, xts_dec_gb, xts_unit_enc_ieee, xts_unit_dec_ieee, xts_unit_enc_gb, xts_unit_dec_gb, gcm_enc, gcm_dec
+ *   takes from x86_64-vaes-avx2: xts_enc_ieee, xts_dec_ieee, xts_enc_gb, xts_dec_gb, xts_unit_enc_ieee, xts_unit_dec_ieee, xts_unit_enc_gb, xts_unit_dec_gb
  *
  * x86_64-gfni-avx2: GFNI + AVX2: the S-box in two affine instructions, 16 blocks in flight; every mode has its kernel.
  *   requires AES, PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, GFNI

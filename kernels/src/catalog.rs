@@ -354,7 +354,7 @@ pub const X86_64_SETS: &[KernelSet<X86_64>] = {
         KernelSet {
             listing: "sm4",
             name: "x86_64-gfni-avx512",
-            doc: "GFNI + AVX-512: the batch modes on zmm (vprold, vpternlogq), 48 blocks in flight; the rest is the GFNI + AVX2 set's.",
+            doc: "GFNI + AVX-512: the batch modes on zmm (vprold, vpternlogq), 48 blocks in flight; the rest is the GFNI + AVX2 set's. No fused GCM kernel: GCM is ctr and the zmm GHASH kernels over a few KiB at a time, faster than the ymm fused kernel.",
             build: |abi| set(Set::GfniAvx512, abi),
             fixed: |abi, f| fixed(Set::GfniAvx512, abi, f),
             rival: None,
@@ -362,7 +362,7 @@ pub const X86_64_SETS: &[KernelSet<X86_64>] = {
         KernelSet {
             listing: "sm4",
             name: "x86_64-vaes-avx512",
-            doc: "VAES + AVX-512: the batch modes on zmm (vaesenclast, vprold, vpternlogq), 48 blocks in flight; the rest is the VAES + AVX2 set's.",
+            doc: "VAES + AVX-512: the batch modes on zmm (vaesenclast, vprold, vpternlogq), 48 blocks in flight; the rest is the VAES + AVX2 set's. No fused GCM kernel: GCM is ctr and the zmm GHASH kernels over a few KiB at a time, faster than the ymm fused kernel.",
             build: |abi| set(Set::VaesAvx512, abi),
             fixed: |abi, f| fixed(Set::VaesAvx512, abi, f),
             rival: None,

@@ -522,7 +522,11 @@ pub fn expand_key(abi: Abi) -> Result<Function<X86_64>, GenError> {
 /// The functions of one kernel set, as the runtime's set of that name links them: the set's own batch, XTS and
 /// GCM kernels; its serial modes and CCM where it has its own (GFNI), the AES-NI AVX ones otherwise; the
 /// AES-NI AVX key schedule.
+///
+/// The zmm sets link no fused GCM kernel: theirs would be the ymm set's, and the runtime composing GCM from the
+/// zmm CTR kernel and the zmm GHASH kernel, a few KiB at a time, is 2-2.5x faster on a Zen 5 (docs/PERFORMANCE.md).
 pub fn set_functions(set: Set, abi: Abi) -> Kernels<X86_64> {
+    let fused_gcm = set.width() != Width::Z;
     let mut v = vec![Kernel::new(Role::ExpandKey, expand_key(abi)?)];
     for m in [Mode::Ecb, Mode::Ctr, Mode::CbcDec, Mode::CfbDec] {
         v.push(Kernel::new(m.into(), batch_mode(m, set, abi)?));
@@ -533,7 +537,7 @@ pub fn set_functions(set: Set, abi: Abi) -> Kernels<X86_64> {
         v.push(Kernel::new(m.role(), serial_mode(m, serial, abi)?));
     }
     v.extend(xts::kernels(set, abi, Blocks::Arg)?);
-    for dec in [false, true] {
+    for dec in [false, true].into_iter().filter(|_| fused_gcm) {
         v.push(Kernel::new(Role::gcm(dec), gcm::gcm(set, dec, abi)?));
     }
     v.push(Kernel::new(Role::CcmEnc, ccm::ccm(true, serial, abi)?));
