@@ -80,7 +80,7 @@ fn slots() -> &'static [Slot] {
                 slots.push(slot(set.name, set.listing, k.role.name(), Prog::Riscv64(Program::new(&k.function))));
             }
         }
-        assert!(slots.len() <= TRAMPOLINES.len(), "more kernels than interpreter trampolines");
+        assert!(slots.len() <= 16 * TRAMPOLINES.len(), "more kernels than interpreter trampolines: add a row");
         slots
     })
 }
@@ -125,36 +125,45 @@ fn interpret(n: usize, args: [usize; 6]) {
     }
 }
 
-/// Slot `N`'s entry point.
-extern "C" fn t<const N: usize>(a: usize, b: usize, c: usize, d: usize, e: usize, f: usize) {
-    interpret(N, [a, b, c, d, e, f]);
+/// Slot `16 * R + C`'s entry point.
+extern "C" fn t<const R: usize, const C: usize>(a: usize, b: usize, c: usize, d: usize, e: usize, f: usize) {
+    interpret(16 * R + C, [a, b, c, d, e, f]);
 }
 
 type Trampoline = extern "C" fn(usize, usize, usize, usize, usize, usize);
 
-/// One entry point per slot.
-static TRAMPOLINES: [Trampoline; 224] = [
-    t::<0>, t::<1>, t::<2>, t::<3>, t::<4>, t::<5>, t::<6>, t::<7>, t::<8>, t::<9>, t::<10>, t::<11>, t::<12>, t::<13>,
-    t::<14>, t::<15>, t::<16>, t::<17>, t::<18>, t::<19>, t::<20>, t::<21>, t::<22>, t::<23>, t::<24>, t::<25>,
-    t::<26>, t::<27>, t::<28>, t::<29>, t::<30>, t::<31>, t::<32>, t::<33>, t::<34>, t::<35>, t::<36>, t::<37>,
-    t::<38>, t::<39>, t::<40>, t::<41>, t::<42>, t::<43>, t::<44>, t::<45>, t::<46>, t::<47>, t::<48>, t::<49>,
-    t::<50>, t::<51>, t::<52>, t::<53>, t::<54>, t::<55>, t::<56>, t::<57>, t::<58>, t::<59>, t::<60>, t::<61>,
-    t::<62>, t::<63>, t::<64>, t::<65>, t::<66>, t::<67>, t::<68>, t::<69>, t::<70>, t::<71>, t::<72>, t::<73>,
-    t::<74>, t::<75>, t::<76>, t::<77>, t::<78>, t::<79>, t::<80>, t::<81>, t::<82>, t::<83>, t::<84>, t::<85>,
-    t::<86>, t::<87>, t::<88>, t::<89>, t::<90>, t::<91>, t::<92>, t::<93>, t::<94>, t::<95>, t::<96>, t::<97>,
-    t::<98>, t::<99>, t::<100>, t::<101>, t::<102>, t::<103>, t::<104>, t::<105>, t::<106>, t::<107>, t::<108>,
-    t::<109>, t::<110>, t::<111>, t::<112>, t::<113>, t::<114>, t::<115>, t::<116>, t::<117>, t::<118>, t::<119>,
-    t::<120>, t::<121>, t::<122>, t::<123>, t::<124>, t::<125>, t::<126>, t::<127>, t::<128>, t::<129>, t::<130>,
-    t::<131>, t::<132>, t::<133>, t::<134>, t::<135>, t::<136>, t::<137>, t::<138>, t::<139>, t::<140>, t::<141>,
-    t::<142>, t::<143>, t::<144>, t::<145>, t::<146>, t::<147>, t::<148>, t::<149>, t::<150>, t::<151>, t::<152>,
-    t::<153>, t::<154>, t::<155>, t::<156>, t::<157>, t::<158>, t::<159>, t::<160>, t::<161>, t::<162>, t::<163>,
-    t::<164>, t::<165>, t::<166>, t::<167>, t::<168>, t::<169>, t::<170>, t::<171>, t::<172>, t::<173>, t::<174>,
-    t::<175>, t::<176>, t::<177>, t::<178>, t::<179>, t::<180>, t::<181>, t::<182>, t::<183>, t::<184>, t::<185>,
-    t::<186>, t::<187>, t::<188>, t::<189>, t::<190>, t::<191>, t::<192>, t::<193>, t::<194>, t::<195>, t::<196>,
-    t::<197>, t::<198>, t::<199>, t::<200>, t::<201>, t::<202>, t::<203>, t::<204>, t::<205>, t::<206>, t::<207>,
-    t::<208>, t::<209>, t::<210>, t::<211>, t::<212>, t::<213>, t::<214>, t::<215>, t::<216>, t::<217>, t::<218>,
-    t::<219>, t::<220>, t::<221>, t::<222>, t::<223>,
-];
+/// Row `R` of [`TRAMPOLINES`]: slots `16 * R` to `16 * R + 15`.
+macro_rules! row {
+    ($r:literal) => {
+        [
+            t::<$r, 0>,
+            t::<$r, 1>,
+            t::<$r, 2>,
+            t::<$r, 3>,
+            t::<$r, 4>,
+            t::<$r, 5>,
+            t::<$r, 6>,
+            t::<$r, 7>,
+            t::<$r, 8>,
+            t::<$r, 9>,
+            t::<$r, 10>,
+            t::<$r, 11>,
+            t::<$r, 12>,
+            t::<$r, 13>,
+            t::<$r, 14>,
+            t::<$r, 15>,
+        ]
+    };
+}
+
+/// The rows of [`TRAMPOLINES`], by number.
+macro_rules! rows {
+    ($($r:literal)*) => { [$(row!($r)),*] };
+}
+
+/// One entry point per slot, sixteen to a row (slot `n` in row `n / 16`): room for more kernels is one row
+/// number more (the assert in `slots` says when).
+static TRAMPOLINES: [[Trampoline; 16]; 16] = rows!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
 
 /// The interpreter's sets of `listing` made into backends by `make` (named `interp/<set>`, available wherever
 /// this builds, kernels by role).
@@ -166,7 +175,7 @@ pub(crate) fn backends<K>(listing: &str, make: crate::backend::MakeFn<'_, K>) ->
         .filter_map(|set| {
             let entry = |role: &str| {
                 let n = all.iter().position(|s| s.set == set && s.role == role)?;
-                Some(TRAMPOLINES[n] as *const ())
+                Some(TRAMPOLINES[n / 16][n % 16] as *const ())
             };
             make(crate::backend::interp_name(set), true, &entry)
         })
