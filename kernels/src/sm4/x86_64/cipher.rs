@@ -271,7 +271,7 @@ pub const ONE_GROUP: [V; 2] = [V(6), V(7)];
 /// With AES-NI the words live in the pre-affine map's domain, `X~ = M1*X` (entered and left once per call), so
 /// a round needs no pre-affine map: `u~ = X~1 ^ X~2 ^ X~3 ^ A1(rk)` goes straight into `aesenclast`, and the
 /// post-affine map, the linear layer and `M1` are one step from its output `y`: `M1*L(B) = isr0(G0(y)) ^
-/// isr8(G8(y)) ^ isr16(G8(y)) ^ isr24(G0(y) ^ G8(y))`, the `G` byte-wise maps looked up by nibble ([`DomainTables`])
+/// isr8(G8(y)) ^ isr16(G8(y)) ^ isr24(G0(y) ^ G8(y))`, the `G` byte-wise maps looked up by nibble (`domain::DomainTables`)
 /// and each `isr` a `vpshufb` undoing ShiftRows and rotating. From one S-box input to the next: `aesenclast`
 /// and 7 dependent vector ops (the nibble split's 2, lookup, xor, shuffle, two xors) rather than 15 out of the domain
 /// (an xor, the pre-affine's 4, the post-affine's 4, the linear layer's 6). Per round 29 vector ops, the round

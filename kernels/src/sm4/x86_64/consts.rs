@@ -23,7 +23,7 @@ pub const ZLEAVE: V = V(17);
 /// zmm VAES kernels: `0x0f` in every byte (the register [`ZLEAVE`] is in the GFNI kernels).
 pub const ZNIB: V = V(17);
 /// zmm VAES kernels: the `vpshufb` control undoing ShiftRows in every 128-bit lane (the register of
-/// [`ZKEYS`](super::cipher::ZKEYS) in the GFNI kernels).
+/// [`ZKEYS`](super::roles::ZKEYS) in the GFNI kernels).
 pub const ZISR: V = V(18);
 /// zmm VAES kernels: zero, the `vaesenclast` round key.
 pub const ZZERO: V = V(23);
