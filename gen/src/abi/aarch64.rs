@@ -81,7 +81,7 @@ impl Conventions for Aarch64 {
     /// The save area: the registers in pairs (x with x, d with d; an odd one alone), 16 bytes per slot. The
     /// first slot's store allocates the whole area (pre-index), the last load frees it (post-index), so sp stays
     /// 16-byte aligned and the unwinder sees every step. Under [`Abi::WinArm64`] a pair is two consecutive
-    /// registers (an ARM64 SEH save code names the first of a pair), and the unwind items are SEH's ([`seh`]).
+    /// registers (an ARM64 SEH save code names the first of a pair), and the unwind items are SEH's (`seh`).
     fn prologue_epilogue(abi: Abi, frame: &Frame<Self>) -> (Vec<Item<Self>>, Vec<Item<Self>>) {
         let slots = slots(abi, frame);
         if abi == Abi::WinArm64 {

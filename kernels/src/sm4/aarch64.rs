@@ -675,8 +675,8 @@ fn xts_steal(b: &mut B, gb: bool, decrypt: bool, dst: X, src: X, d: X) {
 }
 
 /// `asmgen_sm4_xts_unit_{enc,dec}_{ieee,gb}_ce(rk, rk_tweak, dst, src, len, iv)`: one XTS data unit of `len`
-/// bytes (nothing below 16): T[0] = E(rk_tweak, iv), the whole-block loop of [`ce_xts`] over m blocks (m - 1
-/// with a tail), then [`xts_steal`]. The CE round keys live in v16-v23, so the tweak key's are loaded first,
+/// bytes (nothing below 16): `T[0] = E(rk_tweak, iv)`, the whole-block loop of [`ce_xts`] over m blocks (m - 1
+/// with a tail), then `xts_steal`. The CE round keys live in v16-v23, so the tweak key's are loaded first,
 /// and the data key's over them.
 pub fn ce_xts_unit(flavour: Xts, decrypt: bool, abi: Abi) -> Result<Function<Aarch64>, GenError> {
     let (fl, dir) = xts_names(flavour, decrypt);

@@ -553,9 +553,9 @@ fn xts_steal(b: &mut B, conv: Xts, decrypt: bool, r: &XtsRegs, dst: X, src: X, d
 }
 
 /// `asmgen_sm4_xts_unit_{enc,dec}_{ieee,gb}_zvksed(rk, rk_tweak, dst, src, len, iv)`: one XTS data unit of
-/// `len` bytes (nothing below 16). T[0] = E(rk_tweak, iv) (the tweak key's round keys first, then the data
+/// `len` bytes (nothing below 16). `T[0] = E(rk_tweak, iv)` (the tweak key's round keys first, then the data
 /// key's over them), the strip-mining loop of [`xts`] over m whole blocks (m - 1 with a tail; at any VLEN),
-/// then [`xts_steal`] one block at a time.
+/// then `xts_steal` one block at a time.
 pub fn xts_unit(conv: Xts, decrypt: bool, abi: Abi) -> Result<Function<Riscv64>, GenError> {
     let (dir, cname) = (if decrypt { "dec" } else { "enc" }, if conv == Xts::Ieee { "ieee" } else { "gb" });
     let mut b = B::new(&format!("asmgen_sm4_xts_unit_{dir}_{cname}_zvksed"), abi, &XTS_FEATURES);

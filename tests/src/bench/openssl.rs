@@ -87,7 +87,7 @@ enum Work {
     Mac,
 }
 
-/// One OpenSSL algorithm, keyed, processing each message as [`Work`] says.
+/// One OpenSSL algorithm, keyed, processing each message as `Work` says.
 pub struct Peer {
     lib: Lib,
     ctx: Ptr,
