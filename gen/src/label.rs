@@ -7,26 +7,62 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// A code or constant label. Names are unique within a listing; the emitter adds the target's local-label prefix.
-/// One pointer wide (the name is boxed behind the shared count), so that the memory operands and the
+/// One pointer wide (the name, kept in the same allocation when short, is behind the shared count), so that the memory operands and the
 /// instructions that hold one stay small: the JIT builds thousands at startup. Equal, ordered and hashed by name.
 #[derive(Clone)]
 pub struct Label(pub(crate) Arc<Named>);
 
 /// What a [`Label`] points to: its name, and the number a lowering gave it ([`Label::mark`]).
 pub(crate) struct Named {
-    name: Box<str>,
+    name: Name,
     mark: AtomicU64,
+}
+
+/// The most bytes of a name kept in the label's own allocation (the kernels' are at most about 45).
+const INLINE: usize = 54;
+
+/// A label's name: in the label's allocation when short (one allocation per label, not two: the JIT makes
+/// about 1,400 at startup), else boxed.
+enum Name {
+    Inline { len: u8, bytes: [u8; INLINE] },
+    Boxed(Box<str>),
 }
 
 impl Label {
     /// A label with a fixed name, for tools and tests; kernels get unique labels from the builder.
     pub fn named(name: &str) -> Label {
-        Label(Arc::new(Named { name: Box::from(name), mark: AtomicU64::new(0) }))
+        let name = match u8::try_from(name.len()) {
+            Ok(len) if name.len() <= INLINE => {
+                let mut bytes = [0; INLINE];
+                bytes[..name.len()].copy_from_slice(name.as_bytes());
+                Name::Inline { len, bytes }
+            }
+            _ => Name::Boxed(Box::from(name)),
+        };
+        Label(Arc::new(Named { name, mark: AtomicU64::new(0) }))
+    }
+
+    /// The name's bytes (no UTF-8 check: for comparisons).
+    fn bytes(&self) -> &[u8] {
+        match &self.0.name {
+            Name::Inline { len, bytes } => &bytes[..*len as usize],
+            Name::Boxed(b) => b.as_bytes(),
+        }
+    }
+
+    /// Whether the label's name is `prefix` followed by `rest` (no UTF-8 check: the builder finds its
+    /// constants by name this way).
+    pub(crate) fn is_named(&self, prefix: &str, rest: &str) -> bool {
+        self.bytes().strip_prefix(prefix.as_bytes()) == Some(rest.as_bytes())
     }
 
     /// The label's name without the local prefix.
     pub fn name(&self) -> &str {
-        &self.0.name
+        match &self.0.name {
+            // Copied from a `str` whole (`Label::named`): the check passes, on ASCII a few words at a time.
+            Name::Inline { .. } => std::str::from_utf8(self.bytes()).unwrap_or_default(),
+            Name::Boxed(b) => b,
+        }
     }
 
     /// The number the lowering `session` gave this label, if the last one to mark it was that session
@@ -55,7 +91,7 @@ impl fmt::Debug for Label {
 
 impl PartialEq for Label {
     fn eq(&self, other: &Label) -> bool {
-        self.name() == other.name()
+        Arc::ptr_eq(&self.0, &other.0) || self.bytes() == other.bytes()
     }
 }
 
@@ -75,7 +111,8 @@ impl PartialOrd for Label {
 
 impl Ord for Label {
     fn cmp(&self, other: &Label) -> std::cmp::Ordering {
-        self.name().cmp(other.name())
+        // Byte order is `str` order.
+        self.bytes().cmp(other.bytes())
     }
 }
 

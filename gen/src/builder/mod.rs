@@ -41,6 +41,8 @@ pub struct Builder<I: Isa> {
     saved: Vec<I::Reg>,
     /// Scratch for the registers of one operand.
     regs: Vec<I::Reg>,
+    /// The registers whose use has been handled ([`reg_bits`](crate::isa::InstructionSet::reg_bits)).
+    regs_seen: u64,
     /// The labels bound, by allocation (a label and its clones), and the labels themselves (kept, so that an
     /// address is not reused while the builder lives).
     defined_at: FastSet<usize>,
@@ -143,6 +145,7 @@ impl<I: Isa> Builder<I> {
             label_scratch: String::new(),
             saved: Vec::new(),
             regs: Vec::new(),
+            regs_seen: 0,
             defined_at: FastSet::with_capacity_and_hasher(32, Default::default()),
             defined: Vec::with_capacity(32),
             referenced: Vec::new(),
@@ -279,8 +282,6 @@ impl<I: Isa> Builder<I> {
             ));
         }
         self.required = self.required.union(needs);
-        let mut regs = std::mem::take(&mut self.regs);
-        regs.clear();
         for o in operands {
             if let Some(l) = I::label(o) {
                 // `referenced` keeps each label it holds, so an address is not reused while the builder lives.
@@ -291,6 +292,14 @@ impl<I: Isa> Builder<I> {
                 self.last_referenced = at;
             }
         }
+        // A register's handling (reserved? callee-saved? saved already?) depends on the register and the ABI
+        // only, and repeats nothing once done: only an instruction naming a register new to the function needs it.
+        let bits = I::reg_bits(operands);
+        if bits.is_some_and(|b| b & !self.regs_seen == 0) {
+            return;
+        }
+        let mut regs = std::mem::take(&mut self.regs);
+        regs.clear();
         I::regs_of(operands, &mut regs);
         if let Some(&r) = regs.iter().find(|&&r| I::reserved(self.abi, r)) {
             let message = format!("uses {}, which the {:?} ABI reserves", I::reg_name(r), self.abi);
@@ -300,6 +309,7 @@ impl<I: Isa> Builder<I> {
             self.note_used(r);
         }
         self.regs = regs;
+        self.regs_seen |= bits.unwrap_or(0);
     }
 
     /// A new label, unique in the function; bind it with [`Builder::bind`].
@@ -399,7 +409,7 @@ impl<I: Isa> Builder<I> {
     pub fn constant(&mut self, name: &str, align: u32, comment: &str, bytes: &[u8]) -> Label {
         // A kernel names its constants again where it uses them: the first one of that name is found without
         // formatting or allocating the name.
-        let named = |c: &&Const| c.label.name().strip_prefix("const_") == Some(name);
+        let named = |c: &&Const| c.label.is_named("const_", name);
         if let Some(c) = self.consts.iter().find(named) {
             return c.label.clone();
         }

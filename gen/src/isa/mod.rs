@@ -159,6 +159,14 @@ pub trait InstructionSet: Sized + 'static {
             Self::regs(o, out);
         }
     }
+    /// The registers `operands` name as a set of bits, one per register (each register its own bit, the same
+    /// for every instruction), or `None` where this ISA has no such numbering (the default) or a register has
+    /// no bit. The builder handles an instruction's registers ([`InstructionSet::regs_of`]) only when one of
+    /// them is new to the function: at the JIT's startup, once per instruction.
+    #[inline]
+    fn reg_bits(_operands: &[Self::Operand]) -> Option<u64> {
+        None
+    }
     /// The label an operand refers to, if any.
     fn label(operand: &Self::Operand) -> Option<&Label>;
     /// Prints an operand in the assembler's syntax.

@@ -132,11 +132,11 @@ struct Key {
     operands: [u64; 4],
 }
 
-impl std::hash::Hash for Key {
-    /// The words mixed into one (independent multiplications, not a chain of five), which the map's hasher
-    /// then hashes: on the JIT's startup path, once per instruction. An absent operand is the word 0, which no
-    /// operand packs to.
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+impl Key {
+    /// The words mixed into one (independent multiplications, not a chain of five): on the JIT's startup path,
+    /// once per instruction. An absent operand is the word 0, which no operand packs to.
+    #[inline(always)]
+    fn hash(&self) -> u64 {
         const K: [u64; 4] =
             [0x9e37_79b9_7f4a_7c15, 0xc2b2_ae3d_27d4_eb4f, 0x1656_67b1_9e37_79f9, 0x27d4_eb2f_1656_67c5];
         let [a, b, c, d] = self.operands;
@@ -144,7 +144,73 @@ impl std::hash::Hash for Key {
             ^ b.wrapping_mul(K[1]).rotate_left(16)
             ^ c.wrapping_mul(K[2]).rotate_left(32)
             ^ d.wrapping_mul(K[3]).rotate_left(48);
-        h.write_u64(m ^ m >> 29);
+        // The high bits pick the slot ([`Cache::slot`]): fold the low ones in.
+        (m ^ m >> 29).wrapping_mul(K[0])
+    }
+}
+
+/// The encoding cache: open addressing with linear probing in a power-of-two table at most half full, each
+/// slot (40 bytes) a key's operands, then its opcode and encoding packed in one word ([`Cache::meta`]), so that
+/// one probe (one cache line, most of the time) finds an instruction, against a hash map's control bytes,
+/// then its bucket. An empty slot is all zeros (no encoding is empty): the table is allocated zeroed, and its
+/// pages are touched only where a key lands.
+struct Cache {
+    slots: Vec<[u64; 5]>,
+    /// 64 minus log2 of the table's size: a hash's high bits are its first slot.
+    shift: u32,
+    len: usize,
+}
+
+impl Cache {
+    fn with_log2(log2: u32) -> Cache {
+        Cache { slots: vec![[0; 5]; 1 << log2], shift: 64 - log2, len: 0 }
+    }
+
+    /// A slot's last word: the opcode (bits 0-15), the encoding's length (16-23, never 0), displacement offset
+    /// (24-31) and place in [`Assembler::main`] (32-63).
+    fn meta(op: Op, e: Encoded) -> u64 {
+        op as u64 | (e.len as u64) << 16 | (e.disp as u64) << 24 | (e.at as u64) << 32
+    }
+
+    /// The slot of `key`: where it is, or the empty one where it goes.
+    #[inline(always)]
+    fn slot(&self, key: &Key) -> usize {
+        let mask = self.slots.len() - 1;
+        let mut i = (key.hash() >> self.shift) as usize;
+        loop {
+            let s = &self.slots[i];
+            if s[4] == 0 || (s[4] as u16 == key.op as u16 && s[..4] == key.operands) {
+                return i;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    #[inline(always)]
+    fn get(&self, key: &Key) -> Option<Encoded> {
+        let m = self.slots[self.slot(key)][4];
+        (m != 0).then_some(Encoded { at: (m >> 32) as u32, len: (m >> 16) as u8, disp: (m >> 24) as u8 })
+    }
+
+    /// Records `key`'s encoding (absent from the cache); an empty one, which no instruction has, is not kept.
+    fn insert(&mut self, key: Key, e: Encoded) {
+        if e.len == 0 {
+            return;
+        }
+        if 2 * (self.len + 1) > self.slots.len() {
+            let old = std::mem::replace(self, Cache::with_log2(65 - self.shift));
+            for s in old.slots.iter().filter(|s| s[4] != 0) {
+                let op = Op::ALL[(s[4] & 0xffff) as usize];
+                let [a, b, c, d, m] = *s;
+                let e = Encoded { at: (m >> 32) as u32, len: (m >> 16) as u8, disp: (m >> 24) as u8 };
+                self.insert(Key { op, operands: [a, b, c, d] }, e);
+            }
+        }
+        let i = self.slot(&key);
+        debug_assert!(self.slots[i][4] == 0);
+        let [a, b, c, d] = key.operands;
+        self.slots[i] = [a, b, c, d, Cache::meta(key.op, e)];
+        self.len += 1;
     }
 }
 
@@ -154,6 +220,7 @@ impl Key {
     /// instruction is encoded without the cache. The low 4 bits of a word are the operand's kind, so words of
     /// different kinds differ; a memory operand packs its size (3 bits), base and index (5 bits each, 16 for
     /// none), scale (4 bits), whether it is RIP-relative (1 bit) and its displacement (the high 32 bits).
+    #[inline(always)]
     fn new(op: Op, operands: &[Operand]) -> Option<Key> {
         let reg = |n: u8| (n < 16).then_some(n as u64);
         let mut k = Key { op, operands: [0; 4] };
@@ -218,13 +285,13 @@ struct Assembler {
     len: usize,
     /// For measuring the alternative forms of an entry.
     scratch: Encoder,
-    cache: FastMap<Key, Encoded>,
+    cache: Cache,
 }
 
 impl Assembler {
     fn new() -> Assembler {
-        let cache = FastMap::with_capacity_and_hasher(2048, Default::default());
-        Assembler { main: Encoder::new(64), len: 0, scratch: Encoder::new(64), cache }
+        // Room for the host's sets (about 1,600 distinct instructions) without growing.
+        Assembler { main: Encoder::new(64), len: 0, scratch: Encoder::new(64), cache: Cache::with_log2(12) }
     }
 
     fn clear_scratch(&mut self) {
@@ -234,11 +301,19 @@ impl Assembler {
     }
 
     /// Encodes `inst`: of the codes of its entry that accept the operands, the shortest, the first of equals.
+    /// Most instructions recur: the cache's hit is this inlined path, the encoding another function.
+    #[inline(always)]
     fn encode(&mut self, op: Op, codes: &[Code], operands: &[Operand]) -> Result<Encoded, String> {
         let key = Key::new(op, operands);
-        if let Some(e) = key.and_then(|k| self.cache.get(&k)) {
-            return Ok(*e);
+        if let Some(e) = key.as_ref().and_then(|k| self.cache.get(k)) {
+            return Ok(e);
         }
+        self.encode_new(key, codes, operands)
+    }
+
+    /// Encodes an instruction the cache lacks (`key`: its key, `None` if it has none) and records it.
+    #[inline(never)]
+    fn encode_new(&mut self, key: Option<Key>, codes: &[Code], operands: &[Operand]) -> Result<Encoded, String> {
         let args = args(operands)?;
         let args = args.as_slice();
         let e = match codes {
@@ -292,13 +367,15 @@ impl Assembler {
 /// No label: a [`Piece::Bytes`] without a RIP-relative operand.
 const NO_LABEL: u32 = u32::MAX;
 
-/// One element of the code, in order (16 bytes). Labels and branches are numbered.
+/// One element of the code, in order (8 bytes: the JIT writes one per instruction). Labels and branches are
+/// numbered.
 #[derive(Clone, Copy)]
 enum Piece {
     /// Pad to a multiple of `1 << n` bytes.
     Align(u32),
-    /// Encoded bytes; a RIP-relative displacement refers to label `rip` ([`NO_LABEL`]: none) plus `addend`.
-    Bytes { at: u32, len: u8, disp: u8, rip: u32, addend: i32 },
+    /// Encoded bytes; with `rip`, a RIP-relative displacement (at `disp`) whose label and addend are the next
+    /// of the layout's [`Layout::rips`].
+    Bytes { at: u32, len: u8, disp: u8, rip: bool },
     /// Branch `b` of [`Branches`], encoded once the layout is known.
     Branch(u32),
 }
@@ -325,6 +402,8 @@ enum Step {
 #[derive(Default)]
 struct Layout {
     pieces: Vec<Piece>,
+    /// The label and addend of each RIP-relative piece, in order (most pieces have none).
+    rips: Vec<(u32, i32)>,
     steps: Vec<Step>,
     /// Bytes since the last step.
     run: u32,
@@ -332,7 +411,10 @@ struct Layout {
 
 impl Layout {
     fn bytes(&mut self, e: Encoded, rip: u32, addend: i32) {
-        self.pieces.push(Piece::Bytes { at: e.at, len: e.len, disp: e.disp, rip, addend });
+        if rip != NO_LABEL {
+            self.rips.push((rip, addend));
+        }
+        self.pieces.push(Piece::Bytes { at: e.at, len: e.len, disp: e.disp, rip: rip != NO_LABEL });
         self.run += e.len as u32;
     }
 
@@ -516,7 +598,7 @@ impl Lowering {
             asm,
             endbr,
             segments: Vec::new(),
-            code: Layout { pieces: Vec::with_capacity(pieces), steps: Vec::new(), run: 0 },
+            code: Layout { pieces: Vec::with_capacity(pieces), ..Layout::default() },
             branches: Branches::default(),
             labels: Numbering::with_capacity(1024),
             instructions: 0,
@@ -699,7 +781,8 @@ impl Stream {
         let make = {
             let shared = shared.clone();
             move |_: &str| -> Box<dyn Sink<X86_64>> {
-                let code = Layout { pieces: Vec::with_capacity(1024), steps: Vec::new(), run: 0 };
+                let code =
+                    Layout { pieces: Vec::with_capacity(1024), steps: Vec::with_capacity(128), ..Layout::default() };
                 Box::new(BodySink { shared: shared.clone(), code, instructions: 0 })
             }
         };
@@ -836,31 +919,36 @@ fn emit_code(
     out.resize(code_len + SLACK, 0);
     let mut fill = Vec::new();
     let mut pc = 0;
-    for p in segments.iter().flat_map(|l| &l.pieces) {
-        match *p {
-            Piece::Align(n) => {
-                let pad = align_up(pc, 1 << n) - pc;
-                fill.clear();
-                X86_64::code_fill(&mut fill, pad);
-                out[pc..pc + pad].copy_from_slice(&fill);
-                pc += pad;
-            }
-            Piece::Bytes { at, len, disp, rip, addend } => {
-                let (at, len) = (at as usize, len as usize);
-                out[pc..pc + SLACK].copy_from_slice(&code[at..at + SLACK]);
-                if rip != NO_LABEL {
-                    let rel = target[rip as usize] as i64 + addend as i64 - (pc + len) as i64;
-                    let rel = i32::try_from(rel).map_err(|_| fail("", "RIP-relative operand out of range"))?;
-                    let d = pc + disp as usize;
-                    out[d..d + 4].copy_from_slice(&rel.to_le_bytes());
+    for l in segments {
+        let mut rips = l.rips.iter();
+        for p in &l.pieces {
+            match *p {
+                Piece::Align(n) => {
+                    let pad = align_up(pc, 1 << n) - pc;
+                    fill.clear();
+                    X86_64::code_fill(&mut fill, pad);
+                    out[pc..pc + pad].copy_from_slice(&fill);
+                    pc += pad;
                 }
-                pc += len;
-            }
-            Piece::Branch(b) => {
-                let b = &branches.list[b as usize];
-                let form = &branches.forms[b.forms[b.form] as usize];
-                form.emit(&mut out, pc, target[b.target as usize]);
-                pc += form.len;
+                Piece::Bytes { at, len, disp, rip } => {
+                    let (at, len) = (at as usize, len as usize);
+                    out[pc..pc + SLACK].copy_from_slice(&code[at..at + SLACK]);
+                    if rip {
+                        let &(rip, addend) =
+                            rips.next().ok_or_else(|| fail("", "a RIP-relative piece without its label"))?;
+                        let rel = target[rip as usize] as i64 + addend as i64 - (pc + len) as i64;
+                        let rel = i32::try_from(rel).map_err(|_| fail("", "RIP-relative operand out of range"))?;
+                        let d = pc + disp as usize;
+                        out[d..d + 4].copy_from_slice(&rel.to_le_bytes());
+                    }
+                    pc += len;
+                }
+                Piece::Branch(b) => {
+                    let b = &branches.list[b as usize];
+                    let form = &branches.forms[b.forms[b.form] as usize];
+                    form.emit(&mut out, pc, target[b.target as usize]);
+                    pc += form.len;
+                }
             }
         }
     }
@@ -967,7 +1055,7 @@ mod tests {
         eprintln!("operand {} item {}", std::mem::size_of::<Operand>(), std::mem::size_of::<Item<X86_64>>());
         assert!(std::mem::size_of::<Operand>() <= 32);
         assert!(std::mem::size_of::<Item<X86_64>>() <= 144);
-        assert!(std::mem::size_of::<super::Piece>() <= 16);
+        assert!(std::mem::size_of::<super::Piece>() <= 8);
     }
 
     /// Functions built into a [`super::Stream`] lower to the image of the same functions built with their items:
