@@ -314,31 +314,33 @@ impl<I: Isa> Builder<I> {
 
     /// A new label, unique in the function; bind it with [`Builder::bind`].
     pub fn label(&mut self, name: &str) -> Label {
-        let mut k = match self.label_next.get(name) {
-            Some(&k) => k,
-            None => {
-                self.label_next.insert(name.to_string(), 1);
-                1
-            }
-        };
+        let mut k = self.label_next.get(name).copied().unwrap_or(1);
         // `<function>_<name><k>` (no number for k = 1), written into a buffer kept for this and allocated once,
         // when free.
         let mut n = std::mem::take(&mut self.label_scratch);
+        n.clear();
+        n.push_str(&self.name);
+        n.push('_');
+        let tail = n.len();
+        n.push_str(name);
+        let stem = n.len();
         let label = loop {
-            n.clear();
-            n.push_str(&self.name);
-            n.push('_');
-            let tail = n.len();
-            n.push_str(name);
+            n.truncate(stem);
             if k > 1 {
                 n.push_str(itoa(k, &mut [0; 10]));
             }
             k += 1;
+            // `taken` never asks about `name`'s own number (see there): it may be recorded after.
             if !self.taken(&n[tail..], name) {
                 break Label::named(&n);
             }
         };
-        *self.label_next.get_mut(name).expect("inserted above") = k;
+        match self.label_next.get_mut(name) {
+            Some(next) => *next = k,
+            None => {
+                self.label_next.insert(name.to_string(), k);
+            }
+        }
         self.label_scratch = n;
         label
     }
@@ -413,8 +415,15 @@ impl<I: Isa> Builder<I> {
         if let Some(c) = self.consts.iter().find(named) {
             return c.label.clone();
         }
-        let label = Label::named(&format!("const_{name}"));
-        self.consts.push(Const { label: label.clone(), align, comment: comment.to_string(), bytes: bytes.to_vec() });
+        let mut n = std::mem::take(&mut self.label_scratch);
+        n.clear();
+        n.push_str("const_");
+        n.push_str(name);
+        let label = Label::named(&n);
+        self.label_scratch = n;
+        // The comment is printed in listings only.
+        let comment = if self.text { comment.to_string() } else { String::new() };
+        self.consts.push(Const { label: label.clone(), align, comment, bytes: bytes.to_vec() });
         label
     }
 
