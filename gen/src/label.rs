@@ -98,8 +98,10 @@ impl PartialEq for Label {
 impl Eq for Label {}
 
 impl Hash for Label {
+    /// As `str` hashes the name (its bytes, then 0xff: what `Borrow<str>` requires), without checking UTF-8.
     fn hash<H: Hasher>(&self, h: &mut H) {
-        self.name().hash(h)
+        h.write(self.bytes());
+        h.write_u8(0xff);
     }
 }
 
@@ -120,5 +122,36 @@ impl Borrow<str> for Label {
     /// The name, so that a set of labels is searched by name.
     fn borrow(&self) -> &str {
         self.name()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Label;
+    use std::hash::{BuildHasher, BuildHasherDefault};
+
+    /// A label hashes, compares and orders as its name (`Borrow<str>` relies on it), whether the name is kept in
+    /// the label (short) or boxed (long).
+    #[test]
+    fn labels_behave_as_their_names() {
+        let long = "x".repeat(super::INLINE + 1);
+        let names = ["", "a", "loop2", "const_sm4_sbox", "é_label", long.as_str()];
+        let std_state = std::collections::hash_map::RandomState::new();
+        let fast_state = BuildHasherDefault::<crate::hash::FastHasher>::default();
+        for n in names {
+            let l = Label::named(n);
+            assert_eq!(l.name(), n);
+            assert_eq!(std_state.hash_one(&l), std_state.hash_one(n));
+            assert_eq!(fast_state.hash_one(&l), fast_state.hash_one(n));
+            for m in names {
+                let k = Label::named(m);
+                assert_eq!(l == k, n == m);
+                assert_eq!(l.cmp(&k), n.cmp(m));
+            }
+        }
+        // The mark (an atomic) is a cache the hash and equality never read.
+        #[allow(clippy::mutable_key_type)]
+        let set: std::collections::HashSet<Label> = names.iter().map(|n| Label::named(n)).collect();
+        assert!(names.iter().all(|n| set.contains(*n)));
     }
 }

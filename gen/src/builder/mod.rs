@@ -242,6 +242,10 @@ impl<I: Isa> Builder<I> {
         const { assert!(K <= crate::ir::MAX_OPERANDS, "more operands than ir::MAX_OPERANDS") };
         self.check(op, &operands);
         if self.streamed(op, &operands) {
+            // Most instructions hold no label: nothing to drop, and no call to the drop glue.
+            if operands.iter().all(I::owns_nothing) {
+                std::mem::forget(operands);
+            }
             return self;
         }
         // `resize_with` reserves before it makes the item, so the item is written where it lies (a `push` builds

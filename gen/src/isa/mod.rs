@@ -169,6 +169,13 @@ pub trait InstructionSet: Sized + 'static {
     }
     /// The label an operand refers to, if any.
     fn label(operand: &Self::Operand) -> Option<&Label>;
+    /// Whether dropping `operand` does nothing (it holds no label, nor anything else that owns memory), so that
+    /// it may be forgotten instead: the builder, handing an instruction to a sink ([`crate::builder::Sink`]),
+    /// skips the drop call per instruction then. False (always drop) unless an ISA says otherwise.
+    #[inline]
+    fn owns_nothing(_operand: &Self::Operand) -> bool {
+        false
+    }
     /// Prints an operand in the assembler's syntax.
     fn print_operand(operand: &Self::Operand, ctx: &PrintCtx) -> String;
     /// The value an operand contributes to an encoding (register number or immediate).

@@ -659,6 +659,11 @@ impl InstructionSet for X86_64 {
         }
         Some(bits)
     }
+    /// Only a label (a branch target or a RIP-relative memory operand's) owns memory.
+    #[inline(always)]
+    fn owns_nothing(o: &Operand) -> bool {
+        !matches!(o, Operand::Label(_) | Operand::Mem(_, Mem { label: Some(_), .. }))
+    }
     #[inline]
     fn label(o: &Operand) -> Option<&Label> {
         match o {

@@ -558,7 +558,7 @@ impl Numbering {
             return id;
         }
         let next = self.names.len() as u32;
-        let id = match self.by_name.get(l.name()) {
+        let id = match self.by_name.get(l) {
             Some(&id) => id,
             None => {
                 self.by_name.insert(l.clone(), next);
