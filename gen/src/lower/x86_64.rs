@@ -18,7 +18,7 @@ use super::image::{align_up, finish_image, place_constants, Image, Labels, Lower
 use crate::abi::{Conventions, LandingPad};
 use crate::builder::Sink;
 use crate::error::GenError;
-use crate::hash::FastMap;
+use crate::hash::{FastMap, FastSet};
 use crate::ir::{Function, Item, Label};
 use crate::isa::x86_64::{Mem, Op, Operand, X86_64};
 use crate::isa::InstructionSet;
@@ -105,8 +105,16 @@ fn rip_ref(operands: &[Operand]) -> Option<(&Label, i32)> {
 
 /// The instruction `code` with `args`, as far as iced-x86 accepts the combination.
 fn instruction(code: Code, args: &[Arg]) -> Result<Instruction, String> {
+    match build(code, args) {
+        Some(ins) => ins.map_err(|e| e.to_string()),
+        None => Err("no iced-x86 constructor for this operand combination".into()),
+    }
+}
+
+/// [`instruction`] without formatting its error (none where no constructor takes `args`).
+fn build(code: Code, args: &[Arg]) -> Option<Result<Instruction, iced_x86::IcedError>> {
     use Arg::*;
-    let ins = match *args {
+    Some(match *args {
         [] => Ok(Instruction::with(code)),
         [R(a)] => Instruction::with1(code, a),
         [R(a), R(b)] => Instruction::with2(code, a, b),
@@ -119,9 +127,53 @@ fn instruction(code: Code, args: &[Arg]) -> Result<Instruction, String> {
         [R(a), M(b), I(c)] => Instruction::with3(code, a, b, c),
         [R(a), R(b), R(c), I(d)] => Instruction::with4(code, a, b, c, d),
         [R(a), R(b), M(c), I(d)] => Instruction::with4(code, a, b, c, d),
-        _ => return Err("no iced-x86 constructor for this operand combination".into()),
+        _ => return None,
+    })
+}
+
+/// What decides whether iced-x86 takes a form's operands, 14 bits per operand: its kind; for a register
+/// whether it is number 0 or 1 (the fixed `rax`/`cl` forms), at least 8 or 16; for memory whether it is
+/// RIP-relative, has a base, an index, `rsp` as index (refused by every form), and its scale; for an immediate whether it is 1 (`shl r/m64, 1`), which sizes it fits (8, 16, 32 bits,
+/// signed or not) and its sign. A form that refused one instruction's operands refuses every instruction's of
+/// the same shape: [`Assembler`] does not try it again (each refusal costs iced-x86 a formatted error).
+fn shape(operands: &[Operand]) -> u64 {
+    let reg = |kind: u64, n: u8| {
+        kind | ((n == 0) as u64) << 4 | ((n == 1) as u64) << 5 | ((n >= 8) as u64) << 6 | ((n >= 16) as u64) << 7
     };
-    ins.map_err(|e| e.to_string())
+    let imm = |kind: u64, v: i64| {
+        let fits = |lo: i64, hi: i64| (lo..=hi).contains(&v) as u64;
+        kind | ((v == 1) as u64) << 4
+            | fits(-128, 127) << 5
+            | fits(0, 255) << 6
+            | fits(-32768, 32767) << 7
+            | fits(0, 65535) << 8
+            | fits(i32::MIN as i64, i32::MAX as i64) << 9
+            | fits(0, u32::MAX as i64) << 10
+            | ((v >= 0) as u64) << 11
+    };
+    let mut s = operands.len() as u64;
+    for (i, o) in operands.iter().take(4).enumerate() {
+        let b = match o {
+            Operand::Gpr(n) => reg(1, *n),
+            Operand::Gpr32(n) => reg(2, *n),
+            Operand::Xmm(n) => reg(3, *n),
+            Operand::Ymm(n) => reg(4, *n),
+            Operand::Zmm(n) => reg(5, *n),
+            Operand::Mem(_, m) => {
+                let (index, scale) = m.index.map_or((None, 0), |(i, s)| (Some(i.0), s as u64));
+                6 | (m.label.is_some() as u64) << 4
+                    | (m.base.is_some() as u64) << 5
+                    | (index.is_some() as u64) << 6
+                    | ((index == Some(4)) as u64) << 7
+                    | (scale & 0xf) << 8
+            }
+            Operand::Imm(v) => imm(7, *v),
+            Operand::Sel(v) => imm(8, *v as i64),
+            Operand::Label(_) => 9,
+        };
+        s |= b << (4 + 14 * i);
+    }
+    s
 }
 
 /// What an encoding depends on: the opcode and the operands, one word each, RIP-relative labels left out (they
@@ -286,12 +338,20 @@ struct Assembler {
     /// For measuring the alternative forms of an entry.
     scratch: Encoder,
     cache: Cache,
+    /// The forms iced-x86 refused, by code and operand [`shape`]: not tried again.
+    refused: FastSet<(Code, u64)>,
 }
 
 impl Assembler {
     fn new() -> Assembler {
         // Room for the host's sets (about 1,600 distinct instructions) without growing.
-        Assembler { main: Encoder::new(64), len: 0, scratch: Encoder::new(64), cache: Cache::with_log2(12) }
+        Assembler {
+            main: Encoder::new(64),
+            len: 0,
+            scratch: Encoder::new(64),
+            cache: Cache::with_log2(12),
+            refused: FastSet::default(),
+        }
     }
 
     fn clear_scratch(&mut self) {
@@ -321,7 +381,7 @@ impl Assembler {
                 let len = self.main.encode(&instruction(*code, args)?, 0).map_err(|e| e.to_string())?;
                 Encoded::new(self.len, len, self.main.get_constant_offsets().displacement_offset())?
             }
-            _ => self.encode_shortest(codes, args)?,
+            _ => self.encode_shortest(codes, args, shape(operands))?,
         };
         self.len += e.len as usize;
         if let Some(key) = key {
@@ -332,11 +392,21 @@ impl Assembler {
 
     /// Encodes each of `codes` that accepts `args` and appends the shortest, the first of equals, to the code
     /// (its bytes copied, not encoded again).
-    fn encode_shortest(&mut self, codes: &[Code], args: &[Arg]) -> Result<Encoded, String> {
+    fn encode_shortest(&mut self, codes: &[Code], args: &[Arg], shape: u64) -> Result<Encoded, String> {
         let mut best: Option<([u8; 16], usize, usize)> = None;
         for &code in codes {
-            let Ok(ins) = instruction(code, args) else { continue };
-            if let Ok(len) = self.scratch.encode(&ins, 0) {
+            if self.refused.contains(&(code, shape)) {
+                continue;
+            }
+            let Some(Ok(ins)) = build(code, args) else {
+                self.refused.insert((code, shape));
+                continue;
+            };
+            let encoded = self.scratch.encode(&ins, 0);
+            if encoded.is_err() {
+                self.refused.insert((code, shape));
+            }
+            if let Ok(len) = encoded {
                 if len <= 16 && best.is_none_or(|(_, l, _)| len < l) {
                     let mut bytes = [0; 16];
                     let disp = self.scratch.get_constant_offsets().displacement_offset();
