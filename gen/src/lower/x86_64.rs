@@ -18,7 +18,7 @@ use super::image::{align_up, finish_image, place_constants, Image, Labels, Lower
 use crate::abi::{Conventions, LandingPad};
 use crate::builder::Sink;
 use crate::error::GenError;
-use crate::hash::{FastMap, FastSet};
+use crate::hash::FastSet;
 use crate::ir::{Function, Item, Label};
 use crate::isa::x86_64::{Mem, Op, Operand, X86_64};
 use crate::isa::InstructionSet;
@@ -605,7 +605,9 @@ fn reaches(len: usize, pc: usize, target: usize) -> bool {
 struct Numbering {
     /// This numbering's session: a label's mark is this numbering's only when it carries it (0: no marks).
     session: u64,
-    by_name: FastMap<Label, u32>,
+    /// The labels by name: an open-addressed table (linear probing, at most half full) of label numbers
+    /// plus one (0: empty), into `names`, which holds each label once.
+    table: Vec<u32>,
     names: Vec<Label>,
 }
 
@@ -618,8 +620,23 @@ impl Numbering {
         let session = SESSIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         Numbering {
             session: if session < 1 << 40 { session } else { 0 },
-            by_name: FastMap::with_capacity_and_hasher(n, Default::default()),
+            table: vec![0; (2 * n).next_power_of_two().max(16)],
             names: Vec::with_capacity(n),
+        }
+    }
+
+    /// The slot of the label named as `l`: where its number is, or the empty one where it goes.
+    fn slot(table: &[u32], names: &[Label], l: &Label) -> usize {
+        use std::hash::BuildHasher;
+        let mask = table.len() - 1;
+        let h = crate::hash::FastState::default().hash_one(l);
+        let mut i = (h.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 40) as usize & mask;
+        loop {
+            match table[i] {
+                0 => return i,
+                id if names[id as usize - 1] == *l => return i,
+                _ => i = (i + 1) & mask,
+            }
         }
     }
 
@@ -627,14 +644,23 @@ impl Numbering {
         if let Some(id) = l.mark(self.session) {
             return id;
         }
-        let next = self.names.len() as u32;
-        let id = match self.by_name.get(l) {
-            Some(&id) => id,
-            None => {
-                self.by_name.insert(l.clone(), next);
+        let i = Numbering::slot(&self.table, &self.names, l);
+        let id = match self.table[i] {
+            0 => {
+                let id = self.names.len() as u32;
                 self.names.push(l.clone());
-                next
+                self.table[i] = id + 1;
+                if 2 * self.names.len() > self.table.len() {
+                    let mut table = vec![0; 2 * self.table.len()];
+                    for (n, name) in self.names.iter().enumerate() {
+                        let j = Numbering::slot(&table, &self.names, name);
+                        table[j] = n as u32 + 1;
+                    }
+                    self.table = table;
+                }
+                id
             }
+            id => id - 1,
         };
         l.set_mark(self.session, id);
         id
