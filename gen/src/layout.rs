@@ -40,7 +40,8 @@ pub fn function_items<I: Isa>(f: &Function<I>) -> FunctionItems<'_, I> {
 /// The constants of `functions`, as the constant section holds them: one per name, in name order. Two
 /// constants with one name and different contents or alignment are an error.
 pub fn constants<'a, I: Isa>(functions: impl IntoIterator<Item = &'a Function<I>>) -> Result<Vec<Const>, GenError> {
-    let mut consts: BTreeMap<String, Const> = BTreeMap::new();
+    // Borrowed while deduplicated (the functions name a constant again and again), cloned once each.
+    let mut consts: BTreeMap<&str, &Const> = BTreeMap::new();
     for f in functions {
         for c in &f.consts {
             match consts.get(c.label.name()) {
@@ -52,10 +53,10 @@ pub fn constants<'a, I: Isa>(functions: impl IntoIterator<Item = &'a Function<I>
                 }
                 Some(_) => {}
                 None => {
-                    consts.insert(c.label.name().to_string(), c.clone());
+                    consts.insert(c.label.name(), c);
                 }
             }
         }
     }
-    Ok(consts.into_values().collect())
+    Ok(consts.into_values().cloned().collect())
 }

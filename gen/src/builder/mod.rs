@@ -41,6 +41,8 @@ pub struct Builder<I: Isa> {
     saved: Vec<I::Reg>,
     /// Scratch for the registers of one operand.
     regs: Vec<I::Reg>,
+    /// The registers whose use has been handled ([`reg_bits`](crate::isa::InstructionSet::reg_bits)).
+    regs_seen: u64,
     /// The labels bound, by allocation (a label and its clones), and the labels themselves (kept, so that an
     /// address is not reused while the builder lives).
     defined_at: FastSet<usize>,
@@ -143,6 +145,7 @@ impl<I: Isa> Builder<I> {
             label_scratch: String::new(),
             saved: Vec::new(),
             regs: Vec::new(),
+            regs_seen: 0,
             defined_at: FastSet::with_capacity_and_hasher(32, Default::default()),
             defined: Vec::with_capacity(32),
             referenced: Vec::new(),
@@ -239,6 +242,10 @@ impl<I: Isa> Builder<I> {
         const { assert!(K <= crate::ir::MAX_OPERANDS, "more operands than ir::MAX_OPERANDS") };
         self.check(op, &operands);
         if self.streamed(op, &operands) {
+            // Most instructions hold no label: nothing to drop, and no call to the drop glue.
+            if operands.iter().all(I::owns_nothing) {
+                std::mem::forget(operands);
+            }
             return self;
         }
         // `resize_with` reserves before it makes the item, so the item is written where it lies (a `push` builds
@@ -279,8 +286,6 @@ impl<I: Isa> Builder<I> {
             ));
         }
         self.required = self.required.union(needs);
-        let mut regs = std::mem::take(&mut self.regs);
-        regs.clear();
         for o in operands {
             if let Some(l) = I::label(o) {
                 // `referenced` keeps each label it holds, so an address is not reused while the builder lives.
@@ -291,6 +296,14 @@ impl<I: Isa> Builder<I> {
                 self.last_referenced = at;
             }
         }
+        // A register's handling (reserved? callee-saved? saved already?) depends on the register and the ABI
+        // only, and repeats nothing once done: only an instruction naming a register new to the function needs it.
+        let bits = I::reg_bits(operands);
+        if bits.is_some_and(|b| b & !self.regs_seen == 0) {
+            return;
+        }
+        let mut regs = std::mem::take(&mut self.regs);
+        regs.clear();
         I::regs_of(operands, &mut regs);
         if let Some(&r) = regs.iter().find(|&&r| I::reserved(self.abi, r)) {
             let message = format!("uses {}, which the {:?} ABI reserves", I::reg_name(r), self.abi);
@@ -300,35 +313,38 @@ impl<I: Isa> Builder<I> {
             self.note_used(r);
         }
         self.regs = regs;
+        self.regs_seen |= bits.unwrap_or(0);
     }
 
     /// A new label, unique in the function; bind it with [`Builder::bind`].
     pub fn label(&mut self, name: &str) -> Label {
-        let mut k = match self.label_next.get(name) {
-            Some(&k) => k,
-            None => {
-                self.label_next.insert(name.to_string(), 1);
-                1
-            }
-        };
+        let mut k = self.label_next.get(name).copied().unwrap_or(1);
         // `<function>_<name><k>` (no number for k = 1), written into a buffer kept for this and allocated once,
         // when free.
         let mut n = std::mem::take(&mut self.label_scratch);
+        n.clear();
+        n.push_str(&self.name);
+        n.push('_');
+        let tail = n.len();
+        n.push_str(name);
+        let stem = n.len();
         let label = loop {
-            n.clear();
-            n.push_str(&self.name);
-            n.push('_');
-            let tail = n.len();
-            n.push_str(name);
+            n.truncate(stem);
             if k > 1 {
                 n.push_str(itoa(k, &mut [0; 10]));
             }
             k += 1;
+            // `taken` never asks about `name`'s own number (see there): it may be recorded after.
             if !self.taken(&n[tail..], name) {
                 break Label::named(&n);
             }
         };
-        *self.label_next.get_mut(name).expect("inserted above") = k;
+        match self.label_next.get_mut(name) {
+            Some(next) => *next = k,
+            None => {
+                self.label_next.insert(name.to_string(), k);
+            }
+        }
         self.label_scratch = n;
         label
     }
@@ -399,12 +415,19 @@ impl<I: Isa> Builder<I> {
     pub fn constant(&mut self, name: &str, align: u32, comment: &str, bytes: &[u8]) -> Label {
         // A kernel names its constants again where it uses them: the first one of that name is found without
         // formatting or allocating the name.
-        let named = |c: &&Const| c.label.name().strip_prefix("const_") == Some(name);
+        let named = |c: &&Const| c.label.is_named("const_", name);
         if let Some(c) = self.consts.iter().find(named) {
             return c.label.clone();
         }
-        let label = Label::named(&format!("const_{name}"));
-        self.consts.push(Const { label: label.clone(), align, comment: comment.to_string(), bytes: bytes.to_vec() });
+        let mut n = std::mem::take(&mut self.label_scratch);
+        n.clear();
+        n.push_str("const_");
+        n.push_str(name);
+        let label = Label::named(&n);
+        self.label_scratch = n;
+        // The comment is printed in listings only.
+        let comment = if self.text { comment.to_string() } else { String::new() };
+        self.consts.push(Const { label: label.clone(), align, comment, bytes: bytes.to_vec() });
         label
     }
 

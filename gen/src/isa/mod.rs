@@ -159,8 +159,23 @@ pub trait InstructionSet: Sized + 'static {
             Self::regs(o, out);
         }
     }
+    /// The registers `operands` name as a set of bits, one per register (each register its own bit, the same
+    /// for every instruction), or `None` where this ISA has no such numbering (the default) or a register has
+    /// no bit. The builder handles an instruction's registers ([`InstructionSet::regs_of`]) only when one of
+    /// them is new to the function: at the JIT's startup, once per instruction.
+    #[inline]
+    fn reg_bits(_operands: &[Self::Operand]) -> Option<u64> {
+        None
+    }
     /// The label an operand refers to, if any.
     fn label(operand: &Self::Operand) -> Option<&Label>;
+    /// Whether dropping `operand` does nothing (it holds no label, nor anything else that owns memory), so that
+    /// it may be forgotten instead: the builder, handing an instruction to a sink ([`crate::builder::Sink`]),
+    /// skips the drop call per instruction then. False (always drop) unless an ISA says otherwise.
+    #[inline]
+    fn owns_nothing(_operand: &Self::Operand) -> bool {
+        false
+    }
     /// Prints an operand in the assembler's syntax.
     fn print_operand(operand: &Self::Operand, ctx: &PrintCtx) -> String;
     /// The value an operand contributes to an encoding (register number or immediate).

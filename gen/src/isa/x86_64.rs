@@ -640,6 +640,30 @@ impl InstructionSet for X86_64 {
             Operand::Imm(_) | Operand::Sel(_) | Operand::Label(_) => {}
         }
     }
+    /// Bit n for general-purpose register n, bit 16 + n for vector register n.
+    #[inline(always)]
+    fn reg_bits(operands: &[Operand]) -> Option<u64> {
+        let mut bits = 0u64;
+        for o in operands {
+            bits |= match o {
+                Operand::Gpr(n) | Operand::Gpr32(n) if *n < 16 => 1 << n,
+                Operand::Xmm(n) | Operand::Ymm(n) | Operand::Zmm(n) if *n < 32 => 1 << (16 + n),
+                Operand::Mem(_, m) => {
+                    let base = m.base.map_or(Some(0), |b| (b.0 < 16).then_some(1u64 << b.0))?;
+                    let index = m.index.map_or(Some(0), |(i, _)| (i.0 < 16).then_some(1u64 << i.0))?;
+                    base | index
+                }
+                Operand::Imm(_) | Operand::Sel(_) | Operand::Label(_) => 0,
+                _ => return None,
+            };
+        }
+        Some(bits)
+    }
+    /// Only a label (a branch target or a RIP-relative memory operand's) owns memory.
+    #[inline(always)]
+    fn owns_nothing(o: &Operand) -> bool {
+        !matches!(o, Operand::Label(_) | Operand::Mem(_, Mem { label: Some(_), .. }))
+    }
     #[inline]
     fn label(o: &Operand) -> Option<&Label> {
         match o {

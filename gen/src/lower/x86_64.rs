@@ -18,7 +18,7 @@ use super::image::{align_up, finish_image, place_constants, Image, Labels, Lower
 use crate::abi::{Conventions, LandingPad};
 use crate::builder::Sink;
 use crate::error::GenError;
-use crate::hash::FastMap;
+use crate::hash::FastSet;
 use crate::ir::{Function, Item, Label};
 use crate::isa::x86_64::{Mem, Op, Operand, X86_64};
 use crate::isa::InstructionSet;
@@ -105,8 +105,16 @@ fn rip_ref(operands: &[Operand]) -> Option<(&Label, i32)> {
 
 /// The instruction `code` with `args`, as far as iced-x86 accepts the combination.
 fn instruction(code: Code, args: &[Arg]) -> Result<Instruction, String> {
+    match build(code, args) {
+        Some(ins) => ins.map_err(|e| e.to_string()),
+        None => Err("no iced-x86 constructor for this operand combination".into()),
+    }
+}
+
+/// [`instruction`] without formatting its error (none where no constructor takes `args`).
+fn build(code: Code, args: &[Arg]) -> Option<Result<Instruction, iced_x86::IcedError>> {
     use Arg::*;
-    let ins = match *args {
+    Some(match *args {
         [] => Ok(Instruction::with(code)),
         [R(a)] => Instruction::with1(code, a),
         [R(a), R(b)] => Instruction::with2(code, a, b),
@@ -119,9 +127,53 @@ fn instruction(code: Code, args: &[Arg]) -> Result<Instruction, String> {
         [R(a), M(b), I(c)] => Instruction::with3(code, a, b, c),
         [R(a), R(b), R(c), I(d)] => Instruction::with4(code, a, b, c, d),
         [R(a), R(b), M(c), I(d)] => Instruction::with4(code, a, b, c, d),
-        _ => return Err("no iced-x86 constructor for this operand combination".into()),
+        _ => return None,
+    })
+}
+
+/// What decides whether iced-x86 takes a form's operands, 14 bits per operand: its kind; for a register
+/// whether it is number 0 or 1 (the fixed `rax`/`cl` forms), at least 8 or 16; for memory whether it is
+/// RIP-relative, has a base, an index, `rsp` as index (refused by every form), and its scale; for an immediate whether it is 1 (`shl r/m64, 1`), which sizes it fits (8, 16, 32 bits,
+/// signed or not) and its sign. A form that refused one instruction's operands refuses every instruction's of
+/// the same shape: [`Assembler`] does not try it again (each refusal costs iced-x86 a formatted error).
+fn shape(operands: &[Operand]) -> u64 {
+    let reg = |kind: u64, n: u8| {
+        kind | ((n == 0) as u64) << 4 | ((n == 1) as u64) << 5 | ((n >= 8) as u64) << 6 | ((n >= 16) as u64) << 7
     };
-    ins.map_err(|e| e.to_string())
+    let imm = |kind: u64, v: i64| {
+        let fits = |lo: i64, hi: i64| (lo..=hi).contains(&v) as u64;
+        kind | ((v == 1) as u64) << 4
+            | fits(-128, 127) << 5
+            | fits(0, 255) << 6
+            | fits(-32768, 32767) << 7
+            | fits(0, 65535) << 8
+            | fits(i32::MIN as i64, i32::MAX as i64) << 9
+            | fits(0, u32::MAX as i64) << 10
+            | ((v >= 0) as u64) << 11
+    };
+    let mut s = operands.len() as u64;
+    for (i, o) in operands.iter().take(4).enumerate() {
+        let b = match o {
+            Operand::Gpr(n) => reg(1, *n),
+            Operand::Gpr32(n) => reg(2, *n),
+            Operand::Xmm(n) => reg(3, *n),
+            Operand::Ymm(n) => reg(4, *n),
+            Operand::Zmm(n) => reg(5, *n),
+            Operand::Mem(_, m) => {
+                let (index, scale) = m.index.map_or((None, 0), |(i, s)| (Some(i.0), s as u64));
+                6 | (m.label.is_some() as u64) << 4
+                    | (m.base.is_some() as u64) << 5
+                    | (index.is_some() as u64) << 6
+                    | ((index == Some(4)) as u64) << 7
+                    | (scale & 0xf) << 8
+            }
+            Operand::Imm(v) => imm(7, *v),
+            Operand::Sel(v) => imm(8, *v as i64),
+            Operand::Label(_) => 9,
+        };
+        s |= b << (4 + 14 * i);
+    }
+    s
 }
 
 /// What an encoding depends on: the opcode and the operands, one word each, RIP-relative labels left out (they
@@ -132,11 +184,11 @@ struct Key {
     operands: [u64; 4],
 }
 
-impl std::hash::Hash for Key {
-    /// The words mixed into one (independent multiplications, not a chain of five), which the map's hasher
-    /// then hashes: on the JIT's startup path, once per instruction. An absent operand is the word 0, which no
-    /// operand packs to.
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+impl Key {
+    /// The words mixed into one (independent multiplications, not a chain of five): on the JIT's startup path,
+    /// once per instruction. An absent operand is the word 0, which no operand packs to.
+    #[inline(always)]
+    fn hash(&self) -> u64 {
         const K: [u64; 4] =
             [0x9e37_79b9_7f4a_7c15, 0xc2b2_ae3d_27d4_eb4f, 0x1656_67b1_9e37_79f9, 0x27d4_eb2f_1656_67c5];
         let [a, b, c, d] = self.operands;
@@ -144,7 +196,73 @@ impl std::hash::Hash for Key {
             ^ b.wrapping_mul(K[1]).rotate_left(16)
             ^ c.wrapping_mul(K[2]).rotate_left(32)
             ^ d.wrapping_mul(K[3]).rotate_left(48);
-        h.write_u64(m ^ m >> 29);
+        // The high bits pick the slot ([`Cache::slot`]): fold the low ones in.
+        (m ^ m >> 29).wrapping_mul(K[0])
+    }
+}
+
+/// The encoding cache: open addressing with linear probing in a power-of-two table at most half full, each
+/// slot (40 bytes) a key's operands, then its opcode and encoding packed in one word ([`Cache::meta`]), so that
+/// one probe (one cache line, most of the time) finds an instruction, against a hash map's control bytes,
+/// then its bucket. An empty slot is all zeros (no encoding is empty): the table is allocated zeroed, and its
+/// pages are touched only where a key lands.
+struct Cache {
+    slots: Vec<[u64; 5]>,
+    /// 64 minus log2 of the table's size: a hash's high bits are its first slot.
+    shift: u32,
+    len: usize,
+}
+
+impl Cache {
+    fn with_log2(log2: u32) -> Cache {
+        Cache { slots: vec![[0; 5]; 1 << log2], shift: 64 - log2, len: 0 }
+    }
+
+    /// A slot's last word: the opcode (bits 0-15), the encoding's length (16-23, never 0), displacement offset
+    /// (24-31) and place in [`Assembler::main`] (32-63).
+    fn meta(op: Op, e: Encoded) -> u64 {
+        op as u64 | (e.len as u64) << 16 | (e.disp as u64) << 24 | (e.at as u64) << 32
+    }
+
+    /// The slot of `key`: where it is, or the empty one where it goes.
+    #[inline(always)]
+    fn slot(&self, key: &Key) -> usize {
+        let mask = self.slots.len() - 1;
+        let mut i = (key.hash() >> self.shift) as usize;
+        loop {
+            let s = &self.slots[i];
+            if s[4] == 0 || (s[4] as u16 == key.op as u16 && s[..4] == key.operands) {
+                return i;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    #[inline(always)]
+    fn get(&self, key: &Key) -> Option<Encoded> {
+        let m = self.slots[self.slot(key)][4];
+        (m != 0).then_some(Encoded { at: (m >> 32) as u32, len: (m >> 16) as u8, disp: (m >> 24) as u8 })
+    }
+
+    /// Records `key`'s encoding (absent from the cache); an empty one, which no instruction has, is not kept.
+    fn insert(&mut self, key: Key, e: Encoded) {
+        if e.len == 0 {
+            return;
+        }
+        if 2 * (self.len + 1) > self.slots.len() {
+            let old = std::mem::replace(self, Cache::with_log2(65 - self.shift));
+            for s in old.slots.iter().filter(|s| s[4] != 0) {
+                let op = Op::ALL[(s[4] & 0xffff) as usize];
+                let [a, b, c, d, m] = *s;
+                let e = Encoded { at: (m >> 32) as u32, len: (m >> 16) as u8, disp: (m >> 24) as u8 };
+                self.insert(Key { op, operands: [a, b, c, d] }, e);
+            }
+        }
+        let i = self.slot(&key);
+        debug_assert!(self.slots[i][4] == 0);
+        let [a, b, c, d] = key.operands;
+        self.slots[i] = [a, b, c, d, Cache::meta(key.op, e)];
+        self.len += 1;
     }
 }
 
@@ -154,6 +272,7 @@ impl Key {
     /// instruction is encoded without the cache. The low 4 bits of a word are the operand's kind, so words of
     /// different kinds differ; a memory operand packs its size (3 bits), base and index (5 bits each, 16 for
     /// none), scale (4 bits), whether it is RIP-relative (1 bit) and its displacement (the high 32 bits).
+    #[inline(always)]
     fn new(op: Op, operands: &[Operand]) -> Option<Key> {
         let reg = |n: u8| (n < 16).then_some(n as u64);
         let mut k = Key { op, operands: [0; 4] };
@@ -218,13 +337,21 @@ struct Assembler {
     len: usize,
     /// For measuring the alternative forms of an entry.
     scratch: Encoder,
-    cache: FastMap<Key, Encoded>,
+    cache: Cache,
+    /// The forms iced-x86 refused, by code and operand [`shape`]: not tried again.
+    refused: FastSet<(Code, u64)>,
 }
 
 impl Assembler {
     fn new() -> Assembler {
-        let cache = FastMap::with_capacity_and_hasher(2048, Default::default());
-        Assembler { main: Encoder::new(64), len: 0, scratch: Encoder::new(64), cache }
+        // Room for the host's sets (about 1,600 distinct instructions) without growing.
+        Assembler {
+            main: Encoder::new(64),
+            len: 0,
+            scratch: Encoder::new(64),
+            cache: Cache::with_log2(12),
+            refused: FastSet::default(),
+        }
     }
 
     fn clear_scratch(&mut self) {
@@ -234,11 +361,19 @@ impl Assembler {
     }
 
     /// Encodes `inst`: of the codes of its entry that accept the operands, the shortest, the first of equals.
+    /// Most instructions recur: the cache's hit is this inlined path, the encoding another function.
+    #[inline(always)]
     fn encode(&mut self, op: Op, codes: &[Code], operands: &[Operand]) -> Result<Encoded, String> {
         let key = Key::new(op, operands);
-        if let Some(e) = key.and_then(|k| self.cache.get(&k)) {
-            return Ok(*e);
+        if let Some(e) = key.as_ref().and_then(|k| self.cache.get(k)) {
+            return Ok(e);
         }
+        self.encode_new(key, codes, operands)
+    }
+
+    /// Encodes an instruction the cache lacks (`key`: its key, `None` if it has none) and records it.
+    #[inline(never)]
+    fn encode_new(&mut self, key: Option<Key>, codes: &[Code], operands: &[Operand]) -> Result<Encoded, String> {
         let args = args(operands)?;
         let args = args.as_slice();
         let e = match codes {
@@ -246,7 +381,7 @@ impl Assembler {
                 let len = self.main.encode(&instruction(*code, args)?, 0).map_err(|e| e.to_string())?;
                 Encoded::new(self.len, len, self.main.get_constant_offsets().displacement_offset())?
             }
-            _ => self.encode_shortest(codes, args)?,
+            _ => self.encode_shortest(codes, args, shape(operands))?,
         };
         self.len += e.len as usize;
         if let Some(key) = key {
@@ -257,11 +392,21 @@ impl Assembler {
 
     /// Encodes each of `codes` that accepts `args` and appends the shortest, the first of equals, to the code
     /// (its bytes copied, not encoded again).
-    fn encode_shortest(&mut self, codes: &[Code], args: &[Arg]) -> Result<Encoded, String> {
+    fn encode_shortest(&mut self, codes: &[Code], args: &[Arg], shape: u64) -> Result<Encoded, String> {
         let mut best: Option<([u8; 16], usize, usize)> = None;
         for &code in codes {
-            let Ok(ins) = instruction(code, args) else { continue };
-            if let Ok(len) = self.scratch.encode(&ins, 0) {
+            if self.refused.contains(&(code, shape)) {
+                continue;
+            }
+            let Some(Ok(ins)) = build(code, args) else {
+                self.refused.insert((code, shape));
+                continue;
+            };
+            let encoded = self.scratch.encode(&ins, 0);
+            if encoded.is_err() {
+                self.refused.insert((code, shape));
+            }
+            if let Ok(len) = encoded {
                 if len <= 16 && best.is_none_or(|(_, l, _)| len < l) {
                     let mut bytes = [0; 16];
                     let disp = self.scratch.get_constant_offsets().displacement_offset();
@@ -292,13 +437,15 @@ impl Assembler {
 /// No label: a [`Piece::Bytes`] without a RIP-relative operand.
 const NO_LABEL: u32 = u32::MAX;
 
-/// One element of the code, in order (16 bytes). Labels and branches are numbered.
+/// One element of the code, in order (8 bytes: the JIT writes one per instruction). Labels and branches are
+/// numbered.
 #[derive(Clone, Copy)]
 enum Piece {
     /// Pad to a multiple of `1 << n` bytes.
     Align(u32),
-    /// Encoded bytes; a RIP-relative displacement refers to label `rip` ([`NO_LABEL`]: none) plus `addend`.
-    Bytes { at: u32, len: u8, disp: u8, rip: u32, addend: i32 },
+    /// Encoded bytes; with `rip`, a RIP-relative displacement (at `disp`) whose label and addend are the next
+    /// of the layout's [`Layout::rips`].
+    Bytes { at: u32, len: u8, disp: u8, rip: bool },
     /// Branch `b` of [`Branches`], encoded once the layout is known.
     Branch(u32),
 }
@@ -325,6 +472,8 @@ enum Step {
 #[derive(Default)]
 struct Layout {
     pieces: Vec<Piece>,
+    /// The label and addend of each RIP-relative piece, in order (most pieces have none).
+    rips: Vec<(u32, i32)>,
     steps: Vec<Step>,
     /// Bytes since the last step.
     run: u32,
@@ -332,7 +481,10 @@ struct Layout {
 
 impl Layout {
     fn bytes(&mut self, e: Encoded, rip: u32, addend: i32) {
-        self.pieces.push(Piece::Bytes { at: e.at, len: e.len, disp: e.disp, rip, addend });
+        if rip != NO_LABEL {
+            self.rips.push((rip, addend));
+        }
+        self.pieces.push(Piece::Bytes { at: e.at, len: e.len, disp: e.disp, rip: rip != NO_LABEL });
         self.run += e.len as u32;
     }
 
@@ -453,7 +605,9 @@ fn reaches(len: usize, pc: usize, target: usize) -> bool {
 struct Numbering {
     /// This numbering's session: a label's mark is this numbering's only when it carries it (0: no marks).
     session: u64,
-    by_name: FastMap<Label, u32>,
+    /// The labels by name: an open-addressed table (linear probing, at most half full) of label numbers
+    /// plus one (0: empty), into `names`, which holds each label once.
+    table: Vec<u32>,
     names: Vec<Label>,
 }
 
@@ -466,8 +620,23 @@ impl Numbering {
         let session = SESSIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         Numbering {
             session: if session < 1 << 40 { session } else { 0 },
-            by_name: FastMap::with_capacity_and_hasher(n, Default::default()),
+            table: vec![0; (2 * n).next_power_of_two().max(16)],
             names: Vec::with_capacity(n),
+        }
+    }
+
+    /// The slot of the label named as `l`: where its number is, or the empty one where it goes.
+    fn slot(table: &[u32], names: &[Label], l: &Label) -> usize {
+        use std::hash::BuildHasher;
+        let mask = table.len() - 1;
+        let h = crate::hash::FastState::default().hash_one(l);
+        let mut i = (h.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 40) as usize & mask;
+        loop {
+            match table[i] {
+                0 => return i,
+                id if names[id as usize - 1] == *l => return i,
+                _ => i = (i + 1) & mask,
+            }
         }
     }
 
@@ -475,14 +644,23 @@ impl Numbering {
         if let Some(id) = l.mark(self.session) {
             return id;
         }
-        let next = self.names.len() as u32;
-        let id = match self.by_name.get(l.name()) {
-            Some(&id) => id,
-            None => {
-                self.by_name.insert(l.clone(), next);
+        let i = Numbering::slot(&self.table, &self.names, l);
+        let id = match self.table[i] {
+            0 => {
+                let id = self.names.len() as u32;
                 self.names.push(l.clone());
-                next
+                self.table[i] = id + 1;
+                if 2 * self.names.len() > self.table.len() {
+                    let mut table = vec![0; 2 * self.table.len()];
+                    for (n, name) in self.names.iter().enumerate() {
+                        let j = Numbering::slot(&table, &self.names, name);
+                        table[j] = n as u32 + 1;
+                    }
+                    self.table = table;
+                }
+                id
             }
+            id => id - 1,
         };
         l.set_mark(self.session, id);
         id
@@ -516,7 +694,7 @@ impl Lowering {
             asm,
             endbr,
             segments: Vec::new(),
-            code: Layout { pieces: Vec::with_capacity(pieces), steps: Vec::new(), run: 0 },
+            code: Layout { pieces: Vec::with_capacity(pieces), ..Layout::default() },
             branches: Branches::default(),
             labels: Numbering::with_capacity(1024),
             instructions: 0,
@@ -699,7 +877,8 @@ impl Stream {
         let make = {
             let shared = shared.clone();
             move |_: &str| -> Box<dyn Sink<X86_64>> {
-                let code = Layout { pieces: Vec::with_capacity(1024), steps: Vec::new(), run: 0 };
+                let code =
+                    Layout { pieces: Vec::with_capacity(1024), steps: Vec::with_capacity(128), ..Layout::default() };
                 Box::new(BodySink { shared: shared.clone(), code, instructions: 0 })
             }
         };
@@ -836,31 +1015,36 @@ fn emit_code(
     out.resize(code_len + SLACK, 0);
     let mut fill = Vec::new();
     let mut pc = 0;
-    for p in segments.iter().flat_map(|l| &l.pieces) {
-        match *p {
-            Piece::Align(n) => {
-                let pad = align_up(pc, 1 << n) - pc;
-                fill.clear();
-                X86_64::code_fill(&mut fill, pad);
-                out[pc..pc + pad].copy_from_slice(&fill);
-                pc += pad;
-            }
-            Piece::Bytes { at, len, disp, rip, addend } => {
-                let (at, len) = (at as usize, len as usize);
-                out[pc..pc + SLACK].copy_from_slice(&code[at..at + SLACK]);
-                if rip != NO_LABEL {
-                    let rel = target[rip as usize] as i64 + addend as i64 - (pc + len) as i64;
-                    let rel = i32::try_from(rel).map_err(|_| fail("", "RIP-relative operand out of range"))?;
-                    let d = pc + disp as usize;
-                    out[d..d + 4].copy_from_slice(&rel.to_le_bytes());
+    for l in segments {
+        let mut rips = l.rips.iter();
+        for p in &l.pieces {
+            match *p {
+                Piece::Align(n) => {
+                    let pad = align_up(pc, 1 << n) - pc;
+                    fill.clear();
+                    X86_64::code_fill(&mut fill, pad);
+                    out[pc..pc + pad].copy_from_slice(&fill);
+                    pc += pad;
                 }
-                pc += len;
-            }
-            Piece::Branch(b) => {
-                let b = &branches.list[b as usize];
-                let form = &branches.forms[b.forms[b.form] as usize];
-                form.emit(&mut out, pc, target[b.target as usize]);
-                pc += form.len;
+                Piece::Bytes { at, len, disp, rip } => {
+                    let (at, len) = (at as usize, len as usize);
+                    out[pc..pc + SLACK].copy_from_slice(&code[at..at + SLACK]);
+                    if rip {
+                        let &(rip, addend) =
+                            rips.next().ok_or_else(|| fail("", "a RIP-relative piece without its label"))?;
+                        let rel = target[rip as usize] as i64 + addend as i64 - (pc + len) as i64;
+                        let rel = i32::try_from(rel).map_err(|_| fail("", "RIP-relative operand out of range"))?;
+                        let d = pc + disp as usize;
+                        out[d..d + 4].copy_from_slice(&rel.to_le_bytes());
+                    }
+                    pc += len;
+                }
+                Piece::Branch(b) => {
+                    let b = &branches.list[b as usize];
+                    let form = &branches.forms[b.forms[b.form] as usize];
+                    form.emit(&mut out, pc, target[b.target as usize]);
+                    pc += form.len;
+                }
             }
         }
     }
@@ -967,7 +1151,7 @@ mod tests {
         eprintln!("operand {} item {}", std::mem::size_of::<Operand>(), std::mem::size_of::<Item<X86_64>>());
         assert!(std::mem::size_of::<Operand>() <= 32);
         assert!(std::mem::size_of::<Item<X86_64>>() <= 144);
-        assert!(std::mem::size_of::<super::Piece>() <= 16);
+        assert!(std::mem::size_of::<super::Piece>() <= 8);
     }
 
     /// Functions built into a [`super::Stream`] lower to the image of the same functions built with their items:

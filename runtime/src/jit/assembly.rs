@@ -88,7 +88,7 @@ pub(super) type TextFn = Box<dyn Fn(&asmgen::lower::Image) -> Result<Vec<String>
 pub(crate) struct Mapped {
     /// The OS's record of the image's unwind data (Windows x64); dropped before the mapping it describes.
     pub(super) _unwind: super::unwind::Registration,
-    pub(super) buffer: dynasmrt::ExecutableBuffer,
+    pub(super) buffer: memmap2::Mmap,
     pub(super) image: asmgen::lower::Image,
     pub(super) text: TextFn,
 }
@@ -181,7 +181,7 @@ impl Jit {
     }
 
     fn entry_at(&self, k: &JitKernel) -> *const u8 {
-        self.images[k.image].buffer.ptr(dynasmrt::AssemblyOffset(k.offset))
+        self.images[k.image].buffer[k.offset..].as_ptr()
     }
 
     pub(super) fn empty(tuning: Vec<String>) -> Jit {

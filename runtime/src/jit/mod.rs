@@ -1,5 +1,5 @@
 //! The JIT: the kernel descriptions the listings are printed from, lowered at startup into machine code for
-//! this CPU and mapped through dynasmrt, never writable and executable at once (the code is copied into a
+//! this CPU and mapped (memmap2), never writable and executable at once (the code is copied into a
 //! read-write mapping, which is then turned read-execute).
 //!
 //! * What it assembles: the kernel sets the runtime's backend layer chooses for this CPU (per listing the best available

@@ -86,7 +86,7 @@ pub(crate) fn assemble(
     drop(functions);
     let t2 = Instant::now();
     let (buffer, mapped) = memory::map(&prepared.bytes).map_err(JitError::Memory)?;
-    let unwind = prepared.register(buffer.ptr(dynasmrt::AssemblyOffset(0)));
+    let unwind = prepared.register(buffer.as_ptr());
     let t3 = Instant::now();
     let stats =
         JitStats { build: t1 - t0, lower: t2 - t1, map: t3 - t2, instructions, bytes: image.bytes.len(), mapped };
