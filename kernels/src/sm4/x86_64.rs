@@ -537,8 +537,10 @@ pub fn set_functions(set: Set, abi: Abi) -> Kernels<X86_64> {
         v.push(Kernel::new(m.role(), serial_mode(m, serial, abi)?));
     }
     v.extend(xts::kernels(set, abi, Blocks::Arg)?);
-    for dec in [false, true].into_iter().filter(|_| fused_gcm) {
-        v.push(Kernel::new(Role::gcm(dec), gcm::gcm(set, dec, abi)?));
+    if fused_gcm {
+        for dec in [false, true] {
+            v.push(Kernel::new(Role::gcm(dec), gcm::gcm(set, dec, abi)?));
+        }
     }
     v.push(Kernel::new(Role::CcmEnc, ccm::ccm(true, serial, abi)?));
     v.push(Kernel::new(Role::CcmDec, ccm::ccm(false, serial, abi)?));

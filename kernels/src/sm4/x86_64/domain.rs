@@ -1,11 +1,12 @@
-//! SM4 rounds with AES-NI in the pre-affine map's domain.
+//! SM4 rounds with AES-NI or VAES in the pre-affine map's domain.
 //!
 //! The state words are held as `X~ = M1*X`, `M1` the linear part of the S-box's pre-affine map `A1`. `M1` is
 //! byte-wise and linear, so a round's S-box input `A1(x1 ^ x2 ^ x3 ^ rk) = X~1 ^ X~2 ^ X~3 ^ A1(rk)` goes straight
 //! into `aesenclast`, and from its output `y` the post-affine map, SM4's linear layer and `M1` are one step:
 //! `M1*L(B) = isr0(G0(y)) ^ isr8(G8(y)) ^ isr16(G8(y)) ^ isr24(G0(y) ^ G8(y))`, `G0` and `G8` byte-wise maps
-//! looked up by nibble ([`DomainTables`]) and each `isr` a `vpshufb` undoing ShiftRows and rotating. A round is
-//! 22 vector ops rather than 28, and its dependency chain 7 ops and `aesenclast` rather than 15.
+//! looked up by nibble ([`DomainTables`]) and each `isr` a `vpshufb` undoing ShiftRows and rotating. A batch's
+//! round is 23 vector ops per group rather than 28 (its key's `vpshufd` included), and its dependency chain 7
+//! ops and `aesenclast` rather than 15.
 //!
 //! [`rounds_one`](super::rounds_one) runs one group this way, built for latency; [`rounds_in_domain`] runs the
 //! batches' groups, built for throughput.
