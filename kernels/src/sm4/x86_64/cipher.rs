@@ -11,21 +11,14 @@ use super::width::*;
 use asmgen::isa::x86_64::{mem, rip, Gpr, Mem};
 use asmgen::Label;
 
-/// The S-box on every byte of `t`, leaving the result in ShiftRows order: `t = ShiftRows(S(t))`.
-/// 13 vector ops on xmm (6 pre-affine, `aesenclast`, 6 post-affine), 16 on ymm. Clobbers `s`.
+/// The S-box on every byte of `t`, leaving the result in ShiftRows order: `t = ShiftRows(S(t))`, as
+/// `M2*SubBytes(M1*t ^ c1) ^ c2`. 13 vector ops on xmm (6 pre-affine, `aesenclast`, 6 post-affine), 16 on ymm.
+/// Clobbers `s`.
 pub fn sbox(b: &mut B, c: &Consts, w: Width, t: V, s: V) {
-    subbytes(b, c, w, t, s);
-    // Post-affine: M2*y ^ c2.
-    affine_map(b, c, w, t, s, (POST_LO, POST_HI));
-}
-
-/// The S-box up to its post-affine map: `t = ShiftRows(AES-SubBytes(M1*t ^ c1))`. Clobbers `s`.
-fn subbytes(b: &mut B, c: &Consts, w: Width, t: V, s: V) {
     assert!(c.sbox != Sbox::Gfni, "the GFNI round has its own S-box");
-    // Pre-affine: M1*x ^ c1 = lo[x & 15] ^ hi[x >> 4].
     affine_map(b, c, w, t, s, (PRE_LO, PRE_HI));
-    // AES SubBytes (and ShiftRows) with a zero round key; on ymm, per 128-bit half (no VAES).
     aes_subbytes(b, c, w, t, s);
+    affine_map(b, c, w, t, s, (POST_LO, POST_HI));
 }
 
 /// One SM4 round on one group held transposed, `x[0] ^= L(S(x[1] ^ x[2] ^ x[3] ^ rk))`, on zmm with VAES: the

@@ -136,15 +136,21 @@ pub(super) fn add_linear_one(b: &mut B, c: &Consts, tables: &DomainTables, u: V,
     nibbles(b, c, w, u, t0);
     lookup_in_memory(b, w, t1, [t1, t2], [u, t0], &tables.g[0]);
     lookup_in_memory(b, w, t2, [t2, u], [u, t0], &tables.g[1]);
-    vxor(b, w, u, t1, t2); // G24 = G0 ^ G8
-    vshufb(b, w, t1, t1, rip(&c.isr_rol[0]));
-    vxor(b, w, s, s, t1);
-    vshufb(b, w, t0, t2, rip(&c.isr_rol[1]));
-    vshufb(b, w, t2, t2, rip(&c.isr_rol[2]));
-    vxor(b, w, t2, t2, t0);
-    vshufb(b, w, u, u, rip(&c.isr_rol[3]));
-    vxor(b, w, s, s, u);
-    vxor(b, w, s, s, t2);
+    add_rotated_terms(b, c, w, s, [t1, t2], [u, t0]);
+}
+
+/// `acc ^= isr0(G0) ^ isr8(G8) ^ isr16(G8) ^ isr24(G0 ^ G8)` = `M1*L(B)`, `G0` and `G8` in `g`, summed as a tree
+/// (the `G24` term arrives one xor after the others). 4 shuffles, 5 xors. Clobbers `g[1]` and `t`.
+fn add_rotated_terms(b: &mut B, c: &Consts, w: Width, acc: V, [g0, g8]: [V; 2], [ta, tb]: [V; 2]) {
+    vshufb(b, w, ta, g0, rip(&c.isr_rol[0]));
+    vxor(b, w, acc, acc, ta);
+    vshufb(b, w, tb, g8, rip(&c.isr_rol[1]));
+    vshufb(b, w, ta, g8, rip(&c.isr_rol[2]));
+    vxor(b, w, tb, tb, ta);
+    vxor(b, w, acc, acc, tb);
+    vxor(b, w, g8, g8, g0); // G24 = G0 ^ G8
+    vshufb(b, w, g8, g8, rip(&c.isr_rol[3]));
+    vxor(b, w, acc, acc, g8);
 }
 
 /// [`rounds_in_domain`]'s table registers, [`PRE_LO`], [`PRE_HI`] and [`POST_LO`]'s (reloaded after the
@@ -219,16 +225,7 @@ fn round_in_domain(b: &mut B, c: &Consts, w: Width, x: [V; 4], j: usize, g8hi: &
     load_table(b, w, T3, g8hi);
     vshufb(b, w, T3, T3, t1);
     vxor(b, w, t0, t0, T3);
-    // The four terms summed as a tree: the last, through G24, arrives one xor later than the others.
-    vshufb(b, w, t1, t2, rip(&c.isr_rol[0]));
-    vxor(b, w, x[0], x[0], t1);
-    vshufb(b, w, T3, t0, rip(&c.isr_rol[1]));
-    vshufb(b, w, t1, t0, rip(&c.isr_rol[2]));
-    vxor(b, w, T3, T3, t1);
-    vxor(b, w, x[0], x[0], T3);
-    vxor(b, w, t0, t0, t2); // G24 = G0 ^ G8
-    vshufb(b, w, t0, t0, rip(&c.isr_rol[3]));
-    vxor(b, w, x[0], x[0], t0);
+    add_rotated_terms(b, c, w, x[0], [t2, t0], [t1, T3]);
 }
 
 #[cfg(test)]
