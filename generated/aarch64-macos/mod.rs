@@ -80,6 +80,9 @@ pub struct KernelSet {
     pub kernels: &'static [Kernel],
     /// A set the JIT times this one against (their `ecb` kernels) when this is the best available.
     pub rival: Option<&'static str>,
+    /// SM4 sets with fused GCM kernels: the GHASH set whose multiply they use (the runtime composes GCM
+    /// instead where a better GHASH set runs).
+    pub fused_ghash: Option<&'static str>,
 }
 
 /// A kernel of a set: its role, its symbol and its address.
@@ -106,6 +109,7 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "polyval_update", symbol: "asmgen_polyval_update_pmull", entry: asmgen_polyval_update_pmull as *const () },
         ],
         rival: None,
+        fused_ghash: None,
     },
     // The SM4 extension (sm4e, sm4ekey), eight blocks in flight; XTS, GCM fused with PMULL, CCM in one pass.
     KernelSet {
@@ -135,6 +139,7 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "ccm_dec", symbol: "asmgen_sm4_ccm_dec_ce", entry: asmgen_sm4_ccm_dec_ce as *const () },
         ],
         rival: None,
+        fused_ghash: Some("aarch64-pmull"),
     },
     // Advanced SIMD (tbl/tbx S-box), eight blocks in flight; XTS, GCM and CCM composed by the runtime.
     KernelSet {
@@ -152,5 +157,6 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "cbc_mac", symbol: "asmgen_sm4_cbc_mac_neon", entry: asmgen_sm4_cbc_mac_neon as *const () },
         ],
         rival: None,
+        fused_ghash: None,
     },
 ];

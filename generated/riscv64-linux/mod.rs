@@ -80,6 +80,9 @@ pub struct KernelSet {
     pub kernels: &'static [Kernel],
     /// A set the JIT times this one against (their `ecb` kernels) when this is the best available.
     pub rival: Option<&'static str>,
+    /// SM4 sets with fused GCM kernels: the GHASH set whose multiply they use (the runtime composes GCM
+    /// instead where a better GHASH set runs).
+    pub fused_ghash: Option<&'static str>,
 }
 
 /// A kernel of a set: its role, its symbol and its address.
@@ -106,6 +109,7 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "polyval_update", symbol: "asmgen_polyval_update_zvkg", entry: asmgen_polyval_update_zvkg as *const () },
         ],
         rival: None,
+        fused_ghash: None,
     },
     // GHASH and POLYVAL with scalar carry-less multiplies (Zbc) and Zbb, eight blocks per reduction.
     KernelSet {
@@ -119,6 +123,7 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "polyval_update", symbol: "asmgen_polyval_update_zbc", entry: asmgen_polyval_update_zbc as *const () },
         ],
         rival: None,
+        fused_ghash: None,
     },
     // Vector crypto (Zvksed, Zvkb; XTS tweaks with Zvkg), VLEN-agnostic; GCM and CCM composed by the runtime.
     KernelSet {
@@ -144,6 +149,7 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "xts_unit_dec_gb", symbol: "asmgen_sm4_xts_unit_dec_gb_zvksed", entry: asmgen_sm4_xts_unit_dec_gb_zvksed as *const () },
         ],
         rival: None,
+        fused_ghash: None,
     },
     // Scalar Zksed, four blocks interleaved; XTS, GCM and CCM composed by the runtime.
     KernelSet {
@@ -161,5 +167,6 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "cbc_mac", symbol: "asmgen_sm4_cbc_mac_zksed", entry: asmgen_sm4_cbc_mac_zksed as *const () },
         ],
         rival: None,
+        fused_ghash: None,
     },
 ];

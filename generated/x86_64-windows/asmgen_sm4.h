@@ -161,6 +161,10 @@ void asmgen_sm4_xts_enc_ieee_avx2(const uint8_t *rk_enc, uint8_t *dst, const uin
 void asmgen_sm4_xts_enc_ieee_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 /* requires AES, AVX, AVX2, VAES */
 void asmgen_sm4_xts_enc_ieee_vaes(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+/* requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW */
+void asmgen_sm4_xts_enc_ieee_gfni512(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+/* requires AES, AVX, AVX2, VAES, VPCLMULQDQ, AVX512F, AVX512BW */
+void asmgen_sm4_xts_enc_ieee_vaes512(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 
 /*
  * xts_dec_ieee: SM4-XTS decryption of whole blocks, IEEE 1619 tweaks: dst[i] = D(src[i] ^ T[i]) ^ T[i] with rk_dec.
@@ -174,6 +178,10 @@ void asmgen_sm4_xts_dec_ieee_avx2(const uint8_t *rk_dec, uint8_t *dst, const uin
 void asmgen_sm4_xts_dec_ieee_gfni(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 /* requires AES, AVX, AVX2, VAES */
 void asmgen_sm4_xts_dec_ieee_vaes(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+/* requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW */
+void asmgen_sm4_xts_dec_ieee_gfni512(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+/* requires AES, AVX, AVX2, VAES, VPCLMULQDQ, AVX512F, AVX512BW */
+void asmgen_sm4_xts_dec_ieee_vaes512(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 
 /*
  * xts_enc_gb: SM4-XTS encryption of whole blocks, GB/T 17964-2021 tweaks: dst[i] = E(src[i] ^ T[i]) ^ T[i], rk_enc.
@@ -188,6 +196,10 @@ void asmgen_sm4_xts_enc_gb_avx2(const uint8_t *rk_enc, uint8_t *dst, const uint8
 void asmgen_sm4_xts_enc_gb_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 /* requires AES, AVX, AVX2, VAES */
 void asmgen_sm4_xts_enc_gb_vaes(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+/* requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW */
+void asmgen_sm4_xts_enc_gb_gfni512(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+/* requires AES, AVX, AVX2, VAES, VPCLMULQDQ, AVX512F, AVX512BW */
+void asmgen_sm4_xts_enc_gb_vaes512(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 
 /*
  * xts_dec_gb: SM4-XTS decryption of whole blocks, GB/T 17964-2021 tweaks: dst[i] = D(src[i] ^ T[i]) ^ T[i], rk_dec.
@@ -201,6 +213,10 @@ void asmgen_sm4_xts_dec_gb_avx2(const uint8_t *rk_dec, uint8_t *dst, const uint8
 void asmgen_sm4_xts_dec_gb_gfni(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 /* requires AES, AVX, AVX2, VAES */
 void asmgen_sm4_xts_dec_gb_vaes(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+/* requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW */
+void asmgen_sm4_xts_dec_gb_gfni512(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
+/* requires AES, AVX, AVX2, VAES, VPCLMULQDQ, AVX512F, AVX512BW */
+void asmgen_sm4_xts_dec_gb_vaes512(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 
 /*
  * xts_unit_enc_ieee: SM4-XTS encryption of one whole data unit (IEEE 1619, P1619 ciphertext stealing): one call per unit.
@@ -219,6 +235,10 @@ void asmgen_sm4_xts_unit_enc_ieee_avx2(const uint8_t *rk_enc, const uint8_t *rk_
 void asmgen_sm4_xts_unit_enc_ieee_gfni(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
 /* requires AES, AVX, AVX2, VAES */
 void asmgen_sm4_xts_unit_enc_ieee_vaes(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+/* requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW */
+void asmgen_sm4_xts_unit_enc_ieee_gfni512(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+/* requires AES, AVX, AVX2, VAES, VPCLMULQDQ, AVX512F, AVX512BW */
+void asmgen_sm4_xts_unit_enc_ieee_vaes512(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
 
 /*
  * xts_unit_dec_ieee: SM4-XTS decryption of one whole data unit (IEEE 1619): the inverse of xts_unit_enc_ieee.
@@ -234,6 +254,10 @@ void asmgen_sm4_xts_unit_dec_ieee_avx2(const uint8_t *rk_dec, const uint8_t *rk_
 void asmgen_sm4_xts_unit_dec_ieee_gfni(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
 /* requires AES, AVX, AVX2, VAES */
 void asmgen_sm4_xts_unit_dec_ieee_vaes(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+/* requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW */
+void asmgen_sm4_xts_unit_dec_ieee_gfni512(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+/* requires AES, AVX, AVX2, VAES, VPCLMULQDQ, AVX512F, AVX512BW */
+void asmgen_sm4_xts_unit_dec_ieee_vaes512(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
 
 /*
  * xts_unit_enc_gb: SM4-XTS encryption of one whole data unit, GB/T 17964-2021 tweaks: as xts_unit_enc_ieee, with the
@@ -247,6 +271,10 @@ void asmgen_sm4_xts_unit_enc_gb_avx2(const uint8_t *rk_enc, const uint8_t *rk_tw
 void asmgen_sm4_xts_unit_enc_gb_gfni(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
 /* requires AES, AVX, AVX2, VAES */
 void asmgen_sm4_xts_unit_enc_gb_vaes(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+/* requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW */
+void asmgen_sm4_xts_unit_enc_gb_gfni512(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+/* requires AES, AVX, AVX2, VAES, VPCLMULQDQ, AVX512F, AVX512BW */
+void asmgen_sm4_xts_unit_enc_gb_vaes512(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
 
 /*
  * xts_unit_dec_gb: SM4-XTS decryption of one whole data unit, GB/T 17964-2021 tweaks: as xts_unit_dec_ieee, with the
@@ -260,6 +288,10 @@ void asmgen_sm4_xts_unit_dec_gb_avx2(const uint8_t *rk_dec, const uint8_t *rk_tw
 void asmgen_sm4_xts_unit_dec_gb_gfni(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
 /* requires AES, AVX, AVX2, VAES */
 void asmgen_sm4_xts_unit_dec_gb_vaes(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+/* requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW */
+void asmgen_sm4_xts_unit_dec_gb_gfni512(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
+/* requires AES, AVX, AVX2, VAES, VPCLMULQDQ, AVX512F, AVX512BW */
+void asmgen_sm4_xts_unit_dec_gb_vaes512(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
 
 /*
  * gcm_enc: SM4-GCM encryption of whole blocks in one pass: dst[i] = src[i] ^ E(ctr_i); GHASH absorbs dst.
@@ -321,51 +353,50 @@ void asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t 
  * Kernel sets, best first: use the first whose features the CPU has, every function by role from the
  * same set (a set's round keys and tables suit its own functions).
  *
- * x86_64-gfni-avx512: GFNI + AVX-512: the batch modes on zmm (vprold, vpternlogq), 48 blocks in flight; the rest is the GFNI + AVX2 set's. No fused GCM kernel: GCM is ctr and the zmm GHASH kernels over a few KiB at a time, faster than the ymm fused kernel.
+ * x86_64-gfni-avx512: GFNI + AVX-512: the batch modes and XTS on zmm (vprold, vpternlogq; XTS tweaks by vpclmulqdq), 48 blocks in flight; the rest is the GFNI + AVX2 set's. No fused GCM kernel: GCM is ctr and the zmm GHASH kernels over a few KiB at a time, faster than the ymm fused kernel.
  *   requires AES, AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW
  *   expand_key         asmgen_sm4_expand_key_avx
  *   ecb                asmgen_sm4_ecb_gfni512
  *   ctr                asmgen_sm4_ctr_gfni512
  *   cbc_dec            asmgen_sm4_cbc_dec_gfni512
  *   cfb_dec            asmgen_sm4_cfb_dec_gfni512
+ *   xts_enc_ieee       asmgen_sm4_xts_enc_ieee_gfni512
+ *   xts_dec_ieee       asmgen_sm4_xts_dec_ieee_gfni512
+ *   xts_enc_gb         asmgen_sm4_xts_enc_gb_gfni512
+ *   xts_dec_gb         asmgen_sm4_xts_dec_gb_gfni512
+ *   xts_unit_enc_ieee  asmgen_sm4_xts_unit_enc_ieee_gfni512
+ *   xts_unit_dec_ieee  asmgen_sm4_xts_unit_dec_ieee_gfni512
+ *   xts_unit_enc_gb    asmgen_sm4_xts_unit_enc_gb_gfni512
+ *   xts_unit_dec_gb    asmgen_sm4_xts_unit_dec_gb_gfni512
  *   cbc_enc            asmgen_sm4_cbc_enc_gfni
  *   cfb_enc            asmgen_sm4_cfb_enc_gfni
  *   cbc_mac            asmgen_sm4_cbc_mac_gfni
- *   xts_enc_ieee       asmgen_sm4_xts_enc_ieee_gfni
- *   xts_dec_ieee       asmgen_sm4_xts_dec_ieee_gfni
- *   xts_enc_gb         asmgen_sm4_xts_enc_gb_gfni
- *   xts_dec_gb         asmgen_sm4_xts_dec_gb_gfni
- *   xts_unit_enc_ieee  asmgen_sm4_xts_unit_enc_ieee_gfni
- *   xts_unit_dec_ieee  asmgen_sm4_xts_unit_dec_ieee_gfni
- *   xts_unit_enc_gb    asmgen_sm4_xts_unit_enc_gb_gfni
- *   xts_unit_dec_gb    asmgen_sm4_xts_unit_dec_gb_gfni
  *   ccm_enc            asmgen_sm4_ccm_enc_gfni
  *   ccm_dec            asmgen_sm4_ccm_dec_gfni
  *   takes from x86_64-aesni-avx: expand_key
- *   takes from x86_64-gfni-avx2: cbc_enc, cfb_enc, cbc_mac, xts_enc_ieee, xts_dec_ieee, xts_enc_gb, xts_dec_gb, xts_unit_enc_ieee, xts_unit_dec_ieee, xts_unit_enc_gb, xts_unit_dec_gb, ccm_enc, ccm_dec
+ *   takes from x86_64-gfni-avx2: cbc_enc, cfb_enc, cbc_mac, ccm_enc, ccm_dec
  *
- * x86_64-vaes-avx512: VAES + AVX-512: the batch modes on zmm (vaesenclast, vprold, vpternlogq), 48 blocks in flight; the rest is the VAES + AVX2 set's. No fused GCM kernel: GCM is ctr and the zmm GHASH kernels over a few KiB at a time, faster than the ymm fused kernel.
- *   requires AES, AVX, AVX2, VAES, AVX512F, AVX512BW
+ * x86_64-vaes-avx512: VAES + AVX-512: the batch modes and XTS on zmm (vaesenclast, vprold, vpternlogq; XTS tweaks by vpclmulqdq), 48 blocks in flight; the rest is the VAES + AVX2 set's. No fused GCM kernel: GCM is ctr and the zmm GHASH kernels over a few KiB at a time, faster than the ymm fused kernel.
+ *   requires AES, AVX, AVX2, VAES, VPCLMULQDQ, AVX512F, AVX512BW
  *   expand_key         asmgen_sm4_expand_key_avx
  *   ecb                asmgen_sm4_ecb_vaes512
  *   ctr                asmgen_sm4_ctr_vaes512
  *   cbc_dec            asmgen_sm4_cbc_dec_vaes512
  *   cfb_dec            asmgen_sm4_cfb_dec_vaes512
+ *   xts_enc_ieee       asmgen_sm4_xts_enc_ieee_vaes512
+ *   xts_dec_ieee       asmgen_sm4_xts_dec_ieee_vaes512
+ *   xts_enc_gb         asmgen_sm4_xts_enc_gb_vaes512
+ *   xts_dec_gb         asmgen_sm4_xts_dec_gb_vaes512
+ *   xts_unit_enc_ieee  asmgen_sm4_xts_unit_enc_ieee_vaes512
+ *   xts_unit_dec_ieee  asmgen_sm4_xts_unit_dec_ieee_vaes512
+ *   xts_unit_enc_gb    asmgen_sm4_xts_unit_enc_gb_vaes512
+ *   xts_unit_dec_gb    asmgen_sm4_xts_unit_dec_gb_vaes512
  *   cbc_enc            asmgen_sm4_cbc_enc_avx
  *   cfb_enc            asmgen_sm4_cfb_enc_avx
  *   cbc_mac            asmgen_sm4_cbc_mac_avx
- *   xts_enc_ieee       asmgen_sm4_xts_enc_ieee_vaes
- *   xts_dec_ieee       asmgen_sm4_xts_dec_ieee_vaes
- *   xts_enc_gb         asmgen_sm4_xts_enc_gb_vaes
- *   xts_dec_gb         asmgen_sm4_xts_dec_gb_vaes
- *   xts_unit_enc_ieee  asmgen_sm4_xts_unit_enc_ieee_vaes
- *   xts_unit_dec_ieee  asmgen_sm4_xts_unit_dec_ieee_vaes
- *   xts_unit_enc_gb    asmgen_sm4_xts_unit_enc_gb_vaes
- *   xts_unit_dec_gb    asmgen_sm4_xts_unit_dec_gb_vaes
  *   ccm_enc            asmgen_sm4_ccm_enc_avx
  *   ccm_dec            asmgen_sm4_ccm_dec_avx
  *   takes from x86_64-aesni-avx: expand_key, cbc_enc, cfb_enc, cbc_mac, ccm_enc, ccm_dec
- *   takes from x86_64-vaes-avx2: xts_enc_ieee, xts_dec_ieee, xts_enc_gb, xts_dec_gb, xts_unit_enc_ieee, xts_unit_dec_ieee, xts_unit_enc_gb, xts_unit_dec_gb
  *
  * x86_64-gfni-avx2: GFNI + AVX2: the S-box in two affine instructions, 16 blocks in flight; every mode has its kernel.
  *   requires AES, PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, GFNI
@@ -374,9 +405,6 @@ void asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t 
  *   ctr                asmgen_sm4_ctr_gfni
  *   cbc_dec            asmgen_sm4_cbc_dec_gfni
  *   cfb_dec            asmgen_sm4_cfb_dec_gfni
- *   cbc_enc            asmgen_sm4_cbc_enc_gfni
- *   cfb_enc            asmgen_sm4_cfb_enc_gfni
- *   cbc_mac            asmgen_sm4_cbc_mac_gfni
  *   xts_enc_ieee       asmgen_sm4_xts_enc_ieee_gfni
  *   xts_dec_ieee       asmgen_sm4_xts_dec_ieee_gfni
  *   xts_enc_gb         asmgen_sm4_xts_enc_gb_gfni
@@ -385,6 +413,9 @@ void asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t 
  *   xts_unit_dec_ieee  asmgen_sm4_xts_unit_dec_ieee_gfni
  *   xts_unit_enc_gb    asmgen_sm4_xts_unit_enc_gb_gfni
  *   xts_unit_dec_gb    asmgen_sm4_xts_unit_dec_gb_gfni
+ *   cbc_enc            asmgen_sm4_cbc_enc_gfni
+ *   cfb_enc            asmgen_sm4_cfb_enc_gfni
+ *   cbc_mac            asmgen_sm4_cbc_mac_gfni
  *   gcm_enc            asmgen_sm4_gcm_enc_gfni
  *   gcm_dec            asmgen_sm4_gcm_dec_gfni
  *   ccm_enc            asmgen_sm4_ccm_enc_gfni
@@ -398,9 +429,6 @@ void asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t 
  *   ctr                asmgen_sm4_ctr_vaes
  *   cbc_dec            asmgen_sm4_cbc_dec_vaes
  *   cfb_dec            asmgen_sm4_cfb_dec_vaes
- *   cbc_enc            asmgen_sm4_cbc_enc_avx
- *   cfb_enc            asmgen_sm4_cfb_enc_avx
- *   cbc_mac            asmgen_sm4_cbc_mac_avx
  *   xts_enc_ieee       asmgen_sm4_xts_enc_ieee_vaes
  *   xts_dec_ieee       asmgen_sm4_xts_dec_ieee_vaes
  *   xts_enc_gb         asmgen_sm4_xts_enc_gb_vaes
@@ -409,6 +437,9 @@ void asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t 
  *   xts_unit_dec_ieee  asmgen_sm4_xts_unit_dec_ieee_vaes
  *   xts_unit_enc_gb    asmgen_sm4_xts_unit_enc_gb_vaes
  *   xts_unit_dec_gb    asmgen_sm4_xts_unit_dec_gb_vaes
+ *   cbc_enc            asmgen_sm4_cbc_enc_avx
+ *   cfb_enc            asmgen_sm4_cfb_enc_avx
+ *   cbc_mac            asmgen_sm4_cbc_mac_avx
  *   gcm_enc            asmgen_sm4_gcm_enc_vaes
  *   gcm_dec            asmgen_sm4_gcm_dec_vaes
  *   ccm_enc            asmgen_sm4_ccm_enc_avx
@@ -422,9 +453,6 @@ void asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t 
  *   ctr                asmgen_sm4_ctr_avx2
  *   cbc_dec            asmgen_sm4_cbc_dec_avx2
  *   cfb_dec            asmgen_sm4_cfb_dec_avx2
- *   cbc_enc            asmgen_sm4_cbc_enc_avx
- *   cfb_enc            asmgen_sm4_cfb_enc_avx
- *   cbc_mac            asmgen_sm4_cbc_mac_avx
  *   xts_enc_ieee       asmgen_sm4_xts_enc_ieee_avx2
  *   xts_dec_ieee       asmgen_sm4_xts_dec_ieee_avx2
  *   xts_enc_gb         asmgen_sm4_xts_enc_gb_avx2
@@ -433,6 +461,9 @@ void asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t 
  *   xts_unit_dec_ieee  asmgen_sm4_xts_unit_dec_ieee_avx2
  *   xts_unit_enc_gb    asmgen_sm4_xts_unit_enc_gb_avx2
  *   xts_unit_dec_gb    asmgen_sm4_xts_unit_dec_gb_avx2
+ *   cbc_enc            asmgen_sm4_cbc_enc_avx
+ *   cfb_enc            asmgen_sm4_cfb_enc_avx
+ *   cbc_mac            asmgen_sm4_cbc_mac_avx
  *   gcm_enc            asmgen_sm4_gcm_enc_avx2
  *   gcm_dec            asmgen_sm4_gcm_dec_avx2
  *   ccm_enc            asmgen_sm4_ccm_enc_avx
@@ -446,9 +477,6 @@ void asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t 
  *   ctr                asmgen_sm4_ctr_avx
  *   cbc_dec            asmgen_sm4_cbc_dec_avx
  *   cfb_dec            asmgen_sm4_cfb_dec_avx
- *   cbc_enc            asmgen_sm4_cbc_enc_avx
- *   cfb_enc            asmgen_sm4_cfb_enc_avx
- *   cbc_mac            asmgen_sm4_cbc_mac_avx
  *   xts_enc_ieee       asmgen_sm4_xts_enc_ieee_avx
  *   xts_dec_ieee       asmgen_sm4_xts_dec_ieee_avx
  *   xts_enc_gb         asmgen_sm4_xts_enc_gb_avx
@@ -457,6 +485,9 @@ void asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t 
  *   xts_unit_dec_ieee  asmgen_sm4_xts_unit_dec_ieee_avx
  *   xts_unit_enc_gb    asmgen_sm4_xts_unit_enc_gb_avx
  *   xts_unit_dec_gb    asmgen_sm4_xts_unit_dec_gb_avx
+ *   cbc_enc            asmgen_sm4_cbc_enc_avx
+ *   cfb_enc            asmgen_sm4_cfb_enc_avx
+ *   cbc_mac            asmgen_sm4_cbc_mac_avx
  *   gcm_enc            asmgen_sm4_gcm_enc_avx
  *   gcm_dec            asmgen_sm4_gcm_dec_avx
  *   ccm_enc            asmgen_sm4_ccm_enc_avx

@@ -168,6 +168,22 @@ extern "C" {
     pub fn asmgen_sm4_cbc_dec_gfni512(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
     /// `asmgen_sm4_cfb_dec_gfni512` (sm4.S): requires AVX, AVX2, GFNI, AVX512F, AVX512BW.
     pub fn asmgen_sm4_cfb_dec_gfni512(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_xts_enc_ieee_gfni512` (sm4.S): requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW.
+    pub fn asmgen_sm4_xts_enc_ieee_gfni512(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
+    /// `asmgen_sm4_xts_dec_ieee_gfni512` (sm4.S): requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW.
+    pub fn asmgen_sm4_xts_dec_ieee_gfni512(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
+    /// `asmgen_sm4_xts_enc_gb_gfni512` (sm4.S): requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW.
+    pub fn asmgen_sm4_xts_enc_gb_gfni512(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
+    /// `asmgen_sm4_xts_dec_gb_gfni512` (sm4.S): requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW.
+    pub fn asmgen_sm4_xts_dec_gb_gfni512(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
+    /// `asmgen_sm4_xts_unit_enc_ieee_gfni512` (sm4.S): requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW.
+    pub fn asmgen_sm4_xts_unit_enc_ieee_gfni512(rk_enc: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
+    /// `asmgen_sm4_xts_unit_dec_ieee_gfni512` (sm4.S): requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW.
+    pub fn asmgen_sm4_xts_unit_dec_ieee_gfni512(rk_dec: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
+    /// `asmgen_sm4_xts_unit_enc_gb_gfni512` (sm4.S): requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW.
+    pub fn asmgen_sm4_xts_unit_enc_gb_gfni512(rk_enc: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
+    /// `asmgen_sm4_xts_unit_dec_gb_gfni512` (sm4.S): requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW.
+    pub fn asmgen_sm4_xts_unit_dec_gb_gfni512(rk_dec: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
     /// `asmgen_sm4_ecb_vaes512` (sm4.S): requires AES, AVX, AVX2, VAES, AVX512F, AVX512BW.
     pub fn asmgen_sm4_ecb_vaes512(rk: *const u8, dst: *mut u8, src: *const u8, nblocks: usize);
     /// `asmgen_sm4_ctr_vaes512` (sm4.S): requires AES, AVX, AVX2, VAES, AVX512F, AVX512BW.
@@ -176,6 +192,22 @@ extern "C" {
     pub fn asmgen_sm4_cbc_dec_vaes512(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
     /// `asmgen_sm4_cfb_dec_vaes512` (sm4.S): requires AES, AVX, AVX2, VAES, AVX512F, AVX512BW.
     pub fn asmgen_sm4_cfb_dec_vaes512(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
+    /// `asmgen_sm4_xts_enc_ieee_vaes512` (sm4.S): requires AES, AVX, AVX2, VAES, VPCLMULQDQ, AVX512F, AVX512BW.
+    pub fn asmgen_sm4_xts_enc_ieee_vaes512(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
+    /// `asmgen_sm4_xts_dec_ieee_vaes512` (sm4.S): requires AES, AVX, AVX2, VAES, VPCLMULQDQ, AVX512F, AVX512BW.
+    pub fn asmgen_sm4_xts_dec_ieee_vaes512(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
+    /// `asmgen_sm4_xts_enc_gb_vaes512` (sm4.S): requires AES, AVX, AVX2, VAES, VPCLMULQDQ, AVX512F, AVX512BW.
+    pub fn asmgen_sm4_xts_enc_gb_vaes512(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
+    /// `asmgen_sm4_xts_dec_gb_vaes512` (sm4.S): requires AES, AVX, AVX2, VAES, VPCLMULQDQ, AVX512F, AVX512BW.
+    pub fn asmgen_sm4_xts_dec_gb_vaes512(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
+    /// `asmgen_sm4_xts_unit_enc_ieee_vaes512` (sm4.S): requires AES, AVX, AVX2, VAES, VPCLMULQDQ, AVX512F, AVX512BW.
+    pub fn asmgen_sm4_xts_unit_enc_ieee_vaes512(rk_enc: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
+    /// `asmgen_sm4_xts_unit_dec_ieee_vaes512` (sm4.S): requires AES, AVX, AVX2, VAES, VPCLMULQDQ, AVX512F, AVX512BW.
+    pub fn asmgen_sm4_xts_unit_dec_ieee_vaes512(rk_dec: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
+    /// `asmgen_sm4_xts_unit_enc_gb_vaes512` (sm4.S): requires AES, AVX, AVX2, VAES, VPCLMULQDQ, AVX512F, AVX512BW.
+    pub fn asmgen_sm4_xts_unit_enc_gb_vaes512(rk_enc: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
+    /// `asmgen_sm4_xts_unit_dec_gb_vaes512` (sm4.S): requires AES, AVX, AVX2, VAES, VPCLMULQDQ, AVX512F, AVX512BW.
+    pub fn asmgen_sm4_xts_unit_dec_gb_vaes512(rk_dec: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
 }
 
 /// A kernel set of these listings: its kernels by role and the CPU features they require together.
@@ -190,6 +222,9 @@ pub struct KernelSet {
     pub kernels: &'static [Kernel],
     /// A set the JIT times this one against (their `ecb` kernels) when this is the best available.
     pub rival: Option<&'static str>,
+    /// SM4 sets with fused GCM kernels: the GHASH set whose multiply they use (the runtime composes GCM
+    /// instead where a better GHASH set runs).
+    pub fused_ghash: Option<&'static str>,
 }
 
 /// A kernel of a set: its role, its symbol and its address.
@@ -216,6 +251,7 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "polyval_update", symbol: "asmgen_polyval_update_vpclmul_avx512", entry: asmgen_polyval_update_vpclmul_avx512 as *const () },
         ],
         rival: None,
+        fused_ghash: None,
     },
     // GHASH and POLYVAL with VPCLMULQDQ on ymm (AVX2), two blocks per multiply, eight per reduction.
     KernelSet {
@@ -229,6 +265,7 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "polyval_update", symbol: "asmgen_polyval_update_vpclmul_avx2", entry: asmgen_polyval_update_vpclmul_avx2 as *const () },
         ],
         rival: None,
+        fused_ghash: None,
     },
     // GHASH and POLYVAL with PCLMULQDQ and AVX, eight blocks per reduction.
     KernelSet {
@@ -242,8 +279,9 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "polyval_update", symbol: "asmgen_polyval_update_avx", entry: asmgen_polyval_update_avx as *const () },
         ],
         rival: None,
+        fused_ghash: None,
     },
-    // GFNI + AVX-512: the batch modes on zmm (vprold, vpternlogq), 48 blocks in flight; the rest is the GFNI + AVX2 set's. No fused GCM kernel: GCM is ctr and the zmm GHASH kernels over a few KiB at a time, faster than the ymm fused kernel.
+    // GFNI + AVX-512: the batch modes and XTS on zmm (vprold, vpternlogq; XTS tweaks by vpclmulqdq), 48 blocks in flight; the rest is the GFNI + AVX2 set's. No fused GCM kernel: GCM is ctr and the zmm GHASH kernels over a few KiB at a time, faster than the ymm fused kernel.
     KernelSet {
         name: "x86_64-gfni-avx512",
         listing: "sm4",
@@ -254,48 +292,50 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "ctr", symbol: "asmgen_sm4_ctr_gfni512", entry: asmgen_sm4_ctr_gfni512 as *const () },
             Kernel { role: "cbc_dec", symbol: "asmgen_sm4_cbc_dec_gfni512", entry: asmgen_sm4_cbc_dec_gfni512 as *const () },
             Kernel { role: "cfb_dec", symbol: "asmgen_sm4_cfb_dec_gfni512", entry: asmgen_sm4_cfb_dec_gfni512 as *const () },
+            Kernel { role: "xts_enc_ieee", symbol: "asmgen_sm4_xts_enc_ieee_gfni512", entry: asmgen_sm4_xts_enc_ieee_gfni512 as *const () },
+            Kernel { role: "xts_dec_ieee", symbol: "asmgen_sm4_xts_dec_ieee_gfni512", entry: asmgen_sm4_xts_dec_ieee_gfni512 as *const () },
+            Kernel { role: "xts_enc_gb", symbol: "asmgen_sm4_xts_enc_gb_gfni512", entry: asmgen_sm4_xts_enc_gb_gfni512 as *const () },
+            Kernel { role: "xts_dec_gb", symbol: "asmgen_sm4_xts_dec_gb_gfni512", entry: asmgen_sm4_xts_dec_gb_gfni512 as *const () },
+            Kernel { role: "xts_unit_enc_ieee", symbol: "asmgen_sm4_xts_unit_enc_ieee_gfni512", entry: asmgen_sm4_xts_unit_enc_ieee_gfni512 as *const () },
+            Kernel { role: "xts_unit_dec_ieee", symbol: "asmgen_sm4_xts_unit_dec_ieee_gfni512", entry: asmgen_sm4_xts_unit_dec_ieee_gfni512 as *const () },
+            Kernel { role: "xts_unit_enc_gb", symbol: "asmgen_sm4_xts_unit_enc_gb_gfni512", entry: asmgen_sm4_xts_unit_enc_gb_gfni512 as *const () },
+            Kernel { role: "xts_unit_dec_gb", symbol: "asmgen_sm4_xts_unit_dec_gb_gfni512", entry: asmgen_sm4_xts_unit_dec_gb_gfni512 as *const () },
             Kernel { role: "cbc_enc", symbol: "asmgen_sm4_cbc_enc_gfni", entry: asmgen_sm4_cbc_enc_gfni as *const () },
             Kernel { role: "cfb_enc", symbol: "asmgen_sm4_cfb_enc_gfni", entry: asmgen_sm4_cfb_enc_gfni as *const () },
             Kernel { role: "cbc_mac", symbol: "asmgen_sm4_cbc_mac_gfni", entry: asmgen_sm4_cbc_mac_gfni as *const () },
-            Kernel { role: "xts_enc_ieee", symbol: "asmgen_sm4_xts_enc_ieee_gfni", entry: asmgen_sm4_xts_enc_ieee_gfni as *const () },
-            Kernel { role: "xts_dec_ieee", symbol: "asmgen_sm4_xts_dec_ieee_gfni", entry: asmgen_sm4_xts_dec_ieee_gfni as *const () },
-            Kernel { role: "xts_enc_gb", symbol: "asmgen_sm4_xts_enc_gb_gfni", entry: asmgen_sm4_xts_enc_gb_gfni as *const () },
-            Kernel { role: "xts_dec_gb", symbol: "asmgen_sm4_xts_dec_gb_gfni", entry: asmgen_sm4_xts_dec_gb_gfni as *const () },
-            Kernel { role: "xts_unit_enc_ieee", symbol: "asmgen_sm4_xts_unit_enc_ieee_gfni", entry: asmgen_sm4_xts_unit_enc_ieee_gfni as *const () },
-            Kernel { role: "xts_unit_dec_ieee", symbol: "asmgen_sm4_xts_unit_dec_ieee_gfni", entry: asmgen_sm4_xts_unit_dec_ieee_gfni as *const () },
-            Kernel { role: "xts_unit_enc_gb", symbol: "asmgen_sm4_xts_unit_enc_gb_gfni", entry: asmgen_sm4_xts_unit_enc_gb_gfni as *const () },
-            Kernel { role: "xts_unit_dec_gb", symbol: "asmgen_sm4_xts_unit_dec_gb_gfni", entry: asmgen_sm4_xts_unit_dec_gb_gfni as *const () },
             Kernel { role: "ccm_enc", symbol: "asmgen_sm4_ccm_enc_gfni", entry: asmgen_sm4_ccm_enc_gfni as *const () },
             Kernel { role: "ccm_dec", symbol: "asmgen_sm4_ccm_dec_gfni", entry: asmgen_sm4_ccm_dec_gfni as *const () },
         ],
         rival: None,
+        fused_ghash: None,
     },
-    // VAES + AVX-512: the batch modes on zmm (vaesenclast, vprold, vpternlogq), 48 blocks in flight; the rest is the VAES + AVX2 set's. No fused GCM kernel: GCM is ctr and the zmm GHASH kernels over a few KiB at a time, faster than the ymm fused kernel.
+    // VAES + AVX-512: the batch modes and XTS on zmm (vaesenclast, vprold, vpternlogq; XTS tweaks by vpclmulqdq), 48 blocks in flight; the rest is the VAES + AVX2 set's. No fused GCM kernel: GCM is ctr and the zmm GHASH kernels over a few KiB at a time, faster than the ymm fused kernel.
     KernelSet {
         name: "x86_64-vaes-avx512",
         listing: "sm4",
-        features: &["AES", "AVX", "AVX2", "VAES", "AVX512F", "AVX512BW"],
+        features: &["AES", "AVX", "AVX2", "VAES", "VPCLMULQDQ", "AVX512F", "AVX512BW"],
         kernels: &[
             Kernel { role: "expand_key", symbol: "asmgen_sm4_expand_key_avx", entry: asmgen_sm4_expand_key_avx as *const () },
             Kernel { role: "ecb", symbol: "asmgen_sm4_ecb_vaes512", entry: asmgen_sm4_ecb_vaes512 as *const () },
             Kernel { role: "ctr", symbol: "asmgen_sm4_ctr_vaes512", entry: asmgen_sm4_ctr_vaes512 as *const () },
             Kernel { role: "cbc_dec", symbol: "asmgen_sm4_cbc_dec_vaes512", entry: asmgen_sm4_cbc_dec_vaes512 as *const () },
             Kernel { role: "cfb_dec", symbol: "asmgen_sm4_cfb_dec_vaes512", entry: asmgen_sm4_cfb_dec_vaes512 as *const () },
+            Kernel { role: "xts_enc_ieee", symbol: "asmgen_sm4_xts_enc_ieee_vaes512", entry: asmgen_sm4_xts_enc_ieee_vaes512 as *const () },
+            Kernel { role: "xts_dec_ieee", symbol: "asmgen_sm4_xts_dec_ieee_vaes512", entry: asmgen_sm4_xts_dec_ieee_vaes512 as *const () },
+            Kernel { role: "xts_enc_gb", symbol: "asmgen_sm4_xts_enc_gb_vaes512", entry: asmgen_sm4_xts_enc_gb_vaes512 as *const () },
+            Kernel { role: "xts_dec_gb", symbol: "asmgen_sm4_xts_dec_gb_vaes512", entry: asmgen_sm4_xts_dec_gb_vaes512 as *const () },
+            Kernel { role: "xts_unit_enc_ieee", symbol: "asmgen_sm4_xts_unit_enc_ieee_vaes512", entry: asmgen_sm4_xts_unit_enc_ieee_vaes512 as *const () },
+            Kernel { role: "xts_unit_dec_ieee", symbol: "asmgen_sm4_xts_unit_dec_ieee_vaes512", entry: asmgen_sm4_xts_unit_dec_ieee_vaes512 as *const () },
+            Kernel { role: "xts_unit_enc_gb", symbol: "asmgen_sm4_xts_unit_enc_gb_vaes512", entry: asmgen_sm4_xts_unit_enc_gb_vaes512 as *const () },
+            Kernel { role: "xts_unit_dec_gb", symbol: "asmgen_sm4_xts_unit_dec_gb_vaes512", entry: asmgen_sm4_xts_unit_dec_gb_vaes512 as *const () },
             Kernel { role: "cbc_enc", symbol: "asmgen_sm4_cbc_enc_avx", entry: asmgen_sm4_cbc_enc_avx as *const () },
             Kernel { role: "cfb_enc", symbol: "asmgen_sm4_cfb_enc_avx", entry: asmgen_sm4_cfb_enc_avx as *const () },
             Kernel { role: "cbc_mac", symbol: "asmgen_sm4_cbc_mac_avx", entry: asmgen_sm4_cbc_mac_avx as *const () },
-            Kernel { role: "xts_enc_ieee", symbol: "asmgen_sm4_xts_enc_ieee_vaes", entry: asmgen_sm4_xts_enc_ieee_vaes as *const () },
-            Kernel { role: "xts_dec_ieee", symbol: "asmgen_sm4_xts_dec_ieee_vaes", entry: asmgen_sm4_xts_dec_ieee_vaes as *const () },
-            Kernel { role: "xts_enc_gb", symbol: "asmgen_sm4_xts_enc_gb_vaes", entry: asmgen_sm4_xts_enc_gb_vaes as *const () },
-            Kernel { role: "xts_dec_gb", symbol: "asmgen_sm4_xts_dec_gb_vaes", entry: asmgen_sm4_xts_dec_gb_vaes as *const () },
-            Kernel { role: "xts_unit_enc_ieee", symbol: "asmgen_sm4_xts_unit_enc_ieee_vaes", entry: asmgen_sm4_xts_unit_enc_ieee_vaes as *const () },
-            Kernel { role: "xts_unit_dec_ieee", symbol: "asmgen_sm4_xts_unit_dec_ieee_vaes", entry: asmgen_sm4_xts_unit_dec_ieee_vaes as *const () },
-            Kernel { role: "xts_unit_enc_gb", symbol: "asmgen_sm4_xts_unit_enc_gb_vaes", entry: asmgen_sm4_xts_unit_enc_gb_vaes as *const () },
-            Kernel { role: "xts_unit_dec_gb", symbol: "asmgen_sm4_xts_unit_dec_gb_vaes", entry: asmgen_sm4_xts_unit_dec_gb_vaes as *const () },
             Kernel { role: "ccm_enc", symbol: "asmgen_sm4_ccm_enc_avx", entry: asmgen_sm4_ccm_enc_avx as *const () },
             Kernel { role: "ccm_dec", symbol: "asmgen_sm4_ccm_dec_avx", entry: asmgen_sm4_ccm_dec_avx as *const () },
         ],
         rival: None,
+        fused_ghash: None,
     },
     // GFNI + AVX2: the S-box in two affine instructions, 16 blocks in flight; every mode has its kernel.
     KernelSet {
@@ -308,9 +348,6 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "ctr", symbol: "asmgen_sm4_ctr_gfni", entry: asmgen_sm4_ctr_gfni as *const () },
             Kernel { role: "cbc_dec", symbol: "asmgen_sm4_cbc_dec_gfni", entry: asmgen_sm4_cbc_dec_gfni as *const () },
             Kernel { role: "cfb_dec", symbol: "asmgen_sm4_cfb_dec_gfni", entry: asmgen_sm4_cfb_dec_gfni as *const () },
-            Kernel { role: "cbc_enc", symbol: "asmgen_sm4_cbc_enc_gfni", entry: asmgen_sm4_cbc_enc_gfni as *const () },
-            Kernel { role: "cfb_enc", symbol: "asmgen_sm4_cfb_enc_gfni", entry: asmgen_sm4_cfb_enc_gfni as *const () },
-            Kernel { role: "cbc_mac", symbol: "asmgen_sm4_cbc_mac_gfni", entry: asmgen_sm4_cbc_mac_gfni as *const () },
             Kernel { role: "xts_enc_ieee", symbol: "asmgen_sm4_xts_enc_ieee_gfni", entry: asmgen_sm4_xts_enc_ieee_gfni as *const () },
             Kernel { role: "xts_dec_ieee", symbol: "asmgen_sm4_xts_dec_ieee_gfni", entry: asmgen_sm4_xts_dec_ieee_gfni as *const () },
             Kernel { role: "xts_enc_gb", symbol: "asmgen_sm4_xts_enc_gb_gfni", entry: asmgen_sm4_xts_enc_gb_gfni as *const () },
@@ -319,12 +356,16 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "xts_unit_dec_ieee", symbol: "asmgen_sm4_xts_unit_dec_ieee_gfni", entry: asmgen_sm4_xts_unit_dec_ieee_gfni as *const () },
             Kernel { role: "xts_unit_enc_gb", symbol: "asmgen_sm4_xts_unit_enc_gb_gfni", entry: asmgen_sm4_xts_unit_enc_gb_gfni as *const () },
             Kernel { role: "xts_unit_dec_gb", symbol: "asmgen_sm4_xts_unit_dec_gb_gfni", entry: asmgen_sm4_xts_unit_dec_gb_gfni as *const () },
+            Kernel { role: "cbc_enc", symbol: "asmgen_sm4_cbc_enc_gfni", entry: asmgen_sm4_cbc_enc_gfni as *const () },
+            Kernel { role: "cfb_enc", symbol: "asmgen_sm4_cfb_enc_gfni", entry: asmgen_sm4_cfb_enc_gfni as *const () },
+            Kernel { role: "cbc_mac", symbol: "asmgen_sm4_cbc_mac_gfni", entry: asmgen_sm4_cbc_mac_gfni as *const () },
             Kernel { role: "gcm_enc", symbol: "asmgen_sm4_gcm_enc_gfni", entry: asmgen_sm4_gcm_enc_gfni as *const () },
             Kernel { role: "gcm_dec", symbol: "asmgen_sm4_gcm_dec_gfni", entry: asmgen_sm4_gcm_dec_gfni as *const () },
             Kernel { role: "ccm_enc", symbol: "asmgen_sm4_ccm_enc_gfni", entry: asmgen_sm4_ccm_enc_gfni as *const () },
             Kernel { role: "ccm_dec", symbol: "asmgen_sm4_ccm_dec_gfni", entry: asmgen_sm4_ccm_dec_gfni as *const () },
         ],
         rival: None,
+        fused_ghash: Some("x86_64-pclmulqdq-avx"),
     },
     // VAES + AVX2: vaesenclast on whole ymm registers for the parallel modes; serial modes and the key schedule are AVX.
     KernelSet {
@@ -337,9 +378,6 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "ctr", symbol: "asmgen_sm4_ctr_vaes", entry: asmgen_sm4_ctr_vaes as *const () },
             Kernel { role: "cbc_dec", symbol: "asmgen_sm4_cbc_dec_vaes", entry: asmgen_sm4_cbc_dec_vaes as *const () },
             Kernel { role: "cfb_dec", symbol: "asmgen_sm4_cfb_dec_vaes", entry: asmgen_sm4_cfb_dec_vaes as *const () },
-            Kernel { role: "cbc_enc", symbol: "asmgen_sm4_cbc_enc_avx", entry: asmgen_sm4_cbc_enc_avx as *const () },
-            Kernel { role: "cfb_enc", symbol: "asmgen_sm4_cfb_enc_avx", entry: asmgen_sm4_cfb_enc_avx as *const () },
-            Kernel { role: "cbc_mac", symbol: "asmgen_sm4_cbc_mac_avx", entry: asmgen_sm4_cbc_mac_avx as *const () },
             Kernel { role: "xts_enc_ieee", symbol: "asmgen_sm4_xts_enc_ieee_vaes", entry: asmgen_sm4_xts_enc_ieee_vaes as *const () },
             Kernel { role: "xts_dec_ieee", symbol: "asmgen_sm4_xts_dec_ieee_vaes", entry: asmgen_sm4_xts_dec_ieee_vaes as *const () },
             Kernel { role: "xts_enc_gb", symbol: "asmgen_sm4_xts_enc_gb_vaes", entry: asmgen_sm4_xts_enc_gb_vaes as *const () },
@@ -348,12 +386,16 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "xts_unit_dec_ieee", symbol: "asmgen_sm4_xts_unit_dec_ieee_vaes", entry: asmgen_sm4_xts_unit_dec_ieee_vaes as *const () },
             Kernel { role: "xts_unit_enc_gb", symbol: "asmgen_sm4_xts_unit_enc_gb_vaes", entry: asmgen_sm4_xts_unit_enc_gb_vaes as *const () },
             Kernel { role: "xts_unit_dec_gb", symbol: "asmgen_sm4_xts_unit_dec_gb_vaes", entry: asmgen_sm4_xts_unit_dec_gb_vaes as *const () },
+            Kernel { role: "cbc_enc", symbol: "asmgen_sm4_cbc_enc_avx", entry: asmgen_sm4_cbc_enc_avx as *const () },
+            Kernel { role: "cfb_enc", symbol: "asmgen_sm4_cfb_enc_avx", entry: asmgen_sm4_cfb_enc_avx as *const () },
+            Kernel { role: "cbc_mac", symbol: "asmgen_sm4_cbc_mac_avx", entry: asmgen_sm4_cbc_mac_avx as *const () },
             Kernel { role: "gcm_enc", symbol: "asmgen_sm4_gcm_enc_vaes", entry: asmgen_sm4_gcm_enc_vaes as *const () },
             Kernel { role: "gcm_dec", symbol: "asmgen_sm4_gcm_dec_vaes", entry: asmgen_sm4_gcm_dec_vaes as *const () },
             Kernel { role: "ccm_enc", symbol: "asmgen_sm4_ccm_enc_avx", entry: asmgen_sm4_ccm_enc_avx as *const () },
             Kernel { role: "ccm_dec", symbol: "asmgen_sm4_ccm_dec_avx", entry: asmgen_sm4_ccm_dec_avx as *const () },
         ],
         rival: None,
+        fused_ghash: Some("x86_64-pclmulqdq-avx"),
     },
     // AES-NI + AVX2: eight blocks per ymm register for the parallel modes; serial modes and the key schedule are AVX.
     KernelSet {
@@ -366,9 +408,6 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "ctr", symbol: "asmgen_sm4_ctr_avx2", entry: asmgen_sm4_ctr_avx2 as *const () },
             Kernel { role: "cbc_dec", symbol: "asmgen_sm4_cbc_dec_avx2", entry: asmgen_sm4_cbc_dec_avx2 as *const () },
             Kernel { role: "cfb_dec", symbol: "asmgen_sm4_cfb_dec_avx2", entry: asmgen_sm4_cfb_dec_avx2 as *const () },
-            Kernel { role: "cbc_enc", symbol: "asmgen_sm4_cbc_enc_avx", entry: asmgen_sm4_cbc_enc_avx as *const () },
-            Kernel { role: "cfb_enc", symbol: "asmgen_sm4_cfb_enc_avx", entry: asmgen_sm4_cfb_enc_avx as *const () },
-            Kernel { role: "cbc_mac", symbol: "asmgen_sm4_cbc_mac_avx", entry: asmgen_sm4_cbc_mac_avx as *const () },
             Kernel { role: "xts_enc_ieee", symbol: "asmgen_sm4_xts_enc_ieee_avx2", entry: asmgen_sm4_xts_enc_ieee_avx2 as *const () },
             Kernel { role: "xts_dec_ieee", symbol: "asmgen_sm4_xts_dec_ieee_avx2", entry: asmgen_sm4_xts_dec_ieee_avx2 as *const () },
             Kernel { role: "xts_enc_gb", symbol: "asmgen_sm4_xts_enc_gb_avx2", entry: asmgen_sm4_xts_enc_gb_avx2 as *const () },
@@ -377,12 +416,16 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "xts_unit_dec_ieee", symbol: "asmgen_sm4_xts_unit_dec_ieee_avx2", entry: asmgen_sm4_xts_unit_dec_ieee_avx2 as *const () },
             Kernel { role: "xts_unit_enc_gb", symbol: "asmgen_sm4_xts_unit_enc_gb_avx2", entry: asmgen_sm4_xts_unit_enc_gb_avx2 as *const () },
             Kernel { role: "xts_unit_dec_gb", symbol: "asmgen_sm4_xts_unit_dec_gb_avx2", entry: asmgen_sm4_xts_unit_dec_gb_avx2 as *const () },
+            Kernel { role: "cbc_enc", symbol: "asmgen_sm4_cbc_enc_avx", entry: asmgen_sm4_cbc_enc_avx as *const () },
+            Kernel { role: "cfb_enc", symbol: "asmgen_sm4_cfb_enc_avx", entry: asmgen_sm4_cfb_enc_avx as *const () },
+            Kernel { role: "cbc_mac", symbol: "asmgen_sm4_cbc_mac_avx", entry: asmgen_sm4_cbc_mac_avx as *const () },
             Kernel { role: "gcm_enc", symbol: "asmgen_sm4_gcm_enc_avx2", entry: asmgen_sm4_gcm_enc_avx2 as *const () },
             Kernel { role: "gcm_dec", symbol: "asmgen_sm4_gcm_dec_avx2", entry: asmgen_sm4_gcm_dec_avx2 as *const () },
             Kernel { role: "ccm_enc", symbol: "asmgen_sm4_ccm_enc_avx", entry: asmgen_sm4_ccm_enc_avx as *const () },
             Kernel { role: "ccm_dec", symbol: "asmgen_sm4_ccm_dec_avx", entry: asmgen_sm4_ccm_dec_avx as *const () },
         ],
         rival: Some("x86_64-aesni-avx"),
+        fused_ghash: Some("x86_64-pclmulqdq-avx"),
     },
     // AES-NI + AVX: four blocks per xmm register, every mode.
     KernelSet {
@@ -395,9 +438,6 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "ctr", symbol: "asmgen_sm4_ctr_avx", entry: asmgen_sm4_ctr_avx as *const () },
             Kernel { role: "cbc_dec", symbol: "asmgen_sm4_cbc_dec_avx", entry: asmgen_sm4_cbc_dec_avx as *const () },
             Kernel { role: "cfb_dec", symbol: "asmgen_sm4_cfb_dec_avx", entry: asmgen_sm4_cfb_dec_avx as *const () },
-            Kernel { role: "cbc_enc", symbol: "asmgen_sm4_cbc_enc_avx", entry: asmgen_sm4_cbc_enc_avx as *const () },
-            Kernel { role: "cfb_enc", symbol: "asmgen_sm4_cfb_enc_avx", entry: asmgen_sm4_cfb_enc_avx as *const () },
-            Kernel { role: "cbc_mac", symbol: "asmgen_sm4_cbc_mac_avx", entry: asmgen_sm4_cbc_mac_avx as *const () },
             Kernel { role: "xts_enc_ieee", symbol: "asmgen_sm4_xts_enc_ieee_avx", entry: asmgen_sm4_xts_enc_ieee_avx as *const () },
             Kernel { role: "xts_dec_ieee", symbol: "asmgen_sm4_xts_dec_ieee_avx", entry: asmgen_sm4_xts_dec_ieee_avx as *const () },
             Kernel { role: "xts_enc_gb", symbol: "asmgen_sm4_xts_enc_gb_avx", entry: asmgen_sm4_xts_enc_gb_avx as *const () },
@@ -406,11 +446,15 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "xts_unit_dec_ieee", symbol: "asmgen_sm4_xts_unit_dec_ieee_avx", entry: asmgen_sm4_xts_unit_dec_ieee_avx as *const () },
             Kernel { role: "xts_unit_enc_gb", symbol: "asmgen_sm4_xts_unit_enc_gb_avx", entry: asmgen_sm4_xts_unit_enc_gb_avx as *const () },
             Kernel { role: "xts_unit_dec_gb", symbol: "asmgen_sm4_xts_unit_dec_gb_avx", entry: asmgen_sm4_xts_unit_dec_gb_avx as *const () },
+            Kernel { role: "cbc_enc", symbol: "asmgen_sm4_cbc_enc_avx", entry: asmgen_sm4_cbc_enc_avx as *const () },
+            Kernel { role: "cfb_enc", symbol: "asmgen_sm4_cfb_enc_avx", entry: asmgen_sm4_cfb_enc_avx as *const () },
+            Kernel { role: "cbc_mac", symbol: "asmgen_sm4_cbc_mac_avx", entry: asmgen_sm4_cbc_mac_avx as *const () },
             Kernel { role: "gcm_enc", symbol: "asmgen_sm4_gcm_enc_avx", entry: asmgen_sm4_gcm_enc_avx as *const () },
             Kernel { role: "gcm_dec", symbol: "asmgen_sm4_gcm_dec_avx", entry: asmgen_sm4_gcm_dec_avx as *const () },
             Kernel { role: "ccm_enc", symbol: "asmgen_sm4_ccm_enc_avx", entry: asmgen_sm4_ccm_enc_avx as *const () },
             Kernel { role: "ccm_dec", symbol: "asmgen_sm4_ccm_dec_avx", entry: asmgen_sm4_ccm_dec_avx as *const () },
         ],
         rival: None,
+        fused_ghash: Some("x86_64-pclmulqdq-avx"),
     },
 ];

@@ -389,6 +389,33 @@ impl Role {
         }
     }
 
+    /// Whether it is an XTS kernel (`xts_*`, `xts_unit_*`).
+    pub fn is_xts(self) -> bool {
+        use Role::*;
+        matches!(
+            self,
+            XtsEncIeee
+                | XtsDecIeee
+                | XtsEncGb
+                | XtsDecGb
+                | XtsUnitEncIeee
+                | XtsUnitDecIeee
+                | XtsUnitEncGb
+                | XtsUnitDecGb
+        )
+    }
+
+    /// Whether it is an XTS unit kernel (`xts_unit_*`: one data unit per call).
+    pub fn is_xts_unit(self) -> bool {
+        use Role::*;
+        matches!(self, XtsUnitEncIeee | XtsUnitDecIeee | XtsUnitEncGb | XtsUnitDecGb)
+    }
+
+    /// Whether it is a fused GCM kernel (`gcm_enc`, `gcm_dec`).
+    pub fn is_fused_gcm(self) -> bool {
+        matches!(self, Role::GcmEnc | Role::GcmDec)
+    }
+
     /// The CCM role for a direction.
     pub fn ccm(decrypt: bool) -> Role {
         if decrypt {

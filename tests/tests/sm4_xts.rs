@@ -1,8 +1,9 @@
 //! SM4-XTS on every backend: the GB/T 17964-2021 and IEEE 1619 vectors OpenSSL carries
 //! (evpciph_sm4.txt), differential tests against RustCrypto's `xts-mode` (IEEE) and a reference written here
 //! (GB/T 17964, whose tweak is multiplied by x in the bit-reflected order), every length 16..=1024 and random
-//! lengths up to 64 KiB, misaligned buffers, and error cases; and every set's one-unit kernels
-//! (`xts_unit_*`) called directly.
+//! lengths up to 64 KiB, misaligned buffers, and error cases; every set's one-unit kernels
+//! (`xts_unit_*`) called directly; and the zmm sets' whole-block and unit kernels called directly at every
+//! block count through four 48-block batches.
 
 use asmgen_runtime::{sm4_backends, Error, Sm4Xts};
 use asmgen_tests::kernel_calls::{jit_kernels, listing_kernels, Kernel};
@@ -227,6 +228,15 @@ fn check_unit(unit: &Kernel, expand: &Kernel, rng: &mut Rng, len: usize) {
     assert_eq!(buf.get(), &want[..], "{what}: dst == src");
 }
 
+/// The kernels to call directly: the linked listings' the CPU runs, and the process JIT's where there is one.
+fn kernel_sources() -> Vec<Vec<Kernel>> {
+    let mut sources = vec![listing_kernels().0];
+    if let Ok(jit) = asmgen_runtime::jit::Jit::process() {
+        sources.push(jit_kernels(jit));
+    }
+    sources
+}
+
 /// Every set's unit kernels this CPU runs (the linked listings' and the process JIT's), called directly for
 /// every length 0..=100 and 4096 + 5, out of place and in place, against the references (so against the
 /// whole-block path the API tests above check); below 16 bytes nothing is written. Every set with
@@ -234,10 +244,7 @@ fn check_unit(unit: &Kernel, expand: &Kernel, rng: &mut Rng, len: usize) {
 #[test]
 fn unit_kernels_called_directly_match_the_references() {
     let mut rng = Rng::new(1619_17964);
-    let mut sources = vec![listing_kernels().0];
-    if let Ok(jit) = asmgen_runtime::jit::Jit::process() {
-        sources.push(jit_kernels(jit));
-    }
+    let sources = kernel_sources();
     let mut tested = 0;
     for kernels in &sources {
         let mut sets: Vec<&str> = kernels.iter().map(|k| k.set.as_str()).collect();
@@ -258,4 +265,84 @@ fn unit_kernels_called_directly_match_the_references() {
         }
     }
     eprintln!("{tested} unit kernels called directly");
+}
+
+// --- The zmm sets' kernels over every batch boundary ---------------------------------------------------------
+
+/// `xts(rk, dst, src, nblocks, tweak)`: the whole-block kernels.
+type BlocksFn = unsafe extern "C" fn(*const u8, *mut u8, *const u8, usize, *mut u8);
+
+/// Multiplication by x of the IEEE 1619 tweak: little-endian, 0x87 folded in.
+fn ieee_next(t: [u8; 16]) -> [u8; 16] {
+    let v = u128::from_le_bytes(t);
+    ((v << 1) ^ if v >> 127 == 1 { 0x87 } else { 0 }).to_le_bytes()
+}
+
+/// One whole-block kernel over `n` blocks, out of place (misaligned, into a buffer of `0xa5`) and in place,
+/// against the references: the output, and the tweak left at `T[n]`; guards around every buffer.
+fn check_blocks(k: &Kernel, expand: &Kernel, rng: &mut Rng, n: usize) {
+    let (gb, decrypt) = (k.role.ends_with("_gb"), k.role.contains("_dec_"));
+    let (k1, k2, iv) = (rng.block(), rng.block(), rng.block());
+    let rk = schedule(expand, &k1)[decrypt as usize];
+    let mut t0: cipher::Block<sm4::Sm4> = iv.into();
+    rc(&k2).encrypt_block(&mut t0);
+    let t0: [u8; 16] = t0.into();
+    let mut t_end = t0;
+    for _ in 0..n {
+        t_end = if gb { gb_next(t_end) } else { ieee_next(t_end) };
+    }
+    let reference: Reference = if gb { ref_xts_gb } else { rc_xts_ieee };
+    let mut input = vec![0u8; 16 * n];
+    rng.fill(&mut input);
+    let want = if n == 0 { Vec::new() } else { reference(&k1, &k2, &iv, &input, decrypt) };
+    let what = format!("{} {} ({}), {n} blocks", k.set, k.name, k.role);
+    // SAFETY (the calls below): the role's C signature; 128-byte round keys, 16 * n bytes at dst and at src
+    // (the same buffer or disjoint ones), a 16-byte tweak read and written.
+    let f = unsafe { std::mem::transmute::<*const (), BlocksFn>(k.entry) };
+    let (mut src, mut dst) = (Misaligned::new(&input, 3), Misaligned::new(&vec![0xa5; 16 * n], 5));
+    let mut t = t0;
+    unsafe { f(rk.as_ptr(), dst.get().as_mut_ptr(), src.get().as_ptr(), n, t.as_mut_ptr()) };
+    src.check_guards();
+    dst.check_guards();
+    assert_eq!(src.get(), &input[..], "{what}: src changed");
+    assert_eq!(dst.get(), &want[..], "{what}: dst != src");
+    assert_eq!(t, t_end, "{what}: dst != src, the tweak after");
+    let mut buf = Misaligned::new(&input, 9);
+    let p = buf.get().as_mut_ptr();
+    let mut t = t0;
+    unsafe { f(rk.as_ptr(), p, p, n, t.as_mut_ptr()) };
+    buf.check_guards();
+    assert_eq!(buf.get(), &want[..], "{what}: dst == src");
+    assert_eq!(t, t_end, "{what}: dst == src, the tweak after");
+}
+
+/// The zmm sets' (`*-avx512`) XTS kernels this CPU runs (the linked listings' and the process JIT's), both
+/// standards, both directions, called directly: the whole-block kernels at every block count 0..=200 (full
+/// 48-block batches alone and back to back, and every tail of 0..47 blocks after zero to four of them), the
+/// unit kernels at `16 * c` and `16 * c + d` bytes for every such count (ciphertext stealing after each), out
+/// of place and in place, misaligned, against the references.
+#[test]
+fn zmm_kernels_over_every_batch_boundary_match_the_references() {
+    let mut rng = Rng::new(48_1619);
+    let sources = kernel_sources();
+    let mut tested = 0;
+    for kernels in &sources {
+        let zmm: Vec<&Kernel> = kernels.iter().filter(|k| k.set.ends_with("-avx512")).collect();
+        for k in zmm.iter().filter(|k| k.role.starts_with("xts_")) {
+            let expand = zmm
+                .iter()
+                .find(|e| e.set == k.set && e.role == "expand_key")
+                .expect("every SM4 set has a key schedule");
+            for c in 0..=200 {
+                if k.role.starts_with("xts_unit_") {
+                    check_unit(k, expand, &mut rng, 16 * c);
+                    check_unit(k, expand, &mut rng, 16 * c + 1 + c % 15);
+                } else {
+                    check_blocks(k, expand, &mut rng, c);
+                }
+            }
+            tested += 1;
+        }
+    }
+    eprintln!("{tested} zmm XTS kernels called directly");
 }

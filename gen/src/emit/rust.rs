@@ -23,6 +23,10 @@ pub struct SetTable {
     /// A set the JIT times this one against (its `ecb` kernel) when this is the best available, assembling the
     /// faster: a choice made by measurement, such as the interleave width.
     pub rival: Option<String>,
+    /// An SM4 set with fused GCM kernels (CTR and GHASH in one pass): the GHASH set whose multiply they use,
+    /// one block per carry-less multiply. The runtime runs them only while that set is the best GHASH set the
+    /// CPU has; where a wider one ranks above it, GCM composed from `ctr` and that set is faster.
+    pub fused_ghash: Option<String>,
 }
 
 /// One `extern "C"` block with every function of `listings`, then the kernel sets of this target (best first
@@ -60,6 +64,9 @@ pub struct KernelSet {
     pub kernels: &'static [Kernel],
     /// A set the JIT times this one against (their `ecb` kernels) when this is the best available.
     pub rival: Option<&'static str>,
+    /// SM4 sets with fused GCM kernels: the GHASH set whose multiply they use (the runtime composes GCM
+    /// instead where a better GHASH set runs).
+    pub fused_ghash: Option<&'static str>,
 }
 
 /// A kernel of a set: its role, its symbol and its address.
@@ -94,6 +101,7 @@ fn set_tables(s: &mut String, sets: &[SetTable]) {
         }
         let _ = writeln!(s, "        ],");
         let _ = writeln!(s, "        rival: {:?},", set.rival);
+        let _ = writeln!(s, "        fused_ghash: {:?},", set.fused_ghash);
         let _ = writeln!(s, "    }},");
     }
     let _ = writeln!(s, "];");

@@ -1,5 +1,5 @@
 //! SM4 on x86_64: AES-NI with AVX (xmm, 8 blocks in flight) or AVX2 (ymm, 16 blocks in flight), VAES, GFNI
-//! (ymm), and GFNI or VAES with AVX-512 (zmm batch modes, 48 blocks in flight: [`Set::GfniAvx512`],
+//! (ymm), and GFNI or VAES with AVX-512 (zmm batch modes and XTS, 48 blocks in flight: [`Set::GfniAvx512`],
 //! [`Set::VaesAvx512`]).
 //!
 //! Blocks are kept transposed: after loading, each 32-bit word is byte-swapped to its big-endian value and four
@@ -520,30 +520,43 @@ pub fn expand_key(abi: Abi) -> Result<Function<X86_64>, GenError> {
 }
 
 /// The functions of one kernel set, as the runtime's set of that name links them: the set's own batch, XTS and
-/// GCM kernels; its serial modes and CCM where it has its own (GFNI), the AES-NI AVX ones otherwise; the
-/// AES-NI AVX key schedule.
+/// GCM kernels (the zmm sets: their own batch and XTS kernels); its serial modes and CCM where it has its own
+/// (GFNI, and GFNI + AVX-512: the GFNI set's), the AES-NI AVX ones otherwise; the AES-NI AVX key schedule.
 ///
-/// The zmm sets link no fused GCM kernel: theirs would be the ymm set's, and the runtime composing GCM from the
-/// zmm CTR kernel and the zmm GHASH kernel, a few KiB at a time, is 2-2.5x faster on a Zen 5 (docs/PERFORMANCE.md).
+/// The zmm sets link no fused GCM kernel: theirs would be the ymm set's, which the runtime would not run. The
+/// fused kernels multiply as `x86_64-pclmulqdq-avx` (the catalog's `fused_ghash`), and `Sm4Gcm` composes GCM
+/// from the CTR and GHASH kernels wherever a GHASH set ranked above that one runs, as `x86_64-vpclmul-avx512`
+/// does on every CPU these sets run on (2-2.5x faster on a Zen 5: docs/PERFORMANCE.md).
 pub fn set_functions(set: Set, abi: Abi) -> Kernels<X86_64> {
+    set_functions_only(set, abi, &|_| true)
+}
+
+/// [`set_functions`] without the kernels whose role `want` rejects, which are never built (the JIT lowers
+/// kernels as they are built).
+pub fn set_functions_only(set: Set, abi: Abi, want: &dyn Fn(Role) -> bool) -> Kernels<X86_64> {
     let fused_gcm = set.width() != Width::Z;
-    let mut v = vec![Kernel::new(Role::ExpandKey, expand_key(abi)?)];
+    type Build<'a> = &'a dyn Fn() -> Result<Function<X86_64>, GenError>;
+    let one = |role: Role, build: Build| -> Result<Option<Kernel<X86_64>>, GenError> {
+        Ok(if want(role) { Some(Kernel::new(role, build()?)) } else { None })
+    };
+    let mut v = Vec::new();
+    v.extend(one(Role::ExpandKey, &|| expand_key(abi))?);
     for m in [Mode::Ecb, Mode::Ctr, Mode::CbcDec, Mode::CfbDec] {
-        v.push(Kernel::new(m.into(), batch_mode(m, set, abi)?));
+        v.extend(one(m.into(), &|| batch_mode(m, set, abi))?);
     }
     let serial = if set.base() == Set::Gfni { Set::Gfni } else { Set::Avx };
+    v.extend(xts::kernels_only(set, abi, Blocks::Arg, want)?);
     let set = set.base();
     for m in [Serial::CbcEnc, Serial::CfbEnc, Serial::CbcMac] {
-        v.push(Kernel::new(m.role(), serial_mode(m, serial, abi)?));
+        v.extend(one(m.role(), &|| serial_mode(m, serial, abi))?);
     }
-    v.extend(xts::kernels(set, abi, Blocks::Arg)?);
     if fused_gcm {
         for dec in [false, true] {
-            v.push(Kernel::new(Role::gcm(dec), gcm::gcm(set, dec, abi)?));
+            v.extend(one(Role::gcm(dec), &|| gcm::gcm(set, dec, abi))?);
         }
     }
-    v.push(Kernel::new(Role::CcmEnc, ccm::ccm(true, serial, abi)?));
-    v.push(Kernel::new(Role::CcmDec, ccm::ccm(false, serial, abi)?));
+    v.extend(one(Role::CcmEnc, &|| ccm::ccm(true, serial, abi))?);
+    v.extend(one(Role::CcmDec, &|| ccm::ccm(false, serial, abi))?);
     Ok(v)
 }
 
@@ -551,7 +564,7 @@ pub fn set_functions(set: Set, abi: Abi) -> Kernels<X86_64> {
 /// size.
 pub fn fixed_functions(set: Set, abi: Abi, fixed: Fixed) -> Kernels<X86_64> {
     match fixed {
-        Fixed::Xts(n) => xts::kernels(set.base(), abi, Blocks::Fixed(n)),
+        Fixed::Xts(n) => xts::kernels(set, abi, Blocks::Fixed(n)),
         Fixed::Ctr(n) => Ok(vec![Kernel::new(Role::Ctr, batch_mode_of(Mode::Ctr, set, abi, Blocks::Fixed(n))?)]),
         Fixed::Hash(_) => Ok(Vec::new()),
     }
@@ -560,7 +573,7 @@ pub fn fixed_functions(set: Set, abi: Abi, fixed: Fixed) -> Kernels<X86_64> {
 /// Every SM4 function for x86_64, in listing order: the key schedule; the AES-NI AVX and AVX2 kernels kind by
 /// kind (batch modes, serial modes, XTS, GCM, CCM); then the GFNI and VAES sets' own batch, XTS and GCM
 /// kernels set by set; then the GFNI serial and CCM kernels; then the GFNI and the VAES AVX-512 sets' batch
-/// modes.
+/// modes and XTS kernels, set by set.
 pub fn functions(abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
     let xts = |set| -> Result<Vec<Function<X86_64>>, GenError> {
         Ok(xts::kernels(set, abi, Blocks::Arg)?.into_iter().map(|k| k.function).collect())
@@ -596,11 +609,11 @@ pub fn functions(abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
     }
     v.push(ccm::ccm(true, Set::Gfni, abi)?);
     v.push(ccm::ccm(false, Set::Gfni, abi)?);
-    for m in Mode::ALL {
-        v.push(batch_mode(m, Set::GfniAvx512, abi)?);
-    }
-    for m in Mode::ALL {
-        v.push(batch_mode(m, Set::VaesAvx512, abi)?);
+    for set in [Set::GfniAvx512, Set::VaesAvx512] {
+        for m in Mode::ALL {
+            v.push(batch_mode(m, set, abi)?);
+        }
+        v.extend(xts(set)?);
     }
     Ok(v)
 }

@@ -26,11 +26,11 @@ pub enum Set {
     Vaes,
     /// `_gfni`: GFNI + AVX2, ymm.
     Gfni,
-    /// `_gfni512`: GFNI + AVX-512F/BW, zmm batch modes (`vprold`, `vpternlogq`); everything else is
-    /// [`Set::Gfni`]'s.
+    /// `_gfni512`: GFNI + AVX-512F/BW, zmm batch modes (`vprold`, `vpternlogq`) and XTS (`vpclmulqdq` on zmm for
+    /// the tweaks); everything else is [`Set::Gfni`]'s.
     GfniAvx512,
     /// `_vaes512`: VAES + AVX-512F/BW, zmm batch modes (`vaesenclast` on zmm, nibble tables with `vpshufb`,
-    /// `vprold`, `vpternlogq`); everything else is [`Set::Vaes`]'s.
+    /// `vprold`, `vpternlogq`) and XTS (`vpclmulqdq` on zmm for the tweaks); everything else is [`Set::Vaes`]'s.
     VaesAvx512,
 }
 
@@ -90,8 +90,9 @@ impl Set {
         }
     }
 
-    /// The set whose kernels this one takes for what it has no own kernel of (XTS, GCM, serial modes, CCM):
-    /// [`Set::Gfni`] for [`Set::GfniAvx512`], [`Set::Vaes`] for [`Set::VaesAvx512`], itself otherwise.
+    /// The set whose kernels this one takes for what it has no own kernel of (GCM, serial modes, CCM), and whose
+    /// ymm and xmm code runs its batches below 48 blocks: [`Set::Gfni`] for [`Set::GfniAvx512`], [`Set::Vaes`]
+    /// for [`Set::VaesAvx512`], itself otherwise.
     pub fn base(self) -> Set {
         match self {
             Set::GfniAvx512 => Set::Gfni,

@@ -17,6 +17,13 @@
 //! and VAES kernels run their full batches the same way, their first batch's tweaks from the chain and the
 //! product by x^16 in shifts and xors (no `vpclmulqdq`: AVX2-only CPUs such as Zen 1 lack it on ymm).
 //!
+//! The zmm kernels (GFNI or VAES with AVX-512) run full 48-block batches (twelve zmm slots of four blocks) the
+//! same way: the first batch's tweaks `T[0..8]` stepped from the chain and the rest `* x^8` from them, the next
+//! batch's the parked ones `* x^48` (a byte shift and one `vpclmulqdq` per slot, `Tw::times_bytes_z`), the
+//! tweak temporaries in zmm24-zmm27, which no round uses. Of the 0..47 blocks below a full batch (a whole
+//! call, or what is left after the full batches) 32 run as one batch of two zmm groups where there are as
+//! many, the rest on the base set's ymm and xmm loop.
+//!
 //! Two kinds of kernel share that loop: the whole-block kernels ([`xts`]: `nblocks` blocks, the caller's
 //! tweak buffer read and updated) and the unit kernels ([`xts_unit`]: one data unit of `len` bytes, `T[0]`
 //! encrypted inside, IEEE 1619 ciphertext stealing by `steal` after the loop). Between batches the loop's
@@ -66,6 +73,18 @@ struct Tw {
     fast: Option<Fast>,
     /// AES-NI AVX2 and VAES kernels: back-to-back batches with [`Tw::times_x16`] by shifts (no `vpclmulqdq`).
     x16: Option<X16>,
+    /// zmm kernels: the constants of [`Tw::times_bytes_z`].
+    z: Option<ZConsts>,
+}
+
+/// The 64-byte constants of [`Tw::times_bytes_z`] (zmm kernels), by byte count `nb` ([`Z_SHIFTS`]): 1 (the first
+/// batch's tweaks, `* x^8`), 4 (the tweak after a batch of 32 blocks) and 6 (the next batch's, `* x^48`).
+struct ZConsts {
+    /// `vpclmulqdq` factor per lane: `0x87` (IEEE) or `0x1c2` (GB: `0x87` bit-reflected, times 2).
+    poly: Label,
+    /// GB: `vpshufb` controls taking bytes `15, 14, .., 16 - nb` of each lane to `0..nb` (zeroing the rest), and
+    /// reversing bytes `0..=nb` (zeroing the rest), for each `nb` of [`Z_SHIFTS`].
+    gb: Option<[(Label, Label); 3]>,
 }
 
 /// The constants of [`Tw::times_x16`] without `vpclmulqdq` (GB only; IEEE needs none).
@@ -106,6 +125,9 @@ const OUT2: V = V(11);
 
 impl Tw {
     fn new(b: &mut B, std: Standard, set: Set) -> Tw {
+        let z = (set.width() == Width::Z).then(|| ZConsts::new(b, std));
+        // A zmm set's tails run its base set's ymm and xmm code.
+        let set = set.base();
         let fast = (set == Set::Gfni).then(|| {
             let rev = crate::sm4::Matrix(std::array::from_fn(|i| 1 << (7 - i)));
             let q = crate::sm4::gfni::qword(&rev).to_le_bytes().repeat(4);
@@ -174,6 +196,7 @@ impl Tw {
             rev: b.constant("byte_reverse", 16, "vpshufb control: reverse 16 bytes", &BYTE_REVERSE),
             fast,
             x16,
+            z,
         }
     }
 
@@ -263,6 +286,30 @@ impl Tw {
         b.vpxor(t.y(), t.y(), c.y());
     }
 
+    /// `t = t * x^(8 nb)` on the four lanes of zmm `t` (tweaks in memory form), clobbering `c`; `nb` in [`Z_SHIFTS`],
+    /// as [`Tw::times_x16`] does `nb` = 2: a byte shift of each lane and one `vpclmulqdq` of its top `nb` bytes,
+    /// whose product (at most `8 nb + 8` bits) lands in the lane's low qword. IEEE 4 ops; GB 5 (the top bytes
+    /// taken reversed, the factor reflected, the product's `nb + 1` bytes reversed).
+    fn times_bytes_z(&self, b: &mut B, t: V, c: V, nb: usize) {
+        let z = self.z.as_ref().expect("zmm kernel");
+        match &z.gb {
+            Some(ctl) => {
+                let i = Z_SHIFTS.iter().position(|&k| k == nb).expect("controls for the byte counts of Z_SHIFTS");
+                let (top, rev) = &ctl[i];
+                b.vpshufb(c.z(), t.z(), rip(top));
+                b.vpslldq(t.z(), t.z(), nb as i32);
+                b.vpclmulqdq(c.z(), c.z(), rip(&z.poly), 0x00);
+                b.vpshufb(c.z(), c.z(), rip(rev));
+            }
+            None => {
+                b.vpsrldq(c.z(), t.z(), 16 - nb as i32);
+                b.vpslldq(t.z(), t.z(), nb as i32);
+                b.vpclmulqdq(c.z(), c.z(), rip(&z.poly), 0x00);
+            }
+        }
+        b.vpxorq(t.z(), t.z(), c.z());
+    }
+
     /// `d ^= o * 0x87` (carry-less; `o` has at most 16 bits): `o ^ o << 1 ^ o << 2 ^ o << 7`. Clobbers `o`.
     fn fold(&self, b: &mut B, w: Width, d: V, o: V) {
         vxor(b, w, d, d, o);
@@ -328,6 +375,53 @@ impl Tw {
             b.vpshufb(CHAIN.x(), t.x(), rip(&self.rev));
         } else if t != CHAIN {
             vmov(b, Width::X, CHAIN, t);
+        }
+    }
+}
+
+impl ZConsts {
+    fn new(b: &mut B, std: Standard) -> ZConsts {
+        let lanes = |c: [u8; 16]| c.repeat(4);
+        let qword_lanes = |q: u64| lanes(std::array::from_fn(|i| q.to_le_bytes().get(i).copied().unwrap_or(0)));
+        match std {
+            Standard::Ieee => ZConsts {
+                poly: b.constant(
+                    "sm4_xts_ieee_clmul_z",
+                    64,
+                    "XTS (IEEE) * x^(8nb) on zmm: vpclmulqdq factor 0x87 per lane",
+                    &qword_lanes(0x87),
+                ),
+                gb: None,
+            },
+            Standard::Gb => {
+                let ctl = |b: &mut B, nb: usize| {
+                    let top = lanes(std::array::from_fn(|i| if i < nb { 15 - i as u8 } else { 0x80 }));
+                    let rev = lanes(std::array::from_fn(|i| if i <= nb { (nb - i) as u8 } else { 0x80 }));
+                    (
+                        b.constant(
+                            &format!("sm4_xts_gb_top{nb}_z"),
+                            64,
+                            &format!("vpshufb: bytes 15..{} of each lane to 0..{}", 16 - nb, nb - 1),
+                            &top,
+                        ),
+                        b.constant(
+                            &format!("sm4_xts_gb_rev{}_z", nb + 1),
+                            64,
+                            &format!("vpshufb: reverse bytes 0..{nb} of each lane"),
+                            &rev,
+                        ),
+                    )
+                };
+                ZConsts {
+                    poly: b.constant(
+                        "sm4_xts_gb_clmul_z",
+                        64,
+                        "XTS (GB/T 17964) * x^(8nb) on zmm: vpclmulqdq factor 0x1c2 (0x87 reflected, << 1) per lane",
+                        &qword_lanes(0x1c2),
+                    ),
+                    gb: Some(Z_SHIFTS.map(|nb| ctl(b, nb))),
+                }
+            }
         }
     }
 }
@@ -447,13 +541,20 @@ fn batch_in(b: &mut B, x: &Ctx, w: Width, fill: Fill, ngroups: usize) {
 }
 
 /// The cipher on the slots of a batch's first `ngroups` groups: byte-swap and transpose, 32 rounds, transpose
-/// back and byte-swap.
+/// back and byte-swap (zmm: three groups, the byte swap in [`ZBSWAP`]).
 fn batch_core(b: &mut B, x: &Ctx, w: Width, ngroups: usize) {
-    let groups = &GROUPS[..ngroups];
+    let groups = &groups(ngroups)[..];
+    let bswap = |b: &mut B, v: V| {
+        if w == Width::Z {
+            vshufb(b, w, v, v, ZBSWAP);
+        } else {
+            vshufb(b, w, v, v, rip(&x.c.bswap32));
+        }
+    };
     b.comment("Big-endian words, transposed.");
     for g in groups {
         for &v in g {
-            vshufb(b, w, v, v, rip(&x.c.bswap32));
+            bswap(b, v);
         }
         transpose(b, w, *g, *g, TMP);
     }
@@ -462,7 +563,7 @@ fn batch_core(b: &mut B, x: &Ctx, w: Width, ngroups: usize) {
     for g in groups {
         transpose(b, w, [g[3], g[2], g[1], g[0]], *g, TMP);
         for &v in g {
-            vshufb(b, w, v, v, rip(&x.c.bswap32));
+            bswap(b, v);
         }
     }
 }
@@ -513,6 +614,244 @@ fn batch_step(b: &mut B, x: &Ctx) {
     }
 }
 
+// zmm kernels: the registers of the tweaks of two slots while a batch's tweaks are formed (EVEX only reaches
+// them; no round uses them).
+const ZPAIRS: [(V, V); 2] = [(V(24), V(25)), (V(26), V(27))];
+
+/// The byte shifts of [`Tw::times_bytes_z`]: `* x^8` (a batch's tweaks from the slot two before), `* x^32` (the
+/// tweak after a batch of 32 blocks) and `* x^48` (after a full batch).
+const Z_SHIFTS: [usize; 3] = [1, 4, 6];
+
+/// A full zmm batch: twelve slots of four blocks, three groups.
+const Z_FULL: usize = 12;
+/// The zmm batch of 32..47 blocks left after the full ones: eight slots, two groups.
+const Z_TWO_GROUPS: usize = 8;
+
+/// The inputs of a zmm batch of `slots` slots of four blocks (12: a full batch of 48 blocks; 8: 32 blocks):
+/// `T[0..8]` stepped from the chain (the chain's `step`, 8 times, each tweak put into its lane with
+/// `vinserti128` and `vinserti64x4`) into the tweak registers of slots 0 and 1, then slot `s` from slot `s - 2`
+/// times x^8 ([`Tw::times_bytes_z`]), each xored with its source blocks and parked in `dst`. The chain is left
+/// stepped; the tweak after the batch is stored by [`batch_out_z`].
+fn batch_in_z(b: &mut B, x: &Ctx, slots: usize) {
+    b.comment("T[0..8] from the chain into the tweak registers of slots 0 and 1 (lanes built in v0..v3).");
+    for k in 0..8usize {
+        let t = x.tw.out(b, OUT, CHAIN);
+        let (lo, hi) = (V(2 * (k / 4) as u8), V(2 * (k / 4) as u8 + 1));
+        match k % 4 {
+            0 => vmov(b, Width::X, lo, t),
+            1 => {
+                b.vinserti128(lo.y(), lo.y(), t.x(), 0x01);
+            }
+            2 => vmov(b, Width::X, hi, t),
+            _ => {
+                b.vinserti128(hi.y(), hi.y(), t.x(), 0x01);
+                b.vinserti64x4(ZPAIRS[k / 4].0.z(), lo.z(), hi.y(), 0x01);
+            }
+        }
+        if k < 7 {
+            x.tw.step(b, CHAIN, CHAIN);
+        }
+    }
+    b.comment("Slot s: the tweaks of slot s - 2 times x^8; inputs src ^ T, T parked in dst.");
+    for s in 0..slots {
+        let (t, c) = ZPAIRS[s % 2];
+        if s >= 2 {
+            x.tw.times_bytes_z(b, t, c, 1);
+        }
+        let off = 64 * s as i32;
+        b.vpxorq(slot_reg(s).z(), t.z(), mem(x.src, off));
+        b.vmovdqu64(mem(x.dst, off), t.z());
+    }
+}
+
+/// Between two full zmm batches: the outputs of this one and the inputs of the next, slot by slot, the next
+/// tweaks being the parked ones times x^48 (4 ops per slot, 5 for GB). `dst == src` works: a slot of the next
+/// batch is read before its tweak is parked.
+fn batch_step_z(b: &mut B, x: &Ctx) {
+    b.comment("This batch's outputs and the next batch's inputs, with its tweaks T * x^48 from the parked ones.");
+    for s in 0..Z_FULL {
+        let (t, c) = ZPAIRS[s % 2];
+        let v = slot_reg(s);
+        let off = 64 * s as i32;
+        b.vmovdqu64(t.z(), mem(x.dst, off));
+        b.vpxorq(v.z(), v.z(), t.z());
+        b.vmovdqu64(mem(x.dst, off), v.z());
+        x.tw.times_bytes_z(b, t, c, 6);
+        b.vpxorq(v.z(), t.z(), mem(x.src, 768 + off));
+        b.vmovdqu64(mem(x.dst, 768 + off), t.z());
+    }
+}
+
+/// The outputs of the last zmm batch of `slots` slots: the tweak after it, `T[0] * x^(4 slots)`, to the home;
+/// the parked tweaks xored into the outputs; the chain of the next block loaded from the home.
+fn batch_out_z(b: &mut B, x: &Ctx, slots: usize) {
+    b.comment(format_args!("The tweak of the block after the batch: T[0] * x^{}.", 4 * slots));
+    b.vmovdqu64(OUT.z(), mem(x.dst, 0));
+    x.tw.times_bytes_z(b, OUT, OUT2, slots / 2);
+    x.home.store(b, OUT);
+    b.comment("Xor the tweaks parked in dst.");
+    for s in 0..slots {
+        let v = slot_reg(s);
+        let off = 64 * s as i32;
+        b.vpxorq(v.z(), v.z(), mem(x.dst, off));
+        b.vmovdqu64(mem(x.dst, off), v.z());
+    }
+    b.comment("The chain of the next block.");
+    x.tw.load(b, x.home);
+}
+
+/// The zmm kernel for a fixed count: full 48-block batches back to back in a counted loop, 32 of the blocks
+/// left as one batch of two zmm groups ([`two_groups_z`]), then the rest as the base set's ymm kernel does it
+/// ([`ymm_fixed`]).
+fn zmm_fixed(b: &mut B, x: &Ctx, count: usize) {
+    let (full, mut rest) = (count / 48, count % 48);
+    FullBatches::zmm(x).counted(b, x, full, rest > 0);
+    if rest >= 32 {
+        two_groups_z(b, x);
+        rest -= 32;
+        if rest > 0 {
+            b.add(x.src, 512);
+            b.add(x.dst, 512);
+        }
+    }
+    if rest > 0 {
+        ymm_fixed(b, x, rest);
+    }
+}
+
+/// One zmm batch of 32 blocks on two groups (what is left after the full batches, when 32..47 blocks are):
+/// half the rounds' work of two ymm batches of 16.
+fn two_groups_z(b: &mut B, x: &Ctx) {
+    b.comment("32 blocks: one zmm batch of two groups.");
+    batch_in_z(b, x, Z_TWO_GROUPS);
+    batch_core(b, x, Width::Z, 2);
+    batch_out_z(b, x, Z_TWO_GROUPS);
+}
+
+/// Full batches of one width back to back: the first batch's inputs from the chain, the rounds, the step
+/// between two batches (the outputs of one and the inputs of the next in one pass over the slots) and the
+/// last batch's outputs.
+struct FullBatches<'a> {
+    /// Blocks per batch.
+    blocks: usize,
+    /// Suffix of the loop's labels (a zmm kernel has the ymm loop too).
+    tag: &'static str,
+    first: Box<dyn Fn(&mut B) + 'a>,
+    core: Box<dyn Fn(&mut B) + 'a>,
+    step: Box<dyn Fn(&mut B) + 'a>,
+    out: Box<dyn Fn(&mut B) + 'a>,
+}
+
+impl<'a> FullBatches<'a> {
+    /// 16 blocks in two ymm groups ([`batch_in`], [`batch_step`], [`batch_out`]), the first and last batch
+    /// filled as `fill` says.
+    fn ymm(x: &'a Ctx, fill: Fill) -> FullBatches<'a> {
+        FullBatches {
+            blocks: 16,
+            tag: "",
+            first: Box::new(move |b| batch_in(b, x, Width::Y, fill, 2)),
+            core: Box::new(move |b| batch_core(b, x, Width::Y, 2)),
+            step: Box::new(move |b| batch_step(b, x)),
+            out: Box::new(move |b| batch_out(b, x, Width::Y, fill, 2)),
+        }
+    }
+
+    /// 48 blocks in three zmm groups ([`batch_in_z`], [`batch_step_z`], [`batch_out_z`]).
+    fn zmm(x: &'a Ctx) -> FullBatches<'a> {
+        FullBatches {
+            blocks: 48,
+            tag: "_z",
+            first: Box::new(move |b| batch_in_z(b, x, Z_FULL)),
+            core: Box::new(move |b| batch_core(b, x, Width::Z, 3)),
+            step: Box::new(move |b| batch_step_z(b, x)),
+            out: Box::new(move |b| batch_out_z(b, x, Z_FULL)),
+        }
+    }
+
+    /// From the first batch's inputs on (formed by the caller), batches back to back while `n` holds two
+    /// batches' blocks or more, then the last one's outputs; `n`, `src` and `dst` are left at that last batch.
+    fn chained(&self, b: &mut B, x: &Ctx) {
+        let (n, src, dst) = (x.n, x.src, x.dst);
+        let bytes = 16 * self.blocks as i32;
+        let last = b.label(&format!("last{}", self.tag));
+        let core = b.label(&format!("core{}", self.tag));
+        b.align(4);
+        b.bind(&core);
+        (self.core)(b);
+        b.cmp(n, 2 * self.blocks as i32);
+        b.jb(&last);
+        (self.step)(b);
+        b.sub(n, self.blocks as i32);
+        b.add(src, bytes);
+        b.add(dst, bytes);
+        b.jmp(&core);
+        b.blank();
+        b.bind(&last);
+        (self.out)(b);
+    }
+
+    /// `full` batches in a counted loop; `src` and `dst` past them when `more` blocks follow.
+    fn counted(&self, b: &mut B, x: &Ctx, full: usize, more: bool) {
+        let (n, src, dst) = (x.n, x.src, x.dst);
+        if full == 0 {
+            return;
+        }
+        let bytes = 16 * self.blocks as i32;
+        let core = b.label(&format!("core{}", self.tag));
+        let last = b.label(&format!("last{}", self.tag));
+        (self.first)(b);
+        if full > 1 {
+            mov_count(b, n, full - 1);
+        }
+        b.align(4);
+        b.bind(&core);
+        (self.core)(b);
+        if full > 1 {
+            b.test(n, n);
+            b.jz(&last);
+            (self.step)(b);
+            b.sub(n, 1);
+            b.add(src, bytes);
+            b.add(dst, bytes);
+            b.jmp(&core);
+        }
+        b.bind(&last);
+        (self.out)(b);
+        if more {
+            b.add(src, bytes);
+            b.add(dst, bytes);
+        }
+    }
+}
+
+/// The zmm kernel for `nblocks`: full 48-block batches in a row (the outputs of one and the inputs of the next
+/// in one pass over the slots), then of the 0..47 blocks left 32 as one batch of two zmm groups
+/// ([`two_groups_z`]) where there are as many, and the rest by the base set's ymm loop ([`ymm_loop`]), which
+/// leaves `src + 16 * n` at the end as the other loops do.
+fn zmm_loop(b: &mut B, x: &Ctx) {
+    let (n, src, dst) = (x.n, x.src, x.dst);
+    let below = b.label("below_z");
+    b.cmp(n, 48);
+    b.jb(&below);
+    batch_in_z(b, x, Z_FULL);
+    FullBatches::zmm(x).chained(b, x);
+    b.sub(n, 48);
+    b.add(src, 768);
+    b.add(dst, 768);
+    b.blank();
+    b.bind(&below);
+    let below32 = b.label("below32_z");
+    b.cmp(n, 32);
+    b.jb(&below32);
+    two_groups_z(b, x);
+    b.sub(n, 32);
+    b.add(src, 512);
+    b.add(dst, 512);
+    b.bind(&below32);
+    b.comment("0..31 blocks: the ymm and xmm batches.");
+    ymm_loop(b, x, true);
+}
+
 /// `asmgen_sm4_xts_<enc|dec>_<ieee|gb>_<set>(rk, dst, src, nblocks, tweak)`.
 pub fn xts(enc: bool, std: Standard, set: Set, abi: Abi) -> Result<Function<X86_64>, GenError> {
     xts_of(enc, std, set, abi, Blocks::Arg)
@@ -526,7 +865,7 @@ pub fn xts_of(enc: bool, std: Standard, set: Set, abi: Abi, blocks: Blocks) -> R
     let name = format!("asmgen_sm4_xts_{dir}_{}_{}{}", std.name(), set.name(), blocks.suffix());
     let mut b = B::new(&name, abi, &features(set));
     crate::doc_role(&mut b, Role::xts(!enc, std == Standard::Gb));
-    b.doc(format_args!("{} blocks in flight, tweaks computed in registers; dst may equal src.", 8 * w.blocks()));
+    b.doc(format_args!("{} blocks in flight, tweaks computed in registers; dst may equal src.", w.per_batch()));
     if let Some(d) = blocks.doc() {
         b.doc(&d);
     }
@@ -537,17 +876,17 @@ pub fn xts_of(enc: bool, std: Standard, set: Set, abi: Abi, blocks: Blocks) -> R
     x.c.load_tables(&mut b, w);
     x.tw.load(&mut b, x.home);
     whole_blocks(&mut b, &x, w, Trips::new(blocks, n));
-    if w == Width::Y {
+    if w != Width::X {
         b.vzeroupper();
     }
     b.finish()
 }
 
-/// The features of a set's XTS kernels: the set's, and `vpclmulqdq` on ymm for the GFNI set's tweaks of the
-/// next batch.
+/// The features of a set's XTS kernels: the set's, and `vpclmulqdq` for the tweaks of the next batch (on ymm in
+/// the GFNI set, on zmm in the AVX-512 sets: every AVX-512 CPU with GFNI or VAES has it).
 fn features(set: Set) -> Vec<X86Feature> {
     let mut features = set.features();
-    if set == Set::Gfni {
+    if set == Set::Gfni || set.width() == Width::Z {
         features.push(X86Feature::Vpclmulqdq);
     }
     features
@@ -560,43 +899,17 @@ fn features(set: Set) -> Vec<X86Feature> {
 fn whole_blocks(b: &mut B, x: &Ctx, w: Width, trips: Trips<Gpr>) {
     match w {
         Width::X => batch_loop(b, trips, (x.src, x.dst), w, &|b, w, fill| batch(b, x, w, fill)),
-        Width::Y => trips.either(b, |b, _, count| ymm_fixed(b, x, count), |b, _| ymm_loop(b, x)),
-        Width::Z => unreachable!("XTS runs the GFNI + AVX2 set's kernels"),
+        Width::Y => trips.either(b, |b, _, count| ymm_fixed(b, x, count), |b, _| ymm_loop(b, x, false)),
+        Width::Z => trips.either(b, |b, _, count| zmm_fixed(b, x, count), |b, _| zmm_loop(b, x)),
     }
 }
 
 /// The ymm kernel for a fixed count: full batches back to back in a counted loop (the next batch's tweaks
 /// computed under this batch's rounds), then the rest as one batch.
 fn ymm_fixed(b: &mut B, x: &Ctx, count: usize) {
-    let (n, src, dst) = (x.n, x.src, x.dst);
     // Full batches back to back, a counted loop; then the rest as one batch.
     let (full, rest) = (count / 16, count % 16);
-    if full > 0 {
-        let core = b.label("core");
-        let last = b.label("last");
-        batch_in(b, x, Width::Y, Fill::Known(16), 2);
-        if full > 1 {
-            mov_count(b, n, full - 1);
-        }
-        b.align(4);
-        b.bind(&core);
-        batch_core(b, x, Width::Y, 2);
-        if full > 1 {
-            b.test(n, n);
-            b.jz(&last);
-            batch_step(b, x);
-            b.sub(n, 1);
-            b.add(src, 256);
-            b.add(dst, 256);
-            b.jmp(&core);
-        }
-        b.bind(&last);
-        batch_out(b, x, Width::Y, Fill::Known(16), 2);
-        if rest > 0 {
-            b.add(src, 256);
-            b.add(dst, 256);
-        }
-    }
+    FullBatches::ymm(x, Fill::Known(16)).counted(b, x, full, rest > 0);
     if rest > 0 {
         b.comment(format_args!("The last {rest} blocks."));
         batch(b, x, if rest <= 8 { Width::X } else { Width::Y }, Fill::Known(rest));
@@ -604,34 +917,26 @@ fn ymm_fixed(b: &mut B, x: &Ctx, count: usize) {
 }
 
 /// The ymm kernel for `nblocks`: batches in a row (the outputs of one and the inputs of the next in one pass
-/// over the slots), 1..8 blocks as one xmm batch.
-fn ymm_loop(b: &mut B, x: &Ctx) {
+/// over the slots), 1..8 blocks as one xmm batch. As a zmm kernel's tail (`tail`: fewer than 32 blocks) the
+/// batches are not chained: one or two ymm batches and the xmm batch.
+fn ymm_loop(b: &mut B, x: &Ctx, tail: bool) {
     let (n, src, dst) = (x.n, x.src, x.dst);
     let done = b.label("done");
     let lp = b.label("loop");
     b.test(n, n);
     b.jz(&done);
-    // Batches in a row: the outputs of one and the inputs of the next in one pass over the slots.
     let small = b.label("small");
-    let last = b.label("last");
     b.cmp(n, 8);
     b.jbe(&small);
     b.bind(&lp);
     batch_in(b, x, Width::Y, Fill::Both, 2);
-    let core = b.label("core");
-    b.align(4);
-    b.bind(&core);
-    batch_core(b, x, Width::Y, 2);
-    b.cmp(n, 32);
-    b.jb(&last);
-    batch_step(b, x);
-    b.sub(n, 16);
-    b.add(src, 256);
-    b.add(dst, 256);
-    b.jmp(&core);
-    b.blank();
-    b.bind(&last);
-    batch_out(b, x, Width::Y, Fill::Both, 2);
+    if tail {
+        batch_core(b, x, Width::Y, 2);
+        batch_out(b, x, Width::Y, Fill::Both, 2);
+    } else {
+        // Batches in a row: the outputs of one and the inputs of the next in one pass over the slots.
+        FullBatches::ymm(x, Fill::Both).chained(b, x);
+    }
     advance(b, n, src, dst, 16, &done);
     b.cmp(n, 8);
     b.ja(&lp);
@@ -645,16 +950,27 @@ fn ymm_loop(b: &mut B, x: &Ctx) {
 /// The XTS kernels of one kernel set (both directions, both standards): for `blocks` blocks, and with
 /// `nblocks` ([`Blocks::Arg`]) the unit kernels after them.
 pub fn kernels(set: Set, abi: Abi, blocks: Blocks) -> Kernels<X86_64> {
+    kernels_only(set, abi, blocks, &|_| true)
+}
+
+/// [`kernels`] without those whose role `want` rejects, which are never built.
+pub fn kernels_only(set: Set, abi: Abi, blocks: Blocks, want: &dyn Fn(Role) -> bool) -> Kernels<X86_64> {
     let mut v = Vec::new();
     for std in [Standard::Ieee, Standard::Gb] {
         for enc in [true, false] {
-            v.push(Kernel::new(Role::xts(!enc, std == Standard::Gb), xts_of(enc, std, set, abi, blocks)?));
+            let role = Role::xts(!enc, std == Standard::Gb);
+            if want(role) {
+                v.push(Kernel::new(role, xts_of(enc, std, set, abi, blocks)?));
+            }
         }
     }
     if blocks == Blocks::Arg {
         for std in [Standard::Ieee, Standard::Gb] {
             for enc in [true, false] {
-                v.push(Kernel::new(Role::xts_unit(!enc, std == Standard::Gb), xts_unit(enc, std, set, abi)?));
+                let role = Role::xts_unit(!enc, std == Standard::Gb);
+                if want(role) {
+                    v.push(Kernel::new(role, xts_unit(enc, std, set, abi)?));
+                }
             }
         }
     }
@@ -704,7 +1020,7 @@ pub fn xts_unit(enc: bool, std: Standard, set: Set, abi: Abi) -> Result<Function
     b.add(dst, x.n);
     steal(&mut b, &x, enc, len, &table);
     b.bind(&done);
-    if w == Width::Y {
+    if w != Width::X {
         b.vzeroupper();
     }
     b.finish()
