@@ -18,6 +18,7 @@ pub(crate) struct KernelSet {
     pub features: &'static [&'static str],
     pub kernels: &'static [Kernel],
     pub rival: Option<&'static str>,
+    pub fused_ghash: Option<&'static str>,
 }
 
 /// A kernel of a set; none in this build.

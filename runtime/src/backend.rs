@@ -36,6 +36,20 @@ pub(crate) fn aot_sets(listing: &str) -> impl Iterator<Item = &'static aot::Kern
     aot::SETS.iter().filter(move |s| s.listing == listing)
 }
 
+/// The listings' set a backend runs (`aot/<set>`, `jit/<set>`, `interp/<set>`): the same table row whichever
+/// way its kernels were made; `None` for the portable code.
+pub(crate) fn set_of(backend: &str) -> Option<&'static aot::KernelSet> {
+    let (_, set) = backend.split_once('/')?;
+    aot::SETS.iter().find(|s| s.name == set)
+}
+
+/// Whether listings' set `a` ranks above set `b`: both are in the table, `a` first (the table lists each
+/// listing's sets best first).
+pub(crate) fn outranks(a: &str, b: &str) -> bool {
+    let rank = |name: &str| aot::SETS.iter().position(|s| s.name == name);
+    matches!((rank(a), rank(b)), (Some(a), Some(b)) if a < b)
+}
+
 /// Whether the CPU runs every kernel of `set`.
 pub(crate) fn available(set: &aot::KernelSet) -> bool {
     crate::cpu::has_all(set.features)

@@ -29,6 +29,13 @@ pub enum Error {
     },
     /// Authentication failed: the message, associated data, nonce or tag was altered (nothing was decrypted).
     TagMismatch,
+    /// The backend has no kernels for what was asked (e.g. fused GCM on a set that composes it).
+    Unsupported {
+        /// What was asked.
+        what: &'static str,
+        /// The backend.
+        backend: &'static str,
+    },
 }
 
 impl fmt::Display for Error {
@@ -42,6 +49,7 @@ impl fmt::Display for Error {
             Error::InvalidNonceLength { len } => write!(f, "nonce length {len} is not allowed"),
             Error::InvalidTagLength { len } => write!(f, "tag length {len} is not allowed"),
             Error::TagMismatch => f.write_str("authentication failed"),
+            Error::Unsupported { what, backend } => write!(f, "backend {backend} has no {what} kernels"),
         }
     }
 }

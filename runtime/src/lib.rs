@@ -52,7 +52,7 @@ mod sm4;
 pub use error::Error;
 pub use ghash::dispatch::hash_backends;
 pub use ghash::{Ghash, Polyval};
-pub use sm4::{sm4_backend_table, sm4_backends, Sm4, Sm4CbcMac, Sm4Ccm, Sm4Cmac, Sm4Gcm, Sm4Xcbc, Sm4Xts};
+pub use sm4::{sm4_backend_table, sm4_backends, GcmPath, Sm4, Sm4CbcMac, Sm4Ccm, Sm4Cmac, Sm4Gcm, Sm4Xcbc, Sm4Xts};
 
 /// The README's examples, compiled and run as this crate's doctests (`cargo test -p asmgen-runtime --doc`).
 #[cfg(doctest)]

@@ -3,9 +3,11 @@
 //! lengths) over every length 0..=1024 and random lengths up to 64 KiB with random associated data and
 //! misaligned buffers; tag failures leave the buffer unchanged (the fused decryption kernels restore it);
 //! GCM's 32-bit counter wraps without carrying (nonces chosen for a J0 near the wrap); wrong lengths are errors.
+//! GCM runs on each of a backend's paths (fused kernels where it has them, and composed), whichever is its
+//! default on this CPU.
 
 use aead::{AeadInOut, KeyInit};
-use asmgen_runtime::{sm4_backends, Error, Sm4Ccm, Sm4Gcm};
+use asmgen_runtime::{sm4_backends, Error, GcmPath, Sm4Ccm, Sm4Gcm};
 use asmgen_tests::{hex, hex16, sweep, Misaligned, Rng};
 use cipher::array::ArraySize;
 use cipher::consts::{U1, U10, U11, U12, U13, U14, U16, U4, U6, U7, U8};
@@ -17,18 +19,27 @@ const AAD: &str = "feedfacedeadbeeffeedfacedeadbeefabaddad2";
 const PT: &str = "aaaaaaaaaaaaaaaabbbbbbbbbbbbbbbbccccccccccccccccdddddddddddddddd\
                   eeeeeeeeeeeeeeeeffffffffffffffffeeeeeeeeeeeeeeeeaaaaaaaaaaaaaaaa";
 
+/// The backend's GCM on each path it has: fused (where the set has fused kernels) and composed.
+fn gcms(key: &[u8; 16], b: &str) -> Vec<(Sm4Gcm, GcmPath)> {
+    [GcmPath::Fused, GcmPath::Composed]
+        .into_iter()
+        .filter_map(|p| Sm4Gcm::with_path(key, b, p).ok().map(|g| (g, p)))
+        .collect()
+}
+
 #[test]
 fn rfc8998_gcm_example() {
     let ct = hex("17f399f08c67d5ee19d0dc9969c4bb7d5fd46fd3756489069157b282bb200735\
          d82710ca5c22f0ccfa7cbf93d496ac15a56834cbcf98c397b4024a2691233b8d");
     let tag = hex16("83de3541e4c2b58177e065a9bf7b62ec");
     for b in sm4_backends() {
-        let g = Sm4Gcm::with_backend(&hex16(KEY), b).unwrap();
-        let mut buf = hex(PT);
-        assert_eq!(g.encrypt(&hex(NONCE), &hex(AAD), &mut buf).unwrap(), tag, "{b}");
-        assert_eq!(buf, ct, "{b}");
-        g.decrypt(&hex(NONCE), &hex(AAD), &mut buf, &tag).unwrap();
-        assert_eq!(buf, hex(PT), "{b}");
+        for (g, p) in gcms(&hex16(KEY), b) {
+            let mut buf = hex(PT);
+            assert_eq!(g.encrypt(&hex(NONCE), &hex(AAD), &mut buf).unwrap(), tag, "{b} {p:?}");
+            assert_eq!(buf, ct, "{b} {p:?}");
+            g.decrypt(&hex(NONCE), &hex(AAD), &mut buf, &tag).unwrap();
+            assert_eq!(buf, hex(PT), "{b} {p:?}");
+        }
     }
 }
 
@@ -104,14 +115,19 @@ fn check(b: &str, rng: &mut Rng, data: &[u8], case: usize) {
     let mut nonce = vec![0u8; nonce_len];
     rng.fill(&mut nonce);
     let (want, want_tag) = rc_gcm_any(&key, &nonce, &aad, data);
-    let g = Sm4Gcm::with_backend(&key, b).unwrap();
-    let mut m = Misaligned::new(data, rng.below(32));
-    let tag = g.encrypt(&nonce, &aad, m.get()).unwrap();
-    m.check_guards();
-    assert_eq!((m.get().to_vec(), tag), (want, want_tag), "{b}: GCM, length {len}, nonce {nonce_len}");
-    g.decrypt(&nonce, &aad, m.get(), &tag).unwrap();
-    m.check_guards();
-    assert_eq!(m.get(), data, "{b}: GCM decryption, length {len}");
+    for (g, p) in gcms(&key, b) {
+        let mut m = Misaligned::new(data, rng.below(32));
+        let tag = g.encrypt(&nonce, &aad, m.get()).unwrap();
+        m.check_guards();
+        assert_eq!(
+            (m.get().to_vec(), tag),
+            (want.clone(), want_tag),
+            "{b} {p:?}: GCM, length {len}, nonce {nonce_len}"
+        );
+        g.decrypt(&nonce, &aad, m.get(), &tag).unwrap();
+        m.check_guards();
+        assert_eq!(m.get(), data, "{b} {p:?}: GCM decryption, length {len}");
+    }
 
     // CCM.
     let shape = CCM_SHAPES[case % CCM_SHAPES.len()];
@@ -166,21 +182,24 @@ fn tag_failures_leave_the_buffer_unchanged() {
             let aad = rng.block();
             let nonce = rng.block();
 
-            let g = Sm4Gcm::with_backend(&key, b).unwrap();
-            let mut ct = pt.clone();
-            let tag = g.encrypt(&nonce[..12], &aad, &mut ct).unwrap();
-            let mut bad_tag = tag;
-            bad_tag[rng.below(16)] ^= 1 << rng.below(8);
-            let mut buf = ct.clone();
-            assert_eq!(g.decrypt(&nonce[..12], &aad, &mut buf, &bad_tag), Err(Error::TagMismatch), "{b}: {len}");
-            assert_eq!(buf, ct, "{b}: GCM buffer changed on failure");
-            assert!(g.decrypt(&nonce[..12], &aad[..15], &mut buf, &tag).is_err(), "{b}: GCM with other AAD");
-            assert!(g.decrypt(&nonce[1..13], &aad, &mut buf, &tag).is_err(), "{b}: GCM with other nonce");
-            if len > 0 {
-                buf[rng.below(len)] ^= 0x80;
-                let before = buf.clone();
-                assert!(g.decrypt(&nonce[..12], &aad, &mut buf, &tag).is_err(), "{b}: GCM with altered text");
-                assert_eq!(buf, before, "{b}: GCM buffer changed on failure");
+            for (g, p) in gcms(&key, b) {
+                let mut ct = pt.clone();
+                let tag = g.encrypt(&nonce[..12], &aad, &mut ct).unwrap();
+                let mut bad_tag = tag;
+                bad_tag[rng.below(16)] ^= 1 << rng.below(8);
+                let mut buf = ct.clone();
+                let failed = g.decrypt(&nonce[..12], &aad, &mut buf, &bad_tag);
+                assert_eq!(failed, Err(Error::TagMismatch), "{b} {p:?}: {len}");
+                assert_eq!(buf, ct, "{b} {p:?}: GCM buffer changed on failure");
+                assert!(g.decrypt(&nonce[..12], &aad[..15], &mut buf, &tag).is_err(), "{b} {p:?}: GCM with other AAD");
+                assert!(g.decrypt(&nonce[1..13], &aad, &mut buf, &tag).is_err(), "{b} {p:?}: GCM with other nonce");
+                if len > 0 {
+                    buf[rng.below(len)] ^= 0x80;
+                    let before = buf.clone();
+                    let altered = g.decrypt(&nonce[..12], &aad, &mut buf, &tag);
+                    assert!(altered.is_err(), "{b} {p:?}: GCM with altered text");
+                    assert_eq!(buf, before, "{b} {p:?}: GCM buffer changed on failure");
+                }
             }
 
             let c = Sm4Ccm::with_backend(&key, b).unwrap();
@@ -249,27 +268,55 @@ fn aead_traits_match_the_inherent_api() {
     assert!(g.decrypt_inout_detached(nonce[..12].try_into().unwrap(), b"ad", buf.as_mut_slice().into(), &bad).is_err());
 }
 
+/// The default path: the fused kernels where the set has them and no GHASH set ranked above theirs runs
+/// (RFC 8998's key); composed where a wider GHASH set is in use (VPCLMULQDQ on ymm or zmm); a set without
+/// fused kernels refuses [`GcmPath::Fused`] with an error.
+#[test]
+fn gcm_path_follows_the_ghash_set() {
+    let key = hex16(KEY);
+    let ghash = asmgen_runtime::Ghash::new(&key).backend();
+    let wide = ["x86_64-vpclmul-avx512", "x86_64-vpclmul-avx2"].iter().any(|w| ghash.ends_with(w));
+    for b in sm4_backends() {
+        let default = Sm4Gcm::with_backend(&key, b).unwrap().path();
+        match Sm4Gcm::with_path(&key, b, GcmPath::Fused) {
+            Err(e) => {
+                assert_eq!(e, Error::Unsupported { what: "fused GCM", backend: b }, "{b}");
+                assert_eq!(default, GcmPath::Composed, "{b}: no fused kernels");
+            }
+            Ok(_) if b.starts_with("aot/x86_64") || b.starts_with("jit/x86_64") || b.starts_with("interp/x86_64") => {
+                let want = if wide { GcmPath::Composed } else { GcmPath::Fused };
+                assert_eq!(default, want, "{b} with GHASH {ghash}");
+            }
+            Ok(_) if b == "portable" || b.contains("aarch64-sm4ce") => {
+                assert_eq!(default, GcmPath::Fused, "{b} with GHASH {ghash}")
+            }
+            Ok(_) => {}
+        }
+    }
+}
+
 #[test]
 fn gcm_failures_restore_the_buffer_on_every_backend() {
     let mut rng = Rng::new(11);
     let lengths: Vec<usize> = (0..=80).chain([4096 + 13]).collect();
     for b in sm4_backends() {
         let key = rng.block();
-        let g = Sm4Gcm::with_backend(&key, b).unwrap();
-        for &len in &lengths {
-            let (nonce, aad) = (rng.block(), rng.block());
-            let mut ct = vec![0u8; len];
-            rng.fill(&mut ct);
-            let tag = g.encrypt(&nonce[..12], &aad, &mut ct).unwrap();
-            let mut bad = tag;
-            bad[rng.below(16)] ^= 1 << rng.below(8);
-            let mut m = Misaligned::new(&ct, rng.below(32));
-            assert_eq!(g.decrypt(&nonce[..12], &aad, m.get(), &bad), Err(Error::TagMismatch), "{b}: {len}");
-            m.check_guards();
-            assert!(m.get() == ct, "{b}: length {len}: the buffer was not restored after a bad tag");
-            g.decrypt(&nonce[..12], &aad, m.get(), &tag).unwrap();
-            g.encrypt(&nonce[..12], &aad, m.get()).unwrap();
-            assert!(m.get() == ct, "{b}: length {len}: decryption after the failure");
+        for (g, p) in gcms(&key, b) {
+            for &len in &lengths {
+                let (nonce, aad) = (rng.block(), rng.block());
+                let mut ct = vec![0u8; len];
+                rng.fill(&mut ct);
+                let tag = g.encrypt(&nonce[..12], &aad, &mut ct).unwrap();
+                let mut bad = tag;
+                bad[rng.below(16)] ^= 1 << rng.below(8);
+                let mut m = Misaligned::new(&ct, rng.below(32));
+                assert_eq!(g.decrypt(&nonce[..12], &aad, m.get(), &bad), Err(Error::TagMismatch), "{b} {p:?}: {len}");
+                m.check_guards();
+                assert!(m.get() == ct, "{b} {p:?}: length {len}: the buffer was not restored after a bad tag");
+                g.decrypt(&nonce[..12], &aad, m.get(), &tag).unwrap();
+                g.encrypt(&nonce[..12], &aad, m.get()).unwrap();
+                assert!(m.get() == ct, "{b} {p:?}: length {len}: decryption after the failure");
+            }
         }
     }
 }
@@ -329,17 +376,16 @@ fn gcm_counter_wraps_in_32_bits_on_every_backend() {
                     sm4_block(&key, (j0 & !0xffff_ffff | u128::from(low.wrapping_add(1 + i as u32))).to_be_bytes());
                 assert!(c.iter().zip(p).zip(ks).all(|((c, p), k)| *c == p ^ k), "RustCrypto's block {i}, low {low:#x}");
             }
-            for b in sm4_backends() {
-                let g = Sm4Gcm::with_backend(&key, b).unwrap();
+            for (b, (g, p)) in sm4_backends().into_iter().flat_map(|b| gcms(&key, b).into_iter().map(move |g| (b, g))) {
                 let mut buf = pt[..len].to_vec();
                 let tag = g.encrypt(&nonce, &aad, &mut buf).unwrap();
-                assert!(buf == want && tag == want_tag, "{b}: encryption, low {low:#x}, length {len}");
+                assert!(buf == want && tag == want_tag, "{b} {p:?}: encryption, low {low:#x}, length {len}");
                 let mut bad = tag;
                 bad[15] ^= 1;
                 assert!(g.decrypt(&nonce, &aad, &mut buf, &bad).is_err());
-                assert!(buf == want, "{b}: restored after a bad tag, low {low:#x}, length {len}");
+                assert!(buf == want, "{b} {p:?}: restored after a bad tag, low {low:#x}, length {len}");
                 g.decrypt(&nonce, &aad, &mut buf, &tag).unwrap();
-                assert!(buf == pt[..len], "{b}: decryption, low {low:#x}, length {len}");
+                assert!(buf == pt[..len], "{b} {p:?}: decryption, low {low:#x}, length {len}");
             }
         }
     }

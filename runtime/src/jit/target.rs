@@ -8,7 +8,7 @@ use super::unwind;
 use asmgen::lower::Lower;
 use asmgen::{Feature, FeatureSet, Function, InstructionSet};
 use asmgen_kernels::catalog::KernelSet;
-use asmgen_kernels::Kernels;
+use asmgen_kernels::{Kernels, Role};
 use std::time::Instant;
 
 #[cfg(target_arch = "x86_64")]
@@ -134,6 +134,11 @@ pub(super) fn specialise(spec: Specialisation) -> Result<Jit, JitError> {
 /// [`Jit::host`]: the kernel sets [`crate::backend::jit_choice`] chooses for this CPU.
 pub(super) fn host() -> Result<Jit, JitError> {
     let (sets, notes) = crate::backend::jit_choice();
+    host_of(&sets, notes)
+}
+
+/// The JIT of the catalog's sets named `sets` (one per listing), with what was measured to choose them.
+fn host_of(sets: &[&str], notes: Vec<String>) -> Result<Jit, JitError> {
     let mut jit = Jit::empty(notes);
     if sets.is_empty() {
         return Err(JitError::Unsupported("this CPU has none of the listings' kernel sets"));
@@ -141,7 +146,21 @@ pub(super) fn host() -> Result<Jit, JitError> {
     let abi = TARGET.abi;
     for name in sets {
         let set = set_named(name).ok_or(JitError::Unsupported("a chosen set is not in the kernel catalog"))?;
-        assemble(&mut jit, set.listing, set.name, move || (set.build)(abi))?;
+        // Where the set can be built in part, what the API would not run is left out:
+        // - its fused GCM kernels where a GHASH set ranked above theirs is assembled too: the API composes GCM
+        //   from `ctr` and that set then (`Sm4Gcm`'s default path);
+        // - its whole-block XTS kernels: `Sm4Xts` runs the unit kernels, and for a fixed sector size the JIT's
+        //   fixed-size kernels (without either it would compose XTS from `ecb`).
+        let unused_gcm = set.fused_ghash.is_some_and(|f| sets.iter().any(|g| crate::backend::outranks(g, f)));
+        let want = move |r: Role| {
+            let whole_block_xts = r.is_xts() && !r.is_xts_unit();
+            let outranked_gcm = unused_gcm && r.is_fused_gcm();
+            !whole_block_xts && !outranked_gcm
+        };
+        match set.build_only {
+            Some(only) => assemble(&mut jit, set.listing, set.name, move || only(abi, &want))?,
+            None => assemble(&mut jit, set.listing, set.name, move || (set.build)(abi))?,
+        };
         jit.sets.push(set.name.to_string());
     }
     Ok(jit)
@@ -303,6 +322,37 @@ mod tests {
             }
         }
         assert!(checked >= SETS.len(), "every set streamed");
+    }
+
+    /// Of an SM4 set that can be built in part (`build_only`: x86_64's), the fused GCM kernels are assembled
+    /// beside a GHASH set exactly when that set does not rank above the one they multiply as, and the
+    /// whole-block XTS kernels never (the unit kernels always); any other set is assembled whole: every pair
+    /// of sets this CPU runs.
+    #[test]
+    fn host_sets_leave_out_the_kernels_the_api_would_not_run() {
+        let runs = |name: &str| crate::aot::SETS.iter().find(|s| s.name == name).is_some_and(crate::backend::available);
+        let mut checked = 0;
+        for ghash in SETS.iter().filter(|s| s.listing == "ghash" && runs(s.name)) {
+            for sm4 in SETS.iter().filter(|s| s.fused_ghash.is_some() && runs(s.name)) {
+                let jit = host_of(&[ghash.name, sm4.name], Vec::new()).unwrap();
+                let has_gcm =
+                    jit.entry_of(sm4.name, "gcm_enc").is_some() && jit.entry_of(sm4.name, "gcm_dec").is_some();
+                let in_part = sm4.build_only.is_some();
+                let outranked = crate::backend::outranks(ghash.name, sm4.fused_ghash.unwrap());
+                assert_eq!(has_gcm, !(in_part && outranked), "{} beside {}", sm4.name, ghash.name);
+                assert!(
+                    jit.entry_of(sm4.name, "ctr").is_some() && jit.entry_of(sm4.name, "xts_unit_enc_ieee").is_some()
+                );
+                let whole_block = jit.entry_of(sm4.name, "xts_enc_ieee").is_some();
+                assert_eq!(whole_block, !in_part, "{}: whole-block XTS", sm4.name);
+                checked += 1;
+            }
+        }
+        eprintln!("{checked} pairs of sets");
+        #[cfg(target_arch = "x86_64")]
+        if crate::cpu::has_all(&["AES", "PCLMULQDQ", "AVX"]) {
+            assert!(checked > 0, "x86_64 runs AES-NI sets with fused GCM kernels");
+        }
     }
 
     /// The JIT builds, for every set of the generated table, the same kernels in the same roles: the table

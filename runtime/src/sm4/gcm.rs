@@ -17,9 +17,9 @@ impl Drop for HTable {
 }
 
 /// SM4-GCM (NIST SP 800-38D; RFC 8998) with a 16-byte tag; any non-empty nonce length (12 is the fast
-/// path, others are hashed with GHASH). A failed decryption leaves the buffer as it was: where the set has a
-/// fused decryption kernel it decrypts and hashes in one pass and, on a bad tag, applies the same keystream
-/// again; elsewhere it checks the tag (a GHASH pass) before it decrypts (CTR). Messages of at most 112 bytes
+/// path, others are hashed with GHASH). A failed decryption leaves the buffer as it was: on the fused path
+/// ([`GcmPath`]) it decrypts and hashes in one pass and, on a bad tag, applies the same keystream again; on
+/// the composed path it checks the tag (a GHASH pass) before it decrypts (CTR). Messages of at most 112 bytes
 /// get their keystream and `E(J0)` from one ECB call, the tag checked before the buffer is written.
 ///
 /// The counter is GCM's: `inc32` of J0, the low 32 bits wrapping to 0 without carrying into the rest. With
@@ -30,6 +30,29 @@ pub struct Sm4Gcm {
     keys: Keys,
     ghash: &'static crate::ghash::dispatch::HashKernels,
     htable: HTable,
+    /// The fused kernels, encryption and decryption, where the bulk takes them ([`GcmPath::Fused`]).
+    fused: Option<(dispatch::GcmFn, dispatch::GcmFn)>,
+}
+
+/// Whether GHASH backend `ghash` runs a set that ranks above set `fused_ghash` (the fused kernels' own);
+/// `false` for the portable GHASH.
+fn outranked(fused_ghash: &str, ghash: &str) -> bool {
+    crate::backend::set_of(ghash).is_some_and(|g| crate::backend::outranks(g.name, fused_ghash))
+}
+
+/// How [`Sm4Gcm`] runs a message's whole blocks (above 112 bytes; shorter messages take one ECB call).
+///
+/// A set's fused kernels multiply one block per carry-less multiply, as the GHASH set the kernel table names
+/// for them (`fused_ghash`: `x86_64-pclmulqdq-avx`, `aarch64-pmull`). Where the CPU runs a GHASH set that
+/// ranks above that one (VPCLMULQDQ on ymm or zmm: two or four blocks per multiply), the set's CTR kernel and
+/// that GHASH set, a few KiB at a time, are faster, and that is the default; elsewhere the fused kernels are.
+/// [`Sm4Gcm::with_path`] picks one (tests, measurements).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GcmPath {
+    /// The set's fused kernels: CTR and GHASH in one pass (decryption re-applies the keystream on a bad tag).
+    Fused,
+    /// The set's CTR kernel and the GHASH kernels in turn, 4 KiB at a time (decryption checks the tag first).
+    Composed,
 }
 
 wipe_on_drop!(Sm4Gcm: keys.k, ghash);
@@ -45,22 +68,57 @@ const SHORT_BYTES: usize = 112;
 impl Sm4Gcm {
     /// Keys the AEAD with the best backend.
     pub fn new(key: &[u8; 16]) -> Sm4Gcm {
-        Self::on(dispatch::best(), key)
+        let k = dispatch::best();
+        Self::on(k, key, Self::default_fused(k))
     }
 
     /// Keys the AEAD on the named backend.
     pub fn with_backend(key: &[u8; 16], backend: &str) -> Result<Sm4Gcm, Error> {
-        Ok(Self::on(dispatch::find(backend)?, key))
+        let k = dispatch::find(backend)?;
+        Ok(Self::on(k, key, Self::default_fused(k)))
     }
 
-    fn on(k: &'static Sm4Kernels, key: &[u8; 16]) -> Sm4Gcm {
-        let keys = Keys::new(k, key);
+    /// Keys the AEAD on the named backend, its bulk on `path` rather than the default ([`GcmPath`]); an error
+    /// where the backend has no fused kernels and `path` asks for them.
+    pub fn with_path(key: &[u8; 16], backend: &str, path: GcmPath) -> Result<Sm4Gcm, Error> {
+        let k = dispatch::find(backend)?;
+        let fused = match path {
+            GcmPath::Fused => {
+                Some(Self::fused_kernels(k).ok_or(Error::Unsupported { what: "fused GCM", backend: k.name })?)
+            }
+            GcmPath::Composed => None,
+        };
+        Ok(Self::on(k, key, fused))
+    }
+
+    /// The set's fused kernels, encryption and decryption, where it has both.
+    fn fused_kernels(k: &Sm4Kernels) -> Option<(dispatch::GcmFn, dispatch::GcmFn)> {
+        k.gcm_enc.zip(k.gcm_dec)
+    }
+
+    /// The default path's kernels: the fused ones unless a GHASH set that ranks above theirs runs here.
+    fn default_fused(k: &Sm4Kernels) -> Option<(dispatch::GcmFn, dispatch::GcmFn)> {
         let ghash = (k.ghash)();
+        Self::fused_kernels(k).filter(|_| !k.fused_ghash.is_some_and(|f| outranked(f, ghash.name)))
+    }
+
+    fn on(k: &'static Sm4Kernels, key: &[u8; 16], fused: Option<(dispatch::GcmFn, dispatch::GcmFn)>) -> Sm4Gcm {
+        let ghash = (k.ghash)();
+        let keys = Keys::new(k, key);
         let h = Zeroizing::new(keys.encrypt_block(&[0; 16]));
         let mut htable = HTable([0; 256]);
         // SAFETY: 256 writable bytes and a 16-byte H, as the GHASH kernels' contract asks.
         unsafe { (ghash.init)(htable.0.as_mut_ptr(), h.as_ptr()) };
-        Sm4Gcm { keys, ghash, htable }
+        Sm4Gcm { keys, ghash, htable, fused }
+    }
+
+    /// How the bulk runs ([`GcmPath`]).
+    pub fn path(&self) -> GcmPath {
+        if self.fused.is_some() {
+            GcmPath::Fused
+        } else {
+            GcmPath::Composed
+        }
     }
 
     /// The kernel set in use.
@@ -168,8 +226,8 @@ impl Sm4Gcm {
         let mut ctr = Self::inc32(&j0);
         let full = buf.len() / 16 * 16;
         let (blocks, rest) = buf.split_at_mut(full);
-        match self.keys.k.gcm_enc {
-            Some(f) => self.fused(f, blocks, &mut ctr, &mut s),
+        match self.fused {
+            Some((f, _)) => self.run_fused(f, blocks, &mut ctr, &mut s),
             None => {
                 for chunk in blocks.chunks_mut(4096) {
                     self.keys.ctr32(&mut ctr, chunk);
@@ -187,7 +245,7 @@ impl Sm4Gcm {
 
     /// A fused kernel (gcm_enc or gcm_dec) over the whole blocks `blocks` in place, continuing counter `ctr` and
     /// GHASH state `s`, which it updates.
-    fn fused(&self, f: dispatch::GcmFn, blocks: &mut [u8], ctr: &mut [u8; 16], s: &mut [u8; 16]) {
+    fn run_fused(&self, f: dispatch::GcmFn, blocks: &mut [u8], ctr: &mut [u8; 16], s: &mut [u8; 16]) {
         let mut state = [0u8; 32];
         state[..16].copy_from_slice(ctr);
         state[16..].copy_from_slice(s);
@@ -215,8 +273,8 @@ impl Sm4Gcm {
             xor_into(buf, &ks[..buf.len()]);
             return Ok(());
         }
-        match self.keys.k.gcm_dec {
-            Some(f) => self.decrypt_fused(f, &j0, s, aad.len(), buf, tag),
+        match self.fused {
+            Some((_, f)) => self.decrypt_fused(f, &j0, s, aad.len(), buf, tag),
             None => self.decrypt_checked_first(&j0, s, aad.len(), buf, tag),
         }
     }
@@ -237,7 +295,7 @@ impl Sm4Gcm {
         let full = len / 16 * 16;
         let (blocks, rest) = buf.split_at_mut(full);
         let (mut ctr, mut s) = (ctr0, ghash_aad);
-        self.fused(f, blocks, &mut ctr, &mut s);
+        self.run_fused(f, blocks, &mut ctr, &mut s);
         self.ghash_padded(&mut s, rest);
         self.lengths(&mut s, aad_len, len);
         if !ct_eq(&self.tag(j0, &s), tag) {
@@ -252,7 +310,7 @@ impl Sm4Gcm {
         Ok(())
     }
 
-    /// The set has no fused decryption kernel: GHASH of the ciphertext and the tag first, then CTR.
+    /// Composed ([`GcmPath::Composed`]): GHASH of the ciphertext and the tag first, then CTR.
     fn decrypt_checked_first(
         &self,
         j0: &[u8; 16],

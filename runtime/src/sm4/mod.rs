@@ -16,7 +16,7 @@ mod xts;
 
 pub use block::Sm4;
 pub use ccm::Sm4Ccm;
-pub use gcm::Sm4Gcm;
+pub use gcm::{GcmPath, Sm4Gcm};
 pub use mac::{Sm4CbcMac, Sm4Cmac, Sm4Xcbc};
 pub use xts::Sm4Xts;
 
