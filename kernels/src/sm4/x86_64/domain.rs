@@ -44,7 +44,15 @@ const LINEAR_MAPS: [(&str, &str, ByteMap); 2] =
 
 impl DomainTables {
     /// The tables' bytes: `G0` and `G8` (low, high), then `M1^-1` (low, high).
+    ///
+    /// Derived once per process and then copied: every SM4 kernel the JIT builds at startup registers them,
+    /// and inverting `M1` by search was 6% of a Zen 3's startup.
     fn bytes() -> ([NibbleTables; 2], NibbleTables) {
+        static BYTES: std::sync::OnceLock<([NibbleTables; 2], NibbleTables)> = std::sync::OnceLock::new();
+        *BYTES.get_or_init(Self::derive_bytes)
+    }
+
+    fn derive_bytes() -> ([NibbleTables; 2], NibbleTables) {
         let (pre, post) = sbox_affine();
         let m1 = pre.m;
         let (lo, hi) = post.nibble_tables();
