@@ -1,5 +1,6 @@
 //! The JIT's startup measured as docs/PERFORMANCE.md reports it: `Jit::host` run many times in one process
-//! (after one warm-up run, whose times are printed too: a process's real startup), minimum, lower quartile and median of each phase.
+//! (after one warm-up run, whose times are printed too: a process's real startup), minimum, lower quartile and median of each phase;
+//! then what it leaves to first use (`Jit::deferred`), once.
 //!
 //! `cargo run --release -p asmgen-runtime --example jit_startup [runs]` (400 runs unless told).
 
@@ -39,5 +40,19 @@ fn main() {
             ms(v.len() / 4),
             ms(v.len() / 2)
         );
+    }
+    // What startup leaves to first use: assembled once per process, so timed once, cold.
+    match Jit::deferred() {
+        Ok(d) if !d.kernels().is_empty() => {
+            let s = d.stats();
+            println!(
+                "deferred to first use: {} kernels, {} instructions, assembled in {:.3} ms (once per process)",
+                d.kernels().len(),
+                s.instructions,
+                s.total().as_secs_f64() * 1e3
+            );
+        }
+        Ok(_) => println!("deferred to first use: nothing"),
+        Err(e) => println!("deferred to first use: not assembled ({e})"),
     }
 }

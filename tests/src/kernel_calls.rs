@@ -50,6 +50,16 @@ pub fn jit_kernels(jit: &asmgen_runtime::jit::Jit) -> Vec<Kernel> {
         .collect()
 }
 
+/// The process JIT's kernels, then those it left to their first use ([`Jit::deferred`](asmgen_runtime::jit::Jit::deferred):
+/// on x86_64 the XTS unit kernels), assembled now.
+pub fn process_jit_kernels(process: &asmgen_runtime::jit::Jit) -> Vec<Kernel> {
+    let mut kernels = jit_kernels(process);
+    let deferred =
+        asmgen_runtime::jit::Jit::deferred().expect("the deferred kernels assemble where the process JIT did");
+    kernels.extend(jit_kernels(deferred));
+    kernels
+}
+
 /// The JIT's fixed-size kernels (not in any listing) for sizes of 1, 3 and [`MAX_BLOCKS`] blocks: within the
 /// sweep's buffers whatever count they are passed (they ignore it).
 pub fn fixed_size_jit_kernels() -> Vec<Kernel> {

@@ -32,7 +32,7 @@
     all(windows, target_arch = "x86_64")
 ))]
 
-use asmgen_tests::kernel_calls::{fixed_size_jit_kernels, jit_kernels, listing_kernels, seed, sweep, Kernel};
+use asmgen_tests::kernel_calls::{fixed_size_jit_kernels, listing_kernels, process_jit_kernels, seed, sweep, Kernel};
 use asmgen_tests::Rng;
 use std::mem::offset_of;
 use std::sync::Mutex;
@@ -902,7 +902,7 @@ fn every_jit_kernel_keeps_the_abi() {
             return;
         }
     };
-    let kernels = jit_kernels(jit);
+    let kernels = process_jit_kernels(jit);
     assert!(!kernels.is_empty(), "the process JIT assembled no kernel");
     eprintln!("abi: {} JIT kernels (sets {:?})", kernels.len(), jit.sets());
     frames_agree(&kernels);

@@ -48,7 +48,9 @@
 //! failures at exactly the instructions where the CFI is wrong.
 #![cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "riscv64")))]
 
-use asmgen_tests::kernel_calls::{is_setup, jit_kernels, listing_kernels, seed, Buffers, Kernel, COUNTS, MAX_BLOCKS};
+use asmgen_tests::kernel_calls::{
+    is_setup, listing_kernels, process_jit_kernels, seed, Buffers, Kernel, COUNTS, MAX_BLOCKS,
+};
 use asmgen_tests::Rng;
 use gimli::{
     BaseAddresses, CfaRule, EhFrame, EhFrameHdr, EndianSlice, FrameDescriptionEntry, LittleEndian, Register,
@@ -1634,7 +1636,7 @@ fn every_jit_kernel_unwinds_with_its_listing_functions_cfi() {
         .collect();
     let mut targets = Vec::new();
     let mut unequal = Vec::new();
-    for k in jit_kernels(jit) {
+    for k in process_jit_kernels(jit) {
         let Some(l) = listing.iter().find(|l| l.name == k.name) else { continue };
         let linked = Target::linked(&l.name, l.entry as u64);
         let t = Target { code: k.entry as u64, ..linked.clone() };

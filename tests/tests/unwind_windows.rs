@@ -30,7 +30,7 @@
 //! way in the run with `ASMGEN_BACKEND=jit`.
 #![cfg(all(windows, target_arch = "x86_64"))]
 
-use asmgen_tests::kernel_calls::{jit_kernels, listing_kernels, seed, sweep_counts, Kernel, MAX_BLOCKS};
+use asmgen_tests::kernel_calls::{listing_kernels, process_jit_kernels, seed, sweep_counts, Kernel, MAX_BLOCKS};
 use asmgen_tests::Rng;
 use std::collections::BTreeSet;
 use std::ffi::c_void;
@@ -525,7 +525,7 @@ fn every_jit_kernel_unwinds_from_every_instruction() {
             return;
         }
     };
-    let kernels = jit_kernels(jit);
+    let kernels = process_jit_kernels(jit);
     assert!(!kernels.is_empty(), "the process JIT assembled no kernel");
     step_every_instruction(&kernels);
 }

@@ -14,7 +14,10 @@
 //! * Fixed-size kernels ([`Jit::specialised`]): XTS for one sector size, GHASH/POLYVAL for one block count, CTR
 //!   for one message size, assembled when an application asks for them.
 //!
-//! The process's JIT ([`Jit::process`]) is kept for the life of the process, as are specialised kernels, so no
+//! * Deferred kernels ([`Jit::deferred`]): on x86_64 the XTS unit kernels, assembled when the first `Sm4Xts` on
+//!   a `jit/` backend is made, not at startup.
+//!
+//! The process's JIT ([`Jit::process`]) is kept for the life of the process, as are specialised and deferred kernels, so no
 //! function pointer outlives its buffer. Without listings linked (a target without them, or
 //! `ASMGEN_NO_ASM`) there is nothing to specialise from and [`Jit::host`] says so.
 
@@ -45,6 +48,25 @@ impl Jit {
     pub fn process() -> Result<&'static Jit, &'static JitError> {
         static J: OnceLock<Result<Jit, JitError>> = OnceLock::new();
         J.get_or_init(Jit::host).as_ref()
+    }
+
+    /// The kernels [`Jit::process`] leaves to their first use: the XTS unit kernels of its SM4 set where the set
+    /// can be built in part (x86_64's), about half of the set's instructions, which an application that never
+    /// runs XTS does not wait for (`Sm4Xts` asks for them when it is made on a `jit/` backend). Assembled on
+    /// the first call and kept for the life of the process; it holds no set where the process JIT assembled
+    /// its unit kernels itself.
+    pub fn deferred() -> Result<&'static Jit, &'static JitError> {
+        static J: OnceLock<Result<Jit, JitError>> = OnceLock::new();
+        J.get_or_init(|| {
+            #[cfg(all(asmgen_aot, any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "riscv64")))]
+            return target::deferred();
+            #[cfg(not(all(
+                asmgen_aot,
+                any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "riscv64")
+            )))]
+            Err(JitError::Unsupported("no listings are linked for this target"))
+        })
+        .as_ref()
     }
 
     /// The fixed-size kernels of `spec` for this CPU's kernel sets (those [`Jit::process`] chose), assembled on

@@ -150,17 +150,31 @@ fn host_of(sets: &[&str], notes: Vec<String>) -> Result<Jit, JitError> {
         // - its fused GCM kernels where a GHASH set ranked above theirs is assembled too: the API composes GCM
         //   from `ctr` and that set then (`Sm4Gcm`'s default path);
         // - its whole-block XTS kernels: `Sm4Xts` runs the unit kernels, and for a fixed sector size the JIT's
-        //   fixed-size kernels (without either it would compose XTS from `ecb`).
+        //   fixed-size kernels (without either it would compose XTS from `ecb`);
+        // and its unit kernels are left to their first use ([`deferred`]).
         let unused_gcm = set.fused_ghash.is_some_and(|f| sets.iter().any(|g| crate::backend::outranks(g, f)));
         let want = move |r: Role| {
-            let whole_block_xts = r.is_xts() && !r.is_xts_unit();
             let outranked_gcm = unused_gcm && r.is_fused_gcm();
-            !whole_block_xts && !outranked_gcm
+            !r.is_xts() && !outranked_gcm
         };
         match set.build_only {
             Some(only) => assemble(&mut jit, set.listing, set.name, move || only(abi, &want))?,
             None => assemble(&mut jit, set.listing, set.name, move || (set.build)(abi))?,
         };
+        jit.sets.push(set.name.to_string());
+    }
+    Ok(jit)
+}
+
+/// [`Jit::deferred`]: the XTS unit kernels of the process JIT's sets that it built in part (their `build_only`
+/// left them out).
+pub(super) fn deferred() -> Result<Jit, JitError> {
+    let process = Jit::process().map_err(|_| JitError::Unsupported("the JIT could not assemble this CPU's kernels"))?;
+    let abi = TARGET.abi;
+    let mut jit = Jit::empty(Vec::new());
+    for set in process.sets().iter().filter_map(|s| set_named(s)) {
+        let Some(only) = set.build_only else { continue };
+        assemble(&mut jit, set.listing, set.name, move || only(abi, &|r: Role| r.is_xts_unit()))?;
         jit.sets.push(set.name.to_string());
     }
     Ok(jit)
@@ -325,9 +339,9 @@ mod tests {
     }
 
     /// Of an SM4 set that can be built in part (`build_only`: x86_64's), the fused GCM kernels are assembled
-    /// beside a GHASH set exactly when that set does not rank above the one they multiply as, and the
-    /// whole-block XTS kernels never (the unit kernels always); any other set is assembled whole: every pair
-    /// of sets this CPU runs.
+    /// beside a GHASH set exactly when that set does not rank above the one they multiply as, and the XTS
+    /// kernels never (the unit kernels are deferred); any other set is assembled whole: every pair of sets
+    /// this CPU runs.
     #[test]
     fn host_sets_leave_out_the_kernels_the_api_would_not_run() {
         let runs = |name: &str| crate::aot::SETS.iter().find(|s| s.name == name).is_some_and(crate::backend::available);
@@ -340,11 +354,11 @@ mod tests {
                 let in_part = sm4.build_only.is_some();
                 let outranked = crate::backend::outranks(ghash.name, sm4.fused_ghash.unwrap());
                 assert_eq!(has_gcm, !(in_part && outranked), "{} beside {}", sm4.name, ghash.name);
-                assert!(
-                    jit.entry_of(sm4.name, "ctr").is_some() && jit.entry_of(sm4.name, "xts_unit_enc_ieee").is_some()
-                );
+                assert!(jit.entry_of(sm4.name, "ctr").is_some(), "{}", sm4.name);
                 let whole_block = jit.entry_of(sm4.name, "xts_enc_ieee").is_some();
                 assert_eq!(whole_block, !in_part, "{}: whole-block XTS", sm4.name);
+                let units = jit.entry_of(sm4.name, "xts_unit_enc_ieee").is_some();
+                assert_eq!(units, !in_part, "{}: unit kernels (deferred where built in part)", sm4.name);
                 checked += 1;
             }
         }
@@ -353,6 +367,24 @@ mod tests {
         if crate::cpu::has_all(&["AES", "PCLMULQDQ", "AVX"]) {
             assert!(checked > 0, "x86_64 runs AES-NI sets with fused GCM kernels");
         }
+    }
+
+    /// What the process JIT defers is exactly the unit kernels of the sets it built in part: there, and only
+    /// there, `Jit::deferred` holds all four and the process JIT none.
+    #[test]
+    fn the_deferred_kernels_are_the_unit_kernels_the_process_jit_left_out() {
+        let (Ok(process), Ok(deferred)) = (Jit::process(), Jit::deferred()) else {
+            panic!("the JIT assembles on every CPU this runtime supports");
+        };
+        let units = ["xts_unit_enc_ieee", "xts_unit_dec_ieee", "xts_unit_enc_gb", "xts_unit_dec_gb"];
+        for set in process.sets().iter().filter_map(|s| set_named(s)) {
+            let in_part = set.build_only.is_some();
+            for role in units {
+                assert!(process.entry_of(set.name, role).is_none() || !in_part, "{}: {role} at startup", set.name);
+                assert_eq!(deferred.entry_of(set.name, role).is_some(), in_part, "{}: {role} deferred", set.name);
+            }
+        }
+        assert!(deferred.kernels().iter().all(|k| units.contains(&k.role.as_str())), "only unit kernels deferred");
     }
 
     /// The JIT builds, for every set of the generated table, the same kernels in the same roles: the table

@@ -122,7 +122,7 @@ fn from_roles(name: &'static str, available: bool, entry: &dyn Fn(&str) -> Optio
         xts_dec_ieee: chain("xts_dec_ieee"),
         xts_enc_gb: chain("xts_enc_gb"),
         xts_dec_gb: chain("xts_dec_gb"),
-        xts_unit: ["xts_unit_enc_ieee", "xts_unit_dec_ieee", "xts_unit_enc_gb", "xts_unit_dec_gb"].map(unit),
+        xts_unit: XTS_UNIT_ROLES.map(unit),
         gcm_enc: gcm("gcm_enc"),
         gcm_dec: gcm("gcm_dec"),
         fused_ghash: backend::set_of(name).and_then(|s| s.fused_ghash),
@@ -130,6 +130,22 @@ fn from_roles(name: &'static str, available: bool, entry: &dyn Fn(&str) -> Optio
         ccm_dec: ccm("ccm_dec"),
         ghash: ghash::ghash,
     })
+}
+
+/// The roles of [`Sm4Kernels::xts_unit`], in its order.
+const XTS_UNIT_ROLES: [&str; 4] = ["xts_unit_enc_ieee", "xts_unit_dec_ieee", "xts_unit_enc_gb", "xts_unit_dec_gb"];
+
+/// The unit kernels of `k`: its own, or, for a JIT set that left them to their first use, those of
+/// [`crate::jit::Jit::deferred`] (assembled on the first call in the process).
+pub(crate) fn xts_units(k: &Sm4Kernels) -> [Option<XtsUnitFn>; 4] {
+    #[cfg(feature = "jit")]
+    if k.xts_unit.iter().all(Option::is_none) {
+        if let (Some(set), Ok(jit)) = (k.name.strip_prefix("jit/"), crate::jit::Jit::deferred()) {
+            // SAFETY: as in `from_roles`: the role's C signature is `XtsUnitFn`; the kernels live for the process.
+            return XTS_UNIT_ROLES.map(|r| jit.entry_of(set, r).map(|p| unsafe { cast::<XtsUnitFn>(p) }));
+        }
+    }
+    k.xts_unit
 }
 
 static SM4: Backends<Registry<Sm4Kernels>> = Backends::new(registry);

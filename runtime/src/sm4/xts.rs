@@ -18,6 +18,9 @@ pub struct Sm4Xts {
     gb: bool,
     /// The fixed data-unit size and the JIT's kernels for it, if any.
     sector: Option<(usize, Option<dispatch::FixedKernels>)>,
+    /// The set's unit kernels ([`dispatch::xts_units`]: a JIT set's are assembled when the first is made), in
+    /// [`Sm4Kernels::xts_unit`]'s order; none for a fixed sector size, which runs the fixed-size kernels.
+    units: [Option<dispatch::XtsUnitFn>; 4],
 }
 
 wipe_on_drop!(Sm4Xts: data.k, tweak.k);
@@ -60,13 +63,14 @@ impl Sm4Xts {
         if bytes < 16 || bytes % 16 != 0 || bytes / 16 > crate::MAX_FIXED_BLOCKS {
             return Err(Error::InvalidLength { what: "XTS sector size", len: bytes });
         }
-        let mut x = Self::on(dispatch::best(), key1, key2, gb);
-        x.sector = Some((bytes, dispatch::fixed_xts(bytes)));
-        Ok(x)
+        let k = dispatch::best();
+        let sector = Some((bytes, dispatch::fixed_xts(bytes)));
+        Ok(Sm4Xts { data: Keys::new(k, key1), tweak: Keys::new(k, key2), gb, sector, units: [None; 4] })
     }
 
     fn on(k: &'static Sm4Kernels, key1: &[u8; 16], key2: &[u8; 16], gb: bool) -> Sm4Xts {
-        Sm4Xts { data: Keys::new(k, key1), tweak: Keys::new(k, key2), gb, sector: None }
+        let units = dispatch::xts_units(k);
+        Sm4Xts { data: Keys::new(k, key1), tweak: Keys::new(k, key2), gb, sector: None, units }
     }
 
     /// The kernel set in use (for a fixed sector size with the JIT, its fixed-size kernels).
@@ -99,7 +103,7 @@ impl Sm4Xts {
         }
         let k = self.data.k;
         let which = decrypt as usize + 2 * self.gb as usize;
-        if let (None, Some(unit)) = (self.sector, k.xts_unit[which]) {
+        if let (None, Some(unit)) = (self.sector, self.units[which]) {
             let rk = if decrypt { &self.data.dec } else { &self.data.enc };
             // SAFETY: round keys of 128 bytes each (the tweak key's encryption schedule), `len` >= 16 bytes
             // in place (exact aliasing allowed), a 16-byte tweak value; the kernel keeps nothing.
