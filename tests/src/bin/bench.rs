@@ -789,20 +789,24 @@ fn jit_report() {
         ms(median(&|s| s.map)),
         ms(median(&|s| s.total())),
     );
+    // One image's size and assembly time, after `what`.
+    let image = |what: String, j: &Jit| {
+        let s = j.stats();
+        println!(
+            "{what}: {} kernels, {} instructions, {} bytes ({} mapped), assembled in {:.3} ms",
+            j.kernels().len(),
+            s.instructions,
+            s.bytes,
+            s.mapped,
+            ms(s.total())
+        );
+    };
     // What startup leaves to first use (x86_64: the XTS unit kernels, assembled when the first `Sm4Xts` on a
     // `jit/` backend is made).
     match Jit::deferred() {
         Ok(j) if !j.kernels().is_empty() => {
-            let s = j.stats();
-            println!(
-                "deferred to first use ({}): {} kernels, {} instructions, {} bytes ({} mapped), assembled in {:.3} ms",
-                j.kernels().iter().map(|k| k.role.as_str()).collect::<Vec<_>>().join(", "),
-                j.kernels().len(),
-                s.instructions,
-                s.bytes,
-                s.mapped,
-                ms(s.total())
-            );
+            let roles: Vec<&str> = j.kernels().iter().map(|k| k.role.as_str()).collect();
+            image(format!("deferred to first use ({})", roles.join(", ")), j);
         }
         Ok(_) => println!("deferred to first use: nothing (the sets were assembled whole)"),
         Err(e) => println!("deferred to first use: not assembled ({e})"),
@@ -812,18 +816,7 @@ fn jit_report() {
         .chain([Specialisation::HashBlocks(256)])
     {
         match Jit::specialised(spec) {
-            Ok(j) => {
-                let s = j.stats();
-                println!(
-                    "specialised {}: {} kernels, {} instructions, {} bytes ({} mapped), assembled in {:.3} ms",
-                    j.sets().join(", "),
-                    j.kernels().len(),
-                    s.instructions,
-                    s.bytes,
-                    s.mapped,
-                    ms(s.total())
-                );
-            }
+            Ok(j) => image(format!("specialised {}", j.sets().join(", ")), j),
             Err(e) => println!("specialised {spec:?}: {e}"),
         }
     }
