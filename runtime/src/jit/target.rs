@@ -376,10 +376,11 @@ mod tests {
         let (Ok(process), Ok(deferred)) = (Jit::process(), Jit::deferred()) else {
             panic!("the JIT assembles on every CPU this runtime supports");
         };
-        let units = ["xts_unit_enc_ieee", "xts_unit_dec_ieee", "xts_unit_enc_gb", "xts_unit_dec_gb"];
+        let units: Vec<&str> = Role::all().filter(|r| r.is_xts_unit()).map(Role::name).collect();
+        assert_eq!(units.len(), 4, "four unit roles");
         for set in process.sets().iter().filter_map(|s| set_named(s)) {
             let in_part = set.build_only.is_some();
-            for role in units {
+            for &role in &units {
                 assert!(process.entry_of(set.name, role).is_none() || !in_part, "{}: {role} at startup", set.name);
                 assert_eq!(deferred.entry_of(set.name, role).is_some(), in_part, "{}: {role} deferred", set.name);
             }

@@ -50,9 +50,6 @@ pub(crate) struct Sm4Kernels {
     pub gcm_enc: Option<GcmFn>,
     /// Fused GCM decryption (GHASH of the ciphertext read); the API restores the buffer on a bad tag.
     pub gcm_dec: Option<GcmFn>,
-    /// The GHASH set the fused GCM kernels multiply as (the listings' table's `fused_ghash`): where the
-    /// GHASH set in use ranks above it, the API composes GCM instead ([`super::gcm::GcmPath`]).
-    pub fused_ghash: Option<&'static str>,
     pub ccm_enc: Option<CcmFn>,
     pub ccm_dec: Option<CcmFn>,
     /// The GHASH kernels GCM uses with this set (the key table layout is the same on every backend).
@@ -91,7 +88,6 @@ pub(crate) const PORTABLE: Sm4Kernels = Sm4Kernels {
     xts_unit: [None; 4],
     gcm_enc: Some(portable::gcm_enc),
     gcm_dec: Some(portable::gcm_dec),
-    fused_ghash: None,
     ccm_enc: Some(portable::ccm_enc),
     ccm_dec: Some(portable::ccm_dec),
     ghash: portable_ghash,
@@ -125,7 +121,6 @@ fn from_roles(name: &'static str, available: bool, entry: &dyn Fn(&str) -> Optio
         xts_unit: XTS_UNIT_ROLES.map(unit),
         gcm_enc: gcm("gcm_enc"),
         gcm_dec: gcm("gcm_dec"),
-        fused_ghash: backend::set_of(name).and_then(|s| s.fused_ghash),
         ccm_enc: ccm("ccm_enc"),
         ccm_dec: ccm("ccm_dec"),
         ghash: ghash::ghash,

@@ -2,6 +2,7 @@
 
 use super::dispatch::{self, Sm4Kernels};
 use super::keys::*;
+use crate::ghash::dispatch::HashKernels;
 use crate::Error;
 use zeroize::{Zeroize, Zeroizing};
 
@@ -28,7 +29,7 @@ impl Drop for HTable {
 #[derive(Clone)]
 pub struct Sm4Gcm {
     keys: Keys,
-    ghash: &'static crate::ghash::dispatch::HashKernels,
+    ghash: &'static HashKernels,
     htable: HTable,
     /// The fused kernels, encryption and decryption, where the bulk takes them ([`GcmPath::Fused`]).
     fused: Option<(dispatch::GcmFn, dispatch::GcmFn)>,
@@ -69,13 +70,15 @@ impl Sm4Gcm {
     /// Keys the AEAD with the best backend.
     pub fn new(key: &[u8; 16]) -> Sm4Gcm {
         let k = dispatch::best();
-        Self::on(k, key, Self::default_fused(k))
+        let ghash = (k.ghash)();
+        Self::on(k, ghash, key, Self::default_fused(k, ghash))
     }
 
     /// Keys the AEAD on the named backend.
     pub fn with_backend(key: &[u8; 16], backend: &str) -> Result<Sm4Gcm, Error> {
         let k = dispatch::find(backend)?;
-        Ok(Self::on(k, key, Self::default_fused(k)))
+        let ghash = (k.ghash)();
+        Ok(Self::on(k, ghash, key, Self::default_fused(k, ghash)))
     }
 
     /// Keys the AEAD on the named backend, its bulk on `path` rather than the default ([`GcmPath`]); an error
@@ -88,7 +91,7 @@ impl Sm4Gcm {
             }
             GcmPath::Composed => None,
         };
-        Ok(Self::on(k, key, fused))
+        Ok(Self::on(k, (k.ghash)(), key, fused))
     }
 
     /// The set's fused kernels, encryption and decryption, where it has both.
@@ -96,14 +99,19 @@ impl Sm4Gcm {
         k.gcm_enc.zip(k.gcm_dec)
     }
 
-    /// The default path's kernels: the fused ones unless a GHASH set that ranks above theirs runs here.
-    fn default_fused(k: &Sm4Kernels) -> Option<(dispatch::GcmFn, dispatch::GcmFn)> {
-        let ghash = (k.ghash)();
-        Self::fused_kernels(k).filter(|_| !k.fused_ghash.is_some_and(|f| outranked(f, ghash.name)))
+    /// The default path's kernels: the fused ones unless GHASH backend `ghash` runs a set that ranks above the
+    /// one they multiply as (the listings' table's `fused_ghash` for the set `k` runs).
+    fn default_fused(k: &Sm4Kernels, ghash: &HashKernels) -> Option<(dispatch::GcmFn, dispatch::GcmFn)> {
+        let fused_ghash = crate::backend::set_of(k.name).and_then(|s| s.fused_ghash);
+        Self::fused_kernels(k).filter(|_| !fused_ghash.is_some_and(|f| outranked(f, ghash.name)))
     }
 
-    fn on(k: &'static Sm4Kernels, key: &[u8; 16], fused: Option<(dispatch::GcmFn, dispatch::GcmFn)>) -> Sm4Gcm {
-        let ghash = (k.ghash)();
+    fn on(
+        k: &'static Sm4Kernels,
+        ghash: &'static HashKernels,
+        key: &[u8; 16],
+        fused: Option<(dispatch::GcmFn, dispatch::GcmFn)>,
+    ) -> Sm4Gcm {
         let keys = Keys::new(k, key);
         let h = Zeroizing::new(keys.encrypt_block(&[0; 16]));
         let mut htable = HTable([0; 256]);
