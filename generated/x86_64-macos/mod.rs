@@ -10,11 +10,11 @@ extern "C" {
     pub fn asmgen_polyval_init_avx(table: *mut u8, h: *const u8);
     /// `asmgen_polyval_update_avx` (ghash.S): requires PCLMULQDQ, AVX.
     pub fn asmgen_polyval_update_avx(state: *mut u8, table: *const u8, data: *const u8, nblocks: usize);
-    /// `asmgen_ghash_init_vpclmul_avx2` (ghash.S): requires PCLMULQDQ, AVX.
+    /// `asmgen_ghash_init_vpclmul_avx2` (ghash.S): requires PCLMULQDQ, AVX, AVX2.
     pub fn asmgen_ghash_init_vpclmul_avx2(table: *mut u8, h: *const u8);
     /// `asmgen_ghash_update_vpclmul_avx2` (ghash.S): requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ.
     pub fn asmgen_ghash_update_vpclmul_avx2(state: *mut u8, table: *const u8, data: *const u8, nblocks: usize);
-    /// `asmgen_polyval_init_vpclmul_avx2` (ghash.S): requires PCLMULQDQ, AVX.
+    /// `asmgen_polyval_init_vpclmul_avx2` (ghash.S): requires PCLMULQDQ, AVX, AVX2.
     pub fn asmgen_polyval_init_vpclmul_avx2(table: *mut u8, h: *const u8);
     /// `asmgen_polyval_update_vpclmul_avx2` (ghash.S): requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ.
     pub fn asmgen_polyval_update_vpclmul_avx2(state: *mut u8, table: *const u8, data: *const u8, nblocks: usize);

@@ -17,11 +17,11 @@
  *   void asmgen_polyval_update_avx(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  *       requires: PCLMULQDQ, AVX
  *   void asmgen_ghash_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
- *       requires: PCLMULQDQ, AVX
+ *       requires: PCLMULQDQ, AVX, AVX2
  *   void asmgen_ghash_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  *       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
  *   void asmgen_polyval_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
- *       requires: PCLMULQDQ, AVX
+ *       requires: PCLMULQDQ, AVX, AVX2
  *   void asmgen_polyval_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  *       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
  *   void asmgen_ghash_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
@@ -39,7 +39,7 @@
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form), from h.
+ * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^32), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
  *
@@ -474,7 +474,7 @@ asmgen_ghash_update_avx:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form), from h.
+ * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^32), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
  *
@@ -876,12 +876,14 @@ asmgen_polyval_update_avx:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form), from h.
+ * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^32), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
+ * Then H^32..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
+ * half-sums packed two per 16-byte lane from table[768] (pairs j and j + 8 in the low and high 64 bits).
  *
  * void asmgen_ghash_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
- * Requires: PCLMULQDQ, AVX
+ * Requires: PCLMULQDQ, AVX, AVX2
  * Saves: rsi, rdi, xmm7, xmm8, xmm9, xmm14, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
@@ -931,6 +933,7 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 128], xmm5
+	vmovdqu     xmmword ptr [rdi + 752], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -953,6 +956,7 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 144], xmm5
+	vmovdqu     xmmword ptr [rdi + 736], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -975,6 +979,7 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 160], xmm5
+	vmovdqu     xmmword ptr [rdi + 720], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -997,6 +1002,7 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 176], xmm5
+	vmovdqu     xmmword ptr [rdi + 704], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1019,6 +1025,7 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 192], xmm5
+	vmovdqu     xmmword ptr [rdi + 688], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1041,6 +1048,7 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 208], xmm5
+	vmovdqu     xmmword ptr [rdi + 672], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1063,6 +1071,7 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 224], xmm5
+	vmovdqu     xmmword ptr [rdi + 656], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1085,6 +1094,66 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 240], xmm5
+	vmovdqu     xmmword ptr [rdi + 640], xmm9
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	/* H^9..H^32, each below the one before it in the table's extension. */
+	lea         rax, qword ptr [rdi + 624]
+	lea         r9, qword ptr [rdi + 240]
+.Lasmgen_ghash_init_vpclmul_avx2_more_powers:
+	vmovdqu     xmmword ptr [rax], xmm9
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	sub         rax, 16
+	cmp         rax, r9
+	jnz         .Lasmgen_ghash_init_vpclmul_avx2_more_powers
+	/* Half-sums of the pairs [H^(32-2j), H^(31-2j)] (low 64 bits of each lane) and [H^(16-2j), H^(15-2j)] */
+	/* (high), j = 0..7, packed. */
+	mov         rax, rdi
+	lea         r9, qword ptr [rdi + 256]
+.Lasmgen_ghash_init_vpclmul_avx2_pack:
+	vmovdqu     ymm1, ymmword ptr [rax + 256]
+	vpshufd     ymm5, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vmovdqu     ymm2, ymmword ptr [rax + 512]
+	vpshufd     ymm5, ymm2, 0x4e
+	vpxor       ymm2, ymm2, ymm5
+	vpunpcklqdq ymm1, ymm1, ymm2
+	vmovdqu     ymmword ptr [rax + 768], ymm1
+	add         rax, 32
+	cmp         rax, r9
+	jnz         .Lasmgen_ghash_init_vpclmul_avx2_pack
+	vzeroupper
 	vmovdqa     xmm7, xmmword ptr [rsp]
 	vmovdqa     xmm8, xmmword ptr [rsp + 16]
 	vmovdqa     xmm9, xmmword ptr [rsp + 32]
@@ -1100,12 +1169,12 @@ asmgen_ghash_init_vpclmul_avx2:
 /*
  * ----------------------------------------------------------------------------------------------------
  * GHASH update (SP 800-38D): state = (state ^ X) * H for each 16-byte block X of data.
- * 16 blocks per reduction (H^9..H^16 computed per call), then 8, then the tail; two blocks per
- * vpclmulqdq: (S + X1)*H^16 + X2*H^15 + ... + X16*H^1, Karatsuba products on ymm, one reduction.
+ * 32 blocks per reduction (keys from the table's extension), then 16, 8, the tail; two blocks per
+ * vpclmulqdq: (S + X1)*H^32 + X2*H^31 + ... + X32*H^1, Karatsuba products on ymm, one reduction.
  *
  * void asmgen_ghash_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  * Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
- * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
+ * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm15
  * ----------------------------------------------------------------------------------------------------
  */
 	.section .text$asmgen_ghash_update_vpclmul_avx2,"xr"
@@ -1119,28 +1188,16 @@ asmgen_ghash_update_vpclmul_avx2:
 	.seh_pushreg rsi
 	push        rdi
 	.seh_pushreg rdi
-	sub         rsp, 168
-	.seh_stackalloc 168
+	sub         rsp, 72
+	.seh_stackalloc 72
 	vmovdqa     xmmword ptr [rsp], xmm6
 	.seh_savexmm xmm6, 0
 	vmovdqa     xmmword ptr [rsp + 16], xmm7
 	.seh_savexmm xmm7, 16
 	vmovdqa     xmmword ptr [rsp + 32], xmm8
 	.seh_savexmm xmm8, 32
-	vmovdqa     xmmword ptr [rsp + 48], xmm9
-	.seh_savexmm xmm9, 48
-	vmovdqa     xmmword ptr [rsp + 64], xmm10
-	.seh_savexmm xmm10, 64
-	vmovdqa     xmmword ptr [rsp + 80], xmm11
-	.seh_savexmm xmm11, 80
-	vmovdqa     xmmword ptr [rsp + 96], xmm12
-	.seh_savexmm xmm12, 96
-	vmovdqa     xmmword ptr [rsp + 112], xmm13
-	.seh_savexmm xmm13, 112
-	vmovdqa     xmmword ptr [rsp + 128], xmm14
-	.seh_savexmm xmm14, 128
-	vmovdqa     xmmword ptr [rsp + 144], xmm15
-	.seh_savexmm xmm15, 144
+	vmovdqa     xmmword ptr [rsp + 48], xmm15
+	.seh_savexmm xmm15, 48
 	.seh_endprologue
 	mov         rdi, rcx
 	mov         rsi, rdx
@@ -1149,179 +1206,296 @@ asmgen_ghash_update_vpclmul_avx2:
 	vbroadcasti128 ymm15, xmmword ptr [rip + .Lconst_byte_reverse]
 	vmovdqu     xmm0, xmmword ptr [rdi]
 	vpshufb     xmm0, xmm0, xmm15
-	cmp         rcx, 16
-	jb          .Lasmgen_ghash_update_vpclmul_avx2_batch8
-	/* H^9..H^16: the table's pairs [H^7, H^8]..[H^1, H^2] times H^8, once per call of >= 16 blocks. */
-	vbroadcasti128 ymm4, xmmword ptr [rsi + 112]
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 96], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 96], 0x11
-	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi + 96], 0x01
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm7, ymm1, ymm2
-	vpshufd     ymm11, ymm7, 0x4e
-	vpxor       ymm11, ymm11, ymm7
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 64], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 64], 0x11
-	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi + 64], 0x01
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 64], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm8, ymm1, ymm2
-	vpshufd     ymm12, ymm8, 0x4e
-	vpxor       ymm12, ymm12, ymm8
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 32], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 32], 0x11
-	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi + 32], 0x01
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm9, ymm1, ymm2
-	vpshufd     ymm13, ymm9, 0x4e
-	vpxor       ymm13, ymm13, ymm9
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi], 0x11
-	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi], 0x01
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm10, ymm1, ymm2
-	vpshufd     ymm14, ymm10, 0x4e
-	vpxor       ymm14, ymm14, ymm10
+	cmp         rcx, 32
+	jb          .Lasmgen_ghash_update_vpclmul_avx2_batch16
 	.p2align 4
-.Lasmgen_ghash_update_vpclmul_avx2_loop16:
-	/* blocks 2 and 3 times H^14 and H^13 */
-	vmovdqu     xmm4, xmmword ptr [rdx + 48]
-	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 32], 0x01
+.Lasmgen_ghash_update_vpclmul_avx2_loop32:
+	/* blocks 2 and 3 times H^30 and H^29 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 32]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, ymm8, 0x00
-	vpclmulqdq  ymm2, ymm4, ymm8, 0x11
-	vpclmulqdq  ymm3, ymm6, ymm12, 0x00
-	/* blocks 4 and 5 times H^12 and H^11 */
-	vmovdqu     xmm4, xmmword ptr [rdx + 80]
-	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 64], 0x01
+	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 288], 0x00
+	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 288], 0x11
+	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 800], 0x00
+	/* blocks 4 and 5 times H^28 and H^27 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 64]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymm9, 0x00
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 320], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm9, 0x11
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 320], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymm13, 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 6 and 7 times H^26 and H^25 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 96]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 352], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 352], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 8 and 9 times H^24 and H^23 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 128]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 384], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 384], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 10 and 11 times H^22 and H^21 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 160]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 416], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 416], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 12 and 13 times H^20 and H^19 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 192]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 448], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 448], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 14 and 15 times H^18 and H^17 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 224]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 480], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 480], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 16 and 17 times H^16 and H^15 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 256]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 18 and 19 times H^14 and H^13 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 288]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 544], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 544], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 800], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 20 and 21 times H^12 and H^11 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 320]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 22 and 23 times H^10 and H^9 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 352]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 24 and 25 times H^8 and H^7 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 384]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 26 and 27 times H^6 and H^5 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 416]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 28 and 29 times H^4 and H^3 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 448]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 30 and 31 times H^2 and H^1 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 480]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 0 and 1 times H^32 and H^31 */
+	vmovdqu     ymm4, ymmword ptr [rdx]
+	vpshufb     ymm4, ymm4, ymm15
+	vpxor       ymm4, ymm4, ymm0
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 256], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 256], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
+	vpxor       ymm3, ymm3, ymm1
+	vpxor       ymm3, ymm3, ymm2
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rdx, 512
+	sub         rcx, 32
+	cmp         rcx, 32
+	jae         .Lasmgen_ghash_update_vpclmul_avx2_loop32
+
+.Lasmgen_ghash_update_vpclmul_avx2_batch16:
+	cmp         rcx, 16
+	jb          .Lasmgen_ghash_update_vpclmul_avx2_rest
+	/* blocks 2 and 3 times H^14 and H^13 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 32]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 544], 0x00
+	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 544], 0x11
+	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 800], 0x10
+	/* blocks 4 and 5 times H^12 and H^11 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 64]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 6 and 7 times H^10 and H^9 */
-	vmovdqu     xmm4, xmmword ptr [rdx + 112]
-	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 96], 0x01
+	vmovdqu     ymm4, ymmword ptr [rdx + 96]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymm10, 0x00
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm10, 0x11
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymm14, 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 8 and 9 times H^8 and H^7 */
-	vmovdqu     xmm4, xmmword ptr [rdx + 144]
-	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 128], 0x01
+	vmovdqu     ymm4, ymmword ptr [rdx + 128]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x00
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x11
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 224], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 10 and 11 times H^6 and H^5 */
-	vmovdqu     xmm4, xmmword ptr [rdx + 176]
-	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 160], 0x01
+	vmovdqu     ymm4, ymmword ptr [rdx + 160]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 64], 0x00
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 64], 0x11
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 192], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 12 and 13 times H^4 and H^3 */
-	vmovdqu     xmm4, xmmword ptr [rdx + 208]
-	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 192], 0x01
+	vmovdqu     ymm4, ymmword ptr [rdx + 192]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x00
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x11
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 160], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 14 and 15 times H^2 and H^1 */
-	vmovdqu     xmm4, xmmword ptr [rdx + 240]
-	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 224], 0x01
+	vmovdqu     ymm4, ymmword ptr [rdx + 224]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x00
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x11
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 128], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 0 and 1 times H^16 and H^15 */
-	vmovdqu     xmm5, xmmword ptr [rdx]
-	vmovdqu     xmm4, xmmword ptr [rdx + 16]
-	vpshufb     xmm5, xmm5, xmm15
-	vpshufb     xmm4, xmm4, xmm15
-	vpxor       xmm5, xmm5, xmm0
-	vinserti128 ymm4, ymm4, xmm5, 0x01
+	vmovdqu     ymm4, ymmword ptr [rdx]
+	vpshufb     ymm4, ymm4, ymm15
+	vpxor       ymm4, ymm4, ymm0
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymm11, 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
 	vpxor       ymm3, ymm3, ymm1
@@ -1344,8 +1518,7 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       xmm0, xmm1, xmm2
 	add         rdx, 256
 	sub         rcx, 16
-	cmp         rcx, 16
-	jae         .Lasmgen_ghash_update_vpclmul_avx2_loop16
+.Lasmgen_ghash_update_vpclmul_avx2_rest:
 
 .Lasmgen_ghash_update_vpclmul_avx2_batch8:
 	cmp         rcx, 8
@@ -1494,14 +1667,8 @@ asmgen_ghash_update_vpclmul_avx2:
 	vmovdqa     xmm6, xmmword ptr [rsp]
 	vmovdqa     xmm7, xmmword ptr [rsp + 16]
 	vmovdqa     xmm8, xmmword ptr [rsp + 32]
-	vmovdqa     xmm9, xmmword ptr [rsp + 48]
-	vmovdqa     xmm10, xmmword ptr [rsp + 64]
-	vmovdqa     xmm11, xmmword ptr [rsp + 80]
-	vmovdqa     xmm12, xmmword ptr [rsp + 96]
-	vmovdqa     xmm13, xmmword ptr [rsp + 112]
-	vmovdqa     xmm14, xmmword ptr [rsp + 128]
-	vmovdqa     xmm15, xmmword ptr [rsp + 144]
-	add         rsp, 168
+	vmovdqa     xmm15, xmmword ptr [rsp + 48]
+	add         rsp, 72
 	pop         rdi
 	pop         rsi
 	ret
@@ -1510,12 +1677,14 @@ asmgen_ghash_update_vpclmul_avx2:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form), from h.
+ * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^32), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
+ * Then H^32..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
+ * half-sums packed two per 16-byte lane from table[768] (pairs j and j + 8 in the low and high 64 bits).
  *
  * void asmgen_polyval_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
- * Requires: PCLMULQDQ, AVX
+ * Requires: PCLMULQDQ, AVX, AVX2
  * Saves: rsi, rdi, xmm8, xmm9, xmm14
  * ----------------------------------------------------------------------------------------------------
  */
@@ -1549,6 +1718,7 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 128], xmm5
+	vmovdqu     xmmword ptr [rdi + 752], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1571,6 +1741,7 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 144], xmm5
+	vmovdqu     xmmword ptr [rdi + 736], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1593,6 +1764,7 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 160], xmm5
+	vmovdqu     xmmword ptr [rdi + 720], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1615,6 +1787,7 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 176], xmm5
+	vmovdqu     xmmword ptr [rdi + 704], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1637,6 +1810,7 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 192], xmm5
+	vmovdqu     xmmword ptr [rdi + 688], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1659,6 +1833,7 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 208], xmm5
+	vmovdqu     xmmword ptr [rdi + 672], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1681,6 +1856,7 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 224], xmm5
+	vmovdqu     xmmword ptr [rdi + 656], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1703,6 +1879,66 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 240], xmm5
+	vmovdqu     xmmword ptr [rdi + 640], xmm9
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	/* H^9..H^32, each below the one before it in the table's extension. */
+	lea         rax, qword ptr [rdi + 624]
+	lea         r9, qword ptr [rdi + 240]
+.Lasmgen_polyval_init_vpclmul_avx2_more_powers:
+	vmovdqu     xmmword ptr [rax], xmm9
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	sub         rax, 16
+	cmp         rax, r9
+	jnz         .Lasmgen_polyval_init_vpclmul_avx2_more_powers
+	/* Half-sums of the pairs [H^(32-2j), H^(31-2j)] (low 64 bits of each lane) and [H^(16-2j), H^(15-2j)] */
+	/* (high), j = 0..7, packed. */
+	mov         rax, rdi
+	lea         r9, qword ptr [rdi + 256]
+.Lasmgen_polyval_init_vpclmul_avx2_pack:
+	vmovdqu     ymm1, ymmword ptr [rax + 256]
+	vpshufd     ymm5, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vmovdqu     ymm2, ymmword ptr [rax + 512]
+	vpshufd     ymm5, ymm2, 0x4e
+	vpxor       ymm2, ymm2, ymm5
+	vpunpcklqdq ymm1, ymm1, ymm2
+	vmovdqu     ymmword ptr [rax + 768], ymm1
+	add         rax, 32
+	cmp         rax, r9
+	jnz         .Lasmgen_polyval_init_vpclmul_avx2_pack
+	vzeroupper
 	vmovdqa     xmm8, xmmword ptr [rsp]
 	vmovdqa     xmm9, xmmword ptr [rsp + 16]
 	vmovdqa     xmm14, xmmword ptr [rsp + 32]
@@ -1716,12 +1952,12 @@ asmgen_polyval_init_vpclmul_avx2:
 /*
  * ----------------------------------------------------------------------------------------------------
  * POLYVAL update (RFC 8452): state = (state ^ X) * H * x^-128 for each 16-byte block X of data.
- * 16 blocks per reduction (H^9..H^16 computed per call), then 8, then the tail; two blocks per
- * vpclmulqdq: (S + X1)*H^16 + X2*H^15 + ... + X16*H^1, Karatsuba products on ymm, one reduction.
+ * 32 blocks per reduction (keys from the table's extension), then 16, 8, the tail; two blocks per
+ * vpclmulqdq: (S + X1)*H^32 + X2*H^31 + ... + X32*H^1, Karatsuba products on ymm, one reduction.
  *
  * void asmgen_polyval_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  * Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
- * Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14
+ * Saves: rsi, rdi, xmm6, xmm7, xmm8
  * ----------------------------------------------------------------------------------------------------
  */
 	.section .text$asmgen_polyval_update_vpclmul_avx2,"xr"
@@ -1735,196 +1971,286 @@ asmgen_polyval_update_vpclmul_avx2:
 	.seh_pushreg rsi
 	push        rdi
 	.seh_pushreg rdi
-	sub         rsp, 152
-	.seh_stackalloc 152
+	sub         rsp, 56
+	.seh_stackalloc 56
 	vmovdqa     xmmword ptr [rsp], xmm6
 	.seh_savexmm xmm6, 0
 	vmovdqa     xmmword ptr [rsp + 16], xmm7
 	.seh_savexmm xmm7, 16
 	vmovdqa     xmmword ptr [rsp + 32], xmm8
 	.seh_savexmm xmm8, 32
-	vmovdqa     xmmword ptr [rsp + 48], xmm9
-	.seh_savexmm xmm9, 48
-	vmovdqa     xmmword ptr [rsp + 64], xmm10
-	.seh_savexmm xmm10, 64
-	vmovdqa     xmmword ptr [rsp + 80], xmm11
-	.seh_savexmm xmm11, 80
-	vmovdqa     xmmword ptr [rsp + 96], xmm12
-	.seh_savexmm xmm12, 96
-	vmovdqa     xmmword ptr [rsp + 112], xmm13
-	.seh_savexmm xmm13, 112
-	vmovdqa     xmmword ptr [rsp + 128], xmm14
-	.seh_savexmm xmm14, 128
 	.seh_endprologue
 	mov         rdi, rcx
 	mov         rsi, rdx
 	mov         rdx, r8
 	mov         rcx, r9
 	vmovdqu     xmm0, xmmword ptr [rdi]
-	cmp         rcx, 16
-	jb          .Lasmgen_polyval_update_vpclmul_avx2_batch8
-	/* H^9..H^16: the table's pairs [H^7, H^8]..[H^1, H^2] times H^8, once per call of >= 16 blocks. */
-	vbroadcasti128 ymm4, xmmword ptr [rsi + 112]
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 96], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 96], 0x11
-	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi + 96], 0x01
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm7, ymm1, ymm2
-	vpshufd     ymm11, ymm7, 0x4e
-	vpxor       ymm11, ymm11, ymm7
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 64], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 64], 0x11
-	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi + 64], 0x01
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 64], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm8, ymm1, ymm2
-	vpshufd     ymm12, ymm8, 0x4e
-	vpxor       ymm12, ymm12, ymm8
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 32], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 32], 0x11
-	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi + 32], 0x01
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm9, ymm1, ymm2
-	vpshufd     ymm13, ymm9, 0x4e
-	vpxor       ymm13, ymm13, ymm9
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi], 0x11
-	vpclmulqdq  ymm3, ymm4, ymmword ptr [rsi], 0x01
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm10, ymm1, ymm2
-	vpshufd     ymm14, ymm10, 0x4e
-	vpxor       ymm14, ymm14, ymm10
+	cmp         rcx, 32
+	jb          .Lasmgen_polyval_update_vpclmul_avx2_batch16
 	.p2align 4
-.Lasmgen_polyval_update_vpclmul_avx2_loop16:
-	/* blocks 2 and 3 times H^14 and H^13 */
-	vmovdqu     xmm4, xmmword ptr [rdx + 48]
-	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 32], 0x01
+.Lasmgen_polyval_update_vpclmul_avx2_loop32:
+	/* blocks 2 and 3 times H^30 and H^29 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 32]
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, ymm8, 0x00
-	vpclmulqdq  ymm2, ymm4, ymm8, 0x11
-	vpclmulqdq  ymm3, ymm6, ymm12, 0x00
-	/* blocks 4 and 5 times H^12 and H^11 */
-	vmovdqu     xmm4, xmmword ptr [rdx + 80]
-	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 64], 0x01
+	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 288], 0x00
+	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 288], 0x11
+	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 800], 0x00
+	/* blocks 4 and 5 times H^28 and H^27 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 64]
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymm9, 0x00
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 320], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm9, 0x11
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 320], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymm13, 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 6 and 7 times H^26 and H^25 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 96]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 352], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 352], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 8 and 9 times H^24 and H^23 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 128]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 384], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 384], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 10 and 11 times H^22 and H^21 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 160]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 416], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 416], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 12 and 13 times H^20 and H^19 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 192]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 448], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 448], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 14 and 15 times H^18 and H^17 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 224]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 480], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 480], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 16 and 17 times H^16 and H^15 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 256]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 18 and 19 times H^14 and H^13 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 288]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 544], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 544], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 800], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 20 and 21 times H^12 and H^11 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 320]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 22 and 23 times H^10 and H^9 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 352]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 24 and 25 times H^8 and H^7 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 384]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 26 and 27 times H^6 and H^5 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 416]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 28 and 29 times H^4 and H^3 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 448]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 30 and 31 times H^2 and H^1 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 480]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 0 and 1 times H^32 and H^31 */
+	vmovdqu     ymm4, ymmword ptr [rdx]
+	vpxor       ymm4, ymm4, ymm0
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 256], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 256], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
+	vpxor       ymm3, ymm3, ymm1
+	vpxor       ymm3, ymm3, ymm2
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rdx, 512
+	sub         rcx, 32
+	cmp         rcx, 32
+	jae         .Lasmgen_polyval_update_vpclmul_avx2_loop32
+
+.Lasmgen_polyval_update_vpclmul_avx2_batch16:
+	cmp         rcx, 16
+	jb          .Lasmgen_polyval_update_vpclmul_avx2_rest
+	/* blocks 2 and 3 times H^14 and H^13 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 32]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 544], 0x00
+	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 544], 0x11
+	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 800], 0x10
+	/* blocks 4 and 5 times H^12 and H^11 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 64]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 6 and 7 times H^10 and H^9 */
-	vmovdqu     xmm4, xmmword ptr [rdx + 112]
-	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 96], 0x01
+	vmovdqu     ymm4, ymmword ptr [rdx + 96]
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymm10, 0x00
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm10, 0x11
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymm14, 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 8 and 9 times H^8 and H^7 */
-	vmovdqu     xmm4, xmmword ptr [rdx + 144]
-	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 128], 0x01
+	vmovdqu     ymm4, ymmword ptr [rdx + 128]
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x00
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x11
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 224], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 10 and 11 times H^6 and H^5 */
-	vmovdqu     xmm4, xmmword ptr [rdx + 176]
-	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 160], 0x01
+	vmovdqu     ymm4, ymmword ptr [rdx + 160]
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 64], 0x00
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 64], 0x11
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 192], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 12 and 13 times H^4 and H^3 */
-	vmovdqu     xmm4, xmmword ptr [rdx + 208]
-	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 192], 0x01
+	vmovdqu     ymm4, ymmword ptr [rdx + 192]
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x00
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x11
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 160], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 14 and 15 times H^2 and H^1 */
-	vmovdqu     xmm4, xmmword ptr [rdx + 240]
-	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 224], 0x01
+	vmovdqu     ymm4, ymmword ptr [rdx + 224]
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x00
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x11
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 128], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 0 and 1 times H^16 and H^15 */
-	vmovdqu     xmm5, xmmword ptr [rdx]
-	vmovdqu     xmm4, xmmword ptr [rdx + 16]
-	vpxor       xmm5, xmm5, xmm0
-	vinserti128 ymm4, ymm4, xmm5, 0x01
+	vmovdqu     ymm4, ymmword ptr [rdx]
+	vpxor       ymm4, ymm4, ymm0
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymm11, 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
 	vpxor       ymm3, ymm3, ymm1
@@ -1947,8 +2273,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       xmm0, xmm1, xmm2
 	add         rdx, 256
 	sub         rcx, 16
-	cmp         rcx, 16
-	jae         .Lasmgen_polyval_update_vpclmul_avx2_loop16
+.Lasmgen_polyval_update_vpclmul_avx2_rest:
 
 .Lasmgen_polyval_update_vpclmul_avx2_batch8:
 	cmp         rcx, 8
@@ -2089,13 +2414,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vmovdqa     xmm6, xmmword ptr [rsp]
 	vmovdqa     xmm7, xmmword ptr [rsp + 16]
 	vmovdqa     xmm8, xmmword ptr [rsp + 32]
-	vmovdqa     xmm9, xmmword ptr [rsp + 48]
-	vmovdqa     xmm10, xmmword ptr [rsp + 64]
-	vmovdqa     xmm11, xmmword ptr [rsp + 80]
-	vmovdqa     xmm12, xmmword ptr [rsp + 96]
-	vmovdqa     xmm13, xmmword ptr [rsp + 112]
-	vmovdqa     xmm14, xmmword ptr [rsp + 128]
-	add         rsp, 152
+	add         rsp, 56
 	pop         rdi
 	pop         rsi
 	ret
@@ -2104,7 +2423,7 @@ asmgen_polyval_update_vpclmul_avx2:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form), from h.
+ * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^32), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
  *
@@ -2845,7 +3164,7 @@ asmgen_ghash_update_vpclmul_avx512:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form), from h.
+ * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^32), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
  *

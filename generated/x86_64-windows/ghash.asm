@@ -16,11 +16,11 @@
 ;   void asmgen_polyval_update_avx(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 ;       requires: PCLMULQDQ, AVX
 ;   void asmgen_ghash_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
-;       requires: PCLMULQDQ, AVX
+;       requires: PCLMULQDQ, AVX, AVX2
 ;   void asmgen_ghash_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 ;       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
 ;   void asmgen_polyval_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
-;       requires: PCLMULQDQ, AVX
+;       requires: PCLMULQDQ, AVX, AVX2
 ;   void asmgen_polyval_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 ;       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
 ;   void asmgen_ghash_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
@@ -35,7 +35,7 @@
 	default rel
 
 ; ----------------------------------------------------------------------------------------------------
-; GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form), from h.
+; GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^32), from h.
 ; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
 ; Montgomery domain: H^i = H^(i-1) * H * x^-128).
 ;
@@ -462,7 +462,7 @@ asmgen_ghash_update_avx:
 	align 32
 
 ; ----------------------------------------------------------------------------------------------------
-; POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form), from h.
+; POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^32), from h.
 ; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
 ; Montgomery domain: H^i = H^(i-1) * H * x^-128).
 ;
@@ -856,12 +856,14 @@ asmgen_polyval_update_avx:
 	align 32
 
 ; ----------------------------------------------------------------------------------------------------
-; GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form), from h.
+; GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^32), from h.
 ; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
 ; Montgomery domain: H^i = H^(i-1) * H * x^-128).
+; Then H^32..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
+; half-sums packed two per 16-byte lane from table[768] (pairs j and j + 8 in the low and high 64 bits).
 ;
 ; void asmgen_ghash_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
-; Requires: PCLMULQDQ, AVX
+; Requires: PCLMULQDQ, AVX, AVX2
 ; Saves: rsi, rdi, xmm7, xmm8, xmm9, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
 	section .text$asmgen_ghash_init_vpclmul_avx2 code align=32
@@ -908,6 +910,7 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 128], xmm5
+	vmovdqu     oword [rdi + 752], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -930,6 +933,7 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 144], xmm5
+	vmovdqu     oword [rdi + 736], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -952,6 +956,7 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 160], xmm5
+	vmovdqu     oword [rdi + 720], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -974,6 +979,7 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 176], xmm5
+	vmovdqu     oword [rdi + 704], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -996,6 +1002,7 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 192], xmm5
+	vmovdqu     oword [rdi + 688], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1018,6 +1025,7 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 208], xmm5
+	vmovdqu     oword [rdi + 672], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1040,6 +1048,7 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 224], xmm5
+	vmovdqu     oword [rdi + 656], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1062,6 +1071,66 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 240], xmm5
+	vmovdqu     oword [rdi + 640], xmm9
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	; H^9..H^32, each below the one before it in the table's extension.
+	lea         rax, [rdi + 624]
+	lea         r9, [rdi + 240]
+.asmgen_ghash_init_vpclmul_avx2_more_powers:
+	vmovdqu     oword [rax], xmm9
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	sub         rax, 16
+	cmp         rax, r9
+	jnz         short .asmgen_ghash_init_vpclmul_avx2_more_powers
+	; Half-sums of the pairs [H^(32-2j), H^(31-2j)] (low 64 bits of each lane) and [H^(16-2j), H^(15-2j)]
+	; (high), j = 0..7, packed.
+	mov         rax, rdi
+	lea         r9, [rdi + 256]
+.asmgen_ghash_init_vpclmul_avx2_pack:
+	vmovdqu     ymm1, yword [rax + 256]
+	vpshufd     ymm5, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vmovdqu     ymm2, yword [rax + 512]
+	vpshufd     ymm5, ymm2, 0x4e
+	vpxor       ymm2, ymm2, ymm5
+	vpunpcklqdq ymm1, ymm1, ymm2
+	vmovdqu     yword [rax + 768], ymm1
+	add         rax, 32
+	cmp         rax, r9
+	jnz         short .asmgen_ghash_init_vpclmul_avx2_pack
+	vzeroupper
 	vmovdqa     xmm7, oword [rsp]
 	vmovdqa     xmm8, oword [rsp + 16]
 	vmovdqa     xmm9, oword [rsp + 32]
@@ -1076,12 +1145,12 @@ asmgen_ghash_init_vpclmul_avx2:
 
 ; ----------------------------------------------------------------------------------------------------
 ; GHASH update (SP 800-38D): state = (state ^ X) * H for each 16-byte block X of data.
-; 16 blocks per reduction (H^9..H^16 computed per call), then 8, then the tail; two blocks per
-; vpclmulqdq: (S + X1)*H^16 + X2*H^15 + ... + X16*H^1, Karatsuba products on ymm, one reduction.
+; 32 blocks per reduction (keys from the table's extension), then 16, 8, the tail; two blocks per
+; vpclmulqdq: (S + X1)*H^32 + X2*H^31 + ... + X32*H^1, Karatsuba products on ymm, one reduction.
 ;
 ; void asmgen_ghash_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 ; Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
-; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
+; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm15
 ; ----------------------------------------------------------------------------------------------------
 	section .text$asmgen_ghash_update_vpclmul_avx2 code align=32
 	global asmgen_ghash_update_vpclmul_avx2
@@ -1092,28 +1161,16 @@ asmgen_ghash_update_vpclmul_avx2:
 .seh_0:			; .seh_pushreg rsi (an unwind code in .xdata)
 	push        rdi
 .seh_1:			; .seh_pushreg rdi (an unwind code in .xdata)
-	sub         rsp, 168
-.seh_2:			; .seh_stackalloc 168 (an unwind code in .xdata)
+	sub         rsp, 72
+.seh_2:			; .seh_stackalloc 72 (an unwind code in .xdata)
 	vmovdqa     oword [rsp], xmm6
 .seh_3:			; .seh_savexmm xmm6, 0 (an unwind code in .xdata)
 	vmovdqa     oword [rsp + 16], xmm7
 .seh_4:			; .seh_savexmm xmm7, 16 (an unwind code in .xdata)
 	vmovdqa     oword [rsp + 32], xmm8
 .seh_5:			; .seh_savexmm xmm8, 32 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 48], xmm9
-.seh_6:			; .seh_savexmm xmm9, 48 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 64], xmm10
-.seh_7:			; .seh_savexmm xmm10, 64 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 80], xmm11
-.seh_8:			; .seh_savexmm xmm11, 80 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 96], xmm12
-.seh_9:			; .seh_savexmm xmm12, 96 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 112], xmm13
-.seh_10:			; .seh_savexmm xmm13, 112 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 128], xmm14
-.seh_11:			; .seh_savexmm xmm14, 128 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 144], xmm15
-.seh_12:			; .seh_savexmm xmm15, 144 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 48], xmm15
+.seh_6:			; .seh_savexmm xmm15, 48 (an unwind code in .xdata)
 .seh_endprologue:
 	mov         rdi, rcx
 	mov         rsi, rdx
@@ -1122,179 +1179,296 @@ asmgen_ghash_update_vpclmul_avx2:
 	vbroadcasti128 ymm15, oword [rel const_byte_reverse]
 	vmovdqu     xmm0, oword [rdi]
 	vpshufb     xmm0, xmm0, xmm15
-	cmp         rcx, 16
-	jb          near .asmgen_ghash_update_vpclmul_avx2_batch8
-	; H^9..H^16: the table's pairs [H^7, H^8]..[H^1, H^2] times H^8, once per call of >= 16 blocks.
-	vbroadcasti128 ymm4, oword [rsi + 112]
-	vpclmulqdq  ymm1, ymm4, yword [rsi + 96], 0x00
-	vpclmulqdq  ymm2, ymm4, yword [rsi + 96], 0x11
-	vpclmulqdq  ymm3, ymm4, yword [rsi + 96], 0x01
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 96], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm7, ymm1, ymm2
-	vpshufd     ymm11, ymm7, 0x4e
-	vpxor       ymm11, ymm11, ymm7
-	vpclmulqdq  ymm1, ymm4, yword [rsi + 64], 0x00
-	vpclmulqdq  ymm2, ymm4, yword [rsi + 64], 0x11
-	vpclmulqdq  ymm3, ymm4, yword [rsi + 64], 0x01
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 64], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm8, ymm1, ymm2
-	vpshufd     ymm12, ymm8, 0x4e
-	vpxor       ymm12, ymm12, ymm8
-	vpclmulqdq  ymm1, ymm4, yword [rsi + 32], 0x00
-	vpclmulqdq  ymm2, ymm4, yword [rsi + 32], 0x11
-	vpclmulqdq  ymm3, ymm4, yword [rsi + 32], 0x01
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 32], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm9, ymm1, ymm2
-	vpshufd     ymm13, ymm9, 0x4e
-	vpxor       ymm13, ymm13, ymm9
-	vpclmulqdq  ymm1, ymm4, yword [rsi], 0x00
-	vpclmulqdq  ymm2, ymm4, yword [rsi], 0x11
-	vpclmulqdq  ymm3, ymm4, yword [rsi], 0x01
-	vpclmulqdq  ymm5, ymm4, yword [rsi], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm10, ymm1, ymm2
-	vpshufd     ymm14, ymm10, 0x4e
-	vpxor       ymm14, ymm14, ymm10
+	cmp         rcx, 32
+	jb          near .asmgen_ghash_update_vpclmul_avx2_batch16
 	align 16
-.asmgen_ghash_update_vpclmul_avx2_loop16:
-	; blocks 2 and 3 times H^14 and H^13
-	vmovdqu     xmm4, oword [rdx + 48]
-	vinserti128 ymm4, ymm4, oword [rdx + 32], 0x01
+.asmgen_ghash_update_vpclmul_avx2_loop32:
+	; blocks 2 and 3 times H^30 and H^29
+	vmovdqu     ymm4, yword [rdx + 32]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, ymm8, 0x00
-	vpclmulqdq  ymm2, ymm4, ymm8, 0x11
-	vpclmulqdq  ymm3, ymm6, ymm12, 0x00
-	; blocks 4 and 5 times H^12 and H^11
-	vmovdqu     xmm4, oword [rdx + 80]
-	vinserti128 ymm4, ymm4, oword [rdx + 64], 0x01
+	vpclmulqdq  ymm1, ymm4, yword [rsi + 288], 0x00
+	vpclmulqdq  ymm2, ymm4, yword [rsi + 288], 0x11
+	vpclmulqdq  ymm3, ymm6, yword [rsi + 800], 0x00
+	; blocks 4 and 5 times H^28 and H^27
+	vmovdqu     ymm4, yword [rdx + 64]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymm9, 0x00
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 320], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm9, 0x11
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 320], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymm13, 0x00
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 832], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 6 and 7 times H^26 and H^25
+	vmovdqu     ymm4, yword [rdx + 96]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 352], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 352], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 864], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 8 and 9 times H^24 and H^23
+	vmovdqu     ymm4, yword [rdx + 128]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 384], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 384], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 896], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 10 and 11 times H^22 and H^21
+	vmovdqu     ymm4, yword [rdx + 160]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 416], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 416], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 928], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 12 and 13 times H^20 and H^19
+	vmovdqu     ymm4, yword [rdx + 192]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 448], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 448], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 960], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 14 and 15 times H^18 and H^17
+	vmovdqu     ymm4, yword [rdx + 224]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 480], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 480], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 992], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 16 and 17 times H^16 and H^15
+	vmovdqu     ymm4, yword [rdx + 256]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 512], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 512], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 768], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 18 and 19 times H^14 and H^13
+	vmovdqu     ymm4, yword [rdx + 288]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 544], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 544], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 800], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 20 and 21 times H^12 and H^11
+	vmovdqu     ymm4, yword [rdx + 320]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 576], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 576], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 832], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 22 and 23 times H^10 and H^9
+	vmovdqu     ymm4, yword [rdx + 352]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 608], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 608], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 864], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 24 and 25 times H^8 and H^7
+	vmovdqu     ymm4, yword [rdx + 384]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 640], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 640], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 896], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 26 and 27 times H^6 and H^5
+	vmovdqu     ymm4, yword [rdx + 416]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 672], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 672], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 928], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 28 and 29 times H^4 and H^3
+	vmovdqu     ymm4, yword [rdx + 448]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 704], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 704], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 960], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 30 and 31 times H^2 and H^1
+	vmovdqu     ymm4, yword [rdx + 480]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 736], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 736], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 992], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 0 and 1 times H^32 and H^31
+	vmovdqu     ymm4, yword [rdx]
+	vpshufb     ymm4, ymm4, ymm15
+	vpxor       ymm4, ymm4, ymm0
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 256], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 256], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 768], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower.
+	vpxor       ymm3, ymm3, ymm1
+	vpxor       ymm3, ymm3, ymm2
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rdx, 512
+	sub         rcx, 32
+	cmp         rcx, 32
+	jae         near .asmgen_ghash_update_vpclmul_avx2_loop32
+
+.asmgen_ghash_update_vpclmul_avx2_batch16:
+	cmp         rcx, 16
+	jb          near .asmgen_ghash_update_vpclmul_avx2_rest
+	; blocks 2 and 3 times H^14 and H^13
+	vmovdqu     ymm4, yword [rdx + 32]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm1, ymm4, yword [rsi + 544], 0x00
+	vpclmulqdq  ymm2, ymm4, yword [rsi + 544], 0x11
+	vpclmulqdq  ymm3, ymm6, yword [rsi + 800], 0x10
+	; blocks 4 and 5 times H^12 and H^11
+	vmovdqu     ymm4, yword [rdx + 64]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 576], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 576], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 832], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 6 and 7 times H^10 and H^9
-	vmovdqu     xmm4, oword [rdx + 112]
-	vinserti128 ymm4, ymm4, oword [rdx + 96], 0x01
+	vmovdqu     ymm4, yword [rdx + 96]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymm10, 0x00
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 608], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm10, 0x11
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 608], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymm14, 0x00
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 864], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 8 and 9 times H^8 and H^7
-	vmovdqu     xmm4, oword [rdx + 144]
-	vinserti128 ymm4, ymm4, oword [rdx + 128], 0x01
+	vmovdqu     ymm4, yword [rdx + 128]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 96], 0x00
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 640], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 96], 0x11
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 640], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 224], 0x00
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 896], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 10 and 11 times H^6 and H^5
-	vmovdqu     xmm4, oword [rdx + 176]
-	vinserti128 ymm4, ymm4, oword [rdx + 160], 0x01
+	vmovdqu     ymm4, yword [rdx + 160]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 64], 0x00
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 672], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 64], 0x11
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 672], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 192], 0x00
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 928], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 12 and 13 times H^4 and H^3
-	vmovdqu     xmm4, oword [rdx + 208]
-	vinserti128 ymm4, ymm4, oword [rdx + 192], 0x01
+	vmovdqu     ymm4, yword [rdx + 192]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 32], 0x00
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 704], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 32], 0x11
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 704], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 160], 0x00
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 960], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 14 and 15 times H^2 and H^1
-	vmovdqu     xmm4, oword [rdx + 240]
-	vinserti128 ymm4, ymm4, oword [rdx + 224], 0x01
+	vmovdqu     ymm4, yword [rdx + 224]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi], 0x00
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 736], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi], 0x11
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 736], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 128], 0x00
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 992], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 0 and 1 times H^16 and H^15
-	vmovdqu     xmm5, oword [rdx]
-	vmovdqu     xmm4, oword [rdx + 16]
-	vpshufb     xmm5, xmm5, xmm15
-	vpshufb     xmm4, xmm4, xmm15
-	vpxor       xmm5, xmm5, xmm0
-	vinserti128 ymm4, ymm4, xmm5, 0x01
+	vmovdqu     ymm4, yword [rdx]
+	vpshufb     ymm4, ymm4, ymm15
+	vpxor       ymm4, ymm4, ymm0
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 512], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 512], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymm11, 0x00
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 768], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower.
 	vpxor       ymm3, ymm3, ymm1
@@ -1317,8 +1491,7 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       xmm0, xmm1, xmm2
 	add         rdx, 256
 	sub         rcx, 16
-	cmp         rcx, 16
-	jae         near .asmgen_ghash_update_vpclmul_avx2_loop16
+.asmgen_ghash_update_vpclmul_avx2_rest:
 
 .asmgen_ghash_update_vpclmul_avx2_batch8:
 	cmp         rcx, 8
@@ -1467,14 +1640,8 @@ asmgen_ghash_update_vpclmul_avx2:
 	vmovdqa     xmm6, oword [rsp]
 	vmovdqa     xmm7, oword [rsp + 16]
 	vmovdqa     xmm8, oword [rsp + 32]
-	vmovdqa     xmm9, oword [rsp + 48]
-	vmovdqa     xmm10, oword [rsp + 64]
-	vmovdqa     xmm11, oword [rsp + 80]
-	vmovdqa     xmm12, oword [rsp + 96]
-	vmovdqa     xmm13, oword [rsp + 112]
-	vmovdqa     xmm14, oword [rsp + 128]
-	vmovdqa     xmm15, oword [rsp + 144]
-	add         rsp, 168
+	vmovdqa     xmm15, oword [rsp + 48]
+	add         rsp, 72
 	pop         rdi
 	pop         rsi
 	ret
@@ -1482,12 +1649,14 @@ asmgen_ghash_update_vpclmul_avx2:
 	align 32
 
 ; ----------------------------------------------------------------------------------------------------
-; POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form), from h.
+; POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^32), from h.
 ; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
 ; Montgomery domain: H^i = H^(i-1) * H * x^-128).
+; Then H^32..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
+; half-sums packed two per 16-byte lane from table[768] (pairs j and j + 8 in the low and high 64 bits).
 ;
 ; void asmgen_polyval_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
-; Requires: PCLMULQDQ, AVX
+; Requires: PCLMULQDQ, AVX, AVX2
 ; Saves: rsi, rdi, xmm8, xmm9, xmm14
 ; ----------------------------------------------------------------------------------------------------
 	section .text$asmgen_polyval_init_vpclmul_avx2 code align=32
@@ -1518,6 +1687,7 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 128], xmm5
+	vmovdqu     oword [rdi + 752], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1540,6 +1710,7 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 144], xmm5
+	vmovdqu     oword [rdi + 736], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1562,6 +1733,7 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 160], xmm5
+	vmovdqu     oword [rdi + 720], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1584,6 +1756,7 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 176], xmm5
+	vmovdqu     oword [rdi + 704], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1606,6 +1779,7 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 192], xmm5
+	vmovdqu     oword [rdi + 688], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1628,6 +1802,7 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 208], xmm5
+	vmovdqu     oword [rdi + 672], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1650,6 +1825,7 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 224], xmm5
+	vmovdqu     oword [rdi + 656], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1672,6 +1848,66 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 240], xmm5
+	vmovdqu     oword [rdi + 640], xmm9
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	; H^9..H^32, each below the one before it in the table's extension.
+	lea         rax, [rdi + 624]
+	lea         r9, [rdi + 240]
+.asmgen_polyval_init_vpclmul_avx2_more_powers:
+	vmovdqu     oword [rax], xmm9
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	sub         rax, 16
+	cmp         rax, r9
+	jnz         short .asmgen_polyval_init_vpclmul_avx2_more_powers
+	; Half-sums of the pairs [H^(32-2j), H^(31-2j)] (low 64 bits of each lane) and [H^(16-2j), H^(15-2j)]
+	; (high), j = 0..7, packed.
+	mov         rax, rdi
+	lea         r9, [rdi + 256]
+.asmgen_polyval_init_vpclmul_avx2_pack:
+	vmovdqu     ymm1, yword [rax + 256]
+	vpshufd     ymm5, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vmovdqu     ymm2, yword [rax + 512]
+	vpshufd     ymm5, ymm2, 0x4e
+	vpxor       ymm2, ymm2, ymm5
+	vpunpcklqdq ymm1, ymm1, ymm2
+	vmovdqu     yword [rax + 768], ymm1
+	add         rax, 32
+	cmp         rax, r9
+	jnz         short .asmgen_polyval_init_vpclmul_avx2_pack
+	vzeroupper
 	vmovdqa     xmm8, oword [rsp]
 	vmovdqa     xmm9, oword [rsp + 16]
 	vmovdqa     xmm14, oword [rsp + 32]
@@ -1684,12 +1920,12 @@ asmgen_polyval_init_vpclmul_avx2:
 
 ; ----------------------------------------------------------------------------------------------------
 ; POLYVAL update (RFC 8452): state = (state ^ X) * H * x^-128 for each 16-byte block X of data.
-; 16 blocks per reduction (H^9..H^16 computed per call), then 8, then the tail; two blocks per
-; vpclmulqdq: (S + X1)*H^16 + X2*H^15 + ... + X16*H^1, Karatsuba products on ymm, one reduction.
+; 32 blocks per reduction (keys from the table's extension), then 16, 8, the tail; two blocks per
+; vpclmulqdq: (S + X1)*H^32 + X2*H^31 + ... + X32*H^1, Karatsuba products on ymm, one reduction.
 ;
 ; void asmgen_polyval_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 ; Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
-; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14
+; Saves: rsi, rdi, xmm6, xmm7, xmm8
 ; ----------------------------------------------------------------------------------------------------
 	section .text$asmgen_polyval_update_vpclmul_avx2 code align=32
 	global asmgen_polyval_update_vpclmul_avx2
@@ -1700,196 +1936,286 @@ asmgen_polyval_update_vpclmul_avx2:
 .seh_0:			; .seh_pushreg rsi (an unwind code in .xdata)
 	push        rdi
 .seh_1:			; .seh_pushreg rdi (an unwind code in .xdata)
-	sub         rsp, 152
-.seh_2:			; .seh_stackalloc 152 (an unwind code in .xdata)
+	sub         rsp, 56
+.seh_2:			; .seh_stackalloc 56 (an unwind code in .xdata)
 	vmovdqa     oword [rsp], xmm6
 .seh_3:			; .seh_savexmm xmm6, 0 (an unwind code in .xdata)
 	vmovdqa     oword [rsp + 16], xmm7
 .seh_4:			; .seh_savexmm xmm7, 16 (an unwind code in .xdata)
 	vmovdqa     oword [rsp + 32], xmm8
 .seh_5:			; .seh_savexmm xmm8, 32 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 48], xmm9
-.seh_6:			; .seh_savexmm xmm9, 48 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 64], xmm10
-.seh_7:			; .seh_savexmm xmm10, 64 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 80], xmm11
-.seh_8:			; .seh_savexmm xmm11, 80 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 96], xmm12
-.seh_9:			; .seh_savexmm xmm12, 96 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 112], xmm13
-.seh_10:			; .seh_savexmm xmm13, 112 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 128], xmm14
-.seh_11:			; .seh_savexmm xmm14, 128 (an unwind code in .xdata)
 .seh_endprologue:
 	mov         rdi, rcx
 	mov         rsi, rdx
 	mov         rdx, r8
 	mov         rcx, r9
 	vmovdqu     xmm0, oword [rdi]
-	cmp         rcx, 16
-	jb          near .asmgen_polyval_update_vpclmul_avx2_batch8
-	; H^9..H^16: the table's pairs [H^7, H^8]..[H^1, H^2] times H^8, once per call of >= 16 blocks.
-	vbroadcasti128 ymm4, oword [rsi + 112]
-	vpclmulqdq  ymm1, ymm4, yword [rsi + 96], 0x00
-	vpclmulqdq  ymm2, ymm4, yword [rsi + 96], 0x11
-	vpclmulqdq  ymm3, ymm4, yword [rsi + 96], 0x01
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 96], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm7, ymm1, ymm2
-	vpshufd     ymm11, ymm7, 0x4e
-	vpxor       ymm11, ymm11, ymm7
-	vpclmulqdq  ymm1, ymm4, yword [rsi + 64], 0x00
-	vpclmulqdq  ymm2, ymm4, yword [rsi + 64], 0x11
-	vpclmulqdq  ymm3, ymm4, yword [rsi + 64], 0x01
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 64], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm8, ymm1, ymm2
-	vpshufd     ymm12, ymm8, 0x4e
-	vpxor       ymm12, ymm12, ymm8
-	vpclmulqdq  ymm1, ymm4, yword [rsi + 32], 0x00
-	vpclmulqdq  ymm2, ymm4, yword [rsi + 32], 0x11
-	vpclmulqdq  ymm3, ymm4, yword [rsi + 32], 0x01
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 32], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm9, ymm1, ymm2
-	vpshufd     ymm13, ymm9, 0x4e
-	vpxor       ymm13, ymm13, ymm9
-	vpclmulqdq  ymm1, ymm4, yword [rsi], 0x00
-	vpclmulqdq  ymm2, ymm4, yword [rsi], 0x11
-	vpclmulqdq  ymm3, ymm4, yword [rsi], 0x01
-	vpclmulqdq  ymm5, ymm4, yword [rsi], 0x10
-	vpxor       ymm3, ymm3, ymm5
-	vpslldq     ymm5, ymm3, 8
-	vpsrldq     ymm3, ymm3, 8
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm2, ymm2, ymm3
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm1, yword [rel const_polyval_poly_y], 0x10
-	vpshufd     ymm1, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vpxor       ymm10, ymm1, ymm2
-	vpshufd     ymm14, ymm10, 0x4e
-	vpxor       ymm14, ymm14, ymm10
+	cmp         rcx, 32
+	jb          near .asmgen_polyval_update_vpclmul_avx2_batch16
 	align 16
-.asmgen_polyval_update_vpclmul_avx2_loop16:
-	; blocks 2 and 3 times H^14 and H^13
-	vmovdqu     xmm4, oword [rdx + 48]
-	vinserti128 ymm4, ymm4, oword [rdx + 32], 0x01
+.asmgen_polyval_update_vpclmul_avx2_loop32:
+	; blocks 2 and 3 times H^30 and H^29
+	vmovdqu     ymm4, yword [rdx + 32]
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, ymm8, 0x00
-	vpclmulqdq  ymm2, ymm4, ymm8, 0x11
-	vpclmulqdq  ymm3, ymm6, ymm12, 0x00
-	; blocks 4 and 5 times H^12 and H^11
-	vmovdqu     xmm4, oword [rdx + 80]
-	vinserti128 ymm4, ymm4, oword [rdx + 64], 0x01
+	vpclmulqdq  ymm1, ymm4, yword [rsi + 288], 0x00
+	vpclmulqdq  ymm2, ymm4, yword [rsi + 288], 0x11
+	vpclmulqdq  ymm3, ymm6, yword [rsi + 800], 0x00
+	; blocks 4 and 5 times H^28 and H^27
+	vmovdqu     ymm4, yword [rdx + 64]
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymm9, 0x00
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 320], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm9, 0x11
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 320], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymm13, 0x00
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 832], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 6 and 7 times H^26 and H^25
+	vmovdqu     ymm4, yword [rdx + 96]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 352], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 352], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 864], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 8 and 9 times H^24 and H^23
+	vmovdqu     ymm4, yword [rdx + 128]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 384], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 384], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 896], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 10 and 11 times H^22 and H^21
+	vmovdqu     ymm4, yword [rdx + 160]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 416], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 416], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 928], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 12 and 13 times H^20 and H^19
+	vmovdqu     ymm4, yword [rdx + 192]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 448], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 448], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 960], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 14 and 15 times H^18 and H^17
+	vmovdqu     ymm4, yword [rdx + 224]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 480], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 480], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 992], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 16 and 17 times H^16 and H^15
+	vmovdqu     ymm4, yword [rdx + 256]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 512], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 512], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 768], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 18 and 19 times H^14 and H^13
+	vmovdqu     ymm4, yword [rdx + 288]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 544], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 544], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 800], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 20 and 21 times H^12 and H^11
+	vmovdqu     ymm4, yword [rdx + 320]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 576], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 576], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 832], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 22 and 23 times H^10 and H^9
+	vmovdqu     ymm4, yword [rdx + 352]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 608], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 608], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 864], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 24 and 25 times H^8 and H^7
+	vmovdqu     ymm4, yword [rdx + 384]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 640], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 640], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 896], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 26 and 27 times H^6 and H^5
+	vmovdqu     ymm4, yword [rdx + 416]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 672], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 672], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 928], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 28 and 29 times H^4 and H^3
+	vmovdqu     ymm4, yword [rdx + 448]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 704], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 704], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 960], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 30 and 31 times H^2 and H^1
+	vmovdqu     ymm4, yword [rdx + 480]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 736], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 736], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 992], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 0 and 1 times H^32 and H^31
+	vmovdqu     ymm4, yword [rdx]
+	vpxor       ymm4, ymm4, ymm0
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 256], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 256], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 768], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower.
+	vpxor       ymm3, ymm3, ymm1
+	vpxor       ymm3, ymm3, ymm2
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rdx, 512
+	sub         rcx, 32
+	cmp         rcx, 32
+	jae         near .asmgen_polyval_update_vpclmul_avx2_loop32
+
+.asmgen_polyval_update_vpclmul_avx2_batch16:
+	cmp         rcx, 16
+	jb          near .asmgen_polyval_update_vpclmul_avx2_rest
+	; blocks 2 and 3 times H^14 and H^13
+	vmovdqu     ymm4, yword [rdx + 32]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm1, ymm4, yword [rsi + 544], 0x00
+	vpclmulqdq  ymm2, ymm4, yword [rsi + 544], 0x11
+	vpclmulqdq  ymm3, ymm6, yword [rsi + 800], 0x10
+	; blocks 4 and 5 times H^12 and H^11
+	vmovdqu     ymm4, yword [rdx + 64]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 576], 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 576], 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 832], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 6 and 7 times H^10 and H^9
-	vmovdqu     xmm4, oword [rdx + 112]
-	vinserti128 ymm4, ymm4, oword [rdx + 96], 0x01
+	vmovdqu     ymm4, yword [rdx + 96]
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymm10, 0x00
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 608], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm10, 0x11
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 608], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymm14, 0x00
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 864], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 8 and 9 times H^8 and H^7
-	vmovdqu     xmm4, oword [rdx + 144]
-	vinserti128 ymm4, ymm4, oword [rdx + 128], 0x01
+	vmovdqu     ymm4, yword [rdx + 128]
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 96], 0x00
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 640], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 96], 0x11
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 640], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 224], 0x00
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 896], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 10 and 11 times H^6 and H^5
-	vmovdqu     xmm4, oword [rdx + 176]
-	vinserti128 ymm4, ymm4, oword [rdx + 160], 0x01
+	vmovdqu     ymm4, yword [rdx + 160]
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 64], 0x00
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 672], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 64], 0x11
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 672], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 192], 0x00
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 928], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 12 and 13 times H^4 and H^3
-	vmovdqu     xmm4, oword [rdx + 208]
-	vinserti128 ymm4, ymm4, oword [rdx + 192], 0x01
+	vmovdqu     ymm4, yword [rdx + 192]
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 32], 0x00
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 704], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 32], 0x11
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 704], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 160], 0x00
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 960], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 14 and 15 times H^2 and H^1
-	vmovdqu     xmm4, oword [rdx + 240]
-	vinserti128 ymm4, ymm4, oword [rdx + 224], 0x01
+	vmovdqu     ymm4, yword [rdx + 224]
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi], 0x00
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 736], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi], 0x11
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 736], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 128], 0x00
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 992], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 0 and 1 times H^16 and H^15
-	vmovdqu     xmm5, oword [rdx]
-	vmovdqu     xmm4, oword [rdx + 16]
-	vpxor       xmm5, xmm5, xmm0
-	vinserti128 ymm4, ymm4, xmm5, 0x01
+	vmovdqu     ymm4, yword [rdx]
+	vpxor       ymm4, ymm4, ymm0
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 512], 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpclmulqdq  ymm5, ymm4, yword [rsi + 512], 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymm11, 0x00
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 768], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower.
 	vpxor       ymm3, ymm3, ymm1
@@ -1912,8 +2238,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       xmm0, xmm1, xmm2
 	add         rdx, 256
 	sub         rcx, 16
-	cmp         rcx, 16
-	jae         near .asmgen_polyval_update_vpclmul_avx2_loop16
+.asmgen_polyval_update_vpclmul_avx2_rest:
 
 .asmgen_polyval_update_vpclmul_avx2_batch8:
 	cmp         rcx, 8
@@ -2054,13 +2379,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vmovdqa     xmm6, oword [rsp]
 	vmovdqa     xmm7, oword [rsp + 16]
 	vmovdqa     xmm8, oword [rsp + 32]
-	vmovdqa     xmm9, oword [rsp + 48]
-	vmovdqa     xmm10, oword [rsp + 64]
-	vmovdqa     xmm11, oword [rsp + 80]
-	vmovdqa     xmm12, oword [rsp + 96]
-	vmovdqa     xmm13, oword [rsp + 112]
-	vmovdqa     xmm14, oword [rsp + 128]
-	add         rsp, 152
+	add         rsp, 56
 	pop         rdi
 	pop         rsi
 	ret
@@ -2068,7 +2387,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	align 32
 
 ; ----------------------------------------------------------------------------------------------------
-; GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form), from h.
+; GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^32), from h.
 ; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
 ; Montgomery domain: H^i = H^(i-1) * H * x^-128).
 ;
@@ -2801,7 +3120,7 @@ asmgen_ghash_update_vpclmul_avx512:
 	align 32
 
 ; ----------------------------------------------------------------------------------------------------
-; POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form), from h.
+; POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^32), from h.
 ; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
 ; Montgomery domain: H^i = H^(i-1) * H * x^-128).
 ;
@@ -3583,20 +3902,8 @@ asmgen_ghash_init_vpclmul_avx2.unwind_info:
 	dw 0
 	section .xdata$asmgen_ghash_update_vpclmul_avx2 rdata align=4
 asmgen_ghash_update_vpclmul_avx2.unwind_info:
-	db 1, asmgen_ghash_update_vpclmul_avx2.seh_endprologue - asmgen_ghash_update_vpclmul_avx2, 24, 0	; version 1, prologue size, 24 slots, no frame register
-	db asmgen_ghash_update_vpclmul_avx2.seh_12 - asmgen_ghash_update_vpclmul_avx2, 0xf8	; SAVE_XMM128, info 15
-	dw 9
-	db asmgen_ghash_update_vpclmul_avx2.seh_11 - asmgen_ghash_update_vpclmul_avx2, 0xe8	; SAVE_XMM128, info 14
-	dw 8
-	db asmgen_ghash_update_vpclmul_avx2.seh_10 - asmgen_ghash_update_vpclmul_avx2, 0xd8	; SAVE_XMM128, info 13
-	dw 7
-	db asmgen_ghash_update_vpclmul_avx2.seh_9 - asmgen_ghash_update_vpclmul_avx2, 0xc8	; SAVE_XMM128, info 12
-	dw 6
-	db asmgen_ghash_update_vpclmul_avx2.seh_8 - asmgen_ghash_update_vpclmul_avx2, 0xb8	; SAVE_XMM128, info 11
-	dw 5
-	db asmgen_ghash_update_vpclmul_avx2.seh_7 - asmgen_ghash_update_vpclmul_avx2, 0xa8	; SAVE_XMM128, info 10
-	dw 4
-	db asmgen_ghash_update_vpclmul_avx2.seh_6 - asmgen_ghash_update_vpclmul_avx2, 0x98	; SAVE_XMM128, info 9
+	db 1, asmgen_ghash_update_vpclmul_avx2.seh_endprologue - asmgen_ghash_update_vpclmul_avx2, 11, 0	; version 1, prologue size, 11 slots, no frame register
+	db asmgen_ghash_update_vpclmul_avx2.seh_6 - asmgen_ghash_update_vpclmul_avx2, 0xf8	; SAVE_XMM128, info 15
 	dw 3
 	db asmgen_ghash_update_vpclmul_avx2.seh_5 - asmgen_ghash_update_vpclmul_avx2, 0x88	; SAVE_XMM128, info 8
 	dw 2
@@ -3604,10 +3911,10 @@ asmgen_ghash_update_vpclmul_avx2.unwind_info:
 	dw 1
 	db asmgen_ghash_update_vpclmul_avx2.seh_3 - asmgen_ghash_update_vpclmul_avx2, 0x68	; SAVE_XMM128, info 6
 	dw 0
-	db asmgen_ghash_update_vpclmul_avx2.seh_2 - asmgen_ghash_update_vpclmul_avx2, 0x01	; ALLOC_LARGE, info 0
-	dw 21
+	db asmgen_ghash_update_vpclmul_avx2.seh_2 - asmgen_ghash_update_vpclmul_avx2, 0x82	; ALLOC_SMALL, info 8
 	db asmgen_ghash_update_vpclmul_avx2.seh_1 - asmgen_ghash_update_vpclmul_avx2, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_ghash_update_vpclmul_avx2.seh_0 - asmgen_ghash_update_vpclmul_avx2, 0x60	; PUSH_NONVOL, info 6
+	dw 0
 	section .xdata$asmgen_polyval_init_vpclmul_avx2 rdata align=4
 asmgen_polyval_init_vpclmul_avx2.unwind_info:
 	db 1, asmgen_polyval_init_vpclmul_avx2.seh_endprologue - asmgen_polyval_init_vpclmul_avx2, 9, 0	; version 1, prologue size, 9 slots, no frame register
@@ -3623,29 +3930,17 @@ asmgen_polyval_init_vpclmul_avx2.unwind_info:
 	dw 0
 	section .xdata$asmgen_polyval_update_vpclmul_avx2 rdata align=4
 asmgen_polyval_update_vpclmul_avx2.unwind_info:
-	db 1, asmgen_polyval_update_vpclmul_avx2.seh_endprologue - asmgen_polyval_update_vpclmul_avx2, 22, 0	; version 1, prologue size, 22 slots, no frame register
-	db asmgen_polyval_update_vpclmul_avx2.seh_11 - asmgen_polyval_update_vpclmul_avx2, 0xe8	; SAVE_XMM128, info 14
-	dw 8
-	db asmgen_polyval_update_vpclmul_avx2.seh_10 - asmgen_polyval_update_vpclmul_avx2, 0xd8	; SAVE_XMM128, info 13
-	dw 7
-	db asmgen_polyval_update_vpclmul_avx2.seh_9 - asmgen_polyval_update_vpclmul_avx2, 0xc8	; SAVE_XMM128, info 12
-	dw 6
-	db asmgen_polyval_update_vpclmul_avx2.seh_8 - asmgen_polyval_update_vpclmul_avx2, 0xb8	; SAVE_XMM128, info 11
-	dw 5
-	db asmgen_polyval_update_vpclmul_avx2.seh_7 - asmgen_polyval_update_vpclmul_avx2, 0xa8	; SAVE_XMM128, info 10
-	dw 4
-	db asmgen_polyval_update_vpclmul_avx2.seh_6 - asmgen_polyval_update_vpclmul_avx2, 0x98	; SAVE_XMM128, info 9
-	dw 3
+	db 1, asmgen_polyval_update_vpclmul_avx2.seh_endprologue - asmgen_polyval_update_vpclmul_avx2, 9, 0	; version 1, prologue size, 9 slots, no frame register
 	db asmgen_polyval_update_vpclmul_avx2.seh_5 - asmgen_polyval_update_vpclmul_avx2, 0x88	; SAVE_XMM128, info 8
 	dw 2
 	db asmgen_polyval_update_vpclmul_avx2.seh_4 - asmgen_polyval_update_vpclmul_avx2, 0x78	; SAVE_XMM128, info 7
 	dw 1
 	db asmgen_polyval_update_vpclmul_avx2.seh_3 - asmgen_polyval_update_vpclmul_avx2, 0x68	; SAVE_XMM128, info 6
 	dw 0
-	db asmgen_polyval_update_vpclmul_avx2.seh_2 - asmgen_polyval_update_vpclmul_avx2, 0x01	; ALLOC_LARGE, info 0
-	dw 19
+	db asmgen_polyval_update_vpclmul_avx2.seh_2 - asmgen_polyval_update_vpclmul_avx2, 0x62	; ALLOC_SMALL, info 6
 	db asmgen_polyval_update_vpclmul_avx2.seh_1 - asmgen_polyval_update_vpclmul_avx2, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_polyval_update_vpclmul_avx2.seh_0 - asmgen_polyval_update_vpclmul_avx2, 0x60	; PUSH_NONVOL, info 6
+	dw 0
 	section .xdata$asmgen_ghash_init_vpclmul_avx512 rdata align=4
 asmgen_ghash_init_vpclmul_avx512.unwind_info:
 	db 1, asmgen_ghash_init_vpclmul_avx512.seh_endprologue - asmgen_ghash_init_vpclmul_avx512, 13, 0	; version 1, prologue size, 13 slots, no frame register

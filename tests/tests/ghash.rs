@@ -287,3 +287,42 @@ fn clone_continues_independently() {
     b.update_padded(&data[256..]);
     assert_eq!(a.finalize(), b.finalize());
 }
+
+/// `finalize_reset` gives `finalize`'s result and starts the next message under the same key, on every
+/// backend (the trait's `finalize_reset` and `Reset` too); a clone keeps its own state after its original
+/// is reset, and dropping the original leaves the clone's key table (shared) intact.
+#[test]
+fn finalize_reset_starts_the_next_message_under_the_same_key() {
+    let mut rng = Rng::new(4);
+    let h = rng.block();
+    let mut data = vec![0u8; 1000];
+    rng.fill(&mut data);
+    for backend in asmgen_runtime::backends() {
+        let fresh = |m: &[u8]| {
+            let mut g = Ghash::with_backend(&h, backend).unwrap();
+            g.update_padded(m);
+            g.finalize()
+        };
+        let mut g = Ghash::with_backend(&h, backend).unwrap();
+        g.update_padded(&data[..608]);
+        let copy = g.clone();
+        assert_eq!(g.finalize_reset(), fresh(&data[..608]), "{backend}");
+        g.update_padded(&data[608..]);
+        assert_eq!(g.finalize_reset(), fresh(&data[608..]), "{backend}: after finalize_reset");
+        g.update_padded(&data[..100]);
+        universal_hash::Reset::reset(&mut g);
+        g.update_padded(&data[100..]);
+        assert_eq!(UniversalHash::finalize_reset(&mut g).as_slice(), fresh(&data[100..]), "{backend}: after reset");
+        drop(g);
+        let mut copy = copy;
+        copy.update_padded(&data[608..]);
+        assert_eq!(copy.finalize(), fresh(&data), "{backend}: the clone");
+
+        let mut p = Polyval::with_backend(&h, backend).unwrap();
+        p.update_padded(&data);
+        let mut q = Polyval::with_backend(&h, backend).unwrap();
+        q.update_padded(&data);
+        assert_eq!(p.finalize_reset(), q.finalize(), "{backend}");
+        assert_eq!(p.finalize_reset(), [0; 16], "{backend}: an empty message");
+    }
+}

@@ -14,9 +14,11 @@
 //! blocks; the reduction multiplies by x^-128 in two 64-bit folding steps with the constant
 //! `0xc2000000_00000000` (the reflected x^63 + x^62 + x^57 of the polynomial).
 //!
-//! Every kernel set uses the same key-table layout ([`KEY_TABLE_BYTES`] bytes, 16-byte aligned):
-//! H^1..H^8 at `16*(i-1)`, then each power's Karatsuba half-sum (`lo ^ hi` in both 64-bit lanes) at
-//! `128 + 16*(i-1)`.
+//! Every kernel set uses the same key-table layout ([`KEY_TABLE_BYTES`] bytes, 16-byte aligned): its first
+//! [`BASE_TABLE_BYTES`] hold H^1..H^8 at `16*(i-1)`, then each power's Karatsuba half-sum (`lo ^ hi` in both
+//! 64-bit lanes) at `128 + 16*(i-1)`; every set's init fills them and the fused GCM kernels read only them.
+//! The rest is the x86_64 ymm set's extension, which only its init fills: H^32..H^1 descending
+//! ([`ext_h_offset`]) and their half-sums packed two to a 16-byte lane ([`ext_hk`]).
 //!
 //! Function signatures (every kernel set; declared once in [`crate::Role`]):
 //! * `<name>_init(uint8_t *table, const uint8_t *h)`: key setup from the 16-byte key `h`.
@@ -32,8 +34,12 @@ pub mod x86_64_vpclmul;
 
 use crate::Role;
 
-/// Bytes of the key table every kernel set fills.
-pub const KEY_TABLE_BYTES: usize = 256;
+/// Bytes of the key table a caller provides (the most any set's init fills: the ymm set's extension).
+pub const KEY_TABLE_BYTES: usize = 1024;
+/// Bytes of the table every set's init fills: H^1..H^8 and their half-sums.
+pub const BASE_TABLE_BYTES: usize = 256;
+/// Powers of H in the x86_64 ymm set's extension of the table.
+pub const EXT_POWERS: usize = 32;
 /// Blocks aggregated per reduction.
 pub const AGGREGATE: usize = 8;
 
@@ -89,6 +95,22 @@ pub const fn h_offset(power: usize) -> i32 {
 /// Where the key table keeps the Karatsuba half-sum of `H^power` (its two 64-bit halves xored, in both).
 pub const fn hk_offset(power: usize) -> i32 {
     128 + h_offset(power)
+}
+
+/// Where the table's extension (filled by the x86_64 ymm set's init) keeps `H^power`, for `power` in
+/// `1..=32`, highest first: the 32 bytes at `ext_h_offset(2m)` are the pair `[H^2m, H^(2m-1)]` one ymm load
+/// puts against two consecutive blocks, and the 64 at `ext_h_offset(4m)` are `[H^4m..H^(4m-3)]`.
+pub const fn ext_h_offset(power: usize) -> i32 {
+    BASE_TABLE_BYTES as i32 + 16 * (EXT_POWERS as i32 - power as i32)
+}
+
+/// Where the extension keeps the Karatsuba half-sums of pair `j` in `0..16`, the powers `[H^(32-2j),
+/// H^(31-2j)]` at [`ext_h_offset`]`(32 - 2j)`: the 32 bytes at the returned offset hold them in the low 64
+/// bits (`j < 8`) or the high 64 bits (`j >= 8`) of each 16-byte lane, so the returned `vpclmulqdq`
+/// selector (`0x00` or `0x10`) picks them; pairs `j` and `j + 8` share the 32 bytes.
+pub const fn ext_hk(j: usize) -> (i32, u8) {
+    let offset = ext_h_offset(0) + 32 * (j % 8) as i32;
+    (offset, if j < 8 { 0x00 } else { 0x10 })
 }
 
 /// The reduction polynomial's reflected constant, as a 16-byte little-endian value:

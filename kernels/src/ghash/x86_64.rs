@@ -1,10 +1,10 @@
 //! GHASH/POLYVAL with PCLMULQDQ on xmm registers (VEX-encoded, so AVX is required too).
 
-use super::{h_offset, hk_offset, Flavour, AGGREGATE, BYTE_REVERSE, POLY};
+use super::{ext_h_offset, ext_hk, h_offset, hk_offset, Flavour, AGGREGATE, BYTE_REVERSE, EXT_POWERS, POLY};
 use crate::plan::{Loops, Trips};
 use crate::role;
 use crate::Blocks;
-use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, Mem, X86Feature, Xmm, X86_64};
+use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, Mem, X86Feature, Xmm, Ymm, X86_64};
 use asmgen::{Abi, Builder, Function, GenError};
 
 type B = Builder<X86_64>;
@@ -127,11 +127,28 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
     init_named(f, abi, "avx")
 }
 
-/// [`init`] named `asmgen_<f>_init_<suffix>` (the ymm set's key setup is this kernel: same table).
+/// [`init`] named `asmgen_<f>_init_<suffix>` (the zmm set's key setup is this kernel: same table).
 pub fn init_named(f: Flavour, abi: Abi, suffix: &str) -> Result<Function<X86_64>, GenError> {
+    init_of(f, abi, suffix, AGGREGATE)
+}
+
+/// The key setup named `asmgen_<f>_init_<suffix>` that computes H^1..H^`powers`: H^1..H^8 and their
+/// half-sums into the table's base, and, for `powers` = [`EXT_POWERS`] (the ymm set), every power into the
+/// extension too and their half-sums packed (`powers` is 8 or 32).
+pub fn init_of(f: Flavour, abi: Abi, suffix: &str, powers: usize) -> Result<Function<X86_64>, GenError> {
+    assert!(powers == AGGREGATE || powers == EXT_POWERS, "{powers} powers: 8 or 32");
     let name = format!("asmgen_{}_init_{suffix}", f.name());
-    let mut b = B::new(&name, abi, &[X86Feature::Avx, X86Feature::Pclmulqdq]);
+    let features: &[X86Feature] = if powers > AGGREGATE {
+        &[X86Feature::Avx, X86Feature::Avx2, X86Feature::Pclmulqdq]
+    } else {
+        &[X86Feature::Avx, X86Feature::Pclmulqdq]
+    };
+    let mut b = B::new(&name, abi, features);
     super::document_init(&mut b, f);
+    if powers > AGGREGATE {
+        b.doc("Then H^32..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their");
+        b.doc("half-sums packed two per 16-byte lane from table[768] (pairs j and j + 8 in the low and high 64 bits).");
+    }
     let [table, h] = role::params(&mut b, f.init_role());
     constants(&mut b, f);
     let hreg = Xmm(8);
@@ -151,27 +168,75 @@ pub fn init_named(f: Flavour, abi: Abi, suffix: &str) -> Result<Function<X86_64>
         b.vpxor(hreg, T, T2);
     }
     b.vmovdqa(p, hreg);
-    for i in 1..=AGGREGATE as i32 {
+    let ext = powers > AGGREGATE;
+    for i in 1..=AGGREGATE {
         b.comment(format_args!("H^{i}"));
-        b.vmovdqu(mem(table, h_offset(i as usize)), p);
+        b.vmovdqu(mem(table, h_offset(i)), p);
         b.vpshufd(T, p, 0x4e);
         b.vpxor(T, T, p);
-        b.vmovdqu(mem(table, hk_offset(i as usize)), T);
-        if i < AGGREGATE as i32 {
-            // p = p * H (schoolbook, once per power: key setup is not the hot path).
-            b.vpclmulqdq(LO, p, hreg, 0x00);
-            b.vpclmulqdq(HI, p, hreg, 0x11);
-            b.vpclmulqdq(MID, p, hreg, 0x01);
-            b.vpclmulqdq(T, p, hreg, 0x10);
-            b.vpxor(MID, MID, T);
-            b.vpslldq(T, MID, 8);
-            b.vpsrldq(MID, MID, 8);
-            b.vpxor(LO, LO, T);
-            b.vpxor(HI, HI, MID);
-            montgomery(&mut b, LO, HI, p);
+        b.vmovdqu(mem(table, hk_offset(i)), T);
+        if ext {
+            b.vmovdqu(mem(table, ext_h_offset(i)), p);
+        }
+        if i < AGGREGATE || ext {
+            times_h(&mut b, p, hreg);
         }
     }
+    if ext {
+        extension(&mut b, table, p, hreg);
+    }
     b.finish()
+}
+
+/// `p = p * H` (schoolbook, once per power: key setup is not the hot path).
+fn times_h(b: &mut B, p: Xmm, hreg: Xmm) {
+    b.vpclmulqdq(LO, p, hreg, 0x00);
+    b.vpclmulqdq(HI, p, hreg, 0x11);
+    b.vpclmulqdq(MID, p, hreg, 0x01);
+    b.vpclmulqdq(T, p, hreg, 0x10);
+    b.vpxor(MID, MID, T);
+    b.vpslldq(T, MID, 8);
+    b.vpsrldq(MID, MID, 8);
+    b.vpxor(LO, LO, T);
+    b.vpxor(HI, HI, MID);
+    montgomery(b, LO, HI, p);
+}
+
+/// The ymm set's extension of the table, `p` holding H^9: H^9..H^32 stored highest first (a loop, descending
+/// addresses), then their half-sums packed (a loop over the eight 32-byte entries). Uses rax and r9, the
+/// loops' pointer and its end (no `mov` of an immediate: NASM would shorten it to a 32-bit move).
+fn extension(b: &mut B, table: Gpr, p: Xmm, hreg: Xmm) {
+    let powers = EXT_POWERS;
+    let (ptr, end) = (RAX, R9);
+    let [more, pack] = ["more_powers", "pack"].map(|l| b.label(l));
+    b.comment(format_args!("H^9..H^{powers}, each below the one before it in the table's extension."));
+    b.lea(ptr, mem(table, ext_h_offset(AGGREGATE + 1)));
+    b.lea(end, mem(table, ext_h_offset(powers) - 16));
+    b.bind(&more);
+    b.vmovdqu(mem(ptr, 0), p);
+    times_h(b, p, hreg);
+    b.sub(ptr, 16);
+    b.cmp(ptr, end);
+    b.jnz(&more);
+
+    let (a, c, t) = (Ymm(1), Ymm(2), Ymm(5));
+    let pairs = powers / 2;
+    b.comment("Half-sums of the pairs [H^(32-2j), H^(31-2j)] (low 64 bits of each lane) and [H^(16-2j), H^(15-2j)]");
+    b.comment("(high), j = 0..7, packed.");
+    b.mov(ptr, table);
+    b.lea(end, mem(table, 32 * (pairs / 2) as i32));
+    b.bind(&pack);
+    for (r, pair) in [(a, 0), (c, pairs / 2)] {
+        b.vmovdqu(r, mem(ptr, ext_h_offset(powers - 2 * pair)));
+        b.vpshufd(t, r, 0x4e);
+        b.vpxor(r, r, t);
+    }
+    b.vpunpcklqdq(a, a, c);
+    b.vmovdqu(mem(ptr, ext_hk(0).0), a);
+    b.add(ptr, 32);
+    b.cmp(ptr, end);
+    b.jnz(&pack);
+    b.vzeroupper();
 }
 
 /// `<f>_update_avx(state, table, data, nblocks)`: absorbs `nblocks` blocks, 8 per reduction.

@@ -119,7 +119,7 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<X86_64
     b.sub(n, HALF as i32);
     b.blank();
     b.bind(&rest);
-    ymm::absorb_body(&mut b, f, table, data, n, false);
+    ymm::absorb_body(&mut b, f, table, data, n);
     ymm::epilogue(&mut b, f, state);
     b.vzeroupper();
     b.finish()

@@ -1,20 +1,21 @@
 //! GHASH/POLYVAL with VPCLMULQDQ on ymm registers (AVX2): two blocks per carry-less multiply.
 //!
-//! The key table is the xmm set's (256 bytes, H^1..H^8 and their Karatsuba half-sums; the key setup is that
-//! set's kernel under this set's name). Each pair of data blocks is loaded lane-swapped, `[X_2j+1, X_2j]` (a
-//! load and a `vinserti128` from memory), so that the table's natural pairs `[H^p-1, H^p]` and their half-sums
-//! are the multiplies' memory operands: no key is loaded or permuted per call for 8..15 blocks. Calls of at
-//! least 16 blocks first compute `[H^15, H^16]`..`[H^9, H^10]` and their half-sums into registers (four
-//! independent ymm multiplies of the table's pairs by H^8), so that 16 blocks share one reduction while the
-//! table stays 256 bytes for every set. Products are Karatsuba, three `vpclmulqdq` per pair: the cores
-//! measured here are bound on `vpclmulqdq` (schoolbook's four were 25% slower). The pairs that do not
-//! depend on the state are multiplied before the pair that does, so the out-of-order core overlaps them
-//! with the previous batch's reduction; lanes are added before the xmm Montgomery reduction. After the
-//! 16-block loop: one batch of 8, then the tail (k < 8 blocks) in pairs against `[H^k, H^k-1]` (schoolbook:
-//! no half-sums to load), at most one block on xmm, one reduction.
+//! The key table is the common 256 bytes (H^1..H^8 and their Karatsuba half-sums) and this set's extension
+//! (the table's 1 KiB): H^32..H^1 highest first, so one ymm load of two consecutive blocks pairs with one
+//! ymm load of `[H^2m, H^2m-1]`, and their half-sums packed (pairs j and j + 8 in the low and high 64 bits of
+//! each lane, picked by the `vpclmulqdq` selector). The init is the xmm set's key setup carried on to H^32.
+//! The loop absorbs 32 blocks per reduction, then one batch of 16 on the lower powers: no key is computed
+//! or permuted per call. Products are Karatsuba, three `vpclmulqdq` per pair: the cores measured here are
+//! bound on `vpclmulqdq` (schoolbook's four were 25% slower). The pairs that do not depend on the state are
+//! multiplied before the pair that does, so the out-of-order core overlaps them with the previous batch's
+//! reduction; lanes are added before the xmm Montgomery reduction. Then one batch of 8 against the common
+//! table (each pair loaded lane-swapped, `[X_2j+1, X_2j]`, so the table's `[H^p-1, H^p]` are its memory
+//! operands: the zmm set, whose init fills only the common part, runs this code for what its loops leave),
+//! then the tail (k < 8 blocks) in pairs against `[H^k, H^k-1]` (schoolbook: no half-sums to load), at most
+//! one block on xmm, one reduction.
 
 use super::x86_64::{fold, Poly, Reduction};
-use super::{h_offset, hk_offset, Flavour, AGGREGATE, BYTE_REVERSE, POLY};
+use super::{ext_h_offset, ext_hk, h_offset, hk_offset, Flavour, AGGREGATE, BYTE_REVERSE, EXT_POWERS, POLY};
 use crate::arch::x86_64::mov_count;
 use crate::role;
 use crate::Blocks;
@@ -34,29 +35,24 @@ const MID: Ymm = Ymm(3); // sums of the middle products
 const X: Ymm = Ymm(4); // the pair of blocks being absorbed
 const T: Ymm = Ymm(5); // scratch
 const XS: Ymm = Ymm(6); // the pair's Karatsuba half-sums
-/// The key pairs `[H^(15-2j), H^(16-2j)]`, j = 0..3, computed per call of at least 16 blocks (the pairs of
-/// H^1..H^8 are memory operands on the table).
-const UPPER: [Ymm; 4] = [Ymm(7), Ymm(8), Ymm(9), Ymm(10)];
-/// Their Karatsuba half-sums.
-const UPPER_HK: [Ymm; 4] = [Ymm(11), Ymm(12), Ymm(13), Ymm(14)];
-const CARRY: Xmm = Xmm(8); // state still to be added to the first block of a tail (an upper key's place)
-const TAIL_KEY: Ymm = Ymm(7); // the tail's key pair (an upper key's place)
+const CARRY: Xmm = Xmm(8); // state still to be added to the first block of a tail
+const TAIL_KEY: Ymm = Ymm(7); // the tail's key pair
 /// Byte-reversal control in both lanes (GHASH only).
 pub(super) const BSWAP: Ymm = Ymm(15);
 
-/// Where a pair's key and its half-sums are: registers (H^9..H^16) or the table (H^1..H^8).
-#[derive(Clone)]
-enum Key {
-    Reg(Ymm, Ymm),
-    Table(Mem, Mem),
+/// Where a pair's key and its half-sums are in the table, and the `vpclmulqdq` selector of the half-sums.
+struct Key {
+    h: Mem,
+    hk: Mem,
+    hk_sel: u8,
 }
 
-/// `<f>_init_vpclmul_avx2(table, h)`: the xmm set's key setup (the same table).
+/// `<f>_init_vpclmul_avx2(table, h)`: the xmm set's key setup carried on to H^32 (the table's extension).
 pub fn init(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
-    super::x86_64::init_named(f, abi, "vpclmul_avx2")
+    super::x86_64::init_of(f, abi, "vpclmul_avx2", EXT_POWERS)
 }
 
-/// `<f>_update_vpclmul_avx2(state, table, data, nblocks)`: absorbs `nblocks` blocks, 16 per reduction, two
+/// `<f>_update_vpclmul_avx2(state, table, data, nblocks)`: absorbs `nblocks` blocks, 32 per reduction, two
 /// per multiply.
 pub fn update(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
     update_of(f, abi, Blocks::Arg)
@@ -68,8 +64,8 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<X86_64
     let name = format!("asmgen_{}_update_vpclmul_avx2{}", f.name(), blocks.suffix());
     let mut b = B::new(&name, abi, FEATURES);
     crate::doc_role(&mut b, f.update_role());
-    b.doc("16 blocks per reduction (H^9..H^16 computed per call), then 8, then the tail; two blocks per");
-    b.doc("vpclmulqdq: (S + X1)*H^16 + X2*H^15 + ... + X16*H^1, Karatsuba products on ymm, one reduction.");
+    b.doc("32 blocks per reduction (keys from the table's extension), then 16, 8, the tail; two blocks per");
+    b.doc("vpclmulqdq: (S + X1)*H^32 + X2*H^31 + ... + X32*H^1, Karatsuba products on ymm, one reduction.");
     if let Some(d) = blocks.doc() {
         b.doc(&d);
     }
@@ -80,6 +76,18 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<X86_64
     absorb(&mut b, f, mem(state, 0), table, data, n);
     b.vzeroupper();
     b.finish()
+}
+
+/// Loads blocks `data + off` (into the lower lane) and `data + off + 16` (the upper) as they lie, byte-reversed
+/// for GHASH, the state added to the lower lane's block when `state`: lane 0 then pairs with the higher power.
+fn load_pair_natural(b: &mut B, f: Flavour, data: Gpr, off: i32, state: bool) {
+    b.vmovdqu(X, mem(data, off));
+    if f.reflected() {
+        b.vpshufb(X, X, BSWAP);
+    }
+    if state {
+        b.vpxor(X, X, S.y());
+    }
 }
 
 /// Loads blocks `data + off` (into the upper lane) and `data + off + 16` (the lower), byte-reversed for GHASH,
@@ -109,17 +117,11 @@ fn load_pair(b: &mut B, f: Flavour, data: Gpr, off: i32, state: bool) {
 fn mul_acc(b: &mut B, key: &Key, first: bool) {
     b.vpshufd(XS, X, 0x4e);
     b.vpxor(XS, XS, X);
-    let mul = |b: &mut B, d: Ymm, a: Ymm, k: &Key, hk: bool, sel: u8| {
-        match (k, hk) {
-            (Key::Reg(h, _), false) | (Key::Reg(_, h), true) => b.vpclmulqdq(d, a, *h, sel),
-            (Key::Table(h, _), false) | (Key::Table(_, h), true) => b.vpclmulqdq(d, a, h.clone(), sel),
-        };
-    };
-    for (acc, a, hk, sel) in [(LO, X, false, 0x00), (HI, X, false, 0x11), (MID, XS, true, 0x00)] {
+    for (acc, a, k, sel) in [(LO, X, &key.h, 0x00), (HI, X, &key.h, 0x11), (MID, XS, &key.hk, key.hk_sel)] {
         if first {
-            mul(b, acc, a, key, hk, sel);
+            b.vpclmulqdq(acc, a, k.clone(), sel);
         } else {
-            mul(b, T, a, key, hk, sel);
+            b.vpclmulqdq(T, a, k.clone(), sel);
             b.vpxor(acc, acc, T);
         }
     }
@@ -164,19 +166,30 @@ fn reduce(b: &mut B, karatsuba: bool) {
     b.vpxor(S, lo, hi);
 }
 
-/// `2 * pairs` blocks at `data` (16 or 8), the state added to the first, reduced into the state. The pairs
-/// that do not depend on the state come first.
+/// `2 * pairs` blocks at `data` (32 or 16) as they lie, against the table's extension, the state added to
+/// the first, reduced into the state. The pairs that do not depend on the state come first.
 fn absorb_batch(b: &mut B, f: Flavour, data: Gpr, table: Gpr, pairs: usize) {
     let top = 2 * pairs;
     for j in (1..pairs).chain([0]) {
         let p = top - 2 * j;
         b.comment(format_args!("blocks {} and {} times H^{p} and H^{}", 2 * j, 2 * j + 1, p - 1));
+        load_pair_natural(b, f, data, 32 * j as i32, j == 0);
+        let (hk, hk_sel) = ext_hk((EXT_POWERS - p) / 2);
+        let key = Key { h: mem(table, ext_h_offset(p)), hk: mem(table, hk), hk_sel };
+        mul_acc(b, &key, j == 1);
+    }
+    reduce(b, true);
+}
+
+/// 8 blocks at `data` against the table's common part (H^1..H^8, each pair loaded lane-swapped so that the
+/// table's `[H^p-1, H^p]` is its key), the state added to the first, reduced into the state.
+fn absorb_batch8(b: &mut B, f: Flavour, data: Gpr, table: Gpr) {
+    let pairs = AGGREGATE / 2;
+    for j in (1..pairs).chain([0]) {
+        let p = AGGREGATE - 2 * j;
+        b.comment(format_args!("blocks {} and {} times H^{p} and H^{}", 2 * j, 2 * j + 1, p - 1));
         load_pair(b, f, data, 32 * j as i32, j == 0);
-        let key = if p > 8 {
-            Key::Reg(UPPER[j], UPPER_HK[j])
-        } else {
-            Key::Table(mem(table, h_offset(p - 1)), mem(table, hk_offset(p - 1)))
-        };
+        let key = Key { h: mem(table, h_offset(p - 1)), hk: mem(table, hk_offset(p - 1)), hk_sel: 0x00 };
         mul_acc(b, &key, j == 1);
     }
     reduce(b, true);
@@ -186,34 +199,6 @@ fn absorb_batch(b: &mut B, f: Flavour, data: Gpr, table: Gpr, pairs: usize) {
 fn key_pair(b: &mut B, k: Ymm, table: Gpr, off: i32) {
     b.vmovdqu(k.x(), mem(table, off));
     b.vinserti128(k, k, mem(table, off - 16), 1);
-}
-
-/// The key pairs `[H^15, H^16]`..`[H^9, H^10]` and their half-sums: each of the table's `[H^7, H^8]`..
-/// `[H^1, H^2]` times H^8, lane by lane (schoolbook, then the Montgomery reduction on both lanes).
-fn upper_keys(b: &mut B, table: Gpr) {
-    b.comment("H^9..H^16: the table's pairs [H^7, H^8]..[H^1, H^2] times H^8, once per call of >= 16 blocks.");
-    b.vbroadcasti128(X, mem(table, h_offset(8)));
-    let p = poly(b);
-    for j in 0..4 {
-        let (dst, src) = (UPPER[j], mem(table, h_offset(7 - 2 * j)));
-        b.vpclmulqdq(LO, X, src.clone(), 0x00);
-        b.vpclmulqdq(HI, X, src.clone(), 0x11);
-        b.vpclmulqdq(MID, X, src.clone(), 0x01);
-        b.vpclmulqdq(T, X, src, 0x10);
-        b.vpxor(MID, MID, T);
-        b.vpslldq(T, MID, 8);
-        b.vpsrldq(MID, MID, 8);
-        b.vpxor(LO, LO, T);
-        b.vpxor(HI, HI, MID);
-        for _ in 0..2 {
-            b.vpclmulqdq(T, LO, p.clone(), 0x10);
-            b.vpshufd(LO, LO, 0x4e);
-            b.vpxor(LO, LO, T);
-        }
-        b.vpxor(dst, LO, HI);
-        b.vpshufd(UPPER_HK[j], dst, 0x4e);
-        b.vpxor(UPPER_HK[j], UPPER_HK[j], dst);
-    }
 }
 
 /// Loads the constants and the state (`S`, and GHASH's byte reversal in `BSWAP`).
@@ -228,38 +213,44 @@ pub(super) fn prologue(b: &mut B, f: Flavour, state: &Mem) {
     }
 }
 
-/// Absorbs `n` blocks at `data` into the state at `state`: 16 blocks per reduction while at least 16 are
-/// left, then one batch of 8, then the tail. Clobbers rax, `data`, `n`, ymm0-ymm15.
+/// Absorbs `n` blocks at `data` into the state at `state`: 32 blocks per reduction while at least 32 are
+/// left, then one batch of 16, one of 8, then the tail. Clobbers rax, `data`, `n`, ymm0-ymm8, ymm15.
 fn absorb(b: &mut B, f: Flavour, state: Mem, table: Gpr, data: Gpr, n: Gpr) {
+    let batch = EXT_POWERS;
     prologue(b, f, &state);
-    absorb_body(b, f, table, data, n, true);
+    let [lp, one16, rest] = ["loop32", "batch16", "rest"].map(|l| b.label(l));
+    b.cmp(n, batch as i32);
+    b.jb(&one16);
+    b.align(4);
+    b.bind(&lp);
+    absorb_batch(b, f, data, table, batch / 2);
+    b.add(data, 16 * batch as i32);
+    b.sub(n, batch as i32);
+    b.cmp(n, batch as i32);
+    b.jae(&lp);
+
+    b.blank();
+    b.bind(&one16);
+    b.cmp(n, batch as i32 / 2);
+    b.jb(&rest);
+    absorb_batch(b, f, data, table, batch / 4);
+    b.add(data, 8 * batch as i32);
+    b.sub(n, batch as i32 / 2);
+    b.bind(&rest);
+    absorb_body(b, f, table, data, n);
     epilogue(b, f, state);
 }
 
-/// The body of [`absorb`], between loading and storing the state (in `S`, GHASH's byte reversal in `BSWAP`):
-/// the 16-block loop when `loop16`, the batch of 8 and the tail. The zmm set runs it without the loop for the
-/// fewer than 16 blocks its own loops leave. Clobbers rax, `data`, `n`, ymm1-ymm14.
-pub(super) fn absorb_body(b: &mut B, f: Flavour, table: Gpr, data: Gpr, n: Gpr, loop16: bool) {
+/// The batch of 8 and the tail, between loading and storing the state (in `S`, GHASH's byte reversal in
+/// `BSWAP`), on the table's common part: the zmm set runs it for the fewer than 16 blocks its own loops
+/// leave. Clobbers rax, `data`, `n`, ymm1-ymm8.
+pub(super) fn absorb_body(b: &mut B, f: Flavour, table: Gpr, data: Gpr, n: Gpr) {
     let [one8, tail, done] = ["batch8", "tail", "done"].map(|l| b.label(l));
-    if loop16 {
-        let lp16 = b.label("loop16");
-        b.cmp(n, 2 * AGGREGATE as i32);
-        b.jb(&one8);
-        upper_keys(b, table);
-        b.align(4);
-        b.bind(&lp16);
-        absorb_batch(b, f, data, table, AGGREGATE);
-        b.add(data, 32 * AGGREGATE as i32);
-        b.sub(n, 2 * AGGREGATE as i32);
-        b.cmp(n, 2 * AGGREGATE as i32);
-        b.jae(&lp16);
-    }
-
     b.blank();
     b.bind(&one8);
     b.cmp(n, AGGREGATE as i32);
     b.jb(&tail);
-    absorb_batch(b, f, data, table, AGGREGATE / 2);
+    absorb_batch8(b, f, data, table);
     b.add(data, 16 * AGGREGATE as i32);
     b.sub(n, AGGREGATE as i32);
 

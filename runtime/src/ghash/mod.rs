@@ -6,16 +6,19 @@ pub(crate) mod portable;
 
 use crate::Error;
 use dispatch::{HashKernels, UpdateFn};
+use std::sync::Arc;
 use universal_hash::common::{BlockSizeUser, KeySizeUser, ParBlocksSizeUser};
 use universal_hash::consts::{U16, U8};
-use universal_hash::{Block, Key, KeyInit, ParBlocks, UhfBackend, UhfClosure, UniversalHash};
+use universal_hash::{Block, Key, KeyInit, ParBlocks, Reset, UhfBackend, UhfClosure, UniversalHash};
 use zeroize::Zeroize;
 
-/// Size of the key table every backend fills (powers of H and their Karatsuba half-sums).
-const TABLE_BYTES: usize = 256;
+/// Size of the key table a backend may fill (powers of H and their Karatsuba half-sums: 256 bytes common to
+/// every backend, 1 KiB for the x86_64 ymm set's H^1..H^32).
+pub(crate) const TABLE_BYTES: usize = 1024;
 
-/// The key table, as 16-byte words so that zeroising it on drop takes 16 stores, not 256.
-#[derive(Clone)]
+/// The key table, as 16-byte words so that zeroising it takes 64 stores, not 1024. A keyed state's clones
+/// share it (an [`Arc`]: keying a state once and cloning it per message copies no key), and the last one
+/// dropped wipes it.
 #[repr(C, align(16))]
 struct KeyTable([u128; TABLE_BYTES / 16]);
 
@@ -23,8 +26,12 @@ impl KeyTable {
     fn as_ptr(&self) -> *const u8 {
         self.0.as_ptr().cast()
     }
-    fn as_mut_ptr(&mut self) -> *mut u8 {
-        self.0.as_mut_ptr().cast()
+}
+
+impl Drop for KeyTable {
+    fn drop(&mut self) {
+        // SAFETY: called from `drop`; all-zero words are a valid table.
+        unsafe { crate::wipe_object(self) };
     }
 }
 
@@ -41,15 +48,16 @@ struct Fixed {
 struct Core {
     kernels: &'static HashKernels,
     fixed: Option<Fixed>,
-    table: KeyTable,
+    table: Arc<KeyTable>,
     state: [u8; 16],
 }
 
 impl Core {
     fn new(kernels: &'static HashKernels, h: &[u8; 16]) -> Core {
-        let mut table = KeyTable([0; TABLE_BYTES / 16]);
-        // SAFETY: the table has the 256 bytes and `h` the 16 bytes the kernels' contract asks for.
-        unsafe { (kernels.init)(table.as_mut_ptr(), h.as_ptr()) };
+        let mut table = Arc::new(KeyTable([0; TABLE_BYTES / 16]));
+        let words = &mut Arc::get_mut(&mut table).expect("a new Arc is unique").0;
+        // SAFETY: the table has the 1024 bytes and `h` the 16 bytes the kernels' contract asks for.
+        unsafe { (kernels.init)(words.as_mut_ptr().cast(), h.as_ptr()) };
         Core { kernels, fixed: None, table, state: [0; 16] }
     }
 
@@ -81,7 +89,12 @@ impl Core {
     }
 }
 
-wipe_on_drop!(Core: kernels);
+impl Drop for Core {
+    /// Wipes the running state (the table wipes itself when its last holder goes).
+    fn drop(&mut self) {
+        self.state.zeroize();
+    }
+}
 
 fn find(name: &str, candidates: fn() -> &'static [HashKernels]) -> Result<&'static HashKernels, Error> {
     let k = candidates().iter().find(|k| k.name == name).ok_or_else(|| Error::UnknownBackend(name.to_string()))?;
@@ -139,6 +152,17 @@ macro_rules! universal_hash {
                 self.0.state
             }
 
+            /// The 16-byte result, the state then reset for the next message under the same key (no copy of
+            /// the key table, unlike a clone per message).
+            pub fn finalize_reset(&mut self) -> [u8; 16] {
+                std::mem::take(&mut self.0.state)
+            }
+
+            /// Starts a new message under the same key.
+            pub fn reset(&mut self) {
+                self.0.state.zeroize();
+            }
+
             /// The kernel in use, e.g. `aot/x86_64-pclmulqdq-avx` or `portable`.
             pub fn backend(&self) -> &'static str {
                 self.0.kernels.name
@@ -191,6 +215,16 @@ macro_rules! universal_hash {
 
             fn finalize(self) -> Block<Self> {
                 self.0.state.into()
+            }
+
+            fn finalize_reset(&mut self) -> Block<Self> {
+                $name::finalize_reset(self).into()
+            }
+        }
+
+        impl Reset for $name {
+            fn reset(&mut self) {
+                $name::reset(self);
             }
         }
     };

@@ -234,7 +234,7 @@ mod tests {
                     let n: usize = k.name.rsplit_once("_n").unwrap().1.parse().unwrap();
                     let (fixed, general) = (jit.entry(&k.name).unwrap(), general(set.name, &k.role).cast::<u8>());
                     let mut input = vec![0u8; 16 * n];
-                    let mut key = [0u8; 256];
+                    let mut key = [0u8; 1024];
                     let mut state = [0u8; 16];
                     rand(&mut seed, &mut input);
                     rand(&mut seed, &mut key);
@@ -242,7 +242,7 @@ mod tests {
                     let (mut out_f, mut out_g) = (vec![0u8; 16 * n], vec![0u8; 16 * n]);
                     let (mut st_f, mut st_g) = (state, state);
                     // SAFETY: the functions have the C signature of their kind (same description); buffers of
-                    // `n` blocks, 16-byte states, round keys or a key table of at most 256 bytes.
+                    // `n` blocks, 16-byte states, round keys or a key table of at most 1024 bytes.
                     unsafe {
                         if k.listing == "ghash" {
                             let (f, g) = (

@@ -6,10 +6,10 @@ use crate::ghash::dispatch::HashKernels;
 use crate::Error;
 use zeroize::{Zeroize, Zeroizing};
 
-/// The 256-byte GHASH key table (same layout on every backend).
+/// The GHASH key table (1 KiB: its first 256 bytes have the same layout on every backend).
 #[derive(Clone)]
 #[repr(C, align(16))]
-struct HTable([u8; 256]);
+struct HTable([u8; crate::ghash::TABLE_BYTES]);
 
 impl Drop for HTable {
     fn drop(&mut self) {
@@ -114,8 +114,8 @@ impl Sm4Gcm {
     ) -> Sm4Gcm {
         let keys = Keys::new(k, key);
         let h = Zeroizing::new(keys.encrypt_block(&[0; 16]));
-        let mut htable = HTable([0; 256]);
-        // SAFETY: 256 writable bytes and a 16-byte H, as the GHASH kernels' contract asks.
+        let mut htable = HTable([0; crate::ghash::TABLE_BYTES]);
+        // SAFETY: 1024 writable bytes and a 16-byte H, as the GHASH kernels' contract asks.
         unsafe { (ghash.init)(htable.0.as_mut_ptr(), h.as_ptr()) };
         Sm4Gcm { keys, ghash, htable, fused }
     }
@@ -259,7 +259,7 @@ impl Sm4Gcm {
         state[16..].copy_from_slice(s);
         let p = blocks.as_mut_ptr();
         // SAFETY: `blocks` in place (exact aliasing allowed), a whole number of blocks; `state` is the 32-byte
-        // counter || GHASH state the kernel takes; the table 256 bytes from the GHASH init of this set.
+        // counter || GHASH state the kernel takes; the table from the GHASH init of this set.
         unsafe { f(self.keys.enc.ptr(), self.htable.0.as_ptr(), p, p, blocks.len() / 16, state.as_mut_ptr()) };
         ctr.copy_from_slice(&state[..16]);
         s.copy_from_slice(&state[16..]);

@@ -4,7 +4,9 @@
 //! the median of 9 batches is reported as MB/s (10^6 bytes per second) and cycles per byte. Cycles are core
 //! cycles: the core clock is calibrated first by timing a chain of dependent 1-cycle `add` instructions
 //! (x86_64), so turbo and TSC frequency do not distort c/B. Every message is processed from a keyed state
-//! (key setup excluded; libgcrypt's per-message reset/IV/tag is included, as an application pays it).
+//! (key setup excluded; libgcrypt's per-message reset/IV/tag is included, as an application pays it); the
+//! hashes start each message as their API starts the next one under the same key (`finalize_reset`, or a
+//! clone of the keyed state where the crate has no `Reset`).
 //!
 //! Peers: RustCrypto crates (linked), libgcrypt through its C API and OpenSSL's libcrypto through EVP (both
 //! loaded at run time, so a machine without them reports the peer as missing, "n/a", with the command that
@@ -355,7 +357,7 @@ fn gcm_dec(
 fn per_size<T: 'static>(
     name: String,
     make: impl Fn(usize) -> T + 'static,
-    mut run: impl FnMut(&T, &mut [u8]) -> u8 + 'static,
+    mut run: impl FnMut(&mut T, &mut [u8]) -> u8 + 'static,
 ) -> Contender {
     let mut buf = vec![0x5au8; 8192];
     let mut made: Option<(usize, T)> = None;
@@ -366,7 +368,7 @@ fn per_size<T: 'static>(
             if made.as_ref().is_none_or(|(n, _)| *n != m.len()) {
                 made = Some((m.len(), make(m.len())));
             }
-            let (_, t) = made.as_ref().expect("made above");
+            let (_, t) = made.as_mut().expect("made above");
             run(t, &mut buf[..m.len()])
         }),
     }
@@ -629,9 +631,10 @@ fn sm4_contenders(kind: &str, mode: Option<i32>, decrypt: bool, libs: Libs) -> (
     (v, missing)
 }
 
-/// A contender that hashes each message from a clone of an already keyed state.
-fn keyed<T: Clone + 'static>(name: String, ours: bool, state: T, hash: fn(T, &[u8]) -> u8) -> Contender {
-    Contender { name, ours, run: Box::new(move |m| hash(state.clone(), m)) }
+/// A contender that hashes each message from an already keyed state, as its API starts the next message under
+/// the same key (`finalize_reset` for ours and RustCrypto's POLYVAL, a clone for RustCrypto's GHASH).
+fn keyed<T: 'static>(name: String, ours: bool, mut state: T, hash: fn(&mut T, &[u8]) -> u8) -> Contender {
+    Contender { name, ours, run: Box::new(move |m| hash(&mut state, m)) }
 }
 
 /// The other non-portable GHASH/POLYVAL backends (the JIT's beside the listings'), keyed with `h`.
@@ -648,11 +651,11 @@ fn others<T>(
 }
 
 /// Ours with the JIT's fixed-size update kernels, one per message size (`None` without them).
-fn fixed_hash<T: Clone + 'static>(
+fn fixed_hash<T: 'static>(
     h: [u8; 16],
     with: fn(&[u8; 16], usize) -> Result<T, asmgen_runtime::Error>,
     specialised: fn(&T) -> Option<&'static str>,
-    hash: fn(T, &[u8]) -> u8,
+    hash: fn(&mut T, &[u8]) -> u8,
 ) -> Option<Contender> {
     let probe = with(&h, 256).ok()?;
     let name = specialised(&probe)?;
@@ -660,7 +663,7 @@ fn fixed_hash<T: Clone + 'static>(
     Some(per_size(
         format!("asmgen {set}/<size>: fixed-size kernels, one per message size"),
         move |n| with(&h, n / 16).expect("a block count"),
-        move |t, m| hash(t.clone(), m),
+        move |t, m| hash(t, m),
     ))
 }
 
@@ -671,11 +674,13 @@ fn contenders(kind: &str, libs: Libs) -> (Vec<Contender>, Vec<Missing>) {
     let mut v = if ghash {
         let ours = Ghash::new(&h);
         let portable = Ghash::with_backend(&h, "portable").expect("portable always exists");
-        let f: fn(Ghash, &[u8]) -> u8 = |mut g, m| {
+        let f: fn(&mut Ghash, &[u8]) -> u8 = |g, m| {
             g.update_padded(m);
-            g.finalize()[0]
+            g.finalize_reset()[0]
         };
-        let rc: fn(ghash::GHash, &[u8]) -> u8 = |mut g, m| {
+        // ghash 0.6 has no `Reset`: its way to the next message under the same key is a clone.
+        let rc: fn(&mut ghash::GHash, &[u8]) -> u8 = |g, m| {
+            let mut g = g.clone();
             g.update_padded(m);
             g.finalize()[0]
         };
@@ -689,13 +694,13 @@ fn contenders(kind: &str, libs: Libs) -> (Vec<Contender>, Vec<Missing>) {
     } else {
         let ours = Polyval::new(&h);
         let portable = Polyval::with_backend(&h, "portable").expect("portable always exists");
-        let f: fn(Polyval, &[u8]) -> u8 = |mut g, m| {
+        let f: fn(&mut Polyval, &[u8]) -> u8 = |g, m| {
             g.update_padded(m);
-            g.finalize()[0]
+            g.finalize_reset()[0]
         };
-        let rc: fn(polyval::Polyval, &[u8]) -> u8 = |mut g, m| {
+        let rc: fn(&mut polyval::Polyval, &[u8]) -> u8 = |g, m| {
             g.update_padded(m);
-            g.finalize()[0]
+            g.finalize_reset()[0]
         };
         let best = ours.backend();
         let mut v = vec![keyed(format!("asmgen {best}"), true, ours, f)];
