@@ -1804,15 +1804,13 @@ asmgen_polyval_update_vpclmul_avx2:
 .Lasmgen_polyval_update_vpclmul_avx2_loop32:
 	/* blocks 2 and 3 times H^30 and H^29 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 32]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 40]
 	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 288], 0x00
 	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 288], 0x11
 	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 800], 0x00
 	/* blocks 4 and 5 times H^28 and H^27 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 64]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 72]
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 320], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 320], 0x11
@@ -1821,8 +1819,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 6 and 7 times H^26 and H^25 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 96]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 104]
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 352], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 352], 0x11
@@ -1831,8 +1828,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 8 and 9 times H^24 and H^23 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 128]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 136]
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 384], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 384], 0x11
@@ -1841,8 +1837,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 10 and 11 times H^22 and H^21 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 160]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 168]
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 416], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 416], 0x11
@@ -1851,8 +1846,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 12 and 13 times H^20 and H^19 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 192]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 200]
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 448], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 448], 0x11
@@ -1861,8 +1855,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 14 and 15 times H^18 and H^17 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 224]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 232]
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 480], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 480], 0x11
@@ -1871,8 +1864,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 16 and 17 times H^16 and H^15 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 256]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 264]
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x11
@@ -1881,8 +1873,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 18 and 19 times H^14 and H^13 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 288]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 296]
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 544], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 544], 0x11
@@ -1891,8 +1882,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 20 and 21 times H^12 and H^11 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 320]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 328]
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x11
@@ -1901,8 +1891,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 22 and 23 times H^10 and H^9 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 352]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 360]
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x11
@@ -1911,8 +1900,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 24 and 25 times H^8 and H^7 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 384]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 392]
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x11
@@ -1921,8 +1909,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 26 and 27 times H^6 and H^5 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 416]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 424]
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x11
@@ -1931,8 +1918,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 28 and 29 times H^4 and H^3 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 448]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 456]
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x11
@@ -1989,15 +1975,13 @@ asmgen_polyval_update_vpclmul_avx2:
 	jb          .Lasmgen_polyval_update_vpclmul_avx2_rest
 	/* blocks 2 and 3 times H^14 and H^13 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 32]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 40]
 	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 544], 0x00
 	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 544], 0x11
 	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 800], 0x10
 	/* blocks 4 and 5 times H^12 and H^11 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 64]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 72]
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x11
@@ -2006,8 +1990,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 6 and 7 times H^10 and H^9 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 96]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 104]
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x11
@@ -2016,8 +1999,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 8 and 9 times H^8 and H^7 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 128]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 136]
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x11
@@ -2026,8 +2008,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 10 and 11 times H^6 and H^5 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 160]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 168]
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x11
@@ -2036,8 +2017,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 12 and 13 times H^4 and H^3 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 192]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 200]
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x11

@@ -1956,15 +1956,13 @@ asmgen_polyval_update_vpclmul_avx2:
 .asmgen_polyval_update_vpclmul_avx2_loop32:
 	; blocks 2 and 3 times H^30 and H^29
 	vmovdqu     ymm4, yword [rdx + 32]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, yword [rdx + 40]
 	vpclmulqdq  ymm1, ymm4, yword [rsi + 288], 0x00
 	vpclmulqdq  ymm2, ymm4, yword [rsi + 288], 0x11
 	vpclmulqdq  ymm3, ymm6, yword [rsi + 800], 0x00
 	; blocks 4 and 5 times H^28 and H^27
 	vmovdqu     ymm4, yword [rdx + 64]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, yword [rdx + 72]
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 320], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 320], 0x11
@@ -1973,8 +1971,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 6 and 7 times H^26 and H^25
 	vmovdqu     ymm4, yword [rdx + 96]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, yword [rdx + 104]
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 352], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 352], 0x11
@@ -1983,8 +1980,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 8 and 9 times H^24 and H^23
 	vmovdqu     ymm4, yword [rdx + 128]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, yword [rdx + 136]
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 384], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 384], 0x11
@@ -1993,8 +1989,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 10 and 11 times H^22 and H^21
 	vmovdqu     ymm4, yword [rdx + 160]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, yword [rdx + 168]
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 416], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 416], 0x11
@@ -2003,8 +1998,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 12 and 13 times H^20 and H^19
 	vmovdqu     ymm4, yword [rdx + 192]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, yword [rdx + 200]
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 448], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 448], 0x11
@@ -2013,8 +2007,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 14 and 15 times H^18 and H^17
 	vmovdqu     ymm4, yword [rdx + 224]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, yword [rdx + 232]
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 480], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 480], 0x11
@@ -2023,8 +2016,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 16 and 17 times H^16 and H^15
 	vmovdqu     ymm4, yword [rdx + 256]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, yword [rdx + 264]
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 512], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 512], 0x11
@@ -2033,8 +2025,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 18 and 19 times H^14 and H^13
 	vmovdqu     ymm4, yword [rdx + 288]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, yword [rdx + 296]
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 544], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 544], 0x11
@@ -2043,8 +2034,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 20 and 21 times H^12 and H^11
 	vmovdqu     ymm4, yword [rdx + 320]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, yword [rdx + 328]
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 576], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 576], 0x11
@@ -2053,8 +2043,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 22 and 23 times H^10 and H^9
 	vmovdqu     ymm4, yword [rdx + 352]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, yword [rdx + 360]
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 608], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 608], 0x11
@@ -2063,8 +2052,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 24 and 25 times H^8 and H^7
 	vmovdqu     ymm4, yword [rdx + 384]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, yword [rdx + 392]
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 640], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 640], 0x11
@@ -2073,8 +2061,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 26 and 27 times H^6 and H^5
 	vmovdqu     ymm4, yword [rdx + 416]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, yword [rdx + 424]
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 672], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 672], 0x11
@@ -2083,8 +2070,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 28 and 29 times H^4 and H^3
 	vmovdqu     ymm4, yword [rdx + 448]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, yword [rdx + 456]
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 704], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 704], 0x11
@@ -2141,15 +2127,13 @@ asmgen_polyval_update_vpclmul_avx2:
 	jb          near .asmgen_polyval_update_vpclmul_avx2_rest
 	; blocks 2 and 3 times H^14 and H^13
 	vmovdqu     ymm4, yword [rdx + 32]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, yword [rdx + 40]
 	vpclmulqdq  ymm1, ymm4, yword [rsi + 544], 0x00
 	vpclmulqdq  ymm2, ymm4, yword [rsi + 544], 0x11
 	vpclmulqdq  ymm3, ymm6, yword [rsi + 800], 0x10
 	; blocks 4 and 5 times H^12 and H^11
 	vmovdqu     ymm4, yword [rdx + 64]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, yword [rdx + 72]
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 576], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 576], 0x11
@@ -2158,8 +2142,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 6 and 7 times H^10 and H^9
 	vmovdqu     ymm4, yword [rdx + 96]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, yword [rdx + 104]
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 608], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 608], 0x11
@@ -2168,8 +2151,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 8 and 9 times H^8 and H^7
 	vmovdqu     ymm4, yword [rdx + 128]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, yword [rdx + 136]
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 640], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 640], 0x11
@@ -2178,8 +2160,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 10 and 11 times H^6 and H^5
 	vmovdqu     ymm4, yword [rdx + 160]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, yword [rdx + 168]
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 672], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 672], 0x11
@@ -2188,8 +2169,7 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 12 and 13 times H^4 and H^3
 	vmovdqu     ymm4, yword [rdx + 192]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, yword [rdx + 200]
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 704], 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, yword [rsi + 704], 0x11
