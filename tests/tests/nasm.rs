@@ -5,8 +5,9 @@
 //!   multi-byte NOPs (11-byte NOPs, then one of the rest's length) and NASM's `align` with one-byte NOPs: the
 //!   two are decoded with iced-x86 and a byte may differ only where both sides decode a NOP. GNU as also pads
 //!   the end of `.text` to the section alignment; NASM does not, so only NOPs may follow NASM's last byte.
-//!   Branch sizes and the register-to-register moves GNU as encodes in their 2-byte-VEX store form are
-//!   written out by the emitter (NASM would choose otherwise), so everything else is byte for byte.
+//!   Branch sizes, the register-to-register moves GNU as encodes in their 2-byte-VEX store form and the
+//!   `strict dword` immediates of `mov r64, imm32` are written out by the emitter (NASM would choose
+//!   otherwise), so everything else is byte for byte.
 //! * `.rdata` (the constants): byte for byte. The global symbols: the same names at the same offsets.
 //! * Unwind data: `objdump -x`'s function table and `.xdata` dump (start, end, unwind information, every code)
 //!   are equal, and `llvm-readobj-19 --unwind` decodes the same `UnwindInfo` for every function, in order;
@@ -161,4 +162,40 @@ fn nasm_comparisons_catch_a_changed_branch_and_a_changed_unwind_code() {
     let slot = broken(&asm, "section .xdata", "\tdw 1\n", "\tdw 2\n", "negative-unwind");
     let err = compare_unwind(&g, &slot).unwrap_err();
     println!("an xmm save moved: {}", err.lines().next().unwrap());
+}
+
+/// `mov r64, imm32`: GNU as keeps the sign-extended 32-bit immediate (REX.W C7 /0), which NASM, left to
+/// itself, shortens to `mov r32, imm32`; the emitter writes the immediate `strict dword`, so a listing with
+/// such moves (none of the checked-in ones has any) assembles to GNU as's bytes, negative immediates too.
+#[test]
+fn moves_of_immediates_assemble_as_gnu_as_encodes_them() {
+    use asmgen::isa::x86_64::{regs::*, X86_64};
+    if !tools("assembling moves of immediates with NASM") {
+        return;
+    }
+    let t = asmgen::Target::X86_64_WINDOWS;
+    let mut b = asmgen::Builder::<X86_64>::new("asmgen_test_mov_imm", t.abi, &[]);
+    b.mov(R9, 24);
+    b.mov(RAX, -5);
+    b.mov(R10, i32::MAX);
+    let listing = asmgen::Listing {
+        name: "movimm".into(),
+        title: "moves of immediates".into(),
+        functions: vec![b.finish().unwrap()],
+    };
+    let asm = asmgen::emit::nasm::listing(t, &listing, "tests/tests/nasm.rs").unwrap();
+    assert_eq!(asm.matches("strict dword").count(), 3, "{asm}");
+    let dir = coff::scratch("nasm", "mov-imm");
+    let (asm_path, s_path) = (dir.join("movimm.asm"), dir.join("movimm.S"));
+    std::fs::write(&asm_path, &asm).unwrap();
+    std::fs::write(&s_path, asmgen::emit::gas::listing(t, &listing, "tests/tests/nasm.rs").unwrap()).unwrap();
+    let (g, n) = assemble(&asm_path, &s_path, "mov-imm");
+    let (gas, nasm) = (coff::section(&g, ".text"), coff::section(&n, ".text"));
+    compare_code(&gas, &nasm).unwrap_or_else(|e| panic!("{e}\n{asm}"));
+    // Without `strict`, NASM's bytes differ: the check can fail.
+    let plain = dir.join("plain.asm");
+    std::fs::write(&plain, asm.replace("strict dword ", "")).unwrap();
+    let p = dir.join("plain.obj");
+    coff::nasm(&plain, &p);
+    assert!(compare_code(&gas, &coff::section(&p, ".text")).is_err(), "NASM kept the long form by itself");
 }

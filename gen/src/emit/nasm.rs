@@ -15,6 +15,7 @@ use crate::isa::x86_64::X86_64;
 use crate::isa::PrintCtx;
 use crate::layout;
 use crate::lower;
+use crate::syntax::nasm::Form;
 use crate::syntax::seh::{self, Field, Step, UnwindInfo};
 use crate::syntax::{landing_pad, nasm, Directives};
 use crate::target::Target;
@@ -56,6 +57,9 @@ enum GnuAs {
     /// A register-to-register move GNU as encodes in its store form, whose 2-byte VEX prefix is shorter than
     /// the load form's 3-byte one NASM picks (a source among xmm8-xmm15): written as these bytes.
     Bytes(Vec<u8>),
+    /// `mov r64, imm32`, which GNU as keeps as the sign-extended 32-bit immediate (REX.W C7 /0) and NASM would
+    /// shorten to `mov r32, imm32`: its immediate is written `strict dword`.
+    StrictImm,
 }
 
 /// The store forms of the moves (`vmovdqa xmm/m128, xmm`, ...): register to register, GNU as picks one when it
@@ -86,6 +90,8 @@ fn gnu_as_forms(functions: &[Function<X86_64>]) -> Result<Vec<GnuAs>, GenError> 
             GnuAs::Branch(i.len() == 2)
         } else if regs && STORE_FORMS.contains(&i.code()) {
             GnuAs::Bytes(code[i.ip() as usize..i.next_ip() as usize].to_vec())
+        } else if i.code() == Code::Mov_rm64_imm32 {
+            GnuAs::StrictImm
         } else {
             GnuAs::Same
         });
@@ -114,9 +120,10 @@ fn function(
     for item in layout::function_items(f).iter() {
         match item {
             Item::Inst(i) => match forms.next().expect("the image has every instruction") {
-                GnuAs::Same => o.line(nasm::format_inst(i, ctx, None)),
-                GnuAs::Branch(short) => o.line(nasm::format_inst(i, ctx, Some(short))),
+                GnuAs::Same => o.line(nasm::format_inst(i, ctx, Form::Plain)),
+                GnuAs::Branch(short) => o.line(nasm::format_inst(i, ctx, Form::Branch { short })),
                 GnuAs::Bytes(b) => o.line(nasm::raw_inst(i, ctx, &b)),
+                GnuAs::StrictImm => o.line(nasm::format_inst(i, ctx, Form::StrictImm)),
             },
             Item::Label(l) => o.line(format!("{}:", nasm::local_label(l))),
             Item::Comment(c) => o.note(c),

@@ -81,22 +81,35 @@ fn memory(size: Size, m: &crate::isa::x86_64::Mem, sized: bool) -> String {
     }
 }
 
-/// One instruction: mnemonic, padded, then its operands. `lea`'s address takes no size keyword. A branch's
-/// target is `short` or `near` as `short_branch` says (the size GNU as relaxes it to).
-pub fn format_inst(inst: &Inst<X86_64>, ctx: &PrintCtx, short_branch: Option<bool>) -> String {
+/// How to spell an instruction where NASM, left to itself, would encode it otherwise than GNU as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// As it is.
+    Plain,
+    /// A branch whose target is `short` (rel8) or `near` (rel32): the size GNU as relaxes it to.
+    Branch {
+        /// Whether GNU as made it short.
+        short: bool,
+    },
+    /// Immediates written `strict dword`: `mov r64, imm32` keeps GNU as's sign-extended 32-bit form.
+    StrictImm,
+}
+
+/// One instruction: mnemonic, padded, then its operands, as `form` says. `lea`'s address takes no size
+/// keyword.
+pub fn format_inst(inst: &Inst<X86_64>, ctx: &PrintCtx, form: Form) -> String {
     let info = X86_64::info(inst.op);
     let sized = info.mnemonic() != "lea";
     let operands: Vec<String> = inst
         .operands
         .iter()
-        .map(|o| match o {
-            Operand::Mem(size, m) => memory(*size, m, sized),
-            Operand::Label(l) => match short_branch {
-                Some(true) => format!("short {}", local_label(l)),
-                Some(false) => format!("near {}", local_label(l)),
-                None => local_label(l),
-            },
-            other => X86_64::print_operand(other, ctx),
+        .map(|o| match (o, form) {
+            (Operand::Mem(size, m), _) => memory(*size, m, sized),
+            (Operand::Label(l), Form::Branch { short: true }) => format!("short {}", local_label(l)),
+            (Operand::Label(l), Form::Branch { short: false }) => format!("near {}", local_label(l)),
+            (Operand::Label(l), _) => local_label(l),
+            (Operand::Imm(_), Form::StrictImm) => format!("strict dword {}", X86_64::print_operand(o, ctx)),
+            (other, _) => X86_64::print_operand(other, ctx),
         })
         .collect();
     if operands.is_empty() {
@@ -109,7 +122,7 @@ pub fn format_inst(inst: &Inst<X86_64>, ctx: &PrintCtx, short_branch: Option<boo
 /// An instruction NASM would encode differently, written as GNU as's `bytes` with the instruction in a comment.
 pub fn raw_inst(inst: &Inst<X86_64>, ctx: &PrintCtx, bytes: &[u8]) -> String {
     let hex: Vec<String> = bytes.iter().map(|b| format!("{b:#04x}")).collect();
-    let text = format_inst(inst, ctx, None);
+    let text = format_inst(inst, ctx, Form::Plain);
     format!(
         "\t{:<11} {}\t{COMMENT} {} (GNU as's encoding)",
         "db",

@@ -204,7 +204,7 @@ fn times_h(b: &mut B, p: Xmm, hreg: Xmm) {
 
 /// The ymm set's extension of the table, `p` holding H^9: H^9..H^32 stored highest first (a loop, descending
 /// addresses), then their half-sums packed (a loop over the eight 32-byte entries). Uses rax and r9, the
-/// loops' pointer and its end (no `mov` of an immediate: NASM would shorten it to a 32-bit move).
+/// loops' pointer and its end.
 fn extension(b: &mut B, table: Gpr, p: Xmm, hreg: Xmm) {
     let powers = EXT_POWERS;
     let (ptr, end) = (RAX, R9);
