@@ -6,9 +6,10 @@ use crate::ghash::dispatch::HashKernels;
 use crate::Error;
 use zeroize::{Zeroize, Zeroizing};
 
-/// The GHASH key table (1 KiB: its first 256 bytes have the same layout on every backend).
+/// The GHASH key table (1 KiB: its first 256 bytes have the same layout on every backend), on a cache line of
+/// its own as the runtime's `Ghash` keeps it.
 #[derive(Clone)]
-#[repr(C, align(16))]
+#[repr(C, align(64))]
 struct HTable([u8; crate::ghash::TABLE_BYTES]);
 
 impl Drop for HTable {
