@@ -75,8 +75,28 @@ pub enum Role {
 /// One row of the role table: the role, its name in generated tables, its C parameters (names and types, as
 /// every kernel of the role declares them and every listing prints them) and the ISA-neutral documentation
 /// line every ISA's kernel of the role starts its comment with.
+/// What kind of kernel a role is: the role table's column the predicates ([`Role::is_xts`], ...) read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Family {
+    /// GHASH/POLYVAL key setup and update.
+    Hash,
+    /// The SM4 key schedule.
+    KeySchedule,
+    /// The block cipher modes and CBC-MAC: whole blocks, a key and at most one chaining buffer.
+    Cipher,
+    /// XTS over whole blocks.
+    Xts,
+    /// XTS over one data unit per call (ciphertext stealing).
+    XtsUnit,
+    /// Fused GCM (CTR and GHASH in one pass).
+    Gcm,
+    /// CCM's CTR and CBC-MAC in one pass.
+    Ccm,
+}
+
 struct RoleInfo {
     role: Role,
+    family: Family,
     name: &'static str,
     params: &'static [(&'static str, CType)],
     doc: Option<&'static str>,
@@ -106,6 +126,7 @@ const CCM: &[(&str, CType)] =
 const ROLES: &[RoleInfo] = &[
     RoleInfo {
         role: Role::GhashInit,
+        family: Family::Hash,
         name: "ghash_init",
         params: HASH_INIT,
         doc: Some("GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^32), from h."),
@@ -118,6 +139,7 @@ const ROLES: &[RoleInfo] = &[
     },
     RoleInfo {
         role: Role::GhashUpdate,
+        family: Family::Hash,
         name: "ghash_update",
         params: HASH_UPDATE,
         doc: Some("GHASH update (SP 800-38D): state = (state ^ X) * H for each 16-byte block X of data."),
@@ -127,6 +149,7 @@ const ROLES: &[RoleInfo] = &[
     },
     RoleInfo {
         role: Role::PolyvalInit,
+        family: Family::Hash,
         name: "polyval_init",
         params: HASH_INIT,
         doc: Some("POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^32), from h."),
@@ -136,6 +159,7 @@ const ROLES: &[RoleInfo] = &[
     },
     RoleInfo {
         role: Role::PolyvalUpdate,
+        family: Family::Hash,
         name: "polyval_update",
         params: HASH_UPDATE,
         doc: Some("POLYVAL update (RFC 8452): state = (state ^ X) * H * x^-128 for each 16-byte block X of data."),
@@ -145,6 +169,7 @@ const ROLES: &[RoleInfo] = &[
     },
     RoleInfo {
         role: Role::ExpandKey,
+        family: Family::KeySchedule,
         name: "expand_key",
         params: &[("rk_enc", Mut), ("rk_dec", Mut), ("key", Ptr)],
         doc: Some("SM4 key schedule (GB/T 32907), constant time: rk_enc = rk[0..32], rk_dec[i] = rk[31-i] (little-endian words)."),
@@ -155,6 +180,7 @@ const ROLES: &[RoleInfo] = &[
     },
     RoleInfo {
         role: Role::Ecb,
+        family: Family::Cipher,
         name: "ecb",
         params: ECB,
         doc: Some("SM4-ECB: dst[i] = E(src[i]) (decrypts when given the reversed round keys)."),
@@ -163,6 +189,7 @@ const ROLES: &[RoleInfo] = &[
     },
     RoleInfo {
         role: Role::Ctr,
+        family: Family::Cipher,
         name: "ctr",
         params: CTR,
         doc: Some("SM4-CTR: dst[i] = src[i] ^ E(ctr + i), 128-bit big-endian counter, updated to ctr + nblocks."),
@@ -172,6 +199,7 @@ const ROLES: &[RoleInfo] = &[
     },
     RoleInfo {
         role: Role::CbcEnc,
+        family: Family::Cipher,
         name: "cbc_enc",
         params: CHAIN_ENC,
         doc: Some("SM4-CBC encryption: c[i] = E(p[i] ^ c[i-1]), c[-1] = iv; iv = last ciphertext block."),
@@ -180,6 +208,7 @@ const ROLES: &[RoleInfo] = &[
     },
     RoleInfo {
         role: Role::CbcDec,
+        family: Family::Cipher,
         name: "cbc_dec",
         params: CHAIN_DEC,
         doc: Some("SM4-CBC decryption: dst[i] = D(src[i]) ^ src[i-1], src[-1] = iv; iv = last ciphertext block."),
@@ -188,6 +217,7 @@ const ROLES: &[RoleInfo] = &[
     },
     RoleInfo {
         role: Role::CfbEnc,
+        family: Family::Cipher,
         name: "cfb_enc",
         params: CHAIN_ENC,
         doc: Some("SM4-CFB-128 encryption: c[i] = p[i] ^ E(c[i-1]), c[-1] = iv; iv = last ciphertext block."),
@@ -196,6 +226,7 @@ const ROLES: &[RoleInfo] = &[
     },
     RoleInfo {
         role: Role::CfbDec,
+        family: Family::Cipher,
         name: "cfb_dec",
         params: CHAIN_ENC,
         doc: Some("SM4-CFB-128 decryption: dst[i] = src[i] ^ E(src[i-1]), src[-1] = iv; iv = last ciphertext block."),
@@ -204,6 +235,7 @@ const ROLES: &[RoleInfo] = &[
     },
     RoleInfo {
         role: Role::CbcMac,
+        family: Family::Cipher,
         name: "cbc_mac",
         params: &[("rk_enc", Ptr), ("mac", Mut), ("src", Ptr), ("nblocks", Size)],
         doc: Some("SM4 CBC-MAC core: mac = E(mac ^ block) for each block."),
@@ -212,6 +244,7 @@ const ROLES: &[RoleInfo] = &[
     },
     RoleInfo {
         role: Role::XtsEncIeee,
+        family: Family::Xts,
         name: "xts_enc_ieee",
         params: XTS_ENC,
         doc: Some("SM4-XTS encryption (IEEE 1619), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out."),
@@ -222,6 +255,7 @@ const ROLES: &[RoleInfo] = &[
     },
     RoleInfo {
         role: Role::XtsDecIeee,
+        family: Family::Xts,
         name: "xts_dec_ieee",
         params: XTS_DEC,
         doc: Some("SM4-XTS decryption (IEEE 1619), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out."),
@@ -230,6 +264,7 @@ const ROLES: &[RoleInfo] = &[
     },
     RoleInfo {
         role: Role::XtsEncGb,
+        family: Family::Xts,
         name: "xts_enc_gb",
         params: XTS_ENC,
         doc: Some("SM4-XTS encryption (GB/T 17964), whole blocks: dst[i] = E(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out."),
@@ -240,6 +275,7 @@ const ROLES: &[RoleInfo] = &[
     },
     RoleInfo {
         role: Role::XtsDecGb,
+        family: Family::Xts,
         name: "xts_dec_gb",
         params: XTS_DEC,
         doc: Some("SM4-XTS decryption (GB/T 17964), whole blocks: dst[i] = D(src[i] ^ T[i]) ^ T[i], T[i+1] = T[i] * x; tweak: T[0] = E_K2(IV) in, T[nblocks] out."),
@@ -249,6 +285,7 @@ const ROLES: &[RoleInfo] = &[
     },
     RoleInfo {
         role: Role::XtsUnitEncIeee,
+        family: Family::XtsUnit,
         name: "xts_unit_enc_ieee",
         params: XTS_UNIT_ENC,
         doc: Some("SM4-XTS encryption (IEEE 1619) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_enc_ieee, the tail by ciphertext stealing."),
@@ -262,6 +299,7 @@ const ROLES: &[RoleInfo] = &[
     },
     RoleInfo {
         role: Role::XtsUnitDecIeee,
+        family: Family::XtsUnit,
         name: "xts_unit_dec_ieee",
         params: XTS_UNIT_DEC,
         doc: Some("SM4-XTS decryption (IEEE 1619) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_dec_ieee, the tail by ciphertext stealing."),
@@ -272,6 +310,7 @@ const ROLES: &[RoleInfo] = &[
     },
     RoleInfo {
         role: Role::XtsUnitEncGb,
+        family: Family::XtsUnit,
         name: "xts_unit_enc_gb",
         params: XTS_UNIT_ENC,
         doc: Some("SM4-XTS encryption (GB/T 17964) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_enc_gb, the tail by ciphertext stealing."),
@@ -280,6 +319,7 @@ const ROLES: &[RoleInfo] = &[
     },
     RoleInfo {
         role: Role::XtsUnitDecGb,
+        family: Family::XtsUnit,
         name: "xts_unit_dec_gb",
         params: XTS_UNIT_DEC,
         doc: Some("SM4-XTS decryption (GB/T 17964) of one data unit of len >= 16 bytes: T[0] = E_K2(iv) inside, then as xts_dec_gb, the tail by ciphertext stealing."),
@@ -288,6 +328,7 @@ const ROLES: &[RoleInfo] = &[
     },
     RoleInfo {
         role: Role::GcmEnc,
+        family: Family::Gcm,
         name: "gcm_enc",
         params: GCM,
         doc: Some("SM4-GCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs dst."),
@@ -300,6 +341,7 @@ const ROLES: &[RoleInfo] = &[
     },
     RoleInfo {
         role: Role::GcmDec,
+        family: Family::Gcm,
         name: "gcm_dec",
         params: GCM,
         doc: Some("SM4-GCM decryption, whole blocks: dst[i] = src[i] ^ E(ctr_i), ctr = state[0..16] (inc32); GHASH state[16..32] absorbs src."),
@@ -311,6 +353,7 @@ const ROLES: &[RoleInfo] = &[
     },
     RoleInfo {
         role: Role::CcmEnc,
+        family: Family::Ccm,
         name: "ccm_enc",
         params: CCM,
         doc: Some("SM4-CCM encryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit counter, updated); mac = E(mac ^ src[i])."),
@@ -320,6 +363,7 @@ const ROLES: &[RoleInfo] = &[
     },
     RoleInfo {
         role: Role::CcmDec,
+        family: Family::Ccm,
         name: "ccm_dec",
         params: CCM,
         doc: Some("SM4-CCM decryption, whole blocks: dst[i] = src[i] ^ E(ctr + i) (128-bit counter, updated); mac = E(mac ^ dst[i])."),
@@ -391,29 +435,17 @@ impl Role {
 
     /// Whether it is an XTS kernel (`xts_*`, `xts_unit_*`).
     pub fn is_xts(self) -> bool {
-        use Role::*;
-        matches!(
-            self,
-            XtsEncIeee
-                | XtsDecIeee
-                | XtsEncGb
-                | XtsDecGb
-                | XtsUnitEncIeee
-                | XtsUnitDecIeee
-                | XtsUnitEncGb
-                | XtsUnitDecGb
-        )
+        matches!(self.info().family, Family::Xts | Family::XtsUnit)
     }
 
     /// Whether it is an XTS unit kernel (`xts_unit_*`: one data unit per call).
     pub fn is_xts_unit(self) -> bool {
-        use Role::*;
-        matches!(self, XtsUnitEncIeee | XtsUnitDecIeee | XtsUnitEncGb | XtsUnitDecGb)
+        self.info().family == Family::XtsUnit
     }
 
     /// Whether it is a fused GCM kernel (`gcm_enc`, `gcm_dec`).
     pub fn is_fused_gcm(self) -> bool {
-        matches!(self, Role::GcmEnc | Role::GcmDec)
+        self.info().family == Family::Gcm
     }
 
     /// The CCM role for a direction.
@@ -453,3 +485,20 @@ impl<I: asmgen::Isa> Kernel<I> {
 
 /// What a kernel set's description builds: its kernels by role, or why it could not.
 pub type Kernels<I> = Result<Vec<Kernel<I>>, asmgen::GenError>;
+
+#[cfg(test)]
+mod tests {
+    use super::Role;
+
+    /// The family column agrees with the C names: `xts_*` (whole blocks and units), `xts_unit_*`, `gcm_*`.
+    #[test]
+    fn the_predicates_agree_with_the_names() {
+        for r in Role::all() {
+            let name = r.name();
+            assert_eq!(r.is_xts(), name.starts_with("xts_"), "{name}");
+            assert_eq!(r.is_xts_unit(), name.starts_with("xts_unit_"), "{name}");
+            assert_eq!(r.is_fused_gcm(), name.starts_with("gcm_"), "{name}");
+        }
+        assert_eq!(Role::all().filter(|r| r.is_xts_unit()).count(), 4);
+    }
+}
