@@ -34,7 +34,7 @@ const SM4_TITLE: &str =
 fn ghash_listing<I: Isa>(sets: &[&KernelSet<I>], abi: Abi) -> Result<Listing<I>, GenError> {
     let mut functions = Vec::new();
     for set in sets {
-        functions.extend((set.build)(abi)?.into_iter().map(|k| k.function));
+        functions.extend(set.build_all(abi)?.into_iter().map(|k| k.function));
     }
     Ok(Listing { name: "ghash".into(), title: GHASH_TITLE.into(), functions })
 }
@@ -278,8 +278,9 @@ pub fn report(target: Target) -> Result<String, GenError> {
     })
 }
 
-/// Builds a set's kernels whose role the predicate accepts ([`KernelSet::build_only`]).
-pub type BuildOnly<I> = fn(Abi, &dyn Fn(Role) -> bool) -> Kernels<I>;
+/// Builds a set's kernels for an ABI: those whose role the predicate accepts where the builder can leave
+/// kernels out ([`KernelSet::in_part`]), all of them elsewhere.
+pub type Build<I> = fn(Abi, &dyn Fn(Role) -> bool) -> Kernels<I>;
 
 /// A kernel set: the kernels one backend of the runtime runs, by role, built on demand. The listings' backend
 /// (`aot/<name>`) links them from the listing; the JIT (`jit/<name>`) builds and assembles them.
@@ -290,13 +291,14 @@ pub struct KernelSet<I: Isa> {
     pub name: &'static str,
     /// What it is, one line (printed above its table in `generated/<target>/mod.rs`).
     pub doc: &'static str,
-    /// Builds its kernels for an ABI.
-    pub build: fn(Abi) -> Kernels<I>,
-    /// Builds the kernels whose role `want` accepts and leaves the others unbuilt, for the JIT's host sets,
-    /// which leave out what the API would not run (fused GCM kernels where a GHASH set ranked above their
-    /// `fused_ghash` is assembled too; whole-block XTS kernels beside unit kernels); `None` where the set's
-    /// builder cannot leave kernels out.
-    pub build_only: Option<BuildOnly<I>>,
+    /// Builds its kernels for an ABI, those whose role `want` accepts where [`Self::in_part`] ([`Self::build_all`]:
+    /// every kernel).
+    pub build: Build<I>,
+    /// Whether `build` leaves unbuilt the kernels whose role `want` rejects (x86_64's SM4 sets), for the JIT's
+    /// host sets, which leave out what the API would not run (fused GCM kernels where a GHASH set ranked above
+    /// their `fused_ghash` is assembled too; whole-block XTS kernels beside unit kernels) and defer the unit
+    /// kernels; elsewhere `build` builds every kernel whatever `want` says.
+    pub in_part: bool,
     /// Builds the fixed-size variants of its kernels (named `<kernel>_n<count>`, same role as the general
     /// kernel); none where the set has no kernel of that kind, or no fixed-size variant of it yet.
     pub fixed: fn(Abi, Fixed) -> Kernels<I>,
@@ -309,15 +311,20 @@ pub struct KernelSet<I: Isa> {
 }
 
 impl<I: Isa> KernelSet<I> {
+    /// Builds every kernel of the set for an ABI.
+    pub fn build_all(&self, abi: Abi) -> Kernels<I> {
+        (self.build)(abi, &|_| true)
+    }
+
     /// The CPU features its kernels require together: the union of its functions' required features.
     pub fn features(&self, abi: Abi) -> Result<asmgen::FeatureSet<I::Feature>, GenError> {
-        Ok((self.build)(abi)?.iter().fold(asmgen::FeatureSet::empty(), |u, k| u.union(k.function.required)))
+        Ok(self.build_all(abi)?.iter().fold(asmgen::FeatureSet::empty(), |u, k| u.union(k.function.required)))
     }
 
     /// Its row of the runtime's set table.
     pub fn table(&self, abi: Abi) -> Result<SetTable, GenError> {
         use asmgen::Feature;
-        let kernels = (self.build)(abi)?;
+        let kernels = self.build_all(abi)?;
         let required = kernels.iter().fold(asmgen::FeatureSet::empty(), |u, k| u.union(k.function.required));
         Ok(SetTable {
             name: self.name.into(),
@@ -337,14 +344,14 @@ pub const SM4_REQUIRED: &[Role] =
 
 /// The x86_64 kernel sets, best first within each listing.
 pub const X86_64_SETS: &[KernelSet<X86_64>] = {
-    use sm4::x86_64::{fixed_functions as fixed, set_functions as set, set_functions_only as set_only, Set};
+    use sm4::x86_64::{fixed_functions as fixed, set_functions_only as set_only, Set};
     &[
         KernelSet {
             listing: "ghash",
             name: "x86_64-vpclmul-avx512",
             doc: "GHASH and POLYVAL with VPCLMULQDQ on zmm (AVX-512), four blocks per multiply, 32 per reduction.",
-            build: |abi| ghash::set_kernels(abi, ghash::x86_64_avx512::init, ghash::x86_64_avx512::update),
-            build_only: None,
+            build: |abi, _| ghash::set_kernels(abi, ghash::x86_64_avx512::init, ghash::x86_64_avx512::update),
+            in_part: false,
             fixed: |abi, f| ghash::set_fixed_kernels(abi, f, ghash::x86_64_avx512::update_of),
             rival: None,
             fused_ghash: None,
@@ -353,8 +360,8 @@ pub const X86_64_SETS: &[KernelSet<X86_64>] = {
             listing: "ghash",
             name: "x86_64-vpclmul-avx2",
             doc: "GHASH and POLYVAL with VPCLMULQDQ on ymm (AVX2), two blocks per multiply, eight per reduction.",
-            build: |abi| ghash::set_kernels(abi, ghash::x86_64_vpclmul::init, ghash::x86_64_vpclmul::update),
-            build_only: None,
+            build: |abi, _| ghash::set_kernels(abi, ghash::x86_64_vpclmul::init, ghash::x86_64_vpclmul::update),
+            in_part: false,
             fixed: |abi, f| ghash::set_fixed_kernels(abi, f, ghash::x86_64_vpclmul::update_of),
             rival: None,
             fused_ghash: None,
@@ -363,8 +370,8 @@ pub const X86_64_SETS: &[KernelSet<X86_64>] = {
             listing: "ghash",
             name: "x86_64-pclmulqdq-avx",
             doc: "GHASH and POLYVAL with PCLMULQDQ and AVX, eight blocks per reduction.",
-            build: |abi| ghash::set_kernels(abi, ghash::x86_64::init, ghash::x86_64::update),
-            build_only: None,
+            build: |abi, _| ghash::set_kernels(abi, ghash::x86_64::init, ghash::x86_64::update),
+            in_part: false,
             fixed: |abi, f| ghash::set_fixed_kernels(abi, f, ghash::x86_64::update_of),
             rival: None,
             fused_ghash: None,
@@ -373,8 +380,8 @@ pub const X86_64_SETS: &[KernelSet<X86_64>] = {
             listing: "sm4",
             name: "x86_64-gfni-avx512",
             doc: "GFNI + AVX-512: the batch modes and XTS on zmm (vprold, vpternlogq; XTS tweaks by vpclmulqdq), 48 blocks in flight; the rest is the GFNI + AVX2 set's. No fused GCM kernel: GCM is ctr and the zmm GHASH kernels over a few KiB at a time, faster than the ymm fused kernel.",
-            build: |abi| set(Set::GfniAvx512, abi),
-            build_only: Some(|abi, want| set_only(Set::GfniAvx512, abi, want)),
+            build: |abi, want| set_only(Set::GfniAvx512, abi, want),
+            in_part: true,
             fixed: |abi, f| fixed(Set::GfniAvx512, abi, f),
             rival: None,
             fused_ghash: None,
@@ -383,8 +390,8 @@ pub const X86_64_SETS: &[KernelSet<X86_64>] = {
             listing: "sm4",
             name: "x86_64-vaes-avx512",
             doc: "VAES + AVX-512: the batch modes and XTS on zmm (vaesenclast, vprold, vpternlogq; XTS tweaks by vpclmulqdq), 48 blocks in flight; the rest is the VAES + AVX2 set's. No fused GCM kernel: GCM is ctr and the zmm GHASH kernels over a few KiB at a time, faster than the ymm fused kernel.",
-            build: |abi| set(Set::VaesAvx512, abi),
-            build_only: Some(|abi, want| set_only(Set::VaesAvx512, abi, want)),
+            build: |abi, want| set_only(Set::VaesAvx512, abi, want),
+            in_part: true,
             fixed: |abi, f| fixed(Set::VaesAvx512, abi, f),
             rival: None,
             fused_ghash: None,
@@ -393,8 +400,8 @@ pub const X86_64_SETS: &[KernelSet<X86_64>] = {
             listing: "sm4",
             name: "x86_64-gfni-avx2",
             doc: "GFNI + AVX2: the S-box in two affine instructions, 16 blocks in flight; every mode has its kernel.",
-            build: |abi| set(Set::Gfni, abi),
-            build_only: Some(|abi, want| set_only(Set::Gfni, abi, want)),
+            build: |abi, want| set_only(Set::Gfni, abi, want),
+            in_part: true,
             fixed: |abi, f| fixed(Set::Gfni, abi, f),
             rival: None,
             fused_ghash: Some("x86_64-pclmulqdq-avx"),
@@ -403,8 +410,8 @@ pub const X86_64_SETS: &[KernelSet<X86_64>] = {
             listing: "sm4",
             name: "x86_64-vaes-avx2",
             doc: "VAES + AVX2: vaesenclast on whole ymm registers for the parallel modes; serial modes and the key schedule are AVX.",
-            build: |abi| set(Set::Vaes, abi),
-            build_only: Some(|abi, want| set_only(Set::Vaes, abi, want)),
+            build: |abi, want| set_only(Set::Vaes, abi, want),
+            in_part: true,
             fixed: |abi, f| fixed(Set::Vaes, abi, f),
             rival: None,
             fused_ghash: Some("x86_64-pclmulqdq-avx"),
@@ -413,8 +420,8 @@ pub const X86_64_SETS: &[KernelSet<X86_64>] = {
             listing: "sm4",
             name: "x86_64-aesni-avx2",
             doc: "AES-NI + AVX2: eight blocks per ymm register for the parallel modes; serial modes and the key schedule are AVX.",
-            build: |abi| set(Set::Avx2, abi),
-            build_only: Some(|abi, want| set_only(Set::Avx2, abi, want)),
+            build: |abi, want| set_only(Set::Avx2, abi, want),
+            in_part: true,
             fixed: |abi, f| fixed(Set::Avx2, abi, f),
             // Without VAES a ymm AES round is two xmm rounds; on CPUs that split 256-bit operations (Zen 1) the
             // xmm kernels may be faster, so the JIT measures.
@@ -425,8 +432,8 @@ pub const X86_64_SETS: &[KernelSet<X86_64>] = {
             listing: "sm4",
             name: "x86_64-aesni-avx",
             doc: "AES-NI + AVX: four blocks per xmm register, every mode.",
-            build: |abi| set(Set::Avx, abi),
-            build_only: Some(|abi, want| set_only(Set::Avx, abi, want)),
+            build: |abi, want| set_only(Set::Avx, abi, want),
+            in_part: true,
             fixed: |abi, f| fixed(Set::Avx, abi, f),
             rival: None,
             fused_ghash: Some("x86_64-pclmulqdq-avx"),
@@ -440,8 +447,8 @@ pub const AARCH64_SETS: &[KernelSet<Aarch64>] = &[
         listing: "ghash",
         name: "aarch64-pmull",
         doc: "GHASH and POLYVAL with PMULL/PMULL2, eight blocks per reduction.",
-        build: |abi| ghash::set_kernels(abi, ghash::aarch64::init, ghash::aarch64::update),
-        build_only: None,
+        build: |abi, _| ghash::set_kernels(abi, ghash::aarch64::init, ghash::aarch64::update),
+        in_part: false,
         fixed: |abi, f| ghash::set_fixed_kernels(abi, f, ghash::aarch64::update_of),
         rival: None,
         fused_ghash: None,
@@ -450,8 +457,8 @@ pub const AARCH64_SETS: &[KernelSet<Aarch64>] = &[
         listing: "sm4",
         name: "aarch64-sm4ce",
         doc: "The SM4 extension (sm4e, sm4ekey), eight blocks in flight; XTS, GCM fused with PMULL, CCM in one pass.",
-        build: sm4::aarch64::ce_functions,
-        build_only: None,
+        build: |abi, _| sm4::aarch64::ce_functions(abi),
+        in_part: false,
         fixed: sm4::aarch64::ce_fixed_functions,
         rival: None,
         fused_ghash: Some("aarch64-pmull"),
@@ -460,8 +467,8 @@ pub const AARCH64_SETS: &[KernelSet<Aarch64>] = &[
         listing: "sm4",
         name: "aarch64-neon",
         doc: "Advanced SIMD (tbl/tbx S-box), eight blocks in flight; XTS, GCM and CCM composed by the runtime.",
-        build: sm4::aarch64::neon::functions,
-        build_only: None,
+        build: |abi, _| sm4::aarch64::neon::functions(abi),
+        in_part: false,
         fixed: sm4::aarch64::neon::fixed_functions,
         rival: None,
         fused_ghash: None,
@@ -474,8 +481,8 @@ pub const RISCV64_SETS: &[KernelSet<Riscv64>] = &[
         listing: "ghash",
         name: "riscv64-zvkg",
         doc: "GHASH and POLYVAL with Zvkg (vghsh, vgmul), VLEN-agnostic.",
-        build: |abi| ghash::set_kernels(abi, ghash::riscv64_zvkg::init, ghash::riscv64_zvkg::update),
-        build_only: None,
+        build: |abi, _| ghash::set_kernels(abi, ghash::riscv64_zvkg::init, ghash::riscv64_zvkg::update),
+        in_part: false,
         fixed: |abi, f| ghash::set_fixed_kernels(abi, f, ghash::riscv64_zvkg::update_of),
         rival: None,
         fused_ghash: None,
@@ -484,8 +491,8 @@ pub const RISCV64_SETS: &[KernelSet<Riscv64>] = &[
         listing: "ghash",
         name: "riscv64-zbb-zbc",
         doc: "GHASH and POLYVAL with scalar carry-less multiplies (Zbc) and Zbb, eight blocks per reduction.",
-        build: |abi| ghash::set_kernels(abi, ghash::riscv64::init, ghash::riscv64::update),
-        build_only: None,
+        build: |abi, _| ghash::set_kernels(abi, ghash::riscv64::init, ghash::riscv64::update),
+        in_part: false,
         fixed: |abi, f| ghash::set_fixed_kernels(abi, f, ghash::riscv64::update_of),
         rival: None,
         fused_ghash: None,
@@ -494,8 +501,8 @@ pub const RISCV64_SETS: &[KernelSet<Riscv64>] = &[
         listing: "sm4",
         name: "riscv64-zvksed",
         doc: "Vector crypto (Zvksed, Zvkb; XTS tweaks with Zvkg), VLEN-agnostic; GCM and CCM composed by the runtime.",
-        build: sm4::riscv64::zvksed::functions,
-        build_only: None,
+        build: |abi, _| sm4::riscv64::zvksed::functions(abi),
+        in_part: false,
         fixed: sm4::riscv64::zvksed::fixed_functions,
         rival: None,
         fused_ghash: None,
@@ -504,8 +511,8 @@ pub const RISCV64_SETS: &[KernelSet<Riscv64>] = &[
         listing: "sm4",
         name: "riscv64-zksed",
         doc: "Scalar Zksed, four blocks interleaved; XTS, GCM and CCM composed by the runtime.",
-        build: sm4::riscv64::functions_zksed,
-        build_only: None,
+        build: |abi, _| sm4::riscv64::functions_zksed(abi),
+        in_part: false,
         fixed: sm4::riscv64::fixed_functions_zksed,
         rival: None,
         fused_ghash: None,
@@ -535,7 +542,7 @@ mod tests {
             listings.into_iter().flat_map(|l| l.functions).map(|f| (f.name.clone(), f)).collect();
         let mut in_sets = BTreeSet::new();
         for set in sets {
-            let kernels = (set.build)(abi).unwrap();
+            let kernels = set.build_all(abi).unwrap();
             let mut roles = BTreeSet::new();
             for k in &kernels {
                 let f = &k.function;
@@ -564,19 +571,19 @@ mod tests {
                 assert!(sets.iter().any(|s| s.name == r && s.listing == set.listing), "{}: rival {r}", set.name);
             }
             // Building only some roles builds exactly those, the same functions in the same order.
-            if let Some(only) = set.build_only {
+            if set.in_part {
+                let only = set.build;
                 let names = |v: Vec<crate::role::Kernel<I>>| -> Vec<String> {
                     v.into_iter().map(|k| format!("{} {}", k.role.name(), k.function.name)).collect()
                 };
-                let all = names((set.build)(abi).unwrap());
-                assert_eq!(names(only(abi, &|_| true).unwrap()), all, "{}: build_only everything", set.name);
+                let all = names(set.build_all(abi).unwrap());
                 let some = names(only(abi, &|r| !r.is_fused_gcm() && r != Role::Ecb && r != Role::XtsDecGb).unwrap());
                 let want: Vec<String> = all
                     .iter()
                     .filter(|k| !k.starts_with("gcm_") && !k.starts_with("ecb ") && !k.starts_with("xts_dec_gb "))
                     .cloned()
                     .collect();
-                assert_eq!(some, want, "{}: build_only without fused GCM, ECB and one XTS kernel", set.name);
+                assert_eq!(some, want, "{}: built without fused GCM, ECB and one XTS kernel", set.name);
                 // The JIT leaves whole-block XTS kernels out beside unit kernels: every such set has both.
                 let xts = |unit: bool| {
                     all.iter().filter(|k| k.starts_with("xts_") && k.starts_with("xts_unit_") == unit).count()

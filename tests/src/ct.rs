@@ -115,7 +115,7 @@ pub fn check_all<I: Tainting>(sets: &[KernelSet<I>], abis: &[Abi], models: &[I::
     };
     let (mut general, mut fixed) = (0, 0);
     for (set, &abi) in sets.iter().flat_map(|s| abis.iter().map(move |a| (s, a))) {
-        for k in (set.build)(abi).unwrap().iter().filter(|k| !secret_ctr || has_ctr(k)) {
+        for k in set.build_all(abi).unwrap().iter().filter(|k| !secret_ctr || has_ctr(k)) {
             let sized = k.role.params().iter().any(|(_, t)| *t == CType::Size);
             for &n in if sized { counts() } else { &[0] } {
                 check(k, n);

@@ -100,7 +100,7 @@ pub fn compare_with_native<I: Interp>(
     let (mut bad, mut compared) = (Vec::new(), 0);
     for set in sets {
         let Some(natives) = reference(set) else { continue };
-        let kernels = (set.build)(abi).unwrap();
+        let kernels = set.build_all(abi).unwrap();
         let (mut ours, mut theirs) = (Buffers::new(&mut Rng::new(7)), Buffers::new(&mut Rng::new(7)));
         let setup = kernels.iter().filter(|k| is_setup(k.role.name()));
         for k in setup.chain(kernels.iter().filter(|k| !is_setup(k.role.name()))) {

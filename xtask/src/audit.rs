@@ -162,7 +162,7 @@ fn constant_time<I: Isa>(
     clean: &str,
 ) -> Result<(), String> {
     for set in sets {
-        for k in (set.build)(target.abi).map_err(|e| e.to_string())? {
+        for k in set.build_all(target.abi).map_err(|e| e.to_string())? {
             let Some(row) = rows.iter_mut().find(|r| r.symbol == k.function.name) else { continue };
             if row.constant_time != CONSTANT_TIME {
                 continue;

@@ -527,12 +527,9 @@ pub fn expand_key(abi: Abi) -> Result<Function<X86_64>, GenError> {
 /// fused kernels multiply as `x86_64-pclmulqdq-avx` (the catalog's `fused_ghash`), and `Sm4Gcm` composes GCM
 /// from the CTR and GHASH kernels wherever a GHASH set ranked above that one runs, as `x86_64-vpclmul-avx512`
 /// does on every CPU these sets run on (2-2.5x faster on a Zen 5: docs/PERFORMANCE.md).
-pub fn set_functions(set: Set, abi: Abi) -> Kernels<X86_64> {
-    set_functions_only(set, abi, &|_| true)
-}
-
-/// [`set_functions`] without the kernels whose role `want` rejects, which are never built (the JIT lowers
-/// kernels as they are built).
+///
+/// Only the kernels whose role `want` accepts are built; the others never are (the JIT lowers kernels as they
+/// are built).
 pub fn set_functions_only(set: Set, abi: Abi, want: &dyn Fn(Role) -> bool) -> Kernels<X86_64> {
     let fused_gcm = set.width() != Width::Z;
     type Build<'a> = &'a dyn Fn() -> Result<Function<X86_64>, GenError>;

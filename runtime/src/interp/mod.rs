@@ -63,19 +63,19 @@ fn slots() -> &'static [Slot] {
     SLOTS.get_or_init(|| {
         let mut slots = Vec::new();
         for set in asmgen_kernels::catalog::X86_64_SETS {
-            let Ok(kernels) = (set.build)(ABI) else { continue };
+            let Ok(kernels) = set.build_all(ABI) else { continue };
             for k in kernels {
                 slots.push(slot(set.name, set.listing, k.role.name(), Prog::X86_64(Program::new(&k.function))));
             }
         }
         for set in asmgen_kernels::catalog::AARCH64_SETS {
-            let Ok(kernels) = (set.build)(Abi::Aapcs64) else { continue };
+            let Ok(kernels) = set.build_all(Abi::Aapcs64) else { continue };
             for k in kernels {
                 slots.push(slot(set.name, set.listing, k.role.name(), Prog::Aarch64(Program::new(&k.function))));
             }
         }
         for set in asmgen_kernels::catalog::RISCV64_SETS {
-            let Ok(kernels) = (set.build)(Abi::Lp64d) else { continue };
+            let Ok(kernels) = set.build_all(Abi::Lp64d) else { continue };
             for k in kernels {
                 slots.push(slot(set.name, set.listing, k.role.name(), Prog::Riscv64(Program::new(&k.function))));
             }

@@ -157,24 +157,23 @@ fn host_of(sets: &[&str], notes: Vec<String>) -> Result<Jit, JitError> {
             let outranked_gcm = unused_gcm && r.is_fused_gcm();
             !r.is_xts() && !outranked_gcm
         };
-        match set.build_only {
-            Some(only) => assemble(&mut jit, set.listing, set.name, move || only(abi, &want))?,
-            None => assemble(&mut jit, set.listing, set.name, move || (set.build)(abi))?,
-        };
+        assemble(&mut jit, set.listing, set.name, move || (set.build)(abi, &want))?;
         jit.sets.push(set.name.to_string());
     }
     Ok(jit)
 }
 
-/// [`Jit::deferred`]: the XTS unit kernels of the process JIT's sets that it built in part (their `build_only`
-/// left them out).
+/// [`Jit::deferred`]: the XTS unit kernels of the process JIT's sets that it built in part (`in_part`: their
+/// builders left them out).
 pub(super) fn deferred() -> Result<Jit, JitError> {
     let process = Jit::process().map_err(|_| JitError::Unsupported("the JIT could not assemble this CPU's kernels"))?;
     let abi = TARGET.abi;
     let mut jit = Jit::empty(Vec::new());
     for set in process.sets().iter().filter_map(|s| set_named(s)) {
-        let Some(only) = set.build_only else { continue };
-        assemble(&mut jit, set.listing, set.name, move || only(abi, &|r: Role| r.is_xts_unit()))?;
+        if !set.in_part {
+            continue;
+        }
+        assemble(&mut jit, set.listing, set.name, move || (set.build)(abi, &|r: Role| r.is_xts_unit()))?;
         jit.sets.push(set.name.to_string());
     }
     Ok(jit)
@@ -282,7 +281,7 @@ mod tests {
         let abi = TARGET.abi;
         for set in SETS {
             let image = |text: bool| {
-                let build = || (set.build)(abi).unwrap();
+                let build = || set.build_all(abi).unwrap();
                 let kernels = if text { build() } else { asmgen::builder::without_text(build) };
                 let functions: Vec<&Function<I>> = kernels.iter().map(|k| &k.function).collect();
                 let image = asmgen::lower::lower(&functions).unwrap();
@@ -309,7 +308,7 @@ mod tests {
         let mut checked = 0;
         for set in SETS {
             let builds: [&dyn Fn() -> Kernels<I>; 4] = [
-                &|| (set.build)(abi),
+                &|| set.build_all(abi),
                 &|| (set.fixed)(abi, Fixed::Xts(32)),
                 &|| (set.fixed)(abi, Fixed::Ctr(5)),
                 &|| (set.fixed)(abi, Fixed::Hash(9)),
@@ -338,7 +337,7 @@ mod tests {
         assert!(checked >= SETS.len(), "every set streamed");
     }
 
-    /// Of an SM4 set that can be built in part (`build_only`: x86_64's), the fused GCM kernels are assembled
+    /// Of an SM4 set that can be built in part (`in_part`: x86_64's), the fused GCM kernels are assembled
     /// beside a GHASH set exactly when that set does not rank above the one they multiply as, and the XTS
     /// kernels never (the unit kernels are deferred); any other set is assembled whole: every pair of sets
     /// this CPU runs.
@@ -351,7 +350,7 @@ mod tests {
                 let jit = host_of(&[ghash.name, sm4.name], Vec::new()).unwrap();
                 let has_gcm =
                     jit.entry_of(sm4.name, "gcm_enc").is_some() && jit.entry_of(sm4.name, "gcm_dec").is_some();
-                let in_part = sm4.build_only.is_some();
+                let in_part = sm4.in_part;
                 let outranked = crate::backend::outranks(ghash.name, sm4.fused_ghash.unwrap());
                 assert_eq!(has_gcm, !(in_part && outranked), "{} beside {}", sm4.name, ghash.name);
                 assert!(jit.entry_of(sm4.name, "ctr").is_some(), "{}", sm4.name);
@@ -379,7 +378,7 @@ mod tests {
         let units: Vec<&str> = Role::all().filter(|r| r.is_xts_unit()).map(Role::name).collect();
         assert_eq!(units.len(), 4, "four unit roles");
         for set in process.sets().iter().filter_map(|s| set_named(s)) {
-            let in_part = set.build_only.is_some();
+            let in_part = set.in_part;
             for &role in &units {
                 assert!(process.entry_of(set.name, role).is_none() || !in_part, "{}: {role} at startup", set.name);
                 assert_eq!(deferred.entry_of(set.name, role).is_some(), in_part, "{}: {role} deferred", set.name);
@@ -398,7 +397,7 @@ mod tests {
             let set = set_named(table.name).unwrap_or_else(|| panic!("no catalog set {}", table.name));
             assert_eq!(set.listing, table.listing);
             let built: Vec<(&str, String)> =
-                (set.build)(abi).unwrap().into_iter().map(|k| (k.role.name(), k.function.name)).collect();
+                set.build_all(abi).unwrap().into_iter().map(|k| (k.role.name(), k.function.name)).collect();
             let linked: Vec<(&str, String)> = table.kernels.iter().map(|k| (k.role, k.symbol.to_string())).collect();
             assert_eq!(built, linked, "{}", table.name);
         }
