@@ -97,6 +97,12 @@ impl Drop for Core {
     }
 }
 
+/// The kernel set a backend or specialisation name runs (`aot/x86_64-vpclmul-avx2` and
+/// `jit/x86_64-vpclmul-avx2/hash-64` both name `x86_64-vpclmul-avx2`; `portable` none).
+fn set_name(name: &str) -> Option<&str> {
+    name.split('/').nth(1)
+}
+
 fn find(name: &str, candidates: fn() -> &'static [HashKernels]) -> Result<&'static HashKernels, Error> {
     let k = candidates().iter().find(|k| k.name == name).ok_or_else(|| Error::UnknownBackend(name.to_string()))?;
     if k.available {
@@ -132,7 +138,11 @@ macro_rules! universal_hash {
                     return Err(Error::InvalidLength { what: "fixed block count", len: blocks });
                 }
                 let mut core = Core::new($kernels(), h);
-                core.fixed = dispatch::fixed_hash(blocks).map(|k| Fixed { name: k.0, blocks, update: $pick(k) });
+                // Only a fixed-size kernel of the set whose init filled the table: the ymm set's reads H^9..H^32,
+                // which only its own init writes.
+                core.fixed = dispatch::fixed_hash(blocks)
+                    .filter(|k| set_name(k.0) == set_name(core.kernels.name))
+                    .map(|k| Fixed { name: k.0, blocks, update: $pick(k) });
                 Ok($name(core))
             }
 
