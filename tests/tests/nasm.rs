@@ -168,7 +168,7 @@ fn nasm_comparisons_catch_a_changed_branch_and_a_changed_unwind_code() {
 /// itself, shortens to `mov r32, imm32`; the emitter writes the immediate `strict dword`, so a listing with
 /// such moves (none of the checked-in ones has any) assembles to GNU as's bytes, negative immediates too.
 #[test]
-fn moves_of_immediates_assemble_as_gnu_as_encodes_them() {
+fn nasm_writes_moves_of_immediates_as_gnu_as_encodes_them() {
     use asmgen::isa::x86_64::{regs::*, X86_64};
     if !tools("assembling moves of immediates with NASM") {
         return;
