@@ -36,10 +36,16 @@ pub(crate) fn aot_sets(listing: &str) -> impl Iterator<Item = &'static aot::Kern
     aot::SETS.iter().filter(move |s| s.listing == listing)
 }
 
-/// The listings' set a backend runs (`aot/<set>`, `jit/<set>`, `interp/<set>`): the same table row whichever
-/// way its kernels were made; `None` for the portable code.
+/// The name of the set a backend or one of its specialisations runs: `x86_64-vpclmul-avx2` for
+/// `aot/x86_64-vpclmul-avx2` and `jit/x86_64-vpclmul-avx2/hash-64`; `None` for the portable code.
+pub(crate) fn set_name(backend: &str) -> Option<&str> {
+    backend.split('/').nth(1)
+}
+
+/// The listings' set a backend runs (`aot/<set>`, `jit/<set>`, `interp/<set>`, and their specialisations):
+/// the same table row whichever way its kernels were made; `None` for the portable code.
 pub(crate) fn set_of(backend: &str) -> Option<&'static aot::KernelSet> {
-    let (_, set) = backend.split_once('/')?;
+    let set = set_name(backend)?;
     aot::SETS.iter().find(|s| s.name == set)
 }
 

@@ -4,7 +4,7 @@
 pub(crate) mod dispatch;
 pub(crate) mod portable;
 
-use crate::Error;
+use crate::{backend, Error};
 use dispatch::{HashKernels, UpdateFn};
 use std::sync::Arc;
 use universal_hash::common::{BlockSizeUser, KeySizeUser, ParBlocksSizeUser};
@@ -14,17 +14,30 @@ use zeroize::Zeroize;
 
 /// Size of the key table a backend may fill (powers of H and their Karatsuba half-sums: 256 bytes common to
 /// every backend, 1 KiB for the x86_64 ymm set's H^1..H^32).
-pub(crate) const TABLE_BYTES: usize = 1024;
+const TABLE_BYTES: usize = 1024;
 
-/// The key table, as 16-byte words so that zeroising it takes 64 stores, not 1024, on a cache line of its own
-/// (the ymm kernel loads 32 bytes of it at a time: no load splits across lines). A keyed state's clones
-/// share it (an [`Arc`]: keying a state once and cloning it per message copies no key), and the last one
-/// dropped wipes it.
-#[repr(C, align(64))]
-struct KeyTable([u128; TABLE_BYTES / 16]);
+/// The key table, as 16-byte words so that zeroising it takes 64 stores, not 1024 (16-byte aligned: with 64,
+/// an `Arc` would put 48 bytes of padding nobody writes before it, and the bench could tell no difference
+/// from keeping it off cache-line splits). `Ghash`/`Polyval` share one
+/// between a keyed state's clones (an [`Arc`]: keying a state once and cloning it per message copies no key);
+/// `Sm4Gcm` keeps one. Dropped, it wipes itself.
+#[derive(Clone)]
+#[repr(C, align(16))]
+pub(crate) struct KeyTable([u128; TABLE_BYTES / 16]);
 
 impl KeyTable {
-    fn as_ptr(&self) -> *const u8 {
+    /// An empty table, for [`KeyTable::fill`] where it will stay (no copy of the key is made by a move).
+    pub(crate) fn zeroed() -> KeyTable {
+        KeyTable([0; TABLE_BYTES / 16])
+    }
+
+    /// Fills the table with `kernels`' key setup for `h`.
+    pub(crate) fn fill(&mut self, kernels: &HashKernels, h: &[u8; 16]) {
+        // SAFETY: the table has the 1024 bytes and `h` the 16 bytes the kernels' contract asks for.
+        unsafe { (kernels.init)(self.0.as_mut_ptr().cast(), h.as_ptr()) };
+    }
+
+    pub(crate) fn as_ptr(&self) -> *const u8 {
         self.0.as_ptr().cast()
     }
 }
@@ -55,10 +68,8 @@ struct Core {
 
 impl Core {
     fn new(kernels: &'static HashKernels, h: &[u8; 16]) -> Core {
-        let mut table = Arc::new(KeyTable([0; TABLE_BYTES / 16]));
-        let words = &mut Arc::get_mut(&mut table).expect("a new Arc is unique").0;
-        // SAFETY: the table has the 1024 bytes and `h` the 16 bytes the kernels' contract asks for.
-        unsafe { (kernels.init)(words.as_mut_ptr().cast(), h.as_ptr()) };
+        let mut table = Arc::new(KeyTable::zeroed());
+        Arc::get_mut(&mut table).expect("a new Arc is unique").fill(kernels, h);
         Core { kernels, fixed: None, table, state: [0; 16] }
     }
 
@@ -95,12 +106,6 @@ impl Drop for Core {
     fn drop(&mut self) {
         self.state.zeroize();
     }
-}
-
-/// The kernel set a backend or specialisation name runs (`aot/x86_64-vpclmul-avx2` and
-/// `jit/x86_64-vpclmul-avx2/hash-64` both name `x86_64-vpclmul-avx2`; `portable` none).
-fn set_name(name: &str) -> Option<&str> {
-    name.split('/').nth(1)
 }
 
 fn find(name: &str, candidates: fn() -> &'static [HashKernels]) -> Result<&'static HashKernels, Error> {
@@ -141,7 +146,7 @@ macro_rules! universal_hash {
                 // Only a fixed-size kernel of the set whose init filled the table: the ymm set's reads H^9..H^32,
                 // which only its own init writes.
                 core.fixed = dispatch::fixed_hash(blocks)
-                    .filter(|k| set_name(k.0) == set_name(core.kernels.name))
+                    .filter(|k| backend::set_name(k.0) == backend::set_name(core.kernels.name))
                     .map(|k| Fixed { name: k.0, blocks, update: $pick(k) });
                 Ok($name(core))
             }

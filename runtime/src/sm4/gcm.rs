@@ -3,20 +3,9 @@
 use super::dispatch::{self, Sm4Kernels};
 use super::keys::*;
 use crate::ghash::dispatch::HashKernels;
+use crate::ghash::KeyTable;
 use crate::Error;
-use zeroize::{Zeroize, Zeroizing};
-
-/// The GHASH key table (1 KiB: its first 256 bytes have the same layout on every backend), on a cache line of
-/// its own as the runtime's `Ghash` keeps it.
-#[derive(Clone)]
-#[repr(C, align(64))]
-struct HTable([u8; crate::ghash::TABLE_BYTES]);
-
-impl Drop for HTable {
-    fn drop(&mut self) {
-        self.0.zeroize();
-    }
-}
+use zeroize::Zeroizing;
 
 /// SM4-GCM (NIST SP 800-38D; RFC 8998) with a 16-byte tag; any non-empty nonce length (12 is the fast
 /// path, others are hashed with GHASH). A failed decryption leaves the buffer as it was: on the fused path
@@ -31,7 +20,7 @@ impl Drop for HTable {
 pub struct Sm4Gcm {
     keys: Keys,
     ghash: &'static HashKernels,
-    htable: HTable,
+    htable: KeyTable,
     /// The fused kernels, encryption and decryption, where the bulk takes them ([`GcmPath::Fused`]).
     fused: Option<(dispatch::GcmFn, dispatch::GcmFn)>,
 }
@@ -115,9 +104,8 @@ impl Sm4Gcm {
     ) -> Sm4Gcm {
         let keys = Keys::new(k, key);
         let h = Zeroizing::new(keys.encrypt_block(&[0; 16]));
-        let mut htable = HTable([0; crate::ghash::TABLE_BYTES]);
-        // SAFETY: 1024 writable bytes and a 16-byte H, as the GHASH kernels' contract asks.
-        unsafe { (ghash.init)(htable.0.as_mut_ptr(), h.as_ptr()) };
+        let mut htable = KeyTable::zeroed();
+        htable.fill(ghash, &h);
         Sm4Gcm { keys, ghash, htable, fused }
     }
 
@@ -140,13 +128,13 @@ impl Sm4Gcm {
         let full = data.len() / 16 * 16;
         if full > 0 {
             // SAFETY: `state` 16 bytes, the table filled by the same GHASH backend, `full` readable bytes.
-            unsafe { (self.ghash.update)(state.as_mut_ptr(), self.htable.0.as_ptr(), data.as_ptr(), full / 16) };
+            unsafe { (self.ghash.update)(state.as_mut_ptr(), self.htable.as_ptr(), data.as_ptr(), full / 16) };
         }
         if full < data.len() {
             let mut last = Zeroizing::new([0u8; 16]);
             last[..data.len() - full].copy_from_slice(&data[full..]);
             // SAFETY: as above, one block.
-            unsafe { (self.ghash.update)(state.as_mut_ptr(), self.htable.0.as_ptr(), last.as_ptr(), 1) };
+            unsafe { (self.ghash.update)(state.as_mut_ptr(), self.htable.as_ptr(), last.as_ptr(), 1) };
         }
     }
 
@@ -261,7 +249,7 @@ impl Sm4Gcm {
         let p = blocks.as_mut_ptr();
         // SAFETY: `blocks` in place (exact aliasing allowed), a whole number of blocks; `state` is the 32-byte
         // counter || GHASH state the kernel takes; the table from the GHASH init of this set.
-        unsafe { f(self.keys.enc.ptr(), self.htable.0.as_ptr(), p, p, blocks.len() / 16, state.as_mut_ptr()) };
+        unsafe { f(self.keys.enc.ptr(), self.htable.as_ptr(), p, p, blocks.len() / 16, state.as_mut_ptr()) };
         ctr.copy_from_slice(&state[..16]);
         s.copy_from_slice(&state[16..]);
     }
