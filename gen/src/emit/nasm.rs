@@ -50,16 +50,12 @@ pub fn listing(target: Target, listing: &Listing<X86_64>, source: &str) -> Resul
 
 /// How GNU as encoded an instruction, where NASM would choose otherwise unless told.
 enum GnuAs {
-    /// NASM makes the same bytes.
-    Same,
-    /// A branch, short (rel8) or not.
-    Branch(bool),
+    /// Spelled so that NASM makes the same bytes: as it is, a branch of GNU as's size, or a `mov r64, imm32`
+    /// with its immediate `strict dword` (NASM would shorten it to `mov r32, imm32`).
+    Spelled(Form),
     /// A register-to-register move GNU as encodes in its store form, whose 2-byte VEX prefix is shorter than
     /// the load form's 3-byte one NASM picks (a source among xmm8-xmm15): written as these bytes.
     Bytes(Vec<u8>),
-    /// `mov r64, imm32`, which GNU as keeps as the sign-extended 32-bit immediate (REX.W C7 /0) and NASM would
-    /// shorten to `mov r32, imm32`: its immediate is written `strict dword`.
-    StrictImm,
 }
 
 /// The store forms of the moves (`vmovdqa xmm/m128, xmm`, ...): register to register, GNU as picks one when it
@@ -87,13 +83,13 @@ fn gnu_as_forms(functions: &[Function<X86_64>]) -> Result<Vec<GnuAs>, GenError> 
         }
         let regs = i.op_count() == 2 && i.op0_kind() == OpKind::Register && i.op1_kind() == OpKind::Register;
         forms.push(if i.op_count() > 0 && i.op0_kind() == OpKind::NearBranch64 {
-            GnuAs::Branch(i.len() == 2)
+            GnuAs::Spelled(Form::Branch { short: i.len() == 2 })
         } else if regs && STORE_FORMS.contains(&i.code()) {
             GnuAs::Bytes(code[i.ip() as usize..i.next_ip() as usize].to_vec())
         } else if i.code() == Code::Mov_rm64_imm32 {
-            GnuAs::StrictImm
+            GnuAs::Spelled(Form::StrictImm)
         } else {
-            GnuAs::Same
+            GnuAs::Spelled(Form::Plain)
         });
     }
     Ok(forms)
@@ -120,10 +116,8 @@ fn function(
     for item in layout::function_items(f).iter() {
         match item {
             Item::Inst(i) => match forms.next().expect("the image has every instruction") {
-                GnuAs::Same => o.line(nasm::format_inst(i, ctx, Form::Plain)),
-                GnuAs::Branch(short) => o.line(nasm::format_inst(i, ctx, Form::Branch { short })),
+                GnuAs::Spelled(form) => o.line(nasm::format_inst(i, ctx, form)),
                 GnuAs::Bytes(b) => o.line(nasm::raw_inst(i, ctx, &b)),
-                GnuAs::StrictImm => o.line(nasm::format_inst(i, ctx, Form::StrictImm)),
             },
             Item::Label(l) => o.line(format!("{}:", nasm::local_label(l))),
             Item::Comment(c) => o.note(c),
