@@ -129,23 +129,21 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
 
 /// [`init`] named `asmgen_<f>_init_<suffix>` (the zmm set's key setup is this kernel: same table).
 pub fn init_named(f: Flavour, abi: Abi, suffix: &str) -> Result<Function<X86_64>, GenError> {
-    init_of(f, abi, suffix, AGGREGATE)
+    init_of(f, abi, suffix, false)
 }
 
-/// The key setup named `asmgen_<f>_init_<suffix>` that computes H^1..H^`powers`: H^1..H^8 and their
-/// half-sums into the table's base, and, for `powers` = [`EXT_POWERS`] (the ymm set), every power into the
-/// extension too and their half-sums packed (`powers` is 8 or 32).
-pub fn init_of(f: Flavour, abi: Abi, suffix: &str, powers: usize) -> Result<Function<X86_64>, GenError> {
-    assert!(powers == AGGREGATE || powers == EXT_POWERS, "{powers} powers: 8 or 32");
+/// The key setup named `asmgen_<f>_init_<suffix>`: H^1..H^8 and their half-sums into the table's base, and
+/// with `ext` (the ymm set) H^1..H^32 into the extension too and their half-sums packed.
+pub fn init_of(f: Flavour, abi: Abi, suffix: &str, ext: bool) -> Result<Function<X86_64>, GenError> {
     let name = format!("asmgen_{}_init_{suffix}", f.name());
-    let features: &[X86Feature] = if powers > AGGREGATE {
+    let features: &[X86Feature] = if ext {
         &[X86Feature::Avx, X86Feature::Avx2, X86Feature::Pclmulqdq]
     } else {
         &[X86Feature::Avx, X86Feature::Pclmulqdq]
     };
     let mut b = B::new(&name, abi, features);
     super::document_init(&mut b, f);
-    if powers > AGGREGATE {
+    if ext {
         b.doc("Then H^32..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their");
         b.doc("half-sums packed two per 16-byte lane from table[768] (pairs j and j + 8 in the low and high 64 bits).");
     }
@@ -168,7 +166,6 @@ pub fn init_of(f: Flavour, abi: Abi, suffix: &str, powers: usize) -> Result<Func
         b.vpxor(hreg, T, T2);
     }
     b.vmovdqa(p, hreg);
-    let ext = powers > AGGREGATE;
     for i in 1..=AGGREGATE {
         b.comment(format_args!("H^{i}"));
         b.vmovdqu(mem(table, h_offset(i)), p);

@@ -50,7 +50,7 @@ struct Key {
 
 /// `<f>_init_vpclmul_avx2(table, h)`: the xmm set's key setup carried on to H^32 (the table's extension).
 pub fn init(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
-    super::x86_64::init_of(f, abi, "vpclmul_avx2", EXT_POWERS)
+    super::x86_64::init_of(f, abi, "vpclmul_avx2", true)
 }
 
 /// `<f>_update_vpclmul_avx2(state, table, data, nblocks)`: absorbs `nblocks` blocks, 32 per reduction, two
